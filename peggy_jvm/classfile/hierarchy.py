@@ -1,0 +1,151 @@
+"""The class-hierarchy oracle used to merge reference types in stack-map frames.
+
+Owns: :class:`ClassHierarchy`, which answers "superclass, interfaces, is-interface" for an internal class name
+from, in order: the classes being processed (added with :meth:`add_class_bytes` / :meth:`add_info`), a
+classpath of jars and directories, and the running JDK's runtime image (:mod:`.jimage`); and
+:meth:`ClassHierarchy.common_super`, the least upper bound the frame computer needs.
+
+Invariants: nothing is guessed. A class that none of the sources has raises :class:`UnknownClassError` (the
+frame computer turns that into "method left unchanged"). Merging follows the verifier (JVMS 4.10.1.2):
+interfaces are treated as ``java/lang/Object``, so the merge of two class types is their nearest common
+superclass, and arrays of references merge component-wise.
+"""
+from __future__ import annotations
+
+import struct
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import UnsupportedCodeError
+
+OBJECT = "java/lang/Object"
+
+
+class UnknownClassError(UnsupportedCodeError):
+    """A class needed to merge two types is in none of the hierarchy's sources."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClassInfo:
+    name: str
+    super_name: str | None
+    interfaces: tuple[str, ...]
+    is_interface: bool
+
+
+def read_class_info(data: bytes) -> ClassInfo:
+    """Only the header of a class file: name, super, interfaces, flags (no full parse)."""
+    from .constpool import ConstantPool
+
+    pool, pos = ConstantPool.parse(data, 8)
+    access, this_index, super_index, icount = struct.unpack_from(">HHHH", data, pos)
+    ifaces = struct.unpack_from(f">{icount}H", data, pos + 8)
+    return ClassInfo(pool.class_name(this_index), pool.class_name(super_index) if super_index else None,
+                     tuple(pool.class_name(i) for i in ifaces), bool(access & 0x0200))
+
+
+class ClassHierarchy:
+    """Lazily loaded superclass/interface facts, with memoised least-upper-bound queries."""
+
+    def __init__(self, classpath: list[Path] | None = None, use_jdk: bool = True) -> None:
+        self._infos: dict[str, ClassInfo | None] = {}
+        self._jars: list[zipfile.ZipFile] = []
+        self._dirs: list[Path] = []
+        self._lub: dict[tuple[str, str], str] = {}
+        for entry in classpath or []:
+            self.add_classpath_entry(Path(entry))
+        self._jdk = None
+        if use_jdk:
+            from .jimage import default_image
+
+            self._jdk = default_image()
+
+    def add_classpath_entry(self, path: Path) -> None:
+        if path.is_dir():
+            self._dirs.append(path)
+        elif path.is_file():
+            self._jars.append(zipfile.ZipFile(path))
+
+    def add_info(self, info: ClassInfo) -> None:
+        self._infos[info.name] = info
+        self._lub.clear()
+
+    def add_class_bytes(self, data: bytes) -> None:
+        self.add_info(read_class_info(data))
+
+    def _load(self, name: str) -> ClassInfo | None:
+        rel = name + ".class"
+        data: bytes | None = None
+        for d in self._dirs:
+            p = d / rel
+            if p.is_file():
+                data = p.read_bytes()
+                break
+        if data is None:
+            for z in self._jars:
+                try:
+                    data = z.read(rel)
+                    break
+                except KeyError:
+                    continue
+        if data is None and self._jdk is not None:
+            data = self._jdk.find_class(name)
+        if data is None:
+            return None
+        try:
+            return read_class_info(data)
+        except Exception:  # a broken library class is as good as a missing one: never guess
+            return None
+
+    def info(self, name: str) -> ClassInfo:
+        try:
+            found = self._infos[name]
+        except KeyError:
+            found = self._infos[name] = self._load(name)
+        if found is None:
+            raise UnknownClassError(f"class {name} not found on the classpath or in the JDK")
+        return found
+
+    def is_interface(self, name: str) -> bool:
+        return self.info(name).is_interface
+
+    def superclasses(self, name: str) -> list[str]:
+        """``name`` and its superclass chain up to java/lang/Object."""
+        chain = []
+        seen = set()
+        cur: str | None = name
+        while cur is not None:
+            if cur in seen:
+                raise UnknownClassError(f"cyclic superclass chain at {cur}")
+            seen.add(cur)
+            chain.append(cur)
+            cur = self.info(cur).super_name if cur != OBJECT else None
+        return chain
+
+    def common_super(self, a: str, b: str) -> str:
+        """Least upper bound of two class (non-array) types as the verifier computes it."""
+        if a == b:
+            return a
+        key = (a, b) if a < b else (b, a)
+        found = self._lub.get(key)
+        if found is not None:
+            return found
+        if a == OBJECT or b == OBJECT:
+            result = OBJECT
+        elif self.is_interface(a) or self.is_interface(b):
+            result = OBJECT
+        else:
+            chain_a = self.superclasses(a)
+            set_b = set(self.superclasses(b))
+            result = next((c for c in chain_a if c in set_b), OBJECT)
+        self._lub[key] = result
+        return result
+
+    def is_assignable(self, target: str, source: str) -> bool:
+        """Whether class type ``source`` may be used where ``target`` is expected (interfaces: always)."""
+        if target == source or target == OBJECT:
+            return True
+        if self.is_interface(target):
+            return True
+        return target in self.superclasses(source)

@@ -1,0 +1,163 @@
+"""Shared pytest fixtures for peggy-jvm's tests.
+
+All are session-scoped, so each expensive step happens at most once per run.
+A missing prerequisite makes the tests that need it ERROR (``pytest.fail``);
+nothing here skips, because a silently skipped JVM check is worse than a red one.
+
+``java_home``
+    Path of the JDK whose ``javac`` is on PATH (symlinks resolved, so
+    ``/usr/bin/javac`` gives e.g. ``/usr/lib/jvm/java-17-openjdk-amd64``).
+    ``java_home / "bin" / "java"`` is the JVM the other fixtures run.
+
+``fixture_classes``
+    Compiles the Java sources in ``fixtures/src/`` by importing
+    ``scripts/build_fixtures.py`` by path and calling its ``build()``; returns
+    its result, ``{"release17": Path, "release8": Path}``: the class
+    directories compiled with ``--release 17`` and ``--release 8``.
+
+``verifier``
+    Compiles ``tests/java/VerifyClasses.java`` once into a temporary directory
+    and returns ``verify(path, *extra_cp, timeout=600)``, which runs
+    ``java -Xverify:all VerifyClasses PATH EXTRA...`` and returns the
+    ``subprocess.CompletedProcess`` (text mode, stdout and stderr captured).
+    PATH is a jar or a directory of classes; each extra argument is a jar,
+    a directory or a ``:``-separated class path the classes may need.  Every
+    class is loaded and linked (so verified) without running its static
+    initializer.  Exit status 0: no class failed verification; 1: some did
+    (``VERIFY <class>: <error>`` lines); 2: bad usage.  Other failures (e.g. a
+    missing optional dependency) are ``OTHER <class>: <error>`` lines and do
+    not change the exit status.  The last stdout line is
+    ``<PATH>: classes=N verified=N verify_errors=N other_failures=N``.
+
+``corpus_jars``
+    Runs ``scripts/fetch_corpus.sh`` (Debian's builds of real Java libraries,
+    cached in ``$PEGGY_CORPUS`` or ``~/.cache/peggy-jvm/corpus``; fetched once,
+    later runs reuse them) and returns ``{name: Path}`` for commons-lang3,
+    commons-math3, guava, jsoup and jama.  A failure to fetch is an ERROR.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+VERIFY_SOURCE = ROOT / "tests" / "java" / "VerifyClasses.java"
+BUILD_FIXTURES = ROOT / "scripts" / "build_fixtures.py"
+FETCH_CORPUS = ROOT / "scripts" / "fetch_corpus.sh"
+
+# Fetching five .deb files normally takes seconds; allow for a slow mirror
+# and an `apt-get update`.
+FETCH_TIMEOUT_S = 900
+
+
+def _tail(text: str, lines: int = 30) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+@pytest.fixture(scope="session")
+def java_home() -> Path:
+    javac = shutil.which("javac")
+    if javac is None:
+        pytest.fail(
+            "javac is not on PATH: peggy-jvm's tests need a JDK 17 "
+            "(Debian: apt-get install openjdk-17-jdk-headless)",
+            pytrace=False,
+        )
+    home = Path(javac).resolve().parent.parent
+    if not (home / "bin" / "java").exists():
+        pytest.fail(f"{home}/bin/java not found (javac at {javac})", pytrace=False)
+    return home
+
+
+@pytest.fixture(scope="session")
+def fixture_classes(java_home: Path) -> dict[str, Path]:
+    if not BUILD_FIXTURES.exists():
+        pytest.fail(f"{BUILD_FIXTURES} is missing", pytrace=False)
+    spec = importlib.util.spec_from_file_location("peggy_build_fixtures", BUILD_FIXTURES)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    failure = None
+    built: dict = {}
+    try:
+        spec.loader.exec_module(module)
+        built = module.build()
+    except Exception as exc:  # a broken fixture build is an ERROR for every user
+        failure = f"building the fixtures failed: {type(exc).__name__}: {exc}"
+    if failure is not None:
+        pytest.fail(failure, pytrace=False)
+    return {str(release): Path(directory) for release, directory in built.items()}
+
+
+@pytest.fixture(scope="session")
+def verifier(
+    java_home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[..., subprocess.CompletedProcess]:
+    harness = tmp_path_factory.mktemp("verify-harness")
+    javac = java_home / "bin" / "javac"
+    compiled = subprocess.run(
+        [str(javac), "-d", str(harness), str(VERIFY_SOURCE)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    if compiled.returncode != 0:
+        pytest.fail(
+            f"could not compile {VERIFY_SOURCE}:\n{compiled.stdout}{compiled.stderr}",
+            pytrace=False,
+        )
+    java = java_home / "bin" / "java"
+
+    def verify(path, *extra_cp, timeout: float = 600) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [
+                str(java),
+                "-Xverify:all",
+                "-cp",
+                str(harness),
+                "VerifyClasses",
+                str(path),
+                *(str(entry) for entry in extra_cp),
+            ],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=timeout,
+        )
+
+    return verify
+
+
+@pytest.fixture(scope="session")
+def corpus_jars() -> dict[str, Path]:
+    try:
+        fetched = subprocess.run(
+            ["sh", str(FETCH_CORPUS)],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=FETCH_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{FETCH_CORPUS} took more than {FETCH_TIMEOUT_S}s", pytrace=False)
+    if fetched.returncode != 0:
+        pytest.fail(
+            f"{FETCH_CORPUS} failed (exit {fetched.returncode}):\n{_tail(fetched.stderr)}",
+            pytrace=False,
+        )
+    jars = {}
+    for line in fetched.stdout.splitlines():
+        line = line.strip()
+        if line.endswith(".jar"):
+            jar = Path(line)
+            if not jar.is_file():
+                pytest.fail(f"{FETCH_CORPUS} listed {jar}, which does not exist", pytrace=False)
+            jars[jar.stem] = jar
+    if not jars:
+        pytest.fail(f"{FETCH_CORPUS} listed no jars:\n{_tail(fetched.stderr)}", pytrace=False)
+    return jars
