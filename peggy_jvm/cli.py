@@ -1,0 +1,127 @@
+"""The ``peggy-jvm`` command line (contract: DESIGN section 8, docs/cli.md).
+
+Owns: argument parsing (click), progress and summary output (rich), the JSON report file, and turning every
+bad input into one line ``peggy-jvm: error: <file>: <what>`` with exit code 2 and no traceback.
+Inputs: argv. Outputs: files written through :mod:`peggy_jvm.pipeline`, text on stdout/stderr, exit codes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from .archive import InputError, InputKind, read_input
+from .classfile.errors import ClassFileError
+from .pipeline import IMPLEMENTED_STAGES, Stage, optimize_input
+
+EXIT_BAD_INPUT = 2
+
+
+def fail(where: str, what: str) -> "click.exceptions.Exit":
+    click.echo(f"peggy-jvm: error: {where}: {what}", err=True)
+    return click.exceptions.Exit(EXIT_BAD_INPUT)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="peggy-jvm")
+def main() -> None:
+    """peggy-jvm: optimize and validate JVM bytecode by equality saturation."""
+
+
+def _split_classpath(cp: str | None) -> list[Path]:
+    return [Path(p) for p in cp.split(os.pathsep) if p] if cp else []
+
+
+@main.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Output class, jar or directory.")
+@click.option("--stage", type=click.Choice([s.value for s in Stage]), default=Stage.FULL.value, show_default=True,
+              help="Stop the pipeline after this stage.")
+@click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the per-method report here.")
+@click.option("--classpath", help="Jars and directories (os.pathsep-separated) for the class hierarchy.")
+@click.option("--method-timeout", type=float, default=None, help="Per-method budget in seconds.")
+@click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Worker processes.")
+@click.option("--axioms", type=click.Path(path_type=Path), help="Directory of axiom files (later stages).")
+def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, classpath: str | None,
+             method_timeout: float | None, jobs: int, axioms: Path | None) -> None:
+    """Optimize every method of INPUT (.class, .jar or directory) and write the result."""
+    st = Stage(stage)
+    if st not in IMPLEMENTED_STAGES:
+        available = ", ".join(s.value for s in IMPLEMENTED_STAGES)
+        raise fail(str(input_path), f"stage '{st.value}' is not available yet (available: {available})")
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    progress_bar = Progress(TextColumn("[bold]optimize"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=console, transient=True, disable=not console.is_terminal)
+    task = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal task
+        if total < 20:
+            return
+        if task is None:
+            progress_bar.start()
+            task = progress_bar.add_task("classes", total=total)
+        progress_bar.update(task, completed=done)
+
+    try:
+        target, report = optimize_input(input_path, output, st, _split_classpath(classpath), jobs,
+                                        method_timeout, progress)
+    except InputError as e:
+        raise fail(e.path, e.message) from None
+    except OSError as e:
+        raise fail(e.filename or str(input_path), e.strerror or str(e)) from None
+    finally:
+        if task is not None:
+            progress_bar.stop()
+    for w in report.warnings:
+        click.echo(f"peggy-jvm: warning: {w}", err=True)
+    if json_path is not None:
+        try:
+            json_path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = json_path.with_name(f".{json_path.name}.tmp")
+            tmp.write_text(json.dumps(report.to_json(), indent=1))
+            os.replace(tmp, json_path)
+        except OSError as e:
+            raise fail(str(json_path), e.strerror or str(e)) from None
+    s = report.summary()
+    click.echo(f"{target}: {s['classes']} classes, {s['methods']} methods: {s['rewritten']} rewritten, "
+               f"{s['unchanged']} unchanged, {s['fallback']} fell back ({s['seconds']:.2f} s)")
+    for m in report.methods:
+        if m.status == "fallback":
+            click.echo(f"  fallback {m.class_name}.{m.name}{m.descriptor}: {m.reason}")
+
+
+@main.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--method", "method", help="Only this method (name or name+descriptor).")
+def disasm(file: Path, method: str | None) -> None:
+    """Print a javap-like listing of FILE.class, including stack-map frames."""
+    from .classfile.disasm import disassemble
+    from .classfile.reader import read_class
+
+    try:
+        inp = read_input(file)
+        if inp.kind is not InputKind.CLASS:
+            raise InputError(str(file), "disasm takes a single .class file")
+        cf = read_class(inp.entries[0].data)
+        if method is not None:
+            name, paren, desc = method.partition("(")  # Class.name and a/b/C.name select by name too
+            method = name.replace("/", ".").rsplit(".", 1)[-1] + paren + desc
+            if not any(m.name == method or m.name + m.descriptor == method for m in cf.methods):
+                raise InputError(str(file), f"no method {method!r} in class {cf.name}")
+        lines = list(disassemble(cf, method))
+    except InputError as e:
+        raise fail(e.path, e.message) from None
+    except ClassFileError as e:
+        raise fail(str(file), str(e)) from None
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,206 @@
+"""The per-method driver and the whole-input orchestration of ``peggy-jvm optimize``.
+
+Owns: :class:`Stage`, :class:`MethodReport`, :class:`RunReport`, :func:`optimize_class` (one class, every
+method through the chosen stage, each with its own fallback) and :func:`optimize_input` (a class, jar or
+directory, optionally on several processes).
+
+Inputs: class-file bytes, the class-hierarchy sources (the input's own classes, ``--classpath``, the JDK), the
+stage and the per-method time budget. Outputs: new class bytes and one report row per method.
+
+Invariants (the safety net of DESIGN section 6):
+- a method whose stage raises, or overruns its budget, keeps its original bytes (status ``fallback`` with the
+  reason); a method without code is ``unchanged``;
+- a class none of whose methods changed is written back byte-identical;
+- bad input (a malformed class) is an :class:`~peggy_jvm.archive.InputError`, never a partial output.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Callable
+
+from .archive import Entry, InputError, InputSet, read_input, resolve_output, write_output
+from .classfile.errors import ClassFileError
+from .classfile.hierarchy import ClassHierarchy, ClassInfo, read_class_info
+from .classfile.model import CodeAttribute
+from .classfile.reader import read_class
+from .classfile.recode import recode_method
+from .classfile.writer import write_class
+
+
+class Stage(str, Enum):
+    CLASSFILE = "classfile"
+    IR = "ir"
+    PEG = "peg"
+    FULL = "full"
+
+
+IMPLEMENTED_STAGES = (Stage.CLASSFILE,)
+
+
+@dataclass(slots=True)
+class MethodReport:
+    class_name: str
+    name: str
+    descriptor: str
+    status: str  # rewritten | unchanged | fallback
+    reason: str = ""
+    cost_before: float | None = None
+    cost_after: float | None = None
+    bytes_before: int = 0
+    bytes_after: int = 0
+    time_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["class"] = d.pop("class_name")
+        return d
+
+
+@dataclass(slots=True)
+class RunReport:
+    stage: str
+    methods: list[MethodReport] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    classes: int = 0
+    seconds: float = 0.0
+
+    def summary(self) -> dict:
+        counts = {"rewritten": 0, "unchanged": 0, "fallback": 0}
+        for m in self.methods:
+            counts[m.status] += 1
+        return {"classes": self.classes, "methods": len(self.methods), **counts,
+                "bytes_before": sum(m.bytes_before for m in self.methods),
+                "bytes_after": sum(m.bytes_after for m in self.methods),
+                "seconds": round(self.seconds, 3)}
+
+    def to_json(self) -> dict:
+        return {"stage": self.stage, "methods": [m.to_json() for m in self.methods], "summary": self.summary(),
+                "warnings": self.warnings}
+
+
+def _code_length(data: bytes) -> int:
+    return int.from_bytes(data[4:8], "big")
+
+
+def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_timeout: float | None = None
+                   ) -> tuple[bytes, list[MethodReport]]:
+    """Run every method of one class through ``stage``; returns the new class bytes and the reports.
+
+    Raises ClassFileError when the class itself is malformed (the caller reports bad input).
+    """
+    cf = read_class(data)
+    reports: list[MethodReport] = []
+    changed = False
+    for m in cf.methods:
+        attr = m.code_attribute()
+        if attr is None:
+            reports.append(MethodReport(cf.name, m.name, m.descriptor, "unchanged", "no code (abstract or native)"))
+            continue
+        before = _code_length(attr.data)
+        start = time.perf_counter()
+        try:
+            CodeAttribute.parse(attr.data, cf.pool)  # a malformed Code attribute is bad input, not a fallback
+        except ClassFileError as e:
+            raise ClassFileError(f"method {m.name}{m.descriptor}: {e}") from None
+        try:
+            result = recode_method(cf, m, hierarchy)
+        except Exception as e:  # any failure of the stage keeps the original method
+            ms = (time.perf_counter() - start) * 1000
+            reports.append(MethodReport(cf.name, m.name, m.descriptor, "fallback", f"{type(e).__name__}: {e}",
+                                        bytes_before=before, bytes_after=before, time_ms={stage.value: ms}))
+            continue
+        ms = (time.perf_counter() - start) * 1000
+        if method_timeout is not None and ms > method_timeout * 1000:
+            reports.append(MethodReport(cf.name, m.name, m.descriptor, "fallback",
+                                        f"timeout: {ms:.0f} ms > {method_timeout} s", bytes_before=before,
+                                        bytes_after=before, time_ms={stage.value: ms}))
+            continue
+        reason = f"dropped {', '.join(result.dropped)} (offsets moved)" if result.dropped else ""
+        attr.data = result.data
+        changed = True
+        reports.append(MethodReport(cf.name, m.name, m.descriptor, "rewritten", reason, bytes_before=before,
+                                    bytes_after=_code_length(result.data), time_ms={stage.value: ms}))
+    return (write_class(cf) if changed else data), reports
+
+
+# -- whole inputs -------------------------------------------------------------------------------------------
+_worker_state: dict = {}
+
+
+def _init_worker(classpath: list[Path], infos: list[ClassInfo], stage: Stage, timeout: float | None) -> None:
+    h = ClassHierarchy(classpath)
+    for info in infos:
+        h.add_info(info)
+    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout)
+
+
+def _work(item: tuple[int, str, bytes]) -> tuple[int, bytes | None, list[MethodReport] | str]:
+    index, where, data = item
+    try:
+        out, reports = optimize_class(data, _worker_state["hierarchy"], _worker_state["stage"],
+                                      _worker_state["timeout"])
+    except ClassFileError as e:
+        return index, None, f"{where}: {e}"
+    return index, out, reports
+
+
+def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpath: list[Path] | None = None,
+                   jobs: int = 1, method_timeout: float | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> tuple[Path, RunReport]:
+    """Optimize a class, jar or directory and write the result; returns the output path and the report."""
+    started = time.perf_counter()
+    inp: InputSet = read_input(input_path)
+    target = resolve_output(inp, output)
+    class_entries = [k for k, e in enumerate(inp.entries) if e.is_class]
+    infos = []
+    for k in class_entries:
+        e = inp.entries[k]
+        try:
+            infos.append(read_class_info(e.data))
+        except (ClassFileError, IndexError, ValueError) as err:
+            _raise_bad_class(inp, e, err)
+    work = [(k, inp.describe(inp.entries[k]), inp.entries[k].data) for k in class_entries]
+    report = RunReport(stage.value, classes=len(work))
+    results: dict[int, tuple[bytes | None, list[MethodReport] | str]] = {}
+    cp = list(classpath or [])
+    if jobs > 1 and len(work) > 1:
+        ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        with ctx.Pool(jobs, _init_worker, (cp, infos, stage, method_timeout)) as pool:
+            for done, (k, out, reps) in enumerate(pool.imap_unordered(_work, work, chunksize=8), 1):
+                results[k] = (out, reps)
+                if isinstance(reps, str):
+                    pool.terminate()
+                    break
+                if progress:
+                    progress(done, len(work))
+    else:
+        _init_worker(cp, infos, stage, method_timeout)
+        for done, item in enumerate(work, 1):
+            k, out, reps = _work(item)
+            results[k] = (out, reps)
+            if isinstance(reps, str):
+                break
+            if progress:
+                progress(done, len(work))
+    new_entries: list[Entry] = []
+    for k, e in enumerate(inp.entries):
+        if k in results:
+            out, reps = results[k]
+            if isinstance(reps, str):
+                raise InputError(reps.split(": ", 1)[0], reps.split(": ", 1)[1])
+            report.methods.extend(reps)
+            new_entries.append(Entry(e.name, out if out is not None else e.data, e.zinfo))
+        else:
+            new_entries.append(e)
+    report.warnings.extend(write_output(inp, target, new_entries))
+    report.seconds = time.perf_counter() - started
+    return target, report
+
+
+def _raise_bad_class(inp: InputSet, e: Entry, err: Exception) -> None:
+    raise InputError(inp.describe(e), str(err) if isinstance(err, ClassFileError) else f"malformed class: {err}")
