@@ -29,7 +29,7 @@ Usage::
 
 Programmatic use (import-safe)::
 
-    dirs = build_fixtures.build()          # {"release17": Path, "release8": Path}
+    dirs = build_fixtures.build()          # {"release17": Path, "release8": Path, "old": Path}
 
 On failure (javac missing, or a compile error) ``build`` raises
 ``BuildError`` and the command line prints a clear message and exits 1.
@@ -179,7 +179,36 @@ def build(force: bool = False, *, _report: list[str] | None = None) -> dict[str,
                     _report.append(f"{name}: {len(sources)} sources -> "
                                    f"{count} classes")
             result[name] = out_dir
+        result["old"] = _build_old(force, _report)
     return result
+
+
+def _build_old(force: bool, report: list[str] | None) -> Path:
+    """``fixtures/classes/old``: class files of version < 50 (jsr/ret), assembled by peggy-jvm itself since no
+    current javac writes them (``fixtures/old/*.py``, each with ``build(out_dir)``)."""
+    import importlib.util
+
+    out_dir = CLASSES / "old"
+    generators = sorted((ROOT / "fixtures" / "old").glob("*.py"))
+    if not force and _up_to_date(out_dir, generators):
+        if report is not None:
+            report.append("old: up to date")
+        return out_dir
+    sys.path.insert(0, str(ROOT))
+    try:
+        for gen in generators:
+            spec = importlib.util.spec_from_file_location(f"peggy_old_fixture_{gen.stem}", gen)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            module.build(out_dir)
+    except Exception as exc:
+        raise BuildError(f"assembling {out_dir}: {type(exc).__name__}: {exc}") from exc
+    finally:
+        sys.path.remove(str(ROOT))
+    (out_dir / STAMP_NAME).write_text(_stamp_text(generators), encoding="utf-8")
+    if report is not None:
+        report.append(f"old: {len(generators)} generators")
+    return out_dir
 
 
 def main(argv: list[str] | None = None) -> int:

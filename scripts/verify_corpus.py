@@ -178,8 +178,10 @@ def main(argv: list[str] | None = None) -> int:
         modules = sorted(p.name for p in jdk.iterdir() if p.is_dir()) if args.jdk == "all" else args.jdk.split(",")
         for mod in modules:
             out = work / "jdk" / mod
-            cmd = [java, f"--patch-module={mod}={out}", "-Xverify:all", "-cp", str(harness), "VerifyClasses",
-                   str(out)]
+            # --add-modules: incubator modules are not resolved unless asked for, and their classes would
+            # then be loaded from OUT as ordinary classes instead of as the patched module
+            cmd = [java, f"--patch-module={mod}={out}", f"--add-modules={mod}", "-Xverify:all", "-cp",
+                   str(harness), "VerifyClasses", str(out)]
             rows.append(run_one(f"jdk:{mod}", jdk / mod, out, args.jobs, stage, cmd))
             print(f"  jdk:{mod}: done", file=sys.stderr)
     print_table(rows)
