@@ -102,15 +102,18 @@ def _read_jar(path: Path) -> InputSet:
     try:
         with zipfile.ZipFile(path) as z:
             for info in z.infolist():
+                if not info.filename:
+                    raise InputError(str(path), "not a valid jar: an entry has an empty name")
                 if info.is_dir():
                     found.entries.append(Entry(info.filename, b"", info))
                     continue
                 try:
                     data = z.read(info)
-                except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError) as e:
+                except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError,
+                        RuntimeError) as e:  # RuntimeError: an encrypted entry
                     raise InputError(f"{path}!/{info.filename}", f"broken jar entry: {e}") from None
                 found.entries.append(Entry(info.filename, data, info))
-    except zipfile.BadZipFile as e:
+    except (zipfile.BadZipFile, ValueError, NotImplementedError) as e:  # e.g. "zip file version 25.5"
         raise InputError(str(path), f"not a valid jar: {e}") from None
     except OSError as e:
         raise InputError(str(path), e.strerror or str(e)) from None
@@ -120,6 +123,8 @@ def _read_jar(path: Path) -> InputSet:
 def default_output(inp: InputSet) -> Path:
     """Beside the input: ``X.class`` -> ``X-opt/X.class``; ``a.jar`` -> ``a-opt.jar``; ``d`` -> ``d-opt``."""
     p = inp.path
+    if p.name in ("", ".."):  # "." or "..": name the output after the directory itself
+        p = p.resolve()
     if inp.kind is InputKind.CLASS:
         return p.parent / f"{p.stem}-opt" / p.name
     if inp.kind is InputKind.JAR:
@@ -150,6 +155,7 @@ def write_output(inp: InputSet, target: Path, entries: list[Entry]) -> list[str]
                             "(the signatures no longer match)")
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; the output is an ordinary file
             with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w") as z:
                 for e in entries:
                     if is_signature_file(e.name):
@@ -163,6 +169,7 @@ def write_output(inp: InputSet, target: Path, entries: list[Entry]) -> list[str]
     else:
         tmpdir = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
         try:
+            os.chmod(tmpdir, 0o777 & ~_umask())
             for e in entries:
                 dest = tmpdir / e.name
                 dest.parent.mkdir(parents=True, exist_ok=True)
@@ -183,12 +190,19 @@ def write_output(inp: InputSet, target: Path, entries: list[Entry]) -> list[str]
 def _atomic_file(target: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, target)
     except BaseException:
         _remove(Path(tmp))
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _remove(p: Path) -> None:

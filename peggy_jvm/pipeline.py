@@ -25,7 +25,7 @@ from typing import Callable
 
 from .archive import Entry, InputError, InputSet, read_input, resolve_output, write_output
 from .classfile.errors import ClassFileError
-from .classfile.hierarchy import ClassHierarchy, ClassInfo, read_class_info
+from .classfile.hierarchy import ClassHierarchy
 from .classfile.model import CodeAttribute
 from .classfile.reader import read_class
 from .classfile.recode import recode_method
@@ -125,27 +125,47 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
         changed = True
         reports.append(MethodReport(cf.name, m.name, m.descriptor, "rewritten", reason, bytes_before=before,
                                     bytes_after=_code_length(result.data), time_ms={stage.value: ms}))
-    return (write_class(cf) if changed else data), reports
+    if not changed:
+        return data, reports
+    try:
+        return write_class(cf), reports
+    except ClassFileError as e:  # e.g. the pool overflowed with frame classes: keep the class as it was
+        for r in reports:
+            if r.status == "rewritten":
+                r.status, r.reason, r.bytes_after = "fallback", f"class not writable: {e}", r.bytes_before
+        return data, reports
 
 
 # -- whole inputs -------------------------------------------------------------------------------------------
 _worker_state: dict = {}
 
 
-def _init_worker(classpath: list[Path], infos: list[ClassInfo], stage: Stage, timeout: float | None) -> None:
+def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: Stage, timeout: float | None
+                 ) -> None:
     h = ClassHierarchy(classpath)
-    for info in infos:
-        h.add_info(info)
+    h.add_lazy_classes(input_classes)
     _worker_state.update(hierarchy=h, stage=stage, timeout=timeout)
 
 
-def _work(item: tuple[int, str, bytes]) -> tuple[int, bytes | None, list[MethodReport] | str]:
+def _implied_class_name(entry_name: str) -> str:
+    """``a/b/C.class`` -> ``a/b/C``; multi-release ``META-INF/versions/N/a/b/C.class`` -> ``a/b/C``."""
+    name = entry_name[:-len(".class")]
+    if name.startswith("META-INF/versions/"):
+        name = name.split("/", 3)[3] if name.count("/") >= 3 else name
+    return name
+
+
+_Result = tuple[int, bytes | None, "list[MethodReport] | tuple[str, str]"]
+
+
+def _work(item: tuple[int, str, bytes]) -> _Result:
+    """One class in a worker; a malformed class comes back as ``(where, message)`` instead of reports."""
     index, where, data = item
     try:
         out, reports = optimize_class(data, _worker_state["hierarchy"], _worker_state["stage"],
                                       _worker_state["timeout"])
     except ClassFileError as e:
-        return index, None, f"{where}: {e}"
+        return index, None, (where, str(e))
     return index, out, reports
 
 
@@ -157,33 +177,27 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     inp: InputSet = read_input(input_path)
     target = resolve_output(inp, output)
     class_entries = [k for k, e in enumerate(inp.entries) if e.is_class]
-    infos = []
-    for k in class_entries:
-        e = inp.entries[k]
-        try:
-            infos.append(read_class_info(e.data))
-        except (ClassFileError, IndexError, ValueError) as err:
-            _raise_bad_class(inp, e, err)
+    input_classes = {_implied_class_name(inp.entries[k].name): inp.entries[k].data for k in class_entries}
     work = [(k, inp.describe(inp.entries[k]), inp.entries[k].data) for k in class_entries]
     report = RunReport(stage.value, classes=len(work))
-    results: dict[int, tuple[bytes | None, list[MethodReport] | str]] = {}
+    results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]] = {}
     cp = list(classpath or [])
     if jobs > 1 and len(work) > 1:
         ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        with ctx.Pool(jobs, _init_worker, (cp, infos, stage, method_timeout)) as pool:
+        with ctx.Pool(jobs, _init_worker, (cp, input_classes, stage, method_timeout)) as pool:
             for done, (k, out, reps) in enumerate(pool.imap_unordered(_work, work, chunksize=8), 1):
                 results[k] = (out, reps)
-                if isinstance(reps, str):
+                if isinstance(reps, tuple):
                     pool.terminate()
                     break
                 if progress:
                     progress(done, len(work))
     else:
-        _init_worker(cp, infos, stage, method_timeout)
+        _init_worker(cp, input_classes, stage, method_timeout)
         for done, item in enumerate(work, 1):
             k, out, reps = _work(item)
             results[k] = (out, reps)
-            if isinstance(reps, str):
+            if isinstance(reps, tuple):
                 break
             if progress:
                 progress(done, len(work))
@@ -191,8 +205,8 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     for k, e in enumerate(inp.entries):
         if k in results:
             out, reps = results[k]
-            if isinstance(reps, str):
-                raise InputError(reps.split(": ", 1)[0], reps.split(": ", 1)[1])
+            if isinstance(reps, tuple):
+                raise InputError(*reps)
             report.methods.extend(reps)
             new_entries.append(Entry(e.name, out if out is not None else e.data, e.zinfo))
         else:
@@ -201,6 +215,3 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     report.seconds = time.perf_counter() - started
     return target, report
 
-
-def _raise_bad_class(inp: InputSet, e: Entry, err: Exception) -> None:
-    raise InputError(inp.describe(e), str(err) if isinstance(err, ClassFileError) else f"malformed class: {err}")

@@ -178,7 +178,7 @@ _B_H = struct.Struct(">BH")
 _B_H_B_B = struct.Struct(">BHBB")
 _B_H_B = struct.Struct(">BHB")
 _B_B_B = struct.Struct(">BBB")
-_S2_MIN, _S2_MAX = -32768, 32766
+_S2_MIN, _S2_MAX = -32768, 32767
 _MAX_CODE = 65535
 
 
@@ -550,7 +550,7 @@ def _emit(items: list[Insn | Label], long_ids: set[int] | frozenset[int]) -> _Em
     return _Emitted(code, instrs, offsets, label_index, branches, switches, overflow)
 
 
-def _grow(items: list[Insn | Label], first: _Emitted) -> tuple[set[int], list[int]]:
+def _grow(first: _Emitted) -> tuple[set[int], list[int]]:
     """Iterate the layout over plain lists until no short branch overflows.
 
     Returns the ids of the :class:`Insn` that must be long and the final start offset of every symbolic
@@ -601,7 +601,7 @@ def _assemble(items: list[Insn | Label], handlers: list[Handler]) -> tuple[Assem
     em = _emit(items, frozenset())
     starts = None
     if em.overflow:
-        long_ids, starts = _grow(items, em)
+        long_ids, starts = _grow(em)
         em = _emit(items, long_ids)
         if em.overflow:  # pragma: no cover - _grow reached a fixed point, the emission must agree
             raise AssertionError("assembler layout did not converge")

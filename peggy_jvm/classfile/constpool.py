@@ -112,13 +112,14 @@ class MemberRef:
 class ConstantPool:
     """An append-only constant pool with typed accessors and interning."""
 
-    __slots__ = ("entries", "_original", "_original_count", "_intern")
+    __slots__ = ("entries", "_original", "_original_count", "_intern", "_members")
 
     def __init__(self, entries: list[tuple | None] | None = None, original: bytes = b"") -> None:
         self.entries: list[tuple | None] = entries if entries is not None else [None]
         self._original = original
         self._original_count = len(self.entries) if original else 1
         self._intern: dict[tuple, int] | None = None
+        self._members: dict[int, MemberRef] = {}  # entries never change, so resolved refs can be kept
 
     # -- reading ---------------------------------------------------------------------------------------
     @classmethod
@@ -220,9 +221,12 @@ class ConstantPool:
         return self.utf8(e[1]), self.utf8(e[2])
 
     def member_ref(self, index: int) -> MemberRef:
-        e = self.entry(index, 9, 10, 11)
-        name, desc = self.name_and_type(e[2])
-        return MemberRef(e[0], self.class_name(e[1]), name, desc)
+        found = self._members.get(index)
+        if found is None:
+            e = self.entry(index, 9, 10, 11)
+            name, desc = self.name_and_type(e[2])
+            found = self._members[index] = MemberRef(e[0], self.class_name(e[1]), name, desc)
+        return found
 
     def string(self, index: int) -> str:
         return self.utf8(self.entry(index, 8)[1])

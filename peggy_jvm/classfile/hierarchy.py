@@ -50,6 +50,7 @@ class ClassHierarchy:
 
     def __init__(self, classpath: list[Path] | None = None, use_jdk: bool = True) -> None:
         self._infos: dict[str, ClassInfo | None] = {}
+        self._pending: dict[str, bytes] = {}
         self._jars: list[zipfile.ZipFile] = []
         self._dirs: list[Path] = []
         self._lub: dict[tuple[str, str], str] = {}
@@ -74,7 +75,21 @@ class ClassHierarchy:
     def add_class_bytes(self, data: bytes) -> None:
         self.add_info(read_class_info(data))
 
+    def add_lazy_classes(self, by_name: dict[str, bytes]) -> None:
+        """Classes of the input, keyed by the name their path implies; parsed only if a merge asks for them
+        (and used only if the parsed name agrees)."""
+        self._pending.update(by_name)
+        self._lub.clear()
+
     def _load(self, name: str) -> ClassInfo | None:
+        pending = self._pending.pop(name, None)
+        if pending is not None:
+            try:
+                info = read_class_info(pending)
+            except Exception:
+                info = None
+            if info is not None and info.name == name:
+                return info
         rel = name + ".class"
         data: bytes | None = None
         for d in self._dirs:

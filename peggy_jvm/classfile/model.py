@@ -141,6 +141,7 @@ class CodeAttribute:
 
     @classmethod
     def parse(cls, data: bytes, pool: ConstantPool) -> "CodeAttribute":
+        from .bytecode import decode
         from .reader import read_attributes  # the attribute-list reader is shared with the class reader
 
         n = len(data)
@@ -167,6 +168,12 @@ class CodeAttribute:
         attributes, pos = read_attributes(data, pos, pool, "Code")
         if pos != n:
             raise ClassFileError(f"Code attribute has {n - pos} trailing bytes")
+        starts = {i.offset for i in decode(code)}  # invalid opcodes, truncated operands, bad branch targets
+        starts.add(code_length)
+        for x in table:
+            if x.start not in starts or x.end not in starts or x.handler not in starts:
+                raise ClassFileError(f"exception table entry [{x.start}, {x.end}) -> {x.handler} does not "
+                                     "start and end at instructions")
         return cls(max_stack, max_locals, bytes(code), table, attributes)
 
     def to_bytes(self) -> bytes:
