@@ -39,6 +39,7 @@ nothing here skips, because a silently skipped JVM check is worse than a red one
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -131,6 +132,27 @@ def verifier(
         )
 
     return verify
+
+
+@pytest.fixture(scope="session")
+def run_mains(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., str]:
+    """``run_mains(classpath, names) -> str``: tests/java/RunMains.java runs each class's main in one JVM
+    under -Xverify:all and returns the transcript (``=== Name``, output, ``=== Name end: ok|threw X``)."""
+    harness = tmp_path_factory.mktemp("run-mains")
+    source = ROOT / "tests" / "java" / "RunMains.java"
+    compiled = subprocess.run([str(java_home / "bin" / "javac"), "-d", str(harness), str(source)],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if compiled.returncode != 0:
+        pytest.fail(f"could not compile {source}:\n{compiled.stdout}{compiled.stderr}", pytrace=False)
+
+    def run(classpath, names, timeout: float = 300) -> str:
+        proc = subprocess.run([str(java_home / "bin" / "java"), "-Xverify:all", "-cp",
+                               f"{classpath}{os.pathsep}{harness}", "RunMains", *names],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=timeout)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return proc.stdout
+
+    return run
 
 
 @pytest.fixture(scope="session")

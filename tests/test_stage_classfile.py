@@ -72,19 +72,17 @@ def test_stage_classfile_rewrites_every_method_with_code(recoded, tree):
 
 
 @pytest.mark.parametrize("tree", TREES)
-def test_recoded_fixtures_verify_and_print_the_same(recoded, fixture_classes, java_home, verifier, tree):
+def test_recoded_fixtures_verify_and_print_the_same(recoded, fixture_classes, verifier, run_mains, tree):
     target, _ = recoded[tree]
-    if tree != "old":  # the old jsr fixture is checked below; VerifyClasses loads by package layout
-        proc = verifier(target)
-        assert proc.returncode == 0, proc.stdout[-3000:]
-        assert "verify_errors=0" in proc.stdout
+    proc = verifier(target)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "verify_errors=0" in proc.stdout
     names = runnable(fixture_classes[tree])
     assert len(names) >= (1 if tree == "old" else 15)
-    for name in names:
-        before = run_java(java_home, fixture_classes[tree], name)
-        after = run_java(java_home, target, name)
-        assert before.returncode == 0, before.stderr.decode()[-2000:]
-        assert (after.returncode, after.stdout, after.stderr) == (before.returncode, before.stdout, before.stderr), name
+    before = run_mains(fixture_classes[tree], names)
+    assert before.count(" end: ok\n") == len(names), before[-3000:]
+    after = run_mains(target, names)
+    assert after == before
 
 
 def test_old_jsr_fixture_keeps_subroutines_and_gets_no_frames(recoded, java_home):
