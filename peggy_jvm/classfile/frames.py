@@ -212,6 +212,9 @@ _INVOKES = frozenset({op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKESTATIC, op.IN
 _FIELD_OPS = frozenset({op.GETSTATIC, op.PUTSTATIC, op.GETFIELD, op.PUTFIELD})
 _STORES = frozenset(_STORE_WORDS) | frozenset(range(0x3b, 0x4f))
 _JUMPS = (Operand.BRANCH2, Operand.BRANCH4, Operand.TABLESWITCH, Operand.LOOKUPSWITCH)
+# words an opcode needs on the stack (dup family: what it duplicates or reorders)
+_DUP_DEPTH = {0x59: 1, 0x5a: 2, 0x5b: 3, 0x5c: 2, 0x5d: 3, 0x5e: 4, 0x5f: 2}
+_MIN_DEPTH = {op.NEWARRAY: 1, op.ANEWARRAY: 1, op.CHECKCAST: 1, 0x32: 2}
 
 
 class _Analysis:
@@ -280,6 +283,8 @@ class _Analysis:
             locals_, stack = states[start]
             locals_ = list(locals_)
             stack = list(stack)
+            if len(stack) > self.max_stack:  # a handler starts with its exception already pushed
+                self.max_stack = len(stack)
             i = start
             prev_cover: tuple[int, ...] | None = None
             dirty = True
@@ -391,6 +396,9 @@ class _Analysis:
                 if opc in op.NO_FALLTHROUGH:
                     return ((), False)
             return None
+        need = _MIN_DEPTH.get(opc)
+        if need is not None and len(stack) < need:
+            raise UnsupportedCodeError(f"stack underflow at offset {ins.offset}")
         kind = OPERAND_OF[opc]
         if opc in op.SHORT_FORMS:
             opc, var = op.SHORT_FORMS[opc]
@@ -426,6 +434,10 @@ class _Analysis:
         if opc in _FIELD_OPS:
             ref = self.pool.member_ref(ins.arg)
             words = desc_words(ref.descriptor)
+            value_words = len(words) if opc == op.PUTSTATIC or opc == op.PUTFIELD else 0
+            receiver = 1 if opc == op.GETFIELD or opc == op.PUTFIELD else 0
+            if len(stack) < value_words + receiver:
+                raise UnsupportedCodeError(f"stack underflow at offset {ins.offset}")
             if opc == op.GETSTATIC:
                 stack.extend(words)
             elif opc == op.PUTSTATIC:
@@ -480,6 +492,8 @@ class _Analysis:
             stack[-1] = _array_of(self.pool.class_name(ins.arg))
             return None
         if opc == op.MULTIANEWARRAY:
+            if len(stack) < ins.arg2:
+                raise UnsupportedCodeError(f"stack underflow at offset {ins.offset}")
             del stack[len(stack) - ins.arg2:]
             stack.append(self.pool.class_name(ins.arg))
             return None
@@ -551,25 +565,22 @@ def _fix_pairs(locals_: list) -> None:
 
 
 def _dup(opc: int, s: list, offset: int) -> None:
-    try:
-        if opc == 0x59:
-            s.append(s[-1])
-        elif opc == 0x5a:
-            s.insert(-2, s[-1])
-        elif opc == 0x5b:
-            s.insert(-3, s[-1])
-        elif opc == 0x5c:
-            s.extend(s[-2:])
-        elif opc == 0x5d:
-            s[-3:-3] = s[-2:]
-        elif opc == 0x5e:
-            s[-4:-4] = s[-2:]
-        else:
-            s[-1], s[-2] = s[-2], s[-1]
-    except IndexError:
-        raise UnsupportedCodeError(f"stack underflow at offset {offset}") from None
-    if len(s) < 1:
+    if len(s) < _DUP_DEPTH[opc]:
         raise UnsupportedCodeError(f"stack underflow at offset {offset}")
+    if opc == 0x59:
+        s.append(s[-1])
+    elif opc == 0x5a:
+        s.insert(-2, s[-1])
+    elif opc == 0x5b:
+        s.insert(-3, s[-1])
+    elif opc == 0x5c:
+        s.extend(s[-2:])
+    elif opc == 0x5d:
+        s[-3:-3] = s[-2:]
+    elif opc == 0x5e:
+        s[-4:-4] = s[-2:]
+    else:
+        s[-1], s[-2] = s[-2], s[-1]
 
 
 def frame_offsets(insns: list[Instruction], table: list[ExceptionEntry]) -> list[int]:

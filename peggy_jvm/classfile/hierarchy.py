@@ -51,8 +51,7 @@ class ClassHierarchy:
     def __init__(self, classpath: list[Path] | None = None, use_jdk: bool = True) -> None:
         self._infos: dict[str, ClassInfo | None] = {}
         self._pending: dict[str, bytes] = {}
-        self._jars: list[zipfile.ZipFile] = []
-        self._dirs: list[Path] = []
+        self._classpath: list[Path | zipfile.ZipFile] = []  # in order: the first entry that has a class wins
         self._lub: dict[tuple[str, str], str] = {}
         for entry in classpath or []:
             self.add_classpath_entry(Path(entry))
@@ -64,9 +63,15 @@ class ClassHierarchy:
 
     def add_classpath_entry(self, path: Path) -> None:
         if path.is_dir():
-            self._dirs.append(path)
+            self._classpath.append(path)
         elif path.is_file():
-            self._jars.append(zipfile.ZipFile(path))
+            self._classpath.append(zipfile.ZipFile(path))
+        self._forget_missing()
+
+    def _forget_missing(self) -> None:
+        """A new source may hold classes that were looked up in vain before."""
+        self._infos = {k: v for k, v in self._infos.items() if v is not None}
+        self._lub.clear()
 
     def add_info(self, info: ClassInfo) -> None:
         self._infos[info.name] = info
@@ -79,7 +84,7 @@ class ClassHierarchy:
         """Classes of the input, keyed by the name their path implies; parsed only if a merge asks for them
         (and used only if the parsed name agrees)."""
         self._pending.update(by_name)
-        self._lub.clear()
+        self._forget_missing()
 
     def _load(self, name: str) -> ClassInfo | None:
         pending = self._pending.pop(name, None)
@@ -92,15 +97,15 @@ class ClassHierarchy:
                 return info
         rel = name + ".class"
         data: bytes | None = None
-        for d in self._dirs:
-            p = d / rel
-            if p.is_file():
-                data = p.read_bytes()
-                break
-        if data is None:
-            for z in self._jars:
+        for entry in self._classpath:
+            if isinstance(entry, Path):
+                p = entry / rel
+                if p.is_file():
+                    data = p.read_bytes()
+                    break
+            else:
                 try:
-                    data = z.read(rel)
+                    data = entry.read(rel)
                     break
                 except KeyError:
                     continue
