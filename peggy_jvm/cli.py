@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 import sys
 from pathlib import Path
 
@@ -77,8 +76,6 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
         raise fail(e.path, e.message) from None
     except OSError as e:
         raise fail(e.filename or str(input_path), e.strerror or str(e)) from None
-    except struct.error as e:  # last resort: a class too short for its header (hierarchy.read_class_info)
-        raise fail(str(input_path), f"malformed class: {e}") from None
     finally:
         if task is not None:
             progress_bar.stop()

@@ -103,12 +103,13 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
             continue
         before = _code_length(attr.data)
         start = time.perf_counter()
-        try:
-            CodeAttribute.parse(attr.data, cf.pool)  # a malformed Code attribute is bad input, not a fallback
+        try:  # a malformed Code attribute is bad input, not a fallback
+            code = CodeAttribute.parse(attr.data, cf.pool)
+            insns = code.instructions()
         except ClassFileError as e:
             raise ClassFileError(f"method {m.name}{m.descriptor}: {e}") from None
         try:
-            result = recode_method(cf, m, hierarchy)
+            result = recode_method(cf, m, code, insns, hierarchy)
         except Exception as e:  # any failure of the stage keeps the original method
             ms = (time.perf_counter() - start) * 1000
             reports.append(MethodReport(cf.name, m.name, m.descriptor, "fallback", f"{type(e).__name__}: {e}",

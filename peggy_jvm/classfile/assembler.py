@@ -7,16 +7,17 @@ bytes) and :func:`reassemble` (bytes -> bytes through both, plus an old -> new o
 one ASM makes between an instruction list with labels and the byte layout: later passes edit ``items``
 without ever thinking about offsets, padding or operand widths.
 
-Inputs of :func:`assemble`: ``items``, a list of :class:`Insn` and :class:`Label` (a label is placed before
-the instruction it marks; labels after the last instruction mark ``code_length`` and serve as exclusive range
-ends), and a list of :class:`Handler`. Canonical form means: loads/stores use ``ILOAD``..``ASTORE`` /
-``ISTORE``..``ASTORE`` with the local in ``arg`` (never ``iload_0``), ``RET`` the local in ``arg``, ``IINC``
-the local in ``arg`` and the constant in ``arg2``, ``LDC`` any single-slot constant (pool index in ``arg``),
-``LDC2_W`` a long/double, ``GOTO``/``JSR`` and the conditional branches a ``target`` label, ``TABLESWITCH``
-``arg2`` = low plus ``default``/``targets`` labels, ``LOOKUPSWITCH`` ``keys`` plus ``default``/``targets``;
-every other opcode carries its operands as :class:`~.bytecode.Instruction` does (``arg``, ``arg2``). The
-assembler also accepts the non-canonical spellings ``LDC_W``, ``GOTO_W``, ``JSR_W`` (it re-picks the form)
-and explicit short forms such as ``iload_0`` (kept as written).
+Inputs of :func:`assemble`: ``items``, a sequence of :class:`Insn` and :class:`Label` (a label is placed
+before the instruction it marks; labels after the last instruction mark ``code_length`` and serve as exclusive
+range ends; an :class:`Insn` object may appear more than once, a label only once), and the :class:`Handler`
+rows. Canonical form means: loads/stores use ``ILOAD``..``ALOAD`` / ``ISTORE``..``ASTORE`` with the local in
+``arg`` (never ``iload_0``), ``RET`` the local in ``arg``, ``IINC`` the local in ``arg`` and the constant in
+``arg2``, ``LDC`` any single-slot constant (pool index in ``arg``), ``LDC2_W`` a long/double, ``GOTO``/``JSR``
+and the conditional branches a ``target`` label, ``TABLESWITCH`` ``arg2`` = low plus ``default``/``targets``
+labels, ``LOOKUPSWITCH`` strictly increasing ``keys`` plus ``default``/``targets``; every other opcode carries
+its operands as :class:`~.bytecode.Instruction` does (``arg``, ``arg2``). The assembler also accepts the
+non-canonical spellings ``LDC_W``, ``GOTO_W``, ``JSR_W`` (it re-picks the form) and explicit short forms such
+as ``iload_0`` (kept as written). ``wide`` is never an :class:`Insn`: the assembler chooses it.
 
 Output: :class:`Assembled`: the code bytes, every placed label's offset, the instructions as
 :class:`~.bytecode.Instruction` objects with their offsets (``bytecode.encode(instructions) == code`` and
@@ -32,7 +33,10 @@ Invariants:
 - layout starts with every branch short and grows branch forms (never shrinks them) until no displacement
   overflows; switch padding is recomputed from the offsets on every iteration, so the result is consistent
   whatever the alignment shifts are, and the iteration terminates because the set of long branches only
-  grows;
+  grows. Forms are chosen per :class:`Insn` object: a branch object placed twice is long at both places if
+  either needs it;
+- cost: one encoding pass over ``items`` normally; only when some branch overflows are the forms iterated
+  over plain lists of sizes (no per-instruction objects per iteration), followed by one more encoding pass;
 - a label placed before a symbolic instruction that expands to two instructions gets the offset of the first;
 - exception-table rows whose range becomes empty are dropped; a label used but never placed, a label placed
   twice, a branch to the end of the code, a bad operand or code longer than 65535 bytes raise
@@ -44,13 +48,13 @@ import struct
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Iterable, NamedTuple
+from typing import Iterable, NamedTuple, Sequence
 
 from .bytecode import Instruction, decode
 from .errors import ClassFileError
 from .opcodes import (
-    ALOAD, ASTORE, GOTO, GOTO_W, IINC, ILOAD, INVERTED_BRANCH, ISTORE, JSR, JSR_W, LDC, LDC_W, LOOKUPSWITCH,
-    NAME_OF, OPERAND_OF, RET, SHORT_FORM_OF, SHORT_FORMS, TABLESWITCH, WIDE, Operand,
+    GOTO, GOTO_W, INVERTED_BRANCH, JSR, JSR_W, LDC, LDC_W, NAME_OF, OPERAND_OF, RET, SHORT_FORM_OF, SHORT_FORMS,
+    WIDE, Operand,
 )
 from .model import ExceptionEntry
 
@@ -80,7 +84,8 @@ class Insn:
     keys: list[int] | None = None
 
     def __repr__(self) -> str:
-        parts = [NAME_OF[self.opcode] or f"0x{self.opcode:02x}"]
+        name = NAME_OF[self.opcode] if 0 <= self.opcode < 256 else None
+        parts = [name or f"opcode {self.opcode}"]
         if self.target is not None:
             parts.append(repr(self.target))
         elif self.targets is not None:
@@ -131,7 +136,7 @@ class Symbolic(NamedTuple):
 _A_NONE, _A_LOCAL, _A_CP2, _A_LDC, _A_COND, _A_S1, _A_BRANCH, _A_IFACE, _A_S2, _A_IINC, _A_INDY, _A_NEWARRAY, \
     _A_TABLE, _A_LOOKUP, _A_RET, _A_MULTI, _A_BAD = range(17)
 # to_symbolic categories (likewise tested as literals)
-_S_PLAIN, _S_SHORT, _S_BRANCH, _S_SWITCH = range(4)
+_S_PLAIN, _S_SHORT, _S_BRANCH, _S_SWITCH, _S_LDC_W = range(5)
 
 _ACAT: list[int] = [_A_BAD] * 256
 _SCAT: list[int] = [_S_PLAIN] * 256
@@ -163,6 +168,7 @@ for _base in set(b for b, _ in SHORT_FORMS.values()):
     _FIRST_SHORT[_base] = SHORT_FORM_OF[(_base, 0)]
 _ACAT[RET] = _A_RET
 _ACAT[LDC_W] = _A_LDC
+_SCAT[LDC_W] = _S_LDC_W
 _ACAT[GOTO] = _ACAT[JSR] = _ACAT[GOTO_W] = _ACAT[JSR_W] = _A_BRANCH
 _CANON[LDC_W] = LDC
 _CANON[GOTO_W] = GOTO
@@ -218,8 +224,6 @@ def to_symbolic(insns: list[Instruction], code_length: int, extra_offsets: Itera
         op = i.opcode
         c = scat[op]
         if c == 0:  # _S_PLAIN
-            if op == 0x13:  # ldc_w -> ldc
-                op = 0x12
             app(Insn_(op, i.arg, i.arg2))
         elif c == 1:  # _S_SHORT
             app(Insn_(canon[op], short_k[op]))
@@ -229,7 +233,9 @@ def to_symbolic(insns: list[Instruction], code_length: int, extra_offsets: Itera
             if lab is None:
                 lab = labels[t] = Label()
             app(Insn_(canon[op], 0, 0, lab))
-        else:  # switch
+        elif c == 4:  # _S_LDC_W
+            app(Insn_(LDC, i.arg))
+        else:  # _S_SWITCH
             t = i.arg
             dflt = get(t)
             if dflt is None:
@@ -283,7 +289,7 @@ class _Emitted(NamedTuple):
     overflow: list[int]  # indices (into branches) of short branches whose displacement does not fit
 
 
-def _emit(items: list[Insn | Label], long_ids: set[int] | frozenset[int]) -> _Emitted:
+def _emit(items: Sequence[Insn | Label], long_ids: set[int] | frozenset[int]) -> _Emitted:
     """Lay out and encode ``items`` with the branches whose ``id`` is in ``long_ids`` in long form.
 
     Offsets follow from the forms, so one pass suffices to encode; short branches whose displacement
@@ -304,204 +310,210 @@ def _emit(items: list[Insn | Label], long_ids: set[int] | frozenset[int]) -> _Em
     Insn_ = Insn
     first_short = _FIRST_SHORT
     pos = 0
-    for x in items:
-        if type(x) is not Insn_:
-            if type(x) is not Label:
-                raise ClassFileError(f"method body item {x!r} is neither an Insn nor a Label")
-            if x in offsets:  # type: ignore[comparison-overlap]
-                raise ClassFileError(f"{x!r} is placed twice")
-            offsets[x] = pos  # type: ignore[index]
-            label_index[x] = len(instrs)  # type: ignore[index]
-            continue
-        op = x.opcode
-        c = acat[op]
-        if c == 0:  # _A_NONE
-            put(op)
-            app(Ins(pos, op, 0, 0, False, None, None, 1))
-            pos += 1
-        elif c == 1:  # _A_LOCAL
-            a = x.arg
-            if a < 4:
-                if a < 0:
-                    raise _bad(x, "negative local index")
-                op = first_short[op] + a
+    try:
+        for x in items:
+            if type(x) is not Insn_:
+                if type(x) is not Label:
+                    raise ClassFileError(f"method body item {x!r} is neither an Insn nor a Label")
+                if x in offsets:
+                    raise ClassFileError(f"{x!r} is placed twice")
+                offsets[x] = pos
+                label_index[x] = len(instrs)
+                continue
+            op = x.opcode
+            c = acat[op]
+            if c == 0:  # _A_NONE
                 put(op)
                 app(Ins(pos, op, 0, 0, False, None, None, 1))
                 pos += 1
-            elif a < 256:
-                put(op)
-                put(a)
-                app(Ins(pos, op, a, 0, False, None, None, 2))
-                pos += 2
-            elif a < 65536:
-                code += _WIDE_LOCAL.pack(WIDE, op, a)
-                app(Ins(pos, op, a, 0, True, None, None, 4))
-                pos += 4
-            else:
-                raise _bad(x, "local index above 65535")
-        elif c == 2:  # _A_CP2
-            a = x.arg
-            if not 0 < a < 65536:
-                raise _bad(x, "constant pool index outside 1..65535")
-            code += _B_H.pack(op, a)
-            app(Ins(pos, op, a, 0, False, None, None, 3))
-            pos += 3
-        elif c == 3:  # _A_LDC
-            a = x.arg
-            if a < 256:
-                if a <= 0:
+            elif c == 1:  # _A_LOCAL
+                a = x.arg
+                if a < 4:
+                    if a < 0:
+                        raise _bad(x, "negative local index")
+                    op = first_short[op] + a
+                    put(op)
+                    app(Ins(pos, op, 0, 0, False, None, None, 1))
+                    pos += 1
+                elif a < 256:
+                    put(op)
+                    put(a)
+                    app(Ins(pos, op, a, 0, False, None, None, 2))
+                    pos += 2
+                elif a < 65536:
+                    code += _WIDE_LOCAL.pack(WIDE, op, a)
+                    app(Ins(pos, op, a, 0, True, None, None, 4))
+                    pos += 4
+                else:
+                    raise _bad(x, "local index above 65535")
+            elif c == 2:  # _A_CP2
+                a = x.arg
+                if not 0 < a < 65536:
                     raise _bad(x, "constant pool index outside 1..65535")
-                put(LDC)
-                put(a)
-                app(Ins(pos, LDC, a, 0, False, None, None, 2))
-                pos += 2
-            elif a < 65536:
-                code += _B_H.pack(LDC_W, a)
-                app(Ins(pos, LDC_W, a, 0, False, None, None, 3))
+                code += _B_H.pack(op, a)
+                app(Ins(pos, op, a, 0, False, None, None, 3))
                 pos += 3
-            else:
-                raise _bad(x, "constant pool index outside 1..65535")
-        elif c == 4:  # _A_COND
-            if long_ids and id(x) in long_ids:
-                inv = INVERTED_BRANCH[op]
-                code += b"\0\0\0\0\0\0\0\0"
-                code[pos] = inv
-                code[pos + 2] = 8
-                code[pos + 3] = GOTO_W
-                app(Ins(pos, inv, pos + 8, 0, False, None, None, 3))
-                gw = Ins(pos + 3, GOTO_W, 0, 0, False, None, None, 5)
-                app(gw)
-                long_branches.append((gw, x.target, x))  # type: ignore[arg-type]
-                pos += 8
-            else:
-                code += b"\0\0\0"
-                code[pos] = op
-                ins = Ins(pos, op, 0, 0, False, None, None, 3)
-                branches.append((ins, x.target, len(instrs), x))  # type: ignore[arg-type]
-                app(ins)
-                pos += 3
-        elif c == 5:  # _A_S1
-            a = x.arg
-            if not -128 <= a < 128:
-                raise _bad(x, "bipush operand outside -128..127")
-            put(op)
-            put(a & 0xFF)
-            app(Ins(pos, op, a, 0, False, None, None, 2))
-            pos += 2
-        elif c == 6:  # _A_BRANCH
-            # goto/jsr (an explicit goto_w/jsr_w is canonicalised back: the layout decides)
-            op = _LONG_OF[op] if long_ids and id(x) in long_ids else _CANON[op]
-            if op > JSR:  # goto_w / jsr_w
-                code += b"\0\0\0\0\0"
-                code[pos] = op
-                ins = Ins(pos, op, 0, 0, False, None, None, 5)
-                long_branches.append((ins, x.target, x))  # type: ignore[arg-type]
-                app(ins)
-                pos += 5
-            else:
-                code += b"\0\0\0"
-                code[pos] = op
-                ins = Ins(pos, op, 0, 0, False, None, None, 3)
-                branches.append((ins, x.target, len(instrs), x))  # type: ignore[arg-type]
-                app(ins)
-                pos += 3
-        elif c == 7:  # _A_IFACE
-            a = x.arg
-            k = x.arg2
-            if not (0 < a < 65536 and 0 < k < 256):
-                raise _bad(x, "pool index outside 1..65535 or count outside 1..255")
-            code += _B_H_B_B.pack(op, a, k, 0)
-            app(Ins(pos, op, a, k, False, None, None, 5))
-            pos += 5
-        elif c == 8:  # _A_S2
-            a = x.arg
-            if not -32768 <= a < 32768:
-                raise _bad(x, "sipush operand outside -32768..32767")
-            put(op)
-            code += _S2.pack(a)
-            app(Ins(pos, op, a, 0, False, None, None, 3))
-            pos += 3
-        elif c == 9:  # _A_IINC
-            a = x.arg
-            k = x.arg2
-            if 0 <= a < 256 and -128 <= k < 128:
+            elif c == 3:  # _A_LDC
+                a = x.arg
+                if a < 256:
+                    if a <= 0:
+                        raise _bad(x, "constant pool index outside 1..65535")
+                    put(LDC)
+                    put(a)
+                    app(Ins(pos, LDC, a, 0, False, None, None, 2))
+                    pos += 2
+                elif a < 65536:
+                    code += _B_H.pack(LDC_W, a)
+                    app(Ins(pos, LDC_W, a, 0, False, None, None, 3))
+                    pos += 3
+                else:
+                    raise _bad(x, "constant pool index outside 1..65535")
+            elif c == 4:  # _A_COND
+                if long_ids and id(x) in long_ids:
+                    inv = INVERTED_BRANCH[op]
+                    code += b"\0\0\0\0\0\0\0\0"
+                    code[pos] = inv
+                    code[pos + 2] = 8
+                    code[pos + 3] = GOTO_W
+                    app(Ins(pos, inv, pos + 8, 0, False, None, None, 3))
+                    gw = Ins(pos + 3, GOTO_W, 0, 0, False, None, None, 5)
+                    app(gw)
+                    long_branches.append((gw, x.target, x))  # type: ignore[arg-type]
+                    pos += 8
+                else:
+                    code += b"\0\0\0"
+                    code[pos] = op
+                    ins = Ins(pos, op, 0, 0, False, None, None, 3)
+                    branches.append((ins, x.target, len(instrs), x))  # type: ignore[arg-type]
+                    app(ins)
+                    pos += 3
+            elif c == 5:  # _A_S1
+                a = x.arg
+                if not -128 <= a < 128:
+                    raise _bad(x, "bipush operand outside -128..127")
                 put(op)
-                put(a)
-                put(k & 0xFF)
-                app(Ins(pos, op, a, k, False, None, None, 3))
+                put(a & 0xFF)
+                app(Ins(pos, op, a, 0, False, None, None, 2))
+                pos += 2
+            elif c == 6:  # _A_BRANCH
+                # goto/jsr (an explicit goto_w/jsr_w is canonicalised back: the layout decides)
+                op = _LONG_OF[op] if long_ids and id(x) in long_ids else _CANON[op]
+                if op > JSR:  # goto_w / jsr_w
+                    code += b"\0\0\0\0\0"
+                    code[pos] = op
+                    ins = Ins(pos, op, 0, 0, False, None, None, 5)
+                    long_branches.append((ins, x.target, x))  # type: ignore[arg-type]
+                    app(ins)
+                    pos += 5
+                else:
+                    code += b"\0\0\0"
+                    code[pos] = op
+                    ins = Ins(pos, op, 0, 0, False, None, None, 3)
+                    branches.append((ins, x.target, len(instrs), x))  # type: ignore[arg-type]
+                    app(ins)
+                    pos += 3
+            elif c == 7:  # _A_IFACE
+                a = x.arg
+                k = x.arg2
+                if not (0 < a < 65536 and 0 < k < 256):
+                    raise _bad(x, "pool index outside 1..65535 or count outside 1..255")
+                code += _B_H_B_B.pack(op, a, k, 0)
+                app(Ins(pos, op, a, k, False, None, None, 5))
+                pos += 5
+            elif c == 8:  # _A_S2
+                a = x.arg
+                if not -32768 <= a < 32768:
+                    raise _bad(x, "sipush operand outside -32768..32767")
+                put(op)
+                code += _S2.pack(a)
+                app(Ins(pos, op, a, 0, False, None, None, 3))
                 pos += 3
-            elif 0 <= a < 65536 and -32768 <= k < 32768:
-                code += _WIDE_IINC.pack(WIDE, op, a, k)
-                app(Ins(pos, op, a, k, True, None, None, 6))
-                pos += 6
-            else:
-                raise _bad(x, "iinc local outside 0..65535 or constant outside -32768..32767")
-        elif c == 10:  # _A_INDY
-            a = x.arg
-            if not 0 < a < 65536:
-                raise _bad(x, "constant pool index outside 1..65535")
-            code += _B_H_B_B.pack(op, a, 0, 0)
-            app(Ins(pos, op, a, 0, False, None, None, 5))
-            pos += 5
-        elif c == 11:  # _A_NEWARRAY
-            a = x.arg
-            if not 4 <= a <= 11:
-                raise _bad(x, "newarray type code outside 4..11")
-            put(op)
-            put(a)
-            app(Ins(pos, op, a, 0, False, None, None, 2))
-            pos += 2
-        elif c == 12 or c == 13:  # _A_TABLE, _A_LOOKUP
-            tl = x.targets
-            if tl is None or x.default is None:
-                raise _bad(x, "a switch needs default and targets")
-            ncases = len(tl)
-            pad = 3 - (pos & 3)
-            if c == 12:  # _A_TABLE
-                low = x.arg2
-                if not ncases or low + ncases - 1 > 2147483647 or low < -2147483648:
-                    raise _bad(x, "tableswitch needs 1.. targets and low..high within 32 bits")
-                size = 1 + pad + 12 + 4 * ncases
-                ins = Ins(pos, op, 0, low, False, None, [], size)
-            else:
-                keys = x.keys
-                if keys is None or len(keys) != ncases:
-                    raise _bad(x, "lookupswitch needs as many keys as targets")
-                for j in range(1, ncases):
-                    if keys[j - 1] >= keys[j]:
-                        raise _bad(x, "lookupswitch keys must be strictly increasing")
-                if ncases and not (-2147483648 <= keys[0] and keys[-1] <= 2147483647):
-                    raise _bad(x, "lookupswitch key outside 32 bits")
-                size = 1 + pad + 8 + 8 * ncases
-                ins = Ins(pos, op, 0, 0, False, list(keys), [], size)
-            code += bytes(size)
-            code[pos] = op
-            switches.append((ins, x, len(instrs)))
-            app(ins)
-            pos += size
-        elif c == 14:  # _A_RET
-            a = x.arg
-            if 0 <= a < 256:
+            elif c == 9:  # _A_IINC
+                a = x.arg
+                k = x.arg2
+                if 0 <= a < 256 and -128 <= k < 128:
+                    put(op)
+                    put(a)
+                    put(k & 0xFF)
+                    app(Ins(pos, op, a, k, False, None, None, 3))
+                    pos += 3
+                elif 0 <= a < 65536 and -32768 <= k < 32768:
+                    code += _WIDE_IINC.pack(WIDE, op, a, k)
+                    app(Ins(pos, op, a, k, True, None, None, 6))
+                    pos += 6
+                else:
+                    raise _bad(x, "iinc local outside 0..65535 or constant outside -32768..32767")
+            elif c == 10:  # _A_INDY
+                a = x.arg
+                if not 0 < a < 65536:
+                    raise _bad(x, "constant pool index outside 1..65535")
+                code += _B_H_B_B.pack(op, a, 0, 0)
+                app(Ins(pos, op, a, 0, False, None, None, 5))
+                pos += 5
+            elif c == 11:  # _A_NEWARRAY
+                a = x.arg
+                if not 4 <= a <= 11:
+                    raise _bad(x, "newarray type code outside 4..11")
                 put(op)
                 put(a)
                 app(Ins(pos, op, a, 0, False, None, None, 2))
                 pos += 2
-            elif 0 <= a < 65536:
-                code += _WIDE_LOCAL.pack(WIDE, op, a)
-                app(Ins(pos, op, a, 0, True, None, None, 4))
+            elif c == 12 or c == 13:  # _A_TABLE, _A_LOOKUP
+                tl = x.targets
+                if tl is None or x.default is None:
+                    raise _bad(x, "a switch needs default and targets")
+                ncases = len(tl)
+                pad = 3 - (pos & 3)
+                if c == 12:  # _A_TABLE
+                    low = x.arg2
+                    if not ncases or low + ncases - 1 > 2147483647 or low < -2147483648:
+                        raise _bad(x, "tableswitch needs 1.. targets and low..high within 32 bits")
+                    size = 1 + pad + 12 + 4 * ncases
+                    ins = Ins(pos, op, 0, low, False, None, [], size)
+                else:
+                    keys = x.keys
+                    if keys is None or len(keys) != ncases:
+                        raise _bad(x, "lookupswitch needs as many keys as targets")
+                    for j in range(1, ncases):
+                        if keys[j - 1] >= keys[j]:
+                            raise _bad(x, "lookupswitch keys must be strictly increasing")
+                    if ncases and not (-2147483648 <= keys[0] and keys[-1] <= 2147483647):
+                        raise _bad(x, "lookupswitch key outside 32 bits")
+                    size = 1 + pad + 8 + 8 * ncases
+                    ins = Ins(pos, op, 0, 0, False, list(keys), [], size)
+                code += bytes(size)
+                code[pos] = op
+                switches.append((ins, x, len(instrs)))
+                app(ins)
+                pos += size
+            elif c == 14:  # _A_RET
+                a = x.arg
+                if 0 <= a < 256:
+                    put(op)
+                    put(a)
+                    app(Ins(pos, op, a, 0, False, None, None, 2))
+                    pos += 2
+                elif 0 <= a < 65536:
+                    code += _WIDE_LOCAL.pack(WIDE, op, a)
+                    app(Ins(pos, op, a, 0, True, None, None, 4))
+                    pos += 4
+                else:
+                    raise _bad(x, "local index outside 0..65535")
+            elif c == 15:  # _A_MULTI
+                a = x.arg
+                k = x.arg2
+                if not (0 < a < 65536 and 0 < k < 256):
+                    raise _bad(x, "pool index outside 1..65535 or dimensions outside 1..255")
+                code += _B_H_B.pack(op, a, k)
+                app(Ins(pos, op, a, k, False, None, None, 4))
                 pos += 4
             else:
-                raise _bad(x, "local index outside 0..65535")
-        elif c == 15:  # _A_MULTI
-            a = x.arg
-            k = x.arg2
-            if not (0 < a < 65536 and 0 < k < 256):
-                raise _bad(x, "pool index outside 1..65535 or dimensions outside 1..255")
-            code += _B_H_B.pack(op, a, k)
-            app(Ins(pos, op, a, k, False, None, None, 4))
-            pos += 4
-        else:
-            raise _bad(x, "not an instruction opcode (wide is chosen by the assembler)")
+                raise _bad(x, "not an instruction opcode (wide is chosen by the assembler)")
+    except IndexError:  # an opcode beyond 255 indexes past the opcode tables
+        bad = next((x for x in items if isinstance(x, Insn) and not 0 <= x.opcode < 256), None)
+        if bad is None:
+            raise
+        raise _bad(bad, "not an instruction opcode") from None
 
     if pos > _MAX_CODE:
         raise ClassFileError(f"method code too large: {pos} bytes")
@@ -517,7 +529,7 @@ def _emit(items: list[Insn | Label], long_ids: set[int] | frozenset[int]) -> _Em
     overflow: list[int] = []
     pack2 = _S2.pack_into
     for j, (ins, lab, _, x) in enumerate(branches):
-        t = offsets.get(lab)  # type: ignore[arg-type]
+        t = offsets.get(lab)
         if t is None or t >= pos:
             t = resolve(lab, x)
         ins.arg = t
@@ -567,12 +579,14 @@ def _grow(first: _Emitted) -> tuple[set[int], list[int]]:
     long_ids: set[int] = set()
     overflowing = {first.branches[j][2] for j in first.overflow}
     while True:
+        for k, _, _, x in pending:
+            if k in overflowing:
+                long_ids.add(id(x))
+        # the long forms are chosen per Insn object: one placed twice (allowed) grows at both places
         still = []
         for entry in pending:
-            k, _, long_size, x = entry
-            if k in overflowing:
-                sizes[k] = long_size
-                long_ids.add(id(x))
+            if id(entry[3]) in long_ids:
+                sizes[entry[0]] = entry[2]
             else:
                 still.append(entry)
         pending = still
@@ -596,7 +610,7 @@ def _grow(first: _Emitted) -> tuple[set[int], list[int]]:
             return long_ids, offs
 
 
-def _assemble(items: list[Insn | Label], handlers: list[Handler]) -> tuple[Assembled, list[int] | None]:
+def _assemble(items: Sequence[Insn | Label], handlers: Sequence[Handler]) -> tuple[Assembled, list[int] | None]:
     """:func:`assemble`, also returning each symbolic instruction's start when the layout had to grow."""
     em = _emit(items, frozenset())
     starts = None
@@ -625,24 +639,26 @@ def _assemble(items: list[Insn | Label], handlers: list[Handler]) -> tuple[Assem
     return Assembled(bytes(em.code), offsets, em.instructions, table), starts
 
 
-def assemble(items: list[Insn | Label], handlers: list[Handler] | None = None) -> Assembled:
+def assemble(items: Sequence[Insn | Label], handlers: Sequence[Handler] = ()) -> Assembled:
     """Lay out and encode a symbolic method body with the shortest encodings (see the module docstring)."""
-    return _assemble(items, handlers or [])[0]
+    return _assemble(items, handlers)[0]
 
 
 # --------------------------------------------------------------------------------------------------------
 # reassemble
 
 
-def reassemble(code: bytes, exception_table: list[ExceptionEntry], extra_offsets: Iterable[int] = ()
-               ) -> tuple[Assembled, dict[int, int]]:
+def reassemble(code: bytes, exception_table: list[ExceptionEntry], extra_offsets: Iterable[int] = (),
+               insns: list[Instruction] | None = None) -> tuple[Assembled, dict[int, int]]:
     """Decode ``code``, convert it to symbolic form and assemble it again.
 
     Returns the result and ``offset_map``: old offset -> new offset for every old instruction start and for
     the old code length, so callers can rewrite LineNumberTable, LocalVariableTable and other offset-bearing
-    attributes. ``extra_offsets`` are checked to be instruction starts (or the code length).
+    attributes. ``extra_offsets`` are checked to be instruction starts (or the code length). ``insns`` is
+    ``decode(code)`` when the caller already has it.
     """
-    insns = decode(code)
+    if insns is None:
+        insns = decode(code)
     n = len(code)
     extra = set(extra_offsets)
     for e in exception_table:
@@ -650,12 +666,13 @@ def reassemble(code: bytes, exception_table: list[ExceptionEntry], extra_offsets
         extra.add(e.end)
         extra.add(e.handler)
     items, labels = to_symbolic(insns, n, extra)
+    old_offsets = [i.offset for i in insns]
+    del insns  # free the decoded instructions before assembling (fewer live objects, less GC work)
     handlers = [Handler(labels[e.start], labels[e.end], labels[e.handler], e.catch_type)
                 for e in exception_table]
     asm, starts = _assemble(items, handlers)
-    if starts is None:
-        offset_map = {old.offset: new.offset for old, new in zip(insns, asm.instructions)}
-    else:
-        offset_map = {old.offset: new for old, new in zip(insns, starts)}
+    if starts is None:  # no branch grew: one instruction per Insn
+        starts = [i.offset for i in asm.instructions]
+    offset_map = dict(zip(old_offsets, starts))
     offset_map[n] = len(asm.code)
     return asm, offset_map

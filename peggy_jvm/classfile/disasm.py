@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from .attributes import LineNumberTable
-from .bytecode import decode
 from .frames import decode_stack_map, initial_frame
 from .model import Access, ClassFile, CodeAttribute, MethodInfo
 from .opcodes import NEWARRAY_NAMES, OPERAND_OF, Operand
@@ -59,7 +58,7 @@ def _method(cf: ClassFile, m: MethodInfo) -> Iterator[str]:
         elif a.name == "LineNumberTable":
             for e in LineNumberTable.parse(a.data).entries:
                 lines.setdefault(e.start_pc, e.line_number)
-    for ins in decode(code.code):
+    for ins in code.instructions():
         if ins.offset in frames:
             yield f"        frame: {frames[ins.offset].describe()}"
         line = f"  // line {lines[ins.offset]}" if ins.offset in lines else ""

@@ -17,8 +17,13 @@ import struct
 from dataclasses import dataclass, field
 from enum import IntFlag
 
+from typing import TYPE_CHECKING
+
 from .constpool import ConstantPool
 from .errors import ClassFileError
+
+if TYPE_CHECKING:
+    from .bytecode import Instruction
 
 
 class Access(IntFlag):
@@ -141,7 +146,6 @@ class CodeAttribute:
 
     @classmethod
     def parse(cls, data: bytes, pool: ConstantPool) -> "CodeAttribute":
-        from .bytecode import decode
         from .reader import read_attributes  # the attribute-list reader is shared with the class reader
 
         n = len(data)
@@ -168,13 +172,21 @@ class CodeAttribute:
         attributes, pos = read_attributes(data, pos, pool, "Code")
         if pos != n:
             raise ClassFileError(f"Code attribute has {n - pos} trailing bytes")
-        starts = {i.offset for i in decode(code)}  # invalid opcodes, truncated operands, bad branch targets
-        starts.add(code_length)
-        for x in table:
+        return cls(max_stack, max_locals, bytes(code), table, attributes)
+
+    def instructions(self) -> list[Instruction]:
+        """The decoded code, checked: valid opcodes and operands, branch targets and exception-table bounds at
+        instruction starts. Raises ClassFileError (the class is malformed) otherwise."""
+        from .bytecode import decode
+
+        insns = decode(self.code)
+        starts = {i.offset for i in insns}
+        starts.add(len(self.code))
+        for x in self.exception_table:
             if x.start not in starts or x.end not in starts or x.handler not in starts:
                 raise ClassFileError(f"exception table entry [{x.start}, {x.end}) -> {x.handler} does not "
                                      "start and end at instructions")
-        return cls(max_stack, max_locals, bytes(code), table, attributes)
+        return insns
 
     def to_bytes(self) -> bytes:
         from .writer import write_attributes

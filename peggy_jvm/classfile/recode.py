@@ -73,17 +73,15 @@ def _offsets_of(attr: Attribute) -> list[int]:
     return out
 
 
-def recode_method(cf: ClassFile, method: MethodInfo, hierarchy: ClassHierarchy | None) -> RecodeResult:
-    """Re-encode ``method``'s code through the assembler and recompute its frames and maxes."""
-    code_attr = method.code_attribute()
-    if code_attr is None:
-        raise ClassFileError(f"method {method.name}{method.descriptor} has no Code attribute")
-    code = CodeAttribute.parse(code_attr.data, cf.pool)
+def recode_method(cf: ClassFile, method: MethodInfo, code: CodeAttribute, insns: list[Instruction],
+                  hierarchy: ClassHierarchy | None) -> RecodeResult:
+    """Re-encode ``method``'s code (parsed as ``code``, decoded as ``insns``) through the assembler and
+    recompute its frames and maxes."""
     remappable = [a for a in code.attributes if a.name == "LineNumberTable" or a.name in _LOCAL_TABLES]
     extra: list[int] = []
     for a in remappable:
         extra.extend(_offsets_of(a))
-    asm, offset_map = reassemble(code.code, code.exception_table, extra)
+    asm, offset_map = reassemble(code.code, code.exception_table, extra, insns)
     moved = any(old != new for old, new in offset_map.items())
     kept: list[Attribute] = []
     dropped: list[str] = []
