@@ -25,7 +25,27 @@ def fail(where: str, what: str) -> "click.exceptions.Exit":
     return click.exceptions.Exit(EXIT_BAD_INPUT)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _OneLineErrors(click.Group):
+    """click, except that usage errors are one line like every other error (``peggy-jvm: error: usage: ...``)."""
+
+    def main(self, *args, **kwargs):  # type: ignore[override]
+        kwargs["standalone_mode"] = False
+        try:
+            result = super().main(*args, **kwargs)
+        except click.ClickException as e:
+            if type(e).__name__ == "NoArgsIsHelpError":  # a bare `peggy-jvm`: the help text is the answer
+                click.echo(e.format_message(), err=True)
+                sys.exit(e.exit_code)
+            hint = f" (see '{e.ctx.command_path} --help')" if isinstance(e, click.UsageError) and e.ctx else ""
+            click.echo(f"peggy-jvm: error: usage: {e.format_message()}{hint}", err=True)
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("peggy-jvm: error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+@click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="peggy-jvm")
 def main() -> None:
     """peggy-jvm: optimize and validate JVM bytecode by equality saturation."""

@@ -387,9 +387,12 @@ def test_unknown_option_and_bad_values_exit_2(classes, tmp_path):
         result = invoke(*args)
         assert result.exit_code == 2, (args, result.output)
         assert result.stdout == "", args
+        line = one_error_line(result.stderr)  # usage errors are one line like every other error
+        assert line.startswith("peggy-jvm: error: usage: "), (args, line)
     assert not (classes["release17"] / "IntArith-opt").exists()
     done = run_cli("optimize", cls, "--no-such-option")
     assert done.returncode == 2 and "no such option" in done.stderr.lower() and "Traceback" not in done.stderr
+    assert one_error_line(done.stderr).startswith("peggy-jvm: error: usage: ")
 
 
 def test_version_and_help(classes):
