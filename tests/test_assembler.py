@@ -3,7 +3,6 @@ byte-for-byte round trip of real JDK code (which needs a JDK: without one these 
 """
 from __future__ import annotations
 
-import re
 import shutil
 import struct
 import subprocess
@@ -33,10 +32,8 @@ def asm(items: list, handlers: list | None = None) -> Assembled:
     return a
 
 
-def only(items: list) -> Instruction:
-    a = asm(items)
-    assert len(a.instructions) == 1
-    return a.instructions[0]
+def nops(n: int) -> list[Insn | Label]:
+    return [Insn(op.NOP) for _ in range(n)]
 
 
 # ------------------------------------------------------------------------------------------ loads, stores
@@ -210,7 +207,7 @@ def test_invokedynamic_zero_bytes() -> None:
 
 
 def test_wide_and_invalid_opcodes_are_refused() -> None:
-    for bad in (op.WIDE, 0xCA, 0xFE, 0xFF):
+    for bad in (op.WIDE, 0xCA, 0xFE, 0xFF, 256, 1000, -1):
         with pytest.raises(ClassFileError):
             assemble([Insn(bad)], [])
 
@@ -269,7 +266,7 @@ def test_every_opcode_assembles_and_decodes_back() -> None:
     at = a.offsets
     jumps = [(i.name, i.arg) for i in a.instructions
              if op.OPERAND_OF[i.opcode] in (op.Operand.BRANCH2, op.Operand.BRANCH4)]
-    expanded = next(i for i in a.instructions if i.offset > at[far_fwd] - 1 and i.opcode == op.IFNE)
+    expanded = next(i for i in a.instructions if i.offset > at[far_fwd] - 1 and i.name == "ifne")
     assert jumps == [(op.NAME_OF[o], at[near]) for o in sorted(op.CONDITIONAL_BRANCHES)] + [
         ("goto", at[near]), ("jsr", at[near]), ("jsr_w", at[far_fwd]), ("goto_w", at[far_fwd]),
         ("ifne", expanded.offset + 8), ("goto_w", 0), ("goto_w", 0)]
@@ -454,8 +451,8 @@ def test_growth_shifts_switch_alignment(nops_before: int) -> None:
 def test_growth_cascades() -> None:
     # the goto fits (32767) until the conditional inside its range has to grow; then it must grow too
     end, far = Label("end"), Label("far")
-    items = [Insn(op.GOTO, target=end), Insn(op.ILOAD, 0), Insn(op.IFEQ, target=far)]
-    items += [Insn(op.NOP)] * 32760 + [end, Insn(op.RETURN)] + [Insn(op.NOP)] * 10 + [far, Insn(op.RETURN)]
+    items: list[Insn | Label] = [Insn(op.GOTO, target=end), Insn(op.ILOAD, 0), Insn(op.IFEQ, target=far)]
+    items += nops(32760) + [end, Insn(op.RETURN)] + nops(10) + [far, Insn(op.RETURN)]
     # short layout: end at 7 + 32760 = 32767 -> goto would fit; ifeq at 4 -> far at 32778, +32774: too far
     a = asm(items)
     assert [i.name for i in a.instructions[:4]] == ["goto_w", "iload_0", "ifne", "goto_w"]
@@ -464,13 +461,54 @@ def test_growth_cascades() -> None:
     assert a.instructions[3].arg == a.offsets[far] == a.offsets[end] + 1 + 10
 
 
+@pytest.mark.parametrize(("gap", "long"), [(32755, False), (32756, True)])
+def test_growth_up_to_the_exact_boundary(gap: int, long: bool) -> None:
+    # the far ifeq grows by 5 first; the goto over it then needs exactly 32767 (still short) or 32768 bytes
+    end, far = Label("end"), Label("far")
+    items: list[Insn | Label] = [Insn(op.GOTO, target=end), Insn(op.ILOAD, 0), Insn(op.IFEQ, target=far)]
+    items += nops(gap) + [end, Insn(op.RETURN)] + nops(10) + [far, Insn(op.RETURN)]
+    a = asm(items)
+    assert [i.name for i in a.instructions[:4]] == ["goto_w" if long else "goto", "iload_0", "ifne", "goto_w"]
+    assert a.instructions[0].arg == a.offsets[end] == (14 if long else 12) + gap
+    assert a.offsets[end] - a.instructions[0].offset == (32770 if long else 32767)
+
+
+@pytest.mark.parametrize(("gap", "long"), [(32759, False), (32760, True)])
+def test_backward_growth_up_to_the_exact_boundary(gap: int, long: bool) -> None:
+    # the goto back to `top` spans a conditional that grows: -32768 still fits, -32769 does not
+    top, far = Label("top"), Label("far")
+    items = [Insn(op.NOP), top, Insn(op.ILOAD, 0), Insn(op.IFNONNULL, target=far)] + [Insn(op.NOP)] * gap
+    items += [Insn(op.GOTO, target=top)] + [Insn(op.NOP)] * 100 + [far, Insn(op.RETURN)]
+    a = asm(items)
+    back = next(i for i in a.instructions if i.arg == 1 and i.opcode in (op.GOTO, op.GOTO_W))
+    assert back.opcode == (op.GOTO_W if long else op.GOTO)
+    assert back.offset - 1 == 1 + 8 + gap
+    assert [i.name for i in a.instructions[1:4]] == ["iload_0", "ifnull", "goto_w"]
+
+
+def test_a_branch_insn_placed_twice_is_laid_out_consistently() -> None:
+    # the same Insn object at two places, only the first of which is far: the layout chooses forms per Insn
+    # object, so both become long -- and the goto spanning the second one must see it long (+32769)
+    far, after = Label("far"), Label("after")
+    shared = Insn(op.IFEQ, target=far)
+    items: list[Insn | Label] = [Insn(op.ILOAD, 0), shared, Insn(op.GOTO, target=after)]
+    items += nops(32757) + [Insn(op.ILOAD, 0), shared, after, Insn(op.NOP), far, Insn(op.RETURN)]
+    a = asm(items)
+    names = [i.name for i in a.instructions if i.name != "nop"]
+    assert names == ["iload_0", "ifne", "goto_w", "goto_w", "iload_0", "ifne", "goto_w", "return"]
+    assert [i.arg for i in a.instructions if i.name == "goto_w"] == [a.offsets[far], a.offsets[after],
+                                                                      a.offsets[far]]
+    assert a.offsets[after] - 9 == 32757 + 5 + 1 + 8
+
+
 def test_code_too_large() -> None:
     with pytest.raises(ClassFileError, match="method code too large: 65536 bytes"):
         assemble([Insn(op.NOP)] * 65535 + [Insn(op.RETURN)], [])
     assemble([Insn(op.NOP)] * 65534 + [Insn(op.RETURN)], [])  # 65535 is fine
     # too large only once a far branch grows
     far = Label()
-    items = [Insn(op.ILOAD, 0), Insn(op.IFEQ, target=far)] + [Insn(op.NOP)] * 65528 + [far, Insn(op.RETURN)]
+    items: list[Insn | Label] = [Insn(op.ILOAD, 0), Insn(op.IFEQ, target=far)]
+    items += [Insn(op.NOP)] * 65528 + [far, Insn(op.RETURN)]
     with pytest.raises(ClassFileError, match="method code too large: 65538 bytes"):
         assemble(items, [])
 
@@ -484,7 +522,7 @@ def test_label_errors() -> None:
     with pytest.raises(ClassFileError, match="end of the code"):
         assemble([Insn(op.GOTO, target=lab), lab], [])
     with pytest.raises(ClassFileError, match="neither"):
-        assemble([Insn(op.NOP), "nop"], [])
+        assemble([Insn(op.NOP), "nop"], [])  # type: ignore[list-item]
 
 
 def test_labels_at_the_end_and_shared_offsets() -> None:
@@ -497,7 +535,7 @@ def test_labels_at_the_end_and_shared_offsets() -> None:
 
 def test_handlers_resolved_and_empty_ranges_dropped() -> None:
     s, e, h, s2, e2 = Label("s"), Label("e"), Label("h"), Label("s2"), Label("e2")
-    items = [s, Insn(op.ALOAD, 0), Insn(op.INVOKEVIRTUAL, 3), e, Insn(op.RETURN),
+    items: list[Insn | Label] = [s, Insn(op.ALOAD, 0), Insn(op.INVOKEVIRTUAL, 3), e, Insn(op.RETURN),
              s2, e2, h, Insn(op.ASTORE, 1), Insn(op.ALOAD, 1), Insn(op.ATHROW)]
     handlers = [Handler(s, e, h, 5), Handler(s2, e2, h, 0), Handler(s, e2, h, 0)]
     a = asm(items, handlers)
@@ -588,6 +626,11 @@ def test_reassemble_shrinks_and_maps_offsets() -> None:
     assert a.exception_table == [ExceptionEntry(1, 9, 10, 9)]
     assert sorted(a.offsets.values()) == [1, 9, 10, 11]
     assert a.instructions == decode(a.code)
+    # a caller that already decoded the code can pass the instructions (and keeps them unchanged)
+    insns = decode(code)
+    a2, omap2 = reassemble(code, table, [19], insns)
+    assert (a2.code, a2.exception_table, omap2) == (a.code, a.exception_table, omap)
+    assert insns == decode(code)
 
 
 def test_reassemble_keeps_a_needed_goto_w() -> None:
@@ -602,6 +645,26 @@ def test_reassemble_keeps_a_needed_goto_w() -> None:
     assert a.exception_table == [ExceptionEntry(1, 9, len(a0.code) - 1, 0)]
 
 
+def test_reassemble_expands_a_branch_that_a_realigned_switch_pushes_out_of_range() -> None:
+    # wide iload 0 shrinks by 3 bytes, which moves the tableswitch from 4k+3 (no padding) to 4k (3 bytes):
+    # the ifeq spanning it, at exactly +32767 before, no longer fits and becomes ifne +8; goto_w. The
+    # switch then sits at 9 (2 bytes of padding).
+    nops = 32747
+    code = (bytes.fromhex("c4 15 00 00" "99 7f ff" "aa")  # 0 wide iload 0; 4 ifeq +32767; 7 tableswitch
+            + struct.pack(">iiii", 17, 0, 0, 17) + bytes(nops) + b"\xb1")  # -> 24; nops; 32771 return
+    assert decode(code)[1].arg == 32771
+    a, omap = reassemble(code, [ExceptionEntry(7, 32771, 32771, 0)], [24])
+    assert [i.name for i in a.instructions[:5]] == ["iload_0", "ifne", "goto_w", "tableswitch", "nop"]
+    assert a.code[:9] == bytes.fromhex("1a 9a 00 08 c8 00 00 80 03")  # goto_w at 4 -> 28 + nops
+    sw = a.instructions[3]
+    assert (sw.offset, sw.length, sw.arg, sw.targets) == (9, 19, 28, [28])
+    assert omap[0] == 0 and omap[4] == 1 and omap[7] == 9 and omap[24] == 28
+    assert omap[32771] == 28 + nops and omap[len(code)] == len(a.code) == 29 + nops
+    assert all(omap[24 + k] == 28 + k for k in range(nops))
+    assert len(omap) == 4 + nops + 1
+    assert a.exception_table == [ExceptionEntry(9, 28 + nops, 28 + nops, 0)]
+
+
 # ------------------------------------------------------------------------------------------ real JDK code
 
 @pytest.fixture(scope="session")
@@ -612,6 +675,7 @@ def jdk_classes(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> li
         found = shutil.which("jimage")
         if found is None:
             pytest.fail(f"no jimage tool in {java_home / 'bin'} or on PATH")
+        assert found is not None
         tool = Path(found)
     modules = java_home / "lib" / "modules"
     if not modules.is_file():
@@ -675,12 +739,13 @@ def _pessimise(insns: list[Instruction], table: list[ExceptionEntry]
         elif opcode in (op.GOTO, op.JSR):
             opcode = op.GOTO_W if opcode == op.GOTO else op.JSR_W
         n = Instruction(pos, opcode, arg, i.arg2, wide, i.keys, i.targets)
+        ncases = 0 if i.targets is None else len(i.targets)
         if wide:
             n.length = 6 if opcode == op.IINC else 4
         elif opcode == op.TABLESWITCH:
-            n.length = 1 + (-(pos + 1)) % 4 + 12 + 4 * len(i.targets)
+            n.length = 1 + (-(pos + 1)) % 4 + 12 + 4 * ncases
         elif opcode == op.LOOKUPSWITCH:
-            n.length = 1 + (-(pos + 1)) % 4 + 8 + 8 * len(i.targets)
+            n.length = 1 + (-(pos + 1)) % 4 + 8 + 8 * ncases
         else:
             n.length = op.OPCODES[opcode].size
         where[i.offset] = pos

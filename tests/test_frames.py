@@ -942,7 +942,8 @@ def _recode_directory(src: Path, dst: Path, only: set[str] | None = None) -> dic
                 a = m.code_attribute()
                 if a is None:
                     continue
-                result = recode_method(cf, m, h)
+                code = CodeAttribute.parse(a.data, cf.pool)
+                result = recode_method(cf, m, code, code.instructions(), h)
                 m.attributes[m.attributes.index(a)] = Attribute(a.name_index, "Code", result.data)
         data = write_class(cf)
         (dst / p.name).write_bytes(data)

@@ -183,7 +183,6 @@ _WIDE_IINC = struct.Struct(">BBHh")
 _B_H = struct.Struct(">BH")
 _B_H_B_B = struct.Struct(">BHBB")
 _B_H_B = struct.Struct(">BHB")
-_B_B_B = struct.Struct(">BBB")
 _S2_MIN, _S2_MAX = -32768, 32767
 _MAX_CODE = 65535
 
@@ -196,7 +195,7 @@ def _bad(x: Insn, why: str) -> ClassFileError:
 # to_symbolic
 
 
-def to_symbolic(insns: list[Instruction], code_length: int, extra_offsets: Iterable[int] = ()) -> Symbolic:
+def to_symbolic(insns: Sequence[Instruction], code_length: int, extra_offsets: Iterable[int] = ()) -> Symbolic:
     """Convert decoded instructions (absolute targets) to canonical symbolic form.
 
     One :class:`Label` is created per branch/switch target offset and per offset of ``extra_offsets`` (for

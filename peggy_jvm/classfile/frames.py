@@ -217,8 +217,12 @@ _DUP_DEPTH = {0x59: 1, 0x5a: 2, 0x5b: 3, 0x5c: 2, 0x5d: 3, 0x5e: 4, 0x5f: 2}
 _MIN_DEPTH = {op.NEWARRAY: 1, op.ANEWARRAY: 1, op.CHECKCAST: 1, 0x32: 2}
 
 
-class _Analysis:
-    """One method's dataflow. Built per method; not reused."""
+class FrameInference:
+    """One method's verification-type dataflow. Built per method; not reused.
+
+    :meth:`run` computes the state at every leader (``states``: instruction index -> (locals, stack), word
+    based); :meth:`step` applies one instruction to a state, so a client (the IR lifter) can walk a block and
+    know the type of every value. ``handlers`` lists (start index, end index, handler index, caught class)."""
 
     def __init__(self, insns: list[Instruction], table: list[ExceptionEntry], pool: ConstantPool,
                  class_name: str, merger: _Merger, lenient: bool) -> None:
@@ -601,6 +605,14 @@ def frame_offsets(insns: list[Instruction], table: list[ExceptionEntry]) -> list
     return sorted(need)
 
 
+def infer_frames(insns: list[Instruction], table: list[ExceptionEntry], pool: ConstantPool, class_name: str,
+                 method_name: str, descriptor: str, is_static: bool, hierarchy: ClassHierarchy | None
+                 ) -> tuple[FrameInference, dict[int, tuple[list, list]]]:
+    """The inference and its states at leaders, for clients that need types at every instruction."""
+    analysis = FrameInference(insns, table, pool, class_name, _Merger(hierarchy, False), False)
+    return analysis, analysis.run(initial_frame(class_name, method_name, descriptor, is_static))
+
+
 def compute_frames(insns: list[Instruction], table: list[ExceptionEntry], pool: ConstantPool,
                    class_name: str, method_name: str, descriptor: str, is_static: bool,
                    hierarchy: ClassHierarchy | None, need_frames: bool = True) -> ComputedFrames:
@@ -610,7 +622,7 @@ def compute_frames(insns: list[Instruction], table: list[ExceptionEntry], pool: 
     only the maxes are meaningful.
     """
     lenient = not need_frames
-    analysis = _Analysis(insns, table, pool, class_name, _Merger(hierarchy, lenient), lenient)
+    analysis = FrameInference(insns, table, pool, class_name, _Merger(hierarchy, lenient), lenient)
     entry = initial_frame(class_name, method_name, descriptor, is_static)
     states = analysis.run(entry)
     frames: list[Frame] = []

@@ -1,0 +1,688 @@
+"""Lifting: a method's bytecode -> :class:`~.nodes.IRMethod` (stackless, typed, with exception edges).
+
+Inputs: the class (pool, bootstrap methods), one method's decoded instructions and exception table, and the
+class hierarchy (types come from :class:`~peggy_jvm.classfile.frames.FrameInference`, the same inference that
+computes stack-map frames). Output: an IRMethod, or :class:`LiftError` with the precise reason.
+
+How: blocks start at leaders (branch targets, handler starts, after jumps) and wherever the set of active
+exception handlers changes, so every statement of a block has the same handlers. Each block is walked once with
+an abstract operand stack of IR operands: constants stay constants, loads push the local's variable (copied to
+a temporary first if the local is overwritten while the value is still on the stack), every computed value gets
+a fresh temporary. At block ends the remaining stack goes into canonical stack variables ``s<depth>`` (parallel
+copy semantics), which is what the successors start from. ``new`` pushes a marker that the constructor call
+turns into one :class:`~.nodes.New`; a :class:`~.nodes.ClassInit` stays where ``new`` was whenever anything
+effectful happens in between.
+
+Invariants: every method either lifts completely or raises LiftError (nothing half-lifted escapes); local
+slot ``n`` holding kind ``k`` is always the variable ``l<n><k>``; the IR has no return addresses.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from ..classfile import frames as fr
+from ..classfile import opcodes as op
+from ..classfile.attributes import BootstrapMethods
+from ..classfile.bytecode import Instruction
+from ..classfile.constpool import ConstantPool
+from ..classfile.descriptors import parse_method_descriptor
+from ..classfile.errors import ClassFileError, UnsupportedCodeError
+from ..classfile.hierarchy import ClassHierarchy
+from ..classfile.model import Access, ClassFile, CodeAttribute, MethodInfo
+from ..classfile.opcodes import OPERAND_OF, Operand as OpShape
+from .nodes import (DOUBLE, FLOAT, INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap,
+                    Catch, CheckCast, ClassInit, Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField,
+                    GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic, InvokeKind, IRMethod, IRType,
+                    Kind, MethodRef, MonitorEnter, MonitorExit, New, NewArray, NULL_TYPE, PutField, PutStatic,
+                    Return, Stmt, Switch, Throw, Unary, Var, type_of_descriptor)
+
+
+class LiftError(UnsupportedCodeError):
+    """The method cannot be lifted; the message says what and where."""
+
+
+_KIND_OF_VTYPE = {fr.INTEGER: INT, fr.FLOAT: FLOAT, fr.LONG: LONG, fr.DOUBLE: DOUBLE}
+_LOAD_KIND = {op.ILOAD: Kind.INT, op.LLOAD: Kind.LONG, op.FLOAD: Kind.FLOAT, op.DLOAD: Kind.DOUBLE,
+              op.ALOAD: Kind.REF}
+_STORE_KIND = {op.ISTORE: Kind.INT, op.LSTORE: Kind.LONG, op.FSTORE: Kind.FLOAT, op.DSTORE: Kind.DOUBLE,
+               op.ASTORE: Kind.REF}
+_ARRAY_LOADS = {0x2e: "I", 0x2f: "J", 0x30: "F", 0x31: "D", 0x32: "L", 0x33: "B", 0x34: "C", 0x35: "S"}
+_ARRAY_STORES = {0x4f: "I", 0x50: "J", 0x51: "F", 0x52: "D", 0x53: "L", 0x54: "B", 0x55: "C", 0x56: "S"}
+_ELEM_TYPE = {"I": INT, "J": LONG, "F": FLOAT, "D": DOUBLE, "B": INT, "C": INT, "S": INT}
+_SUFFIX_TYPE = {"i": INT, "l": LONG, "f": FLOAT, "d": DOUBLE}
+# arithmetic opcodes -> (operator, arity)
+_ARITH: dict[int, tuple[str, int]] = {}
+for _base, _name in ((0x60, "add"), (0x64, "sub"), (0x68, "mul"), (0x6c, "div"), (0x70, "rem"), (0x74, "neg")):
+    for _k, _sfx in enumerate("ilfd"):
+        _ARITH[_base + _k] = (f"{_name}.{_sfx}", 1 if _name == "neg" else 2)
+for _o, _name in ((0x78, "shl.i"), (0x79, "shl.l"), (0x7a, "shr.i"), (0x7b, "shr.l"), (0x7c, "ushr.i"),
+                  (0x7d, "ushr.l"), (0x7e, "and.i"), (0x7f, "and.l"), (0x80, "or.i"), (0x81, "or.l"),
+                  (0x82, "xor.i"), (0x83, "xor.l"), (0x94, "cmp.l"), (0x95, "cmpl.f"), (0x96, "cmpg.f"),
+                  (0x97, "cmpl.d"), (0x98, "cmpg.d")):
+    _ARITH[_o] = (_name, 2)
+_CONVERSIONS = {0x85: "i2l", 0x86: "i2f", 0x87: "i2d", 0x88: "l2i", 0x89: "l2f", 0x8a: "l2d", 0x8b: "f2i",
+                0x8c: "f2l", 0x8d: "f2d", 0x8e: "d2i", 0x8f: "d2l", 0x90: "d2f", 0x91: "i2b", 0x92: "i2c",
+                0x93: "i2s"}
+_CONVERSION_RESULT = {"l": LONG, "f": FLOAT, "d": DOUBLE, "i": INT, "b": INT, "c": INT, "s": INT}
+_ICONST = {0x02: -1, 0x03: 0, 0x04: 1, 0x05: 2, 0x06: 3, 0x07: 4, 0x08: 5}
+_OTHER_CONST = {0x09: Const(LONG, 0), 0x0a: Const(LONG, 1), 0x0b: Const(FLOAT, 0.0), 0x0c: Const(FLOAT, 1.0),
+                0x0d: Const(FLOAT, 2.0), 0x0e: Const(DOUBLE, 0.0), 0x0f: Const(DOUBLE, 1.0),
+                0x01: Const(NULL_TYPE, None)}
+_IF_ZERO = {0x99: Cond.EQ, 0x9a: Cond.NE, 0x9b: Cond.LT, 0x9c: Cond.GE, 0x9d: Cond.GT, 0x9e: Cond.LE}
+_IF_CMP = {0x9f: Cond.EQ, 0xa0: Cond.NE, 0xa1: Cond.LT, 0xa2: Cond.GE, 0xa3: Cond.GT, 0xa4: Cond.LE,
+           0xa5: Cond.EQ, 0xa6: Cond.NE}
+_INVOKE_KINDS = {op.INVOKEVIRTUAL: InvokeKind.VIRTUAL, op.INVOKESPECIAL: InvokeKind.SPECIAL,
+                 op.INVOKESTATIC: InvokeKind.STATIC, op.INVOKEINTERFACE: InvokeKind.INTERFACE}
+_RETURNS = frozenset({0xac, 0xad, 0xae, 0xaf, 0xb0, 0xb1})
+_REF_KIND_NAMES = {1: "getField", 2: "getStatic", 3: "putField", 4: "putStatic", 5: "invokeVirtual",
+                   6: "invokeStatic", 7: "invokeSpecial", 8: "newInvokeSpecial", 9: "invokeInterface"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Uninit:
+    """The value ``new`` pushed before its constructor ran (offset of the ``new``, class)."""
+
+    offset: int
+    cls: str
+
+
+def _is_wide(x: object) -> bool:
+    return isinstance(x, (Var, Const)) and x.type.kind.wide
+
+
+class _Lifter:
+    def __init__(self, cf: ClassFile, method: MethodInfo, code: CodeAttribute, insns: list[Instruction],
+                 hierarchy: ClassHierarchy | None) -> None:
+        self.cf = cf
+        self.pool: ConstantPool = cf.pool
+        self.method = method
+        self.insns = insns
+        self.code = code
+        self.hierarchy = hierarchy
+        self.vars: list[Var] = []
+        self.local_vars: dict[tuple[int, Kind], Var] = {}
+        self.stack_vars: dict[tuple[int, Kind], Var] = {}
+        self.ref_classes: dict[int, list[str | None]] = {}
+        self.bootstraps: list | None = None
+        self.pending_inits: dict[int, ClassInit] = {}
+
+    # -- variables --------------------------------------------------------------------------------------
+    def new_var(self, t: IRType, name: str = "") -> Var:
+        v = Var(len(self.vars), t, name)
+        if not name:
+            v.name = f"t{v.id}"
+        self.vars.append(v)
+        return v
+
+    def local(self, slot: int, kind: Kind) -> Var:
+        v = self.local_vars.get((slot, kind))
+        if v is None:
+            v = self.local_vars[(slot, kind)] = self.new_var(IRType(kind), f"l{slot}{kind.suffix}")
+        return v
+
+    def stack_var(self, depth: int, kind: Kind) -> Var:
+        v = self.stack_vars.get((depth, kind))
+        if v is None:
+            v = self.stack_vars[(depth, kind)] = self.new_var(IRType(kind), f"s{depth}{kind.suffix}")
+        return v
+
+    def note_class(self, v: Var, vtype: object) -> None:
+        if v.type.kind is Kind.REF:
+            self.ref_classes.setdefault(v.id, []).append(vtype if isinstance(vtype, str) else None)
+
+    def temp_for(self, vtype: object) -> Var:
+        """A fresh temporary typed by a verification type."""
+        if isinstance(vtype, str):
+            return self.new_var(IRType(Kind.REF, vtype))
+        if vtype == fr.NULL:
+            return self.new_var(NULL_TYPE)
+        t = _KIND_OF_VTYPE.get(vtype)  # type: ignore[arg-type]
+        if t is None:
+            raise LiftError(f"value of verification type {fr.type_name(vtype)} in {self.where()}")
+        return self.new_var(t)
+
+    def where(self) -> str:
+        return f"{self.method.name}{self.method.descriptor}"
+
+    # -- constants --------------------------------------------------------------------------------------
+    def loadable(self, index: int) -> Const:
+        e = self.pool.entry(index)
+        tag = e[0]
+        if tag == 3:
+            return Const(INT, e[1])
+        if tag == 4:
+            return Const(FLOAT, struct.unpack(">f", struct.pack(">I", e[1]))[0])
+        if tag == 5:
+            return Const(LONG, e[1])
+        if tag == 6:
+            return Const(DOUBLE, struct.unpack(">d", struct.pack(">Q", e[1]))[0])
+        if tag == 8:
+            return Const(IRType(Kind.REF, "java/lang/String"), self.pool.utf8(e[1]))
+        if tag == 7:
+            return Const(IRType(Kind.REF, "java/lang/Class"), self.pool.class_name(index), ConstKind.CLASS)
+        if tag == 16:
+            return Const(IRType(Kind.REF, "java/lang/invoke/MethodType"), self.pool.utf8(e[1]),
+                         ConstKind.METHOD_TYPE)
+        if tag == 15:
+            return Const(IRType(Kind.REF, "java/lang/invoke/MethodHandle"),
+                         (_REF_KIND_NAMES[e[1]], self.member(e[2])), ConstKind.METHOD_HANDLE)
+        if tag == 17:
+            name, desc = self.pool.name_and_type(e[2])
+            return Const(type_of_descriptor(desc), DynamicConst(name, desc, self.bootstrap(e[1])), ConstKind.DYNAMIC)
+        raise LiftError(f"constant #{index} is not loadable ({self.where()})")
+
+    def member(self, index: int) -> FieldRef | MethodRef:
+        r = self.pool.member_ref(index)
+        if r.tag == 9:
+            return FieldRef(r.owner, r.name, r.descriptor)
+        return MethodRef(r.owner, r.name, r.descriptor, r.tag == 11)
+
+    def bootstrap(self, k: int) -> Bootstrap:
+        if self.bootstraps is None:
+            attr = next((a for a in self.cf.attributes if a.name == "BootstrapMethods"), None)
+            if attr is None:
+                raise LiftError(f"invokedynamic without a BootstrapMethods attribute ({self.where()})")
+            self.bootstraps = BootstrapMethods.parse(attr.data).methods
+        if k >= len(self.bootstraps):
+            raise LiftError(f"bootstrap method {k} does not exist ({self.where()})")
+        bm = self.bootstraps[k]
+        return Bootstrap(self.loadable(bm.bootstrap_method_ref), tuple(self.loadable(a) for a in bm.bootstrap_arguments))
+
+    # -- the walk ---------------------------------------------------------------------------------------
+    def lift(self) -> IRMethod:
+        m = self.method
+        try:
+            inference, states = fr.infer_frames(self.insns, self.code.exception_table, self.pool, self.cf.name,
+                                                m.name, m.descriptor, m.is_static, self.hierarchy)
+        except UnsupportedCodeError as e:
+            raise LiftError(f"{self.where()}: {e}") from None
+        self.inference = inference
+        n = len(self.insns)
+        starts = set(inference.leaders) | {0}
+        for k in range(1, n):
+            if inference.cover[k] is not inference.cover[k - 1]:
+                starts.add(k)
+        self.block_starts = sorted(s for s in starts if s < n)
+        self.block_of_index = set(self.block_starts)
+        params = self.param_vars()
+        blocks: dict[int, Block] = {}
+        # blocks split only because the handlers change are entered by falling through from the block before,
+        # whose walk records their state here
+        self.fallthrough_states: dict[int, tuple[list, list]] = {}
+        for start in self.block_starts:
+            state = states.get(start) or self.fallthrough_states.get(start)
+            if state is None:
+                continue  # unreachable code: not part of the IR
+            blocks[start] = self.lift_block(start, state)
+        for b in blocks.values():
+            for t in b.successors():
+                if t not in blocks:
+                    raise LiftError(f"{self.where()}: block {b.id} jumps to unreachable block {t}")
+        self.settle_ref_types()
+        return IRMethod(self.cf.name, m.name, m.descriptor, m.is_static, params, blocks, 0,
+                        bool(m.access & Access.SYNCHRONIZED), self.vars)
+
+    def param_vars(self) -> list[Var]:
+        m = self.method
+        out = []
+        slot = 0
+        if not m.is_static:
+            v = self.local(0, Kind.REF)
+            self.note_class(v, self.cf.name)
+            out.append(v)
+            slot = 1
+        args, _ = parse_method_descriptor(m.descriptor)
+        for a in args:
+            t = type_of_descriptor(a)
+            v = self.local(slot, t.kind)
+            if t.kind is Kind.REF:
+                self.note_class(v, t.cls)
+            out.append(v)
+            slot += 2 if t.kind.wide else 1
+        return out
+
+    def entry_stack(self, start: int, vstack: list) -> list:
+        """The operand stack a block starts with: canonical stack variables (or the caught exception)."""
+        ops: list = []
+        depth = 0
+        i = 0
+        while i < len(vstack):
+            t = vstack[i]
+            if isinstance(t, int) and t < 0:
+                ops.append(_Uninit(-t - 1, self.pool.class_name(self.insns[self.inference.index_of[-t - 1]].arg)))
+                i += 1
+            elif t == fr.UNINIT_THIS:
+                raise LiftError(f"{self.where()}: uninitializedThis on the stack at a block start")
+            else:
+                ty = self.temp_type(t)
+                v = self.stack_var(depth, ty.kind)
+                self.note_class(v, t)
+                ops.append(v)
+                i += 2 if ty.kind.wide else 1
+            depth += 1
+        return ops
+
+    def temp_type(self, vtype: object) -> IRType:
+        if isinstance(vtype, str) or vtype == fr.NULL:
+            return IRType(Kind.REF, vtype if isinstance(vtype, str) else None)
+        t = _KIND_OF_VTYPE.get(vtype)  # type: ignore[arg-type]
+        if t is None:
+            raise LiftError(f"{self.where()}: value of verification type {fr.type_name(vtype)}")
+        return t
+
+    def lift_block(self, start: int, state: tuple[list, list]) -> Block:
+        insns = self.insns
+        inference = self.inference
+        handlers = tuple(Handler(None if caught == "java/lang/Throwable" and self._catch_any(k) else caught,
+                                 inference.handlers[k][2])
+                         for k, caught in ((k, inference.handlers[k][3]) for k in inference.cover[start]))
+        block = Block(start, origin=insns[start].offset, handlers=handlers)
+        self.block = block
+        vlocals, vstack = list(state[0]), list(state[1])
+        self.vlocals = vlocals
+        is_handler = any(h[2] == start for h in inference.handlers)
+        if is_handler:
+            exc = self.stack_var(0, Kind.REF)
+            self.note_class(exc, vstack[0])
+            block.stmts.append(Catch(exc))
+            stack: list = [exc]
+        else:
+            stack = self.entry_stack(start, vstack)
+        self.stack = stack
+        k = start
+        n = len(insns)
+        while True:
+            ins = insns[k]
+            term = self.lift_insn(ins, k)
+            inference.step(ins, vlocals, vstack)
+            self.type_pushed(vstack)
+            if term is not None:
+                block.terminator = term
+                break
+            k += 1
+            if k >= n:
+                raise LiftError(f"{self.where()}: execution falls off the end of the code")
+            if k in self.block_of_index:
+                self.spill_stack()
+                block.terminator = Goto(k)
+                if k not in inference.leaders:
+                    self.fallthrough_states[k] = (list(vlocals), list(vstack))
+                break
+        return block
+
+    def _catch_any(self, k: int) -> bool:
+        return self.code.exception_table[k].catch_type == 0
+
+    def type_pushed(self, vstack: list) -> None:
+        """Give the temporary just pushed the precise class the inference knows."""
+        if self.stack and isinstance(self.stack[-1], Var) and self.stack[-1].name.startswith("t"):
+            v = self.stack[-1]
+            if v.type.kind is Kind.REF and vstack:
+                self.note_class(v, vstack[-1])
+
+    def spill_stack(self, *keep: Var | Const) -> list[Var | Const]:
+        """Copy the stack into the canonical stack variables (parallel-copy semantics). ``keep`` are operands
+        the block's terminator still reads; they are returned, saved first if the spill overwrites them."""
+        stack = self.stack
+        stmts = self.block.stmts
+        targets = []
+        for depth, x in enumerate(stack):
+            if isinstance(x, _Uninit):
+                targets.append(None)
+                continue
+            targets.append(self.stack_var(depth, x.type.kind))
+        # a source that is itself a stack variable about to be overwritten goes through a temporary first
+        written = {id(t) for d, t in enumerate(targets) if t is not None and stack[d] is not t}
+        saved: dict[int, Var] = {}
+
+        def save(x):
+            if isinstance(x, Var) and id(x) in written:
+                if id(x) not in saved:
+                    saved[id(x)] = self.new_var(x.type)
+                    stmts.append(Copy(saved[id(x)], x))
+                return saved[id(x)]
+            return x
+
+        stack[:] = [save(x) for x in stack]
+        kept = [save(x) for x in keep]
+        for d, x in enumerate(stack):
+            t = targets[d]
+            if t is not None and x is not t:
+                stmts.append(Copy(t, x))
+                if t.type.kind is Kind.REF:
+                    self.ref_classes.setdefault(t.id, []).append(x.type.cls)
+        return kept
+
+    # -- one instruction --------------------------------------------------------------------------------
+    def pop(self, n: int = 1) -> list:
+        if len(self.stack) < n:
+            raise LiftError(f"{self.where()}: stack underflow")
+        out = self.stack[len(self.stack) - n:]
+        del self.stack[len(self.stack) - n:]
+        return out
+
+    def value(self, x: object) -> Var | Const:
+        if isinstance(x, _Uninit):
+            raise LiftError(f"{self.where()}: uninitialized object used as a value")
+        return x  # type: ignore[return-value]
+
+    def emit(self, s: Stmt) -> None:
+        self.block.stmts.append(s)
+
+    def push_new(self, t: IRType) -> Var:
+        v = self.new_var(t)
+        self.stack.append(v)
+        return v
+
+    def lift_insn(self, ins: Instruction, k: int):
+        opc = ins.opcode
+        if opc in op.SHORT_FORMS:
+            opc, slot = op.SHORT_FORMS[opc]
+        else:
+            slot = ins.arg
+        stack = self.stack
+        if opc == 0x00:
+            return None
+        if opc in _ICONST:
+            stack.append(Const(INT, _ICONST[opc]))
+            return None
+        if opc in _OTHER_CONST:
+            stack.append(_OTHER_CONST[opc])
+            return None
+        if opc == op.BIPUSH or opc == op.SIPUSH:
+            stack.append(Const(INT, ins.arg))
+            return None
+        if opc in (op.LDC, op.LDC_W, op.LDC2_W):
+            stack.append(self.loadable(ins.arg))
+            return None
+        if opc in _LOAD_KIND:
+            stack.append(self.local(slot, _LOAD_KIND[opc]))
+            return None
+        if opc in _STORE_KIND:
+            (x,) = self.pop()
+            if isinstance(x, _Uninit):
+                raise LiftError(f"{self.where()}: uninitialized object stored in local {slot}")
+            kind = _STORE_KIND[opc]
+            target = self.local(slot, kind)
+            self.preserve(target)
+            self.emit(Copy(target, x))
+            if kind is Kind.REF:
+                self.ref_classes.setdefault(target.id, []).append(x.type.cls)
+            return None
+        if opc == op.IINC:
+            target = self.local(slot, Kind.INT)
+            self.preserve(target)
+            self.emit(Binary(target, "add.i", target, Const(INT, ins.arg2)))
+            return None
+        if opc in _ARRAY_LOADS:
+            arr, idx = self.pop(2)
+            elem = _ARRAY_LOADS[opc]
+            arr = self.value(arr)
+            t = _ELEM_TYPE.get(elem) or self.component_type(arr)
+            dst = self.new_var(t)
+            self.emit(ArrayLoad(dst, arr, idx, elem))
+            stack.append(dst)
+            return None
+        if opc in _ARRAY_STORES:
+            arr, idx, v = self.pop(3)
+            self.emit(ArrayStore(self.value(arr), idx, self.value(v), _ARRAY_STORES[opc]))
+            return None
+        if 0x57 <= opc <= 0x5f:
+            self.stack_op(opc)
+            return None
+        if opc in _ARITH:
+            name, arity = _ARITH[opc]
+            args = self.pop(arity)
+            t = INT if name.startswith("cmp") else _SUFFIX_TYPE[name[-1]]
+            dst = self.new_var(t)
+            self.emit(Unary(dst, name, args[0]) if arity == 1 else Binary(dst, name, args[0], args[1]))
+            stack.append(dst)
+            return None
+        if opc in _CONVERSIONS:
+            name = _CONVERSIONS[opc]
+            (a,) = self.pop()
+            dst = self.new_var(_CONVERSION_RESULT[name[-1]])
+            self.emit(Unary(dst, name, a))
+            stack.append(dst)
+            return None
+        if opc in _IF_ZERO:
+            (a,) = self.spill_stack(*self.pop())
+            return If(_IF_ZERO[opc], a, Const(INT, 0), self.target(ins.arg), self.next_block(k))
+        if opc in _IF_CMP:
+            a, b = self.spill_stack(*(self.value(x) for x in self.pop(2)))
+            return If(_IF_CMP[opc], a, b, self.target(ins.arg), self.next_block(k))
+        if opc == op.IFNULL or opc == op.IFNONNULL:
+            (a,) = self.spill_stack(*(self.value(x) for x in self.pop()))
+            return If(Cond.EQ if opc == op.IFNULL else Cond.NE, a, Const(NULL_TYPE, None),
+                      self.target(ins.arg), self.next_block(k))
+        if opc == op.GOTO or opc == op.GOTO_W:
+            self.spill_stack()
+            return Goto(self.target(ins.arg))
+        if opc == op.TABLESWITCH or opc == op.LOOKUPSWITCH:
+            (v,) = self.spill_stack(*self.pop())
+            keys = ins.keys if ins.keys is not None else list(range(ins.arg2, ins.arg2 + len(ins.targets)))
+            return Switch(v, list(keys), [self.target(t) for t in ins.targets], self.target(ins.arg))
+        if opc in _RETURNS:
+            if opc == op.RETURN:
+                return Return(None)
+            (v,) = self.pop()
+            return Return(self.value(v))
+        if opc == op.ATHROW:
+            (v,) = self.pop()
+            return Throw(self.value(v))
+        if opc in (op.GETSTATIC, op.PUTSTATIC, op.GETFIELD, op.PUTFIELD):
+            f = self.member(ins.arg)
+            assert isinstance(f, FieldRef)
+            if opc == op.GETSTATIC:
+                dst = self.new_var(type_of_descriptor(f.descriptor))
+                self.emit(GetStatic(dst, f))
+                stack.append(dst)
+            elif opc == op.PUTSTATIC:
+                (v,) = self.pop()
+                self.emit(PutStatic(f, self.value(v)))
+            elif opc == op.GETFIELD:
+                (obj,) = self.pop()
+                dst = self.new_var(type_of_descriptor(f.descriptor))
+                self.emit(GetField(dst, self.value(obj), f))
+                stack.append(dst)
+            else:
+                obj, v = self.pop(2)
+                self.emit(PutField(self.value(obj), f, self.value(v)))
+            return None
+        if opc in _INVOKE_KINDS:
+            return self.invoke(ins, opc)
+        if opc == op.INVOKEDYNAMIC:
+            e = self.pool.entry(ins.arg, 18)
+            name, desc = self.pool.name_and_type(e[2])
+            args_desc, ret = parse_method_descriptor(desc)
+            args = [self.value(a) for a in self.pop(len(args_desc))]
+            dst = None if ret == "V" else self.new_var(type_of_descriptor(ret))
+            self.emit(InvokeDynamic(dst, name, desc, self.bootstrap(e[1]), args))
+            if dst is not None:
+                stack.append(dst)
+            return None
+        if opc == op.NEW:
+            cls = self.pool.class_name(ins.arg)
+            init = ClassInit(cls)
+            self.emit(init)
+            self.pending_inits[ins.offset] = init
+            self.init_marks = getattr(self, "init_marks", {})
+            self.init_marks[ins.offset] = (self.block, len(self.block.stmts))
+            stack.append(_Uninit(ins.offset, cls))
+            return None
+        if opc == op.NEWARRAY:
+            (size,) = self.pop()
+            self.emit_newarray(op.NEWARRAY_TYPES[ins.arg], [size])
+            return None
+        if opc == op.ANEWARRAY:
+            (size,) = self.pop()
+            self.emit_newarray(fr._array_of(self.pool.class_name(ins.arg)), [size])
+            return None
+        if opc == op.MULTIANEWARRAY:
+            sizes = self.pop(ins.arg2)
+            self.emit_newarray(self.pool.class_name(ins.arg), sizes)
+            return None
+        if opc == 0xbe:  # arraylength
+            (a,) = self.pop()
+            dst = self.new_var(INT)
+            self.emit(ArrayLength(dst, self.value(a)))
+            stack.append(dst)
+            return None
+        if opc == op.CHECKCAST:
+            (a,) = self.pop()
+            cls = self.pool.class_name(ins.arg)
+            dst = self.new_var(IRType(Kind.REF, cls))
+            self.emit(CheckCast(dst, self.value(a), cls))
+            stack.append(dst)
+            return None
+        if opc == op.INSTANCEOF:
+            (a,) = self.pop()
+            dst = self.new_var(INT)
+            self.emit(InstanceOf(dst, self.value(a), self.pool.class_name(ins.arg)))
+            stack.append(dst)
+            return None
+        if opc == 0xc2 or opc == 0xc3:
+            (a,) = self.pop()
+            self.emit(MonitorEnter(self.value(a)) if opc == 0xc2 else MonitorExit(self.value(a)))
+            return None
+        if opc in (op.JSR, op.JSR_W, op.RET):
+            raise LiftError(f"{self.where()}: jsr/ret subroutines are not lifted yet (offset {ins.offset})")
+        raise LiftError(f"{self.where()}: opcode {ins.name} at offset {ins.offset} is not lifted")
+
+    def emit_newarray(self, array_type: str, sizes: list) -> None:
+        dst = self.new_var(IRType(Kind.REF, array_type))
+        self.emit(NewArray(dst, array_type, [self.value(s) for s in sizes]))
+        self.stack.append(dst)
+
+    def component_type(self, arr: Var | Const) -> IRType:
+        cls = arr.type.cls
+        if cls and cls.startswith("["):
+            return type_of_descriptor(cls[1:])
+        return IRType(Kind.REF, None)
+
+    def target(self, offset: int) -> int:
+        return self.inference.index_of[offset]
+
+    def next_block(self, k: int) -> int:
+        if k + 1 >= len(self.insns):
+            raise LiftError(f"{self.where()}: a conditional branch falls off the end of the code")
+        return k + 1
+
+    def preserve(self, local: Var) -> None:
+        """Before ``local`` is overwritten, copy it wherever the stack still holds its old value."""
+        stack = self.stack
+        saved = None
+        for d, x in enumerate(stack):
+            if x is local:
+                if saved is None:
+                    saved = self.new_var(local.type)
+                    self.emit(Copy(saved, local))
+                stack[d] = saved
+
+    def stack_op(self, opc: int) -> None:
+        s = self.stack
+        if len(s) < {0x57: 1, 0x58: 1, 0x59: 1, 0x5a: 2, 0x5b: 2, 0x5c: 1, 0x5d: 2, 0x5e: 2, 0x5f: 2}[opc]:
+            raise LiftError(f"{self.where()}: stack underflow")
+        if opc == 0x57:  # pop
+            self.pop()
+        elif opc == 0x58:  # pop2: one category-2 value or two category-1 values
+            self.pop(1 if _is_wide(s[-1]) else 2)
+        elif opc == 0x59:
+            s.append(s[-1])
+        elif opc == 0x5a:  # dup_x1
+            s.insert(-2, s[-1])
+        elif opc == 0x5b:  # dup_x2: value2 may be one category-2 value
+            s.insert(-2 if _is_wide(s[-2]) else -3, s[-1])
+        elif opc == 0x5c:  # dup2
+            s.extend(s[-1:] if _is_wide(s[-1]) else s[-2:])
+        elif opc == 0x5d:  # dup2_x1
+            if _is_wide(s[-1]):
+                s.insert(-2, s[-1])
+            else:
+                s[-3:-3] = s[-2:]
+        elif opc == 0x5e:  # dup2_x2: four forms
+            if _is_wide(s[-1]):
+                s.insert(-2 if _is_wide(s[-2]) else -3, s[-1])
+            else:
+                s[-3 if _is_wide(s[-3]) else -4:-3 if _is_wide(s[-3]) else -4] = s[-2:]
+        else:  # swap
+            s[-1], s[-2] = s[-2], s[-1]
+
+    def invoke(self, ins: Instruction, opc: int):
+        ref = self.member(ins.arg)
+        assert isinstance(ref, MethodRef)
+        args_desc, ret = parse_method_descriptor(ref.descriptor)
+        args = self.pop(len(args_desc))
+        receiver = None
+        if opc != op.INVOKESTATIC:
+            (receiver,) = self.pop()
+        vargs = [self.value(a) for a in args]
+        if opc == op.INVOKESPECIAL and ref.name == "<init>" and isinstance(receiver, _Uninit):
+            dst = self.new_var(IRType(Kind.REF, receiver.cls))
+            self.emit(New(dst, receiver.cls, ref, vargs))
+            self.settle_class_init(receiver)
+            self.stack[:] = [dst if x == receiver else x for x in self.stack]
+            return None
+        dst = None if ret == "V" else self.new_var(type_of_descriptor(ret))
+        self.emit(Invoke(dst, _INVOKE_KINDS[opc], ref, None if receiver is None else self.value(receiver), vargs))
+        if dst is not None:
+            self.stack.append(dst)
+        return None
+
+    def settle_class_init(self, u: _Uninit) -> None:
+        """Drop the ClassInit of ``new`` if nothing observable happened between it and the constructor call."""
+        init = self.pending_inits.pop(u.offset, None)
+        if init is None:
+            return
+        block, _ = self.init_marks.pop(u.offset)
+        if block is not self.block:
+            return  # the arguments were computed across blocks: keep the initialization where it was
+        stmts = block.stmts
+        at = next(i for i, s in enumerate(stmts) if s is init)
+        between = stmts[at + 1:-1]
+        if all(isinstance(s, (Copy, Unary)) or (isinstance(s, Binary) and not s.may_throw) for s in between):
+            del stmts[at]
+
+    def settle_ref_types(self) -> None:
+        """Each reference variable gets the least upper bound of the classes it was assigned."""
+        merger = self.inference.merger
+        for v in self.vars:
+            if v.type.kind is not Kind.REF:
+                continue
+            seen = self.ref_classes.get(v.id)
+            if not seen:
+                continue
+            cls: str | None = None
+            for c in seen:
+                if c is None:
+                    continue
+                if cls is None:
+                    cls = c
+                elif cls != c:
+                    try:
+                        cls = merger.merge_refs(cls, c)
+                    except UnsupportedCodeError:
+                        cls = "java/lang/Object"
+            if v.type.cls != cls and (v.name.startswith(("l", "s")) or v.type.cls is None):
+                v.type = IRType(Kind.REF, cls)
+
+
+def lift_method(cf: ClassFile, method: MethodInfo, hierarchy: ClassHierarchy | None,
+                code: CodeAttribute | None = None, insns: list[Instruction] | None = None) -> IRMethod:
+    """Lift one method with code. Raises LiftError (unsupported) or ClassFileError (malformed)."""
+    if code is None:
+        attr = method.code_attribute()
+        if attr is None:
+            raise LiftError(f"{method.name}{method.descriptor} has no code")
+        code = CodeAttribute.parse(attr.data, cf.pool)
+    if insns is None:
+        insns = code.instructions()
+    try:
+        return _Lifter(cf, method, code, insns, hierarchy).lift()
+    except (LiftError, ClassFileError):
+        raise
+    except UnsupportedCodeError as e:
+        raise LiftError(f"{method.name}{method.descriptor}: {e}") from None
+    except (IndexError, KeyError) as e:  # inconsistent stack shapes the inference let through
+        raise LiftError(f"{method.name}{method.descriptor}: cannot lift ({type(e).__name__}: {e})") from None
