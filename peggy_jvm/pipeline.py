@@ -28,7 +28,11 @@ from .classfile.errors import ClassFileError
 from .classfile.hierarchy import ClassHierarchy
 from .classfile.model import CodeAttribute
 from .classfile.reader import read_class
-from .classfile.recode import recode_method
+from .classfile.bytecode import Instruction
+from .classfile.model import ClassFile, MethodInfo
+from .classfile.recode import RecodeResult, recode_method
+from .ir.lift import lift_method
+from .ir.lower import lower_method
 from .classfile.writer import write_class
 
 
@@ -39,7 +43,7 @@ class Stage(str, Enum):
     FULL = "full"
 
 
-IMPLEMENTED_STAGES = (Stage.CLASSFILE,)
+IMPLEMENTED_STAGES = (Stage.CLASSFILE, Stage.IR)
 
 
 @dataclass(slots=True)
@@ -87,6 +91,15 @@ def _code_length(data: bytes) -> int:
     return int.from_bytes(data[4:8], "big")
 
 
+def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
+               hierarchy: ClassHierarchy) -> RecodeResult:
+    """One method through ``stage``; raises on anything the stage cannot do (the caller falls back)."""
+    if stage is Stage.CLASSFILE:
+        return recode_method(cf, m, code, insns, hierarchy)
+    ir = lift_method(cf, m, hierarchy, code, insns)
+    return RecodeResult(lower_method(cf, m, ir, hierarchy), ["LineNumberTable", "LocalVariableTable"])
+
+
 def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_timeout: float | None = None
                    ) -> tuple[bytes, list[MethodReport]]:
     """Run every method of one class through ``stage``; returns the new class bytes and the reports.
@@ -109,7 +122,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
         except ClassFileError as e:
             raise ClassFileError(f"method {m.name}{m.descriptor}: {e}") from None
         try:
-            result = recode_method(cf, m, code, insns, hierarchy)
+            result = _transform(stage, cf, m, code, insns, hierarchy)
         except Exception as e:  # any failure of the stage keeps the original method
             ms = (time.perf_counter() - start) * 1000
             reports.append(MethodReport(cf.name, m.name, m.descriptor, "fallback", f"{type(e).__name__}: {e}",
@@ -121,7 +134,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
                                         f"timeout: {ms:.0f} ms > {method_timeout} s", bytes_before=before,
                                         bytes_after=before, time_ms={stage.value: ms}))
             continue
-        reason = f"dropped {', '.join(result.dropped)} (offsets moved)" if result.dropped else ""
+        reason = f"dropped {', '.join(result.dropped)}" if result.dropped else ""
         attr.data = result.data
         changed = True
         reports.append(MethodReport(cf.name, m.name, m.descriptor, "rewritten", reason, bytes_before=before,

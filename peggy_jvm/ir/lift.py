@@ -119,6 +119,7 @@ class _Lifter:
         v = self.local_vars.get((slot, kind))
         if v is None:
             v = self.local_vars[(slot, kind)] = self.new_var(IRType(kind), f"l{slot}{kind.suffix}")
+            v.slot = slot
         return v
 
     def stack_var(self, depth: int, kind: Kind) -> Var:
@@ -252,8 +253,6 @@ class _Lifter:
             if isinstance(t, int) and t < 0:
                 ops.append(_Uninit(-t - 1, self.pool.class_name(self.insns[self.inference.index_of[-t - 1]].arg)))
                 i += 1
-            elif t == fr.UNINIT_THIS:
-                raise LiftError(f"{self.where()}: uninitializedThis on the stack at a block start")
             else:
                 ty = self.temp_type(t)
                 v = self.stack_var(depth, ty.kind)
@@ -264,6 +263,8 @@ class _Lifter:
         return ops
 
     def temp_type(self, vtype: object) -> IRType:
+        if vtype == fr.UNINIT_THIS:  # `this` before the super constructor ran, e.g. in this(c ? a : b)
+            return IRType(Kind.REF, self.cf.name)
         if isinstance(vtype, str) or vtype == fr.NULL:
             return IRType(Kind.REF, vtype if isinstance(vtype, str) else None)
         t = _KIND_OF_VTYPE.get(vtype)  # type: ignore[arg-type]
@@ -282,9 +283,8 @@ class _Lifter:
         vlocals, vstack = list(state[0]), list(state[1])
         self.vlocals = vlocals
         is_handler = any(h[2] == start for h in inference.handlers)
-        if is_handler:
-            exc = self.stack_var(0, Kind.REF)
-            self.note_class(exc, vstack[0])
+        if is_handler:  # a temporary: it is usually stored into a local right away
+            exc = self.new_var(IRType(Kind.REF, vstack[0] if isinstance(vstack[0], str) else None))
             block.stmts.append(Catch(exc))
             stack: list = [exc]
         else:

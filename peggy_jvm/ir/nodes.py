@@ -76,11 +76,14 @@ def type_of_descriptor(desc: str) -> IRType:
 
 @dataclass(eq=False, slots=True)
 class Var:
-    """A variable; compared by identity. ``name`` is for people (``l3`` local 3, ``s0`` stack 0, ``t7``)."""
+    """A variable; compared by identity. ``name`` is for people (``l3i`` local 3, ``s0i`` stack 0, ``t7``).
+    ``slot`` is the local-variable slot it came from, if any: a hint lowering follows so that code keeps
+    the original layout of locals."""
 
     id: int
     type: IRType
     name: str = ""
+    slot: int | None = None
 
     def __repr__(self) -> str:
         return self.name or f"v{self.id}"

@@ -1,0 +1,512 @@
+"""Lowering: :class:`~.nodes.IRMethod` -> bytecode (through the label assembler), with frames and maxes.
+
+Inputs: an IRMethod, the ClassFile it will live in (constants are interned into its append-only pool; an
+invokedynamic's bootstrap is found in, or appended to, its BootstrapMethods), the class hierarchy. Output: the
+body of a Code attribute (:func:`lower_method`).
+
+How:
+- blocks are laid out in id order (the original order for lifted code), so most jumps fall through;
+- statements are emitted in their IR order, never reordered. A temporary defined and used once in the same
+  block stays on the operand stack if, at its use, it is on top of the stack in operand order (an
+  expression tree, as javac emits it); otherwise what must be reordered is stored into a slot first;
+- variables that came from a local slot keep that slot; other variables get slots above them, block-local
+  temporaries reusing theirs from block to block;
+- instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
+  ``tableswitch`` vs ``lookupswitch`` by javac's size rule);
+- the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
+- frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is not
+  written (statement origins are not tracked yet), so line numbers are dropped, never wrong.
+
+Invariant: the code computes what the IR says, statement by statement and in order.
+"""
+from __future__ import annotations
+
+import struct
+from collections import Counter
+
+from ..classfile import opcodes as op
+from ..classfile.assembler import Handler as AsmHandler
+from ..classfile.assembler import Insn, Label, assemble
+from ..classfile.attributes import BootstrapMethod, BootstrapMethods
+from ..classfile.constpool import ConstantPool
+from ..classfile.errors import UnsupportedCodeError
+from ..classfile.hierarchy import ClassHierarchy
+from ..classfile.model import Attribute, ClassFile, MethodInfo
+from ..classfile.recode import build_code_attribute
+from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
+                    Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField, GetStatic, Goto, If,
+                    InstanceOf, Invoke, InvokeDynamic, InvokeKind, IRMethod, Kind, MethodRef, MonitorEnter,
+                    MonitorExit, New, NewArray, PutField, PutStatic, Return, Stmt, Switch, Throw, Unary, Var)
+
+
+class LowerError(UnsupportedCodeError):
+    """The IR cannot be lowered; the message says why."""
+
+
+_LOAD = {Kind.INT: op.ILOAD, Kind.LONG: op.LLOAD, Kind.FLOAT: op.FLOAD, Kind.DOUBLE: op.DLOAD, Kind.REF: op.ALOAD}
+_STORE = {Kind.INT: op.ISTORE, Kind.LONG: op.LSTORE, Kind.FLOAT: op.FSTORE, Kind.DOUBLE: op.DSTORE,
+          Kind.REF: op.ASTORE}
+_RETURN = {Kind.INT: 0xac, Kind.LONG: 0xad, Kind.FLOAT: 0xae, Kind.DOUBLE: 0xaf, Kind.REF: 0xb0}
+_ALOAD = {"I": 0x2e, "J": 0x2f, "F": 0x30, "D": 0x31, "L": 0x32, "B": 0x33, "Z": 0x33, "C": 0x34, "S": 0x35}
+_ASTORE = {"I": 0x4f, "J": 0x50, "F": 0x51, "D": 0x52, "L": 0x53, "B": 0x54, "Z": 0x54, "C": 0x55, "S": 0x56}
+_OPS = {f"{name}.{sfx}": base + k for name, base in (("add", 0x60), ("sub", 0x64), ("mul", 0x68), ("div", 0x6c),
+                                                       ("rem", 0x70), ("neg", 0x74))
+        for k, sfx in enumerate("ilfd")}
+_OPS.update({"shl.i": 0x78, "shl.l": 0x79, "shr.i": 0x7a, "shr.l": 0x7b, "ushr.i": 0x7c, "ushr.l": 0x7d,
+             "and.i": 0x7e, "and.l": 0x7f, "or.i": 0x80, "or.l": 0x81, "xor.i": 0x82, "xor.l": 0x83,
+             "cmp.l": 0x94, "cmpl.f": 0x95, "cmpg.f": 0x96, "cmpl.d": 0x97, "cmpg.d": 0x98,
+             "i2l": 0x85, "i2f": 0x86, "i2d": 0x87, "l2i": 0x88, "l2f": 0x89, "l2d": 0x8a, "f2i": 0x8b,
+             "f2l": 0x8c, "f2d": 0x8d, "d2i": 0x8e, "d2l": 0x8f, "d2f": 0x90, "i2b": 0x91, "i2c": 0x92,
+             "i2s": 0x93})
+_IF_ZERO = {Cond.EQ: 0x99, Cond.NE: 0x9a, Cond.LT: 0x9b, Cond.GE: 0x9c, Cond.GT: 0x9d, Cond.LE: 0x9e}
+_IF_ICMP = {Cond.EQ: 0x9f, Cond.NE: 0xa0, Cond.LT: 0xa1, Cond.GE: 0xa2, Cond.GT: 0xa3, Cond.LE: 0xa4}
+_NEGATE = {Cond.EQ: Cond.NE, Cond.NE: Cond.EQ, Cond.LT: Cond.GE, Cond.GE: Cond.LT, Cond.GT: Cond.LE,
+           Cond.LE: Cond.GT}
+_NEWARRAY_CODE = {"Z": 4, "C": 5, "F": 6, "D": 7, "B": 8, "S": 9, "I": 10, "J": 11}
+_INVOKE_OP = {InvokeKind.VIRTUAL: op.INVOKEVIRTUAL, InvokeKind.SPECIAL: op.INVOKESPECIAL,
+              InvokeKind.STATIC: op.INVOKESTATIC, InvokeKind.INTERFACE: op.INVOKEINTERFACE}
+_REF_KINDS = {"getField": 1, "getStatic": 2, "putField": 3, "putStatic": 4, "invokeVirtual": 5,
+              "invokeStatic": 6, "invokeSpecial": 7, "newInvokeSpecial": 8, "invokeInterface": 9}
+_FCONST = {0.0: 0x0b, 1.0: 0x0c, 2.0: 0x0d}
+_DCONST = {0.0: 0x0e, 1.0: 0x0f}
+
+
+def _float_bits(x: float) -> int:
+    return struct.unpack(">I", struct.pack(">f", x))[0]
+
+
+def _double_bits(x: float) -> int:
+    return struct.unpack(">Q", struct.pack(">d", x))[0]
+
+
+class _Lowerer:
+    def __init__(self, cf: ClassFile, ir: IRMethod) -> None:
+        self.cf = cf
+        self.pool: ConstantPool = cf.pool
+        self.ir = ir
+        self.items: list[Insn | Label] = []
+        self.labels = {bid: Label(f"B{bid}") for bid in ir.blocks}
+        self.slots: dict[int, int] = {}
+        self.next_slot = 0
+        self.block_slot_base = 0
+        self.max_locals = 0
+        self.bootstraps: BootstrapMethods | None = None
+        self.used_anywhere = {x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
+                              for x in st.operands() if isinstance(x, Var)}
+
+    # -- slots ------------------------------------------------------------------------------------------
+    def assign_slots(self) -> None:
+        ir = self.ir
+        top = 0
+        for p in ir.params:  # parameters are where the JVM puts them
+            slot = p.slot if p.slot is not None else top
+            self.slots[p.id] = slot
+            top = max(top, slot + (2 if p.type.kind.wide else 1))
+        for v in ir.variables:
+            if v.slot is not None:
+                self.slots[v.id] = v.slot
+                top = max(top, v.slot + (2 if v.type.kind.wide else 1))
+        # variables used in more than one block (stack variables) get their own slots; the rest are
+        # block-local and get slots above those, reused from block to block
+        blocks_of: dict[int, set[int]] = {}
+        for b in ir.blocks.values():
+            for s in [*b.stmts, b.terminator]:
+                for x in [*s.operands(), s.defined()]:
+                    if isinstance(x, Var) and x.id not in self.slots:
+                        blocks_of.setdefault(x.id, set()).add(b.id)
+        by_id = {v.id: v for v in ir.variables}
+        for vid, where in blocks_of.items():
+            if len(where) > 1:
+                self.slots[vid] = top
+                top += 2 if by_id[vid].type.kind.wide else 1
+        self.block_slot_base = top
+        self.next_slot = top
+        self.max_locals = top
+
+    def slot_of(self, v: Var) -> int:
+        s = self.slots.get(v.id)
+        if s is None:  # a block-local variable that has to live in a slot
+            s = self.slots[v.id] = self.next_slot
+            self.next_slot += 2 if v.type.kind.wide else 1
+            self.max_locals = max(self.max_locals, self.next_slot)
+        return s
+
+    # -- emission helpers -------------------------------------------------------------------------------
+    def emit(self, opcode: int, arg: int = 0, arg2: int = 0, **kw) -> None:
+        self.items.append(Insn(opcode, arg, arg2, **kw))
+
+    def push(self, x: Var | Const) -> None:
+        if isinstance(x, Var):
+            self.emit(_LOAD[x.type.kind], self.slot_of(x))
+        else:
+            self.push_const(x)
+
+    def push_const(self, c: Const) -> None:
+        k = c.type.kind
+        v = c.value
+        if c.kind is ConstKind.VALUE:
+            if k is Kind.INT:
+                assert isinstance(v, int)
+                if -1 <= v <= 5:
+                    self.emit(op.ICONST_0 + v)
+                elif -128 <= v <= 127:
+                    self.emit(op.BIPUSH, v)
+                elif -32768 <= v <= 32767:
+                    self.emit(op.SIPUSH, v)
+                else:
+                    self.emit(op.LDC, self.pool.add((3, v)))
+                return
+            if k is Kind.LONG:
+                if v in (0, 1):
+                    self.emit(0x09 + int(v))  # type: ignore[arg-type]
+                else:
+                    self.emit(op.LDC2_W, self.pool.add((5, v)))
+                return
+            if k is Kind.FLOAT:
+                bits = _float_bits(v)  # type: ignore[arg-type]
+                if v in _FCONST and bits & 0x80000000 == 0:  # not -0.0
+                    self.emit(_FCONST[v])  # type: ignore[index]
+                else:
+                    self.emit(op.LDC, self.pool.add((4, bits)))
+                return
+            if k is Kind.DOUBLE:
+                bits = _double_bits(v)  # type: ignore[arg-type]
+                if v in _DCONST and bits >> 63 == 0:
+                    self.emit(_DCONST[v])  # type: ignore[index]
+                else:
+                    self.emit(op.LDC2_W, self.pool.add((6, bits)))
+                return
+            if v is None:
+                self.emit(op.ACONST_NULL)
+            else:
+                self.emit(op.LDC, self.pool.add_string(v))  # type: ignore[arg-type]
+            return
+        index = self.loadable_index(c)
+        self.emit(op.LDC2_W if k.wide else op.LDC, index)
+
+    def loadable_index(self, c: Const) -> int:
+        """Pool index of a class / method type / method handle / dynamic constant."""
+        if c.kind is ConstKind.CLASS:
+            return self.pool.add_class(c.value)  # type: ignore[arg-type]
+        if c.kind is ConstKind.METHOD_TYPE:
+            return self.pool.add((16, self.pool.add_utf8(c.value)))  # type: ignore[arg-type]
+        if c.kind is ConstKind.METHOD_HANDLE:
+            kind, ref = c.value  # type: ignore[misc]
+            return self.pool.add((15, _REF_KINDS[kind], self.member_index(ref)))
+        if c.kind is ConstKind.DYNAMIC:
+            d: DynamicConst = c.value  # type: ignore[assignment]
+            return self.pool.add((17, self.bootstrap_index(d.bootstrap),
+                                  self.pool.add_name_and_type(d.name, d.descriptor)))
+        return self.literal_index(c)
+
+    def literal_index(self, c: Const) -> int:
+        k = c.type.kind
+        if k is Kind.INT:
+            return self.pool.add((3, c.value))
+        if k is Kind.LONG:
+            return self.pool.add((5, c.value))
+        if k is Kind.FLOAT:
+            return self.pool.add((4, _float_bits(c.value)))  # type: ignore[arg-type]
+        if k is Kind.DOUBLE:
+            return self.pool.add((6, _double_bits(c.value)))  # type: ignore[arg-type]
+        return self.pool.add_string(c.value)  # type: ignore[arg-type]
+
+    def member_index(self, ref: FieldRef | MethodRef) -> int:
+        tag = 9 if isinstance(ref, FieldRef) else (11 if ref.interface else 10)
+        return self.pool.add_member_ref(tag, ref.owner, ref.name, ref.descriptor)
+
+    def bootstrap_index(self, b: Bootstrap) -> int:
+        if self.bootstraps is None:
+            attr = next((a for a in self.cf.attributes if a.name == "BootstrapMethods"), None)
+            self.bootstraps = BootstrapMethods.parse(attr.data) if attr is not None else BootstrapMethods([])
+            self.bootstrap_attr = attr
+        want = (self.loadable_index(b.handle), tuple(self.loadable_index(a) for a in b.arguments))
+        for k, m in enumerate(self.bootstraps.methods):
+            if (m.bootstrap_method_ref, tuple(m.bootstrap_arguments)) == want:
+                return k
+        self.bootstraps.methods.append(BootstrapMethod(want[0], list(want[1])))
+        data = self.bootstraps.to_bytes()
+        if self.bootstrap_attr is None:
+            self.bootstrap_attr = Attribute(self.pool.add_utf8("BootstrapMethods"), "BootstrapMethods", data)
+            self.cf.attributes.append(self.bootstrap_attr)
+        else:
+            self.bootstrap_attr.data = data
+        return len(self.bootstraps.methods) - 1
+
+    # -- blocks -----------------------------------------------------------------------------------------
+    def lower(self) -> None:
+        self.assign_slots()
+        order = self.ir.block_order()
+        for pos, block in enumerate(order):
+            nxt = order[pos + 1].id if pos + 1 < len(order) else None
+            self.next_slot = self.block_slot_base
+            self.lower_block(block, nxt)
+
+    def lower_block(self, block: Block, nxt: int | None) -> None:
+        self.items.append(self.labels[block.id])
+        stmts: list[Stmt] = [*block.stmts, block.terminator]  # type: ignore[list-item]
+        uses: Counter[int] = Counter()
+        for s in stmts:
+            for x in s.operands():
+                if isinstance(x, Var):
+                    uses[x.id] += 1
+        self.block_uses = uses
+        self.local_only = {vid for vid in uses if vid not in self.slots}
+        self.estack: list[Var] = []
+        for s in block.stmts:
+            self.lower_stmt(s)
+        self.lower_terminator(block.terminator, nxt)  # type: ignore[arg-type]
+        if self.estack:
+            raise LowerError(f"values left on the stack at the end of block B{block.id}")
+
+    def stackable(self, v: Var | None) -> bool:
+        return v is not None and v.id in self.local_only and self.block_uses[v.id] == 1
+
+    def operands_in(self, ops: list) -> None:
+        """Push ``ops`` in order. Values already on the stack are used in place when they are its top entries
+        in this order; if an operand is buried deeper, the stack is stored into slots from there up first."""
+        est = self.estack
+        j = 0
+        for cand in range(min(len(ops), len(est)), 0, -1):
+            if all(est[len(est) - cand + i] is ops[i] for i in range(cand)):
+                j = cand
+                break
+        need = {id(x) for x in ops[j:] if isinstance(x, Var)}
+        deepest = next((d for d in range(len(est) - j) if id(est[d]) in need), None)
+        if deepest is not None:
+            self.spill_from(deepest)  # this also stores the j entries above it
+            j = 0
+        del est[len(est) - j:]
+        for x in ops[j:]:
+            self.push(x)
+
+    def spill_from(self, depth: int) -> None:
+        """Store the stack entries from ``depth`` up into slots (top first)."""
+        est = self.estack
+        while len(est) > depth:
+            v = est.pop()
+            self.emit(_STORE[v.type.kind], self.slot_of(v))
+
+    def result(self, dst: Var | None) -> None:
+        """The statement just emitted left its value on the stack: keep it there, store it, or drop it."""
+        if dst is None:
+            return
+        if self.stackable(dst):
+            self.estack.append(dst)
+        elif dst.id not in self.used_anywhere and dst.slot is None:
+            self.emit(0x58 if dst.type.kind.wide else 0x57)  # a result nobody reads
+        else:
+            self.emit(_STORE[dst.type.kind], self.slot_of(dst))
+
+    def lower_stmt(self, s: Stmt) -> None:
+        if isinstance(s, Copy):
+            if s.src is s.dst:
+                return
+            if self.try_iinc(s.dst, s.src, None, None):
+                return
+            self.operands_in([s.src])
+            self.result(s.dst)
+        elif isinstance(s, Binary):
+            if self.try_iinc(s.dst, s.a, s.op, s.b):
+                return
+            self.operands_in([s.a, s.b])
+            self.emit(_OPS[s.op])
+            self.result(s.dst)
+        elif isinstance(s, Unary):
+            self.operands_in([s.a])
+            self.emit(_OPS[s.op])
+            self.result(s.dst)
+        elif isinstance(s, GetField):
+            self.operands_in([s.obj])
+            self.emit(op.GETFIELD, self.member_index(s.field))
+            self.result(s.dst)
+        elif isinstance(s, PutField):
+            self.operands_in([s.obj, s.value])
+            self.emit(op.PUTFIELD, self.member_index(s.field))
+        elif isinstance(s, GetStatic):
+            self.emit(op.GETSTATIC, self.member_index(s.field))
+            self.result(s.dst)
+        elif isinstance(s, PutStatic):
+            self.operands_in([s.value])
+            self.emit(op.PUTSTATIC, self.member_index(s.field))
+        elif isinstance(s, ArrayLoad):
+            self.operands_in([s.array, s.index])
+            self.emit(_ALOAD[s.elem])
+            self.result(s.dst)
+        elif isinstance(s, ArrayStore):
+            self.operands_in([s.array, s.index, s.value])
+            self.emit(_ASTORE[s.elem])
+        elif isinstance(s, ArrayLength):
+            self.operands_in([s.array])
+            self.emit(0xbe)
+            self.result(s.dst)
+        elif isinstance(s, NewArray):
+            self.operands_in(list(s.sizes))
+            comp = s.array_type[1:]
+            if len(s.sizes) > 1:
+                self.emit(op.MULTIANEWARRAY, self.pool.add_class(s.array_type), len(s.sizes))
+            elif comp in _NEWARRAY_CODE:
+                self.emit(op.NEWARRAY, _NEWARRAY_CODE[comp])
+            else:
+                self.emit(op.ANEWARRAY, self.pool.add_class(comp[1:-1] if comp[0] == "L" else comp))
+            self.result(s.dst)
+        elif isinstance(s, ClassInit):
+            self.emit(op.NEW, self.pool.add_class(s.cls))
+            self.emit(0x57)  # initializes the class; the uninitialized object is dropped
+        elif isinstance(s, New):
+            self.spill_if_used(s.args)
+            self.emit(op.NEW, self.pool.add_class(s.cls))
+            self.emit(0x59)  # dup
+            for a in s.args:
+                self.push(a)
+            self.emit(op.INVOKESPECIAL, self.member_index(s.constructor))
+            self.result(s.dst)
+        elif isinstance(s, Invoke):
+            ops = ([s.receiver] if s.receiver is not None else []) + list(s.args)
+            self.operands_in(ops)
+            index = self.member_index(s.method)
+            if s.kind is InvokeKind.INTERFACE:
+                words = 1 + sum(2 if a.type.kind.wide else 1 for a in s.args)
+                self.emit(op.INVOKEINTERFACE, index, words)
+            else:
+                self.emit(_INVOKE_OP[s.kind], index)
+            self.result(s.dst)
+        elif isinstance(s, InvokeDynamic):
+            self.operands_in(list(s.args))
+            nat = self.pool.add_name_and_type(s.name, s.descriptor)
+            self.emit(op.INVOKEDYNAMIC, self.pool.add((18, self.bootstrap_index(s.bootstrap), nat)))
+            self.result(s.dst)
+        elif isinstance(s, CheckCast):
+            self.operands_in([s.src])
+            self.emit(op.CHECKCAST, self.pool.add_class(s.cls))
+            self.result(s.dst)
+        elif isinstance(s, InstanceOf):
+            self.operands_in([s.src])
+            self.emit(op.INSTANCEOF, self.pool.add_class(s.cls))
+            self.result(s.dst)
+        elif isinstance(s, MonitorEnter):
+            self.operands_in([s.obj])
+            self.emit(0xc2)
+        elif isinstance(s, MonitorExit):
+            self.operands_in([s.obj])
+            self.emit(0xc3)
+        elif isinstance(s, Catch):
+            self.result(s.dst)  # the JVM pushed the exception
+        else:
+            raise LowerError(f"cannot lower {type(s).__name__}")
+
+    def spill_if_used(self, ops: list) -> None:
+        """Before ``new; dup``: stacked values among ``ops`` cannot be reached under the new object."""
+        ids = {id(x) for x in ops}
+        for d, x in enumerate(self.estack):
+            if id(x) in ids:
+                self.spill_from(d)
+                return
+
+    def try_iinc(self, dst: Var, a, opname: str | None, b) -> bool:
+        """``l = l + c`` (or ``- c``) on an int variable in a slot -> iinc."""
+        if opname not in ("add.i", "sub.i") or dst.type.kind is not Kind.INT or a is not dst:
+            return False
+        if not isinstance(b, Const) or self.stackable(dst):
+            return False
+        c = b.value if opname == "add.i" else -b.value  # type: ignore[operator]
+        if not -32768 <= c <= 32767:
+            return False
+        self.emit(op.IINC, self.slot_of(dst), c)
+        return True
+
+    def lower_terminator(self, t, nxt: int | None) -> None:
+        if isinstance(t, Goto):
+            if t.target != nxt:
+                self.emit(op.GOTO, target=self.labels[t.target])
+        elif isinstance(t, If):
+            self.lower_if(t, nxt)
+        elif isinstance(t, Switch):
+            self.operands_in([t.value])
+            self.lower_switch(t)
+        elif isinstance(t, Return):
+            if t.value is None:
+                self.emit(op.RETURN)
+            else:
+                self.operands_in([t.value])
+                self.emit(_RETURN[t.value.type.kind])
+        elif isinstance(t, Throw):
+            self.operands_in([t.value])
+            self.emit(op.ATHROW)
+        else:
+            raise LowerError(f"block without a terminator ({t!r})")
+
+    def lower_if(self, t: If, nxt: int | None) -> None:
+        cond, yes, no = t.cond, t.if_true, t.if_false
+        if yes == nxt and no != nxt:  # fall into the true arm: branch on the negation
+            cond, yes, no = _NEGATE[cond], no, yes
+        a, b = t.a, t.b
+        is_ref = a.type.kind is Kind.REF or b.type.kind is Kind.REF
+        if is_ref:
+            if isinstance(b, Const) and b.value is None and b.kind is ConstKind.VALUE:
+                self.operands_in([a])
+                opcode = op.IFNULL if cond is Cond.EQ else op.IFNONNULL
+            elif isinstance(a, Const) and a.value is None and a.kind is ConstKind.VALUE:
+                self.operands_in([b])
+                opcode = op.IFNULL if cond is Cond.EQ else op.IFNONNULL
+            else:
+                self.operands_in([a, b])
+                opcode = 0xa5 if cond is Cond.EQ else 0xa6
+        elif isinstance(b, Const) and b.value == 0:
+            self.operands_in([a])
+            opcode = _IF_ZERO[cond]
+        else:
+            self.operands_in([a, b])
+            opcode = _IF_ICMP[cond]
+        self.emit(opcode, target=self.labels[yes])
+        if no != nxt:
+            self.emit(op.GOTO, target=self.labels[no])
+
+    def lower_switch(self, t: Switch) -> None:
+        pairs = sorted(zip(t.keys, t.cases))
+        if not pairs:
+            self.emit(0x57)
+            self.emit(op.GOTO, target=self.labels[t.default])
+            return
+        lo, hi = pairs[0][0], pairs[-1][0]
+        n = len(pairs)
+        table_cost = 4 + (hi - lo + 1) + 3 * 3
+        lookup_cost = 3 + 2 * n + 3 * n
+        if hi - lo < 65536 and table_cost <= lookup_cost:
+            by_key = dict(pairs)
+            targets = [self.labels[by_key.get(k, t.default)] for k in range(lo, hi + 1)]
+            self.emit(op.TABLESWITCH, 0, lo, default=self.labels[t.default], targets=targets)
+        else:
+            self.emit(op.LOOKUPSWITCH, default=self.labels[t.default], keys=[k for k, _ in pairs],
+                      targets=[self.labels[c] for _, c in pairs])
+
+    # -- exception table --------------------------------------------------------------------------------
+    def handlers(self) -> list[AsmHandler]:
+        order = self.ir.block_order()
+        end_labels = {}
+        out: list[AsmHandler] = []
+        k = 0
+        while k < len(order):
+            hs = order[k].handlers
+            j = k
+            while j + 1 < len(order) and order[j + 1].handlers == hs:
+                j += 1
+            if hs:
+                end = self.labels[order[j + 1].id] if j + 1 < len(order) else end_labels.setdefault("end", Label("end"))
+                for h in hs:
+                    catch = self.pool.add_class(h.catch_type) if h.catch_type is not None else 0
+                    out.append(AsmHandler(self.labels[order[k].id], end, self.labels[h.target], catch))
+            k = j + 1
+        if "end" in end_labels:
+            self.items.append(end_labels["end"])
+        return out
+
+
+def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: ClassHierarchy | None) -> bytes:
+    """The Code attribute body for ``ir``, to replace ``method``'s code in ``cf``."""
+    lw = _Lowerer(cf, ir)
+    lw.lower()
+    handlers = lw.handlers()
+    asm = assemble(lw.items, handlers)
+    return build_code_attribute(cf, method, asm.instructions, asm.code, asm.exception_table, [], hierarchy,
+                                lw.max_locals)
