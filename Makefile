@@ -24,11 +24,11 @@ fixtures: $(VENV)/.installed
 # compare what they print.
 demo: fixtures
 	mkdir -p out
-	$(VENV)/bin/peggy-jvm optimize fixtures/classes/release17/IntArith.class \
-		-o out/IntArith.class --stage classfile --json out/report.json
-	$(JAVA) -Xverify:all -cp fixtures/classes/release17 IntArith > out/original.txt 2>&1 \
+	$(VENV)/bin/peggy-jvm optimize fixtures/classes/release17/Kernels.class \
+		-o out/Kernels.class --stage ir --json out/report.json
+	$(JAVA) -Xverify:all -cp fixtures/classes/release17 Kernels > out/original.txt 2>&1 \
 		|| { cat out/original.txt; exit 1; }
-	$(JAVA) -Xverify:all -cp out:fixtures/classes/release17 IntArith > out/optimized.txt 2>&1 \
+	$(JAVA) -Xverify:all -cp out:fixtures/classes/release17 Kernels > out/optimized.txt 2>&1 \
 		|| { cat out/optimized.txt; exit 1; }
 	diff -u out/original.txt out/optimized.txt
 	@echo "demo: identical output"
