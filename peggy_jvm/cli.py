@@ -15,7 +15,7 @@ import click
 
 from .archive import InputError, InputKind, read_input
 from .classfile.errors import ClassFileError
-from .pipeline import IMPLEMENTED_STAGES, Stage, optimize_input
+from .pipeline import IMPLEMENTED_STAGES, Stage, classes_by_name, optimize_input
 
 EXIT_BAD_INPUT = 2
 
@@ -141,6 +141,58 @@ def disasm(file: Path, method: str | None) -> None:
     except ClassFileError as e:
         raise fail(str(file), str(e)) from None
     sys.stdout.write("\n".join(lines) + "\n")
+
+
+@main.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
+@click.option("--method", "method", required=True, help="Method name, name+descriptor, or Class.name.")
+@click.option("--ir", "what", flag_value="ir", default=True, help="Show the method's IR (default).")
+@click.option("--dot", "dot", type=click.Path(path_type=Path), help="Also write a Graphviz DOT file here.")
+@click.option("--classpath", help="Jars and directories (os.pathsep-separated) for the class hierarchy.")
+def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: str | None) -> None:
+    """Show a method of INPUT (.class, .jar or directory) in an intermediate form."""
+    from .classfile.hierarchy import ClassHierarchy
+    from .classfile.reader import read_class
+    from .ir.lift import LiftError, lift_method
+    from .ir.printer import format_method, to_dot
+
+    cls_part, _, name_part = method.partition("(")[0].replace("/", ".").rpartition(".")
+    selector = name_part + method[len(method.partition("(")[0]):]
+    try:
+        inp = read_input(input_path)
+        hierarchy = ClassHierarchy(_split_classpath(classpath))
+        hierarchy.add_lazy_classes(classes_by_name(inp))
+        found = []
+        for entry in inp.entries:
+            if not entry.is_class:
+                continue
+            cf = read_class(entry.data)
+            if cls_part and cf.name.replace("/", ".") != cls_part and cf.name.rsplit("/", 1)[-1] != cls_part:
+                continue
+            found.extend((cf, m) for m in cf.methods if m.name == selector or m.name + m.descriptor == selector)
+        if not found:
+            raise InputError(str(input_path), f"no method {method!r}")
+        out = []
+        graphs = []
+        for cf, m in found:
+            if m.code_attribute() is None:
+                out.append(f"method {cf.name}.{m.name}{m.descriptor}: no code")
+                continue
+            ir = lift_method(cf, m, hierarchy)
+            out.extend(format_method(ir))
+            graphs.append(to_dot(ir))
+    except InputError as e:
+        raise fail(e.path, e.message) from None
+    except ClassFileError as e:
+        raise fail(str(input_path), str(e)) from None
+    except LiftError as e:
+        raise fail(str(input_path), f"cannot lift: {e}") from None
+    sys.stdout.write("\n".join(out) + "\n")
+    if dot is not None:
+        try:
+            dot.write_text("".join(graphs))
+        except OSError as e:
+            raise fail(str(dot), e.strerror or str(e)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -161,6 +161,11 @@ def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: 
     _worker_state.update(hierarchy=h, stage=stage, timeout=timeout)
 
 
+def classes_by_name(inp: InputSet) -> dict[str, bytes]:
+    """The input's classes by the name their paths imply (what the class hierarchy looks up lazily)."""
+    return {_implied_class_name(e.name): e.data for e in inp.entries if e.is_class}
+
+
 def _implied_class_name(entry_name: str) -> str:
     """``a/b/C.class`` -> ``a/b/C``; multi-release ``META-INF/versions/N/a/b/C.class`` -> ``a/b/C``."""
     name = entry_name[:-len(".class")]
@@ -191,7 +196,7 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     inp: InputSet = read_input(input_path)
     target = resolve_output(inp, output)
     class_entries = [k for k, e in enumerate(inp.entries) if e.is_class]
-    input_classes = {_implied_class_name(inp.entries[k].name): inp.entries[k].data for k in class_entries}
+    input_classes = classes_by_name(inp)
     work = [(k, inp.describe(inp.entries[k]), inp.entries[k].data) for k in class_entries]
     report = RunReport(stage.value, classes=len(work))
     results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]] = {}

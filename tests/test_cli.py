@@ -96,7 +96,7 @@ def classes(fixture_classes, tmp_path_factory) -> dict[str, Path]:
     """A private snapshot of the compiled fixtures (immune to a concurrent rebuild of fixtures/classes)."""
     snap = tmp_path_factory.mktemp("fixtures")
     out = {}
-    for tree in ("release17", "release8"):
+    for tree in ("release17", "release8", "old"):
         out[tree] = snap / tree
         shutil.copytree(fixture_classes[tree], out[tree])
     return out
@@ -489,3 +489,25 @@ def test_disasm_missing_method_and_bad_input_exit_2(classes, tmp_path):
     assert result.exit_code == 2 and str(jar) in one_error_line(result.stderr)
     result = invoke("disasm", tmp_path / "Missing.class")
     assert result.exit_code == 2 and "Missing.class" in one_error_line(result.stderr)
+
+
+# -- show --------------------------------------------------------------------------------------------------
+def test_show_prints_the_ir_and_writes_dot(classes, tmp_path):
+    dot = tmp_path / "sieve.dot"
+    result = invoke("show", classes["release17"] / "Kernels.class", "--method", "sieve", "--dot", dot)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "method Kernels.sieve(I)[I (l0i: int)"
+    assert "  B0:  // offset 0" in lines and any(line.strip().startswith("if ") for line in lines)
+    text = dot.read_text()
+    assert text.startswith('digraph "sieve" {') and "B0 -> " in text
+    # Class.name selects within a directory; an absent method is a one-line error
+    assert invoke("show", classes["release17"], "--method", "Kernels.sieve").stdout.splitlines()[0] == lines[0]
+    missing = invoke("show", classes["release17"], "--method", "Kernels.nope")
+    assert missing.exit_code == 2 and one_error_line(missing.stderr).endswith("no method 'Kernels.nope'")
+
+
+def test_show_reports_a_method_it_cannot_lift_in_one_line(classes):
+    result = invoke("show", classes["old"] / "JsrFinally.class", "--method", "compute")
+    assert result.exit_code == 2
+    assert "cannot lift" in one_error_line(result.stderr)
