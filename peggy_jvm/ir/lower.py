@@ -246,25 +246,80 @@ class _Lowerer:
         self.items.append(self.labels[block.id])
         stmts: list[Stmt] = [*block.stmts, block.terminator]  # type: ignore[list-item]
         uses: Counter[int] = Counter()
-        for s in stmts:
-            for x in s.operands():
+        for st in stmts:
+            for x in st.operands():
                 if isinstance(x, Var):
                     uses[x.id] += 1
         self.block_uses = uses
         self.local_only = {vid for vid in uses if vid not in self.slots}
         self.estack: list[Var] = []
-        for s in block.stmts:
-            self.lower_stmt(s)
-        self.lower_terminator(block.terminator, nxt)  # type: ignore[arg-type]
-        if self.estack:
+        self.pending: list[Stmt] = []  # deferred statements whose single-use results feed what follows
+        self.pending_by_dst: dict[int, Stmt] = {}
+        for st in block.stmts:
+            self.visit(st)
+        self.visit(block.terminator, nxt)  # type: ignore[arg-type]
+        if self.estack or self.pending:
             raise LowerError(f"values left on the stack at the end of block B{block.id}")
+
+    def visit(self, st: Stmt, nxt: int | None = None) -> None:
+        """Defer or emit one statement. A statement whose result is a single-use temporary is deferred while
+        the statements after it consume the deferred results in order (an expression tree); it is emitted,
+        leaves first, by its consumer. Anything else first emits what is pending, in order."""
+        deferred = [x for x in st.operands() if isinstance(x, Var) and x.id in self.pending_by_dst]
+        tail = self.pending[len(self.pending) - len(deferred):] if deferred else []
+        if not deferred or [p.defined() for p in tail] != deferred:
+            self.flush()
+        dst = st.defined()
+        if self.stackable(dst) and not isinstance(st, Catch):
+            self.pending.append(st)
+            self.pending_by_dst[dst.id] = st  # type: ignore[union-attr]
+            return
+        self.settle_stack_for(st)
+        if isinstance(st, (Goto, If, Switch, Return, Throw)):
+            self.lower_terminator(st, nxt)
+        else:
+            self.lower_stmt(st)
+
+    def pushes(self, st: Stmt) -> list:
+        """What emitting ``st`` (with its deferred operands, recursively) pushes, in order; None stands for
+        what is pushed before the operands (``new; dup``)."""
+        out: list = [None] if isinstance(st, New) else []
+        for x in st.operands():
+            child = self.pending_by_dst.get(x.id) if isinstance(x, Var) else None
+            out.extend(self.pushes(child) if child is not None else [x])
+        return out
+
+    def settle_stack_for(self, st: Stmt) -> None:
+        """Values already on the stack that ``st``'s tree reads must be its first pushes, in stack order;
+        otherwise they would be buried under other operands, so they are stored into slots first."""
+        if not self.estack:
+            return
+        seq = self.pushes(st)
+        on_stack = {id(v) for v in self.estack}
+        used = [x for x in seq if isinstance(x, Var) and id(x) in on_stack]
+        if not used:
+            return
+        k = len(used)
+        if seq[:k] == used and self.estack[len(self.estack) - k:] == used:
+            return
+        self.spill_from(min(d for d, v in enumerate(self.estack) if id(v) in {id(u) for u in used}))
+
+    def flush(self) -> None:
+        """Emit the pending statements in order; their values stay on the stack."""
+        pending = self.pending
+        self.pending = []
+        self.pending_by_dst.clear()
+        for st in pending:
+            self.settle_stack_for(st)
+            self.lower_stmt(st)
 
     def stackable(self, v: Var | None) -> bool:
         return v is not None and v.id in self.local_only and self.block_uses[v.id] == 1
 
     def operands_in(self, ops: list) -> None:
         """Push ``ops`` in order. Values already on the stack are used in place when they are its top entries
-        in this order; if an operand is buried deeper, the stack is stored into slots from there up first."""
+        in this order; deferred statements are emitted where their value is needed; if an operand is buried
+        deeper in the stack, the stack is stored into slots from there up first."""
         est = self.estack
         j = 0
         for cand in range(min(len(ops), len(est)), 0, -1):
@@ -278,7 +333,18 @@ class _Lowerer:
             j = 0
         del est[len(est) - j:]
         for x in ops[j:]:
-            self.push(x)
+            self.push_operand(x)
+
+    def push_operand(self, x: Var | Const) -> None:
+        if isinstance(x, Var):
+            st = self.pending_by_dst.pop(x.id, None)
+            if st is not None:
+                self.pending.remove(st)
+                self.lower_stmt(st)  # leaves its value on the stack (it is stackable)
+                popped = self.estack.pop()
+                assert popped is x
+                return
+        self.push(x)
 
     def spill_from(self, depth: int) -> None:
         """Store the stack entries from ``depth`` up into slots (top first)."""
@@ -358,7 +424,7 @@ class _Lowerer:
             self.emit(op.NEW, self.pool.add_class(s.cls))
             self.emit(0x59)  # dup
             for a in s.args:
-                self.push(a)
+                self.push_operand(a)
             self.emit(op.INVOKESPECIAL, self.member_index(s.constructor))
             self.result(s.dst)
         elif isinstance(s, Invoke):
