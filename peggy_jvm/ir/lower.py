@@ -306,12 +306,16 @@ class _Lowerer:
 
     def flush(self) -> None:
         """Emit the pending statements in order; their values stay on the stack."""
-        pending = self.pending
-        self.pending = []
-        self.pending_by_dst.clear()
-        for st in pending:
+        # only the roots: a pending statement whose result another pending statement reads is emitted inside
+        # that one (its leaves first), which keeps the post-order, i.e. the original order of statements
+        inner = {x.id for st in self.pending for x in st.operands() if isinstance(x, Var)}
+        roots = [st for st in self.pending if st.defined().id not in inner]  # type: ignore[union-attr]
+        for st in roots:
+            self.pending.remove(st)
+            del self.pending_by_dst[st.defined().id]  # type: ignore[union-attr]
             self.settle_stack_for(st)
             self.lower_stmt(st)
+        assert not self.pending and not self.pending_by_dst
 
     def stackable(self, v: Var | None) -> bool:
         return v is not None and v.id in self.local_only and self.block_uses[v.id] == 1
