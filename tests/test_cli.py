@@ -507,7 +507,27 @@ def test_show_prints_the_ir_and_writes_dot(classes, tmp_path):
     assert missing.exit_code == 2 and one_error_line(missing.stderr).endswith("no method 'Kernels.nope'")
 
 
-def test_show_reports_a_method_it_cannot_lift_in_one_line(classes):
-    result = invoke("show", classes["old"] / "JsrFinally.class", "--method", "compute")
+def test_show_reports_a_method_it_cannot_lift_in_one_line(tmp_path):
+    """A version-49 class whose subroutine pops its return address instead of storing it: the lifter
+    refuses to inline it, and show says so in one line."""
+    from peggy_jvm.classfile import opcodes as op
+    from peggy_jvm.classfile.assembler import Insn, Label, assemble
+    from peggy_jvm.classfile.constpool import ConstantPool
+    from peggy_jvm.classfile.model import Access, Attribute, ClassFile, MethodInfo
+    from peggy_jvm.classfile.recode import build_code_attribute
+    from peggy_jvm.classfile.writer import write_class
+
+    pool = ConstantPool()
+    cf = ClassFile(0, 49, pool, Access.PUBLIC, pool.add_class("Odd"), pool.add_class("java/lang/Object"),
+                   [], [], [], [])
+    m = MethodInfo(Access.STATIC, pool.add_utf8("m"), pool.add_utf8("()V"), [], "m", "()V")
+    sub = Label()
+    asm = assemble([Insn(op.JSR, target=sub), Insn(op.RETURN), sub, Insn(0x57), Insn(op.RETURN)])
+    body = build_code_attribute(cf, m, asm.instructions, asm.code, asm.exception_table, [], None)
+    m.attributes.append(Attribute(pool.add_utf8("Code"), "Code", body))
+    cf.methods.append(m)
+    (tmp_path / "Odd.class").write_bytes(write_class(cf))
+    result = invoke("show", tmp_path / "Odd.class", "--method", "m")
     assert result.exit_code == 2
-    assert "cannot lift" in one_error_line(result.stderr)
+    line = one_error_line(result.stderr)
+    assert "cannot lift" in line and "return address" in line

@@ -109,11 +109,29 @@ def test_every_fixture_method_lifts(fixture_classes, tree):
     assert count > 400
 
 
-def test_jsr_subroutines_fail_with_a_precise_reason(fixture_classes):
+def test_jsr_subroutines_are_inlined_once_per_call_site(fixture_classes):
     cf = read_class((fixture_classes["old"] / "JsrFinally.class").read_bytes())
     h = ClassHierarchy([fixture_classes["old"]])
     compute = next(m for m in cf.methods if m.name == "compute")
-    with pytest.raises(LiftError, match="jsr"):
-        lift_method(cf, compute, h)
-    main = next(m for m in cf.methods if m.name == "main")
-    assert any(isinstance(s, Invoke) for b in lift_method(cf, main, h).blocks.values() for s in b.stmts)
+    ir = lift_method(cf, compute, h)
+    text = "\n".join(format_method(ir))
+    # three jsr sites (two returns and the catch-any path): three copies of `counter++`, each followed by the
+    # code after its own site
+    assert text.count("add.i t") == 3 + 1  # the three copies plus `counter += x` in the try block
+    assert "jsr" not in text and "ret" not in text.replace("return", "")
+    handler = next(b for b in ir.blocks.values() if b.stmts and isinstance(b.stmts[0], Catch))
+    assert all(h.catch_type is None and h.target == handler.id
+               for b in ir.blocks.values() for h in b.handlers)
+
+
+def test_a_subroutine_that_does_not_store_its_return_address_is_refused(tmp_path):
+    """Inlining needs the retaddr stored first (javac's shape); anything else is reported, not guessed."""
+    from peggy_jvm.classfile import opcodes as op
+    from peggy_jvm.classfile.assembler import Insn, Label, assemble
+    from peggy_jvm.classfile.model import CodeAttribute
+    from peggy_jvm.ir.subroutines import SubroutineError, inline_subroutines
+
+    sub = Label()
+    asm = assemble([Insn(op.JSR, target=sub), Insn(op.RETURN), sub, Insn(0x57), Insn(op.RETURN)])
+    with pytest.raises(SubroutineError, match="return address"):
+        inline_subroutines(asm.instructions, len(asm.code), [])

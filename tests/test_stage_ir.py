@@ -26,11 +26,7 @@ def test_every_method_goes_through_the_ir(lowered, tree):
     _, report = lowered[tree]
     fallbacks = {f"{m.class_name}.{m.name}{m.descriptor}": m.reason for m in report.methods
                  if m.status == "fallback"}
-    if tree == "old":  # jsr/ret subroutines are not inlined yet: those two methods keep their bytes
-        assert set(fallbacks) == {"JsrFinally.compute(I)I", "JsrFinally.div(II)I"}
-        assert all("jsr" in r for r in fallbacks.values())
-    else:
-        assert fallbacks == {}
+    assert fallbacks == {}  # the old tree's jsr/ret subroutines are inlined
     assert all(m.status != "unchanged" for m in report.methods if m.bytes_before)
 
 

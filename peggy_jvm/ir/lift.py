@@ -31,6 +31,7 @@ from ..classfile.errors import ClassFileError, UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.model import Access, ClassFile, CodeAttribute, MethodInfo
 from ..classfile.opcodes import OPERAND_OF, Operand as OpShape
+from .subroutines import has_subroutines, inline_subroutines
 from .nodes import (DOUBLE, FLOAT, INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap,
                     Catch, CheckCast, ClassInit, Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField,
                     GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic, InvokeKind, IRMethod, IRType,
@@ -678,6 +679,12 @@ def lift_method(cf: ClassFile, method: MethodInfo, hierarchy: ClassHierarchy | N
         code = CodeAttribute.parse(attr.data, cf.pool)
     if insns is None:
         insns = code.instructions()
+    if has_subroutines(insns):
+        try:
+            insns, table, new_code = inline_subroutines(insns, len(code.code), code.exception_table)
+        except UnsupportedCodeError as e:
+            raise LiftError(f"{method.name}{method.descriptor}: {e}") from None
+        code = CodeAttribute(code.max_stack, code.max_locals, new_code, table, code.attributes)
     try:
         return _Lifter(cf, method, code, insns, hierarchy).lift()
     except (LiftError, ClassFileError):
