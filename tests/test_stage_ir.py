@@ -73,3 +73,44 @@ def test_lowered_fixture_code_stays_close_to_javac_in_size(lowered):
         _, report = lowered[tree]
         ratio = sum(m.bytes_after for m in report.methods) / sum(m.bytes_before for m in report.methods)
         assert ratio < 1.15, (tree, ratio)
+
+
+NEW_SHAPES = """
+public class NewShapes {
+    int base = 3;
+    static int calls;
+    static int next() { return ++calls; }
+    static class Box { final int v; Box(int v) { this.v = v; calls += 10; } int twice() { return 2 * v; } }
+    int use(int x) { return x + base; }
+    // the receiver is pushed before `new`: the object must not be left under it (a bug once)
+    int receiverFirst() { return use(new Box(next()).twice()); }
+    // arguments with calls between `new` and the constructor: class initialization stays first
+    static String message(int x) { return new IllegalArgumentException("bad " + x + next()).getMessage(); }
+    static int acrossBlocks(boolean c) { return new Box(c ? next() : -1).v; }
+    static Object nested() { return new Box(new Box(next()).twice()); }
+    public static void main(String[] args) {
+        NewShapes s = new NewShapes();
+        System.out.println(s.receiverFirst() + " " + message(7) + " " + acrossBlocks(true) + " "
+                           + acrossBlocks(false) + " " + ((Box) nested()).v + " " + calls);
+        try { throw new IllegalStateException("x" + next()); } catch (IllegalStateException e) {
+            System.out.println(e.getMessage()); }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("release", ["8", "17"])
+def test_new_with_effects_between_new_and_the_constructor(java_home, tmp_path, verifier, run_mains, release):
+    import subprocess
+
+    src = tmp_path / "NewShapes.java"
+    src.write_text(NEW_SHAPES)
+    orig = tmp_path / "orig"
+    subprocess.run([str(java_home / "bin" / "javac"), "--release", release, "-Xlint:-options", "-d", str(orig),
+                    str(src)], check=True)
+    out = tmp_path / "out"
+    _, report = optimize_input(orig, out, Stage.IR)
+    assert [m for m in report.methods if m.status == "fallback"] == []
+    proc = verifier(out)
+    assert proc.returncode == 0 and "verify_errors=0" in proc.stdout, proc.stdout[-3000:]
+    assert run_mains(out, ["NewShapes"]) == run_mains(orig, ["NewShapes"])

@@ -107,6 +107,7 @@ class _Lifter:
         self.ref_classes: dict[int, list[str | None]] = {}
         self.bootstraps: list | None = None
         self.pending_inits: dict[int, ClassInit] = {}
+        self.init_blocks: dict[int, Block] = {}
 
     # -- variables --------------------------------------------------------------------------------------
     def new_var(self, t: IRType, name: str = "") -> Var:
@@ -508,8 +509,7 @@ class _Lifter:
             init = ClassInit(cls)
             self.emit(init)
             self.pending_inits[ins.offset] = init
-            self.init_marks = getattr(self, "init_marks", {})
-            self.init_marks[ins.offset] = (self.block, len(self.block.stmts))
+            self.init_blocks[ins.offset] = self.block
             stack.append(_Uninit(ins.offset, cls))
             return None
         if opc == op.NEWARRAY:
@@ -621,8 +621,9 @@ class _Lifter:
         vargs = [self.value(a) for a in args]
         if opc == op.INVOKESPECIAL and ref.name == "<init>" and isinstance(receiver, _Uninit):
             dst = self.new_var(IRType(Kind.REF, receiver.cls))
-            self.emit(New(dst, receiver.cls, ref, vargs))
-            self.settle_class_init(receiver)
+            new = New(dst, receiver.cls, ref, vargs)
+            self.emit(new)
+            new.init = self.settle_class_init(receiver)
             self.stack[:] = [dst if x == receiver else x for x in self.stack]
             return None
         dst = None if ret == "V" else self.new_var(type_of_descriptor(ret))
@@ -631,19 +632,22 @@ class _Lifter:
             self.stack.append(dst)
         return None
 
-    def settle_class_init(self, u: _Uninit) -> None:
-        """Drop the ClassInit of ``new`` if nothing observable happened between it and the constructor call."""
+    def settle_class_init(self, u: _Uninit) -> ClassInit | None:
+        """Drop the ClassInit of ``new`` if nothing observable happened between it and the constructor call;
+        return it if it stays."""
         init = self.pending_inits.pop(u.offset, None)
         if init is None:
-            return
-        block, _ = self.init_marks.pop(u.offset)
+            return None
+        block = self.init_blocks.pop(u.offset)
         if block is not self.block:
-            return  # the arguments were computed across blocks: keep the initialization where it was
+            return init  # the arguments were computed across blocks: keep the initialization where it was
         stmts = block.stmts
         at = next(i for i, s in enumerate(stmts) if s is init)
         between = stmts[at + 1:-1]
         if all(isinstance(s, (Copy, Unary)) or (isinstance(s, Binary) and not s.may_throw) for s in between):
             del stmts[at]
+            return None
+        return init
 
     def settle_ref_types(self) -> None:
         """Each reference variable gets the least upper bound of the classes it was assigned."""

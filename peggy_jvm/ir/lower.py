@@ -255,6 +255,7 @@ class _Lowerer:
         self.estack: list[Var] = []
         self.pending: list[Stmt] = []  # deferred statements whose single-use results feed what follows
         self.pending_by_dst: dict[int, Stmt] = {}
+        self.paired = self.pair_class_inits(block)
         for st in block.stmts:
             self.visit(st)
         self.visit(block.terminator, nxt)  # type: ignore[arg-type]
@@ -317,6 +318,48 @@ class _Lowerer:
             self.lower_stmt(st)
         assert not self.pending and not self.pending_by_dst
 
+    def pair_class_inits(self, block: Block) -> dict[int, New]:
+        """ClassInits that can be lowered as javac does, ``new C; dup`` left on the stack under the argument
+        computation: every statement between them and their New computes its arguments, and the expression
+        tree the New belongs to pushes the new object first. (Others become ``new C; pop``.)"""
+        stmts = [*block.stmts, block.terminator]
+        index = {id(st): k for k, st in enumerate(stmts)}
+        defining = {st.defined().id: st for st in stmts if st.defined() is not None}  # type: ignore[union-attr]
+        consumer = {x.id: st for st in stmts for x in st.operands() if isinstance(x, Var)}
+        out: dict[int, New] = {}
+        for st in block.stmts:
+            if not isinstance(st, New) or st.init is None or id(st.init) not in index:
+                continue
+            owned: set[int] = set()
+            work = [st]
+            while work:
+                cur = work.pop()
+                for x in cur.operands():
+                    d = defining.get(x.id) if isinstance(x, Var) else None
+                    if d is not None and self.stackable(x) and id(d) not in owned:
+                        owned.add(id(d))
+                        work.append(d)
+            between = stmts[index[id(st.init)] + 1:index[id(st)]]
+            if not all(id(b) in owned for b in between):
+                continue
+            # the whole expression tree the New is part of must push the new object first: anything pushed
+            # before it would sit between the object and its constructor's arguments
+            root: Stmt = st
+            while self.stackable(root.defined()) and root.defined().id in consumer:  # type: ignore[union-attr]
+                root = consumer[root.defined().id]  # type: ignore[union-attr]
+            if self.static_pushes(root, defining)[:1] != [st]:
+                continue
+            out[id(st.init)] = st
+        return out
+
+    def static_pushes(self, st: Stmt, defining: dict[int, Stmt]) -> list:
+        """Like :meth:`pushes` before anything is deferred: a New stands for its own ``new; dup``."""
+        out: list = [st] if isinstance(st, New) else []
+        for x in st.operands():
+            d = defining.get(x.id) if isinstance(x, Var) and self.stackable(x) else None
+            out.extend(self.static_pushes(d, defining) if d is not None else [x])
+        return out
+
     def stackable(self, v: Var | None) -> bool:
         return v is not None and v.id in self.local_only and self.block_uses[v.id] == 1
 
@@ -355,6 +398,8 @@ class _Lowerer:
         est = self.estack
         while len(est) > depth:
             v = est.pop()
+            if not isinstance(v, Var):
+                raise LowerError("an object under construction would have to be stored")
             self.emit(_STORE[v.type.kind], self.slot_of(v))
 
     def result(self, dst: Var | None) -> None:
@@ -422,15 +467,13 @@ class _Lowerer:
             self.result(s.dst)
         elif isinstance(s, ClassInit):
             self.emit(op.NEW, self.pool.add_class(s.cls))
-            self.emit(0x57)  # initializes the class; the uninitialized object is dropped
+            if id(s) in self.paired:  # the object stays under the arguments, as javac leaves it
+                self.emit(0x59)
+                self.estack.append(s)  # type: ignore[arg-type]
+            else:
+                self.emit(0x57)  # initializes the class; the uninitialized object is dropped
         elif isinstance(s, New):
-            self.spill_if_used(s.args)
-            self.emit(op.NEW, self.pool.add_class(s.cls))
-            self.emit(0x59)  # dup
-            for a in s.args:
-                self.push_operand(a)
-            self.emit(op.INVOKESPECIAL, self.member_index(s.constructor))
-            self.result(s.dst)
+            self.lower_new(s)
         elif isinstance(s, Invoke):
             ops = ([s.receiver] if s.receiver is not None else []) + list(s.args)
             self.operands_in(ops)
@@ -464,6 +507,21 @@ class _Lowerer:
             self.result(s.dst)  # the JVM pushed the exception
         else:
             raise LowerError(f"cannot lower {type(s).__name__}")
+
+    def lower_new(self, s: New) -> None:
+        if s.init is not None and id(s.init) in self.paired:  # `new; dup` were emitted at the ClassInit
+            self.operands_in(list(s.args))
+            if not self.estack or self.estack[-1] is not s.init:
+                raise LowerError(f"the object of new {s.cls} is not under its constructor's arguments")
+            self.estack.pop()
+        else:
+            self.spill_if_used(s.args)
+            self.emit(op.NEW, self.pool.add_class(s.cls))
+            self.emit(0x59)  # dup
+            for a in s.args:
+                self.push_operand(a)
+        self.emit(op.INVOKESPECIAL, self.member_index(s.constructor))
+        self.result(s.dst)
 
     def spill_if_used(self, ops: list) -> None:
         """Before ``new; dup``: stacked values among ``ops`` cannot be reached under the new object."""

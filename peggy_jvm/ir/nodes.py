@@ -312,12 +312,14 @@ class ClassInit(Stmt):
 
 @dataclass(eq=False, slots=True)
 class New(Stmt):
-    """``dst = new cls(args)``: allocation and constructor call as one statement."""
+    """``dst = new cls(args)``: allocation and constructor call as one statement. ``init`` is the
+    :class:`ClassInit` that the bytecode's ``new`` left earlier (when effects happen in between), if any."""
 
     dst: Var
     cls: str
     constructor: MethodRef
     args: list[Operand]
+    init: ClassInit | None = None
 
     def operands(self) -> list[Operand]:
         return list(self.args)
