@@ -114,3 +114,46 @@ def test_new_with_effects_between_new_and_the_constructor(java_home, tmp_path, v
     proc = verifier(out)
     assert proc.returncode == 0 and "verify_errors=0" in proc.stdout, proc.stdout[-3000:]
     assert run_mains(out, ["NewShapes"]) == run_mains(orig, ["NewShapes"])
+
+
+ACROSS = """
+public class Across {
+    static int plus(boolean c, int a, int b) { return a + (c ? b : 1); }
+    static String pick(boolean c, String s) { return s.concat(c ? "x" : "y"); }
+    static int nested(int a, int b) { return a > 0 ? (b > 0 ? 1 : 2) : 3; }
+    static boolean both(int a, int b) { return a > 0 && b > 0; }
+    public static void main(String[] args) {
+        for (int i = -1; i <= 1; i++) System.out.println(plus(i > 0, i, 5) + " " + pick(i == 0, "s") + " "
+            + nested(i, -i) + " " + both(i, 1));
+    }
+}
+"""
+
+
+def test_values_crossing_branches_stay_on_the_stack(java_home, tmp_path, verifier, run_mains):
+    """Conditional expressions: javac keeps the operands below a branch on the JVM stack, and so does
+    lowering (no store/load through slots), giving javac's exact code."""
+    import subprocess
+
+    from peggy_jvm.classfile.hierarchy import ClassHierarchy
+    from peggy_jvm.classfile.model import CodeAttribute
+    from peggy_jvm.ir.lift import lift_method
+    from peggy_jvm.ir.lower import lower_method
+
+    (tmp_path / "Across.java").write_text(ACROSS)
+    orig = tmp_path / "orig"
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Across.java")], check=True)
+    cf = read_class((orig / "Across.class").read_bytes())
+    h = ClassHierarchy([orig])
+    for name in ("plus", "pick", "nested", "both"):
+        m = next(m for m in cf.methods if m.name == name)
+        ir = lift_method(cf, m, h)
+        assert any(b.entry_stack for b in ir.blocks.values()) or name == "both", name
+        javac = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+        ours = CodeAttribute.parse(lower_method(cf, m, ir, h), cf.pool)
+        assert ours.code == javac.code, name
+    out = tmp_path / "out"
+    _, report = optimize_input(orig, out, Stage.IR)
+    assert all(m.status == "rewritten" for m in report.methods)
+    assert verifier(out).returncode == 0
+    assert run_mains(out, ["Across"]) == run_mains(orig, ["Across"])

@@ -650,7 +650,8 @@ class Interpreter:
             if f.owner == owner:
                 key = self.field_key(f)
                 statics = heap.statics
-                env[s.dst] = statics[key] if key in statics else default_value(key.descriptor)  # type: ignore[attr-defined]
+                v = statics[key] if key in statics else default_value(key.descriptor)
+                env[s.dst] = v  # type: ignore[attr-defined]
             else:
                 env[s.dst] = self.call.get_static(self, f)  # type: ignore[attr-defined]
         elif t is PutStatic:
@@ -1602,7 +1603,8 @@ for _name, _pred in (("isDigit", str.isdigit), ("isLetter", str.isalpha), ("isLe
                      ("isUpperCase", str.isupper), ("isLowerCase", str.islower),
                      ("isWhitespace", lambda c: c in " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"),
                      ("isAlphabetic", str.isalpha)):
-    MODELS[("java/lang/Character", _name, "(C)Z")] = _char_pred(_pred)
+    for _d in ("(C)Z", "(I)Z"):  # the char and the code point forms (isAlphabetic has only the latter)
+        MODELS[("java/lang/Character", _name, _d)] = _char_pred(_pred)
 
 
 def _char_case(upper: bool) -> Model:
@@ -1627,8 +1629,9 @@ def _numeric_value(h, interp, recv, args):
 
 
 MODELS[("java/lang/Character", "getNumericValue", "(C)I")] = _numeric_value
-MODELS[("java/lang/Character", "toUpperCase", "(C)C")] = _char_case(True)
-MODELS[("java/lang/Character", "toLowerCase", "(C)C")] = _char_case(False)
+for _d in ("(C)C", "(I)I"):
+    MODELS[("java/lang/Character", "toUpperCase", _d)] = _char_case(True)
+    MODELS[("java/lang/Character", "toLowerCase", _d)] = _char_case(False)
 
 
 # System, Thread, Objects
@@ -1881,6 +1884,7 @@ def _throwable_init_cause(h, interp, recv, args):
 
 
 @_model(THROWABLE, "getMessage", "()Ljava/lang/String;")
+@_model(NPE, "getMessage", "()Ljava/lang/String;")  # the helpful message exists only for the VM's own NPEs
 def _throwable_get_message(h, interp, recv, args):
     m = recv.native.get("message")
     if m is VM_MESSAGE:

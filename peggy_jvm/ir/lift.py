@@ -291,6 +291,8 @@ class _Lifter:
             stack: list = [exc]
         else:
             stack = self.entry_stack(start, vstack)
+            if all(isinstance(x, Var) for x in stack):
+                block.entry_stack = tuple(stack)
         self.stack = stack
         k = start
         n = len(insns)

@@ -233,9 +233,66 @@ class _Lowerer:
             self.bootstrap_attr.data = data
         return len(self.bootstraps.methods) - 1
 
+    # -- values passed on the JVM stack from block to block ------------------------------------------------
+    def plan_stack_passing(self) -> None:
+        """Blocks that receive their entry stack variables on the JVM stack, as javac passes the operands of a
+        conditional expression: every predecessor must be able to leave exactly those values there (its last
+        statements copy into them, or it received them itself and leaves them alone), and every successor of
+        such a predecessor must receive the same values."""
+        ir = self.ir
+        preds: dict[int, list[Block]] = {bid: [] for bid in ir.blocks}
+        for b in ir.blocks.values():
+            for t in b.terminator.targets():  # type: ignore[union-attr]
+                preds[t].append(b)
+        receives = {bid for bid, b in ir.blocks.items() if b.entry_stack and preds[bid] and bid != ir.entry}
+        changed = True
+        while changed:
+            changed = False
+            for bid in sorted(receives):
+                if any(self.exit_plan(p, receives) is None for p in preds[bid]):
+                    receives.discard(bid)
+                    changed = True
+        self.receives = receives
+        self.exits: dict[int, tuple[list, set[int]]] = {}
+        for b in ir.blocks.values():
+            plan = self.exit_plan(b, receives)
+            if plan is not None:
+                self.exits[b.id] = plan
+
+    def exit_plan(self, b: Block, receives: set[int]) -> tuple[list, set[int]] | None:
+        """(operands the terminator leaves on the stack for its successors, ids of the copies they replace)."""
+        succs = b.terminator.targets()  # type: ignore[union-attr]
+        if not succs or any(t not in receives for t in succs):
+            return None
+        want = self.ir.blocks[succs[0]].entry_stack
+        if any(self.ir.blocks[t].entry_stack != want for t in succs):
+            return None
+        copies: dict[int, Copy] = {}
+        k = len(b.stmts)
+        while k > 0 and isinstance(b.stmts[k - 1], Copy) and any(b.stmts[k - 1].dst is w for w in want) \
+                and b.stmts[k - 1].dst.id not in copies:  # type: ignore[union-attr]
+            copies[b.stmts[k - 1].dst.id] = b.stmts[k - 1]  # type: ignore[union-attr, assignment]
+            k -= 1
+        ops: list = []
+        for d, w in enumerate(want):
+            c = copies.get(w.id)
+            if c is not None:
+                ops.append(c.src)
+            elif b.id in receives and d < len(b.entry_stack) and b.entry_stack[d] is w and not self.reads(b, w):
+                ops.append(w)  # received on the stack and handed on untouched
+            else:
+                return None
+        return ops, {id(c) for c in copies.values()}
+
+    @staticmethod
+    def reads(b: Block, v: Var) -> bool:
+        return any(x is v for st in [*b.stmts, b.terminator] for x in st.operands()) or \
+            any(st.defined() is v for st in b.stmts)
+
     # -- blocks -----------------------------------------------------------------------------------------
     def lower(self) -> None:
         self.assign_slots()
+        self.plan_stack_passing()
         order = self.ir.block_order()
         for pos, block in enumerate(order):
             nxt = order[pos + 1].id if pos + 1 < len(order) else None
@@ -250,14 +307,22 @@ class _Lowerer:
             for x in st.operands():
                 if isinstance(x, Var):
                     uses[x.id] += 1
+        exit_ops, exit_copies = self.exits.get(block.id, ([], set()))
         self.block_uses = uses
         self.local_only = {vid for vid in uses if vid not in self.slots}
         self.estack: list[Var] = []
         self.pending: list[Stmt] = []  # deferred statements whose single-use results feed what follows
         self.pending_by_dst: dict[int, Stmt] = {}
         self.paired = self.pair_class_inits(block)
+        if block.id in self.receives:
+            self.estack = list(block.entry_stack)
+            handed_on = {id(x) for x in exit_ops}
+            if any(uses[v.id] + (id(v) in handed_on) != 1 for v in block.entry_stack):
+                self.spill_from(0)  # read twice, or not at all: they go to their slots first
+        self.exit_ops = exit_ops
         for st in block.stmts:
-            self.visit(st)
+            if id(st) not in exit_copies:
+                self.visit(st)
         self.visit(block.terminator, nxt)  # type: ignore[arg-type]
         if self.estack or self.pending:
             raise LowerError(f"values left on the stack at the end of block B{block.id}")
@@ -266,7 +331,7 @@ class _Lowerer:
         """Defer or emit one statement. A statement whose result is a single-use temporary is deferred while
         the statements after it consume the deferred results in order (an expression tree); it is emitted,
         leaves first, by its consumer. Anything else first emits what is pending, in order."""
-        deferred = [x for x in st.operands() if isinstance(x, Var) and x.id in self.pending_by_dst]
+        deferred = [x for x in self.operands_of(st) if isinstance(x, Var) and x.id in self.pending_by_dst]
         tail = self.pending[len(self.pending) - len(deferred):] if deferred else []
         if not deferred or [p.defined() for p in tail] != deferred:
             self.flush()
@@ -281,11 +346,17 @@ class _Lowerer:
         else:
             self.lower_stmt(st)
 
+    def operands_of(self, st: Stmt) -> list:
+        """A statement's operands; a terminator also pushes what it hands on to its successors, first."""
+        if isinstance(st, (Goto, If, Switch, Return, Throw)):
+            return [*self.exit_ops, *st.operands()]
+        return st.operands()
+
     def pushes(self, st: Stmt) -> list:
         """What emitting ``st`` (with its deferred operands, recursively) pushes, in order; None stands for
         what is pushed before the operands (``new; dup``)."""
         out: list = [None] if isinstance(st, New) else []
-        for x in st.operands():
+        for x in self.operands_of(st):
             child = self.pending_by_dst.get(x.id) if isinstance(x, Var) else None
             out.extend(self.pushes(child) if child is not None else [x])
         return out
@@ -322,6 +393,8 @@ class _Lowerer:
         """ClassInits that can be lowered as javac does, ``new C; dup`` left on the stack under the argument
         computation: every statement between them and their New computes its arguments, and the expression
         tree the New belongs to pushes the new object first. (Others become ``new C; pop``.)"""
+        if block.id in self.receives:  # values received on the stack may have to be stored from under it
+            return {}
         stmts = [*block.stmts, block.terminator]
         index = {id(st): k for k, st in enumerate(stmts)}
         defining = {st.defined().id: st for st in stmts if st.defined() is not None}  # type: ignore[union-attr]
@@ -544,13 +617,16 @@ class _Lowerer:
         return True
 
     def lower_terminator(self, t, nxt: int | None) -> None:
+        """Terminators push what they hand on to their successors (``exit_ops``) under their own operands."""
+        pre = self.exit_ops
         if isinstance(t, Goto):
+            self.operands_in(list(pre))
             if t.target != nxt:
                 self.emit(op.GOTO, target=self.labels[t.target])
         elif isinstance(t, If):
-            self.lower_if(t, nxt)
+            self.lower_if(t, nxt, pre)
         elif isinstance(t, Switch):
-            self.operands_in([t.value])
+            self.operands_in([*pre, t.value])
             self.lower_switch(t)
         elif isinstance(t, Return):
             if t.value is None:
@@ -564,7 +640,7 @@ class _Lowerer:
         else:
             raise LowerError(f"block without a terminator ({t!r})")
 
-    def lower_if(self, t: If, nxt: int | None) -> None:
+    def lower_if(self, t: If, nxt: int | None, pre: list) -> None:
         cond, yes, no = t.cond, t.if_true, t.if_false
         if yes == nxt and no != nxt:  # fall into the true arm: branch on the negation
             cond, yes, no = _NEGATE[cond], no, yes
@@ -572,20 +648,16 @@ class _Lowerer:
         is_ref = a.type.kind is Kind.REF or b.type.kind is Kind.REF
         if is_ref:
             if isinstance(b, Const) and b.value is None and b.kind is ConstKind.VALUE:
-                self.operands_in([a])
-                opcode = op.IFNULL if cond is Cond.EQ else op.IFNONNULL
+                own, opcode = [a], op.IFNULL if cond is Cond.EQ else op.IFNONNULL
             elif isinstance(a, Const) and a.value is None and a.kind is ConstKind.VALUE:
-                self.operands_in([b])
-                opcode = op.IFNULL if cond is Cond.EQ else op.IFNONNULL
+                own, opcode = [b], op.IFNULL if cond is Cond.EQ else op.IFNONNULL
             else:
-                self.operands_in([a, b])
-                opcode = 0xa5 if cond is Cond.EQ else 0xa6
+                own, opcode = [a, b], 0xa5 if cond is Cond.EQ else 0xa6
         elif isinstance(b, Const) and b.value == 0:
-            self.operands_in([a])
-            opcode = _IF_ZERO[cond]
+            own, opcode = [a], _IF_ZERO[cond]
         else:
-            self.operands_in([a, b])
-            opcode = _IF_ICMP[cond]
+            own, opcode = [a, b], _IF_ICMP[cond]
+        self.operands_in([*pre, *own])
         self.emit(opcode, target=self.labels[yes])
         if no != nxt:
             self.emit(op.GOTO, target=self.labels[no])

@@ -498,6 +498,9 @@ class Block:
     terminator: Terminator | None = None
     handlers: tuple[Handler, ...] = ()
     origin: int = -1  # bytecode offset the block starts at (for people and tests)
+    # the stack variables the block starts with, bottom first (what the bytecode had on its operand stack);
+    # lowering may pass them on the JVM stack instead of through slots
+    entry_stack: tuple[Var, ...] = ()
 
     def successors(self, include_exceptional: bool = True) -> list[int]:
         out = list(self.terminator.targets()) if self.terminator is not None else []
