@@ -1,0 +1,454 @@
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.lang.reflect.Array;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The differential runner: calls methods reflectively on textual arguments and prints what happened, so the
+ * same calls can be made on two class trees (or compared with peggy-jvm's IR interpreter) and the transcripts
+ * diffed. tests/difftest.py is its Python side.
+ *
+ * <pre>
+ *   java -Xverify:all -cp CLASSES:HARNESS DiffRunner CLASS METHOD DESCRIPTOR  &lt; lines of ARGS
+ *   java -Xverify:all -cp CLASSES:HARNESS DiffRunner --batch  &lt; lines of CLASS METHOD DESCRIPTOR ARGS
+ * </pre>
+ *
+ * Input: one call per line, fields separated by single spaces; CLASS in internal ({@code a/b/C}) or binary
+ * form, ARGS one encoded value per parameter. A line {@code !reset} makes the following calls use a fresh class
+ * loader (over the same class path), so the classes are loaded and initialized again and no static state
+ * survives; empty lines are ignored. All input is read before the first call; the called code sees an empty
+ * System.in. A static method is called directly; an instance method on an object made by the class's no-arg
+ * constructor (which counts as part of the call). Private members are reached with setAccessible(true).
+ *
+ * <p>Output, per call: {@code OUT <text>} (what the call printed on System.out, if anything), {@code ERR <text>}
+ * (System.err, if anything), then exactly one of {@code RET <value>} ({@code RET} alone for void),
+ * {@code THROW <exception class>} (internal form; also for errors loading or initializing the class, e.g.
+ * VerifyError), {@code TIMEOUT} (the call ran longer than {@code -Ddiff.timeout=MS}, default 5000; its thread is
+ * stopped and later calls run on a new one) or {@code ERROR <text>} (the request itself was bad: no such class
+ * or method, an unparsable argument). Calls run one at a time on one worker thread.
+ *
+ * <p>The value encoding (arguments and results):
+ * <pre>
+ *   int, long, short, byte, char, boolean   decimal (char: its UTF-16 code unit; boolean: 1 or 0)
+ *   float / double                          f:0x%08x / d:0x%016x, the raw bits (floatToRawIntBits)
+ *   String                                  s:TEXT   (chars 0x21..0x7e verbatim except \ , { }; "\\" is a
+ *                                                     backslash; any other char is \\uXXXX, per UTF-16 unit)
+ *   null                                    null
+ *   array                                   DESC:E1,E2,...  DESC the array descriptor ([I, [Ljava/lang/String;);
+ *                                                     an element that is itself an array is wrapped in {...}
+ *   boxed primitive (result only)           box:C:V   C the primitive descriptor char, V its encoding
+ *   any other object (result only)          obj:CLASS  (internal name; a hidden class without its /0x... suffix)
+ * </pre>
+ * Deterministic: nothing printed depends on identity hash codes, addresses or timing (except whether a
+ * call reached the timeout).
+ */
+public final class DiffRunner {
+    private DiffRunner() {}
+
+    private static final PrintStream REAL_OUT = System.out;
+    private static final PrintStream REAL_ERR = System.err;
+    private static URL[] classPath;
+
+    /** A request that cannot be carried out (bad class/method name, bad argument text). */
+    static final class BadRequest extends Exception {
+        BadRequest(String message) { super(message); }
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<String> lines = new ArrayList<>();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            for (String line; (line = in.readLine()) != null; ) lines.add(line);
+        }
+        System.setIn(new ByteArrayInputStream(new byte[0]));
+        String prefix;
+        if (args.length == 1 && args[0].equals("--batch")) {
+            prefix = null;
+        } else if (args.length == 3) {
+            prefix = args[0] + " " + args[1] + " " + args[2];
+        } else {
+            REAL_ERR.println("usage: DiffRunner CLASS METHOD DESCRIPTOR < args-lines"
+                             + " | DiffRunner --batch < call-lines");
+            System.exit(2);
+            return;
+        }
+        long timeout = Long.getLong("diff.timeout", 5000L);
+        classPath = classPathUrls();
+        BufferedWriter out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
+                                                                       StandardCharsets.UTF_8), 1 << 16);
+        Runner runner = new Runner(timeout);
+        for (String line : lines) {
+            if (line.isEmpty()) continue;
+            if (line.equals("!reset")) {
+                runner.reset();
+                continue;
+            }
+            String call = prefix == null ? line : prefix + " " + line;
+            for (String result : runner.call(call)) {
+                out.write(result);
+                out.write('\n');
+            }
+        }
+        out.flush();
+        System.exit(0);  // threads a called method left running must not keep the JVM alive
+    }
+
+    private static URL[] classPathUrls() throws IOException {
+        String[] entries = System.getProperty("java.class.path").split(File.pathSeparator);
+        URL[] urls = new URL[entries.length];
+        for (int i = 0; i < entries.length; i++) urls[i] = new File(entries[i]).toURI().toURL();
+        return urls;
+    }
+
+    static final class Runner {
+        private final long timeout;
+        private ClassLoader loader;
+        private final Map<String, Method> methods = new HashMap<>();
+        private ExecutorService executor;
+        private Thread worker;
+
+        Runner(long timeout) {
+            this.timeout = timeout;
+            reset();
+        }
+
+        void reset() {
+            // the platform loader as parent: the classes under test are defined anew by every loader
+            loader = new URLClassLoader(classPath, ClassLoader.getPlatformClassLoader());
+            methods.clear();
+        }
+
+        List<String> call(String line) {
+            List<String> result = new ArrayList<>();
+            String[] f = line.split(" ", -1);
+            if (f.length < 3) {
+                result.add("ERROR " + escape("expected CLASS METHOD DESCRIPTOR ARGS...: " + line));
+                return result;
+            }
+            String className = f[0].replace('/', '.');
+            String name = f[1];
+            String descriptor = f[2];
+            ByteArrayOutputStream outBuf = new ByteArrayOutputStream();
+            ByteArrayOutputStream errBuf = new ByteArrayOutputStream();
+            String[] outcome = new String[1];
+            Runnable body = () -> outcome[0] = invoke(className, name, descriptor, f);
+            PrintStream capOut = new PrintStream(outBuf, true, StandardCharsets.UTF_8);
+            PrintStream capErr = new PrintStream(errBuf, true, StandardCharsets.UTF_8);
+            System.setOut(capOut);
+            System.setErr(capErr);
+            boolean finished = runWithTimeout(body);
+            capOut.flush();
+            capErr.flush();
+            System.setOut(REAL_OUT);
+            System.setErr(REAL_ERR);
+            String printed = outBuf.toString(StandardCharsets.UTF_8);
+            String errors = errBuf.toString(StandardCharsets.UTF_8);
+            if (!printed.isEmpty()) result.add("OUT " + escape(printed));
+            if (!errors.isEmpty()) result.add("ERR " + escape(errors));
+            result.add(!finished ? "TIMEOUT" : outcome[0] != null ? outcome[0] : "ERROR internal-failure");
+            return result;
+        }
+
+        /** Runs the call on the worker thread (made once, and again after a timeout killed it). */
+        private boolean runWithTimeout(Runnable body) {
+            if (executor == null) {
+                executor = Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(null, r, "diff-call", 0);
+                    t.setDaemon(true);
+                    worker = t;
+                    return t;
+                });
+            }
+            Future<?> f = executor.submit(body);
+            try {
+                f.get(timeout, TimeUnit.MILLISECONDS);
+                return true;
+            } catch (TimeoutException e) {
+                stop(worker);
+                executor.shutdownNow();
+                executor = null;
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (ExecutionException e) {  // invoke() catches everything; this is a harness failure
+                throw new IllegalStateException(e.getCause());
+            }
+        }
+
+        @SuppressWarnings({"deprecation", "removal"})
+        private static void stop(Thread t) {
+            t.stop();
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        private String invoke(String className, String name, String descriptor, String[] f) {
+            Method m;
+            Class<?> cls;
+            try {
+                try {
+                    cls = Class.forName(className, false, loader);
+                } catch (ClassNotFoundException e) {
+                    return "ERROR " + escape("no class " + className);
+                }
+                m = find(cls, name, descriptor);
+            } catch (BadRequest e) {
+                return "ERROR " + escape(e.getMessage());
+            } catch (LinkageError e) {  // e.g. VerifyError while linking: what any caller would see
+                return "THROW " + internal(e.getClass());
+            }
+            Class<?>[] types = m.getParameterTypes();
+            if (f.length - 3 != types.length) {
+                return "ERROR " + escape("expected " + types.length + " arguments, got " + (f.length - 3));
+            }
+            Object[] values = new Object[types.length];
+            try {
+                for (int i = 0; i < types.length; i++) values[i] = parse(f[3 + i], types[i]);
+            } catch (BadRequest e) {
+                return "ERROR " + escape(e.getMessage());
+            }
+            try {
+                Class.forName(className, true, loader);  // initialization failures are the call's outcome
+                Object receiver = null;
+                if (!Modifier.isStatic(m.getModifiers())) {
+                    Constructor<?> c = cls.getDeclaredConstructor();
+                    c.setAccessible(true);
+                    receiver = c.newInstance();
+                }
+                Object value = m.invoke(receiver, values);
+                return m.getReturnType() == void.class ? "RET" : "RET " + encode(value, m.getReturnType());
+            } catch (InvocationTargetException e) {
+                return "THROW " + internal(e.getCause().getClass());
+            } catch (NoSuchMethodException e) {
+                return "ERROR " + escape("no no-arg constructor in " + className);
+            } catch (ReflectiveOperationException e) {
+                return "ERROR " + escape(e.toString());
+            } catch (Throwable e) {  // linkage and initialization errors, stack overflow in the constructor, ...
+                return "THROW " + internal(e.getClass());
+            }
+        }
+
+        private Method find(Class<?> cls, String name, String descriptor) throws BadRequest {
+            String key = cls.getName() + " " + name + " " + descriptor;
+            Method m = methods.get(key);
+            if (m != null) return m;
+            for (Method candidate : cls.getDeclaredMethods()) {
+                if (candidate.getName().equals(name) && descriptor(candidate).equals(descriptor)) {
+                    candidate.setAccessible(true);
+                    methods.put(key, candidate);
+                    return candidate;
+                }
+            }
+            throw new BadRequest("no method " + name + descriptor + " in " + cls.getName());
+        }
+    }
+
+    // -- descriptors and names ----------------------------------------------------------------------------
+    static String descriptor(Method m) {
+        StringBuilder sb = new StringBuilder("(");
+        for (Class<?> p : m.getParameterTypes()) sb.append(descriptor(p));
+        return sb.append(')').append(descriptor(m.getReturnType())).toString();
+    }
+
+    static String descriptor(Class<?> c) {
+        if (c.isPrimitive()) {
+            if (c == int.class) return "I";
+            if (c == long.class) return "J";
+            if (c == float.class) return "F";
+            if (c == double.class) return "D";
+            if (c == boolean.class) return "Z";
+            if (c == byte.class) return "B";
+            if (c == char.class) return "C";
+            if (c == short.class) return "S";
+            return "V";
+        }
+        if (c.isArray()) return c.getName().replace('.', '/');
+        return "L" + c.getName().replace('.', '/') + ";";
+    }
+
+    static String internal(Class<?> c) {
+        String n = c.getName().replace('.', '/');
+        int hidden = n.indexOf("/0x");
+        return hidden >= 0 ? n.substring(0, hidden) : n;
+    }
+
+    // -- the value encoding ------------------------------------------------------------------------------
+    static String escape(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 8);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\') {
+                sb.append("\\\\");
+            } else if (c >= 0x21 && c <= 0x7e && c != ',' && c != '{' && c != '}') {
+                sb.append(c);
+            } else {
+                sb.append(String.format("\\u%04x", (int) c));
+            }
+        }
+        return sb.toString();
+    }
+
+    static String unescape(String s) throws BadRequest {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c != '\\') {
+                sb.append(c);
+            } else if (i + 1 < s.length() && s.charAt(i + 1) == '\\') {
+                sb.append('\\');
+                i++;
+            } else if (i + 5 < s.length() && s.charAt(i + 1) == 'u') {
+                try {
+                    sb.append((char) Integer.parseInt(s.substring(i + 2, i + 6), 16));
+                } catch (NumberFormatException e) {
+                    throw new BadRequest("bad escape in " + s);
+                }
+                i += 5;
+            } else {
+                throw new BadRequest("bad escape in " + s);
+            }
+        }
+        return sb.toString();
+    }
+
+    static String encode(Object v, Class<?> declared) {
+        if (declared.isPrimitive()) return encodePrimitive(v, declared);
+        if (v == null) return "null";
+        if (v instanceof String) return "s:" + escape((String) v);
+        Class<?> c = v.getClass();
+        Class<?> prim = unboxed(c);
+        if (prim != null) return "box:" + descriptor(prim) + ":" + encodePrimitive(v, prim);
+        if (c.isArray()) {
+            Class<?> comp = c.getComponentType();
+            StringBuilder sb = new StringBuilder(descriptor(c)).append(':');
+            int n = Array.getLength(v);
+            for (int i = 0; i < n; i++) {
+                if (i > 0) sb.append(',');
+                Object e = Array.get(v, i);
+                if (!comp.isPrimitive() && e != null && e.getClass().isArray()) {
+                    sb.append('{').append(encode(e, comp)).append('}');
+                } else {
+                    sb.append(encode(e, comp));
+                }
+            }
+            return sb.toString();
+        }
+        return "obj:" + internal(c);
+    }
+
+    static Class<?> unboxed(Class<?> c) {
+        if (c == Integer.class) return int.class;
+        if (c == Long.class) return long.class;
+        if (c == Float.class) return float.class;
+        if (c == Double.class) return double.class;
+        if (c == Boolean.class) return boolean.class;
+        if (c == Byte.class) return byte.class;
+        if (c == Character.class) return char.class;
+        if (c == Short.class) return short.class;
+        return null;
+    }
+
+    static String encodePrimitive(Object v, Class<?> type) {
+        if (type == float.class) return String.format("f:0x%08x", Float.floatToRawIntBits((Float) v));
+        if (type == double.class) return String.format("d:0x%016x", Double.doubleToRawLongBits((Double) v));
+        if (type == boolean.class) return ((Boolean) v) ? "1" : "0";
+        if (type == char.class) return Integer.toString((Character) v);
+        return v.toString();  // int, long, short, byte
+    }
+
+    static Object parse(String text, Class<?> type) throws BadRequest {
+        try {
+            if (type == int.class) return Integer.parseInt(text);
+            if (type == long.class) return Long.parseLong(text);
+            if (type == short.class) return Short.parseShort(text);
+            if (type == byte.class) return Byte.parseByte(text);
+            if (type == char.class) {
+                int c = Integer.parseInt(text);
+                if (c < 0 || c > 0xFFFF) throw new BadRequest("char out of range: " + text);
+                return (char) c;
+            }
+            if (type == boolean.class) {
+                if (text.equals("1")) return true;
+                if (text.equals("0")) return false;
+                throw new BadRequest("boolean must be 1 or 0: " + text);
+            }
+            if (type == float.class) return Float.intBitsToFloat(Integer.parseUnsignedInt(bits(text, "f:0x"), 16));
+            if (type == double.class) return Double.longBitsToDouble(Long.parseUnsignedLong(bits(text, "d:0x"), 16));
+        } catch (NumberFormatException e) {
+            throw new BadRequest("bad " + type + " argument: " + text);
+        }
+        if (text.equals("null")) return null;
+        if (type == String.class || (type == Object.class && text.startsWith("s:"))) {
+            if (!text.startsWith("s:")) throw new BadRequest("expected s:TEXT or null: " + text);
+            return unescape(text.substring(2));
+        }
+        if (type.isArray()) {
+            String desc = descriptor(type);
+            if (!text.startsWith(desc + ":")) throw new BadRequest("expected " + desc + ":...: " + text);
+            List<String> items = splitElements(text.substring(desc.length() + 1));
+            Class<?> comp = type.getComponentType();
+            Object array = Array.newInstance(comp, items.size());
+            for (int i = 0; i < items.size(); i++) {
+                String item = items.get(i);
+                if (item.startsWith("{") && item.endsWith("}")) item = item.substring(1, item.length() - 1);
+                Array.set(array, i, parse(item, comp));
+            }
+            return array;
+        }
+        throw new BadRequest("cannot make an argument of type " + type.getName() + " from " + text);
+    }
+
+    private static String bits(String text, String prefix) throws BadRequest {
+        if (!text.startsWith(prefix)) throw new BadRequest("expected " + prefix + "...: " + text);
+        return text.substring(prefix.length());
+    }
+
+    /** Top-level comma-separated elements; commas inside {...} belong to nested arrays. */
+    static List<String> splitElements(String s) throws BadRequest {
+        List<String> out = new ArrayList<>();
+        if (s.isEmpty()) return out;
+        int depth = 0;
+        int start = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '{') depth++;
+            else if (c == '}') depth--;
+            else if (c == ',' && depth == 0) {
+                out.add(s.substring(start, i));
+                start = i + 1;
+            }
+            if (depth < 0) throw new BadRequest("unbalanced braces: " + s);
+        }
+        if (depth != 0) throw new BadRequest("unbalanced braces: " + s);
+        out.add(s.substring(start));
+        return out;
+    }
+}
