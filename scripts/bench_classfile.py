@@ -6,7 +6,10 @@ extraction is timed) and runs ``pipeline.optimize_class`` (``--stage classfile``
 processes, then prints a table: classes, methods, rewritten / fallback, wall and CPU seconds, methods per
 second, median and p99 time per method. Target (issue 2): the whole JDK in under 3 minutes on 2 cores.
 
-    scripts/bench_classfile.py [--jobs N] [--limit N] [--jar JAR] [--profile N]
+    scripts/bench_classfile.py [--jobs N] [--limit N] [--jar JAR] [--stage classfile|ir] [--profile N]
+
+``--stage ir`` measures lifting to the IR and lowering back instead (issue 3's target: commons-lang3 in under
+30 s).
 
 ``--profile N`` instead profiles N classes in one process with cProfile and prints the top functions.
 """
@@ -46,18 +49,22 @@ def load_classes(jar: Path | None, limit: int | None) -> list[bytes]:
     return datas[:limit] if limit else datas
 
 
-def _init(jar: str | None) -> None:
-    global _hierarchy
+_stage = Stage.CLASSFILE
+
+
+def _init(jar: str | None, stage: Stage = Stage.CLASSFILE) -> None:
+    global _hierarchy, _stage
     _hierarchy = ClassHierarchy([Path(jar)] if jar else [])
+    _stage = stage
 
 
 def _run(data: bytes) -> tuple[int, int, int, list[float], float]:
     start = time.process_time()
-    _, reports = optimize_class(data, _hierarchy, Stage.CLASSFILE)
+    _, reports = optimize_class(data, _hierarchy, _stage)
     cpu = time.process_time() - start
     rewritten = sum(r.status == "rewritten" for r in reports)
     fallback = sum(r.status == "fallback" for r in reports)
-    times = [r.time_ms["classfile"] for r in reports if r.time_ms]
+    times = [r.time_ms[_stage.value] for r in reports if r.time_ms]
     return len(reports), rewritten, fallback, times, cpu
 
 
@@ -66,14 +73,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--limit", type=int, default=None, help="only the first N classes")
     ap.add_argument("--jar", type=Path, help="benchmark the classes of this jar instead of the JDK")
+    ap.add_argument("--stage", default="classfile", choices=["classfile", "ir"])
     ap.add_argument("--profile", type=int, default=0, help="profile N classes in one process instead")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     datas = load_classes(args.jar, args.limit)
     load_s = time.perf_counter() - t0
     jar = str(args.jar) if args.jar else None
+    stage = Stage(args.stage)
     if args.profile:
-        _init(jar)
+        _init(jar, stage)
         prof = cProfile.Profile()
         prof.enable()
         for d in datas[::max(1, len(datas) // args.profile)][:args.profile]:
@@ -83,10 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     t0 = time.perf_counter()
     if args.jobs > 1:
-        with multiprocessing.get_context("fork").Pool(args.jobs, _init, (jar,)) as pool:
+        with multiprocessing.get_context("fork").Pool(args.jobs, _init, (jar, stage)) as pool:
             results = pool.map(_run, datas, chunksize=32)
     else:
-        _init(jar)
+        _init(jar, stage)
         results = [_run(d) for d in datas]
     wall = time.perf_counter() - t0
     methods = sum(r[0] for r in results)
@@ -95,11 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     per_method = sorted(t for r in results for t in r[3])
     cpu = sum(r[4] for r in results)
     p99 = per_method[int(0.99 * (len(per_method) - 1))] if per_method else 0.0
-    print(f"| corpus | classes | methods | rewritten | fallback | jobs | load s | wall s | cpu s | methods/s "
+    print(f"| corpus | stage | classes | methods | rewritten | fallback | jobs | load s | wall s | cpu s | methods/s "
           f"| median ms/method | p99 ms/method |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     name = args.jar.name if args.jar else "JDK runtime image"
-    print(f"| {name} | {len(datas)} | {methods} | {rewritten} | {fallback} | {args.jobs} | {load_s:.1f} | "
+    print(f"| {name} | {stage.value} | {len(datas)} | {methods} | {rewritten} | {fallback} | {args.jobs} | {load_s:.1f} | "
           f"{wall:.1f} | {cpu:.1f} | {rewritten / wall if wall else 0:.0f} | "
           f"{statistics.median(per_method) if per_method else 0:.2f} | {p99:.2f} |")
     return 0
