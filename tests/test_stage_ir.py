@@ -157,3 +157,26 @@ def test_values_crossing_branches_stay_on_the_stack(java_home, tmp_path, verifie
     assert all(m.status == "rewritten" for m in report.methods)
     assert verifier(out).returncode == 0
     assert run_mains(out, ["Across"]) == run_mains(orig, ["Across"])
+
+
+def test_variables_never_live_together_share_a_slot():
+    from peggy_jvm.classfile.constpool import ConstantPool
+    from peggy_jvm.classfile.model import Access, ClassFile
+    from peggy_jvm.ir.lower import _Lowerer
+    from peggy_jvm.ir.nodes import INT, Binary, Block, Const, Copy, Goto, IRMethod, Return, Var
+
+    x, y, z, p = Var(1, INT, "x"), Var(2, INT, "y"), Var(3, INT, "z"), Var(0, INT, "p", slot=0)
+    # block-level liveness: x lives in B0-B1, y in B2-B3, so they can share; z lives from B0 to B3
+    blocks = {
+        0: Block(0, [Copy(x, Const(INT, 1)), Copy(z, p)], Goto(1)),
+        1: Block(1, [Binary(p, "add.i", x, z)], Goto(2)),
+        2: Block(2, [Copy(y, p)], Goto(3)),
+        3: Block(3, [Binary(p, "add.i", y, z)], Return(p)),
+    }
+    ir = IRMethod("C", "m", "(I)I", True, [p], blocks, 0, variables=[p, x, y, z])
+    pool = ConstantPool()
+    lw = _Lowerer(ClassFile(0, 61, pool, Access.PUBLIC, pool.add_class("C"), 0, [], [], [], []), ir)
+    lw.assign_slots()
+    assert lw.slots[x.id] == lw.slots[y.id]
+    assert lw.slots[z.id] not in (lw.slots[x.id], lw.slots[p.id])
+    assert sorted({lw.slots[v.id] for v in (p, x, y, z)}) == [0, 1, 2]

@@ -115,13 +115,63 @@ class _Lowerer:
                     if isinstance(x, Var) and x.id not in self.slots:
                         blocks_of.setdefault(x.id, set()).add(b.id)
         by_id = {v.id: v for v in ir.variables}
-        for vid, where in blocks_of.items():
-            if len(where) > 1:
-                self.slots[vid] = top
-                top += 2 if by_id[vid].type.kind.wide else 1
+        shared = [vid for vid, where in blocks_of.items() if len(where) > 1]
+        top = self.color_slots(shared, by_id, top)
         self.block_slot_base = top
         self.next_slot = top
         self.max_locals = top
+
+    def color_slots(self, shared: list[int], by_id: dict[int, Var], base: int) -> int:
+        """Slots for variables used in several blocks, shared by variables that are never live at once
+        (block-level liveness: variables live in or touched by the same block interfere). Returns the first
+        slot above them."""
+        if not shared:
+            return base
+        wanted = set(shared)
+        ir = self.ir
+        use: dict[int, set[int]] = {}
+        defs: dict[int, set[int]] = {}
+        for b in ir.blocks.values():
+            u: set[int] = set()
+            d: set[int] = set()
+            for st in [*b.stmts, b.terminator]:
+                for x in st.operands():
+                    if isinstance(x, Var) and x.id in wanted and x.id not in d:
+                        u.add(x.id)
+                dv = st.defined()
+                if dv is not None and dv.id in wanted:
+                    d.add(dv.id)
+            use[b.id], defs[b.id] = u, d
+        live_in: dict[int, set[int]] = {bid: set() for bid in ir.blocks}
+        changed = True
+        while changed:
+            changed = False
+            for b in reversed(ir.block_order()):
+                out: set[int] = set()
+                for t in b.successors():
+                    out |= live_in[t]
+                new_in = use[b.id] | (out - defs[b.id])
+                if new_in != live_in[b.id]:
+                    live_in[b.id] = new_in
+                    changed = True
+        conflicts: dict[int, set[int]] = {vid: set() for vid in shared}
+        for b in ir.blocks.values():
+            out = set().union(*(live_in[t] for t in b.successors())) if b.successors() else set()
+            together = live_in[b.id] | out | use[b.id] | defs[b.id]
+            for vid in together:
+                conflicts[vid] |= together - {vid}
+        placed: dict[int, tuple[int, int]] = {}  # vid -> (first slot, size)
+        top = base
+        for vid in sorted(shared):
+            size = 2 if by_id[vid].type.kind.wide else 1
+            taken = [placed[o] for o in conflicts[vid] if o in placed]
+            slot = base
+            while any(slot < s0 + n0 and s0 < slot + size for s0, n0 in taken):
+                slot += 1
+            placed[vid] = (slot, size)
+            self.slots[vid] = slot
+            top = max(top, slot + size)
+        return top
 
     def slot_of(self, v: Var) -> int:
         s = self.slots.get(v.id)
