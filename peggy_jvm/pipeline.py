@@ -28,6 +28,7 @@ from .classfile.errors import ClassFileError
 from .classfile.hierarchy import ClassHierarchy
 from .classfile.model import CodeAttribute
 from .classfile.reader import read_class
+from .classfile.attributes import LineNumberTable
 from .classfile.bytecode import Instruction
 from .classfile.model import ClassFile, MethodInfo
 from .classfile.recode import RecodeResult, recode_method
@@ -97,7 +98,9 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
     if stage is Stage.CLASSFILE:
         return recode_method(cf, m, code, insns, hierarchy)
     ir = lift_method(cf, m, hierarchy, code, insns)
-    return RecodeResult(lower_method(cf, m, ir, hierarchy), ["LineNumberTable", "LocalVariableTable"])
+    lnt = next((a for a in code.attributes if a.name == "LineNumberTable"), None)
+    data = lower_method(cf, m, ir, hierarchy, LineNumberTable.parse(lnt.data) if lnt is not None else None)
+    return RecodeResult(data, [a.name for a in code.attributes if a.name not in ("LineNumberTable", "StackMapTable")])
 
 
 def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_timeout: float | None = None

@@ -180,3 +180,45 @@ def test_variables_never_live_together_share_a_slot():
     assert lw.slots[x.id] == lw.slots[y.id]
     assert lw.slots[z.id] not in (lw.slots[x.id], lw.slots[p.id])
     assert sorted({lw.slots[v.id] for v in (p, x, y, z)}) == [0, 1, 2]
+
+
+TRACES = """
+public class Traces {
+    static int depth(int n) {
+        if (n == 0) {
+            int[] a = new int[1];
+            return a[n + 1];
+        }
+        return depth(n - 1) + 1;
+    }
+    static String where(Throwable t) {
+        StringBuilder b = new StringBuilder();
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getClassName().equals("Traces")) b.append(e.getMethodName()).append(':').append(e.getLineNumber()).append(' ');
+        }
+        return b.toString();
+    }
+    public static void main(String[] args) {
+        try { depth(3); } catch (RuntimeException e) { System.out.println(where(e)); }
+        try {
+            Object o = args.length > 5 ? "x" : null;
+            System.out.println(
+                o.toString());
+        } catch (NullPointerException e) { System.out.println(where(e)); }
+    }
+}
+"""
+
+
+def test_stack_traces_keep_their_line_numbers(java_home, tmp_path, run_mains):
+    import subprocess
+
+    (tmp_path / "Traces.java").write_text(TRACES)
+    orig = tmp_path / "orig"
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Traces.java")], check=True)
+    out = tmp_path / "out"
+    _, report = optimize_input(orig, out, Stage.IR)
+    assert all(m.status == "rewritten" for m in report.methods)
+    before = run_mains(orig, ["Traces"])
+    assert "depth:6 depth:8 depth:8 depth:8 main:18" in before  # the trace really names lines
+    assert run_mains(out, ["Traces"]) == before

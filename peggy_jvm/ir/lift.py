@@ -298,7 +298,13 @@ class _Lifter:
         n = len(insns)
         while True:
             ins = insns[k]
+            first_new = len(block.stmts)
             term = self.lift_insn(ins, k)
+            for st in block.stmts[first_new:]:
+                if st.origin < 0:
+                    st.origin = ins.offset
+            if term is not None:
+                term.origin = ins.offset
             inference.step(ins, vlocals, vstack)
             self.type_pushed(vstack)
             if term is not None:

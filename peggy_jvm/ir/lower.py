@@ -14,20 +14,22 @@ How:
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
   ``tableswitch`` vs ``lookupswitch`` by javac's size rule);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
-- frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is not
-  written (statement origins are not tracked yet), so line numbers are dropped, never wrong.
+- frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
+  rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
+  local-variable tables are not (dropped, never wrong).
 
 Invariant: the code computes what the IR says, statement by statement and in order.
 """
 from __future__ import annotations
 
 import struct
+from bisect import bisect_right
 from collections import Counter
 
 from ..classfile import opcodes as op
 from ..classfile.assembler import Handler as AsmHandler
 from ..classfile.assembler import Insn, Label, assemble
-from ..classfile.attributes import BootstrapMethod, BootstrapMethods
+from ..classfile.attributes import BootstrapMethod, BootstrapMethods, LineNumberEntry, LineNumberTable
 from ..classfile.constpool import ConstantPool
 from ..classfile.errors import UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
@@ -91,6 +93,11 @@ class _Lowerer:
         self.block_slot_base = 0
         self.max_locals = 0
         self.bootstraps: BootstrapMethods | None = None
+        self.line_starts: list[int] = []  # the original LineNumberTable, sorted: pcs and their lines
+        self.line_numbers: list[int] = []
+        self.line_marks: list[tuple[Label, int]] = []
+        self.current_line: int | None = None
+        self.current_stmt: Stmt | None = None  # whose instruction comes after the operands being pushed
         self.used_anywhere = {x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
                               for x in st.operands() if isinstance(x, Var)}
 
@@ -392,9 +399,26 @@ class _Lowerer:
             return
         self.settle_stack_for(st)
         if isinstance(st, (Goto, If, Switch, Return, Throw)):
+            self.mark_line(st)
+            self.current_stmt = st
             self.lower_terminator(st, nxt)
+            self.current_stmt = None
         else:
             self.lower_stmt(st)
+
+    def mark_line(self, st: Stmt) -> None:
+        """Start a line-number entry where the source line changes (a tree gets the line of its root)."""
+        if st.origin < 0 or not self.line_starts:
+            return
+        k = bisect_right(self.line_starts, st.origin) - 1
+        if k < 0:
+            return
+        line = self.line_numbers[k]
+        if line != self.current_line:
+            label = Label()
+            self.items.append(label)
+            self.line_marks.append((label, line))
+            self.current_line = line
 
     def operands_of(self, st: Stmt) -> list:
         """A statement's operands; a terminator also pushes what it hands on to its successors, first."""
@@ -504,6 +528,8 @@ class _Lowerer:
         del est[len(est) - j:]
         for x in ops[j:]:
             self.push_operand(x)
+        if self.current_stmt is not None:  # the statement's own instruction follows: its line again
+            self.mark_line(self.current_stmt)
 
     def push_operand(self, x: Var | Const) -> None:
         if isinstance(x, Var):
@@ -537,6 +563,16 @@ class _Lowerer:
             self.emit(_STORE[dst.type.kind], self.slot_of(dst))
 
     def lower_stmt(self, s: Stmt) -> None:
+        """Emit one statement (its deferred operands inside it), with its source line."""
+        outer = self.current_stmt
+        self.mark_line(s)
+        self.current_stmt = s
+        try:
+            self.lower_stmt_code(s)
+        finally:
+            self.current_stmt = outer
+
+    def lower_stmt_code(self, s: Stmt) -> None:
         if isinstance(s, Copy):
             if s.src is s.dst:
                 return
@@ -752,11 +788,24 @@ class _Lowerer:
         return out
 
 
-def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: ClassHierarchy | None) -> bytes:
-    """The Code attribute body for ``ir``, to replace ``method``'s code in ``cf``."""
+def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: ClassHierarchy | None,
+                 lines: LineNumberTable | None = None) -> bytes:
+    """The Code attribute body for ``ir``, to replace ``method``'s code in ``cf``. ``lines`` is the original
+    LineNumberTable (statement origins are bytecode offsets of the original code); the new code gets one."""
     lw = _Lowerer(cf, ir)
+    if lines is not None:
+        pairs = sorted((e.start_pc, e.line_number) for e in lines.entries)
+        lw.line_starts = [pc for pc, _ in pairs]
+        lw.line_numbers = [line for _, line in pairs]
     lw.lower()
     handlers = lw.handlers()
     asm = assemble(lw.items, handlers)
-    return build_code_attribute(cf, method, asm.instructions, asm.code, asm.exception_table, [], hierarchy,
-                                lw.max_locals)
+    attributes = []
+    if lw.line_marks:
+        entries: dict[int, int] = {}
+        for label, line in lw.line_marks:
+            entries[asm.offsets[label]] = line  # several marks at one pc: the last one is what runs
+        table = LineNumberTable([LineNumberEntry(pc, line) for pc, line in sorted(entries.items())])
+        attributes.append(Attribute(cf.pool.add_utf8("LineNumberTable"), "LineNumberTable", table.to_bytes()))
+    return build_code_attribute(cf, method, asm.instructions, asm.code, asm.exception_table, attributes,
+                                hierarchy, lw.max_locals)

@@ -161,7 +161,10 @@ class InvokeKind(Enum):
 # -- statements ---------------------------------------------------------------------------------------------
 @dataclass(eq=False, slots=True)
 class Stmt:
-    """Base of all statements. ``dst`` is the variable written, if any."""
+    """Base of all statements. ``dst`` is the variable written, if any. ``origin`` is the bytecode offset of the
+    instruction the statement came from (-1: none), which lowering turns back into line numbers."""
+
+    origin: int = field(default=-1, kw_only=True)
 
     @property
     def may_throw(self) -> bool:
