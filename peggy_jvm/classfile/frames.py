@@ -111,14 +111,8 @@ def initial_frame(class_name: str, method_name: str, descriptor: str, is_static:
 
 
 def compress(words: list) -> list:
-    """Word-based list -> verification-type list (a Long/Double counts once; trailing Tops dropped)."""
-    out = []
-    i = 0
-    n = len(words)
-    while i < n:
-        t = words[i]
-        out.append(t)
-        i += 2 if t == LONG or t == DOUBLE else 1
+    """Word-based locals -> verification-type list (a Long/Double counts once; trailing Tops dropped)."""
+    out = compress_stack(words)
     while out and out[-1] == TOP:
         out.pop()
     return out
@@ -697,6 +691,7 @@ def encode_stack_map(frames: list[Frame], initial_locals: list, pool: ConstantPo
 
 
 def compress_stack(words: list) -> list:
+    """Word-based stack -> verification-type list (a Long/Double counts once)."""
     out = []
     i = 0
     n = len(words)
