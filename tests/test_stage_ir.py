@@ -255,3 +255,28 @@ def test_lowered_static_methods_agree_with_the_originals(lowered, fixture_classe
             if "java/lang/StackOverflowError" not in (m.original.exception, m.rewritten.exception)]
     assert real == [], result.report()
     assert result.compared > 0.9 * len(calls)
+
+
+def test_a_local_loaded_twice_in_a_row_is_duplicated_when_that_is_shorter(java_home, tmp_path, run_mains):
+    import subprocess
+
+    from peggy_jvm.classfile.bytecode import decode
+    from peggy_jvm.classfile.model import CodeAttribute
+
+    (tmp_path / "Dups.java").write_text("""
+public class Dups {
+    static int square(int a, int b, int c, int d, int e) { return e * e; }
+    static long lsquare(int a, int b, int c, int d, long e) { return e * e; }
+    public static void main(String[] args) { System.out.println(square(0, 0, 0, 0, 7) + " " + lsquare(0, 0, 0, 0, -3L)); }
+}
+""")
+    orig = tmp_path / "orig"
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Dups.java")], check=True)
+    out = tmp_path / "out"
+    optimize_input(orig, out, Stage.IR)
+    cf = read_class((out / "Dups.class").read_bytes())
+    names = {m.name: [i.name for i in decode(CodeAttribute.parse(m.code_attribute().data, cf.pool).code)]
+             for m in cf.methods}
+    assert names["square"] == ["iload", "dup", "imul", "ireturn"]
+    assert names["lsquare"] == ["lload", "dup2", "lmul", "lreturn"]
+    assert run_mains(out, ["Dups"]) == run_mains(orig, ["Dups"])

@@ -12,7 +12,8 @@ How:
 - variables that came from a local slot keep that slot; other variables get slots above them, block-local
   temporaries reusing theirs from block to block;
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
-  ``tableswitch`` vs ``lookupswitch`` by javac's size rule);
+  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``dup``/``dup2`` for a local loaded twice in a row
+  when that is shorter);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
 - frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
   rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
@@ -194,7 +195,13 @@ class _Lowerer:
 
     def push(self, x: Var | Const) -> None:
         if isinstance(x, Var):
-            self.emit(_LOAD[x.type.kind], self.slot_of(x))
+            opcode, slot = _LOAD[x.type.kind], self.slot_of(x)
+            last = self.items[-1] if self.items else None
+            if slot >= 4 and isinstance(last, Insn) and last.opcode == opcode and last.arg == slot:
+                # the same local loaded twice in a row: dup is shorter than a second load (`iload 4` is 2 bytes)
+                self.emit(0x5c if x.type.kind.wide else 0x59)
+            else:
+                self.emit(opcode, slot)
         else:
             self.push_const(x)
 
