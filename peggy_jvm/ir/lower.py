@@ -795,6 +795,23 @@ class _Lowerer:
         return out
 
 
+_ONE_WORD_LOADS = frozenset({op.ILOAD, op.FLOAD, op.ALOAD})
+
+
+def _dup2_pairs(items: list) -> None:
+    """``load a; load b; load a; load b`` (one-word locals, nothing in between, e.g. ``x[i] += v``) becomes
+    ``load a; load b; dup2``: the second pair reads the same two values."""
+    k = 0
+    while k + 3 < len(items):
+        w = items[k:k + 4]
+        if all(isinstance(x, Insn) and x.opcode in _ONE_WORD_LOADS for x in w) \
+                and (w[0].opcode, w[0].arg, w[1].opcode, w[1].arg) == (w[2].opcode, w[2].arg, w[3].opcode, w[3].arg):
+            items[k + 2:k + 4] = [Insn(0x5c)]
+            k += 3
+        else:
+            k += 1
+
+
 def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: ClassHierarchy | None,
                  lines: LineNumberTable | None = None) -> bytes:
     """The Code attribute body for ``ir``, to replace ``method``'s code in ``cf``. ``lines`` is the original
@@ -806,6 +823,7 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
         lw.line_numbers = [line for _, line in pairs]
     lw.lower()
     handlers = lw.handlers()
+    _dup2_pairs(lw.items)
     asm = assemble(lw.items, handlers)
     attributes = []
     if lw.line_marks:
