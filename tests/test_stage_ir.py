@@ -280,3 +280,32 @@ public class Dups {
     assert names["square"] == ["iload", "dup", "imul", "ireturn"]
     assert names["lsquare"] == ["lload", "dup2", "lmul", "lreturn"]
     assert run_mains(out, ["Dups"]) == run_mains(orig, ["Dups"])
+
+
+def test_compound_array_assignment_lowers_like_javac_with_dup2(java_home, tmp_path, run_mains):
+    import subprocess
+
+    from peggy_jvm.classfile.bytecode import decode
+    from peggy_jvm.classfile.hierarchy import ClassHierarchy
+    from peggy_jvm.classfile.model import CodeAttribute
+    from peggy_jvm.ir.lift import lift_method
+    from peggy_jvm.ir.lower import lower_method
+
+    (tmp_path / "Compound.java").write_text("""
+public class Compound {
+    static void add(int[] a, int i, int j, int k, int v) { a[k] += v; }
+    public static void main(String[] args) { int[] a = {1, 2, 3, 4}; add(a, 0, 0, 2, 5); System.out.println(a[2]); }
+}
+""")
+    orig = tmp_path / "orig"
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Compound.java")], check=True)
+    cf = read_class((orig / "Compound.class").read_bytes())
+    m = next(m for m in cf.methods if m.name == "add")
+    h = ClassHierarchy([orig])
+    javac = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+    ours = CodeAttribute.parse(lower_method(cf, m, lift_method(cf, m, h), h), cf.pool)
+    assert "dup2" in [i.name for i in decode(ours.code)]
+    assert ours.code == javac.code
+    out = tmp_path / "out"
+    optimize_input(orig, out, Stage.IR)
+    assert run_mains(out, ["Compound"]) == run_mains(orig, ["Compound"])
