@@ -23,7 +23,8 @@ Values
     see "identity" below); other objects: :class:`JObject` (class name, field dict keyed by the declaring
     class's FieldRef, and ``native`` state of modelled library classes); arrays: :class:`JArray` (array
     descriptor, Python list, elements of the component type's default value); class literals:
-    :class:`ClassValue` (one per name and heap); boxed values: :class:`Boxed` (opaque; nothing here boxes).
+    :class:`ClassValue` (one per name and heap); boxed values: :class:`Boxed` (``valueOf`` returns the JDK's cached
+    instance, one per heap, where the JDK caches: Integer/Long/Short/Byte -128..127, Character 0..127, Boolean).
 
 Invariants
     * Every arithmetic operator, conversion and comparison is computed by :data:`peggy_jvm.semantics.OPERATIONS`
@@ -51,7 +52,12 @@ class-path directory or a dict of parsed classes) by lifting them, with virtual 
 the JDK's class hierarchy, runs their static initializers, and models a small set of library methods exactly
 (``Math.abs/min/max``, String and StringBuilder basics, string concatenation by ``invokedynamic``,
 ``System.out.print/println`` of ints, chars, booleans and strings into :attr:`Heap.out`, Throwable's message,
-cause and suppressed list, enums' name/ordinal). Everything else raises Unsupported with the reason.
+cause and suppressed list, enums' name/ordinal, the wrappers' valueOf (with the JDK's caches)/xxxValue/equals/
+hashCode/compareTo, ``Arrays.toString``/``deepToString``, lambdas and method references made by
+``LambdaMetafactory`` (an object of a made-up class ``<interface>$$Lambda`` that calls the implementation with JDK
+17's argument and result conversions; one instance per non-capturing call site and heap; a run whose result holds
+one is Unsupported, the JVM's hidden class name being unknown), and records' ``ObjectMethods`` toString, equals
+and hashCode). Everything else raises Unsupported with the reason.
 """
 from __future__ import annotations
 
@@ -135,7 +141,8 @@ class ClassValue:
 
 
 class Boxed:
-    """An opaque boxed primitive (``java/lang/Integer`` ...); nothing in the default handler makes one."""
+    """A boxed primitive (``java/lang/Integer`` ...): the wrapper class and the primitive value (booleans and chars
+    as ints). Made by the default handler's ``valueOf`` models (see :func:`box`); identity is Python identity."""
 
     __slots__ = ("cls", "value")
 
@@ -202,6 +209,7 @@ class Heap:
         self.initialized: set[str] = set()  # classes whose initialization started
         self.erroneous: set[str] = set()  # classes whose initialization failed
         self.classes: dict[str, ClassValue] = {}
+        self.boxes: dict[object, Value] = {}  # cached boxes (Integer.valueOf ...) and non-capturing lambdas
         self._assignable: dict[tuple[str, str], bool] = {}
 
     def class_value(self, name: str) -> ClassValue:
@@ -424,6 +432,16 @@ def _same_ref(a: Value, b: Value) -> bool:
     return a is b
 
 
+def _holds_lambda(v: Value) -> bool:
+    """Whether ``v`` is, or is an array (at any depth) holding, an object made by a LambdaMetafactory model."""
+    t = type(v)
+    if t is JObject:
+        return "lambda" in v.native  # type: ignore[union-attr]
+    if t is JArray and v.desc[1] in "L[":  # type: ignore[union-attr]
+        return any(_holds_lambda(e) for e in v.items)  # type: ignore[union-attr]
+    return False
+
+
 class Interpreter:
     """One run: the heap, the call handler, the shared step budget and call depth.
 
@@ -449,7 +467,10 @@ class Interpreter:
         try:
             if method.is_static:
                 self.call.class_init(self, method.class_name)
-            return Returned(self.execute(method, args))
+            value = self.execute(method, args)
+            if _holds_lambda(value):
+                raise Unsupported("a lambda object as the result (the JVM's hidden class name is not modelled)")
+            return Returned(value)
         except JavaThrow as e:
             return Threw(runtime_class(e.obj), e.obj)
         except RecursionError:
@@ -761,7 +782,13 @@ _TO_STRING = MethodRef(OBJECT, "toString", "()Ljava/lang/String;")
 _GET_MESSAGE = MethodRef(THROWABLE, "getMessage", "()Ljava/lang/String;")
 _GET_LOCALIZED = MethodRef(THROWABLE, "getLocalizedMessage", "()Ljava/lang/String;")
 _EQUALS = MethodRef(OBJECT, "equals", "(Ljava/lang/Object;)Z")
+_HASH_CODE = MethodRef(OBJECT, "hashCode", "()I")
+# a lambda implementation's reference kind -> how the lambda calls it (None: static or a constructor)
+_IMPL_KINDS = {"invokeVirtual": InvokeKind.VIRTUAL, "invokeSpecial": InvokeKind.SPECIAL,
+               "invokeInterface": InvokeKind.INTERFACE, "invokeStatic": None, "newInvokeSpecial": None}
 _SYSTEM_OUT = FieldRef("java/lang/System", "out", "Ljava/io/PrintStream;")
+_BOOLEAN_CONSTANTS = {FieldRef("java/lang/Boolean", "TRUE", "Ljava/lang/Boolean;"): 1,
+                      FieldRef("java/lang/Boolean", "FALSE", "Ljava/lang/Boolean;"): 0}
 _THROWABLE_CTORS = ("()V", "(Ljava/lang/String;)V", "(Ljava/lang/String;Ljava/lang/Throwable;)V",
                     "(Ljava/lang/Throwable;)V")
 # JDK exception classes whose constructors only pass their arguments to Throwable's
@@ -819,6 +846,7 @@ class DefaultCallHandler(BaseCallHandler):
         self._lifted: dict[tuple[str, str, str], IRMethod | str] = {}
         self._jdk_methods: dict[str, dict[tuple[str, str], int] | None] = {}
         self._targets: dict[tuple[str, str, str], tuple] = {}
+        self._lambda_classes: dict[int, tuple[ClassHierarchy, set[str]]] = {}
 
     def make_heap(self) -> Heap:
         """A heap whose hierarchy reads the program's directory (if it is one) and the JDK."""
@@ -937,6 +965,8 @@ class DefaultCallHandler(BaseCallHandler):
             if method.name == "clone" and method.descriptor == "()Ljava/lang/Object;" and type(receiver) is JArray:
                 return JArray(receiver.desc, list(receiver.items))  # type: ignore[union-attr]
             start = OBJECT
+        elif type(receiver) is JObject and "lambda" in receiver.native:  # type: ignore[union-attr]
+            return self._call_lambda(interp, kind, method, receiver, args)  # type: ignore[arg-type]
         where = self.target(heap, start, method.name, method.descriptor)
         if where[0] == "program":
             if kind is InvokeKind.STATIC:
@@ -994,8 +1024,192 @@ class DefaultCallHandler(BaseCallHandler):
                 else:
                     parts.append(ch)
             return "".join(parts)
+        if isinstance(ref, MethodRef) and ref.owner == "java/lang/invoke/LambdaMetafactory" and \
+                handle[0] == "invokeStatic" and ref.name in ("metafactory", "altMetafactory"):
+            return self._make_lambda(interp, stmt, ref.name, args)
+        if isinstance(ref, MethodRef) and ref.owner == "java/lang/runtime/ObjectMethods" and handle[0] == "invokeStatic" \
+                and ref.name == "bootstrap":
+            return self._record_method(interp, stmt, args)
         what = f"{ref.owner}.{ref.name}" if isinstance(ref, MethodRef) else repr(stmt.bootstrap.handle)
         raise Unsupported(f"invokedynamic via {what}")
+
+    # lambdas ---------------------------------------------------------------------------------------------
+    def _make_lambda(self, interp: Interpreter, stmt: InvokeDynamic, bsm: str, args: list[Value]) -> Value:
+        """A LambdaMetafactory call site: an object of a made-up class implementing the functional interface
+        (and Serializable for altMetafactory's FLAG_SERIALIZABLE); a non-capturing site yields one instance."""
+        b = stmt.bootstrap.arguments
+        if len(b) < 3 or b[0].kind is not ConstKind.METHOD_TYPE or b[1].kind is not ConstKind.METHOD_HANDLE \
+                or b[2].kind is not ConstKind.METHOD_TYPE:
+            raise Unsupported("LambdaMetafactory with unexpected static arguments")
+        interfaces: tuple[str, ...] = (_class_of(parse_method_descriptor(stmt.descriptor)[1]),)
+        if bsm == "altMetafactory":
+            flags = b[3].value if len(b) > 3 else None
+            if type(flags) is not int or flags & ~1 or len(b) != 4:
+                raise Unsupported("altMetafactory with marker interfaces or bridges")
+            if flags & 1:
+                interfaces += ("java/io/Serializable",)
+        kind, impl = b[1].value  # type: ignore[misc]
+        if kind not in _IMPL_KINDS or not isinstance(impl, MethodRef):
+            raise Unsupported(f"lambda implementation of reference kind {kind}")
+        heap = interp.heap
+        cls = interfaces[0] + "$$Lambda" + ("$S" if len(interfaces) > 1 else "")
+        known = self._lambda_classes.setdefault(id(heap.hierarchy), (heap.hierarchy, set()))[1]
+        if cls not in known:
+            heap.hierarchy.add_info(ClassInfo(cls, OBJECT, interfaces, False))
+            known.add(cls)
+        key = ("lambda", stmt)
+        if not args and key in heap.boxes:
+            return heap.boxes[key]
+        obj = JObject(cls, {"lambda": (stmt.name, b[0].value, kind, impl, b[2].value, list(args), interfaces[0])})
+        if not args:
+            heap.boxes[key] = obj
+        return obj
+
+    def _call_lambda(self, interp: Interpreter, kind: InvokeKind, method: MethodRef, receiver: JObject,
+                     args: list[Value]) -> Value:
+        sam_name, sam_desc, impl_kind, impl, inst_desc, captured, iface = receiver.native["lambda"]
+        heap = interp.heap
+        if method.name != sam_name or method.descriptor != sam_desc:
+            if method.name == "getClass" or kind is InvokeKind.SPECIAL:
+                raise Unsupported(f"{method.name}{method.descriptor} of a lambda")
+            where = self.target(heap, iface, method.name, method.descriptor)  # Object's methods, defaults
+            if where[0] == "program":
+                return interp.execute(self.lifted(heap, where[1], method.name, method.descriptor), [receiver, *args])
+            if where[0] == "model" and method.name == "equals" and method.descriptor == "(Ljava/lang/Object;)Z":
+                return where[1](self, interp, receiver, args)
+            raise Unsupported(f"{method.name}{method.descriptor} of a lambda")
+        sam_params, sam_ret = parse_method_descriptor(sam_desc)
+        inst_params = parse_method_descriptor(inst_desc)[0]
+        impl_params, impl_ret = parse_method_descriptor(impl.descriptor)
+        if impl_kind in ("invokeVirtual", "invokeSpecial", "invokeInterface"):
+            impl_params = (f"L{impl.owner};", *impl_params)
+        elif impl_kind == "newInvokeSpecial":
+            impl_ret = f"L{impl.owner};"
+        n = len(captured)
+        if len(impl_params) != n + len(args) or len(inst_params) != len(args):
+            raise Unsupported("lambda whose implementation does not fit its interface method")
+        full = list(captured)
+        for i, a in enumerate(args):
+            full.append(self._adapt(interp, a, sam_params[i], impl_params[n + i], inst_params[i]))
+        if impl_kind == "invokeStatic":
+            r = self.invoke(interp, InvokeKind.STATIC, impl, None, full)
+        elif impl_kind == "newInvokeSpecial":
+            r = self.new(interp, impl.owner, impl, full)
+        else:
+            if full[0] is None:
+                interp.throw(NPE)
+            k = _IMPL_KINDS[impl_kind]
+            r = self.invoke(interp, k, impl, full[0], full[1:])
+        if sam_ret == "V":
+            return None
+        if impl_ret == "V":
+            raise Unsupported("void lambda implementation for a value-returning interface method")
+        return self._adapt(interp, r, impl_ret, sam_ret, sam_ret)
+
+    def _adapt(self, interp: Interpreter, v: Value, arg: str, target: str, functional: str) -> Value:
+        """The conversion the lambda class applies to a value of type ``arg`` passed on as ``target`` (with
+        ``functional``, the instantiated type, as the cast in between): JDK 17's
+        TypeConvertingMethodAdapter.convertType, for widening, boxing and unboxing."""
+        heap = interp.heap
+        if arg == target == functional:
+            return v
+        if arg[0] not in "L[":
+            if target[0] not in "L[":
+                return _widen(v, arg, target)
+            wt = PRIM_OF.get(target[1:-1]) if target[0] == "L" else None
+            if wt is not None:
+                return box(heap, wt, _widen(v, arg, wt))
+            b = box(heap, arg, v)
+            self._cast(interp, b, target)
+            return b
+        src = arg
+        if functional[0] in "L[":
+            self._cast(interp, v, functional)
+            src = functional
+        elif target[0] not in "L[":
+            raise Unsupported("lambda argument conversion from a reference to a primitive instantiated type")
+        if target[0] in "L[":
+            self._cast(interp, v, target)
+            return v
+        wps = PRIM_OF.get(src[1:-1]) if src[0] == "L" else None
+        if wps is None:
+            intermediate = "Ljava/lang/Number;" if target in "BSIJFD" else f"L{BOX_OF[target]};"
+            self._cast(interp, v, intermediate)
+        if v is None:
+            interp.throw(NPE)
+        if type(v) is not Boxed:
+            raise Unsupported(f"unboxing a {runtime_class(v)}")
+        p = PRIM_OF[v.cls]  # type: ignore[attr-defined]
+        if p in "ZC":
+            return _widen(v.value, p, target)  # type: ignore[attr-defined]
+        conv = _CONVERT.get((p, target))
+        if conv is None:
+            raise Unsupported(f"unboxing a {v.cls} to {target}")  # type: ignore[attr-defined]
+        return conv(v.value)  # type: ignore[attr-defined]
+
+    @staticmethod
+    def _cast(interp: Interpreter, v: Value, desc: str) -> None:
+        if v is not None and desc != "Ljava/lang/Object;" and \
+                not interp.heap.is_assignable(runtime_class(v), _class_of(desc)):
+            interp.throw("java/lang/ClassCastException")
+
+    # records ---------------------------------------------------------------------------------------------
+    def _record_method(self, interp: Interpreter, stmt: InvokeDynamic, args: list[Value]) -> Value:
+        """``ObjectMethods.bootstrap`` (JDK 17): a record's toString, equals and hashCode from its getters."""
+        b = stmt.bootstrap.arguments
+        if len(b) < 2 or b[0].kind is not ConstKind.CLASS or not isinstance(b[1].value, str) \
+                or any(g.kind is not ConstKind.METHOD_HANDLE or g.value[0] != "getField" for g in b[2:]):  # type: ignore[index]
+            raise Unsupported("ObjectMethods.bootstrap with unexpected static arguments")
+        rec_cls = b[0].value
+        names = b[1].value.split(";") if b[1].value else []  # type: ignore[union-attr]
+        getters = [g.value[1] for g in b[2:]]  # type: ignore[index]
+        if len(names) != len(getters):
+            raise Unsupported("ObjectMethods.bootstrap with unexpected static arguments")
+
+        def get(obj: Value, f: FieldRef) -> Value:
+            if obj is None:
+                interp.throw(NPE)
+            if type(obj) is not JObject:
+                raise Unsupported(f"record component of a {runtime_class(obj)}")
+            key = interp.field_key(f)
+            return obj.fields[key] if key in obj.fields else default_value(f.descriptor)  # type: ignore[union-attr]
+
+        name, desc = stmt.name, stmt.descriptor
+        if name == "toString" and desc == f"(L{rec_cls};)Ljava/lang/String;":
+            simple = _class_simple_name(self, interp, interp.heap.class_value(rec_cls), [])
+            parts = [f"{n}={self.to_java_string(interp, get(args[0], f), f.descriptor)}"
+                     for n, f in zip(names, getters)]
+            return f"{simple}[{', '.join(parts)}]"
+        if name == "equals" and desc == f"(L{rec_cls};Ljava/lang/Object;)Z":
+            a, o = args
+            if a is o:
+                return 1
+            if o is None or not interp.heap.is_assignable(runtime_class(o), rec_cls):
+                return 0
+            for f in reversed(getters):  # the JDK nests the tests so that the last component is compared first
+                x, y = get(a, f), get(o, f)
+                d = f.descriptor
+                if d in ("F", "D"):
+                    same = _float_compare(None, None, None, [x, y]) == 0
+                elif d[0] in "L[":
+                    same = _objects_equals(self, interp, None, [x, y])
+                else:
+                    same = x == y
+                if not same:
+                    return 0
+            return 1
+        if name == "hashCode" and desc == f"(L{rec_cls};)I":
+            h = 0
+            for f in getters:
+                x = get(args[0], f)
+                d = f.descriptor
+                if d[0] in "L[":
+                    fh = 0 if x is None else self.call_virtual(interp, _HASH_CODE, x, [])
+                else:
+                    fh = _prim_hash(d, x)
+                h = S.wrap_i(h * 31 + fh)  # type: ignore[operator]
+            return h
+        raise Unsupported(f"ObjectMethods.bootstrap for {name}{desc}")
 
     def _field_owner(self, field: FieldRef) -> str | None:
         """The program class declaring ``field`` (itself, then superinterfaces and superclasses), or None."""
@@ -1027,6 +1241,8 @@ class DefaultCallHandler(BaseCallHandler):
             if out is None:
                 out = heap.statics[field] = JObject("java/io/PrintStream", {"stream": "out"})
             return out
+        if field in _BOOLEAN_CONSTANTS:
+            return box(heap, "Z", _BOOLEAN_CONSTANTS[field])
         owner = self._field_owner(field)
         if owner is None:
             raise Unsupported(f"static field {field}")
@@ -1696,7 +1912,46 @@ def _arrays_to_string(desc: str) -> Model:
 
 for _d in ("I", "J", "S", "B", "C", "Z"):
     MODELS[("java/util/Arrays", "toString", f"([{_d})Ljava/lang/String;")] = _arrays_to_string(_d)
+MODELS[("java/util/Arrays", "toString", "([Ljava/lang/Object;)Ljava/lang/String;")] = \
+    _arrays_to_string("Ljava/lang/Object;")  # String.valueOf of each element
 MODELS[("java/lang/Record", "<init>", "()V")] = _object_init
+
+
+@_model("java/util/Arrays", "deepToString", "([Ljava/lang/Object;)Ljava/lang/String;")
+def _arrays_deep_to_string(h, interp, recv, args):
+    a = args[0]
+    if a is None:
+        return "null"
+    if len(a.items) > 1_000_000:
+        raise Unsupported("Arrays.deepToString of a large array (its StringBuilder's capacity)")
+    out: list[str] = []
+    seen: list[JArray] = []  # the arrays being printed (the JDK's identity-based dejaVu set)
+
+    def deep(arr: JArray) -> None:
+        if not arr.items:
+            out.append("[]")
+            return
+        seen.append(arr)
+        out.append("[")
+        for i, e in enumerate(arr.items):
+            if i:
+                out.append(", ")
+            if e is None:
+                out.append("null")
+            elif type(e) is JArray:
+                if e.desc[1] not in "L[":
+                    out.append(_arrays_to_string(e.desc[1])(h, interp, None, [e]))
+                elif any(e is x for x in seen):
+                    out.append("[...]")
+                else:
+                    deep(e)
+            else:
+                out.append(h.to_java_string(interp, e, "Ljava/lang/Object;"))
+        out.append("]")
+        seen.pop()
+
+    deep(a)
+    return "".join(out)
 
 
 # java.io.PrintStream (System.out only)
@@ -1989,3 +2244,164 @@ def _enum_value_of(h, interp, recv, args):
             return interp.heap.statics.get(key)
     interp.throw("java/lang/IllegalArgumentException",
                  f"No enum constant {cls.replace('/', '.').replace('$', '.')}.{name}")
+
+
+# -- boxes ---------------------------------------------------------------------------------------------------
+BOX_OF = {"I": "java/lang/Integer", "J": "java/lang/Long", "S": "java/lang/Short", "B": "java/lang/Byte",
+          "C": "java/lang/Character", "Z": "java/lang/Boolean", "F": "java/lang/Float", "D": "java/lang/Double"}
+"""Primitive descriptor -> its wrapper class."""
+PRIM_OF = {cls: d for d, cls in BOX_OF.items()}
+# the values valueOf returns a shared instance for (JDK 17 defaults: no AutoBoxCacheMax); Float/Double: none
+_BOX_CACHE = {"java/lang/Integer": (-128, 127), "java/lang/Long": (-128, 127), "java/lang/Short": (-128, 127),
+              "java/lang/Byte": (-128, 127), "java/lang/Character": (0, 127), "java/lang/Boolean": (0, 1)}
+
+
+def box(heap: Heap, prim: str, v: Value) -> Boxed:
+    """``Wrapper.valueOf(v)`` for a primitive of descriptor ``prim``: the cached instance where the JDK has one."""
+    cls = BOX_OF[prim]
+    rng = _BOX_CACHE.get(cls)
+    if rng is not None and rng[0] <= v <= rng[1]:  # type: ignore[operator]
+        key = (cls, v)
+        b = heap.boxes.get(key)
+        if b is None:
+            b = heap.boxes[key] = Boxed(cls, v)  # type: ignore[arg-type]
+        return b
+    return Boxed(cls, v)  # type: ignore[arg-type]
+
+
+def _float_bits(x: float, prim: str) -> int:
+    """floatToIntBits / doubleToLongBits (NaN canonical), signed."""
+    if x != x:
+        return 0x7FC00000 if prim == "F" else 0x7FF8000000000000
+    return S.float_to_raw_int_bits(x) if prim == "F" else S.double_to_raw_long_bits(x)
+
+
+def _prim_hash(prim: str, v: Value) -> int:
+    """``Wrapper.hashCode(v)`` for a primitive of descriptor ``prim``."""
+    if prim in "ISBC":
+        return v  # type: ignore[return-value]
+    if prim == "Z":
+        return 1231 if v else 1237
+    if prim == "F":
+        return _float_bits(v, "F")  # type: ignore[arg-type]
+    bits = (v if prim == "J" else _float_bits(v, "D")) & 0xFFFFFFFFFFFFFFFF  # type: ignore[operator]
+    return S.wrap_i(bits ^ (bits >> 32))
+
+
+def _prim_compare(prim: str, a: Value, b: Value) -> int:
+    """``Wrapper.compare(a, b)`` (Short, Byte, Character: the difference; Boolean: false < true)."""
+    if prim in "SBC":
+        return a - b  # type: ignore[operator]
+    if prim in "FD":
+        return _float_compare(None, None, None, [a, b])
+    return (a > b) - (a < b)  # type: ignore[operator]
+
+
+def _prim_eq_bits(prim: str, a: Value, b: Value) -> bool:
+    if prim in "FD":
+        return _float_bits(a, prim) == _float_bits(b, prim)  # type: ignore[arg-type]
+    return a == b
+
+
+# conversions of a box's value to each primitive (xxxValue): exactly the JLS casts
+_CONVERT: dict[tuple[str, str], Callable[[Value], Value]] = {}
+for _src in "ISBJFD":
+    for _dst in "BSIJFD":
+        if _src in "ISB":
+            _fn = {"B": S.i2b, "S": S.i2s, "I": lambda x: x, "J": S.i2l, "F": S.i2f, "D": S.i2d}[_dst]
+        elif _src == "J":
+            _fn = {"B": lambda x: S.i2b(S.l2i(x)), "S": lambda x: S.i2s(S.l2i(x)), "I": S.l2i, "J": lambda x: x,
+                 "F": S.l2f, "D": S.l2d}[_dst]
+        elif _src == "F":
+            _fn = {"B": lambda x: S.i2b(S.f2i(x)), "S": lambda x: S.i2s(S.f2i(x)), "I": S.f2i, "J": S.f2l,
+                 "F": lambda x: x, "D": S.f2d}[_dst]
+        else:
+            _fn = {"B": lambda x: S.i2b(S.d2i(x)), "S": lambda x: S.i2s(S.d2i(x)), "I": S.d2i, "J": S.d2l,
+                 "F": S.d2f, "D": lambda x: x}[_dst]
+        _CONVERT[(_src, _dst)] = _fn
+_CONVERT[("C", "C")] = _CONVERT[("Z", "Z")] = lambda x: x
+_VALUE_METHOD = {"B": "byteValue", "S": "shortValue", "I": "intValue", "J": "longValue", "F": "floatValue",
+                 "D": "doubleValue", "C": "charValue", "Z": "booleanValue"}
+
+
+def _register_box(prim: str) -> None:
+    cls = BOX_OF[prim]
+    ref = f"L{cls};"
+
+    def value_of(h, interp, recv, args):
+        return box(interp.heap, prim, args[0])
+
+    def to_string(h, interp, recv, args):
+        return h.to_java_string(interp, recv.value, prim)
+
+    def static_to_string(h, interp, recv, args):
+        return h.to_java_string(interp, args[0], prim)
+
+    def equals(h, interp, recv, args):
+        o = args[0]
+        return int(type(o) is Boxed and o.cls == cls and _prim_eq_bits(prim, recv.value, o.value))
+
+    def compare_to(h, interp, recv, args):
+        o = args[0]
+        if o is None:
+            interp.throw(NPE)
+        if not (type(o) is Boxed and o.cls == cls):
+            interp.throw("java/lang/ClassCastException")
+        return _prim_compare(prim, recv.value, o.value)
+
+    MODELS[(cls, "valueOf", f"({prim}){ref}")] = value_of
+    MODELS[(cls, "toString", "()Ljava/lang/String;")] = to_string
+    MODELS[(cls, "toString", f"({prim})Ljava/lang/String;")] = static_to_string
+    MODELS[(cls, "equals", "(Ljava/lang/Object;)Z")] = equals
+    MODELS[(cls, "hashCode", "()I")] = lambda h, i, r, a: _prim_hash(prim, r.value)
+    MODELS[(cls, "hashCode", f"({prim})I")] = lambda h, i, r, a: _prim_hash(prim, a[0])
+    MODELS[(cls, "compareTo", f"({ref})I")] = compare_to
+    MODELS[(cls, "compareTo", "(Ljava/lang/Object;)I")] = compare_to  # the bridge (checkcast first)
+    MODELS[(cls, "compare", f"({prim}{prim})I")] = lambda h, i, r, a: _prim_compare(prim, a[0], a[1])
+    for dst in ("BSIJFD" if prim in "ISBJFD" else prim):
+        conv = _CONVERT[(prim, dst)]
+        MODELS[(cls, _VALUE_METHOD[dst], f"(){dst}")] = lambda h, i, r, a, conv=conv: conv(r.value)
+
+
+for _p in "IJSBCZFD":
+    _register_box(_p)
+
+
+def _parse_boolean(s: Value) -> int:
+    """``Boolean.parseBoolean``: ``"true".equalsIgnoreCase(s)`` (non-ASCII text of length 4: Unsupported)."""
+    if s is None or len(s) != 4:  # type: ignore[arg-type]
+        return 0
+    _ascii_only(s, "Boolean.parseBoolean")  # type: ignore[arg-type]
+    return int(s.lower() == "true")  # type: ignore[union-attr]
+
+
+@_model("java/lang/Boolean", "parseBoolean", "(Ljava/lang/String;)Z")
+def _boolean_parse(h, interp, recv, args):
+    return _parse_boolean(_str_or_null(interp, args[0]))
+
+
+@_model("java/lang/Boolean", "valueOf", "(Ljava/lang/String;)Ljava/lang/Boolean;")
+def _boolean_value_of_string(h, interp, recv, args):
+    return box(interp.heap, "Z", _parse_boolean(_str_or_null(interp, args[0])))
+
+
+def _str_or_null(interp: Interpreter, v: Value) -> Value:
+    return None if v is None else _str_arg(interp, v)
+
+
+def _widen(v: Value, src: str, dst: str) -> Value:
+    """A widening primitive conversion (JLS 5.1.2) or the identity; anything else is Unsupported."""
+    if src == dst:
+        return v
+    ints = "BSCI"
+    if src in ints and dst in "IJ" or src == "B" and dst == "S":
+        return v
+    if src in ints and dst == "F":
+        return S.i2f(v)  # type: ignore[arg-type]
+    if src in ints and dst == "D":
+        return S.i2d(v)  # type: ignore[arg-type]
+    if src == "J" and dst in "FD":
+        return S.l2f(v) if dst == "F" else S.l2d(v)  # type: ignore[arg-type]
+    if src == "F" and dst == "D":
+        return S.f2d(v)  # type: ignore[arg-type]
+    raise Unsupported(f"conversion {src} -> {dst}")
