@@ -88,9 +88,12 @@ public class NewShapes {
     static String message(int x) { return new IllegalArgumentException("bad " + x + next()).getMessage(); }
     static int acrossBlocks(boolean c) { return new Box(c ? next() : -1).v; }
     static Object nested() { return new Box(new Box(next()).twice()); }
+    static NewShapes make() { return new NewShapes(); }
+    // the receiver comes from a call without arguments, made before `new` (java.awt.EventQueue.invokeLater)
+    static int receiverFromACall() { return make().use(new Box(next()).v); }
     public static void main(String[] args) {
         NewShapes s = new NewShapes();
-        System.out.println(s.receiverFirst() + " " + message(7) + " " + acrossBlocks(true) + " "
+        System.out.println(s.receiverFirst() + " " + receiverFromACall() + " " + message(7) + " " + acrossBlocks(true) + " "
                            + acrossBlocks(false) + " " + ((Box) nested()).v + " " + calls);
         try { throw new IllegalStateException("x" + next()); } catch (IllegalStateException e) {
             System.out.println(e.getMessage()); }
@@ -110,7 +113,7 @@ def test_new_with_effects_between_new_and_the_constructor(java_home, tmp_path, v
                     str(src)], check=True)
     out = tmp_path / "out"
     _, report = optimize_input(orig, out, Stage.IR)
-    assert [m for m in report.methods if m.status == "fallback"] == []
+    assert [(m.name, m.reason) for m in report.methods if m.status == "fallback"] == []
     proc = verifier(out)
     assert proc.returncode == 0 and "verify_errors=0" in proc.stdout, proc.stdout[-3000:]
     assert run_mains(out, ["NewShapes"]) == run_mains(orig, ["NewShapes"])

@@ -440,6 +440,8 @@ class _Lowerer:
         for x in self.operands_of(st):
             child = self.pending_by_dst.get(x.id) if isinstance(x, Var) else None
             out.extend(self.pushes(child) if child is not None else [x])
+        if not isinstance(st, New) and st.defined() is not None:
+            out.append(st)  # the statement's own result is pushed after its operands
         return out
 
     def settle_stack_for(self, st: Stmt) -> None:
@@ -512,6 +514,8 @@ class _Lowerer:
         for x in st.operands():
             d = defining.get(x.id) if isinstance(x, Var) and self.stackable(x) else None
             out.extend(self.static_pushes(d, defining) if d is not None else [x])
+        if not isinstance(st, New) and st.defined() is not None:
+            out.append(st)  # e.g. `t = getEventQueue()` pushes its result before anything that follows
         return out
 
     def stackable(self, v: Var | None) -> bool:
