@@ -104,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     per_method = sorted(t for r in results for t in r[3])
     cpu = sum(r[4] for r in results)
     p99 = per_method[int(0.99 * (len(per_method) - 1))] if per_method else 0.0
-    print(f"| corpus | stage | classes | methods | rewritten | fallback | jobs | load s | wall s | cpu s | methods/s "
-          f"| median ms/method | p99 ms/method |")
+    print("| corpus | stage | classes | methods | rewritten | fallback | jobs | load s | wall s | cpu s | methods/s "
+          "| median ms/method | p99 ms/method |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     name = args.jar.name if args.jar else "JDK runtime image"
     print(f"| {name} | {stage.value} | {len(datas)} | {methods} | {rewritten} | {fallback} | {args.jobs} | {load_s:.1f} | "

@@ -42,6 +42,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -76,18 +77,25 @@ def java_home() -> Path:
     return home
 
 
+def load_script(path: Path, name: str):
+    """Import one of ``scripts/*.py`` by path (scripts/ is not a package). Registered in sys.modules first,
+    since dataclasses look their module up while being defined."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture(scope="session")
 def fixture_classes(java_home: Path) -> dict[str, Path]:
     if not BUILD_FIXTURES.exists():
         pytest.fail(f"{BUILD_FIXTURES} is missing", pytrace=False)
-    spec = importlib.util.spec_from_file_location("peggy_build_fixtures", BUILD_FIXTURES)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
     failure = None
     built: dict = {}
     try:
-        spec.loader.exec_module(module)
-        built = module.build()
+        built = load_script(BUILD_FIXTURES, "peggy_build_fixtures").build()
     except Exception as exc:  # a broken fixture build is an ERROR for every user
         failure = f"building the fixtures failed: {type(exc).__name__}: {exc}"
     if failure is not None:

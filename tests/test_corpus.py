@@ -16,14 +16,14 @@ comparison does notice a jar whose behaviour changed.
 """
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 import time
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from conftest import load_script
 
 from peggy_jvm.pipeline import RunReport, Stage, optimize_input
 
@@ -44,12 +44,7 @@ CHECKSUM_LINE = re.compile(r"^lines=\d+ checksum=[0-9a-f]+$")
 
 
 def _load_side_by_side():
-    spec = importlib.util.spec_from_file_location("peggy_side_by_side", SIDE_BY_SIDE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being defined
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SIDE_BY_SIDE, "peggy_side_by_side")
 
 
 @pytest.fixture(scope="module")

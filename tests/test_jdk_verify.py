@@ -22,16 +22,16 @@ round trip and the other tests.
 """
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
+
+from conftest import load_script
 
 from peggy_jvm.classfile.model import CodeAttribute
 from peggy_jvm.classfile.reader import read_class
@@ -66,12 +66,7 @@ LOADED = re.compile(r"\]\s*(\S+) source: (.*?)\s*$")
 
 
 def _load_verify_corpus():
-    spec = importlib.util.spec_from_file_location("peggy_verify_corpus", VERIFY_CORPUS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being defined
-    spec.loader.exec_module(module)
-    return module
+    return load_script(VERIFY_CORPUS, "peggy_verify_corpus")
 
 
 def _wanted(relative: str) -> bool:

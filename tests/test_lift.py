@@ -3,14 +3,13 @@ purpose-written methods has exactly the expected shape."""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from peggy_jvm.classfile.hierarchy import ClassHierarchy
 from peggy_jvm.classfile.reader import read_class
-from peggy_jvm.ir.lift import LiftError, lift_method
-from peggy_jvm.ir.nodes import Catch, ClassInit, If, Invoke, New
+from peggy_jvm.ir.lift import lift_method
+from peggy_jvm.ir.nodes import Catch, ClassInit, If, New
 from peggy_jvm.ir.printer import format_method
 
 SHAPES = """
@@ -128,7 +127,6 @@ def test_a_subroutine_that_does_not_store_its_return_address_is_refused(tmp_path
     """Inlining needs the retaddr stored first (javac's shape); anything else is reported, not guessed."""
     from peggy_jvm.classfile import opcodes as op
     from peggy_jvm.classfile.assembler import Insn, Label, assemble
-    from peggy_jvm.classfile.model import CodeAttribute
     from peggy_jvm.ir.subroutines import SubroutineError, inline_subroutines
 
     sub = Label()

@@ -777,8 +777,8 @@ class _ParameterAnnotations(AttributeView):
         if len(self.parameters) > 0xFF:
             raise ClassFileError(f"{len(self.parameters)} parameters (at most 255)")
         out.append(len(self.parameters))
-        for annotations in self.parameters:
-            _write_annotations(out, annotations)
+        for per_parameter in self.parameters:
+            _write_annotations(out, per_parameter)
 
 
 @dataclass(slots=True)

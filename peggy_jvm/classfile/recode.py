@@ -23,7 +23,6 @@ from .assembler import reassemble
 from .attributes import LineNumberTable, LocalVariableTable, LocalVariableTypeTable
 from .bytecode import Instruction
 from .constpool import ConstantPool
-from .errors import ClassFileError
 from .frames import compute_frames, encode_stack_map, initial_frame
 from .hierarchy import ClassHierarchy
 from .model import Attribute, ClassFile, CodeAttribute, ExceptionEntry, MethodInfo

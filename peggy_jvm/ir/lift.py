@@ -30,7 +30,6 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.errors import ClassFileError, UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.model import Access, ClassFile, CodeAttribute, MethodInfo
-from ..classfile.opcodes import OPERAND_OF, Operand as OpShape
 from .subroutines import has_subroutines, inline_subroutines
 from .nodes import (DOUBLE, FLOAT, INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap,
                     Catch, CheckCast, ClassInit, Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField,
