@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -34,6 +35,8 @@ from .classfile.model import ClassFile, MethodInfo
 from .classfile.recode import RecodeResult, recode_method
 from .ir.lift import lift_method
 from .ir.lower import lower_method
+from .peg.build import PegUnsupported, build_peg
+from .revert.revert import RevertUnsupported, revert_peg
 from .classfile.writer import write_class
 
 
@@ -44,7 +47,12 @@ class Stage(str, Enum):
     FULL = "full"
 
 
-IMPLEMENTED_STAGES = (Stage.CLASSFILE, Stage.IR)
+IMPLEMENTED_STAGES = (Stage.CLASSFILE, Stage.IR, Stage.PEG)
+
+
+class MethodUnchanged(Exception):
+    """A stage leaves this method as it is, for a reason that is not a failure (e.g. irreducible control flow,
+    exception handlers the reverter does not handle yet)."""
 
 
 @dataclass(slots=True)
@@ -98,8 +106,19 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
     if stage is Stage.CLASSFILE:
         return recode_method(cf, m, code, insns, hierarchy)
     ir = lift_method(cf, m, hierarchy, code, insns)
+    if stage is Stage.PEG:
+        try:
+            peg = build_peg(ir)
+            ir = revert_peg(peg, ir)
+        except (PegUnsupported, RevertUnsupported) as e:
+            raise MethodUnchanged(str(e)) from None
     lnt = next((a for a in code.attributes if a.name == "LineNumberTable"), None)
-    data = lower_method(cf, m, ir, hierarchy, LineNumberTable.parse(lnt.data) if lnt is not None else None)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 50_000))  # reverted code can nest expressions deeper than javac's
+    try:
+        data = lower_method(cf, m, ir, hierarchy, LineNumberTable.parse(lnt.data) if lnt is not None else None)
+    finally:
+        sys.setrecursionlimit(old)
     return RecodeResult(data, [a.name for a in code.attributes if a.name not in ("LineNumberTable", "StackMapTable")])
 
 
@@ -126,6 +145,11 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
             raise ClassFileError(f"method {m.name}{m.descriptor}: {e}") from None
         try:
             result = _transform(stage, cf, m, code, insns, hierarchy)
+        except MethodUnchanged as e:
+            ms = (time.perf_counter() - start) * 1000
+            reports.append(MethodReport(cf.name, m.name, m.descriptor, "unchanged", str(e), bytes_before=before,
+                                        bytes_after=before, time_ms={stage.value: ms}))
+            continue
         except Exception as e:  # any failure of the stage keeps the original method
             ms = (time.perf_counter() - start) * 1000
             reports.append(MethodReport(cf.name, m.name, m.descriptor, "fallback", f"{type(e).__name__}: {e}",

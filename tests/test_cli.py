@@ -369,7 +369,7 @@ def test_a_class_whose_methods_are_rewritten_identically_is_loadable(classes, ve
 
 
 # -- stages and usage ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("stage", ["peg", "full"])
+@pytest.mark.parametrize("stage", ["full"])
 def test_unimplemented_stages_exit_2_with_one_line(classes, tmp_path, stage):
     target = tmp_path / "out"
     done = run_cli("optimize", classes["release17"] / "IntArith.class", "-o", target, "--stage", stage)

@@ -172,9 +172,13 @@ class _Lowerer:
         top = base
         for vid in sorted(shared):
             size = 2 if by_id[vid].type.kind.wide else 1
-            taken = [placed[o] for o in conflicts[vid] if o in placed]
-            slot = base
-            while any(slot < s0 + n0 and s0 < slot + size for s0, n0 in taken):
+            occupied: set[int] = set()
+            for o in conflicts[vid]:
+                if o in placed:
+                    s0, n0 = placed[o]
+                    occupied.update(range(s0, s0 + n0))
+            slot = base  # the lowest slot (pair) no interfering variable holds: linear in the conflicts
+            while slot in occupied or (size == 2 and slot + 1 in occupied):
                 slot += 1
             placed[vid] = (slot, size)
             self.slots[vid] = slot

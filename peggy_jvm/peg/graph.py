@@ -1,0 +1,135 @@
+"""PEG nodes and the graph that owns them.
+
+What this module owns
+    :class:`Node` (operator name from :data:`.ops.OPS`, a hashable attribute, child node ids) and :class:`PEG`
+    (the node table, hash-consing, the method's root, its parameter types), plus graph facts every later stage
+    needs: reachability from the root and the loop depths each node varies in (Tate's invariant_l).
+
+Inputs / outputs
+    The builder (:mod:`.build`) creates a PEG from an IR method; the evaluator, the e-graph, the extractor and the
+    reverter read it. A PEG is not changed after :meth:`PEG.seal`.
+
+Invariants
+    * Node ids are indexes into :attr:`PEG.nodes`; children are ids of the same PEG.
+    * Every node except a theta is hash-consed: one id per (op, attr, children). Thetas are created before
+      their children exist (they close cycles), so equal thetas can exist until :func:`.build` minimizes the
+      graph (bisimulation), after which the PEG is a minimal graph: no two nodes have the same meaning
+      structurally.
+    * Every cycle passes through the second child of a theta.
+    * Float and double constants hold their raw bits (an int) as attribute, so -0.0, 0.0 and NaNs stay apart.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Hashable
+
+from .ops import OPS, Role
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    op: str
+    attr: Hashable
+    children: tuple[int, ...]
+
+
+@dataclass(eq=False)
+class PEG:
+    """A PEG under construction or sealed. ``param_types`` are the IR types of the parameters (receiver
+    first); ``root`` is a ``return``/``throw``/``phi`` of results."""
+
+    name: str = ""
+    class_name: str = ""
+    is_static: bool = True
+    synchronized: bool = False
+    nodes: list[Node] = field(default_factory=list)
+    root: int = -1
+    param_types: list = field(default_factory=list)
+    _index: dict[Node, int] = field(default_factory=dict, repr=False)
+    sealed: bool = False
+
+    def add(self, op: str, attr: Hashable = None, children: tuple[int, ...] = ()) -> int:
+        assert not self.sealed
+        node = Node(op, attr, tuple(children))
+        nid = self._index.get(node)
+        if nid is None:
+            nid = len(self.nodes)
+            self.nodes.append(node)
+            self._index[node] = nid
+        return nid
+
+    def new_theta(self, loop: int) -> int:
+        """A theta whose children are set later with :meth:`set_theta` (not hash-consed)."""
+        assert not self.sealed
+        self.nodes.append(Node("theta", loop, (-1, -1)))
+        return len(self.nodes) - 1
+
+    def set_theta(self, nid: int, init: int, nxt: int) -> None:
+        n = self.nodes[nid]
+        assert n.op == "theta"
+        self.nodes[nid] = Node("theta", n.attr, (init, nxt))
+
+    def seal(self) -> None:
+        self.sealed = True
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def op(self, nid: int) -> str:
+        return self.nodes[nid].op
+
+    # -- graph facts --------------------------------------------------------------------------------------
+    def reachable(self, roots: list[int] | None = None) -> list[int]:
+        """Ids reachable from ``roots`` (default: the root), in depth-first preorder."""
+        seen: set[int] = set()
+        order: list[int] = []
+        stack = list(reversed(roots if roots is not None else [self.root]))
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            order.append(n)
+            stack.extend(reversed(self.nodes[n].children))
+        return order
+
+    def variance(self) -> list[frozenset[int]]:
+        """For every node, the loop depths in which its value varies (Tate: not invariant_l). A theta_l varies
+        in l and wherever its children vary; eval_l and pass_l remove l from what varies in their sequence
+        (eval adds what its index varies in); every other node varies where its children do. Computed as a
+        least fixpoint, so cycles through thetas are fine."""
+        nodes = self.nodes
+        var: list[frozenset[int]] = [frozenset()] * len(nodes)
+        users: list[list[int]] = [[] for _ in nodes]
+        for i, n in enumerate(nodes):
+            for c in n.children:
+                users[c].append(i)
+        work = list(range(len(nodes)))
+        in_work = [True] * len(nodes)
+        while work:
+            i = work.pop()
+            in_work[i] = False
+            n = nodes[i]
+            if n.op == "theta":
+                v = var[n.children[0]] | var[n.children[1]] | {n.attr}
+            elif n.op == "eval":
+                v = (var[n.children[0]] - {n.attr}) | var[n.children[1]]
+            elif n.op == "pass":
+                v = var[n.children[0]] - {n.attr}
+            else:
+                v = frozenset().union(*(var[c] for c in n.children)) if n.children else frozenset()
+            if v != var[i]:
+                var[i] = frozenset(v)
+                for u in users[i]:
+                    if not in_work[u]:
+                        in_work[u] = True
+                        work.append(u)
+        return var
+
+    def effect_count(self) -> int:
+        return sum(1 for i in self.reachable() if OPS[self.nodes[i].op].role is Role.EFFECT)
+
+    def describe(self, nid: int) -> str:
+        n = self.nodes[nid]
+        a = "" if n.attr is None else f"[{n.attr}]"
+        return f"{n.op}{a}"

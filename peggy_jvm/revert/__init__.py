@@ -1,0 +1,1 @@
+"""Reversion: PEG -> IR control-flow graph (see :mod:`.revert`)."""

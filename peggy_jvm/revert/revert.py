@@ -1,0 +1,960 @@
+"""Reversion: a PEG back to an IR method (Tate 2012, chapter 8, in a demand-driven form).
+
+What this module owns
+    :func:`revert_peg`: PEG -> :class:`~peggy_jvm.ir.nodes.IRMethod` with the same meaning, and
+    :class:`RevertUnsupported` for the PEGs it cannot turn into code yet (one line saying why).
+
+How
+    Code is generated on demand from the root, under one rule that makes it correct: *effects happen in sigma
+    order and nothing is computed on a path where the PEG would not evaluate it*.
+    * The root's phi-tree of ``return``/``throw`` becomes branches. Generating an effect first generates its sigma
+      input (so every earlier effect is emitted first), then its arguments, then one statement. A value is
+      computed once per scope and reused (a scope is a branch arm or a loop iteration), so the round trip alone
+      removes common subexpressions, dead code and copies (the PEG has one node per distinct value).
+    * A phi becomes a branch. All phis with the same condition that are wanted at that point are emitted
+      together as one branch (branch fusion), their values joined in fresh variables; a phi on sigma first emits
+      the effects its two arms share (the sigma where control split), then the condition, then each arm.
+    * A loop (one ``pass`` node) becomes a header, a body and an exit. Before the loop, the thetas' initial
+      values are computed and invariant pure inputs that need no branch or loop are hoisted out (loop-invariant
+      code motion when no theta or phi lies between). In the header, one fused branch structure, driven by the
+      phi-tree of the sigma the iteration ends with (the ``guard`` of the break condition), computes the break
+      flag, every theta's next value and every value the loop's ``eval`` nodes read, each on the paths where
+      the PEG defines it; the flag then decides between the exit and the latch, which assigns the thetas.
+      Several ``eval`` nodes of one pass read one loop (loop fusion).
+    * A value is computed on a path only when everything it needs is available there: no effect, loop or theta
+      that this path has not run. Otherwise the variable gets a zero that is never read.
+    Methods whose PEG has exception handling (``threw``, ``rho_exc``, ``athrow``) are not reverted yet.
+
+Inputs: a PEG from :func:`peggy_jvm.peg.build.build_peg` (or an extracted one) and the original IR method
+(for its name, descriptor and parameter variables).
+Outputs: an IRMethod for :func:`peggy_jvm.ir.lower.lower_method`.
+Invariants: every effect node reachable from the root is emitted exactly once on every path that reaches it,
+in sigma order; statements carry no bytecode origins (``origin = -1``).
+"""
+from __future__ import annotations
+
+import sys
+
+from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, CheckCast, ClassInit, Cond,
+                        Const, Copy, GetField, GetStatic, Goto, If, InstanceOf, Invoke, InvokeDynamic, InvokeKind,
+                        IRMethod, IRType, Kind, MethodRef, MonitorEnter, MonitorExit, New, NewArray, PutField,
+                        PutStatic, Return, Stmt, Throw, Unary, Var, type_of_descriptor)
+from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE
+from ..peg.graph import PEG
+from ..peg.ops import OPS, Role, T
+from ..semantics import int_bits_to_float, long_bits_to_double
+
+
+class RevertUnsupported(Exception):
+    """The PEG cannot be turned into code by this reverter (one line saying why)."""
+
+
+_DONE = object()  # memo marker of an emitted sigma
+_KIND_TYPE = {T.INT: INT, T.LONG: LONG, T.FLOAT: FLOAT, T.DOUBLE: DOUBLE, T.REF: REF, T.BOOL: INT}
+_HANDLER_OPS = frozenset({"threw", "rho_exc", "rho_esigma", "athrow"})
+_INVOKE = {f"invoke.{k.value}": k for k in InvokeKind}
+_NO_VALUE = frozenset({"putfield", "putstatic", "astore", "classinit", "monitorenter", "monitorexit",
+                       "check.zero.i", "check.zero.l"})
+
+
+def _zero(t: IRType) -> Const:
+    k = t.kind
+    if k is Kind.INT:
+        return Const(INT, 0)
+    if k is Kind.LONG:
+        return Const(LONG, 0)
+    if k is Kind.FLOAT:
+        return Const(FLOAT, 0.0)
+    if k is Kind.DOUBLE:
+        return Const(DOUBLE, 0.0)
+    return Const(NULL_TYPE, None)
+
+
+class _Reverter:
+    def __init__(self, peg: PEG, original: IRMethod) -> None:
+        self.peg = peg
+        self.nodes = peg.nodes
+        self.m = original
+        for n in peg.nodes:
+            if n.op in _HANDLER_OPS:
+                raise RevertUnsupported("exception handlers are not reverted yet")
+        self.variance = peg.variance()
+        self.types: dict[int, IRType | None] = {}
+        self.blocks: dict[int, Block] = {}
+        self.cur: Block | None = None
+        self.scopes: list[dict[int, object]] = [{}]
+        self.spent: list[set[int]] = [set()]  # per scope: effects that ran in arms already joined
+        self.facts: list[dict[int, bool]] = [{}]  # per scope: conditions known on the current path
+        self.next_var = 0
+        self.variables: list[Var] = list(original.params)
+        self.next_var = max((v.id for v in original.params), default=-1) + 1
+        self.users: dict[int, list[int]] = {}
+        for i, n in enumerate(peg.nodes):
+            for c in n.children:
+                self.users.setdefault(c, []).append(i)
+        self.evals_of: dict[int, list[int]] = {}
+        for i, n in enumerate(peg.nodes):
+            if n.op == "eval" and self.nodes[n.children[1]].op == "pass":
+                self.evals_of.setdefault(n.children[1], []).append(i)
+
+    # -- blocks and variables -------------------------------------------------------------------------------
+    def new_block(self) -> Block:
+        b = Block(len(self.blocks))
+        self.blocks[b.id] = b
+        return b
+
+    def new_var(self, t: IRType) -> Var:
+        v = Var(self.next_var, t, f"p{self.next_var}")
+        self.next_var += 1
+        self.variables.append(v)
+        return v
+
+    def emit(self, st: Stmt) -> None:
+        if self.cur is not None:
+            self.cur.stmts.append(st)
+
+    def end(self, term) -> None:
+        if self.cur is not None:
+            self.cur.terminator = term
+        self.cur = None
+
+    def goto(self, b: Block) -> None:
+        self.end(Goto(b.id))
+
+    # -- scopes ---------------------------------------------------------------------------------------------
+    def lookup(self, n: int) -> object:
+        for s in reversed(self.scopes):
+            v = s.get(n)
+            if v is not None:
+                return v
+        return None
+
+    def bind(self, n: int, v: object) -> None:
+        self.scopes[-1][n] = v
+
+    def push(self, start: dict | None = None, known: tuple[int, bool] | None = None) -> None:
+        """Enter a branch arm or loop iteration; ``known``: the condition this arm knows the value of."""
+        self.scopes.append(start if start is not None else {})
+        self.spent.append(set())
+        self.facts.append({} if known is None else {known[0]: known[1]})
+
+    def fact(self, c: int) -> bool | None:
+        """The value of bool node ``c`` on the current path, if a branch on it (or its negation) led here."""
+        neg = False
+        while self.nodes[c].op == "not":
+            c, neg = self.nodes[c].children[0], not neg
+        if self.nodes[c].op == "const.b":
+            return bool(self.nodes[c].attr) != neg
+        for f in reversed(self.facts):
+            v = f.get(c)
+            if v is not None:
+                return v != neg
+        return None
+
+    def pop(self) -> None:
+        """Leave a branch arm or loop: the effects it ran have happened for everything after its join, so no
+        later code may run them again."""
+        d = self.scopes.pop()
+        self.facts.pop()
+        gone = self.spent.pop() | {k for k in d if OPS[self.nodes[k].op].role is Role.EFFECT}
+        self.spent[-1] |= gone
+
+    # -- types ----------------------------------------------------------------------------------------------
+    def type_of(self, n: int) -> IRType:
+        t = self.types.get(n)
+        if t is None:
+            t = self._type(n, set())
+            self.types[n] = t
+        return t
+
+    def _type(self, n: int, seen: set) -> IRType:
+        if n in self.types and self.types[n] is not None:
+            return self.types[n]  # type: ignore[return-value]
+        if n in seen:
+            return REF
+        seen.add(n)
+        node = self.nodes[n]
+        op, attr = node.op, node.attr
+        spec = OPS[op]
+        if op == "param":
+            return self.m.params[attr].type  # type: ignore[index]
+        if op == "const.a":
+            return attr.type  # type: ignore[union-attr]
+        if spec.output in _KIND_TYPE and op not in ("rho_value",):
+            if op in ("checkcast",):
+                return IRType(Kind.REF, attr)  # type: ignore[arg-type]
+            return _KIND_TYPE[spec.output]
+        if op in ("phi", "theta", "eval", "shift", "peel"):
+            kids = node.children[1:] if op == "phi" else node.children[:1]
+            for c in kids:
+                t = self._type(c, seen)
+                if t is not None:
+                    return t
+            return REF
+        if op == "rho_value":
+            return self.value_type(node.children[0])
+        raise RevertUnsupported(f"no value type for {op}")
+
+    def value_type(self, o: int) -> IRType:
+        node = self.nodes[o]
+        op, attr = node.op, node.attr
+        if op in ("getfield", "getstatic"):
+            return type_of_descriptor(attr.descriptor)  # type: ignore[union-attr]
+        if op == "aload":
+            return type_of_descriptor(attr if attr != "L" else "Ljava/lang/Object;")  # type: ignore[arg-type]
+        if op == "arraylength":
+            return INT
+        if op == "newarray":
+            return IRType(Kind.REF, attr)  # type: ignore[arg-type]
+        if op == "new":
+            return IRType(Kind.REF, attr[0])  # type: ignore[index]
+        if op == "checkcast":
+            return IRType(Kind.REF, attr)  # type: ignore[arg-type]
+        if op in _INVOKE:
+            r = attr.descriptor[attr.descriptor.index(")") + 1:]  # type: ignore[union-attr]
+            return type_of_descriptor(r)
+        if op == "invokedynamic":
+            d = attr[1]  # type: ignore[index]
+            return type_of_descriptor(d[d.index(")") + 1:])
+        if op in ("check.zero.i",):
+            return INT
+        if op in ("check.zero.l",):
+            return LONG
+        raise RevertUnsupported(f"no value type for {op}")
+
+    def is_sigma(self, n: int) -> bool:
+        op = self.nodes[n].op
+        spec = OPS[op]
+        if spec.output is T.SIGMA:
+            return True
+        if op in ("phi", "theta", "eval"):
+            return self._sigma_poly(n, set())
+        return False
+
+    def _sigma_poly(self, n: int, seen: set) -> bool:
+        if n in seen:
+            return False
+        seen.add(n)
+        node = self.nodes[n]
+        if node.op not in ("phi", "theta", "eval"):
+            return OPS[node.op].output is T.SIGMA
+        kids = node.children[1:] if node.op == "phi" else node.children[:1]
+        return any(self._sigma_poly(c, seen) for c in kids)
+
+    # -- availability ---------------------------------------------------------------------------------------
+    def available(self, n: int) -> bool:
+        """Whether ``n`` can be computed here without running an effect, loop or theta this path has not run."""
+        seen: set[int] = set()
+        stack = [n]
+        while stack:
+            x = stack.pop()
+            if x in seen or self.lookup(x) is not None:
+                continue
+            seen.add(x)
+            node = self.nodes[x]
+            role = OPS[node.op].role
+            if role is Role.EFFECT or node.op in ("pass", "theta", "sigma0") or \
+                    (node.op == "eval" and self.lookup(node.children[1]) is None):
+                return False
+            if node.op == "eval":
+                continue
+            if node.op == "phi":
+                k = self.fact(node.children[0])
+                if k is not None:
+                    stack.append(node.children[1 if k else 2])
+                    continue
+            stack.extend(node.children)
+        return True
+
+    # -- values ---------------------------------------------------------------------------------------------
+    def gen(self, n: int):
+        """Emit what computes ``n`` (if not yet in scope) and return its operand (None for sigma)."""
+        got = self.lookup(n)
+        if got is not None:
+            return None if got is _DONE else got
+        node = self.nodes[n]
+        op, attr, ch = node.op, node.attr, node.children
+        spec = OPS[op]
+        role = spec.role
+        if role is Role.CONST:
+            v = self.constant(op, attr)
+            return v
+        if op == "param":
+            return self.m.params[attr]  # type: ignore[index]
+        if op == "sigma0":
+            raise RevertUnsupported("the entry heap was not bound")
+        if role is Role.PURE:
+            if op == "guard":
+                raise RevertUnsupported("guard used as a value")
+            if spec.output is T.BOOL:
+                return self.bool_value(n)
+            args = [self.gen(c) for c in ch]
+            dst = self.new_var(self.type_of(n))
+            if op == "instanceof":
+                self.emit(InstanceOf(dst, args[0], attr))  # type: ignore[arg-type]
+            elif len(args) == 1:
+                self.emit(Unary(dst, op, args[0]))
+            else:
+                if op in ("div.i", "rem.i", "div.l", "rem.l") and self.fuse_division(op, dst, args, ch):
+                    self.bind(n, dst)
+                    return dst
+                self.emit(Binary(dst, op, args[0], args[1]))
+            self.bind(n, dst)
+            return dst
+        if role is Role.PROJECTION:
+            o = ch[0]
+            r = self.gen_effect(o)
+            if op == "rho_sigma":
+                return None
+            if r is None:
+                raise RevertUnsupported(f"value of {self.peg.describe(o)} has no variable")
+            return r
+        if role is Role.EFFECT:
+            self.gen_effect(n)
+            return None
+        if op == "phi":
+            return self.gen_phi(n)
+        if op == "eval":
+            return self.gen_eval(n)
+        if op == "theta":
+            raise RevertUnsupported("theta outside its loop")
+        raise RevertUnsupported(f"cannot revert {op}")
+
+    def constant(self, op: str, attr: object) -> Const:
+        if op == "const.i":
+            return Const(INT, attr)
+        if op == "const.l":
+            return Const(LONG, attr)
+        if op == "const.f":
+            return Const(FLOAT, int_bits_to_float(attr))  # type: ignore[arg-type]
+        if op == "const.d":
+            return Const(DOUBLE, long_bits_to_double(attr))  # type: ignore[arg-type]
+        if op == "const.a":
+            return attr  # type: ignore[return-value]
+        if op == "const.b":
+            return Const(INT, 1 if attr else 0)
+        raise RevertUnsupported(f"constant {op}")
+
+    def fuse_division(self, op: str, dst: Var, args: list, ch: tuple[int, ...]) -> bool:
+        """``a / rho_value(check.zero(s, b))`` right after the check: the division itself does the check."""
+        d = self.nodes[ch[1]]
+        if d.op != "rho_value" or self.cur is None or not self.cur.stmts:
+            return False
+        last = self.cur.stmts[-1]
+        check = getattr(self, "last_check", None)
+        if check is None or check[0] is not last or check[1] != d.children[0]:
+            return False
+        self.cur.stmts[-1] = Binary(dst, op, args[0], args[1])
+        self.last_check = None
+        return True
+
+    def bool_value(self, n: int) -> Var:
+        dst = self.new_var(INT)
+        t, f, j = self.new_block(), self.new_block(), self.new_block()
+        self.gen_cond(n, t, f)
+        for blk, v in ((t, 1), (f, 0)):
+            self.cur = blk
+            self.emit(Copy(dst, Const(INT, v)))
+            self.goto(j)
+        self.cur = j
+        self.bind(n, dst)
+        return dst
+
+    # -- effects --------------------------------------------------------------------------------------------
+    def gen_sigma(self, s: int) -> None:
+        if self.lookup(s) is not None:
+            return
+        op = self.nodes[s].op
+        if op == "rho_sigma":
+            self.gen_effect(self.nodes[s].children[0])
+        elif op == "phi":
+            self.gen_phi(s)
+        elif op == "eval":
+            self.gen_eval(s)
+        elif op == "sigma0":
+            raise RevertUnsupported("the entry heap was not bound")
+        else:
+            raise RevertUnsupported(f"sigma from {op}")
+        self.bind(s, _DONE)
+
+    def gen_effect(self, o: int):
+        got = self.lookup(o)
+        if got is not None:
+            return None if got is _DONE else got
+        if any(o in sp for sp in self.spent):
+            raise RevertUnsupported("an effect is needed again after the branch it ran in")
+        node = self.nodes[o]
+        op, attr, ch = node.op, node.attr, node.children
+        self.gen_sigma(ch[0])
+        args = [self.gen(c) for c in ch[1:]]
+        dst: Var | None = None
+        if op not in _NO_VALUE and not self._void(op, attr):
+            dst = self.new_var(self.value_type(o))
+        if op in ("check.zero.i", "check.zero.l"):
+            zero = Const(INT, 0) if op.endswith("i") else Const(LONG, 0)
+            tmp = self.new_var(INT if op.endswith("i") else LONG)
+            st: Stmt = Binary(tmp, "div.i" if op.endswith("i") else "div.l", zero, args[0])
+            self.emit(st)
+            self.last_check = (st, o)
+            self.bind(o, args[0])
+            return args[0]
+        if op == "getfield":
+            st = GetField(dst, args[0], attr)  # type: ignore[arg-type]
+        elif op == "putfield":
+            st = PutField(args[0], attr, args[1])  # type: ignore[arg-type]
+        elif op == "getstatic":
+            st = GetStatic(dst, attr)  # type: ignore[arg-type]
+        elif op == "putstatic":
+            st = PutStatic(attr, args[0])  # type: ignore[arg-type]
+        elif op == "aload":
+            st = ArrayLoad(dst, args[0], args[1], attr)  # type: ignore[arg-type]
+        elif op == "astore":
+            st = ArrayStore(args[0], args[1], args[2], attr)  # type: ignore[arg-type]
+        elif op == "arraylength":
+            st = ArrayLength(dst, args[0])  # type: ignore[arg-type]
+        elif op == "newarray":
+            st = NewArray(dst, attr, list(args))  # type: ignore[arg-type]
+        elif op == "classinit":
+            st = ClassInit(attr)  # type: ignore[arg-type]
+            self.last_init = (st, o)
+        elif op == "new":
+            init = None
+            prev = self.nodes[ch[0]]
+            li = getattr(self, "last_init", None)
+            if prev.op == "rho_sigma" and li is not None and li[1] == prev.children[0] and \
+                    self.nodes[li[1]].attr == attr[0] and self.cur is not None and li[0] in self.cur.stmts:  # type: ignore[index]
+                init = li[0]
+            st = New(dst, attr[0], attr[1], list(args), init)  # type: ignore[index, arg-type]
+        elif op in _INVOKE:
+            kind = _INVOKE[op]
+            recv = args[0] if kind is not InvokeKind.STATIC else None
+            rest = args[1:] if kind is not InvokeKind.STATIC else args
+            st = Invoke(dst, kind, attr, recv, list(rest))  # type: ignore[arg-type]
+        elif op == "invokedynamic":
+            name, desc, bsm = attr  # type: ignore[misc]
+            st = InvokeDynamic(dst, name, desc, bsm, list(args))
+        elif op == "checkcast":
+            st = CheckCast(dst, args[0], attr)  # type: ignore[arg-type]
+        elif op == "monitorenter":
+            st = MonitorEnter(args[0])
+        elif op == "monitorexit":
+            st = MonitorExit(args[0])
+        else:
+            raise RevertUnsupported(f"effect {op}")
+        self.emit(st)
+        self.bind(o, dst if dst is not None else _DONE)
+        return dst
+
+    @staticmethod
+    def _void(op: str, attr: object) -> bool:
+        if op in _INVOKE:
+            return attr.descriptor.endswith(")V")  # type: ignore[union-attr]
+        if op == "invokedynamic":
+            return attr[1].endswith(")V")  # type: ignore[index]
+        return False
+
+    # -- conditions -----------------------------------------------------------------------------------------
+    def gen_cond(self, c: int, t: Block, f: Block) -> None:
+        """Branch to ``t`` when the bool node ``c`` holds, else to ``f``."""
+        node = self.nodes[c]
+        op, ch = node.op, node.children
+        if self.cur is None:
+            return
+        known = self.fact(c)
+        if known is not None:
+            self.goto(t if known else f)
+        elif op == "const.b":
+            self.goto(t if node.attr else f)
+        elif op == "not":
+            self.gen_cond(ch[0], f, t)
+        elif op == "guard":
+            self.gen_sigma(ch[0])
+            self.gen_cond(ch[1], t, f)
+        elif op in ("and", "or"):
+            mid = self.new_block()
+            if op == "and":
+                self.gen_cond(ch[0], mid, f)
+            else:
+                self.gen_cond(ch[0], t, mid)
+            self.cur = mid
+            self.push()
+            self.gen_cond(ch[1], t, f)
+            self.pop()
+        elif op == "phi":
+            a, b = self.new_block(), self.new_block()
+            self.gen_cond(ch[0], a, b)
+            for blk, k in ((a, 1), (b, 2)):
+                self.cur = blk
+                self.push(known=(ch[0], k == 1))
+                self.gen_cond(ch[k], t, f)
+                self.pop()
+        elif op in ("eq.a", "ne.a"):
+            x, y = self.gen(ch[0]), self.gen(ch[1])
+            self.end(If(Cond.EQ if op == "eq.a" else Cond.NE, x, y, t.id, f.id))
+        elif op.endswith(".i") and op[:-2] in ("eq", "ne", "lt", "ge", "gt", "le"):
+            x, y = self.gen(ch[0]), self.gen(ch[1])
+            self.end(If(Cond(op[:-2]), x, y, t.id, f.id))
+        elif op == "eval":
+            v = self.gen(c)
+            self.end(If(Cond.NE, v, Const(INT, 0), t.id, f.id))
+        else:
+            raise RevertUnsupported(f"condition {op}")
+
+    # -- phi ------------------------------------------------------------------------------------------------
+    def gen_phi(self, n: int):
+        c = self.nodes[n].children[0]
+        known = self.fact(c)
+        if known is not None:
+            k = 1 if known else 2
+            r = self.gen(self.nodes[n].children[k])
+            self.bind(n, r if r is not None else _DONE)
+            return r
+        if self.is_sigma(n):
+            self.emit_common_prefix(n)  # first: then the siblings' needs are judged from the branch point
+            if self.lookup(n) is not None:
+                r = self.lookup(n)
+                return None if r is _DONE else r
+        group = self.siblings(n, c)
+        if len([p for p in group if self.is_sigma(p)]) > 1:
+            group = [p for p in group if p == n or not self.is_sigma(p)]
+        self.branch_group(c, group, {})
+        r = self.lookup(n)
+        return None if r is _DONE else r
+
+    def siblings(self, n: int, c: int) -> list[int]:
+        """The phis on condition ``c`` wanted with ``n`` (branch fusion): same condition, same loops, not yet
+        emitted, and computable inside the arms without effects or loops beyond the arms' own."""
+        out = [n]
+        var = self.variance[n]
+        for u in self.users.get(c, ()):
+            if u == n or self.nodes[u].op != "phi" or self.nodes[u].children[0] != c or self.variance[u] != var:
+                continue
+            if self.lookup(u) is not None:
+                continue
+            if self.is_sigma(u) and not self.is_sigma(n):
+                continue  # a value phi never pulls effects forward: its sigma phi is emitted in sigma order
+            out.append(u)
+        if len(out) == 1:
+            return out
+        # keep value phis whose arms need no effect other than what the sigma arms emit, and none that depends on
+        # another member (that one comes later in the program)
+        members = set(out)
+        sig = [p for p in out if self.is_sigma(p)]
+        arm_effects: set[int] = set()
+        for p in sig[:1]:
+            for k in (1, 2):
+                arm_effects |= self.effects_reached(self.nodes[p].children[k], members)
+        keep = []
+        for p in out:
+            if p == n:
+                keep.append(p)
+                continue
+            if self.is_sigma(p):
+                keep.append(p)
+                continue
+            ok = True
+            for k in (1, 2):
+                reached = self.effects_reached(self.nodes[p].children[k], members, strict=True)
+                if reached is None or not reached <= arm_effects:
+                    ok = False
+            if ok:
+                keep.append(p)
+        return keep
+
+    def effects_reached(self, n: int, avoid: set[int], strict: bool = False) -> set[int] | None:
+        """Effect nodes ``n`` needs that are not emitted yet; None when it needs a member of ``avoid``, a loop
+        not emitted or a theta out of scope (``strict``)."""
+        seen: set[int] = set()
+        out: set[int] = set()
+        stack = [n]
+        while stack:
+            x = stack.pop()
+            if x in seen or self.lookup(x) is not None:
+                continue
+            seen.add(x)
+            if x in avoid and x != n:
+                if strict:
+                    return None
+                continue
+            node = self.nodes[x]
+            role = OPS[node.op].role
+            if role is Role.EFFECT:
+                out.add(x)
+            if strict and (node.op in ("pass", "theta") or node.op == "sigma0"):
+                return None
+            stack.extend(node.children)
+        return out
+
+    def emit_common_prefix(self, p: int) -> None:
+        """Emit the effects both arms of sigma phi ``p`` certainly start from (the sigma where control split)."""
+        memo: dict[int, tuple[int, ...]] = {}
+        a, b = self.nodes[p].children[1], self.nodes[p].children[2]
+        common = _common_suffix(self.sigma_chain(a, memo), self.sigma_chain(b, memo))
+        if common:
+            self.gen_sigma(common[0])
+
+    def sigma_chain(self, s: int, memo: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
+        """The sigma nodes every computation of ``s`` passes through, nearest first, down to the first one
+        already emitted (a phi contributes only what both its arms pass through; a loop, what its sigma theta's
+        initial value does)."""
+        out: list[int] = []
+        x: int | None = s
+        while x is not None:
+            if x in memo:
+                out.extend(memo[x])
+                break
+            out.append(x)
+            if self.lookup(x) is not None:
+                break
+            node = self.nodes[x]
+            if node.op == "rho_sigma":
+                x = self.nodes[node.children[0]].children[0]
+            elif node.op == "theta":
+                x = node.children[0]
+            elif node.op == "eval":
+                x = node.children[0]
+            elif node.op == "phi":
+                rest = _common_suffix(self.sigma_chain(node.children[1], memo),
+                                      self.sigma_chain(node.children[2], memo))
+                out.extend(rest)
+                break
+            else:
+                break
+        memo[s] = tuple(out)
+        return memo[s]
+
+    def must(self, n: int, memo: dict[int, frozenset[int]]) -> frozenset[int]:
+        """Nodes certainly evaluated whenever ``n`` is (not through one arm of a phi only, nor into loops), that
+        are not computed yet."""
+        got = memo.get(n)
+        if got is not None:
+            return got
+        memo[n] = frozenset()
+        if self.lookup(n) is not None:
+            return memo[n]
+        node = self.nodes[n]
+        if node.op == "phi":
+            r = self.must(node.children[0], memo) | (self.must(node.children[1], memo) &
+                                                     self.must(node.children[2], memo))
+        elif node.op in ("theta", "eval", "pass"):
+            r = frozenset()
+        else:
+            r = frozenset().union(*(self.must(c, memo) for c in node.children)) if node.children else frozenset()
+        r = r | {n}
+        memo[n] = r
+        return r
+
+    def hoist_shared(self, c: int, arms: list[tuple[int, int]]) -> None:
+        """Compute before a branch the values both arms certainly need (hoisting of always-evaluated nodes),
+        when that needs no effect, loop or theta the branch point has not run."""
+        memo: dict[int, frozenset[int]] = {}
+        shared: set[int] = set()
+        for a, b in arms:
+            shared |= self.must(a, memo) & self.must(b, memo)
+        for x in sorted(shared):
+            node = self.nodes[x]
+            if OPS[node.op].role in (Role.CONST, Role.PARAM) or self.is_sigma(x) or \
+                    OPS[node.op].output is T.BOOL or self.lookup(x) is not None:
+                continue
+            if self.available(x):
+                self.gen(x)
+
+    def branch_group(self, c: int, group: list[int], extra: dict[int, tuple[int, int]]) -> None:
+        """One branch on ``c`` computing every phi of ``group`` (and ``extra``: node -> (then, else) values)."""
+        self.hoist_shared(c, [(self.nodes[p].children[1], self.nodes[p].children[2]) for p in group
+                              if not self.is_sigma(p)])
+        vals = {p: self.new_var(self.type_of(p)) for p in group if not self.is_sigma(p)}
+        t, f, j = self.new_block(), self.new_block(), self.new_block()
+        self.gen_cond(c, t, f)
+        reached = False
+        for blk, k in ((t, 1), (f, 2)):
+            self.cur = blk
+            self.push(known=(c, k == 1))
+            for p in group:
+                if self.is_sigma(p):
+                    self.gen_sigma(self.nodes[p].children[k])
+            for p, v in vals.items():
+                r = self.gen(self.nodes[p].children[k])
+                self.emit(Copy(v, r))
+            self.pop()
+            if self.cur is not None:
+                reached = True
+                self.goto(j)
+        self.cur = j if reached else None
+        for p in group:
+            self.bind(p, vals.get(p, _DONE))
+
+    # -- loops ----------------------------------------------------------------------------------------------
+    def gen_eval(self, n: int):
+        x, p = self.nodes[n].children
+        if self.nodes[p].op != "pass":
+            raise RevertUnsupported("eval of a non-pass index")
+        d = self.nodes[n].attr
+        if d not in self.variance[x]:  # invariant in the loop: its value once the loop has ended
+            self.gen_loop(p)
+            r = self.gen(x)
+            self.bind(n, r if r is not None else _DONE)
+            return r
+        self.gen_loop(p)
+        r = self.lookup(n)
+        if r is None:
+            raise RevertUnsupported("a loop output was not computed")
+        return None if r is _DONE else r
+
+    def loop_thetas(self, p: int, d: int) -> list[int]:
+        roots = [self.nodes[p].children[0]] + [self.nodes[e].children[0] for e in self.evals_of.get(p, ())]
+        seen: set[int] = set()
+        thetas: list[int] = []
+        stack = list(roots)
+        while stack:
+            x = stack.pop()
+            if x in seen or d not in self.variance[x]:
+                continue
+            seen.add(x)
+            node = self.nodes[x]
+            if node.op == "theta" and node.attr == d:
+                thetas.append(x)
+                stack.append(node.children[1])
+                continue
+            if node.op == "eval" and node.attr == d:
+                continue
+            stack.extend(node.children)
+        return sorted(thetas)
+
+    def gen_loop(self, p: int) -> None:
+        if self.lookup(p) is not None:
+            return
+        if self.cur is None:
+            self.bind(p, _DONE)
+            return
+        d = self.nodes[p].attr
+        guard = self.nodes[p].children[0]
+        if self.nodes[guard].op != "guard":
+            raise RevertUnsupported("a loop without a guarded break condition")
+        s_end, brk = self.nodes[guard].children
+        thetas = self.loop_thetas(p, d)
+        evals = [e for e in self.evals_of.get(p, ()) if d in self.variance[self.nodes[e].children[0]]]
+        # preheader: initial values, then hoisted invariant inputs
+        tvars: dict[int, object] = {}
+        for th in thetas:
+            init = self.nodes[th].children[0]
+            if self.is_sigma(th):
+                self.gen_sigma(init)
+                tvars[th] = _DONE
+            else:
+                v = self.new_var(self.type_of(th))
+                self.emit(Copy(v, self.gen(init)))
+                tvars[th] = v
+        self.hoist_invariants(p, d, thetas, evals)
+        header, exit_ = self.new_block(), self.new_block()
+        self.goto(header)
+        self.cur = header
+        self.push(dict(tvars))
+        # the iteration: one fused branch structure over the sigma the iteration ends with; each path ends by
+        # going to the exit (loop outputs assigned) or back to the header (thetas assigned)
+        loop = _LoopCode(header, exit_, brk,
+                         [(self.nodes[th].children[1], tvars[th]) for th in thetas if not self.is_sigma(th)],
+                         [(self.nodes[e].children[0], self.new_var(self.type_of(e)))
+                          for e in evals if not self.is_sigma(e)])
+        self.iteration(s_end, loop, [x for x, _ in loop.nexts] + [x for x, _ in loop.outs] + [brk])
+        self.pop()
+        self.cur = exit_
+        self.bind(p, _DONE)
+        outs = dict(zip([e for e in evals if not self.is_sigma(e)], [v for _, v in loop.outs]))
+        for e in evals:
+            self.bind(e, outs.get(e, _DONE))
+
+    def iteration(self, s: int, loop: _LoopCode, wanted: list[int]) -> None:
+        """Emit the effects of sigma tree ``s``; on each path, leave the iteration as the break condition says."""
+        node = self.nodes[s]
+        if node.op == "phi" and self.lookup(s) is None:
+            c = node.children[0]
+            if self.nodes[c].op == "const.b":
+                k = 1 if self.nodes[c].attr else 2
+                self.iteration(node.children[k], loop.split(self, c, k), self.split(wanted, c, k))
+                return
+            self.emit_common_prefix(s)
+            t, f = self.new_block(), self.new_block()
+            self.gen_cond(c, t, f)
+            for blk, k in ((t, 1), (f, 2)):
+                self.cur = blk
+                self.push(known=(c, k == 1))
+                self.iteration(node.children[k], loop.split(self, c, k), self.split(wanted, c, k))
+                self.pop()
+            self.cur = None
+            return
+        self.gen_sigma(s)
+        brk = self.nodes[loop.brk]
+        if brk.op == "const.b":
+            self.leave(loop, bool(brk.attr))
+            return
+        x, b = self.new_block(), self.new_block()
+        self.gen_cond(loop.brk, x, b)
+        for blk, out in ((x, True), (b, False)):
+            self.cur = blk
+            self.push(known=(loop.brk, out))
+            self.leave(loop, out)
+            self.pop()
+        self.cur = None
+
+    def leave(self, loop: _LoopCode, out: bool) -> None:
+        """End one path of the iteration: to the exit with the loop's outputs, or to the header with the thetas'
+        next values (assigned as one parallel copy)."""
+        if self.cur is None:
+            return
+        if out:
+            for x, v in loop.outs:
+                self.emit(Copy(v, self.gen(x) if self.available(x) else _zero(v.type)))
+            self.goto(loop.exit)
+            return
+        ops = [(v, self.gen(x) if self.available(x) else _zero(v.type)) for x, v in loop.nexts]
+        targets = {id(v) for v, _ in ops}
+        late: list[tuple[Var, Var]] = []
+        for v, op in ops:
+            if op is v:
+                continue
+            if isinstance(op, Var) and id(op) in targets:  # read after another theta is written: via a temp
+                t = self.new_var(op.type)
+                self.emit(Copy(t, op))
+                late.append((v, t))
+            else:
+                late.append((v, op))  # type: ignore[arg-type]
+        for v, op in late:
+            self.emit(Copy(v, op))
+        self.goto(loop.header)
+
+    def split(self, wanted: list[int], c: int, k: int) -> list[int]:
+        return [self.arm(x, c, k) for x in wanted]
+
+    def arm(self, x: int, c: int, k: int) -> int:
+        """``x`` on the arm ``k`` of a branch on ``c`` (phis on ``c`` resolved)."""
+        while self.nodes[x].op == "phi" and self.nodes[x].children[0] == c:
+            x = self.nodes[x].children[k]
+        return x
+
+    def hoist_invariants(self, p: int, d: int, thetas: list[int], evals: list[int]) -> None:
+        """Compute before the loop the pure inputs of its body that do not vary in it and need no branch, loop
+        or effect (loop-invariant code motion)."""
+        roots = [self.nodes[th].children[1] for th in thetas] + [self.nodes[p].children[0]]
+        roots += [self.nodes[e].children[0] for e in evals]
+        seen: set[int] = set()
+        inputs: list[int] = []
+        stack = list(roots)
+        while stack:
+            x = stack.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            if d not in self.variance[x]:
+                inputs.append(x)
+                continue
+            node = self.nodes[x]
+            if node.op == "eval" and node.attr == d:
+                continue
+            stack.extend(node.children)
+        for x in inputs:
+            if self.hoistable(x, set()):
+                self.gen(x)
+
+    def hoistable(self, x: int, seen: set[int]) -> bool:
+        if x in seen or self.lookup(x) is not None:
+            return True
+        seen.add(x)
+        node = self.nodes[x]
+        role = OPS[node.op].role
+        if role in (Role.CONST,) or node.op == "param":
+            return True
+        if role is Role.PURE and OPS[node.op].output is not T.BOOL and node.op != "guard":
+            return all(self.hoistable(c, seen) for c in node.children)
+        return False
+
+    # -- results --------------------------------------------------------------------------------------------
+    def gen_result(self, r: int) -> None:
+        node = self.nodes[r]
+        if self.cur is None:
+            return
+        if node.op == "phi":
+            c = node.children[0]
+            if self.nodes[c].op == "const.b":
+                self.gen_result(node.children[1 if self.nodes[c].attr else 2])
+                return
+            t, f = self.new_block(), self.new_block()
+            self.gen_cond(c, t, f)
+            for blk, k in ((t, 1), (f, 2)):
+                self.cur = blk
+                self.push(known=(c, k == 1))
+                self.gen_result(node.children[k])
+                self.pop()
+            self.cur = None
+            return
+        if node.op == "eval":
+            raise RevertUnsupported("a result computed by a loop")
+        s, v = node.children
+        self.gen_sigma(s)
+        if node.op == "return":
+            val = None if self.nodes[v].op == "unit" else self.gen(v)
+            self.end(Return(val))
+        elif node.op == "throw":
+            self.end(Throw(self.gen(v)))
+        else:
+            raise RevertUnsupported(f"result {node.op}")
+
+    def run(self) -> IRMethod:
+        entry = self.new_block()
+        self.cur = entry
+        for i, n in enumerate(self.nodes):
+            if n.op == "sigma0":
+                self.scopes[0][i] = _DONE
+        self.gen_result(self.peg.root)
+        for b in self.blocks.values():
+            if b.terminator is None:  # a block nothing reaches (a branch arm cut off by a constant)
+                b.terminator = Goto(b.id)
+        m = self.m
+        blocks = _reachable_blocks(self.blocks, entry.id)
+        return IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks, entry.id,
+                        synchronized=m.synchronized, variables=self.variables)
+
+
+class _LoopCode:
+    """What one path of a loop iteration needs to know to leave the iteration."""
+
+    def __init__(self, header: Block, exit_: Block, brk: int, nexts: list[tuple[int, Var]],
+                 outs: list[tuple[int, Var]]) -> None:
+        self.header, self.exit, self.brk, self.nexts, self.outs = header, exit_, brk, nexts, outs
+
+    def split(self, r: _Reverter, c: int, k: int) -> _LoopCode:
+        return _LoopCode(self.header, self.exit, r.arm(self.brk, c, k), [(r.arm(x, c, k), v) for x, v in self.nexts],
+                         [(r.arm(x, c, k), v) for x, v in self.outs])
+
+
+def _common_suffix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The part two sigma chains share (once chains meet they coincide: sigma is linear)."""
+    inb = set(b)
+    for i, x in enumerate(a):
+        if x in inb:
+            return a[i:]
+    return ()
+
+
+def _reachable_blocks(blocks: dict[int, Block], entry: int) -> dict[int, Block]:
+    seen = {entry}
+    stack = [entry]
+    while stack:
+        b = blocks[stack.pop()]
+        for t in b.successors():
+            if t not in seen:
+                seen.add(t)
+                stack.append(t)
+    return {k: blocks[k] for k in sorted(seen)}
+
+
+def revert_peg(peg: PEG, original: IRMethod) -> IRMethod:
+    """An IR method computing what ``peg`` means (see the module docstring)."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 100_000))
+    try:
+        return _Reverter(peg, original).run()
+    except RecursionError:
+        raise RevertUnsupported("PEG too deep for the reverter") from None
+    finally:
+        sys.setrecursionlimit(old)
