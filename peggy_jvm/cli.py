@@ -147,6 +147,7 @@ def disasm(file: Path, method: str | None) -> None:
 @click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
 @click.option("--method", "method", required=True, help="Method name, name+descriptor, or Class.name.")
 @click.option("--ir", "what", flag_value="ir", default=True, help="Show the method's IR (default).")
+@click.option("--peg", "what", flag_value="peg", help="Show the method's PEG (theta back edges dashed in DOT).")
 @click.option("--dot", "dot", type=click.Path(path_type=Path), help="Also write a Graphviz DOT file here.")
 @click.option("--classpath", help="Jars and directories (os.pathsep-separated) for the class hierarchy.")
 def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: str | None) -> None:
@@ -155,6 +156,8 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
     from .classfile.reader import read_class
     from .ir.lift import LiftError, lift_method
     from .ir.printer import format_method, to_dot
+    from .peg.build import PegUnsupported, build_peg
+    from .peg.printer import format_peg, peg_to_dot
 
     cls_part, _, name_part = method.partition("(")[0].replace("/", ".").rpartition(".")
     selector = name_part + method[len(method.partition("(")[0]):]
@@ -179,14 +182,21 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
                 out.append(f"method {cf.name}.{m.name}{m.descriptor}: no code")
                 continue
             ir = lift_method(cf, m, hierarchy)
-            out.extend(format_method(ir))
-            graphs.append(to_dot(ir))
+            if what == "peg":
+                peg = build_peg(ir)
+                out.extend(format_peg(peg))
+                graphs.append(peg_to_dot(peg))
+            else:
+                out.extend(format_method(ir))
+                graphs.append(to_dot(ir))
     except InputError as e:
         raise fail(e.path, e.message) from None
     except ClassFileError as e:
         raise fail(str(input_path), str(e)) from None
     except LiftError as e:
         raise fail(str(input_path), f"cannot lift: {e}") from None
+    except PegUnsupported as e:
+        raise fail(str(input_path), f"no PEG: {e}") from None
     sys.stdout.write("\n".join(out) + "\n")
     if dot is not None:
         try:

@@ -36,6 +36,7 @@ from .classfile.recode import RecodeResult, recode_method
 from .ir.lift import lift_method
 from .ir.lower import lower_method
 from .peg.build import PegUnsupported, build_peg
+from .peg.check import check_peg
 from .revert.revert import RevertUnsupported, revert_peg
 from .classfile.writer import write_class
 
@@ -109,6 +110,7 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
     if stage is Stage.PEG:
         try:
             peg = build_peg(ir)
+            check_peg(peg)
             ir = revert_peg(peg, ir)
         except (PegUnsupported, RevertUnsupported) as e:
             raise MethodUnchanged(str(e)) from None

@@ -85,6 +85,7 @@ class _Reverter:
         self.scopes: list[dict[int, object]] = [{}]
         self.spent: list[set[int]] = [set()]  # per scope: effects that ran in arms already joined
         self.facts: list[dict[int, bool]] = [{}]  # per scope: conditions known on the current path
+        self.result_outs: dict[int, tuple[str, Var | None]] = {}  # eval of a return/throw -> its value
         self.next_var = 0
         self.variables: list[Var] = list(original.params)
         self.next_var = max((v.id for v in original.params), default=-1) + 1
@@ -231,6 +232,14 @@ class _Reverter:
             return self._sigma_poly(n, set())
         return False
 
+    def is_result(self, n: int) -> bool:
+        node = self.nodes[n]
+        if node.op == "phi":
+            return self.is_result(node.children[1])
+        if node.op == "eval":
+            return self.is_result(node.children[0])
+        return node.op in ("return", "throw")
+
     def _sigma_poly(self, n: int, seen: set) -> bool:
         if n in seen:
             return False
@@ -295,9 +304,6 @@ class _Reverter:
             elif len(args) == 1:
                 self.emit(Unary(dst, op, args[0]))
             else:
-                if op in ("div.i", "rem.i", "div.l", "rem.l") and self.fuse_division(op, dst, args, ch):
-                    self.bind(n, dst)
-                    return dst
                 self.emit(Binary(dst, op, args[0], args[1]))
             self.bind(n, dst)
             return dst
@@ -334,19 +340,6 @@ class _Reverter:
         if op == "const.b":
             return Const(INT, 1 if attr else 0)
         raise RevertUnsupported(f"constant {op}")
-
-    def fuse_division(self, op: str, dst: Var, args: list, ch: tuple[int, ...]) -> bool:
-        """``a / rho_value(check.zero(s, b))`` right after the check: the division itself does the check."""
-        d = self.nodes[ch[1]]
-        if d.op != "rho_value" or self.cur is None or not self.cur.stmts:
-            return False
-        last = self.cur.stmts[-1]
-        check = getattr(self, "last_check", None)
-        if check is None or check[0] is not last or check[1] != d.children[0]:
-            return False
-        self.cur.stmts[-1] = Binary(dst, op, args[0], args[1])
-        self.last_check = None
-        return True
 
     def bool_value(self, n: int) -> Var:
         dst = self.new_var(INT)
@@ -391,12 +384,24 @@ class _Reverter:
         if op not in _NO_VALUE and not self._void(op, attr):
             dst = self.new_var(self.value_type(o))
         if op in ("check.zero.i", "check.zero.l"):
-            zero = Const(INT, 0) if op.endswith("i") else Const(LONG, 0)
-            tmp = self.new_var(INT if op.endswith("i") else LONG)
-            st: Stmt = Binary(tmp, "div.i" if op.endswith("i") else "div.l", zero, args[0])
-            self.emit(st)
-            self.last_check = (st, o)
             self.bind(o, args[0])
+            # the check is a division by the checked value: emit one the method needs here if its dividend is
+            # at hand (javac's own shape), else divide zero by it
+            for rv in self.users.get(o, ()):
+                if self.nodes[rv].op != "rho_value":
+                    continue
+                for d in self.users.get(rv, ()):
+                    dn = self.nodes[d]
+                    if dn.op in ("div.i", "rem.i", "div.l", "rem.l") and dn.children[1] == rv and \
+                            self.lookup(d) is None and self.available(dn.children[0]):
+                        a = self.gen(dn.children[0])
+                        dst = self.new_var(self.type_of(d))
+                        self.emit(Binary(dst, dn.op, a, args[0]))
+                        self.bind(d, dst)
+                        return args[0]
+            wide = op.endswith("l")
+            tmp = self.new_var(LONG if wide else INT)
+            self.emit(Binary(tmp, "div.l" if wide else "div.i", Const(LONG if wide else INT, 0), args[0]))
             return args[0]
         if op == "getfield":
             st = GetField(dst, args[0], attr)  # type: ignore[arg-type]
@@ -611,8 +616,10 @@ class _Reverter:
                 x = self.nodes[node.children[0]].children[0]
             elif node.op == "theta":
                 x = node.children[0]
-            elif node.op == "eval":
-                x = node.children[0]
+            elif node.op == "eval":  # what the loop starts from: its iteration's own sigmas are not shared
+                d = node.attr
+                out.extend(y for y in self.sigma_chain(node.children[0], memo) if d not in self.variance[y])
+                break
             elif node.op == "phi":
                 rest = _common_suffix(self.sigma_chain(node.children[1], memo),
                                       self.sigma_chain(node.children[2], memo))
@@ -752,17 +759,33 @@ class _Reverter:
         self.push(dict(tvars))
         # the iteration: one fused branch structure over the sigma the iteration ends with; each path ends by
         # going to the exit (loop outputs assigned) or back to the header (thetas assigned)
+        # outputs: every value the loop's evals read; a method result read at the exit (a return inside the
+        # loop) is its value, and the return itself is emitted where the result is wanted
+        outs: list[tuple[int, Var]] = []
+        for e in evals:
+            x = self.nodes[e].children[0]
+            if self.nodes[x].op in ("return", "throw"):
+                v = self.nodes[x].children[1]
+                var = None
+                if self.nodes[v].op != "unit":
+                    var = self.new_var(self.type_of(v))
+                    outs.append((v, var))
+                self.result_outs[e] = (self.nodes[x].op, var)
+            elif self.is_result(x):
+                raise RevertUnsupported("a loop ends the method in several ways")
+            elif not self.is_sigma(e):
+                outs.append((x, self.new_var(self.type_of(e))))
         loop = _LoopCode(header, exit_, brk,
                          [(self.nodes[th].children[1], tvars[th]) for th in thetas if not self.is_sigma(th)],
-                         [(self.nodes[e].children[0], self.new_var(self.type_of(e)))
-                          for e in evals if not self.is_sigma(e)])
+                         outs)
         self.iteration(s_end, loop, [x for x, _ in loop.nexts] + [x for x, _ in loop.outs] + [brk])
         self.pop()
         self.cur = exit_
         self.bind(p, _DONE)
-        outs = dict(zip([e for e in evals if not self.is_sigma(e)], [v for _, v in loop.outs]))
+        by_node = {x: v for x, v in outs}
         for e in evals:
-            self.bind(e, outs.get(e, _DONE))
+            x = self.nodes[e].children[0]
+            self.bind(e, by_node.get(x, _DONE) if e not in self.result_outs and not self.is_sigma(e) else _DONE)
 
     def iteration(self, s: int, loop: _LoopCode, wanted: list[int]) -> None:
         """Emit the effects of sigma tree ``s``; on each path, leave the iteration as the break condition says."""
@@ -888,7 +911,15 @@ class _Reverter:
             self.cur = None
             return
         if node.op == "eval":
-            raise RevertUnsupported("a result computed by a loop")
+            self.gen_loop(node.children[1])
+            if self.cur is None:
+                return
+            got = self.result_outs.get(r)
+            if got is None:
+                raise RevertUnsupported("a result computed by a loop")
+            op, var = got
+            self.end(Return(var) if op == "return" else Throw(var))
+            return
         s, v = node.children
         self.gen_sigma(s)
         if node.op == "return":
