@@ -505,7 +505,7 @@ class _Builder:
             lp = self.loops[c[1]]  # type: ignore[index]
             self.process_loop(lp)
             inside = self.edge_env(e, lp)
-            target_keys = self.keys_for(e[2]) if e[2] != EXIT else [RESULT]
+            target_keys = self.keys_for(e[2]) if e[2] != EXIT else [SIGMA, RESULT]
             env = {}
             for k in target_keys:
                 v = inside.get(k)

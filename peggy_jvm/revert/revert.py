@@ -84,6 +84,7 @@ class _Reverter:
         self.cur: Block | None = None
         self.scopes: list[dict[int, object]] = [{}]
         self.spent: list[set[int]] = [set()]  # per scope: effects that ran in arms already joined
+        self.joined: list[set[int]] = []  # per branch being generated: effects its finished arms ran
         self.facts: list[dict[int, bool]] = [{}]  # per scope: conditions known on the current path
         self.result_outs: dict[int, tuple[str, Var | None]] = {}  # eval of a return/throw -> its value
         self.next_var = 0
@@ -152,13 +153,21 @@ class _Reverter:
                 return v != neg
         return None
 
-    def pop(self) -> None:
-        """Leave a branch arm or loop: the effects it ran have happened for everything after its join, so no
-        later code may run them again."""
+    def pop(self, joined: bool = True) -> None:
+        """Leave a branch arm or loop. When control goes on after it (``joined``), the effects it ran have
+        happened for everything after the join, so no later code may run them again."""
         d = self.scopes.pop()
         self.facts.pop()
         gone = self.spent.pop() | {k for k in d if OPS[self.nodes[k].op].role is Role.EFFECT}
-        self.spent[-1] |= gone
+        if joined:
+            self.joined[-1] |= gone
+
+    def arms(self) -> None:
+        """Start a branch whose arms are generated next: their spent effects apply only after all of them."""
+        self.joined.append(set())
+
+    def join(self) -> None:
+        self.spent[-1] |= self.joined.pop()
 
     # -- types ----------------------------------------------------------------------------------------------
     def type_of(self, n: int) -> IRType:
@@ -482,17 +491,21 @@ class _Reverter:
             else:
                 self.gen_cond(ch[0], t, mid)
             self.cur = mid
+            self.arms()
             self.push()
             self.gen_cond(ch[1], t, f)
             self.pop()
+            self.join()
         elif op == "phi":
             a, b = self.new_block(), self.new_block()
             self.gen_cond(ch[0], a, b)
+            self.arms()
             for blk, k in ((a, 1), (b, 2)):
                 self.cur = blk
                 self.push(known=(ch[0], k == 1))
                 self.gen_cond(ch[k], t, f)
                 self.pop()
+            self.join()
         elif op in ("eq.a", "ne.a"):
             x, y = self.gen(ch[0]), self.gen(ch[1])
             self.end(If(Cond.EQ if op == "eq.a" else Cond.NE, x, y, t.id, f.id))
@@ -516,15 +529,54 @@ class _Reverter:
             return r
         if self.is_sigma(n):
             self.emit_common_prefix(n)  # first: then the siblings' needs are judged from the branch point
-            if self.lookup(n) is not None:
-                r = self.lookup(n)
-                return None if r is _DONE else r
+        else:
+            self.pull_sigma_phi(n, c)  # a value made by effects of a branch: emit that branch as a whole
+        if self.lookup(n) is not None:
+            r = self.lookup(n)
+            return None if r is _DONE else r
         group = self.siblings(n, c)
         if len([p for p in group if self.is_sigma(p)]) > 1:
             group = [p for p in group if p == n or not self.is_sigma(p)]
         self.branch_group(c, group, {})
         r = self.lookup(n)
         return None if r is _DONE else r
+
+    def pull_sigma_phi(self, n: int, c: int) -> None:
+        """Value phi ``n`` is wanted before the sigma phi of its branch (by a condition, say). If its arms need
+        effects that only that branch's arms run, emit the branch now, with ``n`` fused into it; otherwise
+        the arms would run those effects a second time after the branch."""
+        arms_n = self.nodes[n].children[1:]
+        need: set[int] = set()
+        for a in arms_n:
+            need |= self.effects_reached(a, set()) or set()
+        if not need:
+            return
+        for u in self.users.get(c, ()):
+            node = self.nodes[u]
+            if node.op != "phi" or node.children[0] != c or u == n or self.lookup(u) is not None or \
+                    self.variance[u] != self.variance[n] or not self.is_sigma(u):
+                continue
+            e1 = self.effects_reached(node.children[1], set()) or set()
+            e2 = self.effects_reached(node.children[2], set()) or set()
+            if not need & (e1 ^ e2):
+                continue
+            if self.reaches_node(node.children[1:], n):
+                continue  # that branch comes after n's use: not n's branch
+            self.gen_sigma(u)
+            return
+
+    def reaches_node(self, starts, target: int) -> bool:
+        seen: set[int] = set()
+        stack = list(starts)
+        while stack:
+            x = stack.pop()
+            if x == target:
+                return True
+            if x in seen or self.lookup(x) is not None:
+                continue
+            seen.add(x)
+            stack.extend(self.nodes[x].children)
+        return False
 
     def siblings(self, n: int, c: int) -> list[int]:
         """The phis on condition ``c`` wanted with ``n`` (branch fusion): same condition, same loops, not yet
@@ -543,8 +595,10 @@ class _Reverter:
             return out
         # keep value phis whose arms need no effect other than what the sigma arms emit, and none that depends on
         # another member (that one comes later in the program)
-        members = set(out)
         sig = [p for p in out if self.is_sigma(p)]
+        # a value sibling must not need another value sibling (that one may come later in the program); sigma
+        # phis on the same condition inside the arms are fine: the arms resolve them
+        members = {p for p in out if p == n or not self.is_sigma(p)}
         arm_effects: set[int] = set()
         for p in sig[:1]:
             for k in (1, 2):
@@ -674,6 +728,7 @@ class _Reverter:
         t, f, j = self.new_block(), self.new_block(), self.new_block()
         self.gen_cond(c, t, f)
         reached = False
+        self.arms()
         for blk, k in ((t, 1), (f, 2)):
             self.cur = blk
             self.push(known=(c, k == 1))
@@ -683,10 +738,11 @@ class _Reverter:
             for p, v in vals.items():
                 r = self.gen(self.nodes[p].children[k])
                 self.emit(Copy(v, r))
-            self.pop()
+            self.pop(joined=self.cur is not None)
             if self.cur is not None:
                 reached = True
                 self.goto(j)
+        self.join()
         self.cur = j if reached else None
         for p in group:
             self.bind(p, vals.get(p, _DONE))
@@ -756,6 +812,7 @@ class _Reverter:
         header, exit_ = self.new_block(), self.new_block()
         self.goto(header)
         self.cur = header
+        self.arms()
         self.push(dict(tvars))
         # the iteration: one fused branch structure over the sigma the iteration ends with; each path ends by
         # going to the exit (loop outputs assigned) or back to the header (thetas assigned)
@@ -780,6 +837,7 @@ class _Reverter:
                          outs)
         self.iteration(s_end, loop, [x for x, _ in loop.nexts] + [x for x, _ in loop.outs] + [brk])
         self.pop()
+        self.join()
         self.cur = exit_
         self.bind(p, _DONE)
         by_node = {x: v for x, v in outs}
@@ -799,11 +857,13 @@ class _Reverter:
             self.emit_common_prefix(s)
             t, f = self.new_block(), self.new_block()
             self.gen_cond(c, t, f)
+            self.arms()
             for blk, k in ((t, 1), (f, 2)):
                 self.cur = blk
                 self.push(known=(c, k == 1))
                 self.iteration(node.children[k], loop.split(self, c, k), self.split(wanted, c, k))
                 self.pop()
+            self.join()
             self.cur = None
             return
         self.gen_sigma(s)
@@ -813,11 +873,13 @@ class _Reverter:
             return
         x, b = self.new_block(), self.new_block()
         self.gen_cond(loop.brk, x, b)
+        self.arms()
         for blk, out in ((x, True), (b, False)):
             self.cur = blk
             self.push(known=(loop.brk, out))
             self.leave(loop, out)
             self.pop()
+        self.join()
         self.cur = None
 
     def leave(self, loop: _LoopCode, out: bool) -> None:
@@ -907,7 +969,7 @@ class _Reverter:
                 self.cur = blk
                 self.push(known=(c, k == 1))
                 self.gen_result(node.children[k])
-                self.pop()
+                self.pop(joined=False)  # an arm that ends the method joins nothing
             self.cur = None
             return
         if node.op == "eval":
