@@ -1,0 +1,97 @@
+"""Greedy DAG extraction: the floor every other extractor must match, and the fallback when they cannot.
+
+What this module owns
+    :func:`greedy_extract`: per class, the node of least *tree cost* (the node's cost plus the tree costs of
+    its distinct strict child classes), computed bottom-up; the result is scored as a DAG cost.
+
+Inputs and outputs
+    An :class:`ExtractionProblem` -> :class:`GreedyResult` (a valid selection covering every class that has a
+    usable node, and its DAG cost).  Raises :class:`InfeasibleProblemError` when a root class has no usable
+    node, i.e. when no valid selection exists.
+
+Invariants
+    * The selection is valid (see ``problem.py``), whatever the costs' signs.  Classes are *settled* one at a
+      time, in the manner of Knuth's generalisation of Dijkstra's algorithm: a node is a candidate only once
+      all its strict child classes are settled, and the cheapest candidate settles its class.  So every
+      strict edge among chosen nodes points from a later-settled class to an earlier one, and no forbidden
+      cycle can be chosen.  Edges that may close a cycle are ignored while computing (they add nothing to a
+      node's tree cost and never make it wait); only nodes of :func:`usable_nodes` take part, so each such
+      edge's class does get settled.
+    * With non-negative costs the settled cost of each class is its least tree cost (the fixpoint of
+      ``cost(c) = min over n in c of cost(n) + sum of cost(children)``); with negative costs it is a heuristic.
+    * Deterministic: ties go to the node met first in the problem's node order.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+
+from .problem import (ClassId, ExtractionProblem, InfeasibleProblemError, NodeId, Selection,
+                      evaluate_selection, usable_nodes)
+
+__all__ = ["GreedyResult", "greedy_extract", "tree_costs"]
+
+
+@dataclass(frozen=True)
+class GreedyResult:
+    selection: Selection
+    #: DAG cost of ``selection`` (each reached chosen node once)
+    cost: float
+    #: tree cost of each settled class (what the greedy minimised)
+    tree_cost: dict[ClassId, float]
+
+
+def tree_costs(problem: ExtractionProblem, usable: set[NodeId] | None = None
+               ) -> tuple[dict[ClassId, NodeId], dict[ClassId, float]]:
+    """Settle classes in order of tree cost; returns (class -> chosen node, class -> tree cost).
+
+    Only nodes in ``usable`` (default: :func:`usable_nodes`) are considered; classes with none stay out.
+    """
+    if usable is None:
+        usable = usable_nodes(problem)
+    order = {nid: i for i, nid in enumerate(problem.nodes)}
+    kids: dict[NodeId, tuple[ClassId, ...]] = {}
+    waiting: dict[NodeId, int] = {}
+    watchers: dict[ClassId, list[NodeId]] = {}
+    heap: list[tuple[float, int, NodeId]] = []
+    for nid in problem.nodes:
+        if nid not in usable:
+            continue
+        ks = tuple(dict.fromkeys(problem.nodes[nid].strict_children()))
+        kids[nid] = ks
+        waiting[nid] = len(ks)
+        for c in ks:
+            watchers.setdefault(c, []).append(nid)
+        if not ks:
+            heap.append((problem.nodes[nid].cost, order[nid], nid))
+    heapq.heapify(heap)
+    chosen: dict[ClassId, NodeId] = {}
+    cost: dict[ClassId, float] = {}
+    while heap:
+        c_cost, _, nid = heapq.heappop(heap)
+        cls = problem.nodes[nid].eclass
+        if cls in chosen:
+            continue
+        chosen[cls] = nid
+        cost[cls] = c_cost
+        for parent in watchers.get(cls, ()):
+            waiting[parent] -= 1
+            if waiting[parent] == 0 and problem.nodes[parent].eclass not in chosen:
+                total = problem.nodes[parent].cost + math.fsum(cost[k] for k in kids[parent])
+                heapq.heappush(heap, (total, order[parent], parent))
+    return chosen, cost
+
+
+def greedy_extract(problem: ExtractionProblem, usable: set[NodeId] | None = None) -> GreedyResult:
+    """The greedy selection of ``problem`` and its DAG cost (see the module docstring)."""
+    chosen, cost = tree_costs(problem, usable)
+    missing = [r for r in problem.roots if r not in chosen]
+    if missing:
+        raise InfeasibleProblemError(f"{problem.name or 'problem'}: root class {missing[0]!r} has no node that "
+                                     f"can be part of a valid selection")
+    selection = Selection(chosen)
+    report = evaluate_selection(problem, selection)
+    if not report.valid:  # would be a bug in the settling order: fail loudly, never return it
+        raise AssertionError(f"greedy produced an invalid selection: {report.errors}")
+    return GreedyResult(selection, report.cost, cost)

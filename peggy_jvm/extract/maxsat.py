@@ -1,0 +1,720 @@
+"""Optimal extraction as weighted partial MaxSAT, solved by RC2 (python-sat) within a wall-clock budget.
+
+What this module owns
+    The encoding of an :class:`ExtractionProblem` into weighted partial MaxSAT (:func:`encode`), the solver
+    driver (:func:`solve`) with its anytime behaviour, its time bound and its hook for a validity checker
+    that rejects solutions with blocking clauses, and the result (:class:`ExtractionResult`, :class:`Status`).
+
+The encoding (variables: ``x_n`` "node n chosen", ``u_c`` "class c used")
+    hard  * roots are used; ``u_c -> x_n1 | ... | x_nk`` and at most one ``x_n`` per class (pairwise for
+            small classes, a sequential counter for large ones); ``x_n -> u_c`` for n's class c; a class with
+            a single node has ``u_c = x_n`` (one variable).  Forced classes and fixed nodes of ``shrink.py``
+            are unit clauses.
+          * ``x_n -> u_d`` for every child class d of n.
+          * acyclicity, only where a cycle is possible: the strongly connected components of the class graph
+            whose edges are the *strict* (cycle-forbidden) child edges.  Each class of a component of size s
+            gets a level, a ``ceil(log2 s)``-bit binary number; a chosen node n of class c with a strict edge to
+            class d of the same component forces ``level(c) > level(d)`` (a lexicographic comparator, 3 clauses
+            per bit per class pair, shared by all nodes of that pair).  Edges that may close a cycle get no
+            constraint.  (The research note measured this beating lazy cycle cuts by far.)
+          * when some cost is negative (or an extra clause asks for a node to be chosen), "used" must also
+            mean "reached": ``u_c -> x_p1 | ... | x_pm`` over c's parents, for every non-root class.
+          * extra hard clauses and the checker's blocking clauses, over ``x_n``.
+    soft  one unit clause per non-fixed node of non-zero cost: ``-x_n`` with weight ``w_n`` if ``w_n > 0``,
+          ``x_n`` with weight ``-w_n`` if ``w_n < 0`` (the constant ``w_n`` goes to the objective's offset).
+
+Cost scaling (floats to RC2's integer weights)
+    ``problem.integer_costs``: every float is a dyadic rational, so all costs are multiplied by the least
+    common (power-of-two) denominator and divided by the gcd of the results.  The integer weights are
+    *exactly* proportional to the costs, so the MaxSAT objective ranks selections exactly as the exact sums of
+    their float costs do and never merges two different costs; ``math.fsum`` in ``problem.py`` rounds those
+    exact sums monotonically, so the float DAG costs reported never contradict the integer ranking.  Weights
+    may be large Python ints (the tensat e-graphs need 2**39); RC2 only adds and compares them.
+
+Solving (anytime, bounded)
+    1. greedy (``greedy.py``) on the original and on the shrunk problem: the better valid one is the
+       incumbent, if it satisfies the extra clauses and the checker (the checker's clauses for a rejected
+       greedy selection are added to the encoding straight away);
+    2. shrinking (``shrink.py``) also drops the nodes that only occur in selections dearer than the
+       incumbent; if the incumbent reaches a solver-free lower bound (the cheapest node of each forced class
+       plus every negative cost elsewhere, or with non-negative costs the dearest unavoidable chain of
+       nodes, whichever is larger), it is optimal and no solver runs;
+    3. otherwise each :class:`SolverConfig` runs in its own child process (``fork``): by default
+       RC2Stratified with core exhaustion, and plain RC2 with core exhaustion and minimisation, both on
+       Glucose 3 (when a stratified config would search exactly like a plain one, which happens with a single
+       soft weight, it becomes plain RC2 on Maplesat instead), the oracle's polarities started at the
+       incumbent.  The parent waits until a proof, the end of all workers,
+       or the deadline, at which it kills the workers (RC2's own ``interrupt`` does not stop its core
+       heuristics, so it is no bound).  Every SAT model RC2's oracle finds along the way satisfies all hard
+       clauses, so workers report improving ones as they appear: that is ``best_found`` when no proof comes
+       in time.
+    A proof is an RC2 optimum whose decoded selection costs exactly RC2's lower bound (with negative costs
+    and may-close edges an unreachable "island" could make them differ; then it is only ``best_found``).
+
+The checker hook (for the phi-profile checker of DESIGN section 4)
+    ``checker(problem, selection)`` returns ``()`` to accept a valid selection, or clauses (:data:`NodeClause`:
+    a disjunction of ``(node id, chosen?)`` literals over the *reached* chosen nodes) that every acceptable
+    selection satisfies and this one violates (to block "these nodes together": ``((a, False), (b, False))``).
+    The worker adds them with ``add_clause`` and calls RC2 again, incrementally, up to ``max_blocks`` times.
+    Because those constraints are not known in advance, shrinking does not use dominance when a checker is
+    given, and RC2Stratified runs without clause hardening (hardening plus ``add_clause`` gave a wrong UNSAT
+    in the research note).  An UNSAT after blocking is re-checked by a fresh SAT call before it is believed;
+    if that finds a model, RC2 is rebuilt from scratch with all clauses.  The checker runs in the worker
+    processes: it must be a pure function of its arguments.
+
+Invariants
+    * Every reported selection has been re-checked by :func:`evaluate_selection` (in the worker and again in
+      the parent, which also checks the extra clauses and runs the checker); one that fails is dropped.
+    * ``lower_bound`` is always proved (solver-free bounds, or an RC2 optimum), capped at the result's cost.
+    * The result is never worse than the greedy incumbent: status ``optimal`` (proved), ``best_found``
+      (strictly better than greedy, not proved), ``greedy`` (the greedy selection), or ``none`` (only with
+      extra clauses or a checker: neither greedy nor the solver produced an acceptable selection in time).
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+import traceback
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from fractions import Fraction
+from multiprocessing.connection import Connection, wait
+from typing import Callable, Iterable, Sequence
+
+import networkx as nx
+from pysat.card import CardEnc, EncType
+from pysat.examples.rc2 import RC2, RC2Stratified
+from pysat.formula import WCNF, IDPool
+from pysat.solvers import Solver
+
+from .greedy import greedy_extract
+from .problem import ClassId, ExtractionProblem, NodeId, Selection, evaluate_selection, integer_costs
+from .shrink import ShrinkResult, ShrinkStats, path_lower_bound, shrink
+
+__all__ = [
+    "Literal", "NodeClause", "Checker", "Status", "SolverConfig", "DEFAULT_CONFIGS", "Encoding",
+    "ExtractionResult", "encode", "solve", "clause_holds",
+]
+
+#: ``(node id, True)``: the node is chosen and reached; ``(node id, False)``: it is not
+Literal = tuple[NodeId, bool]
+#: a disjunction of literals
+NodeClause = tuple[Literal, ...]
+#: ``checker(problem, selection) -> clauses``; empty means the selection is accepted
+Checker = Callable[[ExtractionProblem, Selection], Sequence[NodeClause]]
+
+_PAIRWISE_AMO_MAX = 6  # classes up to this size get pairwise at-most-one clauses (at most 15), larger a counter
+
+
+class Status(Enum):
+    OPTIMAL = "optimal"
+    BEST_FOUND = "best_found"
+    GREEDY = "greedy"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class SolverConfig:
+    """One RC2 configuration; each runs in its own worker process."""
+
+    name: str
+    stratified: bool
+    solver: str = "g3"
+    exhaust: bool = True
+    minz: bool = True
+    adapt: bool = False
+    blo: str = "div"
+    #: start the SAT oracle's polarities at the incumbent selection
+    phases: bool = True
+
+
+# Measured on the extraction-gym instances, one config at a time: core minimisation makes RC2Stratified miss
+# tensat/resnet50 (no proof in 25 s; 0.5-1.5 s without it) and gains nothing elsewhere; plain RC2 keeps it
+# (the research note's configuration).  The two prove different instances fast, so they run side by side.
+DEFAULT_CONFIGS: tuple[SolverConfig, ...] = (
+    SolverConfig("rc2-strat", stratified=True, minz=False),
+    SolverConfig("rc2", stratified=False, minz=True),
+)
+
+
+# ============================================================================================ encoding
+
+@dataclass
+class Encoding:
+    """The MaxSAT formula of a (shrunk) problem and the maps back to nodes."""
+
+    problem: ExtractionProblem
+    wcnf: WCNF
+    #: node ids in variable order: ``x`` of ``nodes[i]`` is variable ``i + 1``
+    nodes: list[NodeId]
+    var: dict[NodeId, int]
+    #: integer weight per node (exactly proportional to its cost, see the module docstring)
+    weight: dict[NodeId, int]
+    #: real cost = integer objective * unit
+    unit: Fraction
+    #: objective = RC2 cost + offset (fixed nodes and negative weights)
+    offset: int
+    #: a lower bound on the objective of every valid selection, without solving
+    trivial_bound: int
+    #: a clause reduced to nothing: the problem has no acceptable selection
+    infeasible: bool = False
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def objective(self, nodes: Iterable[NodeId]) -> int:
+        return sum(self.weight[n] for n in nodes)
+
+    def to_cost(self, objective: int) -> float:
+        return float(objective * self.unit)
+
+    def translate(self, clause: NodeClause) -> list[int] | None:
+        return _translate(self.var, clause)
+
+
+def _translate(var: dict[NodeId, int], clause: NodeClause) -> list[int] | None:
+    """``clause`` over ``x`` variables; None when it holds anyway (a node the encoding dropped is never
+    chosen).  An empty list means the clause cannot hold."""
+    out: list[int] = []
+    for nid, positive in clause:
+        v = var.get(nid)
+        if v is None:
+            if not positive:
+                return None
+            continue
+        out.append(v if positive else -v)
+    return out
+
+
+def encode(shrunk: ShrinkResult, extra_hard: Sequence[NodeClause] = (), *,
+           weights: tuple[dict[NodeId, int], Fraction] | None = None, justify: bool | None = None) -> Encoding:
+    """Encode ``shrunk.problem`` (see the module docstring).
+
+    ``weights`` is ``problem.integer_costs`` of the original problem (so that selections using nodes the
+    shrinking dropped can be weighed too); by default, of the shrunk one.  ``justify`` forces "used means
+    reached" on or off.
+    """
+    p = shrunk.problem
+    nodes = list(p.nodes)
+    var = {nid: i + 1 for i, nid in enumerate(nodes)}
+    pool = IDPool(start_from=len(nodes) + 1)
+    weight, unit = weights if weights is not None else integer_costs(p)
+    hard: list[list[int]] = []
+    stats = {"amo_counter": 0, "scc_classes": 0, "level_pairs": 0}
+
+    if justify is None:
+        justify = p.has_negative_cost or any(pos for cl in extra_hard for _, pos in cl)
+
+    used: dict[ClassId, int] = {}
+    for c, members in p.classes.items():
+        if len(members) == 1:
+            used[c] = var[members[0]]
+            continue
+        u = pool.id(("u", c))
+        used[c] = u
+        xs = [var[n] for n in members]
+        hard.append([-u] + xs)
+        hard.extend([-x, u] for x in xs)
+        if len(xs) <= _PAIRWISE_AMO_MAX:
+            hard.extend([-a, -b] for i, a in enumerate(xs) for b in xs[i + 1:])
+        else:
+            stats["amo_counter"] += 1
+            hard.extend(CardEnc.atmost(xs, bound=1, vpool=pool, encoding=EncType.seqcounter).clauses)
+    for c in shrunk.forced:
+        hard.append([used[c]])
+    for nid in shrunk.fixed:
+        hard.append([var[nid]])
+    for nid in nodes:
+        for d in dict.fromkeys(p.nodes[nid].children):
+            hard.append([-var[nid], used[d]])
+    if justify:
+        roots = set(p.roots)
+        for c in p.classes:
+            if c not in roots:
+                hard.append([-used[c]] + [var[q] for q in p.parents[c]])
+
+    hard.extend(_level_clauses(p, var, pool, stats))
+
+    infeasible = False
+    for cl in extra_hard:
+        lits = _translate(var, cl)
+        if lits is None:
+            continue
+        if not lits:
+            infeasible = True
+            continue
+        hard.append(lits)
+
+    soft: list[list[int]] = []
+    wght: list[int] = []
+    offset = 0
+    for nid in nodes:
+        w = weight[nid]
+        if nid in shrunk.fixed:
+            offset += w
+        elif w > 0:
+            soft.append([-var[nid]])
+            wght.append(w)
+        elif w < 0:
+            soft.append([var[nid]])
+            wght.append(-w)
+            offset += w
+    # Filled directly: WCNF.append re-scans every literal, a third of the encoding time on large e-graphs.
+    wcnf = WCNF()
+    wcnf.hard, wcnf.soft, wcnf.wght = hard, soft, wght
+    wcnf.topw = sum(wght) + 1
+    wcnf.nv = max(pool.top, len(nodes))  # every variable of every clause comes from var or pool
+    bound = 0
+    for c, members in p.classes.items():
+        least = min(weight[n] for n in members)
+        bound += least if c in shrunk.forced else min(0, least)
+    chains = path_lower_bound(p, weight)
+    if chains is not None:
+        bound = max(bound, chains)
+    stats.update(vars=pool.top, hard=len(wcnf.hard), soft=len(wcnf.soft))
+    return Encoding(p, wcnf, nodes, var, weight, unit, offset, bound, infeasible, stats)
+
+
+def _level_clauses(p: ExtractionProblem, var: dict[NodeId, int], pool: IDPool, stats: dict[str, int]
+                   ) -> list[list[int]]:
+    """Acyclicity of the strict edges, by binary levels per class of each non-trivial SCC."""
+    graph = nx.DiGraph()
+    for n in p.nodes.values():
+        for d in n.strict_children():
+            graph.add_edge(n.eclass, d)
+    component: dict[ClassId, int] = {}
+    sizes: list[int] = []
+    for i, scc in enumerate(nx.strongly_connected_components(graph)):
+        sizes.append(len(scc))
+        for c in scc:
+            component[c] = i
+    clauses: list[list[int]] = []
+    level: dict[ClassId, list[int]] = {}
+    greater: dict[tuple[ClassId, ClassId], int] = {}
+    for n in p.nodes.values():
+        c = n.eclass
+        if c in set(n.strict_children()):
+            clauses.append([-var[n.id]])  # a one-node cycle (shrinking removes these; without it, here)
+            continue
+        comp = component.get(c)
+        if comp is None or sizes[comp] < 2:
+            continue  # a class alone in its component is on no cycle
+        for d in dict.fromkeys(n.strict_children()):
+            if component.get(d) != comp:
+                continue
+            key = (c, d)
+            if key not in greater:
+                bits = (sizes[comp] - 1).bit_length()
+                for k in key:
+                    if k not in level:
+                        level[k] = [pool.id(("lvl", k, b)) for b in range(bits)]
+                greater[key] = _greater_than(level[c], level[d], pool, clauses)
+            clauses.append([-var[n.id], greater[key]])
+    stats["scc_classes"] = len(level)
+    stats["level_pairs"] = len(greater)
+    return clauses
+
+
+def _greater_than(a: list[int], b: list[int], pool: IDPool, out: list[list[int]]) -> int:
+    """A literal g with ``g -> (a > b)`` for binary numbers a, b (most significant bit first).
+
+    ``p_i`` means "a > b must hold on bits i..0 given equal higher bits": ``p_i -> (a_i | -b_i)`` and, unless
+    bit i decides it (``a_i & -b_i``), ``p_{i-1}``; ``p_{-1}`` is false.
+    """
+    g = pool.id()
+    p = g
+    for i in range(len(a)):
+        ai, bi = a[i], b[i]
+        out.append([-p, ai, -bi])
+        if i == len(a) - 1:
+            out.append([-p, ai])
+            out.append([-p, -bi])
+        else:
+            nxt = pool.id()
+            out.append([-p, ai, nxt])
+            out.append([-p, -bi, nxt])
+            p = nxt
+    return g
+
+
+def clause_holds(clause: NodeClause, selected: set[NodeId] | frozenset[NodeId]) -> bool:
+    """Whether ``clause`` holds for the set of reached chosen nodes ``selected``."""
+    return any((nid in selected) == positive for nid, positive in clause)
+
+
+# ============================================================================================ result
+
+@dataclass(frozen=True)
+class ExtractionResult:
+    status: Status
+    #: the selection (reached classes only), None only with status NONE
+    selection: Selection | None
+    #: its DAG cost (None with status NONE)
+    cost: float | None
+    #: greedy's DAG cost on the original problem, None when greedy's selection was not acceptable
+    greedy_cost: float | None
+    #: a proved lower bound on the optimum (== cost when optimal), None when no selection is known
+    lower_bound: float | None
+    elapsed: float
+    shrink: ShrinkStats
+    #: what produced the selection: "greedy", "greedy-shrunk", or a SolverConfig's name
+    source: str
+    #: blocking rounds of the worker that produced the result (checker rejections)
+    blocks: int = 0
+    notes: tuple[str, ...] = ()
+
+
+# ============================================================================================ solving
+
+@dataclass
+class _Candidate:
+    objective: int
+    nodes: tuple[NodeId, ...]
+    source: str
+    blocks: int = 0
+
+
+def solve(problem: ExtractionProblem, *, budget: float | None = 10.0, extra_hard: Sequence[NodeClause] = (),
+          checker: Checker | None = None, configs: Sequence[SolverConfig] = DEFAULT_CONFIGS,
+          max_blocks: int = 100, use_shrink: bool = True) -> ExtractionResult:
+    """Extract a least-cost valid selection of ``problem`` within ``budget`` seconds of wall-clock time.
+
+    ``budget`` None waits for the solver however long it takes.  See the module docstring for the statuses,
+    ``extra_hard`` and ``checker``.  Raises :class:`InfeasibleProblemError` when the problem itself (without
+    extra clauses) has no valid selection.
+    """
+    t0 = time.monotonic()
+    deadline = None if budget is None else t0 + budget
+    notes: list[str] = []
+    extra = [tuple(cl) for cl in extra_hard]
+
+    def acceptable(nodes: Iterable[NodeId]) -> tuple[bool, list[NodeClause]]:
+        """(valid and accepted, the checker's clauses when rejected)."""
+        sel = _selection_of(problem, nodes)
+        report = evaluate_selection(problem, sel)
+        if not report.valid:
+            return False, []
+        selected = frozenset(sel.choices.values())
+        if not all(clause_holds(cl, selected) for cl in extra):
+            return False, []
+        if checker is not None:
+            blocks = [tuple(cl) for cl in checker(problem, sel)]
+            if blocks:
+                return False, blocks
+        return True, []
+
+    weights = integer_costs(problem)
+    weight = weights[0]
+    greedy = greedy_extract(problem)
+    greedy_nodes = _reached_nodes(problem, greedy.selection)
+    ok, blocks = acceptable(greedy_nodes)
+    extra.extend(blocks)
+    greedy_cost = greedy.cost if ok else None
+    candidates: list[_Candidate] = []
+    if ok:
+        candidates.append(_Candidate(sum(weight[n] for n in greedy_nodes), greedy_nodes, "greedy"))
+
+    protected = {nid for cl in extra for nid, _ in cl}
+    upper = candidates[0].objective if candidates else None
+    if use_shrink:
+        shrunk = shrink(problem, dominance=checker is None, protected=protected, weight=weight, upper=upper)
+    else:
+        shrunk = _no_shrink(problem)
+    # shrink keeps only usable nodes: no need to compute them again
+    g2 = greedy_extract(shrunk.problem, usable=set(shrunk.problem.nodes) if use_shrink else None)
+    g2_nodes = _reached_nodes(shrunk.problem, g2.selection)
+    ok2, blocks2 = acceptable(g2_nodes)
+    if ok2:
+        candidates.append(_Candidate(sum(weight[n] for n in g2_nodes), g2_nodes, "greedy-shrunk"))
+    extra.extend(blocks2)
+    enc = encode(shrunk, extra, weights=weights)
+
+    lower: int | None = None  # proved: no acceptable selection weighs less (or the best one is optimal)
+    if enc.infeasible:
+        notes.append("the extra clauses cannot hold together")
+    else:
+        lower = enc.trivial_bound
+        best_known = min((c.objective for c in candidates), default=None)
+        if best_known is None or best_known > lower:
+            proof = _run_workers(problem, enc, _diversify(configs, enc), checker, max_blocks, deadline,
+                                 candidates, notes, acceptable)
+            if proof is not None:
+                lower = max(lower, proof)
+
+    # the cheapest; at equal cost the one found first (greedy's own before the solvers')
+    chosen = min(candidates, key=lambda c: c.objective, default=None)
+    elapsed = time.monotonic() - t0
+    if chosen is None:
+        return ExtractionResult(Status.NONE, None, None, greedy_cost, None, elapsed, shrunk.stats, "none",
+                                0, tuple(notes))
+    selection = _selection_of(problem, chosen.nodes)
+    cost = evaluate_selection(problem, selection).cost
+    if greedy_cost is not None:
+        assert cost <= greedy_cost, "never worse than greedy"
+    if lower is not None and chosen.objective <= lower:
+        status = Status.OPTIMAL
+    elif greedy_cost is not None and cost >= greedy_cost:
+        status = Status.GREEDY
+    else:
+        status = Status.BEST_FOUND
+    # Bounds from shrinking by the incumbent hold for selections cheaper than it: cap at the best known.
+    bound = None if lower is None else enc.to_cost(min(lower, chosen.objective))
+    return ExtractionResult(status, selection, cost, greedy_cost, bound, elapsed, shrunk.stats, chosen.source,
+                            chosen.blocks, tuple(notes))
+
+
+def _diversify(configs: Sequence[SolverConfig], enc: Encoding) -> list[SolverConfig]:
+    """With a single soft weight, stratification has one level and RC2Stratified searches exactly like RC2:
+    a stratified config that duplicates a plain one then runs plain RC2 on another SAT solver (Maplesat)."""
+    out = list(configs)
+    if len(set(enc.wcnf.wght)) > 1:
+        return out
+    plain = {(c.solver, c.exhaust, c.minz, c.adapt) for c in out if not c.stratified}
+    for i, c in enumerate(out):
+        if c.stratified and (c.solver, c.exhaust, c.minz, c.adapt) in plain:
+            out[i] = replace(c, name=c.name + "-as-mgh", stratified=False, solver="mgh")
+    return out
+
+
+def _no_shrink(problem: ExtractionProblem) -> ShrinkResult:
+    n_c, n_n = problem.size()
+    return ShrinkResult(problem, frozenset(problem.roots), frozenset(),
+                        ShrinkStats(n_c, n_n, n_c, n_n, 0, 0, 0, 0, 0))
+
+
+def _reached_nodes(problem: ExtractionProblem, selection: Selection) -> tuple[NodeId, ...]:
+    return evaluate_selection(problem, selection).reached_nodes(selection)
+
+
+def _selection_of(problem: ExtractionProblem, nodes: Iterable[NodeId]) -> Selection:
+    return Selection({problem.nodes[n].eclass: n for n in nodes})
+
+
+def _run_workers(problem: ExtractionProblem, enc: Encoding, configs: Sequence[SolverConfig],
+                 checker: Checker | None, max_blocks: int, deadline: float | None,
+                 candidates: list[_Candidate], notes: list[str],
+                 acceptable: Callable[[Iterable[NodeId]], tuple[bool, list[NodeClause]]]) -> int | None:
+    """Run one worker per config until a proof, all done, or the deadline; returns the proved bound."""
+    if deadline is not None and time.monotonic() >= deadline:
+        notes.append("budget spent before solving")
+        return None
+    ctx = multiprocessing.get_context("fork")
+    best = min(candidates, key=lambda c: c.objective, default=None)
+    incumbent = None if best is None else best.objective
+    hint = () if best is None else best.nodes
+    workers: list[tuple[SolverConfig, multiprocessing.process.BaseProcess, Connection]] = []
+    for cfg in configs:
+        recv, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_worker, name=f"extract-{cfg.name}", daemon=True,
+                           args=(send, problem, enc, cfg, checker, max_blocks, incumbent, hint))
+        proc.start()
+        send.close()  # the child holds its own end; EOF on ours then means the child is gone
+        workers.append((cfg, proc, recv))
+    proved: int | None = None
+    settled = False  # a proof of optimality or of infeasibility came in
+    live = {recv: cfg for cfg, _, recv in workers}
+    try:
+        while live and not settled:
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                notes.append("budget reached")
+                break
+            for conn in wait(list(live), timeout):
+                cfg = live[conn]  # type: ignore[index]
+                try:
+                    msg = conn.recv()  # type: ignore[union-attr]
+                except EOFError:
+                    del live[conn]  # type: ignore[arg-type]
+                    continue
+                kind = msg[0]
+                if kind == "solution":
+                    _, objective, nodes, is_proof, lb, blocks = msg
+                    ok, _ = acceptable(nodes)  # the parent's own re-check, never skipped
+                    if not ok:
+                        notes.append(f"{cfg.name}: a reported solution failed the re-check; dropped")
+                        continue
+                    if objective != enc.objective(nodes):
+                        notes.append(f"{cfg.name}: objective mismatch; dropped")
+                        continue
+                    candidates.append(_Candidate(objective, tuple(nodes), cfg.name, blocks))
+                    if is_proof:
+                        proved, settled = lb, True
+                        break
+                elif kind == "done":
+                    del live[conn]  # type: ignore[arg-type]
+                elif kind == "infeasible":  # proved (re-checked by a fresh SAT call when blocks were added)
+                    notes.append(f"{cfg.name}: {msg[1]}")
+                    settled = True
+                    break
+                else:  # "note": gave up, error
+                    notes.append(f"{cfg.name}: {msg[1]}")
+    finally:
+        for _, proc, recv in workers:
+            if proc.is_alive():
+                proc.kill()
+            proc.join(5)
+            recv.close()
+    return proved
+
+
+def _worker(conn: Connection, problem: ExtractionProblem, enc: Encoding, cfg: SolverConfig,
+            checker: Checker | None, max_blocks: int, incumbent: int | None, hint: tuple[NodeId, ...]) -> None:
+    """One RC2 run (in a child process): stream improving solutions, then the optimum or a note."""
+    try:
+        _Worker(conn, problem, enc, cfg, checker, max_blocks, incumbent, hint).run()
+    except BaseException:  # report, then let the process end; the parent decides what it means
+        try:
+            conn.send(("note", "error: " + traceback.format_exc(limit=6)))
+        except Exception:
+            pass
+    finally:
+        try:
+            conn.send(("done",))
+            conn.close()
+        except Exception:
+            pass
+        os._exit(0)  # skip inherited atexit handlers and finalizers of the parent (pytest, executors)
+
+
+class _Worker:
+    def __init__(self, conn: Connection, problem: ExtractionProblem, enc: Encoding, cfg: SolverConfig,
+                 checker: Checker | None, max_blocks: int, incumbent: int | None,
+                 hint: tuple[NodeId, ...] = ()) -> None:
+        self.conn, self.problem, self.enc, self.cfg = conn, problem, enc, cfg
+        self.checker, self.max_blocks = checker, max_blocks
+        self.best = incumbent
+        self.hint = frozenset(hint)
+        self.added: list[list[int]] = []
+
+    def make_rc2(self) -> RC2:
+        cfg = self.cfg
+        # RC2 leaves unit soft clauses and the hard list alone, so shallow copies do (WCNF.copy() deep-copies,
+        # which took seconds on the larger e-graphs); a rebuild after a doubtful UNSAT adds the blocks as hard.
+        source = self.enc.wcnf
+        formula = WCNF()
+        formula.hard = source.hard + [list(cl) for cl in self.added]
+        formula.soft = [list(cl) for cl in source.soft]
+        formula.wght = list(source.wght)
+        formula.topw = source.topw
+        formula.nv = max([source.nv] + [abs(lit) for cl in self.added for lit in cl])
+        if cfg.stratified:
+            base: type[RC2] = RC2Stratified
+            kwargs = dict(blo=cfg.blo, nohard=self.checker is not None)
+        else:
+            base, kwargs = RC2, {}
+        solver = _hooked(base)(formula, solver=cfg.solver, adapt=cfg.adapt, exhaust=cfg.exhaust,
+                               minz=cfg.minz, **kwargs)
+        solver.on_model = self.on_model
+        if cfg.phases and self.hint:
+            # the oracle's first guesses follow the incumbent, so the models met along the way resemble it
+            solver.oracle.set_phases([v if nid in self.hint else -v for nid, v in self.enc.var.items()])
+        return solver
+
+    def decode(self, model: Sequence[int]) -> tuple[NodeId, ...]:
+        """The reached chosen nodes of a model (first true node per class, walked from the roots)."""
+        p, enc = self.problem, self.enc
+        n = len(model)
+
+        def chosen(c: ClassId) -> NodeId | None:
+            for nid in enc.problem.classes.get(c, ()):
+                v = enc.var[nid]
+                if v <= n and model[v - 1] > 0:
+                    return nid
+            return None
+        out: dict[ClassId, NodeId] = {}
+        stack = list(p.roots)
+        while stack:
+            c = stack.pop()
+            if c in out:
+                continue
+            nid = chosen(c)
+            if nid is None:
+                return ()  # not a selection: the re-check below rejects it
+            out[c] = nid
+            stack.extend(p.nodes[nid].children)
+        return tuple(out.values())
+
+    def check(self, nodes: tuple[NodeId, ...]) -> tuple[bool, list[NodeClause]]:
+        sel = _selection_of(self.problem, nodes)
+        if not nodes or not evaluate_selection(self.problem, sel).valid:
+            return False, []
+        if self.checker is not None:
+            blocks = [tuple(cl) for cl in self.checker(self.problem, sel)]
+            if blocks:
+                return False, blocks
+        return True, []
+
+    def on_model(self, model: Sequence[int]) -> None:
+        """An oracle model seen inside RC2: report it if it improves and is acceptable."""
+        nodes = self.decode(model)
+        if not nodes:
+            return
+        objective = self.enc.objective(nodes)
+        if self.best is not None and objective >= self.best:
+            return
+        ok, _ = self.check(nodes)
+        if ok:
+            self.best = objective
+            self.conn.send(("solution", objective, nodes, False, None, len(self.added)))
+
+    def run(self) -> None:
+        rc2 = self.make_rc2()
+        while True:
+            model = rc2.compute()
+            if model is None:
+                if self.added and self.satisfiable():
+                    self.conn.send(("note", "RC2 said UNSAT after blocking, a fresh SAT call disagrees; "
+                                            "rebuilt from scratch"))
+                    rc2.delete()
+                    rc2 = self.make_rc2()
+                    continue
+                self.conn.send(("infeasible", "no acceptable selection exists"))
+                return
+            lower = rc2.cost + self.enc.offset
+            nodes = self.decode(model)
+            valid = bool(nodes) and evaluate_selection(self.problem, _selection_of(self.problem, nodes)).valid
+            if not valid:
+                self.conn.send(("note", "error: RC2's optimum decodes to an invalid selection"))
+                return
+            ok, blocks = self.check(nodes)
+            if ok:
+                objective = self.enc.objective(nodes)
+                self.conn.send(("solution", objective, nodes, objective == lower, lower, len(self.added)))
+                return
+            if len(self.added) >= self.max_blocks:
+                self.conn.send(("note", f"gave up after {len(self.added)} blocking rounds"))
+                return
+            selected = frozenset(nodes)
+            for cl in blocks:
+                if clause_holds(cl, selected):
+                    raise ValueError(f"checker returned a clause the selection satisfies: {cl!r}")
+                lits = self.enc.translate(cl)
+                if lits is None:
+                    continue
+                if not lits:
+                    self.conn.send(("infeasible", "no acceptable selection exists (a blocking clause is empty)"))
+                    return
+                rc2.add_clause(lits)
+                self.added.append(lits)
+
+    def satisfiable(self) -> bool:
+        with Solver(name="g3", bootstrap_with=self.enc.wcnf.hard) as s:
+            for cl in self.added:
+                s.add_clause(cl)
+            return bool(s.solve())
+
+
+def _hooked(base: type[RC2]) -> type[RC2]:
+    """``base`` with every satisfiable oracle call's model passed to ``self.on_model``.
+
+    Every clause RC2 adds keeps the hard clauses (totalizers and relaxations only add fresh variables), so a
+    model of any oracle call, whatever its assumptions, is a model of the hard part: a valid selection.
+    """
+    class Hooked(base):  # type: ignore[valid-type, misc]
+        on_model: Callable[[Sequence[int]], None] | None = None
+
+        def _call_oracle(self, assumptions=[], expect_interrupt=False):  # noqa: B006 (RC2's signature)
+            res = super()._call_oracle(assumptions=assumptions, expect_interrupt=expect_interrupt)
+            if res and self.on_model is not None:
+                self.on_model(self.oracle.get_model())
+            return res
+    return Hooked

@@ -1,0 +1,268 @@
+"""Shrinking an extraction problem before it is encoded, without changing its optimum.
+
+What this module owns
+    :func:`shrink`, which removes, in order:
+
+    1. classes and nodes the roots cannot reach (through any node's children);
+    2. nodes that can never be part of a valid selection (``problem.usable_nodes``: one-node strict cycles,
+       strict children that cannot be built bottom-up, may-close children without a usable node, strict
+       children below which every choice leads back to the node's own class);
+    3. nodes *dominated* by another node ``d`` of the same class (when ``dominance`` is on): ``d`` costs no
+       more, its child classes are a subset of the dominated node's, its strict (cycle-forbidden) child
+       classes are a subset of the dominated node's strict ones (so no cycle freedom is lost), and no node of
+       negative cost is reachable from the child classes ``d`` does without (so dropping them cannot make the
+       rest dearer).  Equivalent nodes keep the first in node order;
+    4. given the weight of a selection the caller already holds, nodes that only occur in dearer selections
+       (:func:`bound_prunable`, from chain lower bounds :func:`path_bounds`), then 1-3 again, repeatedly;
+
+    then reports the classes that every valid selection uses (*forced*: the roots, and the children of a
+    forced class with a single node) and those single nodes (*fixed*).  :func:`path_lower_bound` is the
+    solver-free lower bound that comes with step 4.
+
+Inputs and outputs
+    An :class:`ExtractionProblem` -> :class:`ShrinkResult` with the smaller problem (same ids, same node
+    objects) plus the forced classes and fixed nodes.  Raises :class:`InfeasibleProblemError` when a root
+    has no usable node.
+
+Invariants
+    * Every valid selection of the shrunk problem is a valid selection of the original with the same DAG
+      cost (it is a sub-problem).  Every valid selection of the original can be turned into a valid one of the
+      shrunk problem costing no more (replace each dominated choice by its dominator), except, with step 4,
+      selections dearer than the caller's: so the optima agree, or the caller's selection is optimal.
+    * Dominance is only about the cost objective.  A caller that adds constraints over nodes (extra clauses,
+      a checker's blocking clauses) must list their nodes in ``protected`` (never removed by dominance, never
+      a dominator) or turn ``dominance`` off when the constraints are not known in advance.  Step 4 needs no
+      such care: a constraint only removes selections, and the caller's selection satisfies its constraints.
+"""
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass
+from typing import AbstractSet, Iterable, Mapping
+
+from .problem import ClassId, ExtractionProblem, InfeasibleProblemError, NodeId, usable_nodes
+
+__all__ = ["ShrinkStats", "ShrinkResult", "shrink", "reachable_classes", "path_bounds", "path_lower_bound",
+           "bound_prunable"]
+
+
+@dataclass(frozen=True)
+class ShrinkStats:
+    classes_before: int
+    nodes_before: int
+    classes_after: int
+    nodes_after: int
+    unreachable: int
+    unusable: int
+    dominated: int
+    #: dropped by bound_prunable
+    bounded: int
+    fixed: int
+
+
+@dataclass(frozen=True)
+class ShrinkResult:
+    problem: ExtractionProblem
+    #: classes every valid selection reaches
+    forced: frozenset[ClassId]
+    #: the only node of a forced class: chosen in every valid selection
+    fixed: frozenset[NodeId]
+    stats: ShrinkStats
+
+
+def reachable_classes(problem: ExtractionProblem, nodes: AbstractSet[NodeId] | None = None) -> set[ClassId]:
+    """Classes reachable from the roots through the children of ``nodes`` (default: all nodes)."""
+    seen: set[ClassId] = set(problem.roots)
+    todo = deque(problem.roots)
+    while todo:
+        c = todo.popleft()
+        for nid in problem.classes[c]:
+            if nodes is not None and nid not in nodes:
+                continue
+            for k in problem.nodes[nid].children:
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(k)
+    return seen
+
+
+def shrink(problem: ExtractionProblem, *, dominance: bool = True, protected: Iterable[NodeId] = (),
+           weight: Mapping[NodeId, int] | None = None, upper: int | None = None) -> ShrinkResult:
+    """Shrink ``problem`` (see the module docstring).
+
+    With ``weight`` (integer node weights, see ``problem.integer_costs``) and ``upper`` (the weight of a
+    valid selection the caller holds), nodes found only in selections weighing more than ``upper`` are
+    dropped as well (:func:`bound_prunable`), repeatedly, since each round tightens the next one's bounds.
+    """
+    protected = frozenset(protected)
+    n_classes, n_nodes = problem.size()
+    current = problem
+    unreachable = unusable = dominated = bounded = 0
+    while True:
+        reach = reachable_classes(current)
+        step1 = current.restrict((nid for c in reach for nid in current.classes[c]), reach)
+        usable = usable_nodes(step1)
+        for r in problem.roots:
+            if not any(nid in usable for nid in step1.classes[r]):
+                raise InfeasibleProblemError(f"{problem.name or 'problem'}: root class {r!r} has no node "
+                                             f"that can be part of a valid selection")
+        drop: set[NodeId] = _dominated(step1, usable, protected) if dominance else set()
+        keep = usable - drop
+        reach2 = reachable_classes(step1, keep)
+        result = step1.restrict((nid for c in reach2 for nid in step1.classes[c] if nid in keep), reach2)
+        unreachable += len(current.nodes) - len(step1.nodes)
+        unusable += len(step1.nodes) - len(usable)
+        dominated += len(drop)
+        unreachable += len(keep) - len(result.nodes)
+        if weight is None or upper is None:
+            break
+        pruned = bound_prunable(result, weight, upper)
+        if not pruned:
+            break
+        bounded += len(pruned)
+        kept = [nid for nid in result.nodes if nid not in pruned]
+        current = result.restrict(kept, result.classes)
+    forced, fixed = _forced(result)
+    stats = ShrinkStats(n_classes, n_nodes, len(result.classes), len(result.nodes), unreachable=unreachable,
+                        unusable=unusable, dominated=dominated, bounded=bounded, fixed=len(fixed))
+    return ShrinkResult(result, frozenset(forced), frozenset(fixed), stats)
+
+
+def _negative_reach(problem: ExtractionProblem, usable: AbstractSet[NodeId]) -> set[ClassId]:
+    """Classes from which some usable node of negative cost can be reached (the class itself included)."""
+    neg = {problem.nodes[nid].eclass for nid in usable if problem.nodes[nid].cost < 0}
+    todo = deque(neg)
+    while todo:
+        c = todo.popleft()
+        for parent in problem.parents[c]:
+            if parent in usable:
+                pc = problem.nodes[parent].eclass
+                if pc not in neg:
+                    neg.add(pc)
+                    todo.append(pc)
+    return neg
+
+
+def _dominated(problem: ExtractionProblem, usable: AbstractSet[NodeId], protected: AbstractSet[NodeId]
+               ) -> set[NodeId]:
+    neg = _negative_reach(problem, usable) if problem.has_negative_cost else set()
+    order = {nid: i for i, nid in enumerate(problem.nodes)}
+    out: set[NodeId] = set()
+    for members in problem.classes.values():
+        cands = [nid for nid in members if nid in usable and nid not in protected]
+        if len(cands) < 2:
+            continue
+        info = {nid: (frozenset(problem.nodes[nid].children), frozenset(problem.nodes[nid].strict_children()))
+                for nid in cands}
+        # A dominator sorts no later than what it dominates (cost <=, subsets are no larger), and exact ties
+        # are broken by node order: so comparing each node with the kept ones before it is enough, and
+        # dominance being transitive, a node dominated by a dropped node is dominated by a kept one too.
+        cands.sort(key=lambda nid: (problem.nodes[nid].cost, len(info[nid][0]), len(info[nid][1]), order[nid]))
+        kept: list[NodeId] = []
+        for m in cands:
+            m_all, m_strict = info[m]
+            m_cost = problem.nodes[m].cost
+            for d in kept:
+                d_all, d_strict = info[d]
+                if (problem.nodes[d].cost <= m_cost and d_all <= m_all and d_strict <= m_strict
+                        and not (neg and any(c in neg for c in m_all - d_all))):
+                    out.add(m)
+                    break
+            else:
+                kept.append(m)
+    return out
+
+
+def _forced(problem: ExtractionProblem) -> tuple[set[ClassId], set[NodeId]]:
+    forced: set[ClassId] = set(problem.roots)
+    fixed: set[NodeId] = set()
+    todo = deque(problem.roots)
+    while todo:
+        c = todo.popleft()
+        members = problem.classes[c]
+        if len(members) != 1:
+            continue
+        fixed.add(members[0])
+        for k in problem.nodes[members[0]].children:
+            if k not in forced:
+                forced.add(k)
+                todo.append(k)
+    return forced, fixed
+
+
+# ============================================================================================ bounds
+
+def path_bounds(problem: ExtractionProblem, weight: Mapping[NodeId, int]) -> dict[ClassId, int]:
+    """Per class, the least over its nodes of (weight + the largest bound of a strict child class).
+
+    With non-negative weights this is a lower bound on the DAG cost below any class: the nodes of one chain
+    of strict edges are distinct in a valid selection, and the chain below each node can be the dearest one.
+    Computed like the greedy (Knuth's generalisation of Dijkstra), exactly, since ``w + max`` is monotone.
+    Classes without a derivation are absent.
+    """
+    kids = {nid: tuple(dict.fromkeys(n.strict_children())) for nid, n in problem.nodes.items()}
+    waiting = {nid: len(k) for nid, k in kids.items()}
+    watchers: dict[ClassId, list[NodeId]] = {}
+    for nid, ks in kids.items():
+        for c in ks:
+            watchers.setdefault(c, []).append(nid)
+    heap = [(weight[nid], nid) for nid, ks in kids.items() if not ks]
+    heapq.heapify(heap)
+    bound: dict[ClassId, int] = {}
+    while heap:
+        value, nid = heapq.heappop(heap)
+        c = problem.nodes[nid].eclass
+        if c in bound:
+            continue
+        bound[c] = value
+        for parent in watchers.get(c, ()):
+            waiting[parent] -= 1
+            if waiting[parent] == 0:
+                heapq.heappush(heap, (weight[parent] + max(bound[k] for k in kids[parent]), parent))
+    return bound
+
+
+def path_lower_bound(problem: ExtractionProblem, weight: Mapping[NodeId, int]) -> int | None:
+    """A lower bound on every valid selection's weight (None when some weight is negative)."""
+    if any(weight[nid] < 0 for nid in problem.nodes):
+        return None
+    bound = path_bounds(problem, weight)
+    return max(bound.get(r, 0) for r in problem.roots)
+
+
+def bound_prunable(problem: ExtractionProblem, weight: Mapping[NodeId, int], upper: int) -> set[NodeId]:
+    """Nodes every valid selection containing which weighs more than ``upper``.
+
+    For node n of class c: a cheapest chain of nodes from a root down to c, then n, then the dearest chain
+    below n (:func:`path_bounds`) are distinct nodes of any valid selection reaching n, provided the weights
+    are non-negative and no edge may close a cycle (otherwise nothing is pruned).  A caller holding a
+    selection of weight ``upper`` loses nothing by dropping them: every selection at least as good avoids
+    them, and that selection's own nodes are never dropped.
+    """
+    if problem.has_may_close or any(weight[nid] < 0 for nid in problem.nodes):
+        return set()
+    below = path_bounds(problem, weight)
+    above: dict[ClassId, int] = {r: 0 for r in problem.roots}
+    heap = [(0, r) for r in problem.roots]
+    done: set[ClassId] = set()
+    while heap:  # Dijkstra from the roots: the cheapest chain of nodes above each class
+        d, c = heapq.heappop(heap)
+        if c in done:
+            continue
+        done.add(c)
+        for nid in problem.classes[c]:
+            nd = d + weight[nid]
+            for k in problem.nodes[nid].children:
+                if nd < above.get(k, nd + 1):
+                    above[k] = nd
+                    heapq.heappush(heap, (nd, k))
+    out: set[NodeId] = set()
+    for nid, n in problem.nodes.items():
+        ks = set(n.strict_children())
+        if any(k not in below for k in ks) or n.eclass not in above:
+            continue  # never in a valid selection anyway; leave it to usable_nodes
+        least = above[n.eclass] + weight[nid] + max((below[k] for k in ks), default=0)
+        if least > upper:
+            out.add(nid)
+    return out

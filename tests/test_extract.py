@@ -1,0 +1,413 @@
+"""Tests of peggy_jvm.extract: the model and its validity checker, the JSON reader, greedy, shrinking, and the
+MaxSAT solver (optimality against brute force, budget, checker hook).
+
+Everything here is self-contained (small hand-written instances in ``tests/data/extraction/`` and random
+e-graphs generated from fixed seeds); nothing reads ``/work/shared``.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from peggy_jvm.extract.greedy import greedy_extract
+from peggy_jvm.extract.maxsat import SolverConfig, Status, solve
+from peggy_jvm.extract.problem import (ExtractionProblem, InfeasibleProblemError, InvalidSelectionError, Node,
+                                       Selection, dag_cost, evaluate_selection, integer_costs, usable_nodes)
+from peggy_jvm.extract.serialize import ExtractionFormatError, parse_problem, read_problem
+from peggy_jvm.extract.shrink import path_lower_bound, shrink
+
+DATA = Path(__file__).parent / "data" / "extraction"
+
+
+# ============================================================================================ helpers
+
+def brute_force(problem: ExtractionProblem, forbid: frozenset[str] = frozenset()) -> float:
+    """The least DAG cost over all selections (``math.inf`` if none is valid), never choosing ``forbid``."""
+    classes = list(problem.classes)
+    options = []
+    for c in classes:
+        allowed = [n for n in problem.classes[c] if n not in forbid]
+        options.append(allowed or [None])
+    best = math.inf
+    for combo in itertools.product(*options):
+        sel = Selection({c: n for c, n in zip(classes, combo) if n is not None})
+        report = evaluate_selection(problem, sel)
+        if report.valid:
+            best = min(best, report.cost)
+    return best
+
+
+def random_problem(seed: int, *, n_classes: int = 5, max_nodes: int = 3, may_close: float = 0.0,
+                   negative: bool = False, fractional: bool = False) -> ExtractionProblem:
+    """A random e-graph: children may point anywhere (so cycles are common), costs small."""
+    rng = random.Random(seed)
+    nodes = []
+    for c in range(n_classes):
+        for j in range(rng.randint(1, max_nodes)):
+            k = rng.choice([0, 0, 1, 1, 2, 3])
+            children = tuple(str(rng.randrange(n_classes)) for _ in range(k))
+            marks = frozenset(i for i in range(k) if rng.random() < may_close)
+            cost = float(rng.choice([0, 1, 1, 2, 3, 5]))
+            if fractional:
+                cost *= rng.choice([0.1, 0.25, 0.3, 1.0])
+            if negative and rng.random() < 0.3:
+                cost = -cost
+            nodes.append(Node(f"n{c}.{j}", f"op{c}.{j}", cost, str(c), children, marks))
+    roots = ["0"] if rng.random() < 0.7 else ["0", str(n_classes - 1)]
+    return ExtractionProblem.build(nodes, roots, name=f"random-{seed}")
+
+
+def problem_of(*specs: tuple, roots: tuple[str, ...] = ("r",)) -> ExtractionProblem:
+    """``(id, class, cost, children[, may-close positions])`` tuples -> problem."""
+    nodes = [Node(s[0], s[0], float(s[2]), s[1], tuple(s[3]), frozenset(s[4] if len(s) > 4 else ()))
+             for s in specs]
+    return ExtractionProblem.build(nodes, list(roots))
+
+
+def max2sat_problem(n_vars: int, n_clauses: int, seed: int) -> ExtractionProblem:
+    """A MaxSAT instance as an e-graph (negative costs), hard for RC2 at this size."""
+    rng = random.Random(seed)
+    pos: dict[int, list[str]] = {i: [] for i in range(n_vars)}
+    neg: dict[int, list[str]] = {i: [] for i in range(n_vars)}
+    nodes = []
+    for j in range(n_clauses):
+        for v in rng.sample(range(n_vars), 2):
+            (pos if rng.random() < 0.5 else neg)[v].append(f"k{j}")
+        nodes.append(Node(f"k{j}", "clause", -1.0, f"k{j}"))
+    for i in range(n_vars):
+        nodes.append(Node(f"v{i}+", "pos", 0.0, f"v{i}", tuple(pos[i])))
+        nodes.append(Node(f"v{i}-", "neg", 0.0, f"v{i}", tuple(neg[i])))
+    nodes.append(Node("root", "root", 0.0, "r", tuple(f"v{i}" for i in range(n_vars))))
+    return ExtractionProblem.build(nodes, ["r"])
+
+
+def check_against_brute_force(problem: ExtractionProblem, expect_proof: bool = True, **kwargs) -> None:
+    expected = brute_force(problem)
+    if expected == math.inf:
+        with pytest.raises(InfeasibleProblemError):
+            solve(problem, budget=30)
+        with pytest.raises(InfeasibleProblemError):
+            greedy_extract(problem)
+        return
+    result = solve(problem, budget=30, **kwargs)
+    assert result.selection is not None
+    assert evaluate_selection(problem, result.selection).valid
+    assert result.cost == dag_cost(problem, result.selection)
+    assert result.cost >= expected
+    greedy = greedy_extract(problem)
+    assert greedy.cost >= result.cost, "greedy must never beat the MaxSAT result"
+    assert result.greedy_cost == greedy.cost
+    if expect_proof:
+        assert result.status is Status.OPTIMAL, (problem.name, result)
+    if result.status is Status.OPTIMAL:
+        assert result.cost == expected, problem.name
+        assert result.lower_bound == result.cost
+
+
+# ============================================================================================ the model
+
+def test_validity_rejects_cycles_and_accepts_may_close_ones() -> None:
+    strict = problem_of(("R", "r", 0, ["x"]), ("X", "x", 1, ["y"]), ("Y", "y", 1, ["x"]), ("L", "y", 5, []))
+    cyclic = Selection({"r": "R", "x": "X", "y": "Y"})
+    report = evaluate_selection(strict, cyclic)
+    assert not report.valid and "cycle" in report.errors[0]
+    with pytest.raises(InvalidSelectionError):
+        dag_cost(strict, cyclic)
+    assert dag_cost(strict, Selection({"r": "R", "x": "X", "y": "L"})) == 6.0
+
+    # the same cycle, with X's edge to y allowed to close a cycle (a theta's second child)
+    theta = problem_of(("R", "r", 0, ["x"]), ("X", "x", 1, ["y"], [0]), ("Y", "y", 1, ["x"]), ("L", "y", 5, []))
+    assert evaluate_selection(theta, cyclic).valid
+    assert dag_cost(theta, cyclic) == 2.0
+
+
+def test_validity_needs_every_reached_class_chosen_by_its_own_node() -> None:
+    p = problem_of(("R", "r", 1, ["a", "a"]), ("A", "a", 2, []), ("B", "b", 7, []))
+    assert not evaluate_selection(p, Selection({"r": "R"})).valid
+    assert not evaluate_selection(p, Selection({"r": "R", "a": "B"})).valid
+    # unreached choices neither cost nor invalidate; a shared child counts once
+    assert dag_cost(p, Selection({"r": "R", "a": "A", "b": "B"})) == 3.0
+
+
+def test_build_rejects_malformed_models() -> None:
+    with pytest.raises(ValueError, match="duplicate"):
+        problem_of(("R", "r", 0, []), ("R", "r", 1, []))
+    with pytest.raises(ValueError, match="not a class"):
+        problem_of(("R", "r", 0, ["nowhere"]))
+    with pytest.raises(ValueError, match="finite"):
+        problem_of(("R", "r", math.nan, []))
+    with pytest.raises(ValueError, match="may-close"):
+        problem_of(("R", "r", 0, ["r"], [3]))
+    with pytest.raises(ValueError, match="root"):
+        problem_of(("R", "r", 0, []), roots=("q",))
+
+
+def test_integer_costs_are_exact() -> None:
+    p = problem_of(("R", "r", 0.1, []), ("S", "s", 0.25, []), ("T", "t", 3.0, []))
+    weight, unit = integer_costs(p)
+    for nid, n in p.nodes.items():
+        assert weight[nid] * unit == n.cost  # Fraction == float compares exactly
+
+
+# ============================================================================================ JSON
+
+def test_read_problem_maps_child_nodes_to_classes() -> None:
+    p = read_problem(DATA / "shared.json")
+    assert p.roots == ("r",)
+    assert p.size() == (4, 6)
+    assert p.nodes["f"].children == ("a", "b")
+    assert p.nodes["A2"].children == ("s",)
+    assert not p.has_may_close
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("{not json", "not JSON"),
+    ("[1, 2]", "top level is a list"),
+    ('{"root_eclasses": ["r"]}', "missing 'nodes'"),
+    ('{"nodes": {}, "root_eclasses": ["r"]}', "'nodes' is empty"),
+    ('{"nodes": {"a": {"op": "x", "cost": "1", "eclass": "r", "children": []}}, "root_eclasses": ["r"]}',
+     "node 'a': 'cost'"),
+    ('{"nodes": {"a": {"op": "x", "cost": NaN, "eclass": "r", "children": []}}, "root_eclasses": ["r"]}',
+     "finite number"),
+    ('{"nodes": {"a": {"op": "x", "cost": 1, "children": []}}, "root_eclasses": ["r"]}', "'eclass' is missing"),
+    ('{"nodes": {"a": {"op": "x", "cost": 1, "eclass": "r", "children": "b"}}, "root_eclasses": ["r"]}',
+     "'children'"),
+    ('{"nodes": {"a": {"op": "x", "cost": 1, "eclass": "r", "children": []}}}', "root_eclasses"),
+    ('{"nodes": {"a": {"op": "x", "cost": 1, "eclass": "r", "children": []}}, "root_eclasses": ["q"]}',
+     "root 0 is 'q'"),
+])
+def test_malformed_json_gives_a_clear_error(tmp_path: Path, text: str, fragment: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(ExtractionFormatError) as info:
+        read_problem(path)
+    message = str(info.value)
+    assert message.startswith(str(path) + ": ")
+    assert fragment in message
+    assert isinstance(info.value, ValueError)
+
+
+def test_malformed_file_in_data_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ExtractionFormatError, match=r"bad_child\.json: node 'R': child 0 is 'missing'"):
+        read_problem(DATA / "bad_child.json")
+    with pytest.raises(ExtractionFormatError, match="cannot read"):
+        read_problem(tmp_path / "absent.json")
+    with pytest.raises(ExtractionFormatError, match="^src: "):
+        parse_problem({"nodes": 3}, source="src")
+
+
+# ============================================================================================ greedy
+
+def test_greedy_is_valid_and_misses_sharing() -> None:
+    p = read_problem(DATA / "shared.json")
+    g = greedy_extract(p)
+    assert evaluate_selection(p, g.selection).valid
+    assert g.cost == 7.0
+    result = solve(p, budget=30)
+    assert (result.status, result.cost, result.greedy_cost) == (Status.OPTIMAL, 6.0, 7.0)
+    assert set(result.selection.choices.values()) == {"f", "A2", "B2", "S"}
+
+
+def test_cycle_instance() -> None:
+    p = read_problem(DATA / "cycle.json")
+    result = solve(p, budget=30)
+    assert result.status is Status.OPTIMAL and result.cost == 10.0
+    assert result.selection.choices["x"] == "X2"
+
+
+def test_greedy_is_valid_on_random_problems() -> None:
+    for seed in range(200):
+        p = random_problem(seed, n_classes=6, may_close=0.3 if seed % 2 else 0.0, negative=seed % 3 == 0)
+        try:
+            g = greedy_extract(p)
+        except InfeasibleProblemError:
+            assert brute_force(p) == math.inf
+            continue
+        assert evaluate_selection(p, g.selection).valid, seed
+        assert g.cost >= brute_force(p)
+
+
+# ============================================================================================ shrinking
+
+def test_shrinking_preserves_the_optimum() -> None:
+    checked = 0
+    for seed in range(150):
+        p = random_problem(seed, n_classes=6, may_close=0.25 if seed % 2 else 0.0, negative=seed % 5 == 0)
+        expected = brute_force(p)
+        if expected == math.inf:
+            continue
+        checked += 1
+        s = shrink(p)
+        assert brute_force(s.problem) == expected, seed
+        for nid in s.fixed:  # fixed nodes are in every valid selection: dropping them makes it infeasible
+            assert s.problem.nodes[nid].eclass in s.forced
+        weight, _ = integer_costs(p)
+        g = greedy_extract(p)
+        upper = sum(weight[n] for n in evaluate_selection(p, g.selection).reached_nodes(g.selection))
+        bounded = shrink(p, weight=weight, upper=upper)
+        assert brute_force(bounded.problem) == expected, seed
+        bound = path_lower_bound(p, weight)
+        if bound is not None:
+            assert bound <= upper
+    assert checked > 80
+
+
+def test_shrinking_drops_dominated_unusable_and_unreachable_nodes() -> None:
+    p = problem_of(
+        ("R", "r", 0, ["a"]),
+        ("A1", "a", 1, ["b"]),        # dominated by A2: dearer, more children
+        ("A2", "a", 1, []),
+        ("A3", "a", 0, ["a"]),        # strict self-loop: never usable
+        ("A4", "a", 0, ["z"]),        # z has no derivable node
+        ("B", "b", 1, []),
+        ("Z", "z", 0, ["z"]),
+        ("U", "u", 0, []),            # unreachable
+    )
+    s = shrink(p)
+    assert set(s.problem.nodes) == {"R", "A2"}
+    assert s.fixed == {"R", "A2"}
+    assert s.stats.dominated == 1 and s.stats.unreachable >= 1
+    assert "A3" not in usable_nodes(p) and "A4" not in usable_nodes(p)
+
+
+def test_dominance_keeps_cycle_freedom_and_negative_costs() -> None:
+    # A2 is cheaper with fewer children, but its edge to b may not close a cycle while A1's may: keep A1.
+    p = problem_of(("R", "r", 0, ["a"]), ("A1", "a", 2, ["b"], [0]), ("A2", "a", 1, ["b"]),
+                   ("B", "b", 0, ["a"]), ("B2", "b", 9, []))
+    assert "A1" in shrink(p).problem.nodes
+    # dropping A1 would lose the negative node below c
+    q = problem_of(("R", "r", 0, ["a"]), ("A1", "a", 1, ["c"]), ("A2", "a", 0, []), ("C", "c", -5, []))
+    assert "A1" in shrink(q).problem.nodes
+    assert solve(q, budget=30).cost == -4.0
+
+
+# ============================================================================================ MaxSAT
+
+@pytest.mark.parametrize("seed", range(0, 60))
+def test_optimum_equals_brute_force(seed: int) -> None:
+    kinds = [dict(), dict(may_close=0.3), dict(fractional=True), dict(may_close=0.2, fractional=True)]
+    p = random_problem(seed, n_classes=5 + seed % 3, **kinds[seed % 4])
+    check_against_brute_force(p)
+
+
+@pytest.mark.parametrize("seed", range(100, 120))
+def test_optimum_with_negative_costs(seed: int) -> None:
+    may_close = 0.3 if seed % 2 else 0.0
+    p = random_problem(seed, n_classes=6, negative=True, may_close=may_close)
+    # with negative costs and may-close edges an unreached "island" may block the proof, never correctness
+    check_against_brute_force(p, expect_proof=may_close == 0.0)
+
+
+@pytest.mark.parametrize("seed", range(200, 215))
+def test_optimum_without_shrinking_and_with_one_config(seed: int) -> None:
+    p = random_problem(seed, n_classes=6, may_close=0.3 if seed % 2 else 0.0)
+    check_against_brute_force(p, use_shrink=False, configs=(SolverConfig("plain", stratified=False),))
+
+
+def test_costs_are_ranked_exactly() -> None:
+    # 0.1 + 0.2 > 0.3 in binary floating point (exactly, not just after rounding): {A, B} loses to {C}.
+    p = problem_of(("R1", "r", 0, ["a", "b"]), ("R2", "r", 0, ["c"]),
+                   ("A", "a", 0.1, []), ("B", "b", 0.2, []), ("C", "c", 0.3, []))
+    result = solve(p, budget=30)
+    assert result.status is Status.OPTIMAL
+    assert result.selection.choices["r"] == "R2" and result.cost == 0.3
+
+
+def test_budget_is_honoured() -> None:
+    p = max2sat_problem(80, 700, seed=1)
+    start = time.monotonic()
+    result = solve(p, budget=1.0)
+    wall = time.monotonic() - start
+    assert result.status in (Status.GREEDY, Status.BEST_FOUND)
+    assert wall < 1.0 + 1.5, wall  # budget + slack for process start/kill on a loaded machine
+    assert result.cost <= result.greedy_cost
+    assert result.lower_bound is not None and result.lower_bound <= result.cost
+    assert evaluate_selection(p, result.selection).valid
+
+
+# ============================================================================================ the hook
+
+def test_checker_forbidding_a_node_blocks_and_resolves() -> None:
+    p = read_problem(DATA / "shared.json")  # optimum {f, A2, B2, S} = 6
+    calls: list[frozenset[str]] = []
+
+    def no_b2(problem: ExtractionProblem, selection: Selection):
+        chosen = frozenset(selection.choices.values())
+        calls.append(chosen)
+        return [(("B2", False),)] if "B2" in chosen else []
+
+    result = solve(p, budget=30, checker=no_b2)
+    assert result.status is Status.OPTIMAL
+    assert "B2" not in result.selection.choices.values()
+    assert result.cost == brute_force(p, forbid=frozenset({"B2"})) == 7.0
+    assert calls  # the parent ran it on the greedy incumbent, at least
+
+    # a checker that rejects greedy's own choice: the first optimum is blocked in the worker, then re-solved
+    def no_a1_no_a2(problem: ExtractionProblem, selection: Selection):
+        chosen = frozenset(selection.choices.values())
+        return [((n, False),) for n in ("A1", "A2") if n in chosen]
+
+    result = solve(p, budget=30, checker=no_a1_no_a2)
+    assert result.status is Status.NONE and result.selection is None  # class a has no other node
+    assert result.greedy_cost is None
+
+
+def test_checker_blocking_inside_the_worker(tmp_path: Path) -> None:
+    # Greedy (tree costs 3.5 < 3.75) picks the leaves A2 and B2 (7); the solver's first optimum shares X
+    # (A1 + B1 + X = 4.75), which the checker forbids: the worker must add the blocking clause, call RC2
+    # again incrementally, and prove 7.  The checker runs in the worker process, so it logs to a file.
+    p = problem_of(
+        ("R", "r", 0, ["a", "b"]),
+        ("A1", "a", 1, ["x"]), ("A2", "a", 3.5, []),
+        ("B1", "b", 1, ["x"]), ("B2", "b", 3.5, []),
+        ("X", "x", 2.75, []),
+    )
+    log = tmp_path / "checked.txt"
+
+    def not_a1_with_b1(problem: ExtractionProblem, selection: Selection):
+        chosen = frozenset(selection.choices.values())
+        with log.open("a") as f:
+            f.write(" ".join(sorted(chosen)) + "\n")
+        return [(("A1", False), ("B1", False))] if {"A1", "B1"} <= chosen else []
+
+    assert greedy_extract(p).cost == 7.0
+    assert solve(p, budget=30).cost == 4.75
+    result = solve(p, budget=30, checker=not_a1_with_b1)
+    assert result.status is Status.OPTIMAL and result.cost == 7.0
+    assert not {"A1", "B1"} <= set(result.selection.choices.values())
+    seen = log.read_text().splitlines()
+    assert "A1 B1 R X" in seen  # rejected in a worker, then re-solved with the block
+
+
+def test_checker_agrees_with_brute_force_on_random_problems() -> None:
+    for seed in range(300, 330):
+        p = random_problem(seed, n_classes=5, may_close=0.2 if seed % 2 else 0.0)
+        if brute_force(p) == math.inf:
+            continue
+        victim = sorted(p.nodes)[seed % len(p.nodes)]
+
+        def checker(problem: ExtractionProblem, selection: Selection, victim: str = victim):
+            return [((victim, False),)] if victim in selection.choices.values() else []
+
+        expected = brute_force(p, forbid=frozenset({victim}))
+        result = solve(p, budget=30, checker=checker)
+        if expected == math.inf:
+            assert result.status is Status.NONE, seed
+            continue
+        assert result.status is Status.OPTIMAL, (seed, result)
+        assert result.cost == expected, seed
+        assert victim not in result.selection.choices.values()
+
+        via_clause = solve(p, budget=30, extra_hard=[((victim, False),)])
+        assert via_clause.status is Status.OPTIMAL and via_clause.cost == expected, seed
+
+
+def test_data_files_are_json() -> None:
+    for path in DATA.glob("*.json"):
+        json.loads(path.read_text())
