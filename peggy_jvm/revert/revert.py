@@ -593,32 +593,45 @@ class _Reverter:
             out.append(u)
         if len(out) == 1:
             return out
-        # keep value phis whose arms need no effect other than what the sigma arms emit, and none that depends on
-        # another member (that one comes later in the program)
+        # keep value phis whose arms need no effect or loop other than what the sigma phi's same arm runs, and
+        # none that needs another value sibling (that one may come later in the program); sigma phis on the same
+        # condition inside the arms are fine: the arms resolve them
         sig = [p for p in out if self.is_sigma(p)]
-        # a value sibling must not need another value sibling (that one may come later in the program); sigma
-        # phis on the same condition inside the arms are fine: the arms resolve them
         members = {p for p in out if p == n or not self.is_sigma(p)}
-        arm_effects: set[int] = set()
-        for p in sig[:1]:
-            for k in (1, 2):
-                arm_effects |= self.effects_reached(self.nodes[p].children[k], members)
+        arm_reach = [self.reach_set(self.nodes[sig[0]].children[k]) if sig else set() for k in (1, 2)]
         keep = []
         for p in out:
-            if p == n:
+            if p == n or self.is_sigma(p):
                 keep.append(p)
                 continue
-            if self.is_sigma(p):
-                keep.append(p)
-                continue
-            ok = True
-            for k in (1, 2):
-                reached = self.effects_reached(self.nodes[p].children[k], members, strict=True)
-                if reached is None or not reached <= arm_effects:
-                    ok = False
-            if ok:
+            if all(self.arm_ok(self.nodes[p].children[k], arm_reach[k - 1], members) for k in (1, 2)):
                 keep.append(p)
         return keep
+
+    def reach_set(self, n: int) -> set[int]:
+        """Nodes ``n`` needs that are not computed yet (through every child)."""
+        seen: set[int] = set()
+        stack = [n]
+        while stack:
+            x = stack.pop()
+            if x in seen or self.lookup(x) is not None:
+                continue
+            seen.add(x)
+            stack.extend(self.nodes[x].children)
+        return seen
+
+    def arm_ok(self, a: int, sigma_arm: set[int], members: set[int]) -> bool:
+        """Whether value ``a`` can be computed at the end of an arm that runs ``sigma_arm``: every effect and
+        loop it needs is one the arm runs, and it needs no other value sibling."""
+        for x in self.reach_set(a):
+            if x != a and x in members:
+                return False
+            op = self.nodes[x].op
+            if (OPS[op].role is Role.EFFECT or op == "pass") and x not in sigma_arm:
+                return False
+            if op == "sigma0":
+                return False
+        return True
 
     def effects_reached(self, n: int, avoid: set[int], strict: bool = False) -> set[int] | None:
         """Effect nodes ``n`` needs that are not emitted yet; None when it needs a member of ``avoid``, a loop
