@@ -1,0 +1,305 @@
+"""Equality saturation: rewrites, explicit limits, the scheduler and the run report.
+
+What this module owns
+    The :class:`Rewrite` protocol (a named search + apply; pattern rules and the built-in rules of
+    :mod:`peggy_jvm.rules.builtin` both implement it), :class:`PatternRewrite` (left-hand matcher, optional
+    condition, right-hand builder), :class:`Limits` (the budget as data), :class:`Runner` and :class:`RunReport`.
+
+How a run goes (egg's loop, with semi-naive matching)
+    Each iteration: search every rule that is not banned (rules are visited in an order rotated every iteration,
+    so a deadline does not always starve the same ones), then apply all matches round-robin across rules (so a
+    node limit reached mid-iteration has given every rule its share), then rebuild once. Backoff scheduling as
+    egg's ``BackoffScheduler``: a rule with more than ``match_limit << bans`` matches in one iteration is not
+    applied but banned for ``ban_length << bans`` iterations. The run stops when an iteration changes nothing and
+    no rule is banned (saturated; if some were banned they are unbanned and the run goes on), or at a limit.
+    A rule that was searched in the previous iteration is only tried at roots within its pattern's depth of a
+    class that changed since (:meth:`EGraph.take_touched`, :meth:`EGraph.ancestor_levels`): every other match was
+    found and applied then, and re-applying a match is a no-op (hash-consing). Rules whose conditions look
+    further than their pattern (``terminates``, ``distinct``...) and built-in rules report ``depth = None`` and
+    are searched everywhere every time.
+
+Limits and how exactly they hold
+    * ``max_nodes``: checked before the run, before every iteration and after every application; the run can end
+      above it by at most the nodes of one right-hand side plus the constants of the final rebuild.
+    * ``time_limit_s``: checked before every iteration, after every rule's search, every 8 root nodes in a
+      search and every 16 applications, where the applications stop early enough for the rebuild they queued
+      (estimated from the rebuilds seen so far) to fit; a queue whose rebuild would take more than 2% of the
+      limit is rebuilt on the spot. The overshoot is a few applications and the error of that estimate.
+    * ``max_iterations``: iterations started.
+
+Invariants
+    The e-graph is rebuilt when :meth:`Runner.run` returns, whatever the stop reason.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+
+from .explain import Reason
+from .pattern import Builder, Match, Matcher
+
+if TYPE_CHECKING:
+    from .egraph import EGraph
+
+__all__ = ["Rewrite", "PatternRewrite", "Limits", "StopReason", "RuleStats", "RunReport", "Runner", "saturate"]
+
+
+class Rewrite(Protocol):
+    name: str
+    group: str
+    depth: int | None  # how deep below its root a match looks; None: unknown (always searched everywhere)
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        """Matches (at most about ``limit``, any representation ``apply`` understands) and whether the deadline
+        passed. ``roots``, when given, are the only classes a new match can be rooted at (semi-naive)."""
+        ...
+
+    def apply(self, eg: EGraph, match: object) -> bool:
+        """Apply one match; True when it merged two classes. A rewrite whose ``cache_matches`` is true promises
+        that re-applying an equal match is a no-op, and its matches are hashable; the runner then skips
+        repeats."""
+        ...
+
+
+Condition = Callable[["EGraph", tuple], bool]
+
+
+@dataclass(eq=False)
+class PatternRewrite:
+    """``lhs => rhs if condition``. ``source`` says where the rule was written (file:line)."""
+
+    name: str
+    lhs: Matcher
+    rhs: Builder
+    condition: Condition | None = None
+    group: str = ""
+    source: str = ""
+    deep_condition: bool = False  # the condition looks beyond the matched classes (so no semi-naive search)
+    cache_matches = True  # applying a match twice is a no-op (the runner skips repeats)
+
+    @property
+    def depth(self) -> int | None:
+        return None if self.deep_condition else self.lhs.depth
+
+    def search(self, eg: EGraph, limit: int, deadline: float,
+               roots: set[int] | None = None) -> tuple[list[Match], bool]:
+        ms, late = self.lhs.search(eg, limit, deadline, roots)
+        cond = self.condition
+        if cond is not None and ms:
+            ms = [m for m in ms if cond(eg, m[1])]
+        return ms, late
+
+    def apply(self, eg: EGraph, match: Match) -> bool:
+        cid, env = match
+        new = self.rhs(eg, env)
+        return eg.union(cid, new, Reason(self.name, self.lhs.slots, env))
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_nodes: int = 10_000
+    max_iterations: int = 30
+    time_limit_s: float = 1.0
+    match_limit: int = 1_000  # per rule and iteration, doubled after every ban (egg's default)
+    ban_length: int = 5  # iterations, doubled after every ban
+
+
+class StopReason(Enum):
+    SATURATED = "saturated"
+    NODE_LIMIT = "node limit"
+    ITERATION_LIMIT = "iteration limit"
+    TIME_LIMIT = "time limit"
+
+
+@dataclass
+class RuleStats:
+    search_s: float = 0.0
+    apply_s: float = 0.0
+    matches: int = 0
+    applied: int = 0  # applications that merged two classes
+    bans: int = 0
+
+    @property
+    def time_s(self) -> float:
+        return self.search_s + self.apply_s
+
+
+@dataclass
+class RunReport:
+    iterations: int = 0
+    nodes: int = 0
+    classes: int = 0
+    stop_reason: StopReason = StopReason.SATURATED
+    time_s: float = 0.0
+    rebuild_s: float = 0.0
+    rules: dict[str, RuleStats] = field(default_factory=dict)
+    conflicts: int = 0  # analysis contradictions seen (each one means an unsound rule)
+
+    def fired(self) -> list[str]:
+        """Names of the rules that merged something, most productive first."""
+        return [n for n, s in sorted(self.rules.items(), key=lambda kv: -kv[1].applied) if s.applied]
+
+    def slowest(self, n: int = 10) -> list[tuple[str, RuleStats]]:
+        return sorted(self.rules.items(), key=lambda kv: -kv[1].time_s)[:n]
+
+    def __str__(self) -> str:
+        return (f"{self.stop_reason.value} after {self.iterations} iterations, {self.nodes} nodes, "
+                f"{self.classes} classes, {self.time_s * 1000:.1f} ms")
+
+
+class Runner:
+    def __init__(self, rules: Sequence[Rewrite], limits: Limits | None = None, *, semi_naive: bool = True) -> None:
+        names = [r.name for r in rules]
+        if len(set(names)) != len(names):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            raise ValueError(f"duplicate rule names: {', '.join(dup)}")
+        self.rules = list(rules)
+        self.limits = limits or Limits()
+        self.semi_naive = semi_naive  # off: every rule searches everywhere every iteration (tests compare)
+        self._rebuild_rate = 5e-6  # seconds of rebuild per queued repair, learnt from the rebuilds seen
+
+    def run(self, eg: EGraph) -> RunReport:
+        lim = self.limits
+        clock = time.perf_counter
+        start = clock()
+        deadline = start + lim.time_limit_s
+        report = RunReport(rules={r.name: RuleStats() for r in self.rules})
+        banned_until = {r.name: 0 for r in self.rules}
+        bans = {r.name: 0 for r in self.rules}
+        searched = {r.name: -1 for r in self.rules}  # the iteration each rule was last searched in
+        done: dict[str, set] = {}  # per rule, the matches already applied (hashable ones)
+        matchers = {r.name: getattr(r, "lhs", None) for r in self.rules}
+        eg.rebuild()
+        eg.take_touched()
+        stop: StopReason | None = None
+        it = 0
+        try:
+            while stop is None:
+                if it >= lim.max_iterations:
+                    stop = StopReason.ITERATION_LIMIT
+                    break
+                if clock() >= deadline:
+                    stop = StopReason.TIME_LIMIT
+                    break
+                if eg.node_count >= lim.max_nodes:
+                    stop = StopReason.NODE_LIMIT
+                    break
+                version = eg.version
+                any_banned = False
+                found: list[tuple[Rewrite, list, RuleStats]] = []
+                k = it % len(self.rules) if self.rules else 0
+                it += 1
+                # Semi-naive matching: a rule searched in the previous iteration only needs the roots from which
+                # its pattern can reach a class that changed since (anything else was matched, and applied,
+                # already; applying a match twice changes nothing).
+                touched = eg.take_touched()
+                near: list[set[int]] = []
+                present = eg.op_index()[0]
+                for rule in self.rules[k:] + self.rules[:k]:
+                    st = report.rules[rule.name]
+                    if banned_until[rule.name] > it:
+                        any_banned = True
+                        continue
+                    lhs = matchers[rule.name]
+                    if lhs is not None and not lhs.possible(present):
+                        searched[rule.name] = it  # an operator it needs is nowhere: searched, trivially
+                        continue
+                    threshold = lim.match_limit << bans[rule.name]
+                    roots = None
+                    depth = rule.depth
+                    if depth is not None and searched[rule.name] == it - 1 and self.semi_naive:
+                        if depth >= len(near):
+                            near = eg.ancestor_levels(touched, max(depth, 6))
+                        roots = near[depth]
+                        if not roots:
+                            searched[rule.name] = it
+                            continue
+                    searched[rule.name] = it
+                    t0 = clock()
+                    ms, late = rule.search(eg, threshold + 1, deadline, roots)
+                    st.search_s += clock() - t0
+                    if len(ms) > threshold:
+                        searched[rule.name] = -1  # its matches were not applied: search everywhere next time
+                        banned_until[rule.name] = it + (lim.ban_length << bans[rule.name])
+                        bans[rule.name] += 1
+                        st.bans += 1
+                        any_banned = True
+                    elif ms:
+                        st.matches += len(ms)
+                        found.append((rule, ms, st))
+                    if late or clock() > deadline:
+                        stop = StopReason.TIME_LIMIT
+                        break
+                if stop is None:
+                    stop = self._apply(eg, found, deadline, done, report)
+                self._rebuild(eg, report)
+                if stop is None and eg.version == version:
+                    if not any_banned:
+                        stop = StopReason.SATURATED
+                    else:  # nothing left to do but the banned rules: give them their turn now
+                        for name in banned_until:
+                            banned_until[name] = 0
+        finally:
+            eg.rebuild()
+            report.iterations = it
+            report.nodes = eg.node_count
+            report.classes = eg.class_count
+            report.stop_reason = stop or StopReason.SATURATED
+            report.time_s = clock() - start
+            report.conflicts = len(eg.conflicts)
+        return report
+
+    def _rebuild(self, eg: EGraph, report: RunReport) -> None:
+        work = eg.pending_work()
+        t0 = time.perf_counter()
+        eg.rebuild()
+        took = time.perf_counter() - t0
+        report.rebuild_s += took
+        if work > 64:  # learn the cost per queued repair (cascades included), forgetting slowly
+            self._rebuild_rate = max(self._rebuild_rate * 0.7, took / work)
+
+    def _apply(self, eg: EGraph, found: list[tuple[Rewrite, list, RuleStats]], deadline: float,
+               done: dict[str, set], report: RunReport) -> StopReason | None:
+        clock = time.perf_counter
+        max_nodes = self.limits.max_nodes
+        queues = [(rule, iter(ms), st, done.setdefault(rule.name, set()) if getattr(rule, "cache_matches", False)
+                   else None) for rule, ms, st in found]
+        count = 0
+        while queues:
+            alive = []
+            for rule, it, st, seen in queues:
+                m = next(it, None)
+                if m is None:
+                    continue
+                if seen is not None:
+                    # the same match (same representatives) was applied before: applying it again adds nothing
+                    if m in seen:
+                        alive.append((rule, it, st, seen))
+                        continue
+                    seen.add(m)
+                t0 = clock()
+                if rule.apply(eg, m):
+                    st.applied += 1
+                st.apply_s += clock() - t0
+                alive.append((rule, it, st, seen))
+                if eg.node_count >= max_nodes:
+                    return StopReason.NODE_LIMIT
+                count += 1
+                if (count & 15) == 0:
+                    work = eg.pending_work()
+                    if work > 64 and self._rebuild_rate * work > 0.02 * self.limits.time_limit_s:
+                        # a long queue of repairs: rebuild now, so the rebuild that ends the run stays short
+                        self._rebuild(eg, report)
+                        work = eg.pending_work()
+                    # stop early enough that the rebuild this iteration still needs fits in the time limit
+                    if clock() + self._rebuild_rate * work > deadline:
+                        return StopReason.TIME_LIMIT
+            queues = alive
+        return None
+
+
+def saturate(eg: EGraph, rules: Sequence[Rewrite], limits: Limits | None = None) -> RunReport:
+    """Run ``rules`` on ``eg`` within ``limits``."""
+    return Runner(rules, limits).run(eg)

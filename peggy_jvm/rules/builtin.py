@@ -1,0 +1,328 @@
+"""Built-in rules: the axioms that need code, with names and groups like the ``.ax`` ones.
+
+What this module owns
+    * ``const-fold`` (group ``fold``): a class the constant analysis knows to equal a Java constant gets the
+      ``const.X`` node for it (the folding itself, with :mod:`peggy_jvm.semantics`, is the analysis'), and is
+      pruned to its leaf nodes (:meth:`EGraph.prune <peggy_jvm.egraph.egraph.EGraph.prune>`).
+    * ``theta-bisimulation`` (group ``peg.loop``): two thetas of loop ``l`` with the same initial class whose
+      next values are structurally equal ASSUMING the two thetas are equal are equal (loop induction). This is
+      what proves ``theta(0, add(T, 5))`` equal to a strength-reduced ``theta(0, add(M, 5))``: congruence closure
+      alone never merges two cycles. Sound by induction on the loop-``l`` iteration index: at iteration 0 both
+      are their (equal) initial values; at ``k+1`` both are their next values at ``k``, and the comparison of the
+      next values only goes through operators that are pointwise in loop ``l`` (everything except
+      ``theta/eval/pass/shift/peel`` of loop ``l``) down to equal classes or to hypothesis pairs, which are equal
+      at ``k`` by induction. A hypothesis is only usable below a theta's second child (guarded), and initial
+      values must be equal classes outright, never by hypothesis.
+    * ``mul-pow2-shl`` / ``shl-pow2-mul`` (group ``arith.shift``): ``x * 2^k == x << k`` for int (k in 1..31,
+      ``2^31`` being ``MIN_VALUE``) and long (k in 1..63): true in two's complement with wrap-around.
+    * ``shift-count-mask`` (group ``arith.shift``): a constant shift count is reduced to ``count & 31`` (int) or
+      ``& 63`` (long), which is what the JVM shifts by.
+
+Inputs / outputs: each implements the :class:`~peggy_jvm.egraph.runner.Rewrite` protocol; :func:`builtin_rules`
+lists fresh instances.
+"""
+from __future__ import annotations
+
+import time
+import weakref
+from typing import TYPE_CHECKING
+
+from ..egraph.explain import Reason
+
+if TYPE_CHECKING:
+    from ..egraph.egraph import EGraph
+
+__all__ = ["ConstFold", "ThetaBisimulation", "MulPow2", "ShlPow2", "ShiftCountMask", "builtin_rules"]
+
+
+class ConstFold:
+    name = "const-fold"
+    group = "fold"
+    source = "builtin"
+    depth = None
+    cache_matches = False  # a class that gains structure again must be pruned again
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        memo = eg._memo
+        find = eg.find
+        for cid, cls in eg._classes.items():
+            k = cls.data[0]
+            if k is None:
+                continue
+            have = memo.get((k[0], k[1], ()))
+            if have is not None and find(have) == cid and all(not n[2] for n in cls.nodes):
+                continue
+            out.append((cid, k))
+            if len(out) >= limit:
+                break
+        return out, False
+
+    def apply(self, eg: EGraph, match: tuple) -> bool:
+        cid, (op, attr) = match
+        merged = eg.union(cid, eg.add(op, attr), Reason(self.name, ("value",), (attr,)))
+        # A constant class needs no structure: keeping it lets rules build ever new constants out of it
+        # (5 = 1 * 5 with associativity makes 25, 125, ...). egg's constant folding prunes the same way.
+        eg.prune(cid, _is_leaf)
+        return merged
+
+
+def _is_leaf(node: tuple) -> bool:
+    return not node[2]
+
+
+_LOOP_OPS = frozenset({"theta", "eval", "pass", "shift", "peel"})
+
+
+class ThetaBisimulation:
+    name = "theta-bisimulation"
+    group = "peg.loop"
+    source = "builtin"
+    depth = None
+    cache_matches = False
+
+    def __init__(self, budget: int = 120, max_pairs: int = 60, retry_after: int = 3) -> None:
+        self.budget = budget  # comparisons per attempted pair
+        self.max_pairs = max_pairs  # attempted pairs per search
+        self.retry_after = retry_after  # searches before a failed pair is tried again
+        self._graph: weakref.ref | None = None
+        self._failed: dict[tuple[int, int], tuple[int, int]] = {}  # pair -> (search no., unions) at failure
+        self._searches = 0
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        if self._graph is None or self._graph() is not eg:  # one instance serves many e-graphs in turn
+            self._graph = weakref.ref(eg)
+            self._failed = {}
+            self._searches = 0
+        self._searches += 1
+        eg.op_index()
+        buckets: dict[tuple, list[int]] = {}
+        for cid in eg.classes_with_op("theta"):
+            for op, attr, ch in eg._classes[cid].nodes:
+                if op == "theta":
+                    b = buckets.setdefault((attr, ch[0]), [])
+                    if cid not in b:
+                        b.append(cid)
+        out: list[list] = []
+        tried = 0
+        local: dict[int, int] = {}  # classes already proved equal in this search (no need to retry)
+        unions = eg.proof.unions
+
+        def rep(x: int) -> int:
+            while local.get(x, x) != x:
+                x = local[x]
+            return x
+        for (loop, _init), cids in buckets.items():
+            if len(cids) < 2:
+                continue
+            for i in range(len(cids)):
+                for j in range(i + 1, len(cids)):
+                    a, b = cids[i], cids[j]
+                    if rep(a) == rep(b):
+                        continue
+                    failed = self._failed.get((a, b))
+                    if failed is not None and (failed[1] == unions or
+                                               self._searches - failed[0] < self.retry_after):
+                        continue  # nothing was merged since, or tried too recently: it would fail again
+                    tried += 1
+                    if tried > self.max_pairs:
+                        return out, False
+                    if time.perf_counter() > deadline:
+                        return out, True
+                    pairs = _Bisim(eg, loop, self.budget, deadline).prove(a, b)
+                    if not pairs:
+                        self._failed[(a, b)] = (self._searches, unions)
+                        continue
+                    out.append(pairs)
+                    for x, y, _n, _m in pairs:
+                        rx, ry = rep(x), rep(y)
+                        if rx != ry:
+                            local[rx] = ry
+                    if len(out) >= limit:
+                        return out, False
+        return out, False
+
+    def apply(self, eg: EGraph, match: list[tuple[int, int, tuple, tuple]]) -> bool:
+        changed = False
+        for x, y, n, m in match:
+            # record the union between the two theta nodes' own ids, so an explanation shows how each theta
+            # got into its class (e.g. by strength reduction) before the induction step
+            a, b = _node_id(eg, n, x), _node_id(eg, m, y)
+            changed |= eg.union(a, b, Reason(self.name, ("theta", "theta'"), (a, b)))
+        return changed
+
+
+class _Bisim:
+    """One guarded coinductive comparison (see the module docstring)."""
+
+    def __init__(self, eg: EGraph, loop: int, budget: int, deadline: float = float("inf")) -> None:
+        self.eg = eg
+        self.deadline = deadline
+        self.loop = loop
+        self.budget = budget
+        self.hyps: list[tuple[int, int, tuple, tuple]] = []
+        self.hypset: set[tuple[int, int]] = set()
+        self.busy: set[tuple[int, int]] = set()
+
+    def prove(self, a: int, b: int) -> list[tuple[int, int, tuple, tuple]] | None:
+        return list(self.hyps) if self.eq(a, b, False) else None
+
+    def _rollback(self, mark: int) -> None:
+        while len(self.hyps) > mark:
+            x, y, _n, _m = self.hyps.pop()
+            self.hypset.discard((x, y) if x < y else (y, x))
+
+    def eq(self, x: int, y: int, guarded: bool) -> bool:
+        eg = self.eg
+        x, y = eg.find(x), eg.find(y)
+        if x == y:
+            return True
+        key = (x, y) if x < y else (y, x)
+        if key in self.hypset:
+            return guarded
+        if key in self.busy:
+            return False  # circular, and not through a hypothesis: no evidence
+        self.budget -= 1
+        if self.budget < 0 or ((self.budget & 15) == 0 and time.perf_counter() > self.deadline):
+            self.budget = -1
+            return False
+        self.busy.add(key)
+        try:
+            cy = eg._class_ops[y]
+            for op, xs in eg._class_ops[x].items():
+                ys = cy.get(op)
+                if ys is None:
+                    continue
+                for n in xs:
+                    _op, attr, nch = n
+                    for m in ys:
+                        if m[1] != attr or len(m[2]) != len(nch):
+                            continue
+                        mark = len(self.hyps)
+                        if op in _LOOP_OPS and attr == self.loop:
+                            if op != "theta" or eg.find(nch[0]) != eg.find(m[2][0]):
+                                continue  # not pointwise in this loop / initial values not equal outright
+                            self.hyps.append((x, y, n, m))
+                            self.hypset.add(key)
+                            if self.eq(nch[1], m[2][1], True):
+                                return True
+                            self._rollback(mark)
+                            continue
+                        if all(self.eq(p, q, guarded) for p, q in zip(nch, m[2])):
+                            return True
+                        self._rollback(mark)
+                        if self.budget < 0:
+                            return False
+            return False
+        finally:
+            self.busy.discard(key)
+
+
+def _node_id(eg: EGraph, node: tuple, default: int) -> int:
+    """The id a node was registered under (the id it was created with, for most nodes)."""
+    canon = (node[0], node[1], tuple(eg.find(c) for c in node[2]))
+    cid = eg._memo.get(canon)
+    return default if cid is None else cid
+
+
+def _pow2(v: int, bits: int) -> int | None:
+    """k when v is 2^k as a ``bits``-bit two's-complement value, 1 <= k < bits."""
+    u = v & ((1 << bits) - 1)
+    if u < 2 or u & (u - 1):
+        return None
+    return u.bit_length() - 1
+
+
+class MulPow2:
+    """``mul.i(x, 2^k) == shl.i(x, k)`` (and long)."""
+
+    name = "mul-pow2-shl"
+    group = "arith.shift"
+    source = "builtin"
+    depth = None
+    cache_matches = True
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        for op, cop, bits in (("mul.i", "const.i", 32), ("mul.l", "const.l", 64)):
+            for cid in eg.classes_with_op(op):
+                for n in eg._classes[cid].nodes:
+                    if n[0] != op:
+                        continue
+                    for x, c in ((n[2][0], n[2][1]), (n[2][1], n[2][0])):
+                        k = eg.const(c)
+                        if k is not None and k[0] == cop:
+                            s = _pow2(k[1], bits)
+                            if s is not None:
+                                out.append((cid, op, x, s))
+                if len(out) >= limit:
+                    return out, False
+        return out, False
+
+    def apply(self, eg: EGraph, match: tuple) -> bool:
+        cid, op, x, s = match
+        shl = eg.add("shl" + op[3:], None, (x, eg.add("const.i", s)))
+        return eg.union(cid, shl, Reason(self.name, ("?x", "k"), (x, s)))
+
+
+class ShlPow2:
+    """``shl.i(x, k) == mul.i(x, 2^k)`` for a constant count (masked as the JVM does)."""
+
+    name = "shl-pow2-mul"
+    group = "arith.shift"
+    source = "builtin"
+    depth = None
+    cache_matches = True
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        for op, bits in (("shl.i", 32), ("shl.l", 64)):
+            for cid in eg.classes_with_op(op):
+                for n in eg._classes[cid].nodes:
+                    if n[0] != op:
+                        continue
+                    k = eg.const(n[2][1])
+                    if k is not None and k[0] == "const.i" and (k[1] & (bits - 1)) >= 1:
+                        out.append((cid, op, n[2][0], k[1] & (bits - 1)))
+                if len(out) >= limit:
+                    return out, False
+        return out, False
+
+    def apply(self, eg: EGraph, match: tuple) -> bool:
+        cid, op, x, s = match
+        bits = 32 if op == "shl.i" else 64
+        v = 1 << s
+        v = v - (1 << bits) if v >= 1 << (bits - 1) else v
+        mul = eg.add("mul" + op[3:], None, (x, eg.add("const" + op[3:], v)))
+        return eg.union(cid, mul, Reason(self.name, ("?x", "k"), (x, s)))
+
+
+class ShiftCountMask:
+    name = "shift-count-mask"
+    group = "arith.shift"
+    source = "builtin"
+    depth = None
+    cache_matches = True
+
+    _OPS = {"shl.i": 31, "shr.i": 31, "ushr.i": 31, "shl.l": 63, "shr.l": 63, "ushr.l": 63}
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        for op, mask in self._OPS.items():
+            for cid in eg.classes_with_op(op):
+                for n in eg._classes[cid].nodes:
+                    if n[0] != op:
+                        continue
+                    k = eg.const(n[2][1])
+                    if k is not None and k[0] == "const.i" and k[1] & mask != k[1]:
+                        out.append((cid, op, n[2][0], k[1] & mask))
+        return out[:limit], False
+
+    def apply(self, eg: EGraph, match: tuple) -> bool:
+        cid, op, x, s = match
+        new = eg.add(op, None, (x, eg.add("const.i", s)))
+        return eg.union(cid, new, Reason(self.name, ("?x", "count"), (x, s)))
+
+
+def builtin_rules() -> list:
+    return [ConstFold(), ThetaBisimulation(), MulPow2(), ShlPow2(), ShiftCountMask()]

@@ -1,0 +1,142 @@
+"""Rule sets: loading ``axioms/*.ax`` plus the built-in rules, and switching groups on and off.
+
+What this module owns
+    :class:`RuleSet` (every rewrite with its group, which groups are enabled) and the loaders
+    :func:`load_rules` / :func:`default_rules` (the repository's ``axioms/`` directory, or ``$PEGGY_AXIOMS``).
+
+Groups
+    Every rule belongs to the group named by the last ``group`` line before it (or its file's stem). A group is
+    enabled unless its ``group`` line says ``off``. :meth:`RuleSet.enable` / :meth:`RuleSet.disable` take group
+    names or prefixes (``arith`` covers ``arith.int`` and ``arith.long``) and single rule names.
+
+Invariants
+    Rule names are unique across the whole set (a duplicate is an :class:`~.syntax.AxiomError`).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ..egraph.runner import Rewrite
+from .builtin import builtin_rules
+from .compile import compile_rule
+from .syntax import AxiomError, AxiomFile, Pos, RuleAST, parse_axioms
+
+__all__ = ["RuleSet", "load_rules", "default_rules", "default_axiom_dir", "parse_axiom_files"]
+
+
+def default_axiom_dir() -> Path:
+    env = os.environ.get("PEGGY_AXIOMS")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent.parent / "axioms"
+
+
+@dataclass
+class RuleSet:
+    rewrites: list[Rewrite] = field(default_factory=list)
+    groups: dict[str, bool] = field(default_factory=dict)  # group -> enabled
+    disabled_rules: set[str] = field(default_factory=set)
+    asts: dict[str, RuleAST] = field(default_factory=dict)  # rule name (as written) -> its AST
+
+    def _select(self, names: Iterable[str]) -> tuple[list[str], list[str]]:
+        groups, rules = [], []
+        known_rules = {r.name for r in self.rewrites}
+        for n in names:
+            hit = [g for g in self.groups if g == n or g.startswith(n + ".")]
+            if hit:
+                groups.extend(hit)
+            elif n in known_rules or n in self.asts:
+                rules.append(n)
+            else:
+                raise KeyError(f"no rule group or rule named {n!r}")
+        return groups, rules
+
+    def enable(self, *names: str) -> RuleSet:
+        groups, rules = self._select(names)
+        for g in groups:
+            self.groups[g] = True
+        for r in rules:
+            self.disabled_rules.discard(r)
+            self.disabled_rules.discard(r + "-rev")
+        return self
+
+    def disable(self, *names: str) -> RuleSet:
+        groups, rules = self._select(names)
+        for g in groups:
+            self.groups[g] = False
+        for r in rules:
+            self.disabled_rules.add(r)
+            if r in self.asts and self.asts[r].bidirectional:
+                self.disabled_rules.add(r + "-rev")
+        return self
+
+    def only(self, *names: str) -> RuleSet:
+        """Enable exactly these groups (and every rule in them)."""
+        groups, rules = self._select(names)
+        for g in self.groups:
+            self.groups[g] = g in groups
+        self.disabled_rules.clear()
+        if rules:
+            raise KeyError(f"only() takes groups, not rules: {rules}")
+        return self
+
+    def active(self) -> list[Rewrite]:
+        return [r for r in self.rewrites if self.groups.get(r.group, True) and r.name not in self.disabled_rules]
+
+    def names(self) -> list[str]:
+        return [r.name for r in self.rewrites]
+
+    def get(self, name: str) -> Rewrite:
+        for r in self.rewrites:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+
+def parse_axiom_files(paths: Iterable[Path]) -> list[AxiomFile]:
+    out = []
+    for p in paths:
+        out.append(parse_axioms(Path(p).read_text(encoding="utf-8"), str(p)))
+    return out
+
+
+def load_rules(paths: Iterable[Path] | Path | None = None, *, builtins: bool = True,
+               extra_text: str | None = None) -> RuleSet:
+    """Parse and compile axiom files (a directory means its ``*.ax`` files, sorted) plus the built-in rules.
+    ``extra_text`` is parsed as one more file named ``<extra>`` (tests add rules this way)."""
+    if paths is None:
+        paths = default_axiom_dir()
+    if isinstance(paths, (str, Path)):
+        p = Path(paths)
+        files = sorted(p.glob("*.ax")) if p.is_dir() else [p]
+    else:
+        files = [Path(x) for x in paths]
+    parsed = parse_axiom_files(files)
+    if extra_text is not None:
+        parsed.append(parse_axioms(extra_text, "<extra>"))
+    rs = RuleSet()
+    where: dict[str, Pos | str] = {}
+    if builtins:
+        for b in builtin_rules():
+            rs.rewrites.append(b)
+            rs.groups.setdefault(b.group, True)
+            where[b.name] = "builtin"
+    for f in parsed:
+        for g, on in f.groups.items():
+            rs.groups[g] = on and rs.groups.get(g, True)
+        for ast in f.rules:
+            for rw in compile_rule(ast):
+                if rw.name in where:
+                    raise AxiomError(ast.pos, f"rule {rw.name!r} already defined at {where[rw.name]}")
+                where[rw.name] = ast.pos
+                rs.rewrites.append(rw)
+            rs.asts[ast.name] = ast
+    return rs
+
+
+def default_rules() -> RuleSet:
+    """The repository's axioms and the built-in rules, default groups enabled."""
+    return load_rules()
