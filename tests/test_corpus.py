@@ -1,6 +1,8 @@
-"""Stage classfile on real libraries: Debian's builds of Jama, Commons Lang 3, jsoup, Commons Math 3 and Guava.
+"""The stages on real libraries: Debian's builds of Jama, Commons Lang 3, jsoup, Commons Math 3 and Guava.
 
-For each jar, ``optimize_input(jar, out.jar, Stage.CLASSFILE, jobs=2)`` must
+For each jar and each of the stages classfile, ir and peg, ``optimize_input(jar, out.jar, stage, jobs=2)``
+must (the peg stage may leave a method alone for one of the reasons it names, and must put at least 95% of the
+methods without exception handlers through the PEG round trip)
 
 - re-encode every method that has code, with no fallback (today's state: any fallback is a regression, and the
   assertion lists each one with its reason);
@@ -68,7 +70,21 @@ def _optimize(jar: Path, out: Path, stage: Stage = Stage.CLASSFILE) -> tuple[Run
 ALLOWED_FALLBACKS = {
     # lowering turns a 64 KB static array initializer into more than the 65,535 bytes a method may have
     (Stage.IR, "org/apache/commons/math3/util/FastMathLiteralArrays.<clinit>()V"): "method code too large",
+    (Stage.PEG, "org/apache/commons/math3/util/FastMathLiteralArrays.<clinit>()V"): "method code too large",
+    # the reverter duplicates code into branch arms; these three long methods outgrow 64 KB (the safety net
+    # keeps them; the duplication is what hoisting and tail merging must shrink)
+    (Stage.PEG, "org/apache/commons/math3/dfp/Dfp.multiply(Lorg/apache/commons/math3/dfp/Dfp;)"
+                "Lorg/apache/commons/math3/dfp/Dfp;"): "method code too large",
+    (Stage.PEG, "org/apache/commons/math3/optim/nonlinear/scalar/noderiv/BOBYQAOptimizer.bobyqb([D[D)D"):
+        "method code too large",
+    (Stage.PEG, "org/apache/commons/math3/optimization/direct/BOBYQAOptimizer.bobyqb([D[D)D"):
+        "method code too large",
 }
+
+
+PEG_HANDLERS = "exception handlers are not reverted yet"
+PEG_LEAVES_ALONE = (PEG_HANDLERS, "an effect is needed again after the branch it ran in", "irreducible control flow",
+                    "a loop ends the method in several ways")
 
 
 def _check_report(name: str, report: RunReport, stage: Stage = Stage.CLASSFILE) -> None:
@@ -76,9 +92,21 @@ def _check_report(name: str, report: RunReport, stage: Stage = Stage.CLASSFILE) 
                  if m.status == "fallback"
                  and ALLOWED_FALLBACKS.get((stage, f"{m.class_name}.{m.name}{m.descriptor}"), "\0") not in m.reason]
     assert fallbacks == [], f"{name}: {len(fallbacks)} methods fell back:\n" + "\n".join(fallbacks[:50])
-    not_rewritten = [f"{m.class_name}.{m.name}{m.descriptor}" for m in report.methods
-                     if m.status == "unchanged" and m.bytes_before > 0]
-    assert not_rewritten == [], f"{name}: methods with code left alone: {not_rewritten[:20]}"
+    not_rewritten = [m for m in report.methods if m.status == "unchanged" and m.bytes_before > 0]
+    if stage is Stage.PEG:
+        # the PEG stage leaves a method alone for a reason it names; the issue's bar: >= 95% of the methods
+        # without exception handlers go through the round trip
+        unexpected = [f"{m.class_name}.{m.name}{m.descriptor}: {m.reason}" for m in not_rewritten
+                      if not m.reason.startswith(PEG_LEAVES_ALONE)]
+        assert unexpected == [], f"{name}: left alone for unexpected reasons:\n" + "\n".join(unexpected[:20])
+        with_code = [m for m in report.methods if m.bytes_before > 0 and m.reason != PEG_HANDLERS]
+        done = sum(1 for m in with_code if m.status == "rewritten")
+        print(f"{name}: {done} of {len(with_code)} methods without handlers through the PEG "
+              f"({done / len(with_code):.1%})")
+        assert done >= 0.95 * len(with_code)
+    else:
+        names = [f"{m.class_name}.{m.name}{m.descriptor}" for m in not_rewritten]
+        assert names == [], f"{name}: methods with code left alone: {names[:20]}"
     assert report.classes > 0 and any(m.status == "rewritten" for m in report.methods)
 
 
@@ -103,7 +131,7 @@ def _check_verified(name: str, out: Path, verifier) -> str:
     return lines[-1]
 
 
-@pytest.fixture(scope="module", params=[(stage, name) for stage in (Stage.CLASSFILE, Stage.IR)
+@pytest.fixture(scope="module", params=[(stage, name) for stage in (Stage.CLASSFILE, Stage.IR, Stage.PEG)
                                         for name in WORKLOAD_OF], ids=lambda p: f"{p[0].value}-{p[1]}")
 def rewritten(request, corpus_jars, tmp_path_factory) -> tuple[str, Path, Path, RunReport, Stage]:
     """(name, original jar, rewritten jar, report, stage), one jar and stage after the other."""

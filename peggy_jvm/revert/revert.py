@@ -158,7 +158,8 @@ class _Reverter:
         happened for everything after the join, so no later code may run them again."""
         d = self.scopes.pop()
         self.facts.pop()
-        gone = self.spent.pop() | {k for k in d if OPS[self.nodes[k].op].role is Role.EFFECT}
+        gone = self.spent.pop() | {k for k in d if OPS[self.nodes[k].op].role is Role.EFFECT
+                                   or self.nodes[k].op == "pass"}
         if joined:
             self.joined[-1] |= gone
 
@@ -902,10 +903,10 @@ class _Reverter:
             return
         if out:
             for x, v in loop.outs:
-                self.emit(Copy(v, self.gen(x) if self.available(x) else _zero(v.type)))
+                self.emit(Copy(v, self.gen_on_path(x, v.type)))
             self.goto(loop.exit)
             return
-        ops = [(v, self.gen(x) if self.available(x) else _zero(v.type)) for x, v in loop.nexts]
+        ops = [(v, self.gen_on_path(x, v.type)) for x, v in loop.nexts]
         targets = {id(v) for v, _ in ops}
         late: list[tuple[Var, Var]] = []
         for v, op in ops:
@@ -920,6 +921,52 @@ class _Reverter:
         for v, op in late:
             self.emit(Copy(v, op))
         self.goto(loop.header)
+
+    def gen_on_path(self, x: int, t: IRType):
+        """The value of ``x`` at the end of the current path of a loop iteration. A phi whose condition this
+        path has not decided is tested here; an arm that needs an effect or loop this path has not run cannot
+        be the one taken (the sigma the path ran would then differ, and the iteration's branches follow the
+        sigma), so it gets a zero that is never read."""
+        if self.available(x):
+            return self.gen(x)
+        node = self.nodes[x]
+        if node.op != "phi":
+            return self.dead_value(x, t)
+        c = node.children[0]
+        k = self.fact(c)
+        if k is not None:
+            return self.gen_on_path(node.children[1 if k else 2], t)
+        if not self.available(c):
+            return self.dead_value(x, t)
+        v = self.new_var(t)
+        a, b, j = self.new_block(), self.new_block(), self.new_block()
+        self.gen_cond(c, a, b)
+        self.arms()
+        for blk, arm in ((a, 1), (b, 2)):
+            self.cur = blk
+            self.push(known=(c, arm == 1))
+            self.emit(Copy(v, self.gen_on_path(node.children[arm], t)))
+            self.pop()
+            self.goto(j)
+        self.join()
+        self.cur = j
+        return v
+
+    def dead_value(self, x: int, t: IRType) -> Const:
+        """A zero for a value no run of this path can need: it needs an effect or loop that no path reaching
+        this point has run. If one of those ran in a branch already joined, the value was computed there and
+        is lost: that is not dead, and the method is left alone."""
+        seen: set[int] = set()
+        stack = [x]
+        while stack:
+            y = stack.pop()
+            if y in seen or self.lookup(y) is not None:
+                continue
+            seen.add(y)
+            if any(y in sp for sp in self.spent):
+                raise RevertUnsupported("an effect is needed again after the branch it ran in")
+            stack.extend(self.nodes[y].children)
+        return _zero(t)
 
     def split(self, wanted: list[int], c: int, k: int) -> list[int]:
         return [self.arm(x, c, k) for x in wanted]
@@ -1016,8 +1063,8 @@ class _Reverter:
             if b.terminator is None:  # a block nothing reaches (a branch arm cut off by a constant)
                 b.terminator = Goto(b.id)
         m = self.m
-        blocks = _reachable_blocks(self.blocks, entry.id)
-        return IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks, entry.id,
+        blocks, entry_id = tidy_blocks(_reachable_blocks(self.blocks, entry.id), entry.id)
+        return IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks, entry_id,
                         synchronized=m.synchronized, variables=self.variables)
 
 
@@ -1040,6 +1087,83 @@ def _common_suffix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
         if x in inb:
             return a[i:]
     return ()
+
+
+def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block], int]:
+    """Jumps to empty blocks go straight to where those lead; a block reached only by a goto from its one
+    predecessor joins it; blocks are renumbered in a depth-first layout that lets each block fall into its
+    goto target or its if's false arm (lowering emits blocks in id order). Meaning unchanged: no statement
+    moves past a branch."""
+    def final(t: int) -> int:
+        seen = set()
+        while t not in seen:
+            seen.add(t)
+            b = blocks[t]
+            if b.stmts or not isinstance(b.terminator, Goto) or b.terminator.target == t:
+                return t
+            t = b.terminator.target
+        return t
+
+    def retarget(b: Block) -> None:
+        term = b.terminator
+        if isinstance(term, Goto):
+            term.target = final(term.target)
+        elif isinstance(term, If):
+            term.if_true, term.if_false = final(term.if_true), final(term.if_false)
+            if term.if_true == term.if_false:
+                b.terminator = Goto(term.if_true)
+
+    for b in blocks.values():
+        retarget(b)
+    entry = final(entry)
+    blocks = _reachable_blocks(blocks, entry)
+    preds: dict[int, int] = {}
+    for b in blocks.values():
+        for t in b.successors():
+            preds[t] = preds.get(t, 0) + 1
+    for bid in list(blocks):
+        b = blocks.get(bid)
+        while b is not None and isinstance(b.terminator, Goto):
+            t = b.terminator.target
+            if t == bid or t == entry or preds.get(t, 0) != 1 or t not in blocks:
+                break
+            nxt = blocks.pop(t)
+            b.stmts.extend(nxt.stmts)
+            b.terminator = nxt.terminator
+    # layout
+    order: list[int] = []
+    placed: set[int] = set()
+    stack = [entry]
+    while stack:
+        bid = stack.pop()
+        while bid not in placed:
+            placed.add(bid)
+            order.append(bid)
+            term = blocks[bid].terminator
+            if isinstance(term, Goto):
+                follow = [term.target]
+            elif isinstance(term, If):
+                follow = [term.if_false, term.if_true]
+            else:
+                follow = [t for t in blocks[bid].successors()]
+            later = [t for t in follow[1:] if t not in placed]
+            stack.extend(reversed(later))
+            if follow and follow[0] not in placed:
+                bid = follow[0]
+            else:
+                break
+    new_id = {old: k for k, old in enumerate(order)}
+    out: dict[int, Block] = {}
+    for old in order:
+        b = blocks[old]
+        term = b.terminator
+        if isinstance(term, Goto):
+            term.target = new_id[term.target]
+        elif isinstance(term, If):
+            term.if_true, term.if_false = new_id[term.if_true], new_id[term.if_false]
+        b.id = new_id[old]
+        out[b.id] = b
+    return out, new_id[entry]
 
 
 def _reachable_blocks(blocks: dict[int, Block], entry: int) -> dict[int, Block]:
