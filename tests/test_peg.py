@@ -28,7 +28,7 @@ from peggy_jvm.peg.check import PegMalformed, check_peg, peg_problems
 from peggy_jvm.peg.evaluate import PegEvalError, evaluate_peg
 from peggy_jvm.peg.graph import PEG, Node
 from peggy_jvm.pipeline import Stage, optimize_input
-from peggy_jvm.revert.revert import revert_peg
+from peggy_jvm.revert.revert import RevertUnsupported, revert_peg
 
 
 # -- the evaluator against the interpreter ------------------------------------------------------------------
@@ -157,6 +157,29 @@ public class PegShapes {
     static int spinPrinting(int n) { while (n > 0) { sideEffects++; if (sideEffects % 1000 == 0) System.out.print(""); } return n; }
     static int fillUntilThrow(int[] a) { int i = 0; while (true) { a[i] = i * 3; i++; } }
     static int divides(int a, int b) { int q = a / b; int r = a % b; return q * 10 + r + a / 7; }
+    static String normalise(String s, boolean normaliseWhite, boolean stripLeading, boolean trimTrailing) {
+        StringBuilder accum = new StringBuilder();
+        boolean lastWasWhite = false, reachedNonWhite = false, skipped = false;
+        for (int offset = 0; offset < s.length(); offset++) {
+            char c = s.charAt(offset);
+            if (normaliseWhite) {
+                if (c == ' ' || c == '\\n') {
+                    if (stripLeading && !reachedNonWhite) continue;
+                    if (lastWasWhite) continue;
+                    if (trimTrailing) { skipped = true; continue; }
+                    accum.append(' ');
+                    lastWasWhite = true;
+                    continue;
+                } else {
+                    lastWasWhite = false;
+                    reachedNonWhite = true;
+                    if (skipped) { accum.append(' '); skipped = false; }
+                }
+            }
+            accum.append(c);
+        }
+        return accum.toString();
+    }
     static int mixed(int x, int[] arr) {
         int r = 0;
         for (int i = 0; i < arr.length; i++) {
@@ -181,7 +204,10 @@ def shapes(java_home, tmp_path_factory):
     for m in cf.methods:
         if m.code_attribute() is not None and m.name not in ("<init>", "<clinit>"):
             ir = lift_method(cf, m, h)
-            reverted[m.name] = (ir, revert_peg(build_peg(ir), ir))
+            try:
+                reverted[m.name] = (ir, revert_peg(build_peg(ir), ir))
+            except RevertUnsupported:
+                pass
     out = tmp_path_factory.mktemp("pegshapes-out") / "out"
     _, report = optimize_input(src, out, Stage.PEG)
     return src, out, reverted, report
@@ -261,7 +287,12 @@ def test_infinite_loops_stay_where_they_were(shapes):
 
 def test_round_tripped_shapes_behave_identically(shapes, java_home, verifier):
     src, out, _, report = shapes
-    assert {m.name: m.status for m in report.methods if m.name not in ("<init>", "<clinit>")} == \
+    statuses = {m.name: (m.status, m.reason) for m in report.methods if m.name not in ("<init>", "<clinit>")}
+    # the whitespace normaliser (the shape of jsoup's Entities.escape, which the round trip once got wrong):
+    # rewritten, or left alone because a value computed in a joined branch would be needed again
+    assert statuses.pop("normalise") in (("rewritten", ""), ("unchanged",
+                                                           "an effect is needed again after the branch it ran in"))
+    assert {n: st for n, (st, _) in statuses.items()} == \
         {n: "rewritten" for n in ("cse", "deadStore", "copies", "licm", "twoOutputs", "spinUnless", "spinPrinting",
                                   "fillUntilThrow", "divides", "mixed")}
     proc = verifier(out)
@@ -270,6 +301,9 @@ def test_round_tripped_shapes_behave_identically(shapes, java_home, verifier):
     for name, desc in (("cse", "(II)I"), ("deadStore", "(I)I"), ("copies", "(I)I"), ("licm", "(III)I"),
                        ("twoOutputs", "(I)J"), ("divides", "(II)I"), ("mixed", "(I[I)I")):
         calls += [dt.Call("PegShapes", name, desc, args) for args in dt.generate_args(desc, 25, seed=11)]
+    texts = ["Apple  <b>red</b> ", "  lead and trail  ", "a\n\nb", "", " ", "x y  z"]
+    calls += [dt.Call("PegShapes", "normalise", "(Ljava/lang/String;ZZZ)Ljava/lang/String;", (t, a, b, c))
+              for t in texts for a in (0, 1) for b in (0, 1) for c in (0, 1)]
     # the infinite loops: only inputs on which the original ends (the others would time out on both sides)
     calls += [dt.Call("PegShapes", "spinUnless", "(I)I", (n,)) for n in (0, -1, -2**31)]
     calls += [dt.Call("PegShapes", "spinPrinting", "(I)I", (n,)) for n in (0, -5)]
