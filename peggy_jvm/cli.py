@@ -148,9 +148,13 @@ def disasm(file: Path, method: str | None) -> None:
 @click.option("--method", "method", required=True, help="Method name, name+descriptor, or Class.name.")
 @click.option("--ir", "what", flag_value="ir", default=True, help="Show the method's IR (default).")
 @click.option("--peg", "what", flag_value="peg", help="Show the method's PEG (theta back edges dashed in DOT).")
+@click.option("--epeg", "what", flag_value="epeg", help="Show the method's E-PEG saturated with the axioms.")
+@click.option("--axioms", "axioms", type=click.Path(path_type=Path),
+              help="Axiom directory or file for --epeg (default: the bundled axioms/).")
 @click.option("--dot", "dot", type=click.Path(path_type=Path), help="Also write a Graphviz DOT file here.")
 @click.option("--classpath", help="Jars and directories (os.pathsep-separated) for the class hierarchy.")
-def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: str | None) -> None:
+def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: str | None,
+         axioms: Path | None) -> None:
     """Show a method of INPUT (.class, .jar or directory) in an intermediate form."""
     from .classfile.hierarchy import ClassHierarchy
     from .classfile.reader import read_class
@@ -158,6 +162,8 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
     from .ir.printer import format_method, to_dot
     from .peg.build import PegUnsupported, build_peg
     from .peg.printer import format_peg, peg_to_dot
+    from .egraph import EGraph, Limits, Runner
+    from .egraph.printer import egraph_to_dot, format_egraph
 
     cls_part, _, name_part = method.partition("(")[0].replace("/", ".").rpartition(".")
     selector = name_part + method[len(method.partition("(")[0]):]
@@ -177,6 +183,7 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
             raise InputError(str(input_path), f"no method {method!r}")
         out = []
         graphs = []
+        rules = None
         for cf, m in found:
             if m.code_attribute() is None:
                 out.append(f"method {cf.name}.{m.name}{m.descriptor}: no code")
@@ -186,6 +193,16 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
                 peg = build_peg(ir)
                 out.extend(format_peg(peg))
                 graphs.append(peg_to_dot(peg))
+            elif what == "epeg":
+                peg = build_peg(ir)
+                if rules is None:
+                    rules = _load_axioms(axioms)
+                eg = EGraph()
+                ids = eg.add_peg(peg)
+                report = Runner(rules.active(), Limits()).run(eg)
+                out.extend(format_egraph(eg, ids[peg.root]))
+                out.append(f"  ; saturation: {report}")
+                graphs.append(egraph_to_dot(eg, ids[peg.root], peg.name))
             else:
                 out.extend(format_method(ir))
                 graphs.append(to_dot(ir))
@@ -203,6 +220,19 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
             dot.write_text("".join(graphs))
         except OSError as e:
             raise fail(str(dot), e.strerror or str(e)) from None
+
+
+def _load_axioms(axioms: Path | None):
+    """The rule set of ``axioms`` (a directory of ``*.ax`` files or one file; default: the bundled axioms)."""
+    from .rules import AxiomError, default_rules, load_rules
+    if axioms is None:
+        return default_rules()
+    if not axioms.exists():
+        raise fail(str(axioms), "no such file or directory")
+    try:
+        return load_rules(axioms)
+    except AxiomError as e:
+        raise fail(str(axioms), str(e)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -507,6 +507,27 @@ def test_show_prints_the_ir_and_writes_dot(classes, tmp_path):
     assert missing.exit_code == 2 and one_error_line(missing.stderr).endswith("no method 'Kernels.nope'")
 
 
+def test_show_peg_and_epeg(classes, tmp_path):
+    """--peg prints the PEG (and DOT with dashed theta back edges); --epeg saturates it with the axioms, so the
+    class of Kernels.xorshift's shifts holds more than one node; a broken --axioms file is a one-line error."""
+    dot = tmp_path / "trace.dot"
+    peg = invoke("show", classes["release17"] / "Kernels.class", "--method", "trace", "--peg", "--dot", dot)
+    assert peg.exit_code == 0, peg.output
+    lines = peg.stdout.splitlines()
+    assert lines[0].startswith("peg Kernels.trace([[D)D: ") and any("theta[1]" in line for line in lines)
+    assert any(line.lstrip().startswith("n") and "= return(" in line for line in lines)
+    assert "style=dashed, constraint=false, label=next" in dot.read_text()
+    epeg = invoke("show", classes["release17"] / "IntArith.class", "--method", "mul", "--epeg")
+    assert epeg.exit_code == 0, epeg.output
+    assert epeg.stdout.splitlines()[0].startswith("e-peg: ")
+    assert any("mul.i(" in line and " | " in line for line in epeg.stdout.splitlines())  # commuted at least
+    assert "saturated" in epeg.stdout
+    bad = tmp_path / "bad.ax"
+    bad.write_text("rule broken: (add.i ?x\n")
+    failed = invoke("show", classes["release17"] / "IntArith.class", "--method", "mul", "--epeg", "--axioms", bad)
+    assert failed.exit_code == 2 and "bad.ax:2:1" in one_error_line(failed.stderr)
+
+
 def test_show_reports_a_method_it_cannot_lift_in_one_line(tmp_path):
     """A version-49 class whose subroutine pops its return address instead of storing it: the lifter
     refuses to inline it, and show says so in one line."""

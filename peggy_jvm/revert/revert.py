@@ -245,7 +245,7 @@ class _Reverter:
     def is_result(self, n: int) -> bool:
         node = self.nodes[n]
         if node.op == "phi":
-            return self.is_result(node.children[1])
+            return self.is_result(node.children[1]) or self.is_result(node.children[2])
         if node.op == "eval":
             return self.is_result(node.children[0])
         return node.op in ("return", "throw")
@@ -587,8 +587,8 @@ class _Reverter:
         for u in self.users.get(c, ()):
             if u == n or self.nodes[u].op != "phi" or self.nodes[u].children[0] != c or self.variance[u] != var:
                 continue
-            if self.lookup(u) is not None:
-                continue
+            if self.lookup(u) is not None or self.is_result(u):
+                continue  # a phi of method results is code, generated where the result is wanted
             if self.is_sigma(u) and not self.is_sigma(n):
                 continue  # a value phi never pulls effects forward: its sigma phi is emitted in sigma order
             out.append(u)

@@ -1,0 +1,71 @@
+"""Text and Graphviz renderings of a saturated E-PEG, for people (``peggy-jvm show --epeg``).
+
+What this module owns: :func:`format_egraph` (one line per e-class reachable from the root class, each with all
+its e-nodes) and :func:`egraph_to_dot` (a DOT digraph: one cluster per e-class, edges from each e-node to the
+classes of its children, theta back edges dashed). Inputs: an :class:`~.egraph.EGraph` and a root class.
+Outputs: text. Invariant: only classes reachable from the root are shown, children before parents.
+"""
+from __future__ import annotations
+
+from .egraph import EGraph
+
+
+def _label(node: tuple) -> str:
+    op, attr, _ = node
+    return op if attr is None else f"{op}[{attr}]"
+
+
+def _reachable(eg: EGraph, root: int) -> list[int]:
+    root = eg.find(root)
+    order: list[int] = []
+    seen: set[int] = set()
+    stack: list[tuple[int, bool]] = [(root, False)]
+    while stack:
+        c, done = stack.pop()
+        if done:
+            order.append(c)
+            continue
+        if c in seen:
+            continue
+        seen.add(c)
+        stack.append((c, True))
+        for node in eg.nodes(c):
+            for ch in node[2]:
+                ch = eg.find(ch)
+                if ch not in seen:
+                    stack.append((ch, False))
+    return order
+
+
+def format_egraph(eg: EGraph, root: int) -> list[str]:
+    order = _reachable(eg, root)
+    lines = [f"e-peg: {len(order)} classes reachable from c{eg.find(root)} "
+             f"({eg.class_count} classes, {eg.node_count} nodes in all)"]
+    for c in order:
+        alts = " | ".join(f"{_label(n)}({', '.join(f'c{eg.find(x)}' for x in n[2])})" if n[2] else _label(n)
+                          for n in eg.nodes(c))
+        lines.append(f"  c{c} = {alts}")
+    return lines
+
+
+def _q(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def egraph_to_dot(eg: EGraph, root: int, name: str = "epeg") -> str:
+    order = _reachable(eg, root)
+    out = [f"digraph {_q(name)} {{", "  compound=true; node [shape=box, fontname=monospace];"]
+    for c in order:
+        out.append(f"  subgraph cluster_c{c} {{ label={_q(f'c{c}')}; style=rounded;"
+                   + (" penwidth=2;" if c == eg.find(root) else ""))
+        for k, n in enumerate(eg.nodes(c)):
+            out.append(f"    c{c}_{k} [label={_q(_label(n))}];")
+        out.append("  }")
+    for c in order:
+        for k, n in enumerate(eg.nodes(c)):
+            for i, ch in enumerate(n[2]):
+                ch = eg.find(ch)
+                style = ", style=dashed, constraint=false" if n[0] == "theta" and i == 1 else ""
+                out.append(f"  c{c}_{k} -> c{ch}_0 [lhead=cluster_c{ch}, label={i}{style}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
