@@ -14,6 +14,9 @@ from peggy_jvm.pipeline import Stage, optimize_input
 from test_stage_classfile import runnable
 
 TREES = ["release17", "release8", "old"]
+# methods the reverter leaves alone today, with its reason (a value computed inside a branch arm that has joined
+# would be needed again after the join; the reverter does not yet carry it out of the arm)
+LEFT_ALONE = {("Branches", "labeled", "an effect is needed again after the branch it ran in")}
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +44,10 @@ def test_every_method_without_handlers_goes_through_the_peg(reverted, fixture_cl
     assert fallbacks == {}
     unchanged = [m for m in report.methods if m.status == "unchanged" and m.bytes_before]
     for m in unchanged:
-        assert m.reason == "exception handlers are not reverted yet", (m.class_name, m.name, m.reason)
-        assert _has_handlers(fixture_classes[tree], m)
+        if m.reason == "exception handlers are not reverted yet":
+            assert _has_handlers(fixture_classes[tree], m)
+        else:  # the reverter refused rather than risk running an effect twice: at most a few, each named
+            assert (m.class_name, m.name, m.reason) in LEFT_ALONE, (m.class_name, m.name, m.reason)
     assert sum(1 for m in report.methods if m.status == "rewritten") > (20 if tree == "old" else 300) or \
         tree == "old"
 

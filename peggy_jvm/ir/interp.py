@@ -32,7 +32,9 @@ Invariants
     * The exceptions the IR raises itself are the JVM's: ArithmeticException (``div``/``rem`` by zero),
       NullPointerException (field and array access, invoke on a null receiver, ``monitorenter``/``monitorexit``
       and ``throw`` of null), ArrayIndexOutOfBoundsException, NegativeArraySizeException, ArrayStoreException,
-      ClassCastException, IllegalMonitorStateException, StackOverflowError (call depth limit). They route to the
+      ClassCastException, IllegalMonitorStateException, StackOverflowError (call depth limit), and
+      OutOfMemoryError for one array larger than the modelled JVM's whole heap (``max_heap_bytes``, when given;
+      arrays too large for the model but not for that heap are Unsupported). They route to the
       handlers of the block they are raised in, in order (``catch_type`` None catches anything; otherwise the
       thrown class must be assignable, decided with the heap's :class:`ClassHierarchy`, which reads the JDK
       image for library classes).
@@ -49,15 +51,26 @@ directly, other classes' static fields go through the handler.
 
 The default call handler (:class:`DefaultCallHandler`) interprets methods of the program's own classes (one
 class-path directory or a dict of parsed classes) by lifting them, with virtual dispatch over the program's and
-the JDK's class hierarchy, runs their static initializers, and models a small set of library methods exactly
-(``Math.abs/min/max``, String and StringBuilder basics, string concatenation by ``invokedynamic``,
-``System.out.print/println`` of ints, chars, booleans and strings into :attr:`Heap.out`, Throwable's message,
-cause and suppressed list, enums' name/ordinal, the wrappers' valueOf (with the JDK's caches)/xxxValue/equals/
-hashCode/compareTo, ``Arrays.toString``/``deepToString``, lambdas and method references made by
-``LambdaMetafactory`` (an object of a made-up class ``<interface>$$Lambda`` that calls the implementation with JDK
-17's argument and result conversions; one instance per non-capturing call site and heap; a run whose result holds
-one is Unsupported, the JVM's hidden class name being unknown), and records' ``ObjectMethods`` toString, equals
-and hashCode). Everything else raises Unsupported with the reason.
+the JDK's class hierarchy, runs their static initializers, and models a set of library methods exactly:
+``Math`` (abs/min/max, exact arithmetic, floor/ceil/sqrt), Integer/Long bit helpers, parsing and radix text,
+String (the common methods, Java 11's strip/isBlank/lines, split by simple regexes, join, the constructors),
+StringBuilder/StringBuffer, string concatenation by ``invokedynamic``, ``System.out.print/println`` into
+:attr:`Heap.out`, float and double to text exactly as JDK 17's FloatingDecimal writes them
+(:func:`double_to_string`, :func:`float_to_string`; not the shortest digits Python's repr gives), decimal
+parsing, Throwable's message, cause and suppressed list, enums' name/ordinal/compareTo/getDeclaringClass, the
+wrappers' valueOf (with the JDK's caches)/xxxValue/equals/hashCode/compareTo, ``Arrays.toString``/
+``deepToString``/``equals``, lambdas and method references made by ``LambdaMetafactory`` (an object of a
+made-up class ``<interface>$$Lambda`` that calls the implementation with JDK 17's argument and result
+conversions; one instance per non-capturing call site and heap; a run whose result holds one is Unsupported, the
+JVM's hidden class name being unknown), records' ``ObjectMethods`` toString, equals and hashCode, reflection on
+the program's classes (getInterfaces, isSealed, getPermittedSubclasses), and java.util: ArrayList, LinkedList,
+``List.of``, ``Arrays.asList`` (write-through), HashSet as long as it has at most one element (its order is the
+hash table's), their iterators with ConcurrentModificationException, ``Collections.sort``/``List.sort`` with the
+JDK's exact sequence of comparisons (below 32 elements; TimSort's merges are not modelled), Comparator and
+Function/Predicate factories and default methods, and sequential streams (map, filter, count with JDK 9's
+skipping of SIZED pipelines, forEach, sum, reduce, ``Collectors.joining``, ``IntStream.range``,
+``String.lines``). Everything else raises Unsupported with the reason (threads, string identity, Unicode tables
+beyond ASCII, the platform charset, ...).
 """
 from __future__ import annotations
 
@@ -83,6 +96,7 @@ __all__ = [
     "Value", "JObject", "JArray", "ClassValue", "Boxed", "Heap", "Returned", "Threw", "Outcome", "Unsupported",
     "InterpError", "JavaThrow", "CallHandler", "BaseCallHandler", "DefaultCallHandler", "Interpreter",
     "run_method", "runtime_class", "default_value", "narrow", "DEFAULT_BUDGET", "DEFAULT_MAX_DEPTH",
+    "double_to_string", "float_to_string", "MODELS", "box",
 ]
 
 DEFAULT_BUDGET = 2_000_000
@@ -410,9 +424,13 @@ class BaseCallHandler:
 # -- the interpreter ----------------------------------------------------------------------------------------
 _THROWING = S.THROWING
 _OPS = S.OPERATIONS
-_CONDS = {c: S.CONDITIONS[c.value] for c in Cond}
+_CONDS = {id(c): S.CONDITIONS[c.value] for c in Cond}  # by id: hashing an Enum member runs Python code
 _VALUE = ConstKind.VALUE
 _REF = Kind.REF
+
+
+_CAUGHT = object()
+"""The key under which a frame's variables hold the exception its handler caught (None before any)."""
 
 
 class _Env(dict):
@@ -436,7 +454,7 @@ def _holds_lambda(v: Value) -> bool:
     """Whether ``v`` is, or is an array (at any depth) holding, an object made by a LambdaMetafactory model."""
     t = type(v)
     if t is JObject:
-        return "lambda" in v.native  # type: ignore[union-attr]
+        return "lambda" in v.native or "fn" in v.native  # type: ignore[union-attr]
     if t is JArray and v.desc[1] in "L[":  # type: ignore[union-attr]
         return any(_holds_lambda(e) for e in v.items)  # type: ignore[union-attr]
     return False
@@ -450,14 +468,16 @@ class Interpreter:
     """
 
     def __init__(self, heap: Heap, call: CallHandler | None = None, *, budget: int = DEFAULT_BUDGET,
-                 max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+                 max_depth: int = DEFAULT_MAX_DEPTH, max_heap_bytes: int | None = None) -> None:
         self.heap = heap
         self.call: CallHandler = call if call is not None else BaseCallHandler()
         self.budget = budget
         self.max_depth = max_depth
+        self.max_heap_bytes = max_heap_bytes
         self.steps = 0
         self.depth = 0
         self._field_keys: dict[FieldRef, FieldRef] = {}
+        self._compiled: dict[Block, tuple[tuple[Callable[[dict], None], ...], Callable[[dict], int] | None]] = {}
         self._switches: dict[Switch, dict[int, int]] = {}
 
     # public API -----------------------------------------------------------------------------------------
@@ -516,53 +536,35 @@ class Interpreter:
         raise Unsupported(f"constant of kind {c.kind.value}")
 
     def _frame(self, m: IRMethod, env: dict, lock: Value) -> Value:
-        # operands are read inline (env[x] for a Var, x.value for a plain constant): this loop is the hot path
+        # this loop is the hot path: statements run as compiled closures (see _compile), and so do the
+        # terminators that only pick a successor (goto, if on numbers)
         blocks = m.blocks
         try:
             b = blocks[m.entry]
         except KeyError:
             raise InterpError(f"entry block B{m.entry} missing") from None
-        caught: Value = None
         heap = self.heap
         const = self._const
         ret_desc = parse_method_descriptor(m.descriptor)[1]
         narrow_ret = ret_desc in ("Z", "B", "C", "S")
         owner = m.class_name
+        compiled = self._compiled
         while True:
-            self.steps += len(b.stmts) + 1
+            found = compiled.get(b)
+            if found is None:
+                found = compiled[b] = (self._compile(b, owner), _compile_branch(b.terminator))
+            code, branch = found
+            self.steps += len(code) + 1
             if self.steps > self.budget:
                 raise Unsupported("step budget")
             try:
-                for s in b.stmts:
-                    t = type(s)
-                    if t is Copy:
-                        x = s.src  # type: ignore[attr-defined]
-                        env[s.dst] = (env[x] if type(x) is Var  # type: ignore[attr-defined]
-                                      else x.value if x.kind is _VALUE else const(x))
-                    elif t is Binary:
-                        x = s.a  # type: ignore[attr-defined]
-                        a = env[x] if type(x) is Var else x.value if x.kind is _VALUE else const(x)
-                        x = s.b  # type: ignore[attr-defined]
-                        c = env[x] if type(x) is Var else x.value if x.kind is _VALUE else const(x)
-                        op = s.op  # type: ignore[attr-defined]
-                        if op in _THROWING:
-                            try:
-                                env[s.dst] = _OPS[op](a, c)  # type: ignore[attr-defined]
-                            except S.JavaArithmeticError:
-                                self.throw("java/lang/ArithmeticException", "/ by zero")
-                        else:
-                            env[s.dst] = _OPS[op](a, c)  # type: ignore[attr-defined]
-                    elif t is Unary:
-                        x = s.a  # type: ignore[attr-defined]
-                        a = env[x] if type(x) is Var else x.value if x.kind is _VALUE else const(x)
-                        env[s.dst] = _OPS[s.op](a)  # type: ignore[attr-defined]
-                    elif t is Catch:
-                        env[s.dst] = caught  # type: ignore[attr-defined]
-                    else:
-                        self._stmt(s, t, env, owner)
+                for f in code:
+                    f(env)
                 term = b.terminator
                 tt = type(term)
-                if tt is Goto:
+                if branch is not None:
+                    nxt = branch(env)
+                elif tt is Goto:
                     nxt = term.target  # type: ignore[union-attr]
                 elif tt is If:
                     x = term.a  # type: ignore[union-attr]
@@ -575,7 +577,7 @@ class Interpreter:
                             raise InterpError(f"reference comparison {cond.value}")
                         taken = _same_ref(a, c) is (cond is Cond.EQ)
                     else:
-                        taken = _CONDS[term.cond](a, c)  # type: ignore[union-attr]
+                        taken = _CONDS[id(term.cond)](a, c)  # type: ignore[union-attr]
                     nxt = term.if_true if taken else term.if_false  # type: ignore[union-attr]
                 elif tt is Switch:
                     table = self._switches.get(term)  # type: ignore[arg-type]
@@ -606,11 +608,142 @@ class Interpreter:
                     if lock is not None:
                         heap.monitor_exit(lock)
                     raise
-                caught = e.obj
+                env[_CAUGHT] = e.obj  # what the handler block's Catch reads
                 try:
                     b = blocks[target]
                 except KeyError:
                     raise InterpError(f"handler block B{target} missing") from None
+
+    # statements as closures -------------------------------------------------------------------------
+    def _compile(self, b: Block, owner: str) -> tuple[Callable[[dict], None], ...]:
+        """``b``'s statements as functions of the frame's variables, each doing exactly what :meth:`_stmt` does
+        for it, with the operands' kinds (variable or plain constant) and the operator resolved once: the hot
+        path of the interpreter is a call per statement."""
+        return tuple(self._compile_stmt(s, owner) for s in b.stmts)
+
+    def _compile_stmt(self, s: Stmt, owner: str) -> Callable[[dict], None]:
+        t = type(s)
+        value = self._value
+        if t is Copy:
+            d, x = s.dst, s.src  # type: ignore[attr-defined]
+            if type(x) is Var:
+                def copy(env: dict) -> None:
+                    env[d] = env[x]
+                return copy
+            if x.kind is _VALUE:
+                v = x.value
+
+                def copy_const(env: dict) -> None:
+                    env[d] = v
+                return copy_const
+
+            def copy_other(env: dict) -> None:
+                env[d] = value(x, env)
+            return copy_other
+        if t is Binary:
+            d, a, c, op = s.dst, s.a, s.b, s.op  # type: ignore[attr-defined]
+            fn = _OPS[op]
+            if op in _THROWING:
+                throw = self.throw
+
+                def divide(env: dict) -> None:
+                    try:
+                        env[d] = fn(value(a, env), value(c, env))
+                    except S.JavaArithmeticError:
+                        throw("java/lang/ArithmeticException", "/ by zero")
+                return divide
+            if type(a) is Var and type(c) is Var:
+                def binary(env: dict) -> None:
+                    env[d] = fn(env[a], env[c])
+                return binary
+            if type(a) is Var and c.kind is _VALUE:
+                cv = c.value
+
+                def binary_const(env: dict) -> None:
+                    env[d] = fn(env[a], cv)
+                return binary_const
+
+            def binary_other(env: dict) -> None:
+                env[d] = fn(value(a, env), value(c, env))
+            return binary_other
+        if t is Unary:
+            d, a, fn = s.dst, s.a, _OPS[s.op]  # type: ignore[attr-defined]
+            if type(a) is Var:
+                def unary(env: dict) -> None:
+                    env[d] = fn(env[a])
+                return unary
+
+            def unary_other(env: dict) -> None:
+                env[d] = fn(value(a, env))
+            return unary_other
+        if t is Catch:
+            d = s.dst  # type: ignore[attr-defined]
+
+            def catch(env: dict) -> None:
+                env[d] = env.get(_CAUGHT)
+            return catch
+        if t is ArrayLoad and type(s.array) is Var:  # type: ignore[attr-defined]
+            return self._compile_array_load(s)  # type: ignore[arg-type]
+        if t is GetField and type(s.obj) is Var:  # type: ignore[attr-defined]
+            return self._compile_get_field(s, owner)  # type: ignore[arg-type]
+        if t is ArrayStore and type(s.array) is Var:  # type: ignore[attr-defined]
+            return self._compile_array_store(s, owner)  # type: ignore[arg-type]
+        stmt = self._stmt
+
+        def other(env: dict) -> None:
+            stmt(s, t, env, owner)
+        return other
+
+    def _compile_array_load(self, s: ArrayLoad) -> Callable[[dict], None]:
+        d, arr_var, ix = s.dst, s.array, s.index
+        value, array, throw = self._value, self._array, self.throw
+
+        ix_var = type(ix) is Var
+
+        def array_load(env: dict) -> None:
+            arr = env[arr_var]
+            i = env[ix] if ix_var else value(ix, env)
+            if type(arr) is not JArray:
+                arr = array(arr)
+            items = arr.items
+            if not 0 <= i < len(items):  # type: ignore[operator]
+                throw("java/lang/ArrayIndexOutOfBoundsException", f"Index {i} out of bounds for length {len(items)}")
+            env[d] = items[i]  # type: ignore[index]
+        return array_load
+
+    def _compile_get_field(self, s: GetField, owner: str) -> Callable[[dict], None]:
+        d, obj_var, stmt = s.dst, s.obj, self._stmt
+        key: list[FieldRef] = []  # resolved on first use (resolution may raise Unsupported)
+
+        def get_field(env: dict) -> None:
+            obj = env[obj_var]
+            if type(obj) is not JObject:
+                stmt(s, GetField, env, owner)  # null, or not a modelled object: the general path says
+                return
+            if not key:
+                key.append(self.field_key(s.field))
+            k = key[0]
+            fields = obj.fields
+            env[d] = fields[k] if k in fields else default_value(k.descriptor)
+        return get_field
+
+    def _compile_array_store(self, s: ArrayStore, owner: str) -> Callable[[dict], None]:
+        arr_var, ix, val = s.array, s.index, s.value
+        value, stmt, throw = self._value, self._stmt, self.throw
+
+        ix_var = type(ix) is Var
+
+        def array_store(env: dict) -> None:
+            arr = env[arr_var]
+            if type(arr) is not JArray or arr.desc[1] not in "IJFD":  # narrowing, store checks, null: general
+                stmt(s, ArrayStore, env, owner)
+                return
+            i = env[ix] if ix_var else value(ix, env)
+            items = arr.items
+            if not 0 <= i < len(items):  # type: ignore[operator]
+                throw("java/lang/ArrayIndexOutOfBoundsException", f"Index {i} out of bounds for length {len(items)}")
+            items[i] = value(val, env)  # type: ignore[index]
+        return array_store
 
     def _handler(self, b: Block, exc: Value) -> int | None:
         cls = runtime_class(exc)
@@ -740,12 +873,17 @@ class Interpreter:
         return arr  # type: ignore[return-value]
 
     def _new_array(self, desc: str, sizes: list[int]) -> JArray:
-        total, width = 0, 1
-        for n in sizes:  # elements of every level actually allocated (none below an empty level)
+        total, width, largest = 0, 1, 0
+        for level, n in enumerate(sizes):  # elements of every level actually allocated (none below an empty one)
+            largest = max(largest, n * _ELEMENT_BYTES.get(desc[level + 1], 4))
             width *= n
             total += width
             if width == 0:
                 break
+        if self.max_heap_bytes is not None and largest > self.max_heap_bytes:
+            # one array larger than the whole heap of the JVM being modelled: its allocation fails at once (a
+            # total beyond the heap made of smaller arrays fails too, but only after the JVM filled its heap)
+            self.throw("java/lang/OutOfMemoryError")
         if total > MAX_ARRAY_ELEMENTS:
             raise Unsupported(f"array of {total} elements")
         self.steps += total // 16
@@ -755,10 +893,36 @@ class Interpreter:
         return JArray(desc, [self._new_array(desc[1:], sizes[1:]) for _ in range(n)])
 
 
+def _compile_branch(term: object) -> Callable[[dict], int] | None:
+    """A goto, or an if comparing numbers (variables or plain constants), as a function of the frame's variables
+    giving the next block; None for other terminators (the frame loop handles them)."""
+    if type(term) is Goto:
+        target = term.target  # type: ignore[attr-defined]
+        return lambda env: target
+    if type(term) is not If:
+        return None
+    a, b = term.a, term.b  # type: ignore[attr-defined]
+    if a.type.kind is _REF or b.type.kind is _REF:
+        return None  # identity, with strings' Unsupported: the frame loop
+    cond = _CONDS[id(term.cond)]  # type: ignore[attr-defined]
+    yes, no = term.if_true, term.if_false  # type: ignore[attr-defined]
+    if type(a) is Var and type(b) is Var:
+        return lambda env: yes if cond(env[a], env[b]) else no
+    if type(a) is Var and b.kind is _VALUE:
+        bv = b.value
+        return lambda env: yes if cond(env[a], bv) else no
+    return None
+
+
 def run_method(method: IRMethod, args: list[Value], heap: Heap, call: CallHandler | None = None, *,
-               budget: int = DEFAULT_BUDGET, max_depth: int = DEFAULT_MAX_DEPTH) -> Outcome:
+               budget: int = DEFAULT_BUDGET, max_depth: int = DEFAULT_MAX_DEPTH,
+               max_heap_bytes: int | None = None) -> Outcome:
     """Run ``method`` on ``args`` with a fresh :class:`Interpreter`; see :meth:`Interpreter.run`."""
-    return Interpreter(heap, call, budget=budget, max_depth=max_depth).run(method, args)
+    return Interpreter(heap, call, budget=budget, max_depth=max_depth, max_heap_bytes=max_heap_bytes).run(method, args)
+
+
+_ELEMENT_BYTES = {"Z": 1, "B": 1, "C": 2, "S": 2, "I": 4, "F": 4, "J": 8, "D": 8}
+"""Bytes an array element takes at least (references: 4, compressed; headers not counted: a lower bound)."""
 
 
 # -- the default call handler -------------------------------------------------------------------------------
@@ -793,7 +957,9 @@ _THROWABLE_CTORS = ("()V", "(Ljava/lang/String;)V", "(Ljava/lang/String;Ljava/la
                     "(Ljava/lang/Throwable;)V")
 # JDK exception classes whose constructors only pass their arguments to Throwable's
 _PLAIN_EXCEPTION_PACKAGES = ("java/lang/", "java/io/", "java/util/")
-_NATIVE_ALLOC = {"java/lang/Object": None, "java/lang/StringBuilder": "sb", "java/lang/StringBuffer": "sb"}
+_NATIVE_ALLOC = {"java/lang/Object": None, "java/lang/StringBuilder": "sb", "java/lang/StringBuffer": "sb",
+                 "java/util/ArrayList": "list", "java/util/LinkedList": "list", "java/util/HashSet": "set"}
+"""Library classes ``new`` may allocate (their constructors are modelled), with the kind of native state."""
 
 
 class _Program:
@@ -967,6 +1133,8 @@ class DefaultCallHandler(BaseCallHandler):
             start = OBJECT
         elif type(receiver) is JObject and "lambda" in receiver.native:  # type: ignore[union-attr]
             return self._call_lambda(interp, kind, method, receiver, args)  # type: ignore[arg-type]
+        elif type(receiver) is JObject and "fn" in receiver.native:  # type: ignore[union-attr]
+            return self._call_fn(interp, kind, method, receiver, args)  # type: ignore[arg-type]
         where = self.target(heap, start, method.name, method.descriptor)
         if where[0] == "program":
             if kind is InvokeKind.STATIC:
@@ -986,12 +1154,19 @@ class DefaultCallHandler(BaseCallHandler):
     def new(self, interp: Interpreter, cls: str, constructor: MethodRef, args: list[Value]) -> Value:
         heap = interp.heap
         self.class_init(interp, cls)
+        if cls == STRING:  # strings are values: the new one is its text (identity stays unmodelled)
+            return _new_string(self, interp, constructor.descriptor, args)
         if self.program.get(cls) is None and cls not in _NATIVE_ALLOC and not (
                 cls.startswith(_PLAIN_EXCEPTION_PACKAGES) and heap.is_assignable(cls, THROWABLE)):
             raise Unsupported(f"new {cls}")
         obj = JObject(cls)
-        if _NATIVE_ALLOC.get(cls) == "sb":
+        kind = _NATIVE_ALLOC.get(cls)
+        if kind == "sb":
             obj.native["sb"] = []
+        elif kind == "list":
+            obj.native.update(list=[], mod=0)
+        elif kind == "set":
+            obj.native.update(set=[], mod=0)
         elif heap.is_assignable(cls, THROWABLE):
             obj.native.update(message=None, cause=None, suppressed=[], cause_set=False)
         self.invoke(interp, InvokeKind.SPECIAL, constructor, obj, args)
@@ -1075,7 +1250,7 @@ class DefaultCallHandler(BaseCallHandler):
             where = self.target(heap, iface, method.name, method.descriptor)  # Object's methods, defaults
             if where[0] == "program":
                 return interp.execute(self.lifted(heap, where[1], method.name, method.descriptor), [receiver, *args])
-            if where[0] == "model" and method.name == "equals" and method.descriptor == "(Ljava/lang/Object;)Z":
+            if where[0] == "model":  # Object's equals (identity), modelled default methods (andThen ...)
                 return where[1](self, interp, receiver, args)
             raise Unsupported(f"{method.name}{method.descriptor} of a lambda")
         sam_params, sam_ret = parse_method_descriptor(sam_desc)
@@ -1105,6 +1280,20 @@ class DefaultCallHandler(BaseCallHandler):
         if impl_ret == "V":
             raise Unsupported("void lambda implementation for a value-returning interface method")
         return self._adapt(interp, r, impl_ret, sam_ret, sam_ret)
+
+    def _call_fn(self, interp: Interpreter, kind: InvokeKind, method: MethodRef, receiver: JObject,
+                 args: list[Value]) -> Value:
+        """A call on a functional object a library model made (see :func:`_fn_object`): its interface method runs
+        the Python function; other methods go to the interface's modelled default methods or Object's."""
+        iface, sam_name, sam_desc, fn = receiver.native["fn"]
+        if method.name == sam_name and method.descriptor == sam_desc:
+            return fn(self, interp, args)
+        if method.name == "getClass" or kind is InvokeKind.SPECIAL:
+            raise Unsupported(f"{method.name}{method.descriptor} of a library-made functional object")
+        where = self.target(interp.heap, iface, method.name, method.descriptor)
+        if where[0] == "model":
+            return where[1](self, interp, receiver, args)
+        raise Unsupported(f"{method.name}{method.descriptor} of a library-made functional object")
 
     def _adapt(self, interp: Interpreter, v: Value, arg: str, target: str, functional: str) -> Value:
         """The conversion the lambda class applies to a value of type ``arg`` passed on as ``target`` (with
@@ -1243,6 +1432,11 @@ class DefaultCallHandler(BaseCallHandler):
             return out
         if field in _BOOLEAN_CONSTANTS:
             return box(heap, "Z", _BOOLEAN_CONSTANTS[field])
+        if field == _LOCALE_ROOT:
+            root = heap.statics.get(field)
+            if root is None:
+                root = heap.statics[field] = JObject("java/util/Locale", {"locale": "root"})
+            return root
         owner = self._field_owner(field)
         if owner is None:
             raise Unsupported(f"static field {field}")
@@ -1296,8 +1490,10 @@ class DefaultCallHandler(BaseCallHandler):
             return chr(v)  # type: ignore[arg-type]
         if c == "Z":
             return "true" if v else "false"
-        if c in "FD":
-            raise Unsupported("float/double to string (Java's algorithm is not modelled)")
+        if c == "F":
+            return float_to_string(v)  # type: ignore[arg-type]
+        if c == "D":
+            return double_to_string(v)  # type: ignore[arg-type]
         if v is None:
             return "null"
         if type(v) is str:
@@ -1320,6 +1516,232 @@ def _constant_value(cf: ClassFile, data: bytes) -> Value:
     if tag == 8:
         return cf.pool.utf8(e[1])
     return e[1]
+
+
+# -- Java's float and double to string (JDK 17's FloatingDecimal) ----------------------------------------------
+# Double.toString and Float.toString in JDK 17 are not the shortest-digits conversion Python's repr is: they run
+# FloatingDecimal's digit generator, which has an integer fast path that keeps digits beyond the shortest (2^60
+# prints as 1.15292150460684698E18), a symmetric stopping test, a forced second digit in E-form, and int/long
+# arithmetic that may wrap around. What follows computes the same digits and exponent, re-derived from that
+# behaviour and checked against the JVM on hundreds of thousands of values (tests/test_interp.py).
+
+_N5_BITS = tuple(0 if i == 0 else (5 ** i).bit_length() for i in range(27))
+"""Bits of 5^i as FloatingDecimal estimates them (0 for 5^0) for the exponents its tables hold."""
+
+
+def _ins_digits_pow2(p2: int) -> int:
+    """Decimal digits of 2^p2 that cannot matter (floor(log10 2^p2)) for 1 < p2 < 64, else 0."""
+    return len(str(1 << p2)) - 1 if 1 < p2 < 64 else 0
+
+
+def _estimate_dec_exp(fract: int, bin_exp: int) -> int:
+    """floor(log10(value)) estimated in double arithmetic, as the JDK does (it may be one too high)."""
+    d2 = S.long_bits_to_double(0x3FF0000000000000 | (fract & 0xFFFFFFFFFFFFF))
+    d = (d2 - 1.5) * 0.289529654 + 0.176091259 + bin_exp * 0.301029995663981
+    return math.floor(d)
+
+
+def _long_digits(value: int, insignificant: int) -> tuple[str, int]:
+    """An integer value's digits (trailing zeros dropped), the last ``insignificant`` rounded away half-up."""
+    dec = 0
+    if insignificant:
+        pow10 = 10 ** insignificant
+        value, residue = divmod(value, pow10)
+        dec = insignificant
+        if residue >= pow10 >> 1:
+            value += 1
+    text = str(value)
+    return text.rstrip("0"), dec + len(text)
+
+
+def _dtoa(bin_exp: int, fract: int, n_sig: int) -> tuple[str, int]:
+    """Digits and decimal exponent (value = 0.DIGITS * 10^exp) of fract * 2^(bin_exp - 52), where ``fract`` has
+    its highest bit at 52 and ``n_sig`` significant bits (53 for a double, 24 for a float, fewer if subnormal)."""
+    tail = (fract & -fract).bit_length() - 1
+    n_fract = 53 - tail  # significant bits up to the last one set
+    n_tiny = max(0, n_fract - bin_exp - 1)  # bits right of the binary point
+    if -21 <= bin_exp <= 62 and n_tiny == 0 and n_fract < 64:
+        # an integer that fits a long: its digits, less those below the precision of the binary value
+        insignificant = _ins_digits_pow2(bin_exp - n_sig - 1) if bin_exp > n_sig else 0
+        value = fract << (bin_exp - 52) if bin_exp >= 52 else fract >> (52 - bin_exp)
+        return _long_digits(value, insignificant)
+    dec_exp = _estimate_dec_exp(fract, bin_exp)
+    b5 = max(0, -dec_exp)
+    b2 = b5 + n_tiny + bin_exp
+    s5 = max(0, dec_exp)
+    s2 = s5 + n_tiny
+    m5 = b5
+    m2 = b2 - n_sig
+    fract >>= tail
+    b2 -= n_fract - 1
+    common = min(b2, s2)
+    b2 -= common
+    s2 -= common
+    m2 -= common
+    if n_fract == 1:  # a power of two: the gap below is half the gap above, taken symmetric as the JDK does
+        m2 -= 1
+    if m2 < 0:
+        b2 -= m2
+        s2 -= m2
+        m2 = 0
+    b_bits = n_fract + b2 + (_N5_BITS[b5] if b5 < 27 else b5 * 3)
+    ten_s_bits = s2 + 1 + (_N5_BITS[s5 + 1] if s5 + 1 < 27 else (s5 + 1) * 3)
+    if b_bits < 64 and ten_s_bits < 64:
+        if b_bits < 32 and ten_s_bits < 32:
+            digits, dec_exp, low, high, low_diff = _digits_fixed(fract, b5, b2, s5, s2, m5, m2, dec_exp, 32)
+        else:
+            digits, dec_exp, low, high, low_diff = _digits_fixed(fract, b5, b2, s5, s2, m5, m2, dec_exp, 64)
+    else:
+        digits, dec_exp, low, high, low_diff = _digits_big(fract, b5, b2, s5, s2, m5, m2, dec_exp)
+    dec_exponent = dec_exp + 1
+    if high and (not low or low_diff > 0 or low_diff == 0 and digits[-1] & 1):
+        dec_exponent += _round_up(digits)
+    return "".join(map(str, digits)), dec_exponent
+
+
+def _e_form(dec_exp: int) -> bool:
+    """Whether the first digit alone may not end the digits (E-form needs one after the point), by the JDK's
+    bounds on the exponent before the first digit is placed."""
+    return dec_exp < -3 or dec_exp >= 8
+
+
+def _digits_fixed(fract: int, b5: int, b2: int, s5: int, s2: int, m5: int, m2: int, dec_exp: int, bits: int):
+    """The digit loop in Java int (bits=32) or long (64) arithmetic, wrapping where Java's wraps."""
+    if bits == 32:
+        wrap, shl, div, rem = S.wrap_i, S.ishl, S.idiv, S.irem
+    else:
+        wrap, shl, div, rem = S.wrap_l, S.lshl, S.ldiv, S.lrem
+    b = shl(wrap(wrap(fract) * 5 ** b5), b2)
+    s = shl(5 ** s5, s2)
+    m = shl(5 ** m5, m2)
+    tens = wrap(s * 10)
+    q = div(b, s)
+    b = wrap(10 * rem(b, s))
+    m = wrap(m * 10)
+    low = b < m
+    high = wrap(b + m) > tens
+    digits: list[int] = []
+    if q == 0 and not high:
+        dec_exp -= 1  # the estimate was one too high
+    else:
+        digits.append(_digit(q))
+    if _e_form(dec_exp):
+        low = high = False
+    while not low and not high:
+        q = div(b, s)
+        b = wrap(10 * rem(b, s))
+        m = wrap(m * 10)
+        if m > 0:
+            low = b < m
+            high = wrap(b + m) > tens
+        else:  # m wrapped around: the JDK takes both tests as true
+            low = high = True
+        digits.append(_digit(q))
+    return digits, dec_exp, low, high, wrap(shl(b, 1) - tens)
+
+
+def _digits_big(fract: int, b5: int, b2: int, s5: int, s2: int, m5: int, m2: int, dec_exp: int):
+    """The digit loop on big integers (its high test is B + M >= 10 S, where the fixed-width loops use >)."""
+    s = 5 ** s5 << s2
+    b = fract * 5 ** b5 << b2
+    m = 5 ** (m5 + 1) << (m2 + 1)  # 10 M
+    tens = 10 * s
+    q, r = divmod(b, s)
+    b = 10 * r
+    low = b < m
+    high = b + m >= tens
+    digits: list[int] = []
+    if q == 0 and not high:
+        dec_exp -= 1
+    else:
+        digits.append(_digit(q))
+    if _e_form(dec_exp):
+        low = high = False
+    while not low and not high:
+        q, r = divmod(b, s)
+        b = 10 * r
+        m *= 10
+        low = b < m
+        high = b + m >= tens
+        digits.append(_digit(q))
+    low_diff = ((b << 1) > tens) - ((b << 1) < tens) if high and low else 0
+    return digits, dec_exp, low, high, low_diff
+
+
+def _digit(q: int) -> int:
+    if not 0 <= q <= 9:
+        raise Unsupported(f"FloatingDecimal model: digit {q}")  # never seen in testing; not guessed either
+    return q
+
+
+def _round_up(digits: list[int]) -> int:
+    """Add one to the last digit, carrying; a carry out of the first makes it 1 (the rest are 0): returns 1
+    then (the exponent grows), else 0. Digits keep their count, so trailing zeros may remain."""
+    i = len(digits) - 1
+    while digits[i] == 9 and i > 0:
+        digits[i] = 0
+        i -= 1
+    if digits[i] == 9:
+        digits[0] = 1
+        return 1
+    digits[i] += 1
+    return 0
+
+
+def _java_format(negative: bool, digits: str, dec_exponent: int) -> str:
+    """Java's layout of 0.DIGITS * 10^dec_exponent: plain for 10^-3 <= |v| < 10^7, else d.dddE[-]n."""
+    sign = "-" if negative else ""
+    n = len(digits)
+    if 0 < dec_exponent < 8:
+        if n <= dec_exponent:
+            return f"{sign}{digits}{'0' * (dec_exponent - n)}.0"
+        return f"{sign}{digits[:dec_exponent]}.{digits[dec_exponent:]}"
+    if -3 < dec_exponent <= 0:
+        return f"{sign}0.{'0' * -dec_exponent}{digits}"
+    e = dec_exponent - 1
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{e}"
+
+
+def double_to_string(x: float) -> str:
+    """``Double.toString(x)`` exactly as JDK 17 prints it."""
+    bits = S.double_to_raw_long_bits(x) & 0xFFFFFFFFFFFFFFFF
+    negative = bits >> 63 == 1
+    fract = bits & 0xFFFFFFFFFFFFF
+    bin_exp = (bits >> 52) & 0x7FF
+    if bin_exp == 0x7FF:
+        return "NaN" if fract else ("-Infinity" if negative else "Infinity")
+    if bin_exp == 0:
+        if fract == 0:
+            return "-0.0" if negative else "0.0"
+        shift = 53 - fract.bit_length()  # normalize a subnormal: its highest bit to bit 52
+        fract <<= shift
+        bin_exp = 1 - shift
+        n_sig = 53 - shift
+    else:
+        fract |= 1 << 52
+        n_sig = 53
+    return _java_format(negative, *_dtoa(bin_exp - 1023, fract, n_sig))
+
+
+def float_to_string(x: float) -> str:
+    """``Float.toString(x)`` exactly as JDK 17 prints it (``x`` is binary32-exact)."""
+    bits = S.float_to_raw_int_bits(x) & 0xFFFFFFFF
+    negative = bits >> 31 == 1
+    fract = bits & 0x7FFFFF
+    bin_exp = (bits >> 23) & 0xFF
+    if bin_exp == 0xFF:
+        return "NaN" if fract else ("-Infinity" if negative else "Infinity")
+    if bin_exp == 0:
+        if fract == 0:
+            return "-0.0" if negative else "0.0"
+        shift = 24 - fract.bit_length()
+        fract <<= shift
+        bin_exp = 1 - shift
+        n_sig = 24 - shift
+    else:
+        fract |= 1 << 23
+        n_sig = 24
+    return _java_format(negative, *_dtoa(bin_exp - 127, fract << 29, n_sig))
 
 
 # -- library models -----------------------------------------------------------------------------------------
@@ -1597,6 +2019,16 @@ def _s_equals_ignore_case(h, interp, s, args):
 @_model("java/lang/Long", "toString", "(J)Ljava/lang/String;")
 def _s_value_of_int(h, interp, recv, args):
     return str(args[0])
+
+
+@_model(STRING, "valueOf", "(F)Ljava/lang/String;")
+def _s_value_of_float(h, interp, recv, args):
+    return float_to_string(args[0])
+
+
+@_model(STRING, "valueOf", "(D)Ljava/lang/String;")
+def _s_value_of_double(h, interp, recv, args):
+    return double_to_string(args[0])
 
 
 @_model(STRING, "valueOf", "(C)Ljava/lang/String;")
@@ -1910,7 +2342,7 @@ def _arrays_to_string(desc: str) -> Model:
     return to_string
 
 
-for _d in ("I", "J", "S", "B", "C", "Z"):
+for _d in ("I", "J", "S", "B", "C", "Z", "F", "D"):
     MODELS[("java/util/Arrays", "toString", f"([{_d})Ljava/lang/String;")] = _arrays_to_string(_d)
 MODELS[("java/util/Arrays", "toString", "([Ljava/lang/Object;)Ljava/lang/String;")] = \
     _arrays_to_string("Ljava/lang/Object;")  # String.valueOf of each element
@@ -1973,7 +2405,7 @@ def _print(newline: bool, desc: str) -> Model:
 
 
 MODELS[("java/io/PrintStream", "println", "()V")] = _print(True, "")
-for _d in ("I", "J", "C", "Z", "Ljava/lang/String;", "Ljava/lang/Object;", "[C"):
+for _d in ("I", "J", "F", "D", "C", "Z", "Ljava/lang/String;", "Ljava/lang/Object;", "[C"):
     MODELS[("java/io/PrintStream", "println", f"({_d})V")] = _print(True, _d)
     MODELS[("java/io/PrintStream", "print", f"({_d})V")] = _print(False, _d)
 
@@ -2096,10 +2528,10 @@ for _c in _SB:
     _self = f"L{_c};"
     for _d in ("()V", "(I)V", "(Ljava/lang/String;)V", "(Ljava/lang/CharSequence;)V"):
         MODELS[(_c, "<init>", _d)] = _sb_init
-    for _d in ("I", "J", "C", "Z", "Ljava/lang/String;", "Ljava/lang/Object;", "Ljava/lang/CharSequence;", "[C",
-               "Ljava/lang/StringBuffer;"):
+    for _d in ("I", "J", "F", "D", "C", "Z", "Ljava/lang/String;", "Ljava/lang/Object;", "Ljava/lang/CharSequence;",
+               "[C", "Ljava/lang/StringBuffer;"):
         MODELS[(_c, "append", f"({_d}){_self}")] = _sb_append(_d)
-    for _d in ("I", "J", "C", "Z", "Ljava/lang/String;", "Ljava/lang/Object;"):
+    for _d in ("I", "J", "F", "D", "C", "Z", "Ljava/lang/String;", "Ljava/lang/Object;"):
         MODELS[(_c, "insert", f"(I{_d}){_self}")] = _sb_insert(_d)
     MODELS[(_c, "toString", "()Ljava/lang/String;")] = lambda h, i, r, a: "".join(r.native["sb"])
     MODELS[(_c, "length", "()I")] = lambda h, i, r, a: len(r.native["sb"])
@@ -2223,9 +2655,20 @@ def _enum_compare(h, interp, recv, args):
     o = args[0]
     if o is None:
         interp.throw(NPE)
-    if o.cls != recv.cls:
-        interp.throw("java/lang/ClassCastException")
+    if o.cls != recv.cls and _enum_declaring(h, interp, o) != _enum_declaring(h, interp, recv):
+        interp.throw("java/lang/ClassCastException")  # constants with bodies are subclasses of their enum
     return recv.native["ordinal"] - o.native["ordinal"]
+
+
+def _enum_declaring(h: DefaultCallHandler, interp: Interpreter, e: JObject) -> str:
+    """``getDeclaringClass()``: the class, or its superclass for a constant with a body."""
+    sup = h._info(interp.heap, e.cls)[0]
+    return e.cls if sup == "java/lang/Enum" else sup  # type: ignore[return-value]
+
+
+@_model("java/lang/Enum", "getDeclaringClass", "()Ljava/lang/Class;")
+def _enum_get_declaring(h, interp, recv, args):
+    return interp.heap.class_value(_enum_declaring(h, interp, recv))
 
 
 @_model("java/lang/Enum", "valueOf", "(Ljava/lang/Class;Ljava/lang/String;)Ljava/lang/Enum;")
@@ -2405,3 +2848,1217 @@ def _widen(v: Value, src: str, dst: str) -> Value:
     if src == "F" and dst == "D":
         return S.f2d(v)  # type: ignore[arg-type]
     raise Unsupported(f"conversion {src} -> {dst}")
+
+
+# -- more of java.lang: String constructors and methods, Locale.ROOT, Character.isWhitespace, Class ---------------
+def _new_string(h: DefaultCallHandler, interp: Interpreter, desc: str, args: list[Value]) -> str:
+    """``new String(...)``: its text (a new object in Java; identity of equal strings is not modelled anyway)."""
+    if desc == "()V":
+        return ""
+    if desc in ("(Ljava/lang/String;)V", "(Ljava/lang/StringBuilder;)V", "(Ljava/lang/StringBuffer;)V"):
+        return _char_seq(h, interp, args[0])
+    if desc in ("([C)V", "([CII)V"):
+        arr = args[0]
+        if arr is None:
+            interp.throw(NPE)
+        items = arr.items  # type: ignore[union-attr]
+        off, count = (args[1], args[2]) if len(args) == 3 else (0, len(items))
+        if off < 0 or count < 0 or off > len(items) - count:  # type: ignore[operator]
+            _sioobe(interp)
+        return "".join(map(chr, items[off:off + count]))  # type: ignore[operator]
+    if desc == "([B)V":
+        arr = args[0]
+        if arr is None:
+            interp.throw(NPE)
+        if any(b < 0 for b in arr.items):  # type: ignore[union-attr]
+            raise Unsupported("new String(byte[]) of non-ASCII bytes (the default charset is the platform's)")
+        return "".join(map(chr, arr.items))  # type: ignore[union-attr]
+    raise Unsupported(f"new String{desc}")
+
+
+_JAVA_WHITESPACE = frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                             "\u2008\u2009\u200a\u2028\u2029\u205f\u3000")
+"""``Character.isWhitespace``: space, line and paragraph separators except the no-break ones (U+00A0, U+2007,
+U+202F), and the ASCII controls 9-13 and 28-31 (unchanged in Unicode for decades, so exact for every char)."""
+
+
+@_model("java/lang/Character", "isWhitespace", "(C)Z", "(I)Z")
+def _char_is_whitespace(h, interp, recv, args):
+    c = args[0]
+    return int(0 <= c < 0x10000 and chr(c) in _JAVA_WHITESPACE)
+
+
+@_model(STRING, "isBlank", "()Z")
+def _s_is_blank(h, interp, s, args):
+    return int(all(c in _JAVA_WHITESPACE for c in s))  # a surrogate is never whitespace
+
+
+def _strip_left(s: str) -> int:
+    i = 0
+    while i < len(s) and s[i] in _JAVA_WHITESPACE:
+        i += 1
+    return i
+
+
+def _strip_right(s: str, i: int) -> int:
+    j = len(s)
+    while j > i and s[j - 1] in _JAVA_WHITESPACE:
+        j -= 1
+    return j
+
+
+MODELS[(STRING, "strip", "()Ljava/lang/String;")] = \
+    lambda h, i, s, a: s[_strip_left(s):_strip_right(s, _strip_left(s))]
+MODELS[(STRING, "stripLeading", "()Ljava/lang/String;")] = lambda h, i, s, a: s[_strip_left(s):]
+MODELS[(STRING, "stripTrailing", "()Ljava/lang/String;")] = lambda h, i, s, a: s[:_strip_right(s, 0)]
+
+
+@_model(STRING, "subSequence", "(II)Ljava/lang/CharSequence;")
+def _s_sub_sequence(h, interp, s, args):
+    return _s_substring(h, interp, s, args)
+
+
+@_model(STRING, "compareTo", "(Ljava/lang/Object;)I")  # the bridge: checkcast String first
+def _s_compare_to_object(h, interp, s, args):
+    if args[0] is not None and type(args[0]) is not str:
+        interp.throw("java/lang/ClassCastException")
+    return _s_compare_to(h, interp, s, args)
+
+
+@_model("java/lang/Enum", "compareTo", "(Ljava/lang/Object;)I")
+def _enum_compare_object(h, interp, recv, args):
+    if args[0] is not None and not interp.heap.is_assignable(runtime_class(args[0]), "java/lang/Enum"):
+        interp.throw("java/lang/ClassCastException")
+    return _enum_compare(h, interp, recv, args)
+
+
+@_model(STRING, "getBytes", "()[B")
+def _s_get_bytes(h, interp, s, args):
+    _ascii_only(s, "getBytes() (the default charset is the platform's)")
+    return JArray("[B", [ord(c) for c in s])
+
+
+@_model(STRING, "join", "(Ljava/lang/CharSequence;[Ljava/lang/CharSequence;)Ljava/lang/String;")
+def _s_join(h, interp, recv, args):
+    delim = h.to_java_string(interp, _non_null(interp, args[0]), "Ljava/lang/Object;")
+    elems = _non_null(interp, args[1])
+    items = elems.items  # type: ignore[union-attr]
+    return delim.join(h.to_java_string(interp, e, "Ljava/lang/Object;") for e in items)
+
+
+def _non_null(interp: Interpreter, v: Value) -> Value:
+    if v is None:
+        interp.throw(NPE)
+    return v
+
+
+_REGEX_META = ".$|()[{^?*+\\"
+
+
+def _simple_regex(regex: str) -> str | None:
+    """A Python pattern that matches exactly what Java's ``regex`` matches, for a small sublanguage that cannot
+    match the empty string: atoms (a literal char other than a metacharacter, ``\\`` + a non-alphanumeric ASCII
+    char, or a class ``[...]`` of such literals and ranges, not negated) each optionally followed by ``+``; its
+    chars are all below the surrogates. None for anything else."""
+    out = []
+    i, n = 0, len(regex)
+    while i < n:
+        c = regex[i]
+        if c == "[":
+            j = regex.find("]", i + 1)
+            cls = _simple_class(regex[i + 1:j]) if j > i + 1 else None
+            if cls is None:
+                return None
+            out.append(cls)
+            i = j + 1
+        elif c == "\\":
+            if i + 1 >= n or regex[i + 1].isalnum() or not regex[i + 1].isascii():
+                return None
+            out.append("\\" + regex[i + 1])
+            i += 2
+        elif c in _REGEX_META or ord(c) >= 0xD800:
+            return None
+        else:
+            out.append("\\" + c if not c.isalnum() else c)
+            i += 1
+        if i < n and regex[i] == "+":
+            out.append("+")
+            i += 1
+    return "".join(out) if out else None
+
+
+def _simple_class(body: str) -> str | None:
+    """A Python class for the body of a Java class ``[...]`` made of printable ASCII literals (no ``^`` first, no
+    ``[``, ``]``, ``\\``, ``&`` or ``-`` of its own) and ranges ``x-y`` of letters or digits, or None."""
+    if not body or body[0] == "^" or not body.isascii() or any(ch in "[]\\&" or ch < " " for ch in body):
+        return None
+    parts, k = [], 0
+    while k < len(body):
+        if k + 2 < len(body) and body[k + 1] == "-":
+            lo, hi = body[k], body[k + 2]
+            if not (lo.isalnum() and hi.isalnum() and lo <= hi):
+                return None
+            parts.append(f"{lo}-{hi}")
+            k += 3
+        elif body[k] == "-":
+            return None
+        else:
+            parts.append(body[k] if body[k].isalnum() else "\\" + body[k])
+            k += 1
+    return "[" + "".join(parts) + "]"
+
+
+@_model(STRING, "split", "(Ljava/lang/String;)[Ljava/lang/String;")
+def _s_split(h, interp, s, args):
+    """``split(regex)`` (limit 0): text between matches, a leading empty part kept, trailing empty parts
+    dropped, the string itself if nothing matches. Only regexes of :func:`_simple_regex`'s sublanguage."""
+    import re
+
+    regex = _str_arg(interp, args[0])
+    pattern = _simple_regex(regex)
+    if pattern is None:
+        raise Unsupported(f"split by regex {regex!r} (only simple character-class regexes are modelled)")
+    parts, index = [], 0
+    for m in re.finditer(pattern, s):
+        parts.append(s[index:m.start()])
+        index = m.end()
+    if index == 0 and not parts:
+        return JArray("[Ljava/lang/String;", [s])
+    parts.append(s[index:])
+    while parts and parts[-1] == "":
+        parts.pop()
+    return JArray("[Ljava/lang/String;", parts)
+
+
+_LOCALE_ROOT = FieldRef("java/util/Locale", "ROOT", "Ljava/util/Locale;")
+
+
+def _root_locale_case(upper: bool) -> Model:
+    def conv(h, interp, s, args):
+        loc = args[0]
+        if loc is None:
+            interp.throw(NPE)
+        if type(loc) is not JObject or loc.native.get("locale") != "root":
+            raise Unsupported("case conversion in a locale other than Locale.ROOT")
+        _ascii_only(s, "toUpperCase" if upper else "toLowerCase")
+        return s.upper() if upper else s.lower()
+    return conv
+
+
+MODELS[(STRING, "toUpperCase", "(Ljava/util/Locale;)Ljava/lang/String;")] = _root_locale_case(True)
+MODELS[(STRING, "toLowerCase", "(Ljava/util/Locale;)Ljava/lang/String;")] = _root_locale_case(False)
+
+
+def _to_radix(v: int, radix: int) -> str:
+    """``Integer.toString(i, radix)`` / ``Long.toString``: radix outside 2..36 means 10; lower-case digits."""
+    if not 2 <= radix <= 36:
+        radix = 10
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    n, out = abs(v), []
+    while True:
+        n, r = divmod(n, radix)
+        out.append(digits[r])
+        if n == 0:
+            break
+    return ("-" if v < 0 else "") + "".join(reversed(out))
+
+
+MODELS[("java/lang/Integer", "toString", "(II)Ljava/lang/String;")] = lambda h, i, r, a: _to_radix(a[0], a[1])
+MODELS[("java/lang/Long", "toString", "(JI)Ljava/lang/String;")] = lambda h, i, r, a: _to_radix(a[0], a[1])
+
+
+def _parse_floating(prim: str) -> Model:
+    """``Double.parseDouble`` / ``Float.parseFloat`` for decimal text (surrounding chars <= ' ' trimmed, a sign,
+    digits with an optional point, an optional exponent, an optional f/F/d/D suffix; NaN, Infinity): the
+    correctly rounded value, as the JDK's; other text that Java rejects throws NumberFormatException; hexadecimal
+    text is not modelled."""
+    import re
+
+    number = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?\Z")
+    hexadecimal = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?\Z")
+
+    def parse(h, interp, recv, args):
+        s = args[0]
+        if s is None:
+            interp.throw(NPE)
+        t = _str_arg(interp, s).strip("".join(map(chr, range(33))))
+        if t in ("NaN", "+NaN", "-NaN"):
+            return math.nan
+        if t in ("Infinity", "+Infinity", "-Infinity"):
+            return -math.inf if t[0] == "-" else math.inf
+        if not t.isascii() or not number.match(t):
+            if hexadecimal.match(t):
+                raise Unsupported("parsing hexadecimal floating-point text")
+            interp.throw("java/lang/NumberFormatException")
+        body = t.rstrip("fFdD")
+        # float(): correctly rounded to double; a float is rounded once more from the exact decimal, which
+        # Python's float32 path does not offer, so only texts whose double rounds to float exactly are safe
+        v = float(body)
+        if prim == "D":
+            return v
+        f = S.to_f32(v)
+        if f != v and not _decimal_rounds_like(body, f):
+            raise Unsupported("Float.parseFloat of a text whose double rounding might differ")
+        return f
+    return parse
+
+
+def _decimal_rounds_like(text: str, f: float) -> bool:
+    """Whether the exact decimal ``text`` lies strictly inside the rounding interval of float ``f`` (then
+    rounding it directly to float gives ``f``, whatever double rounding did)."""
+    from fractions import Fraction
+
+    if math.isinf(f):
+        return False
+    exact = Fraction(text)
+    bits = S.float_to_raw_int_bits(f) & 0x7FFFFFFF
+    lo = Fraction(S.int_bits_to_float(bits - 1)) if bits else -Fraction(S.int_bits_to_float(1))
+    hi = Fraction(2 ** 128) if bits + 1 == 0x7F800000 else Fraction(S.int_bits_to_float(bits + 1))
+    mid_lo, mid_hi = (Fraction(abs(f)) + lo) / 2, (Fraction(abs(f)) + hi) / 2
+    return mid_lo < abs(exact) < mid_hi
+
+
+MODELS[("java/lang/Double", "parseDouble", "(Ljava/lang/String;)D")] = _parse_floating("D")
+MODELS[("java/lang/Float", "parseFloat", "(Ljava/lang/String;)F")] = _parse_floating("F")
+
+
+def _arrays_equals(h, interp, recv, args):
+    a, b = args
+    if a is b:
+        return 1
+    if a is None or b is None:
+        return 0
+    if len(a.items) != len(b.items):
+        return 0
+    if a.desc[1] in "FD":  # Float/Double.equals per element: by bits, NaN equal to NaN
+        return int(all(_prim_eq_bits(a.desc[1], x, y) for x, y in zip(a.items, b.items)))
+    return int(a.items == b.items)
+
+
+for _d in ("I", "J", "S", "B", "C", "Z", "F", "D"):
+    MODELS[("java/util/Arrays", "equals", f"([{_d}[{_d})Z")] = _arrays_equals
+
+
+def _class_file_of(h: DefaultCallHandler, recv: Value) -> ClassFile:
+    cf = h.program.get(recv.name) if type(recv) is ClassValue else None  # type: ignore[union-attr]
+    if cf is None:
+        raise Unsupported(f"reflection on library class {getattr(recv, 'name', recv)}")
+    return cf
+
+
+@_model("java/lang/Class", "getInterfaces", "()[Ljava/lang/Class;")
+def _class_interfaces(h, interp, recv, args):
+    cf = _class_file_of(h, recv)
+    return JArray("[Ljava/lang/Class;", [interp.heap.class_value(i) for i in cf.interfaces])
+
+
+def _permitted(cf: ClassFile) -> list[str] | None:
+    attr = attribute_named(cf.attributes, "PermittedSubclasses")
+    if attr is None:
+        return None
+    n = int.from_bytes(attr.data[:2], "big")
+    return [cf.pool.class_name(int.from_bytes(attr.data[2 + 2 * k:4 + 2 * k], "big")) for k in range(n)]
+
+
+@_model("java/lang/Class", "isSealed", "()Z")
+def _class_is_sealed(h, interp, recv, args):
+    return int(_permitted(_class_file_of(h, recv)) is not None)
+
+
+@_model("java/lang/Class", "getPermittedSubclasses", "()[Ljava/lang/Class;")
+def _class_permitted(h, interp, recv, args):
+    names = _permitted(_class_file_of(h, recv))
+    if names is None:
+        return None
+    if any(h.program.get(n) is None for n in names):  # the JDK drops those it cannot load as subclasses
+        raise Unsupported("permitted subclasses outside the program")
+    return JArray("[Ljava/lang/Class;", [interp.heap.class_value(n) for n in names])
+
+
+# -- java.util: lists, a minimal HashSet, iterators, comparators, sorting, streams --------------------------------
+# A modelled collection is a JObject of the JDK's concrete class with native state: "list" (a Python list;
+# for Arrays.asList the backing JArray's own item list, so writes go through both ways) and "mod" (modCount, for
+# ConcurrentModificationException). Models apply to exactly these classes: a program subclass could override what
+# the JDK's code calls internally (iterator(), get(), ...), so a subclass receiver is Unsupported.
+_LIST_KINDS = {
+    # class: (iterator class, kind); growable: ArrayList/LinkedList; fixed: Arrays.asList; immutable: List.of
+    "java/util/ArrayList": ("java/util/ArrayList$Itr", "growable"),
+    "java/util/LinkedList": ("java/util/LinkedList$ListItr", "growable"),
+    "java/util/Arrays$ArrayList": ("java/util/Arrays$ArrayItr", "fixed"),
+    "java/util/ImmutableCollections$List12": ("java/util/ImmutableCollections$ListItr", "immutable"),
+    "java/util/ImmutableCollections$ListN": ("java/util/ImmutableCollections$ListItr", "immutable"),
+}
+_UOE = "java/lang/UnsupportedOperationException"
+_CME = "java/util/ConcurrentModificationException"
+_OBJ = "Ljava/lang/Object;"
+
+
+def _fn_object(h: DefaultCallHandler, interp: Interpreter, iface: str, sam: str, desc: str,
+               fn: Callable[[DefaultCallHandler, Interpreter, list], Value], cls: str | None = None) -> JObject:
+    """A functional object a library method returns (``Comparator.comparingInt``, ``Function.andThen`` ...):
+    calling ``iface.sam desc`` on it runs ``fn(handler, interp, args)``. Its class is made up like a lambda's
+    (``iface$$Lambda``) unless the JDK's is given."""
+    heap = interp.heap
+    if cls is None:
+        cls = iface + "$$Lambda"
+        known = h._lambda_classes.setdefault(id(heap.hierarchy), (heap.hierarchy, set()))[1]
+        if cls not in known:
+            heap.hierarchy.add_info(ClassInfo(cls, OBJECT, (iface,), False))
+            known.add(cls)
+    return JObject(cls, {"fn": (iface, sam, desc, fn)})
+
+
+def _call(h: DefaultCallHandler, interp: Interpreter, obj: Value, owner: str, name: str, desc: str,
+          args: list[Value]) -> Value:
+    """``obj.name(args)`` by virtual dispatch (NPE on null), as JDK code calling an interface method does."""
+    return h.call_virtual(interp, MethodRef(owner, name, desc, True), obj, args)
+
+
+def _java_equals(h: DefaultCallHandler, interp: Interpreter, a: Value, b: Value) -> bool:
+    """``a.equals(b)`` for a non-null ``a``."""
+    return bool(h.call_virtual(interp, _EQUALS, a, [b]))
+
+
+def _objects_eq(h: DefaultCallHandler, interp: Interpreter, a: Value, b: Value) -> bool:
+    """``Objects.equals(a, b)``: identity first (two equal strings are equal either way: String.equals has no
+    effects), then ``a.equals(b)``."""
+    if type(a) is str and type(b) is str:
+        return a == b
+    if a is b:
+        return True
+    return a is not None and _java_equals(h, interp, a, b)
+
+
+def _hash_or_zero(h: DefaultCallHandler, interp: Interpreter, e: Value) -> int:
+    return 0 if e is None else h.call_virtual(interp, _HASH_CODE, e, [])  # type: ignore[return-value]
+
+
+def _jlist(interp: Interpreter, recv: Value, cls: str) -> list:
+    if type(recv) is not JObject or recv.cls != cls:  # type: ignore[union-attr]
+        raise Unsupported(f"a subclass of {cls}")
+    return recv.native["list"]  # type: ignore[union-attr]
+
+
+def _is_modelled_collection(v: Value) -> bool:
+    return type(v) is JObject and (v.cls in _LIST_KINDS or v.cls == _HASH_SET)  # type: ignore[union-attr]
+
+
+def _to_array(interp: Interpreter, c: Value) -> list:
+    """``c.toArray()`` of a modelled collection (a snapshot); NPE on null; others are not modelled."""
+    if c is None:
+        interp.throw(NPE)
+    if not _is_modelled_collection(c):
+        raise Unsupported(f"toArray of a {runtime_class(c)}")
+    if c.cls == _HASH_SET:  # type: ignore[union-attr]
+        return list(_hset(interp, c))  # in hash-table order: known for at most one element only
+    return list(c.native["list"])  # type: ignore[union-attr]
+
+
+def _check_index(interp: Interpreter, i: int, n: int, exc: str) -> None:
+    if not 0 <= i < n:
+        interp.throw(exc)  # the JDK's messages differ by class; the model leaves them unknown
+
+
+def _register_list(cls: str, itr_cls: str, kind: str) -> None:
+    growable, fixed = kind == "growable", kind == "fixed"
+    immutable = kind == "immutable"
+    # what an out-of-range index throws: ArrayList/LinkedList/List12 check the index, ListN and Arrays.asList
+    # index their array
+    bad_index = "java/lang/ArrayIndexOutOfBoundsException" if cls.endswith(("ListN", "Arrays$ArrayList")) \
+        else "java/lang/IndexOutOfBoundsException"
+
+    def reg(name: str, desc: str, fn: Model) -> None:
+        MODELS[(cls, name, desc)] = fn
+
+    def bump(recv: JObject) -> None:
+        recv.native["mod"] += 1
+
+    def uoe(h, interp, recv, args):
+        _jlist(interp, recv, cls)
+        interp.throw(_UOE, None)
+
+    reg("size", "()I", lambda h, i, r, a: len(_jlist(i, r, cls)))
+    reg("isEmpty", "()Z", lambda h, i, r, a: int(not _jlist(i, r, cls)))
+
+    def get(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        _check_index(interp, args[0], len(items), bad_index)
+        return items[args[0]]
+    reg("get", "(I)Ljava/lang/Object;", get)
+
+    def set_(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        if immutable:
+            interp.throw(_UOE, None)
+        i, v = args
+        _check_index(interp, i, len(items), bad_index)
+        if fixed:
+            comp = recv.native["array"].desc[1:]
+            if v is not None and not interp.heap.is_assignable(runtime_class(v), _class_of(comp)):
+                interp.throw("java/lang/ArrayStoreException")
+        old = items[i]
+        items[i] = v
+        return old
+    reg("set", "(ILjava/lang/Object;)Ljava/lang/Object;", set_)
+
+    def index_of(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        o = args[0]
+        if o is None:
+            if immutable:
+                interp.throw(NPE)
+            return next((k for k, e in enumerate(items) if e is None), -1)
+        for k in range(len(items)):  # o.equals(element), in order; the list may change under the calls
+            if k < len(items) and _java_equals(h, interp, o, items[k]):
+                return k
+        return -1
+    reg("indexOf", "(Ljava/lang/Object;)I", index_of)
+    reg("contains", "(Ljava/lang/Object;)Z", lambda h, i, r, a: int(index_of(h, i, r, a) >= 0))
+
+    def iterator(h, interp, recv, args):
+        _jlist(interp, recv, cls)
+        return JObject(itr_cls, {"itr": [recv, 0, recv.native.get("mod", 0), -1]})
+    reg("iterator", "()Ljava/util/Iterator;", iterator)
+
+    def to_string(h, interp, recv, args):  # AbstractCollection.toString, through the iterator
+        _jlist(interp, recv, cls)
+        parts = ["(this Collection)" if e is recv else h.to_java_string(interp, e, _OBJ)
+                 for e in _iterate(h, interp, recv)]
+        return "[" + ", ".join(parts) + "]"
+    reg("toString", "()Ljava/lang/String;", to_string)
+
+    def hash_code(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        acc = 1
+        if cls == "java/util/ArrayList":  # by index, then a modCount check
+            expected = recv.native["mod"]
+            for k in range(len(items)):
+                if k >= len(items):
+                    raise Unsupported("hashCode of a list that shrank")
+                e = items[k]
+                acc = S.wrap_i(31 * acc + _hash_or_zero(h, interp, e))
+            if recv.native["mod"] != expected:
+                interp.throw(_CME, None)
+            return acc
+        for e in _iterate(h, interp, recv):
+            acc = S.wrap_i(31 * acc + _hash_or_zero(h, interp, e))
+        return acc
+    reg("hashCode", "()I", hash_code)
+
+    def equals(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        o = args[0]
+        if o is recv:
+            return 1
+        if o is None or not interp.heap.is_assignable(runtime_class(o), "java/util/List"):
+            return 0
+        if not (type(o) is JObject and o.cls in _LIST_KINDS):
+            raise Unsupported(f"equals with a {runtime_class(o)}")
+        other = o.native["list"]
+        if cls == "java/util/ArrayList" and o.cls == cls and len(other) != len(items):
+            return 0  # equalsArrayList compares sizes first
+        n = len(items)
+        for k in range(n):
+            if k >= len(other):
+                return 0
+            a, b = items[k], other[k]
+            if cls == "java/util/ArrayList":
+                same = _objects_eq(h, interp, a, b)
+            elif immutable:
+                same = _java_equals(h, interp, a, b)
+            else:
+                same = b is None if a is None else _java_equals(h, interp, a, b)
+            if not same:
+                return 0
+        return int(len(other) == n)
+    reg("equals", "(Ljava/lang/Object;)Z", equals)
+
+    def for_each(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        action = _non_null(interp, args[0])
+        if cls != "java/util/ArrayList":  # Iterable.forEach (Arrays.asList's loops over its array: the same)
+            for e in _iterate(h, interp, recv):
+                _call(h, interp, action, "java/util/function/Consumer", "accept", "(Ljava/lang/Object;)V", [e])
+            return None
+        expected = recv.native["mod"]  # ArrayList: by index while modCount is unchanged
+        n = len(items)
+        k = 0
+        while k < n and recv.native.get("mod", 0) == expected:
+            if k >= len(items):
+                raise Unsupported("forEach over a list that shrank")
+            _call(h, interp, action, "java/util/function/Consumer", "accept", "(Ljava/lang/Object;)V", [items[k]])
+            k += 1
+        if recv.native.get("mod", 0) != expected:
+            interp.throw(_CME, None)
+        return None
+    reg("forEach", "(Ljava/util/function/Consumer;)V", for_each)
+
+    def sort(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        if immutable:
+            interp.throw(_UOE, None)
+        c = args[0]
+        if cls == "java/util/LinkedList":  # List.sort: sort a copy, write it back through a list iterator
+            copy = list(items)
+            _jdk_sort(h, interp, copy, c)
+            if len(copy) != len(items):
+                raise Unsupported("a list whose size changed while being sorted")
+            items[:] = copy
+            return None
+        expected = recv.native.get("mod", 0)
+        _jdk_sort(h, interp, items, c)  # in place, as Arrays.sort on the backing array
+        if growable:
+            if recv.native["mod"] != expected:
+                interp.throw(_CME, None)
+            bump(recv)
+        return None
+    reg("sort", "(Ljava/util/Comparator;)V", sort)
+    reg("stream", "()Ljava/util/stream/Stream;",
+        lambda h, i, r, a: _new_stream(i, "ref", r, _jlist(i, r, cls), sized=True))
+
+    if not growable:
+        for name, desc in (("add", "(Ljava/lang/Object;)Z"), ("add", "(ILjava/lang/Object;)V"),
+                           ("remove", "(I)Ljava/lang/Object;"), ("clear", "()V"),
+                           ("addAll", "(Ljava/util/Collection;)Z")):
+            reg(name, desc, uoe)
+        if immutable:
+            reg("remove", "(Ljava/lang/Object;)Z", uoe)
+            reg("removeIf", "(Ljava/util/function/Predicate;)Z", uoe)
+        else:  # AbstractCollection.remove / Collection.removeIf: search, and fail only on a match
+            def remove_fixed(h, interp, recv, args):
+                items = _jlist(interp, recv, cls)
+                o = args[0]
+                for k in range(len(items)):
+                    if (items[k] is None) if o is None else _java_equals(h, interp, o, items[k]):
+                        interp.throw(_UOE, None)
+                return 0
+            reg("remove", "(Ljava/lang/Object;)Z", remove_fixed)
+
+            def remove_if_fixed(h, interp, recv, args):
+                items = _jlist(interp, recv, cls)
+                p = _non_null(interp, args[0])
+                for k in range(len(items)):
+                    if _call(h, interp, p, "java/util/function/Predicate", "test", "(Ljava/lang/Object;)Z",
+                             [items[k]]):
+                        interp.throw(_UOE, None)
+                return 0
+            reg("removeIf", "(Ljava/util/function/Predicate;)Z", remove_if_fixed)
+        return
+
+    def add(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        bump(recv)
+        items.append(args[0])
+        if len(items) > MAX_ARRAY_ELEMENTS:
+            raise Unsupported("list too long")
+        return 1
+    reg("add", "(Ljava/lang/Object;)Z", add)
+
+    def add_at(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        i, v = args
+        if not 0 <= i <= len(items):
+            interp.throw("java/lang/IndexOutOfBoundsException")
+        bump(recv)
+        items.insert(i, v)
+        return None
+    reg("add", "(ILjava/lang/Object;)V", add_at)
+
+    def remove_at(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        _check_index(interp, args[0], len(items), "java/lang/IndexOutOfBoundsException")
+        bump(recv)
+        return items.pop(args[0])
+    reg("remove", "(I)Ljava/lang/Object;", remove_at)
+
+    def remove(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        o = args[0]
+        for k in range(len(items)):
+            if k < len(items) and ((items[k] is None) if o is None else _java_equals(h, interp, o, items[k])):
+                bump(recv)
+                del items[k]
+                return 1
+        return 0
+    reg("remove", "(Ljava/lang/Object;)Z", remove)
+
+    def clear(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        bump(recv)
+        items.clear()
+        return None
+    reg("clear", "()V", clear)
+
+    def add_all(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        new = _to_array(interp, args[0])
+        if cls == "java/util/LinkedList" and not new:
+            return 0  # LinkedList.addAll: nothing to add leaves modCount alone
+        bump(recv)
+        items.extend(new)
+        return int(bool(new))
+    reg("addAll", "(Ljava/util/Collection;)Z", add_all)
+
+    def remove_if(h, interp, recv, args):
+        items = _jlist(interp, recv, cls)
+        p = _non_null(interp, args[0])
+        expected = recv.native["mod"]
+        if cls == "java/util/LinkedList":  # Collection.removeIf: through the iterator, removing at once
+            k, removed = 0, False
+            while k < len(items):
+                if recv.native["mod"] != expected:
+                    interp.throw(_CME, None)
+                if _call(h, interp, p, "java/util/function/Predicate", "test", "(Ljava/lang/Object;)Z", [items[k]]):
+                    del items[k]
+                    bump(recv)
+                    expected = recv.native["mod"]
+                    removed = True
+                else:
+                    k += 1
+            return int(removed)
+        n = len(items)  # ArrayList: test every element first (in order), then remove the marked ones
+        doomed = []
+        for k in range(n):
+            if k >= len(items):
+                raise Unsupported("removeIf over a list that shrank")
+            if _call(h, interp, p, "java/util/function/Predicate", "test", "(Ljava/lang/Object;)Z", [items[k]]):
+                doomed.append(k)
+        if recv.native["mod"] != expected:
+            interp.throw(_CME, None)
+        if not doomed:
+            return 0
+        bump(recv)
+        gone = set(doomed)
+        items[:n] = [e for k, e in enumerate(items[:n]) if k not in gone]
+        return 1
+    reg("removeIf", "(Ljava/util/function/Predicate;)Z", remove_if)
+
+    def init(h, interp, recv, args):
+        recv.native.setdefault("list", [])
+        recv.native.setdefault("mod", 0)
+        return None
+    reg("<init>", "()V", init)
+
+    def init_collection(h, interp, recv, args):
+        recv.native["list"] = _to_array(interp, args[0])
+        recv.native.setdefault("mod", 0)
+        return None
+    reg("<init>", "(Ljava/util/Collection;)V", init_collection)
+    if cls == "java/util/ArrayList":
+        def init_capacity(h, interp, recv, args):
+            if args[0] < 0:
+                interp.throw("java/lang/IllegalArgumentException", f"Illegal Capacity: {args[0]}")
+            return init(h, interp, recv, [])
+        reg("<init>", "(I)V", init_capacity)
+
+
+def _iterate(h: DefaultCallHandler, interp: Interpreter, coll: JObject):
+    """The elements of a modelled collection through its iterator's hasNext/next models, as JDK code that loops
+    over ``this`` sees them (ConcurrentModificationException included)."""
+    it = MODELS[(coll.cls, "iterator", "()Ljava/util/Iterator;")](h, interp, coll, [])
+    has_next = MODELS[(it.cls, "hasNext", "()Z")]  # type: ignore[union-attr]
+    next_ = MODELS[(it.cls, "next", "()Ljava/lang/Object;")]  # type: ignore[union-attr]
+    while has_next(h, interp, it, []):
+        yield next_(h, interp, it, [])
+
+
+for _cls, (_itr, _kind) in _LIST_KINDS.items():
+    _register_list(_cls, _itr, _kind)
+
+
+def _register_iterator(itr_cls: str, hasnext_ne: bool, checked: bool, removable: bool) -> None:
+    """An iterator over a modelled collection: native["itr"] = [collection, cursor, expected modCount, last]."""
+    def elements(it: JObject) -> list:
+        n = it.native["itr"][0].native
+        return n["list"] if "list" in n else n["set"]
+
+    def has_next(h, interp, recv, args):
+        st = recv.native["itr"]
+        n = len(elements(recv))
+        return int(st[1] != n if hasnext_ne else st[1] < n)
+
+    def next_(h, interp, recv, args):
+        st = recv.native["itr"]
+        coll = st[0]
+        if checked and coll.native.get("mod", 0) != st[2]:
+            interp.throw(_CME, None)
+        items = elements(recv)
+        if st[1] >= len(items):
+            interp.throw("java/util/NoSuchElementException", None)
+        st[3] = st[1]
+        st[1] += 1
+        return items[st[3]]
+
+    def remove(h, interp, recv, args):
+        st = recv.native["itr"]
+        coll = st[0]
+        if not removable:
+            interp.throw(_UOE, "remove")
+        if st[3] < 0:
+            interp.throw("java/lang/IllegalStateException", None)
+        if coll.native["mod"] != st[2]:
+            interp.throw(_CME, None)
+        del elements(recv)[st[3]]
+        coll.native["mod"] += 1
+        st[1], st[2], st[3] = st[3], coll.native["mod"], -1
+        return None
+
+    MODELS[(itr_cls, "hasNext", "()Z")] = has_next
+    MODELS[(itr_cls, "next", "()Ljava/lang/Object;")] = next_
+    MODELS[(itr_cls, "remove", "()V")] = remove
+
+
+_register_iterator("java/util/ArrayList$Itr", True, True, True)
+_register_iterator("java/util/LinkedList$ListItr", False, True, True)
+_register_iterator("java/util/ImmutableCollections$ListItr", True, False, False)
+_register_iterator("java/util/Arrays$ArrayItr", False, False, False)
+
+
+# HashSet: only what does not depend on the hash table's layout (its iteration order): the empty set, adding to
+# it, and a set of one element
+_HASH_SET = "java/util/HashSet"
+
+
+def _hset(interp: Interpreter, recv: Value, at_most_one: bool = True) -> list:
+    if type(recv) is not JObject or recv.cls != _HASH_SET:  # type: ignore[union-attr]
+        raise Unsupported(f"a subclass of {_HASH_SET}")
+    items = recv.native["set"]  # type: ignore[union-attr]
+    if at_most_one and len(items) > 1:
+        raise Unsupported("a HashSet of more than one element (its hash-table order is not modelled)")
+    return items
+
+
+@_model(_HASH_SET, "<init>", "()V")
+def _hs_init(h, interp, recv, args):
+    recv.native.setdefault("set", [])
+    recv.native.setdefault("mod", 0)
+    return None
+
+
+@_model(_HASH_SET, "add", "(Ljava/lang/Object;)Z")
+def _hs_add(h, interp, recv, args):
+    items = _hset(interp, recv)
+    if items:
+        raise Unsupported("adding to a non-empty HashSet (its equals/hashCode calls follow the hash table)")
+    e = args[0]
+    if e is not None:
+        h.call_virtual(interp, _HASH_CODE, e, [])  # HashMap.hash: one hashCode call
+    items.append(e)
+    recv.native["mod"] += 1
+    return 1
+
+
+MODELS[(_HASH_SET, "size", "()I")] = lambda h, i, r, a: len(_hset(i, r, False))
+MODELS[(_HASH_SET, "isEmpty", "()Z")] = lambda h, i, r, a: int(not _hset(i, r, False))
+def _hs_iterator(h, interp, recv, args):
+    _hset(interp, recv)
+    return JObject("java/util/HashMap$KeyIterator", {"itr": [recv, 0, recv.native["mod"], -1]})
+
+
+MODELS[(_HASH_SET, "iterator", "()Ljava/util/Iterator;")] = _hs_iterator
+MODELS[(_HASH_SET, "toString", "()Ljava/lang/String;")] = lambda h, i, r, a: "[" + ", ".join(
+    "(this Collection)" if e is r else h.to_java_string(i, e, _OBJ) for e in _hset(i, r)) + "]"
+_register_iterator("java/util/HashMap$KeyIterator", False, True, False)
+
+
+# List.of, Arrays.asList, Collections.sort
+def _immutable_list(interp: Interpreter, items: list) -> JObject:
+    for e in items:
+        if e is None:
+            interp.throw(NPE)
+    if not items:  # List.of() is one shared instance
+        key = ("List.of",)
+        if key not in interp.heap.boxes:
+            interp.heap.boxes[key] = JObject("java/util/ImmutableCollections$ListN", {"list": []})
+        return interp.heap.boxes[key]  # type: ignore[return-value]
+    cls = "java/util/ImmutableCollections$List12" if len(items) <= 2 else "java/util/ImmutableCollections$ListN"
+    return JObject(cls, {"list": list(items)})
+
+
+for _n in range(0, 11):
+    MODELS[("java/util/List", "of", "(" + _OBJ * _n + ")Ljava/util/List;")] = \
+        lambda h, i, r, a: _immutable_list(i, list(a))
+
+
+@_model("java/util/List", "of", "([Ljava/lang/Object;)Ljava/util/List;")
+def _list_of_array(h, interp, recv, args):
+    return _immutable_list(interp, list(_non_null(interp, args[0]).items))  # type: ignore[union-attr]
+
+
+@_model("java/util/Arrays", "asList", "([Ljava/lang/Object;)Ljava/util/List;")
+def _arrays_as_list(h, interp, recv, args):
+    arr = _non_null(interp, args[0])
+    return JObject("java/util/Arrays$ArrayList", {"list": arr.items, "array": arr})  # type: ignore[union-attr]
+
+
+@_model("java/util/Collections", "sort", "(Ljava/util/List;)V")
+def _collections_sort(h, interp, recv, args):
+    return _call(h, interp, args[0], "java/util/List", "sort", "(Ljava/util/Comparator;)V", [None])
+
+
+@_model("java/util/Collections", "sort", "(Ljava/util/List;Ljava/util/Comparator;)V")
+def _collections_sort_with(h, interp, recv, args):
+    return _call(h, interp, args[0], "java/util/List", "sort", "(Ljava/util/Comparator;)V", [args[1]])
+
+
+_MIN_MERGE = 32
+
+
+def _jdk_sort(h: DefaultCallHandler, interp: Interpreter, a: list, c: Value) -> None:
+    """``Arrays.sort(a, c)`` (``c`` None: natural order) in place, with the JDK's exact sequence of comparisons:
+    below 32 elements TimSort is a run scan then a binary insertion sort; longer arrays are not modelled."""
+    n = len(a)
+    if n < 2:
+        return
+    if n >= _MIN_MERGE:
+        raise Unsupported(f"sorting {n} elements (TimSort's merges are not modelled)")
+    if c is None:
+        def cmp(x: Value, y: Value) -> int:  # ComparableTimSort: ((Comparable) x).compareTo(y)
+            if x is not None and not interp.heap.is_assignable(runtime_class(x), "java/lang/Comparable"):
+                interp.throw("java/lang/ClassCastException")
+            return _compare_to(h, interp, x, y)
+    else:
+        def cmp(x: Value, y: Value) -> int:
+            return _call(h, interp, c, "java/util/Comparator", "compare", "(Ljava/lang/Object;Ljava/lang/Object;)I",
+                         [x, y])  # type: ignore[return-value]
+    # countRunAndMakeAscending
+    run = 2
+    if cmp(a[1], a[0]) < 0:
+        while run < n and cmp(a[run], a[run - 1]) < 0:
+            run += 1
+        a[:run] = a[:run][::-1]
+    else:
+        while run < n and cmp(a[run], a[run - 1]) >= 0:
+            run += 1
+    # binarySort from the end of the run
+    for start in range(run, n):
+        pivot = a[start]
+        left, right = 0, start
+        while left < right:
+            mid = (left + right) >> 1
+            if cmp(pivot, a[mid]) < 0:
+                right = mid
+            else:
+                left = mid + 1
+        a[left + 1:start + 1] = a[left:start]
+        a[left] = pivot
+
+
+# Comparators and default methods of functional interfaces
+_COMPARE = "(Ljava/lang/Object;Ljava/lang/Object;)I"
+
+
+@_model("java/util/Comparator", "comparingInt", "(Ljava/util/function/ToIntFunction;)Ljava/util/Comparator;")
+def _comparing_int(h, interp, recv, args):
+    key = _non_null(interp, args[0])
+
+    def compare(h2, interp2, a):
+        x = _call(h2, interp2, key, "java/util/function/ToIntFunction", "applyAsInt", "(Ljava/lang/Object;)I", [a[0]])
+        y = _call(h2, interp2, key, "java/util/function/ToIntFunction", "applyAsInt", "(Ljava/lang/Object;)I", [a[1]])
+        return (x > y) - (x < y)  # type: ignore[operator]
+    return _fn_object(h, interp, "java/util/Comparator", "compare", _COMPARE, compare)
+
+
+def _natural_compare(h2: DefaultCallHandler, interp2: Interpreter, x: Value, y: Value) -> int:
+    """``x.compareTo(y)`` as a comparator of Comparables does it: its bridge casts both arguments first."""
+    for v in (x, y):
+        if v is not None and not interp2.heap.is_assignable(runtime_class(v), "java/lang/Comparable"):
+            interp2.throw("java/lang/ClassCastException")
+    return _compare_to(h2, interp2, x, y)
+
+
+def _compare_to(h: DefaultCallHandler, interp: Interpreter, x: Value, y: Value) -> int:
+    """``((Comparable) x).compareTo(y)`` after the cast: NPE on a null ``x``."""
+    r = _call(h, interp, x, "java/lang/Comparable", "compareTo", "(Ljava/lang/Object;)I", [y])
+    return r  # type: ignore[return-value]
+
+
+@_model("java/util/Comparator", "reverseOrder", "()Ljava/util/Comparator;")
+@_model("java/util/Collections", "reverseOrder", "()Ljava/util/Comparator;")
+def _reverse_order(h, interp, recv, args):
+    key = ("reverseOrder",)
+    found = interp.heap.boxes.get(key)
+    if found is None:  # Collections.ReverseComparator.REVERSE_ORDER: compare(a, b) is b.compareTo(a)
+        found = interp.heap.boxes[key] = _fn_object(
+            h, interp, "java/util/Comparator", "compare", _COMPARE,
+            lambda h2, i2, a: _natural_compare(h2, i2, a[1], a[0]), "java/util/Collections$ReverseComparator")
+    return found
+
+
+@_model("java/util/Comparator", "naturalOrder", "()Ljava/util/Comparator;")
+def _natural_order(h, interp, recv, args):
+    key = ("naturalOrder",)
+    found = interp.heap.boxes.get(key)
+    if found is None:
+        found = interp.heap.boxes[key] = _fn_object(
+            h, interp, "java/util/Comparator", "compare", _COMPARE,
+            lambda h2, i2, a: _natural_compare(h2, i2, a[0], a[1]), "java/util/Comparators$NaturalOrderComparator")
+    return found
+
+
+@_model("java/util/Comparator", "thenComparing", "(Ljava/util/Comparator;)Ljava/util/Comparator;")
+def _then_comparing(h, interp, recv, args):
+    first, other = recv, _non_null(interp, args[0])
+
+    def compare(h2, interp2, a):
+        res = _call(h2, interp2, first, "java/util/Comparator", "compare", _COMPARE, a)
+        return res if res != 0 else _call(h2, interp2, other, "java/util/Comparator", "compare", _COMPARE, a)
+    return _fn_object(h, interp, "java/util/Comparator", "compare", _COMPARE, compare)
+
+
+@_model("java/util/Comparator", "reversed", "()Ljava/util/Comparator;")
+def _reversed(h, interp, recv, args):
+    if type(recv) is JObject and recv.cls == "java/util/Collections$ReverseComparator":
+        return _natural_order(h, interp, None, [])  # ReverseComparator.reversed() is natural order
+    raise Unsupported("Comparator.reversed of this comparator")
+
+
+_FUNCTION = "java/util/function/Function"
+_PREDICATE = "java/util/function/Predicate"
+_APPLY = "(Ljava/lang/Object;)Ljava/lang/Object;"
+_TEST = "(Ljava/lang/Object;)Z"
+
+
+@_model(_FUNCTION, "andThen", "(Ljava/util/function/Function;)Ljava/util/function/Function;")
+def _function_and_then(h, interp, recv, args):
+    first, after = recv, _non_null(interp, args[0])
+    return _fn_object(h, interp, _FUNCTION, "apply", _APPLY, lambda h2, i2, a: _call(
+        h2, i2, after, _FUNCTION, "apply", _APPLY, [_call(h2, i2, first, _FUNCTION, "apply", _APPLY, a)]))
+
+
+@_model(_FUNCTION, "compose", "(Ljava/util/function/Function;)Ljava/util/function/Function;")
+def _function_compose(h, interp, recv, args):
+    outer, before = recv, _non_null(interp, args[0])
+    return _fn_object(h, interp, _FUNCTION, "apply", _APPLY, lambda h2, i2, a: _call(
+        h2, i2, outer, _FUNCTION, "apply", _APPLY, [_call(h2, i2, before, _FUNCTION, "apply", _APPLY, a)]))
+
+
+@_model(_FUNCTION, "identity", "()Ljava/util/function/Function;")
+def _function_identity(h, interp, recv, args):
+    key = ("Function.identity",)
+    if key not in interp.heap.boxes:
+        interp.heap.boxes[key] = _fn_object(h, interp, _FUNCTION, "apply", _APPLY, lambda h2, i2, a: a[0])
+    return interp.heap.boxes[key]
+
+
+@_model(_PREDICATE, "negate", "()Ljava/util/function/Predicate;")
+def _predicate_negate(h, interp, recv, args):
+    p = recv
+    return _fn_object(h, interp, _PREDICATE, "test", _TEST,
+                      lambda h2, i2, a: int(not _call(h2, i2, p, _PREDICATE, "test", _TEST, a)))
+
+
+def _predicate_combine(is_and: bool) -> Model:
+    def combine(h, interp, recv, args):
+        p, q = recv, _non_null(interp, args[0])
+
+        def test(h2, i2, a):
+            r = _call(h2, i2, p, _PREDICATE, "test", _TEST, a)
+            if bool(r) is not is_and:  # short-circuit: false && ..., true || ...
+                return r
+            return _call(h2, i2, q, _PREDICATE, "test", _TEST, a)
+        return _fn_object(h, interp, _PREDICATE, "test", _TEST, test)
+    return combine
+
+
+MODELS[(_PREDICATE, "and", "(Ljava/util/function/Predicate;)Ljava/util/function/Predicate;")] = _predicate_combine(True)
+MODELS[(_PREDICATE, "or", "(Ljava/util/function/Predicate;)Ljava/util/function/Predicate;")] = _predicate_combine(False)
+
+
+# Streams: sequential pipelines, evaluated element by element through their stages at the terminal operation,
+# as the JDK's are. native["stream"] = {"shape": "ref" | "int" | "long", "source": the collection object or
+# None, "items": its list or a range, "sized", "stages": [(op, fn)], "used"}.
+_STREAM_CLASSES = {"ref": ("java/util/stream/ReferencePipeline$Head", "java/util/stream/ReferencePipeline$StatelessOp"),
+                   "int": ("java/util/stream/IntPipeline$Head", "java/util/stream/IntPipeline$StatelessOp"),
+                   "long": ("java/util/stream/LongPipeline$Head", "java/util/stream/LongPipeline$StatelessOp")}
+
+
+def _new_stream(interp: Interpreter, shape: str, source: Value, items, sized: bool) -> JObject:
+    return JObject(_STREAM_CLASSES[shape][0], {"stream": {"shape": shape, "source": source, "items": items,
+                                                          "sized": sized, "stages": [], "used": False}})
+
+
+def _stream_state(interp: Interpreter, recv: Value) -> dict:
+    st = recv.native.get("stream") if type(recv) is JObject else None  # type: ignore[union-attr]
+    if st is None:
+        raise Unsupported(f"a stream of class {runtime_class(recv)}")
+    if st["used"]:
+        interp.throw("java/lang/IllegalStateException", "stream has already been operated upon or closed")
+    st["used"] = True
+    return st
+
+
+def _stage(shape_out: str, op: str, keeps_size: bool, fn_arg: bool = True) -> Model:
+    """An intermediate operation: a new stage object; the receiver is linked (used) from now on."""
+    def link(h, interp, recv, args):
+        st = _stream_state(interp, recv)
+        fn = _non_null(interp, args[0]) if fn_arg else None
+        new = dict(st, shape=shape_out, stages=[*st["stages"], (op, fn)], used=False,
+                   sized=st["sized"] and keeps_size)
+        return JObject(_STREAM_CLASSES[shape_out][1], {"stream": new})
+    return link
+
+
+_STAGE_CALLS = {  # op -> (interface, method, descriptor) called per element
+    "map.ref": ("java/util/function/Function", "apply", _APPLY),
+    "filter.ref": (_PREDICATE, "test", _TEST),
+    "map.int": ("java/util/function/IntUnaryOperator", "applyAsInt", "(I)I"),
+    "filter.int": ("java/util/function/IntPredicate", "test", "(I)Z"),
+    "map.long": ("java/util/function/LongUnaryOperator", "applyAsLong", "(J)J"),
+    "filter.long": ("java/util/function/LongPredicate", "test", "(J)Z"),
+}
+
+
+def _run_stream(h: DefaultCallHandler, interp: Interpreter, st: dict, sink: Callable[[Value], None]) -> None:
+    """Push each source element through the stages into ``sink``, in order."""
+    stages = st["stages"]
+    items = st["items"]
+    source = st["source"]
+    expected = source.native.get("mod") if type(source) is JObject else None
+    n = len(items)
+    for k in range(n):
+        if k >= len(items):
+            raise Unsupported("a stream source that shrank")
+        v = items[k]
+        keep = True
+        for op, fn in stages:
+            if op == "asLong":
+                continue  # an int is a long already
+            iface, name, desc = _STAGE_CALLS[op]
+            r = _call(h, interp, fn, iface, name, desc, [v])
+            if op.startswith("filter"):
+                if not r:
+                    keep = False
+                    break
+            else:
+                v = r
+        if keep:
+            sink(v)
+    if expected is not None and source.native.get("mod") != expected:  # ArrayListSpliterator checks at the end
+        interp.throw(_CME, None)
+
+
+for _shape, _desc_stream in (("ref", "Ljava/util/stream/Stream;"), ("int", "Ljava/util/stream/IntStream;"),
+                             ("long", "Ljava/util/stream/LongStream;")):
+    _owner = {"ref": "java/util/stream/Stream", "int": "java/util/stream/IntStream",
+              "long": "java/util/stream/LongStream"}[_shape]
+    _fn_desc = {"ref": ("Ljava/util/function/Function;", "Ljava/util/function/Predicate;"),
+                "int": ("Ljava/util/function/IntUnaryOperator;", "Ljava/util/function/IntPredicate;"),
+                "long": ("Ljava/util/function/LongUnaryOperator;", "Ljava/util/function/LongPredicate;")}[_shape]
+    for _cls in _STREAM_CLASSES[_shape]:
+        MODELS[(_cls, "map", f"({_fn_desc[0]}){_desc_stream}")] = _stage(_shape, f"map.{_shape}", True)
+        MODELS[(_cls, "filter", f"({_fn_desc[1]}){_desc_stream}")] = _stage(_shape, f"filter.{_shape}", False)
+for _cls in _STREAM_CLASSES["int"]:
+    MODELS[(_cls, "asLongStream", "()Ljava/util/stream/LongStream;")] = _stage("long", "asLong", True, False)
+
+
+def _stream_count(h, interp, recv, args):
+    st = _stream_state(interp, recv)
+    if st["sized"]:  # JDK 9+: a SIZED pipeline's count is its size; the stages do not run
+        return len(st["items"])
+    n = [0]
+    _run_stream(h, interp, st, lambda v: n.__setitem__(0, n[0] + 1))
+    return n[0]
+
+
+def _stream_for_each(h, interp, recv, args):
+    st = _stream_state(interp, recv)
+    action = _non_null(interp, args[0])
+    iface, desc = {"ref": ("java/util/function/Consumer", "(Ljava/lang/Object;)V"),
+                   "int": ("java/util/function/IntConsumer", "(I)V"),
+                   "long": ("java/util/function/LongConsumer", "(J)V")}[st["shape"]]
+    _run_stream(h, interp, st, lambda v: _call(h, interp, action, iface, "accept", desc, [v]))
+    return None
+
+
+def _int_sum(h, interp, recv, args):
+    st = _stream_state(interp, recv)
+    total = [0]
+    wrap = S.wrap_i if st["shape"] == "int" else S.wrap_l
+    _run_stream(h, interp, st, lambda v: total.__setitem__(0, wrap(total[0] + v)))
+    return total[0]
+
+
+def _long_reduce(h, interp, recv, args):
+    st = _stream_state(interp, recv)
+    acc = [args[0]]
+    op = _non_null(interp, args[1])
+    _run_stream(h, interp, st, lambda v: acc.__setitem__(0, _call(
+        h, interp, op, "java/util/function/LongBinaryOperator", "applyAsLong", "(JJ)J", [acc[0], v])))
+    return acc[0]
+
+
+def _stream_collect(h, interp, recv, args):
+    st = _stream_state(interp, recv)
+    coll = _non_null(interp, args[0])
+    spec = coll.native.get("joining") if type(coll) is JObject else None  # type: ignore[union-attr]
+    if spec is None:
+        raise Unsupported(f"collect with a {runtime_class(coll)}")
+    # the collector's supplier runs first: new StringJoiner(delimiter, prefix, suffix) checks and converts them
+    delim, prefix, suffix = (h.to_java_string(interp, _non_null(interp, x), _OBJ) for x in spec)
+    parts: list[str] = []
+
+    def add(v: Value) -> None:  # StringJoiner::add(CharSequence): a checkcast, then String.valueOf
+        if v is not None and not interp.heap.is_assignable(runtime_class(v), "java/lang/CharSequence"):
+            interp.throw("java/lang/ClassCastException")
+        parts.append(h.to_java_string(interp, v, _OBJ))
+    _run_stream(h, interp, st, add)
+    return prefix + delim.join(parts) + suffix
+
+
+for _cls in _STREAM_CLASSES["ref"]:
+    MODELS[(_cls, "count", "()J")] = _stream_count
+    MODELS[(_cls, "forEach", "(Ljava/util/function/Consumer;)V")] = _stream_for_each
+    MODELS[(_cls, "collect", "(Ljava/util/stream/Collector;)Ljava/lang/Object;")] = _stream_collect
+for _cls in _STREAM_CLASSES["int"]:
+    MODELS[(_cls, "sum", "()I")] = _int_sum
+    MODELS[(_cls, "count", "()J")] = _stream_count
+    MODELS[(_cls, "forEach", "(Ljava/util/function/IntConsumer;)V")] = _stream_for_each
+for _cls in _STREAM_CLASSES["long"]:
+    MODELS[(_cls, "sum", "()J")] = _int_sum
+    MODELS[(_cls, "count", "()J")] = _stream_count
+    MODELS[(_cls, "reduce", "(JLjava/util/function/LongBinaryOperator;)J")] = _long_reduce
+    MODELS[(_cls, "forEach", "(Ljava/util/function/LongConsumer;)V")] = _stream_for_each
+
+
+@_model("java/util/stream/Collectors", "joining",
+        "(Ljava/lang/CharSequence;Ljava/lang/CharSequence;Ljava/lang/CharSequence;)Ljava/util/stream/Collector;")
+def _collectors_joining(h, interp, recv, args):  # the arguments are only captured (checked when collecting)
+    return JObject("java/util/stream/Collectors$CollectorImpl", {"joining": tuple(args)})
+
+
+@_model("java/util/stream/Collectors", "joining", "(Ljava/lang/CharSequence;)Ljava/util/stream/Collector;")
+def _collectors_joining_delim(h, interp, recv, args):
+    return _collectors_joining(h, interp, recv, [args[0], "", ""])
+
+
+def _int_range(closed: bool) -> Model:
+    def make(h, interp, recv, args):
+        lo, hi = args
+        end = hi + 1 if closed else hi
+        if end - lo > MAX_ARRAY_ELEMENTS:
+            raise Unsupported("a stream range too long")
+        return _new_stream(interp, "int", None, range(lo, max(lo, end)), sized=True)
+    return make
+
+
+MODELS[("java/util/stream/IntStream", "range", "(II)Ljava/util/stream/IntStream;")] = _int_range(False)
+MODELS[("java/util/stream/IntStream", "rangeClosed", "(II)Ljava/util/stream/IntStream;")] = _int_range(True)
+
+
+@_model(STRING, "lines", "()Ljava/util/stream/Stream;")
+def _s_lines(h, interp, s, args):
+    """``String.lines``: split at \\n, \\r and \\r\\n, no empty last line after a final terminator; a stream
+    without a known size (its count runs the pipeline)."""
+    lines, start, i, n = [], 0, 0, len(s)
+    while i < n:
+        c = s[i]
+        if c == "\n" or c == "\r":
+            lines.append(s[start:i])
+            i += 2 if c == "\r" and i + 1 < n and s[i + 1] == "\n" else 1
+            start = i
+        else:
+            i += 1
+    if start < n:
+        lines.append(s[start:])
+    return _new_stream(interp, "ref", None, lines, sized=False)

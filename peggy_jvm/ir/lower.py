@@ -17,24 +17,38 @@ How:
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
 - frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
   rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
-  local-variable tables are not (dropped, never wrong).
+- the original LocalVariableTable and LocalVariableTypeTable (read from ``method``'s Code attribute) are
+  remapped entry by entry, see :func:`remap_local_entries`: an entry survives only where it is still true.
 
-Invariant: the code computes what the IR says, statement by statement and in order.
+Invariants: the code computes what the IR says, statement by statement and in order. A local-variable entry
+(start_pc, length, name, type, index) is kept only when (1) the IR has a variable lifted from slot ``index`` of
+the entry's width whose writes are the original code's stores into that slot, statement for instruction (true of
+lifted IR; IR rebuilt from a PEG carries no origins, so there only never-assigned parameters qualify), lowering
+keeping it in that slot (other variables get slots above every lifted one), (2) the instructions made from statements whose origins lie in
+the original range form one contiguous run of the new code, interrupted at most by instructions of no
+statement (spills), which becomes the new range (an entry over the whole original code, a parameter's, covers
+the whole new code), and (3) no instruction in that run stores a variable into
+slot ``index`` (or an overlapping one) that does not belong there. Otherwise it is dropped, never emitted wrong.
+Entries that come out identical are kept once, and a type-table entry only with its plain-table twin (HotSpot
+rejects both otherwise). New ranges start and end at instruction boundaries (the code's end included).
 """
 from __future__ import annotations
 
 import struct
 from bisect import bisect_right
 from collections import Counter
+from dataclasses import replace
 
 from ..classfile import opcodes as op
 from ..classfile.assembler import Handler as AsmHandler
 from ..classfile.assembler import Insn, Label, assemble
-from ..classfile.attributes import BootstrapMethod, BootstrapMethods, LineNumberEntry, LineNumberTable
+from ..classfile.attributes import (BootstrapMethod, BootstrapMethods, LineNumberEntry, LineNumberTable,
+                                   LocalVariableEntry, LocalVariableTable, LocalVariableTypeEntry,
+                                   LocalVariableTypeTable)
 from ..classfile.constpool import ConstantPool
 from ..classfile.errors import UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
-from ..classfile.model import Attribute, ClassFile, MethodInfo
+from ..classfile.model import Attribute, ClassFile, CodeAttribute, MethodInfo
 from ..classfile.recode import build_code_attribute
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
                     Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField, GetStatic, Goto, If,
@@ -99,6 +113,10 @@ class _Lowerer:
         self.line_marks: list[tuple[Label, int]] = []
         self.current_line: int | None = None
         self.current_stmt: Stmt | None = None  # whose instruction comes after the operands being pushed
+        # for the local-variable tables: the statement origin of each emitted instruction (by id; the Insn is
+        # kept with it so the id stays its own), and stores of a variable into a slot it was not lifted from
+        self.origin_of: dict[int, tuple[Insn, int]] = {}
+        self.foreign_stores: dict[int, tuple[Insn, int, int]] = {}  # id -> (insn, slot, width)
         self.used_anywhere = {x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
                               for x in st.operands() if isinstance(x, Var)}
 
@@ -194,8 +212,20 @@ class _Lowerer:
         return s
 
     # -- emission helpers -------------------------------------------------------------------------------
-    def emit(self, opcode: int, arg: int = 0, arg2: int = 0, **kw) -> None:
-        self.items.append(Insn(opcode, arg, arg2, **kw))
+    def emit(self, opcode: int, arg: int = 0, arg2: int = 0, **kw) -> Insn:
+        insn = Insn(opcode, arg, arg2, **kw)
+        self.items.append(insn)
+        st = self.current_stmt
+        if st is not None and st.origin >= 0:
+            self.origin_of[id(insn)] = (insn, st.origin)
+        return insn
+
+    def emit_store(self, v: Var) -> None:
+        """Store ``v`` into its slot, noting a store into a slot ``v`` was not lifted from."""
+        slot = self.slot_of(v)
+        insn = self.emit(_STORE[v.type.kind], slot)
+        if v.slot != slot:
+            self.foreign_stores[id(insn)] = (insn, slot, 2 if v.type.kind.wide else 1)
 
     def push(self, x: Var | Const) -> None:
         if isinstance(x, Var):
@@ -564,7 +594,7 @@ class _Lowerer:
             v = est.pop()
             if not isinstance(v, Var):
                 raise LowerError("an object under construction would have to be stored")
-            self.emit(_STORE[v.type.kind], self.slot_of(v))
+            self.emit_store(v)
 
     def result(self, dst: Var | None) -> None:
         """The statement just emitted left its value on the stack: keep it there, store it, or drop it."""
@@ -575,7 +605,7 @@ class _Lowerer:
         elif dst.id not in self.used_anywhere and dst.slot is None:
             self.emit(0x58 if dst.type.kind.wide else 0x57)  # a result nobody reads
         else:
-            self.emit(_STORE[dst.type.kind], self.slot_of(dst))
+            self.emit_store(dst)
 
     def lower_stmt(self, s: Stmt) -> None:
         """Emit one statement (its deferred operands inside it), with its source line."""
@@ -714,7 +744,10 @@ class _Lowerer:
         c = b.value if opname == "add.i" else -b.value  # type: ignore[operator]
         if not -32768 <= c <= 32767:
             return False
-        self.emit(op.IINC, self.slot_of(dst), c)
+        slot = self.slot_of(dst)
+        insn = self.emit(op.IINC, slot, c)
+        if dst.slot != slot:
+            self.foreign_stores[id(insn)] = (insn, slot, 1)
         return True
 
     def lower_terminator(self, t, nxt: int | None) -> None:
@@ -803,27 +836,100 @@ class _Lowerer:
         return out
 
 
+    # -- local-variable tables ----------------------------------------------------------------------------
+    def place_origin_labels(self) -> tuple[list, list[tuple[Label, int | None]], list[tuple[Label, int, int]]]:
+        """``items`` with a label where the statement origin of the instructions changes and one before each
+        foreign store; returns them, the origin marks (label, origin or None) and the foreign stores (label,
+        slot, width). Done after the peephole passes, which must see instructions without labels between."""
+        out: list = []
+        marks: list[tuple[Label, int | None]] = []
+        stores: list[tuple[Label, int, int]] = []
+        last: object = marks  # a sentinel no origin equals
+        for x in self.items:
+            if isinstance(x, Insn):
+                found = self.origin_of.get(id(x))
+                origin = found[1] if found is not None and found[0] is x else None
+                if origin != last:
+                    label = Label()
+                    out.append(label)
+                    marks.append((label, origin))
+                    last = origin
+                foreign = self.foreign_stores.get(id(x))
+                if foreign is not None and foreign[0] is x:
+                    label = Label()
+                    out.append(label)
+                    stores.append((label, foreign[1], foreign[2]))
+            out.append(x)
+        return out, marks, stores
+
+
 _ONE_WORD_LOADS = frozenset({op.ILOAD, op.FLOAD, op.ALOAD})
 
 
-def _dup2_pairs(items: list) -> None:
+def _dup2_pairs(items: list, origin_of: dict[int, tuple[Insn, int]] | None = None) -> None:
     """``load a; load b; load a; load b`` (one-word locals, nothing in between, e.g. ``x[i] += v``) becomes
-    ``load a; load b; dup2``: the second pair reads the same two values."""
+    ``load a; load b; dup2``: the second pair reads the same two values (the ``dup2`` takes the origin of the
+    loads it replaces)."""
     k = 0
     while k + 3 < len(items):
         w = items[k:k + 4]
         if all(isinstance(x, Insn) and x.opcode in _ONE_WORD_LOADS for x in w) \
                 and (w[0].opcode, w[0].arg, w[1].opcode, w[1].arg) == (w[2].opcode, w[2].arg, w[3].opcode, w[3].arg):
-            items[k + 2:k + 4] = [Insn(0x5c)]
+            dup2 = Insn(0x5c)
+            if origin_of is not None:
+                found = origin_of.get(id(w[2]))
+                if found is not None and found[0] is w[2]:
+                    origin_of[id(dup2)] = (dup2, found[1])
+            items[k + 2:k + 4] = [dup2]
             k += 3
         else:
             k += 1
 
 
+LocalEntry = LocalVariableEntry | LocalVariableTypeEntry
+
+
+def remap_local_entries(entries: list[LocalEntry], widths: list[int], segments: list[tuple[int, int | None]],
+                        code_length: int, foreign_stores: list[tuple[int, int, int]],
+                        slot_widths: dict[int, set[int]], original_length: int) -> list[LocalEntry]:
+    """The entries of a LocalVariableTable or LocalVariableTypeTable of the original code that stay true in the
+    new code, with new offsets (see the module's invariants); ``widths[k]`` is entry k's size in slots.
+
+    ``segments``: (start offset, statement origin or None) in increasing offsets, each running to the next
+    start (the last to ``code_length``); ``foreign_stores``: (offset, slot, width) of instructions storing a
+    variable into a slot it was not lifted from; ``slot_widths``: slot -> widths (1, 2) of the IR variables
+    lifted from it. An entry over the whole original code (a parameter, usually) covers the whole new code:
+    every instruction comes from that code, those of no statement included."""
+    spans = []  # (start, end, origin) of the non-empty segments
+    for k, (start, origin) in enumerate(segments):
+        end = segments[k + 1][0] if k + 1 < len(segments) else code_length
+        if end > start:
+            spans.append((start, end, origin))
+    out: list[LocalEntry] = []
+    for e, width in zip(entries, widths):
+        if width not in slot_widths.get(e.index, ()):
+            continue  # no variable of this slot and width went through the IR
+        lo, hi = e.start_pc, e.start_pc + e.length
+        whole = lo == 0 and hi >= original_length
+        inside = [k for k, (_, _, o) in enumerate(spans) if (o is None and whole) or o is not None and lo <= o < hi]
+        if not inside:
+            continue
+        first, last = inside[0], inside[-1]
+        if any(o is not None and not lo <= o < hi for _, _, o in spans[first:last + 1]):
+            continue  # code from outside the range lies between: the range has no image as one run
+        start, end = spans[first][0], spans[last][1]
+        if any(start <= at < end and slot < e.index + width and e.index < slot + w for at, slot, w in foreign_stores):
+            continue  # the slot holds something else somewhere in the range
+        out.append(replace(e, start_pc=start, length=end - start))
+    return out
+
+
 def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: ClassHierarchy | None,
                  lines: LineNumberTable | None = None) -> bytes:
     """The Code attribute body for ``ir``, to replace ``method``'s code in ``cf``. ``lines`` is the original
-    LineNumberTable (statement origins are bytecode offsets of the original code); the new code gets one."""
+    LineNumberTable (statement origins are bytecode offsets of the original code); the new code gets one. The
+    local-variable tables are read from ``method``'s (original) Code attribute and remapped where they stay
+    true."""
     lw = _Lowerer(cf, ir)
     if lines is not None:
         pairs = sorted((e.start_pc, e.line_number) for e in lines.entries)
@@ -831,8 +937,9 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
         lw.line_numbers = [line for _, line in pairs]
     lw.lower()
     handlers = lw.handlers()
-    _dup2_pairs(lw.items)
-    asm = assemble(lw.items, handlers)
+    _dup2_pairs(lw.items, lw.origin_of)
+    items, origin_marks, store_marks = lw.place_origin_labels()
+    asm = assemble(items, handlers)
     attributes = []
     if lw.line_marks:
         entries: dict[int, int] = {}
@@ -840,5 +947,92 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
             entries[asm.offsets[label]] = line  # several marks at one pc: the last one is what runs
         table = LineNumberTable([LineNumberEntry(pc, line) for pc, line in sorted(entries.items())])
         attributes.append(Attribute(cf.pool.add_utf8("LineNumberTable"), "LineNumberTable", table.to_bytes()))
+    attributes += _local_tables(cf, method, ir, asm.offsets, len(asm.code), origin_marks, store_marks)
     return build_code_attribute(cf, method, asm.instructions, asm.code, asm.exception_table, attributes,
                                 hierarchy, lw.max_locals)
+
+
+def _stores(insns: list) -> list[tuple[int, int, int]]:
+    """(offset, slot, width) of every instruction of the original code that writes a local."""
+    out = []
+    for ins in insns:
+        opcode, slot = ins.opcode, ins.arg
+        if opcode in op.SHORT_FORMS:
+            opcode, slot = op.SHORT_FORMS[opcode]
+        if op.ISTORE <= opcode <= op.ASTORE or opcode == op.IINC:
+            out.append((ins.offset, slot, 2 if opcode in (op.LSTORE, op.DSTORE) else 1))
+    return out
+
+
+def _faithful_slots(ir: IRMethod, original: list) -> dict[int, set[int]]:
+    """Slot -> widths of the IR variables lifted from it (parameters included) whose writes are exactly the
+    original code's: the statements writing a variable lifted from any of the slots covered, by their origins,
+    are the original instructions storing into any of them. The IR of :func:`~.lift.lift_method` is so (one
+    statement per store, with its offset); IR rebuilt by later stages, whose statements have no origins, keeps
+    only slots that neither code ever writes (parameters never assigned)."""
+    writes: list[tuple[int, int, int]] = []  # (origin, slot, width) of IR statements writing a lifted variable
+    for b in ir.blocks.values():
+        for st in b.stmts:
+            d = st.defined()
+            if d is not None and d.slot is not None:
+                writes.append((st.origin, d.slot, 2 if d.type.kind.wide else 1))
+    stores = _stores(original)
+    out: dict[int, set[int]] = {}
+    for v in [*ir.params, *ir.variables]:
+        if v.slot is None:
+            continue
+        k, w = v.slot, 2 if v.type.kind.wide else 1
+        touches = lambda slot, width: slot < k + w and k < slot + width  # noqa: E731
+        ir_origins = [o for o, slot, width in writes if touches(slot, width)]
+        if any(o < 0 for o in ir_origins):
+            continue
+        if set(ir_origins) == {pc for pc, slot, width in stores if touches(slot, width)}:
+            out.setdefault(k, set()).add(w)
+    return out
+
+
+def _code_length_of(code_attribute: bytes) -> int:
+    return int.from_bytes(code_attribute[4:8], "big")  # max_stack u2, max_locals u2, code_length u4
+
+
+def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, offsets: dict[Label, int], code_length: int,
+                  origin_marks: list[tuple[Label, int | None]], store_marks: list[tuple[Label, int, int]]
+                  ) -> list[Attribute]:
+    """The original method's LocalVariableTable and LocalVariableTypeTable, remapped to the new code (absent
+    if the original had none or no entry survives)."""
+    attr = method.code_attribute()
+    if attr is None:
+        return []
+    original = [a for a in CodeAttribute.parse(attr.data, cf.pool).attributes
+                if a.name in ("LocalVariableTable", "LocalVariableTypeTable")]
+    if not original:
+        return []
+    segments = [(offsets[label], origin) for label, origin in origin_marks]
+    stores = [(offsets[label], slot, width) for label, slot, width in store_marks]
+    slot_widths = _faithful_slots(ir, CodeAttribute.parse(attr.data, cf.pool).instructions())
+    kept: dict[str, tuple[Attribute, list]] = {}
+    for a in original:
+        if a.name == "LocalVariableTable":
+            table: LocalVariableTable | LocalVariableTypeTable = LocalVariableTable.parse(a.data)
+            widths = [2 if cf.pool.utf8(e.descriptor_index) in ("J", "D") else 1 for e in table.entries]
+        else:
+            table = LocalVariableTypeTable.parse(a.data)
+            widths = [1] * len(table.entries)  # signatures are of references
+        entries = remap_local_entries(table.entries, widths, segments, code_length, stores, slot_widths,
+                                      _code_length_of(attr.data))
+        unique = []  # two ranges may meet in one image; HotSpot rejects duplicated entries
+        for e in entries:
+            if e not in unique:
+                unique.append(e)
+        kept[a.name] = (a, unique)
+    if "LocalVariableTypeTable" in kept:  # HotSpot: each of its entries must match an entry of the other table
+        plain = {(e.start_pc, e.length, e.name_index, e.index) for e in kept.get("LocalVariableTable", (None, []))[1]}
+        a, entries = kept["LocalVariableTypeTable"]
+        kept["LocalVariableTypeTable"] = (a, [e for e in entries
+                                              if (e.start_pc, e.length, e.name_index, e.index) in plain])
+    out = []
+    for a, entries in kept.values():
+        if entries:
+            cls = LocalVariableTable if a.name == "LocalVariableTable" else LocalVariableTypeTable
+            out.append(Attribute(a.name_index, a.name, cls(entries).to_bytes()))  # type: ignore[arg-type]
+    return out
