@@ -222,6 +222,60 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
             raise fail(str(dot), e.strerror or str(e)) from None
 
 
+@main.command()
+@click.argument("orig_path", metavar="ORIG", type=click.Path(path_type=Path))
+@click.argument("opt_path", metavar="OPT", type=click.Path(path_type=Path))
+@click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the per-pair report here.")
+@click.option("--junit", "junit_path", type=click.Path(path_type=Path), help="Write JUnit XML here (one testcase per pair).")
+@click.option("--map", "class_map", multiple=True, metavar="OLDCLASS=NEWCLASS",
+              help="ORIG's class OLDCLASS is OPT's NEWCLASS (dotted or internal names; repeatable).")
+@click.option("--method-timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
+              help="Budget per method pair in seconds (proof, then counterexample search).")
+@click.option("--explain", is_flag=True, help="Report which axioms each proof used.")
+@click.option("--axioms", type=click.Path(path_type=Path), help="Axiom directory or file (default: the bundled axioms/).")
+def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
+             class_map: tuple[str, ...], method_timeout: float, explain: bool, axioms: Path | None) -> int:
+    """Check that OPT is a correct translation of ORIG, method by method (exit 0/1/3, 2 on bad input)."""
+    from rich.console import Console
+
+    from .validate import ValidateOptions, validate_inputs
+    from .validate.pairing import parse_class_map
+    from .validate.report import render_table
+
+    try:
+        mapping = parse_class_map(class_map)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    rules = _load_axioms(axioms).active()
+    try:
+        report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout, explain, rules))
+    except InputError as e:
+        raise fail(e.path, e.message) from None
+    except ClassFileError as e:
+        raise fail(str(orig_path), str(e)) from None
+    except OSError as e:
+        raise fail(e.filename or str(orig_path), e.strerror or str(e)) from None
+    for target, text in ((json_path, lambda: json.dumps(report.to_json(), indent=1)),
+                         (junit_path, report.to_junit)):
+        if target is None:
+            continue
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.tmp")
+            tmp.write_text(text())
+            os.replace(tmp, target)
+        except OSError as e:
+            raise fail(str(target), e.strerror or str(e)) from None
+    Console(width=max(100, Console().width)).print(render_table(report))
+    s = report.summary()
+    for u in report.unpaired:
+        click.echo(f"unpaired: {u}")
+    click.echo(f"{len(report.pairs)} pairs: {s['equivalent']} equivalent, {s['not_equivalent']} not equivalent, "
+               f"{s['unknown']} unknown; {report.skipped} without code skipped, {len(report.unpaired)} unpaired "
+               f"({report.seconds:.2f} s)")
+    return report.exit_code()
+
+
 def _load_axioms(axioms: Path | None):
     """The rule set of ``axioms`` (a directory of ``*.ax`` files or one file; default: the bundled axioms)."""
     from .rules import AxiomError, default_rules, load_rules

@@ -1,0 +1,180 @@
+/*
+ * peggy-jvm validate: the JVM side of the counterexample check (peggy_jvm/validate/counterexample.py).
+ *
+ * Usage: java -cp <cache dir> Harness ORIG_CP OPT_CP < calls
+ * ORIG_CP and OPT_CP are class-path strings (directories or jars, separated by the path separator); each call
+ * loads both class trees afresh, in two class loaders whose parent is the platform loader, so the two versions
+ * never see each other's classes or static state.
+ *
+ * A call is one line: ORIG_CLASS \t OPT_CLASS \t NAME \t DESCRIPTOR \t ARG ... (static methods; parameters: primitives, String,
+ * one-dimensional arrays of those). Argument tokens: integers in decimal (char and boolean too), float/double as
+ * the decimal value of their raw bits, N for null, S followed by the UTF-16 code units in hex separated by '.',
+ * A followed by array elements separated by '|'.
+ * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome>. An outcome is "R <value>" or "T <exception
+ * class>" or "TIMEOUT" or "ERROR <what>", followed by " ;args=" and the arguments' state after the call and
+ * " ;out=" and what the call printed on System.out (hex). Values: integers decimal, float/double as raw bits with
+ * every NaN written NaN, N, S..., arrays as [desc elements separated by ','], other objects O<class>.
+ */
+import java.io.*;
+import java.lang.reflect.*;
+import java.net.*;
+import java.nio.charset.StandardCharsets;
+import java.util.*;
+
+public class Harness {
+    static final long TIMEOUT_MS = Long.getLong("harness.timeout", 2000L);
+
+    public static void main(String[] argv) throws Exception {
+        URL[] orig = urls(argv[0]), opt = urls(argv[1]);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintStream realOut = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isEmpty()) continue;
+            String[] f = line.split("\t", -1);
+            String a = call(orig, f[0], f, realOut), b = call(opt, f[1], f, realOut);
+            realOut.println("OUT\t" + a + "\t" + b);
+        }
+        realOut.flush();
+        System.exit(0); // a call that timed out may still be running on its thread
+    }
+
+    static URL[] urls(String cp) throws Exception {
+        List<URL> out = new ArrayList<>();
+        for (String p : cp.split(File.pathSeparator)) if (!p.isEmpty()) out.add(new File(p).toURI().toURL());
+        return out.toArray(new URL[0]);
+    }
+
+    static String call(URL[] cp, String cls, String[] f, PrintStream realOut) {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        Object[] args;
+        Method m;
+        try {
+            URLClassLoader loader = new URLClassLoader(cp, ClassLoader.getPlatformClassLoader());
+            Class<?> c = Class.forName(cls.replace('/', '.'), false, loader);
+            m = find(c, f[2], f[3]);
+            if (m == null) return "ERROR no method";
+            m.setAccessible(true);
+            Class<?>[] ps = m.getParameterTypes();
+            if (ps.length != f.length - 4) return "ERROR argument count";
+            args = new Object[ps.length];
+            for (int i = 0; i < ps.length; i++) args[i] = decode(ps[i], f[i + 4]);
+        } catch (Throwable t) {
+            return "ERROR " + t.getClass().getName();
+        }
+        final Method fm = m;
+        final Object[] fargs = args;
+        final String[] result = new String[1];
+        PrintStream capture = new PrintStream(buf, true);
+        Thread th = new Thread(() -> {
+            try {
+                Object r = fm.invoke(null, fargs);
+                result[0] = "R " + encode(r);
+            } catch (InvocationTargetException e) {
+                Throwable t = e.getCause();
+                result[0] = "T " + t.getClass().getName().replace('.', '/');
+            } catch (ExceptionInInitializerError e) {
+                result[0] = "T java/lang/ExceptionInInitializerError";
+            } catch (Throwable t) {
+                result[0] = "ERROR " + t.getClass().getName();
+            }
+        });
+        th.setDaemon(true);
+        PrintStream saved = System.out;
+        System.setOut(capture);
+        try {
+            th.start();
+            th.join(TIMEOUT_MS);
+        } catch (InterruptedException e) {
+            // fall through: reported as a timeout
+        } finally {
+            System.setOut(saved);
+        }
+        if (th.isAlive()) return "TIMEOUT";
+        StringBuilder sb = new StringBuilder(result[0]);
+        sb.append(" ;args=");
+        for (Object a : fargs) sb.append(encode(a)).append(' ');
+        sb.append(";out=");
+        for (byte x : buf.toByteArray()) sb.append(String.format("%02x", x & 0xff));
+        return sb.toString();
+    }
+
+    static Method find(Class<?> c, String name, String desc) {
+        for (Method m : c.getDeclaredMethods()) {
+            if (!m.getName().equals(name) || !Modifier.isStatic(m.getModifiers())) continue;
+            StringBuilder d = new StringBuilder("(");
+            for (Class<?> p : m.getParameterTypes()) d.append(descriptor(p));
+            d.append(')').append(descriptor(m.getReturnType()));
+            if (d.toString().equals(desc)) return m;
+        }
+        return null;
+    }
+
+    static String descriptor(Class<?> c) {
+        if (c.isArray()) return c.getName().replace('.', '/');
+        if (c == int.class) return "I";
+        if (c == long.class) return "J";
+        if (c == float.class) return "F";
+        if (c == double.class) return "D";
+        if (c == boolean.class) return "Z";
+        if (c == char.class) return "C";
+        if (c == short.class) return "S";
+        if (c == byte.class) return "B";
+        if (c == void.class) return "V";
+        return "L" + c.getName().replace('.', '/') + ";";
+    }
+
+    static Object decode(Class<?> t, String tok) {
+        if (t == int.class) return Integer.parseInt(tok);
+        if (t == long.class) return Long.parseLong(tok);
+        if (t == short.class) return (short) Integer.parseInt(tok);
+        if (t == byte.class) return (byte) Integer.parseInt(tok);
+        if (t == char.class) return (char) Integer.parseInt(tok);
+        if (t == boolean.class) return Integer.parseInt(tok) != 0;
+        if (t == float.class) return Float.intBitsToFloat((int) Long.parseLong(tok));
+        if (t == double.class) return Double.longBitsToDouble(Long.parseLong(tok));
+        if (tok.equals("N")) return null;
+        if (t == String.class) {
+            String body = tok.substring(1);
+            StringBuilder sb = new StringBuilder();
+            if (!body.isEmpty()) for (String u : body.split("\\.")) sb.append((char) Integer.parseInt(u, 16));
+            return sb.toString();
+        }
+        if (t.isArray()) {
+            String body = tok.substring(1);
+            String[] items = body.isEmpty() ? new String[0] : body.split("\\|", -1);
+            Object arr = Array.newInstance(t.getComponentType(), items.length);
+            for (int i = 0; i < items.length; i++) Array.set(arr, i, decode(t.getComponentType(), items[i]));
+            return arr;
+        }
+        throw new IllegalArgumentException("parameter type " + t);
+    }
+
+    static String encode(Object v) {
+        if (v == null) return "N";
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) return v.toString();
+        if (v instanceof Character) return Integer.toString((Character) v);
+        if (v instanceof Boolean) return ((Boolean) v) ? "1" : "0";
+        if (v instanceof Float) {
+            float x = (Float) v;
+            return Float.isNaN(x) ? "NaN" : Integer.toString(Float.floatToRawIntBits(x));
+        }
+        if (v instanceof Double) {
+            double x = (Double) v;
+            return Double.isNaN(x) ? "NaN" : Long.toString(Double.doubleToRawLongBits(x));
+        }
+        if (v instanceof String) {
+            StringBuilder sb = new StringBuilder("S");
+            String s = (String) v;
+            for (int i = 0; i < s.length(); i++) sb.append(i == 0 ? "" : ".").append(Integer.toHexString(s.charAt(i)));
+            return sb.toString();
+        }
+        if (v.getClass().isArray()) {
+            StringBuilder sb = new StringBuilder("[").append(v.getClass().getName().replace('.', '/'));
+            int n = Array.getLength(v);
+            for (int i = 0; i < n; i++) sb.append(i == 0 ? " " : ",").append(encode(Array.get(v, i)));
+            return sb.append(']').toString();
+        }
+        return "O" + v.getClass().getName().replace('.', '/');
+    }
+}

@@ -1,0 +1,403 @@
+"""Counterexamples: a concrete input on which ORIG and OPT behave differently, confirmed on the JVM.
+
+What this module owns
+    * :func:`eligible`: which pairs can be searched (static methods whose parameters are primitives, Strings or
+      one-dimensional arrays of those).
+    * :func:`generate_inputs`: seeded arguments per descriptor (edge values 0, +-1, MIN/MAX, NaN, infinities,
+      signed zero, null and empty arrays/strings, then random values).
+    * :func:`screen`: runs both lifted methods in the IR interpreter (:mod:`peggy_jvm.ir.interp`, fresh heap and
+      fresh arguments per run) and keeps the inputs where the outcomes (return value with floats bit-exact and
+      NaN == NaN, exception class, printed output, arrays passed in) differ, or where the model cannot tell.
+    * :class:`JvmHarness`: compiles ``Harness.java`` (next to this file) once into a cache directory and runs the
+      candidates of all pairs in one JVM, each call in two fresh class loaders (one per class tree).
+
+Inputs: method pairs with their lifted IR, both sides' classes; a deadline. Outputs: per pair, either a confirmed
+counterexample (args as text, both JVM outcomes) or the reason none was confirmed.
+
+Invariants
+    * The interpreter only chooses which inputs to try: a difference counts ONLY when the JVM shows two different
+      outcomes for the same call. An ``ERROR`` (e.g. a VerifyError while linking) or a ``TIMEOUT`` on either side
+      confirms nothing.
+    * Deterministic: the generator is seeded by the method's name and descriptor.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import random
+import shutil
+import struct
+import subprocess
+import tempfile
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..classfile.descriptors import parse_method_descriptor
+from ..ir.interp import DefaultCallHandler, InterpError, JArray, Returned, Unsupported, run_method
+from ..ir.nodes import IRMethod
+
+HARNESS_SOURCE = Path(__file__).with_name("Harness.java")
+PRIMS = "IJFDZCSB"
+INTERP_BUDGET = 20_000  # steps per run: enough for the small kernels this is for; a Python step is slow
+SCREEN_CAP_S = 3.0  # the screen's share of a pair's budget at most (the JVM gets the undecided inputs)
+MAX_CANDIDATES = 8  # per pair sent to the JVM
+CALL_TIMEOUT_MS = 2000
+
+_INT_EDGES = [0, 1, -1, 2, -2, 7, 100, -100, 2**31 - 1, -2**31]
+_LONG_EDGES = [0, 1, -1, 2, -7, 100, 2**31 - 1, -2**31, 2**63 - 1, -2**63]
+_SMALL_EDGES = {"S": [0, 1, -1, 32767, -32768], "B": [0, 1, -1, 127, -128], "C": [0, 1, 65, 97, 65535],
+                "Z": [0, 1]}
+_FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), float("-inf"), 3.4028234663852886e38,
+                1.401298464324817e-45]
+_DOUBLE_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), float("-inf"), 1.7976931348623157e308,
+                 5e-324]
+_STRING_EDGES = [None, "", "a", "hello", "Hello World", "12345"]
+
+
+def _f32(x: float) -> float:
+    return struct.unpack(">f", struct.pack(">f", x))[0] if math.isfinite(x) and abs(x) < 3.5e38 else x
+
+
+# -- eligibility and generation -------------------------------------------------------------------------------
+def _supported_param(d: str) -> bool:
+    if d in PRIMS or d == "Ljava/lang/String;":
+        return True
+    return d.startswith("[") and (d[1:] in PRIMS or d[1:] == "Ljava/lang/String;")
+
+
+def eligible(is_static: bool, descriptor: str) -> str | None:
+    """None when the pair can be searched, else why not."""
+    if not is_static:
+        return "counterexample search covers static methods only"
+    params, _ = parse_method_descriptor(descriptor)
+    bad = [p for p in params if not _supported_param(p)]
+    if bad:
+        return f"counterexample search does not generate {bad[0]} arguments"
+    return None
+
+
+def _edges(d: str) -> list:
+    if d == "I":
+        return _INT_EDGES
+    if d == "J":
+        return _LONG_EDGES
+    if d in _SMALL_EDGES:
+        return _SMALL_EDGES[d]
+    if d == "F":
+        return _FLOAT_EDGES
+    if d == "D":
+        return _DOUBLE_EDGES
+    if d == "Ljava/lang/String;":
+        return _STRING_EDGES
+    comp = d[1:]
+    e = _edges(comp)
+    return [None, [], [e[1]], [x for x in e if x is not None][:6], [e[2], e[0], e[1]]]
+
+
+def _random(d: str, rng: random.Random) -> Any:
+    if d == "I":
+        return rng.choice([rng.randint(-10, 10), rng.randint(-1000, 1000), rng.randint(-2**31, 2**31 - 1)])
+    if d == "J":
+        return rng.choice([rng.randint(-10, 10), rng.randint(-2**63, 2**63 - 1)])
+    if d == "S":
+        return rng.randint(-32768, 32767)
+    if d == "B":
+        return rng.randint(-128, 127)
+    if d == "C":
+        return rng.choice([rng.randint(32, 126), rng.randint(0, 65535)])
+    if d == "Z":
+        return rng.randint(0, 1)
+    if d == "F":
+        return _f32(rng.choice([rng.uniform(-10, 10), float(rng.randint(-100, 100)), rng.uniform(-1e6, 1e6)]))
+    if d == "D":
+        return rng.choice([rng.uniform(-10, 10), float(rng.randint(-100, 100)), rng.uniform(-1e12, 1e12)])
+    if d == "Ljava/lang/String;":
+        return "".join(chr(rng.randint(32, 126)) for _ in range(rng.randint(0, 8)))
+    return [_random(d[1:], rng) for _ in range(rng.randint(1, 6))]
+
+
+def generate_inputs(descriptor: str, count: int = 96) -> list[list]:
+    """Argument lists (Python values: int, float, str, None, list for arrays), edge combinations first."""
+    params, _ = parse_method_descriptor(descriptor)
+    rng = random.Random(zlib.crc32(descriptor.encode()))
+    edges = [_edges(p) for p in params]
+    out: list[list] = []
+    total = math.prod(len(e) for e in edges) if edges else 1
+    if total <= 150:
+        def product(i: int) -> list[list]:
+            if i == len(edges):
+                return [[]]
+            return [[v] + rest for v in edges[i] for rest in product(i + 1)]
+        out.extend(product(0))
+    else:
+        for k in range(max(len(e) for e in edges)):
+            out.append([e[k % len(e)] for e in edges])
+    while len(out) < total + count // 3 and len(out) < count + (total if total <= 150 else 0):
+        out.append([rng.choice(e) if rng.random() < 0.4 else _random(p, rng) for p, e in zip(params, edges)])
+    return out
+
+
+# -- the IR interpreter as a screen --------------------------------------------------------------------------
+def _to_interp(d: str, v: Any) -> Any:
+    if v is None or not d.startswith("["):
+        return v
+    return JArray(d, [_to_interp(d[1:], x) for x in v])
+
+
+def _canon(v: Any) -> Any:
+    """A comparable form: floats by bits (every NaN alike), arrays by descriptor and elements."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, float):
+        return "NaN" if math.isnan(v) else ("f", struct.pack(">d", v))
+    if isinstance(v, JArray):
+        return ("array", v.desc, tuple(_canon(x) for x in v.items))
+    if v is None or isinstance(v, (int, str)):
+        return v
+    return ("object", getattr(v, "cls", type(v).__name__))
+
+
+def _interp_outcome(ir: IRMethod, params: Sequence[str], args: list, handler: DefaultCallHandler) -> Any:
+    heap = handler.make_heap()
+    actual = [_to_interp(p, a) for p, a in zip(params, args)]
+    out = run_method(ir, actual, heap, handler, budget=INTERP_BUDGET)
+    printed = heap.take_output()
+    after = tuple(_canon(a) for a in actual)
+    if isinstance(out, Returned):
+        return ("R", _canon(out.value), after, printed)
+    return ("T", out.exception, after, printed)
+
+
+@dataclass(slots=True)
+class Screening:
+    candidates: list[list] = field(default_factory=list)  # inputs to confirm on the JVM, most promising first
+    tried: int = 0
+    differing: int = 0
+    unsupported: str = ""
+
+
+def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
+           deadline: float) -> Screening:
+    params, _ = parse_method_descriptor(descriptor)
+    res = Screening()
+    unclear: list[list] = []
+    handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
+    deadline = min(deadline, time.monotonic() + SCREEN_CAP_S)
+    for args in generate_inputs(descriptor):
+        if time.monotonic() > deadline or len(res.candidates) >= MAX_CANDIDATES:
+            break
+        res.tried += 1
+        try:
+            a = _interp_outcome(orig_ir, params, args, handlers[0])
+            b = _interp_outcome(opt_ir, params, args, handlers[1])
+        except Unsupported as e:
+            res.unsupported = res.unsupported or e.reason
+            unclear.append(args)
+            continue
+        except (InterpError, RecursionError, Exception) as e:  # the model failed: the JVM can still answer
+            res.unsupported = res.unsupported or f"{type(e).__name__}: {e}"
+            unclear.append(args)
+            continue
+        if a != b:
+            res.differing += 1
+            res.candidates.append(args)
+    # inputs the model could not judge go to the JVM too (after the ones it found different)
+    res.candidates.extend(unclear[:max(0, MAX_CANDIDATES - len(res.candidates))])
+    return res
+
+
+# -- the JVM ---------------------------------------------------------------------------------------------------
+def _bits_f(v: float) -> int:
+    return struct.unpack(">i", struct.pack(">f", v))[0]
+
+
+def _bits_d(v: float) -> int:
+    return struct.unpack(">q", struct.pack(">d", v))[0]
+
+
+def encode_arg(d: str, v: Any) -> str:
+    """The harness's argument token for value ``v`` of type ``d`` (see Harness.java)."""
+    if d in "IJSBCZ" and len(d) == 1:
+        return str(int(v))
+    if d == "F":
+        return str(_bits_f(v))
+    if d == "D":
+        return str(_bits_d(v))
+    if v is None:
+        return "N"
+    if d == "Ljava/lang/String;":
+        return "S" + ".".join(f"{ord(c):x}" for c in v)
+    return "A" + "|".join(encode_arg(d[1:], x) for x in v)
+
+
+def show_args(params: Sequence[str], args: list) -> list[str]:
+    """Arguments as Java-like text for reports."""
+    def one(d: str, v: Any) -> str:
+        if v is None:
+            return "null"
+        if d == "Z":
+            return "true" if v else "false"
+        if d == "C":
+            return repr(chr(v))
+        if d in ("F", "D"):
+            if math.isnan(v):
+                return "NaN"
+            return repr(v) + ("f" if d == "F" else "")
+        if d == "J":
+            return f"{v}L"
+        if d == "Ljava/lang/String;":
+            return '"' + v.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
+        if d.startswith("["):
+            return "{" + ", ".join(one(d[1:], x) for x in v) + "}"
+        return str(v)
+    return [one(p, a) for p, a in zip(params, args)]
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "peggy-jvm" / "harness"
+
+
+def _java_tool(name: str) -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / name).is_file():
+        return str(Path(home) / "bin" / name)
+    return shutil.which(name)
+
+
+@dataclass(slots=True)
+class Call:
+    orig_class: str
+    opt_class: str
+    name: str
+    descriptor: str
+    args: list
+
+
+@dataclass(slots=True)
+class JvmOutcomes:
+    orig: str
+    opt: str
+
+    @property
+    def confirms(self) -> bool:
+        """The JVM itself behaved differently (and both calls really ran)."""
+        bad = ("ERROR", "TIMEOUT")
+        return not self.orig.startswith(bad) and not self.opt.startswith(bad) and self.orig != self.opt
+
+
+class JvmUnavailable(Exception):
+    pass
+
+
+class JvmHarness:
+    """The compiled Harness and the two class trees, each written to a directory by its declared names."""
+
+    def __init__(self, orig_raw: dict[str, bytes], opt_raw: dict[str, bytes]) -> None:
+        self.java = _java_tool("java")
+        if self.java is None:
+            raise JvmUnavailable("no java on PATH or in JAVA_HOME")
+        self.classes = self._compile()
+        self._tmp = tempfile.TemporaryDirectory(prefix="peggy-validate-")
+        self.dirs = []
+        for tag, raw in (("orig", orig_raw), ("opt", opt_raw)):
+            d = Path(self._tmp.name) / tag
+            for name, data in raw.items():
+                p = d / (name + ".class")
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_bytes(data)
+            d.mkdir(parents=True, exist_ok=True)
+            self.dirs.append(d)
+
+    def close(self) -> None:
+        self._tmp.cleanup()
+
+    @staticmethod
+    def _compile() -> Path:
+        """Harness.class in the cache, compiled on first use; keyed by the source's hash so edits recompile."""
+        try:
+            src = HARNESS_SOURCE.read_bytes()
+        except OSError as e:  # e.g. a wheel built without package data
+            raise JvmUnavailable(f"harness source missing: {HARNESS_SOURCE}: {e.strerror}") from None
+        target = _cache_dir() / hashlib.sha256(src).hexdigest()[:16]
+        if (target / "Harness.class").is_file():
+            return target
+        javac = _java_tool("javac")
+        if javac is None:
+            raise JvmUnavailable("no javac to compile the validation harness")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".harness-", dir=target.parent))
+        proc = subprocess.run([javac, "-d", str(tmp), str(HARNESS_SOURCE)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise JvmUnavailable(f"javac failed on the harness: {proc.stderr.strip()[:200]}")
+        try:
+            os.replace(tmp, target)
+        except OSError:  # someone else compiled it meanwhile
+            shutil.rmtree(tmp, ignore_errors=True)
+        return target
+
+    def run(self, calls: list[Call], timeout_s: float) -> list[JvmOutcomes | None]:
+        """Outcomes per call, in order; None for calls the JVM did not answer (it died or ran out of time)."""
+        lines = []
+        for c in calls:
+            params, _ = parse_method_descriptor(c.descriptor)
+            toks = [encode_arg(p, a) for p, a in zip(params, c.args)]
+            lines.append("\t".join([c.orig_class, c.opt_class, c.name, c.descriptor, *toks]))
+        cmd = [self.java, "-Xss8m", f"-Dharness.timeout={CALL_TIMEOUT_MS}", "-cp", str(self.classes), "Harness",
+               str(self.dirs[0]), str(self.dirs[1])]
+        try:
+            proc = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True,
+                                  timeout=timeout_s)
+            stdout = proc.stdout
+        except subprocess.TimeoutExpired as e:
+            stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        answers: list[JvmOutcomes | None] = []
+        for line in stdout.splitlines():
+            parts = line.split("\t")
+            if len(parts) == 3 and parts[0] == "OUT":
+                answers.append(JvmOutcomes(parts[1], parts[2]))
+        return answers + [None] * (len(calls) - len(answers))
+
+
+def _show_value(v: str, ret: str) -> str:
+    """A harness value of return type ``ret`` as Java-like text (floats from their bits, null, strings)."""
+    if v == "N":
+        return "null"
+    if v == "NaN" or not ret or ret not in "FDZC":
+        if v.startswith("S"):
+            units = v[1:].split(".") if len(v) > 1 else []
+            return '"' + "".join(chr(int(u, 16)) for u in units) + '"'
+        return v
+    if ret == "F":
+        return repr(struct.unpack(">f", struct.pack(">i", int(v)))[0]) + "f"
+    if ret == "D":
+        return repr(struct.unpack(">d", struct.pack(">q", int(v)))[0])
+    if ret == "Z":
+        return "true" if v == "1" else "false"
+    return repr(chr(int(v)))
+
+
+def describe_outcome(text: str, ret: str = "") -> str:
+    """A JVM outcome line made readable: 'returns 3', 'throws java/lang/ArithmeticException' (+ output, and the
+    arrays passed in as they were left)."""
+    head, _, rest = text.partition(" ;args=")
+    args_after, _, out = rest.partition(";out=")
+    if head.startswith("R "):
+        s = "returns" if ret == "V" else f"returns {_show_value(head[2:], ret)}"
+    elif head.startswith("T "):
+        s = f"throws {head[2:]}"
+    else:
+        s = head
+    if out:
+        try:
+            s += f", prints {bytes.fromhex(out).decode('utf-8', 'replace')!r}"
+        except ValueError:
+            s += f", prints hex {out}"
+    if "[" in args_after:
+        s += f", arrays after: {args_after.strip()}"
+    return s

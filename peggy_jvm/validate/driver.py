@@ -1,0 +1,140 @@
+"""The validate run: pair, prove, search for counterexamples, collect verdicts.
+
+What this module owns
+    :class:`ValidateOptions` (the command line's knobs as data) and :func:`validate_inputs` (ORIG, OPT ->
+    :class:`~.report.ValidationReport`).
+
+How
+    Every pair first goes to :func:`~.prove.prove_pair` with most of its budget (``method_timeout``). Pairs not
+    proved that :func:`~.counterexample.eligible` accepts are screened in the IR interpreter for the rest of their
+    budget; the candidates of all pairs are then confirmed in ONE JVM run (a JVM start costs more than most
+    proofs). A pair with a confirmed difference is ``not-equivalent``; every other unproved pair is ``unknown``
+    with the proof's reason and the search's.
+
+Inputs: two paths, options. Outputs: the report. Errors: :class:`~peggy_jvm.archive.InputError` (bad input:
+the caller exits 2); nothing else escapes for a single method.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..classfile.descriptors import parse_method_descriptor
+from . import counterexample as cx
+from .pairing import MethodPair, load_side, pair_methods
+from .prove import ProofBudget, ProofResult, prove_pair
+from .report import PairResult, ValidationReport, Verdict
+
+PROOF_SHARE = 0.6  # of the per-method budget; the rest is the interpreter screen
+
+
+@dataclass(slots=True)
+class ValidateOptions:
+    class_map: dict[str, str] = field(default_factory=dict)
+    method_timeout: float = 10.0
+    explain: bool = False
+    rules: list | None = None  # active rewrites; None: the default axioms
+    counterexamples: bool = True
+
+
+@dataclass(slots=True)
+class _Pending:
+    index: int  # into report.pairs
+    pair: MethodPair
+    proof: ProofResult
+    screened: cx.Screening
+
+
+def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
+                    progress=None) -> ValidationReport:
+    start = time.perf_counter()
+    orig = load_side(orig_path)
+    opt = load_side(opt_path)
+    pairing = pair_methods(orig, opt, options.class_map)
+    rules = options.rules
+    if rules is None:
+        from ..rules import default_rules
+        rules = default_rules().active()
+    report = ValidationReport(unpaired=pairing.unpaired, skipped=pairing.skipped, explain=options.explain)
+    pending: list[_Pending] = []
+    same_bytes = {name for name, data in orig.raw.items()
+                  if opt.raw.get(options.class_map.get(name, name)) == data}
+    budget = ProofBudget(time_s=options.method_timeout * PROOF_SHARE)
+    for i, pair in enumerate(pairing.pairs):
+        t0 = time.perf_counter()
+        deadline = time.monotonic() + options.method_timeout
+        proof = prove_pair(pair, orig.hierarchy, opt.hierarchy, rules, budget,
+                           same_class_bytes=pair.orig_class.name in same_bytes, explain=options.explain)
+        row = PairResult(pair.orig_class.name, pair.orig.name, pair.orig.descriptor,
+                         Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
+                         axioms=proof.axioms if proof.proved else None)
+        if not proof.proved and options.counterexamples:
+            why_not = cx.eligible(pair.orig.is_static, pair.orig.descriptor)
+            if why_not is not None:
+                row.reason += f"; {why_not}"
+            elif proof.orig_ir is None or proof.opt_ir is None:
+                row.reason += "; no IR to search for a counterexample"
+            else:
+                s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
+                              deadline)
+                pending.append(_Pending(i, pair, proof, s))
+        row.time_ms = (time.perf_counter() - t0) * 1000
+        report.pairs.append(row)
+        if progress is not None:
+            progress(i + 1, len(pairing.pairs))
+    if pending:
+        _confirm(report, pending, orig.raw, opt.raw)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, opt_raw: dict) -> None:
+    """Run every candidate in one JVM; the first confirmed difference of a pair is its counterexample."""
+    calls: list[cx.Call] = []
+    owners: list[int] = []
+    for k, p in enumerate(pending):
+        for args in p.screened.candidates:
+            calls.append(cx.Call(p.pair.orig_class.name, p.pair.opt_class.name, p.pair.orig.name,
+                                 p.pair.orig.descriptor, args))
+            owners.append(k)
+    answers: list[cx.JvmOutcomes | None] = [None] * len(calls)
+    jvm_problem = ""
+    if calls:
+        t0 = time.perf_counter()
+        try:
+            harness = cx.JvmHarness(orig_raw, opt_raw)
+            try:
+                answers = harness.run(calls, timeout_s=30 + 2 * cx.CALL_TIMEOUT_MS / 1000 * len(calls))
+            finally:
+                harness.close()
+        except cx.JvmUnavailable as e:
+            jvm_problem = str(e)
+        per_call_ms = (time.perf_counter() - t0) * 1000 / len(calls)
+    found: dict[int, tuple[list, cx.JvmOutcomes]] = {}
+    asked: dict[int, int] = {}
+    for k, call, ans in zip(owners, calls, answers):
+        asked[k] = asked.get(k, 0) + 1
+        if k not in found and ans is not None and ans.confirms:
+            found[k] = (call.args, ans)
+    for k, p in enumerate(pending):
+        row = report.pairs[p.index]
+        if calls:
+            row.time_ms += per_call_ms * asked.get(k, 0)
+        if k in found:
+            args, ans = found[k]
+            params, ret = parse_method_descriptor(p.pair.orig.descriptor)
+            row.verdict = Verdict.NOT_EQUIVALENT
+            row.reason = "counterexample confirmed on the JVM"
+            row.counterexample = {"args": cx.show_args(params, args), "orig": cx.describe_outcome(ans.orig, ret),
+                                  "opt": cx.describe_outcome(ans.opt, ret)}
+            continue
+        s = p.screened
+        note = f"no difference found on {s.tried} inputs"
+        if s.differing:
+            note = f"the interpreter saw {s.differing} differing inputs but the JVM did not confirm them"
+        elif s.unsupported:
+            note += f" (the interpreter could not model some: {s.unsupported})"
+        if jvm_problem:
+            note += f"; JVM not run: {jvm_problem}"
+        row.reason += f"; {note}"

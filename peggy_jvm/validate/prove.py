@@ -1,0 +1,101 @@
+"""Proof of equivalence of one method pair in one merged e-graph (the E-PEG of both methods).
+
+What this module owns
+    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, add both
+    to ONE :class:`~peggy_jvm.egraph.EGraph` (identical subterms, parameters and the entry heap ``sigma0`` included,
+    are shared by hash-consing: both methods are run on the same arguments and the same heap), saturate with the
+    axioms within the budget and ask whether the two roots are in one e-class. :class:`ProofResult` says proved or
+    not, and why not.
+
+Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a time budget. Outputs: a
+ProofResult (with the lifted IR of both methods, reused by the counterexample search).
+
+Invariants
+    * ``proved`` is True only when the code is byte-identical under byte-identical constant pools, or
+      ``EGraph.equiv`` holds for the two roots after (or before) saturation. No other shortcut.
+    * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..classfile.errors import ClassFileError
+from ..classfile.hierarchy import ClassHierarchy
+from ..egraph import EGraph, Limits, Runner
+from ..ir.lift import LiftError, lift_method
+from ..ir.nodes import IRMethod
+from ..peg.build import PegUnsupported, build_peg
+from .pairing import MethodPair
+
+
+@dataclass(slots=True)
+class ProofResult:
+    proved: bool
+    reason: str
+    axioms: list[str] = field(default_factory=list)
+    orig_ir: IRMethod | None = None
+    opt_ir: IRMethod | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProofBudget:
+    time_s: float = 5.0
+    max_nodes: int = 50_000
+    max_iterations: int = 60
+
+
+def _identical(pair: MethodPair, same_pool: bool) -> bool:
+    a, b = pair.orig.code_attribute(), pair.opt.code_attribute()
+    return same_pool and a is not None and b is not None and a.data == b.data
+
+
+def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
+               *, same_class_bytes: bool = False, explain: bool = False) -> ProofResult:
+    """Try to prove the pair equivalent; never raises for a method the stages cannot handle."""
+    try:
+        return _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes, explain)
+    except RecursionError:
+        return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
+    except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
+        return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
+
+
+def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
+           same_class_bytes: bool, explain: bool) -> ProofResult:
+    if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
+        side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
+        return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
+    if pair.orig.access != pair.opt.access and (pair.orig.access ^ pair.opt.access) & 0x0008:
+        return ProofResult(False, "static in one version only")
+    if _identical(pair, same_class_bytes):
+        return ProofResult(True, "byte-identical code", ["identical"])
+    try:
+        a = lift_method(pair.orig_class, pair.orig, orig_h)
+        b = lift_method(pair.opt_class, pair.opt, opt_h)
+    except (LiftError, ClassFileError) as e:
+        return ProofResult(False, f"cannot lift: {e}")
+    try:
+        pa, pb = build_peg(a), build_peg(b)
+    except PegUnsupported as e:
+        return ProofResult(False, f"no PEG: {e}", orig_ir=a, opt_ir=b)
+    except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
+        return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
+    eg = EGraph()
+    ra = eg.add_peg(pa)[pa.root]
+    rb = eg.add_peg(pb)[pb.root]
+    if eg.equiv(ra, rb):  # same PEG after hash-consing (copies, dead stores, slots and block order differ)
+        return ProofResult(True, "same PEG", ["hash-consing"], a, b)
+    start = time.perf_counter()
+    report = Runner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,
+                                  time_limit_s=max(0.05, budget.time_s))).run(eg)
+    if eg.equiv(ra, rb):
+        used: list[str] = []
+        if explain:
+            ex = eg.explain(ra, rb)
+            # "import" only closes the thetas of the PEGs as they were built: not an axiom
+            used = sorted(set(ex.rules()) - {"import"}) if ex is not None else []
+        return ProofResult(True, f"proved in {report.iterations} iterations "
+                                 f"({(time.perf_counter() - start) * 1000:.0f} ms)", used, a, b)
+    return ProofResult(False, f"not proved: saturation {report.stop_reason.value} after {report.iterations} "
+                              f"iterations, {report.nodes} nodes", orig_ir=a, opt_ir=b)

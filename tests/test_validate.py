@@ -1,0 +1,195 @@
+"""``peggy-jvm validate`` (peggy_jvm/validate, docs/validation.md) against its contract (DESIGN section 8).
+
+Purpose-written pairs (tests/java/validate): ``equiv/V.java`` rewrites every method of ``orig/V.java`` in an
+equivalent way (operands reordered, ``x*2`` vs ``x<<1``, other local slots, a strength-reduced loop, a flipped
+branch with swapped arms) and must be proved; ``mutant/V.java`` changes each method (operator, constant +-1,
+branch, dropped call, exception type) and must never be called equivalent, and gets a JVM-confirmed
+counterexample. Also: the exit codes 0/1/3/2, the JSON and JUnit shapes, ``--map``, ``--explain``, and the
+``--stage peg`` output of a fixture class validated against its original.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from peggy_jvm.cli import main
+from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
+from peggy_jvm.validate.counterexample import encode_arg, generate_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ROOT / "tests" / "java" / "validate"
+_SCRIPT = Path(sys.executable).parent / "peggy-jvm"
+CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "peggy_jvm.cli"]
+PAIR_KEYS = {"class", "name", "descriptor", "verdict", "reason", "counterexample", "time_ms"}
+
+
+def _javac(java_home: Path, out: Path, *sources: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(out), *map(str, sources)], check=True,
+                   capture_output=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("validate")
+    return {name: _javac(java_home, base / name, SOURCES / name / "V.java") for name in ("orig", "equiv", "mutant")}
+
+
+@pytest.fixture(scope="module")
+def mutant_report(trees):
+    return validate_inputs(trees["orig"], trees["mutant"], ValidateOptions(method_timeout=5.0))
+
+
+def invoke(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    return result
+
+
+# -- proofs ----------------------------------------------------------------------------------------------------
+def test_equivalent_pairs_are_proved(trees):
+    report = validate_inputs(trees["orig"], trees["equiv"], ValidateOptions(explain=True))
+    not_proved = [(p.name, p.reason) for p in report.pairs if p.verdict is not Verdict.EQUIVALENT]
+    assert not not_proved
+    assert {p.name for p in report.pairs} >= {"add", "dbl", "mul", "sum5", "sign", "check", "lsum", "dmul"}
+    assert report.exit_code() == 0
+    used = {p.name: p.axioms for p in report.pairs}
+    assert "add-comm" in used["add"]
+    assert "mul-pow2-shl" in used["dbl"]
+
+
+def test_identical_inputs_are_equivalent(trees):
+    report = validate_inputs(trees["orig"], trees["orig"], ValidateOptions())
+    assert all(p.verdict is Verdict.EQUIVALENT and p.reason == "byte-identical code" for p in report.pairs)
+
+
+# -- mutants ---------------------------------------------------------------------------------------------------
+def test_mutants_are_never_equivalent(mutant_report):
+    mutated = [p for p in mutant_report.pairs if p.name != "<init>"]
+    assert len(mutated) == 15
+    assert not [p.name for p in mutated if p.verdict is Verdict.EQUIVALENT]
+    caught = [p for p in mutated if p.verdict is Verdict.NOT_EQUIVALENT]
+    assert len(caught) >= 13, [(p.name, p.reason) for p in mutated if p not in caught]
+    for p in caught:
+        cx = p.counterexample
+        assert cx and cx["args"] is not None and cx["orig"] != cx["opt"]
+    assert mutant_report.exit_code() == 1
+
+
+def test_counterexamples_name_the_difference(mutant_report):
+    by_name = {p.name: p for p in mutant_report.pairs}
+    check = by_name["check"].counterexample
+    assert "IllegalArgumentException" in check["orig"] and "IllegalStateException" in check["opt"]
+    assert "prints" in by_name["hello"].counterexample["orig"]
+    assert "arrays after" in by_name["fill"].counterexample["orig"]  # the dropped call's effect
+
+
+def test_instance_mutant_is_unknown_and_exit_3(java_home, tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    src = "public class W {{ int k; public int f(int x) {{ return x * 3{} + k; }} }}"
+    (tmp_path / "a" / "W.java").write_text(src.format(""))
+    (tmp_path / "b" / "W.java").write_text(src.format(" + 1"))
+    a = _javac(java_home, tmp_path / "ca", tmp_path / "a" / "W.java")
+    b = _javac(java_home, tmp_path / "cb", tmp_path / "b" / "W.java")
+    report = validate_inputs(a, b, ValidateOptions(method_timeout=2.0))
+    f = next(p for p in report.pairs if p.name == "f")
+    assert f.verdict is Verdict.UNKNOWN and "static methods only" in f.reason
+    assert report.exit_code() == 3
+    assert invoke("validate", a, b).exit_code == 3
+
+
+# -- command line ----------------------------------------------------------------------------------------------
+def test_cli_json_and_junit(trees, tmp_path):
+    js, xml = tmp_path / "r.json", tmp_path / "r.xml"
+    result = invoke("validate", trees["orig"], trees["mutant"], "--json", js, "--junit", xml,
+                    "--method-timeout", "5")
+    assert result.exit_code == 1
+    data = json.loads(js.read_text())
+    assert set(data) >= {"pairs", "summary"}
+    assert set(data["summary"]) == {"equivalent", "not_equivalent", "unknown"}
+    for p in data["pairs"]:
+        assert set(p) == PAIR_KEYS
+        assert p["verdict"] in {"equivalent", "not-equivalent", "unknown"}
+    assert data["summary"]["not_equivalent"] >= 13
+    suite = ET.parse(xml).getroot().find("testsuite")
+    cases = suite.findall("testcase")
+    assert len(cases) == len(data["pairs"])
+    assert len([c for c in cases if c.find("failure") is not None]) == data["summary"]["not_equivalent"]
+    assert len([c for c in cases if c.find("skipped") is not None]) == data["summary"]["unknown"]
+
+
+def test_cli_exit_0_with_map_and_explain(trees, java_home, tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "U.java").write_text(
+        "public class U { public static int add(int a, int b) { return b + a; } }")
+    u = _javac(java_home, tmp_path / "u", tmp_path / "src" / "U.java")
+    js = tmp_path / "r.json"
+    result = invoke("validate", trees["orig"], u, "--map", "V=U", "--explain", "--json", js)
+    data = json.loads(js.read_text())
+    assert result.exit_code == 0, result.output
+    assert {p["name"] for p in data["pairs"]} == {"<init>", "add"}
+    assert "add-comm" in next(p for p in data["pairs"] if p["name"] == "add")["axioms"]
+    assert "only in ORIG: method V.dbl(I)I" in data["unpaired"]
+
+
+@pytest.mark.parametrize("bad", ["missing", "truncated", "map"])
+def test_bad_input_is_one_line_exit_2(trees, tmp_path, bad):
+    args = [str(trees["orig"]), str(trees["equiv"])]
+    if bad == "missing":
+        args[0] = str(tmp_path / "nothere.jar")
+    elif bad == "truncated":
+        t = tmp_path / "V.class"
+        t.write_bytes((trees["orig"] / "V.class").read_bytes()[:120])
+        args[1] = str(t)
+    else:
+        args.append("--map=V")
+    proc = subprocess.run([*CLI, "validate", *args], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("peggy-jvm: error: "), proc.stderr
+    if bad != "map":
+        assert (tmp_path / "nothere.jar").as_posix() in lines[0] or "V.class" in lines[0]
+
+
+# -- the optimizer's own output --------------------------------------------------------------------------------
+def test_stage_peg_output_is_proved(fixture_classes, tmp_path):
+    src = fixture_classes["release17"] / "IntArith.class"
+    out = tmp_path / "opt"
+    assert invoke("optimize", src, "-o", out, "--stage", "peg").exit_code == 0
+    report = validate_inputs(src, out / "IntArith.class", ValidateOptions(method_timeout=2.0))
+    verdicts = [p.verdict for p in report.pairs]
+    assert Verdict.NOT_EQUIVALENT not in verdicts
+    assert verdicts.count(Verdict.EQUIVALENT) >= 0.9 * len(verdicts)
+
+
+# -- generation ------------------------------------------------------------------------------------------------
+def test_inputs_are_deterministic_and_cover_edges():
+    a, b = generate_inputs("(IJ)I"), generate_inputs("(IJ)I")
+    assert a == b
+    firsts = {args[0] for args in a}
+    assert {0, 1, -1, 2**31 - 1, -2**31} <= firsts
+    arrays = generate_inputs("([I)I")
+    assert [None] in arrays and [[]] in arrays
+    assert encode_arg("F", float("nan")) == str(0x7FC00000)
+    assert encode_arg("Ljava/lang/String;", "Ab") == "S41.62"
+    assert encode_arg("[I", [1, -2]) == "A1|-2"
+
+
+def test_no_axioms_no_proof(trees):
+    """Without rules only hash-consing can prove: a reordered sum is then unknown (no difference exists), never
+    equivalent and never not-equivalent."""
+    report = validate_inputs(trees["orig"], trees["equiv"], ValidateOptions(rules=[], method_timeout=2.0))
+    by_name = {p.name: p for p in report.pairs}
+    assert by_name["add"].verdict is Verdict.UNKNOWN
+    assert "no difference found" in by_name["add"].reason
+    assert by_name["mul"].verdict is Verdict.EQUIVALENT and by_name["mul"].reason == "same PEG"
+    assert Verdict.NOT_EQUIVALENT not in {p.verdict for p in report.pairs}
