@@ -25,13 +25,15 @@ fixtures: $(VENV)/.installed
 demo: fixtures
 	mkdir -p out
 	$(VENV)/bin/peggy-jvm optimize fixtures/classes/release17/Kernels.class \
-		-o out/Kernels.class --stage ir --json out/report.json
+		-o out/Kernels.class --stage peg --json out/report.json
 	$(JAVA) -Xverify:all -cp fixtures/classes/release17 Kernels > out/original.txt 2>&1 \
 		|| { cat out/original.txt; exit 1; }
 	$(JAVA) -Xverify:all -cp out:fixtures/classes/release17 Kernels > out/optimized.txt 2>&1 \
 		|| { cat out/optimized.txt; exit 1; }
 	diff -u out/original.txt out/optimized.txt
 	@echo "demo: identical output"
+	$(VENV)/bin/peggy-jvm validate fixtures/classes/release17/Kernels.class out/Kernels.class \
+		--json out/validate.json || test $$? -eq 3
 
 test: fixtures
 	$(VPY) -m pytest -q $(PYTEST_ARGS)
