@@ -31,13 +31,14 @@ from .classfile.model import CodeAttribute
 from .classfile.reader import read_class
 from .classfile.attributes import LineNumberTable
 from .classfile.bytecode import Instruction
-from .classfile.model import ClassFile, MethodInfo
+from .classfile.model import Attribute, ClassFile, MethodInfo
 from .classfile.recode import RecodeResult, recode_method
 from .ir.lift import lift_method
 from .ir.lower import lower_method
 from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
 from .revert.revert import RevertUnsupported, revert_peg
+from .egraph.runner import Limits
 from .classfile.writer import write_class
 
 
@@ -48,7 +49,10 @@ class Stage(str, Enum):
     FULL = "full"
 
 
-IMPLEMENTED_STAGES = (Stage.CLASSFILE, Stage.IR, Stage.PEG)
+IMPLEMENTED_STAGES = (Stage.CLASSFILE, Stage.IR, Stage.PEG, Stage.FULL)
+
+#: the per-method budget of the full stage when no --method-timeout is given (seconds)
+DEFAULT_FULL_BUDGET = 2.0
 
 
 class MethodUnchanged(Exception):
@@ -101,9 +105,53 @@ def _code_length(data: bytes) -> int:
     return int.from_bytes(data[4:8], "big")
 
 
+#: PEG operators of exception handling, which the reverter does not revert yet (revert/revert.py)
+_HANDLER_OPS = frozenset({"threw", "rho_exc", "rho_esigma", "athrow"})
+
+
+def _full(ir, budget: float, info: dict):
+    """``--stage full`` between lifting and lowering: build, check, saturate and extract (the safe rule groups
+    of :mod:`peggy_jvm.extract.select`, within ``budget`` seconds), check again, revert. A PEG that is not
+    strictly cheaper leaves the method unchanged (no churn for nothing)."""
+    from .extract.select import extract_peg  # the solver stack is only imported by the stage that needs it
+    try:
+        peg = build_peg(ir)
+        check_peg(peg)
+        if any(peg.nodes[n].op in _HANDLER_OPS for n in peg.reachable()):
+            revert_peg(peg, ir)  # the reverter refuses exception handling (RevertUnsupported): no saturation for it
+        # a quarter of the budget for saturation, half for extraction, the rest for reverting and lowering
+        limits = Limits(max_nodes=5_000, max_iterations=20, time_limit_s=budget / 4)
+        new, rep = extract_peg(peg, limits=limits, budget=budget / 2)
+        info.update(cost_before=rep.cost_before, cost_after=rep.cost_after,
+                    time_ms={f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
+        if new is peg:
+            raise MethodUnchanged(f"no cheaper PEG ({rep.notes[-1] if rep.notes else rep.status})")
+        check_peg(new)
+        return revert_peg(new, ir)
+    except (PegUnsupported, RevertUnsupported) as e:
+        raise MethodUnchanged(str(e)) from None
+
+
+def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, budget: float) -> None:
+    """DESIGN section 6, step 2: the emitted bytecode is lifted again and validated against the original method
+    (both PEGs in one e-graph, saturated with the same safe rules the optimizer used; the roots must meet).
+    Not proved: the method keeps its original code."""
+    from .extract.select import safe_rules
+    from .validate.pairing import MethodPair
+    from .validate.prove import ProofBudget, prove_pair
+    new_m = MethodInfo(m.access, m.name_index, m.descriptor_index,
+                       [Attribute(a.name_index, a.name, data) if a.name == "Code" else a for a in m.attributes],
+                       m.name, m.descriptor)
+    pair = MethodPair(cf, cf, m, new_m)
+    proof = prove_pair(pair, hierarchy, hierarchy, safe_rules(), ProofBudget(time_s=max(0.2, budget / 4)))
+    if not proof.proved:
+        raise MethodUnchanged(f"self-check: the emitted code is {proof.reason}")
+
+
 def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
-               hierarchy: ClassHierarchy) -> RecodeResult:
-    """One method through ``stage``; raises on anything the stage cannot do (the caller falls back)."""
+               hierarchy: ClassHierarchy, budget: float | None = None, info: dict | None = None) -> RecodeResult:
+    """One method through ``stage``; raises on anything the stage cannot do (the caller falls back). ``info``
+    receives what the full stage measured (costs, time per sub-stage)."""
     if stage is Stage.CLASSFILE:
         return recode_method(cf, m, code, insns, hierarchy)
     ir = lift_method(cf, m, hierarchy, code, insns)
@@ -114,6 +162,8 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
             ir = revert_peg(peg, ir)
         except (PegUnsupported, RevertUnsupported) as e:
             raise MethodUnchanged(str(e)) from None
+    elif stage is Stage.FULL:
+        ir = _full(ir, DEFAULT_FULL_BUDGET if budget is None else budget, info if info is not None else {})
     lnt = next((a for a in code.attributes if a.name == "LineNumberTable"), None)
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 50_000))  # reverted code can nest expressions deeper than javac's
@@ -121,7 +171,10 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         data = lower_method(cf, m, ir, hierarchy, LineNumberTable.parse(lnt.data) if lnt is not None else None)
     finally:
         sys.setrecursionlimit(old)
-    return RecodeResult(data, [a.name for a in code.attributes if a.name not in ("LineNumberTable", "StackMapTable")])
+    if stage is Stage.FULL:
+        _self_check(cf, m, data, hierarchy, DEFAULT_FULL_BUDGET if budget is None else budget)
+    kept = {a.name for a in CodeAttribute.parse(data, cf.pool).attributes}
+    return RecodeResult(data, [a.name for a in code.attributes if a.name not in kept and a.name != "StackMapTable"])
 
 
 def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_timeout: float | None = None
@@ -145,29 +198,36 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
             insns = code.instructions()
         except ClassFileError as e:
             raise ClassFileError(f"method {m.name}{m.descriptor}: {e}") from None
+        info: dict = {}  # the full stage's costs and sub-stage times
         try:
-            result = _transform(stage, cf, m, code, insns, hierarchy)
+            result = _transform(stage, cf, m, code, insns, hierarchy, method_timeout, info)
         except MethodUnchanged as e:
             ms = (time.perf_counter() - start) * 1000
             reports.append(MethodReport(cf.name, m.name, m.descriptor, "unchanged", str(e), bytes_before=before,
-                                        bytes_after=before, time_ms={stage.value: ms}))
+                                        bytes_after=before, time_ms={stage.value: ms, **info.get("time_ms", {})},
+                                        cost_before=info.get("cost_before"), cost_after=info.get("cost_before")))
             continue
         except Exception as e:  # any failure of the stage keeps the original method
             ms = (time.perf_counter() - start) * 1000
             reports.append(MethodReport(cf.name, m.name, m.descriptor, "fallback", f"{type(e).__name__}: {e}",
-                                        bytes_before=before, bytes_after=before, time_ms={stage.value: ms}))
+                                        bytes_before=before, bytes_after=before,
+                                        time_ms={stage.value: ms, **info.get("time_ms", {})},
+                                        cost_before=info.get("cost_before"), cost_after=info.get("cost_before")))
             continue
         ms = (time.perf_counter() - start) * 1000
         if method_timeout is not None and ms > method_timeout * 1000:
             reports.append(MethodReport(cf.name, m.name, m.descriptor, "fallback",
                                         f"timeout: {ms:.0f} ms > {method_timeout} s", bytes_before=before,
-                                        bytes_after=before, time_ms={stage.value: ms}))
+                                        bytes_after=before, time_ms={stage.value: ms},
+                                        cost_before=info.get("cost_before"), cost_after=info.get("cost_before")))
             continue
         reason = f"dropped {', '.join(result.dropped)}" if result.dropped else ""
         attr.data = result.data
         changed = True
         reports.append(MethodReport(cf.name, m.name, m.descriptor, "rewritten", reason, bytes_before=before,
-                                    bytes_after=_code_length(result.data), time_ms={stage.value: ms}))
+                                    bytes_after=_code_length(result.data),
+                                    time_ms={stage.value: ms, **info.get("time_ms", {})},
+                                    cost_before=info.get("cost_before"), cost_after=info.get("cost_after")))
     if not changed:
         return data, reports
     try:
@@ -176,6 +236,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
         for r in reports:
             if r.status == "rewritten":
                 r.status, r.reason, r.bytes_after = "fallback", f"class not writable: {e}", r.bytes_before
+                r.cost_after = r.cost_before
         return data, reports
 
 

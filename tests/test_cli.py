@@ -369,15 +369,17 @@ def test_a_class_whose_methods_are_rewritten_identically_is_loadable(classes, ve
 
 
 # -- stages and usage ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("stage", ["full"])
-def test_unimplemented_stages_exit_2_with_one_line(classes, tmp_path, stage):
+def test_full_stage_writes_its_output_and_reports_costs(classes, tmp_path):
+    """Every stage is available; the full stage writes the class and the report carries costs per method."""
     target = tmp_path / "out"
-    done = run_cli("optimize", classes["release17"] / "IntArith.class", "-o", target, "--stage", stage)
-    assert done.returncode == 2
-    line = one_error_line(done.stderr)
-    assert f"'{stage}'" in line and "not available" in line and "classfile" in line
-    assert done.stdout == ""
-    assert not target.exists()
+    report = tmp_path / "r.json"
+    done = run_cli("optimize", classes["release17"] / "IntArith.class", "-o", target, "--stage", "full",
+                   "--json", report)
+    assert done.returncode == 0, done.stderr
+    assert (target).exists()
+    rows = json.loads(report.read_text())["methods"]
+    assert json.loads(report.read_text())["stage"] == "full"
+    assert all(r["cost_before"] is not None for r in rows if r["bytes_before"] and "handlers" not in r["reason"])
 
 
 def test_unknown_option_and_bad_values_exit_2(classes, tmp_path):

@@ -1,0 +1,58 @@
+"""The extraction cost model: what a PEG node (or an e-node) costs, from the operator table.
+
+What this module owns
+    :func:`node_cost` (one node: base cost times the loop factor), :func:`loop_depths` (how many loop depths a
+    variance set or mask counts) and :func:`peg_cost` (a whole PEG under the same model). ``docs/cost-model.md``
+    explains the choices.
+
+The model (DESIGN section 4, Peggy's)
+    ``cost(n) = OPS[op].cost * BASE_LOOP_MULTIPLIER ** d`` where ``d`` is the number of loop depths in which the
+    node's value (for an e-node: its e-class) varies. A node that varies in a loop runs once per iteration, so
+    moving it out of the loop (loop-invariant code motion) or replacing it by a cheaper per-iteration node
+    (strength reduction) pays 20 times per depth. ``pass`` has base cost 50 in the operator table: a second
+    ``pass`` for one loop (a duplicated loop) costs more than any arithmetic it could save.
+
+Inputs: operator names and variance facts (a set of loop depths from :meth:`PEG.variance`, or an e-graph mask).
+Outputs: float costs (``ExtractionProblem`` keeps floats).
+Invariants: the same function prices the original PEG, every e-node and the extracted PEG, so "cheaper" means
+the same thing everywhere; costs are finite and non-negative.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..peg.graph import PEG
+from ..peg.ops import BASE_LOOP_MULTIPLIER, OPS
+
+__all__ = ["node_cost", "loop_depths", "peg_cost", "MAX_DEPTH"]
+
+#: loop depths counted at most (a class of unknown variance has every bit set; nesting deeper than this does
+#: not occur in real code and would only overflow the weights)
+MAX_DEPTH = 8
+
+
+def loop_depths(variance: int | Iterable[int], deepest: int = MAX_DEPTH) -> int:
+    """How many loop depths in ``1..deepest`` the variance (a bit mask, bit ``l`` = depth ``l``, or a set of
+    depths) contains. ``deepest`` caps the unknown mask (-1: "varies everywhere") at the loops that exist."""
+    deepest = min(deepest, MAX_DEPTH)
+    if isinstance(variance, int):
+        return sum(1 for lvl in range(1, deepest + 1) if (variance >> lvl) & 1)
+    return sum(1 for lvl in set(variance) if 1 <= lvl <= deepest)
+
+
+def node_cost(op: str, depths: int) -> float:
+    """Base cost of ``op`` times ``BASE_LOOP_MULTIPLIER ** depths``."""
+    return float(OPS[op].cost * BASE_LOOP_MULTIPLIER ** depths)
+
+
+def max_loop_depth(peg: PEG) -> int:
+    """The deepest loop attribute of the PEG's loop operators (0 without loops)."""
+    return max((n.attr for n in peg.nodes if n.op in ("theta", "eval", "pass") and isinstance(n.attr, int)),
+               default=0)
+
+
+def peg_cost(peg: PEG) -> float:
+    """The DAG cost of the nodes the root reaches, each priced with its own variance in the PEG."""
+    var = peg.variance()
+    deepest = max_loop_depth(peg)
+    return float(sum(node_cost(peg.nodes[i].op, loop_depths(var[i], deepest)) for i in peg.reachable()))

@@ -1,0 +1,141 @@
+"""The bridge between a saturated e-graph of one method and the generic extractor (``problem.py``).
+
+What this module owns
+    :func:`build_problem`: e-graph + root class -> :class:`PegProblem` (an :class:`ExtractionProblem` over the
+    classes the root reaches, priced by :mod:`.cost`, plus the e-node behind each problem node), and
+    :func:`selection_to_peg`: a valid :class:`Selection` -> a sealed :class:`PEG` with one node per chosen class.
+
+Inputs / outputs
+    The e-graph after saturation (rebuilt: every node canonical), its root class and the PEG it was imported from
+    (for the method's name, receiver and parameter types). Problem ids are strings: class ``c<id>`` and node
+    ``c<id>.<k>`` (the k-th node of the class), so a blocking clause can name the nodes it blocks.
+
+Invariants
+    * Only classes reachable from the root through some node's children are in the problem; every node of such a
+      class is (its children are reachable too).
+    * A theta's second child is the only edge that may close a cycle (Tate Def 6.1); every other edge must be
+      acyclic among chosen nodes, which is what ``problem.py`` calls a valid selection.
+    * :func:`selection_to_peg` creates every chosen theta first (:meth:`PEG.new_theta`), then the other nodes
+      children first, then closes the thetas (:meth:`PEG.set_theta`); only the chosen reached classes appear.
+      It also returns which problem nodes each PEG node stands for (PEG hash-consing may fold two classes whose
+      chosen nodes became identical into one node), so a checker can answer in terms of the selection.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..egraph.egraph import EGraph
+from ..peg.graph import PEG
+from .cost import loop_depths, max_loop_depth, node_cost
+from .problem import ExtractionProblem, Node, NodeId, Selection
+
+__all__ = ["PegProblem", "build_problem", "selection_to_peg"]
+
+
+@dataclass(frozen=True)
+class PegProblem:
+    problem: ExtractionProblem
+    #: problem node id -> the e-node ``(op, attr, child class ids)`` it stands for (children canonical)
+    enodes: dict[NodeId, tuple]
+    root: str
+    #: the PEG the e-graph was made from (metadata for the extracted PEG)
+    template: PEG
+    deepest: int = 0
+    meta: dict = field(default_factory=dict)
+
+
+def _cid(c: int) -> str:
+    return f"c{c}"
+
+
+def build_problem(eg: EGraph, root: int, template: PEG) -> PegProblem:
+    """The extraction problem of the classes ``root`` reaches in ``eg`` (rebuilt), priced by :mod:`.cost`."""
+    find = eg.find
+    root = find(root)
+    deepest = max_loop_depth(template)
+    for cid in eg.class_ids():  # rules may have made loop operators of depths the PEG did not have (they don't)
+        for op, attr, _ in eg.nodes(cid):
+            if op in ("theta", "eval", "pass") and isinstance(attr, int):
+                deepest = max(deepest, attr)
+    nodes: list[Node] = []
+    enodes: dict[NodeId, tuple] = {}
+    seen = {root}
+    stack = [root]
+    while stack:
+        c = stack.pop()
+        depth = loop_depths(eg.variance(c), deepest)
+        for k, (op, attr, children) in enumerate(eg.nodes(c)):
+            kids = tuple(find(x) for x in children)
+            nid = f"{_cid(c)}.{k}"
+            nodes.append(Node(nid, op, node_cost(op, depth), _cid(c), tuple(_cid(x) for x in kids),
+                              frozenset({1}) if op == "theta" else frozenset()))
+            enodes[nid] = (op, attr, kids)
+            for x in kids:
+                if x not in seen:
+                    seen.add(x)
+                    stack.append(x)
+    problem = ExtractionProblem.build(nodes, [_cid(root)], name=template.name or "method")
+    return PegProblem(problem, enodes, _cid(root), template, deepest)
+
+
+def selection_to_peg(pp: PegProblem, selection: Selection) -> tuple[PEG, dict[int, list[NodeId]]]:
+    """The PEG of a valid selection and, per PEG node, the problem nodes it stands for. Raises ``ValueError``
+    when a reached class has no choice or the strict edges among chosen nodes form a cycle."""
+    t = pp.template
+    peg = PEG(name=t.name, class_name=t.class_name, is_static=t.is_static, synchronized=t.synchronized,
+              param_types=list(t.param_types))
+    problem = pp.problem
+    chosen: dict[str, NodeId] = {}
+    order: list[str] = []  # reached classes, depth-first from the root
+    stack = [pp.root]
+    while stack:
+        c = stack.pop()
+        if c in chosen:
+            continue
+        nid = selection.get(c)
+        if nid is None or nid not in problem.nodes or problem.nodes[nid].eclass != c:
+            raise ValueError(f"class {c} is reached but has no valid choice")
+        chosen[c] = nid
+        order.append(c)
+        stack.extend(reversed(problem.nodes[nid].children))
+    ids: dict[str, int] = {}
+    for c in order:  # thetas first: they close cycles, so other nodes may refer to them before they are set
+        op, attr, _ = pp.enodes[chosen[c]]
+        if op == "theta":
+            ids[c] = peg.new_theta(attr)
+    for c in order:  # everything else children first (strict edges are acyclic in a valid selection)
+        if c in ids:
+            continue
+        work = [(c, False)]
+        on_path: set[str] = set()
+        while work:
+            x, expanded = work.pop()
+            if x in ids:
+                continue
+            node = problem.nodes[chosen[x]]
+            if expanded:
+                on_path.discard(x)
+                op, attr, _ = pp.enodes[chosen[x]]
+                ids[x] = peg.add(op, attr, tuple(ids[k] for k in node.children))
+                continue
+            if x in on_path:
+                raise ValueError(f"class {x} is on a cycle that does not pass through a theta's second child")
+            on_path.add(x)
+            work.append((x, True))
+            for k in node.children:
+                if k not in ids:
+                    if k in on_path:
+                        raise ValueError(f"class {k} is on a cycle that does not pass through a theta's second "
+                                         "child")
+                    work.append((k, False))
+    for c in order:
+        op, _, _ = pp.enodes[chosen[c]]
+        if op == "theta":
+            kids = problem.nodes[chosen[c]].children
+            peg.set_theta(ids[c], ids[kids[0]], ids[kids[1]])
+    peg.root = ids[pp.root]
+    peg.seal()
+    back: dict[int, list[NodeId]] = {}
+    for c in order:
+        back.setdefault(ids[c], []).append(chosen[c])
+    return peg, back

@@ -1,0 +1,274 @@
+"""The phi-profile validity checker of a selected PEG (DESIGN section 4; Stepp 2011, section 8.7).
+
+What this module owns
+    :func:`phi_profiles` (the pruned phi-profiles of some nodes), :func:`find_violation` (the first effect whose
+    side effect is more conditional than the use of its value, with the nodes that explain it) and
+    :class:`Violation`.
+
+Why
+    Equality saturation can prove ``rho_value(E)`` equal to something an extraction reads on every path while the
+    sigma chain the extraction picks runs the effect ``E`` only under some condition (or the other way round in
+    the sigma's favour, which is fine). Such a PEG has no CFG: the value exists only where the effect ran. The
+    checker rejects it; the extractor then blocks the choices that made it and solves again.
+
+The definitions
+    * A *step* is ``(c, b)``: passing from a ``phi(c, t, f)`` into its true (``b = True``) or false arm, ``c`` the
+      condition's node. Conditions, not phi nodes, name steps: two phis on one condition (a value and the sigma
+      of one ``if``) are the same branch.
+    * The *phi-profile* of a node is the set of routes from the root to it, each route recorded as the set of its
+      steps, i.e. the conjunction of the branches it takes (entering a phi's condition adds no step). Sets, not
+      sequences: the order in which nested phis are met says nothing about when a value exists, and a route
+      around a loop's back edge meets the same branches again; sets keep every profile finite. Stepp's "linear
+      path p is a prefix of value path q" becomes "q takes every branch p takes" (``p <= q``).
+    * *Pruning* (:func:`prune`) is Stepp's merge of two routes that differ only in one step's branch into the
+      route without that step, closed under absorption (a route that takes every branch of a shorter one is
+      dropped): the Blake canonical form of the routes' disjunction, with conditions as independent variables.
+      It is canonical, so profiles of two PEGs compare by equality whatever order they were computed in.
+    * For every effect ``E`` (an outcome node) whose outcome is read both by a linear projection (``rho_sigma``,
+      ``rho_esigma``) and by a value projection (``rho_value``, ``threw``, ``rho_exc``): every pruned linear
+      route must be a prefix of some pruned value route (Stepp's condition: the effect is never more
+      conditional than the use of its value), and every pruned value route must extend some linear route (the
+      value is never read where the effect did not happen; with the canonical form this is exactly "the value's
+      condition implies the effect's").
+    * Baseline: the builder's PEG is trusted (its phi-trees follow the CFG), yet real PEGs have profiles the
+      plain condition refuses (a route around a loop's back edge passes both arms of one condition; a condition
+      tested twice). So the extractor passes the builder's PEG's profiles, with steps and effects named by
+      e-class: an effect whose linear profile is the baseline's and whose value is read only where the baseline
+      read it (each value route extends a baseline value route) is no worse than the original, and passes.
+    * When the profiles of a node exceed :data:`MAX_PATHS` routes the checker cannot decide; it then reports
+      a violation (sound: the selection is refused, the method keeps a PEG that passed).
+
+Blocking (DESIGN: "the smallest set of choices that explains the violation")
+    A violation's explanation is the nodes of one shortest route from the root to the linear projection, of one
+    shortest route to the value projection, and the effect and its projections: the choices that put the effect
+    on a conditional sigma path and its value on another. That is much smaller than the whole selection (Peggy
+    blocked the whole assignment). It is not guaranteed to be a proof (other choices could add a route that
+    makes the profiles agree), so a blocking clause may cut an acceptable selection: that costs optimality,
+    never soundness, because every selection is checked before it is accepted.
+
+Inputs: a sealed PEG. Outputs: ``None`` (valid) or a :class:`Violation`.
+Invariants: pure functions of the PEG (the extractor calls them in worker processes).
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable, Hashable
+
+from ..peg.graph import PEG
+from ..peg.ops import OPS, T
+
+__all__ = ["Step", "Path", "Violation", "MAX_PATHS", "phi_profiles", "prune", "effect_profiles", "find_violation"]
+
+Step = tuple[int, bool]
+Path = frozenset[Step]  # the conjunction of the steps of a route (order does not matter, see the docstring)
+
+#: pruned routes per node beyond which the profile is "unknown" (a violation, to be safe)
+MAX_PATHS = 64
+#: propagation steps beyond which the profiles are "unknown"
+MAX_WORK = 50_000
+
+LINEAR_PROJECTIONS = frozenset({"rho_sigma", "rho_esigma"})
+VALUE_PROJECTIONS = frozenset({"rho_value", "threw", "rho_exc"})
+
+
+@dataclass(frozen=True)
+class Violation:
+    effect: int  # the effect node
+    reason: str
+    explanation: frozenset[int]  # PEG node ids whose choices explain it
+
+
+def prune(paths: set[Path] | frozenset[Path], limit: int | None = None) -> set[Path] | None:
+    """The canonical form of a set of routes (Blake's: every prime implicant of their disjunction, conditions
+    taken as independent variables): two routes that differ only in one step's branch also give the route
+    without that step (consensus), and a route implied by a shorter one is dropped (absorption), to a fixpoint.
+    Canonical, so profiles of two PEGs compare by equality whatever order they were computed in. None when
+    more than ``limit`` routes remain."""
+    terms: set[Path] = set()
+
+    def add(t: Path) -> bool:
+        if any(u <= t for u in terms):
+            return False
+        for u in [u for u in terms if t < u]:
+            terms.discard(u)
+        terms.add(t)
+        return True
+
+    for t in sorted(paths, key=len):
+        add(t)
+    work = list(terms)
+    while work:
+        t = work.pop()
+        if t not in terms:
+            continue
+        for u in list(terms):
+            if u not in terms or t not in terms:
+                continue
+            opposed = [(c, b) for c, b in t if (c, not b) in u]
+            if len(opposed) != 1:
+                continue
+            c, b = opposed[0]
+            r = (t - {(c, b)}) | (u - {(c, not b)})
+            if add(r):
+                work.append(r)
+                if limit is not None and len(terms) > limit:
+                    return None
+    return terms
+
+
+def _extend(paths: frozenset[Path], step: Step | None) -> set[Path]:
+    if step is None:
+        return set(paths)
+    return {p | {step} for p in paths}
+
+
+def phi_profiles(peg: PEG) -> dict[int, frozenset[Path]] | None:
+    """The pruned phi-profile of every node the root reaches (None: too many routes or too much work)."""
+    nodes = peg.nodes
+    prof: dict[int, frozenset[Path]] = {peg.root: frozenset({frozenset()})}
+    work = deque([peg.root])
+    queued = {peg.root}
+    spent = 0
+    while work:
+        n = work.popleft()
+        queued.discard(n)
+        node = nodes[n]
+        mine = prof[n]
+        for pos, c in enumerate(node.children):
+            step: Step | None = None
+            if node.op == "phi" and pos > 0:
+                step = (node.children[0], pos == 1)
+            new = _extend(mine, step) | set(prof.get(c, frozenset()))
+            spent += len(new)
+            if spent > MAX_WORK:
+                return None
+            new = prune(new, MAX_PATHS)
+            if new is None:
+                return None
+            fz = frozenset(new)
+            if fz != prof.get(c):
+                prof[c] = fz
+                if c not in queued:
+                    queued.add(c)
+                    work.append(c)
+    return prof
+
+
+def _route(peg: PEG, target: int) -> list[int]:
+    """The nodes of one shortest route from the root to ``target`` (both included)."""
+    prev: dict[int, int] = {peg.root: -1}
+    q = deque([peg.root])
+    while q:
+        n = q.popleft()
+        if n == target:
+            break
+        for c in peg.nodes[n].children:
+            if c not in prev:
+                prev[c] = n
+                q.append(c)
+    out: list[int] = []
+    n = target
+    while n != -1 and n in prev:
+        out.append(n)
+        n = prev[n]
+    return out
+
+
+def _is_prefix(p: Path, q: Path) -> bool:
+    """Stepp's "p is a prefix of q" for routes as conjunctions: q takes every branch p takes (q implies p)."""
+    return p <= q
+
+
+def _show(p: Path) -> str:
+    return "[" + ", ".join(f"{'n' if isinstance(c, int) else ''}{c}:{'T' if b else 'F'}"
+                           for c, b in sorted(p, key=repr)) + "]"
+
+
+Key = Hashable
+#: per effect key: its pruned (linear, value) profiles, steps keyed by ``key``; None: too large to decide
+Profiles = dict[Key, "tuple[frozenset[Path], frozenset[Path]] | None"]
+
+
+def _effect_users(peg: PEG) -> dict[int, tuple[list[int], list[int]]]:
+    """Effects whose outcome is read both by a linear and by a value projection -> (linear, value) readers."""
+    users: dict[int, tuple[list[int], list[int]]] = {}
+    for n in peg.reachable():
+        node = peg.nodes[n]
+        if node.op in LINEAR_PROJECTIONS or node.op in VALUE_PROJECTIONS:
+            lin, val = users.setdefault(node.children[0], ([], []))
+            (lin if node.op in LINEAR_PROJECTIONS else val).append(n)
+    return {e: lv for e, lv in sorted(users.items())
+            if lv[0] and lv[1] and OPS[peg.nodes[e].op].output is T.OUTCOME}
+
+
+def effect_profiles(peg: PEG, key: Callable[[int], Key] | None = None) -> Profiles:
+    """The pruned (linear, value) phi-profiles of every effect read both ways, effects and the condition of
+    every step named by ``key`` (default: the node id), so profiles of two PEGs of one e-graph compare."""
+    key = key or (lambda n: n)
+    users = _effect_users(peg)
+    prof = phi_profiles(peg) if users else {}
+    out: Profiles = {}
+    for e, (lin, val) in users.items():
+        if prof is None:
+            out[key(e)] = None
+            continue
+
+        def keyed(ns: list[int]) -> frozenset[Path]:
+            paths: set[Path] = set()
+            for n in ns:
+                for p in prof.get(n, frozenset()):
+                    paths.add(frozenset((key(c), b) for c, b in p))
+            return frozenset(prune(paths) or ())
+
+        out[key(e)] = (keyed(lin), keyed(val))
+    return out
+
+
+def _problem(lpaths: frozenset[Path], vpaths: frozenset[Path]) -> str | None:
+    for lp in sorted(lpaths, key=repr):
+        if not any(_is_prefix(lp, vp) for vp in vpaths):
+            return f"its effect on sigma path {_show(lp)} is more conditional than every use of its value"
+    for vp in sorted(vpaths, key=repr):
+        if not any(_is_prefix(lp, vp) for lp in lpaths):
+            return f"its value is read on path {_show(vp)} where the effect does not happen"
+    return None
+
+
+def _excused(now: tuple[frozenset[Path], frozenset[Path]], base: tuple[frozenset[Path], frozenset[Path]] | None
+             ) -> bool:
+    """The effect runs under exactly the conditions it ran under in the baseline (a trusted PEG), and its value
+    is only read where the baseline read it or under more conditions: no worse than the baseline."""
+    if base is None:
+        return False
+    return now[0] == base[0] and all(any(_is_prefix(bv, vp) for bv in base[1]) for vp in now[1])
+
+
+def find_violation(peg: PEG, key: Callable[[int], Key] | None = None, baseline: Profiles | None = None
+                   ) -> Violation | None:
+    """The first effect (by node id) whose pruned phi-profiles break the condition, or None when all pass.
+
+    With ``baseline`` (the :func:`effect_profiles` of the PEG the builder made, keyed by e-class through ``key``),
+    an effect whose profiles are no worse than in the baseline is accepted: the builder's PEG is trusted (its
+    phi-trees follow the CFG), and real PEGs have profiles Stepp's plain condition does not accept (a route
+    through a loop's back edge passes both arms of a condition)."""
+    users = _effect_users(peg)
+    if not users:
+        return None
+    kf = key or (lambda n: n)
+    profs = effect_profiles(peg, key)
+    for e, (lin, val) in users.items():
+        now = profs.get(kf(e))
+        if now is None:
+            return _violation(peg, e, lin[0], val[0], f"effect n{e} ({peg.nodes[e].op}): phi-profiles too large "
+                                                      "to decide")
+        why = _problem(*now)
+        if why is None or (baseline is not None and _excused(now, baseline.get(kf(e)))):
+            continue
+        return _violation(peg, e, lin[0], val[0], f"effect n{e} ({peg.nodes[e].op}): {why}")
+    return None
+
+
+def _violation(peg: PEG, effect: int, lin: int, val: int, reason: str) -> Violation:
+    explain = set(_route(peg, lin)) | set(_route(peg, val)) | {effect, lin, val}
+    return Violation(effect, reason, frozenset(explain))

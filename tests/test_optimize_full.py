@@ -1,0 +1,348 @@
+"""``optimize --stage full``: saturation with the safe rule groups, MaxSAT extraction with the phi-profile
+checker, reversion, lowering (peggy_jvm/pipeline.py, peggy_jvm/extract/select.py).
+
+Purpose-written Java: constant folding through branches, loop-invariant code motion, strength reduction (no
+``imul`` left in the loop), nested loops, loops that never terminate, effects under conditions. Every
+output verifies under -Xverify:all and behaves like the original (differential runner, generated arguments); the
+fixtures (release17) go through the full stage without an unnamed fallback and print exactly what they printed.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from peggy_jvm.classfile.model import Access
+from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.pipeline import IMPLEMENTED_STAGES, Stage, optimize_input
+
+SOURCE = r"""
+public class Full {
+    static int fold(int x) { int a = 3; int b = a * 4; if (b > 10) { return x + b; } else { return x - b; } }
+    static int foldBranch(int x) { int k = 6; int y; if (k % 2 == 0) { y = k * 7; } else { y = k + 1; } return x * y; }
+    static int licm(int n, int a, int b) { int s = 0; for (int i = 0; i < n; i++) { s += a * b + i; } return s; }
+    static int strength(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i * 5; } return s; }
+    static long strengthLong(int n) { long s = 0; for (long i = 0; i < n; i++) { s += i * 12L; } return s; }
+    static int deadLoop(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i; } return n; }
+    static int nested(int n, int m) {
+        int s = 0;
+        for (int i = 0; i < n; i++) { for (int j = 0; j < m; j++) { s += (n * m) + j * 3; } }
+        return s;
+    }
+    static int callCond(int x) { if (x > 0) { System.out.println(x); } return x * 2; }
+    static int divs(int x, int y) { int q = x / 3; if (y != 0) { q += x % y; } return q * 8; }
+    static int arr(int[] a) { int s = 0; for (int i = 0; i < a.length; i++) { s += a[i] * 4; } return s; }
+    static double dbl(double d, int n) { double s = 0; for (int i = 0; i < n; i++) { s += d * 2.0; } return s; }
+    static int spinUnless(int x) { while (x < 0) { x = x | 0; } return x + 0; }
+    static int forever(int x) { while (true) { x = x * 1 + 1; } }
+    static void foreverPrint() { int i = 0; while (true) { i = i + 0; } }
+
+    public static void main(String[] args) throws Exception {
+        System.out.println(fold(5) + " " + foldBranch(3) + " " + licm(10, 3, 4) + " " + strength(100));
+        System.out.println(strengthLong(1000) + " " + deadLoop(50) + " " + nested(7, 9) + " " + callCond(3));
+        System.out.println(divs(100, 7) + " " + arr(new int[] {1, 2, 3}) + " " + dbl(1.5, 4) + " " + spinUnless(4));
+        Thread t = new Thread(() -> forever(1));
+        t.setDaemon(true);
+        t.start();
+        Thread u = new Thread(Full::foreverPrint);
+        u.setDaemon(true);
+        u.start();
+        Thread.sleep(300);
+        System.out.println("still looping: " + t.isAlive() + " " + u.isAlive());
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def compiled(java_home, tmp_path_factory) -> tuple[Path, Path, dict]:
+    src_dir = tmp_path_factory.mktemp("full-src")
+    (src_dir / "Full.java").write_text(SOURCE)
+    orig = tmp_path_factory.mktemp("full-orig")
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(src_dir / "Full.java")], check=True)
+    out = tmp_path_factory.mktemp("full-out") / "out"
+    _, report = optimize_input(orig, out, Stage.FULL, jobs=1)
+    rows = {m.name: m for m in report.methods if m.class_name == "Full"}
+    return orig, out, rows
+
+
+def _javap(java_home: Path, cp: Path, cls: str) -> dict[str, list[tuple[int, str, str]]]:
+    """method name -> [(offset, mnemonic, operands)] from ``javap -c -p``."""
+    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(cp), cls],
+                          capture_output=True, text=True, check=True).stdout
+    out: dict[str, list[tuple[int, str, str]]] = {}
+    cur: list | None = None
+    for line in text.splitlines():
+        m = re.match(r"\s+(?:static |public |private )*\S+ (\w+)\(", line)
+        if m and line.rstrip().endswith(";"):
+            cur = out.setdefault(m.group(1), [])
+            continue
+        m = re.match(r"\s+(\d+): (\w+)\s*(.*)", line)
+        if m and cur is not None:
+            cur.append((int(m.group(1)), m.group(2), m.group(3)))
+    return out
+
+
+def _loop_ranges(code: list[tuple[int, str, str]]) -> list[tuple[int, int]]:
+    """(target, source) of every backward jump: the instructions in between are a loop."""
+    ranges = []
+    for off, op, args in code:
+        if op.startswith(("goto", "if")) and args.split()[0].isdigit() and int(args.split()[0]) <= off:
+            ranges.append((int(args.split()[0]), off))
+    return ranges
+
+
+# methods whose optimized code the self-check (re-lift, validate against the original) does not prove today:
+# the extraction hoists n * m out of the inner loop, and the safe rules cannot bring the reverted loop nest back
+# to the original's PEG; the method keeps its original code (DESIGN section 6, step 2)
+SELF_CHECK_REFUSES = {"nested"}
+
+
+def test_the_self_check_keeps_what_it_cannot_prove(tmp_path, java_home):
+    """The emitted code of a method is validated against the original: other code (x + 2 for x + 1) is refused,
+    the same code passes."""
+    from peggy_jvm.classfile.hierarchy import ClassHierarchy
+    from peggy_jvm.classfile.reader import read_class
+    from peggy_jvm.pipeline import MethodUnchanged, _self_check
+
+    (tmp_path / "Two.java").write_text("class Two { static int a(int x) { return x + 1; } "
+                                       "static int b(int x) { return x + 2; } }")
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path), str(tmp_path / "Two.java")], check=True)
+    cf = read_class((tmp_path / "Two.class").read_bytes())
+    a = next(m for m in cf.methods if m.name == "a")
+    b = next(m for m in cf.methods if m.name == "b")
+    h = ClassHierarchy([tmp_path])
+    _self_check(cf, a, a.code_attribute().data, h, 1.0)
+    with pytest.raises(MethodUnchanged, match="self-check"):
+        _self_check(cf, a, b.code_attribute().data, h, 1.0)
+
+
+def test_full_is_an_implemented_stage():
+    assert Stage.FULL in IMPLEMENTED_STAGES
+
+
+def test_report_rows(compiled):
+    _, _, rows = compiled
+    assert all(r.status != "fallback" for r in rows.values()), {n: r.reason for n, r in rows.items()}
+    for name in ("fold", "foldBranch", "licm", "strength", "nested", "arr"):
+        r = rows[name]
+        if name in SELF_CHECK_REFUSES:  # optimized, but the self-check cannot prove the emitted code yet
+            assert r.status == "unchanged" and r.reason.startswith("self-check: "), (name, r.reason)
+            continue
+        assert r.status == "rewritten", (name, r.reason)
+        assert r.cost_after < r.cost_before, name
+        assert {"full", "full.saturate", "full.extract"} <= set(r.time_ms), r.time_ms
+    for r in rows.values():
+        if r.status == "unchanged" and r.cost_before is not None:
+            assert r.cost_after == r.cost_before
+
+
+def test_output_verifies_and_main_prints_the_same(compiled, verifier, java_home):
+    orig, out, _ = compiled
+    proc = verifier(out)
+    assert proc.returncode == 0 and "verify_errors=0" in proc.stdout, proc.stdout[-3000:]
+    run = [str(java_home / "bin" / "java"), "-Xverify:all", "-cp"]
+    a = subprocess.run(run + [str(orig), "Full"], capture_output=True, text=True, timeout=120)
+    b = subprocess.run(run + [str(out), "Full"], capture_output=True, text=True, timeout=120)
+    assert a.returncode == 0 and "still looping: true true" in a.stdout
+    assert (b.returncode, b.stdout, b.stderr) == (a.returncode, a.stdout, a.stderr)
+
+
+def test_constant_folding_through_branches(compiled, java_home):
+    _, out, _ = compiled
+    code = _javap(java_home, out, "Full")
+    for name in ("fold", "foldBranch"):
+        ops = [op for _, op, _ in code[name]]
+        assert not any(op.startswith("if") for op in ops), (name, ops)  # the branch on a constant is gone
+        assert "imul" not in ops or name == "foldBranch", ops
+    assert "irem" not in [op for _, op, _ in code["foldBranch"]]
+
+
+def test_strength_reduction_leaves_no_multiplication_in_the_loop(compiled, java_home):
+    orig, out, _ = compiled
+    before = _javap(java_home, orig, "Full")
+    after = _javap(java_home, out, "Full")
+    for name, mul in (("strength", "imul"), ("arr", "imul"), ("strengthLong", "lmul")):
+        in_loop_before = [op for off, op, _ in before[name] for lo, hi in _loop_ranges(before[name]) if lo <= off <= hi]
+        assert mul in in_loop_before or (name == "arr" and "ishl" in in_loop_before), name
+        loops = _loop_ranges(after[name])
+        assert loops, name  # the loop itself stays
+        in_loop = [op for off, op, _ in after[name] for lo, hi in loops if lo <= off <= hi]
+        assert mul not in in_loop, (name, after[name])
+
+
+def test_loop_invariant_code_motion(compiled, java_home):
+    _, out, _ = compiled
+    code = _javap(java_home, out, "Full")
+    for name in ("licm", "nested"):
+        if name in SELF_CHECK_REFUSES:
+            continue
+        loops = _loop_ranges(code[name])
+        assert loops
+        in_loop = [op for off, op, _ in code[name] for lo, hi in loops if lo <= off <= hi]
+        muls = [op for _, op, _ in code[name] if op == "imul"]
+        if name == "licm":
+            assert muls and "imul" not in in_loop, code[name]
+        else:  # n * m leaves the inner loop (the reverter keeps it in the outer one); j * 3 is strength-reduced
+            inner = min(loops, key=lambda r: r[1] - r[0])
+            assert [op for off, op, _ in code[name] if inner[0] <= off <= inner[1] and op == "imul"] == [], code[name]
+
+
+def test_loops_stay_on_the_sigma_chain_and_infinite_loops_are_kept(compiled, java_home):
+    from peggy_jvm.extract.select import EXCLUDED_RULES
+
+    _, out, _ = compiled
+    code = _javap(java_home, out, "Full")
+    # dead-loop deletion (eval-invariant-heap) is off: the reverter mis-reverts nested loops off the sigma chain
+    assert "eval-invariant-heap" in EXCLUDED_RULES
+    assert _loop_ranges(code["deadLoop"]), code["deadLoop"]
+    for name in ("forever", "foreverPrint", "spinUnless"):
+        assert _loop_ranges(code[name]), (name, code[name])  # never or not provably terminating: kept
+
+
+LOOP_BOUNDS = {"licm": (0,), "strength": (0,), "strengthLong": (0,), "deadLoop": (0,), "nested": (0, 1),
+               "dbl": (1,)}
+
+
+def test_static_methods_agree_with_the_originals(compiled, java_home):
+    import difftest as dt
+
+    orig, out, _ = compiled
+    cf = read_class((orig / "Full.class").read_bytes())
+    calls = []
+    for m in cf.methods:
+        if not m.access & Access.STATIC or m.name in ("main", "<clinit>") or m.name.startswith(("forever", "lambda")):
+            continue
+        args = dt.generate_args(m.descriptor, count=25, seed=11)
+        if m.name == "spinUnless":
+            args = [a for a in args if a[0] >= 0]
+        if m.name in LOOP_BOUNDS:  # loop bounds up to 2^31 only make the JVM time out on both sides
+            args = [tuple(max(-1000, min(1000, v)) if k in LOOP_BOUNDS[m.name] else v for k, v in enumerate(a))
+                    for a in args]
+        calls.extend(dt.Call(cf.name, m.name, m.descriptor, a) for a in args)
+    result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
+    assert result.mismatches == [], result.report()
+    assert result.compared > 0.9 * len(calls)
+
+
+# -- the fixtures -----------------------------------------------------------------------------------------------
+# Reasons a method may keep its original code (named, not failures): the reverter's refusals and the extractor
+# finding nothing cheaper that passes its checks.
+NAMED_UNCHANGED = ("no cheaper PEG", "exception handlers are not reverted yet", "PEG too deep for the reverter",
+                   "an effect is needed again after the branch it ran in", "irreducible",
+                   "self-check: the emitted code is not proved")
+
+
+@pytest.fixture(scope="module")
+def full17(fixture_classes, tmp_path_factory):
+    target = tmp_path_factory.mktemp("full-release17") / "out"
+    _, report = optimize_input(fixture_classes["release17"], target, Stage.FULL, jobs=1)
+    return target, report
+
+
+def test_fixtures_have_no_unnamed_fallback(full17):
+    _, report = full17
+    fallbacks = {f"{m.class_name}.{m.name}{m.descriptor}": m.reason for m in report.methods
+                 if m.status == "fallback"}
+    assert fallbacks == {}
+    odd = [(m.class_name, m.name, m.reason) for m in report.methods
+           if m.status == "unchanged" and m.bytes_before and not m.reason.startswith(NAMED_UNCHANGED)
+           and "not reverted" not in m.reason]
+    assert odd == []
+    rewritten = [m for m in report.methods if m.status == "rewritten"]
+    assert len(rewritten) >= 30
+    assert all(m.cost_after < m.cost_before for m in rewritten)
+
+
+def test_fixtures_verify_and_print_the_same(full17, fixture_classes, verifier, run_mains):
+    from test_stage_classfile import runnable
+
+    target, _ = full17
+    proc = verifier(target)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "verify_errors=0" in proc.stdout
+    names = runnable(fixture_classes["release17"])
+    before = run_mains(fixture_classes["release17"], names)
+    assert before.count(" end: ok\n") == len(names)
+    assert run_mains(target, names) == before
+
+
+def test_fixture_static_methods_agree(full17, fixture_classes, java_home):
+    import difftest as dt
+
+    target, report = full17
+    changed = {(m.class_name, m.name, m.descriptor) for m in report.methods if m.status == "rewritten"}
+    calls = []
+    for p in sorted(fixture_classes["release17"].glob("*.class")):
+        cf = read_class(p.read_bytes())
+        for m in cf.methods:
+            if (cf.name, m.name, m.descriptor) not in changed or not m.access & Access.STATIC or m.name == "main":
+                continue
+            params, _ = dt.parse_descriptor(m.descriptor)
+            if not all(d[0] in "ZBCSIJFD" or d == "Ljava/lang/String;" or
+                       (d[0] == "[" and d.lstrip("[")[0] in "ZBCSIJFD") for d in params):
+                continue
+            calls.extend(dt.Call(cf.name, m.name, m.descriptor, a) for a in dt.generate_args(m.descriptor, 4, 5))
+    result = dt.compare(fixture_classes["release17"], target, calls, java_home=java_home, timeout_ms=2000)
+    real = [m for m in result.mismatches
+            if "java/lang/StackOverflowError" not in (m.original.exception, m.rewritten.exception)]
+    assert real == [], result.report()
+
+
+# -- extract_peg on hand-made PEGs ------------------------------------------------------------------------------
+def _identity_peg():
+    from peggy_jvm.peg.graph import PEG
+
+    peg = PEG(name="id", param_types=[])
+    peg.root = peg.add("return", None, (peg.add("sigma0"), peg.add("param", 0)))
+    peg.seal()
+    return peg
+
+
+def test_extract_returns_the_original_when_nothing_is_cheaper():
+    from peggy_jvm.extract.select import extract_peg
+
+    peg = _identity_peg()
+    new, rep = extract_peg(peg, budget=0.5)
+    assert new is peg and rep.status == "original" and rep.cost_after == rep.cost_before
+
+
+def test_extract_folds_and_reports_costs():
+    from peggy_jvm.extract.cost import peg_cost
+    from peggy_jvm.extract.select import extract_peg
+    from peggy_jvm.peg.graph import PEG
+
+    peg = PEG(name="f", param_types=[])
+    x = peg.add("param", 0)
+    three = peg.add("mul.i", None, (peg.add("const.i", 1), peg.add("const.i", 3)))
+    peg.root = peg.add("return", None, (peg.add("sigma0"), peg.add("mul.i", None, (x, three))))
+    peg.seal()
+    new, rep = extract_peg(peg, budget=0.5)
+    assert new is not peg and rep.status in ("optimal (proved)", "best found", "greedy")
+    assert rep.cost_before == peg_cost(peg) and rep.cost_after == peg_cost(new) < rep.cost_before
+    assert "mul.i" not in {new.nodes[n].op for n in new.reachable()} or len(new.reachable()) < len(peg.reachable())
+
+
+def test_loops_off_the_sigma_chain_are_refused():
+    from peggy_jvm.extract.select import loops_on_sigma
+    from peggy_jvm.peg.graph import PEG
+
+    peg = PEG(name="l", param_types=[])
+    s0, n = peg.add("sigma0"), peg.add("param", 0)
+    t = peg.new_theta(1)
+    peg.set_theta(t, peg.add("const.i", 0), peg.add("add.i", None, (t, peg.add("const.i", 1))))
+    p = peg.add("pass", 1, (peg.add("ge.i", None, (t, n)),))
+    value = peg.add("eval", 1, (t, p))
+    peg.root = peg.add("return", None, (s0, value))
+    peg.seal()
+    assert loops_on_sigma(peg)  # the loop is read for its value only
+    peg2 = PEG(name="l2", param_types=[])
+    s0, n = peg2.add("sigma0"), peg2.add("param", 0)
+    t = peg2.new_theta(1)
+    peg2.set_theta(t, peg2.add("const.i", 0), peg2.add("add.i", None, (t, peg2.add("const.i", 1))))
+    p = peg2.add("pass", 1, (peg2.add("ge.i", None, (t, n)),))
+    peg2.root = peg2.add("return", None, (peg2.add("eval", 1, (s0, p)), peg2.add("eval", 1, (t, p))))
+    peg2.seal()
+    assert loops_on_sigma(peg2) == []

@@ -1,0 +1,169 @@
+"""The phi-profile validity checker (peggy_jvm/extract/phi_profile.py; Stepp 2011, section 8.7).
+
+Hand-built PEGs: the thesis's example (a call whose value is used unconditionally while the call itself is on
+one arm of the sigma only: rejected), its valid forms (call unconditional, value used conditionally; both under
+the same condition; both arms of one condition joining again), pruning, the baseline excuse, minimal blocking
+clauses through the extractor's checker, and every builder PEG of a small Java class passing against itself.
+"""
+from __future__ import annotations
+
+from peggy_jvm.extract.phi_profile import effect_profiles, find_violation, phi_profiles, prune
+from peggy_jvm.ir.nodes import MethodRef
+from peggy_jvm.peg.graph import PEG
+
+CALL = MethodRef("C", "f", "(I)I")
+
+
+def _base() -> tuple[PEG, int, int, int]:
+    peg = PEG(name="m", param_types=[])
+    s0 = peg.add("sigma0")
+    x = peg.add("param", 0)
+    c = peg.add("gt.i", None, (x, peg.add("const.i", 0)))
+    return peg, s0, x, c
+
+
+def _call(peg: PEG, s: int, x: int) -> tuple[int, int, int]:
+    e = peg.add("invoke.static", CALL, (s, x))
+    return e, peg.add("rho_sigma", None, (e,)), peg.add("rho_value", None, (e,))
+
+
+def thesis_example() -> tuple[PEG, int, int]:
+    """if (c) v = f(x) on the sigma only; return v unconditionally: the call is more conditional than its value.
+    Returns (peg, the effect, an unrelated pure node that must not be blamed)."""
+    peg, s0, x, c = _base()
+    e, rs, rv = _call(peg, s0, x)
+    unrelated = peg.add("mul.i", None, (x, peg.add("const.i", 7)))
+    sig = peg.add("phi", None, (c, rs, s0))
+    val = peg.add("add.i", None, (rv, unrelated))
+    peg.root = peg.add("return", None, (sig, val))
+    peg.seal()
+    return peg, e, unrelated
+
+
+def test_thesis_example_is_rejected():
+    peg, e, unrelated = thesis_example()
+    v = find_violation(peg)
+    assert v is not None and v.effect == e
+    assert "more conditional" in v.reason
+
+
+def test_violation_explanation_is_small_and_relevant():
+    peg, e, unrelated = thesis_example()
+    v = find_violation(peg)
+    assert e in v.explanation and peg.root in v.explanation
+    assert unrelated not in v.explanation  # not the whole assignment
+    assert len(v.explanation) < len(peg.reachable())
+
+
+def test_unconditional_effect_with_conditional_use_is_valid():
+    peg, s0, x, c = _base()
+    e, rs, rv = _call(peg, s0, x)
+    val = peg.add("phi", None, (c, rv, x))
+    peg.root = peg.add("return", None, (rs, val))
+    peg.seal()
+    assert find_violation(peg) is None
+
+
+def test_effect_and_use_under_the_same_condition_are_valid():
+    peg, s0, x, c = _base()
+    e, rs, rv = _call(peg, s0, x)
+    sig = peg.add("phi", None, (c, rs, s0))
+    val = peg.add("phi", None, (c, rv, x))
+    peg.root = peg.add("return", None, (sig, val))
+    peg.seal()
+    assert find_violation(peg) is None
+
+
+def test_value_read_where_the_effect_did_not_happen_is_rejected():
+    peg, s0, x, c = _base()
+    e, rs, rv = _call(peg, s0, x)
+    sig = peg.add("phi", None, (c, rs, s0))
+    val = peg.add("phi", None, (c, x, rv))  # value read on the false arm, effect on the true arm
+    peg.root = peg.add("return", None, (sig, val))
+    peg.seal()
+    v = find_violation(peg)
+    assert v is not None and v.effect == e
+
+
+def test_join_of_both_arms_prunes_to_unconditional():
+    peg, s0, x, c = _base()
+    e, rs, rv = _call(peg, s0, x)
+    d = peg.add("lt.i", None, (x, peg.add("const.i", 5)))
+    e2, rs2, _ = _call(peg, rs, peg.add("const.i", 1))
+    sig = peg.add("phi", None, (d, rs2, rs))  # after the call: if (d) g(); the call's sigma reaches both arms
+    peg.root = peg.add("return", None, (sig, rv))
+    peg.seal()
+    prof = phi_profiles(peg)
+    assert prof[rs] == frozenset({frozenset()})
+    assert find_violation(peg) is None
+
+
+def test_prune_merges_sequences_differing_in_one_branch():
+    f = frozenset
+    assert prune({f({(1, True), (2, True)}), f({(1, True), (2, False)})}) == {f({(1, True)})}
+    assert prune({f({(1, True)}), f({(1, False)})}) == {f()}
+    assert prune({f({(1, True)}), f({(2, False)})}) == {f({(1, True)}), f({(2, False)})}
+    # absorption, and order independence (the canonical form)
+    assert prune({f({(1, True)}), f({(1, True), (3, True)})}) == {f({(1, True)})}
+    routes = [f({(1, True), (2, True)}), f({(1, False), (3, True)}), f({(2, True), (3, True)}), f({(2, False)})]
+    assert prune(set(routes)) == prune(set(reversed(routes)))
+
+
+def test_baseline_excuses_only_what_is_no_worse():
+    peg, e, _ = thesis_example()
+    same = effect_profiles(peg)
+    assert find_violation(peg, baseline=same) is None  # the trusted PEG itself passes against itself
+    ok, s0, x, c = _base()
+    e2, rs, rv = _call(ok, s0, x)
+    ok.root = ok.add("return", None, (rs, rv))
+    ok.seal()
+    # a baseline where the call was unconditional does not excuse a PEG where it became conditional
+    assert find_violation(peg, key=lambda n: n, baseline=effect_profiles(ok)) is not None
+
+
+def test_checker_blocks_a_few_choices_not_the_whole_selection():
+    from peggy_jvm.egraph.egraph import EGraph
+    from peggy_jvm.extract.greedy import greedy_extract
+    from peggy_jvm.extract.peg_problem import build_problem
+    from peggy_jvm.extract.select import make_checker
+
+    peg, e, unrelated = thesis_example()
+    eg = EGraph()
+    mapping = eg.add_peg(peg)
+    pp = build_problem(eg, mapping[peg.root], peg)
+    sel = greedy_extract(pp.problem).selection
+    clauses = make_checker(pp)(pp.problem, sel)
+    assert len(clauses) == 1
+    blocked = {nid for nid, positive in clauses[0]}
+    assert all(not positive for _, positive in clauses[0])
+    reached = set(sel.choices.values())
+    assert blocked < reached
+    assert f"c{eg.find(mapping[e])}.0" in blocked
+    unrelated_nodes = {n for n in reached if pp.problem.nodes[n].eclass == f"c{eg.find(mapping[unrelated])}"}
+    assert unrelated_nodes and not (unrelated_nodes & blocked)
+
+
+def test_builder_pegs_pass_against_themselves(tmp_path, java_home):
+    import subprocess
+
+    from peggy_jvm.classfile.hierarchy import ClassHierarchy
+    from peggy_jvm.classfile.model import CodeAttribute
+    from peggy_jvm.classfile.reader import read_class
+    from peggy_jvm.ir.lift import lift_method
+    from peggy_jvm.peg.build import build_peg
+
+    src = tmp_path / "P.java"
+    src.write_text("""
+public class P {
+    static int a(int x) { int v = 0; if (x > 0) v = Integer.parseInt("" + x); return v; }
+    static int b(int x) { int v = Integer.bitCount(x); if (x > 3) System.out.println(v); return x; }
+    static int c(int[] a) { int s = 0; for (int i = 0; i < a.length; i++) if (a[i] > 0) s += a[i]; return s; }
+}
+""")
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path), str(src)], check=True)
+    cf = read_class((tmp_path / "P.class").read_bytes())
+    h = ClassHierarchy([])
+    for m in cf.methods:
+        code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+        peg = build_peg(lift_method(cf, m, h, code, code.instructions()))
+        assert find_violation(peg, baseline=effect_profiles(peg)) is None, m.name
