@@ -25,7 +25,7 @@ fixtures: $(VENV)/.installed
 demo: fixtures
 	mkdir -p out
 	$(VENV)/bin/peggy-jvm optimize fixtures/classes/release17/Kernels.class \
-		-o out/Kernels.class --stage peg --json out/report.json
+		-o out/Kernels.class --json out/report.json
 	$(JAVA) -Xverify:all -cp fixtures/classes/release17 Kernels > out/original.txt 2>&1 \
 		|| { cat out/original.txt; exit 1; }
 	$(JAVA) -Xverify:all -cp out:fixtures/classes/release17 Kernels > out/optimized.txt 2>&1 \
