@@ -452,11 +452,17 @@ def run_jvm(classes_dir: Path | str, calls: Sequence[Call], *, java_home: Path |
             group = c.state_group
         lines.append(c.line())
     cp = os.pathsep.join([str(classes_dir), *(str(e) for e in extra_classpath), str(harness_dir(java_home))])
-    proc = subprocess.run([_java_tool("java", java_home), "-Xverify:all", "-Xss4m", f"-Ddiff.timeout={timeout_ms}",
-                           "-cp", cp, "DiffRunner", "--batch"],
-                          input="\n".join(lines) + "\n", capture_output=True, text=True, encoding="utf-8",
-                          timeout=process_timeout)
-    results = _parse_transcript(proc.stdout)
+    for attempt in range(2):
+        proc = subprocess.run([_java_tool("java", java_home), "-Xverify:all", "-Xss4m",
+                               f"-Ddiff.timeout={timeout_ms}", "-cp", cp, "DiffRunner", "--batch"],
+                              input="\n".join(lines) + "\n", capture_output=True, text=True, encoding="utf-8",
+                              timeout=process_timeout)
+        results = _parse_transcript(proc.stdout)
+        # a timed-out call's thread can still hold a huge array when generated sizes are near 2**31; on a
+        # loaded machine the harness itself may then die of OutOfMemoryError: run the batch once more (a
+        # second crash is reported; a wrong result is never retried, it is a result)
+        if proc.returncode == 0 or "OutOfMemoryError" not in proc.stderr:
+            break
     if proc.returncode != 0 or len(results) != len(calls):
         raise RuntimeError(f"DiffRunner answered {len(results)} of {len(calls)} calls (exit {proc.returncode}):\n"
                            f"{proc.stderr[-3000:]}")
