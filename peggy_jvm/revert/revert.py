@@ -567,17 +567,7 @@ class _Reverter:
             return
 
     def reaches_node(self, starts, target: int) -> bool:
-        seen: set[int] = set()
-        stack = list(starts)
-        while stack:
-            x = stack.pop()
-            if x == target:
-                return True
-            if x in seen or self.lookup(x) is not None:
-                continue
-            seen.add(x)
-            stack.extend(self.nodes[x].children)
-        return False
+        return any(target in self.reach_set(x) for x in starts)
 
     def siblings(self, n: int, c: int) -> list[int]:
         """The phis on condition ``c`` wanted with ``n`` (branch fusion): same condition, same loops, not yet
@@ -956,16 +946,9 @@ class _Reverter:
         """A zero for a value no run of this path can need: it needs an effect or loop that no path reaching
         this point has run. If one of those ran in a branch already joined, the value was computed there and
         is lost: that is not dead, and the method is left alone."""
-        seen: set[int] = set()
-        stack = [x]
-        while stack:
-            y = stack.pop()
-            if y in seen or self.lookup(y) is not None:
-                continue
-            seen.add(y)
-            if any(y in sp for sp in self.spent):
-                raise RevertUnsupported("an effect is needed again after the branch it ran in")
-            stack.extend(self.nodes[y].children)
+        spent = set().union(*self.spent)
+        if spent & self.reach_set(x):
+            raise RevertUnsupported("an effect is needed again after the branch it ran in")
         return _zero(t)
 
     def split(self, wanted: list[int], c: int, k: int) -> list[int]:
