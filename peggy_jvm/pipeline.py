@@ -37,7 +37,7 @@ from .ir.lift import lift_method
 from .ir.lower import lower_method
 from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
-from .revert.revert import RevertUnsupported, revert_peg
+from .revert.revert import HANDLERS_NOT_REVERTED, RevertUnsupported, revert_peg, uses_handlers
 from .egraph.runner import Limits
 from .classfile.writer import write_class
 
@@ -105,10 +105,6 @@ def _code_length(data: bytes) -> int:
     return int.from_bytes(data[4:8], "big")
 
 
-#: PEG operators of exception handling, which the reverter does not revert yet (revert/revert.py)
-_HANDLER_OPS = frozenset({"threw", "rho_exc", "rho_esigma", "athrow"})
-
-
 def _full(ir, budget: float, info: dict):
     """``--stage full`` between lifting and lowering: build, check, saturate and extract (the safe rule groups
     of :mod:`peggy_jvm.extract.select`, within ``budget`` seconds), check again, revert. A PEG that is not
@@ -117,8 +113,8 @@ def _full(ir, budget: float, info: dict):
     try:
         peg = build_peg(ir)
         check_peg(peg)
-        if any(peg.nodes[n].op in _HANDLER_OPS for n in peg.reachable()):
-            revert_peg(peg, ir)  # the reverter refuses exception handling (RevertUnsupported): no saturation for it
+        if uses_handlers(peg):  # the reverter refuses them: no saturation for nothing
+            raise MethodUnchanged(HANDLERS_NOT_REVERTED)
         # a quarter of the budget for saturation, half for extraction, the rest for reverting and lowering
         limits = Limits(max_nodes=5_000, max_iterations=20, time_limit_s=budget / 4)
         new, rep = extract_peg(peg, limits=limits, budget=budget / 2)

@@ -78,9 +78,7 @@ def test_peg_evaluator_agrees_with_the_interpreter_on_fixtures(fixture_classes, 
 def test_evaluator_rejects_a_sigma_used_twice():
     peg = PEG(name="twice")
     s0 = peg.add("sigma0")
-    o = peg.add("const.a", None)
-    from peggy_jvm.ir.nodes import Const, NULL_TYPE, FieldRef
-    o = peg.add("const.a", Const(NULL_TYPE, None))
+    from peggy_jvm.ir.nodes import FieldRef
     f = FieldRef("C", "x", "I")
     e1 = peg.add("getstatic", f, (s0,))
     e2 = peg.add("getstatic", FieldRef("C", "y", "I"), (s0,))  # the same sigma again

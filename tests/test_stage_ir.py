@@ -2,6 +2,8 @@
 except what the lifter reports it cannot do yet, every class verifies, every program prints what it printed."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from peggy_jvm.classfile.reader import read_class
@@ -227,17 +229,15 @@ def test_stack_traces_keep_their_line_numbers(java_home, tmp_path, run_mains):
     assert run_mains(out, ["Traces"]) == before
 
 
-@pytest.mark.parametrize("tree", ["release17", "release8"])
-def test_lowered_static_methods_agree_with_the_originals(lowered, fixture_classes, java_home, tree):
+def assert_static_methods_agree(original: Path, rewritten: Path, java_home: Path, seed: int) -> None:
     """The differential runner: every static method whose parameters it can generate (primitives, strings,
-    arrays) is called with generated arguments on the original and on the lowered classes; return values,
-    exception classes and printed output must agree."""
+    arrays) is called with generated arguments on the original and on the rewritten classes; return values,
+    exception classes and printed output must agree. Shared by the stage tests."""
     import difftest as dt
     from peggy_jvm.classfile.model import Access
 
-    target, _ = lowered[tree]
     calls = []
-    for p in sorted(fixture_classes[tree].glob("*.class")):
+    for p in sorted(original.glob("*.class")):
         cf = read_class(p.read_bytes())
         for m in cf.methods:
             if not m.access & Access.STATIC or m.code_attribute() is None or m.name in ("main", "<clinit>"):
@@ -249,15 +249,21 @@ def test_lowered_static_methods_agree_with_the_originals(lowered, fixture_classe
                        (d[0] == "[" and d.lstrip("[")[0] in "ZBCSIJFD") for d in params):
                 continue
             calls.extend(dt.Call(cf.name, m.name, m.descriptor, args)
-                         for args in dt.generate_args(m.descriptor, count=4, seed=1))
+                         for args in dt.generate_args(m.descriptor, count=4, seed=seed))
     assert len(calls) > 400
-    result = dt.compare(fixture_classes[tree], target, calls, java_home=java_home, timeout_ms=2000)
+    result = dt.compare(original, rewritten, calls, java_home=java_home, timeout_ms=2000)
     # how deep a runaway recursion gets before StackOverflowError depends on frame sizes, which the JVM
     # leaves open: those calls say nothing about equivalence
     real = [m for m in result.mismatches
             if "java/lang/StackOverflowError" not in (m.original.exception, m.rewritten.exception)]
     assert real == [], result.report()
     assert result.compared > 0.9 * len(calls)
+
+
+@pytest.mark.parametrize("tree", ["release17", "release8"])
+def test_lowered_static_methods_agree_with_the_originals(lowered, fixture_classes, java_home, tree):
+    target, _ = lowered[tree]
+    assert_static_methods_agree(fixture_classes[tree], target, java_home, seed=1)
 
 
 def test_a_local_loaded_twice_in_a_row_is_duplicated_when_that_is_shorter(java_home, tmp_path, run_mains):

@@ -12,6 +12,7 @@ import pytest
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.pipeline import Stage, optimize_input
 from test_stage_classfile import runnable
+from test_stage_ir import assert_static_methods_agree
 
 TREES = ["release17", "release8", "old"]
 # methods the reverter leaves alone today, with its reason (a value computed inside a branch arm that has joined
@@ -67,27 +68,5 @@ def test_reverted_fixtures_verify_and_print_the_same(reverted, fixture_classes, 
 
 @pytest.mark.parametrize("tree", ["release17", "release8"])
 def test_reverted_static_methods_agree_with_the_originals(reverted, fixture_classes, java_home, tree):
-    import difftest as dt
-    from peggy_jvm.classfile.model import Access
-
     target, _ = reverted[tree]
-    calls = []
-    for p in sorted(fixture_classes[tree].glob("*.class")):
-        cf = read_class(p.read_bytes())
-        for m in cf.methods:
-            if not m.access & Access.STATIC or m.code_attribute() is None or m.name in ("main", "<clinit>"):
-                continue
-            if (cf.name, m.name) == ("Exceptions", "deep"):
-                continue  # recurses until StackOverflowError: slow and says nothing
-            params, _ = dt.parse_descriptor(m.descriptor)
-            if not all(d[0] in "ZBCSIJFD" or d in ("Ljava/lang/String;",) or
-                       (d[0] == "[" and d.lstrip("[")[0] in "ZBCSIJFD") for d in params):
-                continue
-            calls.extend(dt.Call(cf.name, m.name, m.descriptor, args)
-                         for args in dt.generate_args(m.descriptor, count=4, seed=3))
-    assert len(calls) > 400
-    result = dt.compare(fixture_classes[tree], target, calls, java_home=java_home, timeout_ms=2000)
-    real = [m for m in result.mismatches
-            if "java/lang/StackOverflowError" not in (m.original.exception, m.rewritten.exception)]
-    assert real == [], result.report()
-    assert result.compared > 0.9 * len(calls)
+    assert_static_methods_agree(fixture_classes[tree], target, java_home, seed=3)

@@ -694,12 +694,6 @@ class _Builder:
             env[p] = self.peg.add("param", i)
         return env
 
-    def region_order(self, ctx: _Loop | None) -> list[int]:
-        """The segments of ``ctx`` itself (not of inner loops), in reverse postorder."""
-        body = None if ctx is None else ctx.info.body
-        return [n for n in self.info.rpo
-                if n != EXIT and (body is None or n in body) and self.innermost(n) is ctx]
-
     def process_loop(self, lp: _Loop) -> None:
         if lp.started:
             if lp.pass_node == -1 and lp.tree is None and lp.header not in self.entry_env:
@@ -774,7 +768,7 @@ def build_peg(m: IRMethod) -> PEG:
 def minimize(peg: PEG) -> PEG:
     """The smallest PEG with the same meaning: keep what the root reaches, merge bisimilar nodes (equal thetas
     left by construction), renumber so that children come before parents except through theta back edges."""
-    nodes = peg.nodes
+    nodes = list(peg.nodes)  # the input PEG is left as it is
     # a theta whose next value is itself never changes: it is its initial value (theta_l(a, self)[i] = a)
     alias: dict[int, int] = {}
     for n, node in enumerate(nodes):
@@ -788,12 +782,12 @@ def minimize(peg: PEG) -> PEG:
             seen += 1
         return x
 
-    if alias:
-        for n, node in enumerate(nodes):
-            if n not in alias and any(c in alias for c in node.children):
-                nodes[n] = Node(node.op, node.attr, tuple(res(c) for c in node.children))
-        peg.root = res(peg.root)
-    reach = peg.reachable()
+    for n, node in enumerate(nodes):
+        if alias and n not in alias and any(c in alias for c in node.children):
+            nodes[n] = Node(node.op, node.attr, tuple(res(c) for c in node.children))
+    root = res(peg.root)
+    work = PEG(nodes=nodes, root=root)
+    reach = work.reachable()
     # partition refinement: start from (op, attr, arity), refine by children's blocks until stable
     block = {n: (nodes[n].op, nodes[n].attr, len(nodes[n].children)) for n in reach}
     ids: dict[object, int] = {}
@@ -837,7 +831,7 @@ def minimize(peg: PEG) -> PEG:
             new_id[n] = out.add(node.op, node.attr, tuple(new_id[c] for c in kids))
         return new_id[rep[cls[root]]]
 
-    out.root = visit(peg.root)
+    out.root = visit(root)
     for n, t in thetas:
         a, b = (rep[cls[c]] for c in nodes[n].children)
         for c in (a, b):

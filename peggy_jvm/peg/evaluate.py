@@ -28,8 +28,8 @@ from __future__ import annotations
 import sys
 
 from ..ir import interp as I
-from ..ir.nodes import (ArrayLength, ArrayLoad, ArrayStore, CheckCast, ClassInit, Const, GetField, GetStatic,
-                        INT, IRType, Kind, MonitorEnter, MonitorExit, NewArray, PutField, PutStatic, REF, Var)
+from ..ir.nodes import (ArrayLength, ArrayLoad, ArrayStore, CheckCast, GetField, GetStatic, IRType, Kind,
+                        MonitorEnter, MonitorExit, NewArray, PutField, PutStatic, Var)
 from ..ir.nodes import InvokeKind
 from ..semantics import int_bits_to_float, long_bits_to_double
 from .graph import PEG

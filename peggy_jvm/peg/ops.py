@@ -194,6 +194,8 @@ _add(OpSpec("succ", Role.PURE, (T.INT,), T.INT, cost=1, fn=lambda n: n + 1))
 _add(OpSpec("return", Role.EXIT, (T.SIGMA, T.ANY), T.RESULT, cost=0))
 _add(OpSpec("throw", Role.EXIT, (T.SIGMA, T.REF), T.RESULT, may_throw=True, cost=0))
 
+# the operators of exception handling (branching on an effect's outcome inside a try region)
+HANDLER_OPS = frozenset({"threw", "rho_exc", "rho_esigma", "athrow"})
 POLYMORPHIC = frozenset({"phi", "theta", "eval", "shift", "peel"})
 EFFECTS = frozenset(n for n, s in OPS.items() if s.role is Role.EFFECT)
 THROWING_DIVISIONS = {"div.i": "check.zero.i", "rem.i": "check.zero.i", "div.l": "check.zero.l",

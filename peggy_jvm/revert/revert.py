@@ -37,11 +37,11 @@ import sys
 
 from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, CheckCast, ClassInit, Cond,
                         Const, Copy, GetField, GetStatic, Goto, If, InstanceOf, Invoke, InvokeDynamic, InvokeKind,
-                        IRMethod, IRType, Kind, MethodRef, MonitorEnter, MonitorExit, New, NewArray, PutField,
+                        IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
                         PutStatic, Return, Stmt, Throw, Unary, Var, type_of_descriptor)
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE
 from ..peg.graph import PEG
-from ..peg.ops import OPS, Role, T
+from ..peg.ops import HANDLER_OPS, OPS, Role, T
 from ..semantics import int_bits_to_float, long_bits_to_double
 
 
@@ -51,7 +51,7 @@ class RevertUnsupported(Exception):
 
 _DONE = object()  # memo marker of an emitted sigma
 _KIND_TYPE = {T.INT: INT, T.LONG: LONG, T.FLOAT: FLOAT, T.DOUBLE: DOUBLE, T.REF: REF, T.BOOL: INT}
-_HANDLER_OPS = frozenset({"threw", "rho_exc", "rho_esigma", "athrow"})
+HANDLERS_NOT_REVERTED = "exception handlers are not reverted yet"
 _INVOKE = {f"invoke.{k.value}": k for k in InvokeKind}
 _NO_VALUE = frozenset({"putfield", "putstatic", "astore", "classinit", "monitorenter", "monitorexit",
                        "check.zero.i", "check.zero.l"})
@@ -75,9 +75,8 @@ class _Reverter:
         self.peg = peg
         self.nodes = peg.nodes
         self.m = original
-        for n in peg.nodes:
-            if n.op in _HANDLER_OPS:
-                raise RevertUnsupported("exception handlers are not reverted yet")
+        if uses_handlers(peg):
+            raise RevertUnsupported(HANDLERS_NOT_REVERTED)
         self.variance = peg.variance()
         self.types: dict[int, IRType | None] = {}
         self.blocks: dict[int, Block] = {}
@@ -86,7 +85,8 @@ class _Reverter:
         self.spent: list[set[int]] = [set()]  # per scope: effects that ran in arms already joined
         self.joined: list[set[int]] = []  # per branch being generated: effects its finished arms ran
         self.facts: list[dict[int, bool]] = [{}]  # per scope: conditions known on the current path
-        self.result_outs: dict[int, tuple[str, Var | None]] = {}  # eval of a return/throw -> its value
+        self.result_outs: dict[int, tuple[str, Var | None]] = {}
+        self.last_init: tuple[ClassInit, int] | None = None  # the latest ClassInit, for pairing with its New  # eval of a return/throw -> its value
         self.next_var = 0
         self.variables: list[Var] = list(original.params)
         self.next_var = max((v.id for v in original.params), default=-1) + 1
@@ -435,7 +435,7 @@ class _Reverter:
         elif op == "new":
             init = None
             prev = self.nodes[ch[0]]
-            li = getattr(self, "last_init", None)
+            li = self.last_init
             if prev.op == "rho_sigma" and li is not None and li[1] == prev.children[0] and \
                     self.nodes[li[1]].attr == attr[0] and self.cur is not None and li[0] in self.cur.stmts:  # type: ignore[index]
                 init = li[0]
@@ -538,7 +538,7 @@ class _Reverter:
         group = self.siblings(n, c)
         if len([p for p in group if self.is_sigma(p)]) > 1:
             group = [p for p in group if p == n or not self.is_sigma(p)]
-        self.branch_group(c, group, {})
+        self.branch_group(c, group)
         r = self.lookup(n)
         return None if r is _DONE else r
 
@@ -549,7 +549,7 @@ class _Reverter:
         arms_n = self.nodes[n].children[1:]
         need: set[int] = set()
         for a in arms_n:
-            need |= self.effects_reached(a, set()) or set()
+            need |= self.effects_needed(a)
         if not need:
             return
         for u in self.users.get(c, ()):
@@ -557,8 +557,8 @@ class _Reverter:
             if node.op != "phi" or node.children[0] != c or u == n or self.lookup(u) is not None or \
                     self.variance[u] != self.variance[n] or not self.is_sigma(u):
                 continue
-            e1 = self.effects_reached(node.children[1], set()) or set()
-            e2 = self.effects_reached(node.children[2], set()) or set()
+            e1 = self.effects_needed(node.children[1])
+            e2 = self.effects_needed(node.children[2])
             if not need & (e1 ^ e2):
                 continue
             if self.reaches_node(node.children[1:], n):
@@ -624,29 +624,9 @@ class _Reverter:
                 return False
         return True
 
-    def effects_reached(self, n: int, avoid: set[int], strict: bool = False) -> set[int] | None:
-        """Effect nodes ``n`` needs that are not emitted yet; None when it needs a member of ``avoid``, a loop
-        not emitted or a theta out of scope (``strict``)."""
-        seen: set[int] = set()
-        out: set[int] = set()
-        stack = [n]
-        while stack:
-            x = stack.pop()
-            if x in seen or self.lookup(x) is not None:
-                continue
-            seen.add(x)
-            if x in avoid and x != n:
-                if strict:
-                    return None
-                continue
-            node = self.nodes[x]
-            role = OPS[node.op].role
-            if role is Role.EFFECT:
-                out.add(x)
-            if strict and (node.op in ("pass", "theta") or node.op == "sigma0"):
-                return None
-            stack.extend(node.children)
-        return out
+    def effects_needed(self, n: int) -> set[int]:
+        """The effects ``n`` needs that are not emitted yet."""
+        return {x for x in self.reach_set(n) if OPS[self.nodes[x].op].role is Role.EFFECT}
 
     def emit_common_prefix(self, p: int) -> None:
         """Emit the effects both arms of sigma phi ``p`` certainly start from (the sigma where control split)."""
@@ -724,8 +704,8 @@ class _Reverter:
             if self.available(x):
                 self.gen(x)
 
-    def branch_group(self, c: int, group: list[int], extra: dict[int, tuple[int, int]]) -> None:
-        """One branch on ``c`` computing every phi of ``group`` (and ``extra``: node -> (then, else) values)."""
+    def branch_group(self, c: int, group: list[int]) -> None:
+        """One branch on ``c`` computing every phi of ``group``, values joined in fresh variables."""
         self.hoist_shared(c, [(self.nodes[p].children[1], self.nodes[p].children[2]) for p in group
                               if not self.is_sigma(p)])
         vals = {p: self.new_var(self.type_of(p)) for p in group if not self.is_sigma(p)}
@@ -1159,6 +1139,11 @@ def _reachable_blocks(blocks: dict[int, Block], entry: int) -> dict[int, Block]:
                 seen.add(t)
                 stack.append(t)
     return {k: blocks[k] for k in sorted(seen)}
+
+
+def uses_handlers(peg: PEG) -> bool:
+    """Whether the PEG branches on exceptions (a method with handlers): not reverted yet."""
+    return any(n.op in HANDLER_OPS for n in peg.nodes)
 
 
 def revert_peg(peg: PEG, original: IRMethod) -> IRMethod:
