@@ -2,11 +2,13 @@
 # fetch_corpus.sh: fetch real-world Java library jars (Debian's builds) for
 # peggy-jvm's corpus tests and benchmarks.
 #
-#   scripts/fetch_corpus.sh [--all] [DIR]
+#   scripts/fetch_corpus.sh [--all | --proguard] [DIR]
 #
 # DIR defaults to $PEGGY_CORPUS, else ${XDG_CACHE_HOME:-$HOME/.cache}/peggy-jvm/corpus.
 # Results: DIR/jars/<name>.jar (commons-lang3, commons-math3, guava, jsoup, jama;
 # with --all also commons-collections4, commons-codec, commons-text, joda-time).
+# --proguard fetches only DIR/tools/proguard.jar (Debian's ProGuard 6.2.2, run
+# with `java -jar`; the validator's real pairs come from it) and prints its path.
 # The .deb files are kept in DIR/debs. Jars already present are not fetched again.
 # Progress goes to stderr; stdout gets the path of every selected jar, one a line.
 # Needs apt-get and dpkg-deb (Debian). If a download fails, `apt-get update`
@@ -26,6 +28,7 @@ DIR=
 for arg in "$@"; do
     case $arg in
         --all) ALL=1 ;;
+        --proguard) ALL=tools ;;
         -h|--help) usage; exit 0 ;;
         -*) log "unknown option: $arg"; usage >&2; exit 2 ;;
         *)
@@ -42,8 +45,11 @@ CORE="libcommons-lang3-java:commons-lang3 libcommons-math3-java:commons-math3
 libguava-java:guava libjsoup-java:jsoup libjama-java:jama"
 EXTRA="libcommons-collections4-java:commons-collections4 libcommons-codec-java:commons-codec
 libcommons-text-java:commons-text libjoda-time-java:joda-time"
+TOOLS="libproguard-java:proguard"
 SELECTED=$CORE
+OUTDIR=jars
 if [ "$ALL" = 1 ]; then SELECTED="$CORE $EXTRA"; fi
+if [ "$ALL" = tools ]; then SELECTED=$TOOLS; OUTDIR=tools; fi
 
 for tool in apt-get dpkg-deb; do
     if ! command -v "$tool" >/dev/null 2>&1; then
@@ -52,7 +58,7 @@ for tool in apt-get dpkg-deb; do
     fi
 done
 
-mkdir -p "$DIR/debs" "$DIR/jars" "$DIR/x"
+mkdir -p "$DIR/debs" "$DIR/$OUTDIR" "$DIR/x"
 # Absolute path, so that it still holds after cd.
 DIR=$(cd "$DIR" && pwd)
 
@@ -99,7 +105,7 @@ FAILED=0
 for entry in $SELECTED; do
     pkg=${entry%%:*}
     name=${entry#*:}
-    jar=$DIR/jars/$name.jar
+    jar=$DIR/$OUTDIR/$name.jar
     if [ -s "$jar" ]; then
         log "have $name.jar"
         continue
@@ -146,8 +152,8 @@ done
 
 for entry in $SELECTED; do
     name=${entry#*:}
-    if [ -s "$DIR/jars/$name.jar" ]; then
-        printf '%s\n' "$DIR/jars/$name.jar"
+    if [ -s "$DIR/$OUTDIR/$name.jar" ]; then
+        printf '%s\n' "$DIR/$OUTDIR/$name.jar"
     fi
 done
 

@@ -50,7 +50,7 @@ from ..ir.nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Catch
                         Kind, MonitorEnter, MonitorExit, New, NewArray, PutField, PutStatic, Return, Stmt,
                         Switch, Throw, Unary, Var)
 from ..semantics import double_to_raw_long_bits, float_to_raw_int_bits
-from .graph import PEG, Node
+from .graph import PEG, Node, bisimulation_blocks
 from .ops import THROWING_DIVISIONS
 
 EXIT = -1
@@ -788,16 +788,7 @@ def minimize(peg: PEG) -> PEG:
     root = res(peg.root)
     work = PEG(nodes=nodes, root=root)
     reach = work.reachable()
-    # partition refinement: start from (op, attr, arity), refine by children's blocks until stable
-    block = {n: (nodes[n].op, nodes[n].attr, len(nodes[n].children)) for n in reach}
-    ids: dict[object, int] = {}
-    cls = {n: ids.setdefault(block[n], len(ids)) for n in reach}
-    while True:
-        ids2: dict[object, int] = {}
-        cls2 = {n: ids2.setdefault((cls[n], tuple(cls[c] for c in nodes[n].children)), len(ids2)) for n in reach}
-        if len(ids2) == len(ids):
-            break
-        ids, cls = ids2, cls2
+    cls = bisimulation_blocks(nodes, reach)
     rep: dict[int, int] = {}
     for n in reach:
         rep.setdefault(cls[n], n)

@@ -133,3 +133,18 @@ class PEG:
         n = self.nodes[nid]
         a = "" if n.attr is None else f"[{n.attr}]"
         return f"{n.op}{a}"
+
+
+
+def bisimulation_blocks(nodes: list[Node], reach: list[int]) -> dict[int, int]:
+    """The coarsest bisimulation over ``reach`` (partition refinement: start from (op, attr, arity), split by the
+    children's blocks until stable): node -> block number. Nodes in one block have the same unfolding, hence the
+    same meaning in a well-formed PEG (every cycle through a theta's second child)."""
+    ids: dict[object, int] = {}
+    cls = {n: ids.setdefault((nodes[n].op, nodes[n].attr, len(nodes[n].children)), len(ids)) for n in reach}
+    while True:
+        ids2: dict[object, int] = {}
+        cls2 = {n: ids2.setdefault((cls[n], tuple(cls[c] for c in nodes[n].children)), len(ids2)) for n in reach}
+        if len(ids2) == len(ids):
+            return cls
+        ids, cls = ids2, cls2

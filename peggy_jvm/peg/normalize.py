@@ -1,0 +1,142 @@
+"""Normal forms of PEGs for comparing two methods: conditions known inside branches, and bisimilar roots.
+
+What this module owns
+    * :func:`simplify_known_conditions`: inside an arm of ``phi(c, a, b)`` the condition ``c`` is known (true in
+      ``a``, false in ``b``), so a ``phi(c, x, y)`` met again below picks its arm. Two CFGs of one method differ
+      this way when an optimizer duplicates a join into its predecessors (a return copied into each branch, an
+      exception dispatch written once per copy): the copy's PEG tests each condition once, javac's tests it
+      again after the join. Equality saturation would need context-dependent rewriting for it.
+    * :func:`bisimilar`: the roots of two PEGs have the same unfolding (partition refinement over both graphs,
+      :func:`~peggy_jvm.peg.graph.bisimulation_blocks`). Congruence closure in an e-graph never merges two
+      cycles, so two copies of one loop nest are only found equal this way (or by the ``theta-bisimulation`` rule).
+
+Inputs: sealed, well-formed PEGs (peg/check.py). Outputs: a new PEG (the input is left as it is) / a verdict.
+
+Invariants
+    * A condition is only carried into the nodes evaluated at the same loop iteration as the phi testing it:
+      the context is dropped at every loop operator (theta, eval, pass, shift, peel), whose children are
+      evaluated at other iterations.
+    * Bounded: a context holds at most :data:`MAX_KNOWN` conditions, and when the copy grows past
+      ``GROWTH`` times the input the input is returned unchanged.
+"""
+from __future__ import annotations
+
+from .build import minimize
+from .graph import PEG, Node, bisimulation_blocks
+
+__all__ = ["simplify_known_conditions", "bisimilar"]
+
+LOOP_OPS = frozenset({"theta", "eval", "pass", "shift", "peel"})
+MAX_KNOWN = 8
+GROWTH = 4
+
+_NONE: frozenset[tuple[int, bool]] = frozenset()
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _known(nodes: list[Node], c: int, ctx: frozenset[tuple[int, bool]]) -> bool | None:
+    negate = False
+    while nodes[c].op == "not":
+        c, negate = nodes[c].children[0], not negate
+    if (c, True) in ctx:
+        return not negate
+    if (c, False) in ctx:
+        return negate
+    return None
+
+
+def _cond(nodes: list[Node], c: int) -> tuple[int, bool]:
+    """(condition without its negations, whether it was negated an odd number of times)."""
+    negate = False
+    while nodes[c].op == "not":
+        c, negate = nodes[c].children[0], not negate
+    return c, negate
+
+
+def simplify_known_conditions(peg: PEG) -> PEG:
+    """A PEG with the same meaning in which no phi re-tests a condition its enclosing arm already decided."""
+    nodes = peg.nodes
+    if not any(n.op == "phi" for n in nodes):
+        return peg
+    out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
+              param_types=peg.param_types)
+    limit = GROWTH * len(nodes) + 64
+    memo: dict[tuple[int, frozenset], int] = {}
+    thetas: list[tuple[int, int]] = []  # (new theta, old theta)
+
+    def key(n: int, ctx: frozenset) -> tuple[int, frozenset]:
+        return (n, _NONE if nodes[n].op in LOOP_OPS else ctx)
+
+    def kids(n: int, ctx: frozenset) -> list[tuple[int, frozenset]]:
+        node = nodes[n]
+        if node.op in LOOP_OPS:
+            return [(c, _NONE) for c in node.children]
+        if node.op == "phi" and len(ctx) < MAX_KNOWN:
+            c, a, b = node.children
+            base, negated = _cond(nodes, c)
+            return [(c, ctx), (a, ctx | {(base, not negated)}), (b, ctx | {(base, negated)})]
+        return [(c, ctx) for c in node.children]
+
+    def ensure(n0: int, ctx0: frozenset) -> int:
+        stack = [(n0, ctx0)]
+        while stack:
+            n, ctx = stack[-1]
+            k = key(n, ctx)
+            if k in memo:
+                stack.pop()
+                continue
+            node = nodes[n]
+            if node.op == "theta":
+                memo[k] = out.new_theta(node.attr)  # type: ignore[arg-type]
+                thetas.append((memo[k], n))
+                stack.pop()
+                continue
+            if node.op == "phi":
+                v = _known(nodes, node.children[0], ctx)
+                if v is not None:  # the arm is decided: this phi is that arm
+                    target = key(node.children[1] if v else node.children[2], ctx)
+                    if target in memo:
+                        memo[k] = memo[target]
+                        stack.pop()
+                    else:
+                        stack.append(target)
+                    continue
+            ks = kids(n, ctx)
+            missing = [c for c in ks if key(*c) not in memo]
+            if missing:
+                if len(stack) > 4 * len(nodes) + 16:
+                    raise _TooBig()  # a cycle without a theta: not a well-formed PEG
+                stack.extend(missing)
+                continue
+            memo[k] = out.add(node.op, node.attr, tuple(memo[key(*c)] for c in ks))
+            if len(out.nodes) > limit:
+                raise _TooBig()
+            stack.pop()
+        return memo[key(n0, ctx0)]
+
+    try:
+        out.root = ensure(peg.root, _NONE)
+        done = 0
+        while done < len(thetas):
+            t, old = thetas[done]
+            done += 1
+            init, nxt = nodes[old].children
+            out.set_theta(t, ensure(init, _NONE), ensure(nxt, _NONE))
+    except _TooBig:
+        return peg
+    out.seal()
+    return minimize(out)
+
+
+def bisimilar(a: PEG, b: PEG) -> bool:
+    """The two roots have the same unfolding, the parameters and entry heap of both being the same."""
+    nodes = list(a.nodes)
+    shift = len(nodes)
+    nodes.extend(Node(n.op, n.attr, tuple(c + shift for c in n.children)) for n in b.nodes)
+    both = PEG(nodes=nodes, root=a.root)
+    reach = both.reachable([a.root, b.root + shift])
+    blocks = bisimulation_blocks(nodes, reach)
+    return blocks[a.root] == blocks[b.root + shift]
