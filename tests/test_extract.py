@@ -15,12 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from peggy_jvm.extract.greedy import greedy_extract
-from peggy_jvm.extract.maxsat import SolverConfig, Status, solve
+import networkx as nx
+from pysat.formula import IDPool
+from pysat.solvers import Solver
+
+from peggy_jvm.extract import maxsat
+from peggy_jvm.extract.greedy import chain_extract, greedy_extract
+from peggy_jvm.extract.maxsat import SolverConfig, Status, encode, solve
 from peggy_jvm.extract.problem import (ExtractionProblem, InfeasibleProblemError, InvalidSelectionError, Node,
                                        Selection, dag_cost, evaluate_selection, integer_costs, usable_nodes)
 from peggy_jvm.extract.serialize import ExtractionFormatError, parse_problem, read_problem
-from peggy_jvm.extract.shrink import path_lower_bound, shrink
+from peggy_jvm.extract.shrink import disjoint_sum_bound, must_reach, path_lower_bound, shrink
 
 DATA = Path(__file__).parent / "data" / "extraction"
 
@@ -41,6 +46,18 @@ def brute_force(problem: ExtractionProblem, forbid: frozenset[str] = frozenset()
         if report.valid:
             best = min(best, report.cost)
     return best
+
+
+def valid_selections(problem: ExtractionProblem) -> list[tuple[Selection, set[str]]]:
+    """Every valid selection (one node per class, all classes chosen) with its reached classes."""
+    classes = list(problem.classes)
+    out = []
+    for combo in itertools.product(*(problem.classes[c] or (None,) for c in classes)):
+        sel = Selection({c: n for c, n in zip(classes, combo) if n is not None})
+        report = evaluate_selection(problem, sel)
+        if report.valid:
+            out.append((sel, set(report.reached)))
+    return out
 
 
 def random_problem(seed: int, *, n_classes: int = 5, max_nodes: int = 3, may_close: float = 0.0,
@@ -221,6 +238,34 @@ def test_cycle_instance() -> None:
     assert result.selection.choices["x"] == "X2"
 
 
+def test_chain_greedy_meets_the_chain_bound_where_tree_greedy_does_not() -> None:
+    # s and t are forced (through c); A1 shares them (chain 10) where A2 is a leaf of 15 (tree 15 < 20):
+    # tree greedy pays A2, the chain greedy shares, and its cost 20 equals the forced classes' least costs,
+    # a solver-free proof (no solver configured at all).
+    p = problem_of(("R", "r", 0, ["a", "c"]), ("C", "c", 0, ["s", "t"]),
+                   ("A1", "a", 0, ["s", "t"]), ("A2", "a", 15, []), ("S", "s", 10, []), ("T", "t", 10, []))
+    weight, _ = integer_costs(p)
+    assert greedy_extract(p).cost == 35.0
+    chain = chain_extract(p, weight)
+    assert chain.cost == 20.0 and chain.selection.choices["a"] == "A1"
+    result = solve(p, budget=30, configs=())
+    assert (result.status, result.cost, result.lower_bound, result.source) == (Status.OPTIMAL, 20.0, 20.0,
+                                                                                 "greedy-chain")
+
+
+def test_chain_greedy_is_valid_on_random_problems() -> None:
+    for seed in range(200):
+        p = random_problem(seed, n_classes=6, may_close=0.3 if seed % 2 else 0.0, negative=seed % 3 == 0)
+        weight, _ = integer_costs(p)
+        try:
+            c = chain_extract(p, weight)
+        except InfeasibleProblemError:
+            assert brute_force(p) == math.inf
+            continue
+        assert evaluate_selection(p, c.selection).valid, seed
+        assert c.cost >= brute_force(p)
+
+
 def test_greedy_is_valid_on_random_problems() -> None:
     for seed in range(200):
         p = random_problem(seed, n_classes=6, may_close=0.3 if seed % 2 else 0.0, negative=seed % 3 == 0)
@@ -245,6 +290,7 @@ def test_shrinking_preserves_the_optimum() -> None:
         checked += 1
         s = shrink(p)
         assert brute_force(s.problem) == expected, seed
+        assert set(shrink(p, usable=usable_nodes(p)).problem.nodes) == set(s.problem.nodes), seed
         for nid in s.fixed:  # fixed nodes are in every valid selection: dropping them makes it infeasible
             assert s.problem.nodes[nid].eclass in s.forced
         weight, _ = integer_costs(p)
@@ -256,6 +302,71 @@ def test_shrinking_preserves_the_optimum() -> None:
         if bound is not None:
             assert bound <= upper
     assert checked > 80
+
+
+def test_forced_classes_are_reached_by_every_valid_selection() -> None:
+    checked = 0
+    for seed in range(120):
+        p = random_problem(seed, n_classes=6, max_nodes=2, may_close=0.25 if seed % 2 else 0.0,
+                           negative=seed % 4 == 0)
+        try:
+            s = shrink(p, dominance=False)
+        except InfeasibleProblemError:
+            continue
+        # the shrunk problem keeps every node some valid selection can use: check all of its selections
+        for sel, reached in valid_selections(s.problem):
+            assert s.forced <= reached, seed
+            assert s.fixed <= set(sel.choices[c] for c in reached), seed
+            must = must_reach(s.problem)
+            index = list(s.problem.classes)
+            for c in reached:
+                assert {index[i] for i in range(len(index)) if must[c] >> i & 1} <= reached, seed
+            checked += 1
+    assert checked > 200
+
+
+def test_solver_free_lower_bound_is_never_above_the_optimum() -> None:
+    checked = 0
+    for seed in range(150):
+        p = random_problem(seed, n_classes=6, may_close=0.25 if seed % 2 else 0.0, negative=seed % 3 == 0,
+                           fractional=seed % 5 == 0)
+        expected = brute_force(p)
+        if expected == math.inf:
+            continue
+        enc = encode(shrink(p))
+        assert enc.to_cost(enc.trivial_bound) <= expected, seed
+        checked += 1
+    assert checked > 80
+
+
+def test_disjoint_sum_bound_is_never_above_the_optimum() -> None:
+    tight = 0
+    for seed in range(300):
+        # zero costs are common here, so free classes (and their switch in the soundness argument) occur
+        p = random_problem(seed, n_classes=6, fractional=seed % 5 == 0)
+        expected = brute_force(p)
+        if expected == math.inf:
+            continue
+        q = shrink(p).problem
+        weight, unit = integer_costs(q)
+        bound = disjoint_sum_bound(q, weight)
+        assert bound is not None
+        # both sides correctly rounded from exact sums (float of a Fraction, fsum), so rounding keeps <=
+        assert float(bound * unit) <= expected, seed
+        assert bound >= path_lower_bound(q, weight), seed
+        tight += float(bound * unit) == expected
+    assert tight > 50
+    # a sum of four leaves built by a tree of additions: children share nothing, so the bound is the tree
+    p = problem_of(("R", "r", 1, ["ab", "cd"]), ("AB", "ab", 1, ["a", "b"]), ("CD", "cd", 1, ["c", "d"]),
+                   ("A", "a", 1, []), ("B", "b", 1, []), ("C", "c", 1, []), ("D", "d", 1, []))
+    weight, _ = integer_costs(p)
+    assert (path_lower_bound(p, weight), disjoint_sum_bound(p, weight)) == (3, 7)
+    # shared below: the bound must not add the shared leaf twice
+    q = problem_of(("R", "r", 0, ["a", "b"]), ("A", "a", 1, ["s"]), ("B", "b", 1, ["s"]), ("S", "s", 5, []))
+    weight, _ = integer_costs(q)
+    assert disjoint_sum_bound(q, weight) == 6 <= brute_force(q) == 7
+    # may-close edges or negative costs: no bound
+    assert disjoint_sum_bound(problem_of(("R", "r", 0, ["a"], [0]), ("A", "a", 1, [])), {"R": 0, "A": 1}) is None
 
 
 def test_shrinking_drops_dominated_unusable_and_unreachable_nodes() -> None:
@@ -308,6 +419,44 @@ def test_optimum_with_negative_costs(seed: int) -> None:
 def test_optimum_without_shrinking_and_with_one_config(seed: int) -> None:
     p = random_problem(seed, n_classes=6, may_close=0.3 if seed % 2 else 0.0)
     check_against_brute_force(p, use_shrink=False, configs=(SolverConfig("plain", stratified=False),))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_elimination_encoding_forbids_exactly_the_cycles(seed: int) -> None:
+    # every subset of a random digraph's edges: satisfiable with those edge literals true iff acyclic (the
+    # other literals stay free, as in the encoding, where a chosen node only implies its edges' literals)
+    rng = random.Random(seed)
+    vertices = [f"v{i}" for i in range(5)]
+    pairs = [(u, w) for u in vertices for w in vertices if u != w]
+    edges = rng.sample(pairs, 8)
+    pool = IDPool()
+    lit = {e: pool.id(("edge",) + e) for e in edges}
+    plan = maxsat._elimination_plan(vertices, lit)
+    assert plan is not None
+    clauses = maxsat._elimination_clauses(plan, lit, pool)
+    with Solver(name="g3", bootstrap_with=clauses) as solver:
+        for mask in range(1 << len(edges)):
+            on = [e for i, e in enumerate(edges) if mask >> i & 1]
+            assumptions = [lit[e] for e in on]
+            acyclic = nx.is_directed_acyclic_graph(nx.DiGraph(on)) if on else True
+            assert solver.solve(assumptions=assumptions) == acyclic, (seed, on)
+
+
+@pytest.mark.parametrize("seed", range(400, 415))
+def test_level_and_elimination_encodings_agree(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = random_problem(seed, n_classes=6, may_close=0.2 if seed % 2 else 0.0)
+    expected = brute_force(p)
+    if expected == math.inf:
+        return
+    for factor in (0, 10**6):  # 0: binary levels everywhere; huge: elimination everywhere
+        monkeypatch.setattr(maxsat, "_ELIM_FACTOR", factor)
+        enc = encode(shrink(p))
+        if factor:
+            assert enc.stats["level_pairs"] == 0
+        else:
+            assert enc.stats["elim_clauses"] == 0
+        result = solve(p, budget=30, configs=(SolverConfig("plain", stratified=False),))
+        assert result.status is Status.OPTIMAL and result.cost == expected, (seed, factor)
 
 
 def test_costs_are_ranked_exactly() -> None:

@@ -3,6 +3,11 @@
 What this module owns
     :func:`greedy_extract`: per class, the node of least *tree cost* (the node's cost plus the tree costs of
     its distinct strict child classes), computed bottom-up; the result is scored as a DAG cost.
+    :func:`chain_extract`: the same settling order, but a class is priced by its dearest chain (the node's
+    integer weight plus the largest price of a strict child class, ties broken by the tree cost), the
+    quantity ``shrink.path_bounds`` bounds the optimum with.  A second incumbent: when one chain dominates a
+    DAG (many branches of an e-graph sharing one spine), its selection's DAG cost can equal that bound,
+    which proves it optimal without a solver (tensat/vgg).
 
 Inputs and outputs
     An :class:`ExtractionProblem` -> :class:`GreedyResult` (a valid selection covering every class that has a
@@ -26,11 +31,12 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
+from typing import Mapping
 
 from .problem import (ClassId, ExtractionProblem, InfeasibleProblemError, NodeId, Selection,
                       evaluate_selection, usable_nodes)
 
-__all__ = ["GreedyResult", "greedy_extract", "tree_costs"]
+__all__ = ["GreedyResult", "greedy_extract", "tree_costs", "chain_extract"]
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,7 @@ def tree_costs(problem: ExtractionProblem, usable: set[NodeId] | None = None
     for nid in problem.nodes:
         if nid not in usable:
             continue
-        ks = tuple(dict.fromkeys(problem.nodes[nid].strict_children()))
+        ks = problem.strict_kids[nid]
         kids[nid] = ks
         waiting[nid] = len(ks)
         for c in ks:
@@ -95,3 +101,56 @@ def greedy_extract(problem: ExtractionProblem, usable: set[NodeId] | None = None
     if not report.valid:  # would be a bug in the settling order: fail loudly, never return it
         raise AssertionError(f"greedy produced an invalid selection: {report.errors}")
     return GreedyResult(selection, report.cost, cost)
+
+
+def chain_extract(problem: ExtractionProblem, weight: Mapping[NodeId, int], usable: set[NodeId] | None = None
+                  ) -> GreedyResult:
+    """The selection settling classes by (dearest chain, tree weight), see the module docstring.
+
+    ``weight`` is ``problem.integer_costs`` (exact integers, so the chain prices are exact).  Valid for the
+    same reason as :func:`greedy_extract` (a node waits for all its strict child classes); ``tree_cost`` of
+    the result holds the chain prices, converted to floats.  Raises :class:`InfeasibleProblemError` like
+    :func:`greedy_extract`.
+    """
+    if usable is None:
+        usable = usable_nodes(problem)
+    order = {nid: i for i, nid in enumerate(problem.nodes)}
+    kids: dict[NodeId, tuple[ClassId, ...]] = {}
+    waiting: dict[NodeId, int] = {}
+    watchers: dict[ClassId, list[NodeId]] = {}
+    heap: list[tuple[int, int, int, NodeId]] = []
+    for nid in problem.nodes:
+        if nid not in usable:
+            continue
+        ks = problem.strict_kids[nid]
+        kids[nid] = ks
+        waiting[nid] = len(ks)
+        for c in ks:
+            watchers.setdefault(c, []).append(nid)
+        if not ks:
+            heap.append((weight[nid], weight[nid], order[nid], nid))
+    heapq.heapify(heap)
+    chosen: dict[ClassId, NodeId] = {}
+    chain: dict[ClassId, int] = {}
+    tree: dict[ClassId, int] = {}
+    while heap:
+        c_chain, c_tree, _, nid = heapq.heappop(heap)
+        cls = problem.nodes[nid].eclass
+        if cls in chosen:
+            continue
+        chosen[cls], chain[cls], tree[cls] = nid, c_chain, c_tree
+        for parent in watchers.get(cls, ()):
+            waiting[parent] -= 1
+            if waiting[parent] == 0 and problem.nodes[parent].eclass not in chosen:
+                ks = kids[parent]
+                heapq.heappush(heap, (weight[parent] + max(chain[k] for k in ks),
+                                      weight[parent] + sum(tree[k] for k in ks), order[parent], parent))
+    missing = [r for r in problem.roots if r not in chosen]
+    if missing:
+        raise InfeasibleProblemError(f"{problem.name or 'problem'}: root class {missing[0]!r} has no node that "
+                                     f"can be part of a valid selection")
+    selection = Selection(chosen)
+    report = evaluate_selection(problem, selection)
+    if not report.valid:  # a bug in the settling order: fail loudly, never return it
+        raise AssertionError(f"chain greedy produced an invalid selection: {report.errors}")
+    return GreedyResult(selection, report.cost, {c: float(v) for c, v in chain.items()})

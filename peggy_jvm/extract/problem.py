@@ -123,6 +123,11 @@ class ExtractionProblem:
         return {c: tuple(ns) for c, ns in acc.items()}
 
     @cached_property
+    def strict_kids(self) -> Mapping[NodeId, tuple[ClassId, ...]]:
+        """Node -> its distinct strict child classes, in order (the hot loops' view of ``strict_children``)."""
+        return {nid: tuple(dict.fromkeys(n.strict_children())) for nid, n in self.nodes.items()}
+
+    @cached_property
     def has_may_close(self) -> bool:
         return any(n.may_close for n in self.nodes.values())
 
@@ -144,8 +149,12 @@ class ExtractionProblem:
             if nid in keep_set:
                 cls[self.nodes[nid].eclass].append(nid)
         nodes = {nid: self.nodes[nid] for nid in self.nodes if nid in keep_set}
-        return ExtractionProblem(nodes, {c: tuple(v) for c, v in cls.items()}, self.roots,
-                                 self.name if name is None else name)
+        sub = ExtractionProblem(nodes, {c: tuple(v) for c, v in cls.items()}, self.roots,
+                                self.name if name is None else name)
+        if "strict_kids" in self.__dict__:  # a cached index carries over to the sub-problem's nodes
+            kids = self.strict_kids
+            sub.__dict__["strict_kids"] = {nid: kids[nid] for nid in nodes}
+        return sub
 
 
 def _with_float_cost(n: Node) -> Node:
@@ -270,7 +279,8 @@ def usable_nodes(problem: ExtractionProblem) -> set[NodeId]:
     in a topological order, each of their may-close child classes is reached, hence holds one of them, and
     what lies below a strict child never comes back to the parent's class.
     """
-    candidates = {nid for nid, n in problem.nodes.items() if n.eclass not in set(n.strict_children())}
+    skids = problem.strict_kids
+    candidates = {nid for nid, n in problem.nodes.items() if n.eclass not in skids[nid]}
     while True:
         derived = _derivable(problem, candidates)
         have = {problem.nodes[nid].eclass for nid in derived}
@@ -289,7 +299,7 @@ def _derivable(problem: ExtractionProblem, candidates: set[NodeId]) -> set[NodeI
     watchers: dict[ClassId, list[NodeId]] = {}
     ready: list[NodeId] = []
     for nid in candidates:
-        kids = set(problem.nodes[nid].strict_children())
+        kids = problem.strict_kids[nid]
         waiting[nid] = len(kids)
         for c in kids:
             watchers.setdefault(c, []).append(nid)
@@ -322,7 +332,8 @@ def _closing_nodes(problem: ExtractionProblem, usable: set[NodeId]) -> set[NodeI
     in ``must[k]`` is in every derivation (by induction on the derivation's height).
     """
     index = {c: i for i, c in enumerate(problem.classes)}
-    kids = {nid: tuple(dict.fromkeys(problem.nodes[nid].strict_children())) for nid in usable}
+    skids = problem.strict_kids
+    kids = {nid: skids[nid] for nid in usable}
     watchers: dict[ClassId, list[NodeId]] = {}
     for nid in usable:
         for k in kids[nid]:

@@ -15,9 +15,11 @@ What this module owns
     4. given the weight of a selection the caller already holds, nodes that only occur in dearer selections
        (:func:`bound_prunable`, from chain lower bounds :func:`path_bounds`), then 1-3 again, repeatedly;
 
-    then reports the classes that every valid selection uses (*forced*: the roots, and the children of a
-    forced class with a single node) and those single nodes (*fixed*).  :func:`path_lower_bound` is the
-    solver-free lower bound that comes with step 4.
+    then reports the classes that every valid selection uses (*forced*: the roots, what every derivation of
+    a forced class reaches (:func:`must_reach`), and the children of a forced class with a single node) and
+    the single nodes of forced classes (*fixed*).  :func:`path_lower_bound` is the
+    solver-free lower bound that comes with step 4; :func:`disjoint_sum_bound` a stronger one on the
+    optimum where child classes can share nothing dear.
 
 Inputs and outputs
     An :class:`ExtractionProblem` -> :class:`ShrinkResult` with the smaller problem (same ids, same node
@@ -39,12 +41,14 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from dataclasses import dataclass
-from typing import AbstractSet, Iterable, Mapping
+from typing import AbstractSet, Callable, Iterable, Mapping
+
+import networkx as nx
 
 from .problem import ClassId, ExtractionProblem, InfeasibleProblemError, NodeId, usable_nodes
 
 __all__ = ["ShrinkStats", "ShrinkResult", "shrink", "reachable_classes", "path_bounds", "path_lower_bound",
-           "bound_prunable"]
+           "bound_prunable", "must_reach", "disjoint_sum_bound"]
 
 
 @dataclass(frozen=True)
@@ -88,12 +92,15 @@ def reachable_classes(problem: ExtractionProblem, nodes: AbstractSet[NodeId] | N
 
 
 def shrink(problem: ExtractionProblem, *, dominance: bool = True, protected: Iterable[NodeId] = (),
-           weight: Mapping[NodeId, int] | None = None, upper: int | None = None) -> ShrinkResult:
+           weight: Mapping[NodeId, int] | None = None, upper: int | None = None,
+           usable: AbstractSet[NodeId] | None = None) -> ShrinkResult:
     """Shrink ``problem`` (see the module docstring).
 
     With ``weight`` (integer node weights, see ``problem.integer_costs``) and ``upper`` (the weight of a
     valid selection the caller holds), nodes found only in selections weighing more than ``upper`` are
     dropped as well (:func:`bound_prunable`), repeatedly, since each round tightens the next one's bounds.
+    ``usable`` is ``usable_nodes(problem)`` when the caller has it already: whether a node is usable depends
+    only on the classes below it, which the reachable part keeps, so the first round needs no recomputation.
     """
     protected = frozenset(protected)
     n_classes, n_nodes = problem.size()
@@ -102,7 +109,10 @@ def shrink(problem: ExtractionProblem, *, dominance: bool = True, protected: Ite
     while True:
         reach = reachable_classes(current)
         step1 = current.restrict((nid for c in reach for nid in current.classes[c]), reach)
-        usable = usable_nodes(step1)
+        if usable is None:
+            usable = usable_nodes(step1)
+        else:
+            usable = {nid for nid in step1.nodes if nid in usable}
         for r in problem.roots:
             if not any(nid in usable for nid in step1.classes[r]):
                 raise InfeasibleProblemError(f"{problem.name or 'problem'}: root class {r!r} has no node "
@@ -123,6 +133,7 @@ def shrink(problem: ExtractionProblem, *, dominance: bool = True, protected: Ite
         bounded += len(pruned)
         kept = [nid for nid in result.nodes if nid not in pruned]
         current = result.restrict(kept, result.classes)
+        usable = None  # pruning can leave other nodes without a derivation: recompute
     forced, fixed = _forced(result)
     stats = ShrinkStats(n_classes, n_nodes, len(result.classes), len(result.nodes), unreachable=unreachable,
                         unusable=unusable, dominated=dominated, bounded=bounded, fixed=len(fixed))
@@ -153,7 +164,7 @@ def _dominated(problem: ExtractionProblem, usable: AbstractSet[NodeId], protecte
         cands = [nid for nid in members if nid in usable and nid not in protected]
         if len(cands) < 2:
             continue
-        info = {nid: (frozenset(problem.nodes[nid].children), frozenset(problem.nodes[nid].strict_children()))
+        info = {nid: (frozenset(problem.nodes[nid].children), frozenset(problem.strict_kids[nid]))
                 for nid in cands}
         # A dominator sorts no later than what it dominates (cost <=, subsets are no larger), and exact ties
         # are broken by node order: so comparing each node with the kept ones before it is enough, and
@@ -175,20 +186,74 @@ def _dominated(problem: ExtractionProblem, usable: AbstractSet[NodeId], protecte
 
 
 def _forced(problem: ExtractionProblem) -> tuple[set[ClassId], set[NodeId]]:
+    """Classes every valid selection reaches, and the single nodes of those that have one.
+
+    Closure from the roots of two rules: a forced class forces every class in its :func:`must_reach` set
+    (what every derivation of it reaches through strict edges), and a forced class with a single node forces
+    all of that node's children (the may-close ones too: a reached node's children are reached).
+    """
+    must = must_reach(problem)
+    index = list(problem.classes)
     forced: set[ClassId] = set(problem.roots)
-    fixed: set[NodeId] = set()
     todo = deque(problem.roots)
     while todo:
         c = todo.popleft()
+        below = [k for k in _bits(must.get(c, 0), index)]
         members = problem.classes[c]
-        if len(members) != 1:
-            continue
-        fixed.add(members[0])
-        for k in problem.nodes[members[0]].children:
+        if len(members) == 1:
+            below.extend(problem.nodes[members[0]].children)
+        for k in below:
             if k not in forced:
                 forced.add(k)
                 todo.append(k)
+    fixed = {problem.classes[c][0] for c in forced if len(problem.classes[c]) == 1}
     return forced, fixed
+
+
+def _bits(mask: int, index: list[ClassId]) -> Iterable[ClassId]:
+    while mask:
+        low = mask & -mask
+        yield index[low.bit_length() - 1]
+        mask ^= low
+
+
+def must_reach(problem: ExtractionProblem) -> dict[ClassId, int]:
+    """Per derivable class k, a bitmask (bit i: the i-th class of ``problem.classes``) of the classes that
+    every well-founded derivation of k reaches through strict edges, k included.
+
+    In a valid selection the reached chosen nodes without their may-close edges form a DAG, so below each
+    reached class they form such a derivation: every class of ``must_reach[k]`` is reached whenever k is.
+    Computed as in ``problem._closing_nodes``: ``must[k] = {k} | intersection over k's derivable nodes m of
+    the union of must[j] over m's strict children j``, bottom-up from "no derivation yet", each value only
+    shrinking once defined (every class kept is in every derivation, by induction on its height).
+    """
+    index = {c: i for i, c in enumerate(problem.classes)}
+    kids = problem.strict_kids
+    watchers: dict[ClassId, list[NodeId]] = {}
+    for nid, ks in kids.items():
+        for k in ks:
+            watchers.setdefault(k, []).append(nid)
+    must: dict[ClassId, int] = {}
+    work = deque(nid for nid, ks in kids.items() if not ks)
+    queued = set(work)
+    while work:
+        nid = work.popleft()
+        queued.discard(nid)
+        if any(k not in must for k in kids[nid]):
+            continue  # not derivable yet; queued again when its last child class gets a derivation
+        c = problem.nodes[nid].eclass
+        mask = 1 << index[c]
+        for k in kids[nid]:
+            mask |= must[k]
+        old = must.get(c)
+        new = mask if old is None else old & mask
+        if new != old:
+            must[c] = new
+            for parent in watchers.get(c, ()):
+                if parent not in queued:
+                    queued.add(parent)
+                    work.append(parent)
+    return must
 
 
 # ============================================================================================ bounds
@@ -201,7 +266,16 @@ def path_bounds(problem: ExtractionProblem, weight: Mapping[NodeId, int]) -> dic
     Computed like the greedy (Knuth's generalisation of Dijkstra), exactly, since ``w + max`` is monotone.
     Classes without a derivation are absent.
     """
-    kids = {nid: tuple(dict.fromkeys(n.strict_children())) for nid, n in problem.nodes.items()}
+    return _settle(problem, weight, lambda kids, bound: max(bound[k] for k in kids))
+
+
+def _settle(problem: ExtractionProblem, weight: Mapping[NodeId, int],
+            combine: Callable[[tuple[ClassId, ...], Mapping[ClassId, int]], int]) -> dict[ClassId, int]:
+    """The least fixpoint of ``value(c) = min over c's nodes n of weight[n] + combine(n's strict child
+    classes, values)`` by Knuth's generalisation of Dijkstra's algorithm: exact when ``combine`` is monotone
+    and, with the weights, never below its largest argument (true for max and sums of maxima over
+    non-negative values).  Leaves have ``combine == 0``; classes without a derivation are absent."""
+    kids = problem.strict_kids
     waiting = {nid: len(k) for nid, k in kids.items()}
     watchers: dict[ClassId, list[NodeId]] = {}
     for nid, ks in kids.items():
@@ -219,8 +293,73 @@ def path_bounds(problem: ExtractionProblem, weight: Mapping[NodeId, int]) -> dic
         for parent in watchers.get(c, ()):
             waiting[parent] -= 1
             if waiting[parent] == 0:
-                heapq.heappush(heap, (weight[parent] + max(bound[k] for k in kids[parent]), parent))
+                heapq.heappush(heap, (weight[parent] + combine(kids[parent], bound), parent))
     return bound
+
+
+def disjoint_sum_bound(problem: ExtractionProblem, weight: Mapping[NodeId, int]) -> int | None:
+    """A lower bound on the optimum that adds up the bounds of child classes that can share nothing dear.
+
+    Only for non-negative weights and no may-close edges (else None).  *Free* classes are those with a
+    derivation of zero-weight nodes (``path_bounds == 0``); ``reach(k)`` is the set of non-free classes
+    reachable from k through non-free classes.  Per class, ``B(c)`` = least over c's nodes n of
+    ``weight[n] +`` the sum, over groups of n's non-free strict child classes (children whose ``reach``
+    sets overlap, transitively, form one group), of the group's largest ``B``; the result groups the roots
+    the same way.  It equals the chain bound when everything overlaps, and the tree cost when nothing does
+    (math_associate_adds: 13 where chains give 4).
+
+    Why it is sound (a bound on the optimum, not on every selection).  (1) Some optimal selection chooses,
+    in every free class it reaches, the zero-weight node that settled it in ``path_bounds``: switching
+    every free class to that node reaches no new non-free class (such a node's children are free), closes
+    no cycle (the switched nodes only point to classes settled earlier) and costs nothing more.  (2) In
+    that selection, by induction on the height of the chosen DAG, the classes reached from a class k cost at
+    least ``B(k)``: below k's chosen node n, the classes reached from different groups share no non-free
+    class (each lies in its group's ``reach`` sets, since free classes lead only to free ones), free classes
+    cost 0, n's own class is not below its children (acyclic, every edge strict), and each group costs at
+    least the cost below any one of its children.  The Knuth fixpoint is exact since the combination is
+    monotone and never below its largest argument.
+    """
+    if problem.has_may_close or any(weight[nid] < 0 for nid in problem.nodes):
+        return None
+    chain = path_bounds(problem, weight)
+    free = {c for c, v in chain.items() if v == 0}
+    index = {c: i for i, c in enumerate(problem.classes)}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(c for c in problem.classes if c not in free)
+    for nid, n in problem.nodes.items():
+        if n.eclass not in free:
+            graph.add_edges_from((n.eclass, d) for d in problem.strict_kids[nid] if d not in free)
+    dag = nx.condensation(graph)
+    masks: dict[int, int] = {}
+    for comp in reversed(list(nx.topological_sort(dag))):
+        m = 0
+        for c in dag.nodes[comp]["members"]:
+            m |= 1 << index[c]
+        for nxt in dag.successors(comp):
+            m |= masks[nxt]
+        masks[comp] = m
+    mapping = dag.graph["mapping"]
+    reach = {c: masks[mapping[c]] for c in graph.nodes}
+
+    def combine(kids: Iterable[ClassId], bound: Mapping[ClassId, int]) -> int:
+        groups: list[tuple[int, int]] = []  # (union of reach sets, largest bound)
+        for k in kids:
+            if k in free or k not in bound:
+                continue  # free: 0 in the selection of (1); unsettled only for the roots' own call below
+            mask, value = reach[k], bound[k]
+            rest: list[tuple[int, int]] = []
+            for g_mask, g_value in groups:
+                if g_mask & mask:
+                    mask, value = mask | g_mask, max(value, g_value)
+                else:
+                    rest.append((g_mask, g_value))
+            groups = rest + [(mask, value)]
+        return sum(v for _, v in groups)
+
+    bound = _settle(problem, weight, combine)
+    if any(r not in bound for r in problem.roots):
+        return None
+    return combine(problem.roots, bound)
 
 
 def path_lower_bound(problem: ExtractionProblem, weight: Mapping[NodeId, int]) -> int | None:
@@ -259,7 +398,7 @@ def bound_prunable(problem: ExtractionProblem, weight: Mapping[NodeId, int], upp
                     heapq.heappush(heap, (nd, k))
     out: set[NodeId] = set()
     for nid, n in problem.nodes.items():
-        ks = set(n.strict_children())
+        ks = problem.strict_kids[nid]
         if any(k not in below for k in ks) or n.eclass not in above:
             continue  # never in a valid selection anyway; leave it to usable_nodes
         least = above[n.eclass] + weight[nid] + max((below[k] for k in ks), default=0)
