@@ -62,7 +62,10 @@ def _split_classpath(cp: str | None) -> list[Path]:
               help="Stop the pipeline after this stage.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the per-method report here.")
 @click.option("--classpath", help="Jars and directories (os.pathsep-separated) for the class hierarchy.")
-@click.option("--method-timeout", type=float, default=None, help="Per-method budget in seconds.")
+@click.option("--method-timeout", type=float, default=None,
+              help="Per-method budget in seconds: a method over it keeps its original code (fallback, reason "
+                   "'timeout'). The full stage splits it over saturation, extraction and the self-check "
+                   "(without this option it splits 2 s the same way, but never falls back for time).")
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Worker processes.")
 @click.option("--axioms", type=click.Path(path_type=Path), help="Directory of axiom files (later stages).")
 def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, classpath: str | None,

@@ -129,3 +129,103 @@ def test_semi_naive_matching_finds_what_full_matching_finds():
         return eg.class_count, eg.node_count
     # 5 parameters and every sum of 2..5 of them: 31 classes; add nodes: every ordered split, 3^5 - 2^6 + 1
     assert run(True) == run(False) == (31, 3 ** 5 - 2 ** 6 + 1 + 5)
+
+
+# -- limits inside an iteration ---------------------------------------------------------------------------------
+# Each test below makes one phase of an iteration slow on purpose (a condition, an application), so that an
+# engine checking its deadline only between iterations (or every few dozen steps) overruns by far more than the
+# generous bounds asserted; the e-graph must still be rebuilt and consistent.
+
+def _params(eg: EGraph, n: int) -> list[int]:
+    return [eg.add("param", i) for i in range(n)]
+
+
+def test_a_slow_condition_is_cut_short_at_the_deadline():
+    """1000 matches whose condition takes 2 ms each would need 2 s; a 0.1 s limit stops the search of that
+    rule in time (the matches not filtered yet are dropped), with the stop reason and place reported."""
+    from dataclasses import replace
+    eg = EGraph()
+    ps = _params(eg, 1000)
+    for i in range(1000):
+        eg.add("add.i", None, [ps[i], ps[(i + 1) % 1000]])
+    comm = next(r for r in _ac_rules() if r.name == "comm")
+    calls = 0
+
+    def slow(_eg: EGraph, _env: tuple) -> bool:
+        nonlocal calls
+        calls += 1
+        time.sleep(0.002)
+        return True
+    rule = replace(comm, condition=slow)
+    rep = Runner([rule], Limits(max_nodes=10 ** 6, time_limit_s=0.1, match_limit=10 ** 6)).run(eg)
+    assert rep.stop_reason is StopReason.TIME_LIMIT
+    assert rep.stopped_in.startswith("search of comm"), rep.stopped_in
+    assert calls < 1000
+    assert rep.time_s < 0.6, rep.time_s  # 2 s without the check; generous for a loaded machine
+    eg.check_invariants()
+    assert "time limit (in search of comm" in str(rep)
+
+
+class _SlowComm:
+    """``add.i(p, q) == add.i(q, p)`` for the matches given, 20 ms per application (a stand-in for a rule whose
+    right-hand side is expensive to build)."""
+
+    name = "slow-comm"
+    group = "test"
+    depth = None
+    cache_matches = True
+
+    def __init__(self, pairs: list[tuple[int, int]]) -> None:
+        self.pairs = pairs
+        self.applied = 0
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        return [(eg.lookup("add.i", None, [a, b]), a, b) for a, b in self.pairs][:limit], False
+
+    def apply(self, eg: EGraph, match: tuple) -> bool:
+        time.sleep(0.02)
+        self.applied += 1
+        cid, a, b = match
+        return eg.union(cid, eg.add("add.i", None, [b, a]), "slow-comm")
+
+
+def test_slow_applications_stop_at_the_deadline():
+    """100 applications of 20 ms each would need 2 s: with a 0.1 s limit the runner stops after a few of them
+    (checked after every application, not every 16, which alone would overrun by 0.3 s), and rebuilds."""
+    eg = EGraph()
+    ps = _params(eg, 101)
+    pairs = [(ps[i], ps[i + 1]) for i in range(100)]
+    for a, b in pairs:
+        eg.add("add.i", None, [a, b])
+    rule = _SlowComm(pairs)
+    rep = Runner([rule], Limits(max_nodes=10 ** 6, time_limit_s=0.1, match_limit=10 ** 6)).run(eg)
+    assert rep.stop_reason is StopReason.TIME_LIMIT
+    assert rep.stopped_in == "application (iteration 1)", rep.stopped_in
+    assert 1 <= rule.applied < 16, rule.applied
+    assert rep.time_s < 0.3, rep.time_s
+    eg.check_invariants()
+    # what was applied is there, congruence repaired: the merged sums are one class each
+    merged = [(a, b) for a, b in pairs if eg.lookup("add.i", None, [b, a]) is not None]
+    assert len(merged) == rule.applied
+    assert all(eg.equiv(eg.lookup("add.i", None, [a, b]), eg.lookup("add.i", None, [b, a])) for a, b in merged)
+
+
+def test_an_exploding_rule_set_stops_on_time_with_a_consistent_egraph():
+    """AC on a sum of 12 explodes (millions of nodes); tiny limits stop it on time wherever the deadline falls
+    (search, application, start of an iteration), always rebuilt. Bounds are generous: structure is what counts."""
+    for limit in (0.01, 0.03, 0.1):
+        eg = EGraph()
+        _sum(eg, 12)
+        rep = Runner(_ac_rules(), Limits(max_nodes=10 ** 7, time_limit_s=limit, match_limit=10 ** 6)).run(eg)
+        assert rep.stop_reason is StopReason.TIME_LIMIT, (limit, rep)
+        assert rep.stopped_in, rep
+        assert rep.time_s < 2 * limit + 0.25, (limit, rep.time_s)
+        eg.check_invariants()
+        assert rep.nodes == eg.node_count and rep.classes == eg.class_count
+
+
+def test_a_saturated_run_names_no_stopping_place():
+    eg = EGraph()
+    _sum(eg, 3)
+    rep = Runner(_ac_rules(), Limits(max_nodes=100_000, time_limit_s=30)).run(eg)
+    assert rep.stop_reason is StopReason.SATURATED and rep.stopped_in == ""
