@@ -249,3 +249,23 @@ def test_a_custom_analysis_plugs_in():
     eg.rebuild()
     assert eg.data(big, "size") == 1 and eg.data(user, "size") == 3
     eg.check_invariants()
+
+
+def test_a_rule_set_serving_two_egraphs_at_the_same_version_matches_each_by_its_own_classes():
+    # ground sub-patterns such as (const.i 0) are looked up once per e-graph version; two e-graphs built in the
+    # same number of steps share a version, and a class id cached from the first is another class in the second
+    # (here: the parameter), which made add-zero rewrite 0 + x into 0 in jama's Matrix.arrayLeftDivide
+    from peggy_jvm.egraph import EGraph, Limits, Runner
+    from peggy_jvm.rules import default_rules
+
+    add_zero = [r for r in default_rules().active() if r.name == "add-zero"]
+    first = EGraph()
+    zero, x = first.add("const.i", 0), first.add("param", 1)
+    first.add("add.i", None, (x, zero))
+    Runner(add_zero, Limits(max_iterations=1)).run(first)
+    second = EGraph()
+    x2, zero2 = second.add("param", 1), second.add("const.i", 0)  # the ids the other way round
+    total = second.add("add.i", None, (zero2, x2))  # 0 + x: add-zero (x + 0) must not match it
+    second.rebuild()
+    Runner(add_zero, Limits(max_iterations=1)).run(second)
+    assert not second.equiv(total, zero2) and not second.equiv(total, x2)

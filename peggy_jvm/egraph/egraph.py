@@ -26,6 +26,8 @@ Invariants
 """
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Iterator, Sequence
 
@@ -41,6 +43,7 @@ __all__ = ["EGraph", "EClass", "ENode", "EGraphError"]
 ENode = tuple  # (op: str, attr: Hashable, children: tuple[int, ...])
 
 _IMPORT = Reason("import")
+_SERIALS = itertools.count()
 _IR_SORTS = {"int": T.INT, "long": T.LONG, "float": T.FLOAT, "double": T.DOUBLE, "ref": T.REF}
 
 
@@ -83,6 +86,7 @@ class EGraph:
         self._apending: list[int] = []  # nodes (ids) whose children's facts changed (analysis repair)
         self._dirty: set[int] = set()  # classes whose node lists need canonicalizing
         self.proof = ProofLog()
+        self.serial = next(_SERIALS)  # tells e-graphs apart in caches that outlive one (ids can be reused)
         self.version = 0  # bumped by every new node and every effective union
         self._index_version = -1
         self._touched: set[int] = set()  # classes that got nodes, members or facts since take_touched()

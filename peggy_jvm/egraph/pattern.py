@@ -358,17 +358,20 @@ class _CodeGen:
 
 
 class _GroundClass:
-    """The class of a ground sub-pattern, looked up through the memo once per e-graph version."""
+    """The class of a ground sub-pattern, looked up through the memo once per e-graph version. The key is the
+    e-graph's serial number with its version: a rule set serves many e-graphs in turn, and two of them can be at
+    the same version (a class id cached from one e-graph is another class, or none, in the next)."""
 
     def __init__(self, p: PNode) -> None:
         self.p = p
-        self.version = -1
+        self.key: tuple[int, int] = (-1, -1)
         self.cid: int | None = None
 
     def __call__(self, eg: EGraph) -> int | None:
-        if self.version != eg.version:
+        key = (eg.serial, eg.version)
+        if self.key != key:
             self.cid = _lookup_ground(eg, self.p)
-            self.version = eg.version
+            self.key = key
         return self.cid
 
 
