@@ -44,6 +44,11 @@ def test_strength_reduction_i_times_5_is_j_plus_5():
     j = peg.new_theta(1)
     peg.set_theta(j, ci(peg, 0), peg.add("add.i", None, (j, ci(peg, 5))))
     eg, m = saturate(peg, [times5, j])
+    assert eg.equiv(m[times5], m[j])  # theta-linear alone finds j = 0 + i * 5
+    # and strength reduction with loop induction, without it
+    eg = EGraph()
+    m = eg.add_peg(peg, roots=[times5, j])
+    Runner([r for r in RULES if r.name != "theta-linear"], LIMITS).run(eg)
     assert eg.equiv(m[times5], m[j])
     rules = eg.explain(m[times5], m[j]).rules()  # type: ignore[union-attr]
     assert "sr-mul-int" in rules and "theta-bisimulation" in rules
@@ -300,3 +305,92 @@ def test_int_x_minus_x_and_x_times_0_are_zero():
     p = peg.add("mul.i", None, (x, ci(peg, 0)))
     eg, m = saturate(peg, [d, p])
     assert eg.const(m[d]) == eg.const(m[p]) == ("const.i", 0)
+
+
+# -- linear induction variables and loop nests ---------------------------------------------------------------
+def test_an_accumulator_is_linear_in_the_counter():
+    """s = theta(a, s + c) with c invariant is a + i * c (theta-linear), so its exit value has a closed form."""
+    peg, (n, _o, a, c) = peg_with(INT, REF, INT, INT)
+    lp = _counting_loop(peg, n)
+    s = peg.new_theta(1)
+    peg.set_theta(s, a, peg.add("add.i", None, (s, c)))
+    linear = peg.add("add.i", None, (a, peg.add("mul.i", None, (lp["i"], c))))
+    final = peg.add("eval", 1, (s, lp["pass"]))
+    trips = peg.add("phi", None, (peg.add("ge.i", None, (ci(peg, 0), n)), ci(peg, 0), n))
+    closed = peg.add("add.i", None, (a, peg.add("mul.i", None, (trips, c))))
+    wrong = peg.add("add.i", None, (a, peg.add("mul.i", None, (lp["i"], peg.add("add.i", None, (c, ci(peg, 1)))))))
+    eg, m = saturate(peg, [s, linear, final, closed, wrong])
+    assert eg.equiv(m[s], m[linear])
+    assert "theta-linear" in eg.explain(m[s], m[linear]).rules()  # type: ignore[union-attr]
+    assert eg.equiv(m[final], m[closed])
+    assert not eg.equiv(m[s], m[wrong])
+
+
+def test_a_linear_accumulator_without_a_counter_gets_one():
+    """No counter in the loop: theta-linear makes theta_1(0, k + 1) itself, and s = theta_1(0, s + c) is k * c."""
+    peg, (c,) = peg_with(INT)
+    s = peg.new_theta(1)
+    peg.set_theta(s, ci(peg, 0), peg.add("add.i", None, (s, c)))
+    eg, m = saturate(peg, [s])
+    zero, one = eg.lookup("const.i", 0), eg.lookup("const.i", 1)
+
+    def is_counter(k: int) -> bool:
+        return any(op == "theta" and attr == 1 and eg.find(ch[0]) == zero and
+                   eg.lookup("add.i", None, (k, one)) == eg.find(ch[1]) for op, attr, ch in eg.nodes(k))
+    products = [ch for op, _a, ch in eg.nodes(m[s]) if op == "mul.i"]
+    assert any(is_counter(x) and eg.find(y) == eg.find(m[c]) for x, y in products), eg.term(m[s])
+    counter = next(x for x, _y in products if is_counter(x))
+    assert eg.variance(counter) == 1 << 1  # exactly loop 1
+
+
+def _nest(peg: PEG, n: int, mm: int, step: int = 1, init_plus: int = 0) -> int:
+    """s = 0; for (i = 0; i < n; i++) { u = s (+ init_plus); for (j = 0; j < m; j += step) u += j; s = u; }: the
+    outer loop's exit value of s (fresh thetas each call, as two methods' PEGs would have)."""
+    i = peg.new_theta(1)
+    peg.set_theta(i, ci(peg, 0), peg.add("add.i", None, (i, ci(peg, 1))))
+    s = peg.new_theta(1)
+    u = peg.new_theta(2)
+    j = peg.new_theta(2)
+    peg.set_theta(j, ci(peg, 0), peg.add("add.i", None, (j, ci(peg, step))))
+    start = s if init_plus == 0 else peg.add("add.i", None, (s, ci(peg, init_plus)))
+    peg.set_theta(u, start, peg.add("add.i", None, (u, j)))
+    p2 = peg.add("pass", 2, (peg.add("ge.i", None, (j, mm)),))
+    peg.set_theta(s, ci(peg, 0), peg.add("eval", 2, (u, p2)))
+    p1 = peg.add("pass", 1, (peg.add("ge.i", None, (i, n)),))
+    return peg.add("eval", 1, (s, p1))
+
+
+def test_theta_bisimulation_goes_through_loop_nests():
+    """Two copies of one loop nest (the inner loop starts from the outer loop's value, so neither can be merged
+    alone) are one value; nests that differ in the inner step or the inner start are not."""
+    peg, (n, mm) = peg_with(INT, INT)
+    a, b = _nest(peg, n, mm), _nest(peg, n, mm)
+    other_step, other_start = _nest(peg, n, mm, step=2), _nest(peg, n, mm, init_plus=1)
+    eg, m = saturate(peg, [a, b, other_step, other_start])
+    assert eg.equiv(m[a], m[b])
+    assert "theta-bisimulation" in eg.explain(m[a], m[b]).rules()  # type: ignore[union-attr]
+    assert not eg.equiv(m[a], m[other_step]) and not eg.equiv(m[a], m[other_start])
+    assert not eg.equiv(m[other_step], m[other_start])
+
+
+def test_bisimulation_does_not_assume_what_an_eval_of_its_own_loop_reads():
+    """x = theta_1(0, eval_1(x, p) + 1) twice: the next value reads the loop at its exit index, not at an earlier
+    iteration, so the cycle gives no induction (such a system need not have one solution) and the two copies are
+    not merged; the same shape with the theta's own previous value is."""
+    peg, (n,) = peg_with(INT)
+    i = peg.new_theta(1)
+    peg.set_theta(i, ci(peg, 0), peg.add("add.i", None, (i, ci(peg, 1))))
+    p = peg.add("pass", 1, (peg.add("ge.i", None, (i, n)),))
+    copies = []
+    for _ in range(2):
+        x = peg.new_theta(1)
+        peg.set_theta(x, ci(peg, 0), peg.add("add.i", None, (peg.add("eval", 1, (x, p)), ci(peg, 1))))
+        copies.append(x)
+    good = []
+    for _ in range(2):
+        y = peg.new_theta(1)
+        peg.set_theta(y, ci(peg, 0), peg.add("add.i", None, (y, ci(peg, 1))))
+        good.append(y)
+    eg, m = saturate(peg, copies + good)
+    assert not eg.equiv(m[copies[0]], m[copies[1]])
+    assert eg.equiv(m[good[0]], m[good[1]])

@@ -327,3 +327,70 @@ def test_irreducible_control_flow_is_reported(java_home, tmp_path):
     m = IRMethod("C", "m", "(I)I", True, [a], blocks, 0)
     with pytest.raises(PegUnsupported, match="irreducible"):
         build_peg(m)
+
+
+# -- loops off the sigma chain (dead-loop deletion makes them) --------------------------------------------------
+PURE_LOOPS = r"""
+public class PureLoops {
+    static int sumNested(int n, int m) { int s = 0; for (int i = 0; i < n; i++) { for (int j = 0; j < m; j++) { s += j; } } return s; }
+    static int innerPerOuter(int n, int m) {
+        int s = 0;
+        for (int i = 0; i < n; i++) { int t = 0; for (int j = 0; j < m; j++) { t += i ^ j; } s += t * 3; }
+        return s;
+    }
+    static int afterEffect(int[] a, int n) {
+        int s = 0; for (int i = 0; i < n; i++) { s += i; }
+        a[0] = s; int k = a[1];
+        int u = 0; for (int j = 0; j < n; j++) { u += k ^ j; }
+        return u + s;
+    }
+    static int effectBefore(int[] a, int n) { a[0] += 1; int s = 0; for (int i = 0; i < n; i++) { s += i ^ 5; } return s + a[0]; }
+    static int inBranch(int n, boolean c) { int s = 0; for (int i = 0; i < n; i++) { s += i * i; } if (c) { return s; } return -1; }
+}
+"""
+
+
+def test_pure_loops_off_the_sigma_chain_revert_where_their_values_are_wanted(java_home, tmp_path):
+    """Extraction with the safe rules (dead-loop deletion included) takes these effect-free loops off the sigma
+    chain; the reverter must compute each where its value is wanted (an inner loop again at every outer iteration,
+    a loop reading a value an effect made only after that effect) and the result must run like the original."""
+    from peggy_jvm.extract.select import extract_peg, loops_on_sigma
+    from peggy_jvm.peg.check import _kinds
+    from peggy_jvm.peg.ops import T
+    from peggy_jvm.revert.revert import pure_loops
+
+    (tmp_path / "PureLoops.java").write_text(PURE_LOOPS)
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path), str(tmp_path / "PureLoops.java")],
+                   check=True)
+    cf = read_class((tmp_path / "PureLoops.class").read_bytes())
+    h = ClassHierarchy(classpath=[tmp_path])
+    off_chain = 0
+    for m in cf.methods:
+        if m.name in ("<init>", "<clinit>"):
+            continue
+        ir = lift_method(cf, m, h)
+        peg = build_peg(ir)
+        new, _ = extract_peg(peg, budget=1.0)
+        check_peg(new)
+        assert loops_on_sigma(new) == []
+        kinds = _kinds(new)
+        reached = new.reachable()
+        on_sigma = {new.nodes[n].children[1] for n in reached
+                    if new.nodes[n].op == "eval" and kinds[new.nodes[n].children[0]] is T.SIGMA}
+        off = {n for n in reached if new.nodes[n].op == "pass"} - on_sigma
+        assert off <= pure_loops(new)
+        off_chain += len(off)
+        out = revert_peg(new, ir)
+        params, ret = dt.parse_descriptor(m.descriptor)
+        for args in dt.generate_args(m.descriptor, 30, 3):
+            args = [max(-40, min(40, a)) if isinstance(a, int) else a for a in args]
+            if m.name in ("afterEffect", "effectBefore") and (args[0] is None or len(args[0]) < 2):
+                continue
+            results = []
+            for method in (ir, out):
+                heap = I.Heap(h)
+                o = I.run_method(method, [TI.to_interp(a, p) for a, p in zip(args, params)], heap, None,
+                                 budget=TI.BUDGET)
+                results.append(TI.to_result(o, heap.take_output(), ret))
+            assert dt.same_result(*results), (m.name, args, results)
+    assert off_chain >= 4  # the test is about such loops: they must be there

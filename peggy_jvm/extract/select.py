@@ -34,6 +34,7 @@ from ..egraph.runner import Limits, Rewrite, Runner
 from ..peg.check import _kinds, peg_problems
 from ..peg.ops import T
 from ..peg.graph import PEG
+from ..revert.revert import pure_loops
 from ..rules.library import RuleSet, default_rules
 from . import maxsat
 from .cost import peg_cost
@@ -48,6 +49,8 @@ __all__ = ["ExtractReport", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDE
 # Fuzzer-checked (tests/test_axioms_sound.py instantiates every rule on Java edge values, bit-exact):
 #   arith.int, arith.long, arith.float, arith.double, bits.int, bits.long, logic, compare.int, compare.cmp,
 #   convert, peg.phi, peg.distrib.phi: pure operators (total functions of their inputs; phi is pointwise).
+#   peg.phi.cond (conditional constant folding: in the arm of phi(x == k, ..) x is k) and peg.phi.factor (an
+#   operand both arms share taken out of the phi) are fuzzer-checked the same way, every %f instance included.
 # Built-in rules (code): fold (folds with OPS[op].fn, the same semantics the JVM is tested against, never a
 #   division by zero); arith.shift (x * 2^k == x << k is exact in two's complement; a constant shift count c
 #   equals c & 31 / c & 63 by the JVM's definition of shifts).
@@ -63,30 +66,33 @@ __all__ = ["ExtractReport", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDE
 #     requires terminates(i), which only accepts zero/succ and pass of a condition that is true at some
 #     iteration (constant true, or a +-1 counter reaching an invariant bound, which int wrap-around guarantees);
 #     an invariant sigma means the loop has no effect and no inner loop (inner loops thread the sigma too).
-#     theta-bisimulation merges thetas with equal initial values whose next values are equal by induction.
+#     theta-bisimulation merges thetas with equal initial values whose next values are equal by induction
+#     (through loop nests: a cycle of the comparison must make the loop indexes decrease lexicographically).
 #   peg.loop.strength: t*k for t = theta(a, t + c) with invariant k, c is theta(a*k, t*k + c*k) by
 #     distributivity, which holds in Z/2^32 and Z/2^64 (wrap-around); likewise << k (multiplication by 2^(k&31)).
 #   peg.loop.closed: the exit value of a +-1 counter against an invariant bound (it cannot overflow before
 #     reaching the bound); the guarded form may exit earlier on an exception, but then the method ends with it
-#     (handlers are not reverted, see revert.py) and the value is never read.
+#     (handlers are not reverted, see revert.py) and the value is never read. theta-linear (builtin):
+#     s = theta(a, s + c), c invariant, is a + i * c for the counter i = theta(0, i + 1), by induction and
+#     distributivity in Z/2^32; with the exit value of the counter it gives accumulators in closed form.
 # Excluded: effects, heap.array, heap.field, java.lang (docs/axioms.md lists doubts about the exception model,
 #   e.g. read-over-write through a putfield that may throw NullPointerException, and calls as pure operators);
 #   compare.ref (distinct/nonnull reason about allocation and the receiver); the groups that are off by default
 #   (sound but they blow up within a per-method budget).
 SAFE_GROUPS: tuple[str, ...] = (
     "arith.int", "arith.long", "arith.float", "arith.double", "arith.shift", "bits.int", "bits.long", "logic",
-    "compare.int", "compare.cmp", "convert", "fold", "peg.phi", "peg.distrib.phi", "peg.distrib.eval",
+    "compare.int", "compare.cmp", "convert", "fold", "peg.phi", "peg.phi.cond", "peg.phi.factor",
+    "peg.distrib.phi", "peg.distrib.eval",
     "peg.loop", "peg.loop.strength", "peg.loop.closed",
 )
 #: sub-groups under the prefixes above that stay off (blow-up, see axioms/*.ax)
 EXCLUDED_SUBGROUPS: tuple[str, ...] = ("arith.int.ac", "arith.long.ac", "peg.distrib.phi.more",
                                        "peg.distrib.phi.one")
-#: Dead-loop deletion (eval of an invariant sigma, given a terminating index) is sound as a PEG equality, but it
-#: takes a loop off the sigma chain, a shape the builder never makes; the reverter then mis-reverts a nested
-#: effect-free loop whose values are still used (the inner loop of ``for i..for j.. s += ..`` came out as
-#: ``s = 0``; tests/test_optimize_full.py). Off until revert.py handles loops that are not on the sigma chain;
-#: :func:`loops_on_sigma` refuses such PEGs in any case.
-EXCLUDED_RULES: tuple[str, ...] = ("eval-invariant-heap",)
+#: Rules of the safe groups kept off. Dead-loop deletion (eval-invariant-heap: eval of an invariant sigma, given a
+#: terminating index) is on: it takes an effect-free loop off the sigma chain, and the reverter computes such a
+#: loop where its values are wanted (revert.pure_loops re-checks on the extracted PEG itself that the loop has no
+#: effect and ends; :func:`loops_on_sigma` refuses any other loop off the chain).
+EXCLUDED_RULES: tuple[str, ...] = ()
 
 _CACHED_RULES: list[Rewrite] | None = None
 
@@ -128,14 +134,19 @@ class ExtractReport:
 
 def loops_on_sigma(peg: PEG) -> list[str]:
     """Every loop (``pass`` node) the root reaches must be read by an ``eval`` of a sigma, as in every PEG the
-    builder makes (each loop threads the heap). The reverter places loops by the sigma chain; a loop that is only
-    read for values is a shape it was never built for, so such a PEG is refused (problems as strings)."""
+    builder makes (each loop threads the heap), or be a pure loop (:func:`peggy_jvm.revert.revert.pure_loops`:
+    no effect, and its break condition provably becomes true), which the reverter computes where its values are
+    wanted. Dead-loop deletion makes the latter; any other loop off the sigma chain could hide a
+    non-termination the method must keep, so such a PEG is refused (problems as strings)."""
     reached = peg.reachable()
     kinds = _kinds(peg)
     passes = {n for n in reached if peg.nodes[n].op == "pass"}
     on_sigma = {peg.nodes[n].children[1] for n in reached
                 if peg.nodes[n].op == "eval" and kinds[peg.nodes[n].children[0]] is T.SIGMA}
-    return [f"n{p}: pass[{peg.nodes[p].attr}] is not on the sigma chain" for p in sorted(passes - on_sigma)]
+    off = passes - on_sigma
+    if off:
+        off -= pure_loops(peg)
+    return [f"n{p}: pass[{peg.nodes[p].attr}] is not on the sigma chain" for p in sorted(off)]
 
 
 def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None

@@ -21,8 +21,16 @@ How
       flag, every theta's next value and every value the loop's ``eval`` nodes read, each on the paths where
       the PEG defines it; the flag then decides between the exit and the latch, which assigns the thetas.
       Several ``eval`` nodes of one pass read one loop (loop fusion).
-    * A value is computed on a path only when everything it needs is available there: no effect, loop or theta
-      that this path has not run. Otherwise the variable gets a zero that is never read.
+    * Loops off the sigma chain (dead-loop deletion makes them): a loop with no effect whose break condition
+      provably becomes true (:func:`pure_loops`) is computed where its values are wanted, like a pure value; an
+      inner one again at every iteration of its outer loop, and again wherever its scope has ended.
+    * Before the operands of a pure node are generated, a value a later operand certainly needs and an earlier
+      one may compute in a branch arm is computed first, once for every path (partial redundancy elimination);
+      invariant branches with pure arms leave a loop like other invariant values (branch hoisting).
+    * A value is computed on a path only when everything it needs is available there: no effect, loop on the
+      sigma chain or theta that this path has not run. Otherwise the variable gets a zero that is never read
+      (the sigma chain proves no run of that path needs it; a value that needs only a pure loop is never
+      given that zero: the method is refused instead).
     Methods whose PEG has exception handling (``threw``, ``rho_exc``, ``athrow``) are not reverted yet.
 
 Inputs: a PEG from :func:`peggy_jvm.peg.build.build_peg` (or an extracted one) and the original IR method
@@ -98,6 +106,9 @@ class _Reverter:
         for i, n in enumerate(peg.nodes):
             if n.op == "eval" and self.nodes[n.children[1]].op == "pass":
                 self.evals_of.setdefault(n.children[1], []).append(i)
+        # loops without effects that provably end: computed where their values are wanted (see pure_loops)
+        self.pure = pure_loops(peg, self.variance)
+        self.open_depths: list[int] = []  # depths of the loops whose iteration is being generated
 
     # -- blocks and variables -------------------------------------------------------------------------------
     def new_block(self) -> Block:
@@ -261,28 +272,45 @@ class _Reverter:
         return any(self._sigma_poly(c, seen) for c in kids)
 
     # -- availability ---------------------------------------------------------------------------------------
-    def available(self, n: int) -> bool:
-        """Whether ``n`` can be computed here without running an effect, loop or theta this path has not run."""
-        seen: set[int] = set()
-        stack = [n]
+    def available(self, n: int, loops: bool = False, inside: frozenset[int] = frozenset()) -> bool:
+        """Whether ``n`` can be computed here without running an effect, loop or theta this path has not run.
+        With ``loops``, a pure loop (:func:`pure_loops`) not run yet counts as computable (it is then run
+        here) when everything it needs is; ``inside``: the pure loops (passes) being judged (their thetas are
+        computed by those loops)."""
+        seen: set[tuple[int, frozenset[int]]] = set()
+        stack = [(n, inside)]
         while stack:
-            x = stack.pop()
-            if x in seen or self.lookup(x) is not None:
+            x, ins = stack.pop()
+            if (x, ins) in seen or self.lookup(x) is not None:
                 continue
-            seen.add(x)
+            seen.add((x, ins))
             node = self.nodes[x]
-            role = OPS[node.op].role
-            if role is Role.EFFECT or node.op in ("pass", "theta", "sigma0") or \
-                    (node.op == "eval" and self.lookup(node.children[1]) is None):
-                return False
-            if node.op == "eval":
+            op = node.op
+            depths = {self.nodes[q].attr for q in ins}
+            if (op == "theta" and node.attr in depths) or x in ins:
+                stack.extend((c, ins) for c in node.children)
                 continue
-            if node.op == "phi":
+            if op == "eval" and self.lookup(node.children[1]) is None:
+                p = node.children[1]
+                if p in ins:
+                    stack.append((node.children[0], ins))
+                    continue
+                if not loops or p not in self.pure or node.attr in depths or node.attr in self.open_depths:
+                    return False
+                stack.append((node.children[0], ins | {p}))
+                stack.append((p, ins | {p}))
+                continue
+            role = OPS[op].role
+            if role is Role.EFFECT or op in ("pass", "theta", "sigma0"):
+                return False
+            if op == "eval":
+                continue
+            if op == "phi":
                 k = self.fact(node.children[0])
                 if k is not None:
-                    stack.append(node.children[1 if k else 2])
+                    stack.append((node.children[1 if k else 2], ins))
                     continue
-            stack.extend(node.children)
+            stack.extend((c, ins) for c in node.children)
         return True
 
     # -- values ---------------------------------------------------------------------------------------------
@@ -307,6 +335,8 @@ class _Reverter:
                 raise RevertUnsupported("guard used as a value")
             if spec.output is T.BOOL:
                 return self.bool_value(n)
+            if len(ch) > 1:
+                self.hoist_common(ch)
             args = [self.gen(c) for c in ch]
             dst = self.new_var(self.type_of(n))
             if op == "instanceof":
@@ -689,6 +719,41 @@ class _Reverter:
         memo[n] = r
         return r
 
+    def hoist_common(self, ch: tuple[int, ...]) -> None:
+        """Before the operands of one pure node are generated in order: a value a later operand certainly needs,
+        and that something else uses too, is computed first, here, so that it is computed once on every path
+        (partial redundancy elimination: without this an earlier operand may compute it in a branch arm, whose
+        scope ends at the join, and the later operand computes it again). Only pure values available here, which
+        have no effect and always end, are moved; the walk is bounded (a smaller must-set is still one)."""
+        for j in range(1, len(ch)):
+            budget = [64]
+            for x in sorted(self.must_bounded(ch[j], budget, {})):
+                node = self.nodes[x]
+                if OPS[node.op].role is not Role.PURE or OPS[node.op].output is T.BOOL or node.op == "guard" or \
+                        self.lookup(x) is not None or len(self.users.get(x, ())) < 2:
+                    continue
+                if self.hoistable(x, set()) and self.available(x):
+                    self.gen(x)
+
+    def must_bounded(self, n: int, budget: list[int], memo: dict[int, frozenset[int]]) -> frozenset[int]:
+        """A subset of :meth:`must` (nodes certainly evaluated whenever ``n`` is) found within ``budget`` steps."""
+        got = memo.get(n)
+        if got is not None:
+            return got
+        if self.lookup(n) is not None:
+            return frozenset()
+        budget[0] -= 1
+        node = self.nodes[n]
+        if budget[0] < 0 or node.op in ("theta", "eval", "pass"):
+            r: frozenset[int] = frozenset()
+        elif node.op == "phi":
+            r = self.must_bounded(node.children[0], budget, memo) | \
+                (self.must_bounded(node.children[1], budget, memo) & self.must_bounded(node.children[2], budget, memo))
+        else:
+            r = frozenset().union(*(self.must_bounded(c, budget, memo) for c in node.children))
+        memo[n] = r | {n}
+        return memo[n]
+
     def hoist_shared(self, c: int, arms: list[tuple[int, int]]) -> None:
         """Compute before a branch the values both arms certainly need (hoisting of always-evaluated nodes),
         when that needs no effect, loop or theta the branch point has not run."""
@@ -738,18 +803,24 @@ class _Reverter:
             raise RevertUnsupported("eval of a non-pass index")
         d = self.nodes[n].attr
         if d not in self.variance[x]:  # invariant in the loop: its value once the loop has ended
-            self.gen_loop(p)
+            if p not in self.pure:  # a pure loop ends and does nothing else: no need to run it for x
+                self.gen_loop(p)
             r = self.gen(x)
             self.bind(n, r if r is not None else _DONE)
             return r
         self.gen_loop(p)
         r = self.lookup(n)
+        if r is None and p in self.pure and self.cur is not None:
+            # a pure loop that ran elsewhere (another arm, an earlier iteration) or without this output: running
+            # it again here computes the same values and does nothing else
+            self.gen_loop(p, only=n)
+            r = self.lookup(n)
         if r is None:
             raise RevertUnsupported("a loop output was not computed")
         return None if r is _DONE else r
 
-    def loop_thetas(self, p: int, d: int) -> list[int]:
-        roots = [self.nodes[p].children[0]] + [self.nodes[e].children[0] for e in self.evals_of.get(p, ())]
+    def loop_thetas(self, p: int, d: int, evals: list[int]) -> list[int]:
+        roots = [self.nodes[p].children[0]] + [self.nodes[e].children[0] for e in evals]
         seen: set[int] = set()
         thetas: list[int] = []
         stack = list(roots)
@@ -768,19 +839,31 @@ class _Reverter:
             stack.extend(node.children)
         return sorted(thetas)
 
-    def gen_loop(self, p: int) -> None:
-        if self.lookup(p) is not None:
+    def gen_loop(self, p: int, only: int | None = None) -> None:
+        """Emit loop ``p`` here with the values its ``eval`` nodes read (``only``: a pure loop run again for
+        that one eval)."""
+        if only is None and self.lookup(p) is not None:
             return
         if self.cur is None:
             self.bind(p, _DONE)
             return
         d = self.nodes[p].attr
+        assert isinstance(d, int)
+        if p in self.pure and d in self.open_depths:
+            # its thetas may be shared with the open loop's (equal sequences are one class): values computed from
+            # the open loop's variables would be reused inside this one
+            raise RevertUnsupported("a loop is needed inside another loop of the same depth")
         guard = self.nodes[p].children[0]
         if self.nodes[guard].op != "guard":
             raise RevertUnsupported("a loop without a guarded break condition")
         s_end, brk = self.nodes[guard].children
-        thetas = self.loop_thetas(p, d)
         evals = [e for e in self.evals_of.get(p, ()) if d in self.variance[self.nodes[e].children[0]]]
+        if p in self.pure:
+            # a pure loop computes the outputs that can be computed here; one wanted later, where more is
+            # available, runs it again (an eval needing an effect not run yet must not get a dead zero)
+            evals = [e for e in evals if e == only or
+                     (only is None and self.available(self.nodes[e].children[0], True, frozenset({p})))]
+        thetas = self.loop_thetas(p, d, evals)
         # preheader: initial values, then hoisted invariant inputs
         tvars: dict[int, object] = {}
         for th in thetas:
@@ -792,6 +875,9 @@ class _Reverter:
                 v = self.new_var(self.type_of(th))
                 self.emit(Copy(v, self.gen(init)))
                 tvars[th] = v
+        if p in self.pure:
+            # its heap does not change in the loop: any effect it still needs runs once, here, never in the header
+            self.gen_sigma(s_end)
         self.hoist_invariants(p, d, thetas, evals)
         header, exit_ = self.new_block(), self.new_block()
         self.goto(header)
@@ -819,7 +905,9 @@ class _Reverter:
         loop = _LoopCode(header, exit_, brk,
                          [(self.nodes[th].children[1], tvars[th]) for th in thetas if not self.is_sigma(th)],
                          outs)
+        self.open_depths.append(d)
         self.iteration(s_end, loop, [x for x, _ in loop.nexts] + [x for x, _ in loop.outs] + [brk])
+        self.open_depths.pop()
         self.pop()
         self.join()
         self.cur = exit_
@@ -897,7 +985,7 @@ class _Reverter:
         path has not decided is tested here; an arm that needs an effect or loop this path has not run cannot
         be the one taken (the sigma the path ran would then differ, and the iteration's branches follow the
         sigma), so it gets a zero that is never read."""
-        if self.available(x):
+        if self.available(x, loops=True):
             return self.gen(x)
         node = self.nodes[x]
         if node.op != "phi":
@@ -906,7 +994,7 @@ class _Reverter:
         k = self.fact(c)
         if k is not None:
             return self.gen_on_path(node.children[1 if k else 2], t)
-        if not self.available(c):
+        if not self.available(c, loops=True):
             return self.dead_value(x, t)
         v = self.new_var(t)
         a, b, j = self.new_block(), self.new_block(), self.new_block()
@@ -923,12 +1011,20 @@ class _Reverter:
         return v
 
     def dead_value(self, x: int, t: IRType) -> Const:
-        """A zero for a value no run of this path can need: it needs an effect or loop that no path reaching
-        this point has run. If one of those ran in a branch already joined, the value was computed there and
-        is lost: that is not dead, and the method is left alone."""
+        """A zero for a value no run of this path can need: it needs an effect or loop on the sigma chain that
+        no path reaching this point has run. If one of those ran in a branch already joined, the value was
+        computed there and is lost: that is not dead, and the method is left alone. A pure loop (off the sigma
+        chain) proves nothing about the path: a value that needs only such loops is not dead, and when it
+        cannot be computed here the method is left alone."""
+        reach = self.reach_set(x)
         spent = set().union(*self.spent)
-        if spent & self.reach_set(x):
+        if spent & reach:
             raise RevertUnsupported("an effect is needed again after the branch it ran in")
+        if not any(OPS[self.nodes[y].op].role is Role.EFFECT or
+                   (self.nodes[y].op == "pass" and y not in self.pure) for y in reach):
+            if any(self.nodes[y].op == "theta" for y in reach):  # e.g. an inner loop's counter at an outer latch
+                raise RevertUnsupported("a value that varies in a loop is needed outside it")
+            raise RevertUnsupported("a value of a loop off the sigma chain cannot be computed where it is needed")
         return _zero(t)
 
     def split(self, wanted: list[int], c: int, k: int) -> list[int]:
@@ -965,6 +1061,8 @@ class _Reverter:
                 self.gen(x)
 
     def hoistable(self, x: int, seen: set[int]) -> bool:
+        """``x`` needs only pure operators, constants and parameters (and branches on such conditions), so it
+        can be computed ahead of where it is needed: it has no effect and always ends."""
         if x in seen or self.lookup(x) is not None:
             return True
         seen.add(x)
@@ -974,6 +1072,25 @@ class _Reverter:
             return True
         if role is Role.PURE and OPS[node.op].output is not T.BOOL and node.op != "guard":
             return all(self.hoistable(c, seen) for c in node.children)
+        if node.op == "phi" and not self.is_sigma(x) and not self.is_result(x):
+            # a branch on an invariant condition (branch hoisting): the condition is tested, not materialized
+            return self.cond_hoistable(node.children[0], seen) and \
+                all(self.hoistable(c, seen) for c in node.children[1:])
+        return False
+
+    def cond_hoistable(self, c: int, seen: set[int]) -> bool:
+        """Bool ``c`` is a condition :meth:`gen_cond` tests with pure, hoistable operands."""
+        node = self.nodes[c]
+        if node.op == "const.b":
+            return True
+        if node.op in ("not", "and", "or"):
+            return all(self.cond_hoistable(k, seen) for k in node.children)
+        if node.op == "phi":
+            return self.cond_hoistable(node.children[0], seen) and \
+                all(self.cond_hoistable(k, seen) for k in node.children[1:])
+        if node.op in ("eq.a", "ne.a") or (node.op.endswith(".i") and
+                                           node.op[:-2] in ("eq", "ne", "lt", "ge", "gt", "le")):
+            return all(self.hoistable(k, seen) for k in node.children)
         return False
 
     # -- results --------------------------------------------------------------------------------------------
@@ -1156,3 +1273,110 @@ def revert_peg(peg: PEG, original: IRMethod) -> IRMethod:
         raise RevertUnsupported("PEG too deep for the reverter") from None
     finally:
         sys.setrecursionlimit(old)
+
+
+# -- loops off the sigma chain ----------------------------------------------------------------------------------
+# The builder puts every loop on the sigma chain (each loop threads the heap), and the reverter places loops by
+# that chain. Dead-loop deletion (eval-invariant-heap) takes an effect-free loop whose index provably ends off
+# the chain: its values are then read by `eval` nodes only. Such a loop is computed where its value is wanted,
+# like any pure value; that is faithful because it has no effect and ends (running it again, or on a path
+# where the PEG would not evaluate it, changes nothing observable but time). The two facts are checked here
+# on the PEG itself, independently of the e-graph that proved the deletion.
+
+def _int_step(peg: PEG, var: list[frozenset[int]], i: int, loop: int) -> int | None:
+    """+1 or -1 when node ``i`` is ``theta_loop(a, i + step)`` (or ``i - step``) with ``a`` invariant."""
+    n = peg.nodes[i]
+    if n.op != "theta" or n.attr != loop or loop in var[n.children[0]]:
+        return None
+    nxt = peg.nodes[n.children[1]]
+    if nxt.op not in ("add.i", "sub.i"):
+        return None
+    pairs = [(nxt.children[0], nxt.children[1])]
+    if nxt.op == "add.i":
+        pairs.append((nxt.children[1], nxt.children[0]))
+    for x, k in pairs:
+        kn = peg.nodes[k]
+        if x == i and kn.op == "const.i" and kn.attr in (1, -1):
+            return kn.attr if nxt.op == "add.i" else -kn.attr  # type: ignore[operator]
+    return None
+
+
+def _cond_terminates(peg: PEG, var: list[frozenset[int]], c: int, loop: int, depth: int = 0) -> bool:
+    """The loop-``loop`` condition ``c`` is true at some iteration (the PEG form of
+    :func:`peggy_jvm.rules.conditions.cond_terminates`): the constant true; ``guard(s, c')`` / ``or`` with such
+    an operand; ``i >= n``, ``i <= n``, ``i == n`` for a counter stepping by +-1 from an invariant start and an
+    invariant ``n`` (wrap-around makes the counter visit every int, so it meets ``n``)."""
+    if depth > 12:
+        return False
+    n = peg.nodes[c]
+    if n.op == "const.b":
+        return bool(n.attr)
+    if n.op == "guard":
+        return _cond_terminates(peg, var, n.children[1], loop, depth + 1)
+    if n.op == "or":
+        return any(_cond_terminates(peg, var, x, loop, depth + 1) for x in n.children)
+    if n.op in ("ge.i", "le.i", "eq.i"):
+        a, b = n.children
+        return any(loop not in var[bound] and _int_step(peg, var, ctr, loop) is not None
+                   for ctr, bound in ((a, b), (b, a)))
+    return False
+
+
+def pure_loops(peg: PEG, var: list[frozenset[int]] | None = None) -> frozenset[int]:
+    """The ``pass`` nodes whose loop provably ends (its break condition is true at some iteration) and has no
+    effect: nothing that varies in the loop, from the break condition or from a value an ``eval`` reads, is an
+    effect, a sigma or an outcome. Such a loop is a pure computation of its outputs."""
+    var = peg.variance() if var is None else var
+    nodes = peg.nodes
+    readers: dict[int, list[int]] = {}
+    for i, n in enumerate(nodes):
+        if n.op == "eval":
+            readers.setdefault(n.children[1], []).append(n.children[0])
+    out: set[int] = set()
+    for p, n in enumerate(nodes):
+        if n.op != "pass":
+            continue
+        d = n.attr
+        assert isinstance(d, int)
+        if not _cond_terminates(peg, var, n.children[0], d):
+            continue
+        pure = True
+        seen: set[int] = set()
+        stack = [n.children[0], *readers.get(p, ())]
+        while stack and pure:
+            x = stack.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            if d not in var[x]:
+                continue  # computed before the loop: not part of its iterations
+            spec = OPS[nodes[x].op]
+            if spec.role is Role.EFFECT or spec.output in (T.SIGMA, T.OUTCOME, T.RESULT) or \
+                    (nodes[x].op in ("phi", "theta", "eval") and _poly_sigma(peg, x)):
+                pure = False
+            elif nodes[x].op == "guard":
+                stack.append(nodes[x].children[1])
+                if d in var[nodes[x].children[0]]:
+                    pure = False  # the iteration's own heap: the loop has effects
+            else:
+                stack.extend(nodes[x].children)
+        if pure:
+            out.add(p)
+    return frozenset(out)
+
+
+def _poly_sigma(peg: PEG, n: int) -> bool:
+    """Whether the phi/theta/eval ``n`` carries a heap (its value inputs do)."""
+    seen: set[int] = set()
+    stack = [n]
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        node = peg.nodes[x]
+        if node.op in ("phi", "theta", "eval"):
+            stack.extend(node.children[1:] if node.op == "phi" else node.children[:1])
+        elif OPS[node.op].output in (T.SIGMA, T.OUTCOME, T.RESULT):
+            return True
+    return False
