@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,6 +44,9 @@ from peggy_jvm.classfile.jimage import default_image  # noqa: E402
 from peggy_jvm.classfile.reader import read_class  # noqa: E402
 
 LIBRARY_MAJOR = 55  # the newest major ProGuard 6.2.2 reads is 57; 55 (Java 11) is enough for linking
+# the Java SE API and sun.misc.Unsafe: what libraries link against (the JDK's own tools are not needed, and
+# every class ProGuard reads costs time)
+LIBRARY_MODULES = ("java.", "jdk.unsupported")
 FETCH = ROOT / "scripts" / "fetch_corpus.sh"
 
 # ProGuard's intra-method optimizations only. Everything is kept (-dontshrink, -keep every member) so methods
@@ -63,7 +68,6 @@ INTRA_CONFIG = """\
 
 
 def cache_dir() -> Path:
-    import os
     env = os.environ.get("PEGGY_CORPUS")
     if env:
         return Path(env)
@@ -82,7 +86,7 @@ def proguard_jar() -> Path:
 
 
 def jdk_library_jar(out: Path | None = None) -> Path:
-    """The JDK's classes relabelled as major LIBRARY_MAJOR (for linking only); built once, then cached."""
+    """The JDK's API classes relabelled as major LIBRARY_MAJOR (for linking only); built once, then cached."""
     image = default_image()
     if image is None:
         raise SystemExit("proguard_pairs: no JDK runtime image (lib/modules) found")
@@ -90,9 +94,12 @@ def jdk_library_jar(out: Path | None = None) -> Path:
     if out.is_file():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
+    tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")  # two test workers may build it at once
     with image, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
         for name in image.class_names():
+            module = image.module_of_package(name.rpartition("/")[0])
+            if module is None or not module.startswith(LIBRARY_MODULES):
+                continue
             data = image.find_class(name)
             if data is None or data[:4] != b"\xca\xfe\xba\xbe":
                 continue
@@ -127,7 +134,7 @@ _POOL_INDEX = re.compile(r"#\d+")
 _LINE = re.compile(r"\s*// line \d+")
 
 
-def _code_listings(jar: Path) -> dict[tuple[str, str, str], list[str]]:
+def code_listings(jar: Path) -> dict[tuple[str, str, str], list[str]]:
     """(class, name, descriptor) -> disassembled code, constants resolved (javap-like lines, no offsets)."""
     out: dict[tuple[str, str, str], list[str]] = {}
     with zipfile.ZipFile(jar) as z:
@@ -148,7 +155,7 @@ def _code_listings(jar: Path) -> dict[tuple[str, str, str], list[str]]:
 
 
 def changed_methods(orig: Path, opt: Path) -> set[tuple[str, str, str]]:
-    a, b = _code_listings(orig), _code_listings(opt)
+    a, b = code_listings(orig), code_listings(opt)
     return {k for k, v in a.items() if k in b and b[k] != v}
 
 
@@ -172,9 +179,10 @@ class Row:
 
 
 def _reason_kind(reason: str) -> str:
-    """The first clause of an unknown's reason, without method-specific numbers."""
-    head = reason.split(";")[0]
-    return re.sub(r"\d+", "N", head)[:110]
+    """An unknown's reason without method-specific numbers: the first clause, plus which calls differ."""
+    clauses = [c.strip() for c in reason.split(";")]
+    kept = [clauses[0]] + [c for c in clauses[1:] if c.startswith("calls only in")]
+    return re.sub(r"\d+", "N", "; ".join(kept))[:160]
 
 
 def validate_pair(name: str, orig: Path, opt: Path, method_timeout: float) -> Row:
@@ -242,7 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--method-timeout", type=float, default=10.0)
     ap.add_argument("--unknowns", type=int, default=8, help="reasons listed per jar")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--library-jar", type=Path, metavar="OUT",
+                    help="only write the JDK library jar for ProGuard to OUT (docs/ci.md's recipe)")
     args = ap.parse_args(argv)
+    if args.library_jar:
+        shutil.copyfile(jdk_library_jar(), args.library_jar)
+        return 0
     pg = proguard_jar()
     lib = jdk_library_jar()
     rows = []

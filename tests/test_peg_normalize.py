@@ -7,7 +7,7 @@ bisimilar, a loop with another step or start is not.
 from __future__ import annotations
 
 from peggy_jvm.peg.graph import PEG
-from peggy_jvm.peg.normalize import bisimilar, simplify_known_conditions
+from peggy_jvm.peg.normalize import bisimilar, equal_by_cases, simplify_known_conditions
 from peggy_jvm.peg.printer import format_peg
 
 
@@ -82,3 +82,71 @@ def test_two_copies_of_a_loop_are_bisimilar_and_other_loops_are_not():
     assert bisimilar(_peg(_loop(1, 0)), _peg(_loop(1, 0)))
     assert not bisimilar(_peg(_loop(1, 0)), _peg(_loop(2, 0)))
     assert not bisimilar(_peg(_loop(1, 0)), _peg(_loop(1, 1)))
+
+
+def _dispatch(order: str):
+    """Three outcomes chosen by conditions c and d, nested c-first or d-first (as two compilers may)."""
+    def build_root(g):
+        c, d = g.add("param", 0), g.add("param", 1)
+        s = g.add("sigma0")
+        one = g.add("return", None, (s, g.add("const.i", 1)))
+        two = g.add("return", None, (s, g.add("const.i", 2)))
+        err = g.add("throw", None, (s, g.add("param", 2)))
+        if order == "c-first":  # c ? 1 : (d ? 2 : err)
+            return g.add("phi", None, (c, one, g.add("phi", None, (d, two, err))))
+        if order == "d-first":  # d ? (c ? 1 : 2) : (c ? 1 : err)
+            return g.add("phi", None, (d, g.add("phi", None, (c, one, two)), g.add("phi", None, (c, one, err))))
+        return g.add("phi", None, (d, g.add("phi", None, (c, one, two)), g.add("phi", None, (c, err, one))))
+
+    g = PEG(name="m", class_name="C", param_types=["boolean", "boolean", "java/lang/Throwable"])
+    g.root = build_root(g)
+    g.seal()
+    return g
+
+
+def test_dispatch_nested_in_another_order_is_equal_by_cases():
+    a, b = _dispatch("c-first"), _dispatch("d-first")
+    assert not bisimilar(a, b)
+    assert equal_by_cases(a, b)
+    assert not equal_by_cases(a, _dispatch("swapped"))  # differs when c and d are both false
+
+
+def _naive_blocks(nodes, reach):
+    """Reference: simultaneous partition refinement, one level per round."""
+    ids: dict = {}
+    cls = {n: ids.setdefault((nodes[n].op, nodes[n].attr, len(nodes[n].children)), len(ids)) for n in reach}
+    while True:
+        ids2: dict = {}
+        cls2 = {n: ids2.setdefault((cls[n], tuple(cls[c] for c in nodes[n].children)), len(ids2)) for n in reach}
+        if len(ids2) == len(ids):
+            return cls
+        ids, cls = ids2, cls2
+
+
+def test_bisimulation_blocks_agree_with_plain_refinement_on_random_graphs():
+    import random
+
+    from peggy_jvm.peg.graph import Node, bisimulation_blocks
+
+    rng = random.Random(7)
+    for _ in range(300):
+        nodes: list[Node] = []
+        size = rng.randint(2, 30)
+        thetas = []
+        for i in range(size):
+            kind = rng.random()
+            if i < 2 or kind < 0.15:
+                nodes.append(Node("param", rng.randint(0, 1), ()))
+            elif kind < 0.35:
+                nodes.append(Node("theta", rng.randint(1, 2), (-1, -1)))
+                thetas.append(i)
+            else:  # children among earlier nodes: cycles only through thetas' children, as in a PEG
+                op = rng.choice(["add.i", "mul.i", "phi"])
+                arity = 3 if op == "phi" else 2
+                nodes.append(Node(op, None, tuple(rng.randrange(i) for _ in range(arity))))
+        for t in thetas:  # init from anywhere before, next from anywhere (back edges)
+            nodes[t] = Node("theta", nodes[t].attr, (rng.randrange(max(t, 1)), rng.randrange(size)))
+        reach = list(range(size))
+        fast, slow = bisimulation_blocks(nodes, reach), _naive_blocks(nodes, reach)
+        pairs = [(a, b) for a in reach for b in reach if a < b]
+        assert [fast[a] == fast[b] for a, b in pairs] == [slow[a] == slow[b] for a, b in pairs], nodes

@@ -193,3 +193,11 @@ def test_no_axioms_no_proof(trees):
     assert "no difference found" in by_name["add"].reason
     assert by_name["mul"].verdict is Verdict.EQUIVALENT and by_name["mul"].reason == "same PEG"
     assert Verdict.NOT_EQUIVALENT not in {p.verdict for p in report.pairs}
+
+
+def test_inputs_are_generated_for_every_supported_array_type():
+    # boolean has two edge values; the array edges once assumed three (found on ProGuard's output of jsoup)
+    for desc in ("([Z)V", "([B)V", "([C)V", "([S)V", "([I)V", "([J)V", "([F)V", "([D)V", "([Ljava/lang/String;)V"):
+        inputs = list(generate_inputs(desc))
+        assert [None] in inputs and [[]] in inputs, desc
+        assert any(a[0] and len(a[0]) >= 2 for a in inputs), desc

@@ -139,11 +139,15 @@ class Explanation:
 
 def explain(eg: EGraph, a: int, b: int, *, depth: int = 3) -> Explanation | None:
     """The chain of unions connecting ids ``a`` and ``b``; congruence steps are expanded ``depth`` levels deep
-    (each differing child pair explained in turn). None when the two ids are not in one class."""
-    return _explain(eg, a, b, depth, set())
+    (each differing child pair explained in turn, each pair once: a pair met again shares its explanation).
+    None when the two ids are not in one class."""
+    return _explain(eg, a, b, depth, set(), {})
 
 
-def _explain(eg: EGraph, a: int, b: int, depth: int, busy: set[tuple[int, int]]) -> Explanation | None:
+def _explain(eg: EGraph, a: int, b: int, depth: int, busy: set[tuple[int, int]],
+             done: dict[tuple[int, int], Explanation | None]) -> Explanation | None:
+    if (a, b) in done:
+        return done[(a, b)]
     path = eg.proof.path(a, b)
     if path is None:
         return None
@@ -154,9 +158,10 @@ def _explain(eg: EGraph, a: int, b: int, depth: int, busy: set[tuple[int, int]])
         if r.rule == CONGRUENCE and depth > 0 and len(r.values) == 2:
             for ca, cb in zip(*r.values):
                 if ca != cb and (ca, cb) not in busy:
-                    sub = _explain(eg, ca, cb, depth - 1, busy)
+                    sub = _explain(eg, ca, cb, depth - 1, busy, done)
                     if sub is not None and sub.steps:
                         step.children.append(sub)
         steps.append(step)
     busy.discard((a, b))
-    return Explanation(a, b, steps)
+    done[(a, b)] = Explanation(a, b, steps)
+    return done[(a, b)]

@@ -137,14 +137,43 @@ class PEG:
 
 
 def bisimulation_blocks(nodes: list[Node], reach: list[int]) -> dict[int, int]:
-    """The coarsest bisimulation over ``reach`` (partition refinement: start from (op, attr, arity), split by the
-    children's blocks until stable): node -> block number. Nodes in one block have the same unfolding, hence the
-    same meaning in a well-formed PEG (every cycle through a theta's second child)."""
+    """The coarsest bisimulation over ``reach``: node -> block number. Nodes in one block have the same
+    unfolding, hence the same meaning in a well-formed PEG (every cycle through a theta's second child).
+
+    Partition refinement from (op, attr, arity). Without thetas' children the graph is acyclic, so each pass
+    gives the thetas their new blocks from the previous pass (their children come later) and then every other
+    node, children first, from its children's new blocks: one pass settles the acyclic part, and only what flows
+    around loops needs more passes. Bisimilar nodes never get apart (by induction along the pass), and the
+    partition a pass leaves unchanged is stable, hence the coarsest bisimulation."""
+    members = set(reach)
+    order: list[int] = []  # non-theta nodes, children (other than thetas) first
+    thetas = [n for n in reach if nodes[n].op == "theta"]
+    placed: set[int] = set(thetas)
+    for start in reach:
+        if start in placed:
+            continue
+        stack = [start]
+        while stack:
+            n = stack[-1]
+            if n in placed:
+                stack.pop()
+                continue
+            todo = [c for c in nodes[n].children if c not in placed and c in members]
+            if todo:
+                stack.extend(todo)
+                continue
+            placed.add(n)
+            order.append(n)
+            stack.pop()
     ids: dict[object, int] = {}
     cls = {n: ids.setdefault((nodes[n].op, nodes[n].attr, len(nodes[n].children)), len(ids)) for n in reach}
     while True:
         ids2: dict[object, int] = {}
-        cls2 = {n: ids2.setdefault((cls[n], tuple(cls[c] for c in nodes[n].children)), len(ids2)) for n in reach}
+        new: dict[int, int] = {}
+        for n in thetas:
+            new[n] = ids2.setdefault((cls[n], tuple(cls[c] for c in nodes[n].children)), len(ids2))
+        for n in order:
+            new[n] = ids2.setdefault((cls[n], tuple(new[c] for c in nodes[n].children)), len(ids2))
         if len(ids2) == len(ids):
             return cls
-        ids, cls = ids2, cls2
+        ids, cls = ids2, new

@@ -6,8 +6,13 @@ What this module owns
       this way when an optimizer duplicates a join into its predecessors (a return copied into each branch, an
       exception dispatch written once per copy): the copy's PEG tests each condition once, javac's tests it
       again after the join. Equality saturation would need context-dependent rewriting for it.
+    * :func:`equal_by_cases`: the two roots are bisimilar in every case of the branch conditions they test
+      outside loops (split on one condition at a time, each side simplified with it known, until the roots meet
+      or the budget ends). Every run gives each such condition one value, and in that case both methods mean
+      what their simplified PEGs mean; equal in every case is equal. It lines up exception dispatch and returns
+      that two compilers nested in different orders.
     * :func:`bisimilar`: the roots of two PEGs have the same unfolding (partition refinement over both graphs,
-      :func:`~peggy_jvm.peg.graph.bisimulation_blocks`). Congruence closure in an e-graph never merges two
+      :func:`~peggy_jvm.peg.build.minimize` of their union). Congruence closure in an e-graph never merges two
       cycles, so two copies of one loop nest are only found equal this way (or by the ``theta-bisimulation`` rule).
 
 Inputs: sealed, well-formed PEGs (peg/check.py). Outputs: a new PEG (the input is left as it is) / a verdict.
@@ -21,12 +26,16 @@ Invariants
 """
 from __future__ import annotations
 
+import math
+import time
+
 from .build import minimize
-from .graph import PEG, Node, bisimulation_blocks
+from .graph import PEG, Node
+from .ops import OPS, Role
 
-__all__ = ["simplify_known_conditions", "bisimilar"]
+__all__ = ["simplify_known_conditions", "bisimilar", "equal_by_cases"]
 
-LOOP_OPS = frozenset({"theta", "eval", "pass", "shift", "peel"})
+LOOP_OPS = frozenset(name for name, spec in OPS.items() if spec.role is Role.LOOP)
 MAX_KNOWN = 8
 GROWTH = 4
 
@@ -56,8 +65,9 @@ def _cond(nodes: list[Node], c: int) -> tuple[int, bool]:
     return c, negate
 
 
-def simplify_known_conditions(peg: PEG) -> PEG:
-    """A PEG with the same meaning in which no phi re-tests a condition its enclosing arm already decided."""
+def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NONE) -> PEG:
+    """A PEG with the same meaning in which no phi re-tests a condition its enclosing arm already decided.
+    ``known``: (condition node, value) pairs assumed at the root (a case of :func:`equal_by_cases`)."""
     nodes = peg.nodes
     if not any(n.op == "phi" for n in nodes):
         return peg
@@ -66,9 +76,34 @@ def simplify_known_conditions(peg: PEG) -> PEG:
     limit = GROWTH * len(nodes) + 64
     memo: dict[tuple[int, frozenset], int] = {}
     thetas: list[tuple[int, int]] = []  # (new theta, old theta)
+    tested: dict[int, frozenset[int]] = {}  # node -> the conditions phis below it test (not inside loops)
+
+    def tests(n0: int) -> frozenset[int]:
+        if n0 in tested:
+            return tested[n0]
+        stack = [n0]
+        while stack:
+            n = stack[-1]
+            node = nodes[n]
+            if node.op in LOOP_OPS:
+                tested[n] = frozenset()
+                stack.pop()
+                continue
+            todo = [c for c in node.children if c not in tested]
+            if todo:
+                stack.extend(todo)
+                continue
+            got = frozenset().union(*(tested[c] for c in node.children))
+            tested[n] = got | {_cond(nodes, node.children[0])[0]} if node.op == "phi" else got
+            stack.pop()
+        return tested[n0]
 
     def key(n: int, ctx: frozenset) -> tuple[int, frozenset]:
-        return (n, _NONE if nodes[n].op in LOOP_OPS else ctx)
+        # only what a phi below can use: the copies of a subtree that tests nothing known are one copy
+        if not ctx or nodes[n].op in LOOP_OPS:
+            return (n, _NONE)
+        below = tests(n)
+        return (n, frozenset(x for x in ctx if x[0] in below))
 
     def kids(n: int, ctx: frozenset) -> list[tuple[int, frozenset]]:
         node = nodes[n]
@@ -118,7 +153,7 @@ def simplify_known_conditions(peg: PEG) -> PEG:
         return memo[key(n0, ctx0)]
 
     try:
-        out.root = ensure(peg.root, _NONE)
+        out.root = ensure(peg.root, known)
         done = 0
         while done < len(thetas):
             t, old = thetas[done]
@@ -133,10 +168,63 @@ def simplify_known_conditions(peg: PEG) -> PEG:
 
 def bisimilar(a: PEG, b: PEG) -> bool:
     """The two roots have the same unfolding, the parameters and entry heap of both being the same."""
+    return _met(_union(a, b))
+
+
+PAIR = "pair"  # the root of the union of two PEGs inside this module (never an operator of a real PEG)
+
+
+def _union(a: PEG, b: PEG) -> PEG:
     nodes = list(a.nodes)
     shift = len(nodes)
     nodes.extend(Node(n.op, n.attr, tuple(c + shift for c in n.children)) for n in b.nodes)
-    both = PEG(nodes=nodes, root=a.root)
-    reach = both.reachable([a.root, b.root + shift])
-    blocks = bisimulation_blocks(nodes, reach)
-    return blocks[a.root] == blocks[b.root + shift]
+    nodes.append(Node(PAIR, None, (a.root, b.root + shift)))
+    both = PEG(name=a.name, class_name=a.class_name, is_static=a.is_static, synchronized=a.synchronized,
+               nodes=nodes, root=len(nodes) - 1, param_types=a.param_types)
+    both.seal()
+    return minimize(both)
+
+
+def _met(u: PEG) -> bool:
+    x, y = u.nodes[u.root].children
+    return x == y
+
+
+def _top_condition(u: PEG) -> int | None:
+    """The condition of the first phi met from the root (breadth first, not inside loops)."""
+    seen = {u.root}
+    queue = [u.root]
+    for n in queue:
+        node = u.nodes[n]
+        if node.op == "phi":
+            return _cond(u.nodes, node.children[0])[0]
+        if node.op in LOOP_OPS:
+            continue
+        for c in node.children:
+            if c not in seen:
+                seen.add(c)
+                queue.append(c)
+    return None
+
+
+def equal_by_cases(a: PEG, b: PEG, max_cases: int = 64, deadline: float = math.inf) -> bool:
+    """See the module docstring; ``max_cases`` bounds the number of simplified copies made, ``deadline``
+    (``time.monotonic()``) the time."""
+    budget = [max_cases]
+
+    def split(u: PEG) -> bool:
+        if _met(u):
+            return True
+        c = _top_condition(u)
+        if c is None:
+            return False
+        for value in (True, False):
+            budget[0] -= 1
+            if budget[0] < 0 or time.monotonic() > deadline:
+                return False
+            case = simplify_known_conditions(u, frozenset({(c, value)}))
+            if case is u or not split(case):  # unchanged: the condition is not decided anywhere it matters
+                return False
+        return True
+
+    return split(_union(a, b))

@@ -7,12 +7,12 @@ What this module owns
     * ``theta-bisimulation`` (group ``peg.loop``): two thetas of loop ``l`` with the same initial class whose
       next values are structurally equal ASSUMING the two thetas are equal are equal (loop induction). This is
       what proves ``theta(0, add(T, 5))`` equal to a strength-reduced ``theta(0, add(M, 5))``: congruence closure
-      alone never merges two cycles. Sound by induction on the loop-``l`` iteration index: at iteration 0 both
-      are their (equal) initial values; at ``k+1`` both are their next values at ``k``, and the comparison of the
-      next values only goes through operators that are pointwise in loop ``l`` (everything except
-      ``theta/eval/pass/shift/peel`` of loop ``l``) down to equal classes or to hypothesis pairs, which are equal
-      at ``k`` by induction. A hypothesis is only usable below a theta's second child (guarded), and initial
-      values must be equal classes outright, never by hypothesis.
+      alone never merges two cycles. The comparison goes through loop nests: any pair of classes met again while
+      it is being compared is assumed equal when the cycle between the two meetings makes the iteration indexes
+      decrease lexicographically (the outermost loop depth the cycle touches is only stepped back by theta next
+      edges, never reset by an eval, pass or initial value), so both sides solve one system of equations whose
+      every cycle descends in a well-founded order: its solution is unique (see :class:`_Bisim`). Inner loops,
+      their passes and evals, and the sigma threaded through a loop nest are matched that way.
     * ``mul-pow2-shl`` / ``shl-pow2-mul`` (group ``arith.shift``): ``x * 2^k == x << k`` for int (k in 1..31,
       ``2^31`` being ``MIN_VALUE``) and long (k in 1..63): true in two's complement with wrap-around.
     * ``shift-count-mask`` (group ``arith.shift``): a constant shift count is reduced to ``count & 31`` (int) or
@@ -28,11 +28,12 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
+from .strings import BuilderAppendReturnsThis, BuilderInitAppend, StringLengthConst
 
 if TYPE_CHECKING:
     from ..egraph.egraph import EGraph
 
-__all__ = ["ConstFold", "ThetaBisimulation", "MulPow2", "ShlPow2", "ShiftCountMask", "builtin_rules"]
+__all__ = ["ConstFold", "ThetaBisimulation", "ThetaLinear", "MulPow2", "ShlPow2", "ShiftCountMask", "builtin_rules"]
 
 
 class ConstFold:
@@ -81,8 +82,8 @@ class ThetaBisimulation:
     depth = None
     cache_matches = False
 
-    def __init__(self, budget: int = 120, max_pairs: int = 60, retry_after: int = 3) -> None:
-        self.budget = budget  # comparisons per attempted pair
+    def __init__(self, budget: int = 1000, max_pairs: int = 60, retry_after: int = 3) -> None:
+        self.budget = budget  # comparisons per attempted pair (a re-lifted loop nest of three loops needs ~500)
         self.max_pairs = max_pairs  # attempted pairs per search
         self.retry_after = retry_after  # searches before a failed pair is tried again
         self._graph: weakref.ref | None = None
@@ -129,7 +130,7 @@ class ThetaBisimulation:
                         return out, False
                     if time.perf_counter() > deadline:
                         return out, True
-                    pairs = _Bisim(eg, loop, self.budget, deadline).prove(a, b)
+                    pairs = _Bisim(eg, self.budget, deadline).prove(a, b)
                     if not pairs:
                         self._failed[(a, b)] = (self._searches, unions)
                         continue
@@ -153,40 +154,73 @@ class ThetaBisimulation:
 
 
 class _Bisim:
-    """One guarded coinductive comparison (see the module docstring)."""
+    """One coinductive comparison of two classes over loop nests (see the module docstring).
 
-    def __init__(self, eg: EGraph, loop: int, budget: int, deadline: float = float("inf")) -> None:
+    The comparison builds a finite graph of class pairs: each pair is matched by two nodes with the same operator
+    and attribute whose child pairs are equal classes or pairs of the graph. A pair met again while it is still
+    being compared (on the stack) closes a cycle; the cycle is accepted only when it makes the iteration indexes
+    decrease lexicographically: among the loop depths the cycle's edges touch (a theta's next value: index
+    ``d`` minus one; a theta's initial value, an eval's sequence, a pass's condition, a shift/peel: index ``d``
+    replaced), the smallest depth is touched only by theta next edges. Then both sides are solutions of one
+    system of equations in which every cycle decreases a well-founded (lexicographic) measure, whose solution
+    is unique: every pair of the graph is equal. A pair whose comparison used no pair still on the stack is
+    proved outright and is not compared again."""
+
+    def __init__(self, eg: EGraph, budget: int, deadline: float = float("inf")) -> None:
         self.eg = eg
         self.deadline = deadline
-        self.loop = loop
         self.budget = budget
-        self.hyps: list[tuple[int, int, tuple, tuple]] = []
-        self.hypset: set[tuple[int, int]] = set()
-        self.busy: set[tuple[int, int]] = set()
+        self.thetas: list[tuple[int, int, tuple, tuple]] = []  # theta node pairs of the current proof
+        self.sure: list[tuple[int, int, tuple, tuple]] = []  # theta node pairs of pairs proved outright
+        self.proved: set[tuple[int, int]] = set()
+        self.busy: dict[tuple[int, int], int] = {}  # pair on the stack -> its frame number
+        self.entry: list[int] = []  # per frame: the length of ``path`` when it was entered
+        self.path: list[tuple[int, bool]] = []  # the edges from the root: (loop depth, is a theta next edge)
 
     def prove(self, a: int, b: int) -> list[tuple[int, int, tuple, tuple]] | None:
-        return list(self.hyps) if self.eq(a, b, False) else None
+        return self.sure + self.thetas if self.eq(a, b) is not None else None
 
-    def _rollback(self, mark: int) -> None:
-        while len(self.hyps) > mark:
-            x, y, _n, _m = self.hyps.pop()
-            self.hypset.discard((x, y) if x < y else (y, x))
+    def _decreasing(self, start: int) -> bool:
+        """The edges of ``path`` from ``start`` decrease the indexes lexicographically (see the class doc)."""
+        seg = self.path[start:]
+        if not seg:
+            return False
+        low = min(d for d, _ in seg)
+        return all(nxt for d, nxt in seg if d == low)
 
-    def eq(self, x: int, y: int, guarded: bool) -> bool:
+    @staticmethod
+    def _label(op: str, attr: object, k: int) -> tuple[int, bool] | None:
+        if op == "theta":
+            return (attr, k == 1)  # type: ignore[return-value]
+        if op == "eval":
+            return (attr, False) if k == 0 else None  # type: ignore[return-value]
+        if op in ("pass", "shift", "peel"):
+            return (attr, False)  # type: ignore[return-value]
+        return None
+
+    _DONE = 1 << 30  # "used no pair on the stack"
+
+    def eq(self, x: int, y: int) -> int | None:
+        """None: not proved; else the lowest frame number of a pair on the stack the proof relies on."""
         eg = self.eg
         x, y = eg.find(x), eg.find(y)
         if x == y:
-            return True
+            return self._DONE
         key = (x, y) if x < y else (y, x)
-        if key in self.hypset:
-            return guarded
-        if key in self.busy:
-            return False  # circular, and not through a hypothesis: no evidence
+        if key in self.proved:
+            return self._DONE
+        frame = self.busy.get(key)
+        if frame is not None:
+            return frame if self._decreasing(self.entry[frame]) else None
         self.budget -= 1
         if self.budget < 0 or ((self.budget & 15) == 0 and time.perf_counter() > self.deadline):
             self.budget = -1
-            return False
-        self.busy.add(key)
+            return None
+        me = len(self.entry)
+        self.busy[key] = me
+        self.entry.append(len(self.path))
+        mark = len(self.thetas)
+        result: int | None = None
         try:
             cy = eg._class_ops[y]
             for op, xs in eg._class_ops[x].items():
@@ -198,24 +232,35 @@ class _Bisim:
                     for m in ys:
                         if m[1] != attr or len(m[2]) != len(nch):
                             continue
-                        mark = len(self.hyps)
-                        if op in _LOOP_OPS and attr == self.loop:
-                            if op != "theta" or eg.find(nch[0]) != eg.find(m[2][0]):
-                                continue  # not pointwise in this loop / initial values not equal outright
-                            self.hyps.append((x, y, n, m))
-                            self.hypset.add(key)
-                            if self.eq(nch[1], m[2][1], True):
-                                return True
-                            self._rollback(mark)
-                            continue
-                        if all(self.eq(p, q, guarded) for p, q in zip(nch, m[2])):
-                            return True
-                        self._rollback(mark)
+                        low = self._DONE
+                        for k, (p, q) in enumerate(zip(nch, m[2])):
+                            label = self._label(op, attr, k)
+                            if label is not None:
+                                self.path.append(label)
+                            r = self.eq(p, q)
+                            if label is not None:
+                                self.path.pop()
+                            if r is None:
+                                low = -1
+                                break
+                            low = min(low, r)
+                        if low >= 0:
+                            if op == "theta":
+                                self.thetas.append((x, y, n, m))
+                            result = low
+                            return result
+                        del self.thetas[mark:]
                         if self.budget < 0:
-                            return False
-            return False
+                            return None
+            return None
         finally:
-            self.busy.discard(key)
+            del self.busy[key]
+            self.entry.pop()
+            if result is not None and result >= me:  # relied on nothing below it: proved for good
+                self.proved.add(key)
+                self.sure.extend(self.thetas[mark:])
+                del self.thetas[mark:]
+                result = self._DONE
 
 
 def _node_id(eg: EGraph, node: tuple, default: int) -> int:
@@ -324,5 +369,65 @@ class ShiftCountMask:
         return eg.union(cid, new, Reason(self.name, ("?x", "count"), (x, s)))
 
 
+class ThetaLinear:
+    """``s = theta_l(a, s + c)`` with ``c`` invariant in ``l`` is ``a + i * c`` for the counter ``i = theta_l(0,
+    i + 1)`` (linear induction variables; with ``count-up-exit`` and ``eval`` distribution this gives a loop's
+    accumulators in closed form). Sound by induction on the loop-``l`` index ``k``: at 0 both are ``a`` (``0 * c
+    = 0``); at ``k + 1`` the left is ``s_k + c`` and the right ``a + (i_k + 1) * c = (a + i_k * c) + c``, which is
+    distributivity in Z/2^32 (int arithmetic wraps around on both sides alike). ``a`` is invariant (a theta's
+    initial value always is). The counter is made when the loop has none; its variance is exactly ``{l}`` (it is
+    ``k`` at index ``k``), which is set on it directly since the analysis cannot see through the new cycle."""
+
+    name = "theta-linear"
+    group = "peg.loop.closed"
+    source = "builtin"
+    depth = None
+    cache_matches = False
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        find = eg.find
+        for cid in eg.classes_with_op("theta"):
+            for op, attr, ch in eg.nodes(cid):
+                if op != "theta" or not isinstance(attr, int) or eg.varies(ch[0], attr):
+                    continue
+                for nop, _na, nch in eg.nodes(ch[1]):
+                    if nop != "add.i":
+                        continue
+                    for x, c in ((nch[0], nch[1]), (nch[1], nch[0])):
+                        if find(x) != find(cid) or eg.varies(c, attr):
+                            continue
+                        if eg.const(ch[0]) == ("const.i", 0) and eg.const(c) == ("const.i", 1):
+                            continue  # the counter itself
+                        out.append((find(cid), attr, find(ch[0]), find(c)))
+            if len(out) >= limit:
+                break
+        return out[:limit], False
+
+    @staticmethod
+    def counter(eg: EGraph, loop: int) -> int:
+        """The class of ``theta_loop(0, i + 1)``, made if the e-graph has none."""
+        zero, one = eg.add("const.i", 0), eg.add("const.i", 1)
+        find = eg.find
+        for cid in eg.classes_with_op("theta"):
+            for op, attr, ch in eg.nodes(cid):
+                if op == "theta" and attr == loop and find(ch[0]) == find(zero) and \
+                        eg.lookup("add.i", None, (cid, one)) == find(ch[1]):
+                    return find(cid)
+        ph = eg.add_placeholder()
+        eg._classes[ph].data[1] = 1 << loop  # exactly loop `loop`: the counter is k at index k
+        th = eg.add("theta", loop, (zero, eg.add("add.i", None, (ph, one))))
+        eg.union(ph, th, Reason("theta-linear", ("counter",), (loop,)))
+        return find(ph)
+
+    def apply(self, eg: EGraph, match: tuple) -> bool:
+        cid, loop, a, c = match
+        i = self.counter(eg, loop)
+        rhs = eg.add("add.i", None, (a, eg.add("mul.i", None, (i, c))))
+        return eg.union(cid, rhs, Reason(self.name, ("s", "a", "c"), (cid, a, c)))
+
+
 def builtin_rules() -> list:
-    return [ConstFold(), ThetaBisimulation(), MulPow2(), ShlPow2(), ShiftCountMask()]
+    return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
+            BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst()]
+

@@ -94,8 +94,8 @@ def _edges(d: str) -> list:
     if d == "Ljava/lang/String;":
         return _STRING_EDGES
     comp = d[1:]
-    e = _edges(comp)
-    return [None, [], [e[1]], [x for x in e if x is not None][:6], [e[2], e[0], e[1]]]
+    e = [x for x in _edges(comp) if x is not None]  # boolean has only two edge values
+    return [None, [], [e[1 % len(e)]], e[:6], [e[2 % len(e)], e[0], e[1 % len(e)]]]
 
 
 def _random(d: str, rng: random.Random) -> Any:

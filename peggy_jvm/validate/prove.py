@@ -1,11 +1,14 @@
 """Proof of equivalence of one method pair in one merged e-graph (the E-PEG of both methods).
 
 What this module owns
-    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, add both
-    to ONE :class:`~peggy_jvm.egraph.EGraph` (identical subterms, parameters and the entry heap ``sigma0`` included,
-    are shared by hash-consing: both methods are run on the same arguments and the same heap), saturate with the
-    axioms within the budget and ask whether the two roots are in one e-class. :class:`ProofResult` says proved or
-    not, and why not.
+    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, and try,
+    cheapest first: bisimilar roots (:mod:`peggy_jvm.peg.normalize`: the same graph up to sharing, loops
+    included), the same after simplifying conditions known inside branches, the same in every case of the branch
+    conditions; then add both to ONE :class:`~peggy_jvm.egraph.EGraph` (identical subterms, parameters and the
+    entry heap ``sigma0`` included, are shared by hash-consing: both methods are run on the same arguments and
+    the same heap), saturate with the axioms within the budget, run loop induction from the two roots, and ask
+    whether the roots are in one e-class. :class:`ProofResult` says proved or not, and why not (with the calls
+    only one side makes, the usual sign of a library rewrite).
 
 Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a time budget. Outputs: a
 ProofResult (with the lifted IR of both methods, reused by the counterexample search).
@@ -13,7 +16,7 @@ ProofResult (with the lifted IR of both methods, reused by the counterexample se
 Invariants
     * ``proved`` is True only when the code is byte-identical under byte-identical constant pools, the two PEGs'
       roots are bisimilar (:mod:`peggy_jvm.peg.normalize`; also after both are simplified by the conditions
-      known in branches), or ``EGraph.equiv`` holds for the two roots after (or before) saturation.
+      known in branches, or in every case of their branch conditions), or ``EGraph.equiv`` holds for the two roots after (or before) saturation.
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
 """
 from __future__ import annotations
@@ -24,11 +27,19 @@ from dataclasses import dataclass, field
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy
 from ..egraph import EGraph, Limits, Runner
+from ..egraph.explain import Reason
 from ..ir.lift import LiftError, lift_method
-from ..ir.nodes import IRMethod
+from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
-from ..peg.normalize import bisimilar, simplify_known_conditions
+from ..peg.graph import PEG
+from ..peg.normalize import bisimilar, equal_by_cases, simplify_known_conditions
+from ..rules.induction import prove_by_induction
 from .pairing import MethodPair
+
+
+SATURATION_SHARE = 0.8  # of the proof budget; loop induction from the roots gets the rest
+EXPLAIN_DEPTH = 200  # congruence steps expanded: a sigma chain is one level per effect
+CASES_SHARE = 0.2  # of the proof budget, at most, for splitting on branch conditions before saturation
 
 
 @dataclass(slots=True)
@@ -88,6 +99,8 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     pa, pb = simplify_known_conditions(pa), simplify_known_conditions(pb)
     if bisimilar(pa, pb):
         return ProofResult(True, "same PEG once conditions known in branches are used", ["known-conditions"], a, b)
+    if equal_by_cases(pa, pb, deadline=time.monotonic() + CASES_SHARE * budget.time_s):
+        return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"], a, b)
     eg = EGraph()
     ra = eg.add_peg(pa)[pa.root]
     rb = eg.add_peg(pb)[pb.root]
@@ -95,14 +108,49 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         return ProofResult(True, "same PEG", ["hash-consing"], a, b)
     start = time.perf_counter()
     report = Runner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,
-                                  time_limit_s=max(0.05, budget.time_s))).run(eg)
+                                  time_limit_s=max(0.05, SATURATION_SHARE * budget.time_s))).run(eg)
+    if eg.conflicts:  # two different constants in one class: some rule was unsound here, so prove nothing
+        return ProofResult(False, f"not proved: the e-graph contradicts itself ({len(eg.conflicts)} analysis "
+                                  "conflicts: an axiom is unsound on this method)", orig_ir=a, opt_ir=b)
+    induction = any(r.name == "theta-bisimulation" for r in rules)  # the same principle, from the roots
+    if induction and not eg.equiv(ra, rb) and time.perf_counter() - start < budget.time_s:
+        _close_by_bisimulation(eg, ra, rb, start + budget.time_s)
     if eg.equiv(ra, rb):
         used: list[str] = []
         if explain:
-            ex = eg.explain(ra, rb)
+            ex = eg.explain(ra, rb, depth=EXPLAIN_DEPTH)
             # "import" only closes the thetas of the PEGs as they were built: not an axiom
             used = sorted(set(ex.rules()) - {"import"}) if ex is not None else []
         return ProofResult(True, f"proved in {report.iterations} iterations "
                                  f"({(time.perf_counter() - start) * 1000:.0f} ms)", used, a, b)
-    return ProofResult(False, f"not proved: saturation {report.stop_reason.value} after {report.iterations} "
-                              f"iterations, {report.nodes} nodes", orig_ir=a, opt_ir=b)
+    why = f"not proved: saturation {report.stop_reason.value} after {report.iterations} iterations, " \
+          f"{report.nodes} nodes"
+    return ProofResult(False, why + _call_difference(pa, pb), orig_ir=a, opt_ir=b)
+
+
+def _close_by_bisimulation(eg: EGraph, ra: int, rb: int, deadline: float) -> None:
+    """Loop induction from the two roots (:mod:`peggy_jvm.rules.induction`): congruence closure never merges two
+    cycles, so two loops that only became equal body by body (a branch flipped inside a loop) stay apart until
+    their thetas are merged."""
+    pairs = prove_by_induction(eg, ra, rb, deadline=deadline)
+    if not pairs:
+        return
+    for x, y, _n, _m in pairs:
+        eg.union(x, y, Reason("theta-bisimulation", ("theta", "theta'"), (x, y)))
+    eg.rebuild()
+
+
+def _call_difference(pa: PEG, pb: PEG, shown: int = 3) -> str:
+    """Which methods one side calls and the other does not: the commonest reason a pair stays unproved is a
+    library rewrite no axiom describes (``new StringBuilder().append(s)`` turned into ``s.concat(...)``)."""
+    def calls(p: PEG) -> set[str]:
+        return {f"{n.attr.owner}.{n.attr.name}" for n in p.nodes if n.op.startswith("invoke.")
+                and isinstance(n.attr, MethodRef)}
+    ca, cb = calls(pa), calls(pb)
+    parts = []
+    for side, only in (("ORIG", ca - cb), ("OPT", cb - ca)):
+        if only:
+            names = sorted(only)
+            more = f" and {len(names) - shown} more" if len(names) > shown else ""
+            parts.append(f"calls only in {side}: {', '.join(names[:shown])}{more}")
+    return "; " + "; ".join(parts) if parts else ""

@@ -1,0 +1,206 @@
+"""Loop induction between two e-classes: a witness of equal unfoldings, checked to have a unique solution.
+
+What this module owns
+    :func:`prove_by_induction`: are classes ``a`` and ``b`` of a saturated e-graph equal by loop induction? The
+    search pairs e-nodes of the same operator and attribute class by class, depth first, and records each pair
+    of classes it matched (the *witness*). A pair of thetas met again while it is being matched is assumed equal
+    (that is the coinduction); any other pair met again fails that alternative (a cycle must pass a theta), or,
+    in a second search when the first fails, is assumed equal too (the final check judges the cycles). A
+    pair matched is shared by every later use, and a pair that failed without meeting the stack fails for good,
+    so the search stays polynomial in the number of class pairs in practice, however many alternatives the
+    e-graph holds (the same pairs would otherwise be matched again for every alternative above them).
+
+Why a witness proves equality
+    The witness is one system of PEG equations, one per pair, each the operator of its two matched e-nodes
+    applied to its child pairs (or to classes equal outright). Both sides' classes solve it, since each e-node
+    means what its class means. It has only one solution when :func:`well_founded` holds: in every strongly
+    connected part some loop depth ``l`` is moved only by thetas' second children (the iteration index of ``l``
+    minus one: induction on it), with no eval, pass, shift or peel of ``l`` in the part (they move the index of
+    ``l`` arbitrarily), and what is left of the part once those theta edges are cut is well founded in turn
+    (induction on the next loop, with the index of ``l`` fixed). Every other operator keeps the index of ``l``.
+    A witness without such an order proves nothing and is dropped: a cycle through a theta's initial value, or
+    through an eval of the loop it steps, can have many solutions.
+
+Inputs: an :class:`~peggy_jvm.egraph.EGraph` (its op index current), two class ids, a budget of pairs and a
+deadline. Outputs: the matched pairs (class ids and e-nodes) to union, or None.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from ..peg.ops import OPS, Role
+
+if TYPE_CHECKING:
+    from ..egraph.egraph import EGraph
+
+__all__ = ["prove_by_induction", "well_founded"]
+
+_LOOP_OPS = frozenset(name for name, spec in OPS.items() if spec.role is Role.LOOP)
+
+Key = tuple[int, int]
+Pair = tuple[int, int, tuple, tuple, list]  # class x, class y, node of x, node of y, child keys (None: equal)
+
+
+class _Search:
+    def __init__(self, eg: EGraph, budget: int, deadline: float, strict: bool) -> None:
+        self.eg = eg
+        self.strict = strict  # a pair met again closes a cycle only at a theta (else every pair may)
+        self.budget = budget
+        self.deadline = deadline
+        self.pairs: dict[Key, Pair] = {}
+        self.order: list[Key] = []  # keys in the order they entered, for rollback
+        self.failed: set[Key] = set()
+        self.busy: set[Key] = set()  # non-theta pairs being matched
+        self.circular = 0  # times a pair on the stack was met again (a failure after that depends on the stack)
+
+    def eq(self, x: int, y: int) -> bool:
+        eg = self.eg
+        x, y = eg.find(x), eg.find(y)
+        if x == y:
+            return True
+        key = (x, y) if x < y else (y, x)
+        if key in self.pairs:  # matched, or a theta pair being matched (assumed: the order is checked at the end)
+            return True
+        if key in self.busy:
+            self.circular += 1
+            return False  # a cycle that does not close at a theta proves nothing: try another node
+        if key in self.failed:
+            return False
+        self.budget -= 1
+        if self.budget < 0 or ((self.budget & 63) == 0 and time.perf_counter() > self.deadline):
+            self.budget = -1
+            return False
+        cx, cy = eg._class_ops.get(x), eg._class_ops.get(y)
+        if cx is None or cy is None:
+            self.failed.add(key)
+            return False
+        circular = self.circular
+        self.busy.add(key)
+        try:
+            for op, xs in cx.items():
+                ys = cy.get(op)
+                if ys is None:
+                    continue
+                for n in self._oldest_first(xs):
+                    for m in self._oldest_first(ys):
+                        if m[1] != n[1] or len(m[2]) != len(n[2]):
+                            continue
+                        mark = len(self.order)
+                        entry: Pair = (x, y, n, m, [])
+                        if op == "theta" or not self.strict:
+                            self.pairs[key] = entry
+                            self.order.append(key)
+                        if all(self.eq(p, q) for p, q in zip(n[2], m[2])):
+                            for p, q in zip(n[2], m[2]):
+                                p, q = eg.find(p), eg.find(q)
+                                entry[4].append(None if p == q else ((p, q) if p < q else (q, p)))
+                            if key not in self.pairs:
+                                self.pairs[key] = entry
+                                self.order.append(key)
+                            return True
+                        while len(self.order) > mark:  # pairs matched under this attempt go with it
+                            self.pairs.pop(self.order.pop(), None)
+                        if self.budget < 0:
+                            return False
+        finally:
+            self.busy.discard(key)
+        if self.circular == circular:  # failed whatever is on the stack: it fails in every context
+            self.failed.add(key)
+        return False
+
+    def _oldest_first(self, nodes: list) -> list:
+        """The e-nodes in the order they were added: the imported PEGs' own nodes first. Their structure is
+        well founded (a built PEG is); nodes that rewrites added later can close cycles through an eval or an
+        initial value, which would make the witness useless."""
+        if len(nodes) < 2:
+            return nodes
+        memo, find = self.eg._memo, self.eg.find
+        return sorted(nodes, key=lambda n: memo.get((n[0], n[1], tuple(find(c) for c in n[2])), 1 << 60))
+
+
+def well_founded(pairs: dict[Key, Pair], keep: set[Key] | None = None,
+                 cut: frozenset[tuple[Key, int]] = frozenset()) -> bool:
+    """The witness restricted to ``keep``, without the edges in ``cut``, can be ordered (module docstring)."""
+    keep = set(pairs) if keep is None else keep
+
+    def succ(k: Key) -> list[Key]:
+        return [c for i, c in enumerate(pairs[k][4]) if c is not None and c in keep and (k, i) not in cut]
+
+    for part in _strong_parts(keep, succ):
+        if len(part) == 1 and part[0] not in succ(part[0]):
+            continue  # no cycle
+        members = set(part)
+        loops = {pairs[k][2][1] for k in part if pairs[k][2][0] == "theta"}
+        moved = {pairs[k][2][1] for k in part if pairs[k][2][0] in _LOOP_OPS and pairs[k][2][0] != "theta"}
+        for loop in sorted(loops - moved):
+            steps = frozenset((k, 1) for k in part if pairs[k][2][0] == "theta" and pairs[k][2][1] == loop)
+            if steps <= cut:
+                continue  # cut already: the cycles left do not step this loop
+            if well_founded(pairs, members, cut | steps):
+                break
+        else:
+            return False
+    return True
+
+
+def _strong_parts(keep: set[Key], succ) -> list[list[Key]]:
+    """Tarjan's strongly connected components, iteratively."""
+    index: dict[Key, int] = {}
+    low: dict[Key, int] = {}
+    stack: list[Key] = []
+    on: set[Key] = set()
+    parts: list[list[Key]] = []
+    for root in keep:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        work = [(root, iter(succ(root)))]
+        while work:
+            k, it = work[-1]
+            child = next(it, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on.add(child)
+                    work.append((child, iter(succ(child))))
+                elif child in on:
+                    low[k] = min(low[k], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[k])
+            if low[k] == index[k]:
+                part = []
+                while True:
+                    c = stack.pop()
+                    on.discard(c)
+                    part.append(c)
+                    if c == k:
+                        break
+                parts.append(part)
+    return parts
+
+
+def prove_by_induction(eg: EGraph, a: int, b: int, budget: int = 20_000,
+                       deadline: float = float("inf")) -> list[tuple[int, int, tuple, tuple]] | None:
+    """The matched pairs of a well-founded witness that ``a`` equals ``b``, or None (module docstring)."""
+    eg.op_index()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))  # one frame per pair along a sigma chain
+    try:
+        # strict first: cycles close at thetas only, so a heap read that leaves the heap as it was (a class
+        # holding rho_sigma(getfield(itself, o))) is not taken for a loop; then every pair may close one, which
+        # finds witnesses whose first loop is met below a non-theta pair; each witness is checked the same way
+        for strict in (True, False):
+            search = _Search(eg, budget, deadline, strict)
+            if search.eq(a, b) and well_founded(search.pairs):
+                return [(x, y, n, m) for x, y, n, m, _ in search.pairs.values()]
+    finally:
+        sys.setrecursionlimit(limit)
+    return None

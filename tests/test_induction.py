@@ -1,0 +1,77 @@
+"""peggy_jvm/rules/induction.py: loop induction between two e-classes, and the check that a witness is well founded.
+
+Two copies of a nested loop in one e-graph stay apart under congruence closure (two cycles) and are proved
+equal by induction; a copy with another step is not. The well-foundedness check accepts a cycle that steps a
+loop through a theta's second child and rejects cycles through an initial value or through an eval of the
+stepped loop, which have many solutions.
+"""
+from __future__ import annotations
+
+from peggy_jvm.egraph import EGraph
+from peggy_jvm.peg.graph import PEG
+from peggy_jvm.rules.induction import prove_by_induction, well_founded
+
+
+def _nested(inner_step: int) -> PEG:
+    """s = 0; for i < n: for j < i: s += j * inner_step ... : result eval_1(theta_1 sum, pass_1)."""
+    g = PEG(name="m", class_name="C", param_types=["int"])
+    n = g.add("param", 0)
+    zero, one = g.add("const.i", 0), g.add("const.i", 1)
+    i = g.new_theta(1)
+    g.set_theta(i, zero, g.add("add.i", None, (i, one)))
+    s = g.new_theta(1)
+    j = g.new_theta(2)
+    g.set_theta(j, zero, g.add("add.i", None, (j, one)))
+    t = g.new_theta(2)
+    g.set_theta(t, s, g.add("add.i", None, (t, g.add("mul.i", None, (j, g.add("const.i", inner_step))))))
+    inner_exit = g.add("pass", 2, (g.add("ge.i", None, (j, i)),))
+    g.set_theta(s, zero, g.add("eval", 2, (t, inner_exit)))
+    outer_exit = g.add("pass", 1, (g.add("ge.i", None, (i, n)),))
+    g.root = g.add("return", None, (g.add("sigma0"), g.add("eval", 1, (s, outer_exit))))
+    g.seal()
+    return g
+
+
+def test_two_copies_of_a_loop_nest_are_equal_by_induction():
+    eg = EGraph()
+    pa, pb = _nested(3), _nested(3)
+    a, b = eg.add_peg(pa)[pa.root], eg.add_peg(pb)[pb.root]
+    eg.rebuild()
+    assert not eg.equiv(a, b)  # congruence closure alone never merges the two cycles
+    pairs = prove_by_induction(eg, a, b)
+    assert pairs is not None
+    assert {n[0] for _x, _y, n, _m in pairs} >= {"theta", "eval", "pass"}
+    for x, y, _n, _m in pairs:
+        eg.union(x, y)
+    eg.rebuild()
+    assert eg.equiv(a, b)
+
+
+def test_a_loop_nest_with_another_step_is_not_equal():
+    eg = EGraph()
+    pa, pb = _nested(3), _nested(4)
+    a, b = eg.add_peg(pa)[pa.root], eg.add_peg(pb)[pb.root]
+    eg.rebuild()
+    assert prove_by_induction(eg, a, b) is None
+
+
+def _witness(edges: dict[str, tuple[str, int, list]]) -> dict:
+    """name -> (op, loop, children names): a hand-made witness (classes named, one node pair each)."""
+    ids = {k: i for i, k in enumerate(edges)}
+    out = {}
+    for k, (op, loop, kids) in edges.items():
+        node = (op, loop, tuple(ids[c] if c else -1 for c in kids))
+        out[(ids[k], ids[k] + 100)] = (ids[k], ids[k] + 100, node, node,
+                                       [None if not c else (ids[c], ids[c] + 100) for c in kids])
+    return out
+
+
+def test_well_founded_accepts_a_step_and_rejects_an_initial_value_or_an_eval_of_the_loop():
+    # t = theta_1(0, t + 1): the cycle goes through the theta's second child
+    assert well_founded(_witness({"t": ("theta", 1, ["", "add"]), "add": ("add.i", None, ["t", ""])}))
+    # t = theta_1(t + 1, 0): through the initial value only
+    assert not well_founded(_witness({"t": ("theta", 1, ["add", ""]), "add": ("add.i", None, ["t", ""])}))
+    # e = eval_1(theta_1(a, e), p): the eval moves the index the theta steps
+    assert not well_founded(_witness({"e": ("eval", 1, ["t", ""]), "t": ("theta", 1, ["", "e"])}))
+    # the same through an eval of an inner loop is fine: induction on the outer index
+    assert well_founded(_witness({"e": ("eval", 2, ["t", ""]), "t": ("theta", 1, ["", "e"])}))

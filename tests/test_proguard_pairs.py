@@ -1,0 +1,49 @@
+"""Real pairs for ``validate``: ProGuard's intra-method optimizations of JAMA, commons-lang3 and jsoup
+(scripts/proguard_pairs.py; Debian's ProGuard 6.2.2, fetched like the corpus jars).
+
+ProGuard's code is right (its outputs verify and behave like the originals), so the validator must call no
+method of it "not equivalent", and must prove most of the changed ones. The floors below are under what
+``scripts/proguard_pairs.py`` measures (docs/ci.md has the table) so that a loaded CI machine, which gives each
+proof less wall-clock time, does not fail them; a regression in the proofs or the pairing does.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, load_script
+
+pp = load_script(ROOT / "scripts" / "proguard_pairs.py", "peggy_proguard_pairs")
+
+# jar -> least share of the changed methods proved
+FLOORS = {"jama": 0.80, "commons-lang3": 0.90, "jsoup": 0.90}
+METHOD_TIMEOUT = 4.0  # seconds per pair; the proof gets 60%
+
+
+@pytest.fixture(scope="module")
+def proguarded(corpus_jars, tmp_path_factory) -> dict[str, Path]:
+    pg = pp.proguard_jar()
+    lib = pp.jdk_library_jar()
+    out = tmp_path_factory.mktemp("proguard")
+    done = {}
+    for name in FLOORS:
+        dst = out / f"{name}.pg.jar"
+        pp.proguard_intra(pg, corpus_jars[name], dst, [lib])
+        done[name] = dst
+    return done
+
+
+def test_proguard_changes_methods_and_keeps_every_one(proguarded, corpus_jars):
+    # intra-method mode keeps every class and member, so each method pairs by name and descriptor
+    for name, opt in proguarded.items():
+        a, b = pp.code_listings(corpus_jars[name]), pp.code_listings(opt)
+        assert set(a) == set(b), name
+        assert len(pp.changed_methods(corpus_jars[name], opt)) > len(a) // 50, name
+
+
+@pytest.mark.parametrize("name", list(FLOORS))
+def test_proguard_output_validates(proguarded, corpus_jars, name):
+    row = pp.validate_pair(name, corpus_jars[name], proguarded[name], METHOD_TIMEOUT)
+    assert row.not_equivalent == 0, row.unknown_reasons
+    assert row.changed > 0
+    assert row.proved_share >= FLOORS[name], (row.equivalent, row.changed, row.unknown_reasons)
