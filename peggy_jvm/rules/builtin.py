@@ -7,12 +7,11 @@ What this module owns
     * ``theta-bisimulation`` (group ``peg.loop``): two thetas of loop ``l`` with the same initial class whose
       next values are structurally equal ASSUMING the two thetas are equal are equal (loop induction). This is
       what proves ``theta(0, add(T, 5))`` equal to a strength-reduced ``theta(0, add(M, 5))``: congruence closure
-      alone never merges two cycles. The comparison goes through loop nests: any pair of classes met again while
-      it is being compared is assumed equal when the cycle between the two meetings makes the iteration indexes
-      decrease lexicographically (the outermost loop depth the cycle touches is only stepped back by theta next
-      edges, never reset by an eval, pass or initial value), so both sides solve one system of equations whose
-      every cycle descends in a well-founded order: its solution is unique (see :class:`_Bisim`). Inner loops,
-      their passes and evals, and the sigma threaded through a loop nest are matched that way.
+      alone never merges two cycles. The comparison is :func:`~peggy_jvm.rules.induction.prove_by_induction`
+      (also used by validation from the two roots): it goes through loop nests, and its witness is kept only
+      when every cycle steps some loop back through a theta's next value without an eval, pass or shift of that
+      loop, so both sides solve one system of equations with a unique solution. Inner loops, their passes and
+      evals, and the sigma threaded through a loop nest are matched that way.
     * ``mul-pow2-shl`` / ``shl-pow2-mul`` (group ``arith.shift``): ``x * 2^k == x << k`` for int (k in 1..31,
       ``2^31`` being ``MIN_VALUE``) and long (k in 1..63): true in two's complement with wrap-around.
     * ``shift-count-mask`` (group ``arith.shift``): a constant shift count is reduced to ``count & 31`` (int) or
@@ -28,6 +27,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
+from .induction import prove_by_induction
 from .strings import BuilderAppendReturnsThis, BuilderInitAppend, StringLengthConst
 
 if TYPE_CHECKING:
@@ -70,9 +70,6 @@ class ConstFold:
 
 def _is_leaf(node: tuple) -> bool:
     return not node[2]
-
-
-_LOOP_OPS = frozenset({"theta", "eval", "pass", "shift", "peel"})
 
 
 class ThetaBisimulation:
@@ -130,7 +127,7 @@ class ThetaBisimulation:
                         return out, False
                     if time.perf_counter() > deadline:
                         return out, True
-                    pairs = _Bisim(eg, self.budget, deadline).prove(a, b)
+                    pairs = prove_by_induction(eg, a, b, self.budget, deadline)
                     if not pairs:
                         self._failed[(a, b)] = (self._searches, unions)
                         continue
@@ -151,116 +148,6 @@ class ThetaBisimulation:
             a, b = _node_id(eg, n, x), _node_id(eg, m, y)
             changed |= eg.union(a, b, Reason(self.name, ("theta", "theta'"), (a, b)))
         return changed
-
-
-class _Bisim:
-    """One coinductive comparison of two classes over loop nests (see the module docstring).
-
-    The comparison builds a finite graph of class pairs: each pair is matched by two nodes with the same operator
-    and attribute whose child pairs are equal classes or pairs of the graph. A pair met again while it is still
-    being compared (on the stack) closes a cycle; the cycle is accepted only when it makes the iteration indexes
-    decrease lexicographically: among the loop depths the cycle's edges touch (a theta's next value: index
-    ``d`` minus one; a theta's initial value, an eval's sequence, a pass's condition, a shift/peel: index ``d``
-    replaced), the smallest depth is touched only by theta next edges. Then both sides are solutions of one
-    system of equations in which every cycle decreases a well-founded (lexicographic) measure, whose solution
-    is unique: every pair of the graph is equal. A pair whose comparison used no pair still on the stack is
-    proved outright and is not compared again."""
-
-    def __init__(self, eg: EGraph, budget: int, deadline: float = float("inf")) -> None:
-        self.eg = eg
-        self.deadline = deadline
-        self.budget = budget
-        self.thetas: list[tuple[int, int, tuple, tuple]] = []  # theta node pairs of the current proof
-        self.sure: list[tuple[int, int, tuple, tuple]] = []  # theta node pairs of pairs proved outright
-        self.proved: set[tuple[int, int]] = set()
-        self.busy: dict[tuple[int, int], int] = {}  # pair on the stack -> its frame number
-        self.entry: list[int] = []  # per frame: the length of ``path`` when it was entered
-        self.path: list[tuple[int, bool]] = []  # the edges from the root: (loop depth, is a theta next edge)
-
-    def prove(self, a: int, b: int) -> list[tuple[int, int, tuple, tuple]] | None:
-        return self.sure + self.thetas if self.eq(a, b) is not None else None
-
-    def _decreasing(self, start: int) -> bool:
-        """The edges of ``path`` from ``start`` decrease the indexes lexicographically (see the class doc)."""
-        seg = self.path[start:]
-        if not seg:
-            return False
-        low = min(d for d, _ in seg)
-        return all(nxt for d, nxt in seg if d == low)
-
-    @staticmethod
-    def _label(op: str, attr: object, k: int) -> tuple[int, bool] | None:
-        if op == "theta":
-            return (attr, k == 1)  # type: ignore[return-value]
-        if op == "eval":
-            return (attr, False) if k == 0 else None  # type: ignore[return-value]
-        if op in ("pass", "shift", "peel"):
-            return (attr, False)  # type: ignore[return-value]
-        return None
-
-    _DONE = 1 << 30  # "used no pair on the stack"
-
-    def eq(self, x: int, y: int) -> int | None:
-        """None: not proved; else the lowest frame number of a pair on the stack the proof relies on."""
-        eg = self.eg
-        x, y = eg.find(x), eg.find(y)
-        if x == y:
-            return self._DONE
-        key = (x, y) if x < y else (y, x)
-        if key in self.proved:
-            return self._DONE
-        frame = self.busy.get(key)
-        if frame is not None:
-            return frame if self._decreasing(self.entry[frame]) else None
-        self.budget -= 1
-        if self.budget < 0 or ((self.budget & 15) == 0 and time.perf_counter() > self.deadline):
-            self.budget = -1
-            return None
-        me = len(self.entry)
-        self.busy[key] = me
-        self.entry.append(len(self.path))
-        mark = len(self.thetas)
-        result: int | None = None
-        try:
-            cy = eg._class_ops[y]
-            for op, xs in eg._class_ops[x].items():
-                ys = cy.get(op)
-                if ys is None:
-                    continue
-                for n in xs:
-                    _op, attr, nch = n
-                    for m in ys:
-                        if m[1] != attr or len(m[2]) != len(nch):
-                            continue
-                        low = self._DONE
-                        for k, (p, q) in enumerate(zip(nch, m[2])):
-                            label = self._label(op, attr, k)
-                            if label is not None:
-                                self.path.append(label)
-                            r = self.eq(p, q)
-                            if label is not None:
-                                self.path.pop()
-                            if r is None:
-                                low = -1
-                                break
-                            low = min(low, r)
-                        if low >= 0:
-                            if op == "theta":
-                                self.thetas.append((x, y, n, m))
-                            result = low
-                            return result
-                        del self.thetas[mark:]
-                        if self.budget < 0:
-                            return None
-            return None
-        finally:
-            del self.busy[key]
-            self.entry.pop()
-            if result is not None and result >= me:  # relied on nothing below it: proved for good
-                self.proved.add(key)
-                self.sure.extend(self.thetas[mark:])
-                del self.thetas[mark:]
-                result = self._DONE
 
 
 def _node_id(eg: EGraph, node: tuple, default: int) -> int:
