@@ -167,3 +167,17 @@ public class P {
         code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
         peg = build_peg(lift_method(cf, m, h, code, code.instructions()))
         assert find_violation(peg, baseline=effect_profiles(peg)) is None, m.name
+
+
+def test_running_out_of_time_means_too_large_to_decide_never_valid():
+    # a valid PEG (the effect and its use under the same condition) is refused once the deadline has passed:
+    # the extraction keeps the original instead of trusting profiles it did not finish
+    peg, s0, x, c = _base()
+    e, rs, rv = _call(peg, s0, x)
+    peg.root = peg.add("return", None, (peg.add("phi", None, (c, rs, s0)), peg.add("phi", None, (c, rv, x))))
+    peg.seal()
+    assert find_violation(peg) is None
+    assert effect_profiles(peg, deadline=0.0) == {e: None}
+    late = find_violation(peg, deadline=0.0)
+    assert late is not None and "too large to decide" in late.reason
+    assert prune({frozenset({(1, True)}), frozenset({(1, False)})}, deadline=0.0) is None

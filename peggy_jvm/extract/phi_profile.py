@@ -51,6 +51,8 @@ Invariants: pure functions of the PEG (the extractor calls them in worker proces
 """
 from __future__ import annotations
 
+import math
+import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Hashable
@@ -79,12 +81,15 @@ class Violation:
     explanation: frozenset[int]  # PEG node ids whose choices explain it
 
 
-def prune(paths: set[Path] | frozenset[Path], limit: int | None = None) -> set[Path] | None:
+def prune(paths: set[Path] | frozenset[Path], limit: int | None = None, deadline: float = math.inf
+          ) -> set[Path] | None:
     """The canonical form of a set of routes (Blake's: every prime implicant of their disjunction, conditions
     taken as independent variables): two routes that differ only in one step's branch also give the route
     without that step (consensus), and a route implied by a shorter one is dropped (absorption), to a fixpoint.
     Canonical, so profiles of two PEGs compare by equality whatever order they were computed in. None when
-    more than ``limit`` routes remain."""
+    more than ``limit`` routes remain, or when ``deadline`` (``time.monotonic()``) passes."""
+    if deadline < math.inf and time.monotonic() > deadline:
+        return None
     terms: set[Path] = set()
 
     def add(t: Path) -> bool:
@@ -98,8 +103,12 @@ def prune(paths: set[Path] | frozenset[Path], limit: int | None = None) -> set[P
     for t in sorted(paths, key=len):
         add(t)
     work = list(terms)
+    rounds = 0
     while work:
         t = work.pop()
+        rounds += 1
+        if rounds & 63 == 0 and time.monotonic() > deadline:
+            return None
         if t not in terms:
             continue
         for u in list(terms):
@@ -123,14 +132,17 @@ def _extend(paths: frozenset[Path], step: Step | None) -> set[Path]:
     return {p | {step} for p in paths}
 
 
-def phi_profiles(peg: PEG) -> dict[int, frozenset[Path]] | None:
-    """The pruned phi-profile of every node the root reaches (None: too many routes or too much work)."""
+def phi_profiles(peg: PEG, deadline: float = math.inf) -> dict[int, frozenset[Path]] | None:
+    """The pruned phi-profile of every node the root reaches (None: too many routes, too much work, or past
+    ``deadline``)."""
     nodes = peg.nodes
     prof: dict[int, frozenset[Path]] = {peg.root: frozenset({frozenset()})}
     work = deque([peg.root])
     queued = {peg.root}
     spent = 0
     while work:
+        if deadline < math.inf and time.monotonic() > deadline:
+            return None
         n = work.popleft()
         queued.discard(n)
         node = nodes[n]
@@ -143,7 +155,7 @@ def phi_profiles(peg: PEG) -> dict[int, frozenset[Path]] | None:
             spent += len(new)
             if spent > MAX_WORK:
                 return None
-            new = prune(new, MAX_PATHS)
+            new = prune(new, MAX_PATHS, deadline)
             if new is None:
                 return None
             fz = frozenset(new)
@@ -202,26 +214,29 @@ def _effect_users(peg: PEG) -> dict[int, tuple[list[int], list[int]]]:
             if lv[0] and lv[1] and OPS[peg.nodes[e].op].output is T.OUTCOME}
 
 
-def effect_profiles(peg: PEG, key: Callable[[int], Key] | None = None) -> Profiles:
+def effect_profiles(peg: PEG, key: Callable[[int], Key] | None = None, deadline: float = math.inf) -> Profiles:
     """The pruned (linear, value) phi-profiles of every effect read both ways, effects and the condition of
-    every step named by ``key`` (default: the node id), so profiles of two PEGs of one e-graph compare."""
+    every step named by ``key`` (default: the node id), so profiles of two PEGs of one e-graph compare. An
+    effect whose profiles could not be computed before ``deadline`` (``time.monotonic()``) gets None."""
     key = key or (lambda n: n)
     users = _effect_users(peg)
-    prof = phi_profiles(peg) if users else {}
+    prof = phi_profiles(peg, deadline) if users else {}
     out: Profiles = {}
     for e, (lin, val) in users.items():
         if prof is None:
             out[key(e)] = None
             continue
 
-        def keyed(ns: list[int]) -> frozenset[Path]:
+        def keyed(ns: list[int]) -> frozenset[Path] | None:
             paths: set[Path] = set()
             for n in ns:
                 for p in prof.get(n, frozenset()):
                     paths.add(frozenset((key(c), b) for c, b in p))
-            return frozenset(prune(paths) or ())
+            pruned = prune(paths, deadline=deadline)
+            return None if pruned is None else frozenset(pruned)
 
-        out[key(e)] = (keyed(lin), keyed(val))
+        lin_paths, val_paths = keyed(lin), keyed(val)
+        out[key(e)] = None if lin_paths is None or val_paths is None else (lin_paths, val_paths)
     return out
 
 
@@ -244,8 +259,8 @@ def _excused(now: tuple[frozenset[Path], frozenset[Path]], base: tuple[frozenset
     return now[0] == base[0] and all(any(_is_prefix(bv, vp) for bv in base[1]) for vp in now[1])
 
 
-def find_violation(peg: PEG, key: Callable[[int], Key] | None = None, baseline: Profiles | None = None
-                   ) -> Violation | None:
+def find_violation(peg: PEG, key: Callable[[int], Key] | None = None, baseline: Profiles | None = None,
+                   deadline: float = math.inf) -> Violation | None:
     """The first effect (by node id) whose pruned phi-profiles break the condition, or None when all pass.
 
     With ``baseline`` (the :func:`effect_profiles` of the PEG the builder made, keyed by e-class through ``key``),
@@ -256,7 +271,7 @@ def find_violation(peg: PEG, key: Callable[[int], Key] | None = None, baseline: 
     if not users:
         return None
     kf = key or (lambda n: n)
-    profs = effect_profiles(peg, key)
+    profs = effect_profiles(peg, key, deadline)
     for e, (lin, val) in users.items():
         now = profs.get(kf(e))
         if now is None:

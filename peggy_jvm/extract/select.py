@@ -24,6 +24,7 @@ cost_before`` always, and ``<`` whenever the PEG changed.
 """
 from __future__ import annotations
 
+import math
 import multiprocessing
 import time
 from dataclasses import dataclass, field
@@ -149,7 +150,7 @@ def loops_on_sigma(peg: PEG) -> list[str]:
     return [f"n{p}: pass[{peg.nodes[p].attr}] is not on the sigma chain" for p in sorted(off)]
 
 
-def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None
+def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, deadline: float = math.inf
               ) -> tuple[PEG | None, dict, str | None, frozenset[int]]:
     """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection)."""
     try:
@@ -160,7 +161,7 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None
     if bad:
         return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes)))
     nodes = pp.problem.nodes
-    v = find_violation(peg, key=lambda n: nodes[back[n][0]].eclass, baseline=baseline)
+    v = find_violation(peg, key=lambda n: nodes[back[n][0]].eclass, baseline=baseline, deadline=deadline)
     if v is not None:
         return peg, back, v.reason, v.explanation
     return peg, back, None, frozenset()
@@ -177,7 +178,7 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, deadline: flo
         reached = set(report.reached_nodes(sel))
         if deadline is not None and time.monotonic() > deadline:
             return [tuple((nid, False) for nid in sorted(reached))]
-        _, back, why, explain = _problems(pp, sel, baseline)
+        _, back, why, explain = _problems(pp, sel, baseline, math.inf if deadline is None else deadline)
         if why is None:
             return []
         blocked = sorted({nid for p in explain for nid in back.get(p, ()) if nid in reached}) or sorted(reached)
@@ -195,7 +196,10 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     clock = time.perf_counter
     t0 = clock()
     before = peg_cost(peg)
-    own = effect_profiles(peg)
+    # the checker's profiles can take far longer than saturation (pairwise pruning of routes): bounded by the
+    # budget too, running out meaning "too large to check", which keeps the original
+    until = time.monotonic() + budget
+    own = effect_profiles(peg, deadline=until)
     if any(v is None for v in own.values()):  # the checker could not accept any extraction: do not try
         times["saturate"] = (clock() - t0) * 1000
         return peg, ExtractReport("original", before, before, times, "",
@@ -217,7 +221,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     pp = build_problem(eg, root, peg)
     times["problem"] = (clock() - t1) * 1000
     t2 = clock()
-    baseline = effect_profiles(peg, key=lambda n: f"c{eg.find(mapping[n])}")
+    baseline = effect_profiles(peg, key=lambda n: f"c{eg.find(mapping[n])}", deadline=until)
     checker = make_checker(pp, baseline, time.monotonic() + budget)
     notes: list[str] = []
     status, sel, blocks = "original", None, 0
@@ -246,7 +250,8 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     if sel is None:
         report.notes.append("no selection passed the checks")
         return peg, report
-    new, _, why, _ = _problems(pp, sel, baseline)  # checked again here, whatever the solver said
+    # checked again here, whatever the solver said (its own time: the solver may have used all of the budget)
+    new, _, why, _ = _problems(pp, sel, baseline, time.monotonic() + max(0.2, budget / 2))
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report

@@ -22,7 +22,7 @@ Invariants
       the context is dropped at every loop operator (theta, eval, pass, shift, peel), whose children are
       evaluated at other iterations.
     * Bounded: a context holds at most :data:`MAX_KNOWN` conditions, and when the copy grows past
-      ``GROWTH`` times the input the input is returned unchanged.
+      ``GROWTH`` times the input, or its deadline passes, the input is returned unchanged.
 """
 from __future__ import annotations
 
@@ -65,9 +65,11 @@ def _cond(nodes: list[Node], c: int) -> tuple[int, bool]:
     return c, negate
 
 
-def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NONE) -> PEG:
+def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NONE,
+                              deadline: float = math.inf) -> PEG:
     """A PEG with the same meaning in which no phi re-tests a condition its enclosing arm already decided.
-    ``known``: (condition node, value) pairs assumed at the root (a case of :func:`equal_by_cases`)."""
+    ``known``: (condition node, value) pairs assumed at the root (a case of :func:`equal_by_cases`). Past
+    ``deadline`` (``time.monotonic()``) the input is returned as it is."""
     nodes = peg.nodes
     if not any(n.op == "phi" for n in nodes):
         return peg
@@ -115,9 +117,15 @@ def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NO
             return [(c, ctx), (a, ctx | {(base, not negated)}), (b, ctx | {(base, negated)})]
         return [(c, ctx) for c in node.children]
 
+    steps = 0
+
     def ensure(n0: int, ctx0: frozenset) -> int:
+        nonlocal steps
         stack = [(n0, ctx0)]
         while stack:
+            steps += 1
+            if steps & 1023 == 0 and time.monotonic() > deadline:
+                raise _TooBig()
             n, ctx = stack[-1]
             k = key(n, ctx)
             if k in memo:
@@ -222,7 +230,7 @@ def equal_by_cases(a: PEG, b: PEG, max_cases: int = 64, deadline: float = math.i
             budget[0] -= 1
             if budget[0] < 0 or time.monotonic() > deadline:
                 return False
-            case = simplify_known_conditions(u, frozenset({(c, value)}))
+            case = simplify_known_conditions(u, frozenset({(c, value)}), deadline)
             if case is u or not split(case):  # unchanged: the condition is not decided anywhere it matters
                 return False
         return True

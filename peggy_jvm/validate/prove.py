@@ -39,7 +39,7 @@ from .pairing import MethodPair
 
 SATURATION_SHARE = 0.8  # of the proof budget; loop induction from the roots gets the rest
 EXPLAIN_DEPTH = 200  # congruence steps expanded: a sigma chain is one level per effect
-CASES_SHARE = 0.2  # of the proof budget, at most, for splitting on branch conditions before saturation
+CASES_SHARE = 0.2  # of the proof budget, at most, for the normal forms (known conditions, case split)
 
 
 @dataclass(slots=True)
@@ -96,10 +96,12 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
     if bisimilar(pa, pb):  # e.g. the same loops: congruence closure would not merge their cycles
         return ProofResult(True, "same PEG", ["bisimulation"], a, b)
-    pa, pb = simplify_known_conditions(pa), simplify_known_conditions(pb)
+    normal_forms_until = time.monotonic() + CASES_SHARE * budget.time_s
+    pa = simplify_known_conditions(pa, deadline=normal_forms_until)
+    pb = simplify_known_conditions(pb, deadline=normal_forms_until)
     if bisimilar(pa, pb):
         return ProofResult(True, "same PEG once conditions known in branches are used", ["known-conditions"], a, b)
-    if equal_by_cases(pa, pb, deadline=time.monotonic() + CASES_SHARE * budget.time_s):
+    if equal_by_cases(pa, pb, deadline=normal_forms_until):
         return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"], a, b)
     eg = EGraph()
     ra = eg.add_peg(pa)[pa.root]
