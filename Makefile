@@ -35,8 +35,10 @@ demo: fixtures
 	$(VENV)/bin/peggy-jvm validate fixtures/classes/release17/Kernels.class out/Kernels.class \
 		--json out/validate.json || test $$? -eq 3
 
+# Test files run in parallel, one worker per core (pytest-xdist); a file's tests stay in one worker, so its
+# module fixtures (a jar optimized once, a JVM harness) are built once. The slowest tests are listed at the end.
 test: fixtures
-	$(VPY) -m pytest -q $(PYTEST_ARGS)
+	$(VPY) -m pytest -q -n auto --dist loadfile --durations=15 $(PYTEST_ARGS)
 
 clean:
 	rm -rf out fixtures/classes build .pytest_cache .hypothesis *.egg-info

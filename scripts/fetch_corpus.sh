@@ -62,6 +62,13 @@ mkdir -p "$DIR/debs" "$DIR/$OUTDIR" "$DIR/x"
 # Absolute path, so that it still holds after cd.
 DIR=$(cd "$DIR" && pwd)
 
+# One fetch at a time per cache (parallel test workers all start with a fetch): the others wait, then find
+# the jars there. flock is in util-linux (every Debian has it); without it, run unlocked.
+if command -v flock >/dev/null 2>&1; then
+    exec 9>"$DIR/.fetch.lock"
+    flock 9
+fi
+
 as_root() {
     if [ "$(id -u)" = 0 ]; then
         "$@"
