@@ -48,19 +48,17 @@ class GreedyResult:
     tree_cost: dict[ClassId, float]
 
 
-def tree_costs(problem: ExtractionProblem, usable: set[NodeId] | None = None
-               ) -> tuple[dict[ClassId, NodeId], dict[ClassId, float]]:
-    """Settle classes in order of tree cost; returns (class -> chosen node, class -> tree cost).
-
-    Only nodes in ``usable`` (default: :func:`usable_nodes`) are considered; classes with none stay out.
-    """
+def _settling(problem: ExtractionProblem, usable: set[NodeId] | None
+              ) -> tuple[dict[NodeId, int], dict[NodeId, tuple[ClassId, ...]], dict[NodeId, int],
+                         dict[ClassId, list[NodeId]]]:
+    """What a bottom-up settling needs: each usable node's position, strict child classes, how many of them are
+    not settled yet, and per class the usable nodes waiting for it (in ``problem.nodes`` order)."""
     if usable is None:
         usable = usable_nodes(problem)
     order = {nid: i for i, nid in enumerate(problem.nodes)}
     kids: dict[NodeId, tuple[ClassId, ...]] = {}
     waiting: dict[NodeId, int] = {}
     watchers: dict[ClassId, list[NodeId]] = {}
-    heap: list[tuple[float, int, NodeId]] = []
     for nid in problem.nodes:
         if nid not in usable:
             continue
@@ -69,8 +67,18 @@ def tree_costs(problem: ExtractionProblem, usable: set[NodeId] | None = None
         waiting[nid] = len(ks)
         for c in ks:
             watchers.setdefault(c, []).append(nid)
-        if not ks:
-            heap.append((problem.nodes[nid].cost, order[nid], nid))
+    return order, kids, waiting, watchers
+
+
+def tree_costs(problem: ExtractionProblem, usable: set[NodeId] | None = None
+               ) -> tuple[dict[ClassId, NodeId], dict[ClassId, float]]:
+    """Settle classes in order of tree cost; returns (class -> chosen node, class -> tree cost).
+
+    Only nodes in ``usable`` (default: :func:`usable_nodes`) are considered; classes with none stay out.
+    """
+    order, kids, waiting, watchers = _settling(problem, usable)
+    heap: list[tuple[float, int, NodeId]] = [(problem.nodes[nid].cost, order[nid], nid)
+                                             for nid, ks in kids.items() if not ks]
     heapq.heapify(heap)
     chosen: dict[ClassId, NodeId] = {}
     cost: dict[ClassId, float] = {}
@@ -112,23 +120,9 @@ def chain_extract(problem: ExtractionProblem, weight: Mapping[NodeId, int], usab
     the result holds the chain prices, converted to floats.  Raises :class:`InfeasibleProblemError` like
     :func:`greedy_extract`.
     """
-    if usable is None:
-        usable = usable_nodes(problem)
-    order = {nid: i for i, nid in enumerate(problem.nodes)}
-    kids: dict[NodeId, tuple[ClassId, ...]] = {}
-    waiting: dict[NodeId, int] = {}
-    watchers: dict[ClassId, list[NodeId]] = {}
-    heap: list[tuple[int, int, int, NodeId]] = []
-    for nid in problem.nodes:
-        if nid not in usable:
-            continue
-        ks = problem.strict_kids[nid]
-        kids[nid] = ks
-        waiting[nid] = len(ks)
-        for c in ks:
-            watchers.setdefault(c, []).append(nid)
-        if not ks:
-            heap.append((weight[nid], weight[nid], order[nid], nid))
+    order, kids, waiting, watchers = _settling(problem, usable)
+    heap: list[tuple[int, int, int, NodeId]] = [(weight[nid], weight[nid], order[nid], nid)
+                                                for nid, ks in kids.items() if not ks]
     heapq.heapify(heap)
     chosen: dict[ClassId, NodeId] = {}
     chain: dict[ClassId, int] = {}

@@ -321,25 +321,23 @@ def _derivable(problem: ExtractionProblem, candidates: set[NodeId]) -> set[NodeI
     return done
 
 
-def _closing_nodes(problem: ExtractionProblem, usable: set[NodeId]) -> set[NodeId]:
-    """Nodes n of class c with a strict child class k such that every valid choice below k reaches c
-    through strict edges: choosing n always closes a forbidden cycle.
-
-    ``must[k]`` (a bitmask over classes) is the set of classes that every well-founded derivation of k
-    from ``usable`` nodes reaches through strict edges: ``must[k] = {k} | intersection over k's derivable
-    nodes m of the union of must[j] for m's strict children j``.  It is computed bottom-up, starting from
-    "no derivation yet" and only ever shrinking once defined, so it over-approximates nothing: every class
-    in ``must[k]`` is in every derivation (by induction on the derivation's height).
-    """
+def must_reach(problem: ExtractionProblem, usable: Iterable[NodeId] | None = None) -> dict[ClassId, int]:
+    """Per class derivable from ``usable`` nodes (default: all), a bitmask (bit i: the i-th class of
+    ``problem.classes``) of the classes that every well-founded derivation of it reaches through strict edges,
+    itself included: ``must[k] = {k} | intersection over k's derivable nodes m of the union of must[j] for m's
+    strict children j``. Computed bottom-up from "no derivation yet" and only ever shrinking once defined, so
+    it over-approximates nothing: every class in ``must[k]`` is in every derivation (by induction on the
+    derivation's height). In a valid selection the reached chosen nodes without their may-close edges form a
+    DAG, so every class of ``must[k]`` is reached whenever k is."""
     index = {c: i for i, c in enumerate(problem.classes)}
     skids = problem.strict_kids
-    kids = {nid: skids[nid] for nid in usable}
+    kids = dict(skids) if usable is None else {nid: skids[nid] for nid in usable}
     watchers: dict[ClassId, list[NodeId]] = {}
-    for nid in usable:
-        for k in kids[nid]:
+    for nid, ks in kids.items():
+        for k in ks:
             watchers.setdefault(k, []).append(nid)
     must: dict[ClassId, int] = {}
-    work = deque(nid for nid in usable if not kids[nid])
+    work = deque(nid for nid, ks in kids.items() if not ks)
     queued = set(work)
     while work:
         nid = work.popleft()
@@ -358,10 +356,19 @@ def _closing_nodes(problem: ExtractionProblem, usable: set[NodeId]) -> set[NodeI
                 if parent not in queued:
                     queued.add(parent)
                     work.append(parent)
+    return must
+
+
+def _closing_nodes(problem: ExtractionProblem, usable: set[NodeId]) -> set[NodeId]:
+    """Nodes n of class c with a strict child class k such that every valid choice below k reaches c
+    through strict edges (:func:`must_reach`): choosing n always closes a forbidden cycle."""
+    index = {c: i for i, c in enumerate(problem.classes)}
+    must = must_reach(problem, usable)
+    skids = problem.strict_kids
     out: set[NodeId] = set()
     for nid in usable:
         bit = 1 << index[problem.nodes[nid].eclass]
-        if any(must.get(k, 0) & bit for k in kids[nid]):
+        if any(must.get(k, 0) & bit for k in skids[nid]):
             out.add(nid)
     return out
 

@@ -45,7 +45,7 @@ from typing import AbstractSet, Callable, Iterable, Mapping
 
 import networkx as nx
 
-from .problem import ClassId, ExtractionProblem, InfeasibleProblemError, NodeId, usable_nodes
+from .problem import ClassId, ExtractionProblem, InfeasibleProblemError, NodeId, must_reach, usable_nodes
 
 __all__ = ["ShrinkStats", "ShrinkResult", "shrink", "reachable_classes", "path_bounds", "path_lower_bound",
            "bound_prunable", "must_reach", "disjoint_sum_bound"]
@@ -215,45 +215,6 @@ def _bits(mask: int, index: list[ClassId]) -> Iterable[ClassId]:
         low = mask & -mask
         yield index[low.bit_length() - 1]
         mask ^= low
-
-
-def must_reach(problem: ExtractionProblem) -> dict[ClassId, int]:
-    """Per derivable class k, a bitmask (bit i: the i-th class of ``problem.classes``) of the classes that
-    every well-founded derivation of k reaches through strict edges, k included.
-
-    In a valid selection the reached chosen nodes without their may-close edges form a DAG, so below each
-    reached class they form such a derivation: every class of ``must_reach[k]`` is reached whenever k is.
-    Computed as in ``problem._closing_nodes``: ``must[k] = {k} | intersection over k's derivable nodes m of
-    the union of must[j] over m's strict children j``, bottom-up from "no derivation yet", each value only
-    shrinking once defined (every class kept is in every derivation, by induction on its height).
-    """
-    index = {c: i for i, c in enumerate(problem.classes)}
-    kids = problem.strict_kids
-    watchers: dict[ClassId, list[NodeId]] = {}
-    for nid, ks in kids.items():
-        for k in ks:
-            watchers.setdefault(k, []).append(nid)
-    must: dict[ClassId, int] = {}
-    work = deque(nid for nid, ks in kids.items() if not ks)
-    queued = set(work)
-    while work:
-        nid = work.popleft()
-        queued.discard(nid)
-        if any(k not in must for k in kids[nid]):
-            continue  # not derivable yet; queued again when its last child class gets a derivation
-        c = problem.nodes[nid].eclass
-        mask = 1 << index[c]
-        for k in kids[nid]:
-            mask |= must[k]
-        old = must.get(c)
-        new = mask if old is None else old & mask
-        if new != old:
-            must[c] = new
-            for parent in watchers.get(c, ()):
-                if parent not in queued:
-                    queued.add(parent)
-                    work.append(parent)
-    return must
 
 
 # ============================================================================================ bounds
