@@ -75,3 +75,24 @@ def test_well_founded_accepts_a_step_and_rejects_an_initial_value_or_an_eval_of_
     assert not well_founded(_witness({"e": ("eval", 1, ["t", ""]), "t": ("theta", 1, ["", "e"])}))
     # the same through an eval of an inner loop is fine: induction on the outer index
     assert well_founded(_witness({"e": ("eval", 2, ["t", ""]), "t": ("theta", 1, ["", "e"])}))
+
+
+def test_a_chain_deeper_than_the_recursion_limit_is_no_proof_not_a_crash():
+    import sys
+
+    eg = EGraph()
+    ends = []
+    for _copy in range(2):  # two copies of a loop whose next value is a chain of 30,000 additions
+        g = PEG(name="m", class_name="C", param_types=["int"])
+        t = g.new_theta(1)
+        x = t
+        for k in range(30_000):
+            x = g.add("add.i", None, (x, g.add("const.i", k % 7)))
+        g.set_theta(t, g.add("param", 0), x)
+        g.root = g.add("return", None, (g.add("sigma0"), g.add("eval", 1, (t, g.add("pass", 1, (g.add("const.b", True),))))))
+        g.seal()
+        ends.append(eg.add_peg(g)[g.root])
+    eg.rebuild()
+    limit = sys.getrecursionlimit()
+    assert prove_by_induction(eg, ends[0], ends[1], budget=10**6) is None
+    assert sys.getrecursionlimit() == limit
