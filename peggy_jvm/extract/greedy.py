@@ -100,6 +100,12 @@ def tree_costs(problem: ExtractionProblem, usable: set[NodeId] | None = None
 def greedy_extract(problem: ExtractionProblem, usable: set[NodeId] | None = None) -> GreedyResult:
     """The greedy selection of ``problem`` and its DAG cost (see the module docstring)."""
     chosen, cost = tree_costs(problem, usable)
+    return _result(problem, chosen, cost, "greedy")
+
+
+def _result(problem: ExtractionProblem, chosen: dict[ClassId, NodeId], prices: dict[ClassId, float],
+            what: str) -> GreedyResult:
+    """The settled choice as a checked result: every root settled, and valid (or an error, never returned)."""
     missing = [r for r in problem.roots if r not in chosen]
     if missing:
         raise InfeasibleProblemError(f"{problem.name or 'problem'}: root class {missing[0]!r} has no node that "
@@ -107,8 +113,8 @@ def greedy_extract(problem: ExtractionProblem, usable: set[NodeId] | None = None
     selection = Selection(chosen)
     report = evaluate_selection(problem, selection)
     if not report.valid:  # would be a bug in the settling order: fail loudly, never return it
-        raise AssertionError(f"greedy produced an invalid selection: {report.errors}")
-    return GreedyResult(selection, report.cost, cost)
+        raise AssertionError(f"{what} produced an invalid selection: {report.errors}")
+    return GreedyResult(selection, report.cost, prices)
 
 
 def chain_extract(problem: ExtractionProblem, weight: Mapping[NodeId, int], usable: set[NodeId] | None = None
@@ -139,12 +145,4 @@ def chain_extract(problem: ExtractionProblem, weight: Mapping[NodeId, int], usab
                 ks = kids[parent]
                 heapq.heappush(heap, (weight[parent] + max(chain[k] for k in ks),
                                       weight[parent] + sum(tree[k] for k in ks), order[parent], parent))
-    missing = [r for r in problem.roots if r not in chosen]
-    if missing:
-        raise InfeasibleProblemError(f"{problem.name or 'problem'}: root class {missing[0]!r} has no node that "
-                                     f"can be part of a valid selection")
-    selection = Selection(chosen)
-    report = evaluate_selection(problem, selection)
-    if not report.valid:  # a bug in the settling order: fail loudly, never return it
-        raise AssertionError(f"chain greedy produced an invalid selection: {report.errors}")
-    return GreedyResult(selection, report.cost, {c: float(v) for c, v in chain.items()})
+    return _result(problem, chosen, {c: float(v) for c, v in chain.items()}, "chain greedy")
