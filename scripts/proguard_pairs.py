@@ -39,9 +39,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "scripts"))
+
 from peggy_jvm.classfile.disasm import disassemble  # noqa: E402
 from peggy_jvm.classfile.jimage import default_image  # noqa: E402
 from peggy_jvm.classfile.reader import read_class  # noqa: E402
+from verify_corpus import cache_dir, fetch_jars  # noqa: E402  (the corpus cache and its fetch, shared)
 
 LIBRARY_MAJOR = 55  # the newest major ProGuard 6.2.2 reads is 57; 55 (Java 11) is enough for linking
 # the Java SE API and sun.misc.Unsafe: what libraries link against (the JDK's own tools are not needed, and
@@ -65,14 +68,6 @@ INTRA_CONFIG = """\
 -keepattributes !LocalVariableTypeTable,*
 -keep class * {{ *; }}
 """
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("PEGGY_CORPUS")
-    if env:
-        return Path(env)
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "peggy-jvm" / "corpus"
 
 
 def proguard_jar() -> Path:
@@ -234,12 +229,10 @@ def _resolve_jar(arg: str) -> Path:
     p = Path(arg)
     if p.suffix == ".jar" and p.is_file():
         return p
-    p = cache_dir() / "jars" / f"{arg}.jar"
-    if not p.is_file():
-        subprocess.run(["sh", str(FETCH)], capture_output=True, stdin=subprocess.DEVNULL, timeout=1800)
-    if not p.is_file():
+    jar = fetch_jars().get(arg)
+    if jar is None:
         raise SystemExit(f"proguard_pairs: no jar {arg} (neither a path nor a corpus jar)")
-    return p
+    return jar
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,11 +31,10 @@ import time
 
 from .build import minimize
 from .graph import PEG, Node
-from .ops import OPS, Role
+from .ops import LOOP_OPS
 
 __all__ = ["simplify_known_conditions", "bisimilar", "equal_by_cases"]
 
-LOOP_OPS = frozenset(name for name, spec in OPS.items() if spec.role is Role.LOOP)
 MAX_KNOWN = 8
 GROWTH = 4
 
@@ -47,13 +46,11 @@ class _TooBig(Exception):
 
 
 def _known(nodes: list[Node], c: int, ctx: frozenset[tuple[int, bool]]) -> bool | None:
-    negate = False
-    while nodes[c].op == "not":
-        c, negate = nodes[c].children[0], not negate
-    if (c, True) in ctx:
-        return not negate
-    if (c, False) in ctx:
-        return negate
+    """The value ``ctx`` gives condition ``c`` (negations looked through), or None."""
+    base, negated = _cond(nodes, c)
+    for value in (True, False):
+        if (base, value) in ctx:
+            return value != negated
     return None
 
 
@@ -215,24 +212,25 @@ def _top_condition(u: PEG) -> int | None:
     return None
 
 
-def equal_by_cases(a: PEG, b: PEG, max_cases: int = 64, deadline: float = math.inf) -> bool:
-    """See the module docstring; ``max_cases`` bounds the number of simplified copies made, ``deadline``
-    (``time.monotonic()``) the time."""
-    budget = [max_cases]
+def equal_by_cases(a: PEG, b: PEG, max_cases: int = 64, deadline: float = math.inf) -> int | None:
+    """How many cases it took to show the roots equal (0: bisimilar as they are), or None when not shown within
+    ``max_cases`` simplified copies and ``deadline`` (``time.monotonic()``). See the module docstring."""
+    made = 0
 
     def split(u: PEG) -> bool:
+        nonlocal made
         if _met(u):
             return True
         c = _top_condition(u)
         if c is None:
             return False
         for value in (True, False):
-            budget[0] -= 1
-            if budget[0] < 0 or time.monotonic() > deadline:
+            made += 1
+            if made > max_cases or time.monotonic() > deadline:
                 return False
             case = simplify_known_conditions(u, frozenset({(c, value)}), deadline)
             if case is u or not split(case):  # unchanged: the condition is not decided anywhere it matters
                 return False
         return True
 
-    return split(_union(a, b))
+    return made if split(_union(a, b)) else None

@@ -200,6 +200,9 @@ POLYMORPHIC = frozenset({"phi", "theta", "eval", "shift", "peel"})
 EFFECTS = frozenset(n for n, s in OPS.items() if s.role is Role.EFFECT)
 THROWING_DIVISIONS = {"div.i": "check.zero.i", "rem.i": "check.zero.i", "div.l": "check.zero.l",
                       "rem.l": "check.zero.l"}
+#: the loop operators (theta, eval, pass, shift, peel): they move iteration indexes, every other operator is
+#: pointwise in every loop
+LOOP_OPS = frozenset(name for name, spec in OPS.items() if spec.role is Role.LOOP)
 BASE_LOOP_MULTIPLIER = 20  # Peggy's cost factor per loop depth in which a node varies
 
 

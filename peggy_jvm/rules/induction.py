@@ -30,14 +30,13 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from ..peg.ops import OPS, Role
+from ..peg.ops import LOOP_OPS
 
 if TYPE_CHECKING:
     from ..egraph.egraph import EGraph
 
 __all__ = ["prove_by_induction", "well_founded"]
 
-_LOOP_OPS = frozenset(name for name, spec in OPS.items() if spec.role is Role.LOOP)
 
 Key = tuple[int, int]
 Pair = tuple[int, int, tuple, tuple, list]  # class x, class y, node of x, node of y, child keys (None: equal)
@@ -52,6 +51,7 @@ class _Search:
         self.pairs: dict[Key, Pair] = {}
         self.order: list[Key] = []  # keys in the order they entered, for rollback
         self.failed: set[Key] = set()
+        self.sorted: dict[tuple[int, str], list] = {}  # (class, op) -> its nodes, oldest first
         self.busy: set[Key] = set()  # non-theta pairs being matched
         self.circular = 0  # times a pair on the stack was met again (a failure after that depends on the stack)
 
@@ -83,8 +83,9 @@ class _Search:
                 ys = cy.get(op)
                 if ys is None:
                     continue
-                for n in self._oldest_first(xs):
-                    for m in self._oldest_first(ys):
+                ys = self._oldest_first(y, op, ys)
+                for n in self._oldest_first(x, op, xs):
+                    for m in ys:
                         if m[1] != n[1] or len(m[2]) != len(n[2]):
                             continue
                         mark = len(self.order)
@@ -110,14 +111,20 @@ class _Search:
             self.failed.add(key)
         return False
 
-    def _oldest_first(self, nodes: list) -> list:
-        """The e-nodes in the order they were added: the imported PEGs' own nodes first. Their structure is
-        well founded (a built PEG is); nodes that rewrites added later can close cycles through an eval or an
-        initial value, which would make the witness useless."""
+    def _oldest_first(self, cid: int, op: str, nodes: list) -> list:
+        """The e-nodes of ``op`` in class ``cid`` in the order they were added: the imported PEGs' own nodes
+        first. Their structure is well founded (a built PEG is); nodes that rewrites added later can close cycles
+        through an eval or an initial value, which would make the witness useless. Sorted once per search (the
+        e-graph does not change during one)."""
         if len(nodes) < 2:
             return nodes
-        memo, find = self.eg._memo, self.eg.find
-        return sorted(nodes, key=lambda n: memo.get((n[0], n[1], tuple(find(c) for c in n[2])), 1 << 60))
+        key = (cid, op)
+        done = self.sorted.get(key)
+        if done is None:
+            memo, find = self.eg._memo, self.eg.find
+            done = self.sorted[key] = sorted(
+                nodes, key=lambda n: memo.get((n[0], n[1], tuple(find(c) for c in n[2])), 1 << 60))
+        return done
 
 
 def well_founded(pairs: dict[Key, Pair], keep: set[Key] | None = None,
@@ -133,7 +140,7 @@ def well_founded(pairs: dict[Key, Pair], keep: set[Key] | None = None,
             continue  # no cycle
         members = set(part)
         loops = {pairs[k][2][1] for k in part if pairs[k][2][0] == "theta"}
-        moved = {pairs[k][2][1] for k in part if pairs[k][2][0] in _LOOP_OPS and pairs[k][2][0] != "theta"}
+        moved = {pairs[k][2][1] for k in part if pairs[k][2][0] in LOOP_OPS and pairs[k][2][0] != "theta"}
         for loop in sorted(loops - moved):
             steps = frozenset((k, 1) for k in part if pairs[k][2][0] == "theta" and pairs[k][2][1] == loop)
             if steps <= cut:

@@ -99,9 +99,10 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     normal_forms_until = time.monotonic() + CASES_SHARE * budget.time_s
     pa = simplify_known_conditions(pa, deadline=normal_forms_until)
     pb = simplify_known_conditions(pb, deadline=normal_forms_until)
-    if bisimilar(pa, pb):
+    cases = equal_by_cases(pa, pb, deadline=normal_forms_until)
+    if cases == 0:
         return ProofResult(True, "same PEG once conditions known in branches are used", ["known-conditions"], a, b)
-    if equal_by_cases(pa, pb, deadline=normal_forms_until):
+    if cases is not None:
         return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"], a, b)
     eg = EGraph()
     ra = eg.add_peg(pa)[pa.root]
