@@ -460,9 +460,11 @@ def run_jvm(classes_dir: Path | str, calls: Sequence[Call], *, java_home: Path |
         results = _parse_transcript(proc.stdout)
         # a timed-out call's thread can still hold a huge array when generated sizes are near 2**31; on a
         # loaded machine the harness itself may then die of OutOfMemoryError, sometimes too starved to print
-        # anything: a harness that died without answering every call runs the batch once more (a second crash
-        # is reported; a wrong result is never retried, it is a result)
-        if proc.returncode == 0 or len(results) == len(calls):
+        # anything, or a JDK class may fail to initialize under it (seen: every later string concatenation of
+        # the run threw NoClassDefFoundError, StringConcatFactory being unusable in that JVM): such a batch runs
+        # once more in a fresh JVM. What happens again is the result (a wrong result is never retried).
+        poisoned = any(r.kind == "THROW" and r.exception == "java/lang/NoClassDefFoundError" for r in results)
+        if (proc.returncode == 0 or len(results) == len(calls)) and not poisoned:
             break
     if proc.returncode != 0 or len(results) != len(calls):
         raise RuntimeError(f"DiffRunner answered {len(results)} of {len(calls)} calls (exit {proc.returncode}):\n"

@@ -607,3 +607,16 @@ def test_runner_times_out_and_goes_on(java_home: Path, tmp_path: Path) -> None:
     assert [str(r) for r in results] == ["RET 1", "TIMEOUT", "RET 3", "RET 1"]
     cmp = dt.compare_results(calls, results, results)
     assert cmp.ok and cmp.compared == 2 and cmp.inconclusive == 2  # the rest of a timed-out group is unknown
+
+
+def test_runner_keeps_a_no_class_def_found_error_that_happens_again(java_home: Path, tmp_path: Path) -> None:
+    # a batch with NoClassDefFoundError runs once more in a fresh JVM (a JDK class can fail to initialize under
+    # memory pressure); a missing class is missing again, so it stays the result
+    src = tmp_path / "Uses.java"
+    src.write_text("class Gone { static int v() { return 1; } }\n"
+                   "public class Uses { static int call() { return Gone.v(); } static int two() { return 2; } }\n")
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path), str(src)], check=True)
+    (tmp_path / "Gone.class").unlink()
+    calls = [dt.Call("Uses", "call", "()I"), dt.Call("Uses", "two", "()I")]
+    results = dt.run_jvm(tmp_path, calls, java_home=java_home)
+    assert [str(r) for r in results] == ["THROW java/lang/NoClassDefFoundError", "RET 2"]
