@@ -4,10 +4,8 @@ checker, reversion, lowering (peggy_jvm/pipeline.py, peggy_jvm/extract/select.py
 Purpose-written Java: constant folding through branches, loop-invariant code motion, strength reduction (no
 ``imul`` left in the loop), dead-loop deletion (also of loop nests), loops off the sigma chain, whole-loop closed
 forms, loop-based code motion, branch hoisting out of loops, conditional constant folding, partial redundancy
-elimination, nested loops, loops that never terminate, effects under conditions; each asserted on the
-disassembly against the original's shape. (Loop peeling has no fixture: nothing in the safe rules or the
-reverter peels a loop yet.) Every
-output verifies under -Xverify:all and behaves like the original (differential runner, generated arguments); the
+elimination, loop peeling, nested loops, loops that never terminate, effects under conditions; each asserted on
+the disassembly against the original's shape. Every output verifies under -Xverify:all and behaves like the original (differential runner, generated arguments); the
 fixtures (release17) go through the full stage without an unnamed fallback and print exactly what they printed.
 """
 from __future__ import annotations
@@ -59,6 +57,19 @@ public class Full {
     // partial redundancy: x * y is computed in one arm and again after the join; the rewritten code computes it
     // once on every path (x - x is there to make the PEG cheaper, else the method is left as it is)
     static int pre(int x, int y, boolean c) { int r; if (c) { r = x * y + 1; } else { r = 0; } return r + x * y + (x - x); }
+    // loop peeling: the first iteration goes in front of the loop, where the flag (or prev) is a constant, so
+    // the test of it leaves the loop body (with effects in the loop too)
+    static int peelFirst(int[] a) {
+        boolean first = true; int s = 0;
+        for (int i = 0; i < a.length; i++) { if (first) { s = a[i]; first = false; } else { s = s * 31 + a[i]; } }
+        return s;
+    }
+    static int peelPrev(int n) { int prev = 7; int s = 0; for (int i = 0; i < n; i++) { s += i - prev; prev = 3; } return s; }
+    static String peelJoin(int n) {
+        StringBuilder sb = new StringBuilder(); boolean first = true;
+        for (int i = 0; i < n; i++) { if (!first) { sb.append(','); } sb.append(i); first = false; }
+        return sb.toString();
+    }
 
     public static void main(String[] args) throws Exception {
         System.out.println(fold(5) + " " + foldBranch(3) + " " + licm(10, 3, 4) + " " + strength(100));
@@ -67,6 +78,8 @@ public class Full {
         System.out.println(deadNested(5, 6) + " " + sumNested(5, 6) + " " + closedForm(4) + " " + closedFormN(9) + " "
                            + codeMotion(11) + " " + hoistBranch(5, 1) + " " + hoistBranch(5, -1) + " " + condFold(5)
                            + " " + condFold(6) + " " + pre(3, 4, true) + " " + pre(3, 4, false));
+        System.out.println(peelFirst(new int[] {4, 5, 6}) + " " + peelFirst(new int[0]) + " " + peelPrev(6) + " "
+                           + peelPrev(-2) + " " + peelJoin(5) + " [" + peelJoin(0) + "]");
         Thread t = new Thread(() -> forever(1));
         t.setDaemon(true);
         t.start();
@@ -124,7 +137,8 @@ def _loop_ranges(code: list[tuple[int, str, str]]) -> list[tuple[int, int]]:
 SELF_CHECK_REFUSES: set[str] = set()
 # the methods the full stage must rewrite (each one an optimization the shape tests below look at)
 MUST_REWRITE = ("fold", "foldBranch", "licm", "strength", "nested", "arr", "deadLoop", "deadNested", "sumNested",
-                "closedForm", "closedFormN", "codeMotion", "hoistBranch", "condFold", "pre")
+                "closedForm", "closedFormN", "codeMotion", "hoistBranch", "condFold", "pre", "peelFirst", "peelPrev",
+                "peelJoin")
 
 
 def test_the_self_check_keeps_what_it_cannot_prove(tmp_path, java_home):
@@ -319,9 +333,38 @@ def test_partial_redundancy_elimination(compiled, java_home):
     assert [op for _, op, _ in code["pre"]].count("isub") == 0, code["pre"]
 
 
+def test_loop_peeling(compiled, java_home):
+    """The first iteration goes in front of the loop, where the first-iteration flag (or the previous value) is a
+    constant: the test of the flag leaves the loop body, also when the loop appends to a builder."""
+    orig, out, _ = compiled
+    before = _javap(java_home, orig, "Full")
+    code = _javap(java_home, out, "Full")
+
+    def branches(ops: list[str]) -> int:
+        return sum(1 for op in ops if op.startswith("if"))
+    for name in ("peelFirst", "peelJoin"):
+        assert len(_cycles(before[name])) == 1 and branches(_in_loops(before[name])) == 2  # the exit test, the flag
+        assert len(_cycles(code[name])) == 1, code[name]  # still one loop
+        assert branches(_in_loops(code[name])) == 1, code[name]  # only the exit test is left in it
+        assert branches([op for _, op, _ in code[name]]) == 2, code[name]  # plus the first exit test, in front
+    # the first iteration's append(int) is in front of the loop, the loop appends the comma unconditionally
+    appends = [off for off, op, args in code["peelJoin"] if op == "invokevirtual" and "append:(I)" in args]
+    loop = set().union(*_cycles(code["peelJoin"]))
+    assert len(appends) == 2 and len([a for a in appends if a not in loop]) == 1, code["peelJoin"]
+
+    def uses_of_three(c: list[tuple[int, str, str]]) -> list[str]:
+        """What the loop does with the constant 3 (or -3) it pushes: the next instruction."""
+        inside = set().union(*_cycles(c))
+        return [c[k + 1][1] for k, (off, op, args) in enumerate(c)
+                if off in inside and (op == "iconst_3" or (op == "bipush" and args in ("3", "-3")))]
+    # prev (7, then 3) is a variable of the loop, set to 3 in it; peeled, the loop computes with the constant
+    assert [u.split("_")[0] for u in uses_of_three(before["peelPrev"])] == ["istore"]
+    assert uses_of_three(code["peelPrev"]) and not any(u.startswith("istore") for u in uses_of_three(code["peelPrev"]))
+
+
 LOOP_BOUNDS = {"licm": (0,), "strength": (0,), "strengthLong": (0,), "deadLoop": (0,), "nested": (0, 1),
                "dbl": (1,), "deadNested": (0, 1), "sumNested": (0, 1), "closedFormN": (0,), "codeMotion": (0,),
-               "hoistBranch": (0,)}
+               "hoistBranch": (0,), "peelPrev": (0,), "peelJoin": (0,)}
 
 
 def test_static_methods_agree_with_the_originals(compiled, java_home):

@@ -76,6 +76,9 @@ __all__ = ["ExtractReport", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDE
 #     (handlers are not reverted, see revert.py) and the value is never read. theta-linear (builtin):
 #     s = theta(a, s + c), c invariant, is a + i * c for the counter i = theta(0, i + 1), by induction and
 #     distributivity in Z/2^32; with the exit value of the counter it gives accumulators in closed form.
+#   peg.loop.peel (under the peg.loop prefix): loop peeling, eval(X, pass(C)) = phi(C@0, X@0, eval(X+, pass(C+)))
+#     by the definition of pass (0 when C holds at 0, else one more than in the shifted loop); the first test's
+#     guard is dropped because the loop's heap is selected by the same phi (see rules/peel.py).
 # Excluded: effects, heap.array, heap.field, java.lang (docs/axioms.md lists doubts about the exception model,
 #   e.g. read-over-write through a putfield that may throw NullPointerException, and calls as pure operators);
 #   compare.ref (distinct/nonnull reason about allocation and the receiver); the groups that are off by default

@@ -149,6 +149,11 @@ class _Reverter:
         """Enter a branch arm or loop iteration; ``known``: the condition this arm knows the value of."""
         self.scopes.append(start if start is not None else {})
         self.spent.append(set())
+        if known is not None:
+            c, value = known
+            while self.nodes[c].op == "not":  # kept under the operand: fact() looks through negations the same way
+                c, value = self.nodes[c].children[0], not value
+            known = (c, value)
         self.facts.append({} if known is None else {known[0]: known[1]})
 
     def fact(self, c: int) -> bool | None:

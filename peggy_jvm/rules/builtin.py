@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
 from .induction import prove_by_induction
+from .peel import LoopPeel
 from .strings import BuilderAppendReturnsThis, BuilderInitAppend, StringLengthConst
 
 if TYPE_CHECKING:
@@ -316,5 +317,5 @@ class ThetaLinear:
 
 def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
-            BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst()]
+            BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), LoopPeel()]
 

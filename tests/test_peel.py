@@ -1,0 +1,138 @@
+"""Loop peeling (peggy_jvm/rules/peel.py, builtin ``loop-peel``): the exact e-graph shape of one peel, when it
+fires and when it does not, and validation of hand-peeled loops (proved) against wrongly peeled ones (a
+counterexample). The optimizer's use of it is in tests/test_optimize_full.py (``peelFirst`` and friends)."""
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from peggy_jvm.egraph.egraph import EGraph
+from peggy_jvm.peg.graph import PEG
+from peggy_jvm.rules.peel import LoopPeel
+from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
+
+
+def _prev_diff(prev_next: str) -> tuple[PEG, dict[str, int]]:
+    """``prev = 7; s = 0; for (i = 0; i < n; i++) { s += i - prev; prev = <prev_next>; } return s;`` where
+    ``prev_next`` is ``"3"`` (first-iteration-only value) or ``"i"`` (the previous counter: varies)."""
+    peg = PEG(name="prevDiff", param_types=["int"])
+    s0, n = peg.add("sigma0"), peg.add("param", 0)
+    zero, one = peg.add("const.i", 0), peg.add("const.i", 1)
+    i, prev, s = peg.new_theta(1), peg.new_theta(1), peg.new_theta(1)
+    peg.set_theta(i, zero, peg.add("add.i", None, (i, one)))
+    peg.set_theta(prev, peg.add("const.i", 7), peg.add("const.i", 3) if prev_next == "3" else i)
+    peg.set_theta(s, zero, peg.add("add.i", None, (s, peg.add("sub.i", None, (i, prev)))))
+    cond = peg.add("ge.i", None, (i, n))
+    p = peg.add("pass", 1, (cond,))
+    result = peg.add("eval", 1, (s, p))
+    peg.root = peg.add("return", None, (s0, result))
+    peg.seal()
+    return peg, {"n": n, "i": i, "prev": prev, "s": s, "cond": cond, "pass": p, "result": result}
+
+
+def test_one_peel_has_the_exact_shape():
+    peg, ids = _prev_diff("3")
+    eg = EGraph()
+    m = eg.add_peg(peg)
+    rule = LoopPeel()
+    matches, _ = rule.search(eg, 10, time.perf_counter() + 5)
+    assert len(matches) == 1
+    assert rule.apply(eg, matches[0])
+    eg.rebuild()
+    c = eg.add
+    n, zero, three = m[ids["n"]], c("const.i", 0), c("const.i", 3)
+    # eval(s, pass(i >= n)) == phi(0 >= n, 0, eval(s+, pass(i+ >= n)))
+    phis = [ch for op, _a, ch in eg.nodes(m[ids["result"]]) if op == "phi"]
+    assert len(phis) == 1
+    first_test, at_first, later = phis[0]
+    assert eg.equiv(first_test, c("ge.i", None, (zero, n)))
+    assert eg.equiv(at_first, zero)
+    (seq, new_pass), = [ch for op, a, ch in eg.nodes(later) if op == "eval" and a == 1]
+    assert not eg.equiv(new_pass, m[ids["pass"]])
+    # the shifted loop: i+ = theta(0 + 1, i+ + 1), prev+ = theta(3, 3), s+ = theta(0 + (0 - 7), s+ + (i+ - prev+))
+    (i_next,), = [ch[:1] for op, _a, ch in eg.nodes(new_pass) if op == "pass"]
+    (i_plus, _n), = [ch for op, _a, ch in eg.nodes(i_next) if op == "ge.i"]
+    assert eg.nodes(i_plus) == [("theta", 1, (eg.find(c("add.i", None, (zero, c("const.i", 1)))),
+                                              eg.find(c("add.i", None, (i_plus, c("const.i", 1))))))]
+    assert eg.lookup("theta", 1, (three, three)) is not None  # prev from iteration 1 on: always 3
+    (s_init, s_next), = [ch for op, a, ch in eg.nodes(seq) if op == "theta"]
+    assert eg.equiv(s_init, c("add.i", None, (zero, c("sub.i", None, (zero, c("const.i", 7))))))
+    assert eg.varies(seq, 1) and not eg.varies(later, 1)
+    # a loop is peeled once, and the peeled copy never: saturation does not unroll
+    assert rule.search(eg, 10, time.perf_counter() + 5)[0] == []
+
+
+def test_loops_without_a_first_iteration_value_are_not_peeled():
+    peg, _ = _prev_diff("i")
+    eg = EGraph()
+    eg.add_peg(peg)
+    assert LoopPeel().search(eg, 10, time.perf_counter() + 5)[0] == []
+
+
+def test_a_body_over_the_size_limit_is_not_peeled():
+    peg, _ = _prev_diff("3")
+    eg = EGraph()
+    eg.add_peg(peg)
+    assert LoopPeel(max_classes=3).search(eg, 10, time.perf_counter() + 5)[0] == []
+
+
+ORIGINAL = """public class P {
+    static int join(int[] a) {
+        boolean first = true; int s = 0;
+        for (int i = 0; i < a.length; i++) { if (first) { s = a[i]; first = false; } else { s = s * 31 + a[i]; } }
+        return s;
+    }
+    static void print(java.io.PrintStream out, int n) {
+        boolean first = true;
+        for (int i = 0; i < n; i++) { if (!first) { out.print(','); } out.print(i); first = false; }
+    }
+}
+"""
+# peeled by hand: the first iteration in front of the loop, the flag gone
+PEELED = """public class P {
+    static int join(int[] a) {
+        if (a.length <= 0) { return 0; }
+        int s = a[0];
+        for (int i = 1; i < a.length; i++) { s = s * 31 + a[i]; }
+        return s;
+    }
+    static void print(java.io.PrintStream out, int n) {
+        if (n <= 0) { return; }
+        out.print(0);
+        for (int i = 1; i < n; i++) { out.print(','); out.print(i); }
+    }
+}
+"""
+# peeled wrongly: join starts its loop at 2 (a[1] is lost), print prints the comma before the first number too
+WRONG = PEELED.replace("for (int i = 1; i < a.length", "for (int i = 2; i < a.length") \
+              .replace("out.print(0);", "out.print(','); out.print(0);")
+
+
+@pytest.fixture(scope="module")
+def trees(java_home, tmp_path_factory) -> dict[str, Path]:
+    out = {}
+    for name, text in (("orig", ORIGINAL), ("peeled", PEELED), ("wrong", WRONG)):
+        d = tmp_path_factory.mktemp(f"peel-{name}")
+        (d / "P.java").write_text(text)
+        subprocess.run([str(java_home / "bin" / "javac"), "-d", str(d), str(d / "P.java")], check=True)
+        (d / "P.java").unlink()
+        out[name] = d
+    return out
+
+
+def test_hand_peeled_loops_are_proved_by_peeling(trees):
+    report = validate_inputs(trees["orig"], trees["peeled"], ValidateOptions(explain=True, method_timeout=5.0))
+    rows = {p.name: p for p in report.pairs}
+    for name in ("join", "print"):
+        assert rows[name].verdict is Verdict.EQUIVALENT, (name, rows[name].reason)
+        assert "loop-peel" in (rows[name].axioms or []), (name, rows[name].axioms)
+
+
+def test_wrongly_peeled_loops_are_not_equivalent(trees):
+    report = validate_inputs(trees["orig"], trees["wrong"], ValidateOptions(method_timeout=5.0))
+    rows = {p.name: p for p in report.pairs}
+    assert rows["join"].verdict is Verdict.NOT_EQUIVALENT, rows["join"].reason  # a counterexample on the JVM
+    assert rows["print"].verdict is not Verdict.EQUIVALENT, rows["print"].reason
