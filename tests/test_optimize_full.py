@@ -160,6 +160,19 @@ def test_the_self_check_keeps_what_it_cannot_prove(tmp_path, java_home):
         _self_check(cf, a, b.code_attribute().data, h, 1.0)
 
 
+def test_code_growth_needs_a_real_gain():
+    """A rewrite that more than doubles the code (plus 32 bytes) is kept only for a cost gain of 10% or more
+    (lang3's FastDatePrinter.parseToken went from 245 to 2,425 bytes for 2.5%)."""
+    from peggy_jvm.pipeline import MethodUnchanged, _check_growth
+
+    with pytest.raises(MethodUnchanged, match=r"code growth: 245 -> 2425 bytes for a cost gain of 2\.5%"):
+        _check_growth(245, 2425, {"cost_before": 3670.0, "cost_after": 3578.0})
+    _check_growth(245, 2425, {"cost_before": 3670.0, "cost_after": 3000.0})  # 18% cheaper: worth it
+    _check_growth(245, 522, {"cost_before": 3670.0, "cost_after": 3578.0})  # 2 * 245 + 32: within the limit
+    with pytest.raises(MethodUnchanged):
+        _check_growth(245, 523, {"cost_before": 3670.0, "cost_after": 3578.0})
+
+
 def test_full_is_an_implemented_stage():
     assert Stage.FULL in IMPLEMENTED_STAGES
 
@@ -393,7 +406,7 @@ def test_static_methods_agree_with_the_originals(compiled, java_home):
 # finding nothing cheaper that passes its checks.
 NAMED_UNCHANGED = ("no cheaper PEG", "exception handlers are not reverted yet", "PEG too deep for the reverter",
                    "an effect is needed again after the branch it ran in", "irreducible",
-                   "self-check: the emitted code is not proved",
+                   "self-check: the emitted code is not proved", "code growth: ",
                    # the reverter refuses a value it cannot place (it used to give such a value a zero and leave the
                    # rest to the self-check); Branches.labeled: one counter shared by two inner loops
                    "a value that varies in a loop is needed outside it",
