@@ -64,6 +64,12 @@ public class Full {
         for (int i = 0; i < a.length; i++) { if (first) { s = a[i]; first = false; } else { s = s * 31 + a[i]; } }
         return s;
     }
+    // line numbers: an exception thrown by the rewritten code names the original source line
+    static int lineOf(int[] a, int k) {
+        int s = 0;
+        for (int i = 0; i < k; i++) { s += k * 4; }
+        return s + a[k];
+    }
     static int peelPrev(int n) { int prev = 7; int s = 0; for (int i = 0; i < n; i++) { s += i - prev; prev = 3; } return s; }
     static String peelJoin(int n) {
         StringBuilder sb = new StringBuilder(); boolean first = true;
@@ -80,6 +86,11 @@ public class Full {
                            + " " + condFold(6) + " " + pre(3, 4, true) + " " + pre(3, 4, false));
         System.out.println(peelFirst(new int[] {4, 5, 6}) + " " + peelFirst(new int[0]) + " " + peelPrev(6) + " "
                            + peelPrev(-2) + " " + peelJoin(5) + " [" + peelJoin(0) + "]");
+        try {
+            lineOf(new int[2], 5);
+        } catch (ArrayIndexOutOfBoundsException e) {
+            System.out.println("thrown at line " + e.getStackTrace()[0].getLineNumber());
+        }
         Thread t = new Thread(() -> forever(1));
         t.setDaemon(true);
         t.start();
@@ -138,7 +149,7 @@ SELF_CHECK_REFUSES: set[str] = set()
 # the methods the full stage must rewrite (each one an optimization the shape tests below look at)
 MUST_REWRITE = ("fold", "foldBranch", "licm", "strength", "nested", "arr", "deadLoop", "deadNested", "sumNested",
                 "closedForm", "closedFormN", "codeMotion", "hoistBranch", "condFold", "pre", "peelFirst", "peelPrev",
-                "peelJoin")
+                "peelJoin", "lineOf")
 
 
 def test_the_self_check_keeps_what_it_cannot_prove(tmp_path, java_home):
@@ -191,6 +202,25 @@ def test_report_rows(compiled):
     for r in rows.values():
         if r.status == "unchanged" and r.cost_before is not None:
             assert r.cost_after == r.cost_before
+
+
+def test_rewritten_code_keeps_the_lines_of_its_effects(compiled, java_home):
+    """Each effect of the rewritten code (call, array access, field access, ...) carries the line of the
+    statement it came from: the LineNumberTable is kept, and the stack trace of an exception in a rewritten
+    method names the original line (main prints it; the test below compares main's output)."""
+    orig, out, rows = compiled
+    for name in ("callCond", "lineOf", "peelJoin"):
+        assert rows[name].status == "rewritten" and "LineNumberTable" not in rows[name].reason, rows[name].reason
+    text = subprocess.run([str(java_home / "bin" / "javap"), "-l", "-c", "-p", "-cp", str(out), "Full"],
+                          capture_output=True, text=True, check=True).stdout
+    src = SOURCE.splitlines()
+    line_of_throw = next(k for k, t in enumerate(src, 1) if "return s + a[k];" in t)
+    section = text[text.index("static int lineOf("):]
+    section = section[:section.index("\n\n")]  # javap ends each method with a blank line
+    table = section[section.index("LineNumberTable:"):]
+    iaload = int(re.search(r"(\d+): iaload", section).group(1))
+    entries = [(int(pc), int(line)) for line, pc in re.findall(r"line (\d+): (\d+)", table)]
+    assert max((pc, line) for pc, line in entries if pc <= iaload)[1] == line_of_throw, table
 
 
 def test_output_verifies_and_main_prints_the_same(compiled, verifier, java_home):
@@ -377,7 +407,7 @@ def test_loop_peeling(compiled, java_home):
 
 LOOP_BOUNDS = {"licm": (0,), "strength": (0,), "strengthLong": (0,), "deadLoop": (0,), "nested": (0, 1),
                "dbl": (1,), "deadNested": (0, 1), "sumNested": (0, 1), "closedFormN": (0,), "codeMotion": (0,),
-               "hoistBranch": (0,), "peelPrev": (0,), "peelJoin": (0,)}
+               "hoistBranch": (0,), "peelPrev": (0,), "peelJoin": (0,), "lineOf": (1,)}
 
 
 def test_static_methods_agree_with_the_originals(compiled, java_home):

@@ -33,7 +33,7 @@ from typing import Sequence
 from ..egraph.egraph import EGraph
 from ..egraph.runner import Limits, Rewrite, Runner
 from ..peg.check import _kinds, peg_problems
-from ..peg.ops import T
+from ..peg.ops import OPS, Role, T
 from ..peg.graph import PEG
 from ..revert.revert import pure_loops
 from ..rules.library import RuleSet, default_rules
@@ -153,6 +153,21 @@ def loops_on_sigma(peg: PEG) -> list[str]:
     return [f"n{p}: pass[{peg.nodes[p].attr}] is not on the sigma chain" for p in sorted(off)]
 
 
+def _carry_origins(peg: PEG, class_of: dict[int, str], new: PEG, back: dict[int, list], pp: PegProblem) -> None:
+    """Give each effect of the extracted PEG the bytecode offset of an original effect in its e-class (the
+    first, by node id): the rewritten code's line numbers. Debug information only."""
+    by_class: dict[str, int] = {}
+    for n, off in sorted(peg.origins.items()):
+        if n in class_of:
+            by_class.setdefault(class_of[n], off)
+    nodes = pp.problem.nodes
+    for n, ids in back.items():
+        if ids and OPS[new.nodes[n].op].role is Role.EFFECT:
+            off = by_class.get(nodes[ids[0]].eclass)
+            if off is not None:
+                new.origins[n] = off
+
+
 def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, deadline: float = math.inf
               ) -> tuple[PEG | None, dict, str | None, frozenset[int]]:
     """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection)."""
@@ -254,10 +269,11 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
         report.notes.append("no selection passed the checks")
         return peg, report
     # checked again here, whatever the solver said (its own time: the solver may have used all of the budget)
-    new, _, why, _ = _problems(pp, sel, baseline, time.monotonic() + max(0.2, budget / 2))
+    new, back, why, _ = _problems(pp, sel, baseline, time.monotonic() + max(0.2, budget / 2))
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report
+    _carry_origins(peg, {n: f"c{eg.find(c)}" for n, c in mapping.items()}, new, back, pp)
     after = peg_cost(new)
     if after >= before:
         report.notes.append(f"no gain ({status}: {after:g} >= {before:g})")

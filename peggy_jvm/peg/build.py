@@ -232,6 +232,7 @@ class _Builder:
         self.env_end: dict[int, dict] = {}
         self.pending: dict[int, tuple[int, Var | None, Callable[[int], int] | None]] = {}
         self.entry_env: dict[int, dict] = {}
+        self.origin = -1  # bytecode offset of the statement being translated
         self.decide_memo: dict[tuple, _Tree | None] = {}
         self.cond_memo: dict[tuple, int] = {}
         self.reach_memo: dict[tuple, bool] = {}
@@ -357,13 +358,17 @@ class _Builder:
         return const_node(self.peg, x)  # type: ignore[arg-type]
 
     def effect(self, env: dict, op: str, attr: object, args: list[int]) -> int:
-        return self.peg.add(op, attr, (env[SIGMA], *args))
+        nid = self.peg.add(op, attr, (env[SIGMA], *args))
+        if self.origin >= 0:
+            self.peg.origins.setdefault(nid, self.origin)
+        return nid
 
     def translate(self, env: dict, st: Stmt, deferred: bool) -> tuple[int, Var | None, Callable[[int], int] | None] | None:
         """Apply ``st`` to ``env``. A statement that may throw yields (outcome, destination, how its value is
         made from rho_value); when ``deferred`` (a try segment's last statement) the projections are left to the
         edges, otherwise they are applied here."""
         peg = self.peg
+        self.origin = st.origin  # for the effects this statement makes
         val = lambda x: self.operand(env, x)  # noqa: E731
         t = type(st)
         if t is Copy:
@@ -829,5 +834,8 @@ def minimize(peg: PEG) -> PEG:
             if c not in new_id:
                 visit(c)
         out.set_theta(t, new_id[a], new_id[b])
+    for n, off in sorted(peg.origins.items()):  # merged nodes: the first statement's offset
+        if n in cls and rep[cls[n]] in new_id:
+            out.origins.setdefault(new_id[rep[cls[n]]], off)
     out.seal()
     return out

@@ -47,6 +47,9 @@ class PEG:
     param_types: list = field(default_factory=list)
     _index: dict[Node, int] = field(default_factory=dict, repr=False)
     sealed: bool = False
+    #: effect node -> bytecode offset of the statement it was built from (debug information only: it gives the
+    #: rewritten code its line numbers and takes no part in the PEG's meaning, equality or hashing)
+    origins: dict[int, int] = field(default_factory=dict, repr=False)
 
     def add(self, op: str, attr: Hashable = None, children: tuple[int, ...] = ()) -> int:
         assert not self.sealed

@@ -441,12 +441,13 @@ class _Reverter:
                             self.lookup(d) is None and self.available(dn.children[0]):
                         a = self.gen(dn.children[0])
                         dst = self.new_var(self.type_of(d))
-                        self.emit(Binary(dst, dn.op, a, args[0]))
+                        self.emit(Binary(dst, dn.op, a, args[0], origin=self.peg.origins.get(o, -1)))
                         self.bind(d, dst)
                         return args[0]
             wide = op.endswith("l")
             tmp = self.new_var(LONG if wide else INT)
-            self.emit(Binary(tmp, "div.l" if wide else "div.i", Const(LONG if wide else INT, 0), args[0]))
+            self.emit(Binary(tmp, "div.l" if wide else "div.i", Const(LONG if wide else INT, 0), args[0],
+                             origin=self.peg.origins.get(o, -1)))
             return args[0]
         if op == "getfield":
             st = GetField(dst, args[0], attr)  # type: ignore[arg-type]
@@ -491,6 +492,7 @@ class _Reverter:
             st = MonitorExit(args[0])
         else:
             raise RevertUnsupported(f"effect {op}")
+        st.origin = self.peg.origins.get(o, -1)  # the original statement's line (debug information)
         self.emit(st)
         self.bind(o, dst if dst is not None else _DONE)
         return dst
