@@ -136,3 +136,59 @@ def test_wrongly_peeled_loops_are_not_equivalent(trees):
     rows = {p.name: p for p in report.pairs}
     assert rows["join"].verdict is Verdict.NOT_EQUIVALENT, rows["join"].reason  # a counterexample on the JVM
     assert rows["print"].verdict is not Verdict.EQUIVALENT, rows["print"].reason
+
+
+# loops where peeling meets other shapes: a test at the bottom, nested loops with a flag each, a first iteration
+# that throws, a break and a return inside, two flags, long values, a division in the first iteration
+SHAPES = """public class Adv {
+    static int doWhile(int n) { boolean first = true; int s = 1; int i = 0;
+        do { if (first) { s += 10; } else { s = s * 3 + i; } first = false; i++; } while (i < n); return s; }
+    static int nestedFlag(int n, int m) { int t = 0;
+        for (int i = 0; i < n; i++) { boolean first = true;
+            for (int j = 0; j < m; j++) { if (first) { t += i; first = false; } else { t += j * 2; } } }
+        return t; }
+    static int throwsFirst(int[] a, int n) { boolean first = true; int s = 0;
+        for (int i = 0; i <= n; i++) { if (first) { s = a[i] * 7; first = false; } else { s += a[i]; } } return s; }
+    static int breakOnFlag(int n) { boolean first = true; int s = 0;
+        for (int i = 0; i < n; i++) { if (!first && s > 20) break; s += i + (first ? 5 : 1); first = false; }
+        return s; }
+    static int returnInLoop(int n) { boolean first = true; int i = 0;
+        while (true) { if (first) { i += 3; first = false; } else { i += 2; } if (i > n) return i; } }
+    static long prevChain(int n) { long prev = 1, cur = 1, s = 0;
+        for (int i = 0; i < n; i++) { s += prev * 2 + cur; prev = 4; cur = i; } return s; }
+    static int divFirst(int n, int d) { boolean first = true; int s = 0;
+        for (int i = 0; i < n; i++) { if (first) { s = 100 / d; first = false; } else { s += i; } } return s; }
+    static int twoFlags(int n) { boolean a = true, b = true; int s = 0;
+        for (int i = 0; i < n; i++) { if (a) { s += 1; a = false; } else if (b) { s += 100; b = false; } else { s += i; } }
+        return s; }
+}
+"""
+
+
+def test_peeled_shapes_behave_like_the_originals(java_home, tmp_path, monkeypatch):
+    import difftest as dt
+    import peggy_jvm.pipeline as pipeline
+    from peggy_jvm.classfile.reader import read_class
+    from peggy_jvm.pipeline import Stage, optimize_input
+
+    monkeypatch.setattr(pipeline, "DEFAULT_FULL_BUDGET", 8.0)  # a busy CI machine must not make them unchanged
+
+    (tmp_path / "Adv.java").write_text(SHAPES)
+    orig = tmp_path / "orig"
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Adv.java")], check=True)
+    _, report = optimize_input(orig, tmp_path / "out", Stage.FULL, jobs=1)  # soft budget: never a fallback
+    rewritten = {m.name for m in report.methods if m.status == "rewritten"}
+    assert {"nestedFlag", "throwsFirst", "returnInLoop", "twoFlags"} <= rewritten, \
+        {m.name: m.reason for m in report.methods}
+    assert not [m for m in report.methods if m.status == "fallback"]
+    cf = read_class((orig / "Adv.class").read_bytes())
+    calls = []
+    for m in cf.methods:
+        if m.name == "<init>":
+            continue
+        for a in dt.generate_args(m.descriptor, count=40, seed=3):  # small loop bounds: both sides end quickly
+            a = tuple(max(-50, min(50, v)) if isinstance(v, int) and not isinstance(v, bool) else v for v in a)
+            calls.append(dt.Call(cf.name, m.name, m.descriptor, a))
+    result = dt.compare(orig, tmp_path / "out", calls, java_home=java_home, timeout_ms=3000)
+    assert result.mismatches == [], result.report()
+    assert result.compared == len(calls)
