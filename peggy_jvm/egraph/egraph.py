@@ -66,6 +66,9 @@ class PegInfo:
     name: str = ""
     is_static: bool | None = None
     roots: list[int] = field(default_factory=list)
+    #: class made by copying another (loop peeling's copies of a loop body) -> that class: debug information,
+    #: so that copied effects keep their statement's line
+    copied_from: dict[int, int] = field(default_factory=dict)
 
 
 class EGraph:

@@ -153,9 +153,11 @@ def loops_on_sigma(peg: PEG) -> list[str]:
     return [f"n{p}: pass[{peg.nodes[p].attr}] is not on the sigma chain" for p in sorted(off)]
 
 
-def _carry_origins(peg: PEG, class_of: dict[int, str], new: PEG, back: dict[int, list], pp: PegProblem) -> None:
+def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], new: PEG, back: dict[int, list],
+                   pp: PegProblem) -> None:
     """Give each effect of the extracted PEG the bytecode offset of an original effect in its e-class (the
-    first, by node id): the rewritten code's line numbers. Debug information only."""
+    first, by node id), or in the class it was copied from (``copies``: loop peeling): the rewritten code's line
+    numbers. Debug information only."""
     by_class: dict[str, int] = {}
     for n, off in sorted(peg.origins.items()):
         if n in class_of:
@@ -163,7 +165,10 @@ def _carry_origins(peg: PEG, class_of: dict[int, str], new: PEG, back: dict[int,
     nodes = pp.problem.nodes
     for n, ids in back.items():
         if ids and OPS[new.nodes[n].op].role is Role.EFFECT:
-            off = by_class.get(nodes[ids[0]].eclass)
+            c = nodes[ids[0]].eclass
+            off = by_class.get(c)
+            if off is None and c in copies:
+                off = by_class.get(copies[c])
             if off is not None:
                 new.origins[n] = off
 
@@ -273,7 +278,9 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report
-    _carry_origins(peg, {n: f"c{eg.find(c)}" for n, c in mapping.items()}, new, back, pp)
+    class_of = {n: f"c{eg.find(c)}" for n, c in mapping.items()}
+    copies = {f"c{eg.find(c)}": f"c{eg.find(o)}" for c, o in eg.info.copied_from.items()}
+    _carry_origins(peg, class_of, copies, new, back, pp)
     after = peg_cost(new)
     if after >= before:
         report.notes.append(f"no gain ({status}: {after:g} >= {before:g})")

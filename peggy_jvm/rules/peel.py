@@ -127,6 +127,7 @@ class _Copier:
         self._busy.add(cid)
         op, attr, ch = node
         out = eg.add(op, attr, [child(c) for c in ch])
+        eg.info.copied_from.setdefault(out, cid)
         self._busy.discard(cid)
         memo[cid] = out
         return out
