@@ -64,6 +64,8 @@ public class Full {
         for (int i = 0; i < a.length; i++) { if (first) { s = a[i]; first = false; } else { s = s * 31 + a[i]; } }
         return s;
     }
+    // a loop left by a return: the exit is not carried out of the loop as a 0/1 variable and tested again
+    static boolean allTrue(boolean[] a) { for (boolean b : a) { if (!b) { return false; } } return true; }
     // line numbers: an exception thrown by the rewritten code names the original source line
     static int lineOf(int[] a, int k) {
         int s = 0;
@@ -149,7 +151,7 @@ SELF_CHECK_REFUSES: set[str] = set()
 # the methods the full stage must rewrite (each one an optimization the shape tests below look at)
 MUST_REWRITE = ("fold", "foldBranch", "licm", "strength", "nested", "arr", "deadLoop", "deadNested", "sumNested",
                 "closedForm", "closedFormN", "codeMotion", "hoistBranch", "condFold", "pre", "peelFirst", "peelPrev",
-                "peelJoin", "lineOf")
+                "peelJoin", "lineOf", "allTrue")
 
 
 def test_the_self_check_keeps_what_it_cannot_prove(tmp_path, java_home):
@@ -374,6 +376,17 @@ def test_partial_redundancy_elimination(compiled, java_home):
     code = _javap(java_home, out, "Full")
     assert [op for _, op, _ in code["pre"]].count("imul") == 1, code["pre"]
     assert [op for _, op, _ in code["pre"]].count("isub") == 0, code["pre"]
+
+
+def test_a_known_exit_is_not_tested_again(compiled, java_home):
+    """Reversion makes the loop's exits one join that tests which exit was taken (a 0/1 variable); jump
+    threading sends each exit straight to its own return, as javac wrote it, and the copies into the variable go."""
+    orig, out, _ = compiled
+    before = [op for _, op, _ in _javap(java_home, orig, "Full")["allTrue"]]
+    after = [op for _, op, _ in _javap(java_home, out, "Full")["allTrue"]]
+    branches = lambda ops: sum(1 for o in ops if o.startswith("if"))  # noqa: E731
+    assert branches(after) == branches(before) == 2, after  # the loop's exit test and the element test
+    assert after.count("ireturn") == 2 and "pop" not in after, after
 
 
 def test_loop_peeling(compiled, java_home):

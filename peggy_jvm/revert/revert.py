@@ -1151,6 +1151,9 @@ class _Reverter:
                 b.terminator = Goto(b.id)
         m = self.m
         blocks, entry_id = tidy_blocks(_reachable_blocks(self.blocks, entry.id), entry.id)
+        if _thread_known_tests(blocks):
+            blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
+            _drop_dead_copies(blocks)
         return IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks, entry_id,
                         synchronized=m.synchronized, variables=self.variables)
 
@@ -1251,6 +1254,61 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
         b.id = new_id[old]
         out[b.id] = b
     return out, new_id[entry]
+
+
+def _thread_known_tests(blocks: dict[int, Block]) -> bool:
+    """Jump threading: a goto into an empty test of values its block has just set to constants (a branch
+    condition carried out of a loop as a 0/1 variable) goes straight to the arm the test takes. Meaning
+    unchanged: the test would take that arm. True when a jump changed."""
+    changed = False
+    for b in blocks.values():
+        term = b.terminator
+        seen = {b.id}
+        while isinstance(term, Goto) and term.target not in seen:
+            seen.add(term.target)
+            arm = _known_arm(b, blocks[term.target])
+            if arm is None:
+                break
+            term.target, changed = arm, True
+    return changed
+
+
+def _drop_dead_copies(blocks: dict[int, Block]) -> None:
+    """Copies into variables nothing reads (left behind by threaded tests) go: a copy has no effect."""
+    while True:
+        read = {x.id for b in blocks.values() for st in (*b.stmts, b.terminator) if st is not None
+                for x in st.operands() if isinstance(x, Var)}
+        dead = False
+        for b in blocks.values():
+            keep = [st for st in b.stmts if not (isinstance(st, Copy) and st.dst.id not in read)]
+            if len(keep) != len(b.stmts):
+                b.stmts, dead = keep, True
+        if not dead:
+            return
+
+
+_HOLDS = {Cond.EQ: lambda x, y: x == y, Cond.NE: lambda x, y: x != y, Cond.LT: lambda x, y: x < y,
+          Cond.GE: lambda x, y: x >= y, Cond.GT: lambda x, y: x > y, Cond.LE: lambda x, y: x <= y}
+
+
+def _known_arm(b: Block, test: Block) -> int | None:
+    """The arm ``test`` (a block with no statements, ending in an int ``if``) takes after ``b``, when ``b``
+    leaves both operands constant; None when that is not known."""
+    term = test.terminator
+    if test.stmts or not isinstance(term, If):
+        return None
+    vals = []
+    for x in (term.a, term.b):
+        end = len(b.stmts)
+        while isinstance(x, Var):  # through copies, back to a constant set in b
+            k = next((k for k in range(end - 1, -1, -1) if getattr(b.stmts[k], "dst", None) == x), None)
+            if k is None or not isinstance(b.stmts[k], Copy):  # not set here, or not by a copy
+                return None
+            x, end = b.stmts[k].src, k
+        if x.type != INT or not isinstance(x.value, int):
+            return None
+        vals.append(x.value)
+    return term.if_true if _HOLDS[term.cond](*vals) else term.if_false
 
 
 def _reachable_blocks(blocks: dict[int, Block], entry: int) -> dict[int, Block]:
