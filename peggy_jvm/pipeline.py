@@ -56,7 +56,7 @@ from .ir.lift import lift_method
 from .ir.lower import lower_method
 from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
-from .revert.revert import HANDLERS_NOT_REVERTED, RevertUnsupported, revert_peg, uses_handlers
+from .revert.revert import RevertUnsupported, revert_peg
 from .egraph.runner import Limits
 from .classfile.writer import write_class
 
@@ -297,8 +297,6 @@ def _full(ir, budget: MethodBudget, info: dict):
     try:
         peg = build_peg(ir)
         check_peg(peg)
-        if uses_handlers(peg):  # the reverter refuses them: no saturation for nothing
-            raise MethodUnchanged(HANDLERS_NOT_REVERTED)
         # what lifting and building this method took so far is what the self-check will spend on each side
         info["prepare_s"] = prep = budget.spent()
         budget.reserve = min(_self_check_ratio * prep, MAX_RESERVE_PART * budget.total)

@@ -64,6 +64,21 @@ public class Full {
         for (int i = 0; i < a.length; i++) { if (first) { s = a[i]; first = false; } else { s = s * 31 + a[i]; } }
         return s;
     }
+    // exception handlers: the code around a try region is optimized too (k * 4 becomes a shift); what the
+    // handler catches and rethrows is unchanged (sumParsed: the self-check does not prove the loop version yet)
+    static int parseOr(String s, int k) {
+        int r;
+        try { r = Integer.parseInt(s) * (k * 4); } catch (NumberFormatException e) { r = -1 * (k * 4); }
+        return r;
+    }
+    static int sumParsed(String[] xs, int k) {
+        int s = 0;
+        for (int i = 0; i < xs.length; i++) {
+            String x = xs[i];
+            try { s += Integer.parseInt(x) * (k * 8); } catch (NumberFormatException e) { s -= i * 3; }
+        }
+        return s;
+    }
     // a loop left by a return: the exit is not carried out of the loop as a 0/1 variable and tested again
     static boolean allTrue(boolean[] a) { for (boolean b : a) { if (!b) { return false; } } return true; }
     // line numbers: an exception thrown by the rewritten code names the original source line
@@ -88,6 +103,12 @@ public class Full {
                            + " " + condFold(6) + " " + pre(3, 4, true) + " " + pre(3, 4, false));
         System.out.println(peelFirst(new int[] {4, 5, 6}) + " " + peelFirst(new int[0]) + " " + peelPrev(6) + " "
                            + peelPrev(-2) + " " + peelJoin(5) + " [" + peelJoin(0) + "]");
+        System.out.println(parseOr("12", 3) + " " + parseOr("x", 3) + " " + sumParsed(new String[] {"1", "a", "30"}, 2));
+        try {
+            parseOr(null, 1);
+        } catch (NumberFormatException e) {
+            System.out.println("rethrown: " + e.getMessage());
+        }
         try {
             lineOf(new int[2], 5);
         } catch (ArrayIndexOutOfBoundsException e) {
@@ -151,7 +172,7 @@ SELF_CHECK_REFUSES: set[str] = set()
 # the methods the full stage must rewrite (each one an optimization the shape tests below look at)
 MUST_REWRITE = ("fold", "foldBranch", "licm", "strength", "nested", "arr", "deadLoop", "deadNested", "sumNested",
                 "closedForm", "closedFormN", "codeMotion", "hoistBranch", "condFold", "pre", "peelFirst", "peelPrev",
-                "peelJoin", "lineOf", "allTrue")
+                "peelJoin", "lineOf", "allTrue", "parseOr")
 
 
 def test_the_self_check_keeps_what_it_cannot_prove(tmp_path, java_home):
@@ -387,6 +408,45 @@ def test_a_known_exit_is_not_tested_again(compiled, java_home):
     branches = lambda ops: sum(1 for o in ops if o.startswith("if"))  # noqa: E731
     assert branches(after) == branches(before) == 2, after  # the loop's exit test and the element test
     assert after.count("ireturn") == 2 and "pop" not in after, after
+
+
+def test_methods_with_exception_handlers_are_optimized(compiled, java_home):
+    """A try region is reverted as a catch-all range around the one statement that may throw, followed by the
+    PEG's own dispatch (instanceof, and athrow of what no handler takes): the exception table is kept in shape,
+    the code around it is optimized (no imul by 4 or 8 left)."""
+    orig, out, rows = compiled
+    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(out), "Full"],
+                          capture_output=True, text=True, check=True).stdout
+    for name, mul in (("parseOr", "4"),):
+        assert rows[name].status == "rewritten", rows[name].reason
+        section = text[text.index(f"static int {name}("):]
+        section = section[:section.index("\n\n")]
+        assert "Exception table:" in section and " any" in section, section
+        assert "instanceof" in section and "athrow" in section, section  # the dispatch: NumberFormatException or rethrow
+        code = _javap(java_home, out, "Full")[name]
+        assert not any(op.startswith(("iconst", "bipush")) and args == mul for _, op, args in code) or \
+            "imul" not in _in_loops(code), code
+
+
+@pytest.mark.parametrize("body, why", [
+    ("try { return Integer.parseInt(s); } catch (NumberFormatException e) { return e.getMessage().length(); }",
+     "the caught exception is used as a value"),  # caught as any Throwable: the verifier would need a cast
+    ("int t = 0; for (int i = 0; i < 3; i++) { try { t += Integer.parseInt(s); } catch (RuntimeException e) { t--; } }"
+     " return t;", "exception handling inside a loop"),
+    ("synchronized (s) { return s.length(); }", "exception handling with monitors"),
+])
+def test_exception_handling_the_reverter_refuses(tmp_path, java_home, body, why):
+    from peggy_jvm.classfile.hierarchy import ClassHierarchy
+    from peggy_jvm.ir.lift import lift_method
+    from peggy_jvm.peg.build import build_peg
+    from peggy_jvm.revert.revert import RevertUnsupported, revert_peg
+
+    (tmp_path / "R.java").write_text(f"class R {{ static int f(String s) {{ {body} }} }}")
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path), str(tmp_path / "R.java")], check=True)
+    cf = read_class((tmp_path / "R.class").read_bytes())
+    ir = lift_method(cf, next(m for m in cf.methods if m.name == "f"), ClassHierarchy([tmp_path]))
+    with pytest.raises(RevertUnsupported, match=f"exception handlers are not reverted yet: {why}"):
+        revert_peg(build_peg(ir), ir)
 
 
 def test_loop_peeling(compiled, java_home):

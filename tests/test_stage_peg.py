@@ -46,7 +46,7 @@ def test_every_method_without_handlers_goes_through_the_peg(reverted, fixture_cl
     assert fallbacks == {}
     unchanged = [m for m in report.methods if m.status == "unchanged" and m.bytes_before]
     for m in unchanged:
-        if m.reason == "exception handlers are not reverted yet":
+        if m.reason.startswith("exception handlers are not reverted yet"):
             assert _has_handlers(fixture_classes[tree], m)
         else:  # the reverter refused rather than risk running an effect twice: at most a few, each named
             assert (m.class_name, m.name, m.reason) in LEFT_ALONE, (m.class_name, m.name, m.reason)

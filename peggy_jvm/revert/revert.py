@@ -31,21 +31,29 @@ How
       sigma chain or theta that this path has not run. Otherwise the variable gets a zero that is never read
       (the sigma chain proves no run of that path needs it; a value that needs only a pure loop is never
       given that zero: the method is refused instead).
-    Methods whose PEG has exception handling (``threw``, ``rho_exc``, ``athrow``) are not reverted yet.
+    * Exception handling: a branch on ``threw(o)`` puts the statement of effect ``o`` alone in a block whose
+      handler catches any exception; the handler block binds ``rho_exc(o)`` (and ``rho_esigma(o)``) and goes on
+      with the PEG's own dispatch (``instanceof`` tests, a ``throw`` of what no original handler takes: the same
+      object, rethrown). The operands are computed before that block, so the handler can read every variable
+      set before the statement. Refused (named): an exception value or heap needed outside its handler, a test
+      of ``threw(o)`` after ``o`` ran, a checked division in a try region.
 
 Inputs: a PEG from :func:`peggy_jvm.peg.build.build_peg` (or an extracted one) and the original IR method
 (for its name, descriptor and parameter variables).
 Outputs: an IRMethod for :func:`peggy_jvm.ir.lower.lower_method`.
 Invariants: every effect node reachable from the root is emitted exactly once on every path that reaches it,
-in sigma order; statements carry no bytecode origins (``origin = -1``).
+in sigma order; statements carry the bytecode origin of the effect they come from (``PEG.origins``), others
+none (``origin = -1``).
 """
 from __future__ import annotations
 
 import sys
 
-from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, CheckCast, ClassInit, Cond,
-                        Const, Copy, GetField, GetStatic, Goto, If, InstanceOf, Invoke, InvokeDynamic, InvokeKind,
-                        IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
+import networkx as nx
+
+from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Catch, CheckCast, ClassInit,
+                        Cond, Const, Copy, GetField, GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic,
+                        InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
                         PutStatic, Return, Stmt, Throw, Unary, Var, type_of_descriptor)
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE
 from ..peg.graph import PEG
@@ -84,7 +92,9 @@ class _Reverter:
         self.nodes = peg.nodes
         self.m = original
         if uses_handlers(peg):
-            raise RevertUnsupported(HANDLERS_NOT_REVERTED)
+            why = _unsupported_handling(peg)
+            if why is not None:
+                raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: {why}")
         self.variance = peg.variance()
         self.types: dict[int, IRType | None] = {}
         self.blocks: dict[int, Block] = {}
@@ -155,6 +165,7 @@ class _Reverter:
                 c, value = self.nodes[c].children[0], not value
             known = (c, value)
         self.facts.append({} if known is None else {known[0]: known[1]})
+
 
     def fact(self, c: int) -> bool | None:
         """The value of bool node ``c`` on the current path, if a branch on it (or its negation) led here."""
@@ -353,6 +364,10 @@ class _Reverter:
             self.bind(n, dst)
             return dst
         if role is Role.PROJECTION:
+            if op == "threw":
+                return self.bool_value(n)
+            if op in ("rho_exc", "rho_esigma"):  # bound by gen_try on the handler's path only
+                raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: an exception read outside its handler")
             o = ch[0]
             r = self.gen_effect(o)
             if op == "rho_sigma":
@@ -411,11 +426,15 @@ class _Reverter:
             self.gen_eval(s)
         elif op == "sigma0":
             raise RevertUnsupported("the entry heap was not bound")
+        elif op == "rho_esigma":  # bound by gen_try on the handler's path only
+            raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: an exception's heap needed outside its handler")
         else:
             raise RevertUnsupported(f"sigma from {op}")
         self.bind(s, _DONE)
 
-    def gen_effect(self, o: int):
+    def gen_effect(self, o: int, handler: Block | None = None, normal: Block | None = None):
+        """Emit effect ``o`` (after its heap and operands) and return its value's variable. With ``handler``, the
+        statement is alone in a block whose exceptions go to ``handler`` (any type), and ``normal`` follows it."""
         got = self.lookup(o)
         if got is not None:
             return None if got is _DONE else got
@@ -429,6 +448,8 @@ class _Reverter:
         if op not in _NO_VALUE and not self._void(op, attr):
             dst = self.new_var(self.value_type(o))
         if op in ("check.zero.i", "check.zero.l"):
+            if handler is not None:
+                raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: a checked division in a try region")
             self.bind(o, args[0])
             # the check is a division by the checked value: emit one the method needs here if its dividend is
             # at hand (javac's own shape), else divide zero by it
@@ -490,12 +511,46 @@ class _Reverter:
             st = MonitorEnter(args[0])
         elif op == "monitorexit":
             st = MonitorExit(args[0])
+        elif op == "athrow" and handler is not None:
+            st = Throw(args[0])  # always leaves through the handler
         else:
             raise RevertUnsupported(f"effect {op}")
         st.origin = self.peg.origins.get(o, -1)  # the original statement's line (debug information)
-        self.emit(st)
+        if handler is None:
+            self.emit(st)
+        else:
+            # alone in its try range: the operands were computed before it, so the handler may read every
+            # variable set so far (one set inside the range would be unset there for the verifier)
+            body = self.new_block()
+            body.handlers = (Handler(None, handler.id),)
+            self.goto(body)
+            self.cur = body
+            if isinstance(st, Throw):
+                self.end(st)
+            else:
+                self.emit(st)
+                self.goto(normal)  # type: ignore[arg-type]
         self.bind(o, dst if dst is not None else _DONE)
         return dst
+
+    def gen_try(self, o: int, caught: Block, normal: Block) -> None:
+        """The branch on ``threw(o)``: ``o`` runs in a try range whose handler (any exception) binds the exception
+        and goes to ``caught``; the normal path goes to ``normal``. The PEG's own dispatch (``instanceof`` tests
+        and a ``throw`` of what no handler takes) follows in ``caught``, so catching everything here changes
+        nothing: an exception no original handler took is thrown again, the same object."""
+        if self.lookup(o) is not None:
+            raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: an exception test after its effect ran")
+        handler = self.new_block()
+        self.gen_effect(o, handler, normal)
+        exc = self.new_var(REF)
+        for u in self.users.get(o, ()):
+            if self.nodes[u].op == "rho_exc":
+                self.bind(u, exc)
+            elif self.nodes[u].op == "rho_esigma":
+                self.bind(u, _DONE)
+        self.cur = handler
+        self.emit(Catch(exc))
+        self.goto(caught)
 
     @staticmethod
     def _void(op: str, attr: object) -> bool:
@@ -519,6 +574,8 @@ class _Reverter:
             self.goto(t if node.attr else f)
         elif op == "not":
             self.gen_cond(ch[0], f, t)
+        elif op == "threw":
+            self.gen_try(ch[0], t, f)
         elif op == "guard":
             self.gen_sigma(ch[0])
             self.gen_cond(ch[1], t, f)
@@ -929,8 +986,9 @@ class _Reverter:
         node = self.nodes[s]
         if node.op == "phi" and self.lookup(s) is None:
             c = node.children[0]
-            if self.nodes[c].op == "const.b":
-                k = 1 if self.nodes[c].attr else 2
+            known = self.fact(c)  # a branch this path already took (e.g. an exception's, in its handler)
+            if known is not None or self.nodes[c].op == "const.b":
+                k = 1 if (known if known is not None else self.nodes[c].attr) else 2
                 self.iteration(node.children[k], loop.split(self, c, k), self.split(wanted, c, k))
                 return
             self.emit_common_prefix(s)
@@ -1215,7 +1273,8 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
         b = blocks.get(bid)
         while b is not None and isinstance(b.terminator, Goto):
             t = b.terminator.target
-            if t == bid or t == entry or preds.get(t, 0) != 1 or t not in blocks:
+            if t == bid or t == entry or preds.get(t, 0) != 1 or t not in blocks or \
+                    _handled_by(b) != _handled_by(blocks[t]):  # a try range holds just its own statement
                 break
             nxt = blocks.pop(t)
             b.stmts.extend(nxt.stmts)
@@ -1237,6 +1296,7 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
             else:
                 follow = [t for t in blocks[bid].successors()]
             later = [t for t in follow[1:] if t not in placed]
+            stack.extend(h.target for h in blocks[bid].handlers if h.target not in placed)
             stack.extend(reversed(later))
             if follow and follow[0] not in placed:
                 bid = follow[0]
@@ -1251,6 +1311,7 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
             term.target = new_id[term.target]
         elif isinstance(term, If):
             term.if_true, term.if_false = new_id[term.if_true], new_id[term.if_false]
+        b.handlers = tuple(Handler(h.catch_type, new_id[h.target]) for h in b.handlers)
         b.id = new_id[old]
         out[b.id] = b
     return out, new_id[entry]
@@ -1261,6 +1322,7 @@ def _thread_known_tests(blocks: dict[int, Block]) -> bool:
     condition carried out of a loop as a 0/1 variable) goes straight to the arm the test takes. Meaning
     unchanged: the test would take that arm. True when a jump changed."""
     changed = False
+    looping: set[int] | None = None
     for b in blocks.values():
         term = b.terminator
         seen = {b.id}
@@ -1269,8 +1331,21 @@ def _thread_known_tests(blocks: dict[int, Block]) -> bool:
             arm = _known_arm(b, blocks[term.target])
             if arm is None:
                 break
+            if looping is None:
+                looping = _blocks_on_cycles(blocks)
+            if term.target in looping:  # a loop's own test: skipping it would enter the loop past its header
+                break
             term.target, changed = arm, True
     return changed
+
+
+def _blocks_on_cycles(blocks: dict[int, Block]) -> set[int]:
+    g = nx.DiGraph()
+    for b in blocks.values():
+        g.add_node(b.id)
+        g.add_edges_from((b.id, t) for t in b.successors())
+    return {n for comp in nx.strongly_connected_components(g) for n in comp
+            if len(comp) > 1 or g.has_edge(n, n)}
 
 
 def _drop_dead_copies(blocks: dict[int, Block]) -> None:
@@ -1311,6 +1386,10 @@ def _known_arm(b: Block, test: Block) -> int | None:
     return term.if_true if _HOLDS[term.cond](*vals) else term.if_false
 
 
+def _handled_by(b: Block) -> tuple:
+    return tuple((h.catch_type, h.target) for h in b.handlers)
+
+
 def _reachable_blocks(blocks: dict[int, Block], entry: int) -> dict[int, Block]:
     seen = {entry}
     stack = [entry]
@@ -1321,6 +1400,36 @@ def _reachable_blocks(blocks: dict[int, Block], entry: int) -> dict[int, Block]:
                 seen.add(t)
                 stack.append(t)
     return {k: blocks[k] for k in sorted(seen)}
+
+
+def _unsupported_handling(peg: PEG) -> str | None:
+    """Why the PEG's exception handling is beyond the reverter, or None. Supported: try regions outside loops,
+    without monitors, whose handlers use the exception only to dispatch on it (``instanceof``) and to rethrow
+    it: it is caught as any Throwable, and the verifier would need casts for other uses."""
+    nodes = peg.nodes
+    var = peg.variance()
+    users: dict[int, list[int]] = {}
+    for i, n in enumerate(nodes):
+        for c in n.children:
+            users.setdefault(c, []).append(i)
+        if n.op in HANDLER_OPS and var[i]:
+            return "exception handling inside a loop"
+        if n.op in ("monitorenter", "monitorexit"):
+            return "exception handling with monitors"
+    stack = [i for i, n in enumerate(nodes) if n.op == "rho_exc"]
+    seen: set[int] = set()
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        for u in users.get(x, ()):
+            op = nodes[u].op
+            if op == "phi" and nodes[u].children[0] != x:
+                stack.append(u)
+            elif op != "instanceof" and not (op in ("throw", "athrow") and nodes[u].children[-1] == x):
+                return "the caught exception is used as a value"
+    return None
 
 
 def uses_handlers(peg: PEG) -> bool:
