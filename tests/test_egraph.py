@@ -269,3 +269,22 @@ def test_a_rule_set_serving_two_egraphs_at_the_same_version_matches_each_by_its_
     second.rebuild()
     Runner(add_zero, Limits(max_iterations=1)).run(second)
     assert not second.equiv(total, zero2) and not second.equiv(total, x2)
+
+
+def test_rules_of_a_shared_explanation_are_collected_once():
+    """explain() shares the explanation of a pair met again; rules() must walk that DAG, not the tree it unfolds
+    to (24 levels of two congruence steps sharing one child take 2^24 steps as a tree; StringEscapeUtils.<clinit> of
+    commons-lang3 took 421 s under --explain)."""
+    import time
+
+    from peggy_jvm.egraph.explain import CONGRUENCE, Explanation, Reason, Step
+
+    leaf = Explanation(0, 1, [Step(0, 1, Reason("add-comm"), "a", "b")])
+    e = leaf
+    for k in range(24):
+        cong = Reason(CONGRUENCE, ("a", "b"), ((0,), (1,)))
+        e = Explanation(k, k + 1, [Step(0, 1, cong, "x", "y", [e]), Step(1, 2, cong, "y", "z", [e]),
+                                   Step(2, 3, Reason("mul-one"), "z", "w")])
+    start = time.perf_counter()
+    assert set(e.rules()) == {"add-comm", "mul-one"}
+    assert time.perf_counter() - start < 1.0

@@ -114,14 +114,27 @@ class Explanation:
     steps: list[Step]
 
     def rules(self) -> list[str]:
-        """Every rule used, in chain order, congruence steps replaced by the rules that justify them."""
+        """Every rule used, in chain order, congruence steps replaced by the rules that justify them. An
+        explanation shared by several steps (``explain`` explains each pair once) is walked once: walking the
+        sharing as a tree is exponential in the depth."""
         out: list[str] = []
-        for s in self.steps:
-            if s.reason.rule == CONGRUENCE and s.children:
-                for c in s.children:
-                    out.extend(c.rules())
-            else:
-                out.append(s.reason.rule)
+        seen: set[int] = set()
+        stack: list[Explanation | str] = [self]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, str):
+                out.append(e)
+                continue
+            if id(e) in seen:
+                continue
+            seen.add(id(e))
+            todo: list[Explanation | str] = []
+            for s in e.steps:
+                if s.reason.rule == CONGRUENCE and s.children:
+                    todo.extend(s.children)
+                else:
+                    todo.append(s.reason.rule)
+            stack.extend(reversed(todo))
         return out
 
     def __str__(self) -> str:
