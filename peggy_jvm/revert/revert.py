@@ -68,6 +68,8 @@ class RevertUnsupported(Exception):
 _DONE = object()  # memo marker of an emitted sigma
 _KIND_TYPE = {T.INT: INT, T.LONG: LONG, T.FLOAT: FLOAT, T.DOUBLE: DOUBLE, T.REF: REF, T.BOOL: INT}
 HANDLERS_NOT_REVERTED = "exception handlers are not reverted yet"
+#: reverted code of a method with exception handling may have this many statements per original one (plus 64)
+STATEMENTS_PER_ORIGINAL = 4
 _INVOKE = {f"invoke.{k.value}": k for k in InvokeKind}
 _NO_VALUE = frozenset({"putfield", "putstatic", "astore", "classinit", "monitorenter", "monitorexit",
                        "check.zero.i", "check.zero.l"})
@@ -95,6 +97,10 @@ class _Reverter:
             why = _unsupported_handling(peg)
             if why is not None:
                 raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: {why}")
+        # each try region's continuation is generated on its normal path and again after its handler, so a
+        # chain of them (a $SwitchMap <clinit>) doubles the code per region: refused once past this many statements
+        self.room = (STATEMENTS_PER_ORIGINAL * sum(len(b.stmts) + 1 for b in original.blocks.values()) + 64
+                     if uses_handlers(peg) else None)
         self.variance = peg.variance()
         self.types: dict[int, IRType | None] = {}
         self.blocks: dict[int, Block] = {}
@@ -135,6 +141,11 @@ class _Reverter:
     def emit(self, st: Stmt) -> None:
         if self.cur is not None:
             self.cur.stmts.append(st)
+            if self.room is not None:
+                self.room -= 1
+                if self.room < 0:
+                    raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: the try regions' code would be copied "
+                                            f"more than {STATEMENTS_PER_ORIGINAL} times over")
 
     def end(self, term) -> None:
         if self.cur is not None:
