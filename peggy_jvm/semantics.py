@@ -32,6 +32,11 @@ Invariants
       bits; ``frem`` is exact in either format.  Conversions to float round once from the exact value
       (``l2f`` does not go through double, which could round twice).
 
+Class initialization
+    :func:`static_read_is_pure`: when a ``getstatic`` neither initializes a class nor throws, so that it is a
+    plain read of the heap (JVMS 5.5, 6.5 ``getstatic``).  Every other static access is an effect that may run
+    another class's ``<clinit>``.
+
 Tables
     :data:`OPERATIONS` maps the project's typed operator names (``add.i``, ``cmpl.d``, ``l2f``, ...) to these
     functions; :data:`THROWING` names the ones that may raise; :data:`CONDITIONS` maps the int branch conditions
@@ -41,7 +46,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Callable
+from typing import Callable, Collection
 
 __all__ = [
     "JavaArithmeticError",
@@ -55,6 +60,7 @@ __all__ = [
     "lcmp", "fcmpl", "fcmpg", "dcmpl", "dcmpg",
     "cond_eq", "cond_ne", "cond_lt", "cond_ge", "cond_gt", "cond_le",
     "float_to_raw_int_bits", "int_bits_to_float", "double_to_raw_long_bits", "long_bits_to_double",
+    "static_read_is_pure",
     "OPERATIONS", "THROWING", "CONDITIONS",
 ]
 
@@ -547,6 +553,27 @@ def double_to_raw_long_bits(x: float) -> int:
 def long_bits_to_double(bits: int) -> float:
     """``Double.longBitsToDouble``: the double encoded by the low 64 bits of ``bits``."""
     return _F64.unpack(_U64.pack(bits & _M64))[0]
+
+
+# ------------------------------------------------------------------------------------ class initialization
+
+def static_read_is_pure(owner: str, name: str, descriptor: str, current_class: str, method_is_static: bool,
+                        declared_static_fields: Collection[tuple[str, str]]) -> bool:
+    """Whether ``getstatic owner.name:descriptor`` in a method of ``current_class`` can neither throw nor run code.
+
+    True exactly when the reference names the current class itself, that class declares a static field of this
+    name AND descriptor (``declared_static_fields``: its (name, descriptor) pairs; field resolution looks in the
+    class's own fields first, JVMS 5.4.3.2, so the reference resolves to that field, which the class may always
+    access), and the method is static (``<clinit>`` included). A static method only runs once its class's
+    initialization has completed or while this very thread is initializing it (invokestatic, reflection,
+    method handles and JNI all initialize the class first, and another thread blocks until the initialization
+    ends), and in both cases getstatic's initialization step does nothing (JVMS 5.5 steps 3-4). An instance
+    method gets no such promise: ``this`` may have been created during ``<clinit>`` and handed to another thread,
+    whose getstatic then waits for the initialization and may throw NoClassDefFoundError. A field declared in a
+    superclass or superinterface is excluded too: an interface is not initialized with the classes that
+    implement it, so reading its field may run its ``<clinit>``.
+    """
+    return method_is_static and owner == current_class and (name, descriptor) in declared_static_fields
 
 
 # --------------------------------------------------------------------------------------------- tables

@@ -130,6 +130,57 @@ def test_field_write_is_not_skipped_when_the_fields_may_be_the_same():
     assert not eg.equiv(m[read_other_obj], m[before_other_obj])
 
 
+def test_static_read_after_write_and_second_read_of_the_same_field():
+    f, g = FieldRef("a/C", "x", "Ljava/lang/Object;"), FieldRef("a/D", "y", "Ljava/lang/Object;")
+    zf = FieldRef("a/C", "z", "Z")
+    peg, (v, w, k) = peg_with(REF, REF, INT)
+    s0 = peg.add("sigma0")
+    put = peg.add("putstatic", f, (s0, v))
+    s1 = peg.add("rho_sigma", None, (put,))
+    get = peg.add("getstatic", f, (s1,))
+    read = peg.add("rho_value", None, (get,))
+    s2 = peg.add("rho_sigma", None, (get,))
+    again = peg.add("getstatic", f, (s2,))
+    read_again = peg.add("rho_value", None, (again,))
+    s3 = peg.add("rho_sigma", None, (again,))
+    putz = peg.add("putstatic", zf, (s0, k))
+    read_z = peg.add("rho_value", None, (peg.add("getstatic", zf, (peg.add("rho_sigma", None, (putz,)),)),))
+    masked = peg.add("and.i", None, (k, ci(peg, 1)))
+    # near misses: another static field in between may initialize its class (any code), a call may write f
+    put_g = peg.add("putstatic", g, (s1, w))
+    over_g = peg.add("rho_value", None, (peg.add("getstatic", f, (peg.add("rho_sigma", None, (put_g,)),)),))
+    get_g = peg.add("getstatic", g, (s1,))
+    over_get_g = peg.add("rho_value", None, (peg.add("getstatic", f, (peg.add("rho_sigma", None, (get_g,)),)),))
+    call = peg.add("invoke.static", MethodRef("a/D", "run", "()V"), (s1,))
+    over_call = peg.add("rho_value", None, (peg.add("getstatic", f, (peg.add("rho_sigma", None, (call,)),)),))
+    fresh = peg.add("getstatic", f, (s0,))  # the first access of f may initialize a/C: an effect
+    s_fresh = peg.add("rho_sigma", None, (fresh,))
+    eg, m = saturate(peg, [read, read_again, s1, s2, s3, read_z, masked, over_g, over_get_g, over_call, s0,
+                           s_fresh])
+    assert eg.equiv(m[read], m[v]) and eg.equiv(m[read_again], m[v])
+    assert eg.equiv(m[s2], m[s1]) and eg.equiv(m[s3], m[s1])  # neither read can throw or run code
+    assert eg.equiv(m[read_z], m[masked])  # a boolean field stores the low bit
+    assert "static-get-after-put" in eg.explain(m[read], m[v]).rules()  # type: ignore[union-attr]
+    for x in (over_g, over_get_g, over_call):
+        assert not eg.equiv(m[x], m[v])
+    assert not eg.equiv(m[s_fresh], m[s0])
+
+
+def test_an_arrays_length_is_its_allocated_size_in_any_later_heap():
+    peg, (n, o, a) = peg_with(INT, REF, REF)
+    s0 = peg.add("sigma0")
+    alloc = peg.add("newarray", "[I", (s0, n))
+    arr = peg.add("rho_value", None, (alloc,))
+    call = peg.add("invoke.static", MethodRef("a/D", "run", "(Ljava/lang/Object;)V"),
+                   (peg.add("rho_sigma", None, (alloc,)), arr))
+    s1 = peg.add("rho_sigma", None, (call,))
+    length = peg.add("rho_value", None, (peg.add("arraylength", None, (s1, arr)),))
+    other = peg.add("rho_value", None, (peg.add("arraylength", None, (s1, a)),))
+    eg, m = saturate(peg, [length, n, other])
+    assert eg.equiv(m[length], m[n])
+    assert not eg.equiv(m[other], m[n])  # another array (a parameter) has its own length
+
+
 def test_a_fresh_object_is_distinct_from_a_parameter():
     f = FieldRef("a/C", "x", "I")
     ctor = ("a/C", MethodRef("a/C", "<init>", "()V"))

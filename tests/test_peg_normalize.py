@@ -152,3 +152,71 @@ def test_bisimulation_blocks_agree_with_plain_refinement_on_random_graphs():
         fast, slow = bisimulation_blocks(nodes, reach), _naive_blocks(nodes, reach)
         pairs = [(a, b) for a in reach for b in reach if a < b]
         assert [fast[a] == fast[b] for a, b in pairs] == [slow[a] == slow[b] for a, b in pairs], nodes
+
+
+def _try_chain(n: int, last: str) -> PEG:
+    """``n`` calls one after another, each in its own try region whose handler (taken when ``h_k``) rethrows or
+    goes on; the heap after region k is phi(threw_k, exceptional heap, normal heap). ``last``: how the method
+    returns after the last region: "join" (javac: one return of the joined heap, re-testing threw_n), "copied"
+    (ProGuard: the return copied into both arms), "swapped" (copied, arms wrong: a different method)."""
+    g = PEG(name="m", class_name="C", param_types=["boolean"] * n)
+    s = g.add("sigma0")
+    unit = g.add("unit")
+    exc = g.add("const.a", "e")
+    regions = []
+    for k in range(n):
+        call = g.add("invoke.static", f"C.f{k}()V", (s,))
+        t, es, ns = (g.add(op, None, (call,)) for op in ("threw", "rho_esigma", "rho_sigma"))
+        regions.append((t, es, ns, g.add("param", k)))
+        s = g.add("phi", None, (t, es, ns))
+    t, es, ns, h = regions[-1]
+    if last == "join":
+        rest = g.add("return", None, (s, unit))
+        rest = g.add("phi", None, (t, g.add("phi", None, (h, rest, g.add("throw", None, (es, exc)))), rest))
+    else:
+        a, b = (es, ns) if last == "copied" else (ns, es)
+        rest = g.add("phi", None, (t, g.add("phi", None, (h, g.add("return", None, (a, unit)),
+                                                           g.add("throw", None, (es, exc)))),
+                                   g.add("return", None, (b, unit))))
+    for t, es, _ns, h in reversed(regions[:-1]):
+        rest = g.add("phi", None, (t, g.add("phi", None, (h, rest, g.add("throw", None, (es, exc)))), rest))
+    g.root = rest
+    g.seal()
+    return g
+
+
+def test_known_conditions_through_a_long_chain_of_try_regions():
+    # carrying every condition into every region copies the tail once per path (2^14 here, past the bound);
+    # carried only up to the effects, the re-test after the last region is still decided
+    orig, opt = _try_chain(14, "join"), _try_chain(14, "copied")
+    assert not bisimilar(orig, opt)
+    assert bisimilar(simplify_known_conditions(orig), simplify_known_conditions(opt))
+    assert not bisimilar(simplify_known_conditions(orig), simplify_known_conditions(_try_chain(14, "swapped")))
+
+
+def _flag(value_on_unused_path: str) -> PEG:
+    """f = c ? 0 : (d ? 0 : 1); v = c ? x : (d ? y : z); if (f == 0) use v else skip. ``z`` is computed but only
+    read where the flag says it is not ("orig": z is x + y; "opt": z replaced by 0, as ProGuard does; "wrong":
+    the replaced value sits where the flag does read it)."""
+    g = PEG(name="m", class_name="C", param_types=["boolean", "boolean", "int", "int"])
+    s = g.add("sigma0")
+    c, d, x, y = (g.add("param", i) for i in range(4))
+    zero, one = g.add("const.i", 0), g.add("const.i", 1)
+    flag = g.add("phi", None, (c, zero, g.add("phi", None, (d, zero, one))))
+    z = g.add("add.i", None, (x, y)) if value_on_unused_path == "orig" else zero
+    if value_on_unused_path == "wrong":
+        v = g.add("phi", None, (c, x, g.add("phi", None, (d, zero, z))))
+    else:
+        v = g.add("phi", None, (c, x, g.add("phi", None, (d, y, z))))
+    used = g.add("phi", None, (g.add("eq.i", None, (flag, zero)), v, g.add("const.i", -1)))
+    g.root = g.add("return", None, (s, used))
+    g.seal()
+    return g
+
+
+def test_a_flag_tested_after_a_join_is_folded_in_each_case():
+    # the split is on c and d (what the flag is made of), not on the flag: with them known it folds
+    orig, opt = _flag("orig"), _flag("opt")
+    assert not bisimilar(orig, opt)
+    assert equal_by_cases(orig, opt) is not None
+    assert equal_by_cases(orig, _flag("wrong")) is None

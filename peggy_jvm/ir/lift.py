@@ -30,6 +30,7 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.errors import ClassFileError, UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.model import Access, ClassFile, CodeAttribute, MethodInfo
+from ..semantics import static_read_is_pure
 from .subroutines import has_subroutines, inline_subroutines
 from .nodes import (DOUBLE, FLOAT, INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap,
                     Catch, CheckCast, ClassInit, Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField,
@@ -40,6 +41,15 @@ from .nodes import (DOUBLE, FLOAT, INT, LONG, ArrayLength, ArrayLoad, ArrayStore
 
 class LiftError(UnsupportedCodeError):
     """The method cannot be lifted; the message says what and where."""
+
+
+@dataclass(eq=False, slots=True)
+class LiftedMethod(IRMethod):
+    """An IRMethod with what only its class file tells: the fields whose ``getstatic`` in this method can
+    neither throw nor initialize a class (:func:`peggy_jvm.semantics.static_read_is_pure`; the PEG builder makes
+    them plain reads). A method made any other way (the reverter's) has none, which is always safe."""
+
+    pure_static_reads: frozenset[FieldRef] = frozenset()
 
 
 _KIND_OF_VTYPE = {fr.INTEGER: INT, fr.FLOAT: FLOAT, fr.LONG: LONG, fr.DOUBLE: DOUBLE}
@@ -107,6 +117,8 @@ class _Lifter:
         self.bootstraps: list | None = None
         self.pending_inits: dict[int, ClassInit] = {}
         self.init_blocks: dict[int, Block] = {}
+        self.own_static_fields = frozenset((f.name, f.descriptor) for f in cf.fields if f.access & Access.STATIC)
+        self.pure_static_reads: set[FieldRef] = set()
 
     # -- variables --------------------------------------------------------------------------------------
     def new_var(self, t: IRType, name: str = "") -> Var:
@@ -222,8 +234,8 @@ class _Lifter:
                 if t not in blocks:
                     raise LiftError(f"{self.where()}: block {b.id} jumps to unreachable block {t}")
         self.settle_ref_types()
-        return IRMethod(self.cf.name, m.name, m.descriptor, m.is_static, params, blocks, 0,
-                        bool(m.access & Access.SYNCHRONIZED), self.vars)
+        return LiftedMethod(self.cf.name, m.name, m.descriptor, m.is_static, params, blocks, 0,
+                            bool(m.access & Access.SYNCHRONIZED), self.vars, frozenset(self.pure_static_reads))
 
     def param_vars(self) -> list[Var]:
         m = self.method
@@ -486,6 +498,9 @@ class _Lifter:
             if opc == op.GETSTATIC:
                 dst = self.new_var(type_of_descriptor(f.descriptor))
                 self.emit(GetStatic(dst, f))
+                if static_read_is_pure(f.owner, f.name, f.descriptor, self.cf.name, self.method.is_static,
+                                       self.own_static_fields):
+                    self.pure_static_reads.add(f)
                 stack.append(dst)
             elif opc == op.PUTSTATIC:
                 (v,) = self.pop()

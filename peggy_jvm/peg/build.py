@@ -33,8 +33,9 @@ How (Tate 2012, chapter 7; DESIGN section 3)
 Inputs: an :class:`~peggy_jvm.ir.nodes.IRMethod` (from :func:`peggy_jvm.ir.lift.lift_method`).
 Outputs: a sealed PEG; ``param`` nodes carry the parameter index (receiver first), ``sigma0`` is the heap at entry.
 Invariants: the PEG satisfies :func:`.check.check_peg`; every effect of the method appears on the sigma chain in
-program order; nothing the method computes only on some path is computed on others (phi-trees keep it under the
-conditions that lead to it).
+program order (a read of the class's own static field in a static method is no effect: it has no exceptional edge,
+and when its value is unused it is left out, see :func:`peggy_jvm.semantics.static_read_is_pure`); nothing the
+method computes only on some path is computed on others (phi-trees keep it under the conditions that lead to it).
 """
 from __future__ import annotations
 
@@ -46,8 +47,8 @@ import networkx as nx
 
 from ..ir import cfg as C
 from ..ir.nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Catch, CheckCast, ClassInit, Const,
-                        Copy, GetField, GetStatic, Goto, If, InstanceOf, Invoke, InvokeDynamic, IRMethod, IRType,
-                        Kind, MonitorEnter, MonitorExit, New, NewArray, PutField, PutStatic, Return, Stmt,
+                        Copy, FieldRef, GetField, GetStatic, Goto, If, InstanceOf, Invoke, InvokeDynamic, IRMethod,
+                        IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField, PutStatic, Return, Stmt,
                         Switch, Throw, Unary, Var)
 from ..semantics import double_to_raw_long_bits, float_to_raw_int_bits
 from .graph import PEG, Node, bisimulation_blocks
@@ -103,8 +104,9 @@ class _Seg:
     index: int = 0  # dispatch: which handler this segment tests
 
 
-def _segments(m: IRMethod) -> tuple[dict[int, _Seg], dict[int, int]]:
-    """Split ``m``'s blocks into segments; returns them and the segment each block starts with."""
+def _segments(m: IRMethod, pure: frozenset[FieldRef] = frozenset()) -> tuple[dict[int, _Seg], dict[int, int]]:
+    """Split ``m``'s blocks into segments; returns them and the segment each block starts with. ``pure``: the
+    static fields whose reads cannot throw here (no exceptional edge after them)."""
     segs: dict[int, _Seg] = {}
     first: dict[int, int] = {}
     next_id = [0]
@@ -145,7 +147,7 @@ def _segments(m: IRMethod) -> tuple[dict[int, _Seg], dict[int, int]]:
         if handled:
             for s in b.stmts:
                 cur.append(s)
-                if _may_throw(s):
+                if _may_throw(s, pure):
                     seg = new(b, cur, "try", s)
                     segs_of_block.append(seg)
                     cur = []
@@ -188,7 +190,9 @@ def _segments(m: IRMethod) -> tuple[dict[int, _Seg], dict[int, int]]:
     return segs, first
 
 
-def _may_throw(s: Stmt) -> bool:
+def _may_throw(s: Stmt, pure: frozenset[FieldRef] = frozenset()) -> bool:
+    if isinstance(s, GetStatic) and s.field in pure:
+        return False
     if isinstance(s, Binary) and s.op in THROWING_DIVISIONS:
         b = s.b
         return not (isinstance(b, Const) and b.value != 0)
@@ -226,7 +230,10 @@ class _Builder:
         self.m = m
         self.peg = PEG(name=f"{m.class_name}.{m.name}{m.descriptor}", class_name=m.class_name,
                        is_static=m.is_static, synchronized=m.synchronized, param_types=[p.type for p in m.params])
-        self.segs, self.first = _segments(m)
+        # static fields this method reads without any effect (peggy_jvm.semantics.static_read_is_pure), as the
+        # lifter found them in the class file
+        self.pure: frozenset[FieldRef] = getattr(m, "pure_static_reads", frozenset())
+        self.segs, self.first = _segments(m, self.pure)
         self.entry = self.first[m.entry]
         self.ret_type = _return_type(m.descriptor)
         self.env_end: dict[int, dict] = {}
@@ -766,7 +773,38 @@ def build_peg(m: IRMethod) -> PEG:
         raise PegUnsupported("method too deep for the PEG builder") from None
     finally:
         sys.setrecursionlimit(old)
-    return minimize(peg)
+    return minimize(_without_dead_reads(peg, b.pure))
+
+
+def _without_dead_reads(peg: PEG, pure: frozenset[FieldRef]) -> PEG:
+    """``peg`` without the reads of ``pure`` static fields whose value nothing uses: such a read cannot throw and
+    changes nothing, so the heap after it is the heap before it. Only these reads go: a read that may initialize
+    a class (another class's field, or any static read of an instance method) stays on the sigma chain even when
+    its value is dead, and a used read stays where it is (the reverter emits effects in sigma order)."""
+    if not pure:
+        return peg
+    nodes = peg.nodes
+    reach = peg.reachable()
+    read = {n for n in reach if nodes[n].op == "getstatic" and nodes[n].attr in pure}
+    if not read:
+        return peg
+    used = {nodes[n].children[0] for n in reach if nodes[n].op == "rho_value" and nodes[n].children[0] in read}
+    alias = {n: nodes[nodes[n].children[0]].children[0] for n in reach
+             if nodes[n].op == "rho_sigma" and nodes[n].children[0] in read - used}
+    if not alias:
+        return peg
+
+    def res(x: int) -> int:  # dead reads one after another: the heap before the first of them
+        while x in alias:
+            x = alias[x]
+        return x
+
+    out = list(nodes)
+    for n, node in enumerate(nodes):
+        if any(c in alias for c in node.children):
+            out[n] = Node(node.op, node.attr, tuple(res(c) for c in node.children))
+    return PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
+               nodes=out, root=res(peg.root), param_types=peg.param_types, origins=peg.origins)
 
 
 # -- minimization ---------------------------------------------------------------------------------------------

@@ -21,8 +21,10 @@ Invariants
     * A condition is only carried into the nodes evaluated at the same loop iteration as the phi testing it:
       the context is dropped at every loop operator (theta, eval, pass, shift, peel), whose children are
       evaluated at other iterations.
-    * Bounded: a context holds at most :data:`MAX_KNOWN` conditions, and when the copy grows past
-      ``GROWTH`` times the input, or its deadline passes, the input is returned unchanged.
+    * Bounded: a context holds at most :data:`MAX_KNOWN` of the conditions still tested below; when the copy grows
+      past ``GROWTH`` times the input it is made again with the context dropped at every effect too (as at loop
+      operators: never wrong, only less is decided), and when that grows too, or the deadline passes, the input
+      is returned unchanged.
 """
 from __future__ import annotations
 
@@ -31,12 +33,15 @@ import time
 
 from .build import minimize
 from .graph import PEG, Node
-from .ops import LOOP_OPS
+from .. import semantics as S
+from .ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
 __all__ = ["simplify_known_conditions", "bisimilar", "equal_by_cases"]
 
 MAX_KNOWN = 8
 GROWTH = 4
+#: int operators never folded here: division and remainder (a zero divisor throws), the loop index successor
+_NOT_FOLDED = frozenset(S.THROWING) | {"succ"}
 
 _NONE: frozenset[tuple[int, bool]] = frozenset()
 
@@ -66,10 +71,26 @@ def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NO
                               deadline: float = math.inf) -> PEG:
     """A PEG with the same meaning in which no phi re-tests a condition its enclosing arm already decided.
     ``known``: (condition node, value) pairs assumed at the root (a case of :func:`equal_by_cases`). Past
-    ``deadline`` (``time.monotonic()``) the input is returned as it is."""
-    nodes = peg.nodes
-    if not any(n.op == "phi" for n in nodes):
+    ``deadline`` (``time.monotonic()``) the input is returned as it is.
+
+    When carrying every condition everywhere grows the copy past its bound, the conditions are carried again
+    only up to the effects (an effect's inputs are simplified without context): a method that is one try region
+    after another has a heap that is a phi over every earlier dispatch, so each later region would be copied once
+    per path through all the earlier ones, while the re-tests that matter (a return or dispatch duplicated into
+    the arms) sit above the effects."""
+    if not any(n.op == "phi" for n in peg.nodes):
         return peg
+    for through_effects in (True, False):
+        out = _simplify(peg, known, deadline, through_effects)
+        if out is not None:
+            return out
+    return peg
+
+
+def _simplify(peg: PEG, known: frozenset[tuple[int, bool]], deadline: float, through_effects: bool) -> PEG | None:
+    """:func:`simplify_known_conditions` with or without carrying conditions into effects; None when too big."""
+    nodes = peg.nodes
+    barrier = LOOP_OPS if through_effects else LOOP_OPS | EFFECTS
     out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
               param_types=peg.param_types)
     limit = GROWTH * len(nodes) + 64
@@ -84,7 +105,7 @@ def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NO
         while stack:
             n = stack[-1]
             node = nodes[n]
-            if node.op in LOOP_OPS:
+            if node.op in barrier:
                 tested[n] = frozenset()
                 stack.pop()
                 continue
@@ -99,19 +120,23 @@ def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NO
 
     def key(n: int, ctx: frozenset) -> tuple[int, frozenset]:
         # only what a phi below can use: the copies of a subtree that tests nothing known are one copy
-        if not ctx or nodes[n].op in LOOP_OPS:
+        if not ctx or nodes[n].op in barrier:
             return (n, _NONE)
         below = tests(n)
         return (n, frozenset(x for x in ctx if x[0] in below))
 
     def kids(n: int, ctx: frozenset) -> list[tuple[int, frozenset]]:
         node = nodes[n]
-        if node.op in LOOP_OPS:
+        if node.op in barrier:
             return [(c, _NONE) for c in node.children]
-        if node.op == "phi" and len(ctx) < MAX_KNOWN:
-            c, a, b = node.children
-            base, negated = _cond(nodes, c)
-            return [(c, ctx), (a, ctx | {(base, not negated)}), (b, ctx | {(base, negated)})]
+        if node.op == "phi":
+            # only the conditions a phi below still tests count against the bound: a long chain of dispatches
+            # (one try region after another) would otherwise fill the context with conditions nothing re-tests
+            ctx = key(n, ctx)[1]
+            if len(ctx) < MAX_KNOWN:
+                c, a, b = node.children
+                base, negated = _cond(nodes, c)
+                return [(c, ctx), (a, ctx | {(base, not negated)}), (b, ctx | {(base, negated)})]
         return [(c, ctx) for c in node.children]
 
     steps = 0
@@ -136,6 +161,12 @@ def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NO
                 continue
             if node.op == "phi":
                 v = _known(nodes, node.children[0], ctx)
+                if v is None:  # the condition may fold to a constant once the known conditions are used
+                    ck = key(node.children[0], ctx)
+                    if ck not in memo:
+                        stack.append(ck)
+                        continue
+                    v = _constant_bool(out, memo[ck])
                 if v is not None:  # the arm is decided: this phi is that arm
                     target = key(node.children[1] if v else node.children[2], ctx)
                     if target in memo:
@@ -151,7 +182,7 @@ def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NO
                     raise _TooBig()  # a cycle without a theta: not a well-formed PEG
                 stack.extend(missing)
                 continue
-            memo[k] = out.add(node.op, node.attr, tuple(memo[key(*c)] for c in ks))
+            memo[k] = _add_folded(out, node.op, node.attr, tuple(memo[key(*c)] for c in ks))
             if len(out.nodes) > limit:
                 raise _TooBig()
             stack.pop()
@@ -166,9 +197,31 @@ def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NO
             init, nxt = nodes[old].children
             out.set_theta(t, ensure(init, _NONE), ensure(nxt, _NONE))
     except _TooBig:
-        return peg
+        return None
     out.seal()
     return minimize(out)
+
+
+def _constant_bool(g: PEG, n: int) -> bool | None:
+    node = g.nodes[n]
+    return bool(node.attr) if node.op == "const.b" else None
+
+
+def _add_folded(g: PEG, op: str, attr: object, kids: tuple[int, ...]) -> int:
+    """``g.add(op, attr, kids)``, or what it is when that is plain: an int or bool operator of constants folded
+    with its semantics (a flag set in each branch and tested after the join, known in a case of
+    :func:`equal_by_cases`), a phi of two equal arms."""
+    if op == "phi" and kids[1] == kids[2]:
+        return kids[1]
+    spec = OPS.get(op)  # None: the union's PAIR root
+    if spec is not None and spec.role is Role.PURE and spec.fn is not None and op not in _NOT_FOLDED and kids and \
+            all(t in (T.INT, T.BOOL) for t in spec.inputs) and spec.output in (T.INT, T.BOOL):
+        consts = [g.nodes[c] for c in kids]
+        want = ["const.i" if t is T.INT else "const.b" for t in spec.inputs]
+        if [c.op for c in consts] == want:
+            value = spec.fn(*(c.attr if c.op == "const.i" else bool(c.attr) for c in consts))
+            return g.add("const.i", value) if spec.output is T.INT else g.add("const.b", bool(value))
+    return g.add(op, attr, kids)
 
 
 def bisimilar(a: PEG, b: PEG) -> bool:
@@ -195,21 +248,38 @@ def _met(u: PEG) -> bool:
     return x == y
 
 
-def _top_condition(u: PEG) -> int | None:
-    """The condition of the first phi met from the root (breadth first, not inside loops)."""
-    seen = {u.root}
-    queue = [u.root]
+def _first_phi(u: PEG, start: int, barrier: frozenset[str]) -> int | None:
+    """The condition of the first phi met from ``start`` (breadth first, not ``start`` itself, not below
+    ``barrier`` operators)."""
+    seen = {start}
+    queue = [start]
     for n in queue:
         node = u.nodes[n]
-        if node.op == "phi":
+        if node.op == "phi" and n != start:
             return _cond(u.nodes, node.children[0])[0]
-        if node.op in LOOP_OPS:
+        if node.op in barrier:
             continue
         for c in node.children:
             if c not in seen:
                 seen.add(c)
                 queue.append(c)
     return None
+
+
+def _top_condition(u: PEG) -> int | None:
+    """The condition to split on: that of the first phi met from the root (breadth first, not inside loops), or,
+    when that condition is itself computed from phis (a flag set in each branch and tested after the join), the
+    first condition those test, and so on: once it is known the flag folds to a constant, where a case of the
+    flag alone would leave the phis it was made of undecided."""
+    c = _first_phi(u, u.root, LOOP_OPS)
+    seen: set[int] = set()
+    while c is not None and c not in seen:
+        seen.add(c)
+        below = _first_phi(u, c, LOOP_OPS | EFFECTS)
+        if below is None:
+            return c
+        c = below
+    return c
 
 
 def equal_by_cases(a: PEG, b: PEG, max_cases: int = 64, deadline: float = math.inf) -> int | None:

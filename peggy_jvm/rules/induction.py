@@ -8,7 +8,10 @@ What this module owns
     in a second search when the first fails, is assumed equal too (the final check judges the cycles). A
     pair matched is shared by every later use, and a pair that failed without meeting the stack fails for good,
     so the search stays polynomial in the number of class pairs in practice, however many alternatives the
-    e-graph holds (the same pairs would otherwise be matched again for every alternative above them).
+    e-graph holds (the same pairs would otherwise be matched again for every alternative above them). E-nodes
+    that reach their own class within two steps (the heap class of ``s`` holding ``rho_sigma(getfield(s,
+    this))``) are tried last: the second search keeps the first alternative that matches, and one closing a
+    cycle through no theta would make the whole witness fail the final check.
 
 Why a witness proves equality
     The witness is one system of PEG equations, one per pair, each the operator of its two matched e-nodes
@@ -79,36 +82,65 @@ class _Search:
         circular = self.circular
         self.busy.add(key)
         try:
-            for op, xs in cx.items():
-                ys = cy.get(op)
-                if ys is None:
-                    continue
-                ys = self._oldest_first(y, op, ys)
-                for n in self._oldest_first(x, op, xs):
-                    for m in ys:
-                        if m[1] != n[1] or len(m[2]) != len(n[2]):
-                            continue
-                        mark = len(self.order)
-                        entry: Pair = (x, y, n, m, [])
-                        if op == "theta" or not self.strict:
-                            self.pairs[key] = entry
-                            self.order.append(key)
-                        if all(self.eq(p, q) for p, q in zip(n[2], m[2])):
-                            for p, q in zip(n[2], m[2]):
-                                p, q = eg.find(p), eg.find(q)
-                                entry[4].append(None if p == q else ((p, q) if p < q else (q, p)))
-                            if key not in self.pairs:
-                                self.pairs[key] = entry
-                                self.order.append(key)
-                            return True
-                        while len(self.order) > mark:  # pairs matched under this attempt go with it
-                            self.pairs.pop(self.order.pop(), None)
-                        if self.budget < 0:
-                            return False
+            for op, n, m in self._alternatives(x, y, cx, cy):
+                mark = len(self.order)
+                entry: Pair = (x, y, n, m, [])
+                if op == "theta" or not self.strict:
+                    self.pairs[key] = entry
+                    self.order.append(key)
+                if all(self.eq(p, q) for p, q in zip(n[2], m[2])):
+                    for p, q in zip(n[2], m[2]):
+                        p, q = eg.find(p), eg.find(q)
+                        entry[4].append(None if p == q else ((p, q) if p < q else (q, p)))
+                    if key not in self.pairs:
+                        self.pairs[key] = entry
+                        self.order.append(key)
+                    return True
+                while len(self.order) > mark:  # pairs matched under this attempt go with it
+                    self.pairs.pop(self.order.pop(), None)
+                if self.budget < 0:
+                    return False
         finally:
             self.busy.discard(key)
         if self.circular == circular:  # failed whatever is on the stack: it fails in every context
             self.failed.add(key)
+        return False
+
+    def _alternatives(self, x: int, y: int, cx: dict, cy: dict):
+        """The (operator, e-node of x, e-node of y) pairs to try for the pair (x, y), same operator and attribute:
+        e-nodes that reach their own class within two steps last. Such a node (``phi(c, true, false)`` in the
+        class of ``c``, ``rho_sigma(getfield(s, o))`` in the class of ``s`` once the read is known not to throw)
+        closes a cycle through no theta unless a theta lies on it, and a witness with such a cycle is not well
+        founded; when every pair may close a cycle (the second search) the first alternative that matches is
+        kept, so it should not be one of these while another alternative exists. Only the order changes: the
+        witness is judged by :func:`well_founded` all the same."""
+        late: list[tuple[str, tuple, tuple]] = []
+        for op, xs in cx.items():
+            ys = cy.get(op)
+            if ys is None:
+                continue
+            ys = self._oldest_first(y, op, ys)
+            for n in self._oldest_first(x, op, xs):
+                for m in ys:
+                    if m[1] != n[1] or len(m[2]) != len(n[2]):
+                        continue
+                    if op != "theta" and (self._reaches(n, x) or self._reaches(m, y)):
+                        late.append((op, n, m))
+                    else:
+                        yield op, n, m
+        yield from late
+
+    def _reaches(self, node: tuple, cid: int) -> bool:
+        """``node`` has ``cid`` as a child, or as a child of some e-node of a child's class."""
+        eg = self.eg
+        find = eg.find
+        for c in node[2]:
+            c = find(c)
+            if c == cid:
+                return True
+            for grand in eg._class_ops.get(c, {}).values():
+                if any(find(g) == cid for k in grand for g in k[2]):
+                    return True
         return False
 
     def _oldest_first(self, cid: int, op: str, nodes: list) -> list:
