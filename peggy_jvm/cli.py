@@ -16,6 +16,7 @@ import click
 from .archive import InputError, InputKind, read_input
 from .classfile.errors import ClassFileError
 from .pipeline import IMPLEMENTED_STAGES, Stage, classes_by_name, optimize_input
+from .rules.strings import ASSUMPTIONS
 
 EXIT_BAD_INPUT = 2
 
@@ -236,8 +237,12 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
               help="Budget per method pair in seconds (proof, then counterexample search).")
 @click.option("--explain", is_flag=True, help="Report which axioms each proof used.")
 @click.option("--axioms", type=click.Path(path_type=Path), help="Axiom directory or file (default: the bundled axioms/).")
+@click.option("--assume", "assume", multiple=True, type=click.Choice(sorted(ASSUMPTIONS)),
+              help="Also prove what holds under this assumption (repeatable); proofs that need it say so. "
+                   "strings-by-value: Strings made by concatenation are compared by value, never by identity.")
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
-             class_map: tuple[str, ...], method_timeout: float, explain: bool, axioms: Path | None) -> int:
+             class_map: tuple[str, ...], method_timeout: float, explain: bool, axioms: Path | None,
+             assume: tuple[str, ...]) -> int:
     """Check that OPT is a correct translation of ORIG, method by method (exit 0/1/3, 2 on bad input)."""
     from rich.console import Console
 
@@ -251,7 +256,8 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
         raise click.UsageError(str(e)) from None
     rules = _load_axioms(axioms).active()
     try:
-        report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout, explain, rules))
+        report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout, explain, rules,
+                                                                      assumptions=assume))
     except InputError as e:
         raise fail(e.path, e.message) from None
     except ClassFileError as e:
@@ -273,9 +279,10 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     s = report.summary()
     for u in report.unpaired:
         click.echo(f"unpaired: {u}")
-    click.echo(f"{len(report.pairs)} pairs: {s['equivalent']} equivalent, {s['not_equivalent']} not equivalent, "
-               f"{s['unknown']} unknown; {report.skipped} without code skipped, {len(report.unpaired)} unpaired "
-               f"({report.seconds:.2f} s)")
+    relying = f" ({report.relying()} relying on --assume)" if report.assumptions else ""
+    click.echo(f"{len(report.pairs)} pairs: {s['equivalent']} equivalent{relying}, {s['not_equivalent']} not "
+               f"equivalent, {s['unknown']} unknown; {report.skipped} without code skipped, "
+               f"{len(report.unpaired)} unpaired ({report.seconds:.2f} s)")
     return report.exit_code()
 
 

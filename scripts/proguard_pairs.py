@@ -13,7 +13,10 @@ What this script owns
       rewritten constant pool alone is not a change).
     * ``main``: for each jar, ProGuard it, validate input vs output (`peggy_jvm.validate`) and print one table:
       methods, changed, equivalent / not-equivalent / unknown among the changed, the share proved, and the
-      median and p95 time per pair; ``--unknowns N`` lists the commonest reasons.
+      median and p95 time per pair; ``--unknowns N`` lists the commonest reasons. The default is strict JVM
+      semantics; ``--assume NAME`` (``validate --assume``, e.g. ``strings-by-value``) validates under that
+      assumption too and reports both numbers: the pairs proved strictly, and those proved only by relying on it
+      (the driver re-checks every proof an assumption took part in with the strict rules alone).
 
 Inputs: jar names of the corpus (`scripts/fetch_corpus.sh`) or paths. Needs `java` and ProGuard's jar
 (`scripts/fetch_corpus.sh --proguard`, fetched on first use). Outputs: DIR/<name>.pg.jar and the table; with
@@ -44,6 +47,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from peggy_jvm.classfile.disasm import disassemble  # noqa: E402
 from peggy_jvm.classfile.jimage import default_image  # noqa: E402
 from peggy_jvm.classfile.reader import read_class  # noqa: E402
+from peggy_jvm.rules.strings import ASSUMPTIONS  # noqa: E402
 from verify_corpus import cache_dir, fetch_jars  # noqa: E402  (the corpus cache and its fetch, shared)
 
 LIBRARY_MAJOR = 55  # the newest major ProGuard 6.2.2 reads is 57; 55 (Java 11) is enough for linking
@@ -162,6 +166,7 @@ class Row:
     equivalent: int = 0
     not_equivalent: int = 0
     unknown: int = 0
+    assumed: int = 0  # equivalent only under --assume (included in ``equivalent``)
     median_ms: float = 0.0
     p95_ms: float = 0.0
     proguard_s: float = 0.0
@@ -172,6 +177,10 @@ class Row:
     def proved_share(self) -> float:
         return self.equivalent / self.changed if self.changed else 1.0
 
+    @property
+    def strict_share(self) -> float:
+        return (self.equivalent - self.assumed) / self.changed if self.changed else 1.0
+
 
 def _reason_kind(reason: str) -> str:
     """An unknown's reason without method-specific numbers: the first clause, plus which calls differ."""
@@ -180,12 +189,12 @@ def _reason_kind(reason: str) -> str:
     return re.sub(r"\d+", "N", "; ".join(kept))[:160]
 
 
-def validate_pair(name: str, orig: Path, opt: Path, method_timeout: float) -> Row:
+def validate_pair(name: str, orig: Path, opt: Path, method_timeout: float, assumptions: tuple[str, ...] = ()) -> Row:
     from peggy_jvm.validate.driver import ValidateOptions, validate_inputs
 
     changed = changed_methods(orig, opt)
     t0 = time.perf_counter()
-    report = validate_inputs(orig, opt, ValidateOptions(method_timeout=method_timeout))
+    report = validate_inputs(orig, opt, ValidateOptions(method_timeout=method_timeout, assumptions=assumptions))
     row = Row(name, methods=len(report.pairs), changed=len(changed), validate_s=time.perf_counter() - t0)
     times = []
     reasons: Counter[str] = Counter()
@@ -195,6 +204,7 @@ def validate_pair(name: str, orig: Path, opt: Path, method_timeout: float) -> Ro
             continue
         if p.verdict.value == "equivalent":
             row.equivalent += 1
+            row.assumed += bool(p.assumptions)
         elif p.verdict.value == "not-equivalent":
             row.not_equivalent += 1
             reasons[f"NOT-EQUIVALENT {p.class_name}.{p.name}{p.descriptor}"] += 1
@@ -209,15 +219,21 @@ def validate_pair(name: str, orig: Path, opt: Path, method_timeout: float) -> Ro
     return row
 
 
-def print_table(rows: list[Row], unknowns: int) -> None:
-    head = f"{'jar':<16}{'methods':>8}{'changed':>8}{'equiv':>7}{'not-eq':>7}{'unknown':>8}{'proved':>8}" \
+def print_table(rows: list[Row], unknowns: int, assumptions: tuple[str, ...] = ()) -> None:
+    """The table; under ``--assume`` ``equiv``/``proved`` are the strict numbers and ``+assumed``/``proved*``
+    add the pairs proved only by relying on the assumption."""
+    extra = f"{'+assumed':>9}{'proved*':>9}" if assumptions else ""
+    head = f"{'jar':<16}{'methods':>8}{'changed':>8}{'equiv':>7}{'not-eq':>7}{'unknown':>8}{'proved':>8}{extra}" \
            f"{'median ms':>10}{'p95 ms':>8}{'pg s':>6}{'val s':>7}"
+    if assumptions:
+        print(f"assuming: {', '.join(assumptions)} (equiv/proved: strict; +assumed/proved*: relying on it)")
     print(head)
     print("-" * len(head))
     for r in rows:
-        print(f"{r.jar:<16}{r.methods:>8}{r.changed:>8}{r.equivalent:>7}{r.not_equivalent:>7}{r.unknown:>8}"
-              f"{100 * r.proved_share:>7.1f}%{r.median_ms:>10.1f}{r.p95_ms:>8.1f}{r.proguard_s:>6.0f}"
-              f"{r.validate_s:>7.0f}")
+        more = f"{r.assumed:>9}{100 * r.proved_share:>8.1f}%" if assumptions else ""
+        print(f"{r.jar:<16}{r.methods:>8}{r.changed:>8}{r.equivalent - r.assumed:>7}{r.not_equivalent:>7}"
+              f"{r.unknown:>8}{100 * r.strict_share:>7.1f}%{more}{r.median_ms:>10.1f}{r.p95_ms:>8.1f}"
+              f"{r.proguard_s:>6.0f}{r.validate_s:>7.0f}")
     for r in rows:
         if unknowns and r.unknown_reasons:
             print(f"\n{r.jar}: commonest reasons among the changed methods not proved")
@@ -243,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--method-timeout", type=float, default=10.0)
     ap.add_argument("--unknowns", type=int, default=8, help="reasons listed per jar")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--assume", action="append", default=[], metavar="NAME", choices=sorted(ASSUMPTIONS),
+                    help="validate under this assumption too (validate --assume; e.g. strings-by-value) and "
+                         "report the strict and the assumed numbers")
     ap.add_argument("--library-jar", type=Path, metavar="OUT",
                     help="only write the JDK library jar for ProGuard to OUT (docs/ci.md's recipe)")
     args = ap.parse_args(argv)
@@ -259,11 +278,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"proguard intra {src.name} -> {out} in {seconds:.1f} s", file=sys.stderr)
         if args.no_validate:
             continue
-        row = validate_pair(src.stem, src, out, args.method_timeout)
+        row = validate_pair(src.stem, src, out, args.method_timeout, tuple(args.assume))
         row.proguard_s = seconds
         rows.append(row)
     if rows:
-        print_table(rows, args.unknowns)
+        print_table(rows, args.unknowns, tuple(args.assume))
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in rows], indent=1))
     return 0

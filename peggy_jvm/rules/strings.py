@@ -17,22 +17,75 @@ What this module owns
       one. javac's string concatenation (Java 8 and older) and ProGuard's merging of the first ``append`` into the
       constructor are this pattern.
 
+The assumption ``strings-by-value`` (group ``assume.strings-by-value``; never in the default rule set)
+    ``peggy-jvm validate --assume strings-by-value`` adds these rules, made per method pair by
+    :func:`assumption_rules`. Under the assumption, a ``String`` made by concatenation (a string builder's final
+    ``toString()``, ``String.concat``, ``String.valueOf`` of a primitive or of a String) is compared by its
+    characters only: nobody observes whether it is a fresh object or an existing one (``==``,
+    ``identityHashCode``, ``synchronized`` on it). That is exactly what ``a + b`` -> ``a.concat(b)`` changes:
+    ``concat`` returns its receiver when the argument is empty, the builder always makes a new String. Nothing
+    else is assumed: exceptions, other objects and the heap stay exact.
+
+    The value of such a String is modelled by ONE pure, never throwing operation, ``StringValue.of(parts...)``
+    (an ``invoke.static`` of the pseudo-class :data:`VALUE_OWNER` on ``sigma0``, which no JVM class has): the
+    concatenation of its parts, each rendered by its descriptor type exactly as ``StringBuilder.append`` and
+    ``String.valueOf`` render it (``I`` int, ``J`` long, ``C`` char, ``Z`` boolean, ``F`` float, ``D`` double,
+    ``Ljava/lang/String;`` a String or ``"null"``). Its normal form (:func:`_normal`) splices String parts that are
+    themselves such values, renders constant parts as text (int, long, char, boolean, string literals, null),
+    joins adjacent texts and drops empty ones; an all-text value is the string literal, and a single String part
+    known to be non-null is that String. The rules, each sound by the JDK's specification of the call and the
+    assumption:
+
+    * ``string-valueof-value``: ``String.valueOf(x)`` for ``x`` of type int, long, char, boolean, float or
+      double, and ``String.valueOf((Object) s)`` for an ``s`` known to be a String or null (then
+      ``s.toString()`` is ``s`` itself, with no effect), is the value of ``[x]``; the call changes nothing else
+      and cannot throw (but for running out of memory). ``valueOf(char[])`` (reads an array, throws on null) and
+      ``valueOf(Object)`` of other objects (runs their ``toString()``, which may have effects or return null)
+      are not modelled.
+    * ``string-concat-value``: ``a.concat(b)`` with ``a`` and ``b`` known non-null is the value of ``[a, b]``;
+      with either possibly null it throws NullPointerException where ``a + b`` would not, so it is left alone.
+    * ``builder-tostring-value``: ``new B()`` (or ``new B(s)`` with ``s`` non-null) followed by ``append``s of
+      the types above (``append(Object)``/``append(CharSequence)`` only of an argument known to be a String or
+      null), each on the heap the previous one left, and ending in ``toString()`` is the value of the appended
+      parts in order, and the heap after the ``toString()`` is the heap before the ``new``. None of these calls
+      can throw; the builder is confined (its reference is only ever the receiver of its own ``append``,
+      ``toString``, ``length``, ``charAt``) and nothing reached from the heap after this ``toString()`` uses it
+      (:func:`_dead_after`), so it is garbage from there on. (Another ``toString()`` of the same ``new`` in the
+      other arm of a branch is fine: a PEG shares one ``new`` between arms.)
+    * ``string-value-normal``: a ``StringValue.of`` value is the value of its parts' normal form (parts' classes
+      gain literals and values while saturation goes on).
+    * ``string-classinit-noop``: ``classinit`` of ``String``/``StringBuilder`` changes nothing: both are
+      initialized while the JVM boots (:class:`StringClassInit`; true without the assumption too, but only needed
+      beside it).
+
+    Where the method itself looks at the identity of such a String (``==``/``!=`` on it, ``synchronized``,
+    ``System.identityHashCode``, through phis and loops) the assumption is visibly false, and the first three
+    rules leave that call alone (:func:`_identity_observed`).
+
+    Which String values are "known to be a String or null" (:func:`_string_typed`): string literals and
+    ``null``, the values above, results of calls and fields declared ``java/lang/String`` (the verifier holds
+    both to their declared types), ``checkcast java/lang/String``, parameters declared String (the pair's
+    descriptor, passed in by the driver), and phis, loop values (thetas, by induction) and evals of those.
+
 Inputs / outputs: each is a :class:`~peggy_jvm.egraph.runner.Rewrite` over the e-graph; listed by
-:func:`~peggy_jvm.rules.builtin.builtin_rules`. Used by validation (the default rule set); ``java.lang`` groups
-are not among the optimizer's safe groups.
+:func:`~peggy_jvm.rules.builtin.builtin_rules` (the strict ones) or :func:`assumption_rules`. Used by validation
+(the default rule set); ``java.lang`` and ``assume`` groups are not among the optimizer's safe groups.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
+from ..classfile.descriptors import parse_method_descriptor
 from ..egraph.explain import Reason
-from ..ir.nodes import Const, ConstKind, MethodRef
+from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
 from .conditions import nonnull
 
 if TYPE_CHECKING:
     from ..egraph.egraph import EGraph
 
-__all__ = ["BuilderAppendReturnsThis", "BuilderInitAppend", "StringLengthConst"]
+__all__ = ["BuilderAppendReturnsThis", "BuilderInitAppend", "StringLengthConst", "ASSUMPTIONS", "STRINGS_BY_VALUE",
+           "VALUE_OWNER", "assumption_rules", "StringValueOf", "StringConcatValue", "BuilderToStringValue",
+           "StringValueNormal", "StringClassInit", "BOOT_CLASSES", "render_constant", "build_value"]
 
 OWNERS = frozenset({"java/lang/StringBuilder", "java/lang/StringBuffer"})
 # methods of a builder that cannot tell its capacity apart and do not let the reference escape
@@ -176,4 +229,501 @@ def _confined(eg: EGraph, builder: int, owner: str, limit: int = 256) -> bool:
                     seen.add(returned)
                     work.append(returned)
     return True
+
+
+
+# -- the assumption strings-by-value ----------------------------------------------------------------------------
+STRINGS_BY_VALUE = "strings-by-value"
+#: every assumption ``validate --assume`` accepts, with what it assumes (docs/validation.md)
+ASSUMPTIONS: dict[str, str] = {
+    STRINGS_BY_VALUE: "Strings made by concatenation (builder toString, String.concat, String.valueOf) are "
+                      "compared by value: their identity (==, identityHashCode, synchronized) is never observed",
+}
+ASSUME_GROUP = "assume." + STRINGS_BY_VALUE
+#: the pseudo-class of the model's concatenation: no JVM class has this name, so no real call is ever taken for it
+VALUE_OWNER = "peggy/assume/StringValue"
+STRING = "Ljava/lang/String;"
+_STRING_TYPE = IRType(Kind.REF, "java/lang/String")
+_PRIMS = frozenset("IJCZFD")  # the parts rendered by the same code in append(x) and String.valueOf(x)
+_MAX_PARTS = 64  # a longer concatenation is left alone (the normal form is rebuilt at every search)
+_MAX_NEST = 16  # how deep String parts that are themselves values are spliced
+_MAX_CHAIN = 256  # builder operations followed back from a toString()
+
+Part = tuple[str, "int | str"]  # ("T", text) or (type letter or STRING, class id)
+
+
+def assumption_rules(names: Sequence[str], param_types: Sequence[str] = ()) -> list:
+    """Fresh rules for the named assumptions (KeyError for an unknown one). ``param_types`` are the field
+    descriptors of the method pair's ``param`` nodes by index (the receiver's class first for an instance
+    method): a parameter declared ``java/lang/String`` is a String or null."""
+    out: list = []
+    for name in names:
+        if name not in ASSUMPTIONS:
+            raise KeyError(f"no assumption named {name!r} (known: {', '.join(sorted(ASSUMPTIONS))})")
+        if name == STRINGS_BY_VALUE:
+            strings = frozenset(i for i, t in enumerate(param_types) if t == STRING)
+            out += [StringValueOf(strings), StringConcatValue(strings), BuilderToStringValue(strings),
+                    StringValueNormal(), StringClassInit()]
+    return out
+
+
+def render_constant(kind: str, key: tuple[str, object] | None) -> str | None:
+    """The text ``append``/``valueOf`` make of a constant of descriptor type ``kind`` (None: not folded here;
+    float and double are never folded: their shortest-repr rules are the JDK's to apply)."""
+    if key is None:
+        return None
+    op, v = key
+    if kind == "I" and op == "const.i":
+        return str(v)
+    if kind == "J" and op == "const.l":
+        return str(v)
+    if kind == "C" and op == "const.i" and isinstance(v, int) and 0 <= v <= 0xFFFF:
+        return chr(v)  # literal texts are UTF-16 code units too (constpool keeps surrogates unpaired)
+    if kind == "Z" and op == "const.i" and v in (0, 1):
+        return "true" if v else "false"
+    return None
+
+
+def _string_literal(eg: EGraph, cid: int) -> str | None:
+    """"null" for the null constant, the text of a string literal, else None (rendered as append renders them)."""
+    for op, attr, _ch in eg.nodes(cid):
+        if op == "const.a" and isinstance(attr, Const) and attr.kind is ConstKind.VALUE:
+            if attr.value is None:
+                return "null"
+            if isinstance(attr.value, str):
+                return attr.value
+    return None
+
+
+def _is_value_node(node: tuple) -> bool:
+    return node[0] == "invoke.static" and isinstance(node[1], MethodRef) and node[1].owner == VALUE_OWNER
+
+
+def _value_nodes(eg: EGraph, cid: int) -> list[tuple]:
+    """The model's ``StringValue.of`` calls whose value class ``cid`` is."""
+    out = []
+    for op, _a, ch in eg.nodes(cid):
+        if op == "rho_value":
+            out.extend(n for n in eg.nodes(ch[0]) if _is_value_node(n))
+    return out
+
+
+def _parts_of(node: tuple) -> list[Part]:
+    kinds, _ret = parse_method_descriptor(node[1].descriptor)
+    return list(zip(kinds, node[2][1:]))
+
+
+def _nonnull_string(eg: EGraph, cid: int) -> bool:
+    lit = _string_literal(eg, cid)
+    return (lit is not None and not _is_null(eg, cid)) or nonnull(eg, cid) or bool(_value_nodes(eg, cid))
+
+
+def _is_null(eg: EGraph, cid: int) -> bool:
+    return any(op == "const.a" and isinstance(a, Const) and a.kind is ConstKind.VALUE and a.value is None
+               for op, a, _c in eg.nodes(cid))
+
+
+def _string_typed(eg: EGraph, cid: int, string_params: frozenset[int], busy: frozenset[int] = frozenset(),
+                  assumed: frozenset[int] = frozenset()) -> bool:
+    """Class ``cid`` is certainly a ``java.lang.String`` or null (see the module docstring for the evidence).
+    Through ``phi`` (both arms), ``theta`` (by induction over the loop: the initial value, then the next one
+    assuming the theta itself) and ``eval`` (some iteration's value of a sequence typed at every one); any
+    other cycle proves nothing."""
+    cid = eg.find(cid)
+    if cid in assumed:
+        return True
+    if cid in busy or len(busy) >= _MAX_NEST:
+        return False
+    if _string_literal(eg, cid) is not None or _value_nodes(eg, cid):
+        return True
+    inner = busy | {cid}
+    for op, attr, ch in eg.nodes(cid):
+        if op == "param" and attr in string_params:
+            return True
+        if op == "phi" and all(_string_typed(eg, c, string_params, inner, assumed) for c in ch[1:]):
+            return True
+        if op == "theta" and _string_typed(eg, ch[0], string_params, inner, assumed) \
+                and _string_typed(eg, ch[1], string_params, inner, assumed | {cid}):
+            return True
+        if op == "eval" and _string_typed(eg, ch[0], string_params, inner, frozenset()):
+            return True  # a value of the sequence at some iteration (an induction hypothesis does not reach it)
+        if op != "rho_value":
+            continue
+        for e in eg.nodes(ch[0]):
+            a = e[1]
+            if e[0].startswith("invoke.") and isinstance(a, MethodRef) and a.descriptor.endswith(")" + STRING):
+                return True
+            if e[0] in ("getfield", "getstatic") and isinstance(a, FieldRef) and a.descriptor == STRING:
+                return True
+            if e[0] == "checkcast" and a == "java/lang/String":
+                return True
+    return False
+
+
+def _normal(eg: EGraph, parts: Sequence[Part]) -> list[Part] | None:
+    """The normal form of a concatenation (module docstring); None when it grows past ``_MAX_PARTS``."""
+    out: list[Part] = []
+    for kind, x in parts:
+        if not _expand(eg, kind, x, out, set()):
+            return None
+    merged: list[Part] = []
+    for p in out:
+        if p[0] == "T" and merged and merged[-1][0] == "T":
+            merged[-1] = ("T", merged[-1][1] + p[1])  # type: ignore[operator]
+        else:
+            merged.append(p)
+    return [p for p in merged if p != ("T", "")]
+
+
+def _expand(eg: EGraph, kind: str, x: int | str, out: list[Part], busy: set[int]) -> bool:
+    if len(out) > _MAX_PARTS:
+        return False
+    if kind == "T":
+        out.append((kind, x))
+        return True
+    assert isinstance(x, int)
+    x = eg.find(x)
+    if kind == STRING:
+        lit = _string_literal(eg, x)
+        if lit is not None:
+            out.append(("T", lit))
+            return True
+        nodes = _value_nodes(eg, x)
+        if nodes and x not in busy and len(busy) < _MAX_NEST:
+            # any of them is right (they are one value); the choice is made the same way on both sides
+            best = max(nodes, key=lambda n: (len(n[2]), n[1].descriptor, tuple(eg.find(c) for c in n[2])))
+            busy.add(x)
+            ok = all(_expand(eg, k, c, out, busy) for k, c in _parts_of(best))
+            busy.discard(x)
+            return ok
+        out.append((STRING, x))
+        return True
+    text = render_constant(kind, eg.const(x))
+    out.append(("T", text) if text is not None else (kind, x))
+    return True
+
+
+def _sigma0(eg: EGraph) -> int:
+    return eg.add("sigma0")
+
+
+def build_value(eg: EGraph, parts: Sequence[Part]) -> int:
+    """The class of the model's value of ``parts`` (already normal): a literal, a non-null String itself, or
+    ``rho_value(StringValue.of(sigma0, parts...))``."""
+    if not parts:
+        return eg.add("const.a", Const(_STRING_TYPE, ""))
+    if len(parts) == 1 and parts[0][0] == "T":
+        return eg.add("const.a", Const(_STRING_TYPE, parts[0][1]))
+    if len(parts) == 1 and parts[0][0] == STRING and _nonnull_string(eg, parts[0][1]):  # type: ignore[arg-type]
+        return eg.find(parts[0][1])  # type: ignore[arg-type]
+    kids = [_sigma0(eg)]
+    desc = []
+    for kind, x in parts:
+        if kind == "T":
+            kids.append(eg.add("const.a", Const(_STRING_TYPE, x)))
+            desc.append(STRING)
+        else:
+            kids.append(eg.find(x))  # type: ignore[arg-type]
+            desc.append(kind)
+    call = eg.add("invoke.static", MethodRef(VALUE_OWNER, "of", f"({''.join(desc)}){STRING}"), kids)
+    return eg.add("rho_value", None, (call,))
+
+
+_IDENTITY_OPS = frozenset({"eq.a", "ne.a", "monitorenter", "monitorexit"})
+_FLOWS = frozenset({"phi", "theta", "eval", "shift", "peel"})
+
+
+def _identity_observed(eg: EGraph, value: int, limit: int = 256) -> bool:
+    """The method itself looks at the identity of ``value`` (through phis and loops): compares it by
+    reference, locks on it, or asks ``System.identityHashCode``. The assumption would then be false on its face,
+    so the rules leave such a String alone (what callers do with it is what the assumption is about)."""
+    find = eg.find
+    seen = {find(value)}
+    work = [find(value)]
+    while work:
+        for pid in eg._classes[work.pop()].parents:
+            node = eg._cur[pid]
+            if node is None:
+                return True
+            op, attr = node[0], node[1]
+            if op in _IDENTITY_OPS or (op == "invoke.static" and isinstance(attr, MethodRef)
+                                       and attr.owner == "java/lang/System" and attr.name == "identityHashCode"):
+                return True
+            if op in _FLOWS and find(pid) not in seen:
+                if len(seen) >= limit:
+                    return True
+                seen.add(find(pid))
+                work.append(find(pid))
+    return False
+
+
+class _ValueRule:
+    """Shared by the three rules: a match is (outcome class, sigma before, parts); applying it makes the
+    outcome's value the model's value of the parts and its heap the heap before."""
+
+    name = ""
+    group = ASSUME_GROUP
+    source = "assumption"
+    depth = None
+    cache_matches = False  # the normal form improves as classes merge: recomputed at every search
+
+    def __init__(self, string_params: frozenset[int] = frozenset()) -> None:
+        self.string_params = string_params
+        self.applied = 0  # unions made: the driver tells a proof that used the assumption by it
+
+    def apply(self, eg: EGraph, match: tuple) -> bool:
+        outcome, sigma, parts, names, values = match
+        value = eg.lookup("rho_value", None, (outcome,))
+        if value is not None and _identity_observed(eg, value):
+            return False
+        normal = _normal(eg, parts)
+        if normal is None:
+            return False
+        why = Reason(self.name, names, values)
+        changed = eg.union(eg.add("rho_value", None, (outcome,)), build_value(eg, normal), why)
+        changed = eg.union(eg.add("rho_sigma", None, (outcome,)), sigma, why) or changed
+        if changed:
+            self.applied += 1
+        return changed
+
+
+class StringValueOf(_ValueRule):
+    name = "string-valueof-value"
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        for cid in eg.classes_with_op("invoke.static"):
+            for op, m, ch in eg.nodes(cid):
+                if op != "invoke.static" or not isinstance(m, MethodRef) or m.owner != "java/lang/String" \
+                        or m.name != "valueOf" or len(ch) != 2:
+                    continue
+                kind = m.descriptor[1:-len(")" + STRING)]
+                if m.descriptor != f"({kind}){STRING}":
+                    continue
+                if kind == "Ljava/lang/Object;" and _string_typed(eg, ch[1], self.string_params):
+                    kind = STRING  # valueOf(Object) of a String or null: "null" or the String itself
+                if kind not in _PRIMS and kind != STRING:
+                    continue
+                out.append((eg.find(cid), eg.find(ch[0]), ((kind, eg.find(ch[1])),), ("?x",), (ch[1],)))
+            if len(out) >= limit:
+                break
+        return out, False
+
+
+class StringConcatValue(_ValueRule):
+    name = "string-concat-value"
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        for cid in eg.classes_with_op("invoke.virtual"):
+            for op, m, ch in eg.nodes(cid):
+                if op != "invoke.virtual" or not isinstance(m, MethodRef) or m.owner != "java/lang/String" \
+                        or m.name != "concat" or m.descriptor != f"({STRING}){STRING}" or len(ch) != 3:
+                    continue
+                a, b = eg.find(ch[1]), eg.find(ch[2])
+                if not (_nonnull_string(eg, a) and _nonnull_string(eg, b)):
+                    continue  # a null receiver or argument throws: the builder would not
+                out.append((eg.find(cid), eg.find(ch[0]), ((STRING, a), (STRING, b)), ("?a", "?b"), (a, b)))
+            if len(out) >= limit:
+                break
+        return out, False
+
+
+class BuilderToStringValue(_ValueRule):
+    name = "builder-tostring-value"
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        for cid in eg.classes_with_op("invoke.virtual"):
+            for node in eg.nodes(cid):
+                op, m, ch = node
+                if op != "invoke.virtual" or not _is_builder_method(m, "toString") or m.descriptor != f"(){STRING}":
+                    continue
+                found = self._chain(eg, node, m.owner)
+                if found is not None:
+                    start, parts = found
+                    out.append((eg.find(cid), start, tuple(parts), ("?s",), (start,)))
+            if len(out) >= limit:
+                break
+        return out, False
+
+    def _chain(self, eg: EGraph, to_string: tuple, owner: str) -> tuple[int, list[Part]] | None:
+        """(heap before ``new``, parts in order) when ``to_string`` ends a confined chain (module docstring)."""
+        find = eg.find
+        builder = find(to_string[2][1])
+        sigma = find(to_string[2][0])
+        parts: list[Part] = []
+        seen: set[int] = set()
+        while len(seen) < _MAX_CHAIN:
+            if sigma in seen:
+                return None
+            seen.add(sigma)
+            step = self._step(eg, sigma, builder, owner)
+            if step is None:
+                return None
+            kind, arg, before = step
+            if kind == "new":
+                if arg is not None:
+                    parts.append((STRING, arg))
+                parts.reverse()
+                outcome = eg.lookup(to_string[0], to_string[1], to_string[2])
+                if outcome is None or not _confined(eg, builder, owner) or not _dead_after(eg, outcome, builder):
+                    return None
+                return before, parts
+            parts.append((kind, arg))
+            sigma = before
+        return None
+
+    def _step(self, eg: EGraph, sigma: int, builder: int, owner: str) -> tuple | None:
+        """The builder operation whose heap ``sigma`` is: ("new", String argument or None, heap before) or
+        (part type, argument, heap before) for an ``append``."""
+        find = eg.find
+        for op, _a, ch in eg.nodes(sigma):
+            if op != "rho_sigma":
+                continue
+            outcome = find(ch[0])
+            for e in eg.nodes(outcome):
+                attr, kids = e[1], e[2]
+                if e[0] == "new" and isinstance(attr, tuple) and attr[0] == owner \
+                        and eg.lookup("rho_value", None, (outcome,)) == builder:
+                    desc = attr[1].descriptor
+                    if desc == "()V":
+                        return ("new", None, find(kids[0]))
+                    if desc == f"({STRING})V" and _nonnull_string(eg, kids[1]):  # new B(null) throws
+                        return ("new", find(kids[1]), find(kids[0]))
+                if e[0] == "invoke.virtual" and _is_builder_method(attr, "append") and attr.owner == owner \
+                        and len(kids) == 3 and find(kids[1]) == builder \
+                        and eg.lookup("rho_value", None, (outcome,)) in (None, builder):
+                    kind = attr.descriptor[1:attr.descriptor.index(")")]
+                    if kind in ("Ljava/lang/Object;", "Ljava/lang/CharSequence;", STRING) \
+                            and _string_typed(eg, kids[2], self.string_params):
+                        kind = STRING  # appends "null" or the String's characters, runs no foreign code
+                    if kind in _PRIMS or kind == STRING:
+                        return (kind, find(kids[2]), find(kids[0]))
+        return None
+
+
+def _builder_uses(eg: EGraph, builder: int, limit: int = 256) -> set[int] | None:
+    """The ids of every node using the builder reference (followed through what ``append`` returns)."""
+    uses: set[int] = set()
+    refs = {eg.find(builder)}
+    work = list(refs)
+    while work:
+        for pid in eg._classes[eg.find(work.pop())].parents:
+            uses.add(pid)
+            node = eg._cur[pid]
+            if node is not None and node[0] == "invoke.virtual" and _is_builder_method(node[1], "append"):
+                returned = eg.lookup("rho_value", None, (eg.find(pid),))
+                if returned is not None and returned not in refs:
+                    if len(refs) >= limit:
+                        return None
+                    refs.add(returned)
+                    work.append(returned)
+    return uses
+
+
+def _dead_after(eg: EGraph, outcome: int, builder: int, limit: int = 4096) -> bool:
+    """No use of the builder comes after the effect ``outcome`` (the final ``toString()``): nothing reached from
+    its heap, through any node, uses the builder. (Uses in another branch, on a heap before it, are allowed:
+    javac and our PEG builder share one ``new`` between the two arms of a branch.)"""
+    uses = _builder_uses(eg, builder)
+    if uses is None:
+        return False
+    find = eg.find
+    used = {find(u) for u in uses}
+    start = eg.lookup("rho_sigma", None, (outcome,))
+    if start is None:
+        return True
+    seen = {start}
+    work = [start]
+    while work:
+        for pid in eg._classes[work.pop()].parents:
+            if pid in uses:
+                return False
+            c = find(pid)
+            if c in used or c == find(outcome):
+                return False
+            if c not in seen:
+                if len(seen) >= limit:
+                    return False
+                seen.add(c)
+                work.append(c)
+    return True
+
+
+#: initialized while the JVM boots, before any class of the input (JDK 17: -Xlog:class+init; StringBuffer is not)
+BOOT_CLASSES = frozenset({"java/lang/String", "java/lang/StringBuilder"})
+
+
+class StringClassInit:
+    """``string-classinit-noop``: ``classinit`` of ``String`` or ``StringBuilder`` leaves the heap as it was:
+    the JVM initializes both while it boots, before any class of the input runs (:data:`BOOT_CLASSES`). javac
+    puts one before ``new StringBuilder(s)`` whose argument is computed by calls (ProGuard's ``new
+    StringBuilder(a.concat(b))``), where the builder it replaces has none."""
+
+    name = "string-classinit-noop"
+    group = ASSUME_GROUP
+    source = "assumption"
+    depth = None
+    cache_matches = True
+
+    def __init__(self) -> None:
+        self.applied = 0
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        for cid in eg.classes_with_op("classinit"):
+            for op, attr, ch in eg.nodes(cid):
+                if op == "classinit" and attr in BOOT_CLASSES:
+                    out.append((eg.find(cid), eg.find(ch[0])))
+            if len(out) >= limit:
+                break
+        return out, False
+
+    def apply(self, eg: EGraph, match: tuple) -> bool:
+        outcome, sigma = match
+        changed = eg.union(eg.add("rho_sigma", None, (outcome,)), sigma, Reason(self.name, ("?s",), (sigma,)))
+        if changed:
+            self.applied += 1
+        return changed
+
+
+class StringValueNormal:
+    """``string-value-normal``: a ``StringValue.of`` value equals the value of its parts' normal form (its parts'
+    classes gain literals and values as the saturation goes on)."""
+
+    name = "string-value-normal"
+    group = ASSUME_GROUP
+    source = "assumption"
+    depth = None
+    cache_matches = False
+
+    def __init__(self) -> None:
+        self.applied = 0
+
+    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        for cid in eg.classes_with_op("invoke.static"):
+            for node in eg.nodes(cid):
+                if _is_value_node(node):
+                    out.append(eg.find(cid))
+                    break
+            if len(out) >= limit:
+                break
+        return out, False
+
+    def apply(self, eg: EGraph, cid: int) -> bool:
+        changed = False
+        for node in list(eg.nodes(cid)):
+            if not _is_value_node(node):
+                continue
+            normal = _normal(eg, _parts_of(node))
+            if normal is None:
+                continue
+            value = eg.add("rho_value", None, (cid,))
+            if eg.union(value, build_value(eg, normal), Reason(self.name, ("?v",), (value,))):
+                changed = True
+        if changed:
+            self.applied += 1
+        return changed
 

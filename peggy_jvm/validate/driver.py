@@ -11,6 +11,14 @@ How
     proofs). A pair with a confirmed difference is ``not-equivalent``; every other unproved pair is ``unknown``
     with the proof's reason and the search's.
 
+Assumptions (``--assume``, :data:`~peggy_jvm.rules.strings.ASSUMPTIONS`)
+    Each named assumption adds its rules, made afresh for every pair (they are told the pair's parameter types).
+    A proof in which an assumption's rule merged something is re-checked with the strict rules alone; only if
+    that fails is the pair reported as relying on the assumption (``PairResult.assumptions``, a reason suffix).
+    So a pair the strict rules prove is never marked, and a marked pair needed the assumption (within the
+    budget). An unproved pair whose saturation ran out of budget is tried strictly too, so ``--assume`` never
+    proves fewer pairs. Without ``--assume`` nothing of this runs.
+
 Inputs: two paths, options. Outputs: the report. Errors: :class:`~peggy_jvm.archive.InputError` (bad input:
 the caller exits 2); nothing else escapes for a single method.
 """
@@ -21,10 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..classfile.descriptors import parse_method_descriptor
+from ..classfile.hierarchy import ClassHierarchy
+from ..rules.strings import assumption_rules
 from . import counterexample as cx
 from .pairing import MethodPair, load_side, pair_methods
 from .prove import ProofBudget, ProofResult, prove_pair
-from .report import PairResult, ValidationReport, Verdict
+from .report import PairResult, ValidationReport, Verdict, assumption_note
 
 PROOF_SHARE = 0.6  # of the per-method budget; the rest is the interpreter screen
 
@@ -36,6 +46,7 @@ class ValidateOptions:
     explain: bool = False
     rules: list | None = None  # active rewrites; None: the default axioms
     counterexamples: bool = True
+    assumptions: tuple[str, ...] = ()  # names from rules.strings.ASSUMPTIONS; () is strict JVM semantics
 
 
 @dataclass(slots=True)
@@ -56,7 +67,11 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     if rules is None:
         from ..rules import default_rules
         rules = default_rules().active()
-    report = ValidationReport(unpaired=pairing.unpaired, skipped=pairing.skipped, explain=options.explain)
+    assumptions = tuple(dict.fromkeys(options.assumptions))
+    if assumptions:
+        assumption_rules(assumptions)  # an unknown name is an error before any work
+    report = ValidationReport(unpaired=pairing.unpaired, skipped=pairing.skipped, explain=options.explain,
+                              assumptions=list(assumptions))
     pending: list[_Pending] = []
     same_bytes = {name for name, data in orig.raw.items()
                   if opt.raw.get(options.class_map.get(name, name)) == data}
@@ -64,11 +79,15 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     for i, pair in enumerate(pairing.pairs):
         t0 = time.perf_counter()
         deadline = time.monotonic() + options.method_timeout
-        proof = prove_pair(pair, orig.hierarchy, opt.hierarchy, rules, budget,
-                           same_class_bytes=pair.orig_class.name in same_bytes, explain=options.explain)
+        same = pair.orig_class.name in same_bytes
+        proof, relied = _prove(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, options.explain,
+                               assumptions)
         row = PairResult(pair.orig_class.name, pair.orig.name, pair.orig.descriptor,
                          Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
-                         axioms=proof.axioms if proof.proved else None)
+                         axioms=proof.axioms if proof.proved else None,
+                         assumptions=relied if assumptions else None)
+        if relied:
+            row.reason += assumption_note(relied)
         if not proof.proved and options.counterexamples:
             why_not = cx.eligible(pair.orig.is_static, pair.orig.descriptor)
             if why_not is not None:
@@ -87,6 +106,37 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
         _confirm(report, pending, orig.raw, opt.raw)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
+           same_bytes: bool, explain: bool, assumptions: tuple[str, ...]) -> tuple[ProofResult, list[str]]:
+    """The proof of one pair and the assumptions it relied on (see the module docstring)."""
+    if not assumptions:
+        return prove_pair(pair, orig_h, opt_h, rules, budget, same_class_bytes=same_bytes, explain=explain), []
+    extra = assumption_rules(assumptions, pair_param_types(pair))
+    proof = prove_pair(pair, orig_h, opt_h, list(rules) + extra, budget, same_class_bytes=same_bytes,
+                       explain=explain)
+    if not any(r.applied for r in extra):
+        return proof, []
+    if not proof.proved and not _stopped_early(proof.reason):
+        return proof, []  # saturated with every strict rule among them: the strict rules alone prove no more
+    strict = prove_pair(pair, orig_h, opt_h, rules, budget, same_class_bytes=same_bytes, explain=explain)
+    if strict.proved or not proof.proved:
+        return strict, []
+    return proof, list(assumptions)
+
+
+def _stopped_early(reason: str) -> bool:
+    """The unproved proof's saturation ran out of budget (time, nodes, iterations): the assumption's rules may
+    have taken what the strict ones needed, so the strict proof is tried too (never fewer proofs with
+    ``--assume``)."""
+    return reason.startswith("not proved: saturation ") and not reason.startswith("not proved: saturation saturated")
+
+
+def pair_param_types(pair: MethodPair) -> list[str]:
+    """Field descriptors of the pair's ``param`` nodes by index: ``this`` first unless static."""
+    params, _ret = parse_method_descriptor(pair.orig.descriptor)
+    return list(params) if pair.orig.is_static else [f"L{pair.orig_class.name};", *params]
 
 
 def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, opt_raw: dict) -> None:

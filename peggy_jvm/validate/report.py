@@ -11,6 +11,9 @@ Invariants
     * The JSON keys are exactly DESIGN section 8's (``pairs``: class, name, descriptor, verdict, reason,
       counterexample, time_ms; ``summary``: equivalent, not_equivalent, unknown), plus, only when asked for with
       ``--explain``, ``axioms`` per pair, and ``unpaired`` (a list, outside the verdict counts).
+    * With ``--assume`` (only then): ``assumptions`` per pair (the assumptions its proof relied on, ``[]`` for
+      none) and at the top level (the assumptions given); a relying pair's reason ends with
+      :func:`assumption_note`, which the table and JUnit show too. Without it the output is unchanged.
     * Exit code: 0 every pair equivalent, 1 some pair not equivalent, 3 none not-equivalent but some unknown
       (code 2, bad input, never comes from here).
 """
@@ -41,6 +44,7 @@ class PairResult:
     counterexample: dict | None = None  # {"args": [...], "orig": outcome text, "opt": outcome text}
     time_ms: float = 0.0
     axioms: list[str] | None = None  # with --explain: the rules the proof used
+    assumptions: list[str] | None = None  # with --assume: the assumptions the proof relied on ([]: none)
 
     def to_json(self, with_axioms: bool = False) -> dict:
         d = {"class": self.class_name, "name": self.name, "descriptor": self.descriptor,
@@ -48,7 +52,14 @@ class PairResult:
              "time_ms": round(self.time_ms, 3)}
         if with_axioms:
             d["axioms"] = self.axioms
+        if self.assumptions is not None:
+            d["assumptions"] = self.assumptions
         return d
+
+
+def assumption_note(names: list[str]) -> str:
+    """The reason suffix of a proof that relied on assumptions (``--assume``)."""
+    return "; relies on " + ", ".join(f"--assume {n}" for n in names)
 
 
 @dataclass(slots=True)
@@ -58,6 +69,11 @@ class ValidationReport:
     skipped: int = 0  # methods without code on both sides (no verdict)
     explain: bool = False
     seconds: float = 0.0
+    assumptions: list[str] = field(default_factory=list)  # given with --assume
+
+    def relying(self) -> int:
+        """Equivalent pairs whose proof relied on an assumption."""
+        return sum(1 for p in self.pairs if p.verdict is Verdict.EQUIVALENT and p.assumptions)
 
     def summary(self) -> dict[str, int]:
         counts = {"equivalent": 0, "not_equivalent": 0, "unknown": 0}
@@ -74,8 +90,11 @@ class ValidationReport:
         return EXIT_EQUIVALENT
 
     def to_json(self) -> dict:
-        return {"pairs": [p.to_json(self.explain) for p in self.pairs], "summary": self.summary(),
-                "unpaired": list(self.unpaired)}
+        d = {"pairs": [p.to_json(self.explain) for p in self.pairs], "summary": self.summary(),
+             "unpaired": list(self.unpaired)}
+        if self.assumptions:
+            d["assumptions"] = list(self.assumptions)
+        return d
 
     def to_junit(self) -> str:
         """One testcase per pair: not-equivalent is a failure, unknown is skipped with the reason."""
@@ -91,6 +110,8 @@ class ValidationReport:
                 fail.text = _counterexample_text(p.counterexample)
             elif p.verdict is Verdict.UNKNOWN:
                 ET.SubElement(case, "skipped", message=p.reason)
+            elif p.assumptions:  # a pass, but only under an assumption: say so where CI shows test output
+                ET.SubElement(case, "system-out").text = p.reason
         root = ET.Element("testsuites")
         root.append(suite)
         ET.indent(root)
