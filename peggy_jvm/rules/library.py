@@ -2,7 +2,7 @@
 
 What this module owns
     :class:`RuleSet` (every rewrite with its group, which groups are enabled) and the loaders
-    :func:`load_rules` / :func:`default_rules` (the repository's ``axioms/`` directory, or ``$PEGGY_AXIOMS``).
+    :func:`load_rules` / :func:`default_rules` (the package's ``peggy_jvm/axioms/`` directory, or ``$PEGGY_AXIOMS``).
 
 Groups
     Every rule belongs to the group named by the last ``group`` line before it (or its file's stem). A group is
@@ -31,7 +31,7 @@ def default_axiom_dir() -> Path:
     env = os.environ.get("PEGGY_AXIOMS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent.parent / "axioms"
+    return Path(__file__).resolve().parent.parent / "axioms"  # package data: installed with the code
 
 
 @dataclass
