@@ -467,9 +467,32 @@ def run_jvm(classes_dir: Path | str, calls: Sequence[Call], *, java_home: Path |
         if (proc.returncode == 0 or len(results) == len(calls)) and not poisoned:
             break
     if proc.returncode != 0 or len(results) != len(calls):
+        groups = _state_groups(calls)
+        if "OutOfMemoryError" in proc.stderr and len(groups) > 1:
+            # still dying of memory: the groups (calls sharing static state) run apart, and a group that alone
+            # kills its JVM twice is inconclusive (TIMEOUT) rather than a failure of the code under test
+            half = len(groups) // 2
+            parts = [[c for g in groups[:half] for c in g], [c for g in groups[half:] for c in g]]
+            return [r for part in parts for r in run_jvm(classes_dir, part, java_home=java_home,
+                                                           timeout_ms=timeout_ms, extra_classpath=extra_classpath,
+                                                           process_timeout=process_timeout)]
+        if "OutOfMemoryError" in proc.stderr:
+            return [Result("TIMEOUT", message="the harness ran out of memory") for _ in calls]
         raise RuntimeError(f"DiffRunner answered {len(results)} of {len(calls)} calls (exit {proc.returncode}):\n"
                            f"{proc.stderr[-3000:]}")
     return results
+
+
+def _state_groups(calls: Sequence[Call]) -> list[list[Call]]:
+    """``calls`` cut where the state group changes (the harness resets static state there)."""
+    out: list[list[Call]] = []
+    group: object = object()
+    for c in calls:
+        if not out or c.state_group != group:
+            out.append([])
+            group = c.state_group
+        out[-1].append(c)
+    return out
 
 
 def _parse_transcript(text: str) -> list[Result]:
