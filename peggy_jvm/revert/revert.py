@@ -93,14 +93,6 @@ class _Reverter:
         self.peg = peg
         self.nodes = peg.nodes
         self.m = original
-        if uses_handlers(peg):
-            why = _unsupported_handling(peg)
-            if why is not None:
-                raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: {why}")
-        # each try region's continuation is generated on its normal path and again after its handler, so a
-        # chain of them (a $SwitchMap <clinit>) doubles the code per region: refused once past this many statements
-        self.room = (STATEMENTS_PER_ORIGINAL * sum(len(b.stmts) + 1 for b in original.blocks.values()) + 64
-                     if uses_handlers(peg) else None)
         self.variance = peg.variance()
         self.types: dict[int, IRType | None] = {}
         self.blocks: dict[int, Block] = {}
@@ -118,6 +110,14 @@ class _Reverter:
         for i, n in enumerate(peg.nodes):
             for c in n.children:
                 self.users.setdefault(c, []).append(i)
+        self.room: int | None = None
+        if uses_handlers(peg):
+            why = _unsupported_handling(peg.nodes, self.variance, self.users)
+            if why is not None:
+                raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: {why}")
+            # each try region's continuation is generated on its normal path and again after its handler, so a
+            # chain of them (a $SwitchMap <clinit>) doubles the code per region: refused past this many statements
+            self.room = STATEMENTS_PER_ORIGINAL * sum(len(b.stmts) + 1 for b in original.blocks.values()) + 64
         self.evals_of: dict[int, list[int]] = {}
         for i, n in enumerate(peg.nodes):
             if n.op == "eval" and self.nodes[n.children[1]].op == "pass":
@@ -1413,17 +1413,12 @@ def _reachable_blocks(blocks: dict[int, Block], entry: int) -> dict[int, Block]:
     return {k: blocks[k] for k in sorted(seen)}
 
 
-def _unsupported_handling(peg: PEG) -> str | None:
+def _unsupported_handling(nodes: list, variance: list, users: dict[int, list[int]]) -> str | None:
     """Why the PEG's exception handling is beyond the reverter, or None. Supported: try regions outside loops,
     without monitors, whose handlers use the exception only to dispatch on it (``instanceof``) and to rethrow
     it: it is caught as any Throwable, and the verifier would need casts for other uses."""
-    nodes = peg.nodes
-    var = peg.variance()
-    users: dict[int, list[int]] = {}
     for i, n in enumerate(nodes):
-        for c in n.children:
-            users.setdefault(c, []).append(i)
-        if n.op in HANDLER_OPS and var[i]:
+        if n.op in HANDLER_OPS and variance[i]:
             return "exception handling inside a loop"
         if n.op in ("monitorenter", "monitorexit"):
             return "exception handling with monitors"
@@ -1444,7 +1439,7 @@ def _unsupported_handling(peg: PEG) -> str | None:
 
 
 def uses_handlers(peg: PEG) -> bool:
-    """Whether the PEG branches on exceptions (a method with handlers): not reverted yet."""
+    """Whether the PEG branches on exceptions (a method with handlers)."""
     return any(n.op in HANDLER_OPS for n in peg.nodes)
 
 
