@@ -18,6 +18,8 @@ guarded by it never fires wrongly, it only sometimes fails to fire.
 ``distinct(?a, ?b)``    the two references are provably different objects (see :func:`distinct_refs`)
 ``nonnull(?a)``         the reference is provably not null: a fresh allocation, a string/class literal, or
                         ``this`` (parameter 0 of an instance method)
+``accessed(?s, ?a, ?i)`` element ``a[i]`` was read or written successfully earlier on heap ``?s``'s chain
+                        (see :func:`accessed_before`), so accessing it again cannot throw
 ``stores($f, "IJ")``    the field / array element attribute stores one of the given descriptor kinds
                         (``I J F D B C S Z``, ``L`` for references and arrays)
 ``same_field($f, $g)``  the two field references are equal (owner, name and descriptor): the same field
@@ -38,7 +40,7 @@ from .attrs import stored_kind
 if TYPE_CHECKING:
     from ..egraph.egraph import EGraph
 
-__all__ = ["Predicate", "PREDICATES", "index_terminates", "cond_terminates", "distinct_refs", "nonnull"]
+__all__ = ["Predicate", "PREDICATES", "index_terminates", "cond_terminates", "distinct_refs", "nonnull", "accessed_before"]
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,31 @@ def _after(eg: EGraph, sigma: int, effect: int, limit: int = 64) -> bool:
     return False
 
 
+def accessed_before(eg: EGraph, sigma: int, a: int, i: int, limit: int = 64) -> bool:
+    """Element ``a[i]`` was read or written successfully on heap ``sigma``'s history (the sigma chain walked
+    back through effects, not through loops or branches). Then ``a`` is not null and ``i`` is in bounds, and
+    both stay so: ``a`` and ``i`` are values and an array's length never changes (JLS 10.7), so another access
+    of ``a[i]`` on ``sigma`` cannot throw NullPointerException or ArrayIndexOutOfBoundsException."""
+    find = eg.find
+    a, i = find(a), find(i)
+    seen = set()
+    stack = [find(sigma)]
+    while stack and len(seen) < limit:
+        s = stack.pop()
+        if s in seen:
+            continue
+        seen.add(s)
+        for op, _a, ch in eg.nodes(s):
+            if op != "rho_sigma":
+                continue
+            for n in eg.nodes(ch[0]):
+                if n[0] in ("aload", "astore") and find(n[2][1]) == a and find(n[2][2]) == i:
+                    return True
+                if n[0] in EFFECTS:
+                    stack.append(find(n[2][0]))
+    return False
+
+
 def distinct_refs(eg: EGraph, a: int, b: int) -> bool:
     """Provably different objects: a fresh allocation and a parameter, constant or null; two allocations of
     different classes; or two allocations where one happens after the other on the sigma chain. (Two allocation
@@ -224,6 +251,7 @@ PREDICATES: dict[str, Predicate] = {p.name: p for p in [
     Predicate("terminates", "c", index_terminates, deep=True),
     Predicate("distinct", "cc", distinct_refs, deep=True),
     Predicate("nonnull", "c", nonnull, deep=True),
+    Predicate("accessed", "ccc", accessed_before, deep=True),
     Predicate("differ", "cc", _differ, lambda a, b: a != b),
     Predicate("stores", "av", _stores),
     Predicate("same_field", "aa", lambda _eg, f, g: isinstance(f, FieldRef) and f == g),

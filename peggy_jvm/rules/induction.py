@@ -124,11 +124,20 @@ class _Search:
                 for m in ys:
                     if m[1] != n[1] or len(m[2]) != len(n[2]):
                         continue
+                    if self._own_child(n, x) or self._own_child(m, y):
+                        continue  # x = op(.., x, ..) not as a theta's next value: never well founded
                     if op != "theta" and (self._reaches(n, x) or self._reaches(m, y)):
                         late.append((op, n, m))
                     else:
                         yield op, n, m
         yield from late
+
+    def _own_child(self, node: tuple, cid: int) -> bool:
+        """``node`` has its own class ``cid`` as a child other than a theta's second (its value next
+        iteration): such a pair's equation refers to itself at the same loop index."""
+        find = self.eg.find
+        children = node[2][:1] if node[0] == "theta" else node[2]
+        return any(find(c) == cid for c in children)
 
     def _reaches(self, node: tuple, cid: int) -> bool:
         """``node`` has ``cid`` as a child, or as a child of some e-node of a child's class."""
