@@ -7,7 +7,7 @@ bisimilar, a loop with another step or start is not.
 from __future__ import annotations
 
 from peggy_jvm.peg.graph import PEG
-from peggy_jvm.peg.normalize import bisimilar, equal_by_cases, simplify_known_conditions
+from peggy_jvm.peg.normalize import bisimilar, equal_by_cases, joint_peg, simplify_known_conditions
 from peggy_jvm.peg.printer import format_peg
 
 
@@ -82,6 +82,24 @@ def test_two_copies_of_a_loop_are_bisimilar_and_other_loops_are_not():
     assert bisimilar(_peg(_loop(1, 0)), _peg(_loop(1, 0)))
     assert not bisimilar(_peg(_loop(1, 0)), _peg(_loop(2, 0)))
     assert not bisimilar(_peg(_loop(1, 0)), _peg(_loop(1, 1)))
+
+
+def test_the_joint_peg_holds_a_loop_both_have_once():
+    def two_loops(second_step: int):
+        def build(g):
+            a = _loop(1, 0)(g)
+            b = _loop(second_step, 0)(g)
+            return g.add("add.i", None, (a, b))
+        return build
+
+    def thetas(g: PEG) -> int:
+        return sum(n.op == "theta" for n in g.nodes)
+
+    # the first loop is the same on both sides, the second differs in its step: three loops, not four
+    both, ra, rb = joint_peg(_peg(two_loops(3)), _peg(two_loops(2)))
+    assert ra != rb and thetas(both) == 3, _shape(both)
+    both, ra, rb = joint_peg(_peg(two_loops(2)), _peg(two_loops(2)))
+    assert ra == rb and thetas(both) == 2, _shape(both)
 
 
 def _dispatch(order: str):

@@ -243,6 +243,14 @@ def _union(a: PEG, b: PEG) -> PEG:
     return minimize(both)
 
 
+def joint_peg(a: PEG, b: PEG) -> tuple[PEG, int, int]:
+    """Both PEGs as one minimized PEG, bisimilar parts shared (loops included, which hash-consing in an e-graph
+    never merges: a cycle is only met again through itself), and the nodes of ``a``'s and ``b``'s roots in it."""
+    u = _union(a, b)
+    x, y = u.nodes[u.root].children
+    return u, x, y
+
+
 def _met(u: PEG) -> bool:
     x, y = u.nodes[u.root].children
     return x == y
