@@ -325,10 +325,17 @@ def test_string_rewrite_is_proved_only_under_the_assumption(strict, assumed, nam
     assert any(a.startswith(("string-", "builder-tostring")) for a in row.axioms), row.axioms
 
 
+@pytest.mark.parametrize("name", PROVED_WITH_ASSUMPTION)
+def test_a_strict_unknown_names_the_assumption_that_proves_it(strict, name):
+    assert strict[name].verdict is Verdict.UNKNOWN
+    assert f"proved under --assume {STRINGS_BY_VALUE}" in strict[name].reason, strict[name].reason
+
+
 @pytest.mark.parametrize("name", MUTANTS)
 def test_mutants_are_never_proved(strict, assumed, name):
     assert strict[name].verdict is not Verdict.EQUIVALENT, strict[name].reason
     assert assumed[name].verdict is not Verdict.EQUIVALENT, assumed[name].reason
+    assert "proved under" not in strict[name].reason, strict[name].reason
 
 
 @pytest.mark.parametrize("name", CONFIRMED)

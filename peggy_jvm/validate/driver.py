@@ -17,7 +17,8 @@ Assumptions (``--assume``, :data:`~peggy_jvm.rules.strings.ASSUMPTIONS`)
     that fails is the pair reported as relying on the assumption (``PairResult.assumptions``, a reason suffix).
     So a pair the strict rules prove is never marked, and a marked pair needed the assumption (within the
     budget). An unproved pair whose saturation ran out of budget is tried strictly too, so ``--assume`` never
-    proves fewer pairs. Without ``--assume`` nothing of this runs.
+    proves fewer pairs. Without ``--assume``, a pair the strict rules saturate without a proof and that differs
+    in String calls is tried under each assumption, and its (still unknown) reason names those that prove it.
 
 Inputs: two paths, options. Outputs: the report. Errors: :class:`~peggy_jvm.archive.InputError` (bad input:
 the caller exits 2); nothing else escapes for a single method.
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.hierarchy import ClassHierarchy
-from ..rules.strings import assumption_rules
+from ..rules.strings import ASSUMPTIONS, assumption_rules
 from . import counterexample as cx
 from .pairing import MethodPair, load_side, pair_methods
 from .prove import ProofBudget, ProofResult, prove_pair
@@ -88,6 +89,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                          assumptions=relied if assumptions else None)
         if relied:
             row.reason += assumption_note(relied)
+        if not proof.proved and not assumptions:
+            row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, proof)
         if not proof.proved and options.counterexamples:
             why_not = cx.eligible(pair.orig.is_static, pair.orig.descriptor)
             if why_not is not None:
@@ -124,6 +127,24 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     if strict.proved or not proof.proved:
         return strict, []
     return proof, list(assumptions)
+
+
+def _assumption_hint(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list,
+                     budget: ProofBudget, same_bytes: bool, strict: ProofResult) -> str:
+    """For a pair the strict rules saturated without a proof that differs in String calls: the assumptions
+    under which it IS proved, as a reason suffix (the verdict stays unknown). ProGuard's ``a + b`` ->
+    ``a.concat(b)`` is strictly a change (``concat`` may return its receiver, a concatenation never does), and a
+    user deciding whether to pass ``--assume`` should see which pairs it would settle."""
+    if _stopped_early(strict.reason) or "java/lang/String" not in strict.reason:
+        return ""
+    names = []
+    for name in ASSUMPTIONS:
+        extra = assumption_rules((name,), pair_param_types(pair))
+        if prove_pair(pair, orig_h, opt_h, list(rules) + extra, budget, same_class_bytes=same_bytes).proved:
+            names.append(name)
+    if not names:
+        return ""
+    return "; proved under " + ", ".join(f"--assume {n}" for n in names)
 
 
 def _stopped_early(reason: str) -> bool:
