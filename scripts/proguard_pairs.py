@@ -172,6 +172,7 @@ class Row:
     proguard_s: float = 0.0
     validate_s: float = 0.0
     unknown_reasons: dict[str, int] = field(default_factory=dict)
+    counterexamples: dict[str, dict] = field(default_factory=dict)  # "class.name(desc)" -> args and outcomes
 
     @property
     def proved_share(self) -> float:
@@ -207,7 +208,11 @@ def validate_pair(name: str, orig: Path, opt: Path, method_timeout: float, assum
             row.assumed += bool(p.assumptions)
         elif p.verdict.value == "not-equivalent":
             row.not_equivalent += 1
-            reasons[f"NOT-EQUIVALENT {p.class_name}.{p.name}{p.descriptor}"] += 1
+            key = f"{p.class_name}.{p.name}{p.descriptor}"
+            row.counterexamples[key] = p.counterexample or {}
+            cx = p.counterexample or {}
+            reasons[f"NOT-EQUIVALENT {key}: args {', '.join(cx.get('args', []))}; ORIG {cx.get('orig')}; "
+                    f"OPT {cx.get('opt')}"] += 1
         else:
             row.unknown += 1
             reasons[_reason_kind(p.reason)] += 1

@@ -128,8 +128,8 @@ PROVED_WITH_ASSUMPTION = ["label", "message", "quote", "mixed", "floats", "folde
                           "buffer", "nullObject", "afterLoop", "branch"]
 MUTANTS = ["mixedPhi", "swapped", "otherConst", "otherVar", "charAsInt", "nullable", "object", "chars", "later",
            "identity"]
-# a value difference the JVM shows on generated arguments (object: no generated Object has a null toString())
-CONFIRMED = ["swapped", "otherConst", "otherVar", "charAsInt", "nullable", "later", "identity"]
+# a value difference the JVM shows on generated arguments (object: on the generated Object whose toString() is null)
+CONFIRMED = ["swapped", "otherConst", "otherVar", "charAsInt", "nullable", "object", "later", "identity"]
 
 
 def _compile(java_home: Path, base: Path, name: str, src: str) -> Path:

@@ -7,10 +7,13 @@
  * never see each other's classes or static state.
  *
  * A call is one line: ORIG_CLASS \t OPT_CLASS \t NAME \t DESCRIPTOR \t ARG ... (static methods; parameters: primitives, String,
- * one-dimensional arrays of those). Argument tokens: integers in decimal (char and boolean too), float/double as
- * the decimal value of their raw bits, N for null, S followed by the UTF-16 code units in hex separated by '.',
- * A followed by array elements separated by '|'.
- * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome>. An outcome is "R <value>" or "T <exception
+ * Object, one-dimensional arrays of primitives or String). Argument tokens: integers in decimal (char and boolean
+ * too), float/double as the decimal value of their raw bits, N for null, S followed by the UTF-16 code units in
+ * hex separated by '.', A followed by array elements separated by '|', @K for the very object passed as argument K
+ * (aliasing), P for a plain object (Plain), Q for an object whose toString() returns null (NullString).
+ * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run>: ORIG runs twice
+ * (fresh loaders each time), so a result that depends on identity hash codes (Object.toString of a generated
+ * object, an array printed) shows as ORIG disagreeing with itself. An outcome is "R <value>" or "T <exception
  * class>" or "TIMEOUT" or "ERROR <what>", followed by " ;args=" and the arguments' state after the call and
  * " ;out=" and what the call printed on System.out (hex). Values: integers decimal, float/double as raw bits with
  * every NaN written NaN, N, S..., arrays as [desc elements separated by ','], other objects O<class>.
@@ -33,7 +36,8 @@ public class Harness {
             if (line.isEmpty()) continue;
             String[] f = line.split("\t", -1);
             String a = call(orig, f[0], f, realOut), b = call(opt, f[1], f, realOut);
-            realOut.println("OUT\t" + a + "\t" + b);
+            String again = call(orig, f[0], f, realOut);
+            realOut.println("OUT\t" + a + "\t" + b + "\t" + again);
         }
         realOut.flush();
         System.exit(0); // a call that timed out may still be running on its thread
@@ -58,7 +62,10 @@ public class Harness {
             Class<?>[] ps = m.getParameterTypes();
             if (ps.length != f.length - 4) return "ERROR argument count";
             args = new Object[ps.length];
-            for (int i = 0; i < ps.length; i++) args[i] = decode(ps[i], f[i + 4]);
+            for (int i = 0; i < ps.length; i++) {
+                String tok = f[i + 4];
+                args[i] = tok.startsWith("@") ? args[Integer.parseInt(tok.substring(1))] : decode(ps[i], tok);
+            }
         } catch (Throwable t) {
             return "ERROR " + t.getClass().getName();
         }
@@ -134,7 +141,9 @@ public class Harness {
         if (t == float.class) return Float.intBitsToFloat((int) Long.parseLong(tok));
         if (t == double.class) return Double.longBitsToDouble(Long.parseLong(tok));
         if (tok.equals("N")) return null;
-        if (t == String.class) {
+        if (tok.equals("P")) return new Plain();
+        if (tok.equals("Q")) return new NullString();
+        if (tok.startsWith("S") && t.isAssignableFrom(String.class)) {
             String body = tok.substring(1);
             StringBuilder sb = new StringBuilder();
             if (!body.isEmpty()) for (String u : body.split("\\.")) sb.append((char) Integer.parseInt(u, 16));
@@ -148,6 +157,32 @@ public class Harness {
             return arr;
         }
         throw new IllegalArgumentException("parameter type " + t);
+    }
+
+    /** An object whose toString() returns null: string conversion then gives "null" (JLS 5.1.11). */
+    static final class NullString {
+        @Override
+        public String toString() {
+            return null;
+        }
+
+        @Override
+        public int hashCode() {
+            return 1; // not the identity hash: the same in every run
+        }
+    }
+
+    /** A plain object, but with the same hash code in every run (Object's own differs between runs). */
+    static final class Plain {
+        @Override
+        public String toString() {
+            return "Plain";
+        }
+
+        @Override
+        public int hashCode() {
+            return 2;
+        }
     }
 
     static String encode(Object v) {

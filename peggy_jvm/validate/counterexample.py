@@ -1,10 +1,13 @@
 """Counterexamples: a concrete input on which ORIG and OPT behave differently, confirmed on the JVM.
 
 What this module owns
-    * :func:`eligible`: which pairs can be searched (static methods whose parameters are primitives, Strings or
-      one-dimensional arrays of those).
+    * :func:`eligible`: which pairs can be searched (static methods whose parameters are primitives, Strings,
+      ``Object`` or one-dimensional arrays of primitives or Strings).
     * :func:`generate_inputs`: seeded arguments per descriptor (edge values 0, +-1, MIN/MAX, NaN, infinities,
-      signed zero, null and empty arrays/strings, then random values).
+      signed zero, null and empty arrays/strings, then random values). Two array parameters of one type are
+      also passed the very same array (:class:`SameAs`: aliasing is what a wrong read-over-write shows on). An
+      ``Object`` parameter gets null, a String, a plain ``new Object()`` and an object whose ``toString()``
+      returns null (:class:`Opaque`), the case JLS 5.1.11 gives string conversion a rule for.
     * :func:`screen`: runs both lifted methods in the IR interpreter (:mod:`peggy_jvm.ir.interp`, fresh heap and
       fresh arguments per run) and keeps the inputs where the outcomes (return value with floats bit-exact and
       NaN == NaN, exception class, printed output, arrays passed in) differ, or where the model cannot tell.
@@ -18,7 +21,8 @@ Invariants
     * The interpreter only chooses which inputs to try: a difference counts ONLY when the JVM shows two different
       outcomes for the same call. An ``ERROR`` (e.g. a VerifyError while linking) or a ``TIMEOUT`` on either side
       confirms nothing.
-    * Deterministic: the generator is seeded by the method's name and descriptor.
+    * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call: a
+      call whose ORIG outcome differs from itself (identity hash codes, time) confirms nothing.
 """
 from __future__ import annotations
 
@@ -63,8 +67,30 @@ def _f32(x: float) -> float:
 
 
 # -- eligibility and generation -------------------------------------------------------------------------------
+OBJECT = "Ljava/lang/Object;"
+
+
+@dataclass(frozen=True, slots=True)
+class SameAs:
+    """An argument that is the very object passed as argument ``index`` (an earlier one of the same type)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """A generated ``Object`` argument the interpreter does not model: ``plain`` an object of no interesting class
+    (the harness's ``Plain``: its hash code is the same in every run), ``null-string`` an object whose
+    ``toString()`` returns null."""
+
+    kind: str
+
+
+_OBJECT_EDGES: list = [None, Opaque("plain"), "a", Opaque("null-string")]
+
+
 def _supported_param(d: str) -> bool:
-    if d in PRIMS or d == "Ljava/lang/String;":
+    if d in PRIMS or d in ("Ljava/lang/String;", OBJECT):
         return True
     return d.startswith("[") and (d[1:] in PRIMS or d[1:] == "Ljava/lang/String;")
 
@@ -93,6 +119,8 @@ def _edges(d: str) -> list:
         return _DOUBLE_EDGES
     if d == "Ljava/lang/String;":
         return _STRING_EDGES
+    if d == OBJECT:
+        return _OBJECT_EDGES
     comp = d[1:]
     e = [x for x in _edges(comp) if x is not None]  # boolean has only two edge values
     return [None, [], [e[1 % len(e)]], e[:6], [e[2 % len(e)], e[0], e[1 % len(e)]]]
@@ -117,6 +145,8 @@ def _random(d: str, rng: random.Random) -> Any:
         return rng.choice([rng.uniform(-10, 10), float(rng.randint(-100, 100)), rng.uniform(-1e12, 1e12)])
     if d == "Ljava/lang/String;":
         return "".join(chr(rng.randint(32, 126)) for _ in range(rng.randint(0, 8)))
+    if d == OBJECT:
+        return rng.choice(_OBJECT_EDGES[1:] + [_random("Ljava/lang/String;", rng)])
     return [_random(d[1:], rng) for _ in range(rng.randint(1, 6))]
 
 
@@ -136,13 +166,32 @@ def generate_inputs(descriptor: str, count: int = 96) -> list[list]:
     else:
         for k in range(max(len(e) for e in edges)):
             out.append([e[k % len(e)] for e in edges])
+    out[len(out):len(out)] = _aliased(params, out)
     while len(out) < total + count // 3 and len(out) < count + (total if total <= 150 else 0):
         out.append([rng.choice(e) if rng.random() < 0.4 else _random(p, rng) for p, e in zip(params, edges)])
     return out
 
 
+def _aliased(params: Sequence[str], inputs: list[list], per_pair: int = 4) -> list[list]:
+    """Copies of some ``inputs`` in which a later array parameter is the same array as an earlier one of the
+    same type (non-empty ones first: an empty array shows no aliasing)."""
+    out: list[list] = []
+    for j, pj in enumerate(params):
+        for i in range(j):
+            if params[i] != pj or not pj.startswith("["):
+                continue
+            bases = sorted((a for a in inputs if isinstance(a[i], list)), key=lambda a: -len(a[i]))[:per_pair]
+            for a in bases:
+                b = list(a)
+                b[j] = SameAs(i)
+                out.append(b)
+    return out
+
+
 # -- the IR interpreter as a screen --------------------------------------------------------------------------
 def _to_interp(d: str, v: Any) -> Any:
+    if isinstance(v, Opaque):
+        raise Unsupported(f"generated {v.kind} object")  # the JVM answers for it
     if v is None or not d.startswith("["):
         return v
     return JArray(d, [_to_interp(d[1:], x) for x in v])
@@ -163,7 +212,9 @@ def _canon(v: Any) -> Any:
 
 def _interp_outcome(ir: IRMethod, params: Sequence[str], args: list, handler: DefaultCallHandler) -> Any:
     heap = handler.make_heap()
-    actual = [_to_interp(p, a) for p, a in zip(params, args)]
+    actual: list = []
+    for p, a in zip(params, args):
+        actual.append(actual[a.index] if isinstance(a, SameAs) else _to_interp(p, a))
     out = run_method(ir, actual, heap, handler, budget=INTERP_BUDGET)
     printed = heap.take_output()
     after = tuple(_canon(a) for a in actual)
@@ -205,9 +256,23 @@ def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
         if a != b:
             res.differing += 1
             res.candidates.append(args)
-    # inputs the model could not judge go to the JVM too (after the ones it found different)
-    res.candidates.extend(unclear[:max(0, MAX_CANDIDATES - len(res.candidates))])
+    # inputs the model could not judge go to the JVM too (after the ones it found different), one of each kind
+    # of generated object first: the first few would otherwise all pass the same object
+    res.candidates.extend(_varied(unclear)[:max(0, MAX_CANDIDATES - len(res.candidates))])
     return res
+
+
+def _varied(inputs: list[list]) -> list[list]:
+    """``inputs`` reordered: the first input of each combination of generated objects, then the others."""
+    def kind(args: list) -> tuple:
+        return tuple(a.kind if isinstance(a, Opaque) else None for a in args)
+    seen: set[tuple] = set()
+    first, rest = [], []
+    for args in inputs:
+        k = kind(args)
+        (rest if k in seen else first).append(args)
+        seen.add(k)
+    return first + rest
 
 
 # -- the JVM ---------------------------------------------------------------------------------------------------
@@ -221,6 +286,10 @@ def _bits_d(v: float) -> int:
 
 def encode_arg(d: str, v: Any) -> str:
     """The harness's argument token for value ``v`` of type ``d`` (see Harness.java)."""
+    if isinstance(v, SameAs):
+        return f"@{v.index}"
+    if isinstance(v, Opaque):
+        return "P" if v.kind == "plain" else "Q"
     if d in "IJSBCZ" and len(d) == 1:
         return str(int(v))
     if d == "F":
@@ -229,7 +298,7 @@ def encode_arg(d: str, v: Any) -> str:
         return str(_bits_d(v))
     if v is None:
         return "N"
-    if d == "Ljava/lang/String;":
+    if isinstance(v, str):  # a String parameter, or a String passed for an Object
         return "S" + ".".join(f"{ord(c):x}" for c in v)
     return "A" + "|".join(encode_arg(d[1:], x) for x in v)
 
@@ -237,6 +306,10 @@ def encode_arg(d: str, v: Any) -> str:
 def show_args(params: Sequence[str], args: list) -> list[str]:
     """Arguments as Java-like text for reports."""
     def one(d: str, v: Any) -> str:
+        if isinstance(v, SameAs):
+            return f"(the same array as argument {v.index + 1})"
+        if isinstance(v, Opaque):
+            return "(a plain Object)" if v.kind == "plain" else "(an Object whose toString() returns null)"
         if v is None:
             return "null"
         if d == "Z":
@@ -249,7 +322,7 @@ def show_args(params: Sequence[str], args: list) -> list[str]:
             return repr(v) + ("f" if d == "F" else "")
         if d == "J":
             return f"{v}L"
-        if d == "Ljava/lang/String;":
+        if isinstance(v, str):
             return '"' + v.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
         if d.startswith("["):
             return "{" + ", ".join(one(d[1:], x) for x in v) + "}"
@@ -282,12 +355,15 @@ class Call:
 class JvmOutcomes:
     orig: str
     opt: str
+    orig_again: str = ""  # ORIG's second run: a different outcome means the call is not deterministic
 
     @property
     def confirms(self) -> bool:
-        """The JVM itself behaved differently (and both calls really ran)."""
+        """The JVM itself behaved differently (both calls really ran), and ORIG run twice behaved the same: an
+        outcome that depends on identity hash codes is no counterexample."""
         bad = ("ERROR", "TIMEOUT")
-        return not self.orig.startswith(bad) and not self.opt.startswith(bad) and self.orig != self.opt
+        return (not self.orig.startswith(bad) and not self.opt.startswith(bad) and self.orig != self.opt
+                and self.orig == self.orig_again)
 
 
 class JvmUnavailable(Exception):
@@ -359,8 +435,8 @@ class JvmHarness:
         answers: list[JvmOutcomes | None] = []
         for line in stdout.splitlines():
             parts = line.split("\t")
-            if len(parts) == 3 and parts[0] == "OUT":
-                answers.append(JvmOutcomes(parts[1], parts[2]))
+            if len(parts) == 4 and parts[0] == "OUT":
+                answers.append(JvmOutcomes(parts[1], parts[2], parts[3]))
         return answers + [None] * (len(calls) - len(answers))
 
 
