@@ -268,3 +268,22 @@ def test_aliasing_inputs_pair_only_arrays_of_one_type():
     assert same and all(a[1] == SameAs(0) and isinstance(a[0], list) and a[0] for a in same)
     assert not any(isinstance(x, SameAs) for a in generate_inputs("([I[J)I") for x in a)
     assert encode_arg("[I", SameAs(0)) == "@0"
+
+
+def test_interface_arguments_are_stubs(java_home, tmp_path):
+    # Runnable is an interface: the harness implements it; the stub's toString() is null in one of them
+    orig = "public class I { static String show(Runnable r) { if (r == null) return \"none\"; return \"r=\" + r; } }"
+    opt = "public class I { static String show(Runnable r) { if (r == null) return \"none\"; " \
+          "return \"r=\".concat(String.valueOf(r)); } }"
+    dirs = {}
+    for name, src in (("orig", orig), ("opt", opt)):
+        (tmp_path / f"{name}-src").mkdir()
+        (tmp_path / f"{name}-src" / "I.java").write_text(src)
+        dirs[name] = tmp_path / name
+        subprocess.run([str(java_home / "bin" / "javac"), "-d", str(dirs[name]), str(tmp_path / f"{name}-src" / "I.java")],
+                       check=True, capture_output=True)
+    rep = validate_inputs(dirs["orig"], dirs["opt"], ValidateOptions(method_timeout=4.0))
+    row = next(p for p in rep.pairs if p.name == "show")
+    assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
+    assert row.counterexample["args"] == ["(a Runnable stub whose toString() returns null)"], row.counterexample
+    assert row.counterexample["orig"] == 'returns "r=null"', row.counterexample

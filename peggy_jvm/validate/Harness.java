@@ -10,7 +10,8 @@
  * Object, one-dimensional arrays of primitives or String). Argument tokens: integers in decimal (char and boolean
  * too), float/double as the decimal value of their raw bits, N for null, S followed by the UTF-16 code units in
  * hex separated by '.', A followed by array elements separated by '|', @K for the very object passed as argument K
- * (aliasing), P for a plain object (Plain), Q for an object whose toString() returns null (NullString).
+ * (aliasing), P for a plain object (Plain; for an interface parameter a stub implementing it), Q for an object
+ * whose toString() returns null (NullString; for an interface a stub whose toString() returns null too).
  * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run>: ORIG runs twice
  * (fresh loaders each time), so a result that depends on identity hash codes (Object.toString of a generated
  * object, an array printed) shows as ORIG disagreeing with itself. An outcome is "R <value>" or "T <exception
@@ -141,8 +142,8 @@ public class Harness {
         if (t == float.class) return Float.intBitsToFloat((int) Long.parseLong(tok));
         if (t == double.class) return Double.longBitsToDouble(Long.parseLong(tok));
         if (tok.equals("N")) return null;
-        if (tok.equals("P")) return new Plain();
-        if (tok.equals("Q")) return new NullString();
+        if (tok.equals("P")) return t.isInterface() ? stub(t, false) : new Plain();
+        if (tok.equals("Q")) return t.isInterface() ? stub(t, true) : new NullString();
         if (tok.startsWith("S") && t.isAssignableFrom(String.class)) {
             String body = tok.substring(1);
             StringBuilder sb = new StringBuilder();
@@ -185,8 +186,32 @@ public class Harness {
         }
     }
 
+    /** An implementation of interface t whose methods return null, false or zero (toString() too when
+     *  nullString, else "Stub"), with a fixed hash code; equals is identity. */
+    static Object stub(Class<?> t, boolean nullString) {
+        InvocationHandler h = (proxy, m, a) -> {
+            int n = m.getParameterCount();
+            if (m.getName().equals("toString") && n == 0) return nullString ? null : "Stub";
+            if (m.getName().equals("hashCode") && n == 0) return 3;
+            if (m.getName().equals("equals") && n == 1) return proxy == a[0];
+            Class<?> r = m.getReturnType();
+            if (r == boolean.class) return false;
+            if (r == int.class) return 0;
+            if (r == long.class) return 0L;
+            if (r == double.class) return 0.0;
+            if (r == float.class) return 0.0f;
+            if (r == char.class) return (char) 0;
+            if (r == short.class) return (short) 0;
+            if (r == byte.class) return (byte) 0;
+            return null;
+        };
+        ClassLoader loader = t.getClassLoader() != null ? t.getClassLoader() : Harness.class.getClassLoader();
+        return java.lang.reflect.Proxy.newProxyInstance(loader, new Class<?>[] {t}, h);
+    }
+
     static String encode(Object v) {
         if (v == null) return "N";
+        if (java.lang.reflect.Proxy.isProxyClass(v.getClass())) return "Ostub"; // proxy class names differ from run to run
         if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) return v.toString();
         if (v instanceof Character) return Integer.toString((Character) v);
         if (v instanceof Boolean) return ((Boolean) v) ? "1" : "0";

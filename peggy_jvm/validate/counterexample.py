@@ -2,12 +2,13 @@
 
 What this module owns
     * :func:`eligible`: which pairs can be searched (static methods whose parameters are primitives, Strings,
-      ``Object`` or one-dimensional arrays of primitives or Strings).
+      ``Object``, interfaces or one-dimensional arrays of primitives or Strings).
     * :func:`generate_inputs`: seeded arguments per descriptor (edge values 0, +-1, MIN/MAX, NaN, infinities,
       signed zero, null and empty arrays/strings, then random values). Two array parameters of one type are
       also passed the very same array (:class:`SameAs`: aliasing is what a wrong read-over-write shows on). An
-      ``Object`` parameter gets null, a String, a plain ``new Object()`` and an object whose ``toString()``
-      returns null (:class:`Opaque`), the case JLS 5.1.11 gives string conversion a rule for.
+      ``Object`` parameter gets null, a String, a plain object and an object whose ``toString()`` returns null
+      (:class:`Opaque`), the case JLS 5.1.11 gives string conversion a rule for; an interface parameter gets
+      null and two stubs implementing it (every method returns null, false or zero; one's ``toString()`` too).
     * :func:`screen`: runs both lifted methods in the IR interpreter (:mod:`peggy_jvm.ir.interp`, fresh heap and
       fresh arguments per run) and keeps the inputs where the outcomes (return value with floats bit-exact and
       NaN == NaN, exception class, printed output, arrays passed in) differ, or where the model cannot tell.
@@ -79,34 +80,36 @@ class SameAs:
 
 @dataclass(frozen=True, slots=True)
 class Opaque:
-    """A generated ``Object`` argument the interpreter does not model: ``plain`` an object of no interesting class
-    (the harness's ``Plain``: its hash code is the same in every run), ``null-string`` an object whose
-    ``toString()`` returns null."""
+    """A generated ``Object`` or interface argument the interpreter does not model: ``plain`` an object of no
+    interesting class (for ``Object`` the harness's ``Plain``, for an interface a stub whose methods return null,
+    false or zero; hash codes the same in every run), ``null-string`` the same but ``toString()`` returns null."""
 
     kind: str
 
 
 _OBJECT_EDGES: list = [None, Opaque("plain"), "a", Opaque("null-string")]
+_STUB_EDGES: list = [None, Opaque("plain"), Opaque("null-string")]  # for an interface: the harness's stubs
 
 
-def _supported_param(d: str) -> bool:
-    if d in PRIMS or d in ("Ljava/lang/String;", OBJECT):
+def _supported_param(d: str, interfaces: frozenset[str] = frozenset()) -> bool:
+    if d in PRIMS or d in ("Ljava/lang/String;", OBJECT) or d in interfaces:
         return True
     return d.startswith("[") and (d[1:] in PRIMS or d[1:] == "Ljava/lang/String;")
 
 
-def eligible(is_static: bool, descriptor: str) -> str | None:
-    """None when the pair can be searched, else why not."""
+def eligible(is_static: bool, descriptor: str, interfaces: frozenset[str] = frozenset()) -> str | None:
+    """None when the pair can be searched, else why not. ``interfaces``: the descriptors of the parameter types
+    that are interfaces (the harness implements them with stubs)."""
     if not is_static:
         return "counterexample search covers static methods only"
     params, _ = parse_method_descriptor(descriptor)
-    bad = [p for p in params if not _supported_param(p)]
+    bad = [p for p in params if not _supported_param(p, interfaces)]
     if bad:
         return f"counterexample search does not generate {bad[0]} arguments"
     return None
 
 
-def _edges(d: str) -> list:
+def _edges(d: str, interfaces: frozenset[str] = frozenset()) -> list:
     if d == "I":
         return _INT_EDGES
     if d == "J":
@@ -121,12 +124,14 @@ def _edges(d: str) -> list:
         return _STRING_EDGES
     if d == OBJECT:
         return _OBJECT_EDGES
+    if d in interfaces:
+        return _STUB_EDGES
     comp = d[1:]
     e = [x for x in _edges(comp) if x is not None]  # boolean has only two edge values
     return [None, [], [e[1 % len(e)]], e[:6], [e[2 % len(e)], e[0], e[1 % len(e)]]]
 
 
-def _random(d: str, rng: random.Random) -> Any:
+def _random(d: str, rng: random.Random, interfaces: frozenset[str] = frozenset()) -> Any:
     if d == "I":
         return rng.choice([rng.randint(-10, 10), rng.randint(-1000, 1000), rng.randint(-2**31, 2**31 - 1)])
     if d == "J":
@@ -147,14 +152,17 @@ def _random(d: str, rng: random.Random) -> Any:
         return "".join(chr(rng.randint(32, 126)) for _ in range(rng.randint(0, 8)))
     if d == OBJECT:
         return rng.choice(_OBJECT_EDGES[1:] + [_random("Ljava/lang/String;", rng)])
+    if d in interfaces:
+        return rng.choice(_STUB_EDGES[1:])
     return [_random(d[1:], rng) for _ in range(rng.randint(1, 6))]
 
 
-def generate_inputs(descriptor: str, count: int = 96) -> list[list]:
-    """Argument lists (Python values: int, float, str, None, list for arrays), edge combinations first."""
+def generate_inputs(descriptor: str, count: int = 96, interfaces: frozenset[str] = frozenset()) -> list[list]:
+    """Argument lists (Python values: int, float, str, None, list for arrays, :class:`Opaque` and
+    :class:`SameAs`), edge combinations first. ``interfaces`` as for :func:`eligible`."""
     params, _ = parse_method_descriptor(descriptor)
     rng = random.Random(zlib.crc32(descriptor.encode()))
-    edges = [_edges(p) for p in params]
+    edges = [_edges(p, interfaces) for p in params]
     out: list[list] = []
     total = math.prod(len(e) for e in edges) if edges else 1
     if total <= 150:
@@ -168,7 +176,8 @@ def generate_inputs(descriptor: str, count: int = 96) -> list[list]:
             out.append([e[k % len(e)] for e in edges])
     out[len(out):len(out)] = _aliased(params, out)
     while len(out) < total + count // 3 and len(out) < count + (total if total <= 150 else 0):
-        out.append([rng.choice(e) if rng.random() < 0.4 else _random(p, rng) for p, e in zip(params, edges)])
+        out.append([rng.choice(e) if rng.random() < 0.4 else _random(p, rng, interfaces)
+                    for p, e in zip(params, edges)])
     return out
 
 
@@ -232,13 +241,13 @@ class Screening:
 
 
 def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
-           deadline: float) -> Screening:
+           deadline: float, interfaces: frozenset[str] = frozenset()) -> Screening:
     params, _ = parse_method_descriptor(descriptor)
     res = Screening()
     unclear: list[list] = []
     handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
     deadline = min(deadline, time.monotonic() + SCREEN_CAP_S)
-    for args in generate_inputs(descriptor):
+    for args in generate_inputs(descriptor, interfaces=interfaces):
         if time.monotonic() > deadline or len(res.candidates) >= MAX_CANDIDATES:
             break
         res.tried += 1
@@ -309,7 +318,9 @@ def show_args(params: Sequence[str], args: list) -> list[str]:
         if isinstance(v, SameAs):
             return f"(the same array as argument {v.index + 1})"
         if isinstance(v, Opaque):
-            return "(a plain Object)" if v.kind == "plain" else "(an Object whose toString() returns null)"
+            what = "Object" if d == OBJECT else d[1:-1].rsplit("/", 1)[-1] + " stub"
+            art = "an" if what[0] in "AEIOU" else "a"
+            return f"({art} plain {what})" if v.kind == "plain" else f"({art} {what} whose toString() returns null)"
         if v is None:
             return "null"
         if d == "Z":

@@ -92,14 +92,15 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
         if not proof.proved and not assumptions:
             row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, proof)
         if not proof.proved and options.counterexamples:
-            why_not = cx.eligible(pair.orig.is_static, pair.orig.descriptor)
+            interfaces = _interface_params(pair, orig.hierarchy)
+            why_not = cx.eligible(pair.orig.is_static, pair.orig.descriptor, interfaces)
             if why_not is not None:
                 row.reason += f"; {why_not}"
             elif proof.orig_ir is None or proof.opt_ir is None:
                 row.reason += "; no IR to search for a counterexample"
             else:
                 s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
-                              deadline)
+                              deadline, interfaces)
                 pending.append(_Pending(i, pair, proof, s))
         row.time_ms = (time.perf_counter() - t0) * 1000
         report.pairs.append(row)
@@ -152,6 +153,20 @@ def _stopped_early(reason: str) -> bool:
     have taken what the strict ones needed, so the strict proof is tried too (never fewer proofs with
     ``--assume``)."""
     return reason.startswith("not proved: saturation ") and not reason.startswith("not proved: saturation saturated")
+
+
+def _interface_params(pair: MethodPair, hierarchy: ClassHierarchy) -> frozenset[str]:
+    """The descriptors of the pair's parameter types that are interfaces (ORIG's classes, then the JDK's)."""
+    params, _ret = parse_method_descriptor(pair.orig.descriptor)
+    out = set()
+    for d in params:
+        if d.startswith("L") and d not in ("Ljava/lang/String;", "Ljava/lang/Object;"):
+            try:
+                if hierarchy.is_interface(d[1:-1]):
+                    out.add(d)
+            except Exception:  # a class on neither side's path: no stub for it
+                continue
+    return frozenset(out)
 
 
 def pair_param_types(pair: MethodPair) -> list[str]:
