@@ -184,9 +184,10 @@ class Row:
 
 
 def _reason_kind(reason: str) -> str:
-    """An unknown's reason without method-specific numbers: the first clause, plus which calls differ."""
+    """An unknown's reason without method-specific numbers: the first clause, plus which calls differ and which
+    assumption would prove it."""
     clauses = [c.strip() for c in reason.split(";")]
-    kept = [clauses[0]] + [c for c in clauses[1:] if c.startswith("calls only in")]
+    kept = [clauses[0]] + [c for c in clauses[1:] if c.startswith(("calls only in", "proved under"))]
     return re.sub(r"\d+", "N", "; ".join(kept))[:160]
 
 
