@@ -77,6 +77,20 @@ def java_home() -> Path:
     return home
 
 
+def compile_versions(java_home: Path, base: Path, file_name: str, sources: dict[str, str]) -> dict[str, Path]:
+    """Compile each version's source (one file ``file_name``) into ``base/<version>``: the ORIG/OPT trees of the
+    validation tests."""
+    out = {}
+    for version, src in sources.items():
+        src_dir = base / f"{version}-src"
+        src_dir.mkdir()
+        (src_dir / file_name).write_text(src)
+        out[version] = base / version
+        subprocess.run([str(java_home / "bin" / "javac"), "-d", str(out[version]), str(src_dir / file_name)],
+                       check=True, capture_output=True)
+    return out
+
+
 def load_script(path: Path, name: str):
     """Import one of ``scripts/*.py`` by path (scripts/ is not a package). Registered in sys.modules first,
     since dataclasses look their module up while being defined."""

@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from conftest import compile_versions
 from click.testing import CliRunner
 
 from peggy_jvm.cli import main
@@ -226,14 +227,8 @@ public class W {
 
 @pytest.fixture(scope="module")
 def counter_report(java_home, tmp_path_factory):
-    base = tmp_path_factory.mktemp("counter")
-    dirs = {}
-    for name, src in (("orig", COUNTER_ORIG), ("opt", COUNTER_OPT)):
-        (base / f"{name}-src").mkdir()
-        (base / f"{name}-src" / "W.java").write_text(src)
-        dirs[name] = base / name
-        subprocess.run([str(java_home / "bin" / "javac"), "-d", str(dirs[name]), str(base / f"{name}-src" / "W.java")],
-                       check=True, capture_output=True)
+    dirs = compile_versions(java_home, tmp_path_factory.mktemp("counter"), "W.java",
+                            {"orig": COUNTER_ORIG, "opt": COUNTER_OPT})
     rep = validate_inputs(dirs["orig"], dirs["opt"], ValidateOptions(method_timeout=4.0))
     return {p.name: p for p in rep.pairs}
 
@@ -275,13 +270,7 @@ def test_interface_arguments_are_stubs(java_home, tmp_path):
     orig = "public class I { static String show(Runnable r) { if (r == null) return \"none\"; return \"r=\" + r; } }"
     opt = "public class I { static String show(Runnable r) { if (r == null) return \"none\"; " \
           "return \"r=\".concat(String.valueOf(r)); } }"
-    dirs = {}
-    for name, src in (("orig", orig), ("opt", opt)):
-        (tmp_path / f"{name}-src").mkdir()
-        (tmp_path / f"{name}-src" / "I.java").write_text(src)
-        dirs[name] = tmp_path / name
-        subprocess.run([str(java_home / "bin" / "javac"), "-d", str(dirs[name]), str(tmp_path / f"{name}-src" / "I.java")],
-                       check=True, capture_output=True)
+    dirs = compile_versions(java_home, tmp_path, "I.java", {"orig": orig, "opt": opt})
     rep = validate_inputs(dirs["orig"], dirs["opt"], ValidateOptions(method_timeout=4.0))
     row = next(p for p in rep.pairs if p.name == "show")
     assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason

@@ -6,10 +6,10 @@ nested loops equal whose inner loop only tests its exit the other way round (jso
 """
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import compile_versions
 
 from peggy_jvm.rules import default_rules
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
@@ -96,15 +96,8 @@ NEAR_MISSES = ["tryMaybeNull", "sameKind", "otherElement"]
 
 @pytest.fixture(scope="module")
 def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("heap")
-    dirs = {}
-    for name, src in (("orig", ORIG), ("opt", OPT)):
-        (base / f"{name}-src").mkdir()
-        (base / f"{name}-src" / "P.java").write_text(src % COMMON)
-        dirs[name] = base / name
-        subprocess.run([str(java_home / "bin" / "javac"), "-d", str(dirs[name]), str(base / f"{name}-src" / "P.java")],
-                       check=True, capture_output=True)
-    return dirs
+    return compile_versions(java_home, tmp_path_factory.mktemp("heap"), "P.java",
+                            {"orig": ORIG % COMMON, "opt": OPT % COMMON})
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ the difference can be printed the JVM confirms a counterexample.
 """
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import compile_versions
 
 from peggy_jvm.rules import default_rules
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
@@ -100,15 +100,7 @@ public class R {
 
 @pytest.fixture(scope="module")
 def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("rewrites")
-    dirs = {}
-    for name, src in (("orig", ORIG), ("opt", OPT)):
-        (base / f"{name}-src").mkdir()
-        (base / f"{name}-src" / "R.java").write_text(src)
-        dirs[name] = base / name
-        subprocess.run([str(java_home / "bin" / "javac"), "-d", str(dirs[name]), str(base / f"{name}-src" / "R.java")],
-                       check=True, capture_output=True)
-    return dirs
+    return compile_versions(java_home, tmp_path_factory.mktemp("rewrites"), "R.java", {"orig": ORIG, "opt": OPT})
 
 
 @pytest.fixture(scope="module")

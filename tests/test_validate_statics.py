@@ -6,10 +6,10 @@ which is what lets the optimizer remove them.
 """
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import compile_versions
 
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.ir.lift import lift_method
@@ -76,15 +76,8 @@ NEAR_MISSES = ["other", "inherited", "instance", "overCall", "overOther", "twice
 
 @pytest.fixture(scope="module")
 def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("statics")
-    dirs = {}
-    for name, src in (("orig", ORIG), ("opt", OPT)):
-        (base / f"{name}-src").mkdir()
-        (base / f"{name}-src" / "S.java").write_text(src + COMMON)
-        dirs[name] = base / name
-        subprocess.run([str(java_home / "bin" / "javac"), "-d", str(dirs[name]), str(base / f"{name}-src" / "S.java")],
-                       check=True, capture_output=True)
-    return dirs
+    return compile_versions(java_home, tmp_path_factory.mktemp("statics"), "S.java",
+                            {"orig": ORIG + COMMON, "opt": OPT + COMMON})
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ guarded by it never fires wrongly, it only sometimes fails to fire.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from ..ir.nodes import Const, ConstKind, FieldRef
 from ..peg.ops import EFFECTS
@@ -138,35 +138,11 @@ def _preexisting(eg: EGraph, x: int) -> bool:
     return any(op in ("param", "const.a") for op, _a, _c in eg.nodes(x))
 
 
-def _after(eg: EGraph, sigma: int, effect: int, limit: int = 64) -> bool:
-    """Heap ``sigma`` comes after the outcome of ``effect`` on the sigma chain (walked back through effects'
-    sigma inputs, not through loops or branches)."""
+def _history(eg: EGraph, sigma: int, limit: int = 64) -> Iterator[tuple[int, tuple]]:
+    """The effects heap ``sigma`` comes after, nearest first: (effect class, effect node) for each ``rho_sigma``
+    of the chain, walked back through effects' sigma inputs (not through loops or branches), at most ``limit``
+    heap classes deep."""
     find = eg.find
-    seen = set()
-    stack = [find(sigma)]
-    while stack and len(seen) < limit:
-        s = stack.pop()
-        if s in seen:
-            continue
-        seen.add(s)
-        for op, _a, ch in eg.nodes(s):
-            if op == "rho_sigma":
-                e = find(ch[0])
-                if e == effect:
-                    return True
-                for n in eg.nodes(e):
-                    if n[0] in EFFECTS:
-                        stack.append(find(n[2][0]))
-    return False
-
-
-def accessed_before(eg: EGraph, sigma: int, a: int, i: int, limit: int = 64) -> bool:
-    """Element ``a[i]`` was read or written successfully on heap ``sigma``'s history (the sigma chain walked
-    back through effects, not through loops or branches). Then ``a`` is not null and ``i`` is in bounds, and
-    both stay so: ``a`` and ``i`` are values and an array's length never changes (JLS 10.7), so another access
-    of ``a[i]`` on ``sigma`` cannot throw NullPointerException or ArrayIndexOutOfBoundsException."""
-    find = eg.find
-    a, i = find(a), find(i)
     seen = set()
     stack = [find(sigma)]
     while stack and len(seen) < limit:
@@ -177,12 +153,27 @@ def accessed_before(eg: EGraph, sigma: int, a: int, i: int, limit: int = 64) -> 
         for op, _a, ch in eg.nodes(s):
             if op != "rho_sigma":
                 continue
-            for n in eg.nodes(ch[0]):
-                if n[0] in ("aload", "astore") and find(n[2][1]) == a and find(n[2][2]) == i:
-                    return True
+            e = find(ch[0])
+            for n in eg.nodes(e):
                 if n[0] in EFFECTS:
+                    yield e, n
                     stack.append(find(n[2][0]))
-    return False
+
+
+def _after(eg: EGraph, sigma: int, effect: int) -> bool:
+    """Heap ``sigma`` comes after the outcome of ``effect`` on the sigma chain."""
+    return any(e == effect for e, _n in _history(eg, sigma))
+
+
+def accessed_before(eg: EGraph, sigma: int, a: int, i: int) -> bool:
+    """Element ``a[i]`` was read or written successfully on heap ``sigma``'s history (:func:`_history`). Then
+    ``a`` is not null and ``i`` is in bounds, and both stay so: ``a`` and ``i`` are values and an array's length
+    never changes (JLS 10.7), so another access of ``a[i]`` on ``sigma`` cannot throw NullPointerException or
+    ArrayIndexOutOfBoundsException."""
+    find = eg.find
+    a, i = find(a), find(i)
+    return any(n[0] in ("aload", "astore") and find(n[2][1]) == a and find(n[2][2]) == i
+               for _e, n in _history(eg, sigma))
 
 
 def distinct_refs(eg: EGraph, a: int, b: int) -> bool:
