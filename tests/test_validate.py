@@ -276,3 +276,16 @@ def test_interface_arguments_are_stubs(java_home, tmp_path):
     assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
     assert row.counterexample["args"] == ["(a Runnable stub whose toString() returns null)"], row.counterexample
     assert row.counterexample["orig"] == 'returns "r=null"', row.counterexample
+
+
+def test_a_harness_that_does_not_compile_is_a_one_line_reason(tmp_path, monkeypatch):
+    from peggy_jvm.validate import counterexample as cxm
+    broken = tmp_path / "Harness.java"
+    broken.write_text("public class Harness { void f() { int x = ; }\n")
+    monkeypatch.setattr(cxm, "HARNESS_SOURCE", broken)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with pytest.raises(cxm.JvmUnavailable) as err:
+        cxm.JvmHarness._compile()
+    text = str(err.value)
+    assert text.startswith("javac failed on the harness: ") and "\n" not in text, text
+    assert "Harness.java" in text, text

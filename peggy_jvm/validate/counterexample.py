@@ -421,7 +421,8 @@ class JvmHarness:
         proc = subprocess.run([javac, "-d", str(tmp), str(HARNESS_SOURCE)], capture_output=True, text=True)
         if proc.returncode != 0:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise JvmUnavailable(f"javac failed on the harness: {proc.stderr.strip()[:200]}")
+            first = (proc.stderr.strip().splitlines() or ["no message"])[0]  # a reason is one line
+            raise JvmUnavailable(f"javac failed on the harness: {first[:200]}")
         try:
             os.replace(tmp, target)
         except OSError:  # someone else compiled it meanwhile
