@@ -132,11 +132,11 @@ def test_each_proof_needs_the_fact_it_is_about(trees, report, name, rules):
     assert row.verdict is not Verdict.EQUIVALENT, row.reason
 
 
-def test_the_nested_loop_needs_induction_to_skip_self_referring_alternatives(trees, monkeypatch):
-    # Before the induction search skipped e-nodes that are their own class's child (eval_l(x, i) in the class
-    # of x, theta(x, ..) in the class of x), it matched them and then dropped the witness as not well founded.
+def test_the_nested_loop_needs_induction_to_skip_self_referring_pairs(trees, monkeypatch):
+    # Before the induction search skipped pairings that make a pair its own child (eval_l(x, i) in the class of
+    # an invariant x against its counterpart), it matched them and then dropped the witness as not well founded.
     from peggy_jvm.rules import induction
-    monkeypatch.setattr(induction._Search, "_own_child", lambda self, node, cid: False)
+    monkeypatch.setattr(induction._Search, "_self_pair", lambda self, n, m, x, y: False)
     rep = validate_inputs(trees["orig"], trees["opt"], ValidateOptions(method_timeout=8.0, counterexamples=False))
     row = next(p for p in rep.pairs if p.class_name == "P" and p.name == "nextIndexOf")
     assert row.verdict is not Verdict.EQUIVALENT, row.reason

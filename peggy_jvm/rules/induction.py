@@ -8,7 +8,8 @@ What this module owns
     in a second search when the first fails, is assumed equal too (the final check judges the cycles). A
     pair matched is shared by every later use, and a pair that failed without meeting the stack fails for good,
     so the search stays polynomial in the number of class pairs in practice, however many alternatives the
-    e-graph holds (the same pairs would otherwise be matched again for every alternative above them). E-nodes
+    e-graph holds (the same pairs would otherwise be matched again for every alternative above them). A pairing
+    whose children include the pair itself (other than as a theta's next value) is never tried. E-nodes
     that reach their own class within two steps (the heap class of ``s`` holding ``rho_sigma(getfield(s,
     this))``) are tried last: the second search keeps the first alternative that matches, and one closing a
     cycle through no theta would make the whole witness fail the final check.
@@ -124,20 +125,22 @@ class _Search:
                 for m in ys:
                     if m[1] != n[1] or len(m[2]) != len(n[2]):
                         continue
-                    if self._own_child(n, x) or self._own_child(m, y):
-                        continue  # x = op(.., x, ..) not as a theta's next value: never well founded
+                    if self._self_pair(n, m, x, y):
+                        continue  # (x, y) = op(.., (x, y), ..) not as a theta's next value: never well founded
                     if op != "theta" and (self._reaches(n, x) or self._reaches(m, y)):
                         late.append((op, n, m))
                     else:
                         yield op, n, m
         yield from late
 
-    def _own_child(self, node: tuple, cid: int) -> bool:
-        """``node`` has its own class ``cid`` as a child other than a theta's second (its value next
-        iteration): such a pair's equation refers to itself at the same loop index."""
+    def _self_pair(self, n: tuple, m: tuple, x: int, y: int) -> bool:
+        """Pairing ``n`` (of class ``x``) with ``m`` (of ``y``) makes the pair ``(x, y)`` its own child other than
+        through a theta's second child (its value next iteration), as ``eval_l(x, i)`` in the class of an
+        invariant ``x`` does: that pair's equation refers to itself at the same loop index, which no witness
+        can order (:func:`well_founded`)."""
         find = self.eg.find
-        children = node[2][:1] if node[0] == "theta" else node[2]
-        return any(find(c) == cid for c in children)
+        kids = zip(n[2][:1], m[2][:1]) if n[0] == "theta" else zip(n[2], m[2])
+        return any(find(p) == x and find(q) == y for p, q in kids)
 
     def _reaches(self, node: tuple, cid: int) -> bool:
         """``node`` has ``cid`` as a child, or as a child of some e-node of a child's class."""
