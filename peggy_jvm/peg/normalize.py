@@ -6,7 +6,7 @@ What this module owns
       this way when an optimizer duplicates a join into its predecessors (a return copied into each branch, an
       exception dispatch written once per copy): the copy's PEG tests each condition once, javac's tests it
       again after the join. Equality saturation would need context-dependent rewriting for it.
-    * :func:`equal_by_cases`: the two roots are bisimilar in every case of the branch conditions they test
+    * :func:`equal_by_cases`: the two roots of a :func:`joint_peg` are bisimilar in every case of the branch conditions they test
       outside loops (split on one condition at a time, each side simplified with it known, until the roots meet
       or the budget ends). Every run gives each such condition one value, and in that case both methods mean
       what their simplified PEGs mean; equal in every case is equal. It lines up exception dispatch and returns
@@ -36,7 +36,7 @@ from .graph import PEG, Node
 from .. import semantics as S
 from .ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
-__all__ = ["simplify_known_conditions", "bisimilar", "equal_by_cases"]
+__all__ = ["simplify_known_conditions", "bisimilar", "equal_by_cases", "joint_peg"]
 
 MAX_KNOWN = 8
 GROWTH = 4
@@ -290,9 +290,10 @@ def _top_condition(u: PEG) -> int | None:
     return c
 
 
-def equal_by_cases(a: PEG, b: PEG, max_cases: int = 64, deadline: float = math.inf) -> int | None:
-    """How many cases it took to show the roots equal (0: bisimilar as they are), or None when not shown within
-    ``max_cases`` simplified copies and ``deadline`` (``time.monotonic()``). See the module docstring."""
+def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf) -> int | None:
+    """How many cases it took to show the two roots of ``joint`` (:func:`joint_peg`) equal (0: bisimilar as they
+    are), or None when not shown within ``max_cases`` simplified copies and ``deadline`` (``time.monotonic()``).
+    See the module docstring."""
     made = 0
 
     def split(u: PEG) -> bool:
@@ -311,4 +312,4 @@ def equal_by_cases(a: PEG, b: PEG, max_cases: int = 64, deadline: float = math.i
                 return False
         return True
 
-    return made if split(_union(a, b)) else None
+    return made if split(joint) else None

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..classfile.descriptors import parse_method_descriptor
-from ..classfile.hierarchy import ClassHierarchy
+from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..rules.strings import ASSUMPTIONS, assumption_rules
 from . import counterexample as cx
 from .pairing import MethodPair, load_side, pair_methods
@@ -143,9 +143,7 @@ def _assumption_hint(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHiera
         extra = assumption_rules((name,), pair_param_types(pair))
         if prove_pair(pair, orig_h, opt_h, list(rules) + extra, budget, same_class_bytes=same_bytes).proved:
             names.append(name)
-    if not names:
-        return ""
-    return "; proved under " + ", ".join(f"--assume {n}" for n in names)
+    return assumption_note(names, "proved under") if names else ""
 
 
 def _stopped_early(reason: str) -> bool:
@@ -164,7 +162,7 @@ def _interface_params(pair: MethodPair, hierarchy: ClassHierarchy) -> frozenset[
             try:
                 if hierarchy.is_interface(d[1:-1]):
                     out.add(d)
-            except Exception:  # a class on neither side's path: no stub for it
+            except UnknownClassError:  # on neither side's path nor in the JDK: no stub for it
                 continue
     return frozenset(out)
 

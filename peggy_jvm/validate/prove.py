@@ -99,16 +99,14 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     normal_forms_until = time.monotonic() + CASES_SHARE * budget.time_s
     pa = simplify_known_conditions(pa, deadline=normal_forms_until)
     pb = simplify_known_conditions(pb, deadline=normal_forms_until)
-    cases = equal_by_cases(pa, pb, deadline=normal_forms_until)
+    # one PEG for both, minimized: the case split works on it, and the loops the two methods have in common
+    # enter the e-graph once, so saturation works on what differs (JAMA's tql2: twelve loops, one of them changed)
+    both, root_a, root_b = joint_peg(pa, pb)
+    cases = equal_by_cases(both, deadline=normal_forms_until)
     if cases == 0:
         return ProofResult(True, "same PEG once conditions known in branches are used", ["known-conditions"], a, b)
     if cases is not None:
         return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"], a, b)
-    # one PEG for both, minimized: the loops the two methods have in common enter the e-graph once, so
-    # saturation works on what differs (JAMA's tql2: two copies of twelve loops, one of them changed)
-    both, root_a, root_b = joint_peg(pa, pb)
-    if root_a == root_b:  # bisimilar once the known conditions were used
-        return ProofResult(True, "same PEG once conditions known in branches are used", ["known-conditions"], a, b)
     eg = EGraph()
     got = eg.add_peg(both, roots=[root_a, root_b])
     ra, rb = got[root_a], got[root_b]

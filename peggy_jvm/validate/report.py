@@ -57,9 +57,10 @@ class PairResult:
         return d
 
 
-def assumption_note(names: list[str]) -> str:
-    """The reason suffix of a proof that relied on assumptions (``--assume``)."""
-    return "; relies on " + ", ".join(f"--assume {n}" for n in names)
+def assumption_note(names: list[str], lead: str = "relies on") -> str:
+    """The reason suffix of a proof that relied on assumptions (``--assume``), or, with ``lead`` "proved
+    under", of a strict unknown that these assumptions would prove."""
+    return f"; {lead} " + ", ".join(f"--assume {n}" for n in names)
 
 
 @dataclass(slots=True)
