@@ -288,3 +288,21 @@ def test_rules_of_a_shared_explanation_are_collected_once():
     start = time.perf_counter()
     assert set(e.rules()) == {"add-comm", "mul-one"}
     assert time.perf_counter() - start < 1.0
+
+
+def test_a_search_stops_at_its_limit_inside_one_root_node():
+    # phi(c, X, X) with 60 forms x + p_k of X has 3,600 matches of one root node; the runner bans a rule past
+    # its limit, so a search must not build them all first (JAMA's SVD constructor: 93 million matches, 200 s)
+    eg = EGraph()
+    x, c = eg.add("param", 0), eg.add("param", 1)
+    forms = [eg.add("add.i", None, [x, eg.add("param", 2 + k)]) for k in range(60)]
+    for f in forms[1:]:
+        eg.union(forms[0], f)
+    eg.add("phi", None, [c, forms[0], forms[0]])
+    eg.rebuild()
+    pat = PNode("phi", None, (PVar("c"), PNode("add.i", None, (PVar("x"), PVar("a"))),
+                              PNode("add.i", None, (PVar("x"), PVar("b")))))
+    mt = compile_pattern(pat)
+    assert len(mt.search(eg)[0]) == 3600
+    found, late = mt.search(eg, limit=50)
+    assert not late and len(found) == 50

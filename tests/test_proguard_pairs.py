@@ -64,3 +64,22 @@ def test_proguard_output_validates(proguarded, corpus_jars, name):
         assert cx["opt"] == "throws java/lang/NullPointerException", (key, cx)
     assert row.changed > 0
     assert row.proved_share >= FLOORS[name], (row.equivalent, row.changed, row.unknown_reasons)
+
+
+def test_jamas_svd_constructor_needs_the_loose_induction_retries(proguarded, corpus_jars, monkeypatch):
+    # The loose induction search from the roots first pairs ORIG's second read of the row V[i] (on the heap
+    # after the first read) with OPT's only read (on the loop's heap); those two heaps match only through a
+    # cycle no order explains, so the witness was dropped. Ruling that cycle out and searching again proves it.
+    from peggy_jvm.rules import default_rules
+    from peggy_jvm.validate import prove
+    from peggy_jvm.validate.pairing import load_side, pair_methods
+    orig, opt = load_side(corpus_jars["jama"]), load_side(proguarded["jama"])
+    pair = next(p for p in pair_methods(orig, opt, {}).pairs
+                if p.orig_class.name == "Jama/SingularValueDecomposition" and p.orig.name == "<init>")
+    rules = default_rules().active()
+    budget = prove.ProofBudget(time_s=15.0)
+    got = prove.prove_pair(pair, orig.hierarchy, opt.hierarchy, rules, budget)
+    assert got.proved, got.reason
+    monkeypatch.setattr(prove, "ROOT_INDUCTION_RETRIES", 0)
+    got = prove.prove_pair(pair, orig.hierarchy, opt.hierarchy, rules, budget)
+    assert not got.proved, got.reason

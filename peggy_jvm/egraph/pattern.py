@@ -196,7 +196,7 @@ class Matcher:
                roots: set[int] | None = None) -> tuple[list[Match], bool]:
         """All matches (up to about ``limit``) as (root class, env); the flag says the deadline passed mid-search.
         The root is matched node by node, so the limit and the deadline are checked often even when one class
-        holds many nodes. ``roots`` restricts the root classes (semi-naive matching, see :mod:`.runner`)."""
+        holds many nodes; the limit is also checked inside a node, whose matches alone can number millions. ``roots`` restricts the root classes (semi-naive matching, see :mod:`.runner`)."""
         node_fn = self._root_node
         out: list[Match] = []
         op_index, class_ops = eg.op_index()
@@ -219,7 +219,7 @@ class Matcher:
                 entries = cached[1]
             for cid, nodes in entries:
                 for node in nodes:
-                    node_fn(eg, cid, node, out)
+                    node_fn(eg, cid, node, out, limit)
                     tick += 1
                     if tick > 8:
                         tick = 0
@@ -275,7 +275,7 @@ class _CodeGen:
         return "continue" if in_loop else "return"
 
     def compile(self, pattern: Pattern) -> tuple[Callable, str]:
-        self.emit(0, "def m(eg, cid, node, out):")
+        self.emit(0, f"def m(eg, cid, node, out, cap={1 << 60}):")
         self.emit(1, "CO = eg._class_ops")
         depth = 1
         root = pattern
@@ -287,6 +287,9 @@ class _CodeGen:
             raise ValueError(f"a condition uses variables the pattern does not bind: {self.guards[0][0]}")
         env = ", ".join(f"v{i}" for i in range(len(self.slots)))
         self.emit(depth, f"out.append((cid, ({env}{',' if len(self.slots) == 1 else ''})))")
+        # one root node can hold millions of matches (phi(c, X, X) over a class of thousands of comparisons):
+        # the search stops at the limit inside the node, not after it
+        self.emit(depth, "if len(out) >= cap: return")
         src = "\n".join(self.lines) + "\n"
         exec(compile(src, "<pattern>", "exec"), self.ns)  # noqa: S102 - our own generated matcher code
         return self.ns["m"], src

@@ -27,7 +27,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
-from .induction import prove_by_induction
+from .induction import InductionMemo, prove_by_induction
 from .peel import LoopPeel
 from .strings import BuilderAppendReturnsThis, BuilderInitAppend, StringLengthConst
 
@@ -104,6 +104,7 @@ class ThetaBisimulation:
                         b.append(cid)
         out: list[list] = []
         tried = 0
+        memo = InductionMemo(eg)  # the graph does not change during a search
         local: dict[int, int] = {}  # classes already proved equal in this search (no need to retry)
         unions = eg.proof.unions
 
@@ -128,7 +129,7 @@ class ThetaBisimulation:
                         return out, False
                     if time.perf_counter() > deadline:
                         return out, True
-                    pairs = prove_by_induction(eg, a, b, self.budget, deadline)
+                    pairs = prove_by_induction(eg, a, b, self.budget, deadline, memo)
                     if not pairs:
                         self._failed[(a, b)] = (self._searches, unions)
                         continue

@@ -25,8 +25,14 @@ Why a witness proves equality
     A witness without such an order proves nothing and is dropped: a cycle through a theta's initial value, or
     through an eval of the loop it steps, can have many solutions.
 
+When the loose search's witness cannot be ordered, the pairs other than thetas in its unordered cycles are
+ruled out and the loose search runs again (``retries`` times): it kept the first alternative that matched, and
+one matching only through such a cycle hides the next alternative, which may be the right one. Every witness
+is judged by :func:`well_founded`, so ruling pairs out can lose proofs, never make one.
+
 Inputs: an :class:`~peggy_jvm.egraph.EGraph` (its op index current), two class ids, a budget of pairs and a
-deadline. Outputs: the matched pairs (class ids and e-nodes) to union, or None.
+deadline; optionally an :class:`InductionMemo` shared by the searches made on one state of the graph.
+Outputs: the matched pairs (class ids and e-nodes) to union, or None.
 """
 from __future__ import annotations
 
@@ -39,23 +45,39 @@ from ..peg.ops import LOOP_OPS
 if TYPE_CHECKING:
     from ..egraph.egraph import EGraph
 
-__all__ = ["prove_by_induction", "well_founded"]
+__all__ = ["InductionMemo", "prove_by_induction", "well_founded"]
 
 
 Key = tuple[int, int]
 Pair = tuple[int, int, tuple, tuple, list]  # class x, class y, node of x, node of y, child keys (None: equal)
 
 
+class InductionMemo:
+    """What searches on one unchanged e-graph can share: the pairs the strict search found unequal whatever was
+    on its stack (they fail for every root pair), and each class's e-nodes oldest first. The theta-bisimulation
+    rule tries hundreds of theta pairs per saturation step in a method with many loops; most fail on the same
+    pairs below them, and without the memo every attempt matched those again (80% of JAMA's largest proofs)."""
+
+    __slots__ = ("version", "failed", "sorted")
+
+    def __init__(self, eg: EGraph) -> None:
+        self.version = eg.version
+        self.failed: set[Key] = set()
+        self.sorted: dict[tuple[int, str], list] = {}
+
+
 class _Search:
-    def __init__(self, eg: EGraph, budget: int, deadline: float, strict: bool) -> None:
+    def __init__(self, eg: EGraph, budget: int, deadline: float, strict: bool,
+                 memo: InductionMemo | None = None) -> None:
         self.eg = eg
         self.strict = strict  # a pair met again closes a cycle only at a theta (else every pair may)
         self.budget = budget
         self.deadline = deadline
         self.pairs: dict[Key, Pair] = {}
         self.order: list[Key] = []  # keys in the order they entered, for rollback
-        self.failed: set[Key] = set()
-        self.sorted: dict[tuple[int, str], list] = {}  # (class, op) -> its nodes, oldest first
+        # a strict failure holds in every context (recorded only when no pair on the stack was met): shareable
+        self.failed: set[Key] = memo.failed if memo is not None and strict else set()
+        self.sorted: dict[tuple[int, str], list] = memo.sorted if memo is not None else {}  # see _entries
         self.busy: set[Key] = set()  # non-theta pairs being matched
         self.circular = 0  # times a pair on the stack was met again (a failure after that depends on the stack)
 
@@ -120,27 +142,43 @@ class _Search:
             ys = cy.get(op)
             if ys is None:
                 continue
-            ys = self._oldest_first(y, op, ys)
-            for n in self._oldest_first(x, op, xs):
-                for m in ys:
+            ys = self._entries(y, op, ys)
+            for n, own_n, late_n in self._entries(x, op, xs):
+                for m, own_m, late_m in ys:
                     if m[1] != n[1] or len(m[2]) != len(n[2]):
                         continue
-                    if self._self_pair(n, m, x, y):
+                    if own_n and own_m and own_n & own_m:
                         continue  # (x, y) = op(.., (x, y), ..) not as a theta's next value: never well founded
-                    if op != "theta" and (self._reaches(n, x) or self._reaches(m, y)):
+                    if late_n or late_m:
                         late.append((op, n, m))
                     else:
                         yield op, n, m
         yield from late
 
-    def _self_pair(self, n: tuple, m: tuple, x: int, y: int) -> bool:
-        """Pairing ``n`` (of class ``x``) with ``m`` (of ``y``) makes the pair ``(x, y)`` its own child other than
-        through a theta's second child (its value next iteration), as ``eval_l(x, i)`` in the class of an
-        invariant ``x`` does: that pair's equation refers to itself at the same loop index, which no witness
-        can order (:func:`well_founded`)."""
-        find = self.eg.find
-        kids = zip(n[2][:1], m[2][:1]) if n[0] == "theta" else zip(n[2], m[2])
-        return any(find(p) == x and find(q) == y for p, q in kids)
+    def _entries(self, cid: int, op: str, nodes: list) -> list[tuple[tuple, frozenset, bool]]:
+        """The e-nodes of ``op`` in class ``cid``, each with the positions of its children that are ``cid``
+        itself (a theta's next value left out) and whether it reaches ``cid`` within two steps (never said of a
+        theta); in the order they were added: the imported PEGs' own nodes first. Their structure is well
+        founded (a built PEG is); nodes that rewrites added later can close cycles through an eval or an initial
+        value, which would make the witness useless. Computed once per class and operator (the e-graph does not
+        change during a search, and a :class:`InductionMemo` shares them between searches).
+
+        Pairing ``n`` with ``m`` makes the pair ``(x, y)`` its own child exactly when some position is in both
+        nodes' sets: that pair's equation would refer to itself at the same loop index (``eval_l(x, i)`` in the
+        class of an invariant ``x``), which no witness can order (:func:`well_founded`)."""
+        key = (cid, op)
+        done = self.sorted.get(key)
+        if done is None:
+            memo, find = self.eg._memo, self.eg.find
+            if len(nodes) > 1:
+                nodes = sorted(nodes, key=lambda n: memo.get((n[0], n[1], tuple(find(c) for c in n[2])), 1 << 60))
+            done = []
+            for n in nodes:
+                kids = n[2][:1] if op == "theta" else n[2]
+                own = frozenset(i for i, c in enumerate(kids) if find(c) == cid)
+                done.append((n, own, op != "theta" and self._reaches(n, cid)))
+            self.sorted[key] = done
+        return done
 
     def _reaches(self, node: tuple, cid: int) -> bool:
         """``node`` has ``cid`` as a child, or as a child of some e-node of a child's class."""
@@ -154,21 +192,6 @@ class _Search:
                 if any(find(g) == cid for k in grand for g in k[2]):
                     return True
         return False
-
-    def _oldest_first(self, cid: int, op: str, nodes: list) -> list:
-        """The e-nodes of ``op`` in class ``cid`` in the order they were added: the imported PEGs' own nodes
-        first. Their structure is well founded (a built PEG is); nodes that rewrites added later can close cycles
-        through an eval or an initial value, which would make the witness useless. Sorted once per search (the
-        e-graph does not change during one)."""
-        if len(nodes) < 2:
-            return nodes
-        key = (cid, op)
-        done = self.sorted.get(key)
-        if done is None:
-            memo, find = self.eg._memo, self.eg.find
-            done = self.sorted[key] = sorted(
-                nodes, key=lambda n: memo.get((n[0], n[1], tuple(find(c) for c in n[2])), 1 << 60))
-        return done
 
 
 def well_founded(pairs: dict[Key, Pair], keep: set[Key] | None = None,
@@ -238,20 +261,56 @@ def _strong_parts(keep: set[Key], succ) -> list[list[Key]]:
     return parts
 
 
-def prove_by_induction(eg: EGraph, a: int, b: int, budget: int = 20_000,
-                       deadline: float = float("inf")) -> list[tuple[int, int, tuple, tuple]] | None:
-    """The matched pairs of a well-founded witness that ``a`` equals ``b``, or None (module docstring)."""
+def _unordered(pairs: dict[Key, Pair]) -> set[Key]:
+    """The pairs other than thetas in the parts of the witness that :func:`well_founded` cannot order."""
+    keep = set(pairs)
+
+    def succ(k: Key) -> list[Key]:
+        return [c for c in pairs[k][4] if c is not None and c in keep]
+
+    bad: set[Key] = set()
+    for part in _strong_parts(keep, succ):
+        if len(part) == 1 and part[0] not in succ(part[0]):
+            continue
+        if not well_founded(pairs, set(part)):
+            bad.update(k for k in part if pairs[k][2][0] != "theta")
+    return bad
+
+
+def prove_by_induction(eg: EGraph, a: int, b: int, budget: int = 20_000, deadline: float = float("inf"),
+                       memo: InductionMemo | None = None,
+                       retries: int = 0) -> list[tuple[int, int, tuple, tuple]] | None:
+    """The matched pairs of a well-founded witness that ``a`` equals ``b``, or None (module docstring). ``memo``
+    shares work between calls on the same e-graph; it must have been made for the graph as it is now.
+    ``retries``: loose searches again after ruling out the pairs of the cycles no order explains (below)."""
     eg.op_index()
+    if memo is not None and memo.version != eg.version:
+        raise ValueError("induction memo made for another state of the e-graph")
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))  # one frame per pair along a sigma chain
     try:
         # strict first: cycles close at thetas only, so a heap read that leaves the heap as it was (a class
         # holding rho_sigma(getfield(itself, o))) is not taken for a loop; then every pair may close one, which
         # finds witnesses whose first loop is met below a non-theta pair; each witness is checked the same way
-        for strict in (True, False):
-            search = _Search(eg, budget, deadline, strict)
-            if search.eq(a, b) and well_founded(search.pairs):
+        search = _Search(eg, budget, deadline, True, memo)
+        if search.eq(a, b) and well_founded(search.pairs):
+            return [(x, y, n, m) for x, y, n, m, _ in search.pairs.values()]
+        # the loose search keeps the first alternative that matches, and one may match only through a cycle the
+        # final check rejects (a heap after a row read paired with the loop's heap, both reaching themselves
+        # through a field read that cannot throw) while the next alternative was the right one: the pairs of
+        # such a cycle are ruled out and the search runs again (JAMA's SingularValueDecomposition.<init>)
+        ruled_out: set[Key] = set()
+        for _ in range(1 + retries):
+            search = _Search(eg, budget, deadline, False, memo)
+            search.failed |= ruled_out
+            if not search.eq(a, b):
+                return None
+            if well_founded(search.pairs):
                 return [(x, y, n, m) for x, y, n, m, _ in search.pairs.values()]
+            bad = _unordered(search.pairs) - ruled_out
+            if not bad:
+                return None
+            ruled_out |= bad
     except RecursionError:  # a chain of pairs deeper than the limit (a method of thousands of effects): no proof
         return None
     finally:

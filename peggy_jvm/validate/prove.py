@@ -39,6 +39,9 @@ from .pairing import MethodPair
 
 SATURATION_SHARE = 0.8  # of the proof budget; loop induction from the roots gets the rest
 EXPLAIN_DEPTH = 200  # congruence steps expanded: a sigma chain is one level per effect
+# loose induction searches from the roots after ruling out a witness's unordered cycles; once per proof, so it
+# can afford them (the theta-bisimulation rule, which tries hundreds of theta pairs per iteration, does not)
+ROOT_INDUCTION_RETRIES = 3
 CASES_SHARE = 0.2  # of the proof budget, at most, for the normal forms (known conditions, case split)
 
 
@@ -138,7 +141,7 @@ def _close_by_bisimulation(eg: EGraph, ra: int, rb: int, deadline: float) -> Non
     """Loop induction from the two roots (:mod:`peggy_jvm.rules.induction`): congruence closure never merges two
     cycles, so two loops that only became equal body by body (a branch flipped inside a loop) stay apart until
     their thetas are merged."""
-    pairs = prove_by_induction(eg, ra, rb, deadline=deadline)
+    pairs = prove_by_induction(eg, ra, rb, deadline=deadline, retries=ROOT_INDUCTION_RETRIES)
     if not pairs:
         return
     for x, y, _n, _m in pairs:
