@@ -197,6 +197,13 @@ class _Search:
 def well_founded(pairs: dict[Key, Pair], keep: set[Key] | None = None,
                  cut: frozenset[tuple[Key, int]] = frozenset()) -> bool:
     """The witness restricted to ``keep``, without the edges in ``cut``, can be ordered (module docstring)."""
+    return next(_unordered_parts(pairs, keep, cut), None) is None
+
+
+def _unordered_parts(pairs: dict[Key, Pair], keep: set[Key] | None = None,
+                     cut: frozenset[tuple[Key, int]] = frozenset()):
+    """The strongly connected parts of the witness (restricted to ``keep``, without the edges in ``cut``) that
+    no loop order explains."""
     keep = set(pairs) if keep is None else keep
 
     def succ(k: Key) -> list[Key]:
@@ -215,8 +222,7 @@ def well_founded(pairs: dict[Key, Pair], keep: set[Key] | None = None,
             if well_founded(pairs, members, cut | steps):
                 break
         else:
-            return False
-    return True
+            yield part
 
 
 def _strong_parts(keep: set[Key], succ) -> list[list[Key]]:
@@ -261,22 +267,6 @@ def _strong_parts(keep: set[Key], succ) -> list[list[Key]]:
     return parts
 
 
-def _unordered(pairs: dict[Key, Pair]) -> set[Key]:
-    """The pairs other than thetas in the parts of the witness that :func:`well_founded` cannot order."""
-    keep = set(pairs)
-
-    def succ(k: Key) -> list[Key]:
-        return [c for c in pairs[k][4] if c is not None and c in keep]
-
-    bad: set[Key] = set()
-    for part in _strong_parts(keep, succ):
-        if len(part) == 1 and part[0] not in succ(part[0]):
-            continue
-        if not well_founded(pairs, set(part)):
-            bad.update(k for k in part if pairs[k][2][0] != "theta")
-    return bad
-
-
 def prove_by_induction(eg: EGraph, a: int, b: int, budget: int = 20_000, deadline: float = float("inf"),
                        memo: InductionMemo | None = None,
                        retries: int = 0) -> list[tuple[int, int, tuple, tuple]] | None:
@@ -307,7 +297,8 @@ def prove_by_induction(eg: EGraph, a: int, b: int, budget: int = 20_000, deadlin
                 return None
             if well_founded(search.pairs):
                 return [(x, y, n, m) for x, y, n, m, _ in search.pairs.values()]
-            bad = _unordered(search.pairs) - ruled_out
+            bad = {k for part in _unordered_parts(search.pairs) for k in part
+                   if search.pairs[k][2][0] != "theta"} - ruled_out
             if not bad:
                 return None
             ruled_out |= bad
