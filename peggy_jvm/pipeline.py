@@ -56,6 +56,7 @@ from .ir.lift import lift_method
 from .ir.lower import lower_method
 from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
+from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
 from .revert.revert import RevertUnsupported, revert_peg
 from .egraph.runner import Limits
 from .classfile.writer import write_class
@@ -309,9 +310,18 @@ def _full(ir, budget: MethodBudget, info: dict):
         # a hard budget is enforced inside extraction too: parts of it check no clock (the phi-profile checker
         # can take seconds on one candidate), so an alarm stops it at its allotment plus a grace
         allotted = min(saturate_s + extract_s + ALARM_GRACE * budget.total, max(MIN_SLICE, budget.left()))
+        def revertible(candidate: PegGraph) -> str | None:
+            # which of several equally cheap selections the solver returns first varies from run to run; one the
+            # reverter cannot schedule is blocked, so the next is tried instead of keeping the original code
+            try:
+                revert_peg(candidate, ir)
+            except (PegUnsupported, RevertUnsupported) as e:
+                return str(e)
+            return None
+
         try:
             with _alarm(allotted if budget.hard else None, budget, "saturation and extraction"):
-                new, rep = extract_peg(peg, limits=limits, budget=extract_s)
+                new, rep = extract_peg(peg, limits=limits, budget=extract_s, accept=revertible)
         except MethodTimeout:
             _reap_solver_workers()
             raise

@@ -12,7 +12,8 @@ How (DESIGN section 4)
     3. :func:`.maxsat.solve` extracts within ``budget`` seconds, with a checker that turns each candidate selection
        into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems` (well-formed, CFG-like) and the phi-profile
        checker (:mod:`.phi_profile`); a rejection comes back as a blocking clause (the violation's explanation for
-       phi-profiles, the whole reached selection for malformed PEGs) and RC2 is called again. Greedy is the
+       phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's ``accept`` refuses)
+       and RC2 is called again. Greedy is the
        fallback when the solver cannot run (inside a daemonic worker process) or fails.
     4. The extracted PEG is checked again and priced with :func:`.cost.peg_cost`; unless it is strictly cheaper
        than the original PEG, the ORIGINAL PEG is returned (no churn for nothing).
@@ -28,7 +29,7 @@ import math
 import multiprocessing
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..egraph.egraph import EGraph
 from ..egraph.runner import Limits, Rewrite, Runner
@@ -44,7 +45,11 @@ from .peg_problem import PegProblem, build_problem, selection_to_peg
 from .phi_profile import Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
-__all__ = ["ExtractReport", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDED_RULES", "make_checker"]
+__all__ = ["Acceptance", "ExtractReport", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDED_RULES",
+           "make_checker"]
+
+#: a later stage's test of a checked candidate PEG: why it cannot take it, or None
+Acceptance = Callable[[PEG], "str | None"]
 
 # The rule groups the full stage saturates with, while the validator (issue 7) cannot check its output.
 # Fuzzer-checked (tests/test_axioms_sound.py instantiates every rule on Java edge values, bit-exact):
@@ -173,8 +178,8 @@ def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], n
                 new.origins[n] = off
 
 
-def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, deadline: float = math.inf
-              ) -> tuple[PEG | None, dict, str | None, frozenset[int]]:
+def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, deadline: float = math.inf,
+              accept: Acceptance | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int]]:
     """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection)."""
     try:
         peg, back = selection_to_peg(pp, sel)
@@ -187,11 +192,14 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, deadlin
     v = find_violation(peg, key=lambda n: nodes[back[n][0]].eclass, baseline=baseline, deadline=deadline)
     if v is not None:
         return peg, back, v.reason, v.explanation
+    why = accept(peg) if accept is not None else None
+    if why is not None:
+        return peg, back, why, frozenset(range(len(peg.nodes)))
     return peg, back, None, frozenset()
 
 
-def make_checker(pp: PegProblem, baseline: Profiles | None = None, deadline: float | None = None
-                 ) -> maxsat.Checker:
+def make_checker(pp: PegProblem, baseline: Profiles | None = None, deadline: float | None = None,
+                 accept: Acceptance | None = None) -> maxsat.Checker:
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. After
     ``deadline`` (``time.monotonic()``) every selection is refused (sound: the caller keeps what it accepted
     before, or the original PEG), which bounds the time the solver's blocking loop and re-checks can take."""
@@ -201,7 +209,7 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, deadline: flo
         reached = set(report.reached_nodes(sel))
         if deadline is not None and time.monotonic() > deadline:
             return [tuple((nid, False) for nid in sorted(reached))]
-        _, back, why, explain = _problems(pp, sel, baseline, math.inf if deadline is None else deadline)
+        _, back, why, explain = _problems(pp, sel, baseline, math.inf if deadline is None else deadline, accept)
         if why is None:
             return []
         blocked = sorted({nid for p in explain for nid in back.get(p, ()) if nid in reached}) or sorted(reached)
@@ -211,10 +219,12 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, deadline: flo
 
 
 def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limits: Limits | None = None,
-                budget: float = 1.0, configs: Sequence[maxsat.SolverConfig] | None = None
-                ) -> tuple[PEG, ExtractReport]:
+                budget: float = 1.0, configs: Sequence[maxsat.SolverConfig] | None = None,
+                accept: Acceptance | None = None) -> tuple[PEG, ExtractReport]:
     """Saturate ``peg`` with ``rules`` (default: :func:`safe_rules`) within ``limits`` and extract within
-    ``budget`` seconds; returns the cheaper checked PEG, or ``peg`` itself, and the report."""
+    ``budget`` seconds; returns the cheaper checked PEG, or ``peg`` itself, and the report. ``accept``: the
+    caller's own test of a candidate that passed the checks (the reverter's limits, for the pipeline), a
+    rejection blocking that selection like a malformed one."""
     times: dict[str, float] = {}
     clock = time.perf_counter
     t0 = clock()
@@ -245,7 +255,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     times["problem"] = (clock() - t1) * 1000
     t2 = clock()
     baseline = effect_profiles(peg, key=lambda n: f"c{eg.find(mapping[n])}", deadline=until)
-    checker = make_checker(pp, baseline, time.monotonic() + budget)
+    checker = make_checker(pp, baseline, time.monotonic() + budget, accept)
     notes: list[str] = []
     status, sel, blocks = "original", None, 0
     if multiprocessing.current_process().daemon:  # a daemonic pool worker cannot fork the solver's workers
@@ -274,7 +284,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
         report.notes.append("no selection passed the checks")
         return peg, report
     # checked again here, whatever the solver said (its own time: the solver may have used all of the budget)
-    new, back, why, _ = _problems(pp, sel, baseline, time.monotonic() + max(0.2, budget / 2))
+    new, back, why, _ = _problems(pp, sel, baseline, time.monotonic() + max(0.2, budget / 2), accept)
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report
