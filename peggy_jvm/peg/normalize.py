@@ -1,4 +1,5 @@
-"""Normal forms of PEGs for comparing two methods: conditions known inside branches, and bisimilar roots.
+"""Normal forms of PEGs for comparing two methods: conditions known inside branches and at loop exits, and
+bisimilar roots.
 
 What this module owns
     * :func:`simplify_known_conditions`: inside an arm of ``phi(c, a, b)`` the condition ``c`` is known (true in
@@ -6,6 +7,8 @@ What this module owns
       this way when an optimizer duplicates a join into its predecessors (a return copied into each branch, an
       exception dispatch written once per copy): the copy's PEG tests each condition once, javac's tests it
       again after the join. Equality saturation would need context-dependent rewriting for it.
+    * :func:`settle_exit_phis`: a loop's phis on its own exit condition pick their arm (a theta's next value
+      before the exit, a value taken at the exit), where the graph shows the implication.
     * :func:`equal_by_cases`: the two roots of a :func:`joint_peg` are bisimilar in every case of the branch conditions they test
       outside loops (split on one condition at a time, each side simplified with it known, until the roots meet
       or the budget ends). Every run gives each such condition one value, and in that case both methods mean
@@ -36,7 +39,8 @@ from .graph import PEG, Node
 from .. import semantics as S
 from .ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
-__all__ = ["simplify_known_conditions", "bisimilar", "equal_by_cases", "joint_peg"]
+__all__ = ["simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg",
+           "joint_pegs"]
 
 MAX_KNOWN = 8
 GROWTH = 4
@@ -202,6 +206,179 @@ def _simplify(peg: PEG, known: frozenset[tuple[int, bool]], deadline: float, thr
     return minimize(out)
 
 
+def settle_exit_phis(peg: PEG) -> PEG:
+    """A PEG with the same meaning in which a loop's phis on its own exit condition pick their arm.
+
+    Let ``P = pass_l(E)`` be the only pass that observes a theta ``T = theta_l(i, phi(c, a, b))`` (every eval of
+    loop ``l`` whose value depends on ``T`` is taken at ``P``), and let ``c`` being true imply ``E`` (the loop
+    exits on that iteration). Before ``P`` the condition ``c`` is false, so ``T``'s next value is ``b`` at every
+    iteration up to ``P``; after ``P`` nothing is observed. So ``T`` may be ``theta_l(i, b)``. Likewise
+    ``eval_l(phi(c, a, b), P)`` is ``eval_l(a, P)`` when ``E`` implies ``c``: at ``P`` the loop exits. javac's
+    ``do { ok = f(); if (!ok) g(); } while (!ok)`` carries such a phi on its heap, code that leaves the loop
+    where ``f`` succeeds does not; equality saturation cannot make this rewrite, since it holds only at ``P``
+    while a theta's e-class is shared by every loop that computes the same sequence.
+
+    Only the implications this module can read off the graph count: the same condition (negations looked
+    through), complementary int comparisons of the same operands (``eq``/``ne``, ``lt``/``ge`` in either
+    order), constants, and ``and``/``or``/``phi``/``guard`` of those."""
+    nodes = peg.nodes
+    exit_of = {n: _guarded(nodes, node.children[0]) for n, node in enumerate(nodes) if node.op == "pass"}
+    if not exit_of:
+        return peg
+    parents: list[list[tuple[int, int]]] = [[] for _ in nodes]
+    for n, node in enumerate(nodes):
+        for i, c in enumerate(node.children):
+            parents[c].append((n, i))
+    new = list(nodes)
+    changed = False
+    for n, node in enumerate(nodes):
+        if node.op == "theta":
+            nxt = node.children[1]
+            p = _only_pass(nodes, parents, n, node.attr, peg.root)
+            while p is not None and nodes[nxt].op == "phi":
+                c, a, b = nodes[nxt].children
+                if _holds(nodes, c, True, exit_of[p], True, 0):  # c: the loop exits, so never c before it
+                    nxt = b
+                elif _holds(nodes, c, False, exit_of[p], True, 0):
+                    nxt = a
+                else:
+                    break
+            if nxt != node.children[1]:
+                new[n], changed = Node("theta", node.attr, (node.children[0], nxt)), True
+        elif node.op == "eval" and nodes[node.children[1]].op == "pass":
+            x, p = node.children
+            while nodes[x].op == "phi":
+                c, a, b = nodes[x].children
+                if _holds(nodes, c, False, exit_of[p], False, 0):  # no exit without c: c holds at the exit
+                    x = a
+                elif _holds(nodes, c, True, exit_of[p], False, 0):
+                    x = b
+                else:
+                    break
+            if x != node.children[0]:
+                new[n], changed = Node("eval", node.attr, (x, p)), True
+    if not changed:
+        return peg
+    out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
+              nodes=new, root=peg.root, param_types=peg.param_types)
+    out.seal()
+    return minimize(out)
+
+
+def _guarded(nodes: list[Node], c: int) -> int:
+    """A pass's condition without its guards (``guard(s, c)`` is ``c`` after ``s``)."""
+    while nodes[c].op == "guard":
+        c = nodes[c].children[1]
+    return c
+
+
+def _only_pass(nodes: list[Node], parents: list[list[tuple[int, int]]], theta: int, loop: object,
+               root: int) -> int | None:
+    """The one pass of loop ``loop`` through which ``theta`` is observed (every pass depending on it, and the
+    pass of every eval of the loop taking a value depending on it), or None."""
+    found: set[int] = set()
+    seen, work = {theta}, [theta]
+    while work:
+        n = work.pop()
+        if n == root:
+            return None  # a value of the loop reaching the result without an eval: not a loop PEG
+        for q, i in parents[n]:
+            op, attr = nodes[q].op, nodes[q].attr
+            if op in ("shift", "peel"):
+                return None  # a later iteration's value, or one without the first: observed past the exit
+            if op == "pass" and attr == loop:
+                found.add(q)
+            elif op == "eval" and attr == loop and i == 0:
+                found.add(nodes[q].children[1])
+            elif q not in seen:
+                seen.add(q)
+                work.append(q)
+            if len(found) > 1:
+                return None
+    (p,) = found or (None,)
+    return p if p is not None and nodes[p].op == "pass" else None
+
+
+_FLIPPED = {"gt.i": "lt.i", "ge.i": "le.i"}
+_COMPLEMENT = {"eq.i": "ne.i", "ne.i": "eq.i", "lt.i": "le.i", "le.i": "lt.i", "eq.a": "ne.a", "ne.a": "eq.a"}
+
+
+def _comparison(node: Node) -> tuple[str, int, int] | None:
+    """An int or reference comparison as (eq/ne/lt/le, left, right), gt and ge turned around."""
+    if node.op in _FLIPPED:
+        return _FLIPPED[node.op], node.children[1], node.children[0]
+    if node.op in _COMPLEMENT:
+        return node.op, node.children[0], node.children[1]
+    return None
+
+
+def _decides(nodes: list[Node], c: int, v: bool, d: int) -> bool | None:
+    """The value of condition ``d`` wherever condition ``c`` is ``v``, when the graph shows it."""
+    bc, nc = _cond(nodes, c)
+    bd, nd = _cond(nodes, d)
+    if bc == bd:
+        return (v ^ nc) ^ nd
+    x, y = _comparison(nodes[bc]), _comparison(nodes[bd])
+    if x is None or y is None:
+        return None
+    value = v != nc  # of the comparison bc
+    same = (x[0], x[1], x[2]) == y or (x[0] in ("eq.i", "ne.i", "eq.a", "ne.a") and (x[0], x[2], x[1]) == y)
+    # the complement of lt(a, b) is le(b, a); of eq(a, b), ne(a, b) or ne(b, a)
+    opposite = _COMPLEMENT[x[0]]
+    if x[0] in ("lt.i", "le.i"):
+        complement = (opposite, x[2], x[1]) == y
+    else:
+        complement = (opposite, x[1], x[2]) == y or (opposite, x[2], x[1]) == y
+    if same:
+        return value != nd
+    if complement:
+        return (not value) != nd
+    return None
+
+
+def _holds(nodes: list[Node], c: int, v: bool, x: int, want: bool, depth: int) -> bool:
+    """Wherever condition ``c`` is ``v``, condition ``x`` is ``want`` (as far as the graph shows)."""
+    return _value(nodes, c, v, x, depth) is want
+
+
+def _value(nodes: list[Node], c: int, v: bool, x: int, depth: int) -> object:
+    """The constant (bool or int) node ``x`` is wherever condition ``c`` is ``v``, or None when the graph does not
+    show one: constants, conditions :func:`_decides` settles, phis whose condition is settled or whose arms
+    agree, and int or bool operators of such values (a flag kept in an int local and compared with 0)."""
+    if depth > 32:
+        return None
+    node = nodes[x]
+    op = node.op
+    if op == "const.b":
+        return bool(node.attr)
+    if op == "const.i":
+        return node.attr
+    if op == "guard":
+        return _value(nodes, c, v, node.children[1], depth + 1)
+    if op == "phi":
+        d, a, b = node.children
+        k = _value(nodes, c, v, d, depth + 1)
+        if k is not None:
+            return _value(nodes, c, v, a if k else b, depth + 1)
+        va = _value(nodes, c, v, a, depth + 1)
+        return va if va is not None and va == _value(nodes, c, v, b, depth + 1) else None
+    k = _decides(nodes, c, v, x)
+    if k is not None:
+        return k
+    spec = OPS.get(op)
+    if spec is None or spec.role is not Role.PURE or spec.fn is None or op in _NOT_FOLDED or not node.children \
+            or not all(t in (T.INT, T.BOOL) for t in spec.inputs) or spec.output not in (T.INT, T.BOOL):
+        return None
+    args = []
+    for child in node.children:
+        a = _value(nodes, c, v, child, depth + 1)
+        if a is None:
+            return None
+        args.append(a)
+    out = spec.fn(*args)
+    return bool(out) if spec.output is T.BOOL else out
+
+
 def _constant_bool(g: PEG, n: int) -> bool | None:
     node = g.nodes[n]
     return bool(node.attr) if node.op == "const.b" else None
@@ -232,11 +409,15 @@ def bisimilar(a: PEG, b: PEG) -> bool:
 PAIR = "pair"  # the root of the union of two PEGs inside this module (never an operator of a real PEG)
 
 
-def _union(a: PEG, b: PEG) -> PEG:
-    nodes = list(a.nodes)
-    shift = len(nodes)
-    nodes.extend(Node(n.op, n.attr, tuple(c + shift for c in n.children)) for n in b.nodes)
-    nodes.append(Node(PAIR, None, (a.root, b.root + shift)))
+def _union(*pegs: PEG) -> PEG:
+    nodes: list[Node] = []
+    roots: list[int] = []
+    for g in pegs:
+        shift = len(nodes)
+        nodes.extend(Node(n.op, n.attr, tuple(c + shift for c in n.children)) for n in g.nodes)
+        roots.append(g.root + shift)
+    nodes.append(Node(PAIR, None, tuple(roots)))
+    a = pegs[0]
     both = PEG(name=a.name, class_name=a.class_name, is_static=a.is_static, synchronized=a.synchronized,
                nodes=nodes, root=len(nodes) - 1, param_types=a.param_types)
     both.seal()
@@ -249,6 +430,12 @@ def joint_peg(a: PEG, b: PEG) -> tuple[PEG, int, int]:
     u = _union(a, b)
     x, y = u.nodes[u.root].children
     return u, x, y
+
+
+def joint_pegs(pegs: list[PEG]) -> tuple[PEG, list[int]]:
+    """:func:`joint_peg` of any number of PEGs: the union and the nodes of their roots, in order."""
+    u = _union(*pegs)
+    return u, list(u.nodes[u.root].children)
 
 
 def _met(u: PEG) -> bool:

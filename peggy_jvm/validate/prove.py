@@ -4,7 +4,8 @@ What this module owns
     :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, and try,
     cheapest first: bisimilar roots (:mod:`peggy_jvm.peg.normalize`: the same graph up to sharing, loops
     included), the same after simplifying conditions known inside branches, the same in every case of the branch
-    conditions; then add both to ONE :class:`~peggy_jvm.egraph.EGraph` (identical subterms, parameters and the
+    conditions, each also with the loops' phis on their own exit conditions settled; then add both (in both
+    forms, each side's two roots merged) to ONE :class:`~peggy_jvm.egraph.EGraph` (identical subterms, parameters and the
     entry heap ``sigma0`` included, are shared by hash-consing: both methods are run on the same arguments and
     the same heap), saturate with the axioms within the budget, run loop induction from the two roots, and ask
     whether the roots are in one e-class. :class:`ProofResult` says proved or not, and why not (with the calls
@@ -32,7 +33,8 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
-from ..peg.normalize import bisimilar, equal_by_cases, joint_peg, simplify_known_conditions
+from ..peg.normalize import (bisimilar, equal_by_cases, joint_peg, joint_pegs, settle_exit_phis,
+                              simplify_known_conditions)
 from ..rules.induction import prove_by_induction
 from .pairing import MethodPair
 
@@ -102,19 +104,36 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     normal_forms_until = time.monotonic() + CASES_SHARE * budget.time_s
     pa = simplify_known_conditions(pa, deadline=normal_forms_until)
     pb = simplify_known_conditions(pb, deadline=normal_forms_until)
-    # one PEG for both, minimized: the case split works on it, and the loops the two methods have in common
-    # enter the e-graph once, so saturation works on what differs (JAMA's tql2: twelve loops, one of them changed)
+    # loops left where their exit flag is set: the settled PEGs mean the same (peg/normalize.py), but settling
+    # can also part two loops that were alike (one side's theta observed through one pass, the other's not), so
+    # both forms are compared, and both go into the e-graph with each side's two roots merged
+    sa, sb = settle_exit_phis(pa), settle_exit_phis(pb)
+    settled = sa is not pa or sb is not pb
+    if settled and bisimilar(sa, sb):
+        return ProofResult(True, "same PEG once loops' exit phis are settled", ["exit-phis"], a, b)
+    # one PEG for both, minimized (2 s of a 12 s JAMA proof: made once): the case split works on it, and the
+    # loops the two methods have in common enter the e-graph once, so saturation works on what differs (JAMA's
+    # tql2: twelve loops, one of them changed)
     both, root_a, root_b = joint_peg(pa, pb)
-    cases = equal_by_cases(both, deadline=normal_forms_until)
-    if cases == 0:
-        return ProofResult(True, "same PEG once conditions known in branches are used", ["known-conditions"], a, b)
-    if cases is not None:
-        return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"], a, b)
+    for joint, used in [(both, [])] + ([(joint_peg(sa, sb)[0], ["exit-phis"])] if settled else []):
+        cases = equal_by_cases(joint, deadline=normal_forms_until)
+        if cases == 0:
+            return ProofResult(True, "same PEG once conditions known in branches are used",
+                               ["known-conditions"] + used, a, b)
+        if cases is not None:
+            return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"] + used, a, b)
+    every, roots = joint_pegs([pa, pb, sa, sb]) if settled else (both, [root_a, root_b])
     eg = EGraph()
-    got = eg.add_peg(both, roots=[root_a, root_b])
-    ra, rb = got[root_a], got[root_b]
+    got = eg.add_peg(every, roots=roots)
+    ra, rb = got[roots[0]], got[roots[1]]
     if eg.equiv(ra, rb):  # same PEG after hash-consing (copies, dead stores, slots and block order differ)
         return ProofResult(True, "same PEG", ["hash-consing"], a, b)
+    if settled:
+        for plain, other in ((ra, got[roots[2]]), (rb, got[roots[3]])):
+            eg.union(plain, other, Reason("exit-phis", ("peg", "settled"), (plain, other)))
+        eg.rebuild()
+        if eg.equiv(ra, rb):
+            return ProofResult(True, "same PEG once loops' exit phis are settled", ["exit-phis"], a, b)
     start = time.perf_counter()
     report = Runner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,
                                   time_limit_s=max(0.05, SATURATION_SHARE * budget.time_s))).run(eg)
