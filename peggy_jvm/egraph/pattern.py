@@ -196,7 +196,8 @@ class Matcher:
                roots: set[int] | None = None) -> tuple[list[Match], bool]:
         """All matches (up to about ``limit``) as (root class, env); the flag says the deadline passed mid-search.
         The root is matched node by node, so the limit and the deadline are checked often even when one class
-        holds many nodes; the limit is also checked inside a node, whose matches alone can number millions. ``roots`` restricts the root classes (semi-naive matching, see :mod:`.runner`)."""
+        holds many nodes; the limit is also checked inside a node, whose matches alone can number millions.
+        ``roots`` restricts the root classes (semi-naive matching, see :mod:`.runner`)."""
         node_fn = self._root_node
         out: list[Match] = []
         op_index, class_ops = eg.op_index()

@@ -13,8 +13,8 @@ How (DESIGN section 4)
        into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems` (well-formed, CFG-like) and the phi-profile
        checker (:mod:`.phi_profile`); a rejection comes back as a blocking clause (the violation's explanation for
        phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's ``accept`` refuses)
-       and RC2 is called again. Greedy is the
-       fallback when the solver cannot run (inside a daemonic worker process) or fails.
+       and RC2 is called again. Greedy is the fallback when the solver cannot run (inside a daemonic worker
+       process) or fails.
     4. The extracted PEG is checked again and priced with :func:`.cost.peg_cost`; unless it is strictly cheaper
        than the original PEG, the ORIGINAL PEG is returned (no churn for nothing).
 

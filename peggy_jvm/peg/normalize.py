@@ -233,28 +233,15 @@ def settle_exit_phis(peg: PEG) -> PEG:
     changed = False
     for n, node in enumerate(nodes):
         if node.op == "theta":
-            nxt = node.children[1]
             p = _only_pass(nodes, parents, n, node.attr, peg.root)
-            while p is not None and nodes[nxt].op == "phi":
-                c, a, b = nodes[nxt].children
-                if _holds(nodes, c, True, exit_of[p], True, 0):  # c: the loop exits, so never c before it
-                    nxt = b
-                elif _holds(nodes, c, False, exit_of[p], True, 0):
-                    nxt = a
-                else:
-                    break
+            if p is None:
+                continue
+            nxt = _settled_arm(nodes, node.children[1], exit_of[p], False)  # before the exit: not exiting
             if nxt != node.children[1]:
                 new[n], changed = Node("theta", node.attr, (node.children[0], nxt)), True
         elif node.op == "eval" and nodes[node.children[1]].op == "pass":
             x, p = node.children
-            while nodes[x].op == "phi":
-                c, a, b = nodes[x].children
-                if _holds(nodes, c, False, exit_of[p], False, 0):  # no exit without c: c holds at the exit
-                    x = a
-                elif _holds(nodes, c, True, exit_of[p], False, 0):
-                    x = b
-                else:
-                    break
+            x = _settled_arm(nodes, x, exit_of[p], True)  # the value at the exit
             if x != node.children[0]:
                 new[n], changed = Node("eval", node.attr, (x, p)), True
     if not changed:
@@ -263,6 +250,20 @@ def settle_exit_phis(peg: PEG) -> PEG:
               nodes=new, root=peg.root, param_types=peg.param_types)
     out.seal()
     return minimize(out)
+
+
+def _settled_arm(nodes: list[Node], x: int, exit_cond: int, exiting: bool) -> int:
+    """``x`` with its phis picked where ``exit_cond`` is ``exiting`` decides their conditions: ``c`` is true
+    there when ``c`` false would make the exit condition the other value, and false likewise."""
+    while nodes[x].op == "phi":
+        c, a, b = nodes[x].children
+        if _holds(nodes, c, False, exit_cond, not exiting, 0):
+            x = a
+        elif _holds(nodes, c, True, exit_cond, not exiting, 0):
+            x = b
+        else:
+            break
+    return x
 
 
 def _guarded(nodes: list[Node], c: int) -> int:

@@ -5,9 +5,9 @@ What this module owns
     cheapest first: bisimilar roots (:mod:`peggy_jvm.peg.normalize`: the same graph up to sharing, loops
     included), the same after simplifying conditions known inside branches, the same in every case of the branch
     conditions, each also with the loops' phis on their own exit conditions settled; then add both (in both
-    forms, each side's two roots merged) to ONE :class:`~peggy_jvm.egraph.EGraph` (identical subterms, parameters and the
-    entry heap ``sigma0`` included, are shared by hash-consing: both methods are run on the same arguments and
-    the same heap), saturate with the axioms within the budget, run loop induction from the two roots, and ask
+    forms, each side's two roots merged) to ONE :class:`~peggy_jvm.egraph.EGraph` (identical subterms,
+    parameters and the entry heap ``sigma0`` included, are shared by hash-consing: both methods are run on the
+    same arguments and the same heap), saturate with the axioms within the budget, run loop induction from the two roots, and ask
     whether the roots are in one e-class. :class:`ProofResult` says proved or not, and why not (with the calls
     only one side makes, the usual sign of a library rewrite).
 
@@ -17,7 +17,8 @@ ProofResult (with the lifted IR of both methods, reused by the counterexample se
 Invariants
     * ``proved`` is True only when the code is byte-identical under byte-identical constant pools, the two PEGs'
       roots are bisimilar (:mod:`peggy_jvm.peg.normalize`; also after both are simplified by the conditions
-      known in branches, or in every case of their branch conditions), or ``EGraph.equiv`` holds for the two roots after (or before) saturation.
+      known in branches or at loop exits, or in every case of their branch conditions), or ``EGraph.equiv``
+      holds for the two roots after (or before) saturation.
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
 """
 from __future__ import annotations
