@@ -91,6 +91,14 @@ def compile_versions(java_home: Path, base: Path, file_name: str, sources: dict[
     return out
 
 
+def validate_rows(trees: dict[str, Path], class_name: str | None = None, method_timeout: float = 8.0, **options):
+    """``validate`` ORIG against OPT (a :func:`compile_versions` result): method name -> its row, for the
+    methods of ``class_name`` (every class when None). ``options`` are further ``ValidateOptions`` fields."""
+    from peggy_jvm.validate import ValidateOptions, validate_inputs
+    rep = validate_inputs(trees["orig"], trees["opt"], ValidateOptions(method_timeout=method_timeout, **options))
+    return {p.name: p for p in rep.pairs if class_name is None or p.class_name == class_name}
+
+
 def load_script(path: Path, name: str):
     """Import one of ``scripts/*.py`` by path (scripts/ is not a package). Registered in sys.modules first,
     since dataclasses look their module up while being defined."""

@@ -6,9 +6,9 @@ with the phis settled, and a near miss (one more call on the way out) is shown d
 from __future__ import annotations
 
 import pytest
-from conftest import compile_versions
+from conftest import compile_versions, validate_rows
 
-from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
+from peggy_jvm.validate import Verdict
 
 COMMON = r"""
     static int calls;
@@ -42,14 +42,9 @@ def trees(java_home, tmp_path_factory):
     return compile_versions(java_home, tmp_path_factory.mktemp("exitflags"), "F.java", {"orig": ORIG, "opt": OPT})
 
 
-def _rows(trees, **options):
-    rep = validate_inputs(trees["orig"], trees["opt"], ValidateOptions(method_timeout=8.0, **options))
-    return {p.name: p for p in rep.pairs if p.class_name == "F"}
-
-
 @pytest.mark.parametrize("name", ["acquire", "retry"])
 def test_a_loop_left_where_its_flag_is_set_is_proved(trees, name):
-    row = _rows(trees, counterexamples=False)[name]
+    row = validate_rows(trees, "F", counterexamples=False)[name]
     assert row.verdict is Verdict.EQUIVALENT, row.reason
 
 
@@ -57,10 +52,10 @@ def test_a_loop_left_where_its_flag_is_set_is_proved(trees, name):
 def test_without_settling_the_exit_phis_it_is_not(trees, name, monkeypatch):
     from peggy_jvm.validate import prove
     monkeypatch.setattr(prove, "settle_exit_phis", lambda peg: peg)
-    row = _rows(trees, counterexamples=False)[name]
+    row = validate_rows(trees, "F", counterexamples=False)[name]
     assert row.verdict is not Verdict.EQUIVALENT, row.reason
 
 
 def test_one_more_call_on_the_way_out_is_not_equivalent(trees):
-    row = _rows(trees)["acquireTwice"]
+    row = validate_rows(trees, "F")["acquireTwice"]
     assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import compile_versions
+from conftest import compile_versions, validate_rows
 
 from peggy_jvm.rules import default_rules
-from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
+from peggy_jvm.validate import Verdict
 
 COMMON = r"""
     int g, h, pos, len;
@@ -102,8 +102,7 @@ def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def report(trees):
-    rep = validate_inputs(trees["orig"], trees["opt"], ValidateOptions(method_timeout=8.0, explain=True))
-    return {p.name: p for p in rep.pairs if p.class_name == "P"}
+    return validate_rows(trees, "P", explain=True)
 
 
 @pytest.mark.parametrize("name", PROVED)
@@ -126,9 +125,7 @@ def test_each_proof_needs_the_fact_it_is_about(trees, report, name, rules):
     active = default_rules()
     for rule in rules:
         active.disable(rule)
-    rep = validate_inputs(trees["orig"], trees["opt"],
-                          ValidateOptions(method_timeout=8.0, rules=active.active(), counterexamples=False))
-    row = next(p for p in rep.pairs if p.class_name == "P" and p.name == name)
+    row = validate_rows(trees, "P", rules=active.active(), counterexamples=False)[name]
     assert row.verdict is not Verdict.EQUIVALENT, row.reason
 
 
@@ -139,6 +136,5 @@ def test_the_nested_loop_needs_induction_to_skip_self_referring_pairs(trees, mon
     entries = induction._Search._entries
     monkeypatch.setattr(induction._Search, "_entries", lambda self, cid, op, nodes: [
         (n, frozenset(), late) for n, _own, late in entries(self, cid, op, nodes)])
-    rep = validate_inputs(trees["orig"], trees["opt"], ValidateOptions(method_timeout=8.0, counterexamples=False))
-    row = next(p for p in rep.pairs if p.class_name == "P" and p.name == "nextIndexOf")
+    row = validate_rows(trees, "P", counterexamples=False)["nextIndexOf"]
     assert row.verdict is not Verdict.EQUIVALENT, row.reason

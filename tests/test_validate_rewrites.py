@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import compile_versions
+from conftest import compile_versions, validate_rows
 
 from peggy_jvm.rules import default_rules
-from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
+from peggy_jvm.validate import Verdict
 
 ORIG = r"""
 public class R {
@@ -105,16 +105,13 @@ def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def report(trees):
-    rep = validate_inputs(trees["orig"], trees["opt"], ValidateOptions(method_timeout=8.0, explain=True))
-    return {p.name: p for p in rep.pairs}
+    return validate_rows(trees, explain=True)
 
 
 def _without(trees, rule: str) -> dict:
     rules = default_rules()
     rules.disable(rule)
-    rep = validate_inputs(trees["orig"], trees["opt"],
-                          ValidateOptions(method_timeout=8.0, rules=rules.active(), counterexamples=False))
-    return {p.name: p for p in rep.pairs}
+    return validate_rows(trees, rules=rules.active(), counterexamples=False)
 
 
 @pytest.mark.parametrize("name,axiom", [

@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import compile_versions
+from conftest import compile_versions, validate_rows
 
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.ir.lift import lift_method
 from peggy_jvm.peg.build import build_peg
-from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
+from peggy_jvm.validate import Verdict
 
 COMMON = r"""
 class Other {
@@ -82,8 +82,7 @@ def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def report(trees):
-    rep = validate_inputs(trees["orig"], trees["opt"], ValidateOptions(method_timeout=8.0, explain=True))
-    return {p.name: p for p in rep.pairs if p.class_name == "S"}
+    return validate_rows(trees, "S", explain=True)
 
 
 @pytest.mark.parametrize("name", PROVED)

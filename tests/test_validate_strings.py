@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import compile_versions, validate_rows
 
 from peggy_jvm.cli import main
 from peggy_jvm.rules import default_rules
 from peggy_jvm.rules.strings import (ASSUMPTIONS, BOOT_CLASSES, STRINGS_BY_VALUE, assumption_rules,
                                      render_constant)
-from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
+from peggy_jvm.validate import Verdict
 
 ORIG = r"""
 public class S {
@@ -132,25 +133,13 @@ MUTANTS = ["mixedPhi", "swapped", "otherConst", "otherVar", "charAsInt", "nullab
 CONFIRMED = ["swapped", "otherConst", "otherVar", "charAsInt", "nullable", "object", "later", "identity"]
 
 
-def _compile(java_home: Path, base: Path, name: str, src: str) -> Path:
-    (base / f"{name}-src").mkdir()
-    (base / f"{name}-src" / "S.java").write_text(src)
-    out = base / name
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(out), str(base / f"{name}-src" / "S.java")],
-                   check=True, capture_output=True)
-    return out
-
-
 @pytest.fixture(scope="module")
 def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("strings")
-    return {"orig": _compile(java_home, base, "orig", ORIG), "opt": _compile(java_home, base, "opt", OPT)}
+    return compile_versions(java_home, tmp_path_factory.mktemp("strings"), "S.java", {"orig": ORIG, "opt": OPT})
 
 
 def _run(trees, assumptions: tuple[str, ...]) -> dict:
-    rep = validate_inputs(trees["orig"], trees["opt"],
-                          ValidateOptions(method_timeout=8.0, explain=True, assumptions=assumptions))
-    return {p.name: p for p in rep.pairs}
+    return validate_rows(trees, explain=True, assumptions=assumptions)
 
 
 @pytest.fixture(scope="module")

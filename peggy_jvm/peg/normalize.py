@@ -40,7 +40,7 @@ from .. import semantics as S
 from .ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
 __all__ = ["simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg",
-           "joint_pegs"]
+           "joint_pegs", "pair_of"]
 
 MAX_KNOWN = 8
 GROWTH = 4
@@ -437,6 +437,16 @@ def joint_pegs(pegs: list[PEG]) -> tuple[PEG, list[int]]:
     """:func:`joint_peg` of any number of PEGs: the union and the nodes of their roots, in order."""
     u = _union(*pegs)
     return u, list(u.nodes[u.root].children)
+
+
+def pair_of(joint: PEG, x: int, y: int) -> PEG:
+    """Two of :func:`joint_pegs`' roots as a :func:`joint_peg` of their own, without minimizing again (the nodes
+    are shared, the other roots left unreached)."""
+    out = PEG(name=joint.name, class_name=joint.class_name, is_static=joint.is_static,
+              synchronized=joint.synchronized, nodes=joint.nodes + [Node(PAIR, None, (x, y))],
+              root=len(joint.nodes), param_types=joint.param_types)
+    out.seal()
+    return out
 
 
 def _met(u: PEG) -> bool:
