@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from .archive import InputError, InputKind, read_input
+from .archive import (Form, InputError, InputKind, Output, check_outputs, os_error_words, read_input,
+                      write_file)
 from .classfile.errors import ClassFileError
 from .pipeline import IMPLEMENTED_STAGES, Stage, classes_by_name, optimize_input
 from .rules.strings import ASSUMPTIONS
@@ -93,26 +94,21 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
             task = progress_bar.add_task("classes", total=total)
         progress_bar.update(task, completed=done)
 
+    reports = [Output(json_path, Form.JSON)] if json_path is not None else []
     try:
         target, report = optimize_input(input_path, output, st, _split_classpath(classpath), jobs,
-                                        method_timeout, progress)
+                                        method_timeout, progress, reports)
     except InputError as e:
         raise fail(e.path, e.message) from None
-    except OSError as e:
-        raise fail(e.filename or str(input_path), e.strerror or str(e)) from None
+    except OSError as e:  # reading the input (write errors are OutputErrors naming the output)
+        raise fail(e.filename or str(input_path), os_error_words(e)) from None
     finally:
         if task is not None:
             progress_bar.stop()
     for w in report.warnings:
         click.echo(f"peggy-jvm: warning: {w}", err=True)
-    if json_path is not None:
-        try:
-            json_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = json_path.with_name(f".{json_path.name}.tmp")
-            tmp.write_text(json.dumps(report.to_json(), indent=1))
-            os.replace(tmp, json_path)
-        except OSError as e:
-            raise fail(str(json_path), e.strerror or str(e)) from None
+    for out in reports:
+        _write_report(out, json.dumps(report.to_json(), indent=1))
     s = report.summary()
     click.echo(f"{target}: {s['classes']} classes, {s['methods']} methods: {s['rewritten']} rewritten, "
                f"{s['unchanged']} unchanged, {s['fallback']} fell back ({s['seconds']:.2f} s)")
@@ -255,7 +251,10 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     rules = _load_axioms(axioms).active()
+    reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (junit_path, Form.XML))
+               if path is not None]
     try:
+        check_outputs([orig_path, opt_path], reports)
         report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout, explain, rules,
                                                                       assumptions=assume))
     except InputError as e:
@@ -264,17 +263,8 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
         raise fail(str(orig_path), str(e)) from None
     except OSError as e:
         raise fail(e.filename or str(orig_path), e.strerror or str(e)) from None
-    for target, text in ((json_path, lambda: json.dumps(report.to_json(), indent=1)),
-                         (junit_path, report.to_junit)):
-        if target is None:
-            continue
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.tmp")
-            tmp.write_text(text())
-            os.replace(tmp, target)
-        except OSError as e:
-            raise fail(str(target), e.strerror or str(e)) from None
+    for out in reports:
+        _write_report(out, json.dumps(report.to_json(), indent=1) if out.form is Form.JSON else report.to_junit())
     Console(width=max(100, Console().width)).print(render_table(report))
     s = report.summary()
     for u in report.unpaired:
@@ -284,6 +274,13 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
                f"equivalent, {s['unknown']} unknown; {report.skipped} without code skipped, "
                f"{len(report.unpaired)} unpaired ({report.seconds:.2f} s)")
     return report.exit_code()
+
+
+def _write_report(out: Output, text: str) -> None:
+    try:
+        write_file(out, lambda f: f.write(text.encode("utf-8")))
+    except InputError as e:
+        raise fail(e.path, e.message) from None
 
 
 def _load_axioms(axioms: Path | None):

@@ -41,9 +41,10 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-from .archive import Entry, InputError, InputSet, read_input, resolve_output, write_output
+from .archive import (Entry, InputError, InputSet, Output, check_outputs, output_form, read_input, resolve_output,
+                      write_output)
 from .classfile.errors import ClassFileError
 from .classfile.hierarchy import ClassHierarchy
 from .classfile.model import CodeAttribute
@@ -595,11 +596,16 @@ def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:
 
 def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpath: list[Path] | None = None,
                    jobs: int = 1, method_timeout: float | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> tuple[Path, RunReport]:
-    """Optimize a class, jar or directory and write the result; returns the output path and the report."""
+                   progress: Callable[[int, int], None] | None = None,
+                   reports: Sequence[Output] = ()) -> tuple[Path, RunReport]:
+    """Optimize a class, jar or directory and write the result; returns the output path and the report.
+
+    ``reports`` are the files the caller writes afterwards: they are checked with the output itself
+    (:func:`~peggy_jvm.archive.check_outputs`) before any work, so that a bad one fails the run early."""
     started = time.perf_counter()
     inp: InputSet = read_input(input_path)
-    target = resolve_output(inp, output)
+    target = resolve_output(inp.kind, inp.path, output)
+    check_outputs([inp.path], [Output(target, output_form(inp.kind)), *reports])
     class_entries = [k for k, e in enumerate(inp.entries) if e.is_class]
     input_classes = classes_by_name(inp)
     work = [(k, inp.describe(inp.entries[k]), inp.entries[k].data) for k in class_entries]
