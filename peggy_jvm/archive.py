@@ -169,6 +169,7 @@ class Form(Enum):
     JAR = "a jar (zip archive)"
     JSON = "a JSON report"
     XML = "an XML report"
+    DOT = "a Graphviz file"
     DIR = "a directory"
 
 
@@ -195,9 +196,9 @@ def check_outputs(inputs: Sequence[Path], outputs: Sequence[Output]) -> None:
     (symlinks, ``.``, ``..``)."""
     seen: list[tuple[Output, Path]] = []
     for out in outputs:
-        real = out.path.resolve()
+        real = _real(out.path)
         for inp in inputs:
-            _check_apart(out, real, inp, inp.resolve())
+            _check_apart(out, real, inp, _real(inp))
         for other, other_real in seen:
             if real == other_real:
                 raise OutputError(str(out.path), f"is also the output {other.path}")
@@ -207,6 +208,16 @@ def check_outputs(inputs: Sequence[Path], outputs: Sequence[Output]) -> None:
                 raise OutputError(str(out.path), f"contains the output {other.path}")
         _check_place(out, real)
         seen.append((out, real))
+
+
+def _real(path: Path) -> Path:
+    """``path`` with symlinks, ``.`` and ``..`` resolved (what the kernel will write to)."""
+    try:
+        return path.resolve()
+    except RuntimeError:  # Python 3.11's word for ELOOP
+        raise OutputError(str(path), "is a symlink loop") from None
+    except OSError as e:
+        raise OutputError(str(path), os_error_words(e)) from None
 
 
 def _check_apart(out: Output, real: Path, inp: Path, inp_real: Path) -> None:
@@ -246,7 +257,7 @@ def _check_place(out: Output, real: Path) -> None:
 
 
 def _has_form(real: Path, form: Form) -> bool:
-    """Empty, or the form's signature: ``CAFEBABE``, a zip central directory, ``{`` or ``<`` after blanks."""
+    """Empty, or the form's signature: ``CAFEBABE``, a zip central directory, or a text form's first word."""
     with real.open("rb") as f:
         head = f.read(64)
     if not head:
@@ -255,7 +266,10 @@ def _has_form(real: Path, form: Form) -> bool:
         return zipfile.is_zipfile(real)
     if form is Form.CLASS:
         return head.startswith(b"\xca\xfe\xba\xbe")
-    return head.lstrip().startswith({Form.JSON: b"{", Form.XML: b"<"}[form])
+    return head.lstrip().startswith(_TEXT_SIGNATURES[form])
+
+
+_TEXT_SIGNATURES = {Form.JSON: b"{", Form.XML: b"<", Form.DOT: (b"digraph", b"graph", b"strict")}
 
 
 def _check_ours(out: Output, real: Path) -> None:
@@ -308,7 +322,7 @@ _OS_WORDS = {errno.EACCES: "permission denied", errno.EPERM: "permission denied"
              errno.EROFS: "read-only file system", errno.EISDIR: "is a directory",
              errno.ENOTDIR: "a part of the path is a file, not a directory",
              errno.EEXIST: "a part of the path is a file, not a directory",
-             errno.ENOTEMPTY: "is a directory that is not empty", errno.ENAMETOOLONG: "the name is too long"}
+             errno.ENOTEMPTY: "is a directory that is not empty", errno.ELOOP: "is a symlink loop", errno.ENAMETOOLONG: "the name is too long"}
 
 
 def os_error_words(e: OSError) -> str:
@@ -339,7 +353,7 @@ def write_output(inp: InputSet, target: Path, entries: list[Entry]) -> list[str]
 
 def write_file(out: Output, fill: Callable[[BinaryIO], object]) -> None:
     """Write one file atomically: ``fill`` writes a temporary file beside it, which is then renamed over it."""
-    real = out.path.resolve()
+    real = _real(out.path)
     tmp: Path | None = None
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
@@ -369,7 +383,7 @@ def _write_jar(f: BinaryIO, entries: list[Entry]) -> None:
 def _write_dir(out: Output, inp: InputSet, entries: list[Entry]) -> None:
     """A new directory beside the target, with the marker, renamed over it (an earlier one moved aside first
     and put back if the rename fails)."""
-    real = out.path.resolve()
+    real = _real(out.path)
     new: Path | None = None
     try:
         real.parent.mkdir(parents=True, exist_ok=True)

@@ -168,6 +168,8 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
     cls_part, _, name_part = method.partition("(")[0].replace("/", ".").rpartition(".")
     selector = name_part + method[len(method.partition("(")[0]):]
     try:
+        if dot is not None:
+            check_outputs([input_path], [Output(dot, Form.DOT)])
         inp = read_input(input_path)
         hierarchy = ClassHierarchy(_split_classpath(classpath))
         hierarchy.add_lazy_classes(classes_by_name(inp))
@@ -216,10 +218,7 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
         raise fail(str(input_path), f"no PEG: {e}") from None
     sys.stdout.write("\n".join(out) + "\n")
     if dot is not None:
-        try:
-            dot.write_text("".join(graphs))
-        except OSError as e:
-            raise fail(str(dot), e.strerror or str(e)) from None
+        _write_report(Output(dot, Form.DOT), "".join(graphs))
 
 
 @main.command()

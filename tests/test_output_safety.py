@@ -187,6 +187,9 @@ def test_a_file_where_a_directory_is_needed_and_the_reverse(classes, tmp_path):
     refused(optimize(classes, "-o", notes / "deeper" / "out"), f"{notes} is a file, not a directory")
     refused(optimize(jar, "-o", tmp_path / "dir.jar"), "dir.jar: is a directory")
     refused(optimize(jar, "-o", "/dev/null"), "/dev/null: is not a regular file")
+    (tmp_path / "loop").symlink_to("loop")
+    refused(optimize(classes, "-o", tmp_path / "loop"), "loop: is a symlink loop")
+    refused(optimize(classes, "-o", tmp_path / "o", "--json", tmp_path / "loop" / "r.json"), "symlink loop")
     assert notes.read_text() == "mine"
 
 
@@ -324,3 +327,17 @@ def test_a_failing_final_rename_keeps_the_earlier_output(classes, tmp_path, monk
     assert tree(out) == before
     no_temporaries(tmp_path)
     no_temporaries(out)
+
+
+def test_show_dot_replaces_only_a_graphviz_file(classes, tmp_path):
+    dot = tmp_path / "m.dot"
+    dot.write_text("notes, not a graph")
+    args = ["show", str(classes / "IntArith.class"), "--method", "add", "--dot", str(dot)]
+    result = CliRunner().invoke(main, args)
+    refused(result, "m.dot: exists and is not a Graphviz file")
+    assert result.stdout == "" and dot.read_text() == "notes, not a graph"
+    dot.unlink()
+    for _ in range(2):  # the second run replaces the first run's graph
+        assert CliRunner().invoke(main, args).exit_code == 0
+        assert dot.read_text().startswith("digraph")
+    no_temporaries(tmp_path)
