@@ -7,7 +7,7 @@ written, before any work: never over an input, never over a file or directory th
 rename; a failure leaves the previous output as it was and no temporaries), and the handling of signed jars.
 
 "Ours to replace" (docs/cli.md, Output): a missing path; an empty file or directory; a file of the output's
-own form (class file, jar, JSON, XML); a directory every file of which an earlier run wrote, as its
+own form (class file, jar, JSON, XML, Graphviz); a directory every file of which an earlier run wrote, as its
 :data:`OUTPUT_MARKER` lists. Nothing else is ever removed or overwritten.
 
 Inputs: paths. Outputs: an :class:`InputSet`; bytes on disk. Errors are :class:`InputError` (and its
@@ -308,7 +308,8 @@ def _marker_files(real: Path) -> set[str] | None:
     try:
         marker = json.loads((real / OUTPUT_MARKER).read_text(encoding="utf-8"))
         files = marker["files"]
-        if marker.get("written_by") != _WRITTEN_BY or not all(isinstance(f, str) for f in files):
+        if (marker.get("written_by") != _WRITTEN_BY or not isinstance(files, list)
+                or not all(isinstance(f, str) for f in files)):
             return None
         return set(files)
     except (OSError, ValueError, TypeError, KeyError):
@@ -322,7 +323,8 @@ _OS_WORDS = {errno.EACCES: "permission denied", errno.EPERM: "permission denied"
              errno.EROFS: "read-only file system", errno.EISDIR: "is a directory",
              errno.ENOTDIR: "a part of the path is a file, not a directory",
              errno.EEXIST: "a part of the path is a file, not a directory",
-             errno.ENOTEMPTY: "is a directory that is not empty", errno.ELOOP: "is a symlink loop", errno.ENAMETOOLONG: "the name is too long"}
+             errno.ENOTEMPTY: "is a directory that is not empty", errno.ELOOP: "is a symlink loop",
+             errno.ENAMETOOLONG: "the name is too long"}
 
 
 def os_error_words(e: OSError) -> str:

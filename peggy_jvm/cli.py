@@ -261,7 +261,7 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     except ClassFileError as e:
         raise fail(str(orig_path), str(e)) from None
     except OSError as e:
-        raise fail(e.filename or str(orig_path), e.strerror or str(e)) from None
+        raise fail(e.filename or str(orig_path), os_error_words(e)) from None
     for out in reports:
         _write_report(out, json.dumps(report.to_json(), indent=1) if out.form is Form.JSON else report.to_junit())
     Console(width=max(100, Console().width)).print(render_table(report))
