@@ -4,8 +4,9 @@ Covered: the reported data loss (``optimize proj/classes -o proj`` deleted ``pro
 overlap; ``-o`` equal to the input for a class, a jar and a directory, spelled differently or through a symlink;
 an output inside the input directory; ``-o .`` and ``-o ..``; a file where a directory is needed and the reverse;
 existing files of another form; report paths (``--json``, ``--junit``) checked before any work; re-running onto
-an earlier output (replaced, stale files gone) and refusing once the user has added a file to it; a failing
-final rename leaving the earlier output as it was and no temporaries. Every refusal is exit 2 with one line
+an earlier output (replaced, stale files gone) and refusing once the user has added a file to it, even while
+the run is under way; an unwritable parent; a failing final rename leaving the earlier output as it was and no
+temporaries; ``show --dot``. Every refusal is exit 2 with one line
 naming the user's path, no traceback and no temporary name, and leaves every file byte for byte as it was.
 Everything runs ``--stage classfile`` on one or two small classes, in-process, to stay fast.
 """
@@ -26,6 +27,7 @@ from peggy_jvm import archive
 from peggy_jvm.archive import OUTPUT_MARKER
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.cli import main
+from peggy_jvm.pipeline import Stage, optimize_input
 
 PREFIX = "peggy-jvm: error: "
 CLASSES = ("IntArith", "Switches")
@@ -340,3 +342,30 @@ def test_show_dot_replaces_only_a_graphviz_file(classes, tmp_path):
         assert CliRunner().invoke(main, args).exit_code == 0
         assert dot.read_text().startswith("digraph")
     no_temporaries(tmp_path)
+
+
+def test_a_file_added_during_the_run_is_seen_before_the_rename(classes, tmp_path):
+    """The check runs again just before the earlier output is replaced: a file the user puts there meanwhile
+    (here: while the classes are optimized) is kept, and the run fails instead."""
+    out = tmp_path / "out"
+    assert optimize(classes, "-o", out).exit_code == 0
+
+    def meanwhile(done: int, total: int) -> None:
+        (out / "late.txt").write_text("mine")
+
+    with pytest.raises(archive.OutputError, match="holds late.txt"):
+        optimize_input(classes, out, Stage.CLASSFILE, progress=meanwhile)
+    assert (out / "late.txt").read_text() == "mine"
+    assert sorted(tree(out)) == [OUTPUT_MARKER, "IntArith.class", "Switches.class", "late.txt"]
+    no_temporaries(tmp_path)
+
+
+def test_an_unwritable_parent_is_refused_before_the_work(classes, tmp_path, monkeypatch):
+    """Root may write anywhere, so the refusal is driven through ``os.access`` (what the check consults)."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(archive.os, "access", lambda p, mode: Path(p) != locked and real_access(p, mode))
+    refused(optimize(classes, "-o", locked / "deeper" / "out"), f"permission denied (cannot write in {locked})")
+    refused(optimize(classes, "-o", tmp_path / "out", "--json", locked / "r.json"), "r.json: permission denied")
+    assert list(locked.iterdir()) == [] and not (tmp_path / "out").exists()
