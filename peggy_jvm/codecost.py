@@ -92,7 +92,7 @@ WEIGHTS: dict[Kind, int] = {
     Kind.INT_MUL: 2, Kind.WIDE_ARITH: 2, Kind.DIV_REM: 2, Kind.CONVERT: 2, Kind.COMPARE: 2, Kind.IINC: 3,
     Kind.ARRAY_LOAD: 2, Kind.ARRAY_STORE: 2, Kind.ARRAY_LENGTH: 2, Kind.FIELD: 2, Kind.STATIC: 3,
     Kind.INVOKE_STATIC: 180, Kind.INVOKE_VIRTUAL: 160, Kind.INVOKE_INTERFACE: 160, Kind.INVOKE_DYNAMIC: 200,
-    Kind.NEW: 200, Kind.NEW_ARRAY: 45, Kind.BRANCH: 2, Kind.SWITCH: 3, Kind.RETURN: 2, Kind.THROW: 200,
+    Kind.NEW: 40, Kind.NEW_ARRAY: 45, Kind.BRANCH: 2, Kind.SWITCH: 3, Kind.RETURN: 2, Kind.THROW: 200,
     Kind.TYPE_CHECK: 3, Kind.MONITOR: 2,
 }
 

@@ -14,9 +14,15 @@ its time leaves after its other instructions, priced with the table's weights; a
 (``extra``) are priced the same way and subtracted. So the measured column reads in the table's units.
 
     scripts/calibrate_cost.py [--mode xint|jit|both] [--rounds N]
+    scripts/calibrate_cost.py --kernels [--rounds N]
 
 Prints one table per mode: group, the weight in the code, the measured weight, the benchmark and its
-nanoseconds per repetition. A measuring tool, not a test (timings depend on the machine and its load).
+nanoseconds per repetition. ``--kernels`` checks the model's predictive power instead: the fixture
+``Kernels`` (fixtures/src/common/Kernels.java) through ``--stage full`` with every rewrite kept (the emitted-cost
+rule off, so that the rewrites it would refuse are measured too), then per method the predicted change of the
+emitted cost beside the measured change of its -Xint thread CPU time (a harness calling the method in a loop,
+run on the original and the rewritten class in alternate JVMs, medians), and whether the signs agree.
+A measuring tool, not a test (timings depend on the machine and its load).
 """
 from __future__ import annotations
 
@@ -75,8 +81,7 @@ BENCHES = [
     Bench("invokeinterface", Kind.INVOKE_INTERFACE, "x = it.get(x);", ("aload_0", "getfield", "iadd", "iload_1",
                                                                          "ireturn")),
     Bench("newarray", Kind.NEW_ARRAY, "a2 = new int[4];"),
-    Bench("new", Kind.NEW, "o = new Holder(x);", ("aload_0", "invokespecial", "return", "aload_0", "iload_1",
-                                                  "putfield", "return")),
+    Bench("new", Kind.NEW, "ob = new Object();", ("return",)),  # Object.<init> returns at once
     Bench("monitor", Kind.MONITOR, "synchronized (o) { x = y; }"),
 ]
 
@@ -202,11 +207,95 @@ def weights(per_iter: dict[str, float], counts: dict[str, Counter]) -> tuple[dic
     return result, unit
 
 
+#: Kernels' methods, how the harness calls one (arguments from its setup) and how often per measurement
+KERNEL_CALLS = [
+    ("matrix", "matrix(30, 1)", 20), ("multiply", "multiply(a, b)", 20), ("trace", "trace(a)", 20000),
+    ("checksum", "checksum(a)", 200), ("sieve", "sieve(100000)", 3), ("builderLoop", "builderLoop(1000)", 20),
+    ("fnv1a", "fnv1a(data)", 50), ("mix64", "mix64(r)", 200000), ("xorshift", "xorshift(r + 1)", 200000),
+    ("sortAndSearch", "sortAndSearch(2000)", 3), ("crc32", "crc32(data)", 20), ("isqrt", "isqrt(r * 99991L)", 20000),
+    ("lcs", "lcs(s1, s2)", 200), ("mandelbrot", "mandelbrot(60, 40, 100)", 2),
+]
+
+TIMER = """\
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
+public class KernelTimer {
+    static volatile Object sink;
+    public static void main(String[] args) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        double[][] a = Kernels.matrix(30, 1), b = Kernels.matrix(30, 2);
+        byte[] data = new byte[5000];
+        for (int i = 0; i < data.length; i++) data[i] = (byte) (i * 31 + (i >> 3));
+        String s1 = "AGGTABQWERTYUIOPZXCVBNM", s2 = "GXTXAYBQWERTPOIUYTZXCVB";
+        long t0;
+%(calls)s
+    }
+}
+"""
+
+
+def kernels(rounds: int) -> int:
+    """The predictive check (``--kernels``); prints the table and the share of agreeing signs."""
+    from peggy_jvm import pipeline
+    from peggy_jvm.pipeline import Stage, optimize_input
+
+    src = ROOT / "fixtures" / "src" / "common" / "Kernels.java"
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        orig, new, timer = work / "orig", work / "new", work / "timer"
+        subprocess.run(["javac", "--release", "17", "-d", str(orig), str(src)], check=True)
+        pipeline._check_emitted = lambda goal, before, after: None  # measure every rewrite, kept or not
+        _, report = optimize_input(orig / "Kernels.class", new / "Kernels.class", Stage.FULL)
+        rewritten = {m.name for m in report.methods if m.status == "rewritten"}
+        calls = "\n".join(f"        t0 = mx.getCurrentThreadCpuTime(); for (int r = 0; r < {n}; r++) "
+                          f"sink = Kernels.{call}; System.out.println(\"{name} \" + "
+                          f"(mx.getCurrentThreadCpuTime() - t0));" for name, call, n in KERNEL_CALLS)
+        timer.mkdir()
+        (timer / "KernelTimer.java").write_text(TIMER % {"calls": calls})
+        subprocess.run(["javac", "-cp", str(orig), "-d", str(timer), str(timer / "KernelTimer.java")], check=True)
+        samples: dict[tuple[str, str], list[int]] = {}
+        for _ in range(rounds):
+            for side, cp in (("orig", orig), ("new", new)):
+                out = subprocess.run(["java", "-Xint", "-cp", f"{timer}:{cp}", "KernelTimer"], capture_output=True,
+                                     text=True, check=True).stdout
+                for line in out.split("\n"):
+                    if line:
+                        name, ns = line.split()
+                        samples.setdefault((name, side), []).append(int(ns))
+        before, after = _kernel_prices(orig / "Kernels.class"), _kernel_prices(new / "Kernels.class")
+    print(f"{'method':14} {'cost before':>11} {'after':>7} {'predicted':>9} {'-Xint ms':>9} {'after':>7} "
+          f"{'measured':>8}  agree")
+    agree = total = 0
+    for name, _, _ in KERNEL_CALLS:
+        if name not in rewritten:
+            continue
+        t0, t1 = (statistics.median(samples[(name, side)]) / 1e6 for side in ("orig", "new"))
+        predicted = (after[name] - before[name]) / before[name]
+        measured = (t1 - t0) / t0
+        ok = (predicted > 0) == (measured > 0)
+        agree += ok
+        total += 1
+        print(f"{name:14} {before[name]:>11} {after[name]:>7} {predicted:>+9.1%} {t0:>9.1f} {t1:>7.1f} "
+              f"{measured:>+8.1%}  {'yes' if ok else 'NO'}")
+    print(f"\nsigns agree on {agree} of {total} rewritten methods")
+    return 0
+
+
+def _kernel_prices(class_file: Path) -> dict[str, int]:
+    from peggy_jvm.codecost import price_code
+    cf = read_class(class_file.read_bytes())
+    return {m.name: price_code(CodeAttribute.parse(m.code_attribute().data, cf.pool)).cost for m in cf.methods}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mode", choices=["xint", "jit", "both"], default="both")
     ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--kernels", action="store_true", help="check the predictions on the fixture Kernels instead")
     args = ap.parse_args()
+    if args.kernels:
+        return kernels(args.rounds)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "CostBench.java").write_text(generate())
@@ -223,7 +312,9 @@ def main() -> int:
             for b in BENCHES:
                 kind = b.target or (Kind.LOCAL if b.name == "local" else Kind.INT_ARITH)
                 ns = (per_iter[b.name] - per_iter["empty"]) / REPS
-                print(f"{b.name:16} {kind.value:24} {WEIGHTS[kind]:>6} {result[b.name]:>9.1f} {ns:>8.2f}")
+                # the JIT can remove a whole benchmark loop (its statements are dead or invariant): no unit then
+                measured = f"{result[b.name]:>9.1f}" if unit > 0.05 else f"{'n/a':>9}"
+                print(f"{b.name:16} {kind.value:24} {WEIGHTS[kind]:>6} {measured} {ns:>8.2f}")
     return 0
 
 

@@ -138,6 +138,12 @@ def _check_report(name: str, report: RunReport, stage: Stage = Stage.CLASSFILE) 
         dearer = [f"{_name(m)}: {m.cost_before} -> {m.cost_after}" for m in rewritten
                   if m.cost_before is None or m.cost_after is None or not m.cost_after < m.cost_before]
         assert dearer == [], f"{name}: rewritten but not cheaper:\n" + "\n".join(dearer[:20])
+        # every rewrite pays by the emitted code's price too (codecost.py), and grows no method
+        unpaid = [f"{_name(m)}: cost {m.emitted_cost_before} -> {m.emitted_cost_after}, {m.bytes_before} -> "
+                  f"{m.bytes_after} bytes" for m in rewritten
+                  if m.emitted_cost_before is None or m.emitted_cost_after is None
+                  or not m.emitted_cost_after < m.emitted_cost_before or m.bytes_after > m.bytes_before]
+        assert unpaid == [], f"{name}: rewritten but the emitted code does not pay:\n" + "\n".join(unpaid[:20])
     else:
         names = [_name(m) for m in not_rewritten]
         assert names == [], f"{name}: methods with code left alone: {names[:20]}"
