@@ -4,8 +4,8 @@ What this module owns
     :class:`Kind` (the instruction groups the JVM prices alike), :data:`WEIGHTS` (THE per-group interpreter
     weights, integers relative to ``iadd``), :data:`LOOP_FACTOR`, :class:`EmittedCost` and the functions that
     price decoded code: :func:`instruction_weight`, :func:`loop_depths`, :func:`price_instructions`,
-    :func:`price_code`; :class:`Goal` (what a rewrite must pay in). ``docs/cost-model.md`` gives the measured numbers behind the weights
-    (``scripts/calibrate_cost.py`` measures them on the running JVM).
+    :func:`price_code`; :class:`Goal` (what a rewrite must pay in). ``docs/cost-model.md`` gives the measured
+    numbers behind the weights (``scripts/calibrate_cost.py`` measures them on the running JVM).
 
 The model
     ``cost = sum over instructions of WEIGHTS[kind] * LOOP_FACTOR ** depth``, where ``depth`` is the number of
@@ -31,12 +31,12 @@ import networkx as nx
 
 from .classfile.bytecode import Instruction, decode
 from .classfile.model import CodeAttribute
-from .classfile.opcodes import (CONDITIONAL_BRANCHES, JSR, JSR_W, LOOKUPSWITCH, NO_FALLTHROUGH, OPCODES, RET,
-                                TABLESWITCH)
+from .classfile.opcodes import CONDITIONAL_BRANCHES, JSR, JSR_W, NO_FALLTHROUGH, OPCODES, RET
 from .ir.cfg import natural_loops
 
 __all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "KIND_OF", "EmittedCost", "kind_of", "instruction_weight",
            "loop_depths", "price_instructions", "price_code"]
+
 
 class Goal(str, Enum):
     """What ``optimize --goal`` aims at: ``speed`` (the emitted cost first) or ``size`` (the bytes first)."""
@@ -97,21 +97,24 @@ WEIGHTS: dict[Kind, int] = {
 }
 
 
+#: the mnemonics whose group their name alone does not tell by its prefix or suffix
+_EXACT = {"nop": Kind.NOP, "iinc": Kind.IINC, "imul": Kind.INT_MUL, "arraylength": Kind.ARRAY_LENGTH,
+          "getfield": Kind.FIELD, "putfield": Kind.FIELD, "getstatic": Kind.STATIC, "putstatic": Kind.STATIC,
+          "invokestatic": Kind.INVOKE_STATIC, "invokespecial": Kind.INVOKE_STATIC,
+          "invokevirtual": Kind.INVOKE_VIRTUAL, "invokeinterface": Kind.INVOKE_INTERFACE,
+          "invokedynamic": Kind.INVOKE_DYNAMIC, "new": Kind.NEW, "newarray": Kind.NEW_ARRAY,
+          "anewarray": Kind.NEW_ARRAY, "multianewarray": Kind.NEW_ARRAY, "athrow": Kind.THROW,
+          "checkcast": Kind.TYPE_CHECK, "instanceof": Kind.TYPE_CHECK, "monitorenter": Kind.MONITOR,
+          "monitorexit": Kind.MONITOR, "tableswitch": Kind.SWITCH, "lookupswitch": Kind.SWITCH,
+          "goto": Kind.BRANCH, "goto_w": Kind.BRANCH, "jsr": Kind.BRANCH, "jsr_w": Kind.BRANCH,
+          "ret": Kind.BRANCH, "wide": Kind.NOP, "bipush": Kind.CONST, "sipush": Kind.CONST,
+          "aconst_null": Kind.CONST, "pop": Kind.STACK, "pop2": Kind.STACK, "swap": Kind.STACK}
+
+
 def kind_of(name: str) -> Kind:
     """The group of the opcode named ``name`` (a mnemonic of the opcode table)."""
-    exact = {"nop": Kind.NOP, "iinc": Kind.IINC, "imul": Kind.INT_MUL, "arraylength": Kind.ARRAY_LENGTH,
-             "getfield": Kind.FIELD, "putfield": Kind.FIELD, "getstatic": Kind.STATIC, "putstatic": Kind.STATIC,
-             "invokestatic": Kind.INVOKE_STATIC, "invokespecial": Kind.INVOKE_STATIC,
-             "invokevirtual": Kind.INVOKE_VIRTUAL, "invokeinterface": Kind.INVOKE_INTERFACE,
-             "invokedynamic": Kind.INVOKE_DYNAMIC, "new": Kind.NEW, "newarray": Kind.NEW_ARRAY,
-             "anewarray": Kind.NEW_ARRAY, "multianewarray": Kind.NEW_ARRAY, "athrow": Kind.THROW,
-             "checkcast": Kind.TYPE_CHECK, "instanceof": Kind.TYPE_CHECK, "monitorenter": Kind.MONITOR,
-             "monitorexit": Kind.MONITOR, "tableswitch": Kind.SWITCH, "lookupswitch": Kind.SWITCH,
-             "goto": Kind.BRANCH, "goto_w": Kind.BRANCH, "jsr": Kind.BRANCH, "jsr_w": Kind.BRANCH,
-             "ret": Kind.BRANCH, "wide": Kind.NOP, "bipush": Kind.CONST, "sipush": Kind.CONST,
-             "aconst_null": Kind.CONST, "pop": Kind.STACK, "pop2": Kind.STACK, "swap": Kind.STACK}
-    if name in exact:
-        return exact[name]
+    if name in _EXACT:
+        return _EXACT[name]
     if name.startswith("if"):
         return Kind.BRANCH
     if name.startswith("ldc"):
@@ -152,9 +155,6 @@ class EmittedCost:
 def instruction_weight(insn: Instruction) -> int:
     """The weight of one instruction outside any loop."""
     return WEIGHTS[KIND_OF[insn.opcode]]  # type: ignore[index]
-
-
-_SWITCHES = (TABLESWITCH, LOOKUPSWITCH)
 
 
 def _block_graph(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]]

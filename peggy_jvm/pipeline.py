@@ -295,8 +295,8 @@ class RunReport:
                 "seconds": round(self.seconds, 3)}
 
     def to_json(self) -> dict:
-        return {"stage": self.stage, "goal": self.goal, "methods": [m.to_json() for m in self.methods], "summary": self.summary(),
-                "warnings": self.warnings}
+        return {"stage": self.stage, "goal": self.goal, "methods": [m.to_json() for m in self.methods],
+                "summary": self.summary(), "warnings": self.warnings}
 
 
 def _code_length(data: bytes) -> int:
@@ -338,8 +338,7 @@ def _full(ir, budget: MethodBudget, info: dict, goal: Goal = Goal.SPEED):
 
         try:
             with _alarm(allotted if budget.hard else None, budget, "saturation and extraction"):
-                new, rep = extract_peg(peg, limits=limits, budget=extract_s, accept=revertible,
-                                       goal=goal)
+                new, rep = extract_peg(peg, limits=limits, budget=extract_s, accept=revertible, goal=goal)
         except MethodTimeout:
             _reap_solver_workers()
             raise

@@ -10,8 +10,8 @@ jars that have one) prints the same on the rewritten jar, and the time to optimi
 With ``--stage full`` it also prints, per corpus, the optimizer's table, computed from the JSON report alone
 (the one ``peggy-jvm optimize --json`` writes): methods rewritten / unchanged / fell back with their reasons
 grouped, the total cost before and after, the bytecode size and emitted cost (codecost.py) of the rewritten
-methods before and after, and the per-method time p50 / p95. ``--report FILE.json`` prints that table for an existing report without running
-anything.
+methods before and after, and the per-method time p50 / p95. ``--report FILE.json`` prints that table for an
+existing report without running anything.
 
     scripts/verify_corpus.py [--jars NAME,...|all|none] [--jdk all|none|MODULE,...] [--jobs N]
                              [--stage classfile|ir|peg|full] [--goal speed|size] [--keep DIR] [--no-workloads]

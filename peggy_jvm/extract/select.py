@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from ..codecost import Goal
 from ..egraph.egraph import EGraph
 from ..egraph.runner import Limits, Rewrite, Runner
 from ..peg.check import _kinds, peg_problems
@@ -40,7 +41,6 @@ from ..peg.graph import PEG
 from ..revert.revert import pure_loops
 from ..rules.library import RuleSet, default_rules
 from . import maxsat
-from ..codecost import Goal
 from .cost import peg_cost
 from .greedy import greedy_extract
 from .peg_problem import PegProblem, build_problem, selection_to_peg

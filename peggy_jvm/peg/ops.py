@@ -3,10 +3,10 @@
 What this module owns
     For every operator name that may label a PEG node (and so an e-node, an axiom pattern, an extraction
     variable and a reverted statement): its role, its input and output types, which inputs and outputs carry
-    the heap sigma (linear), whether it may throw, its base cost and byte size, what its attribute holds, and for pure value
-    operators the function of :mod:`peggy_jvm.semantics` that computes it. The builder, the evaluator, the
-    well-formedness checks, the axioms, the extractor's cost model and the reverter all read :data:`OPS`;
-    none of them keeps its own list.
+    the heap sigma (linear), whether it may throw, its base cost and byte size, what its attribute holds, and for
+    pure value operators the function of :mod:`peggy_jvm.semantics` that computes it. The builder, the
+    evaluator, the well-formedness checks, the axioms, the extractor's cost model and the reverter all read
+    :data:`OPS`; none of them keeps its own list.
 
 The model (DESIGN section 3)
     * Values are typed ``int long float double ref`` plus ``bool`` (branch conditions), ``sigma`` (the heap),
