@@ -273,11 +273,11 @@ class MethodReport:
 @dataclass(slots=True)
 class RunReport:
     stage: str
-    goal: str = "speed"
     methods: list[MethodReport] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     classes: int = 0
     seconds: float = 0.0
+    goal: str = Goal.SPEED.value
 
     def summary(self) -> dict:
         counts = {"rewritten": 0, "unchanged": 0, "fallback": 0}
@@ -633,7 +633,7 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     class_entries = [k for k, e in enumerate(inp.entries) if e.is_class]
     input_classes = classes_by_name(inp)
     work = [(k, inp.describe(inp.entries[k]), inp.entries[k].data) for k in class_entries]
-    report = RunReport(stage.value, goal.value, classes=len(work))
+    report = RunReport(stage.value, classes=len(work), goal=goal.value)
     results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]] = {}
     cp = list(classpath or [])
     if jobs > 1 and len(work) > 1:

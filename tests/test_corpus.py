@@ -298,7 +298,8 @@ def test_the_full_stage_check_fails_on_what_it_must_reject():
         return RunReport(Stage.FULL.value, list(rows), classes=1)
 
     def good(k: int) -> MethodReport:
-        return MethodReport("a/B", f"m{k}", "()I", "rewritten", "", 100.0, 80.0, 10, 12, {"full": 5.0})
+        return MethodReport("a/B", f"m{k}", "()I", "rewritten", "", 100.0, 80.0, 12, 10, {"full": 5.0},
+                            emitted_cost_before=50, emitted_cost_after=40)
 
     floor = FULL_MIN_REWRITTEN["jama"]
     _check_report("jama", report(*(good(k) for k in range(floor))), Stage.FULL)  # the floor itself passes
@@ -307,7 +308,12 @@ def test_the_full_stage_check_fails_on_what_it_must_reject():
         "a fallback": [MethodReport("a/B", "f", "()V", "fallback", "KeyError: 3", bytes_before=5, bytes_after=5)],
         "an unnamed reason": [MethodReport("a/B", "u", "()V", "unchanged", "something odd", bytes_before=5,
                                            bytes_after=5)],
-        "rewritten, not cheaper": [MethodReport("a/B", "d", "()I", "rewritten", "", 80.0, 80.0, 10, 10)],
+        "rewritten, not cheaper": [MethodReport("a/B", "d", "()I", "rewritten", "", 80.0, 80.0, 10, 10,
+                                                emitted_cost_before=50, emitted_cost_after=40)],
+        "emitted code not cheaper": [MethodReport("a/B", "e", "()I", "rewritten", "", 90.0, 80.0, 10, 10,
+                                                  emitted_cost_before=50, emitted_cost_after=50)],
+        "emitted code larger": [MethodReport("a/B", "g", "()I", "rewritten", "", 90.0, 80.0, 10, 11,
+                                             emitted_cost_before=50, emitted_cost_after=40)],
     }
     for what, rows in bad.items():
         rows = rows if what == "below the floor" else [*(good(k) for k in range(floor)), *rows]
