@@ -6,12 +6,12 @@ one class of them with javac, reads the loop bodies back with our own decoder (t
 >= 1, so the exact bytecode javac chose is what is priced, nothing assumed), and times every benchmark and an
 empty loop of the same shape on the JVM: thread CPU time (ThreadMXBean), benchmarks alternated round by round,
 the median of the rounds. The extra time per repetition over the empty loop is what the repeated statement's
-instructions cost. The unit comes from the two
-reference benchmarks, ``local`` (``x = y``: two local loads/stores) and ``iadd`` (``x = x + y``): their
-instructions on average weigh ``WEIGHTS[INT_ARITH]`` (the interpreter's dispatch dominates such simple
-instructions; one of them alone is too short to time apart). Every other benchmark's target group gets what
-its time leaves after its other instructions, priced with the table's weights; a callee's own instructions
-(``extra``) are priced the same way and subtracted. So the measured column reads in the table's units.
+instructions cost. The unit comes from the two reference benchmarks, ``local`` (``x = y``: two local
+loads/stores) and ``iadd`` (``x = x + y``): their instructions on average weigh ``WEIGHTS[INT_ARITH]`` (the
+interpreter's dispatch dominates such simple instructions; one of them alone is too short to time apart).
+Every other benchmark's target group gets what its time leaves after its other instructions, priced with the
+table's weights; a callee's own instructions (``extra``) are priced the same way and subtracted. So the
+measured column reads in the table's units.
 
     scripts/calibrate_cost.py [--mode xint|jit|both] [--rounds N]
     scripts/calibrate_cost.py --kernels [--rounds N]
@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from peggy_jvm.classfile.model import CodeAttribute  # noqa: E402
 from peggy_jvm.classfile.reader import read_class  # noqa: E402
 from peggy_jvm.classfile.bytecode import decode  # noqa: E402
-from peggy_jvm.codecost import KIND_OF, WEIGHTS, Kind, loop_depths  # noqa: E402
+from peggy_jvm.codecost import KIND_OF, WEIGHTS, Kind, kind_of, loop_depths, price_code  # noqa: E402
 
 REPS = 10
 
@@ -183,8 +183,6 @@ def measure(workdir: Path, mode: str, rounds: int) -> dict[str, float]:
 
 def weights(per_iter: dict[str, float], counts: dict[str, Counter]) -> tuple[dict[str, float], float]:
     """The measured weight of each benchmark's target group (in the table's units) and the unit in ns."""
-    from peggy_jvm.codecost import kind_of
-
     def extra_ns(name: str) -> float:  # per repetition, over the empty loop
         return (per_iter[name] - per_iter["empty"]) / REPS
 
@@ -283,7 +281,6 @@ def kernels(rounds: int) -> int:
 
 
 def _kernel_prices(class_file: Path) -> dict[str, int]:
-    from peggy_jvm.codecost import price_code
     cf = read_class(class_file.read_bytes())
     return {m.name: price_code(CodeAttribute.parse(m.code_attribute().data, cf.pool)).cost for m in cf.methods}
 
