@@ -16,6 +16,7 @@ import click
 from .archive import (Form, InputError, InputKind, Output, check_outputs, os_error_words, read_input,
                       write_file)
 from .classfile.errors import ClassFileError
+from .codecost import Goal
 from .pipeline import IMPLEMENTED_STAGES, Stage, classes_by_name, optimize_input
 from .rules.strings import ASSUMPTIONS
 
@@ -70,8 +71,11 @@ def _split_classpath(cp: str | None) -> list[Path]:
                    "(without this option it splits 2 s the same way, but never falls back for time).")
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Worker processes.")
 @click.option("--axioms", type=click.Path(path_type=Path), help="Directory of axiom files (later stages).")
+@click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
+              help="Full stage: keep a rewrite whose emitted code is cheaper and no larger (speed), or smaller "
+                   "and no costlier (size).")
 def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, classpath: str | None,
-             method_timeout: float | None, jobs: int, axioms: Path | None) -> None:
+             method_timeout: float | None, jobs: int, axioms: Path | None, goal: str) -> None:
     """Optimize every method of INPUT (.class, .jar or directory) and write the result."""
     st = Stage(stage)
     if st not in IMPLEMENTED_STAGES:
@@ -97,7 +101,7 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     reports = [Output(json_path, Form.JSON)] if json_path is not None else []
     try:
         target, report = optimize_input(input_path, output, st, _split_classpath(classpath), jobs,
-                                        method_timeout, progress, reports)
+                                        method_timeout, progress, reports, goal=Goal(goal))
     except InputError as e:
         raise fail(e.path, e.message) from None
     except OSError as e:  # reading the input (write errors are OutputErrors naming the output)
@@ -112,9 +116,18 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     s = report.summary()
     click.echo(f"{target}: {s['classes']} classes, {s['methods']} methods: {s['rewritten']} rewritten, "
                f"{s['unchanged']} unchanged, {s['fallback']} fell back ({s['seconds']:.2f} s)")
+    if s["rewritten"]:
+        click.echo(f"  rewritten methods: {_change(s['rewritten_bytes_before'], s['rewritten_bytes_after'])} bytes, "
+                   f"emitted cost {_change(s['emitted_cost_before'], s['emitted_cost_after'])}")
     for m in report.methods:
         if m.status == "fallback":
             click.echo(f"  fallback {m.class_name}.{m.name}{m.descriptor}: {m.reason}")
+
+
+def _change(before: int, after: int) -> str:
+    """``before -> after (+x.x%)``."""
+    pct = f" ({(after - before) / before:+.1%})" if before else ""
+    return f"{before} -> {after}{pct}"
 
 
 @main.command()

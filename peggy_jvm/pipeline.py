@@ -5,7 +5,13 @@ method through the chosen stage, each with its own fallback) and :func:`optimize
 directory, optionally on several processes).
 
 Inputs: class-file bytes, the class-hierarchy sources (the input's own classes, ``--classpath``, the JDK), the
-stage and the per-method time budget. Outputs: new class bytes and one report row per method.
+stage, the per-method time budget and the goal. Outputs: new class bytes and one report row per method.
+
+The full stage's decision (``_check_emitted``, docs/cost-model.md): after lowering, the original and the
+emitted code are priced by :mod:`peggy_jvm.codecost`; ``--goal speed`` keeps the rewrite only if its emitted
+cost is strictly lower and its size no larger (``SIZE_ALLOWANCE``, ``SIZE_SLACK``), ``--goal size`` only if its
+size is strictly smaller and its emitted cost no higher; otherwise the method is ``unchanged`` with both
+figures in the reason (before the self-check, which is then not needed).
 
 Budgets (``--method-timeout``): the full stage splits one method's budget over its sub-stages by what is left
 when each starts (:class:`MethodBudget`): saturation a quarter, extraction about half of the rest, the self-check's
@@ -61,6 +67,7 @@ from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
 from .revert.revert import RevertUnsupported, revert_peg
 from .egraph.runner import Limits
 from .classfile.writer import write_class
+from .codecost import EmittedCost, Goal, price_code
 
 
 class Stage(str, Enum):
@@ -110,10 +117,10 @@ _self_check_ratio = SELF_CHECK_PREPARATIONS
 #: no sub-stage is given less than this (seconds): below it the sub-stage could not do anything useful, and the
 #: final check turns an overrun into a fallback anyway
 MIN_SLICE = 0.02
-#: the cost model counts work, not size (docs/cost-model.md): a rewrite whose code grows past
-#: GROWTH_FACTOR * old + GROWTH_SLACK bytes is kept only for a cost gain of at least GROWTH_MIN_GAIN (a share of
-#: the original cost). Measured on commons-lang3: the few methods over it grew 4x for gains of 1-3%.
-GROWTH_FACTOR, GROWTH_SLACK, GROWTH_MIN_GAIN = 2.0, 32, 0.10
+#: ``--goal speed`` keeps a rewrite whose emitted code (codecost.py) is strictly cheaper and at most
+#: ``SIZE_ALLOWANCE * old + SIZE_SLACK`` bytes longer (docs/cost-model.md): none, so that the rewritten methods
+#: together are never larger than their originals
+SIZE_ALLOWANCE, SIZE_SLACK = 0.0, 0
 
 
 def _learn_self_check(prep_s: float, took_s: float, proof_s: float) -> None:
@@ -254,6 +261,9 @@ class MethodReport:
     #: the full stage's extraction status ("optimal (proved)", "best found", "greedy", "original"); None when
     #: the method did not get that far or another stage ran
     extraction: str | None = None
+    #: the emitted code's price (codecost.py) before and after; None when the full stage did not lower it
+    emitted_cost_before: int | None = None
+    emitted_cost_after: int | None = None
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -268,29 +278,36 @@ class RunReport:
     warnings: list[str] = field(default_factory=list)
     classes: int = 0
     seconds: float = 0.0
+    goal: str = Goal.SPEED.value
 
     def summary(self) -> dict:
         counts = {"rewritten": 0, "unchanged": 0, "fallback": 0}
         for m in self.methods:
             counts[m.status] += 1
+        rewritten = [m for m in self.methods if m.status == "rewritten"]
         return {"classes": self.classes, "methods": len(self.methods), **counts,
                 "bytes_before": sum(m.bytes_before for m in self.methods),
                 "bytes_after": sum(m.bytes_after for m in self.methods),
+                # over the rewritten methods only: what the rewrites changed
+                "rewritten_bytes_before": sum(m.bytes_before for m in rewritten),
+                "rewritten_bytes_after": sum(m.bytes_after for m in rewritten),
+                "emitted_cost_before": sum(m.emitted_cost_before or 0 for m in rewritten),
+                "emitted_cost_after": sum(m.emitted_cost_after or 0 for m in rewritten),
                 "seconds": round(self.seconds, 3)}
 
     def to_json(self) -> dict:
-        return {"stage": self.stage, "methods": [m.to_json() for m in self.methods], "summary": self.summary(),
-                "warnings": self.warnings}
+        return {"stage": self.stage, "goal": self.goal, "methods": [m.to_json() for m in self.methods],
+                "summary": self.summary(), "warnings": self.warnings}
 
 
 def _code_length(data: bytes) -> int:
     return int.from_bytes(data[4:8], "big")
 
 
-def _full(ir, budget: MethodBudget, info: dict):
+def _full(ir, budget: MethodBudget, info: dict, goal: Goal = Goal.SPEED):
     """``--stage full`` between lifting and lowering: build, check, saturate and extract (the safe rule groups
-    of :mod:`peggy_jvm.extract.select`, within the shares of ``budget``), check again, revert. A PEG that is not
-    strictly cheaper leaves the method unchanged (no churn for nothing)."""
+    of :mod:`peggy_jvm.extract.select`, within the shares of ``budget``, priced for ``goal``), check again,
+    revert. A PEG that is not strictly cheaper leaves the method unchanged (no churn for nothing)."""
     from .extract.select import extract_peg, safe_rules  # the solver stack: only for the stage that needs it
     times: dict[str, float] = info.setdefault("time_ms", {})
     # the rules are parsed and compiled once per process (cached): outside the alarm below, so that a budget
@@ -322,7 +339,7 @@ def _full(ir, budget: MethodBudget, info: dict):
 
         try:
             with _alarm(allotted if budget.hard else None, budget, "saturation and extraction"):
-                new, rep = extract_peg(peg, limits=limits, budget=extract_s, accept=revertible)
+                new, rep = extract_peg(peg, limits=limits, budget=extract_s, accept=revertible, goal=goal)
         except MethodTimeout:
             _reap_solver_workers()
             raise
@@ -337,15 +354,20 @@ def _full(ir, budget: MethodBudget, info: dict):
         raise MethodUnchanged(str(e)) from None
 
 
-def _check_growth(before: int, after: int, info: dict) -> None:
-    """Keep the original code when the rewrite grows it past the limit for too small a gain."""
-    old, new = info.get("cost_before"), info.get("cost_after")
-    if after <= GROWTH_FACTOR * before + GROWTH_SLACK or not old:
+def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:
+    """Keep the original code unless the emitted rewrite pays by the goal's rule (docs/cost-model.md): ``speed``:
+    strictly cheaper and not larger than the allowance; ``size``: strictly smaller and not costlier."""
+    figures = f"cost {before.cost} -> {after.cost}, {before.size} -> {after.size} bytes"
+    if goal is Goal.SIZE:
+        if after.size >= before.size:
+            raise MethodUnchanged(f"emitted code not smaller: {figures}")
+        if after.cost > before.cost:
+            raise MethodUnchanged(f"emitted code costlier: {figures}")
         return
-    gain = (old - new) / old
-    if gain < GROWTH_MIN_GAIN:
-        raise MethodUnchanged(f"code growth: {before} -> {after} bytes for a cost gain of {gain:.1%} "
-                              f"(at least {GROWTH_MIN_GAIN:.0%} needed past {GROWTH_FACTOR:g}x + {GROWTH_SLACK})")
+    if after.cost >= before.cost:
+        raise MethodUnchanged(f"emitted code not cheaper: {figures}")
+    if after.size > before.size * (1 + SIZE_ALLOWANCE) + SIZE_SLACK:
+        raise MethodUnchanged(f"emitted code larger: {figures}")
 
 
 def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, proof_s: float) -> None:
@@ -365,11 +387,12 @@ def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHiera
 
 
 def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
-               hierarchy: ClassHierarchy, budget: MethodBudget | None = None, info: dict | None = None
-               ) -> RecodeResult:
+               hierarchy: ClassHierarchy, budget: MethodBudget | None = None, info: dict | None = None,
+               goal: Goal = Goal.SPEED) -> RecodeResult:
     """One method through ``stage``; raises on anything the stage cannot do (the caller falls back), and
     :class:`MethodTimeout` when a hard ``budget`` is spent between the full stage's sub-stages. ``info`` receives
-    what the full stage measured (costs, extraction status, time per sub-stage)."""
+    what the full stage measured (costs, emitted costs, extraction status, time per sub-stage); the full stage
+    keeps only a rewrite whose emitted code pays by ``goal``'s rule."""
     if budget is None:
         budget = MethodBudget(DEFAULT_FULL_BUDGET, hard=False)
     info = info if info is not None else {}
@@ -384,7 +407,7 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         except (PegUnsupported, RevertUnsupported) as e:
             raise MethodUnchanged(str(e)) from None
     elif stage is Stage.FULL:
-        ir = _full(ir, budget, info)
+        ir = _full(ir, budget, info, goal)
         t0 = time.perf_counter()
     lnt = next((a for a in code.attributes if a.name == "LineNumberTable"), None)
     old = sys.getrecursionlimit()
@@ -396,7 +419,9 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
     if stage is Stage.FULL:
         times = info.setdefault("time_ms", {})
         times["full.lower"] = round((time.perf_counter() - t0) * 1000, 3)
-        _check_growth(len(code.code), _code_length(data), info)
+        old_price, new_price = price_code(code), price_code(CodeAttribute.parse(data, cf.pool))
+        info.update(emitted_cost_before=old_price.cost, emitted_cost_after=new_price.cost)
+        _check_emitted(goal, old_price, new_price)
         budget.check("the self-check")
         # the proof's saturation gets most of what is left once the self-check's preparation is set aside
         proof_s = budget.share(PROOF_PART, PROOF_SHARE)
@@ -411,9 +436,10 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
     return RecodeResult(data, [a.name for a in code.attributes if a.name not in kept and a.name != "StackMapTable"])
 
 
-def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_timeout: float | None = None
-                   ) -> tuple[bytes, list[MethodReport]]:
-    """Run every method of one class through ``stage``; returns the new class bytes and the reports.
+def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_timeout: float | None = None,
+                   goal: Goal = Goal.SPEED) -> tuple[bytes, list[MethodReport]]:
+    """Run every method of one class through ``stage`` (the full stage for ``goal``); returns the new class
+    bytes and the reports.
 
     Raises ClassFileError when the class itself is malformed (the caller reports bad input).
     """
@@ -442,9 +468,11 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
             return MethodReport(cf.name, m.name, m.descriptor, status, reason, bytes_before=before,
                                 bytes_after=after, time_ms={stage.value: spent * 1000, **info.get("time_ms", {})},
                                 cost_before=info.get("cost_before"), cost_after=info.get(cost_key),
-                                extraction=info.get("extraction"))
+                                extraction=info.get("extraction"),
+                                emitted_cost_before=info.get("emitted_cost_before"),
+                                emitted_cost_after=info.get(f"emitted_{cost_key}"))
         try:
-            result = _transform(stage, cf, m, code, insns, hierarchy, budget, info)
+            result = _transform(stage, cf, m, code, insns, hierarchy, budget, info, goal)
         except MethodTimeout as e:  # the budget ran out between two sub-stages, or extraction was interrupted
             reports.append(row("fallback", f"timeout: {e}", time.perf_counter() - start))
             continue
@@ -477,7 +505,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
         for r in reports:
             if r.status == "rewritten":
                 r.status, r.reason, r.bytes_after = "fallback", f"class not writable: {e}", r.bytes_before
-                r.cost_after = r.cost_before
+                r.cost_after, r.emitted_cost_after = r.cost_before, r.emitted_cost_before
         return data, reports
 
 
@@ -485,11 +513,11 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
 _worker_state: dict = {}
 
 
-def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: Stage, timeout: float | None
-                 ) -> None:
+def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: Stage, timeout: float | None,
+                 goal: Goal = Goal.SPEED) -> None:
     h = ClassHierarchy(classpath)
     h.add_lazy_classes(input_classes)
-    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout)
+    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal)
     if stage is Stage.FULL:
         # parse and compile the rules now, once per process, rather than within the first method's budget
         from .extract.select import safe_rules
@@ -517,7 +545,7 @@ def _work(item: tuple[int, str, bytes]) -> _Result:
     index, where, data = item
     try:
         out, reports = optimize_class(data, _worker_state["hierarchy"], _worker_state["stage"],
-                                      _worker_state["timeout"])
+                                      _worker_state["timeout"], _worker_state["goal"])
     except ClassFileError as e:
         return index, None, (where, str(e))
     return index, out, reports
@@ -597,8 +625,9 @@ def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:
 def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpath: list[Path] | None = None,
                    jobs: int = 1, method_timeout: float | None = None,
                    progress: Callable[[int, int], None] | None = None,
-                   reports: Sequence[Output] = ()) -> tuple[Path, RunReport]:
-    """Optimize a class, jar or directory and write the result; returns the output path and the report.
+                   reports: Sequence[Output] = (), goal: Goal = Goal.SPEED) -> tuple[Path, RunReport]:
+    """Optimize a class, jar or directory and write the result (the full stage aiming at ``goal``); returns the
+    output path and the report.
 
     ``reports`` are the files the caller writes afterwards: they are checked with the output itself
     (:func:`~peggy_jvm.archive.check_outputs`) before any work, so that a bad one fails the run early."""
@@ -609,13 +638,13 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     class_entries = [k for k, e in enumerate(inp.entries) if e.is_class]
     input_classes = classes_by_name(inp)
     work = [(k, inp.describe(inp.entries[k]), inp.entries[k].data) for k in class_entries]
-    report = RunReport(stage.value, classes=len(work))
+    report = RunReport(stage.value, classes=len(work), goal=goal.value)
     results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]] = {}
     cp = list(classpath or [])
     if jobs > 1 and len(work) > 1:
-        _run_pool(work, jobs, (cp, input_classes, stage, method_timeout), results, progress)
+        _run_pool(work, jobs, (cp, input_classes, stage, method_timeout, goal), results, progress)
     else:
-        _init_worker(cp, input_classes, stage, method_timeout)
+        _init_worker(cp, input_classes, stage, method_timeout, goal)
         for done, item in enumerate(work, 1):
             k, out, reps = _work(item)
             results[k] = (out, reps)

@@ -9,12 +9,13 @@ jars that have one) prints the same on the rewritten jar, and the time to optimi
 
 With ``--stage full`` it also prints, per corpus, the optimizer's table, computed from the JSON report alone
 (the one ``peggy-jvm optimize --json`` writes): methods rewritten / unchanged / fell back with their reasons
-grouped, the total cost before and after, the bytecode size of the rewritten methods before and after, and the
-per-method time p50 / p95. ``--report FILE.json`` prints that table for an existing report without running
-anything.
+grouped, the total cost before and after, the bytecode size and emitted cost (codecost.py) of the rewritten
+methods before and after, and the per-method time p50 / p95. ``--report FILE.json`` prints that table for an
+existing report without running anything.
 
     scripts/verify_corpus.py [--jars NAME,...|all|none] [--jdk all|none|MODULE,...] [--jobs N]
-                             [--stage classfile|ir|peg|full] [--keep DIR] [--no-workloads] [--sample N]
+                             [--stage classfile|ir|peg|full] [--goal speed|size] [--keep DIR] [--no-workloads]
+                             [--sample N]
     scripts/verify_corpus.py --report REPORT.json [--report ...]
 
 Exit status 1 when any class fails verification or a workload prints differently. This is a measuring tool,
@@ -41,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from peggy_jvm.classfile.jimage import find_java_home  # noqa: E402
+from peggy_jvm.codecost import Goal  # noqa: E402
 from peggy_jvm.pipeline import Stage, optimize_input  # noqa: E402
 
 DEFAULT_JARS = ["jama", "commons-lang3", "commons-math3", "jsoup", "guava"]
@@ -146,6 +148,8 @@ class FullTable:
     rewritten_cost_after: float = 0.0
     bytes_before: int = 0  # code length of the rewritten methods
     bytes_after: int = 0
+    emitted_before: int = 0  # the emitted code's price (codecost.py) of the rewritten methods
+    emitted_after: int = 0
     times_ms: list[float] = field(default_factory=list)  # whole per-method time, methods with code
     extraction: dict[str, int] = field(default_factory=dict)  # extraction status -> methods (reports that have it)
 
@@ -173,6 +177,8 @@ def full_table(name: str, report: dict) -> FullTable:
             t.rewritten_cost_after += m["cost_after"] or 0.0
             t.bytes_before += m["bytes_before"]
             t.bytes_after += m["bytes_after"]
+            t.emitted_before += m.get("emitted_cost_before") or 0
+            t.emitted_after += m.get("emitted_cost_after") or 0
         if t.stage in m["time_ms"]:
             t.times_ms.append(m["time_ms"][t.stage])
         if m.get("extraction"):  # only the full stage's methods that reached extraction have one
@@ -195,7 +201,8 @@ def print_full_table(t: FullTable, top: int = 12) -> None:
           f"({_change(t.cost_before, t.cost_after)}); of the rewritten methods: {t.rewritten_cost_before:.6g} -> "
           f"{t.rewritten_cost_after:.6g} ({_change(t.rewritten_cost_before, t.rewritten_cost_after)})")
     print(f"- bytecode of the rewritten methods: {t.bytes_before} -> {t.bytes_after} bytes "
-          f"({_change(t.bytes_before, t.bytes_after)})")
+          f"({_change(t.bytes_before, t.bytes_after)}); emitted cost {t.emitted_before} -> {t.emitted_after} "
+          f"({_change(t.emitted_before, t.emitted_after)})")
     if t.times_ms:
         print(f"- time per method: p50 {percentile(t.times_ms, 50):.1f} ms, p95 {percentile(t.times_ms, 95):.1f} ms, "
               f"max {max(t.times_ms):.0f} ms, sum {sum(t.times_ms) / 1000:.1f} s")
@@ -256,10 +263,10 @@ def compare_workload(name: str, jar: Path, out: Path, extra_cp: list[Path]) -> s
 
 
 def run_one(name: str, source: Path, out: Path, jobs: int, stage: Stage, verify_cmd: list[str],
-            classpath: list[Path] | None = None) -> Row:
+            classpath: list[Path] | None = None, goal: Goal = Goal.SPEED) -> Row:
     row = Row(name)
     t = time.perf_counter()
-    _, report = optimize_input(source, out, stage, classpath=classpath, jobs=jobs)
+    _, report = optimize_input(source, out, stage, classpath=classpath, jobs=jobs, goal=goal)
     row.optimize_s = time.perf_counter() - t
     row.report = report.to_json()
     s = report.summary()
@@ -333,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jdk", default="none", help="'all', 'none' or a comma-separated list of modules")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--stage", default="classfile", choices=[s.value for s in Stage])
+    ap.add_argument("--goal", default=Goal.SPEED.value, choices=[g.value for g in Goal],
+                    help="the full stage's goal (optimize --goal)")
     ap.add_argument("--keep", type=Path, help="keep the outputs (and, per jar, NAME.json: the report) here")
     ap.add_argument("--no-workloads", action="store_true", help="do not run the workloads")
     ap.add_argument("--sample", type=int, default=1, metavar="N",
@@ -362,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
                 write_subset(jars[name], source, args.sample)
                 deps = [jars[name], *deps]
             cmd = [java, "-Xverify:all", "-cp", str(harness), "VerifyClasses", str(out), *map(str, deps)]
-            row = run_one(name, source, out, args.jobs, stage, cmd, deps)
+            row = run_one(name, source, out, args.jobs, stage, cmd, deps, Goal(args.goal))
             (work / f"{name}.json").write_text(json.dumps(row.report, indent=1))
             if name in WORKLOAD_OF and not args.no_workloads:
                 row.workload = compare_workload(name, jars[name], out, deps[1:] if args.sample > 1 else deps)
@@ -377,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
             # then be loaded from OUT as ordinary classes instead of as the patched module
             cmd = [java, f"--patch-module={mod}={out}", f"--add-modules={mod}", "-Xverify:all", "-cp",
                    str(harness), "VerifyClasses", str(out)]
-            rows.append(run_one(f"jdk:{mod}", jdk / mod, out, args.jobs, stage, cmd))
+            rows.append(run_one(f"jdk:{mod}", jdk / mod, out, args.jobs, stage, cmd, goal=Goal(args.goal)))
             print(f"  jdk:{mod}: done", file=sys.stderr)
     print_table(rows)
     if not args.keep:

@@ -99,6 +99,14 @@ def validate_rows(trees: dict[str, Path], class_name: str | None = None, method_
     return {p.name: p for p in rep.pairs if class_name is None or p.class_name == class_name}
 
 
+def keep_every_rewrite(mp: pytest.MonkeyPatch) -> None:
+    """The full stage without its emitted-cost rule (``pipeline._check_emitted``): for tests of the rewrites
+    themselves (their shapes, lines and behaviour on the JVM), many of which today's lowering does not make pay
+    yet; ``test_codecost.py`` tests the rule."""
+    import peggy_jvm.pipeline as pipeline
+    mp.setattr(pipeline, "_check_emitted", lambda goal, before, after: None)
+
+
 def load_script(path: Path, name: str):
     """Import one of ``scripts/*.py`` by path (scripts/ is not a package). Registered in sys.modules first,
     since dataclasses look their module up while being defined."""

@@ -18,6 +18,7 @@ import pytest
 
 from peggy_jvm.classfile.model import Access
 from peggy_jvm.classfile.reader import read_class
+from conftest import keep_every_rewrite
 from peggy_jvm.pipeline import IMPLEMENTED_STAGES, Stage, optimize_input
 
 SOURCE = r"""
@@ -134,7 +135,9 @@ def compiled(java_home, tmp_path_factory) -> tuple[Path, Path, dict]:
     orig = tmp_path_factory.mktemp("full-orig")
     subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(src_dir / "Full.java")], check=True)
     out = tmp_path_factory.mktemp("full-out") / "out"
-    _, report = optimize_input(orig, out, Stage.FULL, jobs=1)
+    with pytest.MonkeyPatch.context() as mp:
+        keep_every_rewrite(mp)  # the rewrites' shapes and behaviour are tested here, not whether they pay
+        _, report = optimize_input(orig, out, Stage.FULL, jobs=1)
     rows = {m.name: m for m in report.methods if m.class_name == "Full"}
     return orig, out, rows
 
@@ -227,19 +230,6 @@ def test_a_selection_the_reverter_refuses_gives_way_to_the_next_cheapest(tmp_pat
     before = subprocess.run(run + [str(tmp_path), "M", *args], capture_output=True, text=True, check=True).stdout
     after = subprocess.run(run + [str(out), "M", *args], capture_output=True, text=True, check=True).stdout
     assert after == before and len(before.split()) == len(args)
-
-
-def test_code_growth_needs_a_real_gain():
-    """A rewrite that more than doubles the code (plus 32 bytes) is kept only for a cost gain of 10% or more
-    (lang3's FastDatePrinter.parseToken went from 245 to 2,425 bytes for 2.5%)."""
-    from peggy_jvm.pipeline import MethodUnchanged, _check_growth
-
-    with pytest.raises(MethodUnchanged, match=r"code growth: 245 -> 2425 bytes for a cost gain of 2\.5%"):
-        _check_growth(245, 2425, {"cost_before": 3670.0, "cost_after": 3578.0})
-    _check_growth(245, 2425, {"cost_before": 3670.0, "cost_after": 3000.0})  # 18% cheaper: worth it
-    _check_growth(245, 522, {"cost_before": 3670.0, "cost_after": 3578.0})  # 2 * 245 + 32: within the limit
-    with pytest.raises(MethodUnchanged):
-        _check_growth(245, 523, {"cost_before": 3670.0, "cost_after": 3578.0})
 
 
 def test_full_is_an_implemented_stage():
@@ -544,7 +534,7 @@ def test_static_methods_agree_with_the_originals(compiled, java_home):
 # finding nothing cheaper that passes its checks.
 NAMED_UNCHANGED = ("no cheaper PEG", "exception handlers are not reverted yet", "PEG too deep for the reverter",
                    "an effect is needed again after the branch it ran in", "irreducible",
-                   "self-check: the emitted code is not proved", "code growth: ",
+                   "self-check: the emitted code is not proved", "emitted code ",
                    # the reverter refuses a value it cannot place (it used to give such a value a zero and leave the
                    # rest to the self-check); Branches.labeled: one counter shared by two inner loops
                    "a value that varies in a loop is needed outside it",
@@ -554,7 +544,9 @@ NAMED_UNCHANGED = ("no cheaper PEG", "exception handlers are not reverted yet", 
 @pytest.fixture(scope="module")
 def full17(fixture_classes, tmp_path_factory):
     target = tmp_path_factory.mktemp("full-release17") / "out"
-    _, report = optimize_input(fixture_classes["release17"], target, Stage.FULL, jobs=1)
+    with pytest.MonkeyPatch.context() as mp:
+        keep_every_rewrite(mp)  # every rewrite the optimizer makes runs on the JVM below, whether or not it pays
+        _, report = optimize_input(fixture_classes["release17"], target, Stage.FULL, jobs=1)
     return target, report
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import keep_every_rewrite
 from peggy_jvm.egraph.egraph import EGraph
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.rules.peel import LoopPeel
@@ -172,6 +173,7 @@ def test_peeled_shapes_behave_like_the_originals(java_home, tmp_path, monkeypatc
     from peggy_jvm.pipeline import Stage, optimize_input
 
     monkeypatch.setattr(pipeline, "DEFAULT_FULL_BUDGET", 8.0)  # a busy CI machine must not make them unchanged
+    keep_every_rewrite(monkeypatch)  # the peeled shapes are tested here, not whether they pay
 
     (tmp_path / "Adv.java").write_text(SHAPES)
     orig = tmp_path / "orig"

@@ -1,9 +1,9 @@
 """The extraction cost model: what a PEG node (or an e-node) costs, from the operator table.
 
 What this module owns
-    :func:`node_cost` (one node: base cost times the loop factor), :func:`loop_depths` (how many loop depths a
-    variance set or mask counts) and :func:`peg_cost` (a whole PEG under the same model). ``docs/cost-model.md``
-    explains the choices.
+    :func:`node_cost` (one node: base cost times the loop factor, or its byte size for ``--goal size``),
+    :func:`loop_depths` (how many loop depths a variance set or mask counts) and :func:`peg_cost` (a whole PEG
+    under the same model). ``docs/cost-model.md`` explains the choices.
 
 The model (DESIGN section 4, Peggy's)
     ``cost(n) = OPS[op].cost * BASE_LOOP_MULTIPLIER ** d`` where ``d`` is the number of loop depths in which the
@@ -11,6 +11,9 @@ The model (DESIGN section 4, Peggy's)
     moving it out of the loop (loop-invariant code motion) or replacing it by a cheaper per-iteration node
     (strength reduction) pays 20 times per depth. ``pass`` has base cost 50 in the operator table: a second
     ``pass`` for one loop (a duplicated loop) costs more than any arithmetic it could save.
+
+    The size flavour (``Goal.SIZE``): ``OPS[op].size``, the bytes the lowering typically emits for the node, with
+    no loop factor (a byte in a loop is one byte).
 
 Inputs: operator names and variance facts (a set of loop depths from :meth:`PEG.variance`, or an e-graph mask).
 Outputs: float costs (``ExtractionProblem`` keeps floats).
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ..codecost import Goal
 from ..peg.graph import PEG
 from ..peg.ops import BASE_LOOP_MULTIPLIER, OPS
 
@@ -40,8 +44,10 @@ def loop_depths(variance: int | Iterable[int], deepest: int = MAX_DEPTH) -> int:
     return sum(1 for lvl in set(variance) if 1 <= lvl <= deepest)
 
 
-def node_cost(op: str, depths: int) -> float:
-    """Base cost of ``op`` times ``BASE_LOOP_MULTIPLIER ** depths``."""
+def node_cost(op: str, depths: int, goal: Goal = Goal.SPEED) -> float:
+    """Base cost of ``op`` times ``BASE_LOOP_MULTIPLIER ** depths``; for ``Goal.SIZE`` its size in bytes."""
+    if goal is Goal.SIZE:
+        return float(OPS[op].size)
     return float(OPS[op].cost * BASE_LOOP_MULTIPLIER ** depths)
 
 
@@ -51,8 +57,8 @@ def max_loop_depth(peg: PEG) -> int:
                default=0)
 
 
-def peg_cost(peg: PEG) -> float:
-    """The DAG cost of the nodes the root reaches, each priced with its own variance in the PEG."""
+def peg_cost(peg: PEG, goal: Goal = Goal.SPEED) -> float:
+    """The DAG cost of the nodes the root reaches, each priced with its own variance in the PEG (for ``goal``)."""
     var = peg.variance()
     deepest = max_loop_depth(peg)
-    return float(sum(node_cost(peg.nodes[i].op, loop_depths(var[i], deepest)) for i in peg.reachable()))
+    return float(sum(node_cost(peg.nodes[i].op, loop_depths(var[i], deepest), goal) for i in peg.reachable()))

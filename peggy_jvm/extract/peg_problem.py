@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..codecost import Goal
 from ..egraph.egraph import EGraph
 from ..peg.graph import PEG
 from .cost import loop_depths, max_loop_depth, node_cost
@@ -48,8 +49,9 @@ def _cid(c: int) -> str:
     return f"c{c}"
 
 
-def build_problem(eg: EGraph, root: int, template: PEG) -> PegProblem:
-    """The extraction problem of the classes ``root`` reaches in ``eg`` (rebuilt), priced by :mod:`.cost`."""
+def build_problem(eg: EGraph, root: int, template: PEG, goal: Goal = Goal.SPEED) -> PegProblem:
+    """The extraction problem of the classes ``root`` reaches in ``eg`` (rebuilt), priced by :mod:`.cost` for
+    ``goal``."""
     find = eg.find
     root = find(root)
     deepest = max_loop_depth(template)
@@ -67,7 +69,7 @@ def build_problem(eg: EGraph, root: int, template: PEG) -> PegProblem:
         for k, (op, attr, children) in enumerate(eg.nodes(c)):
             kids = tuple(find(x) for x in children)
             nid = f"{_cid(c)}.{k}"
-            nodes.append(Node(nid, op, node_cost(op, depth), _cid(c), tuple(_cid(x) for x in kids),
+            nodes.append(Node(nid, op, node_cost(op, depth, goal), _cid(c), tuple(_cid(x) for x in kids),
                               frozenset({1}) if op == "theta" else frozenset()))
             enodes[nid] = (op, attr, kids)
             for x in kids:

@@ -15,8 +15,9 @@ How (DESIGN section 4)
        phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's ``accept`` refuses)
        and RC2 is called again. Greedy is the fallback when the solver cannot run (inside a daemonic worker
        process) or fails.
-    4. The extracted PEG is checked again and priced with :func:`.cost.peg_cost`; unless it is strictly cheaper
-       than the original PEG, the ORIGINAL PEG is returned (no churn for nothing).
+    4. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed, or
+       size with ``--goal size``); unless it is strictly cheaper than the original PEG, the ORIGINAL PEG is
+       returned (no churn for nothing).
 
 Inputs: a sealed, well-formed PEG (from :func:`peggy_jvm.peg.build.build_peg`), rules, limits, a time budget.
 Outputs: a sealed PEG that passed ``check_peg`` and the phi-profile checker (or the input PEG itself) and a report.
@@ -31,6 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from ..codecost import Goal
 from ..egraph.egraph import EGraph
 from ..egraph.runner import Limits, Rewrite, Runner
 from ..peg.check import _kinds, peg_problems
@@ -220,7 +222,7 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, deadline: flo
 
 def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limits: Limits | None = None,
                 budget: float = 1.0, configs: Sequence[maxsat.SolverConfig] | None = None,
-                accept: Acceptance | None = None) -> tuple[PEG, ExtractReport]:
+                accept: Acceptance | None = None, goal: Goal = Goal.SPEED) -> tuple[PEG, ExtractReport]:
     """Saturate ``peg`` with ``rules`` (default: :func:`safe_rules`) within ``limits`` and extract within
     ``budget`` seconds; returns the cheaper checked PEG, or ``peg`` itself, and the report. ``accept``: the
     caller's own test of a candidate that passed the checks (the reverter's limits, for the pipeline), a
@@ -228,7 +230,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     times: dict[str, float] = {}
     clock = time.perf_counter
     t0 = clock()
-    before = peg_cost(peg)
+    before = peg_cost(peg, goal)
     # the checker's profiles can take far longer than saturation (pairwise pruning of routes): bounded by the
     # budget too, running out meaning "too large to check", which keeps the original
     until = time.monotonic() + budget
@@ -251,7 +253,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     if not run.fired():  # nothing was proved equal: the only selection is the original PEG
         return peg, ExtractReport("original", before, before, times, str(run), notes=["no rule fired"])
     t1 = clock()
-    pp = build_problem(eg, root, peg)
+    pp = build_problem(eg, root, peg, goal)
     times["problem"] = (clock() - t1) * 1000
     t2 = clock()
     baseline = effect_profiles(peg, key=lambda n: f"c{eg.find(mapping[n])}", deadline=until)
@@ -291,7 +293,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     class_of = {n: f"c{eg.find(c)}" for n, c in mapping.items()}
     copies = {f"c{eg.find(c)}": f"c{eg.find(o)}" for c, o in eg.info.copied_from.items()}
     _carry_origins(peg, class_of, copies, new, back, pp)
-    after = peg_cost(new)
+    after = peg_cost(new, goal)
     if after >= before:
         report.notes.append(f"no gain ({status}: {after:g} >= {before:g})")
         return peg, report

@@ -3,10 +3,10 @@
 What this module owns
     For every operator name that may label a PEG node (and so an e-node, an axiom pattern, an extraction
     variable and a reverted statement): its role, its input and output types, which inputs and outputs carry
-    the heap sigma (linear), whether it may throw, its base cost, what its attribute holds, and for pure value
-    operators the function of :mod:`peggy_jvm.semantics` that computes it. The builder, the evaluator, the
-    well-formedness checks, the axioms, the extractor's cost model and the reverter all read :data:`OPS`;
-    none of them keeps its own list.
+    the heap sigma (linear), whether it may throw, its base cost and byte size, what its attribute holds, and for
+    pure value operators the function of :mod:`peggy_jvm.semantics` that computes it. The builder, the
+    evaluator, the well-formedness checks, the axioms, the extractor's cost model and the reverter all read
+    :data:`OPS`; none of them keeps its own list.
 
 The model (DESIGN section 3)
     * Values are typed ``int long float double ref`` plus ``bool`` (branch conditions), ``sigma`` (the heap),
@@ -77,6 +77,9 @@ class OpSpec:
     variadic: T | None = None  # type of the extra inputs after the fixed ones (call arguments, array sizes)
     may_throw: bool = False
     cost: int = 1
+    #: bytes the lowering typically emits for it (``--goal size``'s extraction cost, no loop factor): the
+    #: instruction itself; its inputs' loads are their own nodes' (``param`` = a local load)
+    size: int = 1
     attr: str | None = None  # what the attribute holds: value, index, field, method, class, elem, loop, ...
     fn: Callable | None = field(default=None, compare=False)  # PURE value operators: the semantics function
     commutative: bool = False
@@ -106,12 +109,12 @@ _PRIM = {"i": T.INT, "l": T.LONG, "f": T.FLOAT, "d": T.DOUBLE}
 
 # -- constants and parameters ---------------------------------------------------------------------------------
 for _s, _t in _PRIM.items():
-    _add(OpSpec(f"const.{_s}", Role.CONST, (), _t, cost=1, attr="value"))  # float/double: raw bits (exact)
-_add(OpSpec("const.a", Role.CONST, (), T.REF, cost=1, attr="value"))  # an ir.nodes.Const (null, String, class)
-_add(OpSpec("const.b", Role.CONST, (), T.BOOL, cost=0, attr="value"))
-_add(OpSpec("unit", Role.CONST, (), T.UNIT, cost=0))
+    _add(OpSpec(f"const.{_s}", Role.CONST, (), _t, cost=1, size=2, attr="value"))  # float/double: raw bits (exact)
+_add(OpSpec("const.a", Role.CONST, (), T.REF, cost=1, size=2, attr="value"))  # an ir.nodes.Const (null, String, class)
+_add(OpSpec("const.b", Role.CONST, (), T.BOOL, cost=0, size=0, attr="value"))
+_add(OpSpec("unit", Role.CONST, (), T.UNIT, cost=0, size=0))
 _add(OpSpec("param", Role.PARAM, (), T.ANY, cost=0, attr="index"))
-_add(OpSpec("sigma0", Role.PARAM, (), T.SIGMA, cost=0))  # the heap the method starts with
+_add(OpSpec("sigma0", Role.PARAM, (), T.SIGMA, cost=0, size=0))  # the heap the method starts with
 
 # -- pure value operators (names and functions from semantics.OPERATIONS) -------------------------------------
 _COST = {"mul": 3, "div": 8, "rem": 8}
@@ -136,58 +139,58 @@ for _name, _fn in sorted(S.OPERATIONS.items()):
 
 # -- conditions (bool) ----------------------------------------------------------------------------------------
 for _c, _fn in S.CONDITIONS.items():
-    _add(OpSpec(f"{_c}.i", Role.PURE, (T.INT, T.INT), T.BOOL, cost=1, fn=_fn, commutative=_c in ("eq", "ne")))
-_add(OpSpec("eq.a", Role.PURE, (T.REF, T.REF), T.BOOL, cost=1, commutative=True))
-_add(OpSpec("ne.a", Role.PURE, (T.REF, T.REF), T.BOOL, cost=1, commutative=True))
-_add(OpSpec("not", Role.PURE, (T.BOOL,), T.BOOL, cost=0, fn=lambda a: not a))
-_add(OpSpec("and", Role.PURE, (T.BOOL, T.BOOL), T.BOOL, cost=1, fn=lambda a, b: a and b, commutative=True))
-_add(OpSpec("or", Role.PURE, (T.BOOL, T.BOOL), T.BOOL, cost=1, fn=lambda a, b: a or b, commutative=True))
-_add(OpSpec("instanceof", Role.PURE, (T.REF,), T.INT, cost=2, attr="class"))
-_add(OpSpec("guard", Role.PURE, (T.SIGMA, T.BOOL), T.BOOL, cost=0))
+    _add(OpSpec(f"{_c}.i", Role.PURE, (T.INT, T.INT), T.BOOL, cost=1, size=3, fn=_fn, commutative=_c in ("eq", "ne")))
+_add(OpSpec("eq.a", Role.PURE, (T.REF, T.REF), T.BOOL, cost=1, size=3, commutative=True))
+_add(OpSpec("ne.a", Role.PURE, (T.REF, T.REF), T.BOOL, cost=1, size=3, commutative=True))
+_add(OpSpec("not", Role.PURE, (T.BOOL,), T.BOOL, cost=0, size=0, fn=lambda a: not a))
+_add(OpSpec("and", Role.PURE, (T.BOOL, T.BOOL), T.BOOL, cost=1, size=3, fn=lambda a, b: a and b, commutative=True))
+_add(OpSpec("or", Role.PURE, (T.BOOL, T.BOOL), T.BOOL, cost=1, size=3, fn=lambda a, b: a or b, commutative=True))
+_add(OpSpec("instanceof", Role.PURE, (T.REF,), T.INT, cost=2, size=3, attr="class"))
+_add(OpSpec("guard", Role.PURE, (T.SIGMA, T.BOOL), T.BOOL, cost=0, size=0))
 
 # -- effects (sigma in, outcome out) ----------------------------------------------------------------------------
-_add(OpSpec("check.zero.i", Role.EFFECT, (T.SIGMA, T.INT), T.OUTCOME, may_throw=True, cost=1))
-_add(OpSpec("check.zero.l", Role.EFFECT, (T.SIGMA, T.LONG), T.OUTCOME, may_throw=True, cost=1))
-_add(OpSpec("getfield", Role.EFFECT, (T.SIGMA, T.REF), T.OUTCOME, may_throw=True, cost=3, attr="field"))
-_add(OpSpec("putfield", Role.EFFECT, (T.SIGMA, T.REF, T.ANY), T.OUTCOME, may_throw=True, cost=3, attr="field"))
-_add(OpSpec("getstatic", Role.EFFECT, (T.SIGMA,), T.OUTCOME, may_throw=True, cost=3, attr="field"))
-_add(OpSpec("putstatic", Role.EFFECT, (T.SIGMA, T.ANY), T.OUTCOME, may_throw=True, cost=3, attr="field"))
+_add(OpSpec("check.zero.i", Role.EFFECT, (T.SIGMA, T.INT), T.OUTCOME, may_throw=True, cost=1, size=0))
+_add(OpSpec("check.zero.l", Role.EFFECT, (T.SIGMA, T.LONG), T.OUTCOME, may_throw=True, cost=1, size=0))
+_add(OpSpec("getfield", Role.EFFECT, (T.SIGMA, T.REF), T.OUTCOME, may_throw=True, cost=3, size=3, attr="field"))
+_add(OpSpec("putfield", Role.EFFECT, (T.SIGMA, T.REF, T.ANY), T.OUTCOME, may_throw=True, cost=3, size=3, attr="field"))
+_add(OpSpec("getstatic", Role.EFFECT, (T.SIGMA,), T.OUTCOME, may_throw=True, cost=3, size=3, attr="field"))
+_add(OpSpec("putstatic", Role.EFFECT, (T.SIGMA, T.ANY), T.OUTCOME, may_throw=True, cost=3, size=3, attr="field"))
 _add(OpSpec("aload", Role.EFFECT, (T.SIGMA, T.REF, T.INT), T.OUTCOME, may_throw=True, cost=3, attr="elem"))
 _add(OpSpec("astore", Role.EFFECT, (T.SIGMA, T.REF, T.INT, T.ANY), T.OUTCOME, may_throw=True, cost=3,
             attr="elem"))
 _add(OpSpec("arraylength", Role.EFFECT, (T.SIGMA, T.REF), T.OUTCOME, may_throw=True, cost=2))
 _add(OpSpec("newarray", Role.EFFECT, (T.SIGMA,), T.OUTCOME, variadic=T.INT, may_throw=True, cost=10,
-            attr="array_type"))
+            size=2, attr="array_type"))
 _add(OpSpec("new", Role.EFFECT, (T.SIGMA,), T.OUTCOME, variadic=T.ANY, may_throw=True, cost=20,
-            attr="constructor"))  # attribute: (class, constructor MethodRef)
-_add(OpSpec("classinit", Role.EFFECT, (T.SIGMA,), T.OUTCOME, may_throw=True, cost=2, attr="class"))
+            size=7, attr="constructor"))  # attribute: (class, constructor MethodRef)
+_add(OpSpec("classinit", Role.EFFECT, (T.SIGMA,), T.OUTCOME, may_throw=True, cost=2, size=3, attr="class"))
 for _k in ("virtual", "special", "interface"):
     _add(OpSpec(f"invoke.{_k}", Role.EFFECT, (T.SIGMA, T.REF), T.OUTCOME, variadic=T.ANY, may_throw=True,
-                cost=20, attr="method"))
+                cost=20, size=5 if _k == "interface" else 3, attr="method"))
 _add(OpSpec("invoke.static", Role.EFFECT, (T.SIGMA,), T.OUTCOME, variadic=T.ANY, may_throw=True, cost=20,
-            attr="method"))
+            size=3, attr="method"))
 _add(OpSpec("invokedynamic", Role.EFFECT, (T.SIGMA,), T.OUTCOME, variadic=T.ANY, may_throw=True, cost=20,
-            attr="callsite"))  # attribute: (name, descriptor, Bootstrap)
-_add(OpSpec("checkcast", Role.EFFECT, (T.SIGMA, T.REF), T.OUTCOME, may_throw=True, cost=2, attr="class"))
+            size=5, attr="callsite"))  # attribute: (name, descriptor, Bootstrap)
+_add(OpSpec("checkcast", Role.EFFECT, (T.SIGMA, T.REF), T.OUTCOME, may_throw=True, cost=2, size=3, attr="class"))
 _add(OpSpec("monitorenter", Role.EFFECT, (T.SIGMA, T.REF), T.OUTCOME, may_throw=True, cost=10))
 _add(OpSpec("monitorexit", Role.EFFECT, (T.SIGMA, T.REF), T.OUTCOME, may_throw=True, cost=10))
 _add(OpSpec("athrow", Role.EFFECT, (T.SIGMA, T.REF), T.OUTCOME, may_throw=True, cost=5))  # inside a try region
 
 # -- projections ----------------------------------------------------------------------------------------------
-_add(OpSpec("rho_value", Role.PROJECTION, (T.OUTCOME,), T.ANY, cost=0))
-_add(OpSpec("rho_sigma", Role.PROJECTION, (T.OUTCOME,), T.SIGMA, cost=0))
-_add(OpSpec("threw", Role.PROJECTION, (T.OUTCOME,), T.BOOL, cost=0))
-_add(OpSpec("rho_exc", Role.PROJECTION, (T.OUTCOME,), T.REF, cost=0))
-_add(OpSpec("rho_esigma", Role.PROJECTION, (T.OUTCOME,), T.SIGMA, cost=0))
+_add(OpSpec("rho_value", Role.PROJECTION, (T.OUTCOME,), T.ANY, cost=0, size=0))
+_add(OpSpec("rho_sigma", Role.PROJECTION, (T.OUTCOME,), T.SIGMA, cost=0, size=0))
+_add(OpSpec("threw", Role.PROJECTION, (T.OUTCOME,), T.BOOL, cost=0, size=0))
+_add(OpSpec("rho_exc", Role.PROJECTION, (T.OUTCOME,), T.REF, cost=0, size=0))
+_add(OpSpec("rho_esigma", Role.PROJECTION, (T.OUTCOME,), T.SIGMA, cost=0, size=0))
 
 # -- PEG primitives -------------------------------------------------------------------------------------------
-_add(OpSpec("phi", Role.CHOICE, (T.BOOL, T.ANY, T.ANY), T.ANY, cost=1))
-_add(OpSpec("theta", Role.LOOP, (T.ANY, T.ANY), T.ANY, cost=1, attr="loop"))
-_add(OpSpec("eval", Role.LOOP, (T.ANY, T.INT), T.ANY, cost=1, attr="loop"))
-_add(OpSpec("pass", Role.LOOP, (T.BOOL,), T.INT, cost=50, attr="loop"))
+_add(OpSpec("phi", Role.CHOICE, (T.BOOL, T.ANY, T.ANY), T.ANY, cost=1, size=3))  # a goto over one arm
+_add(OpSpec("theta", Role.LOOP, (T.ANY, T.ANY), T.ANY, cost=1, size=2, attr="loop"))  # a store
+_add(OpSpec("eval", Role.LOOP, (T.ANY, T.INT), T.ANY, cost=1, size=0, attr="loop"))
+_add(OpSpec("pass", Role.LOOP, (T.BOOL,), T.INT, cost=50, size=3, attr="loop"))  # the back jump
 _add(OpSpec("shift", Role.LOOP, (T.ANY,), T.ANY, cost=1, attr="loop"))
 _add(OpSpec("peel", Role.LOOP, (T.ANY,), T.ANY, cost=1, attr="loop"))
-_add(OpSpec("zero", Role.CONST, (), T.INT, cost=0))  # the first iteration index
+_add(OpSpec("zero", Role.CONST, (), T.INT, cost=0, size=0))  # the first iteration index
 _add(OpSpec("succ", Role.PURE, (T.INT,), T.INT, cost=1, fn=lambda n: n + 1))
 
 # -- exits ----------------------------------------------------------------------------------------------------

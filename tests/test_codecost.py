@@ -1,0 +1,214 @@
+"""The emitted-code cost model (peggy_jvm/codecost.py) and the full stage's decision on it (peggy_jvm/pipeline.py).
+
+Pricing: hand-assembled code with exact expected values derived from the weight table (a loop body priced
+``LOOP_FACTOR`` times its weights, a nested one squared, a handler that jumps back into a loop inside it).
+Decision: a rewrite whose emitted code does not pay keeps the original bytes with the figures in the reason
+(forced with a lowering that emits the original code again); ``--goal size`` and ``--goal speed`` on fixtures:
+no rewritten method larger or costlier than its original (by the figures recomputed from the output classes),
+same behaviour on the JVM; the CLI's summary line shows bytes and emitted cost.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from peggy_jvm import pipeline
+from peggy_jvm.classfile.bytecode import decode
+from peggy_jvm.classfile.model import CodeAttribute
+from peggy_jvm.classfile.opcodes import OPCODES
+from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.codecost import (KIND_OF, LOOP_FACTOR, WEIGHTS, EmittedCost, Goal, Kind, loop_depths,
+                                price_code, price_instructions)
+from peggy_jvm.pipeline import MethodUnchanged, Stage, _check_emitted, optimize_input
+
+W = WEIGHTS
+
+# for (i = 0; i < 10; i++) {}  as bytes: offsets 0 1 | 2 3 5 8 11 | 14
+LOOP = bytes([0x03, 0x3b,                      # 0 iconst_0, 1 istore_0
+              0x1a, 0x10, 10,                  # 2 iload_0 (header), 3 bipush 10
+              0xa2, 0x00, 0x09,                # 5 if_icmpge -> 14
+              0x84, 0x00, 0x01,                # 8 iinc 0 1
+              0xa7, 0xff, 0xf7,                # 11 goto -> 2
+              0xb1])                           # 14 return
+
+# for (i = 0; i < 10; i++) for (j = 0; j < 10; j++) {}
+NESTED = bytes([0x03, 0x3b,                    # 0 iconst_0, 1 istore_0
+                0x1a, 0x10, 10,                # 2 iload_0 (outer header), 3 bipush 10
+                0xa2, 0x00, 0x17,              # 5 if_icmpge -> 28
+                0x03, 0x3c,                    # 8 iconst_0, 9 istore_1
+                0x1b, 0x10, 10,                # 10 iload_1 (inner header), 11 bipush 10
+                0xa2, 0x00, 0x09,              # 13 if_icmpge -> 22
+                0x84, 0x01, 0x01,              # 16 iinc 1 1
+                0xa7, 0xff, 0xf7,              # 19 goto -> 10
+                0x84, 0x00, 0x01,              # 22 iinc 0 1
+                0xa7, 0xff, 0xe9,              # 25 goto -> 2
+                0xb1])                         # 28 return
+
+# the LOOP with a handler for [8, 11) at 14 that pops the exception and jumps back to the header
+HANDLED = bytes([0x03, 0x3b, 0x1a, 0x10, 10,
+                 0xa2, 0x00, 0x0d,             # 5 if_icmpge -> 18
+                 0x84, 0x00, 0x01,             # 8 iinc 0 1
+                 0xa7, 0xff, 0xf7,             # 11 goto -> 2
+                 0x57,                         # 14 pop (the handler)
+                 0xa7, 0xff, 0xf3,             # 15 goto -> 2
+                 0xb1])                        # 18 return
+
+
+def test_every_opcode_has_one_kind_with_a_positive_weight():
+    for op, info in OPCODES.items():
+        kind = KIND_OF[op]
+        assert isinstance(kind, Kind) and W[kind] > 0, info.name
+    assert set(W) == set(Kind)
+
+
+def test_straight_line_code_is_the_sum_of_its_weights():
+    insns = decode(bytes([0x04, 0x3b, 0x1a, 0xac]))  # iconst_1 istore_0 iload_0 ireturn
+    assert loop_depths(insns) == [0, 0, 0, 0]
+    assert price_instructions(insns) == EmittedCost(W[Kind.CONST] + 2 * W[Kind.LOCAL] + W[Kind.RETURN], 4)
+
+
+def test_a_loop_body_costs_loop_factor_times_its_weights():
+    insns = decode(LOOP)
+    assert loop_depths(insns) == [0, 0, 1, 1, 1, 1, 1, 0]
+    body = W[Kind.LOCAL] + W[Kind.CONST] + W[Kind.BRANCH] + W[Kind.IINC] + W[Kind.BRANCH]
+    outside = W[Kind.CONST] + W[Kind.LOCAL] + W[Kind.RETURN]
+    assert price_instructions(insns) == EmittedCost(outside + LOOP_FACTOR * body, len(LOOP))
+
+
+def test_a_nested_loop_body_costs_the_factor_squared():
+    insns = decode(NESTED)
+    assert loop_depths(insns) == [0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 0]
+    inner = W[Kind.LOCAL] + W[Kind.CONST] + W[Kind.BRANCH] + W[Kind.IINC] + W[Kind.BRANCH]
+    outer = W[Kind.LOCAL] + W[Kind.CONST] + W[Kind.BRANCH] + W[Kind.CONST] + W[Kind.LOCAL] + W[Kind.IINC] \
+        + W[Kind.BRANCH]
+    outside = W[Kind.CONST] + W[Kind.LOCAL] + W[Kind.RETURN]
+    expected = outside + LOOP_FACTOR * outer + LOOP_FACTOR ** 2 * inner
+    assert price_instructions(insns) == EmittedCost(expected, len(NESTED))
+
+
+def test_exception_edges_count_for_loops():
+    insns = decode(HANDLED)
+    # reached only through the exception edge from the loop body, and jumping back to the header: in the loop
+    assert loop_depths(insns, [(8, 11, 14)]) == [0, 0, 1, 1, 1, 1, 1, 1, 1, 0]
+    # without the exception table the handler is unreachable (priced as straight-line code)
+    assert loop_depths(insns) == [0, 0, 1, 1, 1, 1, 1, 0, 0, 0]
+    handled = price_instructions(insns, [(8, 11, 14)]).cost
+    assert handled - price_instructions(insns).cost == (LOOP_FACTOR - 1) * (W[Kind.STACK] + W[Kind.BRANCH])
+
+
+def test_the_decision_rule_of_each_goal():
+    base = EmittedCost(100, 40)
+    _check_emitted(Goal.SPEED, base, EmittedCost(99, 40))  # cheaper, same size: kept
+    for after, why in ((EmittedCost(100, 30), "emitted code not cheaper: cost 100 -> 100, 40 -> 30 bytes"),
+                       (EmittedCost(50, 41), "emitted code larger: cost 100 -> 50, 40 -> 41 bytes")):
+        with pytest.raises(MethodUnchanged, match=why):
+            _check_emitted(Goal.SPEED, base, after)
+    _check_emitted(Goal.SIZE, base, EmittedCost(100, 39))  # smaller, no costlier: kept
+    for after, why in ((EmittedCost(10, 40), "emitted code not smaller: cost 100 -> 10, 40 -> 40 bytes"),
+                       (EmittedCost(101, 39), "emitted code costlier: cost 100 -> 101, 40 -> 39 bytes")):
+        with pytest.raises(MethodUnchanged, match=why):
+            _check_emitted(Goal.SIZE, base, after)
+
+
+# -- the decision in the pipeline ---------------------------------------------------------------------------
+SOURCE = """
+class Pay {
+    static int mulOne(int x) { return x * 1 + 0; }
+    static int fold() { int a = 3; int b = a * 4; return b + a; }
+    static int licm(int n, int a, int b) { int s = 0; for (int i = 0; i < n; i++) { s += a * b + i; } return s; }
+    static int plain(int x) { return x; }
+    public static void main(String[] args) {
+        System.out.println(mulOne(5) + " " + mulOne(-7) + " " + fold() + " " + licm(10, 3, 4) + " " + licm(0, 1, 2)
+                           + " " + plain(9));
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def pay(java_home, tmp_path_factory) -> Path:
+    src = tmp_path_factory.mktemp("pay-src")
+    (src / "Pay.java").write_text(SOURCE)
+    out = tmp_path_factory.mktemp("pay")
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(out), str(src / "Pay.java")], check=True)
+    return out
+
+
+def _prices(class_file: Path) -> dict[str, EmittedCost]:
+    cf = read_class(class_file.read_bytes())
+    return {m.name: price_code(CodeAttribute.parse(m.code_attribute().data, cf.pool)) for m in cf.methods}
+
+
+def test_a_rewrite_whose_emitted_code_does_not_pay_keeps_the_original(pay, tmp_path, monkeypatch):
+    """The PEG model finds mulOne cheaper, but the lowering (forced here) emits code no cheaper than the
+    original: the method keeps its bytes, the reason names the figures."""
+    monkeypatch.setattr(pipeline, "lower_method", lambda cf, m, ir, h, lnt: m.code_attribute().data)
+    _, report = optimize_input(pay / "Pay.class", tmp_path / "Pay.class", Stage.FULL)
+    row = next(r for r in report.methods if r.name == "mulOne")
+    orig = _prices(pay / "Pay.class")["mulOne"]
+    assert row.status == "unchanged", row.reason
+    assert row.reason == (f"emitted code not cheaper: cost {orig.cost} -> {orig.cost}, "
+                          f"{orig.size} -> {orig.size} bytes")
+    assert row.emitted_cost_before == row.emitted_cost_after == orig.cost
+    assert row.extraction is not None and row.extraction != "original"  # the PEG model did prefer a rewrite
+    assert (tmp_path / "Pay.class").read_bytes() == (pay / "Pay.class").read_bytes()
+
+
+@pytest.mark.parametrize("goal", [Goal.SPEED, Goal.SIZE])
+def test_no_kept_rewrite_is_larger_or_costlier(goal, pay, fixture_classes, java_home, tmp_path):
+    """Both goals on Pay and on the fixture Kernels: every rewritten method is no larger and no costlier than its
+    original (strictly smaller or cheaper, by the goal), by the figures recomputed from the classes written;
+    the report carries the same figures; the programs print the same on the JVM."""
+    kernels = fixture_classes["release17"] / "Kernels.class"
+    rewritten = 0
+    for cls in (pay / "Pay.class", kernels):
+        out = tmp_path / cls.stem / cls.name
+        _, report = optimize_input(cls, out, Stage.FULL, goal=goal)
+        before, after = _prices(cls), _prices(out)
+        for r in report.methods:
+            assert r.status != "fallback", r.reason
+            if r.emitted_cost_before is not None:
+                assert r.emitted_cost_before == before[r.name].cost, r.name
+            if r.status != "rewritten":
+                assert after[r.name] == before[r.name], r.name
+                continue
+            rewritten += 1
+            b, a = before[r.name], after[r.name]
+            assert (r.emitted_cost_after, r.bytes_before, r.bytes_after) == (a.cost, b.size, a.size), r.name
+            assert a.size <= b.size and a.cost <= b.cost, (r.name, b, a)
+            assert (a.cost < b.cost) if goal is Goal.SPEED else (a.size < b.size), (r.name, b, a)
+        s = report.summary()
+        assert s["rewritten_bytes_after"] <= s["rewritten_bytes_before"]
+        assert s["emitted_cost_after"] <= s["emitted_cost_before"]
+        java = [str(java_home / "bin" / "java"), "-Xverify:all", "-cp"]
+        orig_run = subprocess.run(java + [str(cls.parent), cls.stem], capture_output=True, text=True, timeout=120)
+        new_run = subprocess.run(java + [f"{out.parent}:{cls.parent}", cls.stem], capture_output=True, text=True,
+                                 timeout=120)
+        assert orig_run.returncode == 0 and (new_run.returncode, new_run.stdout) == (0, orig_run.stdout)
+    assert rewritten >= 2  # mulOne and fold pay whatever the goal: the test sees kept rewrites
+
+
+def test_the_cli_summary_shows_bytes_and_emitted_cost(pay, tmp_path):
+    from click.testing import CliRunner
+
+    from peggy_jvm.cli import main
+
+    report = tmp_path / "r.json"
+    result = CliRunner().invoke(main, ["optimize", str(pay / "Pay.class"), "-o", str(tmp_path / "o" / "Pay.class"),
+                                       "--goal", "size", "--json", str(report)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(report.read_text())
+    s = data["summary"]
+    assert data["goal"] == "size" and s["rewritten"] >= 2
+    pct = lambda b, a: f"{(a - b) / b:+.1%}"  # noqa: E731
+    line = (f"  rewritten methods: {s['rewritten_bytes_before']} -> {s['rewritten_bytes_after']} "
+            f"({pct(s['rewritten_bytes_before'], s['rewritten_bytes_after'])}) bytes, emitted cost "
+            f"{s['emitted_cost_before']} -> {s['emitted_cost_after']} "
+            f"({pct(s['emitted_cost_before'], s['emitted_cost_after'])})")
+    assert line in result.output.splitlines(), result.output
+    rows = [m for m in data["methods"] if m["status"] == "rewritten"]
+    assert s["emitted_cost_before"] == sum(m["emitted_cost_before"] for m in rows)
+    assert s["emitted_cost_after"] == sum(m["emitted_cost_after"] for m in rows) < s["emitted_cost_before"]
