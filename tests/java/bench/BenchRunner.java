@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
  *
  * <pre>
  *   java [-Xint] [-Xverify:all] -cp HARNESS BenchRunner ORIG_DIR OPT_DIR CLASS
- *        [--warmup W] [--samples S] [--min-ms M] [--max-samples X] KERNEL:N ...
+ *        [--warmup W] [--samples S] [--min-ms M] [--max-samples X] [--control] KERNEL:N ...
  * </pre>
  *
  * Each directory is read by its own URLClassLoader whose parent is the platform loader, so the two classes are
@@ -30,14 +30,19 @@ import java.util.SplittableRandom;
  * both sides together spent at least M ms, or X pairs were recorded. Every call's result (a number, or a string's
  * hash) must equal A's first result: the timing run is a differential test too.
  *
+ * <p>{@code --control} adds a third side C: the original class again, through a third loader, timed like the
+ * other two (the calls rotate A B C, B C A, C A B). C/A is an A/A ratio: what the noise of the machine alone makes
+ * of identical code, the yardstick for reading B/A.
+ *
  * <p>Output, one line per kernel (machine-readable, parsed by bench_runtime.py):
- * {@code KERNEL name=K n=N samples=S orig_ns=MEDIAN opt_ns=MEDIAN ratio=OPT/ORIG result=R}. On a difference:
- * {@code MISMATCH name=K call=C orig=R1 opt=R2}, exit 1; a kernel that throws: {@code ERROR name=K side=orig|opt
- * what=...}, exit 1. Bad usage (no such kernel, a parameter type it cannot fill, a class not found): a line
+ * {@code KERNEL name=K n=N samples=S orig_ns=MEDIAN opt_ns=MEDIAN ratio=OPT/ORIG [ctl_ns=MEDIAN control=CTL/ORIG]
+ * result=R}. On a difference: {@code MISMATCH name=K call=C orig=R1 opt|control=R2 expected=R}, exit 1; a kernel
+ * that throws: {@code ERROR name=K side=orig|opt|control what=...}, exit 1. Bad usage (no such kernel, a parameter type it cannot fill, a class not found): a line
  * {@code USAGE ...} on stderr, exit 2.
  */
 public final class BenchRunner {
     private static final long SEED = 0x5DEECE66DL;
+    private static final String[] SIDES = {"orig", "opt", "control"};
 
     private BenchRunner() {}
 
@@ -64,10 +69,13 @@ public final class BenchRunner {
         int samples = 15;
         long minNs = 0;
         int maxSamples = 1000;
+        boolean withControl = false;
         List<String> kernels = new ArrayList<>();
         for (int i = 3; i < args.length; i++) {
             String a = args[i];
-            if (a.startsWith("--")) {
+            if (a.equals("--control")) {
+                withControl = true;
+            } else if (a.startsWith("--")) {
                 if (i + 1 >= args.length) {
                     throw new Usage("missing value for " + a);
                 }
@@ -85,6 +93,7 @@ public final class BenchRunner {
         }
         Class<?> orig = load(args[0], args[2]);
         Class<?> opt = load(args[1], args[2]);
+        Class<?> control = withControl ? load(args[0], args[2]) : null;
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         if (!mx.isCurrentThreadCpuTimeSupported()) {
             throw new Usage("this JVM cannot measure the CPU time of a thread");
@@ -97,7 +106,9 @@ public final class BenchRunner {
             }
             String name = spec.substring(0, colon);
             int n = (int) parse(spec.substring(colon + 1), name);
-            int rc = bench(mx, find(orig, name), find(opt, name), name, n, warmup, samples, minNs, maxSamples);
+            Method[] sides = control == null ? new Method[] {find(orig, name), find(opt, name)}
+                    : new Method[] {find(orig, name), find(opt, name), find(control, name)};
+            int rc = bench(mx, sides, name, n, warmup, samples, minNs, maxSamples);
             if (rc != 0) {
                 return rc;
             }
@@ -138,62 +149,69 @@ public final class BenchRunner {
         throw new Usage("no public static method " + name + " in " + c.getName());
     }
 
-    private static int bench(ThreadMXBean mx, Method a, Method b, String name, int n, int warmup, int samples,
+    private static int bench(ThreadMXBean mx, Method[] sides, String name, int n, int warmup, int samples,
                              long minNs, int maxSamples) throws Exception {
-        Object[] template = inputs(a, name, n);
-        long[] times = new long[2];
-        Object[] results = new Object[2];
-        List<Long> origNs = new ArrayList<>();
-        List<Long> optNs = new ArrayList<>();
+        Object[] template = inputs(sides[0], name, n);
+        int k = sides.length;
+        long[] times = new long[k];
+        Object[] results = new Object[k];
+        List<List<Long>> ns = new ArrayList<>();
+        for (int s = 0; s < k; s++) {
+            ns.add(new ArrayList<>());
+        }
         long spent = 0;
         long expected = 0;
         for (int call = 0; ; call++) {
-            Object[] argsA = copy(template);
-            Object[] argsB = copy(template);
-            boolean aFirst = call % 2 == 0;
-            for (int k = 0; k < 2; k++) {
-                boolean isA = (k == 0) == aFirst;
-                Method m = isA ? a : b;
-                Object[] in = isA ? argsA : argsB;
+            for (int slot = 0; slot < k; slot++) {
+                // A/B: A first on even calls, B first on odd ones; A/B/C: the three rotations in turn
+                int side = k == 2 ? (slot + call) % 2 : (slot + call) % 3;
+                Object[] in = copy(template);
                 long t0 = mx.getCurrentThreadCpuTime();
                 Object r;
                 try {
-                    r = m.invoke(null, in);
+                    r = sides[side].invoke(null, in);
                 } catch (InvocationTargetException e) {
-                    System.out.println("ERROR name=" + name + " side=" + (isA ? "orig" : "opt") + " what="
-                            + e.getCause());
+                    System.out.println("ERROR name=" + name + " side=" + SIDES[side] + " what=" + e.getCause());
                     return 1;
                 }
-                long t1 = mx.getCurrentThreadCpuTime();
-                times[isA ? 0 : 1] = t1 - t0;
-                results[isA ? 0 : 1] = r;
+                times[side] = mx.getCurrentThreadCpuTime() - t0;
+                results[side] = r;
             }
-            long ra = fold(results[0]);
-            long rb = fold(results[1]);
             if (call == 0) {
-                expected = ra;
+                expected = fold(results[0]);
             }
-            if (ra != expected || rb != expected) {
-                System.out.println("MISMATCH name=" + name + " call=" + call + " orig=" + results[0] + " opt="
-                        + results[1] + " expected=" + expected);
-                return 1;
+            for (int side = 0; side < k; side++) {
+                if (fold(results[side]) != expected) {
+                    System.out.println("MISMATCH name=" + name + " call=" + call + " orig=" + results[0] + " "
+                            + SIDES[side] + "=" + results[side] + " expected=" + expected);
+                    return 1;
+                }
             }
             if (call >= warmup) {
-                origNs.add(times[0]);
-                optNs.add(times[1]);
-                spent += times[0] + times[1];
-                int have = origNs.size();
+                for (int side = 0; side < k; side++) {
+                    ns.get(side).add(times[side]);
+                    spent += times[side];
+                }
+                int have = ns.get(0).size();
                 if ((have >= samples && spent >= minNs) || have >= maxSamples) {
                     break;
                 }
             }
         }
-        long mo = median(origNs);
-        long mb = median(optNs);
-        System.out.println("KERNEL name=" + name + " n=" + n + " samples=" + origNs.size() + " orig_ns=" + mo
-                + " opt_ns=" + mb + " ratio=" + (mo > 0 ? String.format("%.4f", (double) mb / mo) : "nan")
-                + " result=" + Long.toHexString(expected));
+        long mo = median(ns.get(0));
+        long mb = median(ns.get(1));
+        StringBuilder line = new StringBuilder("KERNEL name=" + name + " n=" + n + " samples=" + ns.get(0).size()
+                + " orig_ns=" + mo + " opt_ns=" + mb + " ratio=" + ratio(mb, mo));
+        if (k == 3) {
+            long mc = median(ns.get(2));
+            line.append(" ctl_ns=").append(mc).append(" control=").append(ratio(mc, mo));
+        }
+        System.out.println(line.append(" result=").append(Long.toHexString(expected)));
         return 0;
+    }
+
+    private static String ratio(long num, long den) {
+        return den > 0 ? String.format("%.4f", (double) num / den) : "nan";
     }
 
     private static long median(List<Long> xs) {
