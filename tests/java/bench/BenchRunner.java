@@ -163,8 +163,8 @@ public final class BenchRunner {
         long expected = 0;
         for (int call = 0; ; call++) {
             for (int slot = 0; slot < k; slot++) {
-                // A/B: A first on even calls, B first on odd ones; A/B/C: the three rotations in turn
-                int side = k == 2 ? (slot + call) % 2 : (slot + call) % 3;
+                // the rotations in turn: A first on even calls and B on odd ones; with C: A B C, B C A, C A B
+                int side = (slot + call) % k;
                 Object[] in = copy(template);
                 long t0 = mx.getCurrentThreadCpuTime();
                 Object r;
