@@ -99,7 +99,7 @@ class Mode:
 
 
 CHECK = Mode("verify", ("-Xverify:all",), 0, 1, 0, control=False)
-FULL_MODES = (Mode("xint", ("-Xint",), 2, 21, 500), Mode("jit", (), 50, 51, 500))
+FULL_MODES = (Mode("xint", ("-Xint",), 2, 41, 1000), Mode("jit", (), 50, 51, 500))
 QUICK_MODES = (Mode("xint", ("-Xint",), 1, 3, 0), Mode("jit", (), 5, 5, 0))
 
 # the issue's goals (issue 15, item 5)
