@@ -19,8 +19,9 @@ What it owns
       (``scripts/fetch_corpus.sh``), ``optimize`` of the whole jar, ProGuard's intra-method output
       (``proguard_pairs.proguard_intra``), the methods rewritten and their predicted gain (the JSON report's
       cost_before/cost_after summed over the rewritten methods), the bytecode of all methods of the three jars,
-      and our workload (``tests/java/workloads/``) run ``--rounds`` times per jar alternately in separate JVMs
-      (``side_by_side.run_workload``): identical output required, ratio of the median CPU times.
+      and our workload (``tests/java/workloads/``) run ``--rounds`` times on the original, the optimized and the
+      original jar again (the A/A control), in rotation, in separate JVMs (``side_by_side.run_workload``):
+      identical output required, ratios of the median CPU times.
 
 Output: one table (kernels, geometric means, the issue's goals as pass/FAIL, then the jars). Every ratio is
 optimized / original from alternating runs (below 1 is faster or smaller): the machine is shared, so absolute
@@ -148,6 +149,7 @@ class JarRow:
     workload: str = ""
     workload_rounds: int = 0
     workload_cpu_ratio: float | None = None
+    workload_cpu_control: float | None = None  # the original against itself (A/A)
 
     @property
     def predicted_gain(self) -> float:
@@ -249,27 +251,31 @@ def code_bytes(jar: Path) -> int:
     return total
 
 
-def workload_ratio(name: str, jar: Path, opt: Path, deps: list[Path], rounds: int) -> float:
-    """Our workload on both jars, ``rounds`` times each, alternating which goes first: median CPU time of the
-    optimized jar's runs over the original's. Raises Difference when any run prints differently."""
+def workload_ratio(name: str, jar: Path, opt: Path, deps: list[Path], rounds: int) -> tuple[float, float]:
+    """Our workload ``rounds`` times on each of the original jar (A), the optimized one (B) and the original again
+    (C, the control), in rotation like the kernels' harness: the median CPU time of B over A's, and C's over A's
+    (the A/A ratio: the noise of whole-JVM runs on this machine). Raises Difference when any run prints
+    differently from the first."""
     try:
         source = side_by_side.resolve_workload(WORKLOAD_OF[name])
         classes = side_by_side.compile_workload(source, [jar, *deps], side_by_side.default_cache())
-        cpu: dict[str, list[float]] = {"orig": [], "opt": []}
+        sides = (("orig", jar), ("opt", opt), ("control", jar))
+        cpu: dict[str, list[float]] = {side: [] for side, _ in sides}
         reference = None
         for r in range(rounds):
-            for which in (("orig", "opt") if r % 2 == 0 else ("opt", "orig")):
-                run = side_by_side.run_workload(jar if which == "orig" else opt, classes, source.stem,
-                                                extra_cp=deps)
+            for k in range(len(sides)):
+                side, path = sides[(k + r) % len(sides)]
+                run = side_by_side.run_workload(path, classes, source.stem, extra_cp=deps)
                 if reference is None:
                     reference = run
-                diff = side_by_side.difference(reference, run, f"{jar.name} (first run)", f"{which} (round {r})")
+                diff = side_by_side.difference(reference, run, f"{jar.name} (first run)", f"{side} (round {r})")
                 if diff is not None:
                     raise Difference(f"{source.stem}: output differs\n{diff}")
-                cpu[which].append(run.cpu_seconds)
+                cpu[side].append(run.cpu_seconds)
     except side_by_side.WorkloadError as e:
         raise BenchError(str(e)) from None
-    return statistics.median(cpu["opt"]) / statistics.median(cpu["orig"])
+    base = statistics.median(cpu["orig"])
+    return statistics.median(cpu["opt"]) / base, statistics.median(cpu["control"]) / base
 
 
 def bench_jar(name: str, jars: dict[str, Path], work: Path, extra: list[str], rounds: int) -> JarRow:
@@ -299,7 +305,7 @@ def bench_jar(name: str, jars: dict[str, Path], work: Path, extra: list[str], ro
     row.code_orig, row.code_opt, row.code_proguard = code_bytes(jar), code_bytes(opt), code_bytes(pg)
     if name in WORKLOAD_OF and rounds > 0:
         row.workload, row.workload_rounds = WORKLOAD_OF[name], rounds
-        row.workload_cpu_ratio = workload_ratio(name, jar, opt, deps, rounds)
+        row.workload_cpu_ratio, row.workload_cpu_control = workload_ratio(name, jar, opt, deps, rounds)
     return row
 
 
@@ -384,15 +390,16 @@ def _print_goals(goals: list[tuple[str, bool, str]]) -> None:
 
 def print_jars(rows: list[JarRow]) -> None:
     head = (f"{'jar':<15}{'methods':>8}{'rewritten':>10}{'fallback':>9}{'pred gain':>10}{'rw bytes':>14}"
-            f"{'code orig':>10}{'opt/orig':>9}{'pg/orig':>8}{'opt/pg':>7}{'workload cpu':>20}")
+            f"{'code orig':>10}{'opt/orig':>9}{'pg/orig':>8}{'opt/pg':>7}{'workload cpu':>30}")
     print(head)
     print("-" * len(head))
     for r in rows:
-        work = f"{r.workload} {_fmt(r.workload_cpu_ratio)}" if r.workload else "-"
+        work = (f"{r.workload} {_fmt(r.workload_cpu_ratio)} (A/A {_fmt(r.workload_cpu_control)})" if r.workload
+                else "-")
         print(f"{r.name:<15}{r.methods:>8}{r.rewritten:>10}{r.fallback:>9}{100 * r.predicted_gain:>9.1f}%"
               f"{f'{r.rewritten_bytes_before}->{r.rewritten_bytes_after}':>14}{r.code_orig:>10}"
               f"{r.code_opt / r.code_orig:>9.4f}{r.code_proguard / r.code_orig:>8.4f}"
-              f"{r.code_opt / r.code_proguard:>7.3f}{work:>20}")
+              f"{r.code_opt / r.code_proguard:>7.3f}{work:>30}")
     _print_goals(jar_goals(rows))
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,13 @@ def test_quick_run_is_a_differential_test(tmp_path: Path, capsys: pytest.Capture
         assert set(r["control"]) == {"xint", "jit"} and all(v > 0 for v in r["control"].values()), r
         assert re.fullmatch(r"[0-9a-f]+", r["result"]), r
     assert any(r["status"] == "rewritten" for r in data["kernels"])  # the optimizer did something to compare
+    # the jar part's size measure agrees with optimize's report on the same classes
+    report = json.loads((tmp_path / "work" / "bench-report.json").read_text())
+    jar = tmp_path / "kernels.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        for cls in sorted(BENCH.build_fixtures.build_bench().glob("*.class")):
+            z.write(cls, cls.name)
+    assert BENCH.code_bytes(jar) == sum(m["bytes_before"] for m in report["methods"]) > 0
     # the printed table: one line per kernel with both ratios, the geometric means and the goals
     lines = printed.out.splitlines()
     for name in names:
