@@ -12,7 +12,8 @@ What it owns
       (any argument this script does not know, e.g. ``--stage peg`` or ``--method-timeout 5``, is passed on to
       optimize), then ``tests/java/bench/BenchRunner.java`` run three times: once under ``-Xverify:all`` (one
       call per side, a check), once under ``-Xint`` and once with the default JIT. The harness loads the original
-      and the optimized class through two class loaders in one JVM, calls them alternately, measures the calling
+      and the optimized class through two class loaders in one JVM (and the original again through a third: the
+      A/A control, what noise alone makes of identical code), calls them in rotation, measures the calling
       thread's CPU time, discards warm-up calls, reports the median per side, and compares the results of every
       call (a difference fails the run, naming the kernel).
     * The jar part (slow: optimizing commons-lang3 takes minutes; ``--kernels-only`` skips it): per corpus jar
@@ -50,7 +51,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import build_fixtures  # noqa: E402
 import side_by_side  # noqa: E402
 from peggy_jvm.classfile.reader import read_class  # noqa: E402
-from verify_corpus import JAR_DEPS, WORKLOAD_OF, cache_dir, fetch_jars  # noqa: E402
+from verify_corpus import JAR_DEPS, WORKLOAD_OF, fetch_jars  # noqa: E402
 
 HARNESS = ROOT / "tests" / "java" / "bench" / "BenchRunner.java"
 KERNEL_CLASS = "BenchKernels"
@@ -175,7 +176,7 @@ def parse_harness(stdout: str) -> dict[str, dict[str, str]]:
 
 def compile_harness() -> Path:
     try:
-        return side_by_side.compile_workload(HARNESS, [], cache_dir().parent / "bench-harness")
+        return side_by_side.compile_workload(HARNESS, [], side_by_side.default_cache().parent / "bench-harness")
     except side_by_side.WorkloadError as e:
         raise BenchError(str(e)) from None
 
