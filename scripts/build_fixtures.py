@@ -12,6 +12,10 @@ git-ignored):
   with ``javac --release 8 -g -Xlint:-options`` (class file version 52:
   StringBuilder concatenation, synthetic accessors, ...).
 
+The runtime benchmark's kernels (``fixtures/src/bench``) are built only on
+request, by :func:`build_bench` (``scripts/bench_runtime.py`` calls it), into
+``fixtures/classes/bench``: they are not fixtures every test sweeps.
+
 The build is idempotent: an output tree is rebuilt only when it is missing,
 when any source (or this script) is newer than its stamp file, or when the
 set of sources changed.  ``--force`` rebuilds unconditionally.  Every
@@ -51,6 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 SRC_COMMON = FIXTURES / "src" / "common"
 SRC_JAVA17 = FIXTURES / "src" / "java17"
+SRC_BENCH = FIXTURES / "src" / "bench"
 CLASSES = FIXTURES / "classes"
 
 STAMP_NAME = ".build-stamp"
@@ -181,6 +186,19 @@ def build(force: bool = False, *, _report: list[str] | None = None) -> dict[str,
             result[name] = out_dir
         result["old"] = _build_old(force, _report)
     return result
+
+
+def build_bench(force: bool = False) -> Path:
+    """``fixtures/classes/bench``: the benchmark kernels (``fixtures/src/bench``, ``--release 17``), rebuilt
+    when stale like the other trees. Raises ``BuildError``."""
+    out_dir = CLASSES / "bench"
+    sources = sources_for((SRC_BENCH,))
+    if not sources:
+        raise BuildError(f"no Java sources found in {SRC_BENCH}")
+    with _lock():
+        if force or not _up_to_date(out_dir, sources):
+            _compile(find_javac(), "17", (), sources, out_dir)
+    return out_dir
 
 
 def _build_old(force: bool, report: list[str] | None) -> Path:
