@@ -621,7 +621,7 @@ def test_extract_returns_the_original_when_nothing_is_cheaper():
     from peggy_jvm.extract.select import extract_peg
 
     peg = _identity_peg()
-    new, rep = extract_peg(peg, budget=0.5)
+    new, rep = extract_peg(peg)
     assert new is peg and rep.status == "original" and rep.cost_after == rep.cost_before
 
 
@@ -635,7 +635,7 @@ def test_extract_folds_and_reports_costs():
     three = peg.add("mul.i", None, (peg.add("const.i", 1), peg.add("const.i", 3)))
     peg.root = peg.add("return", None, (peg.add("sigma0"), peg.add("mul.i", None, (x, three))))
     peg.seal()
-    new, rep = extract_peg(peg, budget=0.5)
+    new, rep = extract_peg(peg)
     assert new is not peg and rep.status in ("optimal (proved)", "best found", "greedy")
     assert rep.cost_before == peg_cost(peg) and rep.cost_after == peg_cost(new) < rep.cost_before
     assert "mul.i" not in {new.nodes[n].op for n in new.reachable()} or len(new.reachable()) < len(peg.reachable())
