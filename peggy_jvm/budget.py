@@ -42,7 +42,7 @@ DEFAULT_SOLVER_WORK = 1_000_000
 
 #: the default safety net per method (seconds, ``--method-timeout``): generous, so that it fires only on a
 #: method the work limits do not bound (on commons-lang3 the slowest method takes well under it)
-DEFAULT_METHOD_TIMEOUT = 20.0
+DEFAULT_METHOD_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,8 @@ Solving (anytime, bounded)
        incumbent.  Each gets ``work`` units: its oracle's unit propagations summed over every oracle call RC2
        makes (its core heuristics included: all go through ``_call_oracle``, which sets the rest of the budget
        as the call's ``prop_budget`` and uses ``solve_limited``), plus the formula's variable count per call
-       (what decoding a model costs); a call cut short ends that config, keeping the best model found so far.  The first proof ends the search; the next config starts from the best incumbent.
+       (what decoding a model costs); a call cut short ends that config, keeping the best model found so
+       far.  The first proof ends the search; the next config starts from the best incumbent.
        No clock and no race decides anything: the same problem and options give the same selection on any
        machine, under any load, with any ``--jobs`` (SAT solvers are deterministic given their input).
        Every SAT model RC2's oracle finds along the way satisfies all hard clauses, so improving ones are
@@ -235,10 +236,10 @@ def encode(shrunk: ShrinkResult, extra_hard: Sequence[NodeClause] = (), *,
         else:
             stats["amo_counter"] += 1
             hard.extend(CardEnc.atmost(xs, bound=1, vpool=pool, encoding=EncType.seqcounter).clauses)
-    for c in shrunk.forced:
-        hard.append([used[c]])
-    for nid in shrunk.fixed:
-        hard.append([var[nid]])
+    # in the problem's own order, not the sets' (string hashing varies per process: the clause order would,
+    # and with it the SAT solver's search and which of equally cheap selections it returns)
+    hard.extend([used[c]] for c in p.classes if c in shrunk.forced)
+    hard.extend([var[nid]] for nid in nodes if nid in shrunk.fixed)
     for nid in nodes:
         for d in dict.fromkeys(p.nodes[nid].children):
             hard.append([-var[nid], used[d]])
@@ -487,7 +488,8 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
           checker: Checker | None = None, configs: Sequence[SolverConfig] = DEFAULT_CONFIGS,
           max_blocks: int = 100, use_shrink: bool = True) -> ExtractionResult:
     """Extract a least-cost valid selection of ``problem``, each solver configuration within ``work`` units
-    (its SAT oracle's propagations plus the variable count per oracle call; None: unbounded).  The result is a function of the arguments only (no clock).
+    (its SAT oracle's propagations plus the variable count per oracle call; None: unbounded).  The result is
+    a function of the arguments only (no clock).
 
     See the module docstring for the statuses, ``extra_hard`` and ``checker``.  Raises
     :class:`InfeasibleProblemError` when the problem itself (without extra clauses) has no valid selection.

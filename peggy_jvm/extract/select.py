@@ -197,9 +197,9 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept:
     return peg, back, None, frozenset()
 
 
-#: the checker's work budget for one extraction: phi-profile route comparisons (:class:`.phi_profile.Effort`)
+#: the checker's work budget for one extraction: phi-profile route-step comparisons (:class:`.phi_profile.Effort`)
 #: over all its calls, and calls (each also builds a PEG and asks the caller's ``accept``, the reverter)
-CHECK_WORK = 2_000_000
+CHECK_WORK = 4_000_000
 MAX_CHECKS = 40
 
 
@@ -207,7 +207,7 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
                  work: int = CHECK_WORK, max_checks: int = MAX_CHECKS) -> maxsat.Checker:
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
     function of the selections it is asked about, in order: after ``max_checks`` calls, or once the
-    phi-profiles have used ``work`` comparisons, it raises :class:`maxsat.OutOfWork` (the solver stops with what
+    phi-profiles have used ``work`` step comparisons, it raises :class:`maxsat.OutOfWork` (the solver stops with what
     it accepted so far). Work, not time, so the blocking loop gives the same answers on every run."""
     effort = Effort(work)
     calls = 0
