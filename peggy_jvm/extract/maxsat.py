@@ -150,8 +150,8 @@ DEFAULT_CONFIGS: tuple[SolverConfig, ...] = (
     SolverConfig("rc2-strat", stratified=True, minz=False),
     SolverConfig("rc2", stratified=False, minz=True),
 )
-#: the default work budget of one configuration: unit propagations of its SAT oracle, summed over all of RC2's
-#: oracle calls (docs/cli.md, "Budgets")
+#: the default work budget of one configuration: its SAT oracle's unit propagations summed over all of RC2's
+#: oracle calls, plus the formula's variable count per call (docs/cli.md, "Budgets")
 DEFAULT_WORK = DEFAULT_SOLVER_WORK
 
 
@@ -627,7 +627,7 @@ class OutOfWork(Exception):
 def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[SolverConfig],
                  checker: Checker | None, max_blocks: int, work: int | None, extra: Sequence[NodeClause],
                  candidates: list[_Candidate], notes: list[str]) -> int | None:
-    """Run the configs one after the other, in their order, each within ``work`` propagations, until one proves
+    """Run the configs one after the other, in their order, each within ``work`` units, until one proves
     its result optimal (or the problem infeasible); returns the proved bound. Every improving solution met on
     the way is appended to ``candidates`` in the order found: the same on any machine, under any load."""
     best = min(candidates, key=lambda c: c.objective, default=None)

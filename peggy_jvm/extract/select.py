@@ -9,7 +9,7 @@ How (DESIGN section 4)
     1. The PEG goes into a fresh :class:`EGraph`; the :class:`Runner` saturates it within :class:`Limits`.
     2. :func:`.peg_problem.build_problem` makes the extraction problem of what the root reaches, priced by
        :mod:`.cost`.
-    3. :func:`.maxsat.solve` extracts within its work budget (propagations per solver configuration), with a
+    3. :func:`.maxsat.solve` extracts within its work budget (work units per solver configuration), with a
        checker that turns each candidate selection into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems`
        (well-formed, CFG-like) and the phi-profile checker (:mod:`.phi_profile`); a rejection comes back as a
        blocking clause (the violation's explanation for phi-profiles, the whole reached selection for malformed
@@ -188,7 +188,8 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept:
     if bad:
         return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes)))
     nodes = pp.problem.nodes
-    v = find_violation(peg, key=lambda n: class_number(nodes[back[n][0]].eclass), baseline=baseline, effort=effort)
+    v = find_violation(peg, key=lambda n: class_number(nodes[back[n][0]].eclass), baseline=baseline,
+                       effort=effort)
     if v is not None:
         return peg, back, v.reason, v.explanation
     why = accept(peg) if accept is not None else None
@@ -197,8 +198,9 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept:
     return peg, back, None, frozenset()
 
 
-#: the checker's work budget for one extraction: phi-profile route-step comparisons (:class:`.phi_profile.Effort`)
-#: over all its calls, and calls (each also builds a PEG and asks the caller's ``accept``, the reverter)
+#: the checker's work budget for one extraction: phi-profile route-step comparisons
+#: (:class:`.phi_profile.Effort`) over all its calls, and calls (each also builds a PEG and asks the caller's
+#: ``accept``, the reverter)
 CHECK_WORK = 4_000_000
 MAX_CHECKS = 40
 
@@ -207,8 +209,8 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
                  work: int = CHECK_WORK, max_checks: int = MAX_CHECKS) -> maxsat.Checker:
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
     function of the selections it is asked about, in order: after ``max_checks`` calls, or once the
-    phi-profiles have used ``work`` step comparisons, it raises :class:`maxsat.OutOfWork` (the solver stops with what
-    it accepted so far). Work, not time, so the blocking loop gives the same answers on every run."""
+    phi-profiles have used ``work`` step comparisons, it raises :class:`maxsat.OutOfWork` (the solver stops
+    with what it accepted so far). Work, not time, so the blocking loop gives the same answers on every run."""
     effort = Effort(work)
     calls = 0
 
@@ -234,7 +236,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
                 work: int | None = maxsat.DEFAULT_WORK, configs: Sequence[maxsat.SolverConfig] | None = None,
                 accept: Acceptance | None = None) -> tuple[PEG, ExtractReport]:
     """Saturate ``peg`` with ``rules`` (default: :func:`safe_rules`) within ``limits`` and extract with ``work``
-    propagations per solver configuration; returns the cheaper checked PEG, or ``peg`` itself, and the report.
+    units per solver configuration; returns the cheaper checked PEG, or ``peg`` itself, and the report.
     ``accept``: the caller's own test of a candidate that passed the checks (the reverter's limits, for the
     pipeline), a rejection blocking that selection like a malformed one. With limits that set no time limit
     (the default), the result is a function of the arguments only."""
