@@ -15,6 +15,7 @@ import click
 
 from .archive import (Form, InputError, InputKind, Output, check_outputs, os_error_words, read_input,
                       write_file)
+from .budget import DEFAULT_METHOD_TIMEOUT
 from .classfile.errors import ClassFileError
 from .codecost import Goal
 from .pipeline import IMPLEMENTED_STAGES, Stage, classes_by_name, optimize_input
@@ -65,10 +66,11 @@ def _split_classpath(cp: str | None) -> list[Path]:
               help="Stop the pipeline after this stage.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the per-method report here.")
 @click.option("--classpath", help="Jars and directories (os.pathsep-separated) for the class hierarchy.")
-@click.option("--method-timeout", type=float, default=None,
-              help="Per-method budget in seconds: a method over it keeps its original code (fallback, reason "
-                   "'timeout'). The full stage splits it over saturation, extraction and the self-check "
-                   "(without this option it splits 2 s the same way, but never falls back for time).")
+@click.option("--method-timeout", type=click.FloatRange(min=0.001), default=DEFAULT_METHOD_TIMEOUT,
+              show_default=True,
+              help="Per-method wall-clock safety net in seconds: a method over it keeps its original code "
+                   "(fallback, reason 'timeout'). What the optimizer does is bounded by work, not time (the "
+                   "same input gives the same output on any machine): this only catches runaway methods.")
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Worker processes.")
 @click.option("--axioms", type=click.Path(path_type=Path), help="Directory of axiom files (later stages).")
 @click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,

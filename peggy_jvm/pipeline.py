@@ -5,7 +5,8 @@ method through the chosen stage, each with its own fallback) and :func:`optimize
 directory, optionally on several processes).
 
 Inputs: class-file bytes, the class-hierarchy sources (the input's own classes, ``--classpath``, the JDK), the
-stage, the per-method time budget and the goal. Outputs: new class bytes and one report row per method.
+stage, the work budget, the per-method safety net and the goal. Outputs: new class bytes and one report row per
+method.
 
 The full stage's decision (``_check_emitted``, docs/cost-model.md): after lowering, the original and the
 emitted code are priced by :mod:`peggy_jvm.codecost`; ``--goal speed`` keeps the rewrite only if its emitted
@@ -13,23 +14,20 @@ cost is strictly lower and its size no larger (``SIZE_ALLOWANCE``, ``SIZE_SLACK`
 size is strictly smaller and its emitted cost no higher; otherwise the method is ``unchanged`` with both
 figures in the reason (before the self-check, which is then not needed).
 
-Budgets (``--method-timeout``): the full stage splits one method's budget over its sub-stages by what is left
-when each starts (:class:`MethodBudget`): saturation a quarter, extraction about half of the rest, the self-check's
-proof most of what then remains, after reserving the self-check's own lifting, building and importing (this
-method's preparation times a ratio learnt from earlier self-checks). Between sub-stages a spent budget stops the
-method at once (status ``fallback``, reason ``timeout: ...`` naming the sub-stage); saturation + extraction are
-interrupted by an alarm at their allotment (parts of extraction check no clock); a method that ends over its
-budget anyway (lowering and the self-check are not interrupted: they use the shared class hierarchy) falls back
-the same way, even one that was to stay unchanged. Without ``--method-timeout`` the full stage splits
-:data:`DEFAULT_FULL_BUDGET` the same way but never falls back for time.
+Budgets (peggy_jvm/budget.py): the full stage's sub-stages are bounded by work (:class:`WorkBudget`), never by
+the clock, so the output depends on the input and options only. ``--method-timeout`` is a wall-clock safety net
+per method (:class:`SafetyNet`, default :data:`DEFAULT_METHOD_TIMEOUT`): checked between the sub-stages and at
+the end, and interrupting saturation + extraction by an alarm; when it fires the method keeps its original bytes
+(status ``fallback``, reason ``timeout: ...``), even one that was to stay unchanged.
 
 Worker processes (``--jobs N``): a :class:`concurrent.futures.ProcessPoolExecutor` over ``fork``, whose workers
-are not daemonic, so the MaxSAT extractor can still run RC2 in its own killable child processes there (a
-``multiprocessing.Pool``'s daemonic workers cannot have children, and extraction fell back to greedy). A worker
-that dies (killed, out of memory) leaves its classes as they were: every method of them ``fallback``.
+are not daemonic (a ``multiprocessing.Pool``'s are), so a stage may still start processes of its own there. A
+worker that dies (killed, out of memory) leaves its classes as they were: every method of them ``fallback``.
+Which worker takes which class changes nothing in the output: each method's result is a function of its class,
+the hierarchy and the options.
 
 Invariants (the safety net of DESIGN section 6):
-- a method whose stage raises, or overruns its budget, keeps its original bytes (status ``fallback`` with the
+- a method whose stage raises, or overruns its safety net, keeps its original bytes (status ``fallback`` with the
   reason); a method without code is ``unchanged``;
 - a class none of whose methods changed is written back byte-identical;
 - bad input (a malformed class) is an :class:`~peggy_jvm.archive.InputError`, never a partial output.
@@ -38,9 +36,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 import sys
-import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -65,7 +61,7 @@ from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
 from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
 from .revert.revert import RevertUnsupported, revert_peg
-from .egraph.runner import Limits
+from .budget import DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm
 from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
 
@@ -79,171 +75,15 @@ class Stage(str, Enum):
 
 IMPLEMENTED_STAGES = (Stage.CLASSFILE, Stage.IR, Stage.PEG, Stage.FULL)
 
-#: the per-method budget of the full stage when no --method-timeout is given (seconds)
-DEFAULT_FULL_BUDGET = 2.0
-
-
 class MethodUnchanged(Exception):
     """A stage leaves this method as it is, for a reason that is not a failure (e.g. irreducible control flow,
     exception handlers the reverter does not handle yet)."""
 
 
-class MethodTimeout(BaseException):
-    """The method's budget is spent (the method keeps its original bytes; the message says where).
-
-    A BaseException, like KeyboardInterrupt, because it may be raised asynchronously inside library code
-    (:class:`_alarm`): the ``except Exception`` fallbacks there (e.g. "solver failed, try greedy") must not
-    swallow it and carry on past the deadline; their ``finally`` blocks still run (solver workers are killed)."""
-
-
-# The full stage's split of a method's budget B: each sub-stage gets at most its nominal part of B (saturation
-# B/4, extraction B/2, the self-check's proof B/4, as before budgets were enforced) and at most a share of what
-# is left when it starts (after the self-check's reserve), so that time lost earlier (a slow import, a slow
-# problem build) is taken from the later sub-stages instead of overrunning B. Saturation is cheap to cut short
-# (it stops with a consistent e-graph at its limit); extraction gets the largest share because a proof of
-# optimality needs the solver; the self-check's proof gets most of what then remains, since an unproved
-# self-check throws the work away.
-SATURATE_PART, SATURATE_SHARE = 0.25, 0.25
-EXTRACT_PART, EXTRACT_SHARE = 0.5, 0.55
-PROOF_PART, PROOF_SHARE = 0.25, 0.7
-#: the self-check lifts, builds and simplifies two methods and imports two PEGs before its proof saturates:
-#: time that scales with this method's own preparation (lift + build). The reserve kept back for it is that
-#: preparation times a ratio learnt from the self-checks seen in this process (starting here), never more
-#: than a part of the budget (a slow first preparation, e.g. loading the class hierarchy, must not starve the
-#: other sub-stages)
-SELF_CHECK_PREPARATIONS = 3.0
-MAX_RESERVE_PART = 0.35
-_self_check_ratio = SELF_CHECK_PREPARATIONS
-#: no sub-stage is given less than this (seconds): below it the sub-stage could not do anything useful, and the
-#: final check turns an overrun into a fallback anyway
-MIN_SLICE = 0.02
 #: ``--goal speed`` keeps a rewrite whose emitted code (codecost.py) is strictly cheaper and at most
 #: ``SIZE_ALLOWANCE * old + SIZE_SLACK`` bytes longer (docs/cost-model.md): none, so that the rewritten methods
 #: together are never larger than their originals
 SIZE_ALLOWANCE, SIZE_SLACK = 0.0, 0
-
-
-def _learn_self_check(prep_s: float, took_s: float, proof_s: float) -> None:
-    """Learn the self-check's cost beyond its proof (per second of preparation) from one self-check that used
-    its whole proof time (one that ended early says nothing about it); forgets slowly, like the runner's
-    rebuild rate, so one outlier (a pause of the machine) does not stay."""
-    global _self_check_ratio
-    if prep_s > 0.002 and took_s > proof_s:
-        _self_check_ratio = min(30.0, max(_self_check_ratio * 0.95, SELF_CHECK_PREPARATIONS,
-                                          (took_s - proof_s) / prep_s))
-
-
-class MethodBudget:
-    """One method's wall-clock budget (``perf_counter``), split over the full stage's sub-stages. ``hard``:
-    a spent budget is a :class:`MethodTimeout` (``--method-timeout`` given); otherwise the split is only advice."""
-
-    def __init__(self, total: float, hard: bool, start: float | None = None) -> None:
-        self.total = total
-        self.hard = hard
-        self.start = time.perf_counter() if start is None else start
-        self.reserve = 0.0  # seconds kept back for the self-check's preparation
-
-    def spent(self) -> float:
-        return time.perf_counter() - self.start
-
-    def left(self) -> float:
-        return self.total - self.spent()
-
-    def share(self, part: float, fraction: float, later: float = 0.0) -> float:
-        """A sub-stage's seconds: ``part`` of the whole budget, but no more than ``fraction`` of what is left
-        after the reserve and ``later`` seconds already promised to an earlier sub-stage that has not run yet
-        (at least :data:`MIN_SLICE`)."""
-        return max(MIN_SLICE, min(part * self.total, fraction * (self.left() - self.reserve - later)))
-
-    def check(self, before: str) -> None:
-        """Stop the method when the budget is spent (hard budgets only)."""
-        if self.hard and self.left() <= 0:
-            raise MethodTimeout(f"{self.spent() * 1000:.0f} ms > {self.total:g} s, before {before}")
-
-
-#: extra time an interrupted sub-stage gets beyond its allotment, as a part of the whole budget (its own limits
-#: stop it cleanly at the allotment; the alarm is only for what does not check a clock)
-ALARM_GRACE = 0.1
-
-
-#: forks in progress in this process (see :func:`_alarm`): an alarm is held off while one runs
-_forking = 0
-
-
-def _fork_started() -> None:
-    global _forking
-    _forking += 1
-
-
-def _fork_done() -> None:
-    global _forking
-    _forking = max(0, _forking - 1)
-
-
-if hasattr(os, "register_at_fork"):
-    # the solver forks its workers inside the alarm's reach; the at-fork hooks of other modules (logging's
-    # release its module lock) must not be interrupted, or that lock stays taken for good
-    os.register_at_fork(before=_fork_started, after_in_parent=_fork_done, after_in_child=_fork_done)
-
-
-class _alarm:
-    """``with _alarm(seconds, budget, what):`` interrupts the block with :class:`MethodTimeout` after ``seconds``
-    (a one-shot SIGALRM timer).
-
-    Only around code that touches nothing shared (saturation and extraction work on their own e-graph,
-    problem and PEGs; the rules they share reset their state per e-graph), so that an interruption anywhere in
-    it loses only this method's work; never around lifting, lowering or the self-check, which consult the
-    shared class hierarchy and its caches. While a fork is in progress the alarm is put off by a few
-    milliseconds (at-fork hooks hold locks), and it never raises inside ``__exit__`` (which must disarm it and
-    give SIGALRM back). A no-op (the end-of-method check still holds) when ``seconds`` is None, off the main
-    thread (signals are delivered there only), without ``setitimer``, or when someone else owns SIGALRM."""
-
-    def __init__(self, seconds: float | None, budget: MethodBudget, what: str) -> None:
-        self.seconds, self.budget, self.what = seconds, budget, what
-        self.armed = False
-        self.old: object = None
-
-    def __enter__(self) -> _alarm:
-        if (self.seconds is None or not hasattr(signal, "setitimer")
-                or threading.current_thread() is not threading.main_thread()
-                or signal.getitimer(signal.ITIMER_REAL)[0] != 0):
-            return self
-        old = signal.getsignal(signal.SIGALRM)
-        if old not in (signal.SIG_DFL, signal.SIG_IGN) and not getattr(old, "_peggy_alarm", False):
-            return self
-        self.old = old
-        signal.signal(signal.SIGALRM, self._fire)
-        self.armed = True
-        signal.setitimer(signal.ITIMER_REAL, max(self.seconds, 1e-3))
-        return self
-
-    def _fire(self, _signum: int, frame: object) -> None:
-        if not self.armed or getattr(frame, "f_code", None) is _alarm.__exit__.__code__:
-            return  # being disarmed: too late to matter
-        if _forking:
-            signal.setitimer(signal.ITIMER_REAL, 0.005)
-            return
-        raise MethodTimeout(f"{self.what} interrupted after {self.seconds:.3g} s, its share of the "
-                            f"{self.budget.total:g} s budget ({self.budget.spent() * 1000:.0f} ms spent)")
-
-    _fire._peggy_alarm = True  # type: ignore[attr-defined]  # marks our handler, should one be left installed
-
-    def __exit__(self, *exc: object) -> None:
-        if self.armed:
-            self.armed = False
-            # disarm first: a signal already pending when the old handler is back is dropped by Python
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.old)  # type: ignore[arg-type]
-
-
-def _reap_solver_workers() -> None:
-    """Kill the extractor's solver processes an interruption may have left running (normally its ``finally``
-    kills them; an alarm inside that ``finally`` could leave some). Only this process's own children, named
-    by :mod:`peggy_jvm.extract.maxsat` ``extract-<config>``."""
-    for proc in multiprocessing.active_children():
-        if proc.name.startswith("extract-"):
-            proc.kill()
-            proc.join(1)
 
 
 @dataclass(slots=True)
@@ -304,50 +144,40 @@ def _code_length(data: bytes) -> int:
     return int.from_bytes(data[4:8], "big")
 
 
-def _full(ir, budget: MethodBudget, info: dict, goal: Goal = Goal.SPEED):
+def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SPEED):
     """``--stage full`` between lifting and lowering: build, check, saturate and extract (the safe rule groups
-    of :mod:`peggy_jvm.extract.select`, within the shares of ``budget``, priced for ``goal``), check again,
-    revert. A PEG that is not strictly cheaper leaves the method unchanged (no churn for nothing)."""
+    of :mod:`peggy_jvm.extract.select`, within ``work``, priced for ``goal``), check again, revert. A PEG that is not strictly
+    cheaper leaves the method unchanged (no churn for nothing)."""
     from .extract.select import extract_peg, safe_rules  # the solver stack: only for the stage that needs it
     times: dict[str, float] = info.setdefault("time_ms", {})
-    # the rules are parsed and compiled once per process (cached): outside the alarm below, so that a budget
-    # shorter than that one-time cost does not interrupt it, and every later method with it
+    # the rules are parsed and compiled once per process (cached): outside the alarm below, so that a safety
+    # net shorter than that one-time cost does not interrupt it, and every later method with it
     safe_rules()
     try:
         peg = build_peg(ir)
         check_peg(peg)
-        # what lifting and building this method took so far is what the self-check will spend on each side
-        info["prepare_s"] = prep = budget.spent()
-        budget.reserve = min(_self_check_ratio * prep, MAX_RESERVE_PART * budget.total)
-        times["full.prepare"] = round(prep * 1000, 3)
-        budget.check("saturation")
-        saturate_s = budget.share(SATURATE_PART, SATURATE_SHARE)
-        # extraction's share of what will be left once saturation has used its own
-        extract_s = budget.share(EXTRACT_PART, EXTRACT_SHARE, later=saturate_s)
-        limits = Limits(max_nodes=5_000, max_iterations=20, time_limit_s=saturate_s)
-        # a hard budget is enforced inside extraction too: parts of it check no clock (the phi-profile checker
-        # can take seconds on one candidate), so an alarm stops it at its allotment plus a grace
-        allotted = min(saturate_s + extract_s + ALARM_GRACE * budget.total, max(MIN_SLICE, budget.left()))
+        times["full.prepare"] = round(net.spent() * 1000, 3)
+        net.check("saturation")
+
         def revertible(candidate: PegGraph) -> str | None:
-            # which of several equally cheap selections the solver returns first varies from run to run; one the
-            # reverter cannot schedule is blocked, so the next is tried instead of keeping the original code
+            # a selection the reverter cannot schedule is blocked, so the next cheapest is tried instead of
+            # keeping the original code
             try:
                 revert_peg(candidate, ir)
             except (PegUnsupported, RevertUnsupported) as e:
                 return str(e)
             return None
 
-        try:
-            with _alarm(allotted if budget.hard else None, budget, "saturation and extraction"):
-                new, rep = extract_peg(peg, limits=limits, budget=extract_s, accept=revertible, goal=goal)
-        except MethodTimeout:
-            _reap_solver_workers()
-            raise
+        # parts of extraction read no clock at all (the phi-profile checker can take seconds on one candidate):
+        # the safety net interrupts them
+        with alarm(net, "saturation and extraction"):
+            new, rep = extract_peg(peg, limits=work.saturation(), work=work.solver_work,
+                                   accept=revertible, goal=goal)
         info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
         if new is peg:
             raise MethodUnchanged(f"no cheaper PEG ({rep.notes[-1] if rep.notes else rep.status})")
-        budget.check("reverting")
+        net.check("reverting")
         check_peg(new)
         return revert_peg(new, ir)
     except (PegUnsupported, RevertUnsupported) as e:
@@ -370,31 +200,31 @@ def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:
         raise MethodUnchanged(f"emitted code larger: {figures}")
 
 
-def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, proof_s: float) -> None:
+def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, work: WorkBudget) -> None:
     """DESIGN section 6, step 2: the emitted bytecode is lifted again and validated against the original method
-    (both PEGs in one e-graph, saturated with the same safe rules the optimizer used, for ``proof_s`` seconds;
-    the roots must meet). Not proved: the method keeps its original code."""
+    (both PEGs in one e-graph, saturated with the same safe rules the optimizer used, within ``work``'s proof
+    limits: work, not time, since the verdict decides the output; the roots must meet). Not proved: the method
+    keeps its original code."""
     from .extract.select import safe_rules
     from .validate.pairing import MethodPair
-    from .validate.prove import ProofBudget, prove_pair
+    from .validate.prove import prove_pair
     new_m = MethodInfo(m.access, m.name_index, m.descriptor_index,
                        [Attribute(a.name_index, a.name, data) if a.name == "Code" else a for a in m.attributes],
                        m.name, m.descriptor)
     pair = MethodPair(cf, cf, m, new_m)
-    proof = prove_pair(pair, hierarchy, hierarchy, safe_rules(), ProofBudget(time_s=proof_s))
+    proof = prove_pair(pair, hierarchy, hierarchy, safe_rules(), work.proof())
     if not proof.proved:
         raise MethodUnchanged(f"self-check: the emitted code is {proof.reason}")
 
 
 def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
-               hierarchy: ClassHierarchy, budget: MethodBudget | None = None, info: dict | None = None,
-               goal: Goal = Goal.SPEED) -> RecodeResult:
+               hierarchy: ClassHierarchy, net: SafetyNet | None = None, info: dict | None = None,
+               work: WorkBudget = DEFAULT_WORK_BUDGET, goal: Goal = Goal.SPEED) -> RecodeResult:
     """One method through ``stage``; raises on anything the stage cannot do (the caller falls back), and
-    :class:`MethodTimeout` when a hard ``budget`` is spent between the full stage's sub-stages. ``info`` receives
-    what the full stage measured (costs, emitted costs, extraction status, time per sub-stage); the full stage
-    keeps only a rewrite whose emitted code pays by ``goal``'s rule."""
-    if budget is None:
-        budget = MethodBudget(DEFAULT_FULL_BUDGET, hard=False)
+    :class:`MethodTimeout` when the safety net ``net`` fires between (or inside) the full stage's sub-stages.
+    ``info`` receives what the full stage measured (costs, emitted costs, extraction status, time per
+    sub-stage); the full stage keeps only a rewrite whose emitted code pays by ``goal``'s rule."""
+    net = net if net is not None else SafetyNet(None)
     info = info if info is not None else {}
     if stage is Stage.CLASSFILE:
         return recode_method(cf, m, code, insns, hierarchy)
@@ -407,7 +237,7 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         except (PegUnsupported, RevertUnsupported) as e:
             raise MethodUnchanged(str(e)) from None
     elif stage is Stage.FULL:
-        ir = _full(ir, budget, info, goal)
+        ir = _full(ir, net, work, info, goal)
         t0 = time.perf_counter()
     lnt = next((a for a in code.attributes if a.name == "LineNumberTable"), None)
     old = sys.getrecursionlimit()
@@ -422,24 +252,22 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         old_price, new_price = price_code(code), price_code(CodeAttribute.parse(data, cf.pool))
         info.update(emitted_cost_before=old_price.cost, emitted_cost_after=new_price.cost)
         _check_emitted(goal, old_price, new_price)
-        budget.check("the self-check")
-        # the proof's saturation gets most of what is left once the self-check's preparation is set aside
-        proof_s = budget.share(PROOF_PART, PROOF_SHARE)
+        net.check("the self-check")
         t1 = time.perf_counter()
         try:
-            _self_check(cf, m, data, hierarchy, proof_s)
+            _self_check(cf, m, data, hierarchy, work)
         finally:
-            took = time.perf_counter() - t1
-            times["full.self_check"] = round(took * 1000, 3)
-            _learn_self_check(info.get("prepare_s", 0.0), took, proof_s)
+            times["full.self_check"] = round((time.perf_counter() - t1) * 1000, 3)
     kept = {a.name for a in CodeAttribute.parse(data, cf.pool).attributes}
     return RecodeResult(data, [a.name for a in code.attributes if a.name not in kept and a.name != "StackMapTable"])
 
 
-def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_timeout: float | None = None,
+def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
+                   method_timeout: float | None = DEFAULT_METHOD_TIMEOUT, work: WorkBudget = DEFAULT_WORK_BUDGET,
                    goal: Goal = Goal.SPEED) -> tuple[bytes, list[MethodReport]]:
     """Run every method of one class through ``stage`` (the full stage for ``goal``); returns the new class
     bytes and the reports.
+    ``method_timeout``: the safety net per method (seconds; None: none); ``work``: the full stage's limits.
 
     Raises ClassFileError when the class itself is malformed (the caller reports bad input).
     """
@@ -459,12 +287,11 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
         except ClassFileError as e:
             raise ClassFileError(f"method {m.name}{m.descriptor}: {e}") from None
         info: dict = {}  # the full stage's costs, extraction status and sub-stage times
-        budget = MethodBudget(DEFAULT_FULL_BUDGET if method_timeout is None else method_timeout,
-                              hard=method_timeout is not None, start=start)
+        net = SafetyNet(method_timeout, start=start)
 
         def row(status: str, reason: str, spent: float, after: int = before, cost_key: str = "cost_before"
                 ) -> MethodReport:
-            # the time reported is the time the budget was checked against (never a later reading)
+            # the time reported is the time the safety net was checked against (never a later reading)
             return MethodReport(cf.name, m.name, m.descriptor, status, reason, bytes_before=before,
                                 bytes_after=after, time_ms={stage.value: spent * 1000, **info.get("time_ms", {})},
                                 cost_before=info.get("cost_before"), cost_after=info.get(cost_key),
@@ -472,13 +299,13 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
                                 emitted_cost_before=info.get("emitted_cost_before"),
                                 emitted_cost_after=info.get(f"emitted_{cost_key}"))
         try:
-            result = _transform(stage, cf, m, code, insns, hierarchy, budget, info, goal)
-        except MethodTimeout as e:  # the budget ran out between two sub-stages, or extraction was interrupted
+            result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal)
+        except MethodTimeout as e:  # the net fired between two sub-stages, or inside saturation + extraction
             reports.append(row("fallback", f"timeout: {e}", time.perf_counter() - start))
             continue
         except MethodUnchanged as e:
             spent = time.perf_counter() - start
-            if method_timeout is not None and spent > method_timeout:  # over budget: a timeout all the same
+            if method_timeout is not None and spent > method_timeout:  # over the net: a timeout all the same
                 reports.append(row("fallback", f"timeout: {spent * 1000:.0f} ms > {method_timeout:g} s, at the "
                                                f"end (and the method was to stay unchanged: {e})", spent))
             else:
@@ -489,7 +316,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage, method_
             continue
         spent = time.perf_counter() - start
         if method_timeout is not None and spent > method_timeout:
-            # finished, but late (a sub-stage that cannot be interrupted ran long): the budget is a promise
+            # finished, but late (a sub-stage that cannot be interrupted ran long): the net is a promise
             reports.append(row("fallback", f"timeout: {spent * 1000:.0f} ms > {method_timeout:g} s, at the end",
                                spent))
             continue
@@ -519,7 +346,7 @@ def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: 
     h.add_lazy_classes(input_classes)
     _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal)
     if stage is Stage.FULL:
-        # parse and compile the rules now, once per process, rather than within the first method's budget
+        # parse and compile the rules now, once per process, rather than within the first method's safety net
         from .extract.select import safe_rules
         safe_rules()
 
@@ -545,7 +372,7 @@ def _work(item: tuple[int, str, bytes]) -> _Result:
     index, where, data = item
     try:
         out, reports = optimize_class(data, _worker_state["hierarchy"], _worker_state["stage"],
-                                      _worker_state["timeout"], _worker_state["goal"])
+                                      _worker_state["timeout"], goal=_worker_state["goal"])
     except ClassFileError as e:
         return index, None, (where, str(e))
     return index, out, reports
@@ -623,11 +450,11 @@ def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:
 
 
 def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpath: list[Path] | None = None,
-                   jobs: int = 1, method_timeout: float | None = None,
+                   jobs: int = 1, method_timeout: float | None = DEFAULT_METHOD_TIMEOUT,
                    progress: Callable[[int, int], None] | None = None,
                    reports: Sequence[Output] = (), goal: Goal = Goal.SPEED) -> tuple[Path, RunReport]:
     """Optimize a class, jar or directory and write the result (the full stage aiming at ``goal``); returns the
-    output path and the report.
+    output path and the report. ``method_timeout``: the wall-clock safety net per method (seconds; None: none).
 
     ``reports`` are the files the caller writes afterwards: they are checked with the output itself
     (:func:`~peggy_jvm.archive.check_outputs`) before any work, so that a bad one fails the run early."""

@@ -1,21 +1,25 @@
-"""Per-method budgets of ``optimize`` (``--method-timeout``) and the worker processes of ``--jobs``
-(peggy_jvm/pipeline.py): the budget split over the full stage's sub-stages, timeouts that keep the original
-bytes with a named reason, and the MaxSAT solver inside pool workers.
+"""Budgets of ``optimize`` (peggy_jvm/budget.py, docs/cli.md "Budgets") and the worker processes of ``--jobs``:
+reproducible output (work budgets decide it: two runs, ``--jobs 1`` and ``--jobs 2``, different
+``PYTHONHASHSEED``s, a slowed-down machine and a 4x smaller safety net all give the same bytes), and the
+wall-clock safety net (``--method-timeout``) that keeps a method's original bytes, with a named reason, when
+it fires, leaving every other method as in the normal run.
 
 Timing is never asserted tightly (a loaded 2-core machine): the tests assert structure (statuses, reasons,
 byte-identical output) and bounds the pipeline guarantees by construction.
 """
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from peggy_jvm.budget import DEFAULT_METHOD_TIMEOUT, MethodTimeout, SafetyNet, alarm
 from peggy_jvm.classfile.reader import read_class
-from peggy_jvm.pipeline import (DEFAULT_FULL_BUDGET, MethodBudget, MethodTimeout, Stage, _alarm,
-                                optimize_input)
+from peggy_jvm.pipeline import Stage, optimize_input
 
 SOURCES = {
     "BudgetA": """
@@ -52,28 +56,119 @@ def _rows(report) -> dict[str, object]:
     return {m.name: m for m in report.methods}
 
 
-# -- --jobs N uses the solver --------------------------------------------------------------------------------
-def test_jobs_2_extracts_with_the_solver_like_jobs_1(classes, tmp_path):
-    """Pool workers are not daemonic, so the extractor forks its RC2 workers there too: the extraction status
-    of every method is the same with 2 workers as in-process (a daemonic worker fell back to greedy: the
-    methods of NEEDS_SOLVER came out "greedy"). A generous budget keeps the solver from running out of time."""
-    statuses = {}
+
+def _outputs(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.glob("*.class"))}
+
+
+def _codes(data: bytes) -> dict[str, bytes]:
+    """Each method's Code attribute bytes, by name + descriptor."""
+    cf = read_class(data)
+    return {m.name + m.descriptor: (a.data if (a := m.code_attribute()) is not None else b"") for m in cf.methods}
+
+
+@pytest.fixture(scope="module")
+def normal(classes, tmp_path_factory) -> tuple[dict[str, bytes], dict]:
+    """The reference run: in-process, default safety net."""
+    out = tmp_path_factory.mktemp("normal")
+    _, report = optimize_input(classes, out, Stage.FULL, jobs=1)
+    return _outputs(out), _rows(report)
+
+
+# -- reproducible output -------------------------------------------------------------------------------------
+def test_the_solver_proves_what_it_must_and_some_method_is_rewritten(normal):
+    """The reference run does real work (so that the comparisons below can fail): the solver proves the
+    extraction of NEEDS_SOLVER optimal (greedy alone does not), and methods are rewritten."""
+    _, rows = normal
+    for name in NEEDS_SOLVER:
+        assert rows[name].extraction == "optimal (proved)", (name, rows[name])
+    assert any(m.status == "rewritten" for m in rows.values())
+    assert not any(m.status == "fallback" for m in rows.values())
+
+
+def test_a_second_run_and_jobs_2_give_identical_bytes(classes, normal, tmp_path):
+    """The same input optimized again, and on 2 worker processes: byte-identical classes, the same rows."""
+    outputs, rows = normal
     for jobs in (1, 2):
-        _, report = optimize_input(classes, tmp_path / f"j{jobs}", Stage.FULL, jobs=jobs, method_timeout=60.0)
-        rows = _rows(report)
-        statuses[jobs] = {(m.class_name, m.name): m.extraction for m in report.methods}
-        for name in NEEDS_SOLVER:
-            assert rows[name].extraction == "optimal (proved)", (jobs, name, rows[name])
-        assert not any("daemonic" in m.reason for m in report.methods)
-    assert statuses[1] == statuses[2]
-    # the same classes written either way
-    for p in classes.glob("*.class"):
-        assert (tmp_path / "j1" / p.name).read_bytes() == (tmp_path / "j2" / p.name).read_bytes(), p.name
+        out = tmp_path / f"j{jobs}"
+        _, report = optimize_input(classes, out, Stage.FULL, jobs=jobs)
+        assert _outputs(out) == outputs, jobs
+        assert {n: (m.status, m.extraction, m.cost_after) for n, m in _rows(report).items()} == \
+               {n: (m.status, m.extraction, m.cost_after) for n, m in rows.items()}, jobs
 
 
-# -- budgets ------------------------------------------------------------------------------------------------
-def test_a_spent_budget_keeps_the_original_bytes_with_a_named_reason(classes, tmp_path):
-    """A budget too small for anything: every method with code falls back with a ``timeout:`` reason naming
+def test_other_hash_seeds_give_identical_bytes(classes, normal, tmp_path):
+    """Two CLI processes with different PYTHONHASHSEEDs (string hashing, so the order of sets and dicts of
+    strings, differs between them): the same bytes as each other and as the reference run."""
+    outputs, _ = normal
+    for seed in ("1", "2"):
+        out = tmp_path / f"seed{seed}"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        proc = subprocess.run([str(Path(sys.executable).parent / "peggy-jvm"), "optimize", str(classes), "-o",
+                               str(out), "--jobs", seed], env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert _outputs(out) == outputs, seed
+
+
+def test_a_slow_machine_and_a_4x_smaller_safety_net_change_nothing(classes, normal, tmp_path, monkeypatch):
+    """Artificial slowness (every e-graph rebuild and every checked selection sleeps) under a safety net 4x
+    smaller than the default (still far above what the work needs): the same bytes as the reference run.
+    With wall-clock budgets the slowed run stopped saturation and the solver early and extracted less."""
+    from peggy_jvm.egraph.egraph import EGraph
+    from peggy_jvm.extract import maxsat
+
+    outputs, _ = normal
+    rebuild, check = EGraph.rebuild, maxsat._Worker.check
+
+    def slow_rebuild(self, *a, **k):
+        time.sleep(0.002)
+        return rebuild(self, *a, **k)
+
+    def slow_check(self, *a, **k):
+        time.sleep(0.02)
+        return check(self, *a, **k)
+
+    monkeypatch.setattr(EGraph, "rebuild", slow_rebuild)
+    monkeypatch.setattr(maxsat._Worker, "check", slow_check)
+    out = tmp_path / "slow"
+    _, report = optimize_input(classes, out, Stage.FULL, jobs=1, method_timeout=DEFAULT_METHOD_TIMEOUT / 4)
+    assert not [m for m in report.methods if m.status == "fallback"]
+    assert _outputs(out) == outputs
+
+
+# -- the safety net ------------------------------------------------------------------------------------------
+def test_a_net_that_fires_keeps_that_method_and_leaves_the_others_as_in_the_normal_run(classes, normal, tmp_path,
+                                                                                     monkeypatch):
+    """One method made slow (its lifting sleeps past the net): it alone falls back, reason ``timeout:``, with
+    its original bytes; every other method's code is byte-identical to the normal run's."""
+    import peggy_jvm.pipeline as pipeline
+
+    outputs, rows = normal
+    lift = pipeline.lift_method
+
+    def slow_lift(cf, m, *a, **k):
+        if m.name == "dbl":
+            time.sleep(0.6)
+        return lift(cf, m, *a, **k)
+
+    monkeypatch.setattr(pipeline, "lift_method", slow_lift)
+    out = tmp_path / "net"
+    _, report = optimize_input(classes, out, Stage.FULL, jobs=1, method_timeout=0.5)
+    got = _rows(report)
+    assert got["dbl"].status == "fallback" and got["dbl"].reason.startswith("timeout: "), got["dbl"]
+    assert rows["dbl"].status == "rewritten"  # the net changed this one's outcome
+    for name, m in got.items():
+        if name != "dbl":
+            assert (m.status, m.extraction) == (rows[name].status, rows[name].extraction), name
+    original = _codes((classes / "BudgetB.class").read_bytes())
+    now, before = _codes((out / "BudgetB.class").read_bytes()), _codes(outputs["BudgetB.class"])
+    for key, code in now.items():
+        assert code == (original[key] if key.startswith("dbl(") else before[key]), key
+    assert _outputs(out)["BudgetA.class"] == outputs["BudgetA.class"]
+
+
+def test_a_spent_net_keeps_the_original_bytes_with_a_named_reason(classes, tmp_path):
+    """A net too small for anything: every method with code falls back with a ``timeout:`` reason naming
     where it stopped, and every class is written back byte-identical (never half-written)."""
     for jobs in (1, 2):
         out = tmp_path / f"tiny{jobs}"
@@ -87,66 +182,52 @@ def test_a_spent_budget_keeps_the_original_bytes_with_a_named_reason(classes, tm
             assert (out / p.name).read_bytes() == p.read_bytes(), p.name
 
 
-def test_every_method_ends_within_its_budget_or_falls_back(classes, tmp_path):
-    """With a hard budget, a row that is not a timeout fallback took no more than the budget (the pipeline
-    checks at the end, whatever a sub-stage did); timeouts name the budget. Several budgets, so that some
-    sub-stage boundary is crossed by some method whatever the machine's load."""
-    for budget in (0.05, 0.2, 1.0):
-        _, report = optimize_input(classes, tmp_path / f"b{budget}", Stage.FULL, jobs=1, method_timeout=budget)
+def test_every_method_ends_within_its_net_or_falls_back(classes, tmp_path):
+    """A row that is not a timeout fallback took no more than the net (the pipeline checks at the end, whatever
+    a sub-stage did). Several nets, so that some sub-stage boundary is crossed by some method whatever the
+    machine's load."""
+    for net in (0.05, 0.2):
+        _, report = optimize_input(classes, tmp_path / f"b{net}", Stage.FULL, jobs=1, method_timeout=net)
         for m in report.methods:
             if not m.bytes_before:
                 continue
             if m.status == "fallback":
-                assert m.reason.startswith("timeout: "), (budget, m.name, m.reason)
+                assert m.reason.startswith("timeout: "), (net, m.name, m.reason)
             else:
-                # the row's time is the time the pipeline checked against the budget
-                assert m.time_ms["full"] <= budget * 1000, (budget, m.name, m.status, m.time_ms)
+                # the row's time is the time the pipeline checked against the net
+                assert m.time_ms["full"] <= net * 1000, (net, m.name, m.status, m.time_ms)
 
 
-def test_rewritten_rows_report_the_sub_stage_times(classes, tmp_path):
-    _, report = optimize_input(classes, tmp_path / "out", Stage.FULL, jobs=1, method_timeout=60.0)
-    rewritten = [m for m in report.methods if m.status == "rewritten"]
+def test_rewritten_rows_report_the_sub_stage_times(normal):
+    _, rows = normal
+    rewritten = [m for m in rows.values() if m.status == "rewritten"]
     assert rewritten
     for m in rewritten:
         assert {"full", "full.prepare", "full.saturate", "full.extract", "full.lower",
                 "full.self_check"} <= set(m.time_ms), m.time_ms
         assert m.extraction in ("optimal (proved)", "best found", "greedy")
-    for m in report.methods:
+    for m in rows.values():
         assert m.to_json()["extraction"] == m.extraction
 
 
-def test_the_budget_split():
-    """Shares: at most the nominal part of the budget, at most a share of what is left after the reserve,
-    never below the minimum slice; a hard budget raises once spent, a soft one never."""
-    b = MethodBudget(2.0, hard=True)
-    assert 0.45 <= b.share(0.25, 0.25) <= 0.5  # nothing spent: the nominal quarter
-    b.reserve = 1.0
-    assert b.share(0.25, 0.25) <= 0.25  # a quarter of the ~1 s left after the reserve
-    late = MethodBudget(2.0, hard=True, start=time.perf_counter() - 1.9)
-    assert late.share(0.5, 0.55) <= 0.06
-    assert late.share(0.5, 0.55, later=1.0) == pytest.approx(0.02)  # the minimum slice
-    late.check("anything")  # 0.1 s left: not spent yet
-    spent = MethodBudget(2.0, hard=True, start=time.perf_counter() - 2.5)
+def test_the_net_checks_and_the_alarm_interrupts_code_that_checks_no_clock():
+    SafetyNet(None, start=time.perf_counter() - 99).check("extraction")  # no net: never fires
+    SafetyNet(2.0, start=time.perf_counter() - 1.9).check("anything")  # 0.1 s left: not yet
     with pytest.raises(MethodTimeout, match="before extraction"):
-        spent.check("extraction")
-    MethodBudget(DEFAULT_FULL_BUDGET, hard=False, start=time.perf_counter() - 99).check("extraction")
-
-
-def test_the_alarm_interrupts_code_that_checks_no_clock_and_is_disarmed_after():
-    b = MethodBudget(1.0, hard=True)
+        SafetyNet(2.0, start=time.perf_counter() - 2.5).check("extraction")
     t0 = time.perf_counter()
     with pytest.raises(MethodTimeout, match="busy loop interrupted"):
-        with _alarm(0.05, b, "busy loop"):
+        with alarm(SafetyNet(0.05), "busy loop"):
             while True:  # checks no clock: only the alarm can stop it
                 pass
     assert time.perf_counter() - t0 < 5
     import signal
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
     assert signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN)
-    with _alarm(5.0, b, "quick"):  # finishes in time: nothing raised, nothing left armed
+    with alarm(SafetyNet(5.0), "quick"):  # finishes in time: nothing raised, nothing left armed
         pass
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
-    with _alarm(None, b, "soft"):  # no hard budget: no alarm at all
+    with alarm(SafetyNet(None), "none"):  # no net: no alarm at all
         assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
 
 

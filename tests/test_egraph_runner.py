@@ -229,3 +229,27 @@ def test_a_saturated_run_names_no_stopping_place():
     _sum(eg, 3)
     rep = Runner(_ac_rules(), Limits(max_nodes=100_000, time_limit_s=30)).run(eg)
     assert rep.stop_reason is StopReason.SATURATED and rep.stopped_in == ""
+
+
+def test_without_a_time_limit_slowness_changes_nothing(monkeypatch):
+    """``time_limit_s=None`` (the optimizer's work budget): the run stops at the same place with the same
+    e-graph however slow the machine is; the same limits as a time budget stop the slowed run early."""
+    def run(limits: Limits) -> tuple:
+        eg = EGraph()
+        _sum(eg, 8)
+        rep = Runner(_ac_rules(), limits).run(eg)
+        return rep.stop_reason, rep.iterations, rep.nodes, rep.classes, eg.node_count
+
+    work = Limits(max_nodes=2_000, max_iterations=6, time_limit_s=None)
+    fast = run(work)
+    assert fast[0] in (StopReason.NODE_LIMIT, StopReason.ITERATION_LIMIT)
+    rebuild = EGraph.rebuild
+
+    def slow_rebuild(self, *a, **k):
+        time.sleep(0.02)
+        return rebuild(self, *a, **k)
+
+    monkeypatch.setattr(EGraph, "rebuild", slow_rebuild)
+    assert run(work) == fast
+    timed = run(Limits(max_nodes=2_000, max_iterations=6, time_limit_s=0.03))
+    assert timed[0] is StopReason.TIME_LIMIT and timed != fast

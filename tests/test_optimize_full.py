@@ -183,6 +183,7 @@ def test_the_self_check_keeps_what_it_cannot_prove(tmp_path, java_home):
     the same code passes."""
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
     from peggy_jvm.classfile.reader import read_class
+    from peggy_jvm.budget import DEFAULT_WORK_BUDGET
     from peggy_jvm.pipeline import MethodUnchanged, _self_check
 
     (tmp_path / "Two.java").write_text("class Two { static int a(int x) { return x + 1; } "
@@ -192,16 +193,15 @@ def test_the_self_check_keeps_what_it_cannot_prove(tmp_path, java_home):
     a = next(m for m in cf.methods if m.name == "a")
     b = next(m for m in cf.methods if m.name == "b")
     h = ClassHierarchy([tmp_path])
-    _self_check(cf, a, a.code_attribute().data, h, 1.0)
+    _self_check(cf, a, a.code_attribute().data, h, DEFAULT_WORK_BUDGET)
     with pytest.raises(MethodUnchanged, match="self-check"):
-        _self_check(cf, a, b.code_attribute().data, h, 1.0)
+        _self_check(cf, a, b.code_attribute().data, h, DEFAULT_WORK_BUDGET)
 
 
 def test_a_selection_the_reverter_refuses_gives_way_to_the_next_cheapest(tmp_path, java_home, monkeypatch):
     """Extraction hands each candidate to the reverter (``extract_peg(accept=...)``); one it cannot schedule is
-    blocked and the next cheapest is extracted, instead of the method keeping its original code. (Which of
-    several equally cheap selections the solver returns first varies from run to run: lang3's NumberUtils.max
-    and min came out unrevertable in one run and were kept as they were.) Here a reverter that refuses shifts
+    blocked and the next cheapest is extracted, instead of the method keeping its original code. (lang3's
+    NumberUtils.max and min once came out unrevertable and were kept as they were.) Here a reverter that refuses shifts
     turns x * 4 + x * 4 into x * 8 rather than x << 3, and the result runs like the original."""
     import peggy_jvm.pipeline as pipeline
     from peggy_jvm.revert.revert import RevertUnsupported
@@ -613,7 +613,7 @@ def test_extract_returns_the_original_when_nothing_is_cheaper():
     from peggy_jvm.extract.select import extract_peg
 
     peg = _identity_peg()
-    new, rep = extract_peg(peg, budget=0.5)
+    new, rep = extract_peg(peg)
     assert new is peg and rep.status == "original" and rep.cost_after == rep.cost_before
 
 
@@ -627,7 +627,7 @@ def test_extract_folds_and_reports_costs():
     three = peg.add("mul.i", None, (peg.add("const.i", 1), peg.add("const.i", 3)))
     peg.root = peg.add("return", None, (peg.add("sigma0"), peg.add("mul.i", None, (x, three))))
     peg.seal()
-    new, rep = extract_peg(peg, budget=0.5)
+    new, rep = extract_peg(peg)
     assert new is not peg and rep.status in ("optimal (proved)", "best found", "greedy")
     assert rep.cost_before == peg_cost(peg) and rep.cost_after == peg_cost(new) < rep.cost_before
     assert "mul.i" not in {new.nodes[n].op for n in new.reachable()} or len(new.reachable()) < len(peg.reachable())

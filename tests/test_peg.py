@@ -394,7 +394,7 @@ def test_pure_loops_off_the_sigma_chain_revert_where_their_values_are_wanted(jav
             continue
         ir = lift_method(cf, m, h)
         peg = build_peg(ir)
-        new, _ = extract_peg(peg, budget=1.0)
+        new, _ = extract_peg(peg)
         check_peg(new)
         assert loops_on_sigma(new) == []
         kinds = _kinds(new)

@@ -169,15 +169,19 @@ public class P {
         assert find_violation(peg, baseline=effect_profiles(peg)) is None, m.name
 
 
-def test_running_out_of_time_means_too_large_to_decide_never_valid():
-    # a valid PEG (the effect and its use under the same condition) is refused once the deadline has passed:
+def test_running_out_of_work_means_too_large_to_decide_never_valid(monkeypatch):
+    # a valid PEG (the effect and its use under the same condition) is refused once the work limits are spent:
     # the extraction keeps the original instead of trusting profiles it did not finish
+    from peggy_jvm.extract import phi_profile
     peg, s0, x, c = _base()
     e, rs, rv = _call(peg, s0, x)
     peg.root = peg.add("return", None, (peg.add("phi", None, (c, rs, s0)), peg.add("phi", None, (c, rv, x))))
     peg.seal()
     assert find_violation(peg) is None
-    assert effect_profiles(peg, deadline=0.0) == {e: None}
-    late = find_violation(peg, deadline=0.0)
+    monkeypatch.setattr(phi_profile, "MAX_WORK", 0)
+    assert effect_profiles(peg) == {e: None}
+    late = find_violation(peg)
     assert late is not None and "too large to decide" in late.reason
-    assert prune({frozenset({(1, True)}), frozenset({(1, False)})}, deadline=0.0) is None
+    assert prune({frozenset({(1, True)}), frozenset({(1, False)})}) == {frozenset()}
+    monkeypatch.setattr(phi_profile, "MAX_PRUNE_WORK", 1)
+    assert prune({frozenset({(1, True)}), frozenset({(1, False)})}) is None

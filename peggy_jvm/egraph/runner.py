@@ -30,6 +30,9 @@ Limits and how exactly they hold
       A rebuild is never cut short (the e-graph must stay consistent), so a rule set whose rebuild cascades
       explode can still overshoot by one rebuild.
     * ``max_iterations``: iterations started.
+    * ``time_limit_s`` None: no clock decides anything (the optimizer's work budget, docs/cli.md "Budgets"):
+      the run is a function of the e-graph, the rules and the other limits only, so its result is the same on
+      a fast or a slow machine; the e-graph is rebuilt once per iteration, never early for time.
 
 Invariants
     The e-graph is rebuilt when :meth:`Runner.run` returns, whatever the stop reason; the report says where a
@@ -38,6 +41,7 @@ Invariants
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from enum import Enum
@@ -116,7 +120,8 @@ class PatternRewrite:
 class Limits:
     max_nodes: int = 10_000
     max_iterations: int = 30
-    time_limit_s: float = 1.0
+    #: None: no wall-clock limit (work limits only: the result does not depend on the machine's speed)
+    time_limit_s: float | None = 1.0
     match_limit: int = 1_000  # per rule and iteration, doubled after every ban (egg's default)
     ban_length: int = 5  # iterations, doubled after every ban
 
@@ -183,7 +188,7 @@ class Runner:
         lim = self.limits
         clock = time.perf_counter
         start = clock()
-        deadline = start + lim.time_limit_s
+        deadline = math.inf if lim.time_limit_s is None else start + lim.time_limit_s
         report = RunReport(rules={r.name: RuleStats() for r in self.rules})
         banned_until = {r.name: 0 for r in self.rules}
         bans = {r.name: 0 for r in self.rules}
@@ -285,7 +290,8 @@ class Runner:
                done: dict[str, set], report: RunReport) -> StopReason | None:
         clock = time.perf_counter
         max_nodes = self.limits.max_nodes
-        rebuild_slice = 0.02 * self.limits.time_limit_s
+        timed = self.limits.time_limit_s is not None
+        rebuild_slice = 0.02 * self.limits.time_limit_s if timed else math.inf
         queues = [(rule, iter(ms), st, done.setdefault(rule.name, set()) if getattr(rule, "cache_matches", False)
                    else None) for rule, ms, st in found]
         while queues:
@@ -308,6 +314,8 @@ class Runner:
                 alive.append((rule, it, st, seen))
                 if eg.node_count >= max_nodes:
                     return StopReason.NODE_LIMIT
+                if not timed:  # the early rebuilds below are timed decisions: without a clock, none
+                    continue
                 # after EVERY application (a clock read and two lengths: well under 1% of an application), so a
                 # rule whose applications are slow cannot carry the run past its deadline by a batch of them
                 work = eg.pending_work()

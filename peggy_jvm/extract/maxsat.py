@@ -1,4 +1,4 @@
-"""Optimal extraction as weighted partial MaxSAT, solved by RC2 (python-sat) within a wall-clock budget.
+"""Optimal extraction as weighted partial MaxSAT, solved by RC2 (python-sat) within a work budget.
 
 What this module owns
     The encoding of an :class:`ExtractionProblem` into weighted partial MaxSAT (:func:`encode`), the solver
@@ -48,15 +48,19 @@ Solving (anytime, bounded)
        nodes or the disjoint-sum bound, whichever is largest), it is optimal and no solver runs; a solver's
        solution that reaches it
        later ends the search the same way (see docs/cost-model.md, "Proving optimality");
-    3. otherwise each :class:`SolverConfig` runs in its own child process (``fork``): by default
-       RC2Stratified with core exhaustion, and plain RC2 with core exhaustion and minimisation, both on
+    3. otherwise each :class:`SolverConfig` runs in turn, in this process, in a fixed order: by default
+       RC2Stratified with core exhaustion, then plain RC2 with core exhaustion and minimisation, both on
        Glucose 3 (when a stratified config would search exactly like a plain one, which happens with a single
        soft weight, it becomes plain RC2 on Maplesat instead), the oracle's polarities started at the
-       incumbent.  The parent waits until a proof, the end of all workers,
-       or the deadline, at which it kills the workers (RC2's own ``interrupt`` does not stop its core
-       heuristics, so it is no bound).  Every SAT model RC2's oracle finds along the way satisfies all hard
-       clauses, so workers report improving ones as they appear: that is ``best_found`` when no proof comes
-       in time.
+       incumbent.  Each gets ``work`` units: its oracle's unit propagations summed over every oracle call RC2
+       makes (its core heuristics included: all go through ``_call_oracle``, which sets the rest of the budget
+       as the call's ``prop_budget`` and uses ``solve_limited``), plus the formula's variable count per call
+       (what decoding a model costs); a call cut short ends that config, keeping the best model found so
+       far.  The first proof ends the search; the next config starts from the best incumbent.
+       No clock and no race decides anything: the same problem and options give the same selection on any
+       machine, under any load, with any ``--jobs`` (SAT solvers are deterministic given their input).
+       Every SAT model RC2's oracle finds along the way satisfies all hard clauses, so improving ones are
+       kept as they appear: that is ``best_found`` when no proof comes within the work budget.
     A proof is an RC2 optimum whose decoded selection costs exactly RC2's lower bound (with negative costs
     and may-close edges an unreachable "island" could make them differ; then it is only ``best_found``).
 
@@ -65,31 +69,29 @@ The checker hook (for the phi-profile checker of DESIGN section 4)
     a disjunction of ``(node id, chosen?)`` literals over the *reached* chosen nodes) that every acceptable
     selection satisfies and this one violates (to block "these nodes together": ``((a, False), (b, False))``).
     The worker adds them with ``add_clause`` and calls RC2 again, incrementally, up to ``max_blocks`` times.
+    A checker with a work budget of its own raises :class:`OutOfWork` when it is spent: the search stops there
+    (deterministically: the checker is asked the same questions in the same order on every run).
     Because those constraints are not known in advance, shrinking does not use dominance when a checker is
     given, and RC2Stratified runs without clause hardening (hardening plus ``add_clause`` gave a wrong UNSAT
     in the research note).  An UNSAT after blocking is re-checked by a fresh SAT call before it is believed;
-    if that finds a model, RC2 is rebuilt from scratch with all clauses.  The checker runs in the worker
-    processes: it must be a pure function of its arguments.
+    if that finds a model, RC2 is rebuilt from scratch with all clauses.  The checker must be a pure function
+    of its arguments (and bounded by work, not time, for the result to be reproducible).
 
 Invariants
-    * Every reported selection has been re-checked by :func:`evaluate_selection` (in the worker and again in
-      the parent, which also checks the extra clauses and runs the checker); one that fails is dropped.
+    * Every kept selection has been checked by :func:`evaluate_selection`, the extra clauses and the checker;
+      one that fails is dropped.
     * ``lower_bound`` is always proved (solver-free bounds, or an RC2 optimum), capped at the result's cost.
     * The result is never worse than the greedy incumbent: status ``optimal`` (proved), ``best_found``
       (strictly better than greedy, not proved), ``greedy`` (the greedy selection), or ``none`` (only with
-      extra clauses or a checker: neither greedy nor the solver produced an acceptable selection in time).
+      extra clauses or a checker: neither greedy nor the solver produced an acceptable selection within the budget).
 """
 from __future__ import annotations
 
 import heapq
-import multiprocessing
-import os
 import time
-import traceback
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
-from multiprocessing.connection import Connection, wait
 from typing import Callable, Iterable, Sequence
 
 import networkx as nx
@@ -98,6 +100,7 @@ from pysat.examples.rc2 import RC2, RC2Stratified
 from pysat.formula import WCNF, IDPool
 from pysat.solvers import Solver
 
+from ..budget import DEFAULT_SOLVER_WORK
 from .greedy import chain_extract, greedy_extract
 from .problem import (ClassId, ExtractionProblem, NodeId, Selection, evaluate_selection, integer_costs,
                       usable_nodes)
@@ -105,7 +108,7 @@ from .shrink import ShrinkResult, ShrinkStats, disjoint_sum_bound, path_lower_bo
 
 __all__ = [
     "Literal", "NodeClause", "Checker", "Status", "SolverConfig", "DEFAULT_CONFIGS", "Encoding",
-    "ExtractionResult", "encode", "solve", "clause_holds",
+    "ExtractionResult", "OutOfWork", "encode", "solve", "clause_holds",
 ]
 
 #: ``(node id, True)``: the node is chosen and reached; ``(node id, False)``: it is not
@@ -127,7 +130,7 @@ class Status(Enum):
 
 @dataclass(frozen=True)
 class SolverConfig:
-    """One RC2 configuration; each runs in its own worker process."""
+    """One RC2 configuration; they run one after the other, each within its own work budget."""
 
     name: str
     stratified: bool
@@ -147,6 +150,9 @@ DEFAULT_CONFIGS: tuple[SolverConfig, ...] = (
     SolverConfig("rc2-strat", stratified=True, minz=False),
     SolverConfig("rc2", stratified=False, minz=True),
 )
+#: the default work budget of one configuration: its SAT oracle's unit propagations summed over all of RC2's
+#: oracle calls, plus the formula's variable count per call (docs/cli.md, "Budgets")
+DEFAULT_WORK = DEFAULT_SOLVER_WORK
 
 
 # ============================================================================================ encoding
@@ -230,10 +236,10 @@ def encode(shrunk: ShrinkResult, extra_hard: Sequence[NodeClause] = (), *,
         else:
             stats["amo_counter"] += 1
             hard.extend(CardEnc.atmost(xs, bound=1, vpool=pool, encoding=EncType.seqcounter).clauses)
-    for c in shrunk.forced:
-        hard.append([used[c]])
-    for nid in shrunk.fixed:
-        hard.append([var[nid]])
+    # in the problem's own order, not the sets' (string hashing varies per process: the clause order would,
+    # and with it the SAT solver's search and which of equally cheap selections it returns)
+    hard.extend([used[c]] for c in p.classes if c in shrunk.forced)
+    hard.extend([var[nid]] for nid in nodes if nid in shrunk.fixed)
     for nid in nodes:
         for d in dict.fromkeys(p.nodes[nid].children):
             hard.append([-var[nid], used[d]])
@@ -478,17 +484,17 @@ class _Candidate:
     blocks: int = 0
 
 
-def solve(problem: ExtractionProblem, *, budget: float | None = 10.0, extra_hard: Sequence[NodeClause] = (),
+def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_hard: Sequence[NodeClause] = (),
           checker: Checker | None = None, configs: Sequence[SolverConfig] = DEFAULT_CONFIGS,
           max_blocks: int = 100, use_shrink: bool = True) -> ExtractionResult:
-    """Extract a least-cost valid selection of ``problem`` within ``budget`` seconds of wall-clock time.
+    """Extract a least-cost valid selection of ``problem``, each solver configuration within ``work`` units
+    (its SAT oracle's propagations plus the variable count per oracle call; None: unbounded).  The result is
+    a function of the arguments only (no clock).
 
-    ``budget`` None waits for the solver however long it takes.  See the module docstring for the statuses,
-    ``extra_hard`` and ``checker``.  Raises :class:`InfeasibleProblemError` when the problem itself (without
-    extra clauses) has no valid selection.
+    See the module docstring for the statuses, ``extra_hard`` and ``checker``.  Raises
+    :class:`InfeasibleProblemError` when the problem itself (without extra clauses) has no valid selection.
     """
-    t0 = time.monotonic()
-    deadline = None if budget is None else t0 + budget
+    t0 = time.monotonic()  # for the report only
     notes: list[str] = []
     extra = [tuple(cl) for cl in extra_hard]
 
@@ -502,7 +508,10 @@ def solve(problem: ExtractionProblem, *, budget: float | None = 10.0, extra_hard
         if not all(clause_holds(cl, selected) for cl in extra):
             return False, []
         if checker is not None:
-            blocks = [tuple(cl) for cl in checker(problem, sel)]
+            try:
+                blocks = [tuple(cl) for cl in checker(problem, sel)]
+            except OutOfWork:  # the checker cannot decide any more: not acceptable, nothing learnt
+                return False, []
             if blocks:
                 return False, blocks
         return True, []
@@ -550,12 +559,13 @@ def solve(problem: ExtractionProblem, *, budget: float | None = 10.0, extra_hard
         lower = enc.trivial_bound
         best_known = min((c.objective for c in candidates), default=None)
         if best_known is None or best_known > lower:
-            proof = _run_workers(problem, enc, _diversify(configs, enc), checker, max_blocks, deadline,
-                                 candidates, notes, acceptable)
+            proof = _run_configs(problem, enc, _diversify(configs, enc), checker, max_blocks, work, extra,
+                                 candidates, notes)
             if proof is not None:
                 lower = max(lower, proof)
 
-    # the cheapest; at equal cost the one found first (greedy's own before the solvers')
+    # the cheapest; at equal cost the one found first (greedy's own before the solvers', the configs in their
+    # order): a fixed order, since the solvers run one after the other within work budgets
     chosen = min(candidates, key=lambda c: c.objective, default=None)
     elapsed = time.monotonic() - t0
     if chosen is None:
@@ -604,104 +614,71 @@ def _selection_of(problem: ExtractionProblem, nodes: Iterable[NodeId]) -> Select
     return Selection({problem.nodes[n].eclass: n for n in nodes})
 
 
-def _run_workers(problem: ExtractionProblem, enc: Encoding, configs: Sequence[SolverConfig],
-                 checker: Checker | None, max_blocks: int, deadline: float | None,
-                 candidates: list[_Candidate], notes: list[str],
-                 acceptable: Callable[[Iterable[NodeId]], tuple[bool, list[NodeClause]]]) -> int | None:
-    """Run one worker per config until a proof, all done, or the deadline; returns the proved bound."""
-    if deadline is not None and time.monotonic() >= deadline:
-        notes.append("budget spent before solving")
-        return None
-    ctx = multiprocessing.get_context("fork")
+class _Settled(Exception):
+    """Raised out of RC2 by a model that meets the solver-free lower bound: the search is over."""
+
+
+class OutOfWork(Exception):
+    """A work budget is spent: raised out of RC2 when its oracle has spent the configuration's propagations, or
+    by a checker whose own work budget is spent (the selection it was asked about is neither accepted nor
+    blocked). The configuration stops with the best selection found so far."""
+
+
+def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[SolverConfig],
+                 checker: Checker | None, max_blocks: int, work: int | None, extra: Sequence[NodeClause],
+                 candidates: list[_Candidate], notes: list[str]) -> int | None:
+    """Run the configs one after the other, in their order, each within ``work`` units, until one proves
+    its result optimal (or the problem infeasible); returns the proved bound. Every improving solution met on
+    the way is appended to ``candidates`` in the order found: the same on any machine, under any load."""
     best = min(candidates, key=lambda c: c.objective, default=None)
-    incumbent = None if best is None else best.objective
-    hint = () if best is None else best.nodes
-    workers: list[tuple[SolverConfig, multiprocessing.process.BaseProcess, Connection]] = []
     for cfg in configs:
-        recv, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_worker, name=f"extract-{cfg.name}", daemon=True,
-                           args=(send, problem, enc, cfg, checker, max_blocks, incumbent, hint))
-        proc.start()
-        send.close()  # the child holds its own end; EOF on ours then means the child is gone
-        workers.append((cfg, proc, recv))
-    proved: int | None = None
-    settled = False  # a proof of optimality or of infeasibility came in
-    live = {recv: cfg for cfg, _, recv in workers}
-    try:
-        while live and not settled:
-            timeout = None if deadline is None else deadline - time.monotonic()
-            if timeout is not None and timeout <= 0:
-                notes.append("budget reached")
-                break
-            for conn in wait(list(live), timeout):
-                cfg = live[conn]  # type: ignore[index]
-                try:
-                    msg = conn.recv()  # type: ignore[union-attr]
-                except EOFError:
-                    del live[conn]  # type: ignore[arg-type]
-                    continue
-                kind = msg[0]
-                if kind == "solution":
-                    _, objective, nodes, is_proof, lb, blocks = msg
-                    ok, _ = acceptable(nodes)  # the parent's own re-check, never skipped
-                    if not ok:
-                        notes.append(f"{cfg.name}: a reported solution failed the re-check; dropped")
-                        continue
-                    if objective != enc.objective(nodes):
-                        notes.append(f"{cfg.name}: objective mismatch; dropped")
-                        continue
-                    candidates.append(_Candidate(objective, tuple(nodes), cfg.name, blocks))
-                    if is_proof:
-                        proved, settled = lb, True
-                        break
-                    if objective <= enc.trivial_bound:  # meets a solver-free lower bound: optimal already
-                        proved, settled = enc.trivial_bound, True
-                        break
-                elif kind == "done":
-                    del live[conn]  # type: ignore[arg-type]
-                elif kind == "infeasible":  # proved (re-checked by a fresh SAT call when blocks were added)
-                    notes.append(f"{cfg.name}: {msg[1]}")
-                    settled = True
-                    break
-                else:  # "note": gave up, error
-                    notes.append(f"{cfg.name}: {msg[1]}")
-    finally:
-        for _, proc, recv in workers:
-            if proc.is_alive():
-                proc.kill()
-            proc.join(5)
-            recv.close()
-    return proved
-
-
-def _worker(conn: Connection, problem: ExtractionProblem, enc: Encoding, cfg: SolverConfig,
-            checker: Checker | None, max_blocks: int, incumbent: int | None, hint: tuple[NodeId, ...]) -> None:
-    """One RC2 run (in a child process): stream improving solutions, then the optimum or a note."""
-    try:
-        _Worker(conn, problem, enc, cfg, checker, max_blocks, incumbent, hint).run()
-    except BaseException:  # report, then let the process end; the parent decides what it means
+        incumbent = None if best is None else best.objective
+        hint = () if best is None else best.nodes
+        worker = _Worker(problem, enc, cfg, checker, max_blocks, incumbent, hint, work, extra)
         try:
-            conn.send(("note", "error: " + traceback.format_exc(limit=6)))
-        except Exception:
-            pass
-    finally:
-        try:
-            conn.send(("done",))
-            conn.close()
-        except Exception:
-            pass
-        os._exit(0)  # skip inherited atexit handlers and finalizers of the parent (pytest, executors)
+            outcome = worker.run()
+        except _Settled:
+            outcome = ("proof", enc.trivial_bound)
+        except OutOfWork as e:
+            outcome = ("note", f"work budget spent ({e or f'{work} propagations'})")
+        except Exception as e:  # e.g. RC2Stratified after blocking clauses can fail to return a model:
+            # the config gives up, keeping what it found; the next one (or greedy) carries on
+            outcome = ("note", f"error: {type(e).__name__}: {e}")
+        finally:
+            worker.close()
+        candidates.extend(worker.found)
+        if worker.found:
+            best = min([best, *worker.found] if best is not None else worker.found, key=lambda c: c.objective)
+        kind, detail = outcome
+        if kind == "proof":
+            return detail  # type: ignore[return-value]
+        notes.append(f"{cfg.name}: {detail}")
+        if kind == "infeasible":
+            return None
+    return None
 
 
 class _Worker:
-    def __init__(self, conn: Connection, problem: ExtractionProblem, enc: Encoding, cfg: SolverConfig,
-                 checker: Checker | None, max_blocks: int, incumbent: int | None,
-                 hint: tuple[NodeId, ...] = ()) -> None:
-        self.conn, self.problem, self.enc, self.cfg = conn, problem, enc, cfg
+    """One RC2 configuration run in this process: improving solutions are collected in :attr:`found` (each
+    re-checked), :meth:`run` returns ``("proof", bound)``, ``("infeasible", why)`` or ``("note", why)``."""
+
+    def __init__(self, problem: ExtractionProblem, enc: Encoding, cfg: SolverConfig, checker: Checker | None,
+                 max_blocks: int, incumbent: int | None, hint: tuple[NodeId, ...] = (),
+                 work: int | None = None, extra: Sequence[NodeClause] = ()) -> None:
+        self.problem, self.enc, self.cfg = problem, enc, cfg
         self.checker, self.max_blocks = checker, max_blocks
         self.best = incumbent
         self.hint = frozenset(hint)
+        self.work = work
+        self.extra = tuple(extra)
         self.added: list[list[int]] = []
+        self.found: list[_Candidate] = []
+        self.rc2: RC2 | None = None
+
+    def close(self) -> None:
+        if self.rc2 is not None:
+            self.rc2.delete()
+            self.rc2 = None
 
     def make_rc2(self) -> RC2:
         cfg = self.cfg
@@ -722,6 +699,8 @@ class _Worker:
         solver = _hooked(base)(formula, solver=cfg.solver, adapt=cfg.adapt, exhaust=cfg.exhaust,
                                minz=cfg.minz, **kwargs)
         solver.on_model = self.on_model
+        solver.work_limit = self.work
+        solver.call_charge = self.enc.wcnf.nv
         if cfg.phases and self.hint:
             # the oracle's first guesses follow the incumbent, so the models met along the way resemble it
             solver.oracle.set_phases([v if nid in self.hint else -v for nid, v in self.enc.var.items()])
@@ -755,6 +734,9 @@ class _Worker:
         sel = _selection_of(self.problem, nodes)
         if not nodes or not evaluate_selection(self.problem, sel).valid:
             return False, []
+        selected = frozenset(nodes)
+        if not all(clause_holds(cl, selected) for cl in self.extra):
+            return False, []
         if self.checker is not None:
             blocks = [tuple(cl) for cl in self.checker(self.problem, sel)]
             if blocks:
@@ -772,35 +754,39 @@ class _Worker:
         ok, _ = self.check(nodes)
         if ok:
             self.best = objective
-            self.conn.send(("solution", objective, nodes, False, None, len(self.added)))
+            self.found.append(_Candidate(objective, nodes, self.cfg.name, len(self.added)))
+            if objective <= self.enc.trivial_bound:  # meets a solver-free lower bound: optimal already
+                raise _Settled
 
-    def run(self) -> None:
-        rc2 = self.make_rc2()
+    def run(self) -> tuple[str, object]:
+        self.rc2 = rc2 = self.make_rc2()
         while True:
             model = rc2.compute()
             if model is None:
-                if self.added and self.satisfiable():
-                    self.conn.send(("note", "RC2 said UNSAT after blocking, a fresh SAT call disagrees; "
-                                            "rebuilt from scratch"))
-                    rc2.delete()
-                    rc2 = self.make_rc2()
-                    continue
-                self.conn.send(("infeasible", "no acceptable selection exists"))
-                return
+                if self.added:
+                    sat = self.satisfiable()
+                    if sat is None:
+                        return "note", "RC2 said UNSAT after blocking, not re-checked within the work budget"
+                    if sat:
+                        rc2.delete()
+                        self.rc2 = rc2 = self.make_rc2()
+                        continue
+                return "infeasible", "no acceptable selection exists"
             lower = rc2.cost + self.enc.offset
             nodes = self.decode(model)
             valid = bool(nodes) and evaluate_selection(self.problem, _selection_of(self.problem, nodes)).valid
             if not valid:
-                self.conn.send(("note", "error: RC2's optimum decodes to an invalid selection"))
-                return
+                return "note", "error: RC2's optimum decodes to an invalid selection"
             ok, blocks = self.check(nodes)
             if ok:
                 objective = self.enc.objective(nodes)
-                self.conn.send(("solution", objective, nodes, objective == lower, lower, len(self.added)))
-                return
+                if self.best is None or objective < self.best:
+                    self.found.append(_Candidate(objective, nodes, self.cfg.name, len(self.added)))
+                if objective == lower:
+                    return "proof", lower
+                return "note", "optimum of RC2 not met by its decoded selection"
             if len(self.added) >= self.max_blocks:
-                self.conn.send(("note", f"gave up after {len(self.added)} blocking rounds"))
-                return
+                return "note", f"gave up after {len(self.added)} blocking rounds"
             selected = frozenset(nodes)
             for cl in blocks:
                 if clause_holds(cl, selected):
@@ -809,16 +795,18 @@ class _Worker:
                 if lits is None:
                     continue
                 if not lits:
-                    self.conn.send(("infeasible", "no acceptable selection exists (a blocking clause is empty)"))
-                    return
+                    return "infeasible", "no acceptable selection exists (a blocking clause is empty)"
                 rc2.add_clause(lits)
                 self.added.append(lits)
 
-    def satisfiable(self) -> bool:
+    def satisfiable(self) -> bool | None:
+        """A fresh SAT call on the hard clauses and the blocks (None: not decided within the work budget)."""
         with Solver(name="g3", bootstrap_with=self.enc.wcnf.hard) as s:
             for cl in self.added:
                 s.add_clause(cl)
-            return bool(s.solve())
+            if self.work is not None:
+                s.prop_budget(self.work)
+            return s.solve_limited()
 
 
 def _hooked(base: type[RC2]) -> type[RC2]:
@@ -829,9 +817,28 @@ def _hooked(base: type[RC2]) -> type[RC2]:
     """
     class Hooked(base):  # type: ignore[valid-type, misc]
         on_model: Callable[[Sequence[int]], None] | None = None
+        #: work units this oracle may spend in all (None: unbounded): its unit propagations plus, per call,
+        #: ``call_charge`` (the Python side of a call, decoding its model above all, grows with the formula,
+        #: not with the propagations); a call cut short by it, or one made after it is spent, raises
+        #: :class:`OutOfWork` (RC2 would take an undecided call for a core)
+        work_limit: int | None = None
+        call_charge: int = 0
+        calls: int = 0
 
         def _call_oracle(self, assumptions=[], expect_interrupt=False):  # noqa: B006 (RC2's signature)
+            limit = self.work_limit
+            if limit is not None:
+                used = self.oracle.accum_stats()["propagations"] + self.calls * self.call_charge
+                if used >= limit:
+                    raise OutOfWork
+                # a budget relative to the oracle's own count (minisat's semantics); RC2's core minimisation
+                # sets a conflict budget of its own, which this leaves alone
+                self.oracle.prop_budget(limit - used)
+            self.calls += 1
             res = super()._call_oracle(assumptions=assumptions, expect_interrupt=expect_interrupt)
+            if res is None and limit is not None and \
+                    self.oracle.accum_stats()["propagations"] + self.calls * self.call_charge >= limit:
+                raise OutOfWork
             if res and self.on_model is not None:
                 self.on_model(self.oracle.get_model())
             return res

@@ -49,6 +49,11 @@ def _cid(c: int) -> str:
     return f"c{c}"
 
 
+def class_number(cid: str) -> int:
+    """The e-class id a problem class id names (the inverse of the ``c<id>`` naming)."""
+    return int(cid[1:])
+
+
 def build_problem(eg: EGraph, root: int, template: PEG, goal: Goal = Goal.SPEED) -> PegProblem:
     """The extraction problem of the classes ``root`` reaches in ``eg`` (rebuilt), priced by :mod:`.cost` for
     ``goal``."""

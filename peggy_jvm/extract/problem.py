@@ -143,7 +143,11 @@ class ExtractionProblem:
                  ) -> ExtractionProblem:
         """The sub-problem with only ``keep`` nodes and ``classes`` (which must contain the kept nodes'
         classes, children and the roots).  Ids and node objects are shared, so selections carry over."""
-        cls = {c: [] for c in classes}
+        wanted = set(classes)
+        # in this problem's class order, not the set's: string hashing varies per process, and the class order
+        # is the encoding's clause order (and so which of equally cheap selections the SAT solver returns)
+        cls = {c: [] for c in self.classes if c in wanted}
+        cls.update((c, []) for c in sorted(wanted - cls.keys()))
         keep_set = set(keep)
         for nid in self.nodes:  # original order, so results do not depend on set iteration order
             if nid in keep_set:

@@ -9,25 +9,24 @@ How (DESIGN section 4)
     1. The PEG goes into a fresh :class:`EGraph`; the :class:`Runner` saturates it within :class:`Limits`.
     2. :func:`.peg_problem.build_problem` makes the extraction problem of what the root reaches, priced by
        :mod:`.cost`.
-    3. :func:`.maxsat.solve` extracts within ``budget`` seconds, with a checker that turns each candidate selection
-       into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems` (well-formed, CFG-like) and the phi-profile
-       checker (:mod:`.phi_profile`); a rejection comes back as a blocking clause (the violation's explanation for
-       phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's ``accept`` refuses)
-       and RC2 is called again. Greedy is the fallback when the solver cannot run (inside a daemonic worker
-       process) or fails.
-    4. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed, or
-       size with ``--goal size``); unless it is strictly cheaper than the original PEG, the ORIGINAL PEG is
+    3. :func:`.maxsat.solve` extracts within its work budget (work units per solver configuration), with a
+       checker that turns each candidate selection into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems`
+       (well-formed, CFG-like) and the phi-profile checker (:mod:`.phi_profile`); a rejection comes back as a
+       blocking clause (the violation's explanation for phi-profiles, the whole reached selection for malformed
+       PEGs, or ones the caller's ``accept`` refuses) and RC2 is called again. Greedy is the fallback when the
+       solver fails.
+    4. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed,
+       or size with ``--goal size``); unless it is strictly cheaper than the original PEG, the ORIGINAL PEG is
        returned (no churn for nothing).
 
-Inputs: a sealed, well-formed PEG (from :func:`peggy_jvm.peg.build.build_peg`), rules, limits, a time budget.
+Inputs: a sealed, well-formed PEG (from :func:`peggy_jvm.peg.build.build_peg`), rules, limits, a work budget.
+No clock decides anything here when the limits set none: the same PEG and options give the same result.
 Outputs: a sealed PEG that passed ``check_peg`` and the phi-profile checker (or the input PEG itself) and a report.
 Invariants: the returned PEG is either the input or an extraction that passed every check; ``cost_after <=
 cost_before`` always, and ``<`` whenever the PEG changed.
 """
 from __future__ import annotations
 
-import math
-import multiprocessing
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -43,8 +42,8 @@ from ..rules.library import RuleSet, default_rules
 from . import maxsat
 from .cost import peg_cost
 from .greedy import greedy_extract
-from .peg_problem import PegProblem, build_problem, selection_to_peg
-from .phi_profile import Profiles, effect_profiles, find_violation
+from .peg_problem import PegProblem, build_problem, class_number, selection_to_peg
+from .phi_profile import Effort, Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
 __all__ = ["Acceptance", "ExtractReport", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDED_RULES",
@@ -180,8 +179,8 @@ def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], n
                 new.origins[n] = off
 
 
-def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, deadline: float = math.inf,
-              accept: Acceptance | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int]]:
+def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept: Acceptance | None = None,
+              effort: Effort | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int]]:
     """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection)."""
     try:
         peg, back = selection_to_peg(pp, sel)
@@ -191,7 +190,8 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, deadlin
     if bad:
         return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes)))
     nodes = pp.problem.nodes
-    v = find_violation(peg, key=lambda n: nodes[back[n][0]].eclass, baseline=baseline, deadline=deadline)
+    v = find_violation(peg, key=lambda n: class_number(nodes[back[n][0]].eclass), baseline=baseline,
+                       effort=effort)
     if v is not None:
         return peg, back, v.reason, v.explanation
     why = accept(peg) if accept is not None else None
@@ -200,18 +200,32 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, deadlin
     return peg, back, None, frozenset()
 
 
-def make_checker(pp: PegProblem, baseline: Profiles | None = None, deadline: float | None = None,
-                 accept: Acceptance | None = None) -> maxsat.Checker:
-    """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. After
-    ``deadline`` (``time.monotonic()``) every selection is refused (sound: the caller keeps what it accepted
-    before, or the original PEG), which bounds the time the solver's blocking loop and re-checks can take."""
+#: the checker's work budget for one extraction: phi-profile route-step comparisons
+#: (:class:`.phi_profile.Effort`) over all its calls, and calls (each also builds a PEG and asks the caller's
+#: ``accept``, the reverter)
+CHECK_WORK = 4_000_000
+MAX_CHECKS = 40
+
+
+def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Acceptance | None = None,
+                 work: int = CHECK_WORK, max_checks: int = MAX_CHECKS) -> maxsat.Checker:
+    """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
+    function of the selections it is asked about, in order: after ``max_checks`` calls, or once the
+    phi-profiles have used ``work`` step comparisons, it raises :class:`maxsat.OutOfWork` (the solver stops
+    with what it accepted so far). Work, not time, so the blocking loop gives the same answers on every run."""
+    effort = Effort(work)
+    calls = 0
 
     def checker(problem: ExtractionProblem, sel: Selection) -> list[maxsat.NodeClause]:
+        nonlocal calls
+        calls += 1
+        if calls > max_checks or effort.spent_out:
+            raise maxsat.OutOfWork(f"checker: {max_checks} checks or {work} comparisons")
         report = evaluate_selection(problem, sel)
         reached = set(report.reached_nodes(sel))
-        if deadline is not None and time.monotonic() > deadline:
-            return [tuple((nid, False) for nid in sorted(reached))]
-        _, back, why, explain = _problems(pp, sel, baseline, math.inf if deadline is None else deadline, accept)
+        _, back, why, explain = _problems(pp, sel, baseline, accept, effort)
+        if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
+            raise maxsat.OutOfWork(f"checker: {work} comparisons")
         if why is None:
             return []
         blocked = sorted({nid for p in explain for nid in back.get(p, ()) if nid in reached}) or sorted(reached)
@@ -221,20 +235,20 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, deadline: flo
 
 
 def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limits: Limits | None = None,
-                budget: float = 1.0, configs: Sequence[maxsat.SolverConfig] | None = None,
+                work: int | None = maxsat.DEFAULT_WORK, configs: Sequence[maxsat.SolverConfig] | None = None,
                 accept: Acceptance | None = None, goal: Goal = Goal.SPEED) -> tuple[PEG, ExtractReport]:
-    """Saturate ``peg`` with ``rules`` (default: :func:`safe_rules`) within ``limits`` and extract within
-    ``budget`` seconds; returns the cheaper checked PEG, or ``peg`` itself, and the report. ``accept``: the
-    caller's own test of a candidate that passed the checks (the reverter's limits, for the pipeline), a
-    rejection blocking that selection like a malformed one."""
+    """Saturate ``peg`` with ``rules`` (default: :func:`safe_rules`) within ``limits`` and extract with ``work``
+    units per solver configuration; returns the cheaper checked PEG, or ``peg`` itself, and the report.
+    ``accept``: the caller's own test of a candidate that passed the checks (the reverter's limits, for the
+    pipeline), a rejection blocking that selection like a malformed one. With limits that set no time limit
+    (the default), the result is a function of the arguments only."""
     times: dict[str, float] = {}
-    clock = time.perf_counter
+    clock = time.perf_counter  # for the report only
     t0 = clock()
     before = peg_cost(peg, goal)
-    # the checker's profiles can take far longer than saturation (pairwise pruning of routes): bounded by the
-    # budget too, running out meaning "too large to check", which keeps the original
-    until = time.monotonic() + budget
-    own = effect_profiles(peg, deadline=until)
+    # the checker's profiles can take far longer than saturation (pairwise pruning of routes): bounded by
+    # work limits, running out meaning "too large to check", which keeps the original
+    own = effect_profiles(peg)
     if any(v is None for v in own.values()):  # the checker could not accept any extraction: do not try
         times["saturate"] = (clock() - t0) * 1000
         return peg, ExtractReport("original", before, before, times, "",
@@ -248,7 +262,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     eg = EGraph()
     mapping = eg.add_peg(peg)
     root = eg.find(mapping[peg.root])
-    run = Runner(rewrites, limits or Limits(max_nodes=5_000, max_iterations=12, time_limit_s=0.5)).run(eg)
+    run = Runner(rewrites, limits or Limits(max_nodes=5_000, max_iterations=12, time_limit_s=None)).run(eg)
     times["saturate"] = (clock() - t0) * 1000
     if not run.fired():  # nothing was proved equal: the only selection is the original PEG
         return peg, ExtractReport("original", before, before, times, str(run), notes=["no rule fired"])
@@ -256,15 +270,12 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     pp = build_problem(eg, root, peg, goal)
     times["problem"] = (clock() - t1) * 1000
     t2 = clock()
-    baseline = effect_profiles(peg, key=lambda n: f"c{eg.find(mapping[n])}", deadline=until)
-    checker = make_checker(pp, baseline, time.monotonic() + budget, accept)
+    baseline = effect_profiles(peg, key=lambda n: eg.find(mapping[n]))
+    checker = make_checker(pp, baseline, accept)
     notes: list[str] = []
     status, sel, blocks = "original", None, 0
-    if multiprocessing.current_process().daemon:  # a daemonic pool worker cannot fork the solver's workers
-        configs = ()
-        notes.append("solver workers unavailable in a daemonic process: greedy")
     try:
-        res = maxsat.solve(pp.problem, budget=budget, checker=checker,
+        res = maxsat.solve(pp.problem, work=work, checker=checker,
                            configs=maxsat.DEFAULT_CONFIGS if configs is None else configs)
         notes.extend(res.notes)
         blocks = res.blocks
@@ -285,8 +296,8 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     if sel is None:
         report.notes.append("no selection passed the checks")
         return peg, report
-    # checked again here, whatever the solver said (its own time: the solver may have used all of the budget)
-    new, back, why, _ = _problems(pp, sel, baseline, time.monotonic() + max(0.2, budget / 2), accept)
+    # checked again here, whatever the solver said
+    new, back, why, _ = _problems(pp, sel, baseline, accept)
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report

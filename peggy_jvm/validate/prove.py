@@ -11,7 +11,8 @@ What this module owns
     whether the roots are in one e-class. :class:`ProofResult` says proved or not, and why not (with the calls
     only one side makes, the usual sign of a library rewrite).
 
-Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a time budget. Outputs: a
+Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a :class:`ProofBudget` (time
+and work, or work only: then the verdict is a function of the inputs alone). Outputs: a
 ProofResult (with the lifted IR of both methods, reused by the counterexample search).
 
 Invariants
@@ -23,6 +24,7 @@ Invariants
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -59,9 +61,19 @@ class ProofResult:
 
 @dataclass(frozen=True, slots=True)
 class ProofBudget:
-    time_s: float = 5.0
+    """The proof's limits. ``time_s`` None: work limits only (the optimizer's self-check, whose verdict decides
+    the output and so must not depend on the machine's speed): saturation by nodes and iterations, the normal
+    forms by their own size limits and case count, loop induction by ``induction_steps``."""
+
+    time_s: float | None = 5.0
     max_nodes: int = 50_000
     max_iterations: int = 60
+    #: matching steps of each loop-induction search from the roots (:func:`prove_by_induction`'s budget)
+    induction_steps: int = 20_000
+
+    def deadline(self, start: float, share: float = 1.0) -> float:
+        """``start`` plus ``share`` of the time budget; infinite without one."""
+        return math.inf if self.time_s is None else start + share * self.time_s
 
 
 def _identical(pair: MethodPair, same_pool: bool) -> bool:
@@ -102,7 +114,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
     if bisimilar(pa, pb):  # e.g. the same loops: congruence closure would not merge their cycles
         return ProofResult(True, "same PEG", ["bisimulation"], a, b)
-    normal_forms_until = time.monotonic() + CASES_SHARE * budget.time_s
+    normal_forms_until = budget.deadline(time.monotonic(), CASES_SHARE)
     pa = simplify_known_conditions(pa, deadline=normal_forms_until)
     pb = simplify_known_conditions(pb, deadline=normal_forms_until)
     # loops left where their exit flag is set: the settled PEGs mean the same (peg/normalize.py), but settling
@@ -134,14 +146,15 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         if eg.equiv(ra, rb):
             return ProofResult(True, "same PEG once loops' exit phis are settled", ["exit-phis"], a, b)
     start = time.perf_counter()
+    saturate_s = None if budget.time_s is None else max(0.05, SATURATION_SHARE * budget.time_s)
     report = Runner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,
-                                  time_limit_s=max(0.05, SATURATION_SHARE * budget.time_s))).run(eg)
+                                  time_limit_s=saturate_s)).run(eg)
     if eg.conflicts:  # two different constants in one class: some rule was unsound here, so prove nothing
         return ProofResult(False, f"not proved: the e-graph contradicts itself ({len(eg.conflicts)} analysis "
                                   "conflicts: an axiom is unsound on this method)", orig_ir=a, opt_ir=b)
     induction = any(r.name == "theta-bisimulation" for r in rules)  # the same principle, from the roots
-    if induction and not eg.equiv(ra, rb) and time.perf_counter() - start < budget.time_s:
-        _close_by_bisimulation(eg, ra, rb, start + budget.time_s)
+    if induction and not eg.equiv(ra, rb) and time.perf_counter() < budget.deadline(start):
+        _close_by_bisimulation(eg, ra, rb, budget.deadline(start), budget.induction_steps)
     if eg.equiv(ra, rb):
         used: list[str] = []
         if explain:
@@ -155,11 +168,11 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     return ProofResult(False, why + _call_difference(pa, pb), orig_ir=a, opt_ir=b)
 
 
-def _close_by_bisimulation(eg: EGraph, ra: int, rb: int, deadline: float) -> None:
+def _close_by_bisimulation(eg: EGraph, ra: int, rb: int, deadline: float, steps: int) -> None:
     """Loop induction from the two roots (:mod:`peggy_jvm.rules.induction`): congruence closure never merges two
     cycles, so two loops that only became equal body by body (a branch flipped inside a loop) stay apart until
     their thetas are merged."""
-    pairs = prove_by_induction(eg, ra, rb, deadline=deadline, retries=ROOT_INDUCTION_RETRIES)
+    pairs = prove_by_induction(eg, ra, rb, steps, deadline=deadline, retries=ROOT_INDUCTION_RETRIES)
     if not pairs:
         return
     for x, y, _n, _m in pairs:
