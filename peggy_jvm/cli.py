@@ -244,15 +244,17 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
 @click.option("--assume", "assume", multiple=True, type=click.Choice(sorted(ASSUMPTIONS)),
               help="Also prove what holds under this assumption (repeatable); proofs that need it say so. "
                    "strings-by-value: Strings made by concatenation are compared by value, never by identity.")
+@click.option("--all", "every", is_flag=True,
+              help="List every pair in the table (default: only the pairs not proved equivalent).")
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
              class_map: tuple[str, ...], method_timeout: float, explain: bool, axioms: Path | None,
-             assume: tuple[str, ...]) -> int:
+             assume: tuple[str, ...], every: bool) -> int:
     """Check that OPT is a correct translation of ORIG, method by method (exit 0/1/3, 2 on bad input)."""
     from rich.console import Console
 
     from .validate import ValidateOptions, validate_inputs
     from .validate.pairing import parse_class_map
-    from .validate.report import render_table
+    from .validate.report import render_table, shown_pairs
 
     try:
         mapping = parse_class_map(class_map)
@@ -261,19 +263,27 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     rules = _load_axioms(axioms).active()
     reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (junit_path, Form.XML))
                if path is not None]
+    display = _ProgressDisplay("validate", "pairs")
+
+    def progress(done: int, total: int, proved: int) -> None:
+        display.update(done, total, f"{proved} proved", (total - done) / done)
+
     try:
         check_outputs([orig_path, opt_path], reports)
         report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout, explain, rules,
-                                                                      assumptions=assume))
+                                                                      assumptions=assume), progress)
     except InputError as e:
         raise fail(e.path, e.message) from None
     except ClassFileError as e:
         raise fail(str(orig_path), str(e)) from None
     except OSError as e:
         raise fail(e.filename or str(orig_path), os_error_words(e)) from None
+    finally:
+        display.close()
     for out in reports:
         _write_report(out, json.dumps(report.to_json(), indent=1) if out.form is Form.JSON else report.to_junit())
-    Console(width=max(100, Console().width)).print(render_table(report))
+    if shown_pairs(report, every):
+        Console(width=max(100, Console().width)).print(render_table(report, every))
     s = report.summary()
     for u in report.unpaired:
         click.echo(f"unpaired: {u}")
@@ -281,6 +291,9 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     click.echo(f"{len(report.pairs)} pairs: {s['equivalent']} equivalent{relying}, {s['not_equivalent']} not "
                f"equivalent, {s['unknown']} unknown; {report.skipped} without code skipped, "
                f"{len(report.unpaired)} unpaired ({report.seconds:.2f} s)")
+    if s["equivalent"] and not every:
+        plural = "s" if s["equivalent"] != 1 else ""
+        click.echo(f"({s['equivalent']} equivalent pair{plural} not listed; --all lists every pair)")
     return report.exit_code()
 
 
