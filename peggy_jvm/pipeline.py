@@ -25,7 +25,8 @@ that dies (killed, out of memory) leaves its classes as they were: every method 
 Stopping (:mod:`peggy_jvm.interrupt`): each worker leads its own process group, which its solver processes
 join, ignores SIGINT (a Ctrl-C at the terminal reaches the main process alone, which decides) and takes its
 group down with it on SIGTERM, which it also gets when the main process dies (Linux: parent-death signal), so
-no worker outlives the run. Any exception in the main process while the pool runs (:class:`~peggy_jvm.interrupt
+no worker outlives the run. Ctrl-Z (SIGTSTP to the main process) stops the workers' groups too and they go on
+when the main process does (:class:`_JobControl`). Any exception in the main process while the pool runs (:class:`~peggy_jvm.interrupt
 .Interrupted`, KeyboardInterrupt) kills every worker's group at once instead of waiting for the classes in
 flight; the caller's ``finally`` blocks then remove temporaries and nothing is written.
 
@@ -552,6 +553,9 @@ def _init_pool_worker(parent: int, *args: object) -> None:
         pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _end_worker)
+    # outside the terminal's foreground group a write to the terminal (a warning) would stop the worker when
+    # the terminal has `tostop` set; ignoring SIGTTOU lets the write through
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
     _parent_death_signal(signal.SIGTERM)
     if os.getppid() != parent:  # the main process died before the parent-death signal was armed
         _end_worker()
@@ -578,11 +582,17 @@ def _parent_death_signal(signum: int) -> None:
         pass
 
 
+def _workers(pool: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
+    """The pool's worker processes (``_processes``, pid -> Process: private, but stable since Python 3.2; with
+    ``fork`` all of them are started by the first submit)."""
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
 def _kill_workers(pool: ProcessPoolExecutor) -> None:
     """Kill every worker's process group (the worker and its solver processes) and reap the workers. A group
     id is the pid of the worker that leads it, which cannot be reused while the group has a member; a worker
     not yet leading its group is killed by its pid while it is known to be alive (not reaped)."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())  # pid -> Process; private, stable since 3.2
+    procs = _workers(pool)
     for proc in procs:
         alive = proc.exitcode is None
         try:
@@ -596,6 +606,44 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
                 pass
     for proc in procs:
         proc.join(2)
+
+
+class _JobControl:
+    """While the pool runs: Ctrl-Z (SIGTSTP, which the terminal sends to the main process's group only) stops
+    the workers' groups too, and they continue when the main process does (``fg``, ``bg``), as they would in
+    one process group. Main thread only (signal handlers are set there); restores the old handler."""
+
+    def __init__(self, pool: ProcessPoolExecutor) -> None:
+        self.pool = pool
+        self.old: object = None
+
+    def __enter__(self) -> _JobControl:
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGTSTP"):
+            self.old = signal.signal(signal.SIGTSTP, self._stop)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.old is not None:
+            signal.signal(signal.SIGTSTP, self.old)  # type: ignore[arg-type]
+
+    def _signal_groups(self, signum: int) -> None:
+        for proc in self._alive():
+            try:
+                os.killpg(proc.pid, signum)
+            except OSError:
+                pass
+
+    def _alive(self) -> list[multiprocessing.process.BaseProcess]:
+        return [p for p in _workers(self.pool) if p.exitcode is None]
+
+    def _stop(self, _signum: int, _frame: object) -> None:
+        self._signal_groups(signal.SIGSTOP)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        try:
+            os.kill(os.getpid(), signal.SIGTSTP)  # stops here until SIGCONT
+        finally:
+            signal.signal(signal.SIGTSTP, self._stop)
+            self._signal_groups(signal.SIGCONT)
 
 
 def classes_by_name(inp: InputSet) -> dict[str, bytes]:
@@ -669,25 +717,26 @@ def _run_pool(work: list[tuple[int, str, bytes]], jobs: int, init_args: tuple,
     try:
         with interrupt.blocked():  # the first submit forks the workers: none may run the parent's handlers
             stop = refill()
-            for pid in list(getattr(pool, "_processes", None) or {}):
+            for proc in _workers(pool):
                 try:
-                    os.setpgid(pid, pid)  # as the worker does itself: whichever runs first, no window
+                    os.setpgid(proc.pid, proc.pid)  # as the worker does itself: whichever runs first, no window
                 except OSError:
                     pass
-        while running and not stop:
-            finished, _ = wait(running, timeout=PROGRESS_TICK, return_when=FIRST_COMPLETED)
-            if not finished and progress:
-                progress(tally.now())
-            for fut in finished:
-                item = running.pop(fut)
-                try:
-                    res = fut.result()
-                except BrokenProcessPool as e:  # a worker died (killed, out of memory): keep its classes
-                    res = _unprocessed(item, f"worker process died ({e})")
-                if record(item, res):
-                    stop = True
-                    break
-            stop = stop or refill()
+        with _JobControl(pool):
+            while running and not stop:
+                finished, _ = wait(running, timeout=PROGRESS_TICK, return_when=FIRST_COMPLETED)
+                if not finished and progress:
+                    progress(tally.now())
+                for fut in finished:
+                    item = running.pop(fut)
+                    try:
+                        res = fut.result()
+                    except BrokenProcessPool as e:  # a worker died (killed, out of memory): keep its classes
+                        res = _unprocessed(item, f"worker process died ({e})")
+                    if record(item, res):
+                        stop = True
+                        break
+                stop = stop or refill()
         for fut in running:  # bad input: the classes not started yet are never run
             fut.cancel()
     except BaseException:

@@ -1,6 +1,6 @@
 """Stopping a run (issue 18, item 2; peggy_jvm/interrupt.py, pipeline.py's Stopping, docs/cli.md "Exit status").
 
-A real ``peggy-jvm optimize --jobs 2`` is started in its own session (as a shell starts a job), its process tree
+A real ``peggy-jvm optimize --jobs 2`` is started in its own process group (as a shell starts a job), its tree
 is watched through /proc while it runs (the CLI, its pool workers, their solver processes), and it is stopped:
 SIGINT sent to its process group (what Ctrl-C at a terminal does), SIGTERM to the CLI alone (what ``kill`` and
 CI timeouts do), SIGKILL to the CLI alone (nothing can be cleaned up; the workers must still go). Each must end
@@ -65,14 +65,31 @@ def still_running(seen: set[tuple[int, str]]) -> list[str]:
     for pid, start in seen:
         st = _stat(pid)
         if st is not None and st[19] == start and st[0] != "Z":
-            left.append(f"{pid} {st[0]} {Path(f'/proc/{pid}/cmdline').read_bytes()[:120]!r}")
+            left.append(f"{pid} {st[0]} {_cmdline(pid)[:120]!r}")
     return left
 
 
+_started: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_run_outlives_its_test():
+    """A failed test must not leave its run behind: SIGKILL to the CLI's group (its workers follow it)."""
+    yield
+    while _started:
+        proc = _started.pop()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate(timeout=30)
+
+
 def start(args: list[str], cwd: Path, **env: str) -> subprocess.Popen:
-    return subprocess.Popen([*CLI, *args], cwd=cwd, start_new_session=True, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **env})
+    """The CLI as a shell's job: its own process group in our session (a new session would be an orphaned
+    group, in which the kernel discards Ctrl-Z)."""
+    _started.append(subprocess.Popen([*CLI, *args], cwd=cwd, process_group=0, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, **env}))
+    return _started[-1]
 
 
 def watch_until(proc: subprocess.Popen, ready, timeout: float = 120.0) -> set[tuple[int, str]]:
@@ -180,12 +197,40 @@ def test_workers_end_when_the_main_process_is_killed(fixtures_jar, tmp_path):
     no_process_left(seen)
 
 
+def _state(pid: int) -> str:
+    st = _stat(pid)
+    return st[0] if st is not None else "gone"
+
+
+def test_ctrl_z_stops_the_workers_and_fg_continues_them(fixtures_jar, tmp_path):
+    """The workers are not in the terminal's foreground group, so the main process passes Ctrl-Z on to them;
+    SIGCONT to the job (``fg``) lets them go on."""
+    proc = start(["optimize", str(fixtures_jar), "-o", str(tmp_path / "opt.jar"), "--jobs", "2"], tmp_path)
+    seen = watch_until(proc, workers_busy)
+    workers = [pid for pid, _ in seen if int(_stat(pid)[1]) == proc.pid]
+    assert len(workers) == 2
+    os.killpg(proc.pid, signal.SIGTSTP)
+    end = time.monotonic() + STOP_WITHIN
+    while {_state(p) for p in [proc.pid, *workers]} != {"T"} and time.monotonic() < end:
+        time.sleep(0.05)
+    assert {_state(p) for p in [proc.pid, *workers]} == {"T"}
+    os.killpg(proc.pid, signal.SIGCONT)
+    end = time.monotonic() + STOP_WITHIN
+    while "T" in {_state(p) for p in [proc.pid, *workers]} and time.monotonic() < end:
+        time.sleep(0.05)
+    assert "T" not in {_state(p) for p in [proc.pid, *workers]}
+    took, _, stderr = stop(proc, signal.SIGTERM, seen)
+    assert proc.returncode == 143, stderr
+    no_process_left(seen)
+
+
 # -- validate --------------------------------------------------------------------------------------------------
 LOOPS = "public class L {{ public static int f(int x) {{ int s = 0; for (int i = 0; i < x; i++) {{ s += i{} ; }} " \
         "return s; }} }}"
 
 
-def test_validate_stops_its_jvm(java_home, tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_validate_stops_its_jvm(java_home, tmp_path, signum):
     """Stopped while the counterexample harness's JVM runs: the JVM (which SIGTERM to the CLI does not reach
     by itself) ends too, and the harness's class directory is removed."""
     trees = compile_versions(java_home, tmp_path, "L.java",
@@ -199,9 +244,10 @@ def test_validate_stops_its_jvm(java_home, tmp_path):
         return any(b"Harness" in _cmdline(pid) for pid, _ in seen)
 
     seen = watch_until(proc, jvm_running)
-    took, stdout, stderr = stop(proc, signal.SIGTERM, seen)
-    assert proc.returncode == 143, stderr
-    assert stderr.splitlines() == ["peggy-jvm: interrupted (SIGTERM)"]
+    took, stdout, stderr = stop(proc, signum, seen)
+    assert proc.returncode == 128 + signum, stderr
+    assert stderr.splitlines() == [f"peggy-jvm: interrupted ({signal.Signals(signum).name})"]
+    assert took < STOP_WITHIN
     no_process_left(seen)
     assert not list(tmp.iterdir())
 
