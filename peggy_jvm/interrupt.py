@@ -2,8 +2,9 @@
 
 Owns: :class:`Interrupted` (a BaseException, like KeyboardInterrupt, so that no ``except Exception`` fallback
 swallows it), :func:`catching_signals` (the command line's handlers for one command), :func:`deferred` (signals
-held back while an output is renamed into place) and :func:`blocked` (signals blocked in the OS while worker
-processes are forked, so a worker never sees the parent's handler).
+held back while an output is renamed into place), :func:`blocked` (signals blocked in the OS while worker
+processes are forked, so a worker never sees the parent's handler) and :func:`die_with_parent` (a child
+process that must not outlive the process that forked it, even one killed with SIGKILL).
 
 Inputs: signals. Outputs: :class:`Interrupted` raised in the main thread; its ``exit_code`` (128 + signal
 number: 130 for SIGINT, 143 for SIGTERM) is the process's exit status (docs/cli.md).
@@ -18,7 +19,9 @@ Invariants:
 """
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -105,3 +108,18 @@ def unblock() -> None:
     """In a child forked inside :func:`blocked`: take the signals again."""
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
+
+
+def die_with_parent(signum: int, parent: int) -> None:
+    """In a forked child: have ``signum`` sent to it when its parent ``parent`` dies, however it dies (Linux
+    ``PR_SET_PDEATHSIG``; elsewhere nothing). A parent already gone by now sends it at once. The signal is
+    tied to the thread that forked the child: fork from the main thread (or one living as long)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signum)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signum)

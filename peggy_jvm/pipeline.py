@@ -25,10 +25,11 @@ that dies (killed, out of memory) leaves its classes as they were: every method 
 Stopping (:mod:`peggy_jvm.interrupt`): each worker leads its own process group, which its solver processes
 join, ignores SIGINT (a Ctrl-C at the terminal reaches the main process alone, which decides) and takes its
 group down with it on SIGTERM, which it also gets when the main process dies (Linux: parent-death signal), so
-no worker outlives the run. Ctrl-Z (SIGTSTP to the main process) stops the workers' groups too and they go on
-when the main process does (:class:`_JobControl`). Any exception in the main process while the pool runs (:class:`~peggy_jvm.interrupt
-.Interrupted`, KeyboardInterrupt) kills every worker's group at once instead of waiting for the classes in
-flight; the caller's ``finally`` blocks then remove temporaries and nothing is written.
+no worker outlives the run. Any exception in the main process while the pool runs (an
+:class:`~peggy_jvm.interrupt.Interrupted`, a KeyboardInterrupt) kills every worker's group at once instead of
+waiting for the classes in flight; the caller's ``finally`` blocks then remove temporaries and nothing is
+written. Ctrl-Z (SIGTSTP to the main process) stops the workers' groups too, and they go on when the main
+process does (:class:`_JobControl`).
 
 Progress: the caller's ``progress`` gets a :class:`Progress` when a class finishes and, with worker processes,
 about every :data:`PROGRESS_TICK` seconds while classes run (so a time-paced display never waits for a slow
@@ -556,9 +557,7 @@ def _init_pool_worker(parent: int, *args: object) -> None:
     # outside the terminal's foreground group a write to the terminal (a warning) would stop the worker when
     # the terminal has `tostop` set; ignoring SIGTTOU lets the write through
     signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-    _parent_death_signal(signal.SIGTERM)
-    if os.getppid() != parent:  # the main process died before the parent-death signal was armed
-        _end_worker()
+    interrupt.die_with_parent(signal.SIGTERM, parent)  # a SIGTERM still blocked here comes at the unblock
     interrupt.unblock()
     _init_worker(*args)  # type: ignore[arg-type]
 
@@ -568,18 +567,6 @@ def _end_worker(*_: object) -> None:
     if os.getpgrp() == os.getpid():
         os.killpg(os.getpid(), signal.SIGKILL)
     os._exit(128 + signal.SIGTERM)
-
-
-def _parent_death_signal(signum: int) -> None:
-    """Linux only: ``signum`` to this process when the thread that forked it (the main process's main thread)
-    ends, however it ends (SIGKILL included)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signum)  # 1: PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 def _workers(pool: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:

@@ -310,3 +310,34 @@ def test_only_the_first_signal_raises():
         os.kill(os.getpid(), signal.SIGINT)  # the clean-up goes on
         time.sleep(0.05)
     assert signal.getsignal(signal.SIGINT) is handler
+
+
+
+def test_die_with_parent_follows_a_killed_parent():
+    """What the pool workers and the solver processes rely on: a child that called ``die_with_parent`` ends
+    when its parent ends, even by SIGKILL (here the parent exits at once, without waiting for it)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("parent-death signals are Linux's")
+    read, write = os.pipe()
+    middle = os.fork()
+    if middle == 0:  # the parent-to-be: forks the child, reports its pid, then dies
+        try:
+            me = os.getpid()
+            child = os.fork()
+            if child == 0:
+                os.close(write)
+                interrupt.die_with_parent(signal.SIGKILL, me)
+                time.sleep(60)
+            else:
+                os.write(write, f"{child}\n".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(middle, 0)
+    with os.fdopen(read) as r:
+        lines = r.read().split()
+    child = int(next(x for x in lines if x.isdigit()))
+    end = time.monotonic() + 5
+    while _state(child) not in ("gone", "Z") and time.monotonic() < end:
+        time.sleep(0.02)
+    assert _state(child) in ("gone", "Z")

@@ -54,7 +54,8 @@ Solving (anytime, bounded)
        soft weight, it becomes plain RC2 on Maplesat instead), the oracle's polarities started at the
        incumbent.  The parent waits until a proof, the end of all workers,
        or the deadline, at which it kills the workers (RC2's own ``interrupt`` does not stop its core
-       heuristics, so it is no bound).  Every SAT model RC2's oracle finds along the way satisfies all hard
+       heuristics, so it is no bound); a worker also dies with its parent, even one killed with SIGKILL
+       (:func:`~peggy_jvm.interrupt.die_with_parent`).  Every SAT model RC2's oracle finds along the way satisfies all hard
        clauses, so workers report improving ones as they appear: that is ``best_found`` when no proof comes
        in time.
     A proof is an RC2 optimum whose decoded selection costs exactly RC2's lower bound (with negative costs
@@ -84,6 +85,7 @@ from __future__ import annotations
 import heapq
 import multiprocessing
 import os
+import signal
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -98,6 +100,7 @@ from pysat.examples.rc2 import RC2, RC2Stratified
 from pysat.formula import WCNF, IDPool
 from pysat.solvers import Solver
 
+from ..interrupt import die_with_parent
 from .greedy import chain_extract, greedy_extract
 from .problem import (ClassId, ExtractionProblem, NodeId, Selection, evaluate_selection, integer_costs,
                       usable_nodes)
@@ -676,8 +679,12 @@ def _run_workers(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
 
 def _worker(conn: Connection, problem: ExtractionProblem, enc: Encoding, cfg: SolverConfig,
             checker: Checker | None, max_blocks: int, incumbent: int | None, hint: tuple[NodeId, ...]) -> None:
-    """One RC2 run (in a child process): stream improving solutions, then the optimum or a note."""
+    """One RC2 run (in a child process): stream improving solutions, then the optimum or a note. Ends with the
+    process that forked it (even one killed with SIGKILL): nothing else would stop it."""
     try:
+        parent = multiprocessing.parent_process()
+        if parent is not None and parent.pid is not None:
+            die_with_parent(signal.SIGKILL, parent.pid)
         _Worker(conn, problem, enc, cfg, checker, max_blocks, incumbent, hint).run()
     except BaseException:  # report, then let the process end; the parent decides what it means
         try:
