@@ -341,3 +341,36 @@ def test_die_with_parent_follows_a_killed_parent():
     while _state(child) not in ("gone", "Z") and time.monotonic() < end:
         time.sleep(0.02)
     assert _state(child) in ("gone", "Z")
+
+
+@pytest.mark.parametrize("command", ["disasm", "show"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_every_command_ends_with_one_line_and_128_plus_the_signal(fixture_classes, monkeypatch, command, signum):
+    """The handlers belong to the command line as a whole: a signal while disasm or show reads its input is the
+    same one line and exit status as for optimize and validate."""
+    from click.testing import CliRunner
+
+    import peggy_jvm.cli as cli
+
+    def read_input_slowly(path: Path):
+        os.kill(os.getpid(), signum)
+        time.sleep(5)
+        raise AssertionError("the signal did not stop the command")
+
+    monkeypatch.setattr(cli, "read_input", read_input_slowly)
+    args = [command, str(fixture_classes["release17"] / "IntArith.class")]
+    if command == "show":
+        args += ["--method", "add"]
+
+    def not_caught(signum: int, _frame: object) -> None:  # instead of SIGTERM's default: end this test run
+        raise AssertionError(f"{signal.Signals(signum).name} reached the test's own handler")
+
+    previous = signal.signal(signal.SIGTERM, not_caught)
+    try:
+        handlers = {s: signal.getsignal(s) for s in interrupt.SIGNALS}
+        result = CliRunner().invoke(cli.main, args)
+        assert {s: signal.getsignal(s) for s in interrupt.SIGNALS} == handlers  # given back
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert result.exit_code == 128 + signum, result.output
+    assert result.output.splitlines() == [f"peggy-jvm: interrupted ({signal.Signals(signum).name})"]
