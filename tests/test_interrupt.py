@@ -132,12 +132,12 @@ def no_process_left(seen: set[tuple[int, str]]) -> None:
 
 
 # -- optimize --------------------------------------------------------------------------------------------------
-def _big_class_source(methods: int = 80) -> str:
+def _big_class_source(methods: int = 80, name: str = "Big") -> str:
     """A class whose methods (small loops, each saturated, extracted and self-checked) take the full stage far
     longer than :data:`STOP_WITHIN` in all: a run that waited for the classes in flight would be caught."""
     body = "".join(f"    public static int m{k}(int x) {{ int s = {k}; for (int i = 0; i < x; i++) "
                    f"{{ s += i * {k + 2} + (x ^ i) * 3; }} return s * 2 + {k}; }}\n" for k in range(methods))
-    return "public class Big {\n" + body + "}\n"
+    return f"public class {name} {{\n" + body + "}\n"
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +152,18 @@ def fixtures_jar(fixture_classes, java_home, tmp_path_factory) -> Path:
         z.write(big, "Big.class")
         for p in sorted(root.rglob("*.class")):
             z.write(p, p.relative_to(root).as_posix())
+    return jar
+
+
+@pytest.fixture(scope="module")
+def slow_jar(java_home, tmp_path_factory) -> Path:
+    """Two slow classes only: with two workers, no class finishes for many seconds."""
+    base = tmp_path_factory.mktemp("slow")
+    jar = base / "slow.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        for name in ("Big1", "Big2"):
+            tree = compile_versions(java_home, base, f"{name}.java", {name: _big_class_source(name=name)})[name]
+            z.write(tree / f"{name}.class", f"{name}.class")
     return jar
 
 
@@ -195,6 +207,20 @@ def test_workers_end_when_the_main_process_is_killed(fixtures_jar, tmp_path):
     stop(proc, signal.SIGKILL, seen)
     assert proc.returncode == -signal.SIGKILL
     no_process_left(seen)
+
+
+def test_progress_lines_keep_coming_while_no_class_finishes(slow_jar, tmp_path):
+    """Without a terminal the log gets a line every interval even while every worker is inside a slow class
+    (the pool loop's ticks), not only when a class finishes."""
+    proc = start(["optimize", str(slow_jar), "-o", str(tmp_path / "opt.jar"), "--jobs", "2"], tmp_path,
+                 PEGGY_JVM_PROGRESS_INTERVAL="0.2")
+    seen = watch_until(proc, workers_busy)
+    time.sleep(3.0)
+    _, _, stderr = stop(proc, signal.SIGTERM, seen)
+    lines = [ln for ln in stderr.splitlines() if ln.startswith(PROGRESS_PREFIX)]
+    assert len(lines) >= 2, stderr  # the pool loop ticks every second (PROGRESS_TICK)
+    assert all(ln.startswith(PROGRESS_PREFIX + "0/2 classes, 0 methods, 0 rewritten, ") for ln in lines), lines
+    assert proc.returncode == 143
 
 
 def _state(pid: int) -> str:
