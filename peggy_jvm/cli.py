@@ -302,7 +302,7 @@ class _ProgressDisplay:
     more), gone when the command ends. Otherwise (a CI log, a pipe): one plain line every
     :data:`PROGRESS_INTERVAL_ENV` seconds (the first after that long, so short runs print none), with no control
     sequences: ``peggy-jvm: optimize: 120/2000 classes, 3400 methods, 560 rewritten, 1m30s elapsed, about
-    24m left``."""
+    24m12s left``."""
 
     def __init__(self, command: str, unit: str) -> None:
         from rich.console import Console
