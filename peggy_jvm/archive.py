@@ -4,7 +4,8 @@ Owns: :func:`read_input` (what to process: class entries and every other entry, 
 :func:`resolve_output` (``-o`` and the default output), :func:`check_outputs` (whether each output path may be
 written, before any work: never over an input, never over a file or directory that is not ours to replace),
 :func:`write_output` and :func:`write_file` (atomic: a temporary file or directory beside the target, then a
-rename; a failure leaves the previous output as it was and no temporaries), and the handling of signed jars.
+rename; a failure or an interruption leaves the previous output as it was and no temporaries: the rename is
+never cut in half by a signal, :func:`~peggy_jvm.interrupt.deferred`), and the handling of signed jars.
 
 "Ours to replace" (docs/cli.md, Output): a missing path; an empty file or directory; a file of the output's
 own form (class file, jar, JSON, XML, Graphviz); a directory every file of which an earlier run wrote, as its
@@ -28,6 +29,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
+
+from .interrupt import deferred
 
 
 class InputError(Exception):
@@ -364,8 +367,9 @@ def write_file(out: Output, fill: Callable[[BinaryIO], object]) -> None:
         os.chmod(fd, 0o666 & ~_umask())  # mkstemp makes it private; the output is an ordinary file
         with os.fdopen(fd, "wb") as f:
             fill(f)
-        _check_place(out, real)
-        os.replace(tmp, real)
+        with deferred():  # an interruption comes before the check or after the rename, never between
+            _check_place(out, real)
+            os.replace(tmp, real)
     except OSError as e:
         raise OutputError(str(out.path), os_error_words(e)) from None
     finally:
@@ -400,11 +404,12 @@ def _write_dir(out: Output, inp: InputSet, entries: list[Entry]) -> None:
                   "note": "this directory is replaced as a whole by the next peggy-jvm run onto it, as long as "
                           "it holds only the files listed here"}
         (new / OUTPUT_MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
-        _check_place(out, real)
-        if real.exists():
-            _swap_in(new, real)
-        else:
-            os.replace(new, real)
+        with deferred():  # never between moving the earlier output aside and the new one in
+            _check_place(out, real)
+            if real.exists():
+                _swap_in(new, real)
+            else:
+                os.replace(new, real)
     except OSError as e:
         raise OutputError(str(out.path), os_error_words(e)) from None
     finally:

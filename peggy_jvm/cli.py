@@ -1,14 +1,19 @@
 """The ``peggy-jvm`` command line (contract: DESIGN section 8, docs/cli.md).
 
-Owns: argument parsing (click), progress and summary output (rich), the JSON report file, and turning every
-bad input into one line ``peggy-jvm: error: <file>: <what>`` with exit code 2 and no traceback.
-Inputs: argv. Outputs: files written through :mod:`peggy_jvm.pipeline`, text on stdout/stderr, exit codes.
+Owns: argument parsing (click), progress and summary output (rich on a terminal, plain paced lines otherwise:
+:class:`_ProgressDisplay`), the JSON report file, turning every bad input into one line
+``peggy-jvm: error: <file>: <what>`` with exit code 2 and no traceback, and turning SIGINT/SIGTERM into one line
+``peggy-jvm: interrupted (SIGINT)`` with exit code 130/143 (:mod:`peggy_jvm.interrupt`; the pipeline stops its
+workers and the archive layer leaves no temporaries on the way out).
+Inputs: argv, the environment variable :data:`PROGRESS_INTERVAL_ENV`. Outputs: files written through
+:mod:`peggy_jvm.pipeline`, text on stdout/stderr, exit codes.
 """
 from __future__ import annotations
 
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -18,10 +23,16 @@ from .archive import (Form, InputError, InputKind, Output, check_outputs, os_err
 from .budget import DEFAULT_METHOD_TIMEOUT
 from .classfile.errors import ClassFileError
 from .codecost import Goal
-from .pipeline import IMPLEMENTED_STAGES, Stage, classes_by_name, optimize_input
+from .interrupt import Interrupted, catching_signals
+from .pipeline import IMPLEMENTED_STAGES, Progress, Stage, classes_by_name, optimize_input
 from .rules.strings import ASSUMPTIONS
 
 EXIT_BAD_INPUT = 2
+#: seconds between plain progress lines when stderr is not a terminal (docs/cli.md); 0 turns them off
+PROGRESS_INTERVAL_ENV = "PEGGY_JVM_PROGRESS_INTERVAL"
+DEFAULT_PROGRESS_INTERVAL = 30.0
+#: inputs smaller than this (classes, pairs) get no progress bar on a terminal: they are done before it helps
+MIN_BAR_TOTAL = 20
 
 
 def fail(where: str, what: str) -> "click.exceptions.Exit":
@@ -35,7 +46,7 @@ class _OneLineErrors(click.Group):
     def main(self, *args, **kwargs):  # type: ignore[override]
         kwargs["standalone_mode"] = False
         try:
-            result = super().main(*args, **kwargs)
+            result = self._main_interruptible(*args, **kwargs)
         except click.ClickException as e:
             if type(e).__name__ == "NoArgsIsHelpError":  # a bare `peggy-jvm`: the help text is the answer
                 click.echo(e.format_message(), err=True)
@@ -47,6 +58,16 @@ class _OneLineErrors(click.Group):
             click.echo("peggy-jvm: error: aborted", err=True)
             sys.exit(1)
         sys.exit(result if isinstance(result, int) else 0)
+
+    def _main_interruptible(self, *args, **kwargs):
+        """SIGINT and SIGTERM end the command with one line and 128 + the signal's number; the clean-up (workers
+        stopped, temporaries removed) runs while the exception comes here."""
+        with catching_signals():
+            try:
+                return super().main(*args, **kwargs)
+            except Interrupted as e:
+                click.echo(f"peggy-jvm: interrupted ({e.name})", err=True)
+                sys.exit(e.exit_code)
 
 
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
@@ -83,22 +104,11 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     if st not in IMPLEMENTED_STAGES:
         available = ", ".join(s.value for s in IMPLEMENTED_STAGES)
         raise fail(str(input_path), f"stage '{st.value}' is not available yet (available: {available})")
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    display = _ProgressDisplay("optimize", "classes")
 
-    console = Console(stderr=True)
-    progress_bar = Progress(TextColumn("[bold]optimize"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=console, transient=True, disable=not console.is_terminal)
-    task = None
-
-    def progress(done: int, total: int) -> None:
-        nonlocal task
-        if total < 20:
-            return
-        if task is None:
-            progress_bar.start()
-            task = progress_bar.add_task("classes", total=total)
-        progress_bar.update(task, completed=done)
+    def progress(p: Progress) -> None:
+        left = (p.bytes_total - p.bytes_done) / p.bytes_done if p.bytes_done else None
+        display.update(p.classes_done, p.classes, f"{p.methods} methods, {p.rewritten} rewritten", left)
 
     reports = [Output(json_path, Form.JSON)] if json_path is not None else []
     try:
@@ -109,8 +119,7 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     except OSError as e:  # reading the input (write errors are OutputErrors naming the output)
         raise fail(e.filename or str(input_path), os_error_words(e)) from None
     finally:
-        if task is not None:
-            progress_bar.stop()
+        display.close()
     for w in report.warnings:
         click.echo(f"peggy-jvm: warning: {w}", err=True)
     for out in reports:
@@ -250,15 +259,17 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
 @click.option("--assume", "assume", multiple=True, type=click.Choice(sorted(ASSUMPTIONS)),
               help="Also prove what holds under this assumption (repeatable); proofs that need it say so. "
                    "strings-by-value: Strings made by concatenation are compared by value, never by identity.")
+@click.option("--all", "every", is_flag=True,
+              help="List every pair in the table (default: only the pairs not proved equivalent).")
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
              class_map: tuple[str, ...], method_timeout: float, explain: bool, axioms: Path | None,
-             assume: tuple[str, ...]) -> int:
+             assume: tuple[str, ...], every: bool) -> int:
     """Check that OPT is a correct translation of ORIG, method by method (exit 0/1/3, 2 on bad input)."""
     from rich.console import Console
 
     from .validate import ValidateOptions, validate_inputs
     from .validate.pairing import parse_class_map
-    from .validate.report import render_table
+    from .validate.report import render_table, shown_pairs
 
     try:
         mapping = parse_class_map(class_map)
@@ -267,19 +278,27 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     rules = _load_axioms(axioms).active()
     reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (junit_path, Form.XML))
                if path is not None]
+    display = _ProgressDisplay("validate", "pairs")
+
+    def progress(done: int, total: int, proved: int) -> None:
+        display.update(done, total, f"{proved} proved", (total - done) / done)
+
     try:
         check_outputs([orig_path, opt_path], reports)
         report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout, explain, rules,
-                                                                      assumptions=assume))
+                                                                      assumptions=assume), progress)
     except InputError as e:
         raise fail(e.path, e.message) from None
     except ClassFileError as e:
         raise fail(str(orig_path), str(e)) from None
     except OSError as e:
         raise fail(e.filename or str(orig_path), os_error_words(e)) from None
+    finally:
+        display.close()
     for out in reports:
         _write_report(out, json.dumps(report.to_json(), indent=1) if out.form is Form.JSON else report.to_junit())
-    Console(width=max(100, Console().width)).print(render_table(report))
+    if shown_pairs(report, every):
+        Console(width=max(100, Console().width)).print(render_table(report, every))
     s = report.summary()
     for u in report.unpaired:
         click.echo(f"unpaired: {u}")
@@ -287,7 +306,80 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     click.echo(f"{len(report.pairs)} pairs: {s['equivalent']} equivalent{relying}, {s['not_equivalent']} not "
                f"equivalent, {s['unknown']} unknown; {report.skipped} without code skipped, "
                f"{len(report.unpaired)} unpaired ({report.seconds:.2f} s)")
+    if s["equivalent"] and not every:
+        plural = "s" if s["equivalent"] != 1 else ""
+        click.echo(f"({s['equivalent']} equivalent pair{plural} not listed; --all lists every pair)")
     return report.exit_code()
+
+
+class _ProgressDisplay:
+    """A long command's progress on stderr. On a terminal: a rich bar (inputs of :data:`MIN_BAR_TOTAL` items or
+    more), gone when the command ends. Otherwise (a CI log, a pipe): one plain line every
+    :data:`PROGRESS_INTERVAL_ENV` seconds (the first after that long, so short runs print none), with no control
+    sequences: ``peggy-jvm: optimize: 120/2000 classes, 3400 methods, 560 rewritten, 1m30s elapsed, about
+    24m12s left``."""
+
+    def __init__(self, command: str, unit: str) -> None:
+        from rich.console import Console
+
+        self.command, self.unit = command, unit
+        self.console = Console(stderr=True)
+        self.started = self.last = time.monotonic()
+        self.interval = _progress_interval()
+        self.bar = None
+        self.task = None
+
+    def update(self, done: int, total: int, detail: str, left_per_elapsed: float | None) -> None:
+        """``left_per_elapsed``: the time still to go as a multiple of the time so far (None: unknown yet)."""
+        if self.console.is_terminal:
+            self._update_bar(done, total)
+            return
+        now = time.monotonic()
+        if self.interval <= 0 or now - self.last < self.interval:
+            return
+        self.last = now
+        elapsed = now - self.started
+        left = f", about {_duration(elapsed * left_per_elapsed)} left" if left_per_elapsed is not None else ""
+        click.echo(f"peggy-jvm: {self.command}: {done}/{total} {self.unit}, {detail}, {_duration(elapsed)} "
+                   f"elapsed{left}", err=True)
+
+    def _update_bar(self, done: int, total: int) -> None:
+        if total < MIN_BAR_TOTAL:
+            return
+        if self.bar is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            self.bar = Progress(TextColumn(f"[bold]{self.command}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=self.console, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(self.unit, total=total)
+        self.bar.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _progress_interval() -> float:
+    raw = os.environ.get(PROGRESS_INTERVAL_ENV)
+    if raw is None:
+        return DEFAULT_PROGRESS_INTERVAL
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # NaN too
+        raise fail(PROGRESS_INTERVAL_ENV, f"not a number of seconds (0 or more): {raw!r}")
+    return value
+
+
+def _duration(seconds: float) -> str:
+    """``42s``, ``4m05s``, ``1h02m``: short enough for a log line, as exact as a person reading it needs."""
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
 def _write_report(out: Output, text: str) -> None:

@@ -26,6 +26,19 @@ worker that dies (killed, out of memory) leaves its classes as they were: every 
 Which worker takes which class changes nothing in the output: each method's result is a function of its class,
 the hierarchy and the options.
 
+Stopping (:mod:`peggy_jvm.interrupt`): each worker leads its own process group, which any process it
+starts joins, ignores SIGINT (a Ctrl-C at the terminal reaches the main process alone, which decides) and takes its
+group down with it on SIGTERM, which it also gets when the main process dies (Linux: parent-death signal), so
+no worker outlives the run. Any exception in the main process while the pool runs (an
+:class:`~peggy_jvm.interrupt.Interrupted`, a KeyboardInterrupt) kills every worker's group at once instead of
+waiting for the classes in flight; the caller's ``finally`` blocks then remove temporaries and nothing is
+written. Ctrl-Z (SIGTSTP to the main process) stops the workers' groups too, and they go on when the main
+process does (:class:`_JobControl`).
+
+Progress: the caller's ``progress`` gets a :class:`Progress` when a class finishes and, with worker processes,
+about every :data:`PROGRESS_TICK` seconds while classes run (so a time-paced display never waits for a slow
+class).
+
 Invariants (the safety net of DESIGN section 6):
 - a method whose stage raises, or overruns its safety net, keeps its original bytes (status ``fallback`` with the
   reason); a method without code is ``unchanged``;
@@ -36,7 +49,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -45,6 +60,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Callable, Sequence
 
+from . import interrupt
 from .archive import (Entry, InputError, InputSet, Output, check_outputs, output_form, read_input, resolve_output,
                       write_output)
 from .classfile.errors import ClassFileError
@@ -339,6 +355,40 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
 # -- whole inputs -------------------------------------------------------------------------------------------
 _worker_state: dict = {}
 
+#: seconds between the pool loop's progress calls while no class finishes
+PROGRESS_TICK = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far a run is: classes finished of all, their methods, how many were rewritten, and the class bytes
+    finished of all (the measure of the time still to go: a class's size predicts its work better than one)."""
+
+    classes_done: int
+    classes: int
+    methods: int
+    rewritten: int
+    bytes_done: int
+    bytes_total: int
+
+
+class _Tally:
+    """The running :class:`Progress` of one input."""
+
+    def __init__(self, work: list[tuple[int, str, bytes]]) -> None:
+        self.classes, self.bytes_total = len(work), sum(len(item[2]) for item in work)
+        self.classes_done = self.methods = self.rewritten = self.bytes_done = 0
+
+    def add(self, data: bytes, reports: list[MethodReport]) -> None:
+        self.classes_done += 1
+        self.bytes_done += len(data)
+        self.methods += len(reports)
+        self.rewritten += sum(1 for r in reports if r.status == "rewritten")
+
+    def now(self) -> Progress:
+        return Progress(self.classes_done, self.classes, self.methods, self.rewritten, self.bytes_done,
+                        self.bytes_total)
+
 
 def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: Stage, timeout: float | None,
                  goal: Goal = Goal.SPEED) -> None:
@@ -349,6 +399,95 @@ def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: 
         # parse and compile the rules now, once per process, rather than within the first method's safety net
         from .extract.select import safe_rules
         safe_rules()
+
+
+def _init_pool_worker(parent: int, *args: object) -> None:
+    """A pool worker's start: its own process group and signal handling (module docstring, Stopping), then
+    :func:`_init_worker`. The worker was forked with the signals blocked (:func:`interrupt.blocked`); they are
+    taken again only once its own handlers are in place."""
+    try:
+        os.setpgid(0, 0)
+    except OSError:  # the parent made it the leader already (both try: whichever comes first)
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _end_worker)
+    # outside the terminal's foreground group a write to the terminal (a warning) would stop the worker when
+    # the terminal has `tostop` set; ignoring SIGTTOU lets the write through
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    interrupt.die_with_parent(signal.SIGTERM, parent)  # a SIGTERM still blocked here comes at the unblock
+    interrupt.unblock()
+    _init_worker(*args)  # type: ignore[arg-type]
+
+
+def _end_worker(*_: object) -> None:
+    """SIGTERM in a worker: end its process group (itself and any process it started) at once."""
+    if os.getpgrp() == os.getpid():
+        os.killpg(os.getpid(), signal.SIGKILL)
+    os._exit(128 + signal.SIGTERM)
+
+
+def _workers(pool: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
+    """The pool's worker processes (``_processes``, pid -> Process: private, but stable since Python 3.2; with
+    ``fork`` all of them are started by the first submit)."""
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill every worker's process group (the worker and any process it started) and reap the workers. A group
+    id is the pid of the worker that leads it, which cannot be reused while the group has a member; a worker
+    not yet leading its group is killed by its pid while it is known to be alive (not reaped)."""
+    procs = _workers(pool)
+    for proc in procs:
+        alive = proc.exitcode is None
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        if alive:
+            try:
+                os.kill(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+    for proc in procs:
+        proc.join(2)
+
+
+class _JobControl:
+    """While the pool runs: Ctrl-Z (SIGTSTP, which the terminal sends to the main process's group only) stops
+    the workers' groups too, and they continue when the main process does (``fg``, ``bg``), as they would in
+    one process group. Main thread only (signal handlers are set there); restores the old handler."""
+
+    def __init__(self, pool: ProcessPoolExecutor) -> None:
+        self.pool = pool
+        self.old: object = None
+
+    def __enter__(self) -> _JobControl:
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGTSTP"):
+            self.old = signal.signal(signal.SIGTSTP, self._stop)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.old is not None:
+            signal.signal(signal.SIGTSTP, self.old)  # type: ignore[arg-type]
+
+    def _signal_groups(self, signum: int) -> None:
+        for proc in self._alive():
+            try:
+                os.killpg(proc.pid, signum)
+            except OSError:
+                pass
+
+    def _alive(self) -> list[multiprocessing.process.BaseProcess]:
+        return [p for p in _workers(self.pool) if p.exitcode is None]
+
+    def _stop(self, _signum: int, _frame: object) -> None:
+        self._signal_groups(signal.SIGSTOP)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        try:
+            os.kill(os.getpid(), signal.SIGTSTP)  # stops here until SIGCONT
+        finally:
+            signal.signal(signal.SIGTSTP, self._stop)
+            self._signal_groups(signal.SIGCONT)
 
 
 def classes_by_name(inp: InputSet) -> dict[str, bytes]:
@@ -380,59 +519,75 @@ def _work(item: tuple[int, str, bytes]) -> _Result:
 
 def _run_pool(work: list[tuple[int, str, bytes]], jobs: int, init_args: tuple,
               results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]],
-              progress: Callable[[int, int], None] | None) -> None:
+              progress: Callable[[Progress], None] | None) -> None:
     """The classes of ``work`` on ``jobs`` worker processes; fills ``results`` (stops at the first bad class).
 
-    A ProcessPoolExecutor's workers are not daemonic (Python >= 3.9), unlike a multiprocessing.Pool's, so the
-    extractor can fork its solver processes inside them. One task per class (a class's methods take
+    A ProcessPoolExecutor's workers are not daemonic (Python >= 3.9), unlike a multiprocessing.Pool's, so a
+    stage may still start processes of its own there. One task per class (a class's methods take
     milliseconds to seconds, far more than sending its bytes), at most ``2 * jobs`` in flight, so that bad
-    input stops the run after the classes already started rather than after the whole input."""
+    input stops the run after the classes already started rather than after the whole input. An exception
+    here (an interruption) kills the workers' process groups instead of waiting for the classes in flight."""
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     pending = iter(work)
-    done = 0
+    tally = _Tally(work)
 
-    def record(res: _Result) -> bool:
+    def record(item: tuple[int, str, bytes], res: _Result) -> bool:
         """Keep one class's result; True when it was bad input (the run ends)."""
-        nonlocal done
         k, out, reps = res
         results[k] = (out, reps)
-        done += 1
         if isinstance(reps, tuple):
             return True
+        tally.add(item[2], reps)
         if progress:
-            progress(done, len(work))
+            progress(tally.now())
         return False
 
-    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=init_args) as pool:
-        running: dict[Future, tuple[int, str, bytes]] = {}
+    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_pool_worker,
+                               initargs=(os.getpid(), *init_args))
+    running: dict[Future, tuple[int, str, bytes]] = {}
 
-        def refill() -> bool:
-            for item in pending:
-                try:
-                    running[pool.submit(_work, item)] = item
-                except BrokenProcessPool as e:  # no worker left to take it
-                    if record(_unprocessed(item, f"worker process died ({e})")):
-                        return True
-                    continue
-                if len(running) >= 2 * jobs:
-                    break
-            return False
+    def refill() -> bool:
+        for item in pending:
+            try:
+                running[pool.submit(_work, item)] = item
+            except BrokenProcessPool as e:  # no worker left to take it
+                if record(item, _unprocessed(item, f"worker process died ({e})")):
+                    return True
+                continue
+            if len(running) >= 2 * jobs:
+                break
+        return False
 
-        stop = refill()
-        while running and not stop:
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                item = running.pop(fut)
+    try:
+        with interrupt.blocked():  # the first submit forks the workers: none may run the parent's handlers
+            stop = refill()
+            for proc in _workers(pool):
                 try:
-                    res = fut.result()
-                except BrokenProcessPool as e:  # a worker died (killed, out of memory): keep its classes
-                    res = _unprocessed(item, f"worker process died ({e})")
-                if record(res):
-                    stop = True
-                    break
-            stop = stop or refill()
+                    os.setpgid(proc.pid, proc.pid)  # as the worker does itself: whichever runs first, no window
+                except OSError:
+                    pass
+        with _JobControl(pool):
+            while running and not stop:
+                finished, _ = wait(running, timeout=PROGRESS_TICK, return_when=FIRST_COMPLETED)
+                if not finished and progress:
+                    progress(tally.now())
+                for fut in finished:
+                    item = running.pop(fut)
+                    try:
+                        res = fut.result()
+                    except BrokenProcessPool as e:  # a worker died (killed, out of memory): keep its classes
+                        res = _unprocessed(item, f"worker process died ({e})")
+                    if record(item, res):
+                        stop = True
+                        break
+                stop = stop or refill()
         for fut in running:  # bad input: the classes not started yet are never run
             fut.cancel()
+    except BaseException:
+        _kill_workers(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:
@@ -451,7 +606,7 @@ def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:
 
 def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpath: list[Path] | None = None,
                    jobs: int = 1, method_timeout: float | None = DEFAULT_METHOD_TIMEOUT,
-                   progress: Callable[[int, int], None] | None = None,
+                   progress: Callable[[Progress], None] | None = None,
                    reports: Sequence[Output] = (), goal: Goal = Goal.SPEED) -> tuple[Path, RunReport]:
     """Optimize a class, jar or directory and write the result (the full stage aiming at ``goal``); returns the
     output path and the report. ``method_timeout``: the wall-clock safety net per method (seconds; None: none).
@@ -472,13 +627,15 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
         _run_pool(work, jobs, (cp, input_classes, stage, method_timeout, goal), results, progress)
     else:
         _init_worker(cp, input_classes, stage, method_timeout, goal)
-        for done, item in enumerate(work, 1):
+        tally = _Tally(work)
+        for item in work:
             k, out, reps = _work(item)
             results[k] = (out, reps)
             if isinstance(reps, tuple):
                 break
+            tally.add(item[2], reps)
             if progress:
-                progress(done, len(work))
+                progress(tally.now())
     new_entries: list[Entry] = []
     for k, e in enumerate(inp.entries):
         if k in results:

@@ -350,7 +350,7 @@ def test_a_file_added_during_the_run_is_seen_before_the_rename(classes, tmp_path
     out = tmp_path / "out"
     assert optimize(classes, "-o", out).exit_code == 0
 
-    def meanwhile(done: int, total: int) -> None:
+    def meanwhile(progress) -> None:
         (out / "late.txt").write_text("mine")
 
     with pytest.raises(archive.OutputError, match="holds late.txt"):

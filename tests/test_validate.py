@@ -49,10 +49,17 @@ def mutant_report(trees):
 
 
 def invoke(*args):
-    result = CliRunner().invoke(main, [str(a) for a in args])
+    # wide enough that no verdict cell of the table is folded over two lines
+    result = CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "400"})
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output
     return result
+
+
+def verdict_cells(output: str) -> dict[str, int]:
+    """How many rows of the printed table have each verdict (cells are separated by the box character)."""
+    cells = [c.strip() for line in output.splitlines() for c in line.split("\u2502")]
+    return {v: cells.count(v) for v in ("equivalent", "not-equivalent", "unknown")}
 
 
 # -- proofs ----------------------------------------------------------------------------------------------------
@@ -121,6 +128,12 @@ def test_cli_json_and_junit(trees, tmp_path):
         assert set(p) == PAIR_KEYS
         assert p["verdict"] in {"equivalent", "not-equivalent", "unknown"}
     assert data["summary"]["not_equivalent"] >= 13
+    # the table lists what a person reading the log must look at: every pair not proved, none proved
+    shown = verdict_cells(result.output)
+    assert shown == {"equivalent": 0, "not-equivalent": data["summary"]["not_equivalent"],
+                     "unknown": data["summary"]["unknown"]}
+    n = data["summary"]["equivalent"]
+    assert f"({n} equivalent pair{'s' if n != 1 else ''} not listed; --all lists every pair)" in result.output
     suite = ET.parse(xml).getroot().find("testsuite")
     cases = suite.findall("testcase")
     assert len(cases) == len(data["pairs"])
@@ -140,6 +153,12 @@ def test_cli_exit_0_with_map_and_explain(trees, java_home, tmp_path):
     assert {p["name"] for p in data["pairs"]} == {"<init>", "add"}
     assert "add-comm" in next(p for p in data["pairs"] if p["name"] == "add")["axioms"]
     assert "only in ORIG: method V.dbl(I)I" in data["unpaired"]
+    assert "peggy-jvm validate" not in result.output  # nothing to list: no table, the summary says it all
+    assert "2 pairs: 2 equivalent" in result.output and "(2 equivalent pairs not listed" in result.output
+    every = invoke("validate", trees["orig"], u, "--map", "V=U", "--all")
+    assert every.exit_code == 0
+    assert verdict_cells(every.output) == {"equivalent": 2, "not-equivalent": 0, "unknown": 0}
+    assert "not listed" not in every.output
 
 
 @pytest.mark.parametrize("bad", ["missing", "truncated", "map"])

@@ -418,7 +418,11 @@ class JvmHarness:
             raise JvmUnavailable("no javac to compile the validation harness")
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".harness-", dir=target.parent))
-        proc = subprocess.run([javac, "-d", str(tmp), str(HARNESS_SOURCE)], capture_output=True, text=True)
+        try:
+            proc = subprocess.run([javac, "-d", str(tmp), str(HARNESS_SOURCE)], capture_output=True, text=True)
+        except BaseException:  # an interruption (javac is killed by run): no half-compiled directory left
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         if proc.returncode != 0:
             shutil.rmtree(tmp, ignore_errors=True)
             first = (proc.stderr.strip().splitlines() or ["no message"])[0]  # a reason is one line

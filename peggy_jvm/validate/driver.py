@@ -63,6 +63,7 @@ class _Pending:
 
 def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                     progress=None) -> ValidationReport:
+    """``progress(done, total, proved)``, when given, is called after each pair's proof (and screen)."""
     start = time.perf_counter()
     orig = load_side(orig_path)
     opt = load_side(opt_path)
@@ -80,6 +81,7 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     same_bytes = {name for name, data in orig.raw.items()
                   if opt.raw.get(options.class_map.get(name, name)) == data}
     budget = ProofBudget(time_s=options.method_timeout * PROOF_SHARE)
+    proved = 0
     for i, pair in enumerate(pairing.pairs):
         t0 = time.perf_counter()
         deadline = time.monotonic() + options.method_timeout
@@ -107,8 +109,9 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                 pending.append(_Pending(i, pair, proof, s))
         row.time_ms = (time.perf_counter() - t0) * 1000
         report.pairs.append(row)
+        proved += proof.proved
         if progress is not None:
-            progress(i + 1, len(pairing.pairs))
+            progress(i + 1, len(pairing.pairs), proved)
     if pending:
         _confirm(report, pending, orig.raw, opt.raw)
     report.seconds = time.perf_counter() - start

@@ -3,7 +3,8 @@
 What this module owns
     :class:`Verdict`, :class:`PairResult` (one row: a paired method, or an unpaired class/method), and
     :class:`ValidationReport` with :meth:`~ValidationReport.to_json`, :meth:`~ValidationReport.to_junit`,
-    :meth:`~ValidationReport.exit_code` and :func:`render_table`.
+    :meth:`~ValidationReport.exit_code` and :func:`render_table` (by default only the pairs not proved
+    equivalent: :func:`shown_pairs`).
 
 Inputs: results from :mod:`.driver`. Outputs: a dict (JSON), XML text, a rich table, an int.
 
@@ -128,14 +129,21 @@ def _counterexample_text(cx: dict | None) -> str:
 _STYLE = {Verdict.EQUIVALENT: "green", Verdict.NOT_EQUIVALENT: "bold red", Verdict.UNKNOWN: "yellow"}
 
 
-def render_table(report: ValidationReport):
-    """A rich Table: class, method, verdict, reason (with the counterexample or the axioms), time."""
+def shown_pairs(report: ValidationReport, every: bool = False) -> list[PairResult]:
+    """The rows the table shows: by default the pairs that are not proved equivalent (not-equivalent and
+    unknown: what a person reading a CI log must look at); ``every`` (``--all``): all of them."""
+    return list(report.pairs) if every else [p for p in report.pairs if p.verdict is not Verdict.EQUIVALENT]
+
+
+def render_table(report: ValidationReport, every: bool = False):
+    """A rich Table of :func:`shown_pairs`: class, method, verdict, reason (with the counterexample or the
+    axioms), time."""
     from rich.table import Table
 
     t = Table(title="peggy-jvm validate", show_lines=False)
     for col in ("class", "method", "verdict", "reason", "ms"):
         t.add_column(col, justify="right" if col == "ms" else "left", overflow="fold")
-    for p in report.pairs:
+    for p in shown_pairs(report, every):
         reason = p.reason
         if p.counterexample:
             reason += f"; args={p.counterexample.get('args')} orig={p.counterexample.get('orig')} " \
