@@ -2,8 +2,19 @@
 
 What this module owns
     :func:`extract_peg` (PEG -> PEG and :class:`ExtractReport`), :func:`safe_rules` (the rule groups the
-    ``full`` stage saturates with, and why each is sound) and :func:`make_checker` (the validity checker handed to
-    the MaxSAT driver).
+    ``full`` stage saturates with, and why each is sound), :func:`optimizer_rules` (those plus the user's
+    :class:`RuleOptions`: ``optimize --axioms/--no-default-axioms/--rules``) and :func:`make_checker` (the
+    validity checker handed to the MaxSAT driver).
+
+User rules
+    The user's axiom files join the safe groups: every group they define (unless its ``group`` line says
+    ``off``) is on, then ``--rules`` switches apply in order. The self-check (pipeline.py) proves every rewrite
+    with :func:`proof_rules`: the default safe rules (whatever ``--rules`` switched) plus only those active
+    user rules that the soundness fuzzer (rules/check.py) runs and finds sound, the same evidence the default
+    value rules rest on. The fuzzer runs here, in each process, whatever the command line checked before: a
+    user rule found unsound, or one it cannot evaluate (exempt: loops, heap, effects), only steers the search
+    and never vouches for its own rewrite (docs/axioms.md, "Your own axioms"). Both are cached per options
+    value, so each worker process parses, compiles and fuzzes them once.
 
 How (DESIGN section 4)
     1. The PEG goes into a fresh :class:`EGraph`; the :class:`Runner` saturates it within :class:`Limits`.
@@ -30,6 +41,7 @@ import math
 import multiprocessing
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Sequence
 
 from ..codecost import Goal
@@ -39,7 +51,8 @@ from ..peg.check import _kinds, peg_problems
 from ..peg.ops import OPS, Role, T
 from ..peg.graph import PEG
 from ..revert.revert import pure_loops
-from ..rules.library import RuleSet, default_rules
+from ..rules.compile import compile_rule
+from ..rules.library import RuleSet, axiom_files, default_axiom_dir, default_rules, load_rules, parse_axiom_files
 from . import maxsat
 from .cost import peg_cost
 from .greedy import greedy_extract
@@ -48,7 +61,7 @@ from .phi_profile import Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
 __all__ = ["Acceptance", "ExtractReport", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDED_RULES",
-           "make_checker"]
+           "make_checker", "RuleOptions", "optimizer_rules", "optimizer_rule_set", "proof_rules"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
@@ -108,23 +121,83 @@ EXCLUDED_RULES: tuple[str, ...] = ()
 _CACHED_RULES: list[Rewrite] | None = None
 
 
-def safe_rules(rules: RuleSet | None = None) -> list[Rewrite]:
-    """The active rewrites of :data:`SAFE_GROUPS` (the default rule set when ``rules`` is None; cached)."""
-    global _CACHED_RULES
-    if rules is None and _CACHED_RULES is not None:
-        return _CACHED_RULES
-    rs = rules if rules is not None else default_rules()
+def _select_safe(rs: RuleSet, extra_groups: Sequence[str] = ()) -> RuleSet:
+    """``rs`` with exactly the safe groups present in it (and ``extra_groups``) on, the excluded ones off."""
     groups = [g for g in SAFE_GROUPS if any(x == g or x.startswith(g + ".") for x in rs.groups)]
-    rs.only(*groups)
+    rs.only(*groups, *extra_groups)
     present = [g for g in EXCLUDED_SUBGROUPS if g in rs.groups]
     if present:
         rs.disable(*present)
     for r in EXCLUDED_RULES:
         rs.disable(r)
-    out = rs.active()
+    return rs
+
+
+def safe_rules(rules: RuleSet | None = None) -> list[Rewrite]:
+    """The active rewrites of :data:`SAFE_GROUPS` (the default rule set when ``rules`` is None; cached)."""
+    global _CACHED_RULES
+    if rules is None and _CACHED_RULES is not None:
+        return _CACHED_RULES
+    out = _select_safe(rules if rules is not None else default_rules()).active()
     if rules is None:
         _CACHED_RULES = out
     return out
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """The user's say in the full stage's rules. Paths and switches rather than rules, so that it pickles
+    cheaply to the worker processes and keys their cache."""
+    axioms: tuple[Path, ...] = ()  # files or directories of ``*.ax`` files, added to the defaults
+    defaults: bool = True  # False: the bundled axioms and the built-in rules are left out
+    switches: tuple[str, ...] = ()  # ``+group,-group,...`` strings, applied in order (RuleSet.switch)
+
+    def user_files(self) -> list[Path]:
+        return [f for p in self.axioms for f in axiom_files(p)]
+
+
+_BY_OPTIONS: dict[RuleOptions, RuleSet] = {}
+_PROOF_BY_OPTIONS: dict[RuleOptions, list[Rewrite]] = {}
+
+
+def optimizer_rule_set(options: RuleOptions) -> RuleSet:
+    """The rule set the full stage saturates with under ``options`` (its active rewrites). Raises
+    :class:`~peggy_jvm.rules.syntax.AxiomError` (parse, type, duplicate name: ``file:line:col``),
+    :class:`ValueError` (an unknown group in a switch) and :class:`OSError`/:class:`UnicodeDecodeError`."""
+    user_files = options.user_files()
+    user_groups = [g for f in parse_axiom_files(user_files) for g, on in f.groups.items() if on]
+    files = (axiom_files(default_axiom_dir()) if options.defaults else []) + user_files
+    rs = _select_safe(load_rules(files, builtins=options.defaults), user_groups)
+    for spec in options.switches:
+        rs.switch(spec)
+    return rs
+
+
+def optimizer_rules(options: RuleOptions | None = None) -> list[Rewrite]:
+    """:func:`safe_rules`, or the rules of ``options`` (:func:`optimizer_rule_set`), cached per value."""
+    if options is None or options == RuleOptions():
+        return safe_rules()
+    return _cached_set(options).active()
+
+
+def _cached_set(options: RuleOptions) -> RuleSet:
+    if options not in _BY_OPTIONS:
+        _BY_OPTIONS[options] = optimizer_rule_set(options)
+    return _BY_OPTIONS[options]
+
+
+def proof_rules(options: RuleOptions | None = None) -> list[Rewrite]:
+    """What the self-check proves with: :func:`safe_rules`, plus the user's active rules (``options``) that the
+    soundness fuzzer checks and finds sound (cached per value; see the module docstring for why)."""
+    if options is None or not options.axioms:
+        return safe_rules()
+    if options not in _PROOF_BY_OPTIONS:
+        from ..rules.check import check_rule  # the fuzzer: only for user rules
+        rs = _cached_set(options)
+        vouched = {rw.name for f in parse_axiom_files(options.user_files()) for a in f.rules
+                   if check_rule(a).status == "sound" for rw in compile_rule(a)}
+        _PROOF_BY_OPTIONS[options] = safe_rules() + [r for r in rs.active() if r.name in vouched]
+    return _PROOF_BY_OPTIONS[options]
 
 
 @dataclass
