@@ -121,15 +121,18 @@ EXCLUDED_RULES: tuple[str, ...] = ()
 _CACHED_RULES: list[Rewrite] | None = None
 
 
-def _select_safe(rs: RuleSet, extra_groups: Sequence[str] = ()) -> RuleSet:
-    """``rs`` with exactly the safe groups present in it (and ``extra_groups``) on, the excluded ones off."""
-    groups = [g for g in SAFE_GROUPS if any(x == g or x.startswith(g + ".") for x in rs.groups)]
-    rs.only(*groups, *extra_groups)
+def _select_safe(rs: RuleSet, extra_groups: Sequence[str] = (), safe: bool = True) -> RuleSet:
+    """``rs`` with exactly the safe groups present in it (none unless ``safe``) and ``extra_groups`` (by exact
+    name, not as prefixes) on, the excluded sub-groups and rules of the safe groups off."""
+    groups = [g for g in SAFE_GROUPS if safe and any(x == g or x.startswith(g + ".") for x in rs.groups)]
+    rs.only(*groups)
     present = [g for g in EXCLUDED_SUBGROUPS if g in rs.groups]
     if present:
         rs.disable(*present)
     for r in EXCLUDED_RULES:
         rs.disable(r)
+    for g in extra_groups:  # the user asked for these: on whatever their names
+        rs.groups[g] = True
     return rs
 
 
@@ -149,7 +152,7 @@ class RuleOptions:
     """The user's say in the full stage's rules. Paths and switches rather than rules, so that it pickles
     cheaply to the worker processes and keys their cache."""
     axioms: tuple[Path, ...] = ()  # files or directories of ``*.ax`` files, added to the defaults
-    defaults: bool = True  # False: the bundled axioms and the built-in rules are left out
+    defaults: bool = True  # False: the bundled axioms are left out and the built-in rules off
     switches: tuple[str, ...] = ()  # ``+group,-group,...`` strings, applied in order (RuleSet.switch)
 
     def user_files(self) -> list[Path]:
@@ -167,7 +170,8 @@ def optimizer_rule_set(options: RuleOptions) -> RuleSet:
     user_files = options.user_files()
     user_groups = [g for f in parse_axiom_files(user_files) for g, on in f.groups.items() if on]
     files = (axiom_files(default_axiom_dir()) if options.defaults else []) + user_files
-    rs = _select_safe(load_rules(files, builtins=options.defaults), user_groups)
+    # the built-in rules are always loaded: without the defaults they are off, for --rules to switch on by name
+    rs = _select_safe(load_rules(files), user_groups, safe=options.defaults)
     for spec in options.switches:
         rs.switch(spec)
     return rs
