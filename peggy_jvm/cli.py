@@ -345,24 +345,19 @@ def _rule_options(axioms: tuple[Path, ...], no_defaults: bool, switches: tuple[s
         raise click.UsageError("--axioms, --no-default-axioms and --rules apply to --stage full only")
     if no_defaults and not axioms:
         raise click.UsageError("--no-default-axioms needs --axioms (no rules would be left)")
-    from .extract.select import RuleOptions, optimizer_rule_set
-    from .rules.check import check_rule
-    from .rules.library import parse_axiom_files
+    from .extract.select import RuleOptions, load_rule_options
     for p in axioms:
         _check_axiom_path(p)
     options = RuleOptions(tuple(axioms), not no_defaults, switches)
     with _axiom_errors():
         try:
-            active = {r.name for r in optimizer_rule_set(options).active()}
+            _, user = load_rule_options(options)
         except ValueError as e:
             raise click.UsageError(f"--rules: {e}") from None
-        asts = [a for f in parse_axiom_files(options.user_files()) for a in f.rules]
-    for ast in asts:
-        if ast.name in active or ast.name + "-rev" in active:
-            res = check_rule(ast)
-            if res.status == "unsound":
-                raise fail(str(ast.pos), f"rule {ast.name} is unsound: {_counterexample(res)} "
-                                         "(see 'peggy-jvm check-axioms')")
+    for u in user:
+        if u.check.status == "unsound":
+            raise fail(str(u.ast.pos), f"rule {u.ast.name} is unsound: {_counterexample(u.check)} "
+                                       "(see 'peggy-jvm check-axioms')")
     return options
 
 

@@ -10,11 +10,12 @@ User rules
     The user's axiom files join the safe groups: every group they define (unless its ``group`` line says
     ``off``) is on, then ``--rules`` switches apply in order. The self-check (pipeline.py) proves every rewrite
     with :func:`proof_rules`: the default safe rules (whatever ``--rules`` switched) plus only those active
-    user rules that the soundness fuzzer (rules/check.py) runs and finds sound, the same evidence the default
-    value rules rest on. The fuzzer runs here, in each process, whatever the command line checked before: a
-    user rule found unsound, or one it cannot evaluate (exempt: loops, heap, effects), only steers the search
-    and never vouches for its own rewrite (docs/axioms.md, "Your own axioms"). Both are cached per options
-    value, so each worker process parses, compiles and fuzzes them once.
+    user rules that the soundness checker (rules/check.py) evaluates and finds sound, the same evidence the
+    default value rules rest on. The proof's trust comes from these verdicts, not from the command line having
+    refused anything: a user rule found unsound, or one the checker cannot evaluate (exempt: loops, heap,
+    effects), only steers the search and never vouches for its own rewrite (docs/axioms.md, "Your own
+    axioms"). Loading and the verdicts are cached per options value (:func:`load_rule_options`), so each
+    process parses, compiles and fuzzes once.
 
 How (DESIGN section 4)
     1. The PEG goes into a fresh :class:`EGraph`; the :class:`Runner` saturates it within :class:`Limits`.
@@ -51,8 +52,11 @@ from ..peg.check import _kinds, peg_problems
 from ..peg.ops import OPS, Role, T
 from ..peg.graph import PEG
 from ..revert.revert import pure_loops
+from ..rules import check as rule_check
+from ..rules.check import CheckResult
 from ..rules.compile import compile_rule
 from ..rules.library import RuleSet, axiom_files, default_axiom_dir, default_rules, load_rules, parse_axiom_files
+from ..rules.syntax import RuleAST
 from . import maxsat
 from .cost import peg_cost
 from .greedy import greedy_extract
@@ -61,7 +65,7 @@ from .phi_profile import Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
 __all__ = ["Acceptance", "ExtractReport", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDED_RULES",
-           "make_checker", "RuleOptions", "optimizer_rules", "optimizer_rule_set", "proof_rules"]
+           "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
@@ -159,49 +163,57 @@ class RuleOptions:
         return [f for p in self.axioms for f in axiom_files(p)]
 
 
-_BY_OPTIONS: dict[RuleOptions, RuleSet] = {}
-_PROOF_BY_OPTIONS: dict[RuleOptions, list[Rewrite]] = {}
+@dataclass(frozen=True)
+class UserRule:
+    """One of the user's rules that will run, with the soundness checker's verdict on it."""
+    ast: RuleAST
+    rewrites: tuple[str, ...]  # the names of its rewrites (``NAME``, and ``NAME-rev`` for ``<=>``)
+    check: CheckResult
 
 
-def optimizer_rule_set(options: RuleOptions) -> RuleSet:
-    """The rule set the full stage saturates with under ``options`` (its active rewrites). Raises
-    :class:`~peggy_jvm.rules.syntax.AxiomError` (parse, type, duplicate name: ``file:line:col``),
-    :class:`ValueError` (an unknown group in a switch) and :class:`OSError`/:class:`UnicodeDecodeError`."""
+_LOADED: dict[RuleOptions, tuple[RuleSet, list[UserRule]]] = {}
+
+
+def load_rule_options(options: RuleOptions) -> tuple[RuleSet, list[UserRule]]:
+    """The rule set the full stage saturates with under ``options`` (its active rewrites), and each active user
+    rule with the soundness checker's verdict; cached per value. Raises
+    :class:`~peggy_jvm.rules.syntax.AxiomError` (parse, type, duplicate name, non-UTF-8 text: ``file:line:col``),
+    :class:`ValueError` (an unknown name in a switch) and :class:`OSError`."""
+    if options in _LOADED:
+        return _LOADED[options]
     user_files = options.user_files()
-    user_groups = [g for f in parse_axiom_files(user_files) for g, on in f.groups.items() if on]
+    parsed = parse_axiom_files(user_files)
+    user_groups = [g for f in parsed for g, on in f.groups.items() if on]
     files = (axiom_files(default_axiom_dir()) if options.defaults else []) + user_files
     # the built-in rules are always loaded: without the defaults they are off, for --rules to switch on by name
     rs = _select_safe(load_rules(files), user_groups, safe=options.defaults)
     for spec in options.switches:
         rs.switch(spec)
-    return rs
+    active = {r.name for r in rs.active()}
+    user = []
+    for ast in (a for f in parsed for a in f.rules):
+        names = tuple(rw.name for rw in compile_rule(ast) if rw.name in active)
+        if names:
+            user.append(UserRule(ast, names, rule_check.check_rule(ast)))
+    _LOADED[options] = rs, user
+    return rs, user
 
 
 def optimizer_rules(options: RuleOptions | None = None) -> list[Rewrite]:
-    """:func:`safe_rules`, or the rules of ``options`` (:func:`optimizer_rule_set`), cached per value."""
+    """:func:`safe_rules`, or the active rules of ``options`` (:func:`load_rule_options`)."""
     if options is None or options == RuleOptions():
         return safe_rules()
-    return _cached_set(options).active()
-
-
-def _cached_set(options: RuleOptions) -> RuleSet:
-    if options not in _BY_OPTIONS:
-        _BY_OPTIONS[options] = optimizer_rule_set(options)
-    return _BY_OPTIONS[options]
+    return load_rule_options(options)[0].active()
 
 
 def proof_rules(options: RuleOptions | None = None) -> list[Rewrite]:
     """What the self-check proves with: :func:`safe_rules`, plus the user's active rules (``options``) that the
-    soundness fuzzer checks and finds sound (cached per value; see the module docstring for why)."""
+    soundness checker evaluates and finds sound (see the module docstring for why)."""
     if options is None or not options.axioms:
         return safe_rules()
-    if options not in _PROOF_BY_OPTIONS:
-        from ..rules.check import check_rule  # the fuzzer: only for user rules
-        rs = _cached_set(options)
-        vouched = {rw.name for f in parse_axiom_files(options.user_files()) for a in f.rules
-                   if check_rule(a).status == "sound" for rw in compile_rule(a)}
-        _PROOF_BY_OPTIONS[options] = safe_rules() + [r for r in rs.active() if r.name in vouched]
-    return _PROOF_BY_OPTIONS[options]
+    rs, user = load_rule_options(options)
+    vouched = {n for u in user if u.check.status == "sound" for n in u.rewrites}
+    return safe_rules() + [r for r in rs.active() if r.name in vouched]
 
 
 @dataclass
