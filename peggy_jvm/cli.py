@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import click
 
@@ -21,6 +21,10 @@ from .classfile.errors import ClassFileError
 from .codecost import Goal
 from .pipeline import IMPLEMENTED_STAGES, Stage, classes_by_name, optimize_input
 from .rules.strings import ASSUMPTIONS
+
+if TYPE_CHECKING:  # the rule machinery is imported only by the commands that need it
+    from .extract.select import RuleOptions
+    from .rules.check import CheckResult
 
 EXIT_BAD_INPUT = 2
 
@@ -76,7 +80,8 @@ def _split_classpath(cp: str | None) -> list[Path]:
               help="Full stage: also saturate with the rules of this axiom file or directory of *.ax files "
                    "(repeatable); each is checked (types, soundness fuzzer) before any work starts.")
 @click.option("--no-default-axioms", is_flag=True,
-              help="Full stage: leave out the bundled axioms and built-in rules (only --axioms rules).")
+              help="Full stage: leave out the bundled axioms and turn the built-in rules off (--rules +fold "
+                   "turns one on); needs --axioms.")
 @click.option("--rules", "switches", multiple=True, metavar="+GROUP,-GROUP,...",
               help="Full stage: switch rule groups (or prefixes, or single rules) on (+) or off (-), in order.")
 @click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
@@ -335,7 +340,8 @@ def _axiom_errors() -> Iterator[None]:
         raise fail(e.filename or "axioms", os_error_words(e)) from None
 
 
-def _rule_options(axioms: tuple[Path, ...], no_defaults: bool, switches: tuple[str, ...], stage: Stage):
+def _rule_options(axioms: tuple[Path, ...], no_defaults: bool, switches: tuple[str, ...],
+                  stage: Stage) -> RuleOptions | None:
     """``optimize``'s rule options, loaded and checked here, before any work starts (exit 2 on any problem):
     parsed, typed, names unique with the defaults, switches naming known groups, and every active user rule
     fuzzed (rules/check.py): an unsound one is refused. None when the user asked for nothing."""
@@ -361,7 +367,7 @@ def _rule_options(axioms: tuple[Path, ...], no_defaults: bool, switches: tuple[s
     return options
 
 
-def _counterexample(res) -> str:
+def _counterexample(res: CheckResult) -> str:
     values = ", ".join(f"{k} = {v!r}" for k, v in res.counterexample.items())
     return f"{values}: {res.reason}" if values else res.reason
 
