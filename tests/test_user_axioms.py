@@ -7,7 +7,8 @@ error (parse and type errors at FILE:LINE:COL, a name clashing with the defaults
 the options outside ``--stage full``, an unsound rule refused at load time) is one line and exit 2 with nothing
 written; ``check-axioms`` exits 0/1/2; an unsound rule that gets past the load-time check (the pipeline called
 directly) is refused by the self-check and the class behaves like the original (with a control: the same rule
-trusted by the proof does produce the wrong code); ``--jobs 2`` gives the bytes of ``--jobs 1``.
+trusted by the proof does produce the wrong code); the proof's rules add only the user rules the checker finds
+sound; ``--jobs 2`` gives the bytes of ``--jobs 1``.
 """
 from __future__ import annotations
 
@@ -210,6 +211,20 @@ def test_an_unsound_rule_past_the_load_time_check_never_makes_a_wrong_class(comp
     before = java(java_home, "-cp", compiled, "U", *ARGS)
     after = java(java_home, "-cp", tmp_path / "bad", "U", *ARGS)
     assert after.returncode == 0 and after.stdout != before.stdout
+
+
+def test_the_proof_trusts_only_user_rules_the_checker_finds_sound(tmp_path):
+    """All three rules steer the search; the self-check's rules add only the sound one to the defaults (not the
+    unsound one, nor the exempt `eval-drop`, which is wrong for a heap: it would drop a loop that may not end)."""
+    from peggy_jvm.extract.select import RuleOptions, optimizer_rules, proof_rules, safe_rules
+
+    ax = _ax(tmp_path, "three.ax", MASKS + WRONG + "rule eval-drop: (eval[$l] ?x ?i) => ?x\n")
+    options = RuleOptions((ax,))
+    mine = {"and-and-const", "times3-shl", "eval-drop"}
+    assert mine <= {r.name for r in optimizer_rules(options)}
+    proof = [r.name for r in proof_rules(options)]
+    assert proof == [r.name for r in safe_rules()] + ["and-and-const"]
+    assert [r.name for r in proof_rules(RuleOptions((ax,), switches=("-user.masks",)))] == proof[:-1]
 
 
 def test_jobs_2_with_user_axioms_gives_the_bytes_of_jobs_1(compiled, tmp_path):
