@@ -10,11 +10,13 @@ Inputs: argv, the environment variable :data:`PROGRESS_INTERVAL_ENV`. Outputs: f
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
 
 import click
 
@@ -26,6 +28,10 @@ from .codecost import Goal
 from .interrupt import Interrupted, catching_signals
 from .pipeline import IMPLEMENTED_STAGES, Progress, Stage, classes_by_name, optimize_input
 from .rules.strings import ASSUMPTIONS
+
+if TYPE_CHECKING:  # the rule machinery is imported only by the commands that need it
+    from .extract.select import RuleOptions
+    from .rules.check import CheckResult
 
 EXIT_BAD_INPUT = 2
 #: seconds between plain progress lines when stderr is not a terminal (docs/cli.md); 0 turns them off
@@ -93,17 +99,26 @@ def _split_classpath(cp: str | None) -> list[Path]:
                    "(fallback, reason 'timeout'). What the optimizer does is bounded by work, not time (the "
                    "same input gives the same output on any machine): this only catches runaway methods.")
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Worker processes.")
-@click.option("--axioms", type=click.Path(path_type=Path), help="Directory of axiom files (later stages).")
+@click.option("--axioms", "axioms", multiple=True, type=click.Path(path_type=Path),
+              help="Full stage: also saturate with the rules of this axiom file or directory of *.ax files "
+                   "(repeatable); each is checked (types, soundness fuzzer) before any work starts.")
+@click.option("--no-default-axioms", is_flag=True,
+              help="Full stage: leave out the bundled axioms and turn the built-in rules off (--rules +fold "
+                   "turns one on); needs --axioms.")
+@click.option("--rules", "switches", multiple=True, metavar="+GROUP,-GROUP,...",
+              help="Full stage: switch rule groups (or prefixes, or single rules) on (+) or off (-), in order.")
 @click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
               help="Full stage: keep a rewrite whose emitted code is cheaper and no larger (speed), or smaller "
                    "and no costlier (size).")
 def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, classpath: str | None,
-             method_timeout: float | None, jobs: int, axioms: Path | None, goal: str) -> None:
+             method_timeout: float | None, jobs: int, axioms: tuple[Path, ...], no_default_axioms: bool,
+             switches: tuple[str, ...], goal: str) -> None:
     """Optimize every method of INPUT (.class, .jar or directory) and write the result."""
     st = Stage(stage)
     if st not in IMPLEMENTED_STAGES:
         available = ", ".join(s.value for s in IMPLEMENTED_STAGES)
         raise fail(str(input_path), f"stage '{st.value}' is not available yet (available: {available})")
+    rules = _rule_options(axioms, no_default_axioms, switches, st)
     display = _ProgressDisplay("optimize", "classes")
 
     def progress(p: Progress) -> None:
@@ -113,7 +128,7 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     reports = [Output(json_path, Form.JSON)] if json_path is not None else []
     try:
         target, report = optimize_input(input_path, output, st, _split_classpath(classpath), jobs,
-                                        method_timeout, progress, reports, goal=Goal(goal))
+                                        method_timeout, progress, reports, goal=Goal(goal), rules=rules)
     except InputError as e:
         raise fail(e.path, e.message) from None
     except OSError as e:  # reading the input (write errors are OutputErrors naming the output)
@@ -391,15 +406,96 @@ def _write_report(out: Output, text: str) -> None:
 
 def _load_axioms(axioms: Path | None):
     """The rule set of ``axioms`` (a directory of ``*.ax`` files or one file; default: the bundled axioms)."""
-    from .rules import AxiomError, default_rules, load_rules
+    from .rules import default_rules, load_rules
     if axioms is None:
         return default_rules()
-    if not axioms.exists():
-        raise fail(str(axioms), "no such file or directory")
-    try:
+    _check_axiom_path(axioms)
+    with _axiom_errors():
         return load_rules(axioms)
+
+
+def _check_axiom_path(path: Path) -> None:
+    from .rules.library import axiom_files
+    if not path.exists():
+        raise fail(str(path), "no such file or directory")
+    if not axiom_files(path):
+        raise fail(str(path), "no axiom files (*.ax) in this directory")
+
+
+@contextlib.contextmanager
+def _axiom_errors() -> Iterator[None]:
+    """Loading axiom files: a problem in one is ``peggy-jvm: error: FILE:LINE:COL: what``, exit 2."""
+    from .rules import AxiomError
+    try:
+        yield
     except AxiomError as e:
-        raise fail(str(axioms), str(e)) from None
+        raise fail(str(e.pos), e.message) from None
+    except OSError as e:
+        raise fail(e.filename or "axioms", os_error_words(e)) from None
+
+
+def _rule_options(axioms: tuple[Path, ...], no_defaults: bool, switches: tuple[str, ...],
+                  stage: Stage) -> RuleOptions | None:
+    """``optimize``'s rule options, loaded and checked here, before any work starts (exit 2 on any problem):
+    parsed, typed, names unique with the defaults, switches naming known groups, and every active user rule
+    fuzzed (rules/check.py): an unsound one is refused. None when the user asked for nothing."""
+    if not axioms and not no_defaults and not switches:
+        return None
+    if stage is not Stage.FULL:
+        raise click.UsageError("--axioms, --no-default-axioms and --rules apply to --stage full only")
+    if no_defaults and not axioms:
+        raise click.UsageError("--no-default-axioms needs --axioms (no rules would be left)")
+    from .extract.select import RuleOptions, load_rule_options
+    for p in axioms:
+        _check_axiom_path(p)
+    options = RuleOptions(tuple(axioms), not no_defaults, switches)
+    with _axiom_errors():
+        try:
+            _, user = load_rule_options(options)
+        except ValueError as e:
+            raise click.UsageError(f"--rules: {e}") from None
+    for u in user:
+        if u.check.status == "unsound":
+            raise fail(str(u.ast.pos), f"rule {u.ast.name} is unsound: {_counterexample(u.check)} "
+                                       "(see 'peggy-jvm check-axioms')")
+    return options
+
+
+def _counterexample(res: CheckResult) -> str:
+    values = ", ".join(f"{k} = {v!r}" for k, v in res.counterexample.items())
+    return f"{values}: {res.reason}" if values else res.reason
+
+
+@main.command("check-axioms")
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True, type=click.Path(path_type=Path))
+def check_axioms(paths: tuple[Path, ...]) -> int:
+    """Parse, type-check and fuzz every rule of the axiom files PATH (files, or directories of *.ax files).
+
+    One line per rule (sound, UNSOUND with the counterexample, or exempt with the reason), then a summary.
+    Exit 0 when every rule is sound or exempt, 1 when some rule is unsound, 2 on a parse or type error or a
+    bad path."""
+    from .rules.check import check_rule
+    from .rules.library import axiom_files, load_rules, parse_axiom_files
+    for p in paths:
+        _check_axiom_path(p)
+    files = [f for p in paths for f in axiom_files(p)]
+    with _axiom_errors():
+        load_rules(files, builtins=False)  # types and unique names, each error at its file:line:col
+        asts = [a for f in parse_axiom_files(files) for a in f.rules]
+    counts = {"sound": 0, "unsound": 0, "exempt": 0}
+    for ast in asts:
+        res = check_rule(ast)
+        counts[res.status] += 1
+        if res.status == "sound":
+            what = f"sound    {ast.name} ({res.cases} cases)"
+        elif res.status == "unsound":
+            what = f"UNSOUND  {ast.name}: {_counterexample(res)}"
+        else:
+            what = f"exempt   {ast.name}: {res.reason}"
+        click.echo(f"{ast.pos}: {what}")
+    click.echo(f"{len(asts)} rules: {counts['sound']} sound, {counts['unsound']} unsound, "
+               f"{counts['exempt']} exempt")
+    return 1 if counts["unsound"] else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

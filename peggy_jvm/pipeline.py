@@ -58,7 +58,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from . import interrupt
 from .archive import (Entry, InputError, InputSet, Output, check_outputs, output_form, read_input, resolve_output,
@@ -80,6 +80,9 @@ from .revert.revert import RevertUnsupported, revert_peg
 from .budget import DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm
 from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
+
+if TYPE_CHECKING:  # the solver stack is imported only by the stage that needs it
+    from .extract.select import RuleOptions
 
 
 class Stage(str, Enum):
@@ -160,15 +163,16 @@ def _code_length(data: bytes) -> int:
     return int.from_bytes(data[4:8], "big")
 
 
-def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SPEED):
+def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SPEED,
+          rules: RuleOptions | None = None):
     """``--stage full`` between lifting and lowering: build, check, saturate and extract (the safe rule groups
-    of :mod:`peggy_jvm.extract.select`, within ``work``, priced for ``goal``), check again, revert. A PEG that is not strictly
-    cheaper leaves the method unchanged (no churn for nothing)."""
-    from .extract.select import extract_peg, safe_rules  # the solver stack: only for the stage that needs it
+    of :mod:`peggy_jvm.extract.select` with the user's ``rules``, within ``work``, priced for ``goal``), check
+    again, revert. A PEG that is not strictly cheaper leaves the method unchanged (no churn for nothing)."""
+    from .extract.select import extract_peg, optimizer_rules  # the solver stack: only for the stage that needs it
     times: dict[str, float] = info.setdefault("time_ms", {})
     # the rules are parsed and compiled once per process (cached): outside the alarm below, so that a safety
     # net shorter than that one-time cost does not interrupt it, and every later method with it
-    safe_rules()
+    rewrites = optimizer_rules(rules)
     try:
         peg = build_peg(ir)
         check_peg(peg)
@@ -187,7 +191,7 @@ def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SP
         # parts of extraction read no clock at all (the phi-profile checker can take seconds on one candidate):
         # the safety net interrupts them
         with alarm(net, "saturation and extraction"):
-            new, rep = extract_peg(peg, limits=work.saturation(), work=work.solver_work,
+            new, rep = extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work,
                                    accept=revertible, goal=goal)
         info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
@@ -216,26 +220,29 @@ def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:
         raise MethodUnchanged(f"emitted code larger: {figures}")
 
 
-def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, work: WorkBudget) -> None:
+def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, work: WorkBudget,
+                rules: RuleOptions | None = None) -> None:
     """DESIGN section 6, step 2: the emitted bytecode is lifted again and validated against the original method
-    (both PEGs in one e-graph, saturated with the same safe rules the optimizer used, within ``work``'s proof
-    limits: work, not time, since the verdict decides the output; the roots must meet). Not proved: the method
-    keeps its original code."""
-    from .extract.select import safe_rules
+    (both PEGs in one e-graph, saturated within ``work``'s proof limits (work, not time, since the verdict
+    decides the output) with the default safe rules and only those of the user's ``rules`` that the soundness
+    fuzzer finds sound, ``select.proof_rules``; the roots must meet). Not proved: the method keeps its original
+    code."""
+    from .extract.select import proof_rules
     from .validate.pairing import MethodPair
     from .validate.prove import prove_pair
     new_m = MethodInfo(m.access, m.name_index, m.descriptor_index,
                        [Attribute(a.name_index, a.name, data) if a.name == "Code" else a for a in m.attributes],
                        m.name, m.descriptor)
     pair = MethodPair(cf, cf, m, new_m)
-    proof = prove_pair(pair, hierarchy, hierarchy, safe_rules(), work.proof())
+    proof = prove_pair(pair, hierarchy, hierarchy, proof_rules(rules), work.proof())
     if not proof.proved:
         raise MethodUnchanged(f"self-check: the emitted code is {proof.reason}")
 
 
 def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
                hierarchy: ClassHierarchy, net: SafetyNet | None = None, info: dict | None = None,
-               work: WorkBudget = DEFAULT_WORK_BUDGET, goal: Goal = Goal.SPEED) -> RecodeResult:
+               work: WorkBudget = DEFAULT_WORK_BUDGET, goal: Goal = Goal.SPEED, rules: RuleOptions | None = None
+               ) -> RecodeResult:
     """One method through ``stage``; raises on anything the stage cannot do (the caller falls back), and
     :class:`MethodTimeout` when the safety net ``net`` fires between (or inside) the full stage's sub-stages.
     ``info`` receives what the full stage measured (costs, emitted costs, extraction status, time per
@@ -253,7 +260,7 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         except (PegUnsupported, RevertUnsupported) as e:
             raise MethodUnchanged(str(e)) from None
     elif stage is Stage.FULL:
-        ir = _full(ir, net, work, info, goal)
+        ir = _full(ir, net, work, info, goal, rules)
         t0 = time.perf_counter()
     lnt = next((a for a in code.attributes if a.name == "LineNumberTable"), None)
     old = sys.getrecursionlimit()
@@ -271,7 +278,7 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         net.check("the self-check")
         t1 = time.perf_counter()
         try:
-            _self_check(cf, m, data, hierarchy, work)
+            _self_check(cf, m, data, hierarchy, work, rules)
         finally:
             times["full.self_check"] = round((time.perf_counter() - t1) * 1000, 3)
     kept = {a.name for a in CodeAttribute.parse(data, cf.pool).attributes}
@@ -280,9 +287,9 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
 
 def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                    method_timeout: float | None = DEFAULT_METHOD_TIMEOUT, work: WorkBudget = DEFAULT_WORK_BUDGET,
-                   goal: Goal = Goal.SPEED) -> tuple[bytes, list[MethodReport]]:
-    """Run every method of one class through ``stage`` (the full stage for ``goal``); returns the new class
-    bytes and the reports.
+                   goal: Goal = Goal.SPEED, rules: RuleOptions | None = None) -> tuple[bytes, list[MethodReport]]:
+    """Run every method of one class through ``stage`` (the full stage for ``goal``, with the user's
+    ``rules``); returns the new class bytes and the reports.
     ``method_timeout``: the safety net per method (seconds; None: none); ``work``: the full stage's limits.
 
     Raises ClassFileError when the class itself is malformed (the caller reports bad input).
@@ -315,7 +322,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                                 emitted_cost_before=info.get("emitted_cost_before"),
                                 emitted_cost_after=info.get(f"emitted_{cost_key}"))
         try:
-            result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal)
+            result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal, rules)
         except MethodTimeout as e:  # the net fired between two sub-stages, or inside saturation + extraction
             reports.append(row("fallback", f"timeout: {e}", time.perf_counter() - start))
             continue
@@ -391,14 +398,15 @@ class _Tally:
 
 
 def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: Stage, timeout: float | None,
-                 goal: Goal = Goal.SPEED) -> None:
+                 goal: Goal = Goal.SPEED, rules: RuleOptions | None = None) -> None:
     h = ClassHierarchy(classpath)
     h.add_lazy_classes(input_classes)
-    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal)
+    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal, rules=rules)
     if stage is Stage.FULL:
         # parse and compile the rules now, once per process, rather than within the first method's safety net
-        from .extract.select import safe_rules
-        safe_rules()
+        from .extract.select import optimizer_rules, proof_rules
+        optimizer_rules(rules)
+        proof_rules(rules)  # the self-check's
 
 
 def _init_pool_worker(parent: int, *args: object) -> None:
@@ -511,7 +519,8 @@ def _work(item: tuple[int, str, bytes]) -> _Result:
     index, where, data = item
     try:
         out, reports = optimize_class(data, _worker_state["hierarchy"], _worker_state["stage"],
-                                      _worker_state["timeout"], goal=_worker_state["goal"])
+                                      _worker_state["timeout"], goal=_worker_state["goal"],
+                                      rules=_worker_state["rules"])
     except ClassFileError as e:
         return index, None, (where, str(e))
     return index, out, reports
@@ -607,8 +616,10 @@ def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:
 def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpath: list[Path] | None = None,
                    jobs: int = 1, method_timeout: float | None = DEFAULT_METHOD_TIMEOUT,
                    progress: Callable[[Progress], None] | None = None,
-                   reports: Sequence[Output] = (), goal: Goal = Goal.SPEED) -> tuple[Path, RunReport]:
-    """Optimize a class, jar or directory and write the result (the full stage aiming at ``goal``); returns the
+                   reports: Sequence[Output] = (), goal: Goal = Goal.SPEED,
+                   rules: RuleOptions | None = None) -> tuple[Path, RunReport]:
+    """Optimize a class, jar or directory and write the result (the full stage aiming at ``goal``, with the
+    user's ``rules``, already checked by the caller: a loading error here is raised in a worker); returns the
     output path and the report. ``method_timeout``: the wall-clock safety net per method (seconds; None: none).
 
     ``reports`` are the files the caller writes afterwards: they are checked with the output itself
@@ -624,9 +635,9 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]] = {}
     cp = list(classpath or [])
     if jobs > 1 and len(work) > 1:
-        _run_pool(work, jobs, (cp, input_classes, stage, method_timeout, goal), results, progress)
+        _run_pool(work, jobs, (cp, input_classes, stage, method_timeout, goal, rules), results, progress)
     else:
-        _init_worker(cp, input_classes, stage, method_timeout, goal)
+        _init_worker(cp, input_classes, stage, method_timeout, goal, rules)
         tally = _Tally(work)
         for item in work:
             k, out, reps = _work(item)

@@ -2,8 +2,20 @@
 
 What this module owns
     :func:`extract_peg` (PEG -> PEG and :class:`ExtractReport`), :func:`safe_rules` (the rule groups the
-    ``full`` stage saturates with, and why each is sound) and :func:`make_checker` (the validity checker handed to
-    the MaxSAT driver).
+    ``full`` stage saturates with, and why each is sound), :func:`optimizer_rules` (those plus the user's
+    :class:`RuleOptions`: ``optimize --axioms/--no-default-axioms/--rules``) and :func:`make_checker` (the
+    validity checker handed to the MaxSAT driver).
+
+User rules
+    The user's axiom files join the safe groups: every group they define (unless its ``group`` line says
+    ``off``) is on, then ``--rules`` switches apply in order. The self-check (pipeline.py) proves every rewrite
+    with :func:`proof_rules`: the default safe rules (whatever ``--rules`` switched) plus only those active
+    user rules that the soundness checker (rules/check.py) evaluates and finds sound, the same evidence the
+    default value rules rest on. The proof's trust comes from these verdicts, not from the command line having
+    refused anything: a user rule found unsound, or one the checker cannot evaluate (exempt: loops, heap,
+    effects), only steers the search and never vouches for its own rewrite (docs/axioms.md, "Your own
+    axioms"). Loading and the verdicts are cached per options value (:func:`load_rule_options`), so each
+    process parses, compiles and fuzzes once.
 
 How (DESIGN section 4)
     1. The PEG goes into a fresh :class:`EGraph`; the :class:`Runner` saturates it within :class:`Limits`.
@@ -29,6 +41,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Sequence
 
 from ..codecost import Goal
@@ -38,7 +51,11 @@ from ..peg.check import _kinds, peg_problems
 from ..peg.ops import OPS, Role, T
 from ..peg.graph import PEG
 from ..revert.revert import pure_loops
-from ..rules.library import RuleSet, default_rules
+from ..rules import check as rule_check
+from ..rules.check import CheckResult
+from ..rules.compile import compile_rule
+from ..rules.library import RuleSet, axiom_files, default_axiom_dir, default_rules, load_rules, parse_axiom_files
+from ..rules.syntax import RuleAST
 from . import maxsat
 from .cost import peg_cost
 from .greedy import greedy_extract
@@ -47,7 +64,7 @@ from .phi_profile import Effort, Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
 __all__ = ["Acceptance", "ExtractReport", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDED_RULES",
-           "make_checker"]
+           "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
@@ -107,23 +124,95 @@ EXCLUDED_RULES: tuple[str, ...] = ()
 _CACHED_RULES: list[Rewrite] | None = None
 
 
-def safe_rules(rules: RuleSet | None = None) -> list[Rewrite]:
-    """The active rewrites of :data:`SAFE_GROUPS` (the default rule set when ``rules`` is None; cached)."""
-    global _CACHED_RULES
-    if rules is None and _CACHED_RULES is not None:
-        return _CACHED_RULES
-    rs = rules if rules is not None else default_rules()
-    groups = [g for g in SAFE_GROUPS if any(x == g or x.startswith(g + ".") for x in rs.groups)]
+def _select_safe(rs: RuleSet, extra_groups: Sequence[str] = (), safe: bool = True) -> RuleSet:
+    """``rs`` with exactly the safe groups present in it (none unless ``safe``) and ``extra_groups`` (by exact
+    name, not as prefixes) on, the excluded sub-groups and rules of the safe groups off."""
+    groups = [g for g in SAFE_GROUPS if safe and any(x == g or x.startswith(g + ".") for x in rs.groups)]
     rs.only(*groups)
     present = [g for g in EXCLUDED_SUBGROUPS if g in rs.groups]
     if present:
         rs.disable(*present)
     for r in EXCLUDED_RULES:
         rs.disable(r)
-    out = rs.active()
+    for g in extra_groups:  # the user asked for these: on whatever their names
+        rs.groups[g] = True
+    return rs
+
+
+def safe_rules(rules: RuleSet | None = None) -> list[Rewrite]:
+    """The active rewrites of :data:`SAFE_GROUPS` (the default rule set when ``rules`` is None; cached)."""
+    global _CACHED_RULES
+    if rules is None and _CACHED_RULES is not None:
+        return _CACHED_RULES
+    out = _select_safe(rules if rules is not None else default_rules()).active()
     if rules is None:
         _CACHED_RULES = out
     return out
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """The user's say in the full stage's rules. Paths and switches rather than rules, so that it pickles
+    cheaply to the worker processes and keys their cache."""
+    axioms: tuple[Path, ...] = ()  # files or directories of ``*.ax`` files, added to the defaults
+    defaults: bool = True  # False: the bundled axioms are left out and the built-in rules off
+    switches: tuple[str, ...] = ()  # ``+group,-group,...`` strings, applied in order (RuleSet.switch)
+
+    def user_files(self) -> list[Path]:
+        return [f for p in self.axioms for f in axiom_files(p)]
+
+
+@dataclass(frozen=True)
+class UserRule:
+    """One of the user's rules that will run, with the soundness checker's verdict on it."""
+    ast: RuleAST
+    rewrites: tuple[str, ...]  # the names of its rewrites (``NAME``, and ``NAME-rev`` for ``<=>``)
+    check: CheckResult
+
+
+_LOADED: dict[RuleOptions, tuple[RuleSet, list[UserRule]]] = {}
+
+
+def load_rule_options(options: RuleOptions) -> tuple[RuleSet, list[UserRule]]:
+    """The rule set the full stage saturates with under ``options`` (its active rewrites), and each active user
+    rule with the soundness checker's verdict; cached per value. Raises
+    :class:`~peggy_jvm.rules.syntax.AxiomError` (parse, type, duplicate name, non-UTF-8 text: ``file:line:col``),
+    :class:`ValueError` (an unknown name in a switch) and :class:`OSError`."""
+    if options in _LOADED:
+        return _LOADED[options]
+    user_files = options.user_files()
+    parsed = parse_axiom_files(user_files)
+    user_groups = [g for f in parsed for g, on in f.groups.items() if on]
+    files = (axiom_files(default_axiom_dir()) if options.defaults else []) + user_files
+    # the built-in rules are always loaded: without the defaults they are off, for --rules to switch on by name
+    rs = _select_safe(load_rules(files), user_groups, safe=options.defaults)
+    for spec in options.switches:
+        rs.switch(spec)
+    active = {r.name for r in rs.active()}
+    user = []
+    for ast in (a for f in parsed for a in f.rules):
+        names = tuple(rw.name for rw in compile_rule(ast) if rw.name in active)
+        if names:
+            user.append(UserRule(ast, names, rule_check.check_rule(ast)))
+    _LOADED[options] = rs, user
+    return rs, user
+
+
+def optimizer_rules(options: RuleOptions | None = None) -> list[Rewrite]:
+    """:func:`safe_rules`, or the active rules of ``options`` (:func:`load_rule_options`)."""
+    if options is None or options == RuleOptions():
+        return safe_rules()
+    return load_rule_options(options)[0].active()
+
+
+def proof_rules(options: RuleOptions | None = None) -> list[Rewrite]:
+    """What the self-check proves with: :func:`safe_rules`, plus the user's active rules (``options``) that the
+    soundness checker evaluates and finds sound (see the module docstring for why)."""
+    if options is None or not options.axioms:
+        return safe_rules()
+    rs, user = load_rule_options(options)
+    vouched = {n for u in user if u.check.status == "sound" for n in u.rewrites}
+    return safe_rules() + [r for r in rs.active() if r.name in vouched]
 
 
 @dataclass

@@ -11,6 +11,10 @@ Groups
 
 Invariants
     Rule names are unique across the whole set (a duplicate is an :class:`~.syntax.AxiomError`).
+
+Switches
+    :meth:`RuleSet.switch` applies a user's ``+group,-group,...`` (``optimize --rules``, docs/cli.md) in order;
+    an unknown name is a :class:`ValueError` naming the known groups.
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from .builtin import builtin_rules
 from .compile import compile_rule
 from .syntax import AxiomError, AxiomFile, Pos, RuleAST, parse_axioms
 
-__all__ = ["RuleSet", "load_rules", "default_rules", "default_axiom_dir", "parse_axiom_files"]
+__all__ = ["RuleSet", "load_rules", "default_rules", "default_axiom_dir", "parse_axiom_files", "axiom_files"]
 
 
 def default_axiom_dir() -> Path:
@@ -83,6 +87,20 @@ class RuleSet:
             raise KeyError(f"only() takes groups, not rules: {rules}")
         return self
 
+    def switch(self, spec: str) -> RuleSet:
+        """Apply ``+name,-name,...`` in order (a name without a sign is switched on): group names or prefixes and
+        rule names, as :meth:`enable` / :meth:`disable` take them."""
+        for item in (x.strip() for x in spec.split(",")):
+            if not item or item in "+-":
+                raise ValueError(f"empty group name in {spec!r}")
+            name = item.lstrip("+-")
+            try:
+                (self.disable if item[0] == "-" else self.enable)(name)
+            except KeyError:
+                raise ValueError(f"no rule group or rule named {name!r} (groups: {', '.join(sorted(self.groups))})"
+                                 ) from None
+        return self
+
     def active(self) -> list[Rewrite]:
         return [r for r in self.rewrites if self.groups.get(r.group, True) and r.name not in self.disabled_rules]
 
@@ -96,10 +114,22 @@ class RuleSet:
         raise KeyError(name)
 
 
+def axiom_files(path: Path) -> list[Path]:
+    """The files ``path`` names: a directory's ``*.ax`` files (sorted), or ``path`` itself."""
+    return sorted(path.glob("*.ax")) if path.is_dir() else [path]
+
+
 def parse_axiom_files(paths: Iterable[Path]) -> list[AxiomFile]:
     out = []
     for p in paths:
-        out.append(parse_axioms(Path(p).read_text(encoding="utf-8"), str(p)))
+        data = Path(p).read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line_start = data.rfind(b"\n", 0, e.start) + 1
+            raise AxiomError(Pos(str(p), data.count(b"\n", 0, e.start) + 1, e.start - line_start + 1),
+                             "not UTF-8 text") from None
+        out.append(parse_axioms(text, str(p)))
     return out
 
 
@@ -110,8 +140,7 @@ def load_rules(paths: Iterable[Path] | Path | None = None, *, builtins: bool = T
     if paths is None:
         paths = default_axiom_dir()
     if isinstance(paths, (str, Path)):
-        p = Path(paths)
-        files = sorted(p.glob("*.ax")) if p.is_dir() else [p]
+        files = axiom_files(Path(paths))
     else:
         files = [Path(x) for x in paths]
     parsed = parse_axiom_files(files)
