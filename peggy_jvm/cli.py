@@ -108,8 +108,8 @@ def _split_classpath(cp: str | None) -> list[Path]:
 @click.option("--rules", "switches", multiple=True, metavar="+GROUP,-GROUP,...",
               help="Full stage: switch rule groups (or prefixes, or single rules) on (+) or off (-), in order.")
 @click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
-              help="Full stage: keep a rewrite whose emitted code is cheaper and no larger (speed), or smaller "
-                   "and no costlier (size).")
+              help="Full stage: keep a rewrite whose emitted code is cheaper and grows no more than it gains "
+                   "(speed), or smaller and no costlier (size).")
 def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, classpath: str | None,
              method_timeout: float | None, jobs: int, axioms: tuple[Path, ...], no_default_axioms: bool,
              switches: tuple[str, ...], goal: str) -> None:

@@ -102,8 +102,12 @@ def test_exception_edges_count_for_loops():
 def test_the_decision_rule_of_each_goal():
     base = EmittedCost(100, 40)
     _check_emitted(Goal.SPEED, base, EmittedCost(99, 40))  # cheaper, same size: kept
+    _check_emitted(Goal.SPEED, base, EmittedCost(90, 44))  # 10% cheaper buys 10% more bytes
+    _check_emitted(Goal.SPEED, base, EmittedCost(10, 50))  # ... but never more than a quarter
     for after, why in ((EmittedCost(100, 30), "emitted code not cheaper: cost 100 -> 100, 40 -> 30 bytes"),
-                       (EmittedCost(50, 41), "emitted code larger: cost 100 -> 50, 40 -> 41 bytes")):
+                       (EmittedCost(99, 41), r"emitted code larger: cost 100 -> 99, 40 -> 41 bytes \(\+0 allowed\)"),
+                       (EmittedCost(90, 45), r"emitted code larger: cost 100 -> 90, 40 -> 45 bytes \(\+4 allowed\)"),
+                       (EmittedCost(10, 51), r"emitted code larger: cost 100 -> 10, 40 -> 51 bytes \(\+10 allowed\)")):
         with pytest.raises(MethodUnchanged, match=why):
             _check_emitted(Goal.SPEED, base, after)
     _check_emitted(Goal.SIZE, base, EmittedCost(100, 39))  # smaller, no costlier: kept
