@@ -39,6 +39,8 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import replace
 
+import networkx as nx
+
 from ..classfile import opcodes as op
 from ..classfile.assembler import Handler as AsmHandler
 from ..classfile.assembler import Insn, Label, assemble
@@ -141,7 +143,11 @@ class _Lowerer:
                     if isinstance(x, Var) and x.id not in self.slots:
                         blocks_of.setdefault(x.id, set()).add(b.id)
         by_id = {v.id: v for v in ir.variables}
-        shared = [vid for vid, where in blocks_of.items() if len(where) > 1]
+        # a block-local variable read more than once needs a slot too: it takes part in the colouring, so it can
+        # reuse the slot of a variable not live there instead of one above all of them
+        reads: Counter[int] = Counter(x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
+                                      for x in st.operands() if isinstance(x, Var))
+        shared = [vid for vid, where in blocks_of.items() if vid in by_id and (len(where) > 1 or reads[vid] > 1)]
         top = self.color_slots(shared, by_id, top)
         self.block_slot_base = top
         self.next_slot = top
@@ -188,7 +194,19 @@ class _Lowerer:
                 conflicts[vid] |= together - {vid}
         placed: dict[int, tuple[int, int]] = {}  # vid -> (first slot, size)
         top = base
-        for vid in sorted(shared):
+        # the most loaded and stored variables first, so they get the lowest slots (`iload_3` is one byte,
+        # `iload 4` two; an `iinc` is three bytes in any slot below 256); a use inside a loop counts for more
+        looping = _blocks_on_cycles(ir)
+        weight: Counter[int] = Counter()
+        for b in ir.blocks.values():
+            for st in [*b.stmts, b.terminator]:
+                if isinstance(st, Binary) and st.a is st.dst and st.op in ("add.i", "sub.i") \
+                        and isinstance(st.b, Const):
+                    continue
+                for x in [*st.operands(), st.defined()]:
+                    if isinstance(x, Var) and x.id in wanted:
+                        weight[x.id] += 8 if b.id in looping else 1
+        for vid in sorted(shared, key=lambda v: (-weight[v], v)):
             size = 2 if by_id[vid].type.kind.wide else 1
             occupied: set[int] = set()
             for o in conflicts[vid]:
@@ -430,11 +448,17 @@ class _Lowerer:
         the statements after it consume the deferred results in order (an expression tree); it is emitted,
         leaves first, by its consumer. Anything else first emits what is pending, in order."""
         deferred = [x for x in self.operands_of(st) if isinstance(x, Var) and x.id in self.pending_by_dst]
-        tail = self.pending[len(self.pending) - len(deferred):] if deferred else []
-        if not deferred or [p.defined() for p in tail] != deferred:
-            self.flush()
+        # the trees pending so far, in order: ``st`` may take the last of them as its deferred operands (a tree
+        # nested in another is not a root: ``t = a[i]; u = b[j]; w = c * u; v = t + w`` keeps t and w pending);
+        # a statement emitted now must take all of them, or those left would be emitted after it; anything else
+        # emits them first, in order
+        inner = {x.id for p in self.pending for x in p.operands() if isinstance(x, Var)}
+        roots = [p.defined() for p in self.pending if p.defined().id not in inner]  # type: ignore[union-attr]
         dst = st.defined()
-        if self.stackable(dst) and not isinstance(st, Catch):
+        keeps = self.stackable(dst) and not isinstance(st, Catch)
+        if (roots[len(roots) - len(deferred):] if keeps else roots) != deferred:
+            self.flush()
+        if keeps:
             self.pending.append(st)
             self.pending_by_dst[dst.id] = st  # type: ignore[union-attr]
             return
@@ -861,6 +885,15 @@ class _Lowerer:
                     stores.append((label, foreign[1], foreign[2]))
             out.append(x)
         return out, marks, stores
+
+
+def _blocks_on_cycles(ir: IRMethod) -> set[int]:
+    """Blocks inside some loop (a strongly connected component with a cycle)."""
+    g = nx.DiGraph()
+    for b in ir.blocks.values():
+        g.add_node(b.id)
+        g.add_edges_from((b.id, t) for t in b.successors())
+    return {n for comp in nx.strongly_connected_components(g) for n in comp if len(comp) > 1 or g.has_edge(n, n)}
 
 
 _ONE_WORD_LOADS = frozenset({op.ILOAD, op.FLOAD, op.ALOAD})

@@ -55,8 +55,10 @@ from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, B
                         Cond, Const, Copy, GetField, GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic,
                         InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
                         PutStatic, Return, Stmt, Throw, Unary, Var, type_of_descriptor)
+from ..ir.coalesce import coalesce_copies
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE
-from ..peg.graph import PEG
+from ..peg.build import minimize
+from ..peg.graph import PEG, Node
 from ..peg.ops import HANDLER_OPS, OPS, Role, T
 from ..semantics import int_bits_to_float, long_bits_to_double
 
@@ -1223,8 +1225,16 @@ class _Reverter:
         if _thread_known_tests(blocks):
             blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
             _drop_dead_copies(blocks)
+        coalesce_copies(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks,
+                                 entry_id, variables=self.variables))  # javac's shape: variables updated in place
+        blocks, entry_id = tidy_blocks(blocks, entry_id)  # blocks the copies and flags left empty are jumped over
+        coalesce_copies(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks,
+                                 entry_id, variables=self.variables))  # again on the blocks tidying joined
+        present = {x.id for b in blocks.values() for st in [*b.stmts, b.terminator]
+                   for x in [*st.operands(), st.defined()] if isinstance(x, Var)}
+        variables = [v for v in self.variables if v.id in present or v in m.params]
         return IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks, entry_id,
-                        synchronized=m.synchronized, variables=self.variables)
+                        synchronized=m.synchronized, variables=variables)
 
 
 class _LoopCode:
@@ -1250,8 +1260,9 @@ def _common_suffix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block], int]:
     """Jumps to empty blocks go straight to where those lead; a block reached only by a goto from its one
-    predecessor joins it; blocks are renumbered in a depth-first layout that lets each block fall into its
-    goto target or its if's false arm (lowering emits blocks in id order). Meaning unchanged: no statement
+    predecessor joins it; blocks are renumbered in javac's layout (:func:`_layout`: joins after their
+    predecessors, each block falling into its goto target or its if's false arm; lowering emits blocks in id
+    order). Meaning unchanged: no statement
     moves past a branch."""
     def final(t: int) -> int:
         seen = set()
@@ -1269,8 +1280,9 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
             term.target = final(term.target)
         elif isinstance(term, If):
             term.if_true, term.if_false = final(term.if_true), final(term.if_false)
-            if term.if_true == term.if_false:
-                b.terminator = Goto(term.if_true)
+            known = _constant_test(term)
+            if term.if_true == term.if_false or known is not None:
+                b.terminator = Goto(term.if_true if known is not False else term.if_false)
 
     for b in blocks.values():
         retarget(b)
@@ -1290,29 +1302,7 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
             nxt = blocks.pop(t)
             b.stmts.extend(nxt.stmts)
             b.terminator = nxt.terminator
-    # layout
-    order: list[int] = []
-    placed: set[int] = set()
-    stack = [entry]
-    while stack:
-        bid = stack.pop()
-        while bid not in placed:
-            placed.add(bid)
-            order.append(bid)
-            term = blocks[bid].terminator
-            if isinstance(term, Goto):
-                follow = [term.target]
-            elif isinstance(term, If):
-                follow = [term.if_false, term.if_true]
-            else:
-                follow = [t for t in blocks[bid].successors()]
-            later = [t for t in follow[1:] if t not in placed]
-            stack.extend(h.target for h in blocks[bid].handlers if h.target not in placed)
-            stack.extend(reversed(later))
-            if follow and follow[0] not in placed:
-                bid = follow[0]
-            else:
-                break
+    order = _layout(blocks, entry)
     new_id = {old: k for k, old in enumerate(order)}
     out: dict[int, Block] = {}
     for old in order:
@@ -1326,6 +1316,62 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
         b.id = new_id[old]
         out[b.id] = b
     return out, new_id[entry]
+
+
+def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
+    """Block order as javac lays code out: a block is placed once all its forward predecessors are (so a join
+    comes after both arms and only a loop's back edge jumps backward); among the blocks ready, each block's
+    goto target or if's false arm comes next (it falls through), else the block that became ready last (a loop
+    body before the loop's exit)."""
+    succs = {bid: list(dict.fromkeys(b.successors())) for bid, b in blocks.items()}
+    back: set[tuple[int, int]] = set()  # DFS back edges: the loops' back edges in reducible code
+    state: dict[int, int] = {}  # 1 on the DFS stack, 2 done
+    stack: list[tuple[int, int]] = [(entry, 0)]
+    state[entry] = 1
+    while stack:
+        bid, k = stack[-1]
+        if k < len(succs[bid]):
+            stack[-1] = (bid, k + 1)
+            t = succs[bid][k]
+            if state.get(t) == 1:
+                back.add((bid, t))
+            elif t not in state:
+                state[t] = 1
+                stack.append((t, 0))
+        else:
+            state[bid] = 2
+            stack.pop()
+    waiting = {bid: 0 for bid in blocks}
+    for bid, ts in succs.items():
+        for t in ts:
+            if (bid, t) not in back:
+                waiting[t] += 1
+    order: list[int] = []
+    placed: set[int] = set()
+    ready: list[int] = []
+    nxt: int | None = entry
+    while len(order) < len(blocks):
+        if nxt is None:
+            while ready and ready[-1] in placed:
+                ready.pop()
+            nxt = ready.pop() if ready else min(b for b in blocks if b not in placed)
+        bid, nxt = nxt, None
+        placed.add(bid)
+        order.append(bid)
+        became = []
+        for t in succs[bid]:
+            if (bid, t) not in back:
+                waiting[t] -= 1
+                if waiting[t] == 0 and t not in placed:
+                    became.append(t)
+        term = blocks[bid].terminator
+        prefer = term.target if isinstance(term, Goto) else term.if_false if isinstance(term, If) else None
+        for t in reversed(became):
+            if t != prefer:
+                ready.append(t)
+        if prefer in became:
+            nxt = prefer
+    return order
 
 
 def _thread_known_tests(blocks: dict[int, Block]) -> bool:
@@ -1397,6 +1443,15 @@ def _known_arm(b: Block, test: Block) -> int | None:
     return term.if_true if _HOLDS[term.cond](*vals) else term.if_false
 
 
+def _constant_test(term: If) -> bool | None:
+    """The outcome of an int ``if`` on two constants, else None."""
+    a, b = term.a, term.b
+    if isinstance(a, Const) and isinstance(b, Const) and a.type == INT and b.type == INT \
+            and isinstance(a.value, int) and isinstance(b.value, int):
+        return _HOLDS[term.cond](a.value, b.value)
+    return None
+
+
 def _handled_by(b: Block) -> tuple:
     return tuple((h.catch_type, h.target) for h in b.handlers)
 
@@ -1448,11 +1503,56 @@ def revert_peg(peg: PEG, original: IRMethod) -> IRMethod:
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
     try:
-        return _Reverter(peg, original).run()
+        return _Reverter(_without_passed_through_thetas(peg), original).run()
     except RecursionError:
         raise RevertUnsupported("PEG too deep for the reverter") from None
     finally:
         sys.setrecursionlimit(old)
+
+
+def _without_passed_through_thetas(peg: PEG) -> PEG:
+    """``peg`` without the value thetas that only pass their initial value through an inner loop: ``theta_l(a,
+    eval_m(t, p))`` whose next value comes back to itself through evals of loops it does not vary in, and
+    ``theta_m(t, eval_n(theta_m ...))`` like it, are ``a`` (``theta_l(a, self) = a``; ``eval_m(x, p) = x`` for
+    ``x`` invariant in ``m``, the loop still running on the sigma chain). Without this, every variable an outer
+    loop reads is copied into a fresh variable before each inner loop and back after it. Heap thetas stay: they
+    are what keeps a loop on the sigma chain."""
+    nodes, var = peg.nodes, peg.variance()
+    alias: dict[int, int] = {}
+
+    def follow(x: int) -> int:
+        for _ in range(len(nodes)):
+            if x in alias:
+                x = alias[x]
+                continue
+            n = nodes[x]
+            if n.op == "eval" and n.attr not in var[follow_alias(n.children[0])]:
+                x = n.children[0]
+                continue
+            return x
+        return x
+
+    def follow_alias(x: int) -> int:
+        for _ in range(len(nodes)):
+            if x not in alias:
+                return x
+            x = alias[x]
+        return x
+
+    changed = True
+    while changed:
+        changed = False
+        for i, n in enumerate(nodes):
+            if n.op == "theta" and i not in alias and follow(n.children[1]) == i and not _poly_sigma(peg, i):
+                alias[i] = n.children[0]
+                changed = True
+    if not alias:
+        return peg
+    new_nodes = [Node(n.op, n.attr, tuple(follow_alias(c) for c in n.children)) for n in nodes]
+    work = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
+               nodes=new_nodes, root=follow_alias(peg.root), param_types=peg.param_types,
+               origins=dict(peg.origins))
+    return minimize(work)
 
 
 # -- loops off the sigma chain ----------------------------------------------------------------------------------
