@@ -196,7 +196,7 @@ def _merge_copy_related(m: IRMethod) -> None:
               and st.src.type.kind is st.dst.type.kind]
     if not copies:
         return
-    adj = _interference(m)
+    adj = interference(m)
     rep: dict[int, Var] = {}
 
     def find(v: Var) -> Var:
@@ -228,7 +228,7 @@ def _merge_copy_related(m: IRMethod) -> None:
     m.variables = [v for v in m.variables if v.id not in rep]
 
 
-def _interference(m: IRMethod) -> dict[int, set[int]]:
+def interference(m: IRMethod) -> dict[int, set[int]]:
     """Variable id -> ids of variables live where it is written (a copy's source excepted: after ``a = b`` the
     two hold one value). What a block's handlers read counts as live all through the block."""
     live_in: dict[int, set[int]] = {bid: set() for bid in m.blocks}

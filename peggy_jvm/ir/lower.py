@@ -8,9 +8,13 @@ How:
 - blocks are laid out in id order (the original order for lifted code), so most jumps fall through;
 - statements are emitted in their IR order, never reordered. A temporary defined and used once in the same
   block stays on the operand stack if, at its use, it is on top of the stack in operand order (an
-  expression tree, as javac emits it); otherwise what must be reordered is stored into a slot first;
-- variables that came from a local slot keep that slot; other variables get slots above them, block-local
-  temporaries reusing theirs from block to block;
+  expression tree, as javac emits it; several trees stay pending until a statement takes them all, in order,
+  or something else comes, which emits them first); otherwise what must be reordered is stored into a slot
+  first;
+- variables that came from a local slot keep that slot; other variables used in several blocks (in code
+  rebuilt from a PEG also those read more than once) get slots above them, shared by variables that never
+  interfere (:func:`.coalesce.interference`), the most loaded ones lowest; single-use temporaries that must be
+  stored get slots above those, reused from block to block;
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
   ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``dup``/``dup2`` for a local loaded twice in a row
   when that is shorter);
@@ -52,6 +56,7 @@ from ..classfile.errors import UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.model import Attribute, ClassFile, CodeAttribute, MethodInfo
 from ..classfile.recode import build_code_attribute
+from .coalesce import interference
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
                     Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField, GetStatic, Goto, If,
                     InstanceOf, Invoke, InvokeDynamic, InvokeKind, IRMethod, Kind, MethodRef, MonitorEnter,
@@ -143,55 +148,30 @@ class _Lowerer:
                     if isinstance(x, Var) and x.id not in self.slots:
                         blocks_of.setdefault(x.id, set()).add(b.id)
         by_id = {v.id: v for v in ir.variables}
-        # a block-local variable read more than once needs a slot too: it takes part in the colouring, so it can
-        # reuse the slot of a variable not live there instead of one above all of them
+        # in code rebuilt from a PEG (no variable lifted from a slot but the parameters), a block-local variable
+        # read more than once needs a slot too: it takes part in the colouring, so it can reuse the slot of a
+        # variable not live there instead of one above all of them
+        params = {p.id for p in ir.params}
+        rebuilt = all(v.slot is None or v.id in params for v in ir.variables)
         reads: Counter[int] = Counter(x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
                                       for x in st.operands() if isinstance(x, Var))
-        shared = [vid for vid, where in blocks_of.items() if vid in by_id and (len(where) > 1 or reads[vid] > 1)]
+        shared = [vid for vid, where in blocks_of.items()
+                  if len(where) > 1 or (rebuilt and vid in by_id and reads[vid] > 1)]
         top = self.color_slots(shared, by_id, top)
         self.block_slot_base = top
         self.next_slot = top
         self.max_locals = top
 
     def color_slots(self, shared: list[int], by_id: dict[int, Var], base: int) -> int:
-        """Slots for variables used in several blocks, shared by variables that are never live at once
-        (block-level liveness: variables live in or touched by the same block interfere). Returns the first
-        slot above them."""
+        """Slots for variables used in several blocks (and, in rebuilt code, block-local ones read more than
+        once), shared by variables that are never live at once (:func:`~.coalesce.interference`: live where
+        the other is written). Returns the first slot above them."""
         if not shared:
             return base
         wanted = set(shared)
         ir = self.ir
-        use: dict[int, set[int]] = {}
-        defs: dict[int, set[int]] = {}
-        for b in ir.blocks.values():
-            u: set[int] = set()
-            d: set[int] = set()
-            for st in [*b.stmts, b.terminator]:
-                for x in st.operands():
-                    if isinstance(x, Var) and x.id in wanted and x.id not in d:
-                        u.add(x.id)
-                dv = st.defined()
-                if dv is not None and dv.id in wanted:
-                    d.add(dv.id)
-            use[b.id], defs[b.id] = u, d
-        live_in: dict[int, set[int]] = {bid: set() for bid in ir.blocks}
-        changed = True
-        while changed:
-            changed = False
-            for b in reversed(ir.block_order()):
-                out: set[int] = set()
-                for t in b.successors():
-                    out |= live_in[t]
-                new_in = use[b.id] | (out - defs[b.id])
-                if new_in != live_in[b.id]:
-                    live_in[b.id] = new_in
-                    changed = True
-        conflicts: dict[int, set[int]] = {vid: set() for vid in shared}
-        for b in ir.blocks.values():
-            out = set().union(*(live_in[t] for t in b.successors())) if b.successors() else set()
-            together = live_in[b.id] | out | use[b.id] | defs[b.id]
-            for vid in together:
-                conflicts[vid] |= together - {vid}
+        adj = interference(ir)
+        conflicts: dict[int, set[int]] = {vid: adj.get(vid, set()) & wanted for vid in shared}
         placed: dict[int, tuple[int, int]] = {}  # vid -> (first slot, size)
         top = base
         # the most loaded and stored variables first, so they get the lowest slots (`iload_3` is one byte,

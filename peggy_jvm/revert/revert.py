@@ -38,6 +38,11 @@ How
       set before the statement. Refused (named): an exception value or heap needed outside its handler, a test
       of ``threw(o)`` after ``o`` ran, a checked division in a try region.
 
+    * The code is then put in javac's shape: thetas that only carry a value through an inner loop are that value
+      (before generation); afterwards :func:`peggy_jvm.ir.coalesce.coalesce_copies` (copies gone, a loop
+      variable updated in place in one variable), tail merging of equal blocks, ``switch`` rebuilt from a chain
+      of equality tests, and a layout where a join follows its predecessors (only back edges jump backward).
+
 Inputs: a PEG from :func:`peggy_jvm.peg.build.build_peg` (or an extracted one) and the original IR method
 (for its name, descriptor and parameter variables).
 Outputs: an IRMethod for :func:`peggy_jvm.ir.lower.lower_method`.
@@ -47,14 +52,17 @@ none (``origin = -1``).
 """
 from __future__ import annotations
 
+import struct
 import sys
+from dataclasses import fields
+from typing import Callable
 
 import networkx as nx
 
 from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Catch, CheckCast, ClassInit,
                         Cond, Const, Copy, GetField, GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic,
                         InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
-                        PutStatic, Return, Stmt, Throw, Unary, Var, type_of_descriptor)
+                        PutStatic, Return, Stmt, Switch, Throw, Unary, Var, type_of_descriptor)
 from ..ir.coalesce import coalesce_copies
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE
 from ..peg.build import minimize
@@ -506,8 +514,10 @@ class _Reverter:
             init = None
             prev = self.nodes[ch[0]]
             li = self.last_init
-            if prev.op == "rho_sigma" and li is not None and li[1] == prev.children[0] and \
-                    self.nodes[li[1]].attr == attr[0] and self.cur is not None and li[0] in self.cur.stmts:  # type: ignore[index]
+            # the latest class initialization of this class in this block: lowering pairs the two (``new; dup``
+            # under the arguments) when what lies between computes only the arguments, as javac's code has it
+            if prev.op == "rho_sigma" and li is not None and self.nodes[li[1]].attr == attr[0] \
+                    and self.cur is not None and li[0] in self.cur.stmts:  # type: ignore[index]
                 init = li[0]
             st = New(dst, attr[0], attr[1], list(args), init)  # type: ignore[index, arg-type]
         elif op in _INVOKE:
@@ -1230,6 +1240,10 @@ class _Reverter:
         blocks, entry_id = tidy_blocks(blocks, entry_id)  # blocks the copies and flags left empty are jumped over
         coalesce_copies(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks,
                                  entry_id, variables=self.variables))  # again on the blocks tidying joined
+        if _merge_equal_blocks(blocks):  # the same continuation generated on several paths is kept once
+            blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
+        _switches_from_chains(blocks)
+        blocks = _reachable_blocks(blocks, entry_id)
         present = {x.id for b in blocks.values() for st in [*b.stmts, b.terminator]
                    for x in [*st.operands(), st.defined()] if isinstance(x, Var)}
         variables = [v for v in self.variables if v.id in present or v in m.params]
@@ -1372,6 +1386,141 @@ def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
         if prefer in became:
             nxt = prefer
     return order
+
+
+def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:
+    """Tail merging: blocks with the same statements (the same bytecode origins, the variables only they use
+    renamed consistently), the same handlers and the same successors are one block; jumps to the others go to
+    it, repeatedly (merged successors make their predecessors equal). Meaning unchanged: both compute the same
+    from the same values and go on to the same place. True when a block was merged."""
+    merged_any = False
+    while True:
+        where: dict[int, set[int]] = {}
+        for b in blocks.values():
+            for st in [*b.stmts, b.terminator]:
+                for x in [*st.operands(), st.defined()]:
+                    if isinstance(x, Var):
+                        where.setdefault(x.id, set()).add(b.id)
+        seen: dict[tuple, int] = {}
+        alias: dict[int, int] = {}
+        for bid in sorted(blocks):
+            sig = _block_signature(blocks[bid], where)
+            if sig is None:
+                continue
+            if sig in seen:
+                alias[bid] = seen[sig]
+            else:
+                seen[sig] = bid
+        if not alias:
+            return merged_any
+        merged_any = True
+        for b in blocks.values():
+            _retarget(b, lambda t: alias.get(t, t))
+        for bid in alias:
+            del blocks[bid]
+
+
+def _retarget(b: Block, new: Callable[[int], int]) -> None:
+    term = b.terminator
+    if isinstance(term, Goto):
+        term.target = new(term.target)
+    elif isinstance(term, If):
+        term.if_true, term.if_false = new(term.if_true), new(term.if_false)
+    elif isinstance(term, Switch):
+        term.cases, term.default = [new(c) for c in term.cases], new(term.default)
+    b.handlers = tuple(Handler(h.catch_type, new(h.target)) for h in b.handlers)
+
+
+def _block_signature(b: Block, where: dict[int, set[int]]) -> tuple | None:
+    """What a block computes, with the variables only it uses numbered in order of appearance; None for a block
+    that takes values on the stack."""
+    if b.entry_stack:
+        return None
+    local: dict[int, int] = {}
+    stmts = [*b.stmts, b.terminator]
+    index = {id(st): k for k, st in enumerate(stmts)}
+
+    def canon(x: object) -> object:
+        if isinstance(x, Var):
+            if where.get(x.id) == {b.id}:
+                return ("local", local.setdefault(x.id, len(local)), x.type)
+            return ("var", x.id)
+        if isinstance(x, list):
+            return tuple(canon(y) for y in x)
+        if isinstance(x, Stmt):  # a New's ClassInit
+            return ("stmt", index.get(id(x), -1 - id(x)))
+        if isinstance(x, Const) and isinstance(x.value, float):  # by its bits: 0.0 == -0.0, nan != nan
+            return ("const", x.type, x.kind, struct.pack(">d", x.value))
+        return x
+
+    out: list[object] = [b.handlers]
+    for st in stmts:
+        out.append((type(st).__name__, *(canon(getattr(st, f.name)) for f in fields(st))))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+def _switches_from_chains(blocks: dict[int, Block]) -> None:
+    """A chain of tests of one int variable against constants (``if v == 48 goto A else next``; each next block
+    empty, reached only from the test before) becomes one ``switch`` when that is shorter, as the original
+    bytecode had it (a PEG tests a switch's keys one by one). The blocks of the chain's inner tests are
+    left for the caller to drop (nothing jumps to them any more)."""
+    preds: dict[int, int] = {}
+    for b in blocks.values():
+        for t in set(b.successors()):
+            preds[t] = preds.get(t, 0) + 1
+    inner: set[int] = set()
+    for bid in sorted(blocks):
+        if bid in inner:
+            continue
+        b = blocks[bid]
+        v = _switch_test(b)
+        if v is None:
+            continue
+        keys: dict[int, int] = {}
+        loads = 0
+        cur = b
+        visited: set[int] = set()
+        while cur.id not in visited:
+            visited.add(cur.id)
+            test = _switch_test(cur)
+            if test is None or test[0] is not v[0] or (cur is not b and (cur.stmts or preds.get(cur.id) != 1
+                                                                          or cur.handlers != b.handlers)):
+                break
+            _, key, hit, miss = test
+            keys.setdefault(key, hit)
+            loads += _push_size(key)
+            if cur is not b:
+                inner.add(cur.id)
+            default = miss
+            cur = blocks[miss]
+        if len(keys) < 3:
+            continue
+        live = {k: t for k, t in keys.items() if t != default}
+        chain = loads + 5 * len(keys)  # each test: its load (1-2 bytes), its constant, a 3-byte branch
+        lo, hi = min(live, default=0), max(live, default=0)
+        table = 16 + 4 * (hi - lo + 1) if live else chain
+        lookup = 12 + 8 * len(live)
+        if min(table, lookup) + 2 >= chain:
+            continue
+        b.terminator = Switch(v[0], list(live), list(live.values()), default)
+
+
+def _switch_test(b: Block) -> tuple[Var, int, int, int] | None:
+    """(v, key, target when v == key, target otherwise) of a block ending in an int equality test of a
+    variable against a constant."""
+    t = b.terminator
+    if not isinstance(t, If) or t.cond not in (Cond.EQ, Cond.NE):
+        return None
+    a, c = (t.a, t.b) if isinstance(t.b, Const) else (t.b, t.a)
+    if not isinstance(a, Var) or a.type.kind is not Kind.INT or not isinstance(c, Const) or c.type != INT \
+            or not isinstance(c.value, int):
+        return None
+    hit, miss = (t.if_true, t.if_false) if t.cond is Cond.EQ else (t.if_false, t.if_true)
+    return a, c.value, hit, miss
+
+
+def _push_size(key: int) -> int:
+    return 1 if -1 <= key <= 5 else 2 if -128 <= key <= 127 else 3
 
 
 def _thread_known_tests(blocks: dict[int, Block]) -> bool:
