@@ -40,6 +40,8 @@ public class Backend {
         return r;
     }
 
+    static int[] pair(int a, long b) { return new int[]{a, (int) (b % 7), a + 1}; }
+
     static int digit(char c) {
         switch (c) {
             case 'a': return 7; case 'b': return 3; case 'c': return 9; case 'd': return 1; case 'e': return 4;
@@ -57,7 +59,7 @@ public class Backend {
 }
 """
 METHODS = {"count": "(I)I", "addTo": "([DD)[D", "bump": "([II)[I", "nested": "(II)I", "horner": "([DD)D",
-           "digit": "(C)I", "pick": "(II)I"}
+           "pair": "(IJ)[I", "digit": "(C)I", "pick": "(II)I"}
 _STORES = {op.ISTORE, op.LSTORE, op.FSTORE, op.DSTORE, op.ASTORE}
 _LOADS = {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD}
 
@@ -150,6 +152,14 @@ def test_no_backward_jump_without_a_loop(shapes):
     for off, o, arg, _ in insns:
         if op.OPCODES[o].operand in (op.Operand.BRANCH2, op.Operand.BRANCH4):
             assert arg > off, (off, o, arg)
+
+
+def test_an_array_filled_in_place_stays_on_the_stack(shapes):
+    # javac's array initializer: newarray, then dup before each element's store; nothing stored in a local
+    _, new, _ = shapes
+    ops = _opcodes(new["pair"][0])
+    assert ops.count(0x59) == 3 and ops.count(0x4f) == 3  # dup, iastore
+    assert _stores(new["pair"][0]) == []
 
 
 def test_a_switch_stays_a_switch_with_one_default_arm(shapes):

@@ -111,6 +111,7 @@ class _Lowerer:
         self.items: list[Insn | Label] = []
         self.labels = {bid: Label(f"B{bid}") for bid in ir.blocks}
         self.slots: dict[int, int] = {}
+        self.chains: dict[int, int] = {}  # values dup'ed for each use but the last: uses left
         self.next_slot = 0
         self.block_slot_base = 0
         self.max_locals = 0
@@ -155,8 +156,9 @@ class _Lowerer:
         rebuilt = all(v.slot is None or v.id in params for v in ir.variables)
         reads: Counter[int] = Counter(x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
                                       for x in st.operands() if isinstance(x, Var))
+        self.chains = _dup_chains(ir) if rebuilt else {}
         shared = [vid for vid, where in blocks_of.items()
-                  if len(where) > 1 or (rebuilt and vid in by_id and reads[vid] > 1)]
+                  if len(where) > 1 or (rebuilt and vid in by_id and reads[vid] > 1 and vid not in self.chains)]
         top = self.color_slots(shared, by_id, top)
         self.block_slot_base = top
         self.next_slot = top
@@ -536,6 +538,12 @@ class _Lowerer:
             between = stmts[index[id(st.init)] + 1:index[id(st)]]
             if not all(id(b) in owned for b in between):
                 continue
+            # a single-use value computed before the ClassInit and read inside the arguments would be on the
+            # stack under the new object
+            if any(isinstance(x, Var) and (self.stackable(x) or x.id in self.chains) and x.id in defining
+                   and index[id(defining[x.id])] < index[id(st.init)]
+                   for d in [st, *between] for x in d.operands()):
+                continue
             # the whole expression tree the New is part of must push the new object first: anything pushed
             # before it would sit between the object and its constructor's arguments
             root: Stmt = st
@@ -564,6 +572,14 @@ class _Lowerer:
         in this order; deferred statements are emitted where their value is needed; if an operand is buried
         deeper in the stack, the stack is stored into slots from there up first."""
         est = self.estack
+        first = ops[0] if ops else None
+        if isinstance(first, Var) and self.chains.get(first.id, 0) > 1 and est and est[-1] is first:
+            # a value all of whose uses take it first (``new int[2]`` filled in place): javac's dup
+            self.emit(0x5c if first.type.kind.wide else 0x59)
+            est.append(first)
+        for x in ops:
+            if isinstance(x, Var) and x.id in self.chains:
+                self.chains[x.id] -= 1
         j = 0
         for cand in range(min(len(ops), len(est)), 0, -1):
             if all(est[len(est) - cand + i] is ops[i] for i in range(cand)):
@@ -604,7 +620,7 @@ class _Lowerer:
         """The statement just emitted left its value on the stack: keep it there, store it, or drop it."""
         if dst is None:
             return
-        if self.stackable(dst):
+        if self.stackable(dst) or dst.id in self.chains:
             self.estack.append(dst)
         elif dst.id not in self.used_anywhere and dst.slot is None:
             self.emit(0x58 if dst.type.kind.wide else 0x57)  # a result nobody reads
@@ -865,6 +881,66 @@ class _Lowerer:
                     stores.append((label, foreign[1], foreign[2]))
             out.append(x)
         return out, marks, stores
+
+
+def _dup_chains(ir: IRMethod) -> dict[int, int]:
+    """Variable id -> number of uses, for the values lowering keeps on the stack and ``dup``s for each use but
+    the last, as javac does for an array it fills in place: defined once, read only later in the same block, each
+    read the first operand pushed by its statement (not a ``new``, which pushes the object first)."""
+    defs: Counter[int] = Counter()
+    for b in ir.blocks.values():
+        for st in b.stmts:
+            d = st.defined()
+            if d is not None:
+                defs[d.id] += 1
+    params = {p.id for p in ir.params}
+    out: dict[int, int] = {}
+    bad: set[int] = set(params)
+    for b in ir.blocks.values():
+        stmts = [*b.stmts, b.terminator]
+        seen_def: set[int] = set()
+        for st in stmts:
+            for k, x in enumerate(st.operands()):
+                if not isinstance(x, Var):
+                    continue
+                ok = x.id in seen_def and k == 0 and not isinstance(st, (New, ClassInit)) \
+                    and sum(1 for y in st.operands() if y is x) == 1
+                if ok:
+                    out[x.id] = out.get(x.id, 0) + 1
+                else:
+                    bad.add(x.id)
+            d = st.defined()
+            if d is not None and defs[d.id] == 1 and not isinstance(st, Catch) and d.slot is None:
+                seen_def.add(d.id)
+    chains = {vid: n for vid, n in out.items() if vid not in bad and n > 1}
+    for b in ir.blocks.values():
+        stmts = [*b.stmts, b.terminator]
+        for vid in [vid for vid in chains if any(st.defined() is not None and st.defined().id == vid
+                                                 for st in b.stmts)]:
+            if not _stays_on_top(stmts, vid):
+                del chains[vid]
+    return chains
+
+
+def _stays_on_top(stmts: list, vid: int) -> bool:
+    """Whether nothing computed between the definition of ``vid`` and its last use waits on the stack above it
+    at one of its uses: a use's own result is read by nobody (an array store, a void call, a dropped result), and
+    any other result is read before the next use, or by it as a single-use operand (a tree it pushes)."""
+    at = [k for k, st in enumerate(stmts) if any(isinstance(x, Var) and x.id == vid for x in st.operands())]
+    start = next(k for k, st in enumerate(stmts) if st.defined() is not None and st.defined().id == vid)
+    reads: dict[int, list[int]] = {}
+    for k, st in enumerate(stmts):
+        for x in st.operands():
+            if isinstance(x, Var):
+                reads.setdefault(x.id, []).append(k)
+    for k in range(start + 1, at[-1]):
+        d = stmts[k].defined()
+        if d is None or d.id not in reads:
+            continue
+        nxt = next(u for u in at if u > k)
+        if k in at or any(r > nxt for r in reads[d.id]) or (nxt in reads[d.id] and len(reads[d.id]) > 1):
+            return False
+    return True
 
 
 def _blocks_on_cycles(ir: IRMethod) -> set[int]:

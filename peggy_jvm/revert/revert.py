@@ -514,11 +514,12 @@ class _Reverter:
             init = None
             prev = self.nodes[ch[0]]
             li = self.last_init
-            # the latest class initialization of this class in this block: lowering pairs the two (``new; dup``
-            # under the arguments) when what lies between computes only the arguments, as javac's code has it
+            # the latest class initialization of this class in this block, if no New took it yet: lowering pairs
+            # the two (``new; dup`` under the arguments) when what lies between computes only the arguments
             if prev.op == "rho_sigma" and li is not None and self.nodes[li[1]].attr == attr[0] \
                     and self.cur is not None and li[0] in self.cur.stmts:  # type: ignore[index]
                 init = li[0]
+                self.last_init = None
             st = New(dst, attr[0], attr[1], list(args), init)  # type: ignore[index, arg-type]
         elif op in _INVOKE:
             kind = _INVOKE[op]
