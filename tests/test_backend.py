@@ -51,6 +51,8 @@ public class Backend {
         }
     }
 
+    static String choose(boolean c, String a, String b) { return c ? a : b; }
+
     static int pick(int a, int b) {
         int r;
         if (a < b) r = a * 2; else r = b - a;
@@ -59,7 +61,8 @@ public class Backend {
 }
 """
 METHODS = {"count": "(I)I", "addTo": "([DD)[D", "bump": "([II)[I", "nested": "(II)I", "horner": "([DD)D",
-           "pair": "(IJ)[I", "digit": "(C)I", "pick": "(II)I"}
+           "pair": "(IJ)[I", "digit": "(C)I", "choose": "(ZLjava/lang/String;Ljava/lang/String;)Ljava/lang/String;",
+           "pick": "(II)I"}
 _STORES = {op.ISTORE, op.LSTORE, op.FSTORE, op.DSTORE, op.ASTORE}
 _LOADS = {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD}
 

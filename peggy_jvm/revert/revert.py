@@ -1245,6 +1245,7 @@ class _Reverter:
             blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
         _switches_from_chains(blocks)
         blocks = _reachable_blocks(blocks, entry_id)
+        _values_into_joins(blocks, entry_id, {p.id for p in m.params})
         present = {x.id for b in blocks.values() for st in [*b.stmts, b.terminator]
                    for x in [*st.operands(), st.defined()] if isinstance(x, Var)}
         variables = [v for v in self.variables if v.id in present or v in m.params]
@@ -1440,10 +1441,19 @@ def _block_signature(b: Block, where: dict[int, set[int]]) -> tuple | None:
     local: dict[int, int] = {}
     stmts = [*b.stmts, b.terminator]
     index = {id(st): k for k, st in enumerate(stmts)}
+    # its own variables: written in it before any read, and not used anywhere else (a parameter read only here
+    # is not one: its value comes from outside)
+    own: set[int] = set()
+    exposed: set[int] = set()
+    for st in stmts:
+        exposed.update(x.id for x in st.operands() if isinstance(x, Var) and x.id not in own)
+        d = st.defined()
+        if d is not None and d.id not in exposed:
+            own.add(d.id)
 
     def canon(x: object) -> object:
         if isinstance(x, Var):
-            if where.get(x.id) == {b.id}:
+            if x.id in own and where.get(x.id) == {b.id}:
                 return ("local", local.setdefault(x.id, len(local)), x.type)
             return ("var", x.id)
         if isinstance(x, list):
@@ -1504,6 +1514,37 @@ def _switches_from_chains(blocks: dict[int, Block]) -> None:
         if min(table, lookup) + 2 >= chain:
             continue
         b.terminator = Switch(v[0], list(live), list(live.values()), default)
+
+
+def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -> None:
+    """A join that reads, once, a variable every predecessor sets just before jumping to it (``c ? a : b``)
+    receives it on the operand stack: its ``entry_stack``, which lowering passes on the stack as javac does when
+    each predecessor can leave it there (otherwise it stays in its slot)."""
+    preds: dict[int, list[Block]] = {}
+    reads: dict[int, list[int]] = {}
+    defs: dict[int, int] = {}
+    for b in blocks.values():
+        for t in set(b.successors()):
+            preds.setdefault(t, []).append(b)
+        for st in [*b.stmts, b.terminator]:
+            for x in st.operands():
+                if isinstance(x, Var):
+                    reads.setdefault(x.id, []).append(b.id)
+            d = st.defined()
+            if d is not None:
+                defs[d.id] = defs.get(d.id, 0) + 1
+    handler_targets = {h.target for b in blocks.values() for h in b.handlers}
+    for bid, b in blocks.items():
+        ps = preds.get(bid, [])
+        if bid == entry or bid in handler_targets or len(ps) < 2 or b.entry_stack:
+            continue
+        if not all(isinstance(p.terminator, Goto) and p.stmts and isinstance(p.stmts[-1], Copy) for p in ps):
+            continue
+        v = ps[0].stmts[-1].dst  # type: ignore[attr-defined]
+        if v.id in params or any(p.stmts[-1].dst is not v for p in ps) \
+                or reads.get(v.id) != [bid] or defs.get(v.id) != len(ps):  # type: ignore[attr-defined]
+            continue
+        b.entry_stack = (v,)
 
 
 def _switch_test(b: Block) -> tuple[Var, int, int, int] | None:
