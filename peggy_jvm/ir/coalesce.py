@@ -94,7 +94,9 @@ def _substitute(st: Stmt, old: Var, new: object) -> None:
             setattr(st, f.name, [new if x is old else x for x in val])
 
 
-def _propagate(m: IRMethod) -> bool:
+def _each_copy(m: IRMethod, rewrite) -> bool:
+    """Offer every copy of a variable into one of its kind to ``rewrite(block, index, copy, defs, uses,
+    params)``, which returns True when it removed the copy. True when some copy was removed."""
     defs, uses = _counts(m)
     params = {p.id for p in m.params}
     changed = False
@@ -102,26 +104,36 @@ def _propagate(m: IRMethod) -> bool:
         k = 0
         while k < len(b.stmts):
             st = b.stmts[k]
-            if isinstance(st, Copy) and isinstance(st.src, Var) and st.dst is not st.src \
-                    and st.dst.id not in params and defs[st.dst.id] == 1 \
-                    and st.dst.type.kind is st.src.type.kind:
-                t, s = st.dst, st.src
-                if s.id in params and defs[s.id] == 1:
-                    # s never changes: every read of t (all dominated by this copy) sees s
-                    for bb in m.blocks.values():
-                        for x in _stmts(bb):
-                            _substitute(x, t, s)
-                    del b.stmts[k]
-                    changed = True
-                    continue
-                if _local_reads_see(b, k, t, s, uses[t.id]):
-                    for x in _stmts(b)[k + 1:]:
-                        _substitute(x, t, s)
-                    del b.stmts[k]
-                    changed = True
-                    continue
+            if isinstance(st, Copy) and isinstance(st.src, Var) and st.src is not st.dst \
+                    and st.src.type.kind is st.dst.type.kind and rewrite(b, k, st, defs, uses, params):
+                changed = True
+                continue
             k += 1
     return changed
+
+
+def _propagate(m: IRMethod) -> bool:
+    return _each_copy(m, lambda *args: _propagate_copy(m, *args))
+
+
+def _propagate_copy(m: IRMethod, b: Block, k: int, st: Copy, defs: Counter[int], uses: Counter[int],
+                    params: set[int]) -> bool:
+    t, s = st.dst, st.src
+    assert isinstance(s, Var)
+    if t.id in params or defs[t.id] != 1:
+        return False
+    if s.id in params and defs[s.id] == 1:
+        # s never changes: every read of t (all dominated by this copy) sees s
+        for bb in m.blocks.values():
+            for x in _stmts(bb):
+                _substitute(x, t, s)
+    elif _local_reads_see(b, k, t, s, uses[t.id]):
+        for x in _stmts(b)[k + 1:]:
+            _substitute(x, t, s)
+    else:
+        return False
+    del b.stmts[k]
+    return True
 
 
 def _local_reads_see(b: Block, k: int, t: Var, s: Var, reads: int) -> bool:
@@ -139,29 +151,26 @@ def _local_reads_see(b: Block, k: int, t: Var, s: Var, reads: int) -> bool:
 
 
 def _coalesce(m: IRMethod) -> bool:
-    defs, uses = _counts(m)
-    params = {p.id for p in m.params}
-    changed = False
-    for b in m.blocks.values():
-        k = 0
-        while k < len(b.stmts):
-            st = b.stmts[k]
-            if isinstance(st, Copy) and isinstance(st.src, Var) and st.src is not st.dst \
-                    and st.src.id not in params and defs[st.src.id] == 1 and uses[st.src.id] == 1 \
-                    and st.src.type.kind is st.dst.type.kind:
-                t, v = st.src, st.dst
-                j = next((j for j in range(k - 1, -1, -1) if _writes(b.stmts[j], t)), None)
-                if j is not None and not _can_retarget(b, j, k, v) and _can_move_down(b, j, k, defs, uses):
-                    # ``t = i + 1; s = s + i; i = t``: the update moves down to its copy (i is read between)
-                    b.stmts.insert(k - 1, b.stmts.pop(j))
-                    j = k - 1
-                if j is not None and _can_retarget(b, j, k, v):
-                    b.stmts[j].dst = v  # type: ignore[attr-defined]
-                    del b.stmts[k]
-                    changed = True
-                    continue
-            k += 1
-    return changed
+    return _each_copy(m, _coalesce_copy)
+
+
+def _coalesce_copy(b: Block, k: int, st: Copy, defs: Counter[int], uses: Counter[int], params: set[int]) -> bool:
+    t, v = st.src, st.dst
+    assert isinstance(t, Var)
+    if t.id in params or defs[t.id] != 1 or uses[t.id] != 1:
+        return False
+    j = next((j for j in range(k - 1, -1, -1) if _writes(b.stmts[j], t)), None)
+    if j is None:
+        return False
+    if not _can_retarget(b, j, k, v) and _can_move_down(b, j, k, defs, uses):
+        # ``t = i + 1; s = s + i; i = t``: the update moves down to its copy (i is read between)
+        b.stmts.insert(k - 1, b.stmts.pop(j))
+        j = k - 1
+    if not _can_retarget(b, j, k, v):
+        return False
+    b.stmts[j].dst = v  # type: ignore[attr-defined]
+    del b.stmts[k]
+    return True
 
 
 def _can_retarget(b: Block, j: int, k: int, v: Var) -> bool:
@@ -189,11 +198,11 @@ def _drop_dead(m: IRMethod) -> bool:
 
 def _merge_copy_related(m: IRMethod) -> None:
     """Variables joined by a copy that are never live at once become one variable, and the copy goes (Chaitin's
-    coalescing): a loop variable carried into an inner loop and back keeps one variable, hence one slot."""
+    coalescing): a loop variable carried into an inner loop and back keeps one variable, hence one slot; a
+    variable merged with a parameter becomes the parameter (two parameters stay apart)."""
     params = {p.id for p in m.params}
     copies = [st for b in m.blocks.values() for st in b.stmts if isinstance(st, Copy) and isinstance(st.src, Var)
-              and st.src is not st.dst and st.src.id not in params and st.dst.id not in params
-              and st.src.type.kind is st.dst.type.kind]
+              and st.src is not st.dst and st.src.type.kind is st.dst.type.kind]
     if not copies:
         return
     adj = interference(m)
@@ -206,7 +215,9 @@ def _merge_copy_related(m: IRMethod) -> None:
 
     for st in copies:
         a, b = find(st.dst), find(st.src)  # type: ignore[arg-type]
-        if a is b or b.id in adj.get(a.id, ()):
+        if b.id in params:  # a parameter keeps its slot: the other variable becomes it (javac assigns them too)
+            a, b = b, a
+        if a is b or b.id in params or b.id in adj.get(a.id, ()):
             continue
         rep[b.id] = a
         adj.setdefault(a.id, set()).update(adj.pop(b.id, set()))

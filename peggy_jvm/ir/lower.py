@@ -178,7 +178,7 @@ class _Lowerer:
         top = base
         # the most loaded and stored variables first, so they get the lowest slots (`iload_3` is one byte,
         # `iload 4` two; an `iinc` is three bytes in any slot below 256); a use inside a loop counts for more
-        looping = _blocks_on_cycles(ir)
+        looping = blocks_on_cycles(ir.blocks)
         weight: Counter[int] = Counter()
         for b in ir.blocks.values():
             for st in [*b.stmts, b.terminator]:
@@ -943,10 +943,10 @@ def _stays_on_top(stmts: list, vid: int) -> bool:
     return True
 
 
-def _blocks_on_cycles(ir: IRMethod) -> set[int]:
-    """Blocks inside some loop (a strongly connected component with a cycle)."""
+def blocks_on_cycles(blocks: dict[int, Block]) -> set[int]:
+    """Ids of the blocks inside some loop (a strongly connected component with a cycle)."""
     g = nx.DiGraph()
-    for b in ir.blocks.values():
+    for b in blocks.values():
         g.add_node(b.id)
         g.add_edges_from((b.id, t) for t in b.successors())
     return {n for comp in nx.strongly_connected_components(g) for n in comp if len(comp) > 1 or g.has_edge(n, n)}

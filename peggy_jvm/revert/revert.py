@@ -57,13 +57,12 @@ import sys
 from dataclasses import fields
 from typing import Callable
 
-import networkx as nx
-
 from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Catch, CheckCast, ClassInit,
                         Cond, Const, Copy, GetField, GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic,
                         InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
                         PutStatic, Return, Stmt, Switch, Throw, Unary, Var, type_of_descriptor)
 from ..ir.coalesce import coalesce_copies
+from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE
 from ..peg.build import minimize
 from ..peg.graph import PEG, Node
@@ -1276,10 +1275,9 @@ def _common_suffix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block], int]:
     """Jumps to empty blocks go straight to where those lead; a block reached only by a goto from its one
-    predecessor joins it; blocks are renumbered in javac's layout (:func:`_layout`: joins after their
-    predecessors, each block falling into its goto target or its if's false arm; lowering emits blocks in id
-    order). Meaning unchanged: no statement
-    moves past a branch."""
+    predecessor joins it; an if on two constants becomes a goto; blocks are renumbered in javac's layout
+    (:func:`_layout`: joins after their predecessors, each block falling into its goto target or its if's false
+    arm; lowering emits blocks in id order). Meaning unchanged: no statement moves past a branch."""
     def final(t: int) -> int:
         seen = set()
         while t not in seen:
@@ -1580,20 +1578,11 @@ def _thread_known_tests(blocks: dict[int, Block]) -> bool:
             if arm is None:
                 break
             if looping is None:
-                looping = _blocks_on_cycles(blocks)
+                looping = blocks_on_cycles(blocks)
             if term.target in looping:  # a loop's own test: skipping it would enter the loop past its header
                 break
             term.target, changed = arm, True
     return changed
-
-
-def _blocks_on_cycles(blocks: dict[int, Block]) -> set[int]:
-    g = nx.DiGraph()
-    for b in blocks.values():
-        g.add_node(b.id)
-        g.add_edges_from((b.id, t) for t in b.successors())
-    return {n for comp in nx.strongly_connected_components(g) for n in comp
-            if len(comp) > 1 or g.has_edge(n, n)}
 
 
 def _drop_dead_copies(blocks: dict[int, Block]) -> None:
