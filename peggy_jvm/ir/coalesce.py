@@ -213,18 +213,19 @@ def _merge_copy_related(m: IRMethod) -> None:
             v = rep[v.id]
         return v
 
+    members: dict[int, list[int]] = {}  # representative -> the variables merged into it (itself included)
     for st in copies:
         a, b = find(st.dst), find(st.src)  # type: ignore[arg-type]
         if b.id in params:  # a parameter keeps its slot: the other variable becomes it (javac assigns them too)
             a, b = b, a
-        if a is b or b.id in params or b.id in adj.get(a.id, ()):
+        if a is b or b.id in params:
+            continue
+        near = adj.get(a.id, set())  # every variable interfering with some member of a's class
+        if any(x in near for x in members.get(b.id, [b.id])):
             continue
         rep[b.id] = a
         adj.setdefault(a.id, set()).update(adj.pop(b.id, set()))
-        for o in adj[a.id]:
-            peers = adj.setdefault(o, set())
-            peers.discard(b.id)
-            peers.add(a.id)
+        members.setdefault(a.id, [a.id]).extend(members.pop(b.id, [b.id]))
     if not rep:
         return
     for blk in m.blocks.values():
