@@ -14,7 +14,8 @@ What this module owns
       itself (``i = i + 1``, which lowering turns into ``iinc``) and a back edge keeps one slot per variable;
     * *dead code*: a statement without effects whose result nothing reads goes;
     * *merging*: variables joined by a copy and never live at once become one (Chaitin's coalescing), so a
-      value carried into an inner loop and back keeps one variable;
+      value carried into an inner loop and back keeps one variable (merged with a parameter, it is the
+      parameter);
     * *tree order*: the expression trees a statement reads are put in the order of its operands when they are
       the statements just before it, so lowering pushes them in place (effects keep their order);
     * *sinking*: an update of a variable from variables and constants that cannot throw
@@ -22,11 +23,14 @@ What this module owns
       the last point where no expression tree is open, so the trees of the statements it passes are not
       split (javac puts a loop counter's ``iinc`` just before the back edge).
 
+    It also owns :func:`interference` (statement-level liveness), which lowering uses to share slots.
+
 Inputs: an IRMethod whose blocks carry no ``entry_stack`` (values are passed in variables, as the reverter
 does); IR lifted from bytecode is left alone by the caller.
-Invariants: meaning unchanged. Every read sees the value it saw before; no statement that can throw moves,
-and no statement moves past one that can throw in a block with exception handlers (a handler could read the
-moved variable); statements never cross block boundaries.
+Invariants: meaning unchanged. Every read sees the value it saw before; statements that can throw or have
+effects keep their order among themselves; a statement without effects moves past one that can throw only when
+no handler can see the difference (its result is a temporary of the block, or the block has no handlers);
+statements never cross block boundaries.
 """
 from __future__ import annotations
 
