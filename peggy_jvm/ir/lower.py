@@ -8,9 +8,13 @@ How:
 - blocks are laid out in id order (the original order for lifted code), so most jumps fall through;
 - statements are emitted in their IR order, never reordered. A temporary defined and used once in the same
   block stays on the operand stack if, at its use, it is on top of the stack in operand order (an
-  expression tree, as javac emits it); otherwise what must be reordered is stored into a slot first;
-- variables that came from a local slot keep that slot; other variables get slots above them, block-local
-  temporaries reusing theirs from block to block;
+  expression tree, as javac emits it; several trees stay pending until a statement takes them all, in order,
+  or something else comes, which emits them first); otherwise what must be reordered is stored into a slot
+  first;
+- variables that came from a local slot keep that slot; other variables used in several blocks (in code
+  rebuilt from a PEG also those read more than once) get slots above them, shared by variables that never
+  interfere (:func:`.coalesce.interference`), the most loaded ones lowest; single-use temporaries that must be
+  stored get slots above those, reused from block to block;
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
   ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``dup``/``dup2`` for a local loaded twice in a row
   when that is shorter);
@@ -39,6 +43,8 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import replace
 
+import networkx as nx
+
 from ..classfile import opcodes as op
 from ..classfile.assembler import Handler as AsmHandler
 from ..classfile.assembler import Insn, Label, assemble
@@ -50,6 +56,7 @@ from ..classfile.errors import UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.model import Attribute, ClassFile, CodeAttribute, MethodInfo
 from ..classfile.recode import build_code_attribute
+from .coalesce import interference
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
                     Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField, GetStatic, Goto, If,
                     InstanceOf, Invoke, InvokeDynamic, InvokeKind, IRMethod, Kind, MethodRef, MonitorEnter,
@@ -104,6 +111,7 @@ class _Lowerer:
         self.items: list[Insn | Label] = []
         self.labels = {bid: Label(f"B{bid}") for bid in ir.blocks}
         self.slots: dict[int, int] = {}
+        self.chains: dict[int, int] = {}  # values dup'ed for each use but the last: uses left
         self.next_slot = 0
         self.block_slot_base = 0
         self.max_locals = 0
@@ -141,54 +149,46 @@ class _Lowerer:
                     if isinstance(x, Var) and x.id not in self.slots:
                         blocks_of.setdefault(x.id, set()).add(b.id)
         by_id = {v.id: v for v in ir.variables}
-        shared = [vid for vid, where in blocks_of.items() if len(where) > 1]
+        # in code rebuilt from a PEG (no variable lifted from a slot but the parameters), a block-local variable
+        # read more than once needs a slot too: it takes part in the colouring, so it can reuse the slot of a
+        # variable not live there instead of one above all of them
+        params = {p.id for p in ir.params}
+        rebuilt = all(v.slot is None or v.id in params for v in ir.variables)
+        reads: Counter[int] = Counter(x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
+                                      for x in st.operands() if isinstance(x, Var))
+        self.chains = _dup_chains(ir) if rebuilt else {}
+        shared = [vid for vid, where in blocks_of.items()
+                  if len(where) > 1 or (rebuilt and vid in by_id and reads[vid] > 1 and vid not in self.chains)]
         top = self.color_slots(shared, by_id, top)
         self.block_slot_base = top
         self.next_slot = top
         self.max_locals = top
 
     def color_slots(self, shared: list[int], by_id: dict[int, Var], base: int) -> int:
-        """Slots for variables used in several blocks, shared by variables that are never live at once
-        (block-level liveness: variables live in or touched by the same block interfere). Returns the first
-        slot above them."""
+        """Slots for variables used in several blocks (and, in rebuilt code, block-local ones read more than
+        once), shared by variables that are never live at once (:func:`~.coalesce.interference`: live where
+        the other is written). Returns the first slot above them."""
         if not shared:
             return base
         wanted = set(shared)
         ir = self.ir
-        use: dict[int, set[int]] = {}
-        defs: dict[int, set[int]] = {}
-        for b in ir.blocks.values():
-            u: set[int] = set()
-            d: set[int] = set()
-            for st in [*b.stmts, b.terminator]:
-                for x in st.operands():
-                    if isinstance(x, Var) and x.id in wanted and x.id not in d:
-                        u.add(x.id)
-                dv = st.defined()
-                if dv is not None and dv.id in wanted:
-                    d.add(dv.id)
-            use[b.id], defs[b.id] = u, d
-        live_in: dict[int, set[int]] = {bid: set() for bid in ir.blocks}
-        changed = True
-        while changed:
-            changed = False
-            for b in reversed(ir.block_order()):
-                out: set[int] = set()
-                for t in b.successors():
-                    out |= live_in[t]
-                new_in = use[b.id] | (out - defs[b.id])
-                if new_in != live_in[b.id]:
-                    live_in[b.id] = new_in
-                    changed = True
-        conflicts: dict[int, set[int]] = {vid: set() for vid in shared}
-        for b in ir.blocks.values():
-            out = set().union(*(live_in[t] for t in b.successors())) if b.successors() else set()
-            together = live_in[b.id] | out | use[b.id] | defs[b.id]
-            for vid in together:
-                conflicts[vid] |= together - {vid}
+        adj = interference(ir)
+        conflicts: dict[int, set[int]] = {vid: adj.get(vid, set()) & wanted for vid in shared}
         placed: dict[int, tuple[int, int]] = {}  # vid -> (first slot, size)
         top = base
-        for vid in sorted(shared):
+        # the most loaded and stored variables first, so they get the lowest slots (`iload_3` is one byte,
+        # `iload 4` two; an `iinc` is three bytes in any slot below 256); a use inside a loop counts for more
+        looping = blocks_on_cycles(ir.blocks)
+        weight: Counter[int] = Counter()
+        for b in ir.blocks.values():
+            for st in [*b.stmts, b.terminator]:
+                if isinstance(st, Binary) and st.a is st.dst and st.op in ("add.i", "sub.i") \
+                        and isinstance(st.b, Const):
+                    continue
+                for x in [*st.operands(), st.defined()]:
+                    if isinstance(x, Var) and x.id in wanted:
+                        weight[x.id] += 8 if b.id in looping else 1
+        for vid in sorted(shared, key=lambda v: (-weight[v], v)):
             size = 2 if by_id[vid].type.kind.wide else 1
             occupied: set[int] = set()
             for o in conflicts[vid]:
@@ -430,11 +430,17 @@ class _Lowerer:
         the statements after it consume the deferred results in order (an expression tree); it is emitted,
         leaves first, by its consumer. Anything else first emits what is pending, in order."""
         deferred = [x for x in self.operands_of(st) if isinstance(x, Var) and x.id in self.pending_by_dst]
-        tail = self.pending[len(self.pending) - len(deferred):] if deferred else []
-        if not deferred or [p.defined() for p in tail] != deferred:
-            self.flush()
+        # the trees pending so far, in order: ``st`` may take the last of them as its deferred operands (a tree
+        # nested in another is not a root: ``t = a[i]; u = b[j]; w = c * u; v = t + w`` keeps t and w pending);
+        # a statement emitted now must take all of them, or those left would be emitted after it; anything else
+        # emits them first, in order
+        inner = {x.id for p in self.pending for x in p.operands() if isinstance(x, Var)}
+        roots = [p.defined() for p in self.pending if p.defined().id not in inner]  # type: ignore[union-attr]
         dst = st.defined()
-        if self.stackable(dst) and not isinstance(st, Catch):
+        keeps = self.stackable(dst) and not isinstance(st, Catch)
+        if (roots[len(roots) - len(deferred):] if keeps else roots) != deferred:
+            self.flush()
+        if keeps:
             self.pending.append(st)
             self.pending_by_dst[dst.id] = st  # type: ignore[union-attr]
             return
@@ -532,6 +538,12 @@ class _Lowerer:
             between = stmts[index[id(st.init)] + 1:index[id(st)]]
             if not all(id(b) in owned for b in between):
                 continue
+            # a single-use value computed before the ClassInit and read inside the arguments would be on the
+            # stack under the new object
+            if any(isinstance(x, Var) and (self.stackable(x) or x.id in self.chains) and x.id in defining
+                   and index[id(defining[x.id])] < index[id(st.init)]
+                   for d in [st, *between] for x in d.operands()):
+                continue
             # the whole expression tree the New is part of must push the new object first: anything pushed
             # before it would sit between the object and its constructor's arguments
             root: Stmt = st
@@ -560,6 +572,14 @@ class _Lowerer:
         in this order; deferred statements are emitted where their value is needed; if an operand is buried
         deeper in the stack, the stack is stored into slots from there up first."""
         est = self.estack
+        first = ops[0] if ops else None
+        if isinstance(first, Var) and self.chains.get(first.id, 0) > 1 and est and est[-1] is first:
+            # a value all of whose uses take it first (``new int[2]`` filled in place): javac's dup
+            self.emit(0x5c if first.type.kind.wide else 0x59)
+            est.append(first)
+        for x in ops:
+            if isinstance(x, Var) and x.id in self.chains:
+                self.chains[x.id] -= 1
         j = 0
         for cand in range(min(len(ops), len(est)), 0, -1):
             if all(est[len(est) - cand + i] is ops[i] for i in range(cand)):
@@ -600,7 +620,7 @@ class _Lowerer:
         """The statement just emitted left its value on the stack: keep it there, store it, or drop it."""
         if dst is None:
             return
-        if self.stackable(dst):
+        if self.stackable(dst) or dst.id in self.chains:
             self.estack.append(dst)
         elif dst.id not in self.used_anywhere and dst.slot is None:
             self.emit(0x58 if dst.type.kind.wide else 0x57)  # a result nobody reads
@@ -861,6 +881,75 @@ class _Lowerer:
                     stores.append((label, foreign[1], foreign[2]))
             out.append(x)
         return out, marks, stores
+
+
+def _dup_chains(ir: IRMethod) -> dict[int, int]:
+    """Variable id -> number of uses, for the values lowering keeps on the stack and ``dup``s for each use but
+    the last, as javac does for an array it fills in place: defined once, read only later in the same block, each
+    read the first operand pushed by its statement (not a ``new``, which pushes the object first)."""
+    defs: Counter[int] = Counter()
+    for b in ir.blocks.values():
+        for st in b.stmts:
+            d = st.defined()
+            if d is not None:
+                defs[d.id] += 1
+    params = {p.id for p in ir.params}
+    out: dict[int, int] = {}
+    bad: set[int] = set(params)
+    for b in ir.blocks.values():
+        stmts = [*b.stmts, b.terminator]
+        seen_def: set[int] = set()
+        for st in stmts:
+            for k, x in enumerate(st.operands()):
+                if not isinstance(x, Var):
+                    continue
+                ok = x.id in seen_def and k == 0 and not isinstance(st, (New, ClassInit)) \
+                    and sum(1 for y in st.operands() if y is x) == 1
+                if ok:
+                    out[x.id] = out.get(x.id, 0) + 1
+                else:
+                    bad.add(x.id)
+            d = st.defined()
+            if d is not None and defs[d.id] == 1 and not isinstance(st, Catch) and d.slot is None:
+                seen_def.add(d.id)
+    chains = {vid: n for vid, n in out.items() if vid not in bad and n > 1}
+    for b in ir.blocks.values():
+        stmts = [*b.stmts, b.terminator]
+        for vid in [vid for vid in chains if any(st.defined() is not None and st.defined().id == vid
+                                                 for st in b.stmts)]:
+            if not _stays_on_top(stmts, vid):
+                del chains[vid]
+    return chains
+
+
+def _stays_on_top(stmts: list, vid: int) -> bool:
+    """Whether nothing computed between the definition of ``vid`` and its last use waits on the stack above it
+    at one of its uses: a use's own result is read by nobody (an array store, a void call, a dropped result), and
+    any other result is read before the next use, or by it as a single-use operand (a tree it pushes)."""
+    at = [k for k, st in enumerate(stmts) if any(isinstance(x, Var) and x.id == vid for x in st.operands())]
+    start = next(k for k, st in enumerate(stmts) if st.defined() is not None and st.defined().id == vid)
+    reads: dict[int, list[int]] = {}
+    for k, st in enumerate(stmts):
+        for x in st.operands():
+            if isinstance(x, Var):
+                reads.setdefault(x.id, []).append(k)
+    for k in range(start + 1, at[-1]):
+        d = stmts[k].defined()
+        if d is None or d.id not in reads:
+            continue
+        nxt = next(u for u in at if u > k)
+        if k in at or any(r > nxt for r in reads[d.id]) or (nxt in reads[d.id] and len(reads[d.id]) > 1):
+            return False
+    return True
+
+
+def blocks_on_cycles(blocks: dict[int, Block]) -> set[int]:
+    """Ids of the blocks inside some loop (a strongly connected component with a cycle)."""
+    g = nx.DiGraph()
+    for b in blocks.values():
+        g.add_node(b.id)
+        g.add_edges_from((b.id, t) for t in b.successors())
+    return {n for comp in nx.strongly_connected_components(g) for n in comp if len(comp) > 1 or g.has_edge(n, n)}
 
 
 _ONE_WORD_LOADS = frozenset({op.ILOAD, op.FLOAD, op.ALOAD})

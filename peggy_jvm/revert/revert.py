@@ -38,6 +38,11 @@ How
       set before the statement. Refused (named): an exception value or heap needed outside its handler, a test
       of ``threw(o)`` after ``o`` ran, a checked division in a try region.
 
+    * The code is then put in javac's shape: thetas that only carry a value through an inner loop are that value
+      (before generation); afterwards :func:`peggy_jvm.ir.coalesce.coalesce_copies` (copies gone, a loop
+      variable updated in place in one variable), tail merging of equal blocks, ``switch`` rebuilt from a chain
+      of equality tests, and a layout where a join follows its predecessors (only back edges jump backward).
+
 Inputs: a PEG from :func:`peggy_jvm.peg.build.build_peg` (or an extracted one) and the original IR method
 (for its name, descriptor and parameter variables).
 Outputs: an IRMethod for :func:`peggy_jvm.ir.lower.lower_method`.
@@ -47,16 +52,20 @@ none (``origin = -1``).
 """
 from __future__ import annotations
 
+import struct
 import sys
-
-import networkx as nx
+from dataclasses import fields
+from typing import Callable
 
 from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Catch, CheckCast, ClassInit,
                         Cond, Const, Copy, GetField, GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic,
                         InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
-                        PutStatic, Return, Stmt, Throw, Unary, Var, type_of_descriptor)
+                        PutStatic, Return, Stmt, Switch, Throw, Unary, Var, type_of_descriptor)
+from ..ir.coalesce import coalesce_copies
+from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE
-from ..peg.graph import PEG
+from ..peg.build import minimize
+from ..peg.graph import PEG, Node
 from ..peg.ops import HANDLER_OPS, OPS, Role, T
 from ..semantics import int_bits_to_float, long_bits_to_double
 
@@ -504,9 +513,12 @@ class _Reverter:
             init = None
             prev = self.nodes[ch[0]]
             li = self.last_init
-            if prev.op == "rho_sigma" and li is not None and li[1] == prev.children[0] and \
-                    self.nodes[li[1]].attr == attr[0] and self.cur is not None and li[0] in self.cur.stmts:  # type: ignore[index]
+            # the latest class initialization of this class in this block, if no New took it yet: lowering pairs
+            # the two (``new; dup`` under the arguments) when what lies between computes only the arguments
+            if prev.op == "rho_sigma" and li is not None and self.nodes[li[1]].attr == attr[0] \
+                    and self.cur is not None and li[0] in self.cur.stmts:  # type: ignore[index]
                 init = li[0]
+                self.last_init = None
             st = New(dst, attr[0], attr[1], list(args), init)  # type: ignore[index, arg-type]
         elif op in _INVOKE:
             kind = _INVOKE[op]
@@ -1223,8 +1235,21 @@ class _Reverter:
         if _thread_known_tests(blocks):
             blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
             _drop_dead_copies(blocks)
+        coalesce_copies(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks,
+                                 entry_id, variables=self.variables))  # javac's shape: variables updated in place
+        blocks, entry_id = tidy_blocks(blocks, entry_id)  # blocks the copies and flags left empty are jumped over
+        coalesce_copies(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks,
+                                 entry_id, variables=self.variables))  # again on the blocks tidying joined
+        if _merge_equal_blocks(blocks):  # the same continuation generated on several paths is kept once
+            blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
+        _switches_from_chains(blocks)
+        blocks = _reachable_blocks(blocks, entry_id)
+        _values_into_joins(blocks, entry_id, {p.id for p in m.params})
+        present = {x.id for b in blocks.values() for st in [*b.stmts, b.terminator]
+                   for x in [*st.operands(), st.defined()] if isinstance(x, Var)}
+        variables = [v for v in self.variables if v.id in present or v in m.params]
         return IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks, entry_id,
-                        synchronized=m.synchronized, variables=self.variables)
+                        synchronized=m.synchronized, variables=variables)
 
 
 class _LoopCode:
@@ -1250,9 +1275,9 @@ def _common_suffix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block], int]:
     """Jumps to empty blocks go straight to where those lead; a block reached only by a goto from its one
-    predecessor joins it; blocks are renumbered in a depth-first layout that lets each block fall into its
-    goto target or its if's false arm (lowering emits blocks in id order). Meaning unchanged: no statement
-    moves past a branch."""
+    predecessor joins it; an if on two constants becomes a goto; blocks are renumbered in javac's layout
+    (:func:`_layout`: joins after their predecessors, each block falling into its goto target or its if's false
+    arm; lowering emits blocks in id order). Meaning unchanged: no statement moves past a branch."""
     def final(t: int) -> int:
         seen = set()
         while t not in seen:
@@ -1269,8 +1294,9 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
             term.target = final(term.target)
         elif isinstance(term, If):
             term.if_true, term.if_false = final(term.if_true), final(term.if_false)
-            if term.if_true == term.if_false:
-                b.terminator = Goto(term.if_true)
+            known = _constant_test(term)
+            if term.if_true == term.if_false or known is not None:
+                b.terminator = Goto(term.if_true if known is not False else term.if_false)
 
     for b in blocks.values():
         retarget(b)
@@ -1290,29 +1316,7 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
             nxt = blocks.pop(t)
             b.stmts.extend(nxt.stmts)
             b.terminator = nxt.terminator
-    # layout
-    order: list[int] = []
-    placed: set[int] = set()
-    stack = [entry]
-    while stack:
-        bid = stack.pop()
-        while bid not in placed:
-            placed.add(bid)
-            order.append(bid)
-            term = blocks[bid].terminator
-            if isinstance(term, Goto):
-                follow = [term.target]
-            elif isinstance(term, If):
-                follow = [term.if_false, term.if_true]
-            else:
-                follow = [t for t in blocks[bid].successors()]
-            later = [t for t in follow[1:] if t not in placed]
-            stack.extend(h.target for h in blocks[bid].handlers if h.target not in placed)
-            stack.extend(reversed(later))
-            if follow and follow[0] not in placed:
-                bid = follow[0]
-            else:
-                break
+    order = _layout(blocks, entry)
     new_id = {old: k for k, old in enumerate(order)}
     out: dict[int, Block] = {}
     for old in order:
@@ -1326,6 +1330,237 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
         b.id = new_id[old]
         out[b.id] = b
     return out, new_id[entry]
+
+
+def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
+    """Block order as javac lays code out: a block is placed once all its forward predecessors are (so a join
+    comes after both arms and only a loop's back edge jumps backward); among the blocks ready, each block's
+    goto target or if's false arm comes next (it falls through), else the block that became ready last (a loop
+    body before the loop's exit)."""
+    succs = {bid: list(dict.fromkeys(b.successors())) for bid, b in blocks.items()}
+    back: set[tuple[int, int]] = set()  # DFS back edges: the loops' back edges in reducible code
+    state: dict[int, int] = {}  # 1 on the DFS stack, 2 done
+    stack: list[tuple[int, int]] = [(entry, 0)]
+    state[entry] = 1
+    while stack:
+        bid, k = stack[-1]
+        if k < len(succs[bid]):
+            stack[-1] = (bid, k + 1)
+            t = succs[bid][k]
+            if state.get(t) == 1:
+                back.add((bid, t))
+            elif t not in state:
+                state[t] = 1
+                stack.append((t, 0))
+        else:
+            state[bid] = 2
+            stack.pop()
+    waiting = {bid: 0 for bid in blocks}
+    for bid, ts in succs.items():
+        for t in ts:
+            if (bid, t) not in back:
+                waiting[t] += 1
+    order: list[int] = []
+    placed: set[int] = set()
+    ready: list[int] = []
+    nxt: int | None = entry
+    while len(order) < len(blocks):
+        if nxt is None:
+            while ready and ready[-1] in placed:
+                ready.pop()
+            nxt = ready.pop() if ready else min(b for b in blocks if b not in placed)
+        bid, nxt = nxt, None
+        placed.add(bid)
+        order.append(bid)
+        became = []
+        for t in succs[bid]:
+            if (bid, t) not in back:
+                waiting[t] -= 1
+                if waiting[t] == 0 and t not in placed:
+                    became.append(t)
+        term = blocks[bid].terminator
+        prefer = term.target if isinstance(term, Goto) else term.if_false if isinstance(term, If) else None
+        for t in reversed(became):
+            if t != prefer:
+                ready.append(t)
+        if prefer in became:
+            nxt = prefer
+    return order
+
+
+def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:
+    """Tail merging: blocks with the same statements (the same bytecode origins, the variables only they use
+    renamed consistently), the same handlers and the same successors are one block; jumps to the others go to
+    it, repeatedly (merged successors make their predecessors equal). Meaning unchanged: both compute the same
+    from the same values and go on to the same place. True when a block was merged."""
+    merged_any = False
+    while True:
+        where: dict[int, set[int]] = {}
+        for b in blocks.values():
+            for st in [*b.stmts, b.terminator]:
+                for x in [*st.operands(), st.defined()]:
+                    if isinstance(x, Var):
+                        where.setdefault(x.id, set()).add(b.id)
+        seen: dict[tuple, int] = {}
+        alias: dict[int, int] = {}
+        for bid in sorted(blocks):
+            sig = _block_signature(blocks[bid], where)
+            if sig is None:
+                continue
+            if sig in seen:
+                alias[bid] = seen[sig]
+            else:
+                seen[sig] = bid
+        if not alias:
+            return merged_any
+        merged_any = True
+        for b in blocks.values():
+            _retarget(b, lambda t: alias.get(t, t))
+        for bid in alias:
+            del blocks[bid]
+
+
+def _retarget(b: Block, new: Callable[[int], int]) -> None:
+    term = b.terminator
+    if isinstance(term, Goto):
+        term.target = new(term.target)
+    elif isinstance(term, If):
+        term.if_true, term.if_false = new(term.if_true), new(term.if_false)
+    elif isinstance(term, Switch):
+        term.cases, term.default = [new(c) for c in term.cases], new(term.default)
+    b.handlers = tuple(Handler(h.catch_type, new(h.target)) for h in b.handlers)
+
+
+def _block_signature(b: Block, where: dict[int, set[int]]) -> tuple | None:
+    """What a block computes, with the variables only it uses numbered in order of appearance; None for a block
+    that takes values on the stack."""
+    if b.entry_stack:
+        return None
+    local: dict[int, int] = {}
+    stmts = [*b.stmts, b.terminator]
+    index = {id(st): k for k, st in enumerate(stmts)}
+    # its own variables: written in it before any read, and not used anywhere else (a parameter read only here
+    # is not one: its value comes from outside)
+    own: set[int] = set()
+    exposed: set[int] = set()
+    for st in stmts:
+        exposed.update(x.id for x in st.operands() if isinstance(x, Var) and x.id not in own)
+        d = st.defined()
+        if d is not None and d.id not in exposed:
+            own.add(d.id)
+
+    def canon(x: object) -> object:
+        if isinstance(x, Var):
+            if x.id in own and where.get(x.id) == {b.id}:
+                return ("local", local.setdefault(x.id, len(local)), x.type)
+            return ("var", x.id)
+        if isinstance(x, list):
+            return tuple(canon(y) for y in x)
+        if isinstance(x, Stmt):  # a New's ClassInit
+            return ("stmt", index.get(id(x), -1 - id(x)))
+        if isinstance(x, Const) and isinstance(x.value, float):  # by its bits: 0.0 == -0.0, nan != nan
+            return ("const", x.type, x.kind, struct.pack(">d", x.value))
+        return x
+
+    out: list[object] = [b.handlers]
+    for st in stmts:
+        out.append((type(st).__name__, *(canon(getattr(st, f.name)) for f in fields(st))))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+def _switches_from_chains(blocks: dict[int, Block]) -> None:
+    """A chain of tests of one int variable against constants (``if v == 48 goto A else next``; each next block
+    empty, reached only from the test before) becomes one ``switch`` when that is shorter, as the original
+    bytecode had it (a PEG tests a switch's keys one by one). The blocks of the chain's inner tests are
+    left for the caller to drop (nothing jumps to them any more)."""
+    preds: dict[int, int] = {}
+    for b in blocks.values():
+        for t in set(b.successors()):
+            preds[t] = preds.get(t, 0) + 1
+    inner: set[int] = set()
+    for bid in sorted(blocks):
+        if bid in inner:
+            continue
+        b = blocks[bid]
+        v = _switch_test(b)
+        if v is None:
+            continue
+        keys: dict[int, int] = {}
+        loads = 0
+        cur = b
+        visited: set[int] = set()
+        while cur.id not in visited:
+            visited.add(cur.id)
+            test = _switch_test(cur)
+            if test is None or test[0] is not v[0] or (cur is not b and (cur.stmts or preds.get(cur.id) != 1
+                                                                          or cur.handlers != b.handlers)):
+                break
+            _, key, hit, miss = test
+            keys.setdefault(key, hit)
+            loads += _push_size(key)
+            if cur is not b:
+                inner.add(cur.id)
+            default = miss
+            cur = blocks[miss]
+        if len(keys) < 3:
+            continue
+        live = {k: t for k, t in keys.items() if t != default}
+        chain = loads + 5 * len(keys)  # each test: its load (1-2 bytes), its constant, a 3-byte branch
+        lo, hi = min(live, default=0), max(live, default=0)
+        table = 16 + 4 * (hi - lo + 1) if live else chain
+        lookup = 12 + 8 * len(live)
+        if min(table, lookup) + 2 >= chain:
+            continue
+        b.terminator = Switch(v[0], list(live), list(live.values()), default)
+
+
+def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -> None:
+    """A join that reads, once, a variable every predecessor sets just before jumping to it (``c ? a : b``)
+    receives it on the operand stack: its ``entry_stack``, which lowering passes on the stack as javac does when
+    each predecessor can leave it there (otherwise it stays in its slot)."""
+    preds: dict[int, list[Block]] = {}
+    reads: dict[int, list[int]] = {}
+    defs: dict[int, int] = {}
+    for b in blocks.values():
+        for t in set(b.successors()):
+            preds.setdefault(t, []).append(b)
+        for st in [*b.stmts, b.terminator]:
+            for x in st.operands():
+                if isinstance(x, Var):
+                    reads.setdefault(x.id, []).append(b.id)
+            d = st.defined()
+            if d is not None:
+                defs[d.id] = defs.get(d.id, 0) + 1
+    handler_targets = {h.target for b in blocks.values() for h in b.handlers}
+    for bid, b in blocks.items():
+        ps = preds.get(bid, [])
+        if bid == entry or bid in handler_targets or len(ps) < 2 or b.entry_stack:
+            continue
+        if not all(isinstance(p.terminator, Goto) and p.stmts and isinstance(p.stmts[-1], Copy) for p in ps):
+            continue
+        v = ps[0].stmts[-1].dst  # type: ignore[attr-defined]
+        if v.id in params or any(p.stmts[-1].dst is not v for p in ps) \
+                or reads.get(v.id) != [bid] or defs.get(v.id) != len(ps):  # type: ignore[attr-defined]
+            continue
+        b.entry_stack = (v,)
+
+
+def _switch_test(b: Block) -> tuple[Var, int, int, int] | None:
+    """(v, key, target when v == key, target otherwise) of a block ending in an int equality test of a
+    variable against a constant."""
+    t = b.terminator
+    if not isinstance(t, If) or t.cond not in (Cond.EQ, Cond.NE):
+        return None
+    a, c = (t.a, t.b) if isinstance(t.b, Const) else (t.b, t.a)
+    if not isinstance(a, Var) or a.type.kind is not Kind.INT or not isinstance(c, Const) or c.type != INT \
+            or not isinstance(c.value, int):
+        return None
+    hit, miss = (t.if_true, t.if_false) if t.cond is Cond.EQ else (t.if_false, t.if_true)
+    return a, c.value, hit, miss
+
+
+def _push_size(key: int) -> int:
+    return 1 if -1 <= key <= 5 else 2 if -128 <= key <= 127 else 3
 
 
 def _thread_known_tests(blocks: dict[int, Block]) -> bool:
@@ -1343,20 +1578,11 @@ def _thread_known_tests(blocks: dict[int, Block]) -> bool:
             if arm is None:
                 break
             if looping is None:
-                looping = _blocks_on_cycles(blocks)
+                looping = blocks_on_cycles(blocks)
             if term.target in looping:  # a loop's own test: skipping it would enter the loop past its header
                 break
             term.target, changed = arm, True
     return changed
-
-
-def _blocks_on_cycles(blocks: dict[int, Block]) -> set[int]:
-    g = nx.DiGraph()
-    for b in blocks.values():
-        g.add_node(b.id)
-        g.add_edges_from((b.id, t) for t in b.successors())
-    return {n for comp in nx.strongly_connected_components(g) for n in comp
-            if len(comp) > 1 or g.has_edge(n, n)}
 
 
 def _drop_dead_copies(blocks: dict[int, Block]) -> None:
@@ -1395,6 +1621,15 @@ def _known_arm(b: Block, test: Block) -> int | None:
             return None
         vals.append(x.value)
     return term.if_true if _HOLDS[term.cond](*vals) else term.if_false
+
+
+def _constant_test(term: If) -> bool | None:
+    """The outcome of an int ``if`` on two constants, else None."""
+    a, b = term.a, term.b
+    if isinstance(a, Const) and isinstance(b, Const) and a.type == INT and b.type == INT \
+            and isinstance(a.value, int) and isinstance(b.value, int):
+        return _HOLDS[term.cond](a.value, b.value)
+    return None
 
 
 def _handled_by(b: Block) -> tuple:
@@ -1448,11 +1683,56 @@ def revert_peg(peg: PEG, original: IRMethod) -> IRMethod:
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
     try:
-        return _Reverter(peg, original).run()
+        return _Reverter(_without_passed_through_thetas(peg), original).run()
     except RecursionError:
         raise RevertUnsupported("PEG too deep for the reverter") from None
     finally:
         sys.setrecursionlimit(old)
+
+
+def _without_passed_through_thetas(peg: PEG) -> PEG:
+    """``peg`` without the value thetas that only pass their initial value through an inner loop: ``theta_l(a,
+    eval_m(t, p))`` whose next value comes back to itself through evals of loops it does not vary in, and
+    ``theta_m(t, eval_n(theta_m ...))`` like it, are ``a`` (``theta_l(a, self) = a``; ``eval_m(x, p) = x`` for
+    ``x`` invariant in ``m``, the loop still running on the sigma chain). Without this, every variable an outer
+    loop reads is copied into a fresh variable before each inner loop and back after it. Heap thetas stay: they
+    are what keeps a loop on the sigma chain."""
+    nodes, var = peg.nodes, peg.variance()
+    alias: dict[int, int] = {}
+
+    def follow(x: int) -> int:
+        for _ in range(len(nodes)):
+            if x in alias:
+                x = alias[x]
+                continue
+            n = nodes[x]
+            if n.op == "eval" and n.attr not in var[follow_alias(n.children[0])]:
+                x = n.children[0]
+                continue
+            return x
+        return x
+
+    def follow_alias(x: int) -> int:
+        for _ in range(len(nodes)):
+            if x not in alias:
+                return x
+            x = alias[x]
+        return x
+
+    changed = True
+    while changed:
+        changed = False
+        for i, n in enumerate(nodes):
+            if n.op == "theta" and i not in alias and follow(n.children[1]) == i and not _poly_sigma(peg, i):
+                alias[i] = n.children[0]
+                changed = True
+    if not alias:
+        return peg
+    new_nodes = [Node(n.op, n.attr, tuple(follow_alias(c) for c in n.children)) for n in nodes]
+    work = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
+               nodes=new_nodes, root=follow_alias(peg.root), param_types=peg.param_types,
+               origins=dict(peg.origins))
+    return minimize(work)
 
 
 # -- loops off the sigma chain ----------------------------------------------------------------------------------

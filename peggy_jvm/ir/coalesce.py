@@ -1,0 +1,414 @@
+"""Copy coalescing and statement sinking: the IR the reverter builds, put in the shape javac's code lifts to.
+
+What this module owns
+    :func:`coalesce_copies`, run on an :class:`~.nodes.IRMethod` in place before lowering. The reverter names
+    every value with a fresh variable and assigns a loop's variables by parallel copies (``t = i + 1; ...;
+    i = t``); lowering keeps a variable on the operand stack only when it is a single-use temporary of one
+    block used in expression order. This pass removes the copies that make the difference:
+
+    * *propagation*: ``t = s`` where ``t`` has no other definition and every read of ``t`` sees the same value
+      of ``s`` (``s`` is never assigned in the method, or all reads are later in the same block with no
+      assignment of ``s`` between): the reads use ``s`` and the copy goes;
+    * *coalescing*: ``t = e; ...; v = t`` in one block, ``t`` defined and read only there, ``v`` neither read
+      nor written between: ``v = e`` and the copy goes. A loop variable's update then writes the variable
+      itself (``i = i + 1``, which lowering turns into ``iinc``) and a back edge keeps one slot per variable;
+    * *dead code*: a statement without effects whose result nothing reads goes;
+    * *merging*: variables joined by a copy and never live at once become one (Chaitin's coalescing), so a
+      value carried into an inner loop and back keeps one variable (merged with a parameter, it is the
+      parameter);
+    * *tree order*: the expression trees a statement reads are put in the order of its operands when they are
+      the statements just before it, so lowering pushes them in place (effects keep their order);
+    * *sinking*: an update of a variable from variables and constants that cannot throw
+      (``i = i + 1``) moves down its block, past statements that neither read nor write what it touches, to
+      the last point where no expression tree is open, so the trees of the statements it passes are not
+      split (javac puts a loop counter's ``iinc`` just before the back edge).
+
+    It also owns :func:`interference` (statement-level liveness), which lowering uses to share slots.
+
+Inputs: an IRMethod whose blocks carry no ``entry_stack`` (values are passed in variables, as the reverter
+does); IR lifted from bytecode is left alone by the caller.
+Invariants: meaning unchanged. Every read sees the value it saw before; statements that can throw or have
+effects keep their order among themselves; a statement without effects moves past one that can throw only when
+no handler can see the difference (its result is a temporary of the block, or the block has no handlers);
+statements never cross block boundaries.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import fields
+
+from .nodes import Binary, Block, ClassInit, Copy, IRMethod, Stmt, Unary, Var
+
+_MAX_ROUNDS = 8
+
+
+def coalesce_copies(m: IRMethod) -> None:
+    """Propagate, coalesce and sink (see the module docstring) until nothing changes."""
+    if any(b.entry_stack for b in m.blocks.values()):
+        return
+    for _ in range(_MAX_ROUNDS):
+        changed = _propagate(m)
+        changed = _coalesce(m) or changed
+        changed = _drop_dead(m) or changed
+        if not changed:
+            break
+    _merge_copy_related(m)
+    temps = _temporaries(m)
+    for b in m.blocks.values():
+        _order_trees(b, temps)
+        _sink_updates(b, temps)
+
+
+def _stmts(b: Block) -> list[Stmt]:
+    return [*b.stmts, b.terminator]  # type: ignore[list-item]
+
+
+def _reads(st: Stmt, v: Var) -> bool:
+    return any(x is v for x in st.operands())
+
+
+def _writes(st: Stmt, v: Var) -> bool:
+    return st.defined() is v
+
+
+def _counts(m: IRMethod) -> tuple[Counter[int], Counter[int]]:
+    """Definitions and reads of every variable, by id (parameters count as defined once)."""
+    defs: Counter[int] = Counter(p.id for p in m.params)
+    uses: Counter[int] = Counter()
+    for b in m.blocks.values():
+        for st in _stmts(b):
+            d = st.defined()
+            if d is not None:
+                defs[d.id] += 1
+            for x in st.operands():
+                if isinstance(x, Var):
+                    uses[x.id] += 1
+    return defs, uses
+
+
+def _substitute(st: Stmt, old: Var, new: object) -> None:
+    """Replace reads of ``old`` in ``st`` by ``new`` (the destination is not a read)."""
+    for f in fields(st):  # type: ignore[arg-type]
+        if f.name in ("dst", "origin"):
+            continue
+        val = getattr(st, f.name)
+        if val is old:
+            setattr(st, f.name, new)
+        elif isinstance(val, list) and any(x is old for x in val):
+            setattr(st, f.name, [new if x is old else x for x in val])
+
+
+def _each_copy(m: IRMethod, rewrite) -> bool:
+    """Offer every copy of a variable into one of its kind to ``rewrite(block, index, copy, defs, uses,
+    params)``, which returns True when it removed the copy. True when some copy was removed."""
+    defs, uses = _counts(m)
+    params = {p.id for p in m.params}
+    changed = False
+    for b in m.blocks.values():
+        k = 0
+        while k < len(b.stmts):
+            st = b.stmts[k]
+            if isinstance(st, Copy) and isinstance(st.src, Var) and st.src is not st.dst \
+                    and st.src.type.kind is st.dst.type.kind and rewrite(b, k, st, defs, uses, params):
+                changed = True
+                continue
+            k += 1
+    return changed
+
+
+def _propagate(m: IRMethod) -> bool:
+    return _each_copy(m, lambda *args: _propagate_copy(m, *args))
+
+
+def _propagate_copy(m: IRMethod, b: Block, k: int, st: Copy, defs: Counter[int], uses: Counter[int],
+                    params: set[int]) -> bool:
+    t, s = st.dst, st.src
+    assert isinstance(s, Var)
+    if t.id in params or defs[t.id] != 1:
+        return False
+    if s.id in params and defs[s.id] == 1:
+        # s never changes: every read of t (all dominated by this copy) sees s
+        for bb in m.blocks.values():
+            for x in _stmts(bb):
+                _substitute(x, t, s)
+    elif _local_reads_see(b, k, t, s, uses[t.id]):
+        for x in _stmts(b)[k + 1:]:
+            _substitute(x, t, s)
+    else:
+        return False
+    del b.stmts[k]
+    return True
+
+
+def _local_reads_see(b: Block, k: int, t: Var, s: Var, reads: int) -> bool:
+    """All ``reads`` reads of ``t`` come after statement k of ``b`` with ``s`` unchanged until the last one."""
+    rest = _stmts(b)[k + 1:]
+    seen = 0
+    for x in rest:
+        n = sum(1 for y in x.operands() if y is t)
+        seen += n
+        if seen == reads:
+            return True  # this statement reads s before it may write it
+        if _writes(x, s) or _writes(x, t):
+            return False
+    return False
+
+
+def _coalesce(m: IRMethod) -> bool:
+    return _each_copy(m, _coalesce_copy)
+
+
+def _coalesce_copy(b: Block, k: int, st: Copy, defs: Counter[int], uses: Counter[int], params: set[int]) -> bool:
+    t, v = st.src, st.dst
+    assert isinstance(t, Var)
+    if t.id in params or defs[t.id] != 1 or uses[t.id] != 1:
+        return False
+    j = next((j for j in range(k - 1, -1, -1) if _writes(b.stmts[j], t)), None)
+    if j is None:
+        return False
+    if not _can_retarget(b, j, k, v) and _can_move_down(b, j, k, defs, uses):
+        # ``t = i + 1; s = s + i; i = t``: the update moves down to its copy (i is read between)
+        b.stmts.insert(k - 1, b.stmts.pop(j))
+        j = k - 1
+    if not _can_retarget(b, j, k, v):
+        return False
+    b.stmts[j].dst = v  # type: ignore[attr-defined]
+    del b.stmts[k]
+    return True
+
+
+def _can_retarget(b: Block, j: int, k: int, v: Var) -> bool:
+    """Statement j of ``b`` may write ``v`` instead of the copy at k: nothing between reads or writes ``v``, and
+    with handlers nothing between can throw (a handler would see ``v`` early)."""
+    between = b.stmts[j + 1:k]
+    if any(_reads(x, v) or _writes(x, v) for x in between):
+        return False
+    return not (b.handlers and any(x.may_throw for x in between))
+
+
+def _drop_dead(m: IRMethod) -> bool:
+    """Statements without effects whose result nothing reads go (a flag telling a loop's exits apart that no
+    one tests, a copy made dead by propagation)."""
+    _, uses = _counts(m)
+    params = {p.id for p in m.params}
+    changed = False
+    for b in m.blocks.values():
+        keep = [st for st in b.stmts if not (_pure(st) and st.dst.id not in params  # type: ignore[attr-defined]
+                                             and uses[st.dst.id] == 0)]  # type: ignore[attr-defined]
+        if len(keep) != len(b.stmts):
+            b.stmts, changed = keep, True
+    return changed
+
+
+def _merge_copy_related(m: IRMethod) -> None:
+    """Variables joined by a copy that are never live at once become one variable, and the copy goes (Chaitin's
+    coalescing): a loop variable carried into an inner loop and back keeps one variable, hence one slot; a
+    variable merged with a parameter becomes the parameter (two parameters stay apart)."""
+    params = {p.id for p in m.params}
+    copies = [st for b in m.blocks.values() for st in b.stmts if isinstance(st, Copy) and isinstance(st.src, Var)
+              and st.src is not st.dst and st.src.type.kind is st.dst.type.kind]
+    if not copies:
+        return
+    adj = interference(m)
+    rep: dict[int, Var] = {}
+
+    def find(v: Var) -> Var:
+        while v.id in rep:
+            v = rep[v.id]
+        return v
+
+    members: dict[int, list[int]] = {}  # representative -> the variables merged into it (itself included)
+    for st in copies:
+        a, b = find(st.dst), find(st.src)  # type: ignore[arg-type]
+        if b.id in params:  # a parameter keeps its slot: the other variable becomes it (javac assigns them too)
+            a, b = b, a
+        if a is b or b.id in params:
+            continue
+        near = adj.get(a.id, set())  # every variable interfering with some member of a's class
+        if any(x in near for x in members.get(b.id, [b.id])):
+            continue
+        rep[b.id] = a
+        adj.setdefault(a.id, set()).update(adj.pop(b.id, set()))
+        members.setdefault(a.id, [a.id]).extend(members.pop(b.id, [b.id]))
+    if not rep:
+        return
+    for blk in m.blocks.values():
+        for st in _stmts(blk):
+            for x in st.operands():
+                if isinstance(x, Var) and x.id in rep:
+                    _substitute(st, x, find(x))
+            d = st.defined()
+            if d is not None and d.id in rep:
+                st.dst = find(d)  # type: ignore[attr-defined]
+        blk.stmts = [st for st in blk.stmts if not (isinstance(st, Copy) and st.src is st.dst)]
+    m.variables = [v for v in m.variables if v.id not in rep]
+
+
+def interference(m: IRMethod) -> dict[int, set[int]]:
+    """Variable id -> ids of variables live where it is written (a copy's source excepted: after ``a = b`` the
+    two hold one value). What a block's handlers read counts as live all through the block."""
+    live_in: dict[int, set[int]] = {bid: set() for bid in m.blocks}
+    order = list(reversed(m.block_order()))
+    changed = True
+    while changed:
+        changed = False
+        for b in order:
+            live = _live_out(b, live_in)
+            for st in reversed(_stmts(b)):
+                d = st.defined()
+                if d is not None:
+                    live.discard(d.id)
+                live.update(x.id for x in st.operands() if isinstance(x, Var))
+                live |= _handler_live(b, live_in)
+            if live != live_in[b.id]:
+                live_in[b.id] = live
+                changed = True
+    adj: dict[int, set[int]] = {}
+    for b in m.blocks.values():
+        live = _live_out(b, live_in)
+        for st in reversed(_stmts(b)):
+            d = st.defined()
+            if d is not None:
+                src = st.src.id if isinstance(st, Copy) and isinstance(st.src, Var) else None
+                for o in live:
+                    if o != d.id and o != src:
+                        adj.setdefault(d.id, set()).add(o)
+                        adj.setdefault(o, set()).add(d.id)
+                live.discard(d.id)
+            live.update(x.id for x in st.operands() if isinstance(x, Var))
+            live |= _handler_live(b, live_in)
+    return adj
+
+
+def _live_out(b: Block, live_in: dict[int, set[int]]) -> set[int]:
+    out: set[int] = set()
+    for t in b.successors():
+        out |= live_in[t]
+    return out
+
+
+def _handler_live(b: Block, live_in: dict[int, set[int]]) -> set[int]:
+    out: set[int] = set()
+    for h in b.handlers:
+        out |= live_in[h.target]
+    return out
+
+
+def _order_trees(b: Block, temps: set[int]) -> None:
+    """Put the expression trees a statement reads in the order of its operands, when the statements just before
+    it are exactly those trees: lowering then pushes them in place (``x = x * c + a[i]``: the product first).
+    Each tree keeps its own order and the statements that can throw or have effects keep theirs; a tree writes
+    only its temporaries, so nothing else it could depend on changes."""
+    k = 0
+    while k < len(b.stmts) + 1:
+        st = _stmts(b)[k]
+        ops = [x for x in st.operands() if isinstance(x, Var) and x.id in temps]
+        seg = _tree_segment(b, k, ops, temps) if len(ops) > 1 else None
+        if seg is not None:
+            start, trees = seg
+            new = [x for t in ops for x in trees[t.id]]
+            if [x for x in new if not _pure(x)] == [x for x in b.stmts[start:k] if not _pure(x)]:
+                b.stmts[start:k] = new
+        k += 1
+
+
+def _tree_segment(b: Block, k: int, ops: list[Var], temps: set[int]) -> tuple[int, dict[int, list[Stmt]]] | None:
+    """(start, tree statements per operand) when statements start..k-1 of ``b`` are exactly the trees of
+    ``ops`` (each temporary's definition and, recursively, those of the temporaries it reads)."""
+    owner: dict[int, int] = {t.id: t.id for t in ops}  # temporary -> the operand whose tree reads it
+    trees: dict[int, list[Stmt]] = {t.id: [] for t in ops}
+    j = k - 1
+    while j >= 0 and owner:
+        d = b.stmts[j].defined()
+        if d is None or d.id not in owner:
+            break
+        root = owner.pop(d.id)
+        trees[root].insert(0, b.stmts[j])
+        for x in b.stmts[j].operands():
+            if isinstance(x, Var) and x.id in temps:
+                owner[x.id] = root
+        j -= 1
+    if owner:
+        return None
+    return j + 1, trees
+
+
+def _pure(st: Stmt) -> bool:
+    return isinstance(st, (Copy, Binary, Unary)) and not st.may_throw
+
+
+def _can_move_down(b: Block, j: int, k: int, defs: Counter[int], uses: Counter[int]) -> bool:
+    """Statement j of ``b`` (no effect, cannot throw, its operands not single-use temporaries it would leave
+    behind) may move to just before statement k: nothing between writes what it reads."""
+    st = b.stmts[j]
+    if not _pure(st):
+        return False
+    srcs = [x for x in st.operands() if isinstance(x, Var)]
+    if any(defs[x.id] == 1 and uses[x.id] == 1 for x in srcs):
+        return False
+    return not any(_writes(x, s) for x in b.stmts[j + 1:k] for s in srcs)
+
+
+def _temporaries(m: IRMethod) -> set[int]:
+    """Variables defined once and read once, both in the same block: what lowering may keep on the stack."""
+    where_def: dict[int, list[int]] = {}
+    where_use: dict[int, list[int]] = {}
+    for b in m.blocks.values():
+        for st in _stmts(b):
+            d = st.defined()
+            if d is not None:
+                where_def.setdefault(d.id, []).append(b.id)
+            for x in st.operands():
+                if isinstance(x, Var):
+                    where_use.setdefault(x.id, []).append(b.id)
+    params = {p.id for p in m.params}
+    return {vid for vid, ds in where_def.items()
+            if vid not in params and len(ds) == 1 and where_use.get(vid) == ds}
+
+
+def _sink_updates(b: Block, temps: set[int]) -> None:
+    if b.handlers:
+        return
+    k = len(b.stmts) - 1
+    while k >= 0:
+        st = b.stmts[k]
+        if _sinkable(st, temps):
+            land = _landing(b, k, temps)
+            if land > k:
+                b.stmts.insert(land, b.stmts.pop(k))
+        k -= 1
+
+
+def _sinkable(st: Stmt, temps: set[int]) -> bool:
+    if not _pure(st) or st.dst.id in temps:  # type: ignore[attr-defined]
+        return False
+    return not any(isinstance(x, Var) and x.id in temps for x in st.operands())
+
+
+def _landing(b: Block, k: int, temps: set[int]) -> int:
+    """Where statement k of ``b`` may go (the index it takes after being removed): as far down as it commutes
+    with what follows, then back to the last point with no temporary defined before and read after."""
+    st = b.stmts[k]
+    dst = st.dst  # type: ignore[attr-defined]
+    srcs = [x for x in st.operands() if isinstance(x, Var)]
+    far = k
+    for x in b.stmts[k + 1:]:
+        if isinstance(x, ClassInit) or _reads(x, dst) or _writes(x, dst) or any(_writes(x, s) for s in srcs):
+            break
+        far += 1
+    # a temporary is open at point p (between statements p-1 and p of the list without st) when it is
+    # defined before p and read at or after p: lowering holds it on the stack there
+    rest = b.stmts[:k] + b.stmts[k + 1:]
+    defined_at = {x.defined().id: i for i, x in enumerate(rest)  # type: ignore[union-attr]
+                  if x.defined() is not None and x.defined().id in temps}  # type: ignore[union-attr]
+    opens = [0] * (len(rest) + 2)
+    for i, x in enumerate([*rest, b.terminator]):
+        for y in x.operands():
+            if isinstance(y, Var) and y.id in defined_at and defined_at[y.id] < i:
+                opens[defined_at[y.id] + 1] += 1
+                opens[i + 1] -= 1
+    depth, closed = 0, []
+    for p in range(len(rest) + 1):
+        depth += opens[p]
+        closed.append(depth == 0)
+    return next((p for p in range(far, k, -1) if closed[p]), k)
