@@ -187,13 +187,23 @@ def disasm(file: Path, method: str | None) -> None:
 @click.option("--method", "method", required=True, help="Method name, name+descriptor, or Class.name.")
 @click.option("--ir", "what", flag_value="ir", default=True, help="Show the method's IR (default).")
 @click.option("--peg", "what", flag_value="peg", help="Show the method's PEG (theta back edges dashed in DOT).")
-@click.option("--epeg", "what", flag_value="epeg", help="Show the method's E-PEG saturated with the axioms.")
-@click.option("--axioms", "axioms", type=click.Path(path_type=Path),
-              help="Axiom directory or file for --epeg (default: the bundled axioms/).")
+@click.option("--epeg", "what", flag_value="epeg",
+              help="Show the method's E-PEG as the optimizer saturates it (its rules and work budget).")
+@click.option("--extracted", is_flag=True,
+              help="With --epeg: also the PEG the optimizer's extraction chose, its e-nodes marked (* and, in "
+                   "DOT, filled).")
+@click.option("--axioms", "axioms", multiple=True, type=click.Path(path_type=Path),
+              help="With --epeg: as optimize's --axioms (rules added to the optimizer's; repeatable).")
+@click.option("--no-default-axioms", is_flag=True, help="With --epeg: as optimize's --no-default-axioms.")
+@click.option("--rules", "switches", multiple=True, metavar="+GROUP,-GROUP,...",
+              help="With --epeg: as optimize's --rules.")
+@click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
+              help="With --extracted: the goal extraction prices for, as optimize's --goal.")
 @click.option("--dot", "dot", type=click.Path(path_type=Path), help="Also write a Graphviz DOT file here.")
 @click.option("--classpath", help="Jars and directories (os.pathsep-separated) for the class hierarchy.")
 def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: str | None,
-         axioms: Path | None) -> None:
+         axioms: tuple[Path, ...], no_default_axioms: bool, switches: tuple[str, ...], goal: str,
+         extracted: bool) -> None:
     """Show a method of INPUT (.class, .jar or directory) in an intermediate form."""
     from .classfile.hierarchy import ClassHierarchy
     from .classfile.reader import read_class
@@ -201,8 +211,10 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
     from .ir.printer import format_method, to_dot
     from .peg.build import PegUnsupported, build_peg
     from .peg.printer import format_peg, peg_to_dot
-    from .egraph import EGraph, Limits, Runner
-    from .egraph.printer import egraph_to_dot, format_egraph
+
+    if (axioms or no_default_axioms or switches or extracted) and what != "epeg":
+        raise click.UsageError("--axioms, --no-default-axioms, --rules and --extracted apply to --epeg only")
+    rule_options = _rule_options(axioms, no_default_axioms, switches, Stage.FULL) if what == "epeg" else None
 
     cls_part, _, name_part = method.partition("(")[0].replace("/", ".").rpartition(".")
     selector = name_part + method[len(method.partition("(")[0]):]
@@ -224,7 +236,6 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
             raise InputError(str(input_path), f"no method {method!r}")
         out = []
         graphs = []
-        rules = None
         for cf, m in found:
             if m.code_attribute() is None:
                 out.append(f"method {cf.name}.{m.name}{m.descriptor}: no code")
@@ -235,15 +246,9 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
                 out.extend(format_peg(peg))
                 graphs.append(peg_to_dot(peg))
             elif what == "epeg":
-                peg = build_peg(ir)
-                if rules is None:
-                    rules = _load_axioms(axioms)
-                eg = EGraph()
-                ids = eg.add_peg(peg)
-                report = Runner(rules.active(), Limits()).run(eg)
-                out.extend(format_egraph(eg, ids[peg.root]))
-                out.append(f"  ; saturation: {report}")
-                graphs.append(egraph_to_dot(eg, ids[peg.root], peg.name))
+                text, dots = _show_epeg(ir, rule_options, Goal(goal), extracted)
+                out.extend(text)
+                graphs.extend(dots)
             else:
                 out.extend(format_method(ir))
                 graphs.append(to_dot(ir))
@@ -258,6 +263,43 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
     sys.stdout.write("\n".join(out) + "\n")
     if dot is not None:
         _write_report(Output(dot, Form.DOT), "".join(graphs))
+
+
+def _show_epeg(ir, rules: RuleOptions | None, goal: Goal, extracted: bool) -> tuple[list[str], list[str]]:
+    """``show --epeg``: the E-PEG of the method as the full stage saturates it (``select.saturate`` with
+    ``optimizer_rules`` and the default work budget's limits, the calls ``pipeline._full`` makes), and with
+    ``extracted`` the PEG the full stage's extraction chose (same budget, same reverter test). Text lines and
+    DOT graphs."""
+    from .budget import DEFAULT_WORK_BUDGET as work
+    from .egraph.printer import egraph_to_dot, format_egraph
+    from .extract.select import Saturation, extract_peg, optimizer_rules, saturate
+    from .peg.build import build_peg
+    from .peg.check import check_peg
+    from .peg.printer import format_peg, peg_to_dot
+    from .pipeline import revertible
+
+    peg = build_peg(ir)
+    check_peg(peg)
+    rewrites = optimizer_rules(rules)
+    if not extracted:
+        sat = saturate(peg, rewrites, work.saturation())
+        eg, root = sat.egraph, sat.root
+        text = format_egraph(eg, root) + [f"  ; saturation: {sat.run}"]
+        return text, [egraph_to_dot(eg, root, peg.name)]
+    seen: list[Saturation] = []
+    new, rep = extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work, accept=revertible(ir),
+                           goal=goal, on_saturated=seen.append)
+    if not seen:  # extraction gave up before saturating (its checker could not handle the original PEG)
+        return [f"; not saturated: {'; '.join(rep.notes)}"], []
+    eg, root = seen[0].egraph, seen[0].root
+    text = format_egraph(eg, root, rep.selected) + [f"  ; saturation: {rep.saturation}"]
+    text.append(f"  ; extraction: {rep.status}, cost {rep.cost_before:g} -> {rep.cost_after:g}"
+                + "".join(f"; {n}" for n in rep.notes))
+    dots = [egraph_to_dot(eg, root, peg.name, rep.selected)]
+    if new is not peg:
+        text.extend(format_peg(new))
+        dots.append(peg_to_dot(new))
+    return text, dots
 
 
 @main.command()

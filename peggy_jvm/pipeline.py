@@ -123,6 +123,10 @@ class MethodReport:
     #: the emitted code's price (codecost.py) before and after; None when the full stage did not lower it
     emitted_cost_before: int | None = None
     emitted_cost_after: int | None = None
+    #: the full stage's E-PEG after saturation (e-nodes, e-classes of the whole e-graph: what ``show --epeg``
+    #: reports for the method); None when the method was not saturated
+    epeg_nodes: int | None = None
+    epeg_classes: int | None = None
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -163,6 +167,19 @@ def _code_length(data: bytes) -> int:
     return int.from_bytes(data[4:8], "big")
 
 
+def revertible(ir) -> Callable[[PegGraph], str | None]:
+    """The full stage's acceptance test of a candidate PEG (``extract_peg``'s ``accept``; ``show --extracted``
+    uses it too): a selection the reverter cannot schedule is blocked, so the next cheapest is tried instead of
+    keeping the original code."""
+    def accept(candidate: PegGraph) -> str | None:
+        try:
+            revert_peg(candidate, ir)
+        except (PegUnsupported, RevertUnsupported) as e:
+            return str(e)
+        return None
+    return accept
+
+
 def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SPEED,
           rules: RuleOptions | None = None):
     """``--stage full`` between lifting and lowering: build, check, saturate and extract (the safe rule groups
@@ -179,21 +196,13 @@ def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SP
         times["full.prepare"] = round(net.spent() * 1000, 3)
         net.check("saturation")
 
-        def revertible(candidate: PegGraph) -> str | None:
-            # a selection the reverter cannot schedule is blocked, so the next cheapest is tried instead of
-            # keeping the original code
-            try:
-                revert_peg(candidate, ir)
-            except (PegUnsupported, RevertUnsupported) as e:
-                return str(e)
-            return None
-
         # parts of extraction read no clock at all (the phi-profile checker can take seconds on one candidate):
         # the safety net interrupts them
         with alarm(net, "saturation and extraction"):
             new, rep = extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work,
-                                   accept=revertible, goal=goal)
-        info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status)
+                                   accept=revertible(ir), goal=goal)
+        info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status,
+                    epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
         if new is peg:
             raise MethodUnchanged(f"no cheaper PEG ({rep.notes[-1] if rep.notes else rep.status})")
@@ -320,7 +329,8 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                                 cost_before=info.get("cost_before"), cost_after=info.get(cost_key),
                                 extraction=info.get("extraction"),
                                 emitted_cost_before=info.get("emitted_cost_before"),
-                                emitted_cost_after=info.get(f"emitted_{cost_key}"))
+                                emitted_cost_after=info.get(f"emitted_{cost_key}"),
+                                epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"))
         try:
             result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal, rules)
         except MethodTimeout as e:  # the net fired between two sub-stages, or inside saturation + extraction
