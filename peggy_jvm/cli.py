@@ -92,6 +92,9 @@ def _split_classpath(cp: str | None) -> list[Path]:
 @click.option("--stage", type=click.Choice([s.value for s in Stage]), default=Stage.FULL.value, show_default=True,
               help="Stop the pipeline after this stage.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the per-method report here.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path),
+              help="Write an HTML report here: summary, sortable table of methods, and for the rewritten methods "
+                   "(and the largest E-PEGs) bytecode before/after, rules fired and pictures.")
 @click.option("--classpath", help="Jars and directories (os.pathsep-separated) for the class hierarchy.")
 @click.option("--method-timeout", type=click.FloatRange(min=0.001), default=DEFAULT_METHOD_TIMEOUT,
               show_default=True,
@@ -110,9 +113,9 @@ def _split_classpath(cp: str | None) -> list[Path]:
 @click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
               help="Full stage: keep a rewrite whose emitted code is cheaper and no larger (speed), or smaller "
                    "and no costlier (size).")
-def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, classpath: str | None,
-             method_timeout: float | None, jobs: int, axioms: tuple[Path, ...], no_default_axioms: bool,
-             switches: tuple[str, ...], goal: str) -> None:
+def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, html_path: Path | None,
+             classpath: str | None, method_timeout: float | None, jobs: int, axioms: tuple[Path, ...],
+             no_default_axioms: bool, switches: tuple[str, ...], goal: str) -> None:
     """Optimize every method of INPUT (.class, .jar or directory) and write the result."""
     st = Stage(stage)
     if st not in IMPLEMENTED_STAGES:
@@ -125,7 +128,8 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
         left = (p.bytes_total - p.bytes_done) / p.bytes_done if p.bytes_done else None
         display.update(p.classes_done, p.classes, f"{p.methods} methods, {p.rewritten} rewritten", left)
 
-    reports = [Output(json_path, Form.JSON)] if json_path is not None else []
+    reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (html_path, Form.HTML))
+               if path is not None]
     try:
         target, report = optimize_input(input_path, output, st, _split_classpath(classpath), jobs,
                                         method_timeout, progress, reports, goal=Goal(goal), rules=rules)
@@ -138,7 +142,10 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     for w in report.warnings:
         click.echo(f"peggy-jvm: warning: {w}", err=True)
     for out in reports:
-        _write_report(out, json.dumps(report.to_json(), indent=1))
+        if out.form is Form.HTML:
+            _write_report(out, _optimize_html(input_path, target, report, classpath, rules, Goal(goal)))
+        else:
+            _write_report(out, json.dumps(report.to_json(), indent=1))
     s = report.summary()
     click.echo(f"{target}: {s['classes']} classes, {s['methods']} methods: {s['rewritten']} rewritten, "
                f"{s['unchanged']} unchanged, {s['fallback']} fell back ({s['seconds']:.2f} s)")
@@ -148,6 +155,24 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     for m in report.methods:
         if m.status == "fallback":
             click.echo(f"  fallback {m.class_name}.{m.name}{m.descriptor}: {m.reason}")
+
+
+def _optimize_html(input_path: Path, target: Path, report, classpath: str | None, rules: RuleOptions | None,
+                   goal: Goal) -> str:
+    """``optimize --html``'s page (html_report.py): the details are made here, after the run, for the methods
+    the report pictures."""
+    from .classfile.hierarchy import ClassHierarchy
+    from .html_report import optimize_details, optimize_page
+    try:
+        original, optimized = read_input(input_path), read_input(target)
+        hierarchy = ClassHierarchy(_split_classpath(classpath))
+        hierarchy.add_lazy_classes(classes_by_name(original))
+        details = optimize_details(report, original, optimized, hierarchy, rules, goal)
+    except InputError as e:
+        raise fail(e.path, e.message) from None
+    except ClassFileError as e:
+        raise fail(str(target), str(e)) from None
+    return optimize_page(report, details, f"peggy-jvm optimize {input_path} -> {target}")
 
 
 def _change(before: int, after: int) -> str:
@@ -266,40 +291,38 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
 
 
 def _show_epeg(ir, rules: RuleOptions | None, goal: Goal, extracted: bool) -> tuple[list[str], list[str]]:
-    """``show --epeg``: the E-PEG of the method as the full stage saturates it (``select.saturate`` with
-    ``optimizer_rules`` and the default work budget's limits, the calls ``pipeline._full`` makes), and with
-    ``extracted`` the PEG the full stage's extraction chose (same budget, same reverter test). Text lines and
-    DOT graphs."""
-    from .budget import DEFAULT_WORK_BUDGET as work
+    """``show --epeg``: the E-PEG of the method as the full stage saturates it, and with ``extracted`` the
+    extraction's choice (``pipeline.full_stage_view``). Text lines and DOT graphs."""
     from .egraph.printer import egraph_to_dot, format_egraph
-    from .extract.select import Saturation, extract_peg, optimizer_rules, saturate
-    from .peg.build import build_peg
-    from .peg.check import check_peg
     from .peg.printer import format_peg, peg_to_dot
-    from .pipeline import revertible
+    from .pipeline import full_stage_view
 
-    peg = build_peg(ir)
-    check_peg(peg)
-    rewrites = optimizer_rules(rules)
-    if not extracted:
-        sat = saturate(peg, rewrites, work.saturation())
-        eg, root = sat.egraph, sat.root
-        text = format_egraph(eg, root) + [f"  ; saturation: {sat.run}"]
-        return text, [egraph_to_dot(eg, root, peg.name)]
-    seen: list[Saturation] = []
-    new, rep = extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work, accept=revertible(ir),
-                           goal=goal, on_saturated=seen.append)
-    if not seen:  # extraction gave up before saturating (its checker could not handle the original PEG)
-        return [f"; not saturated: {'; '.join(rep.notes)}"], []
-    eg, root = seen[0].egraph, seen[0].root
-    text = format_egraph(eg, root, rep.selected) + [f"  ; saturation: {rep.saturation}"]
-    text.append(f"  ; extraction: {rep.status}, cost {rep.cost_before:g} -> {rep.cost_after:g}"
-                + "".join(f"; {n}" for n in rep.notes))
-    dots = [egraph_to_dot(eg, root, peg.name, rep.selected)]
-    if new is not peg:
-        text.extend(format_peg(new))
-        dots.append(peg_to_dot(new))
+    view = full_stage_view(ir, rules, goal, extracted)
+    rep, sat = view.report, view.saturation
+    if sat is None:  # extraction gave up before saturating (its checker could not handle the original PEG)
+        return [f"; not saturated: {'; '.join(rep.notes if rep else [])}"], []
+    selected = rep.selected if rep is not None else ()
+    text = format_egraph(sat.egraph, sat.root, selected) + [f"  ; saturation: {sat.run}"]
+    dots = [egraph_to_dot(sat.egraph, sat.root, view.peg.name, selected)]
+    if rep is not None:
+        text.append(f"  ; extraction: {rep.status}, cost {rep.cost_before:g} -> {rep.cost_after:g}"
+                    + "".join(f"; {n}" for n in rep.notes))
+    if view.chosen is not None:
+        text.extend(format_peg(view.chosen))
+        dots.append(peg_to_dot(view.chosen))
     return text, dots
+
+
+def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, str]) -> str:
+    """``validate --html``'s page (html_report.py)."""
+    from .html_report import validate_details, validate_page
+    try:
+        details = validate_details(report, read_input(orig_path), read_input(opt_path), mapping)
+    except InputError as e:
+        raise fail(e.path, e.message) from None
+    except ClassFileError as e:
+        raise fail(str(orig_path), str(e)) from None
+    return validate_page(report, details, f"peggy-jvm validate {orig_path} {opt_path}")
 
 
 @main.command()
@@ -307,6 +330,9 @@ def _show_epeg(ir, rules: RuleOptions | None, goal: Goal, extracted: bool) -> tu
 @click.argument("opt_path", metavar="OPT", type=click.Path(path_type=Path))
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the per-pair report here.")
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path), help="Write JUnit XML here (one testcase per pair).")
+@click.option("--html", "html_path", type=click.Path(path_type=Path),
+              help="Write an HTML report here: summary, sortable table of pairs, each pair's bytecode on both sides "
+                   "with the proof's axioms or the counterexample.")
 @click.option("--map", "class_map", multiple=True, metavar="OLDCLASS=NEWCLASS",
               help="ORIG's class OLDCLASS is OPT's NEWCLASS (dotted or internal names; repeatable).")
 @click.option("--method-timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
@@ -319,7 +345,7 @@ def _show_epeg(ir, rules: RuleOptions | None, goal: Goal, extracted: bool) -> tu
 @click.option("--all", "every", is_flag=True,
               help="List every pair in the table (default: only the pairs not proved equivalent).")
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
-             class_map: tuple[str, ...], method_timeout: float, explain: bool, axioms: Path | None,
+             html_path: Path | None, class_map: tuple[str, ...], method_timeout: float, explain: bool, axioms: Path | None,
              assume: tuple[str, ...], every: bool) -> int:
     """Check that OPT is a correct translation of ORIG, method by method (exit 0/1/3, 2 on bad input)."""
     from rich.console import Console
@@ -333,8 +359,8 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     rules = _load_axioms(axioms).active()
-    reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (junit_path, Form.XML))
-               if path is not None]
+    reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (junit_path, Form.XML),
+                                                     (html_path, Form.HTML)) if path is not None]
     display = _ProgressDisplay("validate", "pairs")
 
     def progress(done: int, total: int, proved: int) -> None:
@@ -342,8 +368,11 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
 
     try:
         check_outputs([orig_path, opt_path], reports)
-        report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout, explain, rules,
+        # the HTML report shows each proof's axioms: explained whenever it is asked for
+        report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout,
+                                                                      explain or html_path is not None, rules,
                                                                       assumptions=assume), progress)
+        report.explain = explain  # the JSON report's keys stay what the options say
     except InputError as e:
         raise fail(e.path, e.message) from None
     except ClassFileError as e:
@@ -353,7 +382,11 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     finally:
         display.close()
     for out in reports:
-        _write_report(out, json.dumps(report.to_json(), indent=1) if out.form is Form.JSON else report.to_junit())
+        if out.form is Form.HTML:
+            _write_report(out, _validate_html(orig_path, opt_path, report, mapping))
+        else:
+            _write_report(out, json.dumps(report.to_json(), indent=1) if out.form is Form.JSON
+                          else report.to_junit())
     if shown_pairs(report, every):
         Console(width=max(100, Console().width)).print(render_table(report, every))
     s = report.summary()

@@ -82,7 +82,7 @@ from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
 
 if TYPE_CHECKING:  # the solver stack is imported only by the stage that needs it
-    from .extract.select import RuleOptions
+    from .extract.select import ExtractReport, RuleOptions, Saturation
 
 
 class Stage(str, Enum):
@@ -178,6 +178,33 @@ def revertible(ir) -> Callable[[PegGraph], str | None]:
             return str(e)
         return None
     return accept
+
+
+@dataclass
+class FullStageView:
+    """What the full stage sees of one method, for people (``show --epeg``, ``--html``): its PEG, the E-PEG as
+    the full stage saturates it and, when asked, the extraction's choice. Work budgets, not time, bound every
+    part, so this is what the optimizer saw in a run with the same options."""
+    peg: PegGraph
+    saturation: Saturation | None  # None when extraction gave up before saturating (report.notes say why)
+    report: ExtractReport | None = None  # with ``extract``
+    chosen: PegGraph | None = None  # the extracted PEG when it is cheaper than ``peg``
+
+
+def full_stage_view(ir, rules: RuleOptions | None, goal: Goal = Goal.SPEED, extract: bool = False,
+                    work: WorkBudget = DEFAULT_WORK_BUDGET) -> FullStageView:
+    """The full stage's saturation (and with ``extract`` its extraction, with the same reverter test) of the
+    lifted method ``ir``: the calls :func:`_full` makes, without the safety net. Raises PegUnsupported."""
+    from .extract.select import extract_peg, optimizer_rules, saturate
+    peg = build_peg(ir)
+    check_peg(peg)
+    rewrites = optimizer_rules(rules)
+    if not extract:
+        return FullStageView(peg, saturate(peg, rewrites, work.saturation()))
+    seen: list[Saturation] = []
+    new, rep = extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work, accept=revertible(ir),
+                           goal=goal, on_saturated=seen.append)
+    return FullStageView(peg, seen[0] if seen else None, rep, None if new is peg else new)
 
 
 def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SPEED,
