@@ -305,8 +305,7 @@ def _show_epeg(ir, rules: RuleOptions | None, goal: Goal, extracted: bool) -> tu
     text = format_egraph(sat.egraph, sat.root, selected) + [f"  ; saturation: {sat.run}"]
     dots = [egraph_to_dot(sat.egraph, sat.root, view.peg.name, selected)]
     if rep is not None:
-        text.append(f"  ; extraction: {rep.status}, cost {rep.cost_before:g} -> {rep.cost_after:g}"
-                    + "".join(f"; {n}" for n in rep.notes))
+        text.append(f"  ; extraction: {rep.describe()}")
     if view.chosen is not None:
         text.extend(format_peg(view.chosen))
         dots.append(peg_to_dot(view.chosen))
@@ -345,7 +344,8 @@ def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, s
 @click.option("--all", "every", is_flag=True,
               help="List every pair in the table (default: only the pairs not proved equivalent).")
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
-             html_path: Path | None, class_map: tuple[str, ...], method_timeout: float, explain: bool, axioms: Path | None,
+             html_path: Path | None, class_map: tuple[str, ...], method_timeout: float, explain: bool,
+             axioms: Path | None,
              assume: tuple[str, ...], every: bool) -> int:
     """Check that OPT is a correct translation of ORIG, method by method (exit 0/1/3, 2 on bad input)."""
     from rich.console import Console

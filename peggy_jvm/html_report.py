@@ -199,11 +199,12 @@ def optimize_page(report: RunReport, details: dict[str, Detail], title: str) -> 
         key = row_key(m.class_name, m.name, m.descriptor)
         keys.setdefault(key, i)
         ms = sum(v for k, v in m.time_ms.items() if "." not in k)  # the stage totals, not their parts
-        rows.append("<tr>" + _cell(_e(m.class_name)) + _cell(_anchor(keys[key], key, m.name + m.descriptor, details)) + _cell(_e(m.status), cls=m.status) + _cell(_e(m.reason))
-            + _cell(_e(m.extraction or "")) + _cell(_num(m.cost_before), m.cost_before, "n")
-            + _cell(_num(m.cost_after), m.cost_after, "n") + _cell(m.bytes_before, m.bytes_before, "n")
-            + _cell(m.bytes_after, m.bytes_after, "n") + _cell(_num(m.epeg_nodes), m.epeg_nodes, "n")
-            + _cell(f"{ms:.1f}", round(ms, 3), "n") + "</tr>")
+        rows.append("<tr>" + "".join([
+            _cell(_e(m.class_name)), _cell(_anchor(keys[key], key, m.name + m.descriptor, details)),
+            _cell(_e(m.status), cls=m.status), _cell(_e(m.reason)), _cell(_e(m.extraction or "")),
+            _cell(_num(m.cost_before), m.cost_before, "n"), _cell(_num(m.cost_after), m.cost_after, "n"),
+            _cell(m.bytes_before, m.bytes_before, "n"), _cell(m.bytes_after, m.bytes_after, "n"),
+            _cell(_num(m.epeg_nodes), m.epeg_nodes, "n"), _cell(f"{ms:.1f}", round(ms, 3), "n")]) + "</tr>")
     blocks = [_detail_html(keys[k], d, "bytecode before", "bytecode after")
               for k, d in details.items() if k in keys]
     return _page(title, summary, head, rows, blocks, notes)
@@ -225,8 +226,10 @@ def validate_page(report: ValidationReport, details: dict[str, Detail], title: s
     for i, p in enumerate(report.pairs):
         key = row_key(p.class_name, p.name, p.descriptor)
         keys.setdefault(key, i)
-        rows.append("<tr>" + _cell(_e(p.class_name)) + _cell(_anchor(keys[key], key, p.name + p.descriptor, details)) + _cell(_e(p.verdict.value), cls=p.verdict.value)
-            + _cell(_e(p.reason)) + _cell(f"{p.time_ms:.1f}", round(p.time_ms, 3), "n") + "</tr>")
+        rows.append("<tr>" + "".join([
+            _cell(_e(p.class_name)), _cell(_anchor(keys[key], key, p.name + p.descriptor, details)),
+            _cell(_e(p.verdict.value), cls=p.verdict.value), _cell(_e(p.reason)),
+            _cell(f"{p.time_ms:.1f}", round(p.time_ms, 3), "n")]) + "</tr>")
     blocks = [_detail_html(keys[k], d, "ORIG", "OPT") for k, d in details.items() if k in keys]
     return _page(title, summary, head, rows, blocks, [f"unpaired: {u}" for u in report.unpaired])
 
@@ -308,8 +311,7 @@ def _full_facts(d: Detail, view: FullStageView, egraph_to_dot, peg_to_dot) -> No
     d.facts.append(("saturation", str(sat.run)))
     selected = rep.selected if rep is not None else ()
     if rep is not None:
-        d.facts.append(("extraction", f"{rep.status}, cost {rep.cost_before:g} -> {rep.cost_after:g}"
-                        + "".join(f"; {n}" for n in rep.notes)))
+        d.facts.append(("extraction", rep.describe()))
     d.pictures.append(("E-PEG (the extraction's choice filled)", egraph_to_dot(sat.egraph, sat.root,
                                                                               view.peg.name, selected)))
     if view.chosen is not None:

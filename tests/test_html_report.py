@@ -114,6 +114,14 @@ def test_validate_html_has_the_json_pairs_and_each_proof(run):
     assert html.escape("\n".join(disasm(run["out"] / "IntArith.class", "compound(I)I"))) in section
 
 
+def test_html_refuses_to_replace_a_file_that_is_not_an_html_report(run, tmp_path):
+    other = tmp_path / "notes.html"
+    other.write_text("my notes\n")
+    done = invoke("optimize", run["in"], "-o", tmp_path / "out", "--html", other)
+    assert done.exit_code == 2 and "exists and is not an HTML report" in done.stderr
+    assert other.read_text() == "my notes\n" and not (tmp_path / "out").exists()
+
+
 def test_validate_page_escapes_and_shows_a_counterexample():
     bad = PairResult("p/A<B>", "m", "(I)I", Verdict.NOT_EQUIVALENT, "returns differ <script>",
                      counterexample={"args": [7], "orig": "returned 1", "opt": "returned 2"})

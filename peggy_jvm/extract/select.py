@@ -63,7 +63,8 @@ from .peg_problem import PegProblem, build_problem, class_number, selection_to_p
 from .phi_profile import Effort, Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
-__all__ = ["Acceptance", "ExtractReport", "Saturation", "saturate", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDED_RULES",
+__all__ = ["Acceptance", "ExtractReport", "Saturation", "saturate", "extract_peg", "safe_rules", "SAFE_GROUPS",
+           "EXCLUDED_RULES",
            "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
@@ -235,6 +236,11 @@ class ExtractReport:
     @property
     def changed(self) -> bool:
         return self.status != "original"
+
+    def describe(self) -> str:
+        """``status, cost before -> after; notes`` (``show --epeg --extracted``, ``--html``)."""
+        return (f"{self.status}, cost {self.cost_before:g} -> {self.cost_after:g}"
+                + "".join(f"; {n}" for n in self.notes))
 
 
 def loops_on_sigma(peg: PEG) -> list[str]:
