@@ -345,8 +345,7 @@ def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, s
               help="List every pair in the table (default: only the pairs not proved equivalent).")
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
              html_path: Path | None, class_map: tuple[str, ...], method_timeout: float, explain: bool,
-             axioms: Path | None,
-             assume: tuple[str, ...], every: bool) -> int:
+             axioms: Path | None, assume: tuple[str, ...], every: bool) -> int:
     """Check that OPT is a correct translation of ORIG, method by method (exit 0/1/3, 2 on bad input)."""
     from rich.console import Console
 

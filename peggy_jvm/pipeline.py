@@ -180,6 +180,15 @@ def revertible(ir) -> Callable[[PegGraph], str | None]:
     return accept
 
 
+def _extract(peg: PegGraph, ir, rewrites: list, work: WorkBudget, goal: Goal,
+             on_saturated: Callable[[Saturation], None] | None = None) -> tuple[PegGraph, ExtractReport]:
+    """The full stage's saturation and extraction call: one place for :func:`_full` and
+    :func:`full_stage_view`, so that what people are shown is what the optimizer did."""
+    from .extract.select import extract_peg
+    return extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work, accept=revertible(ir),
+                       goal=goal, on_saturated=on_saturated)
+
+
 @dataclass
 class FullStageView:
     """What the full stage sees of one method, for people (``show --epeg``, ``--html``): its PEG, the E-PEG as
@@ -195,15 +204,14 @@ def full_stage_view(ir, rules: RuleOptions | None, goal: Goal = Goal.SPEED, extr
                     work: WorkBudget = DEFAULT_WORK_BUDGET) -> FullStageView:
     """The full stage's saturation (and with ``extract`` its extraction, with the same reverter test) of the
     lifted method ``ir``: the calls :func:`_full` makes, without the safety net. Raises PegUnsupported."""
-    from .extract.select import extract_peg, optimizer_rules, saturate
+    from .extract.select import optimizer_rules, saturate
     peg = build_peg(ir)
     check_peg(peg)
     rewrites = optimizer_rules(rules)
     if not extract:
         return FullStageView(peg, saturate(peg, rewrites, work.saturation()))
     seen: list[Saturation] = []
-    new, rep = extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work, accept=revertible(ir),
-                           goal=goal, on_saturated=seen.append)
+    new, rep = _extract(peg, ir, rewrites, work, goal, seen.append)
     return FullStageView(peg, seen[0] if seen else None, rep, None if new is peg else new)
 
 
@@ -212,7 +220,7 @@ def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SP
     """``--stage full`` between lifting and lowering: build, check, saturate and extract (the safe rule groups
     of :mod:`peggy_jvm.extract.select` with the user's ``rules``, within ``work``, priced for ``goal``), check
     again, revert. A PEG that is not strictly cheaper leaves the method unchanged (no churn for nothing)."""
-    from .extract.select import extract_peg, optimizer_rules  # the solver stack: only for the stage that needs it
+    from .extract.select import optimizer_rules  # the solver stack: only for the stage that needs it
     times: dict[str, float] = info.setdefault("time_ms", {})
     # the rules are parsed and compiled once per process (cached): outside the alarm below, so that a safety
     # net shorter than that one-time cost does not interrupt it, and every later method with it
@@ -226,8 +234,7 @@ def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SP
         # parts of extraction read no clock at all (the phi-profile checker can take seconds on one candidate):
         # the safety net interrupts them
         with alarm(net, "saturation and extraction"):
-            new, rep = extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work,
-                                   accept=revertible(ir), goal=goal)
+            new, rep = _extract(peg, ir, rewrites, work, goal)
         info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status,
                     epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})

@@ -2,8 +2,8 @@
 
 What this module owns: :func:`format_egraph` (one line per e-class reachable from the root class, each with all
 its e-nodes) and :func:`egraph_to_dot` (a DOT digraph: one cluster per e-class, edges from each e-node to the
-classes of its children, theta back edges dashed, the e-nodes an extraction chose filled and bold). Inputs: an :class:`~.egraph.EGraph` and a root class.
-Outputs: text. Invariant: only classes reachable from the root are shown, children before parents.
+classes of its children, theta back edges dashed, the e-nodes an extraction chose filled and bold). Inputs: an
+:class:`~.egraph.EGraph`, a root class and optionally the chosen e-nodes. Outputs: text. Invariant: only classes reachable from the root are shown, children before parents.
 """
 from __future__ import annotations
 

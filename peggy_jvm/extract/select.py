@@ -64,8 +64,7 @@ from .phi_profile import Effort, Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
 __all__ = ["Acceptance", "ExtractReport", "Saturation", "saturate", "extract_peg", "safe_rules", "SAFE_GROUPS",
-           "EXCLUDED_RULES",
-           "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
+           "EXCLUDED_RULES", "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
