@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .validate.report import PairResult, ValidationReport
 
 #: which methods of an optimize run get details (bytecode, rules, pictures): every rewritten method, the largest
-#: byte savings first, up to this many, then the largest other methods the full stage saturated (by E-PEG
+#: byte savings first, up to this many, then the largest unchanged methods the full stage saturated (by E-PEG
 #: size), up to :data:`LARGEST_OTHERS`; recomputing their E-PEGs costs what their saturation and extraction
 #: cost in the run
 MAX_REWRITTEN = 40
@@ -69,7 +69,8 @@ def pictured_methods(methods: Sequence[MethodReport]) -> list[MethodReport]:
     """The rows of an optimize report that get details, by the rule of :data:`MAX_REWRITTEN`."""
     rewritten = sorted((m for m in methods if m.status == "rewritten"),
                        key=lambda m: (m.bytes_after - m.bytes_before, row_key(m.class_name, m.name, m.descriptor)))
-    others = sorted((m for m in methods if m.status != "rewritten" and m.epeg_nodes),
+    # not the fallbacks: a method that ran out of time would be recomputed without the run's safety net
+    others = sorted((m for m in methods if m.status == "unchanged" and m.epeg_nodes),
                     key=lambda m: (-(m.epeg_nodes or 0), row_key(m.class_name, m.name, m.descriptor)))
     return rewritten[:MAX_REWRITTEN] + others[:LARGEST_OTHERS]
 
@@ -190,7 +191,7 @@ def optimize_page(report: RunReport, details: dict[str, Detail], title: str) -> 
                ("seconds", s["seconds"])]
     notes = [*(f"warning: {w}" for w in report.warnings),
              f"Details below the table: every rewritten method (at most {MAX_REWRITTEN}, largest savings first) "
-             f"and the {LARGEST_OTHERS} largest other E-PEGs; the method names link to them."]
+             f"and the {LARGEST_OTHERS} largest E-PEGs of unchanged methods; the method names link to them."]
     head = ["class", "method", "status", "reason", "extraction", "cost before", "cost after", "bytes before",
             "bytes after", "E-PEG nodes", "time (ms)"]
     keys = {}
@@ -271,10 +272,8 @@ def optimize_details(report: RunReport, original: InputSet, optimized: InputSet,
     """The details of :func:`pictured_methods`: bytecode before (``original``) and after (``optimized``), the
     outcome and, for the full stage, the rules that fired, the extraction and the pictures of the PEG, the
     E-PEG (the chosen e-nodes filled) and the chosen PEG (``pipeline.full_stage_view``)."""
-    from .egraph.printer import egraph_to_dot
     from .ir.lift import LiftError, lift_method
     from .peg.build import PegUnsupported
-    from .peg.printer import peg_to_dot
     from .pipeline import Stage, full_stage_view
 
     chosen = pictured_methods(report.methods)
@@ -287,20 +286,22 @@ def optimize_details(report: RunReport, original: InputSet, optimized: InputSet,
         d = Detail(key, method_listing(cf, m.name, m.descriptor),
                    method_listing(after.get(m.class_name), m.name, m.descriptor))
         d.facts.append(("outcome", f"{m.status}: {m.reason}" if m.reason else m.status))
-        method = next((x for x in cf.methods if x.name == m.name and x.descriptor == m.descriptor), None) \
-            if cf is not None else None
+        method = next((x for x in (cf.methods if cf is not None else ())
+                       if x.name == m.name and x.descriptor == m.descriptor), None)
         if report.stage == Stage.FULL.value and method is not None:
             try:
                 view = full_stage_view(lift_method(cf, method, hierarchy), rules, goal, extract=True)
             except (LiftError, PegUnsupported) as e:
                 d.facts.append(("PEG", f"none: {e}"))
             else:
-                _full_facts(d, view, egraph_to_dot, peg_to_dot)
+                _full_facts(d, view)
         out[key] = d
     return out
 
 
-def _full_facts(d: Detail, view: FullStageView, egraph_to_dot, peg_to_dot) -> None:
+def _full_facts(d: Detail, view: FullStageView) -> None:
+    from .egraph.printer import egraph_to_dot
+    from .peg.printer import peg_to_dot
     d.pictures.append(("PEG", peg_to_dot(view.peg)))
     rep, sat = view.report, view.saturation
     if sat is None:
