@@ -20,8 +20,8 @@ Assumptions (``--assume``, :data:`~peggy_jvm.rules.strings.ASSUMPTIONS`)
     proves fewer pairs. Without ``--assume``, a pair the strict rules saturate without a proof and that differs
     in String calls is tried under each assumption, and its (still unknown) reason names those that prove it.
 
-Inputs: two paths, options. Outputs: the report. Errors: :class:`~peggy_jvm.archive.InputError` (bad input:
-the caller exits 2); nothing else escapes for a single method.
+Inputs: two paths, options. Outputs: the report. Errors: :class:`~peggy_jvm.archive.InputError` (bad input, or
+no method paired: the caller exits 2); nothing else escapes for a single method.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..rules.strings import ASSUMPTIONS, assumption_rules
 from . import counterexample as cx
-from .pairing import MethodPair, load_side, pair_methods
+from .pairing import MethodPair, load_side, nothing_paired, pair_methods
 from .prove import ProofBudget, ProofResult, prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
@@ -67,6 +67,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     orig = load_side(orig_path)
     opt = load_side(opt_path)
     pairing = pair_methods(orig, opt, options.class_map)
+    if (error := nothing_paired(pairing, orig_path, opt_path)) is not None:
+        raise error
     rules = options.rules
     if rules is None:
         from ..rules import default_rules
