@@ -6,16 +6,21 @@
  * loads both class trees afresh, in two class loaders whose parent is the platform loader, so the two versions
  * never see each other's classes or static state.
  *
- * A call is one line: ORIG_CLASS \t OPT_CLASS \t NAME \t DESCRIPTOR \t ARG ... (static methods; parameters: primitives, String,
- * Object, one-dimensional arrays of primitives or String). Argument tokens: integers in decimal (char and boolean
+ * A call is one line: GROUP \t BUDGET_MS \t ORIG_CLASS \t OPT_CLASS \t NAME \t DESCRIPTOR \t ARG ... GROUP names the
+ * method pair the call belongs to; BUDGET_MS is that pair's whole JVM budget, counted from the start of its first
+ * call: each run gets at most the smaller of harness.timeout and what is left of it, and a run with nothing left is
+ * not started (BUDGET). After a run that timed out (its thread cannot be stopped and would keep a core busy),
+ * the harness answers that call and exits; the caller starts a new JVM for the calls after it. Static methods;
+ * parameters: primitives, String, Object, one-dimensional arrays of primitives or String. Argument tokens: integers in decimal (char and boolean
  * too), float/double as the decimal value of their raw bits, N for null, S followed by the UTF-16 code units in
  * hex separated by '.', A followed by array elements separated by '|', @K for the very object passed as argument K
  * (aliasing), P for a plain object (Plain; for an interface parameter a stub implementing it), Q for an object
  * whose toString() returns null (NullString; for an interface a stub whose toString() returns null too).
- * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run>: ORIG runs twice
- * (fresh loaders each time), so a result that depends on identity hash codes (Object.toString of a generated
+ * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <elapsed ms>:
+ * ORIG runs twice (fresh loaders each time), so a result that depends on identity hash codes (Object.toString of a generated
  * object, an array printed) shows as ORIG disagreeing with itself. An outcome is "R <value>" or "T <exception
- * class>" or "TIMEOUT" or "ERROR <what>", followed by " ;args=" and the arguments' state after the call and
+ * class>" or "TIMEOUT" or "BUDGET" (not run: the pair's budget was spent) or "SKIPPED" (not run: an earlier run
+ * of the call did not finish) or "ERROR <what>", followed by " ;args=" and the arguments' state after the call and
  * " ;out=" and what the call printed on System.out (hex). Values: integers decimal, float/double as raw bits with
  * every NaN written NaN, N, S..., arrays as [desc elements separated by ','], other objects O<class>.
  */
@@ -33,12 +38,17 @@ public class Harness {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         PrintStream realOut = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
         String line;
+        Map<String, Long> ends = new HashMap<>();
         while ((line = in.readLine()) != null) {
             if (line.isEmpty()) continue;
-            String[] f = line.split("\t", -1);
-            String a = call(orig, f[0], f, realOut), b = call(opt, f[1], f, realOut);
-            String again = call(orig, f[0], f, realOut);
-            realOut.println("OUT\t" + a + "\t" + b + "\t" + again);
+            String[] g = line.split("\t", -1);
+            long start = System.nanoTime(), budgetNs = Long.parseLong(g[1]) * 1_000_000L;
+            long end = ends.computeIfAbsent(g[0], k -> start + budgetNs);
+            String[] f = Arrays.copyOfRange(g, 2, g.length);
+            String a = call(orig, f[0], f, end), b = ran(a) ? call(opt, f[1], f, end) : "SKIPPED";
+            String again = ran(b) ? call(orig, f[0], f, end) : "SKIPPED";
+            realOut.println("OUT\t" + a + "\t" + b + "\t" + again + "\t" + (System.nanoTime() - start) / 1_000_000);
+            if (runaway) break;
         }
         realOut.flush();
         System.exit(0); // a call that timed out may still be running on its thread
@@ -50,7 +60,16 @@ public class Harness {
         return out.toArray(new URL[0]);
     }
 
-    static String call(URL[] cp, String cls, String[] f, PrintStream realOut) {
+    /** A call's thread outlived its time limit: it still runs, so the JVM must go after answering. */
+    static boolean runaway;
+
+    static boolean ran(String outcome) {
+        return !outcome.startsWith("TIMEOUT") && !outcome.startsWith("BUDGET") && !outcome.startsWith("SKIPPED");
+    }
+
+    static String call(URL[] cp, String cls, String[] f, long endNs) {
+        long leftMs = Math.min(TIMEOUT_MS, (endNs - System.nanoTime()) / 1_000_000);
+        if (leftMs <= 0) return "BUDGET";
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         Object[] args;
         Method m;
@@ -92,13 +111,16 @@ public class Harness {
         System.setOut(capture);
         try {
             th.start();
-            th.join(TIMEOUT_MS);
+            th.join(Math.max(1, Math.min(leftMs, (endNs - System.nanoTime()) / 1_000_000)));
         } catch (InterruptedException e) {
             // fall through: reported as a timeout
         } finally {
             System.setOut(saved);
         }
-        if (th.isAlive()) return "TIMEOUT";
+        if (th.isAlive()) {
+            runaway = true;
+            return "TIMEOUT";
+        }
         StringBuilder sb = new StringBuilder(result[0]);
         sb.append(" ;args=");
         for (Object a : fargs) sb.append(encode(a)).append(' ');

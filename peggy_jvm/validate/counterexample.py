@@ -50,7 +50,9 @@ PRIMS = "IJFDZCSB"
 INTERP_BUDGET = 20_000  # steps per run: enough for the small kernels this is for; a Python step is slow
 SCREEN_CAP_S = 3.0  # the screen's share of a pair's budget at most (the JVM gets the undecided inputs)
 MAX_CANDIDATES = 8  # per pair sent to the JVM
-CALL_TIMEOUT_MS = 2000
+CALL_TIMEOUT_MS = 2000  # per run of one version on one input, and never more than the pair's budget has left
+JVM_SHARE = 0.15  # of a pair's budget kept from the screen for the JVM runs (the screen stops that much early)
+JVM_START_S = 20.0  # a JVM (start, load, answer) not done by this plus the budgets of its calls is killed
 
 _INT_EDGES = [0, 1, -1, 2, -2, 7, 100, -100, 2**31 - 1, -2**31]
 _LONG_EDGES = [0, 1, -1, 2, -7, 100, 2**31 - 1, -2**31, 2**63 - 1, -2**63]
@@ -360,6 +362,8 @@ class Call:
     name: str
     descriptor: str
     args: list
+    group: int = 0  # the pair the call belongs to: its calls share one JVM budget
+    budget_ms: int = 3 * CALL_TIMEOUT_MS  # that pair's whole JVM budget (the same for all calls of a group)
 
 
 @dataclass(slots=True)
@@ -367,14 +371,23 @@ class JvmOutcomes:
     orig: str
     opt: str
     orig_again: str = ""  # ORIG's second run: a different outcome means the call is not deterministic
+    ms: int = 0  # the call's time in the JVM (its three runs)
 
     @property
     def confirms(self) -> bool:
         """The JVM itself behaved differently (both calls really ran), and ORIG run twice behaved the same: an
         outcome that depends on identity hash codes is no counterexample."""
-        bad = ("ERROR", "TIMEOUT")
+        bad = ("ERROR",) + NOT_RUN
         return (not self.orig.startswith(bad) and not self.opt.startswith(bad) and self.orig != self.opt
                 and self.orig == self.orig_again)
+
+    @property
+    def out_of_time(self) -> bool:
+        """Some run of the call did not finish, or did not start, within the pair's budget."""
+        return any(o.startswith(NOT_RUN) for o in (self.orig, self.opt, self.orig_again))
+
+
+NOT_RUN = ("TIMEOUT", "BUDGET", "SKIPPED")  # harness outcomes of a run stopped or never started for lack of time
 
 
 class JvmUnavailable(Exception):
@@ -429,27 +442,46 @@ class JvmHarness:
             shutil.rmtree(tmp, ignore_errors=True)
         return target
 
-    def run(self, calls: list[Call], timeout_s: float) -> list[JvmOutcomes | None]:
-        """Outcomes per call, in order; None for calls the JVM did not answer (it died or ran out of time)."""
+    def run(self, calls: list[Call]) -> list[JvmOutcomes | None]:
+        """Outcomes per call, in order; None for calls the JVM did not answer (it died, or was killed for taking
+        longer than :data:`JVM_START_S` plus its calls' budgets). A call that timed out ends its JVM (the harness
+        cannot stop the thread); the rest of that pair's calls are then not run (its budget is spent) and a new
+        JVM takes the calls after them."""
+        answers: list[JvmOutcomes | None] = []
+        while len(answers) < len(calls):
+            todo = calls[len(answers):]
+            got = self._run_once(todo)
+            answers.extend(got)
+            if len(got) == len(todo) or not got or not got[-1].out_of_time:
+                break  # all answered, or the JVM died or was killed: what it did not answer stays None
+            group = todo[len(got) - 1].group
+            while len(answers) < len(calls) and calls[len(answers)].group == group:
+                answers.append(JvmOutcomes("BUDGET", "BUDGET", "BUDGET"))
+        return answers + [None] * (len(calls) - len(answers))
+
+    def _run_once(self, calls: list[Call]) -> list[JvmOutcomes]:
+        """One JVM over ``calls``: the answers it gave, in order (fewer when it stopped early)."""
         lines = []
         for c in calls:
             params, _ = parse_method_descriptor(c.descriptor)
             toks = [encode_arg(p, a) for p, a in zip(params, c.args)]
-            lines.append("\t".join([c.orig_class, c.opt_class, c.name, c.descriptor, *toks]))
+            lines.append("\t".join([str(c.group), str(c.budget_ms), c.orig_class, c.opt_class, c.name,
+                                    c.descriptor, *toks]))
         cmd = [self.java, "-Xss8m", f"-Dharness.timeout={CALL_TIMEOUT_MS}", "-cp", str(self.classes), "Harness",
                str(self.dirs[0]), str(self.dirs[1])]
+        budgets = {c.group: c.budget_ms for c in calls}
         try:
             proc = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True,
-                                  timeout=timeout_s)
+                                  timeout=JVM_START_S + sum(budgets.values()) / 1000)
             stdout = proc.stdout
-        except subprocess.TimeoutExpired as e:
+        except subprocess.TimeoutExpired as e:  # killed: the calls it did not answer stay unanswered
             stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        answers: list[JvmOutcomes | None] = []
+        answers: list[JvmOutcomes] = []
         for line in stdout.splitlines():
             parts = line.split("\t")
-            if len(parts) == 4 and parts[0] == "OUT":
-                answers.append(JvmOutcomes(parts[1], parts[2], parts[3]))
-        return answers + [None] * (len(calls) - len(answers))
+            if len(parts) == 5 and parts[0] == "OUT":
+                answers.append(JvmOutcomes(parts[1], parts[2], parts[3], int(parts[4])))
+        return answers[:len(calls)]
 
 
 def _show_value(v: str, ret: str) -> str:

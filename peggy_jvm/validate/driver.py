@@ -59,6 +59,7 @@ class _Pending:
     pair: MethodPair
     proof: ProofResult
     screened: cx.Screening
+    jvm_budget_ms: int  # what the pair's budget has left for its JVM runs after proof and screen
 
 
 def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
@@ -105,8 +106,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                 row.reason += "; no IR to search for a counterexample"
             else:
                 s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
-                              deadline, interfaces)
-                pending.append(_Pending(i, pair, proof, s))
+                              deadline - cx.JVM_SHARE * options.method_timeout, interfaces)
+                pending.append(_Pending(i, pair, proof, s, int((deadline - time.monotonic()) * 1000)))
         row.time_ms = (time.perf_counter() - t0) * 1000
         report.pairs.append(row)
         if progress is not None:
@@ -183,33 +184,37 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
     calls: list[cx.Call] = []
     owners: list[int] = []
     for k, p in enumerate(pending):
+        if p.jvm_budget_ms <= 0:
+            continue
         for args in p.screened.candidates:
             calls.append(cx.Call(p.pair.orig_class.name, p.pair.opt_class.name, p.pair.orig.name,
-                                 p.pair.orig.descriptor, args))
+                                 p.pair.orig.descriptor, args, k, p.jvm_budget_ms))
             owners.append(k)
     answers: list[cx.JvmOutcomes | None] = [None] * len(calls)
     jvm_problem = ""
     if calls:
-        t0 = time.perf_counter()
         try:
             harness = cx.JvmHarness(orig_raw, opt_raw)
             try:
-                answers = harness.run(calls, timeout_s=30 + 2 * cx.CALL_TIMEOUT_MS / 1000 * len(calls))
+                answers = harness.run(calls)
             finally:
                 harness.close()
         except cx.JvmUnavailable as e:
             jvm_problem = str(e)
-        per_call_ms = (time.perf_counter() - t0) * 1000 / len(calls)
     found: dict[int, tuple[list, cx.JvmOutcomes]] = {}
-    asked: dict[int, int] = {}
+    late: dict[int, list] = {}  # the first input whose runs did not fit the pair's budget
+    unanswered: set[int] = set()
     for k, call, ans in zip(owners, calls, answers):
-        asked[k] = asked.get(k, 0) + 1
-        if k not in found and ans is not None and ans.confirms:
+        if ans is None:
+            unanswered.add(k)
+            continue
+        report.pairs[pending[k].index].time_ms += ans.ms
+        if k not in found and ans.confirms:
             found[k] = (call.args, ans)
+        elif ans.out_of_time:
+            late.setdefault(k, call.args)
     for k, p in enumerate(pending):
         row = report.pairs[p.index]
-        if calls:
-            row.time_ms += per_call_ms * asked.get(k, 0)
         if k in found:
             args, ans = found[k]
             params, ret = parse_method_descriptor(p.pair.orig.descriptor)
@@ -226,4 +231,19 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
             note += f" (the interpreter could not model some: {s.unsupported})"
         if jvm_problem:
             note += f"; JVM not run: {jvm_problem}"
-        row.reason += f"; {note}"
+        row.reason += f"; {note}{_time_note(p, late.get(k), k in unanswered)}"
+
+
+def _time_note(p: _Pending, late_args: list | None, unanswered: bool) -> str:
+    """Why the JVM runs of an unconfirmed pair were cut short, if they were (the pair's budget, or a JVM slow to
+    answer that was killed)."""
+    if p.screened.candidates and p.jvm_budget_ms <= 0:
+        return "; no time left for the JVM runs within --method-timeout"
+    if late_args is not None:
+        params, _ret = parse_method_descriptor(p.pair.orig.descriptor)
+        shown = ", ".join(cx.show_args(params, late_args))
+        return (f"; the JVM run on ({shown}) did not finish within the pair's budget "
+                f"({p.jvm_budget_ms} ms left for the JVM): stopped")
+    if unanswered:
+        return "; the JVM did not answer in time and was killed"
+    return ""
