@@ -11,14 +11,15 @@
  * call: each run gets at most the smaller of harness.timeout and what is left of it, and a run with nothing left is
  * not started (BUDGET). After a run that timed out (its thread cannot be stopped and would keep a core busy),
  * the harness answers that call and exits; the caller starts a new JVM for the calls after it. Static methods;
- * parameters: primitives, String, Object, one-dimensional arrays of primitives or String. Argument tokens: integers in decimal (char and boolean
- * too), float/double as the decimal value of their raw bits, N for null, S followed by the UTF-16 code units in
- * hex separated by '.', A followed by array elements separated by '|', @K for the very object passed as argument K
+ * parameters: primitives, String, Object, interfaces, arrays of primitives or String, two-dimensional arrays of
+ * primitives. Argument tokens: integers in decimal (char and boolean too), float/double as the decimal value of their raw bits, N for null, S followed by the UTF-16 code units in
+ * hex separated by '.', A followed by array elements separated by '|' (in a row of a two-dimensional array by '~';
+ * there ^K is the very row object K of the same array), @K for the very object passed as argument K
  * (aliasing), P for a plain object (Plain; for an interface parameter a stub implementing it), Q for an object
  * whose toString() returns null (NullString; for an interface a stub whose toString() returns null too).
  * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <elapsed ms>:
- * ORIG runs twice (fresh loaders each time), so a result that depends on identity hash codes (Object.toString of a generated
- * object, an array printed) shows as ORIG disagreeing with itself. An outcome is "R <value>" or "T <exception
+ * ORIG runs twice (fresh loaders each time), so a result that depends on identity hash codes (Object.toString of a
+ * generated object, an array printed) shows as ORIG disagreeing with itself. An outcome is "R <value>" or "T <exception
  * class>" or "TIMEOUT" or "BUDGET" (not run: the pair's budget was spent) or "SKIPPED" (not run: an earlier run
  * of the call did not finish) or "ERROR <what>", followed by " ;args=" and the arguments' state after the call and
  * " ;out=" and what the call printed on System.out (hex). Values: integers decimal, float/double as raw bits with
@@ -84,7 +85,7 @@ public class Harness {
             args = new Object[ps.length];
             for (int i = 0; i < ps.length; i++) {
                 String tok = f[i + 4];
-                args[i] = tok.startsWith("@") ? args[Integer.parseInt(tok.substring(1))] : decode(ps[i], tok);
+                args[i] = tok.startsWith("@") ? args[Integer.parseInt(tok.substring(1))] : decode(ps[i], tok, 0);
             }
         } catch (Throwable t) {
             return "ERROR " + t.getClass().getName();
@@ -154,7 +155,7 @@ public class Harness {
         return "L" + c.getName().replace('.', '/') + ";";
     }
 
-    static Object decode(Class<?> t, String tok) {
+    static Object decode(Class<?> t, String tok, int depth) {
         if (t == int.class) return Integer.parseInt(tok);
         if (t == long.class) return Long.parseLong(tok);
         if (t == short.class) return (short) Integer.parseInt(tok);
@@ -174,9 +175,13 @@ public class Harness {
         }
         if (t.isArray()) {
             String body = tok.substring(1);
-            String[] items = body.isEmpty() ? new String[0] : body.split("\\|", -1);
+            String[] items = body.isEmpty() ? new String[0] : body.split(depth == 0 ? "\\|" : "~", -1);
             Object arr = Array.newInstance(t.getComponentType(), items.length);
-            for (int i = 0; i < items.length; i++) Array.set(arr, i, decode(t.getComponentType(), items[i]));
+            for (int i = 0; i < items.length; i++) {
+                Object item = items[i].startsWith("^") ? Array.get(arr, Integer.parseInt(items[i].substring(1)))
+                        : decode(t.getComponentType(), items[i], depth + 1);
+                Array.set(arr, i, item);
+            }
             return arr;
         }
         throw new IllegalArgumentException("parameter type " + t);

@@ -2,26 +2,34 @@
 
 What this module owns
     * :func:`eligible`: which pairs can be searched (static methods whose parameters are primitives, Strings,
-      ``Object``, interfaces or one-dimensional arrays of primitives or Strings).
+      ``Object``, interfaces, one-dimensional arrays of primitives or Strings, two-dimensional arrays of
+      primitives).
     * :func:`generate_inputs`: seeded arguments per descriptor (edge values 0, +-1, MIN/MAX, NaN, infinities,
-      signed zero, null and empty arrays/strings, then random values). Two array parameters of one type are
+      signed zero, null and empty arrays/strings, then the pair's hints (:mod:`.hints`: its constants and the
+      values that flip its conditions; subnormals), then random values). A matrix comes square, ragged, with a
+      null row and with one row object twice. Two array parameters of one type are
       also passed the very same array (:class:`SameAs`: aliasing is what a wrong read-over-write shows on). An
       ``Object`` parameter gets null, a String, a plain object and an object whose ``toString()`` returns null
       (:class:`Opaque`), the case JLS 5.1.11 gives string conversion a rule for; an interface parameter gets
       null and two stubs implementing it (every method returns null, false or zero; one's ``toString()`` too).
     * :func:`screen`: runs both lifted methods in the IR interpreter (:mod:`peggy_jvm.ir.interp`, fresh heap and
       fresh arguments per run) and keeps the inputs where the outcomes (return value with floats bit-exact and
-      NaN == NaN, exception class, printed output, arrays passed in) differ, or where the model cannot tell.
+      NaN == NaN, exception class, printed output, arrays passed in) differ, or where the model cannot tell
+      (those the JVM evaluates: ``Math.exp`` and the like).
     * :class:`JvmHarness`: compiles ``Harness.java`` (next to this file) once into a cache directory and runs the
-      candidates of all pairs in one JVM, each call in two fresh class loaders (one per class tree).
+      candidates of all pairs in one JVM, each call in two fresh class loaders (one per class tree), each pair's
+      calls within that pair's JVM budget (a run that does not finish ends its JVM; a fresh one goes on).
+    * :func:`describe_outcome`, :func:`show_args`, :func:`why_different`: the counterexample as Java values, and
+      why a difference that ideal arithmetic would not see is one (signed zero, NaN, rounding, wrap-around).
 
 Inputs: method pairs with their lifted IR, both sides' classes; a deadline. Outputs: per pair, either a confirmed
 counterexample (args as text, both JVM outcomes) or the reason none was confirmed.
 
 Invariants
     * The interpreter only chooses which inputs to try: a difference counts ONLY when the JVM shows two different
-      outcomes for the same call. An ``ERROR`` (e.g. a VerifyError while linking) or a ``TIMEOUT`` on either side
-      confirms nothing.
+      outcomes for the same call. An ``ERROR`` (e.g. a VerifyError while linking) or a run stopped or not
+      started for lack of time (``TIMEOUT``, ``BUDGET``, ``SKIPPED``) on either side confirms nothing.
+    * A pair's JVM runs never take more than what its ``--method-timeout`` left after proof and screen.
     * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call: a
       call whose ORIG outcome differs from itself (identity hash codes, time) confirms nothing.
 """
@@ -44,12 +52,18 @@ from typing import Any, Sequence
 from ..classfile.descriptors import parse_method_descriptor
 from ..ir.interp import DefaultCallHandler, InterpError, JArray, Returned, Unsupported, run_method
 from ..ir.nodes import IRMethod
+from ..semantics import to_f32
+from .hints import Hints, input_hints
 
 HARNESS_SOURCE = Path(__file__).with_name("Harness.java")
 PRIMS = "IJFDZCSB"
 INTERP_BUDGET = 20_000  # steps per run: enough for the small kernels this is for; a Python step is slow
 SCREEN_CAP_S = 3.0  # the screen's share of a pair's budget at most (the JVM gets the undecided inputs)
-MAX_CANDIDATES = 8  # per pair sent to the JVM
+MAX_CANDIDATES = 8  # inputs the interpreter found different, per pair sent to the JVM
+# inputs the interpreter could not judge (a Math function it does not model, a generated object, a long loop),
+# per pair sent to the JVM to evaluate; the pair's JVM budget bounds what they cost
+MAX_UNJUDGED = 40
+MAX_HINTED = 240  # inputs made from the pair's own constants and conditions (hints.py)
 CALL_TIMEOUT_MS = 2000  # per run of one version on one input, and never more than the pair's budget has left
 JVM_SHARE = 0.15  # of a pair's budget kept from the screen for the JVM runs (the screen stops that much early)
 JVM_START_S = 20.0  # a JVM (start, load, answer) not done by this plus the budgets of its calls is killed
@@ -63,10 +77,10 @@ _FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), floa
 _DOUBLE_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), float("-inf"), 1.7976931348623157e308,
                  5e-324]
 _STRING_EDGES = [None, "", "a", "hello", "Hello World", "12345"]
-
-
-def _f32(x: float) -> float:
-    return struct.unpack(">f", struct.pack(">f", x))[0] if math.isfinite(x) and abs(x) < 3.5e38 else x
+# tried with the hints: the smallest normal values and subnormals of each sign (gradual underflow, where x * y
+# and x / y lose bits that the same sum over ideal reals keeps)
+_FLOAT_EXTRA = [1.1754943508222875e-38, 5.877471754111438e-39, -1.401298464324817e-45, -5.877471754111438e-39]
+_DOUBLE_EXTRA = [2.2250738585072014e-308, 1.1125369292536007e-308, -5e-324, -1.1125369292536007e-308]
 
 
 # -- eligibility and generation -------------------------------------------------------------------------------
@@ -96,6 +110,8 @@ _STUB_EDGES: list = [None, Opaque("plain"), Opaque("null-string")]  # for an int
 def _supported_param(d: str, interfaces: frozenset[str] = frozenset()) -> bool:
     if d in PRIMS or d in ("Ljava/lang/String;", OBJECT) or d in interfaces:
         return True
+    if d.startswith("[[") and d[2:] in PRIMS:
+        return True  # matrices: square, ragged, with a null row, with one row object twice
     return d.startswith("[") and (d[1:] in PRIMS or d[1:] == "Ljava/lang/String;")
 
 
@@ -128,9 +144,24 @@ def _edges(d: str, interfaces: frozenset[str] = frozenset()) -> list:
         return _OBJECT_EDGES
     if d in interfaces:
         return _STUB_EDGES
+    if d.startswith("[["):
+        return _matrix_edges(d)
     comp = d[1:]
     e = [x for x in _edges(comp) if x is not None]  # boolean has only two edge values
     return [None, [], [e[1 % len(e)]], e[:6], [e[2 % len(e)], e[0], e[1 % len(e)]]]
+
+
+def _matrix_edges(d: str) -> list:
+    """Two-dimensional arrays: null, no rows, an empty row, 1x1, 2x2, 3x3, ragged, a null row, and one row
+    object twice (a write through one row shows in the other: what a wrong read-over-write misses)."""
+    e = [x for x in _edges(d[2:]) if x is not None]
+    n = len(e)
+
+    def row(k: int, length: int) -> list:
+        return [e[(k + j) % n] for j in range(length)]
+    shared = row(2, 2)
+    return [None, [], [[]], [row(1, 1)], [row(2, 2), row(3, 2)], [row(1, 3), row(2, 3), row(3, 3)],
+            [row(1, 1), row(2, 3), []], [row(2, 2), None], [shared, shared]]
 
 
 def _random(d: str, rng: random.Random, interfaces: frozenset[str] = frozenset()) -> Any:
@@ -147,7 +178,7 @@ def _random(d: str, rng: random.Random, interfaces: frozenset[str] = frozenset()
     if d == "Z":
         return rng.randint(0, 1)
     if d == "F":
-        return _f32(rng.choice([rng.uniform(-10, 10), float(rng.randint(-100, 100)), rng.uniform(-1e6, 1e6)]))
+        return to_f32(rng.choice([rng.uniform(-10, 10), float(rng.randint(-100, 100)), rng.uniform(-1e6, 1e6)]))
     if d == "D":
         return rng.choice([rng.uniform(-10, 10), float(rng.randint(-100, 100)), rng.uniform(-1e12, 1e12)])
     if d == "Ljava/lang/String;":
@@ -159,27 +190,56 @@ def _random(d: str, rng: random.Random, interfaces: frozenset[str] = frozenset()
     return [_random(d[1:], rng) for _ in range(rng.randint(1, 6))]
 
 
-def generate_inputs(descriptor: str, count: int = 96, interfaces: frozenset[str] = frozenset()) -> list[list]:
+def _product(pools: Sequence[list]) -> list[list]:
+    """Every combination, the first pool varying slowest."""
+    out: list[list] = [[]]
+    for pool in pools:
+        out = [prefix + [v] for prefix in out for v in pool]
+    return out
+
+
+def generate_inputs(descriptor: str, count: int = 96, interfaces: frozenset[str] = frozenset(),
+                    hints: Hints | None = None) -> list[list]:
     """Argument lists (Python values: int, float, str, None, list for arrays, :class:`Opaque` and
-    :class:`SameAs`), edge combinations first. ``interfaces`` as for :func:`eligible`."""
+    :class:`SameAs`): edge combinations first, then combinations of the ``hints`` (the pair's own constants and
+    the values that flip its conditions), aliased arrays, random values. ``interfaces`` as for
+    :func:`eligible`."""
     params, _ = parse_method_descriptor(descriptor)
     rng = random.Random(zlib.crc32(descriptor.encode()))
     edges = [_edges(p, interfaces) for p in params]
     out: list[list] = []
     total = math.prod(len(e) for e in edges) if edges else 1
     if total <= 150:
-        def product(i: int) -> list[list]:
-            if i == len(edges):
-                return [[]]
-            return [[v] + rest for v in edges[i] for rest in product(i + 1)]
-        out.extend(product(0))
+        out.extend(_product(edges))
     else:
         for k in range(max(len(e) for e in edges)):
             out.append([e[k % len(e)] for e in edges])
+    out.extend(_hinted(params, edges, hints or Hints(), rng))
     out[len(out):len(out)] = _aliased(params, out)
     while len(out) < total + count // 3 and len(out) < count + (total if total <= 150 else 0):
         out.append([rng.choice(e) if rng.random() < 0.4 else _random(p, rng, interfaces)
                     for p, e in zip(params, edges)])
+    return out
+
+
+def _hinted(params: Sequence[str], edges: list[list], hints: Hints, rng: random.Random) -> list[list]:
+    """Inputs from each parameter's hints (for floating point also subnormals), the other parameters taking
+    their first few edge values: all combinations when there are at most :data:`MAX_HINTED`, else each hint
+    with the others at their first value and then seeded random combinations."""
+    pools = []
+    for i, d in enumerate(params):
+        extra = _FLOAT_EXTRA if d == "F" else _DOUBLE_EXTRA if d == "D" else []
+        pools.append(hints.get(i) + extra)
+    if not any(pools):
+        return []
+    pools = [p or e[:3] for p, e in zip(pools, edges)]
+    if math.prod(len(p) for p in pools) <= MAX_HINTED:
+        return _product(pools)
+    out = []
+    for i, pool in enumerate(pools):
+        out.extend([p[0] for p in pools[:i]] + [v] + [p[0] for p in pools[i + 1:]] for v in pool[1:])
+    while len(out) < MAX_HINTED:
+        out.append([rng.choice(p) for p in pools])
     return out
 
 
@@ -200,12 +260,16 @@ def _aliased(params: Sequence[str], inputs: list[list], per_pair: int = 4) -> li
 
 
 # -- the IR interpreter as a screen --------------------------------------------------------------------------
-def _to_interp(d: str, v: Any) -> Any:
+def _to_interp(d: str, v: Any, made: dict[int, JArray] | None = None) -> Any:
+    """The interpreter's value of argument ``v``; a row list that occurs twice in ``v`` is one array twice."""
     if isinstance(v, Opaque):
         raise Unsupported(f"generated {v.kind} object")  # the JVM answers for it
     if v is None or not d.startswith("["):
         return v
-    return JArray(d, [_to_interp(d[1:], x) for x in v])
+    made = {} if made is None else made
+    if id(v) not in made:
+        made[id(v)] = JArray(d, [_to_interp(d[1:], x, made) for x in v])
+    return made[id(v)]
 
 
 def _canon(v: Any) -> Any:
@@ -244,12 +308,16 @@ class Screening:
 
 def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
            deadline: float, interfaces: frozenset[str] = frozenset()) -> Screening:
+    """Run both methods on the generated inputs (edge values, the pair's hints, random ones) until
+    :data:`MAX_CANDIDATES` differ or time is up; those, then up to :data:`MAX_UNJUDGED` inputs the interpreter
+    could not judge, are the candidates for the JVM."""
     params, _ = parse_method_descriptor(descriptor)
+    hints = input_hints(orig_ir, opt_ir, descriptor)
     res = Screening()
     unclear: list[list] = []
     handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
     deadline = min(deadline, time.monotonic() + SCREEN_CAP_S)
-    for args in generate_inputs(descriptor, interfaces=interfaces):
+    for args in generate_inputs(descriptor, interfaces=interfaces, hints=hints):
         if time.monotonic() > deadline or len(res.candidates) >= MAX_CANDIDATES:
             break
         res.tried += 1
@@ -269,7 +337,7 @@ def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
             res.candidates.append(args)
     # inputs the model could not judge go to the JVM too (after the ones it found different), one of each kind
     # of generated object first: the first few would otherwise all pass the same object
-    res.candidates.extend(_varied(unclear)[:max(0, MAX_CANDIDATES - len(res.candidates))])
+    res.candidates.extend(_varied(unclear)[:MAX_UNJUDGED])
     return res
 
 
@@ -295,8 +363,12 @@ def _bits_d(v: float) -> int:
     return struct.unpack(">q", struct.pack(">d", v))[0]
 
 
-def encode_arg(d: str, v: Any) -> str:
-    """The harness's argument token for value ``v`` of type ``d`` (see Harness.java)."""
+_SEPARATORS = "|~"  # between array elements, by nesting depth (a row of a matrix uses the second)
+
+
+def encode_arg(d: str, v: Any, depth: int = 0) -> str:
+    """The harness's argument token for value ``v`` of type ``d`` (see Harness.java); in a matrix, a row object
+    that occurred before is ``^K`` (the same array as row K)."""
     if isinstance(v, SameAs):
         return f"@{v.index}"
     if isinstance(v, Opaque):
@@ -311,7 +383,16 @@ def encode_arg(d: str, v: Any) -> str:
         return "N"
     if isinstance(v, str):  # a String parameter, or a String passed for an Object
         return "S" + ".".join(f"{ord(c):x}" for c in v)
-    return "A" + "|".join(encode_arg(d[1:], x) for x in v)
+    rows: dict[int, int] = {}
+    items = []
+    for k, x in enumerate(v):
+        if isinstance(x, list) and id(x) in rows:
+            items.append(f"^{rows[id(x)]}")
+            continue
+        if isinstance(x, list):
+            rows[id(x)] = k
+        items.append(encode_arg(d[1:], x, depth + 1))
+    return "A" + _SEPARATORS[depth].join(items)
 
 
 def show_args(params: Sequence[str], args: list) -> list[str]:
@@ -338,7 +419,15 @@ def show_args(params: Sequence[str], args: list) -> list[str]:
         if isinstance(v, str):
             return '"' + v.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
         if d.startswith("["):
-            return "{" + ", ".join(one(d[1:], x) for x in v) + "}"
+            first: dict[int, int] = {}
+            items = []
+            for k, x in enumerate(v):
+                if isinstance(x, list) and id(x) in first:
+                    items.append(f"(row {first[id(x)]} again)")
+                    continue
+                first.setdefault(id(x), k)
+                items.append(one(d[1:], x))
+            return "{" + ", ".join(items) + "}"
         return str(v)
     return [one(p, a) for p, a in zip(params, args)]
 
@@ -502,13 +591,81 @@ def _show_value(v: str, ret: str) -> str:
     return repr(chr(int(v)))
 
 
+def _show_harness(text: str, i: int, typ: str) -> tuple[str, int]:
+    """The harness value starting at ``text[i]`` (of static type ``typ``) as Java-like text, and where it ends:
+    arrays as ``{...}`` with their elements shown by the array's own element type (floats from their bits)."""
+    if text.startswith("[", i):
+        j = i + 1
+        while j < len(text) and text[j] not in " ]":
+            j += 1
+        desc = text[i + 1:j]
+        items = []
+        while j < len(text) and text[j] in " ,":
+            item, j = _show_harness(text, j + 1, desc[1:])
+            items.append(item)
+        return "{" + ", ".join(items) + "}", j + 1  # past the ']'
+    j = i
+    while j < len(text) and text[j] not in " ,]":
+        j += 1
+    return _show_value(text[i:j], typ), j
+
+
+def _show_arrays_after(args_after: str) -> str:
+    """The array arguments' state after the call (the harness's space-separated values), shown."""
+    shown, i = [], 0
+    while i < len(args_after):
+        if args_after[i] == " ":
+            i += 1
+            continue
+        start = i
+        text, i = _show_harness(args_after, i, "")
+        if args_after.startswith("[", start):
+            shown.append(text)
+    return "; ".join(shown)
+
+
+def _returned_float(text: str, ret: str) -> float | None:
+    head = text.partition(" ;args=")[0]
+    if ret not in ("F", "D") or not head.startswith("R "):
+        return None
+    v = head[2:]
+    if v == "NaN":
+        return math.nan
+    return struct.unpack(">f", struct.pack(">i", int(v)))[0] if ret == "F" else \
+        struct.unpack(">d", struct.pack(">q", int(v)))[0]
+
+
+def why_different(params: Sequence[str], args: list, orig: str, opt: str, ret: str) -> str:
+    """Why two JVM outcomes that a reader might take for equal are not (exact Java semantics, not ideal
+    arithmetic), or "" when it is plain to see."""
+    a, b = _returned_float(orig, ret), _returned_float(opt, ret)
+    if a is not None and b is not None:
+        if a == 0 and b == 0:
+            return "-0.0 and 0.0 are equal as reals but not in Java (1/x, Math.copysign, their string forms)"
+        if math.isnan(a) != math.isnan(b):
+            return "NaN on one side only (a NaN fails every comparison, so a reordered test can flip)"
+        if math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 4 * math.ulp(max(abs(a), abs(b))):
+            return "the results differ in the last bits: floating point rounding (not associative)"
+        if math.isinf(a) != math.isinf(b):
+            return "overflow to infinity on one side only"
+    floats = [v for d, v in zip(params, args) if d in ("F", "D") and isinstance(v, float)]
+    if any(math.isnan(v) for v in floats):
+        return "at a NaN argument, which fails every comparison (x >= 0 is not !(x < 0) there)"
+    if any(v == 0 and math.copysign(1, v) < 0 for v in floats):
+        return "at -0.0, which equals 0.0 in comparisons but not in division or its string form"
+    bounds = {"I": (-2**31, 2**31 - 1), "J": (-2**63, 2**63 - 1)}
+    if any(d in bounds and v in bounds[d] for d, v in zip(params, args)):
+        return "at the end of the integer range, where Java's arithmetic wraps around (-MIN_VALUE == MIN_VALUE)"
+    return ""
+
+
 def describe_outcome(text: str, ret: str = "") -> str:
     """A JVM outcome line made readable: 'returns 3', 'throws java/lang/ArithmeticException' (+ output, and the
     arrays passed in as they were left)."""
     head, _, rest = text.partition(" ;args=")
     args_after, _, out = rest.partition(";out=")
     if head.startswith("R "):
-        s = "returns" if ret == "V" else f"returns {_show_value(head[2:], ret)}"
+        s = "returns" if ret == "V" else f"returns {_show_harness(head[2:], 0, ret)[0]}"
     elif head.startswith("T "):
         s = f"throws {head[2:]}"
     else:
@@ -519,5 +676,5 @@ def describe_outcome(text: str, ret: str = "") -> str:
         except ValueError:
             s += f", prints hex {out}"
     if "[" in args_after:
-        s += f", arrays after: {args_after.strip()}"
+        s += f", arrays after: {_show_arrays_after(args_after.strip())}"
     return s

@@ -220,6 +220,8 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
             params, ret = parse_method_descriptor(p.pair.orig.descriptor)
             row.verdict = Verdict.NOT_EQUIVALENT
             row.reason = "counterexample confirmed on the JVM"
+            if why := cx.why_different(params, args, ans.orig, ans.opt, ret):
+                row.reason += f" ({why})"
             row.counterexample = {"args": cx.show_args(params, args), "orig": cx.describe_outcome(ans.orig, ret),
                                   "opt": cx.describe_outcome(ans.opt, ret)}
             continue
