@@ -1,7 +1,11 @@
 """Counterexamples: a concrete input on which ORIG and OPT behave differently, confirmed on the JVM.
 
 What this module owns
-    * :func:`eligible`: which pairs can be searched (static methods whose parameters are primitives, Strings,
+    * :class:`Shape`, :func:`shape_of`: how a pair's method is called: static, on a receiver allocated without a
+      constructor whose own fields get generated values (compared after the call too), or as a constructor
+      whose outcome is the object it builds.
+    * :func:`eligible`: which pairs can be searched (static and instance methods and constructors, not of an
+      abstract class, whose parameters are primitives, Strings,
       ``Object``, interfaces, one-dimensional arrays of primitives or Strings, two-dimensional arrays of
       primitives).
     * :func:`generate_inputs`: seeded arguments per descriptor (edge values 0, +-1, MIN/MAX, NaN, infinities,
@@ -50,8 +54,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..classfile.descriptors import parse_method_descriptor
-from ..ir.interp import DefaultCallHandler, InterpError, JArray, Returned, Unsupported, run_method
-from ..ir.nodes import IRMethod
+from ..classfile.model import Access, ClassFile, MethodInfo
+from ..ir.interp import (DefaultCallHandler, InterpError, JArray, JObject, Returned, Unsupported, default_value,
+                         run_method)
+from ..ir.nodes import FieldRef, IRMethod
 from ..semantics import to_f32
 from .hints import Hints, input_hints
 
@@ -115,11 +121,45 @@ def _supported_param(d: str, interfaces: frozenset[str] = frozenset()) -> bool:
     return d.startswith("[") and (d[1:] in PRIMS or d[1:] == "Ljava/lang/String;")
 
 
-def eligible(is_static: bool, descriptor: str, interfaces: frozenset[str] = frozenset()) -> str | None:
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """How a call is made. ``static``; ``instance``: on a receiver allocated without running a constructor, whose
+    own instance fields ``fields`` (those of a type the search generates) get generated values, the others
+    their defaults; ``constructor``: the object it builds is the outcome; ``none``: no call can be made
+    (``why``). ``field_types``: every instance field the class declares, (name, descriptor): the receiver's
+    state after the call, compared and shown."""
+
+    kind: str = "static"
+    fields: tuple[tuple[str, str], ...] = ()
+    field_types: tuple[tuple[str, str], ...] = ()
+    why: str = ""
+
+    def generated(self, descriptor: str) -> str:
+        """The descriptor inputs are generated for: the parameters, then the receiver's generated fields."""
+        params, _ret = parse_method_descriptor(descriptor)
+        return "(" + "".join(params) + "".join(d for _n, d in self.fields) + ")V"
+
+
+def shape_of(cf: ClassFile, method: MethodInfo) -> Shape:
+    """The call shape of ``method`` of ORIG's class ``cf``."""
+    if method.is_static:
+        return Shape()
+    if method.name == "<clinit>":
+        return Shape("none", why="a class initializer is not called")
+    if cf.is_interface or cf.access & Access.ABSTRACT:
+        return Shape("none", why="no receiver: the class is abstract")
+    own = tuple((f.name, f.descriptor) for f in cf.fields if not f.access & Access.STATIC)
+    if method.name == "<init>":
+        return Shape("constructor", field_types=own)
+    settable = tuple((n, d) for n, d in own if d not in (OBJECT,) and _supported_param(d))
+    return Shape("instance", settable, own)
+
+
+def eligible(shape: Shape, descriptor: str, interfaces: frozenset[str] = frozenset()) -> str | None:
     """None when the pair can be searched, else why not. ``interfaces``: the descriptors of the parameter types
     that are interfaces (the harness implements them with stubs)."""
-    if not is_static:
-        return "counterexample search covers static methods only"
+    if shape.kind == "none":
+        return f"counterexample search: {shape.why}"
     params, _ = parse_method_descriptor(descriptor)
     bad = [p for p in params if not _supported_param(p, interfaces)]
     if bad:
@@ -285,17 +325,28 @@ def _canon(v: Any) -> Any:
     return ("object", getattr(v, "cls", type(v).__name__))
 
 
-def _interp_outcome(ir: IRMethod, params: Sequence[str], args: list, handler: DefaultCallHandler) -> Any:
+def _interp_outcome(ir: IRMethod, params: Sequence[str], args: list, handler: DefaultCallHandler,
+                    shape: Shape) -> Any:
     heap = handler.make_heap()
     actual: list = []
-    for p, a in zip(params, args):
+    for p, a in zip([*params, *(d for _n, d in shape.fields)], args):
         actual.append(actual[a.index] if isinstance(a, SameAs) else _to_interp(p, a))
-    out = run_method(ir, actual, heap, handler, budget=INTERP_BUDGET)
+    n = len(params)
+    this: tuple = ()
+    if shape.kind == "static":
+        out = run_method(ir, actual, heap, handler, budget=INTERP_BUDGET)
+    else:
+        recv = JObject(ir.class_name)  # each side's own class name: --map may rename it
+        for (name, d), v in zip(shape.fields, actual[n:]):
+            recv.fields[FieldRef(ir.class_name, name, d)] = v
+        out = run_method(ir, [recv, *actual[:n]], heap, handler, budget=INTERP_BUDGET)
+        this = tuple(_canon(recv.fields.get(FieldRef(ir.class_name, name, d), default_value(d)))
+                     for name, d in shape.field_types)
     printed = heap.take_output()
-    after = tuple(_canon(a) for a in actual)
+    after = tuple(_canon(a) for a in actual[:n])
     if isinstance(out, Returned):
-        return ("R", _canon(out.value), after, printed)
-    return ("T", out.exception, after, printed)
+        return ("R", _canon(out.value), after, this, printed)
+    return ("T", out.exception, after, this, printed)
 
 
 @dataclass(slots=True)
@@ -307,7 +358,7 @@ class Screening:
 
 
 def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
-           deadline: float, interfaces: frozenset[str] = frozenset()) -> Screening:
+           deadline: float, interfaces: frozenset[str] = frozenset(), shape: Shape = Shape()) -> Screening:
     """Run both methods on the generated inputs (edge values, the pair's hints, random ones) until
     :data:`MAX_CANDIDATES` differ or time is up; those, then up to :data:`MAX_UNJUDGED` inputs the interpreter
     could not judge, are the candidates for the JVM."""
@@ -317,13 +368,13 @@ def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
     unclear: list[list] = []
     handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
     deadline = min(deadline, time.monotonic() + SCREEN_CAP_S)
-    for args in generate_inputs(descriptor, interfaces=interfaces, hints=hints):
+    for args in generate_inputs(shape.generated(descriptor), interfaces=interfaces, hints=hints):
         if time.monotonic() > deadline or len(res.candidates) >= MAX_CANDIDATES:
             break
         res.tried += 1
         try:
-            a = _interp_outcome(orig_ir, params, args, handlers[0])
-            b = _interp_outcome(opt_ir, params, args, handlers[1])
+            a = _interp_outcome(orig_ir, params, args, handlers[0], shape)
+            b = _interp_outcome(opt_ir, params, args, handlers[1], shape)
         except Unsupported as e:
             res.unsupported = res.unsupported or e.reason
             unclear.append(args)
@@ -395,10 +446,24 @@ def encode_arg(d: str, v: Any, depth: int = 0) -> str:
     return "A" + _SEPARATORS[depth].join(items)
 
 
+def show_call(params: Sequence[str], args: list, shape: Shape) -> list[str]:
+    """A call's inputs for reports: for an instance method first the receiver's generated fields
+    (``this: {n=1, xs={1, 2}}``), then the arguments."""
+    n = len(params)
+    shown = show_args(params, args[:n])
+    if shape.kind != "instance":
+        return shown
+    values = show_args([d for _n, d in shape.fields], args[n:])
+    fields = ", ".join(f"{name}={v}" for (name, _d), v in zip(shape.fields, values))
+    return [f"this: {{{fields}}}", *shown]
+
+
 def show_args(params: Sequence[str], args: list) -> list[str]:
     """Arguments as Java-like text for reports."""
     def one(d: str, v: Any) -> str:
         if isinstance(v, SameAs):
+            if v.index >= len(params):
+                return f"(the same array as field {v.index - len(params) + 1})"
             return f"(the same array as argument {v.index + 1})"
         if isinstance(v, Opaque):
             what = "Object" if d == OBJECT else d[1:-1].rsplit("/", 1)[-1] + " stub"
@@ -451,6 +516,7 @@ class Call:
     name: str
     descriptor: str
     args: list
+    shape: Shape = Shape()
     group: int = 0  # the pair the call belongs to: its calls share one JVM budget
     budget_ms: int = 3 * CALL_TIMEOUT_MS  # that pair's whole JVM budget (the same for all calls of a group)
 
@@ -554,6 +620,7 @@ class JvmHarness:
         for c in calls:
             params, _ = parse_method_descriptor(c.descriptor)
             toks = [encode_arg(p, a) for p, a in zip(params, c.args)]
+            toks += [f"F{name}={encode_arg(d, a)}" for (name, d), a in zip(c.shape.fields, c.args[len(params):])]
             lines.append("\t".join([str(c.group), str(c.budget_ms), c.orig_class, c.opt_class, c.name,
                                     c.descriptor, *toks]))
         cmd = [self.java, "-Xss8m", f"-Dharness.timeout={CALL_TIMEOUT_MS}", "-cp", str(self.classes), "Harness",
@@ -659,11 +726,22 @@ def why_different(params: Sequence[str], args: list, orig: str, opt: str, ret: s
     return ""
 
 
-def describe_outcome(text: str, ret: str = "") -> str:
-    """A JVM outcome line made readable: 'returns 3', 'throws java/lang/ArithmeticException' (+ output, and the
-    arrays passed in as they were left)."""
+def _show_fields(this: str, field_types: Sequence[tuple[str, str]]) -> str:
+    """The harness's ``name=value|...`` of an object's fields, shown with their declared types."""
+    types = dict(field_types)
+    shown = []
+    for item in this.split("|") if this else []:
+        name, _, v = item.partition("=")
+        shown.append(f"{name}={_show_harness(v, 0, types.get(name, ''))[0]}")
+    return "{" + ", ".join(shown) + "}"
+
+
+def describe_outcome(text: str, ret: str = "", shape: Shape = Shape()) -> str:
+    """A JVM outcome line made readable: 'returns 3', 'throws java/lang/ArithmeticException' (+ output, the
+    arrays passed in as they were left, and for an instance method or constructor the object's fields after)."""
     head, _, rest = text.partition(" ;args=")
-    args_after, _, out = rest.partition(";out=")
+    rest, _, out = rest.partition(";out=")
+    args_after, _, this = rest.partition(";this=")
     if head.startswith("R "):
         s = "returns" if ret == "V" else f"returns {_show_harness(head[2:], 0, ret)[0]}"
     elif head.startswith("T "):
@@ -677,4 +755,8 @@ def describe_outcome(text: str, ret: str = "") -> str:
             s += f", prints hex {out}"
     if "[" in args_after:
         s += f", arrays after: {_show_arrays_after(args_after.strip())}"
+    if shape.kind == "constructor" and head.startswith("R "):
+        s = f"builds {_show_fields(this, shape.field_types)}" + s[len("returns"):]
+    elif shape.kind == "instance" and head[:2] in ("R ", "T "):
+        s += f", this after: {_show_fields(this, shape.field_types)}"
     return s

@@ -60,6 +60,7 @@ class _Pending:
     proof: ProofResult
     screened: cx.Screening
     jvm_budget_ms: int  # what the pair's budget has left for its JVM runs after proof and screen
+    shape: cx.Shape  # static, instance method or constructor
 
 
 def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
@@ -99,15 +100,16 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
             row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, proof)
         if not proof.proved and options.counterexamples:
             interfaces = _interface_params(pair, orig.hierarchy)
-            why_not = cx.eligible(pair.orig.is_static, pair.orig.descriptor, interfaces)
+            shape = cx.shape_of(pair.orig_class, pair.orig)
+            why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
             if why_not is not None:
                 row.reason += f"; {why_not}"
             elif proof.orig_ir is None or proof.opt_ir is None:
                 row.reason += "; no IR to search for a counterexample"
             else:
                 s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
-                              deadline - cx.JVM_SHARE * options.method_timeout, interfaces)
-                pending.append(_Pending(i, pair, proof, s, int((deadline - time.monotonic()) * 1000)))
+                              deadline - cx.JVM_SHARE * options.method_timeout, interfaces, shape)
+                pending.append(_Pending(i, pair, proof, s, int((deadline - time.monotonic()) * 1000), shape))
         row.time_ms = (time.perf_counter() - t0) * 1000
         report.pairs.append(row)
         if progress is not None:
@@ -188,7 +190,7 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
             continue
         for args in p.screened.candidates:
             calls.append(cx.Call(p.pair.orig_class.name, p.pair.opt_class.name, p.pair.orig.name,
-                                 p.pair.orig.descriptor, args, k, p.jvm_budget_ms))
+                                 p.pair.orig.descriptor, args, shape=p.shape, group=k, budget_ms=p.jvm_budget_ms))
             owners.append(k)
     answers: list[cx.JvmOutcomes | None] = [None] * len(calls)
     jvm_problem = ""
@@ -222,8 +224,9 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
             row.reason = "counterexample confirmed on the JVM"
             if why := cx.why_different(params, args, ans.orig, ans.opt, ret):
                 row.reason += f" ({why})"
-            row.counterexample = {"args": cx.show_args(params, args), "orig": cx.describe_outcome(ans.orig, ret),
-                                  "opt": cx.describe_outcome(ans.opt, ret)}
+            row.counterexample = {"args": cx.show_call(params, args, p.shape),
+                                  "orig": cx.describe_outcome(ans.orig, ret, p.shape),
+                                  "opt": cx.describe_outcome(ans.opt, ret, p.shape)}
             continue
         s = p.screened
         note = f"no difference found on {s.tried} inputs"
@@ -243,7 +246,7 @@ def _time_note(p: _Pending, late_args: list | None, unanswered: bool) -> str:
         return "; no time left for the JVM runs within --method-timeout"
     if late_args is not None:
         params, _ret = parse_method_descriptor(p.pair.orig.descriptor)
-        shown = ", ".join(cx.show_args(params, late_args))
+        shown = ", ".join(cx.show_call(params, late_args, p.shape))
         return (f"; the JVM run on ({shown}) did not finish within the pair's budget "
                 f"({p.jvm_budget_ms} ms left for the JVM): stopped")
     if unanswered:
