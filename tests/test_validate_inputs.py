@@ -96,3 +96,24 @@ def test_the_reason_says_why_a_difference_is_one_in_java(rows):
     assert "-0.0 and 0.0" in rows["plusZero"].reason
     assert "at a NaN argument" in rows["nonNegative"].reason
     assert "(" not in rows["snippet"].reason  # a plain difference needs no note
+
+
+def test_hints_solve_linear_conditions_and_skip_what_has_no_neighbours(java_home, tmp_path):
+    """From the IR: ``a*3 + 2 == 5`` gives a = 1 (and 0, 2), ``b - 4 > 5`` gives b = 9, 10; a ``switch (k + 1)``
+    gives each key minus one; NaN and infinite constants give no integer hints (and no error)."""
+    from conftest import compile_versions as cv
+    from peggy_jvm.classfile.reader import read_class
+    from peggy_jvm.ir.lift import lift_method
+    from peggy_jvm.validate.hints import input_hints
+    src = """public class H {
+        static int snippet(int a, int b) { int r = 0; if (a * 3 + 2 == 5) { if (b - 4 > 5) { r = 1000; } } return r; }
+        static int sw(int k) { switch (k + 1) { case 40: return 1; case 77: return 2; } return 0; }
+        static int odd(int x, double y) { return y == Double.NaN || y > Double.POSITIVE_INFINITY ? x : -x; }
+    }"""
+    tree = cv(java_home, tmp_path, "H.java", {"h": src})["h"]
+    cf = read_class((tree / "H.class").read_bytes())
+    hints = {m.name: input_hints(lift_method(cf, m, None), None, m.descriptor) for m in cf.methods}
+    assert hints["snippet"].get(0)[:3] == [1, 2, 0] and {9, 10} <= set(hints["snippet"].get(1)[:4])
+    assert {39, 76} <= set(hints["sw"].get(0))
+    assert 1000 in hints["snippet"].get(0)  # a constant of the method, for every int parameter
+    assert set(hints["odd"].get(0)) <= {0, 1, -1}  # from the comparisons with 0 only

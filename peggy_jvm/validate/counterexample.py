@@ -434,37 +434,42 @@ def encode_arg(d: str, v: Any, depth: int = 0) -> str:
         return "N"
     if isinstance(v, str):  # a String parameter, or a String passed for an Object
         return "S" + ".".join(f"{ord(c):x}" for c in v)
-    rows: dict[int, int] = {}
-    items = []
+    items = _rows(v, lambda x: encode_arg(d[1:], x, depth + 1), lambda k: f"^{k}")
+    return "A" + _SEPARATORS[depth].join(items)
+
+
+def _rows(v: list, render, again) -> list[str]:
+    """The elements of array ``v`` rendered, a row (list) that occurred before as ``again(its first index)``."""
+    first: dict[int, int] = {}
+    out = []
     for k, x in enumerate(v):
-        if isinstance(x, list) and id(x) in rows:
-            items.append(f"^{rows[id(x)]}")
+        if isinstance(x, list) and id(x) in first:
+            out.append(again(first[id(x)]))
             continue
         if isinstance(x, list):
-            rows[id(x)] = k
-        items.append(encode_arg(d[1:], x, depth + 1))
-    return "A" + _SEPARATORS[depth].join(items)
+            first[id(x)] = k
+        out.append(render(x))
+    return out
 
 
 def show_call(params: Sequence[str], args: list, shape: Shape) -> list[str]:
     """A call's inputs for reports: for an instance method first the receiver's generated fields
     (``this: {n=1, xs={1, 2}}``), then the arguments."""
     n = len(params)
-    shown = show_args(params, args[:n])
+    names = [f"argument {k + 1}" for k in range(n)] + [f"field {name}" for name, _d in shape.fields]
+    shown = show_args([*params, *(d for _n, d in shape.fields)], args, names)
     if shape.kind != "instance":
-        return shown
-    values = show_args([d for _n, d in shape.fields], args[n:])
-    fields = ", ".join(f"{name}={v}" for (name, _d), v in zip(shape.fields, values))
-    return [f"this: {{{fields}}}", *shown]
+        return shown[:n]
+    fields = ", ".join(f"{name}={v}" for (name, _d), v in zip(shape.fields, shown[n:]))
+    return [f"this: {{{fields}}}", *shown[:n]]
 
 
-def show_args(params: Sequence[str], args: list) -> list[str]:
-    """Arguments as Java-like text for reports."""
+def show_args(params: Sequence[str], args: list, names: Sequence[str] = ()) -> list[str]:
+    """Arguments as Java-like text for reports; ``names`` says what a :class:`SameAs` index refers to
+    (default: argument K)."""
     def one(d: str, v: Any) -> str:
         if isinstance(v, SameAs):
-            if v.index >= len(params):
-                return f"(the same array as field {v.index - len(params) + 1})"
-            return f"(the same array as argument {v.index + 1})"
+            return f"(the same array as {names[v.index] if names else f'argument {v.index + 1}'})"
         if isinstance(v, Opaque):
             what = "Object" if d == OBJECT else d[1:-1].rsplit("/", 1)[-1] + " stub"
             art = "an" if what[0] in "AEIOU" else "a"
@@ -484,15 +489,7 @@ def show_args(params: Sequence[str], args: list) -> list[str]:
         if isinstance(v, str):
             return '"' + v.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
         if d.startswith("["):
-            first: dict[int, int] = {}
-            items = []
-            for k, x in enumerate(v):
-                if isinstance(x, list) and id(x) in first:
-                    items.append(f"(row {first[id(x)]} again)")
-                    continue
-                first.setdefault(id(x), k)
-                items.append(one(d[1:], x))
-            return "{" + ", ".join(items) + "}"
+            return "{" + ", ".join(_rows(v, lambda x: one(d[1:], x), lambda k: f"(row {k} again)")) + "}"
         return str(v)
     return [one(p, a) for p, a in zip(params, args)]
 

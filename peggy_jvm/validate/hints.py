@@ -86,7 +86,8 @@ def _collect(ir: IRMethod, solved: dict[int, list[float]], constants: list[float
                 continue
             for o in s.operands():
                 if isinstance(o, Const) and o.kind is ConstKind.VALUE and isinstance(o.value, (int, float)) \
-                        and not isinstance(o.value, bool) and o.value not in constants:
+                        and not isinstance(o.value, bool) and o.value not in constants \
+                        and not (isinstance(o.value, float) and math.isnan(o.value)):
                     constants.append(o.value)
         t = block.terminator
         if isinstance(t, If):
@@ -156,6 +157,8 @@ def _around(v: float, d: str, solved: bool) -> list[float]:
         return [v, _next_f32(v, True), _next_f32(v, False)] + ([] if solved else [-v])
     if d == "D":
         return [v, math.nextafter(v, math.inf), math.nextafter(v, -math.inf)] + ([] if solved else [-v])
+    if not math.isfinite(v):
+        return []  # NaN and infinities are among every float's edge values; no integer is near them
     lo = math.floor(v)
     out = [lo, lo + 1, lo - 1] if lo == v else [lo, lo + 1, lo - 1, lo + 2]
     return out + ([] if solved else [-lo])
