@@ -67,3 +67,28 @@ def test_constructor_difference_is_the_object_it_builds(rows):
 def test_equivalent_twins_are_never_not_equivalent(rows):
     for name in ("addTwin", "<init>(ID)V"):  # start * 2 == start + start
         assert rows[name].verdict is not Verdict.NOT_EQUIVALENT, rows[name].counterexample
+
+
+MAPPED_OLD = r"""
+public class Old {
+    static Object make(int k) { Old o = new Old(); o.k = k; return o; }
+    static Object[] many(int n) { return new Old[n & 3]; }
+    static Object bad(int k) { Old o = new Old(); o.k = k; return o; }
+    int k;
+}
+"""
+MAPPED_NEW = MAPPED_OLD.replace("Old", "New").replace("o.k = k; return o; }\n    int k;", "o.k = k + 1; return o; }\n    int k;")
+
+
+def test_a_class_renamed_with_map_is_no_difference(java_home, tmp_path_factory):
+    """Objects and arrays of the renamed class are the same class in both outcomes (--map), so ``make`` and
+    ``many`` are no difference; the mutant ``bad`` is, through the field of the object it returns being read by
+    nothing: the outcome shows objects by class only, so it stays unknown too, never a difference by name."""
+    base = tmp_path_factory.mktemp("mapped")
+    a = compile_versions(java_home, base / "a" if (base / "a").mkdir() is None else base, "Old.java", {"o": MAPPED_OLD})
+    b = compile_versions(java_home, base / "b" if (base / "b").mkdir() is None else base, "New.java", {"n": MAPPED_NEW})
+    report = validate_inputs(a["o"], b["n"], ValidateOptions(method_timeout=4.0, class_map={"Old": "New"}))
+    rows = {p.name: p for p in report.pairs}
+    assert set(rows) >= {"make", "many", "bad"}
+    for name in ("make", "many"):
+        assert rows[name].verdict is not Verdict.NOT_EQUIVALENT, rows[name].counterexample

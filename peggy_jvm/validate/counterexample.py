@@ -43,6 +43,7 @@ import hashlib
 import math
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -549,7 +550,11 @@ class JvmUnavailable(Exception):
 class JvmHarness:
     """The compiled Harness and the two class trees, each written to a directory by its declared names."""
 
-    def __init__(self, orig_raw: dict[str, bytes], opt_raw: dict[str, bytes]) -> None:
+    def __init__(self, orig_raw: dict[str, bytes], opt_raw: dict[str, bytes],
+                 class_map: dict[str, str] | None = None) -> None:
+        # OPT's outcomes name OPT's classes; --map's renames are undone so that a renamed class is no difference
+        self.renames = [(re.compile(rf"(?<=[OL ]){re.escape(new)}(?=[;\s,\]|]|$)"), old)
+                        for old, new in sorted((class_map or {}).items()) if old != new]
         self.java = _java_tool("java")
         if self.java is None:
             raise JvmUnavailable("no java on PATH or in JAVA_HOME")
@@ -633,7 +638,10 @@ class JvmHarness:
         for line in stdout.splitlines():
             parts = line.split("\t")
             if len(parts) == 5 and parts[0] == "OUT":
-                answers.append(JvmOutcomes(parts[1], parts[2], parts[3], int(parts[4])))
+                opt = parts[2]
+                for pattern, old in self.renames:
+                    opt = pattern.sub(old, opt)
+                answers.append(JvmOutcomes(parts[1], opt, parts[3], int(parts[4])))
         return answers[:len(calls)]
 
 

@@ -115,7 +115,7 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
         if progress is not None:
             progress(i + 1, len(pairing.pairs))
     if pending:
-        _confirm(report, pending, orig.raw, opt.raw)
+        _confirm(report, pending, orig.raw, opt.raw, options.class_map)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -181,7 +181,8 @@ def pair_param_types(pair: MethodPair) -> list[str]:
     return list(params) if pair.orig.is_static else [f"L{pair.orig_class.name};", *params]
 
 
-def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, opt_raw: dict) -> None:
+def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, opt_raw: dict,
+             class_map: dict[str, str]) -> None:
     """Run every candidate in one JVM; the first confirmed difference of a pair is its counterexample."""
     calls: list[cx.Call] = []
     owners: list[int] = []
@@ -196,7 +197,7 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
     jvm_problem = ""
     if calls:
         try:
-            harness = cx.JvmHarness(orig_raw, opt_raw)
+            harness = cx.JvmHarness(orig_raw, opt_raw, class_map)
             try:
                 answers = harness.run(calls)
             finally:
