@@ -136,7 +136,10 @@ class Shape:
     why: str = ""
 
     def generated(self, descriptor: str) -> str:
-        """The descriptor inputs are generated for: the parameters, then the receiver's generated fields."""
+        """The descriptor inputs are generated for: the parameters, then the receiver's generated fields (the
+        method's own when there are none: its inputs, seeded by it, stay what they were)."""
+        if not self.fields:
+            return descriptor
         params, _ret = parse_method_descriptor(descriptor)
         return "(" + "".join(params) + "".join(d for _n, d in self.fields) + ")V"
 
@@ -711,7 +714,7 @@ def why_different(params: Sequence[str], args: list, orig: str, opt: str, ret: s
     """Why two JVM outcomes that a reader might take for equal are not (exact Java semantics, not ideal
     arithmetic), or "" when it is plain to see."""
     a, b = _returned_float(orig, ret), _returned_float(opt, ret)
-    if a is not None and b is not None:
+    if a is not None and b is not None and orig.partition(" ;")[0] != opt.partition(" ;")[0]:
         if a == 0 and b == 0:
             return "-0.0 and 0.0 are equal as reals but not in Java (1/x, Math.copysign, their string forms)"
         if math.isnan(a) != math.isnan(b):
