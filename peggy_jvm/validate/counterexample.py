@@ -144,8 +144,10 @@ class Shape:
         return "(" + "".join(params) + "".join(d for _n, d in self.fields) + ")V"
 
 
-def shape_of(cf: ClassFile, method: MethodInfo) -> Shape:
-    """The call shape of ``method`` of ORIG's class ``cf``."""
+def shape_of(cf: ClassFile, method: MethodInfo, opt_method: MethodInfo | None = None) -> Shape:
+    """The call shape of ``method`` of ORIG's class ``cf`` (``opt_method``: its partner in OPT)."""
+    if opt_method is not None and opt_method.is_static != method.is_static:
+        return Shape("none", why="the method became static or stopped being: no one call fits both")
     if method.is_static:
         return Shape()
     if method.name == "<clinit>":

@@ -100,7 +100,7 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
             row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, proof)
         if not proof.proved and options.counterexamples:
             interfaces = _interface_params(pair, orig.hierarchy)
-            shape = cx.shape_of(pair.orig_class, pair.orig)
+            shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
             why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
             if why_not is not None:
                 row.reason += f"; {why_not}"
