@@ -92,3 +92,12 @@ def test_a_class_renamed_with_map_is_no_difference(java_home, tmp_path_factory):
     assert set(rows) >= {"make", "many", "bad"}
     for name in ("make", "many"):
         assert rows[name].verdict is not Verdict.NOT_EQUIVALENT, rows[name].counterexample
+
+
+def test_a_method_that_became_static_gets_no_call(java_home, tmp_path_factory):
+    base = tmp_path_factory.mktemp("became-static")
+    src = "public class S {{ int k; {}int f(int x) {{ return x + 1; }} }}"
+    trees = compile_versions(java_home, base, "S.java", {"orig": src.format(""), "opt": src.format("static ")})
+    report = validate_inputs(trees["orig"], trees["opt"], ValidateOptions(method_timeout=2.0))
+    f = next(p for p in report.pairs if p.name == "f")
+    assert f.verdict is Verdict.UNKNOWN and "became static" in f.reason, f.reason
