@@ -251,5 +251,5 @@ def _time_note(p: _Pending, late_args: list | None, unanswered: bool) -> str:
         return (f"; the JVM run on ({shown}) did not finish within the pair's budget "
                 f"({p.jvm_budget_ms} ms left for the JVM): stopped")
     if unanswered:
-        return "; the JVM did not answer in time and was killed"
+        return "; the JVM did not answer every call (it died, or was killed for taking too long)"
     return ""
