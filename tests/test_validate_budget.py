@@ -30,6 +30,7 @@ def test_a_slow_jvm_run_is_stopped_within_the_pair_budget(trees):
     assert spin.verdict is Verdict.UNKNOWN, spin.reason
     assert "did not finish within the pair's budget" in spin.reason, spin.reason
     assert spin.time_ms < 1500, spin.time_ms
-    # two pairs of at most 1 s each, a JVM start or two and the harness compile on a cold cache
-    assert elapsed < 8, elapsed
+    # two pairs of at most 1 s each, a JVM start or two and the harness compile on a cold cache (1.5 s on an
+    # idle machine; the pair alone took 26 s before its JVM runs were bounded); room for a loaded CI machine
+    assert elapsed < 12, elapsed
     assert rows["inc"].verdict is Verdict.NOT_EQUIVALENT, rows["inc"].reason
