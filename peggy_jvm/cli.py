@@ -335,7 +335,7 @@ def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, s
 @click.option("--map", "class_map", multiple=True, metavar="OLDCLASS=NEWCLASS",
               help="ORIG's class OLDCLASS is OPT's NEWCLASS (dotted or internal names; repeatable).")
 @click.option("--method-timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
-              help="Budget per method pair in seconds (proof, then counterexample search).")
+              help="Budget per method pair in seconds (proof, then counterexample search and its JVM runs).")
 @click.option("--explain", is_flag=True, help="Report which axioms each proof used.")
 @click.option("--axioms", type=click.Path(path_type=Path), help="Axiom directory or file (default: the bundled axioms/).")
 @click.option("--assume", "assume", multiple=True, type=click.Choice(sorted(ASSUMPTIONS)),
