@@ -702,7 +702,7 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
             elif fixed != (cl[0] > 0):
                 offset += w
         formula = WCNF()
-        formula.hard = enc.wcnf.hard + [[lit] for lit in implied]
+        formula.hard = _simplified(enc.wcnf.hard, implied, len(enc.nodes))
         formula.soft, formula.wght = soft, wght
         formula.topw, formula.nv = sum(wght) + 1, enc.wcnf.nv
         spent += len(formula.hard)
@@ -746,6 +746,19 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
             seed_at += 1
     notes.append(f"lns: {round_no} rounds, {improved} improving, work spent")
     return None, spent
+
+
+def _simplified(hard: list[list[int]], implied: Sequence[int], node_vars: int) -> list[list[int]]:
+    """``hard`` under the literals ``implied``: satisfied clauses dropped, false literals removed, plus the
+    implied node literals as units (so every model still says which nodes are chosen).  A round's formula is
+    then about its free part only, which keeps building its solver cheap."""
+    true = set(implied)
+    out = [[lit] for lit in implied if abs(lit) <= node_vars]
+    for cl in hard:
+        if any(lit in true for lit in cl):
+            continue
+        out.append([lit for lit in cl if -lit not in true])
+    return out
 
 
 def _class_neighbours(p: ExtractionProblem) -> dict[ClassId, list[ClassId]]:
