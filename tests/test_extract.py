@@ -307,10 +307,6 @@ def test_dag_greedy_is_valid_on_random_problems() -> None:
             continue
         assert evaluate_selection(p, run.result.selection).valid, seed
         assert run.result.cost >= brute_force(p)
-        # without negative costs the DAG greedy prices every class by a real DAG cost: never worse than tree
-        if not p.has_negative_cost and not p.has_may_close:
-            assert run.result.cost <= greedy_extract(p).cost, seed
-
 
 
 def test_shrinking_preserves_the_optimum() -> None:

@@ -636,9 +636,10 @@ _LNS_CONFIG = SolverConfig("lns", stratified=False, minz=True)
 def _lns(problem: ExtractionProblem, enc: Encoding, checker: Checker | None, max_blocks: int, work: int,
          extra: Sequence[NodeClause], candidates: list[_Candidate], notes: list[str]) -> tuple[int | None, int]:
     """Large-neighbourhood search over the MaxSAT model when no configuration proved its result: each round
-    keeps every class the incumbent reaches outside a neighbourhood at the incumbent's choice or unused (unit
-    clauses ``-x`` for its other nodes; classes it does not reach stay free), frees a breadth-first ball of classes around a seed class (the
-    incumbent's reached classes taken in turn) and solves that exactly with RC2 within a share of ``work``.
+    frees a breadth-first ball of classes around a seed class (the incumbent's reached classes taken in turn),
+    keeps every other class the incumbent reaches at the incumbent's choice or unused (unit clauses ``-x`` for
+    its other nodes; classes it does not reach stay free), simplifies the formula under what that implies and
+    solves it exactly with RC2 within a share of ``work``.
     A round whose neighbourhood is proved to hold nothing better doubles the ball; one cut short by its
     budget halves it.  A ball covering every class is the whole problem: its proof is a global one.
 
@@ -667,7 +668,6 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
     improved = 0
     while spent < work:
         chosen = {p.nodes[n].eclass: n for n in best.nodes if n in enc.var}
-        reached = {problem.nodes[n].eclass for n in best.nodes}
         seeds = [c for c in (problem.nodes[n].eclass for n in best.nodes) if c in p.classes] or list(p.roots)
         whole = size >= len(p.classes)
         free = set(p.classes) if whole else _ball(seeds[seed_at % len(seeds)], neighbours, size)
