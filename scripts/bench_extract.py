@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Benchmark of the extraction package on egraph-serialize e-graphs (the extraction-gym instances).
 
-For every JSON file under the given directories (default: ``../shared/extraction`` beside the checkout), it reads the problem,
-runs ``peggy_jvm.extract.maxsat.solve`` with ``--work`` units per solver configuration (propagations plus
-variables per oracle call: no clock, so the results are the same on any machine), and prints one table row per
-instance: file, classes and nodes before/after shrinking, greedy DAG cost, our DAG cost, status
+For every JSON file under the given directories (default: ``../shared/extraction`` beside the checkout), it
+reads the problem, runs ``peggy_jvm.extract.maxsat.solve`` with ``--work`` units per solver configuration
+(propagations plus variables per oracle call: no clock, so the results are the same on any machine), and prints
+one table row per instance: file, classes and nodes before/after shrinking, tree and DAG greedy costs, our
+DAG cost, status
 (``optimal``/``best_found``/``greedy``), the proved lower bound and the wall time of ``solve``.  The summary
 line gives the instances proved optimal (count and %), checks that no result is worse than a greedy (tree or
 bottom-up DAG; the exit status is 1 otherwise), the mean gain over the DAG greedy and the worst times; then a
@@ -172,7 +173,8 @@ def summary(rows: list[Row], wall: float, work: int) -> str:
     # the configurations stop within their own work by construction; the extra share is what can overrun
     over_work = [r for r in solved if r.extra_work > 1.1 * work]
     return (f"{len(solved)} instances ({len(rows) - len(solved)} errors): proved optimal {proved} "
-            f"({100 * proved / n:.1f}%); never worse than a greedy: {'yes' if not worse else 'NO: ' + ', '.join(worse)}; "
+            f"({100 * proved / n:.1f}%); "
+            f"never worse than a greedy: {'yes' if not worse else 'NO: ' + ', '.join(worse)}; "
             f"mean gain over the DAG greedy {100 * statistics.fmean(gains) if gains else 0:.2f}% "
             f"(> 1% better on {sum(g > 0.01 for g in gains)}, on {len(gains)} instances with a DAG greedy cost); "
             f"best_found {sum(r.status == 'best_found' for r in solved)}, "
