@@ -150,8 +150,11 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     click.echo(f"{target}: {s['classes']} classes, {s['methods']} methods: {s['rewritten']} rewritten, "
                f"{s['unchanged']} unchanged, {s['fallback']} fell back ({s['seconds']:.2f} s)")
     if s["rewritten"]:
-        click.echo(f"  rewritten methods: {_change(s['rewritten_bytes_before'], s['rewritten_bytes_after'])} bytes, "
-                   f"emitted cost {_change(s['emitted_cost_before'], s['emitted_cost_after'])}")
+        # the emitted cost is priced by the full stage only (the earlier stages do not decide by it)
+        cost = (f", emitted cost {_change(s['emitted_cost_before'], s['emitted_cost_after'])}"
+                if s["emitted_cost_before"] else "")
+        click.echo(f"  rewritten methods: {_change(s['rewritten_bytes_before'], s['rewritten_bytes_after'])} bytes"
+                   f"{cost}")
     for m in report.methods:
         if m.status == "fallback":
             click.echo(f"  fallback {m.class_name}.{m.name}{m.descriptor}: {m.reason}")

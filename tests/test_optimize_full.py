@@ -19,7 +19,7 @@ import pytest
 from peggy_jvm.classfile.model import Access
 from peggy_jvm.classfile.reader import read_class
 from conftest import keep_every_rewrite
-from peggy_jvm.pipeline import IMPLEMENTED_STAGES, Stage, optimize_input
+from peggy_jvm.pipeline import Stage, optimize_input
 
 SOURCE = r"""
 public class Full {
@@ -230,10 +230,6 @@ def test_a_selection_the_reverter_refuses_gives_way_to_the_next_cheapest(tmp_pat
     before = subprocess.run(run + [str(tmp_path), "M", *args], capture_output=True, text=True, check=True).stdout
     after = subprocess.run(run + [str(out), "M", *args], capture_output=True, text=True, check=True).stdout
     assert after == before and len(before.split()) == len(args)
-
-
-def test_full_is_an_implemented_stage():
-    assert Stage.FULL in IMPLEMENTED_STAGES
 
 
 def test_report_rows(compiled):

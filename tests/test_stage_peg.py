@@ -50,8 +50,8 @@ def test_every_method_without_handlers_goes_through_the_peg(reverted, fixture_cl
             assert _has_handlers(fixture_classes[tree], m)
         else:  # the reverter refused rather than risk running an effect twice: at most a few, each named
             assert (m.class_name, m.name, m.reason) in LEFT_ALONE, (m.class_name, m.name, m.reason)
-    assert sum(1 for m in report.methods if m.status == "rewritten") > (20 if tree == "old" else 300) or \
-        tree == "old"
+    # the old tree is one class of three methods (jsr/ret), two of which go through the PEG
+    assert sum(1 for m in report.methods if m.status == "rewritten") >= (2 if tree == "old" else 300)
 
 
 @pytest.mark.parametrize("tree", TREES)
