@@ -47,14 +47,15 @@ import networkx as nx
 
 from ..classfile import opcodes as op
 from ..classfile.assembler import Handler as AsmHandler
-from ..classfile.assembler import Insn, Label, assemble
+from ..classfile.assembler import Assembled, Insn, Label, assemble
 from ..classfile.attributes import (BootstrapMethod, BootstrapMethods, LineNumberEntry, LineNumberTable,
                                    LocalVariableEntry, LocalVariableTable, LocalVariableTypeEntry,
                                    LocalVariableTypeTable)
 from ..classfile.constpool import ConstantPool
 from ..classfile.errors import UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
-from ..classfile.model import Attribute, ClassFile, CodeAttribute, MethodInfo
+from ..classfile.bytecode import Instruction
+from ..classfile.model import Attribute, ClassFile, CodeAttribute, ExceptionEntry, MethodInfo
 from ..classfile.recode import build_code_attribute
 from .coalesce import interference
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
@@ -1036,7 +1037,7 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
             entries[asm.offsets[label]] = line  # several marks at one pc: the last one is what runs
         table = LineNumberTable([LineNumberEntry(pc, line) for pc, line in sorted(entries.items())])
         attributes.append(Attribute(cf.pool.add_utf8("LineNumberTable"), "LineNumberTable", table.to_bytes()))
-    attributes += _local_tables(cf, method, ir, asm.offsets, len(asm.code), origin_marks, store_marks)
+    attributes += _local_tables(cf, method, ir, asm, origin_marks, store_marks)
     return build_code_attribute(cf, method, asm.instructions, asm.code, asm.exception_table, attributes,
                                 hierarchy, lw.max_locals)
 
@@ -1080,15 +1081,102 @@ def _faithful_slots(ir: IRMethod, original: list) -> dict[int, set[int]]:
     return out
 
 
+def _origins_by_instruction(insns: list[Instruction], segments: list[tuple[int, int | None]]) -> list[int | None]:
+    """The statement origin of each instruction (``segments``: start offset, origin; in increasing offsets)."""
+    out: list[int | None] = []
+    k = -1
+    for ins in insns:
+        while k + 1 < len(segments) and segments[k + 1][0] <= ins.offset:
+            k += 1
+        out.append(segments[k][1] if k >= 0 else None)
+    return out
+
+
+def _parameter_slots(ir: IRMethod) -> dict[int, int]:
+    """Slot -> width of each parameter (``this`` included), where :meth:`_Lowerer.assign_slots` puts them."""
+    out: dict[int, int] = {}
+    top = 0
+    for p in ir.params:
+        slot = p.slot if p.slot is not None else top
+        out[slot] = 2 if p.type.kind.wide else 1
+        top = max(top, slot + out[slot])
+    return out
+
+
 def _code_length_of(code_attribute: bytes) -> int:
     return int.from_bytes(code_attribute[4:8], "big")  # max_stack u2, max_locals u2, code_length u4
 
 
-def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, offsets: dict[Label, int], code_length: int,
+def _unwritten(insns: list[Instruction], table: list[ExceptionEntry], index: int, width: int) -> list[bool]:
+    """Per instruction of ``insns``: True when no path from the code's start to it passes a store into a slot
+    overlapping ``index`` (``width`` slots), i.e. there the slot still holds what the method was called with.
+    Code with subroutines gets all False (a ``ret`` goes where the analysis does not follow)."""
+    if any(i.opcode in (op.JSR, op.JSR_W, op.RET) for i in insns):
+        return [False] * len(insns)
+    at = {ins.offset: k for k, ins in enumerate(insns)}
+
+    def successors(k: int) -> list[int]:
+        ins = insns[k]
+        out = [at[t] for t in ins.successors_targets()]
+        if ins.opcode not in op.NO_FALLTHROUGH and k + 1 < len(insns):
+            out.append(k + 1)
+        out += [at[h.handler] for h in table if h.start <= ins.offset < h.end]
+        return out
+
+    written = [False] * len(insns)
+    work = [s for pc, slot, w in _stores(insns) if slot < index + width and index < slot + w
+            for s in successors(at[pc])]
+    while work:  # everything reachable from after a store may see the slot overwritten
+        k = work.pop()
+        if not written[k]:
+            written[k] = True
+            work.extend(successors(k))
+    return [not w for w in written]
+
+
+def _parameter_ranges(e: LocalEntry, width: int, params: dict[int, int], new: list[Instruction],
+                      new_table: list[ExceptionEntry], code_length: int, origin_at: list[int | None],
+                      original: list[Instruction], original_table: list[ExceptionEntry], original_length: int
+                      ) -> list[LocalEntry]:
+    """A parameter's entry where :func:`remap_local_entries` found no single true image (code rebuilt from a
+    PEG, or a parameter assigned in the new code): the runs of new instructions at which (1) the slot still
+    holds the argument (:func:`_unwritten` over the new code) and (2) the source variable does too: the
+    original never writes the slot, or the instruction comes from a statement (``origin_at``) of the entry's
+    range before which the original has not written it. Empty unless ``e`` is a parameter's entry (from offset
+    0, on a parameter's slot and width, ``params``: slot -> width)."""
+    if e.start_pc != 0 or params.get(e.index) != width:
+        return []
+    lo, hi = e.start_pc, e.start_pc + e.length
+    whole = hi >= original_length
+    here = _unwritten(new, new_table, e.index, width)
+    there = _unwritten(original, original_table, e.index, width)
+    old_at = {ins.offset: k for k, ins in enumerate(original)}
+    assigned = not all(there)
+    out: list[LocalEntry] = []
+    start: int | None = None
+    for k, ins in enumerate([*new, None]):
+        ok = False
+        if ins is not None and here[k]:
+            o = origin_at[k]
+            if not assigned and whole:
+                ok = True
+            elif o is not None and lo <= o < hi and o in old_at:
+                ok = there[old_at[o]]
+        if ok and start is None:
+            start = ins.offset  # type: ignore[union-attr]
+        elif not ok and start is not None:
+            end = ins.offset if ins is not None else code_length
+            out.append(replace(e, start_pc=start, length=end - start))
+            start = None
+    return out
+
+
+def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, asm: Assembled,
                   origin_marks: list[tuple[Label, int | None]], store_marks: list[tuple[Label, int, int]]
                   ) -> list[Attribute]:
     """The original method's LocalVariableTable and LocalVariableTypeTable, remapped to the new code (absent
-    if the original had none or no entry survives)."""
+    if the original had none or no entry survives); a parameter's entry with no single true image gets the
+    ranges :func:`_parameter_ranges` finds true."""
     attr = method.code_attribute()
     if attr is None:
         return []
@@ -1096,9 +1184,14 @@ def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, offsets: dict
                 if a.name in ("LocalVariableTable", "LocalVariableTypeTable")]
     if not original:
         return []
+    offsets, code_length = asm.offsets, len(asm.code)
     segments = [(offsets[label], origin) for label, origin in origin_marks]
     stores = [(offsets[label], slot, width) for label, slot, width in store_marks]
-    slot_widths = _faithful_slots(ir, CodeAttribute.parse(attr.data, cf.pool).instructions())
+    old_code = CodeAttribute.parse(attr.data, cf.pool)
+    old_insns = old_code.instructions()
+    slot_widths = _faithful_slots(ir, old_insns)
+    origin_at = _origins_by_instruction(asm.instructions, segments)
+    params = _parameter_slots(ir)
     kept: dict[str, tuple[Attribute, list]] = {}
     for a in original:
         if a.name == "LocalVariableTable":
@@ -1107,8 +1200,13 @@ def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, offsets: dict
         else:
             table = LocalVariableTypeTable.parse(a.data)
             widths = [1] * len(table.entries)  # signatures are of references
-        entries = remap_local_entries(table.entries, widths, segments, code_length, stores, slot_widths,
-                                      _code_length_of(attr.data))
+        entries = []
+        for e, width in zip(table.entries, widths):
+            kept_e = remap_local_entries([e], [width], segments, code_length, stores, slot_widths,
+                                         _code_length_of(attr.data))
+            entries += kept_e or _parameter_ranges(e, width, params, asm.instructions, asm.exception_table,
+                                                   code_length, origin_at, old_insns, old_code.exception_table,
+                                                   _code_length_of(attr.data))
         unique = []  # two ranges may meet in one image; HotSpot rejects duplicated entries
         for e in entries:
             if e not in unique:
