@@ -1,5 +1,9 @@
 """Debug information of methods rebuilt from a PEG (``--stage peg`` and ``--stage full``; issue 18, item 5).
 
+A loop counter's entries (the reverted loop's variable, in a slot of its own) are checked by running both codes
+with a small tracing interpreter: wherever the new table names the counter, its slot holds what the original's
+counter holds when the original runs the same effect next.
+
 What is checked, on a class compiled with ``javac -g`` and optimized through :func:`optimize_class`: every
 parameter entry the new LocalVariableTable keeps names javac's parameter (name, slot, type) and is true where it
 claims, checked here by a formulation of its own (the greatest set of instructions entered only from
@@ -134,7 +138,10 @@ def test_parameters_keep_true_entries_and_lines(compiled: Path, java_home: Path,
         offsets = sorted(_predecessors(code))
         for e in entries:
             name, desc = e.name(cf.pool), cf.pool.utf8(e.descriptor_index)
-            assert e.index in params and params[e.index] == (name, desc), (m.name, name)  # parameters only
+            if params.get(e.index, (None, None))[0] != name:
+                assert name == "i" and m.name == "scale", (m.name, name)  # the loop counter: the test below
+                continue
+            assert params[e.index] == (name, desc), (m.name, name)
             inside = [pc for pc in offsets if e.start_pc <= pc < e.start_pc + e.length]
             assert inside and inside[0] == e.start_pc and e.start_pc + e.length in (*offsets, len(code.code))
             assert set(inside) <= _holds_argument(code, e.index), (m.name, name)
@@ -162,3 +169,91 @@ def test_parameters_keep_true_entries_and_lines(compiled: Path, java_home: Path,
     got = subprocess.run([java, "-Xverify:all", "-cp", str(tmp_path), "Dbg"], capture_output=True, text=True,
                          check=True).stdout
     assert got == want and want.splitlines()[-1] == f"fail:{FAIL_LINE}"
+
+
+_CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+        "ge": lambda a, b: a >= b, "gt": lambda a, b: a > b, "le": lambda a, b: a <= b}
+
+
+def _trace(code: CodeAttribute, args: list, watch: dict[int, int]) -> list[tuple[int, int, int]]:
+    """Run int-only ``code`` (what javac and the reverter make of ``scale``) on ``args``; returns (effects run
+    so far, watched pc, value of its slot) each time a pc of ``watch`` (pc -> slot) is about to run. The array
+    loads and stores are the effects: both codes run them in the same order."""
+    insns = code.instructions()
+    at = {ins.offset: k for k, ins in enumerate(insns)}
+    local = list(args) + [None] * 8
+    stack: list = []
+    effects, k, out = 0, 0, []
+    while True:
+        ins = insns[k]
+        if ins.offset in watch:
+            out.append((effects, ins.offset, local[watch[ins.offset]]))
+        name = ins.name
+        opcode, arg = op.SHORT_FORMS.get(ins.opcode, (ins.opcode, ins.arg))
+        k += 1
+        if op.ICONST_M1 <= opcode <= op.ICONST_5:
+            stack.append(opcode - op.ICONST_0)
+        elif opcode in (op.BIPUSH, op.SIPUSH):
+            stack.append(arg)
+        elif opcode in (op.ILOAD, op.ALOAD):
+            stack.append(local[arg])
+        elif opcode in (op.ISTORE, op.ASTORE):
+            local[arg] = stack.pop()
+        elif opcode == op.IINC:
+            local[arg] += ins.arg2
+        elif name in ("iadd", "isub", "imul"):
+            b, a = stack.pop(), stack.pop()
+            stack.append({"iadd": a + b, "isub": a - b, "imul": a * b}[name])
+        elif name == "iaload":
+            i, a = stack.pop(), stack.pop()
+            stack.append(a[i])
+            effects += 1
+        elif name == "iastore":
+            v, i, a = stack.pop(), stack.pop(), stack.pop()
+            a[i] = v
+            effects += 1
+        elif name.startswith("if_icmp") or name[2:] in _CMP:
+            b = stack.pop() if name.startswith("if_icmp") else 0
+            a = stack.pop() if name.startswith("if_icmp") else b
+            if name.startswith("if_icmp"):
+                taken = _CMP[name[7:]](a, b)
+            else:
+                taken = _CMP[name[2:]](a, 0)
+            if taken:
+                k = at[ins.arg]
+        elif name == "goto":
+            k = at[ins.arg]
+        elif name == "ireturn":
+            return out
+        else:
+            raise AssertionError(f"unexpected {name}")
+
+
+@pytest.mark.parametrize("stage", [Stage.PEG])
+def test_a_loop_variable_keeps_its_name_where_it_holds_its_value(compiled: Path, stage: Stage):
+    """``scale``'s loop counter ``i`` lives in a variable of the reverted loop; its entries may name a slot of
+    their own. Checked by running both codes: wherever the new table says a slot is ``i`` (or ``k``), the slot
+    holds what the original's ``i`` (``k``) holds when the original runs the same effect next."""
+    data = (compiled / "Dbg.class").read_bytes()
+    new_data, reports = optimize_class(data, ClassHierarchy([compiled]), stage)
+    assert next(r for r in reports if r.name == "scale").status == "rewritten"
+    old_cf, cf = read_class(data), read_class(new_data)
+    old = CodeAttribute.parse(next(m for m in old_cf.methods if m.name == "scale").code_attribute().data,
+                              old_cf.pool)
+    new = CodeAttribute.parse(next(m for m in cf.methods if m.name == "scale").code_attribute().data, cf.pool)
+    old_slot = {e.name(old_cf.pool): e.index for e in _table(old, LocalVariableTable).entries}
+    claims: dict[str, dict[int, int]] = {}
+    for e in _table(new, LocalVariableTable).entries:
+        for ins in new.instructions():
+            if e.start_pc <= ins.offset < e.start_pc + e.length:
+                claims.setdefault(e.name(cf.pool), {})[ins.offset] = e.index
+    assert "i" in claims and "k" in claims
+    n = 6
+    for name in ("i", "k"):
+        effect_pcs = {ins.offset: old_slot[name] for ins in old.instructions() if ins.name in ("iaload", "iastore")}
+        seen = _trace(old, [[0] * n, n, 3], effect_pcs)
+        before = {effects: value for effects, _, value in seen}  # the original's value as effect #n+1 runs
+        got = _trace(new, [[0] * n, n, 3], claims[name])
+        assert got, name
+        for effects, pc, value in got:
+            assert before[effects] == value, (name, pc, effects, value, before[effects])

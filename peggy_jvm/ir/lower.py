@@ -45,7 +45,7 @@ from __future__ import annotations
 import struct
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import networkx as nx
 
@@ -65,7 +65,8 @@ from .coalesce import interference
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
                     Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField, GetStatic, Goto, If,
                     InstanceOf, Invoke, InvokeDynamic, InvokeKind, IRMethod, Kind, MethodRef, MonitorEnter,
-                    MonitorExit, New, NewArray, PutField, PutStatic, Return, Stmt, Switch, Throw, Unary, Var)
+                    MonitorExit, New, NewArray, PutField, PutStatic, Return, Stmt, Switch, Throw, Unary, Var,
+                    type_of_descriptor)
 
 
 class LowerError(UnsupportedCodeError):
@@ -130,6 +131,10 @@ class _Lowerer:
         # kept with it so the id stays its own), and stores of a variable into a slot it was not lifted from
         self.origin_of: dict[int, tuple[Insn, int]] = {}
         self.foreign_stores: dict[int, tuple[Insn, int, int]] = {}  # id -> (insn, slot, width)
+        # stores of variables that carry an original local (Var.carries): id -> (insn, variable id), and their
+        # labels once placed
+        self.carried_stores: dict[int, tuple[Insn, int]] = {}
+        self.carried_marks: list[tuple[Label, int]] = []
         self.used_anywhere = {x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
                               for x in st.operands() if isinstance(x, Var)}
 
@@ -231,6 +236,8 @@ class _Lowerer:
         insn = self.emit(_STORE[v.type.kind], slot)
         if v.slot != slot:
             self.foreign_stores[id(insn)] = (insn, slot, 2 if v.type.kind.wide else 1)
+        if v.carries is not None:
+            self.carried_stores[id(insn)] = (insn, v.id)
 
     def push(self, x: Var | Const) -> None:
         if isinstance(x, Var):
@@ -773,6 +780,8 @@ class _Lowerer:
         insn = self.emit(op.IINC, slot, c)
         if dst.slot != slot:
             self.foreign_stores[id(insn)] = (insn, slot, 1)
+        if dst.carries is not None:
+            self.carried_stores[id(insn)] = (insn, dst.id)
         return True
 
     def lower_terminator(self, t, nxt: int | None) -> None:
@@ -884,6 +893,11 @@ class _Lowerer:
                     label = Label()
                     out.append(label)
                     stores.append((label, foreign[1], foreign[2]))
+                carried = self.carried_stores.get(id(x))
+                if carried is not None and carried[0] is x:
+                    label = Label()
+                    out.append(label)
+                    self.carried_marks.append((label, carried[1]))
             out.append(x)
         return out, marks, stores
 
@@ -1041,7 +1055,10 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
             entries[asm.offsets[label]] = line  # several marks at one pc: the last one is what runs
         table = LineNumberTable([LineNumberEntry(pc, line) for pc, line in sorted(entries.items())])
         attributes.append(Attribute(cf.pool.add_utf8("LineNumberTable"), "LineNumberTable", table.to_bytes()))
-    attributes += _local_tables(cf, method, ir, asm, origin_marks, store_marks)
+    carried = _Carried({v.id: lw.slots[v.id] for v in ir.variables if v.carries is not None and v.id in lw.slots},
+                       {asm.offsets[label]: vid for label, vid in lw.carried_marks},
+                       {bid: asm.offsets[label] for bid, label in lw.labels.items() if label in asm.offsets})
+    attributes += _local_tables(cf, method, ir, asm, origin_marks, store_marks, carried)
     return build_code_attribute(cf, method, asm.instructions, asm.code, asm.exception_table, attributes,
                                 hierarchy, lw.max_locals)
 
@@ -1111,37 +1128,79 @@ def _code_length_of(code_attribute: bytes) -> int:
     return int.from_bytes(code_attribute[4:8], "big")  # max_stack u2, max_locals u2, code_length u4
 
 
-def _unwritten(insns: list[Instruction], table: list[ExceptionEntry], index: int, width: int) -> list[bool]:
-    """Per instruction of ``insns``: True when no path from the code's start to it passes a store into a slot
-    overlapping ``index`` (``width`` slots), i.e. there the slot still holds what the method was called with.
-    Code with subroutines gets all False (a ``ret`` goes where the analysis does not follow)."""
-    if any(i.opcode in (op.JSR, op.JSR_W, op.RET) for i in insns):
-        return [False] * len(insns)
-    at = {ins.offset: k for k, ins in enumerate(insns)}
+class _Flow:
+    """The control flow of final instructions (branches, fall-through, exception handlers), for the
+    local-variable analyses below; ``ok`` is False for code with subroutines (a ``ret`` goes where this does
+    not follow), where those analyses claim nothing."""
 
-    def successors(k: int) -> list[int]:
-        ins = insns[k]
-        out = [at[t] for t in ins.successors_targets()]
-        if ins.opcode not in op.NO_FALLTHROUGH and k + 1 < len(insns):
-            out.append(k + 1)
-        out += [at[h.handler] for h in table if h.start <= ins.offset < h.end]
-        return out
+    def __init__(self, insns: list[Instruction], table: list[ExceptionEntry]) -> None:
+        self.insns = insns
+        self.at = {ins.offset: k for k, ins in enumerate(insns)}
+        self.ok = not any(i.opcode in (op.JSR, op.JSR_W, op.RET) for i in insns)
+        self.succ: list[list[int]] = []
+        for k, ins in enumerate(insns):
+            out = [self.at[t] for t in ins.successors_targets()] if self.ok else []
+            if ins.opcode not in op.NO_FALLTHROUGH and k + 1 < len(insns):
+                out.append(k + 1)
+            out += [self.at[h.handler] for h in table if h.start <= ins.offset < h.end]
+            self.succ.append(out)
+        self.pred: list[list[int]] = [[] for _ in insns]
+        for k, out in enumerate(self.succ):
+            for t in out:
+                self.pred[t].append(k)
 
-    written = [False] * len(insns)
-    work = [s for pc, slot, w in _stores(insns) if slot < index + width and index < slot + w
-            for s in successors(at[pc])]
-    while work:  # everything reachable from after a store may see the slot overwritten
-        k = work.pop()
-        if not written[k]:
-            written[k] = True
-            work.extend(successors(k))
-    return [not w for w in written]
+    def stores_into(self, index: int, width: int) -> set[int]:
+        """Indexes of the instructions writing a slot overlapping ``index`` (``width`` slots)."""
+        return {self.at[pc] for pc, slot, w in _stores(self.insns) if slot < index + width and index < slot + w}
+
+    def must(self, entry: bool, kills: set[int], gens: frozenset[int] | set[int] = frozenset(),
+             resets: dict[int, bool] | None = None) -> list[bool]:
+        """A fact on entering each instruction that holds on every path: ``entry`` at the start, made true after
+        ``gens`` and false after ``kills``, and ``resets[k]`` on entering instruction k whatever came before.
+        The greatest solution (instructions nothing reaches keep True)."""
+        if not self.ok:
+            return [False] * len(self.insns)
+        resets = resets or {}
+        fact = [True] * len(self.insns)
+        out = lambda k: k in gens or (k not in kills and fact[k])  # noqa: E731
+        changed = True
+        while changed:
+            changed = False
+            for k in range(len(self.insns)):
+                if k in resets:
+                    new = resets[k]
+                else:
+                    new = all(out(p) for p in self.pred[k]) and (entry or k != 0)
+                if new != fact[k]:
+                    fact[k], changed = new, True
+        return fact
+
+    def loop_of(self, header: int) -> set[int]:
+        """The instructions of the natural loop headed by instruction ``header``: those that reach a jump back
+        to it without passing it, and it."""
+        ahead, work = {header}, [header]
+        while work:
+            for t in self.succ[work.pop()]:
+                if t not in ahead:
+                    ahead.add(t)
+                    work.append(t)
+        body, work = {header}, [p for p in self.pred[header] if p in ahead]
+        while work:
+            k = work.pop()
+            if k not in body:
+                body.add(k)
+                work.extend(p for p in self.pred[k] if p in ahead)
+        return body
 
 
-def _parameter_ranges(e: LocalEntry, width: int, params: dict[int, int], new: list[Instruction],
-                      new_table: list[ExceptionEntry], code_length: int, origin_at: list[int | None],
-                      original: list[Instruction], original_table: list[ExceptionEntry], original_length: int
-                      ) -> list[LocalEntry]:
+def _unwritten(flow: _Flow, index: int, width: int) -> list[bool]:
+    """Per instruction: True when no path from the code's start to it passes a store into a slot overlapping
+    ``index`` (``width`` slots), i.e. there the slot still holds what the method was called with."""
+    return flow.must(True, flow.stores_into(index, width))
+
+
+def _parameter_ranges(e: LocalEntry, width: int, params: dict[int, int], new: _Flow, code_length: int,
+                      origin_at: list[int | None], original: _Flow, original_length: int) -> list[LocalEntry]:
     """A parameter's entry where :func:`remap_local_entries` found no single true image (code rebuilt from a
     PEG, or a parameter assigned in the new code): the runs of new instructions at which (1) the slot still
     holds the argument (:func:`_unwritten` over the new code) and (2) the source variable does too: the
@@ -1152,32 +1211,107 @@ def _parameter_ranges(e: LocalEntry, width: int, params: dict[int, int], new: li
         return []
     lo, hi = e.start_pc, e.start_pc + e.length
     whole = hi >= original_length
-    here = _unwritten(new, new_table, e.index, width)
-    there = _unwritten(original, original_table, e.index, width)
-    old_at = {ins.offset: k for k, ins in enumerate(original)}
-    assigned = not all(there)
+    here = _unwritten(new, e.index, width)
+    there = _unwritten(original, e.index, width)
+    assigned = bool(original.stores_into(e.index, width))
+
+    def claimed(k: int) -> bool:
+        if not here[k]:
+            return False
+        if not assigned and whole:
+            return True
+        o = origin_at[k]
+        return o is not None and lo <= o < hi and o in original.at and there[original.at[o]]
+    return _runs(e, e.index, [claimed(k) for k in range(len(new.insns))], new.insns, code_length)
+
+
+def _runs(e: LocalEntry, index: int, claimed: list[bool], insns: list[Instruction], code_length: int
+          ) -> list[LocalEntry]:
+    """``e`` at slot ``index`` over each maximal run of claimed instructions."""
     out: list[LocalEntry] = []
     start: int | None = None
-    for k, ins in enumerate([*new, None]):
-        ok = False
-        if ins is not None and here[k]:
-            o = origin_at[k]
-            if not assigned and whole:
-                ok = True
-            elif o is not None and lo <= o < hi and o in old_at:
-                ok = there[old_at[o]]
+    for k, ins in enumerate([*insns, None]):
+        ok = ins is not None and claimed[k]
         if ok and start is None:
             start = ins.offset  # type: ignore[union-attr]
         elif not ok and start is not None:
             end = ins.offset if ins is not None else code_length
-            out.append(replace(e, start_pc=start, length=end - start))
+            out.append(replace(e, start_pc=start, length=end - start, index=index))
             start = None
     return out
 
 
+@dataclass(frozen=True)
+class _Carried:
+    """Where lowering put the variables that carry an original local (``Var.carries``): variable id -> slot,
+    offset of each store of one of them -> its id, block id -> offset of the block's first instruction."""
+
+    slots: dict[int, int]
+    stores: dict[int, int]
+    blocks: dict[int, int]
+
+
+def _live_at_header(ir: IRMethod, v: Var, header: int) -> bool:
+    """Whether some path from the start of block ``header`` reads ``v`` before writing it (normal successors
+    only: an under-approximation of the liveness copy coalescing and slot sharing respect, so there ``v`` is
+    the variable the reverter made for the theta, holding its value)."""
+    seen, work = set(), [header]
+    while work:
+        bid = work.pop()
+        if bid in seen or bid not in ir.blocks:
+            continue
+        seen.add(bid)
+        b = ir.blocks[bid]
+        for st in [*b.stmts, b.terminator]:
+            if any(x is v for x in st.operands()):
+                return True
+            if st.defined() is v:
+                break
+        else:
+            work.extend(b.successors(include_exceptional=False))
+    return False
+
+
+def _carried_ranges(e: LocalEntry, width: int, kind: Kind, ir: IRMethod, carried: _Carried, new: _Flow,
+                    code_length: int, origin_at: list[int | None], original: _Flow) -> list[LocalEntry]:
+    """Entry ``e`` of an original local for the variables of rebuilt code that carry it (:class:`CarriedLocal`
+    of a loop's theta whose loop header ``at`` lies in ``e``'s range, of ``e``'s kind and width): the runs of
+    new instructions (1) inside the variable's loop, entered since the loop's header with no store into its
+    slot in between, the slot holding the variable (and the variable the theta: it is live at the header)
+    there; and (2) made from a statement (``origin_at``) of ``e``'s range that, in the original code, lies inside
+    the original loop and is reached from its header with no store into ``e``'s slot in between. Both codes
+    then hold the theta's value of the same iteration: the statement's effect runs in the same iteration of
+    the same loop in both (the PEG's effect order)."""
+    lo, hi = e.start_pc, e.start_pc + e.length
+    claimed = [False] * len(new.insns)
+    out: list[LocalEntry] = []
+    for v in ir.variables:
+        c = v.carries
+        if c is None or c.slot != e.index or not lo <= c.at < hi or v.type.kind is not kind or \
+                (2 if kind.wide else 1) != width or v.id not in carried.slots or c.at not in original.at or \
+                carried.blocks.get(c.header) not in new.at or not _live_at_header(ir, v, c.header):
+            continue
+        slot, h = carried.slots[v.id], new.at[carried.blocks[c.header]]
+        kills = new.stores_into(slot, width)
+        holds = new.must(False, kills, {new.at[pc] for pc, vid in carried.stores.items() if vid == v.id})
+        since = new.must(False, kills, resets={h: holds[h]})
+        loop = new.loop_of(h)
+        h0 = original.at[c.at]
+        there = original.must(False, original.stores_into(e.index, width), resets={h0: True})
+        old_loop = original.loop_of(h0)
+        mine = [False] * len(new.insns)
+        for k in loop:
+            o = origin_at[k]
+            if since[k] and not claimed[k] and o is not None and lo <= o < hi and o in original.at and \
+                    original.at[o] in old_loop and there[original.at[o]]:
+                mine[k] = claimed[k] = True
+        out += _runs(e, slot, mine, new.insns, code_length)
+    return out
+
+
 def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, asm: Assembled,
-                  origin_marks: list[tuple[Label, int | None]], store_marks: list[tuple[Label, int, int]]
-                  ) -> list[Attribute]:
+                  origin_marks: list[tuple[Label, int | None]], store_marks: list[tuple[Label, int, int]],
+                  carried: _Carried) -> list[Attribute]:
     """The original method's LocalVariableTable and LocalVariableTypeTable, remapped to the new code (absent
     if the original had none or no entry survives); a parameter's entry with no single true image gets the
     ranges :func:`_parameter_ranges` finds true."""
@@ -1196,21 +1330,24 @@ def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, asm: Assemble
     slot_widths = _faithful_slots(ir, old_insns)
     origin_at = _origins_by_instruction(asm.instructions, segments)
     params = _parameter_slots(ir)
+    new_flow, old_flow = _Flow(asm.instructions, asm.exception_table), _Flow(old_insns, old_code.exception_table)
     kept: dict[str, tuple[Attribute, list]] = {}
     for a in original:
         if a.name == "LocalVariableTable":
             table: LocalVariableTable | LocalVariableTypeTable = LocalVariableTable.parse(a.data)
-            widths = [2 if cf.pool.utf8(e.descriptor_index) in ("J", "D") else 1 for e in table.entries]
+            kinds = [type_of_descriptor(cf.pool.utf8(e.descriptor_index)).kind for e in table.entries]
         else:
             table = LocalVariableTypeTable.parse(a.data)
-            widths = [1] * len(table.entries)  # signatures are of references
+            kinds = [Kind.REF] * len(table.entries)  # signatures are of references
+        widths = [2 if k.wide else 1 for k in kinds]
         entries = []
-        for e, width in zip(table.entries, widths):
+        for e, width, kind in zip(table.entries, widths, kinds):
             kept_e = remap_local_entries([e], [width], segments, code_length, stores, slot_widths,
                                          _code_length_of(attr.data))
-            entries += kept_e or _parameter_ranges(e, width, params, asm.instructions, asm.exception_table,
-                                                   code_length, origin_at, old_insns, old_code.exception_table,
-                                                   _code_length_of(attr.data))
+            entries += kept_e or \
+                _parameter_ranges(e, width, params, new_flow, code_length, origin_at, old_flow,
+                                  _code_length_of(attr.data)) or \
+                _carried_ranges(e, width, kind, ir, carried, new_flow, code_length, origin_at, old_flow)
         unique = []  # two ranges may meet in one image; HotSpot rejects duplicated entries
         for e in entries:
             if e not in unique:
