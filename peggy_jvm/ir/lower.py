@@ -27,7 +27,7 @@ How:
 Invariants: the code computes what the IR says, statement by statement and in order. A local-variable entry
 (start_pc, length, name, type, index) is kept only when (1) the IR has a variable lifted from slot ``index`` of
 the entry's width whose writes are the original code's stores into that slot, statement for instruction (true of
-lifted IR; IR rebuilt from a PEG carries no origins for its variables, so there no local qualifies), lowering
+lifted IR; in IR rebuilt from a PEG no variable is lifted from a slot but the parameters), lowering
 keeping it in that slot (other variables get slots above every lifted one), (2) the instructions made from statements whose origins lie in
 the original range form one contiguous run of the new code, interrupted at most by instructions of no
 statement (spills), which becomes the new range (an entry over the whole original code, a parameter's, covers
@@ -35,8 +35,11 @@ the whole new code), and (3) no instruction in that run stores a variable into
 slot ``index`` (or an overlapping one) that does not belong there. A parameter's entry that fails these (a
 parameter of rebuilt code that either code assigns) keeps instead the runs of instructions that no path reaches
 after a store into its slot and that come from a statement the original ran before any store into it (or any
-such instruction, if the original never writes it), see :func:`_parameter_ranges`. Otherwise an entry is
-dropped, never emitted wrong.
+such instruction, if the original never writes it), see :func:`_parameter_ranges`. An entry of a local that a
+variable of rebuilt code carries (``Var.carries``, a reverted loop's theta) names that variable's slot, see
+:func:`_carried_ranges`: inside its loop where the slot holds the theta's value of the current iteration (no
+store since the header) at statements the original runs inside its loop before storing into the local in that
+iteration. Otherwise an entry is dropped, never emitted wrong.
 Entries that come out identical are kept once, and a type-table entry only with its plain-table twin (HotSpot
 rejects both otherwise). New ranges start and end at instruction boundaries (the code's end included).
 """
