@@ -299,21 +299,23 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
 
 def debug_dropped(before: CodeAttribute, after: CodeAttribute, pool) -> dict[str, list]:
     """What the new code's debug tables lost: ``variables``, the names of the original LocalVariableTable's
-    variables (name and slot) with no entry left (an entry kept over a shorter range is not counted), and
+    variables (by name and type: a loop's variable may live in another slot now) with no entry left (one kept
+    over a shorter range is not counted), and
     ``lines``, the source lines of the original LineNumberTable no instruction of the new code carries."""
     def table(code: CodeAttribute, name: str):
         return next((a for a in code.attributes if a.name == name), None)
 
-    def variables(code: CodeAttribute) -> list[tuple[str, int]]:
+    def variables(code: CodeAttribute) -> list[tuple[str, str]]:
         a = table(code, "LocalVariableTable")
-        return [] if a is None else [(pool.utf8(e.name_index), e.index) for e in LocalVariableTable.parse(a.data).entries]
+        return [] if a is None else [(pool.utf8(e.name_index), pool.utf8(e.descriptor_index))
+                                     for e in LocalVariableTable.parse(a.data).entries]
 
     def lines(code: CodeAttribute) -> set[int]:
         a = table(code, "LineNumberTable")
         return set() if a is None else {e.line_number for e in LineNumberTable.parse(a.data).entries}
 
     kept = set(variables(after))
-    gone = list(dict.fromkeys(name for name, slot in variables(before) if (name, slot) not in kept))
+    gone = list(dict.fromkeys(name for name, desc in variables(before) if (name, desc) not in kept))
     return {"variables": gone, "lines": sorted(lines(before) - lines(after))}
 
 
