@@ -1,9 +1,5 @@
 """Debug information of methods rebuilt from a PEG (``--stage peg`` and ``--stage full``; issue 18, item 5).
 
-A loop counter's entries (the reverted loop's variable, in a slot of its own) are checked by running both codes
-with a small tracing interpreter: wherever the new table names the counter, its slot holds what the original's
-counter holds when the original runs the same effect next.
-
 What is checked, on a class compiled with ``javac -g`` and optimized through :func:`optimize_class`: every
 parameter entry the new LocalVariableTable keeps names javac's parameter (name, slot, type) and is true where it
 claims, checked here by a formulation of its own (the greatest set of instructions entered only from
@@ -12,7 +8,10 @@ slot holds the argument throughout; a parameter the method never assigns covers 
 whole code; the source variable too still holds the argument there (for a parameter the method assigns, no
 line after the one that assigns it is claimed); what is lost is reported per method (``debug_dropped`` and
 the reason text); the class verifies (-Xverify:all), prints what the original prints, and an exception thrown in
-a rewritten method shows the original source line in its stack trace.
+a rewritten method shows the original source line in its stack trace. A loop counter's entries (the reverted
+loop's variable, in a slot of its own) are checked by running both codes with a small tracing interpreter:
+wherever the new table names the counter, its slot holds what the original's counter holds when the original
+runs the same effect next.
 """
 from __future__ import annotations
 
@@ -159,7 +158,7 @@ def test_parameters_keep_true_entries_and_lines(compiled: Path, java_home: Path,
             checked += 1
         if m.name == "fail":
             assert {"a", "i"} <= names and "x" in r.debug_dropped["variables"]
-            assert f"dropped LocalVariableTable entries: x" in r.reason
+            assert "dropped LocalVariableTable entries: x" in r.reason
             assert FAIL_LINE in {e.line_number for e in _table(code, LineNumberTable).entries}
             checked += 1
     assert checked >= (2 if stage is Stage.PEG else 1)
@@ -212,14 +211,10 @@ def _trace(code: CodeAttribute, args: list, watch: dict[int, int]) -> list[tuple
             v, i, a = stack.pop(), stack.pop(), stack.pop()
             a[i] = v
             effects += 1
-        elif name.startswith("if_icmp") or name[2:] in _CMP:
+        elif name.startswith("if"):  # if_icmpXX, ifXX
             b = stack.pop() if name.startswith("if_icmp") else 0
-            a = stack.pop() if name.startswith("if_icmp") else b
-            if name.startswith("if_icmp"):
-                taken = _CMP[name[7:]](a, b)
-            else:
-                taken = _CMP[name[2:]](a, 0)
-            if taken:
+            a = stack.pop()
+            if _CMP[name[-2:]](a, b):
                 k = at[ins.arg]
         elif name == "goto":
             k = at[ins.arg]
