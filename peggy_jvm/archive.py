@@ -173,6 +173,7 @@ class Form(Enum):
     JSON = "a JSON report"
     XML = "an XML report"
     DOT = "a Graphviz file"
+    HTML = "an HTML report"
     DIR = "a directory"
 
 
@@ -272,7 +273,8 @@ def _has_form(real: Path, form: Form) -> bool:
     return head.lstrip().startswith(_TEXT_SIGNATURES[form])
 
 
-_TEXT_SIGNATURES = {Form.JSON: b"{", Form.XML: b"<", Form.DOT: (b"digraph", b"graph", b"strict")}
+_TEXT_SIGNATURES = {Form.JSON: b"{", Form.XML: b"<", Form.DOT: (b"digraph", b"graph", b"strict"),
+                    Form.HTML: b"<!DOCTYPE html"}
 
 
 def _check_ours(out: Output, real: Path) -> None:

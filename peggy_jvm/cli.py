@@ -92,6 +92,9 @@ def _split_classpath(cp: str | None) -> list[Path]:
 @click.option("--stage", type=click.Choice([s.value for s in Stage]), default=Stage.FULL.value, show_default=True,
               help="Stop the pipeline after this stage.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the per-method report here.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path),
+              help="Write an HTML report here: summary, sortable table of methods, and for the rewritten methods "
+                   "(and the largest E-PEGs) bytecode before/after, rules fired and pictures.")
 @click.option("--classpath", help="Jars and directories (os.pathsep-separated) for the class hierarchy.")
 @click.option("--method-timeout", type=click.FloatRange(min=0.001), default=DEFAULT_METHOD_TIMEOUT,
               show_default=True,
@@ -110,9 +113,9 @@ def _split_classpath(cp: str | None) -> list[Path]:
 @click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
               help="Full stage: keep a rewrite whose emitted code is cheaper and grows no more than it gains "
                    "(speed), or smaller and no costlier (size).")
-def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, classpath: str | None,
-             method_timeout: float | None, jobs: int, axioms: tuple[Path, ...], no_default_axioms: bool,
-             switches: tuple[str, ...], goal: str) -> None:
+def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, html_path: Path | None,
+             classpath: str | None, method_timeout: float | None, jobs: int, axioms: tuple[Path, ...],
+             no_default_axioms: bool, switches: tuple[str, ...], goal: str) -> None:
     """Optimize every method of INPUT (.class, .jar or directory) and write the result."""
     st = Stage(stage)
     if st not in IMPLEMENTED_STAGES:
@@ -125,7 +128,8 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
         left = (p.bytes_total - p.bytes_done) / p.bytes_done if p.bytes_done else None
         display.update(p.classes_done, p.classes, f"{p.methods} methods, {p.rewritten} rewritten", left)
 
-    reports = [Output(json_path, Form.JSON)] if json_path is not None else []
+    reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (html_path, Form.HTML))
+               if path is not None]
     try:
         target, report = optimize_input(input_path, output, st, _split_classpath(classpath), jobs,
                                         method_timeout, progress, reports, goal=Goal(goal), rules=rules)
@@ -138,7 +142,10 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     for w in report.warnings:
         click.echo(f"peggy-jvm: warning: {w}", err=True)
     for out in reports:
-        _write_report(out, json.dumps(report.to_json(), indent=1))
+        if out.form is Form.HTML:
+            _write_report(out, _optimize_html(input_path, target, report, classpath, rules, Goal(goal)))
+        else:
+            _write_report(out, json.dumps(report.to_json(), indent=1))
     s = report.summary()
     click.echo(f"{target}: {s['classes']} classes, {s['methods']} methods: {s['rewritten']} rewritten, "
                f"{s['unchanged']} unchanged, {s['fallback']} fell back ({s['seconds']:.2f} s)")
@@ -148,6 +155,24 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     for m in report.methods:
         if m.status == "fallback":
             click.echo(f"  fallback {m.class_name}.{m.name}{m.descriptor}: {m.reason}")
+
+
+def _optimize_html(input_path: Path, target: Path, report, classpath: str | None, rules: RuleOptions | None,
+                   goal: Goal) -> str:
+    """``optimize --html``'s page (html_report.py): the details are made here, after the run, for the methods
+    the report pictures."""
+    from .classfile.hierarchy import ClassHierarchy
+    from .html_report import optimize_details, optimize_page
+    try:
+        original, optimized = read_input(input_path), read_input(target)
+        hierarchy = ClassHierarchy(_split_classpath(classpath))
+        hierarchy.add_lazy_classes(classes_by_name(original))
+        details = optimize_details(report, original, optimized, hierarchy, rules, goal)
+    except InputError as e:
+        raise fail(e.path, e.message) from None
+    except ClassFileError as e:
+        raise fail(str(target), str(e)) from None
+    return optimize_page(report, details, f"peggy-jvm optimize {input_path} -> {target}")
 
 
 def _change(before: int, after: int) -> str:
@@ -187,13 +212,23 @@ def disasm(file: Path, method: str | None) -> None:
 @click.option("--method", "method", required=True, help="Method name, name+descriptor, or Class.name.")
 @click.option("--ir", "what", flag_value="ir", default=True, help="Show the method's IR (default).")
 @click.option("--peg", "what", flag_value="peg", help="Show the method's PEG (theta back edges dashed in DOT).")
-@click.option("--epeg", "what", flag_value="epeg", help="Show the method's E-PEG saturated with the axioms.")
-@click.option("--axioms", "axioms", type=click.Path(path_type=Path),
-              help="Axiom directory or file for --epeg (default: the bundled axioms/).")
+@click.option("--epeg", "what", flag_value="epeg",
+              help="Show the method's E-PEG as the optimizer saturates it (its rules and work budget).")
+@click.option("--extracted", is_flag=True,
+              help="With --epeg: also the PEG the optimizer's extraction chose, its e-nodes marked (* and, in "
+                   "DOT, filled).")
+@click.option("--axioms", "axioms", multiple=True, type=click.Path(path_type=Path),
+              help="With --epeg: as optimize's --axioms (rules added to the optimizer's; repeatable).")
+@click.option("--no-default-axioms", is_flag=True, help="With --epeg: as optimize's --no-default-axioms.")
+@click.option("--rules", "switches", multiple=True, metavar="+GROUP,-GROUP,...",
+              help="With --epeg: as optimize's --rules.")
+@click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
+              help="With --extracted: the goal extraction prices for, as optimize's --goal.")
 @click.option("--dot", "dot", type=click.Path(path_type=Path), help="Also write a Graphviz DOT file here.")
 @click.option("--classpath", help="Jars and directories (os.pathsep-separated) for the class hierarchy.")
 def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: str | None,
-         axioms: Path | None) -> None:
+         axioms: tuple[Path, ...], no_default_axioms: bool, switches: tuple[str, ...], goal: str,
+         extracted: bool) -> None:
     """Show a method of INPUT (.class, .jar or directory) in an intermediate form."""
     from .classfile.hierarchy import ClassHierarchy
     from .classfile.reader import read_class
@@ -201,8 +236,10 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
     from .ir.printer import format_method, to_dot
     from .peg.build import PegUnsupported, build_peg
     from .peg.printer import format_peg, peg_to_dot
-    from .egraph import EGraph, Limits, Runner
-    from .egraph.printer import egraph_to_dot, format_egraph
+
+    if (axioms or no_default_axioms or switches or extracted) and what != "epeg":
+        raise click.UsageError("--axioms, --no-default-axioms, --rules and --extracted apply to --epeg only")
+    rule_options = _rule_options(axioms, no_default_axioms, switches, Stage.FULL) if what == "epeg" else None
 
     cls_part, _, name_part = method.partition("(")[0].replace("/", ".").rpartition(".")
     selector = name_part + method[len(method.partition("(")[0]):]
@@ -224,7 +261,6 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
             raise InputError(str(input_path), f"no method {method!r}")
         out = []
         graphs = []
-        rules = None
         for cf, m in found:
             if m.code_attribute() is None:
                 out.append(f"method {cf.name}.{m.name}{m.descriptor}: no code")
@@ -235,15 +271,9 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
                 out.extend(format_peg(peg))
                 graphs.append(peg_to_dot(peg))
             elif what == "epeg":
-                peg = build_peg(ir)
-                if rules is None:
-                    rules = _load_axioms(axioms)
-                eg = EGraph()
-                ids = eg.add_peg(peg)
-                report = Runner(rules.active(), Limits()).run(eg)
-                out.extend(format_egraph(eg, ids[peg.root]))
-                out.append(f"  ; saturation: {report}")
-                graphs.append(egraph_to_dot(eg, ids[peg.root], peg.name))
+                text, dots = _show_epeg(ir, rule_options, Goal(goal), extracted)
+                out.extend(text)
+                graphs.extend(dots)
             else:
                 out.extend(format_method(ir))
                 graphs.append(to_dot(ir))
@@ -260,15 +290,52 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
         _write_report(Output(dot, Form.DOT), "".join(graphs))
 
 
+def _show_epeg(ir, rules: RuleOptions | None, goal: Goal, extracted: bool) -> tuple[list[str], list[str]]:
+    """``show --epeg``: the E-PEG of the method as the full stage saturates it, and with ``extracted`` the
+    extraction's choice (``pipeline.full_stage_view``). Text lines and DOT graphs."""
+    from .egraph.printer import egraph_to_dot, format_egraph
+    from .peg.printer import format_peg, peg_to_dot
+    from .pipeline import full_stage_view
+
+    view = full_stage_view(ir, rules, goal, extracted)
+    rep, sat = view.report, view.saturation
+    if sat is None:  # extraction gave up before saturating (its checker could not handle the original PEG)
+        return [f"; not saturated: {'; '.join(rep.notes if rep else [])}"], []
+    selected = rep.selected if rep is not None else ()
+    text = format_egraph(sat.egraph, sat.root, selected) + [f"  ; saturation: {sat.run}"]
+    dots = [egraph_to_dot(sat.egraph, sat.root, view.peg.name, selected)]
+    if rep is not None:
+        text.append(f"  ; extraction: {rep.describe()}")
+    if view.chosen is not None:
+        text.extend(format_peg(view.chosen))
+        dots.append(peg_to_dot(view.chosen))
+    return text, dots
+
+
+def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, str]) -> str:
+    """``validate --html``'s page (html_report.py)."""
+    from .html_report import validate_details, validate_page
+    try:
+        details = validate_details(report, read_input(orig_path), read_input(opt_path), mapping)
+    except InputError as e:
+        raise fail(e.path, e.message) from None
+    except ClassFileError as e:
+        raise fail(str(orig_path), str(e)) from None
+    return validate_page(report, details, f"peggy-jvm validate {orig_path} {opt_path}")
+
+
 @main.command()
 @click.argument("orig_path", metavar="ORIG", type=click.Path(path_type=Path))
 @click.argument("opt_path", metavar="OPT", type=click.Path(path_type=Path))
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the per-pair report here.")
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path), help="Write JUnit XML here (one testcase per pair).")
+@click.option("--html", "html_path", type=click.Path(path_type=Path),
+              help="Write an HTML report here: summary, sortable table of pairs, each pair's bytecode on both sides "
+                   "with the proof's axioms or the counterexample.")
 @click.option("--map", "class_map", multiple=True, metavar="OLDCLASS=NEWCLASS",
               help="ORIG's class OLDCLASS is OPT's NEWCLASS (dotted or internal names; repeatable).")
 @click.option("--method-timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
-              help="Budget per method pair in seconds (proof, then counterexample search).")
+              help="Budget per method pair in seconds (proof, then counterexample search and its JVM runs).")
 @click.option("--explain", is_flag=True, help="Report which axioms each proof used.")
 @click.option("--axioms", type=click.Path(path_type=Path), help="Axiom directory or file (default: the bundled axioms/).")
 @click.option("--assume", "assume", multiple=True, type=click.Choice(sorted(ASSUMPTIONS)),
@@ -277,8 +344,8 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
 @click.option("--all", "every", is_flag=True,
               help="List every pair in the table (default: only the pairs not proved equivalent).")
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
-             class_map: tuple[str, ...], method_timeout: float, explain: bool, axioms: Path | None,
-             assume: tuple[str, ...], every: bool) -> int:
+             html_path: Path | None, class_map: tuple[str, ...], method_timeout: float, explain: bool,
+             axioms: Path | None, assume: tuple[str, ...], every: bool) -> int:
     """Check that OPT is a correct translation of ORIG, method by method (exit 0/1/3, 2 on bad input)."""
     from rich.console import Console
 
@@ -291,8 +358,8 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     rules = _load_axioms(axioms).active()
-    reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (junit_path, Form.XML))
-               if path is not None]
+    reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (junit_path, Form.XML),
+                                                     (html_path, Form.HTML)) if path is not None]
     display = _ProgressDisplay("validate", "pairs")
 
     def progress(done: int, total: int, proved: int) -> None:
@@ -300,8 +367,11 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
 
     try:
         check_outputs([orig_path, opt_path], reports)
-        report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout, explain, rules,
+        # the HTML report shows each proof's axioms: explained whenever it is asked for
+        report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout,
+                                                                      explain or html_path is not None, rules,
                                                                       assumptions=assume), progress)
+        report.explain = explain  # the JSON report's keys stay what the options say
     except InputError as e:
         raise fail(e.path, e.message) from None
     except ClassFileError as e:
@@ -311,7 +381,11 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
     finally:
         display.close()
     for out in reports:
-        _write_report(out, json.dumps(report.to_json(), indent=1) if out.form is Form.JSON else report.to_junit())
+        if out.form is Form.HTML:
+            _write_report(out, _validate_html(orig_path, opt_path, report, mapping))
+        else:
+            _write_report(out, json.dumps(report.to_json(), indent=1) if out.form is Form.JSON
+                          else report.to_junit())
     if shown_pairs(report, every):
         Console(width=max(100, Console().width)).print(render_table(report, every))
     s = report.summary()

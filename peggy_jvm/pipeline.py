@@ -82,7 +82,7 @@ from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
 
 if TYPE_CHECKING:  # the solver stack is imported only by the stage that needs it
-    from .extract.select import RuleOptions
+    from .extract.select import ExtractReport, RuleOptions, Saturation
 
 
 class Stage(str, Enum):
@@ -132,6 +132,10 @@ class MethodReport:
     #: the emitted code's price (codecost.py) before and after; None when the full stage did not lower it
     emitted_cost_before: int | None = None
     emitted_cost_after: int | None = None
+    #: the full stage's E-PEG after saturation (e-nodes, e-classes of the whole e-graph: what ``show --epeg``
+    #: reports for the method); None when the method was not saturated
+    epeg_nodes: int | None = None
+    epeg_classes: int | None = None
     #: a rewritten method's debug information that did not survive (:func:`debug_dropped`); None otherwise
     debug_dropped: dict[str, list] | None = None
 
@@ -174,12 +178,60 @@ def _code_length(data: bytes) -> int:
     return int.from_bytes(data[4:8], "big")
 
 
+def revertible(ir) -> Callable[[PegGraph], str | None]:
+    """The full stage's acceptance test of a candidate PEG (``extract_peg``'s ``accept``; ``show --extracted``
+    uses it too): a selection the reverter cannot schedule is blocked, so the next cheapest is tried instead of
+    keeping the original code."""
+    def accept(candidate: PegGraph) -> str | None:
+        try:
+            revert_peg(candidate, ir)
+        except (PegUnsupported, RevertUnsupported) as e:
+            return str(e)
+        return None
+    return accept
+
+
+def _extract(peg: PegGraph, ir, rewrites: list, work: WorkBudget, goal: Goal,
+             on_saturated: Callable[[Saturation], None] | None = None) -> tuple[PegGraph, ExtractReport]:
+    """The full stage's saturation and extraction call: one place for :func:`_full` and
+    :func:`full_stage_view`, so that what people are shown is what the optimizer did."""
+    from .extract.select import extract_peg
+    return extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work, accept=revertible(ir),
+                       goal=goal, on_saturated=on_saturated)
+
+
+@dataclass
+class FullStageView:
+    """What the full stage sees of one method, for people (``show --epeg``, ``--html``): its PEG, the E-PEG as
+    the full stage saturates it and, when asked, the extraction's choice. Work budgets, not time, bound every
+    part, so this is what the optimizer saw in a run with the same options."""
+    peg: PegGraph
+    saturation: Saturation | None  # None when extraction gave up before saturating (report.notes say why)
+    report: ExtractReport | None = None  # with ``extract``
+    chosen: PegGraph | None = None  # the extracted PEG when it is cheaper than ``peg``
+
+
+def full_stage_view(ir, rules: RuleOptions | None, goal: Goal = Goal.SPEED, extract: bool = False,
+                    work: WorkBudget = DEFAULT_WORK_BUDGET) -> FullStageView:
+    """The full stage's saturation (and with ``extract`` its extraction, with the same reverter test) of the
+    lifted method ``ir``: the calls :func:`_full` makes, without the safety net. Raises PegUnsupported."""
+    from .extract.select import optimizer_rules, saturate
+    peg = build_peg(ir)
+    check_peg(peg)
+    rewrites = optimizer_rules(rules)
+    if not extract:
+        return FullStageView(peg, saturate(peg, rewrites, work.saturation()))
+    seen: list[Saturation] = []
+    new, rep = _extract(peg, ir, rewrites, work, goal, seen.append)
+    return FullStageView(peg, seen[0] if seen else None, rep, None if new is peg else new)
+
+
 def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SPEED,
           rules: RuleOptions | None = None):
     """``--stage full`` between lifting and lowering: build, check, saturate and extract (the safe rule groups
     of :mod:`peggy_jvm.extract.select` with the user's ``rules``, within ``work``, priced for ``goal``), check
     again, revert. A PEG that is not strictly cheaper leaves the method unchanged (no churn for nothing)."""
-    from .extract.select import extract_peg, optimizer_rules  # the solver stack: only for the stage that needs it
+    from .extract.select import optimizer_rules  # the solver stack: only for the stage that needs it
     times: dict[str, float] = info.setdefault("time_ms", {})
     # the rules are parsed and compiled once per process (cached): outside the alarm below, so that a safety
     # net shorter than that one-time cost does not interrupt it, and every later method with it
@@ -190,21 +242,12 @@ def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SP
         times["full.prepare"] = round(net.spent() * 1000, 3)
         net.check("saturation")
 
-        def revertible(candidate: PegGraph) -> str | None:
-            # a selection the reverter cannot schedule is blocked, so the next cheapest is tried instead of
-            # keeping the original code
-            try:
-                revert_peg(candidate, ir)
-            except (PegUnsupported, RevertUnsupported) as e:
-                return str(e)
-            return None
-
         # parts of extraction read no clock at all (the phi-profile checker can take seconds on one candidate):
         # the safety net interrupts them
         with alarm(net, "saturation and extraction"):
-            new, rep = extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work,
-                                   accept=revertible, goal=goal)
-        info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status)
+            new, rep = _extract(peg, ir, rewrites, work, goal)
+        info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status,
+                    epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
         if new is peg:
             raise MethodUnchanged(f"no cheaper PEG ({rep.notes[-1] if rep.notes else rep.status})")
@@ -364,7 +407,8 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                                 cost_before=info.get("cost_before"), cost_after=info.get(cost_key),
                                 extraction=info.get("extraction"),
                                 emitted_cost_before=info.get("emitted_cost_before"),
-                                emitted_cost_after=info.get(f"emitted_{cost_key}"))
+                                emitted_cost_after=info.get(f"emitted_{cost_key}"),
+                                epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"))
         try:
             result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal, rules)
         except MethodTimeout as e:  # the net fired between two sub-stages, or inside saturation + extraction

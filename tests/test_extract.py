@@ -19,8 +19,9 @@ import networkx as nx
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
+from conftest import load_script
 from peggy_jvm.extract import maxsat
-from peggy_jvm.extract.greedy import chain_extract, greedy_extract
+from peggy_jvm.extract.greedy import chain_extract, dag_greedy_extract, greedy_extract
 from peggy_jvm.extract.maxsat import SolverConfig, Status, encode, solve
 from peggy_jvm.extract.problem import (ExtractionProblem, InfeasibleProblemError, InvalidSelectionError, Node,
                                        Selection, dag_cost, evaluate_selection, integer_costs, usable_nodes)
@@ -278,7 +279,35 @@ def test_greedy_is_valid_on_random_problems() -> None:
         assert g.cost >= brute_force(p)
 
 
-# ============================================================================================ shrinking
+def test_dag_greedy_shares_what_tree_greedy_counts_twice() -> None:
+    # A1 pulls in b and c, which share s (10): its tree cost is 1 + 11 + 11 = 23, its DAG cost 13; A2 pulls in
+    # two leaves of 7 (tree and DAG cost 15, dearest chain 8 < A1's 12).  Tree and chain greedy take A2 (root
+    # total 16), the DAG greedy A1 (root total 14, the optimum).
+    p = problem_of(("R", "r", 1, ["a"]), ("A1", "a", 1, ["b", "c"]), ("A2", "a", 1, ["t", "u"]),
+                   ("B", "b", 1, ["s"]), ("C", "c", 1, ["s"]), ("S", "s", 10, []),
+                   ("T", "t", 7, []), ("U", "u", 7, []))
+    assert greedy_extract(p).cost == 16.0
+    assert chain_extract(p, integer_costs(p)[0]).cost == 16.0
+    run = dag_greedy_extract(p)
+    assert run.result is not None and run.result.cost == 14.0 and run.result.selection.choices["a"] == "A1"
+    assert run.work > 0
+    # with no solver at all, the result is the DAG greedy's (never worse than it), proved by the chain bound
+    result = solve(p, configs=())
+    assert (result.cost, result.dag_greedy_cost, result.greedy_cost) == (14.0, 14.0, 16.0)
+    assert result.source == "greedy-dag"
+    # within too little work it gives up rather than answer late
+    assert dag_greedy_extract(p, work=3).result is None
+
+
+def test_dag_greedy_is_valid_on_random_problems() -> None:
+    for seed in range(200):
+        p = random_problem(seed, n_classes=6, may_close=0.3 if seed % 2 else 0.0, negative=seed % 3 == 0)
+        run = dag_greedy_extract(p)
+        if run.result is None:
+            continue
+        assert evaluate_selection(p, run.result.selection).valid, seed
+        assert run.result.cost >= brute_force(p)
+
 
 def test_shrinking_preserves_the_optimum() -> None:
     checked = 0
@@ -486,6 +515,40 @@ def test_work_budget_is_honoured_and_the_result_reproducible() -> None:
     assert more.cost <= result.cost
 
 
+def test_neighbourhood_search_improves_what_rc2_cannot_prove() -> None:
+    """RC2 runs out of work on this Max-2-SAT e-graph; the neighbourhood search, within the extra work share,
+    improves on every greedy (the DAG greedy's included), reproducibly, and stays within its share."""
+    p = max2sat_problem(80, 700, seed=1)
+    work = 100_000
+    results = [solve(p, work=work) for _ in range(2)]
+    result = results[0]
+    assert any(n.startswith("rc2") and "work budget spent" in n for n in result.notes), result.notes
+    assert result.source == "lns" and result.status is Status.BEST_FOUND
+    assert result.dag_greedy_cost is not None
+    assert result.cost < min(result.greedy_cost, result.dag_greedy_cost)
+    assert evaluate_selection(p, result.selection).valid
+    assert result.cost == dag_cost(p, result.selection)
+    assert result.extra_work <= 1.1 * work
+    again = results[1]
+    assert (again.selection, again.cost, again.source, again.extra_work) == \
+           (result.selection, result.cost, result.source, result.extra_work)
+
+
+def test_neighbourhood_search_alone_reaches_the_optimum() -> None:
+    """Without any RC2 configuration, the neighbourhood search grows its ball to the whole problem and proves
+    the optimum there (checked against brute force)."""
+    by_lns = 0
+    for seed in range(60):
+        p = random_problem(seed, n_classes=7, may_close=0.3 if seed % 2 else 0.0, negative=seed % 3 == 0)
+        expected = brute_force(p)
+        if expected == math.inf:
+            continue
+        result = solve(p, configs=(), work=10**6)
+        assert result.status is Status.OPTIMAL and result.cost == expected, (seed, result)
+        by_lns += any("the last one over the whole problem" in n for n in result.notes)
+    assert by_lns >= 2
+
+
 # ============================================================================================ the hook
 
 def test_checker_forbidding_a_node_blocks_and_resolves() -> None:
@@ -580,3 +643,28 @@ def test_the_encoding_does_not_depend_on_set_order() -> None:
     shrunk = shrink(p)
     again = shrink(p)
     assert encode(shrunk).wcnf.hard == encode(again).wcnf.hard
+
+
+# ============================================================================================ the benchmark
+
+def test_bench_goes_on_past_a_bad_instance_and_takes_two_folders(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    good = {"nodes": {"R": {"op": "r", "cost": 1, "eclass": "r", "children": ["A"]},
+                      "A": {"op": "a", "cost": 2, "eclass": "a", "children": []}}, "root_eclasses": ["r"]}
+    bad = {"nodes": {"R": {"op": "r", "cost": 1, "eclass": "r", "children": []}}, "root_eclasses": ["x"]}
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    (one / "a_bad.json").write_text(json.dumps(bad))
+    (one / "b_good.json").write_text(json.dumps(good))
+    (two / "c_good.json").write_text(json.dumps(good))
+    out = tmp_path / "rows.json"
+    bench = load_script(Path(__file__).parent.parent / "scripts" / "bench_extract.py", "peggy_bench_extract")
+    assert bench.main([str(one), str(two), "--work", "10000", "--json", str(out)]) == 0
+    rows = {r["file"]: r for r in json.loads(out.read_text())}
+    assert set(rows) == {"one/a_bad.json", "one/b_good.json", "two/c_good.json"}
+    assert rows["one/a_bad.json"]["status"] == "error"
+    assert "a_bad.json" in rows["one/a_bad.json"]["notes"] and "'x'" in rows["one/a_bad.json"]["notes"]
+    assert rows["two/c_good.json"]["status"] == "optimal" and rows["two/c_good.json"]["cost"] == 3.0
+    text = capsys.readouterr().out
+    assert "2 instances (1 errors)" in text and "error: " in text

@@ -100,17 +100,19 @@ def test_counterexamples_name_the_difference(mutant_report):
     assert "arrays after" in by_name["fill"].counterexample["orig"]  # the dropped call's effect
 
 
-def test_instance_mutant_is_unknown_and_exit_3(java_home, tmp_path):
+def test_abstract_class_mutant_is_unknown_and_exit_3(java_home, tmp_path):
+    """An instance method of an abstract class has no receiver to call it on (tests/test_validate_instances.py
+    has the instance methods that do): unknown, exit 3."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    src = "public class W {{ int k; public int f(int x) {{ return x * 3{} + k; }} }}"
+    src = "public abstract class W {{ int k; public int f(int x) {{ return x * 3{} + k; }} }}"
     (tmp_path / "a" / "W.java").write_text(src.format(""))
     (tmp_path / "b" / "W.java").write_text(src.format(" + 1"))
     a = _javac(java_home, tmp_path / "ca", tmp_path / "a" / "W.java")
     b = _javac(java_home, tmp_path / "cb", tmp_path / "b" / "W.java")
     report = validate_inputs(a, b, ValidateOptions(method_timeout=2.0))
     f = next(p for p in report.pairs if p.name == "f")
-    assert f.verdict is Verdict.UNKNOWN and "static methods only" in f.reason
+    assert f.verdict is Verdict.UNKNOWN and "no receiver: the class is abstract" in f.reason
     assert report.exit_code() == 3
     assert invoke("validate", a, b).exit_code == 3
 

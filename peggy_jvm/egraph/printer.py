@@ -2,10 +2,12 @@
 
 What this module owns: :func:`format_egraph` (one line per e-class reachable from the root class, each with all
 its e-nodes) and :func:`egraph_to_dot` (a DOT digraph: one cluster per e-class, edges from each e-node to the
-classes of its children, theta back edges dashed). Inputs: an :class:`~.egraph.EGraph` and a root class.
-Outputs: text. Invariant: only classes reachable from the root are shown, children before parents.
+classes of its children, theta back edges dashed, the e-nodes an extraction chose filled and bold). Inputs: an
+:class:`~.egraph.EGraph`, a root class and optionally the chosen e-nodes. Outputs: text. Invariant: only classes reachable from the root are shown, children before parents.
 """
 from __future__ import annotations
+
+from typing import Collection
 
 from .egraph import EGraph
 
@@ -37,13 +39,16 @@ def _reachable(eg: EGraph, root: int) -> list[int]:
     return order
 
 
-def format_egraph(eg: EGraph, root: int) -> list[str]:
+def format_egraph(eg: EGraph, root: int, selected: Collection[str] = ()) -> list[str]:
+    """``selected`` (as in :func:`egraph_to_dot`): chosen e-nodes are starred."""
     order = _reachable(eg, root)
+    chosen = set(selected)
     lines = [f"e-peg: {len(order)} classes reachable from c{eg.find(root)} "
              f"({eg.class_count} classes, {eg.node_count} nodes in all)"]
     for c in order:
-        alts = " | ".join(f"{_label(n)}({', '.join(f'c{eg.find(x)}' for x in n[2])})" if n[2] else _label(n)
-                          for n in eg.nodes(c))
+        alts = " | ".join(("*" if f"c{c}.{k}" in chosen else "")
+                          + (f"{_label(n)}({', '.join(f'c{eg.find(x)}' for x in n[2])})" if n[2] else _label(n))
+                          for k, n in enumerate(eg.nodes(c)))
         lines.append(f"  c{c} = {alts}")
     return lines
 
@@ -52,14 +57,18 @@ def _q(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def egraph_to_dot(eg: EGraph, root: int, name: str = "epeg") -> str:
+def egraph_to_dot(eg: EGraph, root: int, name: str = "epeg", selected: Collection[str] = ()) -> str:
+    """``selected``: e-nodes to mark, named as the extraction problem names them (``c<class>.<k>``: the k-th
+    node of canonical class ``class``, in ``eg.nodes`` order, which is also this drawing's order)."""
     order = _reachable(eg, root)
+    chosen = set(selected)
     out = [f"digraph {_q(name)} {{", "  compound=true; node [shape=box, fontname=monospace];"]
     for c in order:
         out.append(f"  subgraph cluster_c{c} {{ label={_q(f'c{c}')}; style=rounded;"
                    + (" penwidth=2;" if c == eg.find(root) else ""))
         for k, n in enumerate(eg.nodes(c)):
-            out.append(f"    c{c}_{k} [label={_q(_label(n))}];")
+            mark = ", style=\"filled,bold\", fillcolor=palegreen" if f"c{c}.{k}" in chosen else ""
+            out.append(f"    c{c}_{k} [label={_q(_label(n))}{mark}];")
         out.append("  }")
     for c in order:
         for k, n in enumerate(eg.nodes(c)):

@@ -8,6 +8,11 @@ What this module owns
     quantity ``shrink.path_bounds`` bounds the optimum with.  A second incumbent: when one chain dominates a
     DAG (many branches of an e-graph sharing one spine), its selection's DAG cost can equal that bound,
     which proves it optimal without a solver (tensat/vgg).
+    :func:`dag_greedy_extract`: the bottom-up DAG greedy (extraction-gym's baseline, "faster-greedy-dag"):
+    a node is priced by the DAG cost of the set of classes it would pull in (its own class plus the union of
+    its strict child classes' selected sets), each class keeps its cheapest node, iterated to a fixpoint.  It
+    sees sharing below a node, which the tree greedy counts twice; it runs within a work budget (elements
+    of the sets it builds) and gives up (returns None) when that is spent.
 
 Inputs and outputs
     An :class:`ExtractionProblem` -> :class:`GreedyResult` (a valid selection covering every class that has a
@@ -30,13 +35,14 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import deque
 from dataclasses import dataclass
 from typing import Mapping
 
 from .problem import (ClassId, ExtractionProblem, InfeasibleProblemError, NodeId, Selection,
                       evaluate_selection, usable_nodes)
 
-__all__ = ["GreedyResult", "greedy_extract", "tree_costs", "chain_extract"]
+__all__ = ["GreedyResult", "greedy_extract", "tree_costs", "chain_extract", "dag_greedy_extract", "DagGreedyRun"]
 
 
 @dataclass(frozen=True)
@@ -146,3 +152,64 @@ def chain_extract(problem: ExtractionProblem, weight: Mapping[NodeId, int], usab
                 heapq.heappush(heap, (weight[parent] + max(chain[k] for k in ks),
                                       weight[parent] + sum(tree[k] for k in ks), order[parent], parent))
     return _result(problem, chosen, {c: float(v) for c, v in chain.items()}, "chain greedy")
+
+
+@dataclass(frozen=True)
+class DagGreedyRun:
+    """What :func:`dag_greedy_extract` did: its result (None when its budget ran out or its choice closed a
+    forbidden cycle) and the work units it spent (set elements built, visits of nodes)."""
+
+    result: GreedyResult | None
+    work: int
+
+
+def dag_greedy_extract(problem: ExtractionProblem, usable: set[NodeId] | None = None,
+                       work: int | None = None) -> DagGreedyRun:
+    """The bottom-up DAG greedy (see the module docstring), within ``work`` units (None: unbounded).
+
+    A node becomes a candidate once each of its strict child classes has a selected set; its price is the
+    summed cost of ``{its class: itself}`` united with those sets, and it replaces its class's node when
+    strictly cheaper and its own class is not in its children's sets (that would be a forbidden cycle).  A
+    class whose price drops re-queues its parents, in a FIFO worklist seeded in node order, until nothing
+    changes.  Because a class's node may change after a parent was priced, the final choice is re-checked
+    with ``evaluate_selection``; an invalid one gives None (the caller keeps its other incumbents).
+    """
+    order, kids, _, watchers = _settling(problem, usable)
+    spent = 0
+    best: dict[ClassId, tuple[float, NodeId, dict[ClassId, NodeId]]] = {}
+    queue: deque[NodeId] = deque(nid for nid in kids if not kids[nid])
+    queued = set(queue)
+    while queue:
+        nid = queue.popleft()
+        queued.discard(nid)
+        ks = kids[nid]
+        if any(k not in best for k in ks):
+            continue
+        node = problem.nodes[nid]
+        cls = node.eclass
+        members: dict[ClassId, NodeId] = {}
+        for k in ks:
+            members.update(best[k][2])
+        spent += len(members) + 1
+        if work is not None and spent > work:
+            return DagGreedyRun(None, spent)
+        if cls in members:
+            continue
+        members[cls] = nid
+        price = math.fsum(problem.nodes[m].cost for m in members.values())
+        old = best.get(cls)
+        if old is not None and (price > old[0] or (price == old[0] and order[nid] >= order[old[1]])):
+            continue
+        best[cls] = (price, nid, members)
+        for parent in watchers.get(cls, ()):
+            if parent not in queued:
+                queued.add(parent)
+                queue.append(parent)
+    if any(r not in best for r in problem.roots):
+        return DagGreedyRun(None, spent)
+    selection = Selection({c: v[1] for c, v in best.items()})
+    report = evaluate_selection(problem, selection)
+    spent += len(report.reached)
+    if not report.valid:  # a later change below a priced parent closed a cycle: not an incumbent
+        return DagGreedyRun(None, spent)
+    return DagGreedyRun(GreedyResult(selection, report.cost, {c: v[0] for c, v in best.items()}), spent)

@@ -38,10 +38,11 @@ Cost scaling (floats to RC2's integer weights)
     may be large Python ints (the tensat e-graphs need 2**39); RC2 only adds and compares them.
 
 Solving (anytime, bounded)
-    1. greedy (``greedy.py``: tree-cost greedy on the original and on the shrunk problem, and the chain
-       greedy on the original): the best valid one is the incumbent, if it satisfies the extra clauses and
-       the checker (the checker's clauses for a rejected greedy selection are added to the encoding straight
-       away);
+    1. greedy (``greedy.py``: tree-cost greedy on the original and on the shrunk problem, the chain
+       greedy and the bottom-up DAG greedy on the original): the best valid one is the incumbent, if it
+       satisfies the extra clauses and the checker (the checker's clauses for a rejected greedy selection are
+       added to the encoding straight away).  The DAG greedy is extraction-gym's baseline: having it as an
+       incumbent makes the result never worse than that baseline whenever it finishes within its work;
     2. shrinking (``shrink.py``) also drops the nodes that only occur in selections dearer than the
        incumbent; if the incumbent reaches a solver-free lower bound (the cheapest node of each forced class
        plus every negative cost elsewhere, or with non-negative costs the dearest unavoidable chain of
@@ -61,6 +62,14 @@ Solving (anytime, bounded)
        machine, under any load, with any ``--jobs`` (SAT solvers are deterministic given their input).
        Every SAT model RC2's oracle finds along the way satisfies all hard clauses, so improving ones are
        kept as they appear: that is ``best_found`` when no proof comes within the work budget.
+    4. when no configuration proved its result: large-neighbourhood search (:func:`_lns`), rounds of RC2 on the
+       formula with every class the incumbent reaches outside a ball of classes held at the incumbent's node,
+       improving the incumbent where whole-problem proofs are out of reach.
+    Work: each configuration gets ``work`` units; one more share of ``work`` pays for the DAG greedy (elements
+    of the sets it builds), the encoding (one unit per clause) and the neighbourhood search (its oracle work
+    and its formulas' clauses), in that order, so those phases are bounded by work as well
+    (``ExtractionResult.extra_work``).  The tree and chain greedies and shrinking are linear-time passes and
+    are not counted.
     A proof is an RC2 optimum whose decoded selection costs exactly RC2's lower bound (with negative costs
     and may-close edges an unreachable "island" could make them differ; then it is only ``best_found``).
 
@@ -81,14 +90,16 @@ Invariants
     * Every kept selection has been checked by :func:`evaluate_selection`, the extra clauses and the checker;
       one that fails is dropped.
     * ``lower_bound`` is always proved (solver-free bounds, or an RC2 optimum), capped at the result's cost.
-    * The result is never worse than the greedy incumbent: status ``optimal`` (proved), ``best_found``
-      (strictly better than greedy, not proved), ``greedy`` (the greedy selection), or ``none`` (only with
+    * The result is never worse than the greedy incumbents: status ``optimal`` (proved), ``best_found``
+      (found by a solver or the neighbourhood search, strictly better than every greedy, not proved),
+      ``greedy`` (a greedy's selection, not proved), or ``none`` (only with
       extra clauses or a checker: neither greedy nor the solver produced an acceptable selection within the budget).
 """
 from __future__ import annotations
 
 import heapq
 import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
@@ -101,7 +112,7 @@ from pysat.formula import WCNF, IDPool
 from pysat.solvers import Solver
 
 from ..budget import DEFAULT_SOLVER_WORK
-from .greedy import chain_extract, greedy_extract
+from .greedy import chain_extract, dag_greedy_extract, greedy_extract
 from .problem import (ClassId, ExtractionProblem, NodeId, Selection, evaluate_selection, integer_costs,
                       usable_nodes)
 from .shrink import ShrinkResult, ShrinkStats, disjoint_sum_bound, path_lower_bound, shrink
@@ -472,6 +483,12 @@ class ExtractionResult:
     #: blocking rounds of the worker that produced the result (checker rejections)
     blocks: int = 0
     notes: tuple[str, ...] = ()
+    #: the bottom-up DAG greedy's DAG cost (extraction-gym's baseline), None when it gave up (its work share
+    #: spent, or its choice not valid or not acceptable)
+    dag_greedy_cost: float | None = None
+    #: work units spent outside the RC2 configurations: the DAG greedy, the encoding (one per clause) and the
+    #: neighbourhood search, all within the one extra ``work`` share (see :func:`solve`)
+    extra_work: int = 0
 
 
 # ============================================================================================ solving
@@ -536,6 +553,22 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
         if ok_c:
             candidates.append(_Candidate(sum(weight[n] for n in chain_nodes), chain_nodes, "greedy-chain"))
 
+    # The bottom-up DAG greedy, within the extra work share: it sees sharing the tree greedy counts twice.
+    extra_budget = work
+    dag = dag_greedy_extract(problem, usable=usable, work=extra_budget)
+    extra_spent = dag.work
+    dag_cost_ = None
+    if dag.result is not None:
+        dag_nodes = _reached_nodes(problem, dag.result.selection)
+        if any(set(c.nodes) == set(dag_nodes) for c in candidates):
+            dag_cost_ = dag.result.cost  # one of the other greedies' (accepted) selections
+        elif set(dag_nodes) not in (set(greedy_nodes), set(chain_nodes)):  # not rejected already
+            ok_d, blocks_d = acceptable(dag_nodes)
+            extra.extend(blocks_d)
+            if ok_d:
+                dag_cost_ = dag.result.cost
+                candidates.append(_Candidate(sum(weight[n] for n in dag_nodes), dag_nodes, "greedy-dag"))
+
     protected = {nid for cl in extra for nid, _ in cl}
     upper = min((c.objective for c in candidates), default=None)
     if use_shrink:
@@ -551,6 +584,7 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
         candidates.append(_Candidate(sum(weight[n] for n in g2_nodes), g2_nodes, "greedy-shrunk"))
     extra.extend(blocks2)
     enc = encode(shrunk, extra, weights=weights)
+    extra_spent += len(enc.wcnf.hard) + len(enc.wcnf.soft)
 
     lower: int | None = None  # proved: no acceptable selection weighs less (or the best one is optimal)
     if enc.infeasible:
@@ -561,6 +595,11 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
         if best_known is None or best_known > lower:
             proof = _run_configs(problem, enc, _diversify(configs, enc), checker, max_blocks, work, extra,
                                  candidates, notes)
+            # unbounded configurations end with a proof or a reason the search cannot go on: no LNS then
+            if proof is None and candidates and extra_budget is not None and extra_spent < extra_budget:
+                proof, lns_spent = _lns(problem, enc, checker, max_blocks, extra_budget - extra_spent, extra,
+                                        candidates, notes)
+                extra_spent += lns_spent
             if proof is not None:
                 lower = max(lower, proof)
 
@@ -570,21 +609,181 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
     elapsed = time.monotonic() - t0
     if chosen is None:
         return ExtractionResult(Status.NONE, None, None, greedy_cost, None, elapsed, shrunk.stats, "none",
-                                0, tuple(notes))
+                                0, tuple(notes), dag_cost_, extra_spent)
     selection = _selection_of(problem, chosen.nodes)
     cost = evaluate_selection(problem, selection).cost
     if greedy_cost is not None:
         assert cost <= greedy_cost, "never worse than greedy"
     if lower is not None and chosen.objective <= lower:
         status = Status.OPTIMAL
-    elif greedy_cost is not None and cost >= greedy_cost:
+    elif chosen.source.startswith("greedy"):
         status = Status.GREEDY
     else:
         status = Status.BEST_FOUND
     # Bounds from shrinking by the incumbent hold for selections cheaper than it: cap at the best known.
     bound = None if lower is None else enc.to_cost(min(lower, chosen.objective))
     return ExtractionResult(status, selection, cost, greedy_cost, bound, elapsed, shrunk.stats, chosen.source,
-                            chosen.blocks, tuple(notes))
+                            chosen.blocks, tuple(notes), dag_cost_, extra_spent)
+
+
+#: the neighbourhood search: classes freed in the first round, and the share of its work one round may take
+_LNS_START = 24
+_LNS_ROUND_SHARE = 8
+#: the configuration of its rounds (plain RC2: small formulas, a proof per round is what it is after)
+_LNS_CONFIG = SolverConfig("lns", stratified=False, minz=True)
+
+
+def _lns(problem: ExtractionProblem, enc: Encoding, checker: Checker | None, max_blocks: int, work: int,
+         extra: Sequence[NodeClause], candidates: list[_Candidate], notes: list[str]) -> tuple[int | None, int]:
+    """Large-neighbourhood search over the MaxSAT model when no configuration proved its result: each round
+    frees a breadth-first ball of classes around a seed class (the incumbent's reached classes taken in turn),
+    keeps every other class the incumbent reaches at the incumbent's choice or unused (unit clauses ``-x`` for
+    its other nodes; classes it does not reach stay free), simplifies the formula under what that implies and
+    solves it exactly with RC2 within a share of ``work``.
+    A round whose neighbourhood is proved to hold nothing better doubles the ball; one cut short by its
+    budget halves it.  A ball covering every class is the whole problem: its proof is a global one.
+
+    Returns (the proved bound or None, the work spent: each round's oracle work plus its formula's clauses).
+    Improving selections are appended to ``candidates``.  No clock: the rounds, their order and their
+    budgets are functions of the problem and ``work`` only.
+    """
+    spent = len(enc.wcnf.hard)
+    propagator = Solver(name="g3", bootstrap_with=enc.wcnf.hard)
+    try:
+        return _lns_rounds(problem, enc, checker, max_blocks, work, extra, candidates, notes, propagator, spent)
+    finally:
+        propagator.delete()
+
+
+def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | None, max_blocks: int, work: int,
+                extra: Sequence[NodeClause], candidates: list[_Candidate], notes: list[str], propagator: Solver,
+                spent: int) -> tuple[int | None, int]:
+    """The rounds of :func:`_lns`; ``propagator`` holds the hard clauses (for what fixing implies)."""
+    p = enc.problem
+    best = min(candidates, key=lambda c: c.objective)
+    neighbours = _class_neighbours(p)
+    size = _LNS_START
+    round_no = 0
+    seed_at = 0
+    improved = 0
+    while spent < work:
+        chosen = {p.nodes[n].eclass: n for n in best.nodes if n in enc.var}
+        seeds = [c for c in (problem.nodes[n].eclass for n in best.nodes) if c in p.classes] or list(p.roots)
+        whole = size >= len(p.classes)
+        free = set(p.classes) if whole else _ball(seeds[seed_at % len(seeds)], neighbours, size)
+        fixed_lits: list[int] = []
+        for c, members in p.classes.items():
+            keep = chosen.get(c)
+            # classes the incumbent does not reach stay free: only a freed class can reach them, and they are
+            # what a freed class may want to reach instead; so does a class whose incumbent node was dropped
+            # by dominance
+            if c in free or keep is None:
+                continue
+            fixed_lits.extend(-enc.var[m] for m in members if m != keep)
+        # what the fixed classes imply (unused or unreachable classes above all) is fixed too
+        ok, implied = propagator.propagate(assumptions=fixed_lits)
+        spent += len(fixed_lits) + len(implied)
+        if not ok:  # this neighbourhood cannot hold the fixed part: try the next seed
+            if whole:
+                break
+            seed_at += 1
+            continue
+        value = {abs(lit): lit > 0 for lit in implied}
+        # fixed literals' soft clauses leave the formula (their weight goes to the offset when violated):
+        # otherwise RC2 would find each of them a unit core, one oracle call apiece
+        soft: list[list[int]] = []
+        wght: list[int] = []
+        offset = enc.offset
+        for cl, w in zip(enc.wcnf.soft, enc.wcnf.wght):
+            fixed = value.get(abs(cl[0]))
+            if fixed is None:
+                soft.append(cl)
+                wght.append(w)
+            elif fixed != (cl[0] > 0):
+                offset += w
+        formula = WCNF()
+        formula.hard = _simplified(enc.wcnf.hard, implied, len(enc.nodes))
+        formula.soft, formula.wght = soft, wght
+        formula.topw, formula.nv = sum(wght) + 1, enc.wcnf.nv
+        spent += len(formula.hard)
+        share = min(work - spent, max(1, work // _LNS_ROUND_SHARE))
+        if share <= 0:
+            break
+        worker = _Worker(problem, replace(enc, wcnf=formula, offset=offset), _LNS_CONFIG, checker, max_blocks,
+                         best.objective, best.nodes, share, extra)
+        try:
+            outcome = worker.run()[0]
+        except _Settled:
+            outcome = "settled"
+        except OutOfWork:
+            outcome = "out"
+        except Exception as e:  # as in _run_configs: this round gives up, the incumbent stands
+            outcome = f"error: {type(e).__name__}"
+        finally:
+            if worker.rc2 is not None:
+                stats = worker.rc2.oracle.accum_stats()["propagations"]
+                spent += stats + worker.rc2.calls * worker.rc2.call_charge
+            worker.close()
+        round_no += 1
+        for c in worker.found:
+            c.source = "lns"
+        candidates.extend(worker.found)
+        if worker.found:
+            improved += 1
+            best = min([best, *worker.found], key=lambda c: c.objective)
+        if outcome == "settled":
+            notes.append(f"lns: {round_no} rounds, {improved} improving, met the lower bound")
+            return enc.trivial_bound, spent
+        if outcome == "proof" and whole and not worker.added:
+            notes.append(f"lns: {round_no} rounds, {improved} improving, the last one over the whole problem")
+            return best.objective, spent
+        if outcome in ("proof", "infeasible") and not worker.found:  # nothing better here
+            seed_at += 1
+            if seed_at % max(1, len(seeds) // 4 + 1) == 0:
+                size *= 2  # this size found nothing around several seeds: look wider
+        elif outcome != "proof":
+            size = max(_LNS_START // 2, size // 2)
+            seed_at += 1
+    notes.append(f"lns: {round_no} rounds, {improved} improving, work spent")
+    return None, spent
+
+
+def _simplified(hard: list[list[int]], implied: Sequence[int], node_vars: int) -> list[list[int]]:
+    """``hard`` under the literals ``implied``: satisfied clauses dropped, false literals removed, plus the
+    implied node literals as units (so every model still says which nodes are chosen).  A round's formula is
+    then about its free part only, which keeps building its solver cheap."""
+    true = set(implied)
+    out = [[lit] for lit in implied if abs(lit) <= node_vars]
+    for cl in hard:
+        if any(lit in true for lit in cl):
+            continue
+        out.append([lit for lit in cl if -lit not in true])
+    return out
+
+
+def _class_neighbours(p: ExtractionProblem) -> dict[ClassId, list[ClassId]]:
+    """Per class, its child classes and its parents' classes (each once, in node order)."""
+    neighbours: dict[ClassId, list[ClassId]] = {c: [] for c in p.classes}
+    for n in p.nodes.values():
+        for d in dict.fromkeys(n.children):
+            if d != n.eclass:
+                neighbours[n.eclass].append(d)
+                neighbours[d].append(n.eclass)
+    return {c: list(dict.fromkeys(ns)) for c, ns in neighbours.items()}
+
+
+def _ball(seed: ClassId, neighbours: dict[ClassId, list[ClassId]], size: int) -> set[ClassId]:
+    """The first ``size`` classes of a breadth-first walk from ``seed`` (neighbours in their listed order)."""
+    out = {seed}
+    frontier = deque([seed])
+    while frontier and len(out) < size:
+        for d in neighbours[frontier.popleft()]:
+            if d not in out:
+                out.add(d)
+                frontier.append(d)
+                if len(out) >= size:
+                    break
+    return out
 
 
 def _diversify(configs: Sequence[SolverConfig], enc: Encoding) -> list[SolverConfig]:

@@ -46,7 +46,7 @@ from typing import Callable, Sequence
 
 from ..codecost import Goal
 from ..egraph.egraph import EGraph
-from ..egraph.runner import Limits, Rewrite, Runner
+from ..egraph.runner import Limits, Rewrite, RunReport, Runner
 from ..peg.check import _kinds, peg_problems
 from ..peg.ops import OPS, Role, T
 from ..peg.graph import PEG
@@ -63,8 +63,8 @@ from .peg_problem import PegProblem, build_problem, class_number, selection_to_p
 from .phi_profile import Effort, Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
-__all__ = ["Acceptance", "ExtractReport", "extract_peg", "safe_rules", "SAFE_GROUPS", "EXCLUDED_RULES",
-           "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
+__all__ = ["Acceptance", "ExtractReport", "Saturation", "saturate", "extract_peg", "safe_rules", "SAFE_GROUPS",
+           "EXCLUDED_RULES", "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
@@ -225,10 +225,21 @@ class ExtractReport:
     saturation: str = ""
     blocks: int = 0
     notes: list[str] = field(default_factory=list)
+    #: the E-PEG's size after saturation (the whole e-graph); None when the method was not saturated
+    epeg_nodes: int | None = None
+    epeg_classes: int | None = None
+    #: the e-nodes the returned extraction chose (problem node ids ``c<class>.<k>``: the k-th node of the class);
+    #: empty when the original PEG is returned
+    selected: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
         return self.status != "original"
+
+    def describe(self) -> str:
+        """``status, cost before -> after; notes`` (``show --epeg --extracted``, ``--html``)."""
+        return (f"{self.status}, cost {self.cost_before:g} -> {self.cost_after:g}"
+                + "".join(f"; {n}" for n in self.notes))
 
 
 def loops_on_sigma(peg: PEG) -> list[str]:
@@ -333,13 +344,38 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
     return checker
 
 
+@dataclass
+class Saturation:
+    """A PEG saturated in a fresh e-graph: what ``show --epeg`` draws and extraction starts from."""
+    egraph: EGraph
+    #: PEG node -> its e-class as added (not canonical: use ``egraph.find``)
+    mapping: dict[int, int]
+    root: int  # the root's canonical class after saturation
+    run: RunReport
+
+
+def saturate(peg: PEG, rewrites: Sequence[Rewrite], limits: Limits) -> Saturation:
+    """The optimizer's saturation of ``peg``: the one place :func:`extract_peg` (hence the full stage) and
+    ``show --epeg`` make an E-PEG, so the two cannot drift apart (same rules, same limits, same e-graph)."""
+    eg = EGraph()
+    mapping = eg.add_peg(peg)
+    run = Runner(rewrites, limits).run(eg)
+    return Saturation(eg, mapping, eg.find(mapping[peg.root]), run)
+
+
+#: the saturation limits when the caller gives none (the full stage passes ``WorkBudget.saturation()``)
+DEFAULT_LIMITS = Limits(max_nodes=5_000, max_iterations=12, time_limit_s=None)
+
+
 def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limits: Limits | None = None,
                 work: int | None = maxsat.DEFAULT_WORK, configs: Sequence[maxsat.SolverConfig] | None = None,
-                accept: Acceptance | None = None, goal: Goal = Goal.SPEED) -> tuple[PEG, ExtractReport]:
+                accept: Acceptance | None = None, goal: Goal = Goal.SPEED,
+                on_saturated: Callable[[Saturation], None] | None = None) -> tuple[PEG, ExtractReport]:
     """Saturate ``peg`` with ``rules`` (default: :func:`safe_rules`) within ``limits`` and extract with ``work``
     units per solver configuration; returns the cheaper checked PEG, or ``peg`` itself, and the report.
     ``accept``: the caller's own test of a candidate that passed the checks (the reverter's limits, for the
-    pipeline), a rejection blocking that selection like a malformed one. With limits that set no time limit
+    pipeline), a rejection blocking that selection like a malformed one. ``on_saturated`` sees the saturated
+    E-PEG before extraction (``show --epeg --extracted``). With limits that set no time limit
     (the default), the result is a function of the arguments only."""
     times: dict[str, float] = {}
     clock = time.perf_counter  # for the report only
@@ -358,13 +394,14 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
         rewrites = rules.active()
     else:
         rewrites = list(rules)
-    eg = EGraph()
-    mapping = eg.add_peg(peg)
-    root = eg.find(mapping[peg.root])
-    run = Runner(rewrites, limits or Limits(max_nodes=5_000, max_iterations=12, time_limit_s=None)).run(eg)
+    sat = saturate(peg, rewrites, limits or DEFAULT_LIMITS)
+    eg, mapping, root, run = sat.egraph, sat.mapping, sat.root, sat.run
+    size = {"epeg_nodes": eg.node_count, "epeg_classes": eg.class_count}
     times["saturate"] = (clock() - t0) * 1000
+    if on_saturated is not None:
+        on_saturated(sat)
     if not run.fired():  # nothing was proved equal: the only selection is the original PEG
-        return peg, ExtractReport("original", before, before, times, str(run), notes=["no rule fired"])
+        return peg, ExtractReport("original", before, before, times, str(run), notes=["no rule fired"], **size)
     t1 = clock()
     pp = build_problem(eg, root, peg, goal)
     times["problem"] = (clock() - t1) * 1000
@@ -391,7 +428,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
         except Exception as e2:
             notes.append(f"greedy failed ({type(e2).__name__}: {e2})")
     times["extract"] = (clock() - t2) * 1000
-    report = ExtractReport("original", before, before, times, str(run), blocks, notes)
+    report = ExtractReport("original", before, before, times, str(run), blocks, notes, **size)
     if sel is None:
         report.notes.append("no selection passed the checks")
         return peg, report
@@ -408,4 +445,5 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
         report.notes.append(f"no gain ({status}: {after:g} >= {before:g})")
         return peg, report
     report.status, report.cost_after = status, after
+    report.selected = evaluate_selection(pp.problem, sel).reached_nodes(sel)
     return new, report

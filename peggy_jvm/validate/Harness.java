@@ -6,18 +6,31 @@
  * loads both class trees afresh, in two class loaders whose parent is the platform loader, so the two versions
  * never see each other's classes or static state.
  *
- * A call is one line: ORIG_CLASS \t OPT_CLASS \t NAME \t DESCRIPTOR \t ARG ... (static methods; parameters: primitives, String,
- * Object, one-dimensional arrays of primitives or String). Argument tokens: integers in decimal (char and boolean
+ * A call is one line: GROUP \t BUDGET_MS \t ORIG_CLASS \t OPT_CLASS \t NAME \t DESCRIPTOR \t TOKEN ...
+ * GROUP names the method pair the call belongs to; BUDGET_MS is that pair's whole JVM budget, counted from the
+ * start of its first call: each run gets at most the smaller of harness.timeout and what is left of it, and a
+ * run with nothing left is not started (BUDGET). After a run that timed out (its thread cannot be stopped and
+ * would keep a core busy) the harness answers that call and exits; the caller starts a new JVM for the rest.
+ *
+ * NAME is a static method, an instance method (called on a receiver allocated without a constructor, whose
+ * fields named by F tokens are set) or <init> (a constructor: the object it builds is the outcome). Tokens: the
+ * arguments, then F<name>=<token> for each receiver field. Argument tokens: integers in decimal (char and boolean
  * too), float/double as the decimal value of their raw bits, N for null, S followed by the UTF-16 code units in
- * hex separated by '.', A followed by array elements separated by '|', @K for the very object passed as argument K
- * (aliasing), P for a plain object (Plain; for an interface parameter a stub implementing it), Q for an object
- * whose toString() returns null (NullString; for an interface a stub whose toString() returns null too).
- * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run>: ORIG runs twice
- * (fresh loaders each time), so a result that depends on identity hash codes (Object.toString of a generated
- * object, an array printed) shows as ORIG disagreeing with itself. An outcome is "R <value>" or "T <exception
- * class>" or "TIMEOUT" or "ERROR <what>", followed by " ;args=" and the arguments' state after the call and
- * " ;out=" and what the call printed on System.out (hex). Values: integers decimal, float/double as raw bits with
- * every NaN written NaN, N, S..., arrays as [desc elements separated by ','], other objects O<class>.
+ * hex separated by '.', A followed by array elements separated by '|' (in a row of a two-dimensional array by
+ * '~'; there ^K is the very row object K of the same array), @K for the very object of token K (arguments, then
+ * fields: aliasing), P for a plain object (Plain; for an interface parameter a stub implementing it), Q for an
+ * object whose toString() returns null (NullString; for an interface a stub whose toString() returns null too).
+ *
+ * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <ms>.
+ * ORIG runs twice (fresh loaders each time), so a result that depends on identity hash codes (Object.toString
+ * of a generated object, an array printed) shows as ORIG disagreeing with itself. An outcome is "R <value>"
+ * ("R V" for a constructor), "T <exception class>", "TIMEOUT", "BUDGET" (not run: the pair's budget was spent),
+ * "SKIPPED" (not run: an earlier run of the call did not finish) or "ERROR <what>", followed by " ;args=" and
+ * the arguments' state after the call, for a receiver or a built object ";this=" and its instance fields
+ * (name=value|..., sorted by name), and ";out=" and what the call printed on System.out (hex). Values: integers
+ * decimal, float/double as raw bits with every NaN written NaN, N, S..., arrays as [desc elements separated by
+ * ','], an object of the class under test Oself (the two versions' classes may be named apart), other objects
+ * O<class>.
  */
 import java.io.*;
 import java.lang.reflect.*;
@@ -33,12 +46,17 @@ public class Harness {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         PrintStream realOut = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
         String line;
+        Map<String, Long> ends = new HashMap<>();
         while ((line = in.readLine()) != null) {
             if (line.isEmpty()) continue;
-            String[] f = line.split("\t", -1);
-            String a = call(orig, f[0], f, realOut), b = call(opt, f[1], f, realOut);
-            String again = call(orig, f[0], f, realOut);
-            realOut.println("OUT\t" + a + "\t" + b + "\t" + again);
+            String[] g = line.split("\t", -1);
+            long start = System.nanoTime(), budgetNs = Long.parseLong(g[1]) * 1_000_000L;
+            long end = ends.computeIfAbsent(g[0], k -> start + budgetNs);
+            String[] f = Arrays.copyOfRange(g, 2, g.length);
+            String a = call(orig, f[0], f, end), b = ran(a) ? call(opt, f[1], f, end) : "SKIPPED";
+            String again = ran(b) ? call(orig, f[0], f, end) : "SKIPPED";
+            realOut.println("OUT\t" + a + "\t" + b + "\t" + again + "\t" + (System.nanoTime() - start) / 1_000_000);
+            if (runaway) break;
         }
         realOut.flush();
         System.exit(0); // a call that timed out may still be running on its thread
@@ -50,34 +68,78 @@ public class Harness {
         return out.toArray(new URL[0]);
     }
 
-    static String call(URL[] cp, String cls, String[] f, PrintStream realOut) {
+    /** A call's thread outlived its time limit: it still runs, so the JVM must go after answering. */
+    static boolean runaway;
+
+    static boolean ran(String outcome) {
+        return !outcome.startsWith("TIMEOUT") && !outcome.startsWith("BUDGET") && !outcome.startsWith("SKIPPED");
+    }
+
+    static String call(URL[] cp, String cls, String[] f, long endNs) {
+        long leftMs = Math.min(TIMEOUT_MS, (endNs - System.nanoTime()) / 1_000_000);
+        if (leftMs <= 0) return "BUDGET";
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         Object[] args;
-        Method m;
+        Executable m;
+        Class<?> c;
+        List<Field> fields = new ArrayList<>();
+        List<Object> fieldValues = new ArrayList<>();
         try {
             URLClassLoader loader = new URLClassLoader(cp, ClassLoader.getPlatformClassLoader());
-            Class<?> c = Class.forName(cls.replace('/', '.'), false, loader);
+            c = Class.forName(cls.replace('/', '.'), false, loader);
             m = find(c, f[2], f[3]);
             if (m == null) return "ERROR no method";
             m.setAccessible(true);
             Class<?>[] ps = m.getParameterTypes();
-            if (ps.length != f.length - 4) return "ERROR argument count";
+            List<Object> vals = new ArrayList<>(); // arguments, then fields: what @K refers to
             args = new Object[ps.length];
-            for (int i = 0; i < ps.length; i++) {
-                String tok = f[i + 4];
-                args[i] = tok.startsWith("@") ? args[Integer.parseInt(tok.substring(1))] : decode(ps[i], tok);
+            int k = 0;
+            for (int t = 4; t < f.length; t++) {
+                String tok = f[t];
+                if (tok.startsWith("F")) { // a receiver field: F<name>=<token>
+                    int eq = tok.indexOf('=');
+                    Field fd = declared(c, tok.substring(1, eq));
+                    String v = tok.substring(eq + 1);
+                    Object value = fd == null ? null
+                            : v.startsWith("@") ? vals.get(Integer.parseInt(v.substring(1))) : decode(fd.getType(), v, 0);
+                    vals.add(value);
+                    if (fd != null) {
+                        fd.setAccessible(true);
+                        fields.add(fd);
+                        fieldValues.add(value);
+                    }
+                    continue;
+                }
+                if (k == ps.length) return "ERROR argument count";
+                args[k] = tok.startsWith("@") ? vals.get(Integer.parseInt(tok.substring(1))) : decode(ps[k], tok, 0);
+                vals.add(args[k++]);
             }
+            if (k != ps.length) return "ERROR argument count";
         } catch (Throwable t) {
             return "ERROR " + t.getClass().getName();
         }
-        final Method fm = m;
+        final Executable fm = m;
+        final Class<?> fc = c;
         final Object[] fargs = args;
         final String[] result = new String[1];
+        final Object[] self = new Object[1];
         PrintStream capture = new PrintStream(buf, true);
         Thread th = new Thread(() -> {
             try {
-                Object r = fm.invoke(null, fargs);
-                result[0] = "R " + encode(r);
+                Object r;
+                if (fm instanceof Constructor) {
+                    r = ((Constructor<?>) fm).newInstance(fargs);
+                    self[0] = r;
+                    result[0] = "R V";
+                } else if (Modifier.isStatic(fm.getModifiers())) {
+                    r = ((Method) fm).invoke(null, fargs);
+                    result[0] = "R " + encode(r, fc);
+                } else {
+                    self[0] = allocate(fc);
+                    for (int i = 0; i < fields.size(); i++) fields.get(i).set(self[0], fieldValues.get(i));
+                    r = ((Method) fm).invoke(self[0], fargs);
+                    result[0] = "R " + encode(r, fc);
+                }
             } catch (InvocationTargetException e) {
                 Throwable t = e.getCause();
                 result[0] = "T " + t.getClass().getName().replace('.', '/');
@@ -92,30 +154,79 @@ public class Harness {
         System.setOut(capture);
         try {
             th.start();
-            th.join(TIMEOUT_MS);
+            th.join(Math.max(1, Math.min(leftMs, (endNs - System.nanoTime()) / 1_000_000)));
         } catch (InterruptedException e) {
             // fall through: reported as a timeout
         } finally {
             System.setOut(saved);
         }
-        if (th.isAlive()) return "TIMEOUT";
+        if (th.isAlive()) {
+            runaway = true;
+            return "TIMEOUT";
+        }
         StringBuilder sb = new StringBuilder(result[0]);
         sb.append(" ;args=");
-        for (Object a : fargs) sb.append(encode(a)).append(' ');
+        for (Object a : fargs) sb.append(encode(a, c)).append(' ');
+        if (self[0] != null) sb.append(";this=").append(fieldsOf(self[0], c));
         sb.append(";out=");
         for (byte x : buf.toByteArray()) sb.append(String.format("%02x", x & 0xff));
         return sb.toString();
     }
 
-    static Method find(Class<?> c, String name, String desc) {
+    /** An instance of c made without running a constructor (its fields at their defaults). */
+    static Object allocate(Class<?> c) throws Exception {
+        Field uf = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+        uf.setAccessible(true);
+        Object unsafe = uf.get(null);
+        return unsafe.getClass().getMethod("allocateInstance", Class.class).invoke(unsafe, c);
+    }
+
+    static Field declared(Class<?> c, String name) {
+        try {
+            Field fd = c.getDeclaredField(name);
+            return Modifier.isStatic(fd.getModifiers()) ? null : fd;
+        } catch (NoSuchFieldException e) {
+            return null; // not in this version of the class: left at its default
+        }
+    }
+
+    /** The instance fields c declares, by name: name=value|... (sorted: the two versions may order them apart). */
+    static String fieldsOf(Object o, Class<?> c) {
+        TreeMap<String, String> out = new TreeMap<>();
+        for (Field fd : c.getDeclaredFields()) {
+            if (Modifier.isStatic(fd.getModifiers())) continue;
+            try {
+                fd.setAccessible(true);
+                out.put(fd.getName(), encode(fd.get(o), c));
+            } catch (Throwable t) {
+                out.put(fd.getName(), "ERROR");
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, String> e : out.entrySet()) {
+            if (sb.length() > 0) sb.append('|');
+            sb.append(e.getKey()).append('=').append(e.getValue());
+        }
+        return sb.toString();
+    }
+
+    static Executable find(Class<?> c, String name, String desc) {
+        if (name.equals("<init>")) {
+            for (Constructor<?> k : c.getDeclaredConstructors()) {
+                if (descriptorOf(k.getParameterTypes(), void.class).equals(desc)) return k;
+            }
+            return null;
+        }
         for (Method m : c.getDeclaredMethods()) {
-            if (!m.getName().equals(name) || !Modifier.isStatic(m.getModifiers())) continue;
-            StringBuilder d = new StringBuilder("(");
-            for (Class<?> p : m.getParameterTypes()) d.append(descriptor(p));
-            d.append(')').append(descriptor(m.getReturnType()));
-            if (d.toString().equals(desc)) return m;
+            if (m.getName().equals(name) && descriptorOf(m.getParameterTypes(), m.getReturnType()).equals(desc)) return m;
         }
         return null;
+    }
+
+    static String descriptorOf(Class<?>[] params, Class<?> ret) {
+        StringBuilder d = new StringBuilder("(");
+        for (Class<?> p : params) d.append(descriptor(p));
+        return d.append(')').append(descriptor(ret)).toString();
     }
 
     static String descriptor(Class<?> c) {
@@ -132,7 +243,7 @@ public class Harness {
         return "L" + c.getName().replace('.', '/') + ";";
     }
 
-    static Object decode(Class<?> t, String tok) {
+    static Object decode(Class<?> t, String tok, int depth) {
         if (t == int.class) return Integer.parseInt(tok);
         if (t == long.class) return Long.parseLong(tok);
         if (t == short.class) return (short) Integer.parseInt(tok);
@@ -152,9 +263,13 @@ public class Harness {
         }
         if (t.isArray()) {
             String body = tok.substring(1);
-            String[] items = body.isEmpty() ? new String[0] : body.split("\\|", -1);
+            String[] items = body.isEmpty() ? new String[0] : body.split(depth == 0 ? "\\|" : "~", -1);
             Object arr = Array.newInstance(t.getComponentType(), items.length);
-            for (int i = 0; i < items.length; i++) Array.set(arr, i, decode(t.getComponentType(), items[i]));
+            for (int i = 0; i < items.length; i++) {
+                Object item = items[i].startsWith("^") ? Array.get(arr, Integer.parseInt(items[i].substring(1)))
+                        : decode(t.getComponentType(), items[i], depth + 1);
+                Array.set(arr, i, item);
+            }
             return arr;
         }
         throw new IllegalArgumentException("parameter type " + t);
@@ -209,8 +324,9 @@ public class Harness {
         return java.lang.reflect.Proxy.newProxyInstance(loader, new Class<?>[] {t}, h);
     }
 
-    static String encode(Object v) {
+    static String encode(Object v, Class<?> self) {
         if (v == null) return "N";
+        if (v.getClass() == self) return "Oself"; // the class under test: --map may name the two versions apart
         if (java.lang.reflect.Proxy.isProxyClass(v.getClass())) return "Ostub"; // proxy class names differ from run to run
         if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) return v.toString();
         if (v instanceof Character) return Integer.toString((Character) v);
@@ -232,7 +348,7 @@ public class Harness {
         if (v.getClass().isArray()) {
             StringBuilder sb = new StringBuilder("[").append(v.getClass().getName().replace('.', '/'));
             int n = Array.getLength(v);
-            for (int i = 0; i < n; i++) sb.append(i == 0 ? " " : ",").append(encode(Array.get(v, i)));
+            for (int i = 0; i < n; i++) sb.append(i == 0 ? " " : ",").append(encode(Array.get(v, i), self));
             return sb.append(']').toString();
         }
         return "O" + v.getClass().getName().replace('.', '/');

@@ -1,27 +1,39 @@
 """Counterexamples: a concrete input on which ORIG and OPT behave differently, confirmed on the JVM.
 
 What this module owns
-    * :func:`eligible`: which pairs can be searched (static methods whose parameters are primitives, Strings,
-      ``Object``, interfaces or one-dimensional arrays of primitives or Strings).
+    * :class:`Shape`, :func:`shape_of`: how a pair's method is called: static, on a receiver allocated without a
+      constructor whose own fields get generated values (compared after the call too), or as a constructor
+      whose outcome is the object it builds.
+    * :func:`eligible`: which pairs can be searched (static and instance methods and constructors, not of an
+      abstract class, whose parameters are primitives, Strings,
+      ``Object``, interfaces, one-dimensional arrays of primitives or Strings, two-dimensional arrays of
+      primitives).
     * :func:`generate_inputs`: seeded arguments per descriptor (edge values 0, +-1, MIN/MAX, NaN, infinities,
-      signed zero, null and empty arrays/strings, then random values). Two array parameters of one type are
+      signed zero, null and empty arrays/strings, then the pair's hints (:mod:`.hints`: its constants and the
+      values that flip its conditions; subnormals), then random values). A matrix comes square, ragged, with a
+      null row and with one row object twice. Two array parameters of one type are
       also passed the very same array (:class:`SameAs`: aliasing is what a wrong read-over-write shows on). An
       ``Object`` parameter gets null, a String, a plain object and an object whose ``toString()`` returns null
       (:class:`Opaque`), the case JLS 5.1.11 gives string conversion a rule for; an interface parameter gets
       null and two stubs implementing it (every method returns null, false or zero; one's ``toString()`` too).
     * :func:`screen`: runs both lifted methods in the IR interpreter (:mod:`peggy_jvm.ir.interp`, fresh heap and
       fresh arguments per run) and keeps the inputs where the outcomes (return value with floats bit-exact and
-      NaN == NaN, exception class, printed output, arrays passed in) differ, or where the model cannot tell.
+      NaN == NaN, exception class, printed output, arrays passed in) differ, or where the model cannot tell
+      (those the JVM evaluates: ``Math.exp`` and the like).
     * :class:`JvmHarness`: compiles ``Harness.java`` (next to this file) once into a cache directory and runs the
-      candidates of all pairs in one JVM, each call in two fresh class loaders (one per class tree).
+      candidates of all pairs in one JVM, each call in two fresh class loaders (one per class tree), each pair's
+      calls within that pair's JVM budget (a run that does not finish ends its JVM; a fresh one goes on).
+    * :func:`describe_outcome`, :func:`show_args`, :func:`why_different`: the counterexample as Java values, and
+      why a difference that ideal arithmetic would not see is one (signed zero, NaN, rounding, wrap-around).
 
 Inputs: method pairs with their lifted IR, both sides' classes; a deadline. Outputs: per pair, either a confirmed
 counterexample (args as text, both JVM outcomes) or the reason none was confirmed.
 
 Invariants
     * The interpreter only chooses which inputs to try: a difference counts ONLY when the JVM shows two different
-      outcomes for the same call. An ``ERROR`` (e.g. a VerifyError while linking) or a ``TIMEOUT`` on either side
-      confirms nothing.
+      outcomes for the same call. An ``ERROR`` (e.g. a VerifyError while linking) or a run stopped or not
+      started for lack of time (``TIMEOUT``, ``BUDGET``, ``SKIPPED``) on either side confirms nothing.
+    * A pair's JVM runs never take more than what its ``--method-timeout`` left after proof and screen.
     * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call: a
       call whose ORIG outcome differs from itself (identity hash codes, time) confirms nothing.
 """
@@ -31,6 +43,7 @@ import hashlib
 import math
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -42,15 +55,25 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..classfile.descriptors import parse_method_descriptor
-from ..ir.interp import DefaultCallHandler, InterpError, JArray, Returned, Unsupported, run_method
-from ..ir.nodes import IRMethod
+from ..classfile.model import Access, ClassFile, MethodInfo
+from ..ir.interp import (DefaultCallHandler, InterpError, JArray, JObject, Returned, Unsupported, default_value,
+                         run_method)
+from ..ir.nodes import FieldRef, IRMethod
+from ..semantics import to_f32
+from .hints import Hints, input_hints
 
 HARNESS_SOURCE = Path(__file__).with_name("Harness.java")
 PRIMS = "IJFDZCSB"
 INTERP_BUDGET = 20_000  # steps per run: enough for the small kernels this is for; a Python step is slow
 SCREEN_CAP_S = 3.0  # the screen's share of a pair's budget at most (the JVM gets the undecided inputs)
-MAX_CANDIDATES = 8  # per pair sent to the JVM
-CALL_TIMEOUT_MS = 2000
+MAX_CANDIDATES = 8  # inputs the interpreter found different, per pair sent to the JVM
+# inputs the interpreter could not judge (a Math function it does not model, a generated object, a long loop),
+# per pair sent to the JVM to evaluate; the pair's JVM budget bounds what they cost
+MAX_UNJUDGED = 40
+MAX_HINTED = 240  # inputs made from the pair's own constants and conditions (hints.py)
+CALL_TIMEOUT_MS = 2000  # per run of one version on one input, and never more than the pair's budget has left
+JVM_SHARE = 0.15  # of a pair's budget kept from the screen for the JVM runs (the screen stops that much early)
+JVM_START_S = 20.0  # a JVM (start, load, answer) not done by this plus the budgets of its calls is killed
 
 _INT_EDGES = [0, 1, -1, 2, -2, 7, 100, -100, 2**31 - 1, -2**31]
 _LONG_EDGES = [0, 1, -1, 2, -7, 100, 2**31 - 1, -2**31, 2**63 - 1, -2**63]
@@ -61,10 +84,10 @@ _FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), floa
 _DOUBLE_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), float("-inf"), 1.7976931348623157e308,
                  5e-324]
 _STRING_EDGES = [None, "", "a", "hello", "Hello World", "12345"]
-
-
-def _f32(x: float) -> float:
-    return struct.unpack(">f", struct.pack(">f", x))[0] if math.isfinite(x) and abs(x) < 3.5e38 else x
+# tried with the hints: the smallest normal values and subnormals of each sign (gradual underflow, where x * y
+# and x / y lose bits that the same sum over ideal reals keeps)
+_FLOAT_EXTRA = [1.1754943508222875e-38, 5.877471754111438e-39, -1.401298464324817e-45, -5.877471754111438e-39]
+_DOUBLE_EXTRA = [2.2250738585072014e-308, 1.1125369292536007e-308, -5e-324, -1.1125369292536007e-308]
 
 
 # -- eligibility and generation -------------------------------------------------------------------------------
@@ -94,14 +117,55 @@ _STUB_EDGES: list = [None, Opaque("plain"), Opaque("null-string")]  # for an int
 def _supported_param(d: str, interfaces: frozenset[str] = frozenset()) -> bool:
     if d in PRIMS or d in ("Ljava/lang/String;", OBJECT) or d in interfaces:
         return True
+    if d.startswith("[[") and d[2:] in PRIMS:
+        return True  # matrices: square, ragged, with a null row, with one row object twice
     return d.startswith("[") and (d[1:] in PRIMS or d[1:] == "Ljava/lang/String;")
 
 
-def eligible(is_static: bool, descriptor: str, interfaces: frozenset[str] = frozenset()) -> str | None:
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """How a call is made. ``static``; ``instance``: on a receiver allocated without running a constructor, whose
+    own instance fields ``fields`` (those of a type the search generates) get generated values, the others
+    their defaults; ``constructor``: the object it builds is the outcome; ``none``: no call can be made
+    (``why``). ``field_types``: every instance field the class declares, (name, descriptor): the receiver's
+    state after the call, compared and shown."""
+
+    kind: str = "static"
+    fields: tuple[tuple[str, str], ...] = ()
+    field_types: tuple[tuple[str, str], ...] = ()
+    why: str = ""
+
+    def generated(self, descriptor: str) -> str:
+        """The descriptor inputs are generated for: the parameters, then the receiver's generated fields (the
+        method's own when there are none: its inputs, seeded by it, stay what they were)."""
+        if not self.fields:
+            return descriptor
+        params, _ret = parse_method_descriptor(descriptor)
+        return "(" + "".join(params) + "".join(d for _n, d in self.fields) + ")V"
+
+
+def shape_of(cf: ClassFile, method: MethodInfo, opt_method: MethodInfo | None = None) -> Shape:
+    """The call shape of ``method`` of ORIG's class ``cf`` (``opt_method``: its partner in OPT)."""
+    if opt_method is not None and opt_method.is_static != method.is_static:
+        return Shape("none", why="the method became static or stopped being: no one call fits both")
+    if method.is_static:
+        return Shape()
+    if method.name == "<clinit>":
+        return Shape("none", why="a class initializer is not called")
+    if cf.is_interface or cf.access & Access.ABSTRACT:
+        return Shape("none", why="no receiver: the class is abstract")
+    own = tuple((f.name, f.descriptor) for f in cf.fields if not f.access & Access.STATIC)
+    if method.name == "<init>":
+        return Shape("constructor", field_types=own)
+    settable = tuple((n, d) for n, d in own if d not in (OBJECT,) and _supported_param(d))
+    return Shape("instance", settable, own)
+
+
+def eligible(shape: Shape, descriptor: str, interfaces: frozenset[str] = frozenset()) -> str | None:
     """None when the pair can be searched, else why not. ``interfaces``: the descriptors of the parameter types
     that are interfaces (the harness implements them with stubs)."""
-    if not is_static:
-        return "counterexample search covers static methods only"
+    if shape.kind == "none":
+        return f"counterexample search: {shape.why}"
     params, _ = parse_method_descriptor(descriptor)
     bad = [p for p in params if not _supported_param(p, interfaces)]
     if bad:
@@ -126,9 +190,24 @@ def _edges(d: str, interfaces: frozenset[str] = frozenset()) -> list:
         return _OBJECT_EDGES
     if d in interfaces:
         return _STUB_EDGES
+    if d.startswith("[["):
+        return _matrix_edges(d)
     comp = d[1:]
     e = [x for x in _edges(comp) if x is not None]  # boolean has only two edge values
     return [None, [], [e[1 % len(e)]], e[:6], [e[2 % len(e)], e[0], e[1 % len(e)]]]
+
+
+def _matrix_edges(d: str) -> list:
+    """Two-dimensional arrays: null, no rows, an empty row, 1x1, 2x2, 3x3, ragged, a null row, and one row
+    object twice (a write through one row shows in the other: what a wrong read-over-write misses)."""
+    e = [x for x in _edges(d[2:]) if x is not None]
+    n = len(e)
+
+    def row(k: int, length: int) -> list:
+        return [e[(k + j) % n] for j in range(length)]
+    shared = row(2, 2)
+    return [None, [], [[]], [row(1, 1)], [row(2, 2), row(3, 2)], [row(1, 3), row(2, 3), row(3, 3)],
+            [row(1, 1), row(2, 3), []], [row(2, 2), None], [shared, shared]]
 
 
 def _random(d: str, rng: random.Random, interfaces: frozenset[str] = frozenset()) -> Any:
@@ -145,7 +224,7 @@ def _random(d: str, rng: random.Random, interfaces: frozenset[str] = frozenset()
     if d == "Z":
         return rng.randint(0, 1)
     if d == "F":
-        return _f32(rng.choice([rng.uniform(-10, 10), float(rng.randint(-100, 100)), rng.uniform(-1e6, 1e6)]))
+        return to_f32(rng.choice([rng.uniform(-10, 10), float(rng.randint(-100, 100)), rng.uniform(-1e6, 1e6)]))
     if d == "D":
         return rng.choice([rng.uniform(-10, 10), float(rng.randint(-100, 100)), rng.uniform(-1e12, 1e12)])
     if d == "Ljava/lang/String;":
@@ -157,27 +236,56 @@ def _random(d: str, rng: random.Random, interfaces: frozenset[str] = frozenset()
     return [_random(d[1:], rng) for _ in range(rng.randint(1, 6))]
 
 
-def generate_inputs(descriptor: str, count: int = 96, interfaces: frozenset[str] = frozenset()) -> list[list]:
+def _product(pools: Sequence[list]) -> list[list]:
+    """Every combination, the first pool varying slowest."""
+    out: list[list] = [[]]
+    for pool in pools:
+        out = [prefix + [v] for prefix in out for v in pool]
+    return out
+
+
+def generate_inputs(descriptor: str, count: int = 96, interfaces: frozenset[str] = frozenset(),
+                    hints: Hints | None = None) -> list[list]:
     """Argument lists (Python values: int, float, str, None, list for arrays, :class:`Opaque` and
-    :class:`SameAs`), edge combinations first. ``interfaces`` as for :func:`eligible`."""
+    :class:`SameAs`): edge combinations first, then combinations of the ``hints`` (the pair's own constants and
+    the values that flip its conditions), aliased arrays, random values. ``interfaces`` as for
+    :func:`eligible`."""
     params, _ = parse_method_descriptor(descriptor)
     rng = random.Random(zlib.crc32(descriptor.encode()))
     edges = [_edges(p, interfaces) for p in params]
     out: list[list] = []
     total = math.prod(len(e) for e in edges) if edges else 1
     if total <= 150:
-        def product(i: int) -> list[list]:
-            if i == len(edges):
-                return [[]]
-            return [[v] + rest for v in edges[i] for rest in product(i + 1)]
-        out.extend(product(0))
+        out.extend(_product(edges))
     else:
         for k in range(max(len(e) for e in edges)):
             out.append([e[k % len(e)] for e in edges])
+    out.extend(_hinted(params, edges, hints or Hints(), rng))
     out[len(out):len(out)] = _aliased(params, out)
     while len(out) < total + count // 3 and len(out) < count + (total if total <= 150 else 0):
         out.append([rng.choice(e) if rng.random() < 0.4 else _random(p, rng, interfaces)
                     for p, e in zip(params, edges)])
+    return out
+
+
+def _hinted(params: Sequence[str], edges: list[list], hints: Hints, rng: random.Random) -> list[list]:
+    """Inputs from each parameter's hints (for floating point also subnormals), the other parameters taking
+    their first few edge values: all combinations when there are at most :data:`MAX_HINTED`, else each hint
+    with the others at their first value and then seeded random combinations."""
+    pools = []
+    for i, d in enumerate(params):
+        extra = _FLOAT_EXTRA if d == "F" else _DOUBLE_EXTRA if d == "D" else []
+        pools.append(hints.get(i) + extra)
+    if not any(pools):
+        return []
+    pools = [p or e[:3] for p, e in zip(pools, edges)]
+    if math.prod(len(p) for p in pools) <= MAX_HINTED:
+        return _product(pools)
+    out = []
+    for i, pool in enumerate(pools):
+        out.extend([p[0] for p in pools[:i]] + [v] + [p[0] for p in pools[i + 1:]] for v in pool[1:])
+    while len(out) < MAX_HINTED:
+        out.append([rng.choice(p) for p in pools])
     return out
 
 
@@ -198,12 +306,16 @@ def _aliased(params: Sequence[str], inputs: list[list], per_pair: int = 4) -> li
 
 
 # -- the IR interpreter as a screen --------------------------------------------------------------------------
-def _to_interp(d: str, v: Any) -> Any:
+def _to_interp(d: str, v: Any, made: dict[int, JArray] | None = None) -> Any:
+    """The interpreter's value of argument ``v``; a row list that occurs twice in ``v`` is one array twice."""
     if isinstance(v, Opaque):
         raise Unsupported(f"generated {v.kind} object")  # the JVM answers for it
     if v is None or not d.startswith("["):
         return v
-    return JArray(d, [_to_interp(d[1:], x) for x in v])
+    made = {} if made is None else made
+    if id(v) not in made:
+        made[id(v)] = JArray(d, [_to_interp(d[1:], x, made) for x in v])
+    return made[id(v)]
 
 
 def _canon(v: Any) -> Any:
@@ -219,17 +331,28 @@ def _canon(v: Any) -> Any:
     return ("object", getattr(v, "cls", type(v).__name__))
 
 
-def _interp_outcome(ir: IRMethod, params: Sequence[str], args: list, handler: DefaultCallHandler) -> Any:
+def _interp_outcome(ir: IRMethod, params: Sequence[str], args: list, handler: DefaultCallHandler,
+                    shape: Shape) -> Any:
     heap = handler.make_heap()
     actual: list = []
-    for p, a in zip(params, args):
+    for p, a in zip([*params, *(d for _n, d in shape.fields)], args):
         actual.append(actual[a.index] if isinstance(a, SameAs) else _to_interp(p, a))
-    out = run_method(ir, actual, heap, handler, budget=INTERP_BUDGET)
+    n = len(params)
+    this: tuple = ()
+    if shape.kind == "static":
+        out = run_method(ir, actual, heap, handler, budget=INTERP_BUDGET)
+    else:
+        recv = JObject(ir.class_name)  # each side's own class name: --map may rename it
+        for (name, d), v in zip(shape.fields, actual[n:]):
+            recv.fields[FieldRef(ir.class_name, name, d)] = v
+        out = run_method(ir, [recv, *actual[:n]], heap, handler, budget=INTERP_BUDGET)
+        this = tuple(_canon(recv.fields.get(FieldRef(ir.class_name, name, d), default_value(d)))
+                     for name, d in shape.field_types)
     printed = heap.take_output()
-    after = tuple(_canon(a) for a in actual)
+    after = tuple(_canon(a) for a in actual[:n])
     if isinstance(out, Returned):
-        return ("R", _canon(out.value), after, printed)
-    return ("T", out.exception, after, printed)
+        return ("R", _canon(out.value), after, this, printed)
+    return ("T", out.exception, after, this, printed)
 
 
 @dataclass(slots=True)
@@ -241,19 +364,23 @@ class Screening:
 
 
 def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
-           deadline: float, interfaces: frozenset[str] = frozenset()) -> Screening:
+           deadline: float, interfaces: frozenset[str] = frozenset(), shape: Shape = Shape()) -> Screening:
+    """Run both methods on the generated inputs (edge values, the pair's hints, random ones) until
+    :data:`MAX_CANDIDATES` differ or time is up; those, then up to :data:`MAX_UNJUDGED` inputs the interpreter
+    could not judge, are the candidates for the JVM."""
     params, _ = parse_method_descriptor(descriptor)
+    hints = input_hints(orig_ir, opt_ir, descriptor)
     res = Screening()
     unclear: list[list] = []
     handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
     deadline = min(deadline, time.monotonic() + SCREEN_CAP_S)
-    for args in generate_inputs(descriptor, interfaces=interfaces):
+    for args in generate_inputs(shape.generated(descriptor), interfaces=interfaces, hints=hints):
         if time.monotonic() > deadline or len(res.candidates) >= MAX_CANDIDATES:
             break
         res.tried += 1
         try:
-            a = _interp_outcome(orig_ir, params, args, handlers[0])
-            b = _interp_outcome(opt_ir, params, args, handlers[1])
+            a = _interp_outcome(orig_ir, params, args, handlers[0], shape)
+            b = _interp_outcome(opt_ir, params, args, handlers[1], shape)
         except Unsupported as e:
             res.unsupported = res.unsupported or e.reason
             unclear.append(args)
@@ -267,7 +394,7 @@ def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
             res.candidates.append(args)
     # inputs the model could not judge go to the JVM too (after the ones it found different), one of each kind
     # of generated object first: the first few would otherwise all pass the same object
-    res.candidates.extend(_varied(unclear)[:max(0, MAX_CANDIDATES - len(res.candidates))])
+    res.candidates.extend(_varied(unclear)[:MAX_UNJUDGED])
     return res
 
 
@@ -293,8 +420,12 @@ def _bits_d(v: float) -> int:
     return struct.unpack(">q", struct.pack(">d", v))[0]
 
 
-def encode_arg(d: str, v: Any) -> str:
-    """The harness's argument token for value ``v`` of type ``d`` (see Harness.java)."""
+_SEPARATORS = "|~"  # between array elements, by nesting depth (a row of a matrix uses the second)
+
+
+def encode_arg(d: str, v: Any, depth: int = 0) -> str:
+    """The harness's argument token for value ``v`` of type ``d`` (see Harness.java); in a matrix, a row object
+    that occurred before is ``^K`` (the same array as row K)."""
     if isinstance(v, SameAs):
         return f"@{v.index}"
     if isinstance(v, Opaque):
@@ -309,14 +440,42 @@ def encode_arg(d: str, v: Any) -> str:
         return "N"
     if isinstance(v, str):  # a String parameter, or a String passed for an Object
         return "S" + ".".join(f"{ord(c):x}" for c in v)
-    return "A" + "|".join(encode_arg(d[1:], x) for x in v)
+    items = _rows(v, lambda x: encode_arg(d[1:], x, depth + 1), lambda k: f"^{k}")
+    return "A" + _SEPARATORS[depth].join(items)
 
 
-def show_args(params: Sequence[str], args: list) -> list[str]:
-    """Arguments as Java-like text for reports."""
+def _rows(v: list, render, again) -> list[str]:
+    """The elements of array ``v`` rendered, a row (list) that occurred before as ``again(its first index)``."""
+    first: dict[int, int] = {}
+    out = []
+    for k, x in enumerate(v):
+        if isinstance(x, list) and id(x) in first:
+            out.append(again(first[id(x)]))
+            continue
+        if isinstance(x, list):
+            first[id(x)] = k
+        out.append(render(x))
+    return out
+
+
+def show_call(params: Sequence[str], args: list, shape: Shape) -> list[str]:
+    """A call's inputs for reports: for an instance method first the receiver's generated fields
+    (``this: {n=1, xs={1, 2}}``), then the arguments."""
+    n = len(params)
+    names = [f"argument {k + 1}" for k in range(n)] + [f"field {name}" for name, _d in shape.fields]
+    shown = show_args([*params, *(d for _n, d in shape.fields)], args, names)
+    if shape.kind != "instance":
+        return shown[:n]
+    fields = ", ".join(f"{name}={v}" for (name, _d), v in zip(shape.fields, shown[n:]))
+    return [f"this: {{{fields}}}", *shown[:n]]
+
+
+def show_args(params: Sequence[str], args: list, names: Sequence[str] = ()) -> list[str]:
+    """Arguments as Java-like text for reports; ``names`` says what a :class:`SameAs` index refers to
+    (default: argument K)."""
     def one(d: str, v: Any) -> str:
         if isinstance(v, SameAs):
-            return f"(the same array as argument {v.index + 1})"
+            return f"(the same array as {names[v.index] if names else f'argument {v.index + 1}'})"
         if isinstance(v, Opaque):
             what = "Object" if d == OBJECT else d[1:-1].rsplit("/", 1)[-1] + " stub"
             art = "an" if what[0] in "AEIOU" else "a"
@@ -336,7 +495,7 @@ def show_args(params: Sequence[str], args: list) -> list[str]:
         if isinstance(v, str):
             return '"' + v.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
         if d.startswith("["):
-            return "{" + ", ".join(one(d[1:], x) for x in v) + "}"
+            return "{" + ", ".join(_rows(v, lambda x: one(d[1:], x), lambda k: f"(row {k} again)")) + "}"
         return str(v)
     return [one(p, a) for p, a in zip(params, args)]
 
@@ -360,6 +519,9 @@ class Call:
     name: str
     descriptor: str
     args: list
+    shape: Shape = Shape()
+    group: int = 0  # the pair the call belongs to: its calls share one JVM budget
+    budget_ms: int = 3 * CALL_TIMEOUT_MS  # that pair's whole JVM budget (the same for all calls of a group)
 
 
 @dataclass(slots=True)
@@ -367,14 +529,23 @@ class JvmOutcomes:
     orig: str
     opt: str
     orig_again: str = ""  # ORIG's second run: a different outcome means the call is not deterministic
+    ms: int = 0  # the call's time in the JVM (its three runs)
 
     @property
     def confirms(self) -> bool:
         """The JVM itself behaved differently (both calls really ran), and ORIG run twice behaved the same: an
         outcome that depends on identity hash codes is no counterexample."""
-        bad = ("ERROR", "TIMEOUT")
+        bad = ("ERROR",) + NOT_RUN
         return (not self.orig.startswith(bad) and not self.opt.startswith(bad) and self.orig != self.opt
                 and self.orig == self.orig_again)
+
+    @property
+    def out_of_time(self) -> bool:
+        """Some run of the call did not finish, or did not start, within the pair's budget."""
+        return any(o.startswith(NOT_RUN) for o in (self.orig, self.opt, self.orig_again))
+
+
+NOT_RUN = ("TIMEOUT", "BUDGET", "SKIPPED")  # harness outcomes of a run stopped or never started for lack of time
 
 
 class JvmUnavailable(Exception):
@@ -384,7 +555,11 @@ class JvmUnavailable(Exception):
 class JvmHarness:
     """The compiled Harness and the two class trees, each written to a directory by its declared names."""
 
-    def __init__(self, orig_raw: dict[str, bytes], opt_raw: dict[str, bytes]) -> None:
+    def __init__(self, orig_raw: dict[str, bytes], opt_raw: dict[str, bytes],
+                 class_map: dict[str, str] | None = None) -> None:
+        # OPT's outcomes name OPT's classes; --map's renames are undone so that a renamed class is no difference
+        self.renames = [(re.compile(rf"(?<=[OL ]){re.escape(new)}(?=[;\s,\]|]|$)"), old)
+                        for old, new in sorted((class_map or {}).items()) if old != new]
         self.java = _java_tool("java")
         if self.java is None:
             raise JvmUnavailable("no java on PATH or in JAVA_HOME")
@@ -433,27 +608,50 @@ class JvmHarness:
             shutil.rmtree(tmp, ignore_errors=True)
         return target
 
-    def run(self, calls: list[Call], timeout_s: float) -> list[JvmOutcomes | None]:
-        """Outcomes per call, in order; None for calls the JVM did not answer (it died or ran out of time)."""
+    def run(self, calls: list[Call]) -> list[JvmOutcomes | None]:
+        """Outcomes per call, in order; None for calls the JVM did not answer (it died, or was killed for taking
+        longer than :data:`JVM_START_S` plus its calls' budgets). A call that timed out ends its JVM (the harness
+        cannot stop the thread); the rest of that pair's calls are then not run (its budget is spent) and a new
+        JVM takes the calls after them."""
+        answers: list[JvmOutcomes | None] = []
+        while len(answers) < len(calls):
+            todo = calls[len(answers):]
+            got = self._run_once(todo)
+            answers.extend(got)
+            if len(got) == len(todo) or not got or not got[-1].out_of_time:
+                break  # all answered, or the JVM died or was killed: what it did not answer stays None
+            group = todo[len(got) - 1].group
+            while len(answers) < len(calls) and calls[len(answers)].group == group:
+                answers.append(JvmOutcomes("BUDGET", "BUDGET", "BUDGET"))
+        return answers + [None] * (len(calls) - len(answers))
+
+    def _run_once(self, calls: list[Call]) -> list[JvmOutcomes]:
+        """One JVM over ``calls``: the answers it gave, in order (fewer when it stopped early)."""
         lines = []
         for c in calls:
             params, _ = parse_method_descriptor(c.descriptor)
             toks = [encode_arg(p, a) for p, a in zip(params, c.args)]
-            lines.append("\t".join([c.orig_class, c.opt_class, c.name, c.descriptor, *toks]))
+            toks += [f"F{name}={encode_arg(d, a)}" for (name, d), a in zip(c.shape.fields, c.args[len(params):])]
+            lines.append("\t".join([str(c.group), str(c.budget_ms), c.orig_class, c.opt_class, c.name,
+                                    c.descriptor, *toks]))
         cmd = [self.java, "-Xss8m", f"-Dharness.timeout={CALL_TIMEOUT_MS}", "-cp", str(self.classes), "Harness",
                str(self.dirs[0]), str(self.dirs[1])]
+        budgets = {c.group: c.budget_ms for c in calls}
         try:
             proc = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True,
-                                  timeout=timeout_s)
+                                  timeout=JVM_START_S + sum(budgets.values()) / 1000)
             stdout = proc.stdout
-        except subprocess.TimeoutExpired as e:
+        except subprocess.TimeoutExpired as e:  # killed: the calls it did not answer stay unanswered
             stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        answers: list[JvmOutcomes | None] = []
+        answers: list[JvmOutcomes] = []
         for line in stdout.splitlines():
             parts = line.split("\t")
-            if len(parts) == 4 and parts[0] == "OUT":
-                answers.append(JvmOutcomes(parts[1], parts[2], parts[3]))
-        return answers + [None] * (len(calls) - len(answers))
+            if len(parts) == 5 and parts[0] == "OUT":
+                opt = parts[2]
+                for pattern, old in self.renames:
+                    opt = pattern.sub(old, opt)
+                answers.append(JvmOutcomes(parts[1], opt, parts[3], int(parts[4])))
+        return answers[:len(calls)]
 
 
 def _show_value(v: str, ret: str) -> str:
@@ -474,13 +672,92 @@ def _show_value(v: str, ret: str) -> str:
     return repr(chr(int(v)))
 
 
-def describe_outcome(text: str, ret: str = "") -> str:
-    """A JVM outcome line made readable: 'returns 3', 'throws java/lang/ArithmeticException' (+ output, and the
-    arrays passed in as they were left)."""
+def _show_harness(text: str, i: int, typ: str) -> tuple[str, int]:
+    """The harness value starting at ``text[i]`` (of static type ``typ``) as Java-like text, and where it ends:
+    arrays as ``{...}`` with their elements shown by the array's own element type (floats from their bits)."""
+    if text.startswith("[", i):
+        j = i + 1
+        while j < len(text) and text[j] not in " ]":
+            j += 1
+        desc = text[i + 1:j]
+        items = []
+        while j < len(text) and text[j] in " ,":
+            item, j = _show_harness(text, j + 1, desc[1:])
+            items.append(item)
+        return "{" + ", ".join(items) + "}", j + 1  # past the ']'
+    j = i
+    while j < len(text) and text[j] not in " ,]":
+        j += 1
+    return _show_value(text[i:j], typ), j
+
+
+def _show_arrays_after(args_after: str) -> str:
+    """The array arguments' state after the call (the harness's space-separated values), shown."""
+    shown, i = [], 0
+    while i < len(args_after):
+        if args_after[i] == " ":
+            i += 1
+            continue
+        start = i
+        text, i = _show_harness(args_after, i, "")
+        if args_after.startswith("[", start):
+            shown.append(text)
+    return "; ".join(shown)
+
+
+def _returned_float(text: str, ret: str) -> float | None:
+    head = text.partition(" ;args=")[0]
+    if ret not in ("F", "D") or not head.startswith("R "):
+        return None
+    v = head[2:]
+    if v == "NaN":
+        return math.nan
+    return struct.unpack(">f", struct.pack(">i", int(v)))[0] if ret == "F" else \
+        struct.unpack(">d", struct.pack(">q", int(v)))[0]
+
+
+def why_different(params: Sequence[str], args: list, orig: str, opt: str, ret: str) -> str:
+    """Why two JVM outcomes that a reader might take for equal are not (exact Java semantics, not ideal
+    arithmetic), or "" when it is plain to see."""
+    a, b = _returned_float(orig, ret), _returned_float(opt, ret)
+    if a is not None and b is not None and orig.partition(" ;")[0] != opt.partition(" ;")[0]:
+        if a == 0 and b == 0:
+            return "-0.0 and 0.0 are equal as reals but not in Java (1/x, Math.copysign, their string forms)"
+        if math.isnan(a) != math.isnan(b):
+            return "NaN on one side only (a NaN fails every comparison, so a reordered test can flip)"
+        if math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 4 * math.ulp(max(abs(a), abs(b))):
+            return "the results differ in the last bits: floating point rounding (not associative)"
+        if math.isinf(a) != math.isinf(b):
+            return "overflow to infinity on one side only"
+    floats = [v for d, v in zip(params, args) if d in ("F", "D") and isinstance(v, float)]
+    if any(math.isnan(v) for v in floats):
+        return "at a NaN argument, which fails every comparison (x >= 0 is not !(x < 0) there)"
+    if any(v == 0 and math.copysign(1, v) < 0 for v in floats):
+        return "at -0.0, which equals 0.0 in comparisons but not in division or its string form"
+    bounds = {"I": (-2**31, 2**31 - 1), "J": (-2**63, 2**63 - 1)}
+    if any(d in bounds and v in bounds[d] for d, v in zip(params, args)):
+        return "at the end of the integer range, where Java's arithmetic wraps around (-MIN_VALUE == MIN_VALUE)"
+    return ""
+
+
+def _show_fields(this: str, field_types: Sequence[tuple[str, str]]) -> str:
+    """The harness's ``name=value|...`` of an object's fields, shown with their declared types."""
+    types = dict(field_types)
+    shown = []
+    for item in this.split("|") if this else []:
+        name, _, v = item.partition("=")
+        shown.append(f"{name}={_show_harness(v, 0, types.get(name, ''))[0]}")
+    return "{" + ", ".join(shown) + "}"
+
+
+def describe_outcome(text: str, ret: str = "", shape: Shape = Shape()) -> str:
+    """A JVM outcome line made readable: 'returns 3', 'throws java/lang/ArithmeticException' (+ output, the
+    arrays passed in as they were left, and for an instance method or constructor the object's fields after)."""
     head, _, rest = text.partition(" ;args=")
-    args_after, _, out = rest.partition(";out=")
+    rest, _, out = rest.partition(";out=")
+    args_after, _, this = rest.partition(";this=")
     if head.startswith("R "):
-        s = "returns" if ret == "V" else f"returns {_show_value(head[2:], ret)}"
+        s = "returns" if ret == "V" else f"returns {_show_harness(head[2:], 0, ret)[0]}"
     elif head.startswith("T "):
         s = f"throws {head[2:]}"
     else:
@@ -491,5 +768,9 @@ def describe_outcome(text: str, ret: str = "") -> str:
         except ValueError:
             s += f", prints hex {out}"
     if "[" in args_after:
-        s += f", arrays after: {args_after.strip()}"
+        s += f", arrays after: {_show_arrays_after(args_after.strip())}"
+    if shape.kind == "constructor" and head.startswith("R "):
+        s = f"builds {_show_fields(this, shape.field_types)}" + s[len("returns"):]
+    elif shape.kind == "instance" and head[:2] in ("R ", "T "):
+        s += f", this after: {_show_fields(this, shape.field_types)}"
     return s

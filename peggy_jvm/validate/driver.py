@@ -20,8 +20,8 @@ Assumptions (``--assume``, :data:`~peggy_jvm.rules.strings.ASSUMPTIONS`)
     proves fewer pairs. Without ``--assume``, a pair the strict rules saturate without a proof and that differs
     in String calls is tried under each assumption, and its (still unknown) reason names those that prove it.
 
-Inputs: two paths, options. Outputs: the report. Errors: :class:`~peggy_jvm.archive.InputError` (bad input:
-the caller exits 2); nothing else escapes for a single method.
+Inputs: two paths, options. Outputs: the report. Errors: :class:`~peggy_jvm.archive.InputError` (bad input, or
+no method paired: the caller exits 2); nothing else escapes for a single method.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..rules.strings import ASSUMPTIONS, assumption_rules
 from . import counterexample as cx
-from .pairing import MethodPair, load_side, pair_methods
+from .pairing import MethodPair, load_side, nothing_paired, pair_methods
 from .prove import ProofBudget, ProofResult, prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
@@ -59,6 +59,8 @@ class _Pending:
     pair: MethodPair
     proof: ProofResult
     screened: cx.Screening
+    jvm_budget_ms: int  # what the pair's budget has left for its JVM runs after proof and screen
+    shape: cx.Shape  # static, instance method or constructor
 
 
 def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
@@ -68,6 +70,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     orig = load_side(orig_path)
     opt = load_side(opt_path)
     pairing = pair_methods(orig, opt, options.class_map)
+    if (error := nothing_paired(pairing, orig_path, opt_path)) is not None:
+        raise error
     rules = options.rules
     if rules is None:
         from ..rules import default_rules
@@ -98,22 +102,23 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
             row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, proof)
         if not proof.proved and options.counterexamples:
             interfaces = _interface_params(pair, orig.hierarchy)
-            why_not = cx.eligible(pair.orig.is_static, pair.orig.descriptor, interfaces)
+            shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
+            why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
             if why_not is not None:
                 row.reason += f"; {why_not}"
             elif proof.orig_ir is None or proof.opt_ir is None:
                 row.reason += "; no IR to search for a counterexample"
             else:
                 s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
-                              deadline, interfaces)
-                pending.append(_Pending(i, pair, proof, s))
+                              deadline - cx.JVM_SHARE * options.method_timeout, interfaces, shape)
+                pending.append(_Pending(i, pair, proof, s, int((deadline - time.monotonic()) * 1000), shape))
         row.time_ms = (time.perf_counter() - t0) * 1000
         report.pairs.append(row)
         proved += proof.proved
         if progress is not None:
             progress(i + 1, len(pairing.pairs), proved)
     if pending:
-        _confirm(report, pending, orig.raw, opt.raw)
+        _confirm(report, pending, orig.raw, opt.raw, options.class_map)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -179,45 +184,53 @@ def pair_param_types(pair: MethodPair) -> list[str]:
     return list(params) if pair.orig.is_static else [f"L{pair.orig_class.name};", *params]
 
 
-def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, opt_raw: dict) -> None:
+def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, opt_raw: dict,
+             class_map: dict[str, str]) -> None:
     """Run every candidate in one JVM; the first confirmed difference of a pair is its counterexample."""
     calls: list[cx.Call] = []
     owners: list[int] = []
     for k, p in enumerate(pending):
+        if p.jvm_budget_ms <= 0:
+            continue
         for args in p.screened.candidates:
             calls.append(cx.Call(p.pair.orig_class.name, p.pair.opt_class.name, p.pair.orig.name,
-                                 p.pair.orig.descriptor, args))
+                                 p.pair.orig.descriptor, args, shape=p.shape, group=k, budget_ms=p.jvm_budget_ms))
             owners.append(k)
     answers: list[cx.JvmOutcomes | None] = [None] * len(calls)
     jvm_problem = ""
     if calls:
-        t0 = time.perf_counter()
         try:
-            harness = cx.JvmHarness(orig_raw, opt_raw)
+            harness = cx.JvmHarness(orig_raw, opt_raw, class_map)
             try:
-                answers = harness.run(calls, timeout_s=30 + 2 * cx.CALL_TIMEOUT_MS / 1000 * len(calls))
+                answers = harness.run(calls)
             finally:
                 harness.close()
         except cx.JvmUnavailable as e:
             jvm_problem = str(e)
-        per_call_ms = (time.perf_counter() - t0) * 1000 / len(calls)
     found: dict[int, tuple[list, cx.JvmOutcomes]] = {}
-    asked: dict[int, int] = {}
+    late: dict[int, list] = {}  # the first input whose runs did not fit the pair's budget
+    unanswered: set[int] = set()
     for k, call, ans in zip(owners, calls, answers):
-        asked[k] = asked.get(k, 0) + 1
-        if k not in found and ans is not None and ans.confirms:
+        if ans is None:
+            unanswered.add(k)
+            continue
+        report.pairs[pending[k].index].time_ms += ans.ms
+        if k not in found and ans.confirms:
             found[k] = (call.args, ans)
+        elif ans.out_of_time:
+            late.setdefault(k, call.args)
     for k, p in enumerate(pending):
         row = report.pairs[p.index]
-        if calls:
-            row.time_ms += per_call_ms * asked.get(k, 0)
         if k in found:
             args, ans = found[k]
             params, ret = parse_method_descriptor(p.pair.orig.descriptor)
             row.verdict = Verdict.NOT_EQUIVALENT
             row.reason = "counterexample confirmed on the JVM"
-            row.counterexample = {"args": cx.show_args(params, args), "orig": cx.describe_outcome(ans.orig, ret),
-                                  "opt": cx.describe_outcome(ans.opt, ret)}
+            if why := cx.why_different(params, args, ans.orig, ans.opt, ret):
+                row.reason += f" ({why})"
+            row.counterexample = {"args": cx.show_call(params, args, p.shape),
+                                  "orig": cx.describe_outcome(ans.orig, ret, p.shape),
+                                  "opt": cx.describe_outcome(ans.opt, ret, p.shape)}
             continue
         s = p.screened
         note = f"no difference found on {s.tried} inputs"
@@ -227,4 +240,19 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
             note += f" (the interpreter could not model some: {s.unsupported})"
         if jvm_problem:
             note += f"; JVM not run: {jvm_problem}"
-        row.reason += f"; {note}"
+        row.reason += f"; {note}{_time_note(p, late.get(k), k in unanswered)}"
+
+
+def _time_note(p: _Pending, late_args: list | None, unanswered: bool) -> str:
+    """Why the JVM runs of an unconfirmed pair were cut short, if they were (the pair's budget, or a JVM slow to
+    answer that was killed)."""
+    if p.screened.candidates and p.jvm_budget_ms <= 0:
+        return "; no time left for the JVM runs within --method-timeout"
+    if late_args is not None:
+        params, _ret = parse_method_descriptor(p.pair.orig.descriptor)
+        shown = ", ".join(cx.show_call(params, late_args, p.shape))
+        return (f"; the JVM run on ({shown}) did not finish within the pair's budget "
+                f"({p.jvm_budget_ms} ms left for the JVM): stopped")
+    if unanswered:
+        return "; the JVM did not answer every call (it died, or was killed for taking too long)"
+    return ""

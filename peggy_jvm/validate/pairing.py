@@ -13,6 +13,9 @@ Invariants
     * A method with no code on both sides (abstract, native) is no pair and no verdict: it is counted as skipped.
       Code on one side only is a pair the prover will answer ``unknown``.
     * Order is deterministic: classes by name, methods in ORIG's declaration order.
+    * A run in which nothing pairs (a wrong ``--map``, a package that differs from the directory, unrelated
+      inputs) is bad input, not a vacuous success: :func:`nothing_paired` says so, naming the unpaired classes.
+      Only inputs whose methods are all without code (interfaces) may pair nothing and pass.
 """
 from __future__ import annotations
 
@@ -128,3 +131,20 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str]) -> Pairing:
         if new_name not in targets:
             result.unpaired.append(f"only in OPT: class {new_name}")
     return result
+
+
+MAX_NAMED = 8  # unpaired classes named in the one-line error; the rest are counted
+
+
+def nothing_paired(pairing: Pairing, orig_path: Path, opt_path: Path) -> InputError | None:
+    """The error for a pairing with no method pair (None when something paired, or when every common method is
+    without code and nothing is unpaired): exit 0 must mean every method was proved, never that none was
+    looked at."""
+    if pairing.pairs or (pairing.skipped and not pairing.unpaired):
+        return None
+    classes = [u.removeprefix("only in ").replace(": class ", " ") for u in pairing.unpaired if ": class " in u]
+    what = classes or [u.removeprefix("only in ") for u in pairing.unpaired]
+    shown = ", ".join(what[:MAX_NAMED]) + (f" and {len(what) - MAX_NAMED} more" if len(what) > MAX_NAMED else "")
+    hint = "; check --map OLD=NEW and the package names" if classes else ""
+    return InputError(str(opt_path), f"no method of {orig_path} paired with one here (0 pairs); unpaired: "
+                                     f"{shown or 'nothing: no classes'}{hint}")
