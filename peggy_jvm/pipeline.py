@@ -67,7 +67,7 @@ from .classfile.errors import ClassFileError
 from .classfile.hierarchy import ClassHierarchy
 from .classfile.model import CodeAttribute
 from .classfile.reader import read_class
-from .classfile.attributes import LineNumberTable
+from .classfile.attributes import LineNumberTable, LocalVariableTable
 from .classfile.bytecode import Instruction
 from .classfile.model import Attribute, ClassFile, MethodInfo
 from .classfile.recode import RecodeResult, recode_method
@@ -136,6 +136,8 @@ class MethodReport:
     #: reports for the method); None when the method was not saturated
     epeg_nodes: int | None = None
     epeg_classes: int | None = None
+    #: a rewritten method's debug information that did not survive (:func:`debug_dropped`); None otherwise
+    debug_dropped: dict[str, list] | None = None
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -338,6 +340,38 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
     return RecodeResult(data, [a.name for a in code.attributes if a.name not in kept and a.name != "StackMapTable"])
 
 
+def debug_dropped(before: CodeAttribute, after: CodeAttribute, pool) -> dict[str, list]:
+    """What the new code's debug tables lost: ``variables``, the names of the original LocalVariableTable's
+    variables (by name and type: a loop's variable may live in another slot now) with no entry left (one kept
+    over a shorter range is not counted), and
+    ``lines``, the source lines of the original LineNumberTable no instruction of the new code carries."""
+    def table(code: CodeAttribute, name: str):
+        return next((a for a in code.attributes if a.name == name), None)
+
+    def variables(code: CodeAttribute) -> list[tuple[str, str]]:
+        a = table(code, "LocalVariableTable")
+        return [] if a is None else [(pool.utf8(e.name_index), pool.utf8(e.descriptor_index))
+                                     for e in LocalVariableTable.parse(a.data).entries]
+
+    def lines(code: CodeAttribute) -> set[int]:
+        a = table(code, "LineNumberTable")
+        return set() if a is None else {e.line_number for e in LineNumberTable.parse(a.data).entries}
+
+    kept = set(variables(after))
+    gone = list(dict.fromkeys(name for name, desc in variables(before) if (name, desc) not in kept))
+    return {"variables": gone, "lines": sorted(lines(before) - lines(after))}
+
+
+def _dropped_reason(attributes: list[str], debug: dict[str, list]) -> str:
+    """The report's reason for a rewritten method: the attributes and debug entries it lost."""
+    parts = [f"dropped {', '.join(attributes)}"] if attributes else []
+    if debug["variables"]:
+        parts.append(f"dropped LocalVariableTable entries: {', '.join(debug['variables'])}")
+    if debug["lines"]:
+        parts.append(f"dropped lines: {', '.join(map(str, debug['lines']))}")
+    return "; ".join(parts)
+
+
 def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                    method_timeout: float | None = DEFAULT_METHOD_TIMEOUT, work: WorkBudget = DEFAULT_WORK_BUDGET,
                    goal: Goal = Goal.SPEED, rules: RuleOptions | None = None) -> tuple[bytes, list[MethodReport]]:
@@ -397,10 +431,12 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
             reports.append(row("fallback", f"timeout: {spent * 1000:.0f} ms > {method_timeout:g} s, at the end",
                                spent))
             continue
-        reason = f"dropped {', '.join(result.dropped)}" if result.dropped else ""
+        debug = debug_dropped(code, CodeAttribute.parse(result.data, cf.pool), cf.pool)
         attr.data = result.data
         changed = True
-        reports.append(row("rewritten", reason, spent, _code_length(result.data), "cost_after"))
+        reports.append(row("rewritten", _dropped_reason(result.dropped, debug), spent, _code_length(result.data),
+                           "cost_after"))
+        reports[-1].debug_dropped = debug
     if not changed:
         return data, reports
     try:
@@ -410,6 +446,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
             if r.status == "rewritten":
                 r.status, r.reason, r.bytes_after = "fallback", f"class not writable: {e}", r.bytes_before
                 r.cost_after, r.emitted_cost_after = r.cost_before, r.emitted_cost_before
+                r.debug_dropped = None
         return data, reports
 
 

@@ -263,7 +263,8 @@ def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], n
                    pp: PegProblem) -> None:
     """Give each effect of the extracted PEG the bytecode offset of an original effect in its e-class (the
     first, by node id), or in the class it was copied from (``copies``: loop peeling): the rewritten code's line
-    numbers. Debug information only."""
+    numbers; and each theta the local of an original theta in its e-class (``PEG.locals``). Debug information
+    only."""
     by_class: dict[str, int] = {}
     for n, off in sorted(peg.origins.items()):
         if n in class_of:
@@ -277,6 +278,15 @@ def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], n
                 off = by_class.get(copies[c])
             if off is not None:
                 new.origins[n] = off
+    # a theta equal to an original one (same e-class, not a copy: a peeled loop's thetas are shifted) carries
+    # the same local: its loop runs the same iterations with the same values
+    local_of: dict[str, tuple[int, int]] = {}
+    for n, local in sorted(peg.locals.items()):
+        if n in class_of:
+            local_of.setdefault(class_of[n], local)
+    for n, ids in back.items():
+        if ids and new.nodes[n].op == "theta" and nodes[ids[0]].eclass in local_of:
+            new.locals[n] = local_of[nodes[ids[0]].eclass]
 
 
 def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept: Acceptance | None = None,

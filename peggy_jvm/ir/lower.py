@@ -27,12 +27,19 @@ How:
 Invariants: the code computes what the IR says, statement by statement and in order. A local-variable entry
 (start_pc, length, name, type, index) is kept only when (1) the IR has a variable lifted from slot ``index`` of
 the entry's width whose writes are the original code's stores into that slot, statement for instruction (true of
-lifted IR; IR rebuilt from a PEG carries no origins, so there only never-assigned parameters qualify), lowering
+lifted IR; in IR rebuilt from a PEG no variable is lifted from a slot but the parameters), lowering
 keeping it in that slot (other variables get slots above every lifted one), (2) the instructions made from statements whose origins lie in
 the original range form one contiguous run of the new code, interrupted at most by instructions of no
 statement (spills), which becomes the new range (an entry over the whole original code, a parameter's, covers
 the whole new code), and (3) no instruction in that run stores a variable into
-slot ``index`` (or an overlapping one) that does not belong there. Otherwise it is dropped, never emitted wrong.
+slot ``index`` (or an overlapping one) that does not belong there. A parameter's entry that fails these (a
+parameter of rebuilt code that either code assigns) keeps instead the runs of instructions that no path reaches
+after a store into its slot and that come from a statement the original ran before any store into it (or any
+such instruction, if the original never writes it), see :func:`_parameter_ranges`. An entry of a local that a
+variable of rebuilt code carries (``Var.carries``, a reverted loop's theta) names that variable's slot, see
+:func:`_carried_ranges`: inside its loop where the slot holds the theta's value of the current iteration (no
+store since the header) at statements the original runs inside its loop before storing into the local in that
+iteration. Otherwise an entry is dropped, never emitted wrong.
 Entries that come out identical are kept once, and a type-table entry only with its plain-table twin (HotSpot
 rejects both otherwise). New ranges start and end at instruction boundaries (the code's end included).
 """
@@ -41,26 +48,28 @@ from __future__ import annotations
 import struct
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import networkx as nx
 
 from ..classfile import opcodes as op
 from ..classfile.assembler import Handler as AsmHandler
-from ..classfile.assembler import Insn, Label, assemble
+from ..classfile.assembler import Assembled, Insn, Label, assemble
 from ..classfile.attributes import (BootstrapMethod, BootstrapMethods, LineNumberEntry, LineNumberTable,
                                    LocalVariableEntry, LocalVariableTable, LocalVariableTypeEntry,
                                    LocalVariableTypeTable)
 from ..classfile.constpool import ConstantPool
 from ..classfile.errors import UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
-from ..classfile.model import Attribute, ClassFile, CodeAttribute, MethodInfo
+from ..classfile.bytecode import Instruction
+from ..classfile.model import Attribute, ClassFile, CodeAttribute, ExceptionEntry, MethodInfo
 from ..classfile.recode import build_code_attribute
 from .coalesce import interference
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
                     Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField, GetStatic, Goto, If,
                     InstanceOf, Invoke, InvokeDynamic, InvokeKind, IRMethod, Kind, MethodRef, MonitorEnter,
-                    MonitorExit, New, NewArray, PutField, PutStatic, Return, Stmt, Switch, Throw, Unary, Var)
+                    MonitorExit, New, NewArray, PutField, PutStatic, Return, Stmt, Switch, Throw, Unary, Var,
+                    type_of_descriptor)
 
 
 class LowerError(UnsupportedCodeError):
@@ -125,6 +134,10 @@ class _Lowerer:
         # kept with it so the id stays its own), and stores of a variable into a slot it was not lifted from
         self.origin_of: dict[int, tuple[Insn, int]] = {}
         self.foreign_stores: dict[int, tuple[Insn, int, int]] = {}  # id -> (insn, slot, width)
+        # stores of variables that carry an original local (Var.carries): id -> (insn, variable id), and their
+        # labels once placed
+        self.carried_stores: dict[int, tuple[Insn, int]] = {}
+        self.carried_marks: list[tuple[Label, int]] = []
         self.used_anywhere = {x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
                               for x in st.operands() if isinstance(x, Var)}
 
@@ -226,6 +239,8 @@ class _Lowerer:
         insn = self.emit(_STORE[v.type.kind], slot)
         if v.slot != slot:
             self.foreign_stores[id(insn)] = (insn, slot, 2 if v.type.kind.wide else 1)
+        if v.carries is not None:
+            self.carried_stores[id(insn)] = (insn, v.id)
 
     def push(self, x: Var | Const) -> None:
         if isinstance(x, Var):
@@ -768,6 +783,8 @@ class _Lowerer:
         insn = self.emit(op.IINC, slot, c)
         if dst.slot != slot:
             self.foreign_stores[id(insn)] = (insn, slot, 1)
+        if dst.carries is not None:
+            self.carried_stores[id(insn)] = (insn, dst.id)
         return True
 
     def lower_terminator(self, t, nxt: int | None) -> None:
@@ -879,6 +896,11 @@ class _Lowerer:
                     label = Label()
                     out.append(label)
                     stores.append((label, foreign[1], foreign[2]))
+                carried = self.carried_stores.get(id(x))
+                if carried is not None and carried[0] is x:
+                    label = Label()
+                    out.append(label)
+                    self.carried_marks.append((label, carried[1]))
             out.append(x)
         return out, marks, stores
 
@@ -1036,7 +1058,10 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
             entries[asm.offsets[label]] = line  # several marks at one pc: the last one is what runs
         table = LineNumberTable([LineNumberEntry(pc, line) for pc, line in sorted(entries.items())])
         attributes.append(Attribute(cf.pool.add_utf8("LineNumberTable"), "LineNumberTable", table.to_bytes()))
-    attributes += _local_tables(cf, method, ir, asm.offsets, len(asm.code), origin_marks, store_marks)
+    carried = _Carried({v.id: lw.slots[v.id] for v in ir.variables if v.carries is not None and v.id in lw.slots},
+                       {asm.offsets[label]: vid for label, vid in lw.carried_marks},
+                       {bid: asm.offsets[label] for bid, label in lw.labels.items() if label in asm.offsets})
+    attributes += _local_tables(cf, method, ir, asm, origin_marks, store_marks, carried)
     return build_code_attribute(cf, method, asm.instructions, asm.code, asm.exception_table, attributes,
                                 hierarchy, lw.max_locals)
 
@@ -1080,15 +1105,219 @@ def _faithful_slots(ir: IRMethod, original: list) -> dict[int, set[int]]:
     return out
 
 
+def _origins_by_instruction(insns: list[Instruction], segments: list[tuple[int, int | None]]) -> list[int | None]:
+    """The statement origin of each instruction (``segments``: start offset, origin; in increasing offsets)."""
+    out: list[int | None] = []
+    k = -1
+    for ins in insns:
+        while k + 1 < len(segments) and segments[k + 1][0] <= ins.offset:
+            k += 1
+        out.append(segments[k][1] if k >= 0 else None)
+    return out
+
+
+def _parameter_slots(ir: IRMethod) -> dict[int, int]:
+    """Slot -> width of each parameter (``this`` included), where :meth:`_Lowerer.assign_slots` puts them."""
+    out: dict[int, int] = {}
+    top = 0
+    for p in ir.params:
+        slot = p.slot if p.slot is not None else top
+        out[slot] = 2 if p.type.kind.wide else 1
+        top = max(top, slot + out[slot])
+    return out
+
+
 def _code_length_of(code_attribute: bytes) -> int:
     return int.from_bytes(code_attribute[4:8], "big")  # max_stack u2, max_locals u2, code_length u4
 
 
-def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, offsets: dict[Label, int], code_length: int,
-                  origin_marks: list[tuple[Label, int | None]], store_marks: list[tuple[Label, int, int]]
-                  ) -> list[Attribute]:
+class _Flow:
+    """The control flow of final instructions (branches, fall-through, exception handlers), for the
+    local-variable analyses below; ``ok`` is False for code with subroutines (a ``ret`` goes where this does
+    not follow), where those analyses claim nothing."""
+
+    def __init__(self, insns: list[Instruction], table: list[ExceptionEntry]) -> None:
+        self.insns = insns
+        self.at = {ins.offset: k for k, ins in enumerate(insns)}
+        self.ok = not any(i.opcode in (op.JSR, op.JSR_W, op.RET) for i in insns)
+        self.succ: list[list[int]] = []
+        for k, ins in enumerate(insns):
+            out = [self.at[t] for t in ins.successors_targets()] if self.ok else []
+            if ins.opcode not in op.NO_FALLTHROUGH and k + 1 < len(insns):
+                out.append(k + 1)
+            out += [self.at[h.handler] for h in table if h.start <= ins.offset < h.end]
+            self.succ.append(out)
+        self.pred: list[list[int]] = [[] for _ in insns]
+        for k, out in enumerate(self.succ):
+            for t in out:
+                self.pred[t].append(k)
+
+    def stores_into(self, index: int, width: int) -> set[int]:
+        """Indexes of the instructions writing a slot overlapping ``index`` (``width`` slots)."""
+        return {self.at[pc] for pc, slot, w in _stores(self.insns) if slot < index + width and index < slot + w}
+
+    def must(self, entry: bool, kills: set[int], gens: frozenset[int] | set[int] = frozenset(),
+             resets: dict[int, bool] | None = None) -> list[bool]:
+        """A fact on entering each instruction that holds on every path: ``entry`` at the start, made true after
+        ``gens`` and false after ``kills``, and ``resets[k]`` on entering instruction k whatever came before.
+        The greatest solution (instructions nothing reaches keep True)."""
+        if not self.ok:
+            return [False] * len(self.insns)
+        resets = resets or {}
+        fact = [True] * len(self.insns)
+        out = lambda k: k in gens or (k not in kills and fact[k])  # noqa: E731
+        changed = True
+        while changed:
+            changed = False
+            for k in range(len(self.insns)):
+                if k in resets:
+                    new = resets[k]
+                else:
+                    new = all(out(p) for p in self.pred[k]) and (entry or k != 0)
+                if new != fact[k]:
+                    fact[k], changed = new, True
+        return fact
+
+    def loop_of(self, header: int) -> set[int]:
+        """The instructions of the natural loop headed by instruction ``header``: those that reach a jump back
+        to it without passing it, and it."""
+        ahead, work = {header}, [header]
+        while work:
+            for t in self.succ[work.pop()]:
+                if t not in ahead:
+                    ahead.add(t)
+                    work.append(t)
+        body, work = {header}, [p for p in self.pred[header] if p in ahead]
+        while work:
+            k = work.pop()
+            if k not in body:
+                body.add(k)
+                work.extend(p for p in self.pred[k] if p in ahead)
+        return body
+
+
+def _unwritten(flow: _Flow, index: int, width: int) -> list[bool]:
+    """Per instruction: True when no path from the code's start to it passes a store into a slot overlapping
+    ``index`` (``width`` slots), i.e. there the slot still holds what the method was called with."""
+    return flow.must(True, flow.stores_into(index, width))
+
+
+def _parameter_ranges(e: LocalEntry, width: int, params: dict[int, int], new: _Flow, code_length: int,
+                      origin_at: list[int | None], original: _Flow, original_length: int) -> list[LocalEntry]:
+    """A parameter's entry where :func:`remap_local_entries` found no single true image (code rebuilt from a
+    PEG, or a parameter assigned in the new code): the runs of new instructions at which (1) the slot still
+    holds the argument (:func:`_unwritten` over the new code) and (2) the source variable does too: the
+    original never writes the slot, or the instruction comes from a statement (``origin_at``) of the entry's
+    range before which the original has not written it. Empty unless ``e`` is a parameter's entry (from offset
+    0, on a parameter's slot and width, ``params``: slot -> width)."""
+    if e.start_pc != 0 or params.get(e.index) != width:
+        return []
+    lo, hi = e.start_pc, e.start_pc + e.length
+    whole = hi >= original_length
+    here = _unwritten(new, e.index, width)
+    there = _unwritten(original, e.index, width)
+    assigned = bool(original.stores_into(e.index, width))
+
+    def claimed(k: int) -> bool:
+        if not here[k]:
+            return False
+        if not assigned and whole:
+            return True
+        o = origin_at[k]
+        return o is not None and lo <= o < hi and o in original.at and there[original.at[o]]
+    return _runs(e, e.index, [claimed(k) for k in range(len(new.insns))], new.insns, code_length)
+
+
+def _runs(e: LocalEntry, index: int, claimed: list[bool], insns: list[Instruction], code_length: int
+          ) -> list[LocalEntry]:
+    """``e`` at slot ``index`` over each maximal run of claimed instructions."""
+    out: list[LocalEntry] = []
+    start: int | None = None
+    for k, ins in enumerate([*insns, None]):
+        ok = ins is not None and claimed[k]
+        if ok and start is None:
+            start = ins.offset  # type: ignore[union-attr]
+        elif not ok and start is not None:
+            end = ins.offset if ins is not None else code_length
+            out.append(replace(e, start_pc=start, length=end - start, index=index))
+            start = None
+    return out
+
+
+@dataclass(frozen=True)
+class _Carried:
+    """Where lowering put the variables that carry an original local (``Var.carries``): variable id -> slot,
+    offset of each store of one of them -> its id, block id -> offset of the block's first instruction."""
+
+    slots: dict[int, int]
+    stores: dict[int, int]
+    blocks: dict[int, int]
+
+
+def _live_at_header(ir: IRMethod, v: Var, header: int) -> bool:
+    """Whether some path from the start of block ``header`` reads ``v`` before writing it (normal successors
+    only: an under-approximation of the liveness copy coalescing and slot sharing respect, so there ``v`` is
+    the variable the reverter made for the theta, holding its value)."""
+    seen, work = set(), [header]
+    while work:
+        bid = work.pop()
+        if bid in seen or bid not in ir.blocks:
+            continue
+        seen.add(bid)
+        b = ir.blocks[bid]
+        for st in [*b.stmts, b.terminator]:
+            if any(x is v for x in st.operands()):
+                return True
+            if st.defined() is v:
+                break
+        else:
+            work.extend(b.successors(include_exceptional=False))
+    return False
+
+
+def _carried_ranges(e: LocalEntry, width: int, kind: Kind, ir: IRMethod, carried: _Carried, new: _Flow,
+                    code_length: int, origin_at: list[int | None], original: _Flow) -> list[LocalEntry]:
+    """Entry ``e`` of an original local for the variables of rebuilt code that carry it (:class:`CarriedLocal`
+    of a loop's theta whose loop header ``at`` lies in ``e``'s range, of ``e``'s kind and width): the runs of
+    new instructions (1) inside the variable's loop, entered since the loop's header with no store into its
+    slot in between, the slot holding the variable (and the variable the theta: it is live at the header)
+    there; and (2) made from a statement (``origin_at``) of ``e``'s range that, in the original code, lies inside
+    the original loop and is reached from its header with no store into ``e``'s slot in between. Both codes
+    then hold the theta's value of the same iteration: the statement's effect runs in the same iteration of
+    the same loop in both (the PEG's effect order)."""
+    lo, hi = e.start_pc, e.start_pc + e.length
+    claimed = [False] * len(new.insns)
+    out: list[LocalEntry] = []
+    for v in ir.variables:
+        c = v.carries
+        if c is None or c.slot != e.index or not lo <= c.at < hi or v.type.kind is not kind or \
+                (2 if kind.wide else 1) != width or v.id not in carried.slots or c.at not in original.at or \
+                carried.blocks.get(c.header) not in new.at or not _live_at_header(ir, v, c.header):
+            continue
+        slot, h = carried.slots[v.id], new.at[carried.blocks[c.header]]
+        kills = new.stores_into(slot, width)
+        holds = new.must(False, kills, {new.at[pc] for pc, vid in carried.stores.items() if vid == v.id})
+        since = new.must(False, kills, resets={h: holds[h]})
+        loop = new.loop_of(h)
+        h0 = original.at[c.at]
+        there = original.must(False, original.stores_into(e.index, width), resets={h0: True})
+        old_loop = original.loop_of(h0)
+        mine = [False] * len(new.insns)
+        for k in loop:
+            o = origin_at[k]
+            if since[k] and not claimed[k] and o is not None and lo <= o < hi and o in original.at and \
+                    original.at[o] in old_loop and there[original.at[o]]:
+                mine[k] = claimed[k] = True
+        out += _runs(e, slot, mine, new.insns, code_length)
+    return out
+
+
+def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, asm: Assembled,
+                  origin_marks: list[tuple[Label, int | None]], store_marks: list[tuple[Label, int, int]],
+                  carried: _Carried) -> list[Attribute]:
     """The original method's LocalVariableTable and LocalVariableTypeTable, remapped to the new code (absent
-    if the original had none or no entry survives)."""
+    if the original had none or no entry survives); a parameter's entry with no single true image gets the
+    ranges :func:`_parameter_ranges` finds true."""
     attr = method.code_attribute()
     if attr is None:
         return []
@@ -1096,19 +1325,32 @@ def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, offsets: dict
                 if a.name in ("LocalVariableTable", "LocalVariableTypeTable")]
     if not original:
         return []
+    offsets, code_length = asm.offsets, len(asm.code)
     segments = [(offsets[label], origin) for label, origin in origin_marks]
     stores = [(offsets[label], slot, width) for label, slot, width in store_marks]
-    slot_widths = _faithful_slots(ir, CodeAttribute.parse(attr.data, cf.pool).instructions())
+    old_code = CodeAttribute.parse(attr.data, cf.pool)
+    old_insns = old_code.instructions()
+    slot_widths = _faithful_slots(ir, old_insns)
+    origin_at = _origins_by_instruction(asm.instructions, segments)
+    params = _parameter_slots(ir)
+    new_flow, old_flow = _Flow(asm.instructions, asm.exception_table), _Flow(old_insns, old_code.exception_table)
     kept: dict[str, tuple[Attribute, list]] = {}
     for a in original:
         if a.name == "LocalVariableTable":
             table: LocalVariableTable | LocalVariableTypeTable = LocalVariableTable.parse(a.data)
-            widths = [2 if cf.pool.utf8(e.descriptor_index) in ("J", "D") else 1 for e in table.entries]
+            kinds = [type_of_descriptor(cf.pool.utf8(e.descriptor_index)).kind for e in table.entries]
         else:
             table = LocalVariableTypeTable.parse(a.data)
-            widths = [1] * len(table.entries)  # signatures are of references
-        entries = remap_local_entries(table.entries, widths, segments, code_length, stores, slot_widths,
-                                      _code_length_of(attr.data))
+            kinds = [Kind.REF] * len(table.entries)  # signatures are of references
+        widths = [2 if k.wide else 1 for k in kinds]
+        entries = []
+        for e, width, kind in zip(table.entries, widths, kinds):
+            kept_e = remap_local_entries([e], [width], segments, code_length, stores, slot_widths,
+                                         _code_length_of(attr.data))
+            entries += kept_e or \
+                _parameter_ranges(e, width, params, new_flow, code_length, origin_at, old_flow,
+                                  _code_length_of(attr.data)) or \
+                _carried_ranges(e, width, kind, ir, carried, new_flow, code_length, origin_at, old_flow)
         unique = []  # two ranges may meet in one image; HotSpot rejects duplicated entries
         for e in entries:
             if e not in unique:

@@ -74,16 +74,28 @@ def type_of_descriptor(desc: str) -> IRType:
     return IRType(Kind.REF, desc[1:-1] if desc[0] == "L" else desc)
 
 
+@dataclass(frozen=True, slots=True)
+class CarriedLocal:
+    """Debug information on a variable of rebuilt code (a loop's theta): each time control enters block
+    ``header`` of its method, the variable holds what local ``slot`` of the original code held at offset ``at``
+    (the original loop's header) in the same iteration. Lowering turns it into LocalVariableTable ranges."""
+
+    slot: int
+    at: int
+    header: int
+
+
 @dataclass(eq=False, slots=True)
 class Var:
     """A variable; compared by identity. ``name`` is for people (``l3i`` local 3, ``s0i`` stack 0, ``t7``).
     ``slot`` is the local-variable slot it came from, if any: a hint lowering follows so that code keeps
-    the original layout of locals."""
+    the original layout of locals. ``carries``: see :class:`CarriedLocal` (debug information only)."""
 
     id: int
     type: IRType
     name: str = ""
     slot: int | None = None
+    carries: CarriedLocal | None = None
 
     def __repr__(self) -> str:
         return self.name or f"v{self.id}"

@@ -723,9 +723,12 @@ class _Builder:
             d = self.idom[lp.header]
             init_tree = self.decide(self.collapse(d, parent), lp.header, parent)  # type: ignore[arg-type]
             init = self.merge(init_tree, keys, lambda e: self.edge_env(e, parent))
+        header = self.segs[lp.header]
         for k in keys:
             th = peg.new_theta(lp.depth)
             lp.thetas[k] = th
+            if isinstance(k, Var) and k.slot is not None and self.first.get(header.block.id) == lp.header:
+                peg.locals[th] = (k.slot, header.block.origin)  # the loop starts where its header block does
         self.entry_env[lp.header] = dict(lp.thetas)
         tree = self.decide(lp.header, "ITER", lp)
         lp.tree = tree
@@ -804,7 +807,8 @@ def _without_dead_reads(peg: PEG, pure: frozenset[FieldRef]) -> PEG:
         if any(c in alias for c in node.children):
             out[n] = Node(node.op, node.attr, tuple(res(c) for c in node.children))
     return PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
-               nodes=out, root=res(peg.root), param_types=peg.param_types, origins=peg.origins)
+               nodes=out, root=res(peg.root), param_types=peg.param_types, origins=peg.origins,
+               locals=peg.locals)
 
 
 # -- minimization ---------------------------------------------------------------------------------------------
@@ -875,5 +879,8 @@ def minimize(peg: PEG) -> PEG:
     for n, off in sorted(peg.origins.items()):  # merged nodes: the first statement's offset
         if n in cls and rep[cls[n]] in new_id:
             out.origins.setdefault(new_id[rep[cls[n]]], off)
+    for n, local in sorted(peg.locals.items()):  # merged thetas have equal values: the first one's local
+        if n in cls and rep[cls[n]] in new_id and out.nodes[new_id[rep[cls[n]]]].op == "theta":
+            out.locals.setdefault(new_id[rep[cls[n]]], local)
     out.seal()
     return out

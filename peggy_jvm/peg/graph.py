@@ -50,6 +50,10 @@ class PEG:
     #: effect node -> bytecode offset of the statement it was built from (debug information only: it gives the
     #: rewritten code its line numbers and takes no part in the PEG's meaning, equality or hashing)
     origins: dict[int, int] = field(default_factory=dict, repr=False)
+    #: value theta -> (local slot, bytecode offset of its loop's header) when it was built from the variable of
+    #: that slot: at that offset of the original code, in each iteration, the slot holds the theta's value
+    #: (debug information only, like ``origins``: the rewritten code's LocalVariableTable)
+    locals: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def add(self, op: str, attr: Hashable = None, children: tuple[int, ...] = ()) -> int:
         assert not self.sealed

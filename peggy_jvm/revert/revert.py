@@ -63,7 +63,7 @@ from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, B
                         PutStatic, Return, Stmt, Switch, Throw, Unary, Var, type_of_descriptor)
 from ..ir.coalesce import coalesce_copies
 from ..ir.lower import blocks_on_cycles
-from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE
+from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE, CarriedLocal
 from ..peg.build import minimize
 from ..peg.graph import PEG, Node
 from ..peg.ops import HANDLER_OPS, OPS, Role, T
@@ -134,6 +134,9 @@ class _Reverter:
         # loops without effects that provably end: computed where their values are wanted (see pure_loops)
         self.pure = pure_loops(peg, self.variance)
         self.open_depths: list[int] = []  # depths of the loops whose iteration is being generated
+        # a theta's variable, the original local it carries (PEG.locals) and its loop's header block: debug
+        # information, given to the variables whose header survives tidying (:meth:`mark_locals`)
+        self.carried: list[tuple[Var, tuple[int, int], Block]] = []
 
     # -- blocks and variables -------------------------------------------------------------------------------
     def new_block(self) -> Block:
@@ -953,6 +956,7 @@ class _Reverter:
         thetas = self.loop_thetas(p, d, evals)
         # preheader: initial values, then hoisted invariant inputs
         tvars: dict[int, object] = {}
+        carried: list[tuple[Var, tuple[int, int]]] = []
         for th in thetas:
             init = self.nodes[th].children[0]
             if self.is_sigma(th):
@@ -962,11 +966,14 @@ class _Reverter:
                 v = self.new_var(self.type_of(th))
                 self.emit(Copy(v, self.gen(init)))
                 tvars[th] = v
+                if th in self.peg.locals:
+                    carried.append((v, self.peg.locals[th]))
         if p in self.pure:
             # its heap does not change in the loop: any effect it still needs runs once, here, never in the header
             self.gen_sigma(s_end)
         self.hoist_invariants(p, d, thetas, evals)
         header, exit_ = self.new_block(), self.new_block()
+        self.carried += [(v, local, header) for v, local in carried]
         self.goto(header)
         self.cur = header
         self.arms()
@@ -1248,8 +1255,17 @@ class _Reverter:
         present = {x.id for b in blocks.values() for st in [*b.stmts, b.terminator]
                    for x in [*st.operands(), st.defined()] if isinstance(x, Var)}
         variables = [v for v in self.variables if v.id in present or v in m.params]
+        self.mark_locals(blocks)
         return IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks, entry_id,
                         synchronized=m.synchronized, variables=variables)
+
+    def mark_locals(self, blocks: dict[int, Block]) -> None:
+        """Give each theta's variable its :class:`~peggy_jvm.ir.nodes.CarriedLocal` when its loop header is
+        still a block (tidying may have merged it away: then nothing is claimed)."""
+        ids = {id(b): bid for bid, b in blocks.items()}
+        for v, (slot, at), header in self.carried:
+            if id(header) in ids:
+                v.carries = CarriedLocal(slot, at, ids[id(header)])
 
 
 class _LoopCode:
@@ -1731,7 +1747,7 @@ def _without_passed_through_thetas(peg: PEG) -> PEG:
     new_nodes = [Node(n.op, n.attr, tuple(follow_alias(c) for c in n.children)) for n in nodes]
     work = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
                nodes=new_nodes, root=follow_alias(peg.root), param_types=peg.param_types,
-               origins=dict(peg.origins))
+               origins=dict(peg.origins), locals=dict(peg.locals))
     return minimize(work)
 
 
