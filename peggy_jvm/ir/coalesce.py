@@ -23,7 +23,8 @@ What this module owns
       the last point where no expression tree is open, so the trees of the statements it passes are not
       split (javac puts a loop counter's ``iinc`` just before the back edge).
 
-    It also owns :func:`interference` (statement-level liveness), which lowering uses to share slots.
+    It also owns :func:`interference` (statement-level liveness), which lowering uses to share slots, and
+    :func:`rename_variables`, which merges variables the caller found never live at once.
 
 Inputs: an IRMethod whose blocks carry no ``entry_stack`` (values are passed in variables, as the reverter
 does); IR lifted from bytecode is left alone by the caller.
@@ -35,6 +36,7 @@ statements never cross block boundaries.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Callable
 from dataclasses import fields
 
 from .nodes import Binary, Block, ClassInit, Copy, IRMethod, Stmt, Unary, Var
@@ -232,16 +234,23 @@ def _merge_copy_related(m: IRMethod) -> None:
         members.setdefault(a.id, [a.id]).extend(members.pop(b.id, [b.id]))
     if not rep:
         return
+    rename_variables(m.blocks, find)
     for blk in m.blocks.values():
-        for st in _stmts(blk):
-            for x in st.operands():
-                if isinstance(x, Var) and x.id in rep:
-                    _substitute(st, x, find(x))
-            d = st.defined()
-            if d is not None and d.id in rep:
-                st.dst = find(d)  # type: ignore[attr-defined]
         blk.stmts = [st for st in blk.stmts if not (isinstance(st, Copy) and st.src is st.dst)]
     m.variables = [v for v in m.variables if v.id not in rep]
+
+
+def rename_variables(blocks: dict[int, Block], find: Callable[[Var], Var]) -> None:
+    """Every read and write of a variable ``v`` in ``blocks`` becomes one of ``find(v)`` (the caller has
+    checked that the variables it merges are never live at once)."""
+    for blk in blocks.values():
+        for st in _stmts(blk):
+            for x in st.operands():
+                if isinstance(x, Var) and find(x) is not x:
+                    _substitute(st, x, find(x))
+            d = st.defined()
+            if d is not None and find(d) is not d:
+                st.dst = find(d)  # type: ignore[attr-defined]
 
 
 def interference(m: IRMethod) -> dict[int, set[int]]:

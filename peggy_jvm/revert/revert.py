@@ -61,9 +61,9 @@ from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, B
                         Cond, Const, Copy, GetField, GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic,
                         InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
                         PutStatic, Return, Stmt, Switch, Throw, Unary, Var, type_of_descriptor)
-from ..ir.coalesce import coalesce_copies
+from ..ir.coalesce import coalesce_copies, interference, rename_variables
 from ..ir.lower import blocks_on_cycles
-from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE
+from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE, ConstKind
 from ..peg.build import minimize
 from ..peg.graph import PEG, Node
 from ..peg.ops import HANDLER_OPS, OPS, Role, T
@@ -1240,7 +1240,11 @@ class _Reverter:
         blocks, entry_id = tidy_blocks(blocks, entry_id)  # blocks the copies and flags left empty are jumped over
         coalesce_copies(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks,
                                  entry_id, variables=self.variables))  # again on the blocks tidying joined
-        if _merge_equal_blocks(blocks):  # the same continuation generated on several paths is kept once
+        merged = _merge_equal_blocks(blocks)  # the same continuation generated on several paths is kept once
+        # ... also when it was generated with other variables (a handler's dispatch, once per statement it covers)
+        merged = _merge_renamed_blocks(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params),
+                                                blocks, entry_id, variables=self.variables)) or merged
+        if merged:
             blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
         _switches_from_chains(blocks)
         blocks = _reachable_blocks(blocks, entry_id)
@@ -1420,6 +1424,75 @@ def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:
             del blocks[bid]
 
 
+def _merge_renamed_blocks(m: IRMethod) -> bool:
+    """Tail merging up to renaming: blocks of ``m`` with the same shape (statements, handlers, successors) that
+    differ only in variables are made equal by renaming the variables of one into those of the other, when
+    each renamed pair is never live at once (Chaitin's test on :func:`~peggy_jvm.ir.coalesce.interference`;
+    parameters are never renamed), then merged by :func:`_merge_equal_blocks`; repeated as merged successors
+    make predecessors alike. A pair is renamed only when all of its blocks' variables can be, so no variable
+    leaves its block (and the operand stack) for nothing. Meaning unchanged: a renamed variable is written
+    only where the other is dead, so every read sees the value it saw. True when a block was merged."""
+    blocks = m.blocks
+    fixed = {p.id for p in m.params}
+    adj: dict[int, set[int]] | None = None
+    members: dict[int, set[int]] = {}  # representative id -> ids merged into it (itself included)
+    merged_any = False
+    while True:
+        shapes: dict[tuple, list[list[Var]]] = {}
+        for bid in sorted(blocks):
+            names: list[Var] = []
+            sig = _block_signature(blocks[bid], {}, names, fixed)
+            if sig is not None:
+                shapes.setdefault(sig, []).append(names)
+        candidates = [(group[0], other) for group in shapes.values() if len(group) > 1 for other in group[1:]]
+        if not candidates:
+            return merged_any
+        if adj is None:
+            adj = interference(m)
+        rename: dict[int, Var] = {}
+
+        def find(v: Var) -> Var:
+            while v.id in rename:
+                v = rename[v.id]
+            return v
+
+        for ref, other in candidates:
+            trial: dict[int, Var] = {}  # this pair's renames, committed only if all of them are allowed
+            near: dict[int, set[int]] = {}  # the trial's classes: what interferes with them, and their members
+            mem: dict[int, set[int]] = {}
+
+            def tfind(v: Var) -> Var:
+                v = find(v)
+                while v.id in trial:
+                    v = trial[v.id]
+                return v
+
+            for x, y in zip(ref, other):
+                a, b = tfind(x), tfind(y)
+                if a is b:
+                    continue
+                near_a = near[a.id] if a.id in near else adj.get(a.id, set())
+                mem_b = mem[b.id] if b.id in mem else members.get(b.id, {b.id})
+                if not near_a.isdisjoint(mem_b):
+                    break
+                trial[b.id] = a
+                near[a.id] = near_a | (near[b.id] if b.id in near else adj.get(b.id, set()))
+                mem[a.id] = (mem[a.id] if a.id in mem else members.get(a.id, {a.id})) | mem_b
+            else:
+                for k, a in trial.items():
+                    rename[k] = a
+                    adj.pop(k, None)
+                    members.pop(k, None)
+                adj.update((k, v) for k, v in near.items() if k not in trial)
+                members.update((k, v) for k, v in mem.items() if k not in trial)
+        if not rename:
+            return merged_any
+        rename_variables(blocks, find)
+        if not _merge_equal_blocks(blocks):
+            return merged_any
+        merged_any = True
+
+
 def _retarget(b: Block, new: Callable[[int], int]) -> None:
     term = b.terminator
     if isinstance(term, Goto):
@@ -1431,9 +1504,11 @@ def _retarget(b: Block, new: Callable[[int], int]) -> None:
     b.handlers = tuple(Handler(h.catch_type, new(h.target)) for h in b.handlers)
 
 
-def _block_signature(b: Block, where: dict[int, set[int]]) -> tuple | None:
+def _block_signature(b: Block, where: dict[int, set[int]], renamed: list[Var] | None = None,
+                     fixed: frozenset[int] | set[int] = frozenset()) -> tuple | None:
     """What a block computes, with the variables only it uses numbered in order of appearance; None for a block
-    that takes values on the stack."""
+    that takes values on the stack. With ``renamed`` (filled in), every variable but the ``fixed`` ones is
+    numbered, each listed once in order of first appearance: the block's shape up to renaming."""
     if b.entry_stack:
         return None
     local: dict[int, int] = {}
@@ -1451,6 +1526,11 @@ def _block_signature(b: Block, where: dict[int, set[int]]) -> tuple | None:
 
     def canon(x: object) -> object:
         if isinstance(x, Var):
+            if renamed is not None and x.id not in fixed:
+                if x.id not in local:
+                    local[x.id] = len(local)
+                    renamed.append(x)
+                return ("local", local[x.id], x.type)
             if x.id in own and where.get(x.id) == {b.id}:
                 return ("local", local.setdefault(x.id, len(local)), x.type)
             return ("var", x.id)
@@ -1624,12 +1704,19 @@ def _known_arm(b: Block, test: Block) -> int | None:
 
 
 def _constant_test(term: If) -> bool | None:
-    """The outcome of an int ``if`` on two constants, else None."""
+    """The outcome of an int ``if`` on two constants, or of a test of ``null`` against ``null`` (a path where a
+    reference is known to be null tests it again), else None."""
     a, b = term.a, term.b
     if isinstance(a, Const) and isinstance(b, Const) and a.type == INT and b.type == INT \
             and isinstance(a.value, int) and isinstance(b.value, int):
         return _HOLDS[term.cond](a.value, b.value)
+    if _is_null(a) and _is_null(b) and term.cond in (Cond.EQ, Cond.NE):
+        return term.cond is Cond.EQ
     return None
+
+
+def _is_null(x: object) -> bool:
+    return isinstance(x, Const) and x.kind is ConstKind.VALUE and x.type.kind is Kind.REF and x.value is None
 
 
 def _handled_by(b: Block) -> tuple:
