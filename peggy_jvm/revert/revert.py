@@ -1425,72 +1425,131 @@ def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:
 
 
 def _merge_renamed_blocks(m: IRMethod) -> bool:
-    """Tail merging up to renaming: blocks of ``m`` with the same shape (statements, handlers, successors) that
-    differ only in variables are made equal by renaming the variables of one into those of the other, when
-    each renamed pair is never live at once (Chaitin's test on :func:`~peggy_jvm.ir.coalesce.interference`;
-    parameters are never renamed), then merged by :func:`_merge_equal_blocks`; repeated as merged successors
-    make predecessors alike. A pair is renamed only when all of its blocks' variables can be, so no variable
-    leaves its block (and the operand stack) for nothing. Meaning unchanged: a renamed variable is written
-    only where the other is dead, so every read sees the value it saw. True when a block was merged."""
+    """Tail merging up to renaming: a region of blocks of ``m`` (loops included) that repeats another up to the
+    names of variables is dropped and jumps to it go to the other. Two blocks correspond when they have the same
+    statements and handlers once the variables of one are renamed into those of the other, and their targets
+    are the same blocks or correspond (:func:`_corresponding`). The renaming is done only when each renamed
+    pair is never live at once (Chaitin's test on :func:`~peggy_jvm.ir.coalesce.interference`; parameters are
+    never renamed), all of a region's renames or none, so no variable leaves its block (and the operand stack)
+    for nothing. Meaning unchanged: a renamed variable is written only where the other is dead, so every read
+    sees the value it saw, and a block then runs exactly what the block it stands for ran, going on to blocks
+    that do the same. True when a block was dropped."""
     blocks = m.blocks
     fixed = {p.id for p in m.params}
     adj: dict[int, set[int]] | None = None
     members: dict[int, set[int]] = {}  # representative id -> ids merged into it (itself included)
+    rename: dict[int, Var] = {}
+
+    def find(v: Var) -> Var:
+        while v.id in rename:
+            v = rename[v.id]
+        return v
+
     merged_any = False
-    while True:
-        shapes: dict[tuple, list[list[Var]]] = {}
-        for bid in sorted(blocks):
-            names: list[Var] = []
-            sig = _block_signature(blocks[bid], {}, names, fixed)
-            if sig is not None:
-                shapes.setdefault(sig, []).append(names)
-        candidates = [(group[0], other) for group in shapes.values() if len(group) > 1 for other in group[1:]]
-        if not candidates:
-            return merged_any
-        if adj is None:
-            adj = interference(m)
-        rename: dict[int, Var] = {}
-
-        def find(v: Var) -> Var:
-            while v.id in rename:
-                v = rename[v.id]
-            return v
-
-        for ref, other in candidates:
-            trial: dict[int, Var] = {}  # this pair's renames, committed only if all of them are allowed
-            near: dict[int, set[int]] = {}  # the trial's classes: what interferes with them, and their members
-            mem: dict[int, set[int]] = {}
-
-            def tfind(v: Var) -> Var:
-                v = find(v)
-                while v.id in trial:
-                    v = trial[v.id]
-                return v
-
-            for x, y in zip(ref, other):
-                a, b = tfind(x), tfind(y)
-                if a is b:
+    budget = [_RENAMED_MERGE_BUDGET]
+    shapes: dict[tuple, list[int]] = {}
+    for bid in sorted(blocks):
+        sig = _block_signature(blocks[bid], {}, [], fixed, [])
+        if sig is not None:
+            shapes.setdefault(sig, []).append(bid)
+    for group in shapes.values():
+        for j in range(1, len(group)):
+            for i in range(j):
+                if budget[0] <= 0:
+                    return merged_any
+                ref, other = group[i], group[j]
+                if ref not in blocks or other not in blocks or other == m.entry:
                     continue
-                near_a = near[a.id] if a.id in near else adj.get(a.id, set())
-                mem_b = mem[b.id] if b.id in mem else members.get(b.id, {b.id})
-                if not near_a.isdisjoint(mem_b):
-                    break
-                trial[b.id] = a
-                near[a.id] = near_a | (near[b.id] if b.id in near else adj.get(b.id, set()))
-                mem[a.id] = (mem[a.id] if a.id in mem else members.get(a.id, {a.id})) | mem_b
-            else:
-                for k, a in trial.items():
-                    rename[k] = a
-                    adj.pop(k, None)
-                    members.pop(k, None)
-                adj.update((k, v) for k, v in near.items() if k not in trial)
-                members.update((k, v) for k, v in mem.items() if k not in trial)
-        if not rename:
-            return merged_any
-        rename_variables(blocks, find)
-        if not _merge_equal_blocks(blocks):
-            return merged_any
-        merged_any = True
+                match = _corresponding(blocks, ref, other, fixed, m.entry, budget)
+                if match is None:
+                    continue
+                bmap, pairs = match
+                if adj is None:
+                    adj = interference(m)
+                trial = _trial_renames(pairs, find, adj, members)
+                if trial is None:
+                    continue
+                for k, v in trial.items():
+                    rename[k] = v
+                rename_variables(blocks, find)
+                for blk in blocks.values():
+                    _retarget(blk, lambda t: bmap.get(t, t))
+                for dropped in bmap:
+                    del blocks[dropped]
+                merged_any = True
+                break
+    return merged_any
+
+
+_RENAMED_MERGE_BUDGET = 20_000  # block pairs compared per method: the search stays linear in practice
+
+
+def _corresponding(blocks: dict[int, Block], ref: int, other: int, fixed: set[int], entry: int,
+                   budget: list[int]) -> tuple[dict[int, int], list[tuple[Var, Var]]] | None:
+    """The blocks reachable from ``other`` that stand for blocks reachable from ``ref`` (dropped block ->
+    kept block) and the variable pairs (kept, renamed) that make each pair equal; None when some pair
+    differs in more than variables. A dropped block is never kept, nor the method's entry."""
+    bmap: dict[int, int] = {other: ref}
+    kept: set[int] = {ref}
+    pairs: list[tuple[Var, Var]] = []
+    work = [(ref, other)]
+    while work:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        a, b = work.pop()
+        va: list[Var] = []
+        vb: list[Var] = []
+        ea: list[int] = []
+        eb: list[int] = []
+        sa = _block_signature(blocks[a], {}, va, fixed, ea)
+        sb = _block_signature(blocks[b], {}, vb, fixed, eb)
+        if sa is None or sa != sb:
+            return None
+        pairs.extend(zip(va, vb))
+        for ta, tb in zip(ea, eb):
+            if ta == tb or bmap.get(tb) == ta:
+                continue
+            if tb in bmap or tb in kept or ta in bmap or tb == entry:
+                return None
+            bmap[tb] = ta
+            kept.add(ta)
+            work.append((ta, tb))
+    return bmap, pairs
+
+
+def _trial_renames(pairs: list[tuple[Var, Var]], find: Callable[[Var], Var], adj: dict[int, set[int]],
+                   members: dict[int, set[int]]) -> dict[int, Var] | None:
+    """The renames (variable id -> variable) that make each pair one variable, or None when two of them are
+    live at once. On success ``adj`` and ``members`` (representative id -> the ids merged into it) are updated:
+    a merged variable interferes with what any of its members did."""
+    trial: dict[int, Var] = {}
+    near: dict[int, set[int]] = {}  # the trial's classes: what interferes with them, and their members
+    mem: dict[int, set[int]] = {}
+
+    def tfind(v: Var) -> Var:
+        v = find(v)
+        while v.id in trial:
+            v = trial[v.id]
+        return v
+
+    for x, y in pairs:
+        a, b = tfind(x), tfind(y)
+        if a is b:
+            continue
+        near_a = near[a.id] if a.id in near else adj.get(a.id, set())
+        mem_b = mem[b.id] if b.id in mem else members.get(b.id, {b.id})
+        if not near_a.isdisjoint(mem_b):
+            return None
+        trial[b.id] = a
+        near[a.id] = near_a | (near[b.id] if b.id in near else adj.get(b.id, set()))
+        mem[a.id] = (mem[a.id] if a.id in mem else members.get(a.id, {a.id})) | mem_b
+    for k in trial:
+        adj.pop(k, None)
+        members.pop(k, None)
+    adj.update((k, v) for k, v in near.items() if k not in trial)
+    members.update((k, v) for k, v in mem.items() if k not in trial)
+    return trial
 
 
 def _retarget(b: Block, new: Callable[[int], int]) -> None:
@@ -1505,10 +1564,11 @@ def _retarget(b: Block, new: Callable[[int], int]) -> None:
 
 
 def _block_signature(b: Block, where: dict[int, set[int]], renamed: list[Var] | None = None,
-                     fixed: frozenset[int] | set[int] = frozenset()) -> tuple | None:
+                     fixed: frozenset[int] | set[int] = frozenset(), exits: list[int] | None = None) -> tuple | None:
     """What a block computes, with the variables only it uses numbered in order of appearance; None for a block
     that takes values on the stack. With ``renamed`` (filled in), every variable but the ``fixed`` ones is
-    numbered, each listed once in order of first appearance: the block's shape up to renaming."""
+    numbered, each listed once in order of first appearance: the block's shape up to renaming. With ``exits``
+    (filled in), the handlers' and the terminator's targets are numbered too, listed in order."""
     if b.entry_stack:
         return None
     local: dict[int, int] = {}
@@ -1542,10 +1602,26 @@ def _block_signature(b: Block, where: dict[int, set[int]], renamed: list[Var] | 
             return ("const", x.type, x.kind, struct.pack(">d", x.value))
         return x
 
-    out: list[object] = [b.handlers]
+    def exit_(t: int) -> tuple:
+        exits.append(t)  # type: ignore[union-attr]
+        return ("exit", len(exits) - 1)  # type: ignore[arg-type]
+
+    if exits is None:
+        out: list[object] = [b.handlers]
+    else:
+        out = [tuple((h.catch_type, exit_(h.target)) for h in b.handlers)]
     for st in stmts:
+        if exits is not None and st is b.terminator:
+            out.append((type(st).__name__, *(
+                exit_(getattr(st, f.name)) if f.name in _TARGET_FIELDS else
+                tuple(exit_(t) for t in st.cases) if f.name == "cases" else  # type: ignore[attr-defined]
+                canon(getattr(st, f.name)) for f in fields(st))))  # type: ignore[arg-type]
+            continue
         out.append((type(st).__name__, *(canon(getattr(st, f.name)) for f in fields(st))))  # type: ignore[arg-type]
     return tuple(out)
+
+
+_TARGET_FIELDS = frozenset(("target", "if_true", "if_false", "default"))  # a terminator's block ids
 
 
 def _switches_from_chains(blocks: dict[int, Block]) -> None:
