@@ -84,12 +84,19 @@ public class Backend {
         }
         return n;
     }
+
+    static double[][] shift(double[] e, int n) {
+        double[][] d = new double[n][n + 1];
+        for (int i = 0; i < n; i++) d[i][i + 1] = e[i];
+        return d;
+    }
 }
 """
 METHODS = {"count": "(I)I", "addTo": "([DD)[D", "bump": "([II)[I", "nested": "(II)I", "horner": "([DD)D",
            "pair": "(IJ)[I", "digit": "(C)I", "choose": "(ZLjava/lang/String;Ljava/lang/String;)Ljava/lang/String;",
            "pick": "(II)I", "parsed": "(Ljava/lang/String;I)I",
-           "trimmed": "(Ljava/lang/String;)I", "classify": "(Ljava/lang/String;I)I"}
+           "trimmed": "(Ljava/lang/String;)I", "classify": "(Ljava/lang/String;I)I",
+           "shift": "([DI)[[D"}
 _STORES = {op.ISTORE, op.LSTORE, op.FSTORE, op.DSTORE, op.ASTORE}
 _LOADS = {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD}
 
@@ -224,6 +231,18 @@ def test_a_loop_reached_by_two_paths_is_written_once(shapes):
     assert _opcodes(insns).count(op.INVOKEVIRTUAL) == 3  # charAt, length, charAt
 
 
+def test_a_loop_step_read_inside_a_store_is_recomputed(shapes):
+    # d[i][i + 1] = e[i]: the next i is read by the store, whose array and value come first; i + 1 is
+    # recomputed in place (javac's iload; iconst_1; iadd) and i updated by iinc after the store: no local
+    # holds the row or the element
+    orig, new, _ = shapes
+    insns, max_locals = new["shift"]
+    assert len(_stores(insns)) == len(_stores(orig["shift"][0])) and max_locals <= orig["shift"][1]
+    ops = _opcodes(insns)
+    k = ops.index(op.IINC)
+    assert ops[k - 1] == 0x52 and ops[k + 1] == op.GOTO  # dastore; iinc; goto
+
+
 def test_a_reference_known_null_is_not_tested(shapes):
     # after the handler, m is null: the continuation generated there tests a constant null, a test settled on
     # the spot (no aconst_null; ifnull/ifnonnull, no dead m.length() call)
@@ -264,6 +283,8 @@ def test_rewritten_code_verifies_and_behaves_identically(built, java_home, verif
     calls += [dt.Call("Backend", "parsed", "(Ljava/lang/String;I)I", (s, 9))
               for s in ("12", "1 ", "-7", "x", "", "5", "2147483647", None)]
     calls += [dt.Call("Backend", "trimmed", "(Ljava/lang/String;)I", (s,)) for s in (" ab ", "", None)]
+    calls += [dt.Call("Backend", "shift", "([DI)[[D", (e, n)) for e in ([1.5, -2.0, 3.25], [], None)
+              for n in (0, 2, 3, 4)]
     calls += [dt.Call("Backend", "classify", "(Ljava/lang/String;I)I", (s, i))
               for s in ("aZ9.9", "@[`{", "x", None) for i in (0, 1, 3, 4, -1)]
     for stage, (out, _) in outs.items():
