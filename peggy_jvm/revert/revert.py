@@ -1241,7 +1241,7 @@ class _Reverter:
         coalesce_copies(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks,
                                  entry_id, variables=self.variables))  # again on the blocks tidying joined
         merged = _merge_equal_blocks(blocks)  # the same continuation generated on several paths is kept once
-        # ... also when it was generated with other variables (a handler's dispatch, once per statement it covers)
+        # ... also when generated in other variables (a handler's dispatch per statement it covers, a loop per path)
         merged = _merge_renamed_blocks(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params),
                                                 blocks, entry_id, variables=self.variables)) or merged
         if merged:
