@@ -12,6 +12,8 @@ What this module owns
     * *coalescing*: ``t = e; ...; v = t`` in one block, ``t`` defined and read only there, ``v`` neither read
       nor written between: ``v = e`` and the copy goes. A loop variable's update then writes the variable
       itself (``i = i + 1``, which lowering turns into ``iinc``) and a back edge keeps one slot per variable;
+    * *recomputing a step*: ``t = v + c; ...; S(t); v = t`` where S also reads a value computed before ``t``
+      gives S its own ``v + c``, so the update can follow S (see :func:`_recompute_steps`);
     * *dead code*: a statement without effects whose result nothing reads goes;
     * *merging*: variables joined by a copy and never live at once become one (Chaitin's coalescing), so a
       value carried into an inner loop and back keeps one variable (merged with a parameter, it is the
@@ -23,7 +25,8 @@ What this module owns
       the last point where no expression tree is open, so the trees of the statements it passes are not
       split (javac puts a loop counter's ``iinc`` just before the back edge).
 
-    It also owns :func:`interference` (statement-level liveness), which lowering uses to share slots.
+    It also owns :func:`interference` (statement-level liveness), which lowering uses to share slots, and
+    :func:`rename_variables`, which merges variables the caller found never live at once.
 
 Inputs: an IRMethod whose blocks carry no ``entry_stack`` (values are passed in variables, as the reverter
 does); IR lifted from bytecode is left alone by the caller.
@@ -35,9 +38,10 @@ statements never cross block boundaries.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Callable
 from dataclasses import fields
 
-from .nodes import Binary, Block, ClassInit, Copy, IRMethod, Stmt, Unary, Var
+from .nodes import Binary, Block, ClassInit, Const, Copy, IRMethod, Stmt, Unary, Var
 
 _MAX_ROUNDS = 8
 
@@ -47,7 +51,8 @@ def coalesce_copies(m: IRMethod) -> None:
     if any(b.entry_stack for b in m.blocks.values()):
         return
     for _ in range(_MAX_ROUNDS):
-        changed = _propagate(m)
+        changed = _recompute_steps(m)
+        changed = _propagate(m) or changed
         changed = _coalesce(m) or changed
         changed = _drop_dead(m) or changed
         if not changed:
@@ -177,6 +182,47 @@ def _coalesce_copy(b: Block, k: int, st: Copy, defs: Counter[int], uses: Counter
     return True
 
 
+def _recompute_steps(m: IRMethod) -> bool:
+    """``t = v + c; ...; S(t); ...; v = t`` where a statement S reading ``t`` also reads a temporary computed
+    before ``t``: merged with ``v``, the update would come before S's operand trees are finished and lowering
+    would store them in locals (``a[i + 1] = e[i]`` in a loop). S gets its own ``t' = v + c`` (javac's
+    ``iload; iconst; iadd``), so ``t`` is left with its copy and becomes ``v = v + c`` (``iinc``) after S.
+    Only for an int step of -1..5 read by a few statements of the copy's block. Meaning unchanged: ``v`` is not
+    written between ``t``'s definition and the copy, so ``v + c`` there is ``t``."""
+    temps = _temporaries(m)
+    _, uses = _counts(m)
+    next_id = max((v.id for v in [*m.variables, *m.params]), default=-1) + 1
+    changed = False
+    for b in m.blocks.values():
+        for k, st in enumerate(b.stmts):
+            if not (isinstance(st, Copy) and isinstance(st.src, Var) and st.src is not st.dst):
+                continue
+            t, v = st.src, st.dst
+            j = next((j for j in range(k - 1, -1, -1) if _writes(b.stmts[j], t)), None)
+            d = b.stmts[j] if j is not None else None
+            if not (isinstance(d, Binary) and d.op in ("add.i", "sub.i") and d.a is v and isinstance(d.b, Const)
+                    and isinstance(d.b.value, int) and -1 <= d.b.value <= 5):
+                continue
+            between = b.stmts[j + 1:k]  # type: ignore[operator]
+            readers = [x for x in between if _reads(x, t)]
+            if not readers or len(readers) > 2 or any(_writes(x, v) for x in between) or \
+                    uses[t.id] != 1 + sum(1 for x in readers for o in x.operands() if o is t):
+                continue
+            before = {x.defined().id for x in b.stmts[:j] if x.defined() is not None}  # type: ignore[union-attr]
+            if not any(isinstance(o, Var) and o.id in temps and o.id in before for x in readers
+                       for o in x.operands()):
+                continue
+            for x in readers:
+                fresh = Var(next_id, t.type, f"p{next_id}")
+                next_id += 1
+                m.variables.append(fresh)
+                b.stmts.insert(b.stmts.index(x), Binary(fresh, d.op, v, d.b))
+                _substitute(x, t, fresh)
+            changed = True
+            break  # the block's statements moved: its other copies are seen next round
+    return changed
+
+
 def _can_retarget(b: Block, j: int, k: int, v: Var) -> bool:
     """Statement j of ``b`` may write ``v`` instead of the copy at k: nothing between reads or writes ``v``, and
     with handlers nothing between can throw (a handler would see ``v`` early)."""
@@ -232,16 +278,23 @@ def _merge_copy_related(m: IRMethod) -> None:
         members.setdefault(a.id, [a.id]).extend(members.pop(b.id, [b.id]))
     if not rep:
         return
+    rename_variables(m.blocks, find)
     for blk in m.blocks.values():
-        for st in _stmts(blk):
-            for x in st.operands():
-                if isinstance(x, Var) and x.id in rep:
-                    _substitute(st, x, find(x))
-            d = st.defined()
-            if d is not None and d.id in rep:
-                st.dst = find(d)  # type: ignore[attr-defined]
         blk.stmts = [st for st in blk.stmts if not (isinstance(st, Copy) and st.src is st.dst)]
     m.variables = [v for v in m.variables if v.id not in rep]
+
+
+def rename_variables(blocks: dict[int, Block], find: Callable[[Var], Var]) -> None:
+    """Every read and write of a variable ``v`` in ``blocks`` becomes one of ``find(v)`` (the caller has
+    checked that the variables it merges are never live at once)."""
+    for blk in blocks.values():
+        for st in _stmts(blk):
+            for x in st.operands():
+                if isinstance(x, Var) and find(x) is not x:
+                    _substitute(st, x, find(x))
+            d = st.defined()
+            if d is not None and find(d) is not d:
+                st.dst = find(d)  # type: ignore[attr-defined]
 
 
 def interference(m: IRMethod) -> dict[int, set[int]]:

@@ -61,9 +61,9 @@ from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, B
                         Cond, Const, Copy, GetField, GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic,
                         InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
                         PutStatic, Return, Stmt, Switch, Throw, Unary, Var, type_of_descriptor)
-from ..ir.coalesce import coalesce_copies
+from ..ir.coalesce import coalesce_copies, interference, rename_variables
 from ..ir.lower import blocks_on_cycles
-from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE, CarriedLocal
+from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE, CarriedLocal, ConstKind
 from ..peg.build import minimize
 from ..peg.graph import PEG, Node
 from ..peg.ops import HANDLER_OPS, OPS, Role, T
@@ -1247,7 +1247,11 @@ class _Reverter:
         blocks, entry_id = tidy_blocks(blocks, entry_id)  # blocks the copies and flags left empty are jumped over
         coalesce_copies(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks,
                                  entry_id, variables=self.variables))  # again on the blocks tidying joined
-        if _merge_equal_blocks(blocks):  # the same continuation generated on several paths is kept once
+        merged = _merge_equal_blocks(blocks)  # the same continuation generated on several paths is kept once
+        # ... also when generated in other variables (a handler's dispatch per statement it covers, a loop per path)
+        merged = _merge_renamed_blocks(IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params),
+                                                blocks, entry_id, variables=self.variables)) or merged
+        if merged:
             blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
         _switches_from_chains(blocks)
         blocks = _reachable_blocks(blocks, entry_id)
@@ -1436,6 +1440,134 @@ def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:
             del blocks[bid]
 
 
+def _merge_renamed_blocks(m: IRMethod) -> bool:
+    """Tail merging up to renaming: a region of blocks of ``m`` (loops included) that repeats another up to the
+    names of variables is dropped and jumps to it go to the other. Two blocks correspond when they have the same
+    statements and handlers once the variables of one are renamed into those of the other, and their targets
+    are the same blocks or correspond (:func:`_corresponding`). The renaming is done only when each renamed
+    pair is never live at once (Chaitin's test on :func:`~peggy_jvm.ir.coalesce.interference`; parameters are
+    never renamed), all of a region's renames or none, so no variable leaves its block (and the operand stack)
+    for nothing. Meaning unchanged: a renamed variable is written only where the other is dead, so every read
+    sees the value it saw, and a block then runs exactly what the block it stands for ran, going on to blocks
+    that do the same. True when a block was dropped."""
+    blocks = m.blocks
+    fixed = {p.id for p in m.params}
+    adj: dict[int, set[int]] | None = None
+    members: dict[int, set[int]] = {}  # representative id -> ids merged into it (itself included)
+    rename: dict[int, Var] = {}
+
+    def find(v: Var) -> Var:
+        while v.id in rename:
+            v = rename[v.id]
+        return v
+
+    merged_any = False
+    budget = [_RENAMED_MERGE_BUDGET]
+    shapes: dict[tuple, list[int]] = {}
+    for bid in sorted(blocks):
+        sig = _block_signature(blocks[bid], {}, [], fixed, [])
+        if sig is not None:
+            shapes.setdefault(sig, []).append(bid)
+    for group in shapes.values():
+        for j in range(1, len(group)):
+            for i in range(j):
+                if budget[0] <= 0:
+                    return merged_any
+                ref, other = group[i], group[j]
+                if ref not in blocks or other not in blocks or other == m.entry:
+                    continue
+                match = _corresponding(blocks, ref, other, fixed, m.entry, budget)
+                if match is None:
+                    continue
+                bmap, pairs = match
+                if adj is None:
+                    adj = interference(m)
+                trial = _trial_renames(pairs, find, adj, members)
+                if trial is None:
+                    continue
+                for k, v in trial.items():
+                    rename[k] = v
+                rename_variables(blocks, find)
+                for blk in blocks.values():
+                    _retarget(blk, lambda t: bmap.get(t, t))
+                for dropped in bmap:
+                    del blocks[dropped]
+                merged_any = True
+                break
+    return merged_any
+
+
+_RENAMED_MERGE_BUDGET = 20_000  # block pairs compared per method: the search stays linear in practice
+
+
+def _corresponding(blocks: dict[int, Block], ref: int, other: int, fixed: set[int], entry: int,
+                   budget: list[int]) -> tuple[dict[int, int], list[tuple[Var, Var]]] | None:
+    """The blocks reachable from ``other`` that stand for blocks reachable from ``ref`` (dropped block ->
+    kept block) and the variable pairs (kept, renamed) that make each pair equal; None when some pair
+    differs in more than variables. A dropped block is never kept, nor the method's entry."""
+    bmap: dict[int, int] = {other: ref}
+    kept: set[int] = {ref}
+    pairs: list[tuple[Var, Var]] = []
+    work = [(ref, other)]
+    while work:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        a, b = work.pop()
+        va: list[Var] = []
+        vb: list[Var] = []
+        ea: list[int] = []
+        eb: list[int] = []
+        sa = _block_signature(blocks[a], {}, va, fixed, ea)
+        sb = _block_signature(blocks[b], {}, vb, fixed, eb)
+        if sa is None or sa != sb:
+            return None
+        pairs.extend(zip(va, vb))
+        for ta, tb in zip(ea, eb):
+            if ta == tb or bmap.get(tb) == ta:
+                continue
+            if tb in bmap or tb in kept or ta in bmap or tb == entry:
+                return None
+            bmap[tb] = ta
+            kept.add(ta)
+            work.append((ta, tb))
+    return bmap, pairs
+
+
+def _trial_renames(pairs: list[tuple[Var, Var]], find: Callable[[Var], Var], adj: dict[int, set[int]],
+                   members: dict[int, set[int]]) -> dict[int, Var] | None:
+    """The renames (variable id -> variable) that make each pair one variable, or None when two of them are
+    live at once. On success ``adj`` and ``members`` (representative id -> the ids merged into it) are updated:
+    a merged variable interferes with what any of its members did."""
+    trial: dict[int, Var] = {}
+    near: dict[int, set[int]] = {}  # the trial's classes: what interferes with them, and their members
+    mem: dict[int, set[int]] = {}
+
+    def tfind(v: Var) -> Var:
+        v = find(v)
+        while v.id in trial:
+            v = trial[v.id]
+        return v
+
+    for x, y in pairs:
+        a, b = tfind(x), tfind(y)
+        if a is b:
+            continue
+        near_a = near[a.id] if a.id in near else adj.get(a.id, set())
+        mem_b = mem[b.id] if b.id in mem else members.get(b.id, {b.id})
+        if not near_a.isdisjoint(mem_b):
+            return None
+        trial[b.id] = a
+        near[a.id] = near_a | (near[b.id] if b.id in near else adj.get(b.id, set()))
+        mem[a.id] = (mem[a.id] if a.id in mem else members.get(a.id, {a.id})) | mem_b
+    for k in trial:
+        adj.pop(k, None)
+        members.pop(k, None)
+    adj.update((k, v) for k, v in near.items() if k not in trial)
+    members.update((k, v) for k, v in mem.items() if k not in trial)
+    return trial
+
+
 def _retarget(b: Block, new: Callable[[int], int]) -> None:
     term = b.terminator
     if isinstance(term, Goto):
@@ -1447,9 +1579,12 @@ def _retarget(b: Block, new: Callable[[int], int]) -> None:
     b.handlers = tuple(Handler(h.catch_type, new(h.target)) for h in b.handlers)
 
 
-def _block_signature(b: Block, where: dict[int, set[int]]) -> tuple | None:
+def _block_signature(b: Block, where: dict[int, set[int]], renamed: list[Var] | None = None,
+                     fixed: frozenset[int] | set[int] = frozenset(), exits: list[int] | None = None) -> tuple | None:
     """What a block computes, with the variables only it uses numbered in order of appearance; None for a block
-    that takes values on the stack."""
+    that takes values on the stack. With ``renamed`` (filled in), every variable but the ``fixed`` ones is
+    numbered, each listed once in order of first appearance: the block's shape up to renaming. With ``exits``
+    (filled in), the handlers' and the terminator's targets are numbered too, listed in order."""
     if b.entry_stack:
         return None
     local: dict[int, int] = {}
@@ -1467,6 +1602,11 @@ def _block_signature(b: Block, where: dict[int, set[int]]) -> tuple | None:
 
     def canon(x: object) -> object:
         if isinstance(x, Var):
+            if renamed is not None and x.id not in fixed:
+                if x.id not in local:
+                    local[x.id] = len(local)
+                    renamed.append(x)
+                return ("local", local[x.id], x.type)
             if x.id in own and where.get(x.id) == {b.id}:
                 return ("local", local.setdefault(x.id, len(local)), x.type)
             return ("var", x.id)
@@ -1478,10 +1618,26 @@ def _block_signature(b: Block, where: dict[int, set[int]]) -> tuple | None:
             return ("const", x.type, x.kind, struct.pack(">d", x.value))
         return x
 
-    out: list[object] = [b.handlers]
+    def exit_(t: int) -> tuple:
+        exits.append(t)  # type: ignore[union-attr]
+        return ("exit", len(exits) - 1)  # type: ignore[arg-type]
+
+    if exits is None:
+        out: list[object] = [b.handlers]
+    else:
+        out = [tuple((h.catch_type, exit_(h.target)) for h in b.handlers)]
     for st in stmts:
+        if exits is not None and st is b.terminator:
+            out.append((type(st).__name__, *(
+                exit_(getattr(st, f.name)) if f.name in _TARGET_FIELDS else
+                tuple(exit_(t) for t in st.cases) if f.name == "cases" else  # type: ignore[attr-defined]
+                canon(getattr(st, f.name)) for f in fields(st))))  # type: ignore[arg-type]
+            continue
         out.append((type(st).__name__, *(canon(getattr(st, f.name)) for f in fields(st))))  # type: ignore[arg-type]
     return tuple(out)
+
+
+_TARGET_FIELDS = frozenset(("target", "if_true", "if_false", "default"))  # a terminator's block ids
 
 
 def _switches_from_chains(blocks: dict[int, Block]) -> None:
@@ -1640,12 +1796,19 @@ def _known_arm(b: Block, test: Block) -> int | None:
 
 
 def _constant_test(term: If) -> bool | None:
-    """The outcome of an int ``if`` on two constants, else None."""
+    """The outcome of an int ``if`` on two constants, or of a test of ``null`` against ``null`` (a path where a
+    reference is known to be null tests it again), else None."""
     a, b = term.a, term.b
     if isinstance(a, Const) and isinstance(b, Const) and a.type == INT and b.type == INT \
             and isinstance(a.value, int) and isinstance(b.value, int):
         return _HOLDS[term.cond](a.value, b.value)
+    if _is_null(a) and _is_null(b) and term.cond in (Cond.EQ, Cond.NE):
+        return term.cond is Cond.EQ
     return None
+
+
+def _is_null(x: object) -> bool:
+    return isinstance(x, Const) and x.kind is ConstKind.VALUE and x.type.kind is Kind.REF and x.value is None
 
 
 def _handled_by(b: Block) -> tuple:
