@@ -162,7 +162,9 @@ def slow_jar(java_home, tmp_path_factory) -> Path:
     jar = base / "slow.jar"
     with zipfile.ZipFile(jar, "w") as z:
         for name in ("Big1", "Big2"):
-            tree = compile_versions(java_home, base, f"{name}.java", {name: _big_class_source(name=name)})[name]
+            # 400 methods: several seconds each even for the work-budgeted optimizer (80 took about 2 s)
+            tree = compile_versions(java_home, base, f"{name}.java",
+                                    {name: _big_class_source(methods=400, name=name)})[name]
             z.write(tree / f"{name}.class", f"{name}.class")
     return jar
 
@@ -174,8 +176,11 @@ def earlier_output(path: Path) -> bytes:
 
 
 def workers_busy(seen: set[tuple[int, str]]) -> bool:
-    """Both pool workers exist (the solver runs inside them, in-process: they are the whole tree)."""
-    return len(seen) >= 2
+    """Both pool workers exist and have started (each leads its own process group, which it makes first thing:
+    before that, a signal passed on to its group has nowhere to go). The solver runs inside them, in-process:
+    they are the whole tree."""
+    started = [pid for pid, _ in seen if (st := _stat(pid)) is not None and int(st[2]) == pid]
+    return len(seen) >= 2 and len(started) >= 2
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
