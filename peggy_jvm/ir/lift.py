@@ -151,7 +151,7 @@ class _Lifter:
             return self.new_var(IRType(Kind.REF, vtype))
         if vtype == fr.NULL:
             return self.new_var(NULL_TYPE)
-        t = _KIND_OF_VTYPE.get(vtype)  # type: ignore[arg-type]
+        t = _KIND_OF_VTYPE.get(vtype)
         if t is None:
             raise LiftError(f"value of verification type {fr.type_name(vtype)} in {self.where()}")
         return self.new_var(t)
@@ -280,7 +280,7 @@ class _Lifter:
             return IRType(Kind.REF, self.cf.name)
         if isinstance(vtype, str) or vtype == fr.NULL:
             return IRType(Kind.REF, vtype if isinstance(vtype, str) else None)
-        t = _KIND_OF_VTYPE.get(vtype)  # type: ignore[arg-type]
+        t = _KIND_OF_VTYPE.get(vtype)
         if t is None:
             raise LiftError(f"{self.where()}: value of verification type {fr.type_name(vtype)}")
         return t

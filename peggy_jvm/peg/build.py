@@ -68,9 +68,9 @@ class PegUnsupported(Exception):
 def const_node(peg: PEG, c: Const) -> int:
     k = c.type.kind
     if k is Kind.INT:
-        return peg.add("const.i", int(c.value))  # type: ignore[arg-type]
+        return peg.add("const.i", int(c.value))
     if k is Kind.LONG:
-        return peg.add("const.l", int(c.value))  # type: ignore[arg-type]
+        return peg.add("const.l", int(c.value))
     if k is Kind.FLOAT:
         return peg.add("const.f", float_to_raw_int_bits(float(c.value)))  # type: ignore[arg-type]
     if k is Kind.DOUBLE:
@@ -318,7 +318,7 @@ class _Builder:
                 if dv is not None and not (s.kind == "try" and st is s.term):
                     d.add(dv)
             if s.kind in ("if", "switch", "return", "throw", "athrow"):
-                for x in s.term.operands():  # type: ignore[union-attr]
+                for x in s.term.operands():
                     if isinstance(x, Var) and x not in d:
                         u.add(x)
             if s.kind == "dispatch" and EXC not in d:
@@ -336,7 +336,7 @@ class _Builder:
                 for label, t in s.succ:
                     lt = live.get(t, frozenset())
                     if label == "n":  # the deferred statement's result is defined on its normal edge only
-                        out |= lt - {s.term.defined()}  # type: ignore[union-attr]
+                        out |= lt - {s.term.defined()}
                     elif label == "x":
                         out |= lt - {EXC}
                     else:
@@ -463,7 +463,7 @@ class _Builder:
             if r is not None:
                 self.pending[n] = r
         if s.kind == "athrow":
-            o = self.effect(env, "athrow", None, [self.operand(env, s.term.value)])  # type: ignore[union-attr]
+            o = self.effect(env, "athrow", None, [self.operand(env, s.term.value)])
             self.pending[n] = (o, None, None)
         self.env_end[n] = env
         return env
@@ -490,7 +490,7 @@ class _Builder:
                 v = peg.add("unit") if term.value is None else self.operand(env, term.value)
                 env[RESULT] = peg.add("return", None, (env[SIGMA], v))
             else:
-                env[RESULT] = peg.add("throw", None, (env[SIGMA], self.operand(env, term.value)))  # type: ignore[union-attr]
+                env[RESULT] = peg.add("throw", None, (env[SIGMA], self.operand(env, term.value)))
             return env
         if label == "nomatch" and dst == EXIT:
             env = dict(env)

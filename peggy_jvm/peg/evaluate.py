@@ -137,7 +137,7 @@ class _Evaluator:
         if role is Role.PARAM:
             if op == "sigma0":
                 return _Sigma(0)
-            return self.args[node.attr]  # type: ignore[index]
+            return self.args[node.attr]
         if role is Role.PROJECTION:
             o = ev(ch[0], idx)
             if not isinstance(o, _Outcome):
