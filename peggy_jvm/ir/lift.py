@@ -386,7 +386,7 @@ class _Lifter:
     def value(self, x: object) -> Var | Const:
         if isinstance(x, _Uninit):
             raise LiftError(f"{self.where()}: uninitialized object used as a value")
-        return x  # type: ignore[return-value]
+        return x  # type: ignore[return-value]  # the stack and locals hold only Var, Const and _Uninit
 
     def emit(self, s: Stmt) -> None:
         self.block.stmts.append(s)
