@@ -38,7 +38,7 @@ demo: fixtures
 # The type check first (mypy, configured in pyproject.toml; a few seconds), then the tests. Test files run in
 # parallel, one worker per core (pytest-xdist); a file's tests stay in one worker, so its module fixtures (a jar
 # optimized once, a JVM harness) are built once. The slowest tests are listed at the end.
-# The fast tier: make test PYTEST_ARGS="-m 'not slow'" (docs/architecture.md, "Tests").
+# The fast tier, without the tests marked slow: make test PYTEST_ARGS="-m 'not slow'" (docs/architecture.md).
 test: fixtures
 	$(VPY) -m mypy
 	$(VPY) -m pytest -q -n auto --dist loadfile --durations=15 $(PYTEST_ARGS)

@@ -38,6 +38,10 @@ from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.classfile.writer import write_class
 from peggy_jvm.pipeline import RunReport, Stage, optimize_input
 
+# the slow tier: thousands of the JDK's classes re-encoded and verified (make test runs it; -m "not slow"
+# leaves it out)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 VERIFY_CORPUS = ROOT / "scripts" / "verify_corpus.py"
 

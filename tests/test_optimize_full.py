@@ -546,6 +546,7 @@ def full17(fixture_classes, tmp_path_factory):
     return target, report
 
 
+@pytest.mark.slow  # the slow tier: every fixture class through the full stage (full17: 220 s of a loaded run's 3,200)
 def test_fixtures_have_no_unnamed_fallback(full17):
     _, report = full17
     fallbacks = {f"{m.class_name}.{m.name}{m.descriptor}": m.reason for m in report.methods
@@ -560,6 +561,7 @@ def test_fixtures_have_no_unnamed_fallback(full17):
     assert all(m.cost_after < m.cost_before for m in rewritten)
 
 
+@pytest.mark.slow  # the slow tier: uses full17 (above)
 def test_fixtures_verify_and_print_the_same(full17, fixture_classes, verifier, run_mains):
     from test_stage_classfile import runnable
 
@@ -573,6 +575,7 @@ def test_fixtures_verify_and_print_the_same(full17, fixture_classes, verifier, r
     assert run_mains(target, names) == before
 
 
+@pytest.mark.slow  # the slow tier: uses full17 (above)
 def test_fixture_static_methods_agree(full17, fixture_classes, java_home):
     import difftest as dt
 

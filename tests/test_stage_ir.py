@@ -260,6 +260,7 @@ def assert_static_methods_agree(original: Path, rewritten: Path, java_home: Path
     assert result.compared > 0.9 * len(calls)
 
 
+@pytest.mark.slow  # the slow tier: every static fixture method against the JVM (140 s of a loaded run's 3,200)
 @pytest.mark.parametrize("tree", ["release17", "release8"])
 def test_lowered_static_methods_agree_with_the_originals(lowered, fixture_classes, java_home, tree):
     target, _ = lowered[tree]

@@ -66,6 +66,7 @@ def test_reverted_fixtures_verify_and_print_the_same(reverted, fixture_classes, 
     assert run_mains(target, names) == before
 
 
+@pytest.mark.slow  # the slow tier: every static fixture method against the JVM (130 s of a loaded run's 3,200)
 @pytest.mark.parametrize("tree", ["release17", "release8"])
 def test_reverted_static_methods_agree_with_the_originals(reverted, fixture_classes, java_home, tree):
     target, _ = reverted[tree]
