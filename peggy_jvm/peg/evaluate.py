@@ -155,7 +155,7 @@ class _Evaluator:
             d: int = node.attr  # type: ignore[assignment]  # a loop node's attr is its depth
             if op == "eval":
                 k = ev(ch[1], idx)
-                return ev(ch[0], _at(idx, d, k))  # type: ignore[arg-type]  # idx holds ints (iteration counts)
+                return ev(ch[0], _at(idx, d, k))  # type: ignore[arg-type]  # an eval's index input is an int
             if op == "pass":
                 k = 0
                 while True:
