@@ -53,7 +53,7 @@ from ..egraph.analysis import Analysis
 from ..egraph.types import ENode
 from ..peg.ops import OPS, POLYMORPHIC, Role, T
 
-__all__ = ["JavaFacts", "ConstantAnalysis", "VarianceAnalysis", "SortAnalysis", "java_analyses",
+__all__ = ["JavaFacts", "ConstantAnalysis", "VarianceAnalysis", "SortAnalysis",
            "const_value", "const_key", "CONST_OPS", "ALL_LOOPS", "LINEAR_SORTS"]
 
 ALL_LOOPS = -1  # the variance mask "may vary in every loop depth" (all bits set)
@@ -241,10 +241,3 @@ class SortAnalysis(Analysis[JavaFacts, "T | None"]):
             return a
         self.conflicts.append((a, b))
         return a
-
-
-def java_analyses() -> list[Analysis]:
-    """The analyses every E-PEG has, in the order :class:`~peggy_jvm.epeg.graph.EPeg` indexes their facts
-    (const, variance, sort)."""
-    return [ConstantAnalysis(), VarianceAnalysis(), SortAnalysis()]
-

@@ -25,7 +25,7 @@ from ..egraph.analysis import Analysis
 from ..egraph.egraph import EGraph, EGraphError
 from ..egraph.explain import Reason
 from ..peg.ops import T
-from .analyses import LINEAR_SORTS, ConstantAnalysis, SortAnalysis, VarianceAnalysis, java_analyses
+from .analyses import LINEAR_SORTS, ConstantAnalysis, SortAnalysis, VarianceAnalysis
 
 if TYPE_CHECKING:
     from ..peg.graph import PEG
@@ -34,8 +34,8 @@ __all__ = ["EPeg", "PegInfo"]
 
 _IMPORT = Reason("import")
 _IR_SORTS = {"int": T.INT, "long": T.LONG, "float": T.FLOAT, "double": T.DOUBLE, "ref": T.REF}
-# the facts' places in every class's data list (java_analyses' order); the accessors below read them directly,
-# since they are called once per child in every make (the saturation's hot path)
+# the facts' places in every class's data list (the order EPeg passes the analyses in); the accessors below read
+# them directly, since they are called once per child in every make (the saturation's hot path)
 _CONST, _VARIANCE, _SORT = 0, 1, 2
 
 
@@ -55,10 +55,7 @@ class EPeg(EGraph):
     """See the module docstring. ``extra_analyses`` come after the three Java ones."""
 
     def __init__(self, extra_analyses: Sequence[Analysis] = ()) -> None:
-        super().__init__(java_analyses() + list(extra_analyses))
-        self.constants: ConstantAnalysis = self.analyses[_CONST]  # type: ignore[assignment]
-        self.variances: VarianceAnalysis = self.analyses[_VARIANCE]  # type: ignore[assignment]
-        self.sorts: SortAnalysis = self.analyses[_SORT]  # type: ignore[assignment]
+        super().__init__([ConstantAnalysis(), VarianceAnalysis(), SortAnalysis(), *extra_analyses])
         self.info = PegInfo()
 
     # -- the Java facts ---------------------------------------------------------------------------------------
