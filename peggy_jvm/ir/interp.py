@@ -24,7 +24,8 @@ Values
     class's FieldRef, and ``native`` state of modelled library classes); arrays: :class:`JArray` (array
     descriptor, Python list, elements of the component type's default value); class literals:
     :class:`ClassValue` (one per name and heap); boxed values: :class:`Boxed` (``valueOf`` returns the JDK's cached
-    instance, one per heap, where the JDK caches: :func:`peggy_jvm.jdk.numbers.box`).
+    instance, one per heap, where the JDK caches: Integer/Long/Short/Byte -128..127, Character 0..127, Boolean;
+    :func:`peggy_jvm.jdk.numbers.box`).
 
 Invariants
     * Every arithmetic operator, conversion and comparison is computed by :data:`peggy_jvm.semantics.OPERATIONS`

@@ -70,4 +70,5 @@ def is_builder_method(attr: object, name: str | None = None) -> bool:
 def returns_receiver(attr: object) -> bool:
     """``attr`` is a builder's ``append`` that returns its receiver (the JDK specification of every ``append``
     overload whose result type is the builder's own class)."""
-    return is_builder_method(attr, "append") and attr.descriptor.endswith(f")L{attr.owner};")  # type: ignore[union-attr]
+    return isinstance(attr, MethodRef) and attr.owner in BUILDER_CLASSES and attr.name == "append" \
+        and attr.descriptor.endswith(f")L{attr.owner};")

@@ -94,7 +94,7 @@ def _find_method(cf: ClassFile, name: str, desc: str) -> MethodInfo | None:
 
 
 class DefaultCallHandler(BaseCallHandler):
-    """Interprets the program's own classes and models a few library methods exactly (see the module doc).
+    """Interprets the program's own classes and runs the library models of :mod:`peggy_jvm.jdk` (module doc).
 
     ``classes``: the program, a class-path directory or a mapping of internal name -> ClassFile (the class of the
     method under test must be in it for its static initializer and calls to its own methods to be run).

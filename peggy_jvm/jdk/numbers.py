@@ -1,12 +1,12 @@
 """Models of numbers: Integer/Long bit helpers, parsing and radix text, ``Math``, boxing.
 
 What this module owns
-    Integer's and Long's static helpers (bit counts, rotations, unsigned text, compare/sum/min/max) and
-    ``parseInt``/``parseLong``, radix ``toString``, ``Double.parseDouble``/``Float.parseFloat``; ``Math``'s exact
-    operations (abs/min/max, the ``*Exact`` family, floorDiv/floorMod, sqrt, floor/ceil, rounding); float and
-    double bits; the wrappers (:func:`box` with the JDK's caches, ``valueOf``, ``xxxValue``, ``equals``,
-    ``hashCode``, ``compareTo``, ``Boolean.parseBoolean``) and the primitive conversions lambdas apply
-    (:func:`_widen`, :data:`_CONVERT`).
+    Integer's and Long's static helpers (bit counts, rotations, unsigned text, signum/sum/min/max) and
+    ``parseInt``/``parseLong``, radix ``toString``, ``Double.parseDouble``/``Float.parseFloat``; ``Math``'s
+    operations whose results are exact (abs/min/max, the ``*Exact`` family, floorDiv/floorMod, sqrt, floor/ceil);
+    float and double bits, ``isNaN``/``isInfinite``/``isFinite``; the wrappers (:func:`box` with the JDK's
+    caches, ``valueOf``, ``xxxValue``, ``equals``, ``hashCode``, ``compare``/``compareTo``,
+    ``Boolean.parseBoolean``) and the primitive conversions lambdas apply (:func:`_widen`, :data:`_CONVERT`).
 
 Inputs / outputs
     Models registered into :data:`~peggy_jvm.jdk.registry.MODELS` at import; :func:`box` for the handler.

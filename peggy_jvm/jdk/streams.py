@@ -2,8 +2,8 @@
 
 What this module owns
     ``Collection.stream()`` of the modelled lists, ``IntStream.range``/``rangeClosed``, ``String.lines``; map,
-    filter, mapToInt/mapToObj and the like; count (with JDK 9's skipping of SIZED pipelines), forEach, sum,
-    reduce, collect with ``Collectors.joining``.
+    filter, asLongStream; count (with JDK 9's skipping of SIZED pipelines), forEach, sum, reduce, collect with
+    ``Collectors.joining``.
 
 Inputs / outputs
     Models registered into :data:`~peggy_jvm.jdk.registry.MODELS` at import; a stream's state is its

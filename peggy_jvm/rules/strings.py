@@ -83,7 +83,7 @@ from typing import TYPE_CHECKING, Sequence
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph.explain import Reason
 from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
-from ..jdk.facts import STRING as STRING_CLASS
+from ..jdk.facts import STRING as STRING_CLASS  # the class name; STRING below is its descriptor
 from ..jdk.facts import (BOOT_CLASSES, BUILDER_CAPACITY_BLIND, IDENTITY_HASH_CODE, STRING_CONCAT, STRING_LENGTH,
                          STRING_VALUE_OF, is_builder_method, returns_receiver, same_method)
 from .conditions import nonnull
@@ -216,7 +216,8 @@ def _confined(eg: EGraph, builder: int, owner: str, limit: int = 256) -> bool:
                 return False
             kids = [eg.find(c) for c in node[2]]
             if node[0] != "invoke.virtual" or not is_builder_method(node[1]) or node[1].owner != owner \
-                    or node[1].name not in BUILDER_CAPACITY_BLIND or kids[1] != ref or ref in kids[2:] or kids[0] == ref:
+                    or node[1].name not in BUILDER_CAPACITY_BLIND or kids[1] != ref or ref in kids[2:] \
+                    or kids[0] == ref:
                 return False
             if node[1].name == "append":
                 returned = eg.lookup("rho_value", None, (eg.find(pid),))
