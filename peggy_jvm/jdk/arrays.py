@@ -14,6 +14,7 @@ from ..ir.interp import JArray, Unsupported
 from .numbers import _prim_eq_bits
 from .registry import MODELS, Model, model
 
+
 def _arrays_to_string(desc: str) -> Model:
     def to_string(h, interp, recv, args):
         a = args[0]

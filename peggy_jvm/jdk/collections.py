@@ -31,7 +31,8 @@ from .registry import MODELS, Model, model
 if TYPE_CHECKING:
     from .handler import DefaultCallHandler
 
-# -- java.util: lists, a minimal HashSet, iterators, comparators, sorting, streams --------------------------------
+
+# -- lists ----------------------------------------------------------------------------------------------------
 # A modelled collection is a JObject of the JDK's concrete class with native state: "list" (a Python list;
 # for Arrays.asList the backing JArray's own item list, so writes go through both ways) and "mod" (modCount, for
 # ConcurrentModificationException). Models apply to exactly these classes: a program subclass could override what
@@ -516,6 +517,8 @@ def _hs_add(h, interp, recv, args):
 
 MODELS[(_HASH_SET, "size", "()I")] = lambda h, i, r, a: len(_hset(i, r, False))
 MODELS[(_HASH_SET, "isEmpty", "()Z")] = lambda h, i, r, a: int(not _hset(i, r, False))
+
+
 def _hs_iterator(h, interp, recv, args):
     _hset(interp, recv)
     return JObject("java/util/HashMap$KeyIterator", {"itr": [recv, 0, recv.native["mod"], -1]})

@@ -32,6 +32,7 @@ from .registry import MODELS, Model, model
 if TYPE_CHECKING:
     from .handler import DefaultCallHandler
 
+
 def _declare_made_up_class(h: DefaultCallHandler, heap: Heap, cls: str, interfaces: tuple[str, ...]) -> None:
     """Make the heap's class hierarchy know ``cls``, a made-up class of Object implementing ``interfaces`` (the
     class of a lambda or of a library-made functional object), once per hierarchy."""
@@ -216,7 +217,7 @@ def make_lambda(h: DefaultCallHandler, interp: Interpreter, stmt: InvokeDynamic,
 
 
 def call_lambda(h: DefaultCallHandler, interp: Interpreter, kind: InvokeKind, method: MethodRef, receiver: JObject,
-                 args: list[Value]) -> Value:
+                args: list[Value]) -> Value:
     sam_name, sam_desc, impl_kind, impl, inst_desc, captured, iface = receiver.native["lambda"]
     heap = interp.heap
     if method.name != sam_name or method.descriptor != sam_desc:
@@ -258,7 +259,7 @@ def call_lambda(h: DefaultCallHandler, interp: Interpreter, kind: InvokeKind, me
 
 
 def call_fn(h: DefaultCallHandler, interp: Interpreter, kind: InvokeKind, method: MethodRef, receiver: JObject,
-             args: list[Value]) -> Value:
+            args: list[Value]) -> Value:
     """A call on a functional object a library model made (see :func:`_fn_object`): its interface method runs
     the Python function; other methods go to the interface's modelled default methods or Object's."""
     iface, sam_name, sam_desc, fn = receiver.native["fn"]

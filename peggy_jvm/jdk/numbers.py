@@ -25,6 +25,7 @@ from ..ir.interp import NPE, Boxed, Heap, Interpreter, Unsupported, Value
 from .registry import MODELS, Model, model
 from .strings import _ascii_only, _str_arg
 
+
 # java.lang.Integer / Long (static helpers; no boxing)
 def _register_bit_helpers(owner: str, bits: int, d: str) -> None:
     """Integer's or Long's static bit helpers, and Math.abs/min/max of that type."""
@@ -169,6 +170,8 @@ def _sqrt(h, interp, recv, args):
 
 
 MODELS[("java/lang/Math", "sqrt", "(D)D")] = _sqrt
+
+
 def _rounding(fn: Callable[[float], int]) -> Model:
     """Math.floor / Math.ceil: NaN, infinities and zeros unchanged; the sign of a zero result kept."""
     def rounded(h, interp, recv, args):

@@ -27,6 +27,7 @@ from .registry import MODELS, implements, model
 if TYPE_CHECKING:
     from .handler import DefaultCallHandler
 
+
 # java.lang.Object
 @model(OBJECT, "<init>", "()V")
 def _object_init(h, interp, recv, args):
@@ -77,7 +78,7 @@ def _class_assertions(h, interp, recv, args):
 
 
 @model("java/util/Objects", "requireNonNull", "(Ljava/lang/Object;)Ljava/lang/Object;",
-        "(Ljava/lang/Object;Ljava/lang/String;)Ljava/lang/Object;")
+       "(Ljava/lang/Object;Ljava/lang/String;)Ljava/lang/Object;")
 def _require_non_null(h, interp, recv, args):
     if args[0] is None:
         interp.throw(NPE, args[1] if len(args) > 1 else None)

@@ -26,10 +26,12 @@ from ..ir.nodes import MethodRef
 if TYPE_CHECKING:
     from .handler import DefaultCallHandler
 
+
 __all__ = ["Model", "MODELS", "model", "implements"]
 
 Model = Callable[["DefaultCallHandler", Interpreter, Value, list], Value]
 """A library method's model: ``(handler, interp, receiver or None, args) -> result``."""
+
 
 class _OneModelPerKey(dict):
     """A dict that refuses to replace an entry: two area modules modelling one method is a bug, and which

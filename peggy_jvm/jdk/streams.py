@@ -195,7 +195,7 @@ for _cls in _STREAM_CLASSES["long"]:
 
 
 @model("java/util/stream/Collectors", "joining",
-        "(Ljava/lang/CharSequence;Ljava/lang/CharSequence;Ljava/lang/CharSequence;)Ljava/util/stream/Collector;")
+       "(Ljava/lang/CharSequence;Ljava/lang/CharSequence;Ljava/lang/CharSequence;)Ljava/util/stream/Collector;")
 def _collectors_joining(h, interp, recv, args):  # the arguments are only captured (checked when collecting)
     return JObject("java/util/stream/Collectors$CollectorImpl", {"joining": tuple(args)})
 

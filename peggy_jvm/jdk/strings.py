@@ -32,6 +32,7 @@ from .registry import MODELS, Model, implements, model
 if TYPE_CHECKING:
     from .handler import DefaultCallHandler
 
+
 # -- helpers the text areas share ------------------------------------------------------------------------
 def _str_arg(interp: Interpreter, v: Value) -> str:
     if v is None:

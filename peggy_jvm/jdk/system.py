@@ -17,6 +17,7 @@ from ..ir.interp import NPE, JArray, JObject, Unsupported, _class_of, runtime_cl
 from .registry import MODELS, Model, model
 from .strings import _printable
 
+
 # System, Thread
 @model("java/lang/Thread", "holdsLock", "(Ljava/lang/Object;)Z")
 def _holds_lock(h, interp, recv, args):

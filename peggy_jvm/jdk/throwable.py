@@ -19,6 +19,7 @@ from ..ir.interp import NPE, VM_MESSAGE, JArray, Unsupported, runtime_class
 from .facts import THROWABLE, THROWABLE_GET_LOCALIZED_MESSAGE, THROWABLE_GET_MESSAGE
 from .registry import implements, model
 
+
 # java.lang.Throwable: native message / cause / suppressed
 @model(THROWABLE, "<init>", "()V", "(Ljava/lang/String;)V", "(Ljava/lang/String;Ljava/lang/Throwable;)V")
 def _throwable_init(h, interp, recv, args):
