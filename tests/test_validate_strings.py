@@ -18,8 +18,8 @@ from conftest import compile_versions, validate_rows
 
 from peggy_jvm.cli import main
 from peggy_jvm.rules import default_rules
-from peggy_jvm.rules.strings import (ASSUMPTIONS, BOOT_CLASSES, STRINGS_BY_VALUE, assumption_rules,
-                                     render_constant)
+from peggy_jvm.jdk.facts import BOOT_CLASSES
+from peggy_jvm.rules.strings import ASSUMPTIONS, STRINGS_BY_VALUE, assumption_rules, render_constant
 from peggy_jvm.validate import Verdict
 
 ORIG = r"""

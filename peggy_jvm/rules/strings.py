@@ -67,6 +67,11 @@ The assumption ``strings-by-value`` (group ``assume.strings-by-value``; never in
     both to their declared types), ``checkcast java/lang/String``, parameters declared String (the pair's
     descriptor, passed in by the driver), and phis, loop values (thetas, by induction) and evals of those.
 
+The Java-library facts these rules rest on (the identities of ``String.length``/``concat``/``valueOf`` and
+``System.identityHashCode``, which builder methods return their receiver or cannot tell its capacity, which
+classes the JVM initializes while it boots) are read from :mod:`peggy_jvm.jdk.facts`, where the interpreter's
+models of the same methods are registered too.
+
 Inputs / outputs: each is a :class:`~peggy_jvm.egraph.runner.Rewrite` over the e-graph; listed by
 :func:`~peggy_jvm.rules.builtin.builtin_rules` (the strict ones) or :func:`assumption_rules`. Used by validation
 (the default rule set); ``java.lang`` and ``assume`` groups are not among the optimizer's safe groups.
@@ -78,6 +83,9 @@ from typing import TYPE_CHECKING, Sequence
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph.explain import Reason
 from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
+from ..jdk.facts import STRING as STRING_CLASS  # the class name; STRING below is its descriptor
+from ..jdk.facts import (BOOT_CLASSES, BUILDER_CAPACITY_BLIND, IDENTITY_HASH_CODE, STRING_CONCAT, STRING_LENGTH,
+                         STRING_VALUE_OF, is_builder_method, returns_receiver, same_method)
 from .conditions import nonnull
 
 if TYPE_CHECKING:
@@ -85,11 +93,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BuilderAppendReturnsThis", "BuilderInitAppend", "StringLengthConst", "ASSUMPTIONS", "STRINGS_BY_VALUE",
            "VALUE_OWNER", "assumption_rules", "StringValueOf", "StringConcatValue", "BuilderToStringValue",
-           "StringValueNormal", "StringClassInit", "BOOT_CLASSES", "render_constant", "build_value"]
-
-OWNERS = frozenset({"java/lang/StringBuilder", "java/lang/StringBuffer"})
-# methods of a builder that cannot tell its capacity apart and do not let the reference escape
-_CONFINED_USES = frozenset({"append", "toString", "length", "charAt"})
+           "StringValueNormal", "StringClassInit", "render_constant", "build_value"]
 
 
 class StringLengthConst:
@@ -103,9 +107,7 @@ class StringLengthConst:
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for n in eg._classes[cid].nodes:
-                m = n[1]
-                if n[0] != "invoke.virtual" or not isinstance(m, MethodRef) or m.owner != "java/lang/String" \
-                        or m.name != "length" or m.descriptor != "()I":
+                if n[0] != "invoke.virtual" or not same_method(n[1], STRING_LENGTH):
                     continue
                 text = _literal(eg, n[2][1])
                 if text is not None:
@@ -130,10 +132,6 @@ def _literal(eg: EPeg, cid: int) -> str | None:
     return None
 
 
-def _is_builder_method(attr: object, name: str | None = None) -> bool:
-    return isinstance(attr, MethodRef) and attr.owner in OWNERS and (name is None or attr.name == name)
-
-
 class BuilderAppendReturnsThis:
     name = "builder-append-returns-this"
     group = "java.lang.builder"
@@ -148,8 +146,7 @@ class BuilderAppendReturnsThis:
                 if n[0] != "rho_value":
                     continue
                 for e in eg._classes[eg.find(n[2][0])].nodes:
-                    if e[0] == "invoke.virtual" and _is_builder_method(e[1], "append") \
-                            and e[1].descriptor.endswith(f")L{e[1].owner};"):
+                    if e[0] == "invoke.virtual" and returns_receiver(e[1]):
                         out.append((cid, e[2][1]))
                 if len(out) >= limit:
                     return out, False
@@ -171,7 +168,7 @@ class BuilderInitAppend:
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for n in eg._classes[cid].nodes:
-                if n[0] != "invoke.virtual" or not _is_builder_method(n[1], "append") \
+                if n[0] != "invoke.virtual" or not is_builder_method(n[1], "append") \
                         or n[1].descriptor != f"(Ljava/lang/String;)L{n[1].owner};":
                     continue
                 owner = n[1].owner
@@ -218,8 +215,9 @@ def _confined(eg: EPeg, builder: int, owner: str, limit: int = 256) -> bool:
             if node is None:
                 return False
             kids = [eg.find(c) for c in node[2]]
-            if node[0] != "invoke.virtual" or not _is_builder_method(node[1]) or node[1].owner != owner \
-                    or node[1].name not in _CONFINED_USES or kids[1] != ref or ref in kids[2:] or kids[0] == ref:
+            if node[0] != "invoke.virtual" or not is_builder_method(node[1]) or node[1].owner != owner \
+                    or node[1].name not in BUILDER_CAPACITY_BLIND or kids[1] != ref or ref in kids[2:] \
+                    or kids[0] == ref:
                 return False
             if node[1].name == "append":
                 returned = eg.lookup("rho_value", None, (eg.find(pid),))
@@ -243,7 +241,7 @@ ASSUME_GROUP = "assume." + STRINGS_BY_VALUE
 #: the pseudo-class of the model's concatenation: no JVM class has this name, so no real call is ever taken for it
 VALUE_OWNER = "peggy/assume/StringValue"
 STRING = "Ljava/lang/String;"
-_STRING_TYPE = IRType(Kind.REF, "java/lang/String")
+_STRING_TYPE = IRType(Kind.REF, STRING_CLASS)
 _PRIMS = frozenset("IJCZFD")  # the parts rendered by the same code in append(x) and String.valueOf(x)
 _MAX_PARTS = 64  # a longer concatenation is left alone (the normal form is rebuilt at every search)
 _MAX_NEST = 16  # how deep String parts that are themselves values are spliced
@@ -355,7 +353,7 @@ def _string_typed(eg: EPeg, cid: int, string_params: frozenset[int], busy: froze
                 return True
             if e[0] in ("getfield", "getstatic") and isinstance(a, FieldRef) and a.descriptor == STRING:
                 return True
-            if e[0] == "checkcast" and a == "java/lang/String":
+            if e[0] == "checkcast" and a == STRING_CLASS:
                 return True
     return False
 
@@ -447,7 +445,7 @@ def _identity_observed(eg: EPeg, value: int, limit: int = 256) -> bool:
                 return True
             op, attr = node[0], node[1]
             if op in _IDENTITY_OPS or (op == "invoke.static" and isinstance(attr, MethodRef)
-                                       and attr.owner == "java/lang/System" and attr.name == "identityHashCode"):
+                                       and (attr.owner, attr.name) == IDENTITY_HASH_CODE):
                 return True
             if op in _FLOWS and find(pid) not in seen:
                 if len(seen) >= limit:
@@ -494,8 +492,8 @@ class StringValueOf(_ValueRule):
         out = []
         for cid in eg.classes_with_op("invoke.static"):
             for op, m, ch in eg.nodes(cid):
-                if op != "invoke.static" or not isinstance(m, MethodRef) or m.owner != "java/lang/String" \
-                        or m.name != "valueOf" or len(ch) != 2:
+                if op != "invoke.static" or not isinstance(m, MethodRef) or m.owner != STRING_CLASS \
+                        or m.name != STRING_VALUE_OF or len(ch) != 2:
                     continue
                 kind = m.descriptor[1:-len(")" + STRING)]
                 if m.descriptor != f"({kind}){STRING}":
@@ -517,8 +515,7 @@ class StringConcatValue(_ValueRule):
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for op, m, ch in eg.nodes(cid):
-                if op != "invoke.virtual" or not isinstance(m, MethodRef) or m.owner != "java/lang/String" \
-                        or m.name != "concat" or m.descriptor != f"({STRING}){STRING}" or len(ch) != 3:
+                if op != "invoke.virtual" or not same_method(m, STRING_CONCAT) or len(ch) != 3:
                     continue
                 a, b = eg.find(ch[1]), eg.find(ch[2])
                 if not (_nonnull_string(eg, a) and _nonnull_string(eg, b)):
@@ -537,7 +534,7 @@ class BuilderToStringValue(_ValueRule):
         for cid in eg.classes_with_op("invoke.virtual"):
             for node in eg.nodes(cid):
                 op, m, ch = node
-                if op != "invoke.virtual" or not _is_builder_method(m, "toString") or m.descriptor != f"(){STRING}":
+                if op != "invoke.virtual" or not is_builder_method(m, "toString") or m.descriptor != f"(){STRING}":
                     continue
                 found = self._chain(eg, node, m.owner)
                 if found is not None:
@@ -591,7 +588,7 @@ class BuilderToStringValue(_ValueRule):
                         return ("new", None, find(kids[0]))
                     if desc == f"({STRING})V" and _nonnull_string(eg, kids[1]):  # new B(null) throws
                         return ("new", find(kids[1]), find(kids[0]))
-                if e[0] == "invoke.virtual" and _is_builder_method(attr, "append") and attr.owner == owner \
+                if e[0] == "invoke.virtual" and is_builder_method(attr, "append") and attr.owner == owner \
                         and len(kids) == 3 and find(kids[1]) == builder \
                         and eg.lookup("rho_value", None, (outcome,)) in (None, builder):
                     kind = attr.descriptor[1:attr.descriptor.index(")")]
@@ -612,7 +609,7 @@ def _builder_uses(eg: EPeg, builder: int, limit: int = 256) -> set[int] | None:
         for pid in eg._classes[eg.find(work.pop())].parents:
             uses.add(pid)
             node = eg._cur[pid]
-            if node is not None and node[0] == "invoke.virtual" and _is_builder_method(node[1], "append"):
+            if node is not None and node[0] == "invoke.virtual" and is_builder_method(node[1], "append"):
                 returned = eg.lookup("rho_value", None, (eg.find(pid),))
                 if returned is not None and returned not in refs:
                     if len(refs) >= limit:
@@ -651,13 +648,9 @@ def _dead_after(eg: EPeg, outcome: int, builder: int, limit: int = 4096) -> bool
     return True
 
 
-#: initialized while the JVM boots, before any class of the input (JDK 17: -Xlog:class+init; StringBuffer is not)
-BOOT_CLASSES = frozenset({"java/lang/String", "java/lang/StringBuilder"})
-
-
 class StringClassInit:
     """``string-classinit-noop``: ``classinit`` of ``String`` or ``StringBuilder`` leaves the heap as it was:
-    the JVM initializes both while it boots, before any class of the input runs (:data:`BOOT_CLASSES`). javac
+    the JVM initializes both while it boots, before any class of the input runs (:data:`.facts.BOOT_CLASSES`). javac
     puts one before ``new StringBuilder(s)`` whose argument is computed by calls (ProGuard's ``new
     StringBuilder(a.concat(b))``), where the builder it replaces has none."""
 
