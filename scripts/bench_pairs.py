@@ -18,8 +18,8 @@ What this script owns
       per pair), then the pairs by kind and by tag, the open pairs by :func:`cause`, and each open pair with the
       reason of its first unsettled method.
 
-A wrong verdict is ``not-equivalent`` on a pair labelled equivalent (or without a counterexample) and
-``equivalent`` on a pair labelled different. Outputs: the table on stdout; ``--json FILE`` the outcomes.
+A wrong verdict is ``not-equivalent`` on a pair labelled equivalent, on a method that cannot differ
+(:func:`unchanged_methods`) or without a counterexample, and ``equivalent`` on a pair labelled different. Outputs: the table on stdout; ``--json FILE`` the outcomes.
 
 Usage::
 
@@ -129,12 +129,35 @@ def _validate_chunk(specs: list[PairSpec], classes: str, work: str, method_timeo
     return [p.to_json() for p in validate_inputs(orig, opt, options).pairs]
 
 
-def classify(spec: PairSpec, methods: list[dict]) -> PairOutcome:
-    """The pair's verdict from its methods' rows, judged against its label."""
+def unchanged_methods(spec: PairSpec, classes: Path) -> set[tuple[str, str]]:
+    """The methods (name, descriptor) whose code is the same in both classes up to the renaming and that call no
+    method of their own class. Such a method behaves the same in both: a receiver is generated field by field,
+    not built by a (possibly changed) constructor, and no class of the suite has static state. So a
+    not-equivalent verdict on one, even in a pair labelled different, is wrong. A method with an
+    ``invokedynamic`` never counts: the listing does not show its bootstrap arguments (a string concatenation's
+    recipe)."""
+    from peggy_jvm.classfile.reader import read_class
+    from proguard_pairs import method_listings
+
+    def listings(name: str) -> dict[tuple[str, str], list[str]]:
+        return method_listings(read_class((classes / f"{name}.class").read_bytes()))
+
+    renamed = re.compile(rf"\b{re.escape(spec.opt)}\b")
+    orig, opt = listings(spec.orig), listings(spec.opt)
+    own_call = re.compile(rf"Method {re.escape(spec.orig)}\.")
+    return {k for k, lines in orig.items()
+            if [renamed.sub(spec.orig, ln) for ln in opt.get(k, [])] == lines
+            and not any(own_call.search(ln) or "invokedynamic" in ln for ln in lines)}
+
+
+def classify(spec: PairSpec, methods: list[dict], unchanged: set[tuple[str, str]] = frozenset()) -> PairOutcome:
+    """The pair's verdict from its methods' rows, judged against its label (and, for a not-equivalent method,
+    against :func:`unchanged_methods`)."""
     verdicts = {m["verdict"] for m in methods}
     verdict = ("not-equivalent" if "not-equivalent" in verdicts else
                "equivalent" if methods and verdicts == {"equivalent"} else "unknown")
-    unconfirmed = any(m["verdict"] == "not-equivalent" and not m["counterexample"] for m in methods)
+    unconfirmed = any(m["verdict"] == "not-equivalent"
+                      and (not m["counterexample"] or (m["name"], m["descriptor"]) in unchanged) for m in methods)
     if spec.label == "equivalent":
         result = {"equivalent": "proved", "unknown": "unproved"}.get(verdict, "wrong")
     else:
@@ -160,7 +183,7 @@ def run_suite(specs: list[PairSpec], classes: Path, method_timeout: float = 10.0
     for rows in results:
         for row in rows:
             by_class[row["class"]].append(row)
-    return [classify(s, by_class.get(s.orig, [])) for s in specs]
+    return [classify(s, by_class.get(s.orig, []), unchanged_methods(s, classes)) for s in specs]
 
 
 WITNESS_TEMPLATE = """\

@@ -64,6 +64,32 @@ def test_a_malformed_manifest_is_one_clear_error(tmp_path):
         bp.load_suite(bad)
 
 
+def _row(name, descriptor, verdict, cx=None):
+    return {"name": name, "descriptor": descriptor, "verdict": verdict, "counterexample": cx, "reason": "",
+            "time_ms": 1.0}
+
+
+def test_what_counts_as_a_wrong_verdict(suite):
+    """The judging itself: a difference on a pair labelled equivalent, a difference without a counterexample, a
+    difference on a method whose code is unchanged (Obj27's ``contains``: only its constructor changed), and a
+    proof of a pair labelled different are wrong; the difference in Obj27's constructor is what it should be."""
+    specs, classes = suite
+    by_id = {s.id: s for s in specs}
+    cx = {"args": ["5", "1"], "orig": "builds {hi=5, lo=1}", "opt": "builds {hi=1, lo=5}"}
+    obj27, unchanged = by_id["Obj27"], bp.unchanged_methods(by_id["Obj27"], classes)
+    assert unchanged == {("contains", "(I)Z")}
+    ctor, contains = ("<init>", "(II)V"), ("contains", "(I)Z")
+    judge = lambda spec, rows: bp.classify(spec, rows, bp.unchanged_methods(spec, classes)).result  # noqa: E731
+    assert judge(obj27, [_row(*ctor, "not-equivalent", cx), _row(*contains, "unknown")]) == "shown"
+    assert judge(obj27, [_row(*ctor, "unknown"), _row(*contains, "not-equivalent", cx)]) == "wrong"
+    assert judge(obj27, [_row(*ctor, "not-equivalent"), _row(*contains, "unknown")]) == "wrong"
+    assert judge(obj27, [_row(*ctor, "equivalent"), _row(*contains, "equivalent")]) == "wrong"
+    obj26 = by_id["Obj26"]  # labelled equivalent
+    assert judge(obj26, [_row(*ctor, "equivalent"), _row(*contains, "not-equivalent", cx)]) == "wrong"
+    assert judge(obj26, [_row(*ctor, "equivalent"), _row(*contains, "unknown")]) == "unproved"
+    assert judge(obj26, [_row(*ctor, "equivalent"), _row(*contains, "equivalent")]) == "proved"
+
+
 def test_validate_never_contradicts_a_label_and_keeps_its_shares(suite):
     specs, classes = suite
     sample = specs[::SAMPLE_STEP]
