@@ -278,29 +278,38 @@ def _goal_rows(s: Summary) -> list[tuple[str, str, str, bool]]:
             ("p95 time per pair", f"{s.p95_s:.3f} s", f"<= {GOAL_P95_S} s", s.p95_s <= GOAL_P95_S)]
 
 
+def _read(classes: Path, name: str):
+    from peggy_jvm.classfile.reader import read_class
+
+    return read_class((classes / f"{name}.class").read_bytes())
+
+
 def _own_field_refs(classes: Path, name: str) -> bool:
     """Whether class ``name`` reads or writes a field of its own (a reference ``--map`` must rename)."""
     from peggy_jvm.classfile.constpool import Tag
-    from peggy_jvm.classfile.reader import read_class
 
-    cf = read_class((classes / f"{name}.class").read_bytes())
+    cf = _read(classes, name)
     return any(e[0] == Tag.FIELDREF and cf.pool.member_ref(i).owner == name for i, e in cf.pool if e)
 
 
 def cause(spec: PairSpec, o: PairOutcome, classes: Path) -> str:
     """Why an open pair is open, the first of these that applies: for a pair labelled equivalent, a call to a
-    method of its own class (``Old.h`` and ``New.h`` are different calls), a field of its own class, a JDK
+    method of its own class (``Old.h`` and ``New.h`` are different calls unless the pair of ``h`` is used in
+    the proof) made on both sides, or on one side only (an extracted helper, a recursion made a loop, a
+    ``this(...)`` inlined: the callee would have to be inlined or unfolded), a field of its own class, a JDK
     method called on one side only, a loop, else branches or arithmetic (what the axioms do not prove); for a
     pair labelled different, a JVM run stopped for time, else no input found."""
     reasons = " ".join(m["reason"] for m in o.methods if m["verdict"] == "unknown")
     if spec.label == "different":
         return "JVM run stopped for time" if "did not finish" in reasons else "no differing input found"
-    calls = " ".join(re.findall(r"calls only in (?:ORIG|OPT): ([^;]*)", reasons))
-    if re.search(rf"\b({spec.orig}|{spec.opt})\.", calls):
-        return "own-class call (helper, recursion)"
+    sides = {side: " ".join(re.findall(rf"calls only in {side}: ([^;]*)", reasons)) for side in ("ORIG", "OPT")}
+    own = {side: set(re.findall(rf"\b(?:{spec.orig}|{spec.opt})\.([\w<>$]+)", text)) for side, text in sides.items()}
+    if own["ORIG"] or own["OPT"]:
+        return ("own-class call on one side only" if own["ORIG"] ^ own["OPT"]
+                else "own-class call on both sides")
     if _own_field_refs(classes, spec.orig):
         return "own-class field"
-    if "java/" in calls:
+    if "java/" in sides["ORIG"] + sides["OPT"]:
         return "JDK call on one side"
     return "loop" if "loop" in spec.tags else "branches or arithmetic"
 
