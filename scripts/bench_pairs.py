@@ -19,7 +19,10 @@ What this script owns
       reason of its first unsettled method.
 
 A wrong verdict is ``not-equivalent`` on a pair labelled equivalent, on a method that cannot differ
-(:func:`unchanged_methods`) or without a counterexample, and ``equivalent`` on a pair labelled different. Outputs: the table on stdout; ``--json FILE`` the outcomes.
+(:func:`unchanged_methods`) or without a counterexample, and ``equivalent`` on a pair labelled different.
+
+Outputs: the table on stdout; ``--json FILE`` the outcomes. A malformed manifest, a failed build or ``--only``
+matching no pair is one line on stderr and exit 2.
 
 Usage::
 
@@ -368,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.only:
         specs = [s for s in specs if s.id in set(args.only)]
+        if not specs:
+            print(f"bench_pairs: error: no pair of {MANIFEST} is named {' or '.join(args.only)}", file=sys.stderr)
+            return 2
     t0 = time.perf_counter()
     outcomes = run_suite(specs, classes, args.method_timeout, max(1, args.jobs))
     print(report_text(specs, outcomes, time.perf_counter() - t0, classes))

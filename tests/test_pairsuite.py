@@ -5,12 +5,14 @@ classes with different names validated with ``--map``, written as refactorings a
 * The labels are checked themselves: every pair labelled different has a witness input, run here on both
   classes on the JVM, that must give different outcomes.
 * ``validate`` must never contradict a label: a not-equivalent verdict on a pair labelled equivalent, one
-  without a counterexample, or an equivalent verdict on a pair labelled different fails.
+  without a counterexample or on a method whose code is unchanged up to the renaming, or an equivalent verdict
+  on a pair labelled different fails.
 * The shares proved and shown must not fall below today's (:data:`PROVED_FLOOR`, :data:`SHOWN_FLOOR`).
 
-The whole suite takes about 100 s of validation (about 95 s wall on two workers on a loaded machine), too long
+The whole suite takes about 100 s of validation (95-108 s wall on two workers on a loaded machine), too long
 for CI, so the verdict test validates a fixed sample, every third pair of the manifest (:data:`SAMPLE_STEP`: it
-holds both labels and every tag), on two worker processes. The floors are the sample's measured counts.
+holds both labels and every tag), on two worker processes (43-56 s wall). The floors are the sample's measured
+counts.
 """
 from __future__ import annotations
 
