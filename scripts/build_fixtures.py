@@ -17,7 +17,7 @@ request, by :func:`build_bench` (``scripts/bench_runtime.py`` calls it), into
 ``fixtures/classes/bench``, and so are the labelled validation pairs
 (``fixtures/src/pairs``, both versions of each pair in one tree), by
 :func:`build_pairs` (``scripts/bench_pairs.py``) into ``fixtures/classes/pairs``:
-they are not fixtures every test sweeps. The command line builds them too.
+they are not fixtures every test sweeps. The command line builds the pairs too.
 
 The build is idempotent: an output tree is rebuilt only when it is missing,
 when any source (or this script) is newer than its stamp file, or when the
