@@ -90,13 +90,39 @@ public class Backend {
         for (int i = 0; i < n; i++) d[i][i + 1] = e[i];
         return d;
     }
+
+    static int below(int[] a, int k) {
+        int n = 0;
+        for (int j = a.length - 1; 0 <= j; j = -1 + j)
+            if (0 > a[j] - k) n = 1 + n;
+        return n;
+    }
+
+    static int[][] relax(int[][] w, int n) {
+        for (int k = 0; k < n; k++)
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    int through = w[i][k] + w[k][j];
+                    if (through < w[i][j]) w[i][j] = through;
+                }
+        return w;
+    }
+
+    static long stepSum(int[] a, int k) {
+        long s = 0;
+        for (int i = 0; i < a.length - 1; i++) {
+            int w = a[i] * k;
+            s += w + w + a[i + 1];
+        }
+        return s;
+    }
 }
 """
 METHODS = {"count": "(I)I", "addTo": "([DD)[D", "bump": "([II)[I", "nested": "(II)I", "horner": "([DD)D",
            "pair": "(IJ)[I", "digit": "(C)I", "choose": "(ZLjava/lang/String;Ljava/lang/String;)Ljava/lang/String;",
            "pick": "(II)I", "parsed": "(Ljava/lang/String;I)I",
            "trimmed": "(Ljava/lang/String;)I", "classify": "(Ljava/lang/String;I)I",
-           "shift": "([DI)[[D"}
+           "shift": "([DI)[[D", "stepSum": "([II)J", "below": "([II)I", "relax": "([[II)[[I"}
 _STORES = {op.ISTORE, op.LSTORE, op.FSTORE, op.DSTORE, op.ASTORE}
 _LOADS = {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD}
 
@@ -303,3 +329,49 @@ def test_loop_variables_keep_the_original_locals_slots(shapes):
     for name in ("count", "nested"):
         stepped = [{x for _, o, x, _ in code[0] if o == op.IINC} for code in (orig[name], new[name])]
         assert stepped[0] and stepped[1] == stepped[0], (name, stepped)
+
+
+def test_an_accumulation_is_one_tree_with_the_step_at_the_end(shapes):
+    # s += w + w + a[i + 1]: the accumulator is loaded first and the whole right side stays on the stack up to
+    # the ladd (javac's order): i + 1 recomputed inside the tree rather than i stepped in the middle of it (which
+    # stored the open tree's values), w + w written w << 1 so that w, read once, needs no local
+    orig, new, report = shapes
+    insns = new["stepSum"][0]
+    ops = _opcodes(insns)
+
+    def body(code):  # the loop body: after the loop's if_icmpge, up to the back edge (iinc; goto)
+        start = next(j for j, (_, o, _, _) in enumerate(code) if o == 0xa2) + 1
+        return code[start:next(j for j, (_, o, _, _) in enumerate(code) if o == op.GOTO) + 1]
+
+    assert [o for _, o, _, _ in body(insns) if o in _STORES] == [op.LSTORE]  # javac stores w too
+    assert len(_stores(body(orig["stepSum"][0]))) == 2
+    assert _opcodes(body(insns))[0] == op.LLOAD and _opcodes(body(insns)).count(op.LLOAD) == 1
+    k = ops.index(op.IINC)
+    assert ops[k - 2:k + 2] == [0x61, op.LSTORE, op.IINC, op.GOTO]  # ladd; lstore s; iinc i; goto
+    if report["stepSum"].extraction is None:  # --stage peg: the PEG as built, w + w
+        assert [o for o in ops if o in (0x60, 0x78)] == [0x78, 0x60, 0x60]  # ishl; (i + 1) iadd; iadd
+        assert new["stepSum"][1] < orig["stepSum"][1]  # no local for w
+
+
+def test_constants_come_second(shapes):
+    # 0 <= j, 0 > x, j = -1 + j, n = 1 + n: a test against zero is iflt/ifge on the variable alone (no iconst_0
+    # pushed before it) and each counter is stepped by iinc, as javac writes j >= 0 and n++
+    orig, new, _ = shapes
+    insns = new["below"][0]
+    ops = _opcodes(insns)
+    assert ops.count(op.IINC) == 2 and _opcodes(orig["below"][0]).count(op.IINC) == 0
+    assert op.ICONST_0 not in [o for o, nxt in zip(ops, ops[1:]) if nxt in _LOADS]
+    assert not any(o in (0xa1, 0xa2, 0xa3, 0xa4) for o in ops)  # no if_icmp<cond>: both tests are against 0
+    assert insns[-1][0] < orig["below"][0][-1][0]
+
+
+def test_a_stored_value_is_computed_where_its_test_reads_it(shapes):
+    # through = w[i][k] + w[k][j]; if (through < w[i][j]): through is read twice (the test, the store) and goes
+    # to a local, so its tree is computed before w[i][j]'s, as javac does; the other way round the three loaded
+    # elements were stored (and reloaded) to get from under w[i][j]
+    orig, new, _ = shapes
+    insns = new["relax"][0]
+    assert len(_stores(insns)) <= len(_stores(orig["relax"][0]))
+    ops = _opcodes(insns)
+    k = ops.index(0x60)  # the iadd of through
+    assert ops[k + 1] == op.ISTORE and ops[k + 2] == op.ILOAD and insns[k + 1][2] == insns[k + 2][2]
