@@ -108,6 +108,17 @@ public class Backend {
         return w;
     }
 
+    static double cdiv(double xr, double xi, double yr, double yi) {
+        double r = yi / yr;
+        double d = yr + r * yi;
+        return (xr + r * xi) / d - (xi - r * xr) / d;
+    }
+
+    static double hypot(double a, double b) {
+        double r = b / a;
+        return Math.abs(a) * Math.sqrt(1 + r * r) + r;
+    }
+
     static int flip(int x) { return x < 1 ? -x : x; }
 
     static long stepSum(int[] a, int k) {
@@ -124,7 +135,7 @@ METHODS = {"count": "(I)I", "addTo": "([DD)[D", "bump": "([II)[I", "nested": "(I
            "pair": "(IJ)[I", "digit": "(C)I", "choose": "(ZLjava/lang/String;Ljava/lang/String;)Ljava/lang/String;",
            "pick": "(II)I", "parsed": "(Ljava/lang/String;I)I",
            "trimmed": "(Ljava/lang/String;)I", "classify": "(Ljava/lang/String;I)I",
-           "shift": "([DI)[[D", "stepSum": "([II)J", "below": "([II)I", "relax": "([[II)[[I", "flip": "(I)I"}
+           "shift": "([DI)[[D", "stepSum": "([II)J", "below": "([II)I", "relax": "([[II)[[I", "flip": "(I)I", "cdiv": "(DDDD)D", "hypot": "(DD)D"}
 _STORES = {op.ISTORE, op.LSTORE, op.FSTORE, op.DSTORE, op.ASTORE}
 _LOADS = {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD}
 
@@ -390,3 +401,13 @@ def test_a_test_against_one_is_a_test_against_zero(shapes):
     ops = _opcodes(new["flip"][0])
     assert op.ICONST_0 + 1 not in ops and (0x9e in ops or 0x9d in ops), ops  # ifle / ifgt
     assert new["flip"][0][-1][0] < orig["flip"][0][-1][0]
+
+
+def test_a_stored_value_comes_before_the_trees_left_on_the_stack(shapes):
+    # cdiv: d = yr + r * yi is stored (read twice), so it is computed before (xr + r * xi), whose value then
+    # stays on the stack up to the ddiv (the other way round that value was stored to get d computed);
+    # hypot: r * r reads the stored r twice, and r's tree is placed once (it was computed and stored twice)
+    orig, new, _ = shapes
+    for name in ("cdiv", "hypot"):
+        assert len(_stores(new[name][0])) <= len(_stores(orig[name][0])), name
+        assert new[name][0][-1][0] <= orig[name][0][-1][0], name

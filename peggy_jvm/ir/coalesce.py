@@ -396,16 +396,20 @@ def _handler_live(b: Block, live_in: dict[int, set[int]]) -> set[int]:
 def _order_trees(b: Block, temps: set[int]) -> None:
     """Put the expression trees a statement reads in the order of its operands, when the statements just before
     it are exactly those trees: lowering then pushes them in place (``x = x * c + a[i]``: the product first). A
-    tree whose root is read again later (stored by lowering) counts too, see :func:`_stored_root`.
+    tree whose root is read again later (stored by lowering, see :func:`_stored_root`) goes before them all.
     Each tree keeps its own order and the statements that can throw or have effects keep theirs; a tree writes
     only its temporaries, so nothing else it could depend on changes."""
     k = 0
     while k < len(b.stmts) + 1:
         st = _stmts(b)[k]
         ops = [x for x in st.operands() if isinstance(x, Var) and (x.id in temps or _stored_root(b, k, x))]
+        ops = list({x.id: x for x in ops}.values())  # a root read twice (r * r) is one tree, placed once
         seg = _tree_segment(b, k, ops, temps) if len(ops) > 1 else None
         if seg is not None:
             start, trees = seg
+            # a stored root's tree first: lowering stores its value and loads it in place, while the trees of
+            # temporaries leave theirs on the stack, where computing a stored tree after them would bury them
+            ops.sort(key=lambda t: t.id in temps)
             new = [x for t in ops for x in trees[t.id]]
             if [x for x in new if not _pure(x)] == [x for x in b.stmts[start:k] if not _pure(x)]:
                 b.stmts[start:k] = new
