@@ -135,7 +135,8 @@ METHODS = {"count": "(I)I", "addTo": "([DD)[D", "bump": "([II)[I", "nested": "(I
            "pair": "(IJ)[I", "digit": "(C)I", "choose": "(ZLjava/lang/String;Ljava/lang/String;)Ljava/lang/String;",
            "pick": "(II)I", "parsed": "(Ljava/lang/String;I)I",
            "trimmed": "(Ljava/lang/String;)I", "classify": "(Ljava/lang/String;I)I",
-           "shift": "([DI)[[D", "stepSum": "([II)J", "below": "([II)I", "relax": "([[II)[[I", "flip": "(I)I", "cdiv": "(DDDD)D", "hypot": "(DD)D"}
+           "shift": "([DI)[[D", "stepSum": "([II)J", "below": "([II)I", "relax": "([[II)[[I", "flip": "(I)I",
+           "cdiv": "(DDDD)D", "hypot": "(DD)D"}
 _STORES = {op.ISTORE, op.LSTORE, op.FSTORE, op.DSTORE, op.ASTORE}
 _LOADS = {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD}
 

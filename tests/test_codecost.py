@@ -164,8 +164,9 @@ def test_a_rewrite_whose_emitted_code_does_not_pay_keeps_the_original(pay, tmp_p
 @pytest.mark.parametrize("goal", [Goal.SPEED, Goal.SIZE])
 def test_no_kept_rewrite_is_larger_or_costlier(goal, pay, fixture_classes, java_home, tmp_path):
     """Both goals on Pay and on the fixture Kernels: every rewritten method is no costlier than its original and
-    no larger than its size allowance lets it be (strictly smaller or cheaper, by the goal), by the figures recomputed from the classes written;
-    the report carries the same figures; the programs print the same on the JVM."""
+    no larger than its size allowance lets it be (strictly smaller or cheaper, by the goal), by the figures
+    recomputed from the classes written; the report carries the same figures; the programs print the same on
+    the JVM."""
     kernels = fixture_classes["release17"] / "Kernels.class"
     rewritten = 0
     for cls in (pay / "Pay.class", kernels):

@@ -17,8 +17,8 @@ How:
   it is free, the most loaded others lowest; single-use temporaries that must be
   stored get slots above those, reused from block to block;
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
-  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``dup``/``dup2`` for a local loaded twice in a row
-  when that is shorter);
+  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``dup``/``dup2`` for a
+  local loaded twice in a row when that is shorter);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
 - frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
   rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
