@@ -10,9 +10,9 @@ method.
 
 The full stage's decision (``_check_emitted``, docs/cost-model.md): after lowering, the original and the
 emitted code are priced by :mod:`peggy_jvm.codecost`; ``--goal speed`` keeps the rewrite only if its emitted
-cost is strictly lower and its size grows by no more than its relative cost gain (``size_allowance``), ``--goal size`` only if its
-size is strictly smaller and its emitted cost no higher; otherwise the method is ``unchanged`` with both
-figures in the reason (before the self-check, which is then not needed).
+cost is strictly lower and its size grows by no more than 1.5 times its relative cost gain (``size_allowance``),
+``--goal size`` only if its size is strictly smaller and its emitted cost no higher; otherwise the method is
+``unchanged`` with both figures in the reason (before the self-check, which is then not needed).
 
 Budgets (peggy_jvm/budget.py): the full stage's sub-stages are bounded by work (:class:`WorkBudget`), never by
 the clock, so the output depends on the input and options only. ``--method-timeout`` is a wall-clock safety net
@@ -102,8 +102,10 @@ class MethodUnchanged(Exception):
 #: ``--goal speed`` keeps a rewrite whose emitted code (codecost.py) is strictly cheaper and grows by at most
 #: ``BYTES_PER_COST`` times its relative cost gain, never more than ``MAX_GROWTH`` (docs/cost-model.md): a
 #: hoisted invariant needs a local (a store and a load, 2-4 bytes) and pays for it only by running faster, so
-#: one percent of emitted cost buys one percent of code; a rewrite that saves nothing buys nothing
-BYTES_PER_COST, MAX_GROWTH = 1.0, 0.25
+#: one percent of emitted cost buys one and a half percent of code (at 1.0 the rule refused BenchKernels'
+#: jacobi1d, +7.7% bytes for 5.6% less cost, and invariantSum, +6.7% for 5.7%, which ran 0.85x and 0.93x under
+#: -Xint); a rewrite that saves nothing buys nothing
+BYTES_PER_COST, MAX_GROWTH = 1.5, 0.25
 
 
 def size_allowance(before: EmittedCost, after: EmittedCost) -> int:

@@ -17,8 +17,8 @@ How:
   it is free, the most loaded others lowest; single-use temporaries that must be
   stored get slots above those, reused from block to block;
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
-  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``dup``/``dup2`` for a local loaded twice in a row
-  when that is shorter);
+  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``dup``/``dup2`` for a
+  local loaded twice in a row when that is shorter);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
 - frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
   rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
@@ -96,6 +96,8 @@ _IF_ZERO = {Cond.EQ: 0x99, Cond.NE: 0x9a, Cond.LT: 0x9b, Cond.GE: 0x9c, Cond.GT:
 _IF_ICMP = {Cond.EQ: 0x9f, Cond.NE: 0xa0, Cond.LT: 0xa1, Cond.GE: 0xa2, Cond.GT: 0xa3, Cond.LE: 0xa4}
 _NEGATE = {Cond.EQ: Cond.NE, Cond.NE: Cond.EQ, Cond.LT: Cond.GE, Cond.GE: Cond.LT, Cond.GT: Cond.LE,
            Cond.LE: Cond.GT}
+#: int tests against 1 or -1 that are tests against 0 (x < 1 is x <= 0, x > -1 is x >= 0, ...)
+_TO_ZERO = {(1, Cond.LT): Cond.LE, (1, Cond.GE): Cond.GT, (-1, Cond.GT): Cond.GE, (-1, Cond.LE): Cond.LT}
 _NEWARRAY_CODE = {"Z": 4, "C": 5, "F": 6, "D": 7, "B": 8, "S": 9, "I": 10, "J": 11}
 _INVOKE_OP = {InvokeKind.VIRTUAL: op.INVOKEVIRTUAL, InvokeKind.SPECIAL: op.INVOKESPECIAL,
               InvokeKind.STATIC: op.INVOKESTATIC, InvokeKind.INTERFACE: op.INVOKEINTERFACE}
@@ -830,6 +832,8 @@ class _Lowerer:
         if yes == nxt and no != nxt:  # fall into the true arm: branch on the negation
             cond, yes, no = _NEGATE[cond], no, yes
         a, b = t.a, t.b
+        if isinstance(b, Const) and b.type.kind is Kind.INT and (b.value, cond) in _TO_ZERO:
+            b, cond = Const(b.type, 0), _TO_ZERO[b.value, cond]  # x < 1 is x <= 0: ifle, no iconst_1
         is_ref = a.type.kind is Kind.REF or b.type.kind is Kind.REF
         if is_ref:
             if isinstance(b, Const) and b.value is None and b.kind is ConstKind.VALUE:
