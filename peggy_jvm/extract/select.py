@@ -23,7 +23,7 @@ How (DESIGN section 4)
        :mod:`.cost`.
     3. :func:`.maxsat.solve` extracts within its work budget (work units per solver configuration), with a
        checker that turns each candidate selection into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems`
-       (well-formed, CFG-like) and the phi-profile checker (:mod:`.phi_profile`); a rejection comes back as a
+       (well-formed, CFG-like), :func:`loops_on_sigma`, :func:`effects_on_sigma` and the phi-profile checker (:mod:`.phi_profile`); a rejection comes back as a
        blocking clause (the violation's explanation for phi-profiles, the whole reached selection for malformed
        PEGs, or ones the caller's ``accept`` refuses) and RC2 is called again. Greedy is the fallback when the
        solver fails.
@@ -64,7 +64,7 @@ from .phi_profile import Effort, Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
 __all__ = ["Acceptance", "ExtractReport", "Saturation", "saturate", "extract_peg", "safe_rules", "SAFE_GROUPS",
-           "EXCLUDED_RULES", "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
+           "EXCLUDED_RULES", "effects_on_sigma", "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
@@ -110,9 +110,11 @@ Acceptance = Callable[[PEG], "str | None"]
 #     exception, and a handler of it cannot read the later read's value (phi-profiles refuse such a read).
 #     (b) a read taken off the sigma chain (`rho_sigma(E) => s`, `threw(E) => false`) only where it cannot
 #     throw: the same element accessed successfully before on the chain (`accessed`), an object or array just
-#     accessed, a non-null reference (`nonnull`). Reads are never moved before a loop or a branch by these
-#     rules; the reverter never hoists an effect (revert.hoistable). Tested on the JVM with inputs that throw
-#     at every access (tests/test_heapreads.py).
+#     accessed, a non-null reference (`nonnull`); extraction then refuses a read off the chain whose value
+#     is not shared with one on it (effects_on_sigma: the reverter would emit it where the value is wanted,
+#     maybe after a write of the same place). Reads are never moved before a loop or a branch by these rules;
+#     the reverter never hoists an effect (revert.hoistable). Tested on the JVM with inputs that throw at
+#     every access (tests/test_heapreads.py).
 # Excluded: effects, java.lang (calls as pure operators); of heap.array and heap.field the value forwarding
 #   through writes of the same place and write-over-write, and read-over-write by `distinct` or `differ`
 #   (docs/axioms.md lists doubts about the exception model and allocation);
@@ -271,6 +273,19 @@ def loops_on_sigma(peg: PEG) -> list[str]:
     return [f"n{p}: pass[{peg.nodes[p].attr}] is not on the sigma chain" for p in sorted(off)]
 
 
+def effects_on_sigma(peg: PEG) -> list[str]:
+    """Every effect the root reaches must be on the sigma chain (its heap read by a ``rho_sigma``, or a
+    ``rho_esigma`` in a handler). The heap reads rules take a read that cannot throw off the chain
+    (``aload-accessed-heap``), and the reverter emits an effect where its value is first wanted: after a later
+    write of the same element that would read the new value (tests/test_heapreads.py, ``offChain``). Such a read
+    is only worth extracting when its value is shared with a read on the chain, which this check leaves alone
+    (problems as strings)."""
+    reached = peg.reachable()
+    linear = {peg.nodes[n].children[0] for n in reached if peg.nodes[n].op in ("rho_sigma", "rho_esigma")}
+    return [f"n{n}: {peg.nodes[n].op} is not on the sigma chain" for n in sorted(reached)
+            if OPS[peg.nodes[n].op].role is Role.EFFECT and n not in linear]
+
+
 def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], new: PEG, back: dict[int, list],
                    pp: PegProblem) -> None:
     """Give each effect of the extracted PEG the bytecode offset of an original effect in its e-class (the
@@ -308,7 +323,7 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept:
         peg, back = selection_to_peg(pp, sel)
     except ValueError as e:
         return None, {}, str(e), frozenset()
-    bad = peg_problems(peg) or loops_on_sigma(peg)
+    bad = peg_problems(peg) or loops_on_sigma(peg) or effects_on_sigma(peg)
     if bad:
         return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes)))
     nodes = pp.problem.nodes
