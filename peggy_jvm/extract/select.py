@@ -316,6 +316,37 @@ def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], n
             new.locals[n] = local_of[nodes[ids[0]].eclass]
 
 
+def original_nodes(pp: PegProblem, peg: PEG, eg: EGraph, mapping: dict[int, int]) -> frozenset[str]:
+    """The problem nodes that are nodes of the builder's PEG ``peg`` (same operator, attribute and child
+    classes)."""
+    find = eg.find
+    wanted = {(f"c{find(mapping[n])}", node.op, node.attr, tuple(f"c{find(mapping[c])}" for c in node.children))
+              for n, node in enumerate(peg.nodes) if n in mapping}
+    return frozenset(nid for nid, (op, attr, kids) in pp.enodes.items()
+                     if (pp.problem.nodes[nid].eclass, op, attr, tuple(f"c{k}" for k in kids)) in wanted)
+
+
+def prefer_original(pp: PegProblem, sel: Selection, original: frozenset[str]) -> Selection:
+    """``sel`` with each chosen node that is not the builder's replaced by a builder's node of its class with the
+    same cost and the same child classes in another order (``x * y`` for ``y * x``, ``i >= n`` for ``n <= i``):
+    the same classes are reached through the same edges, so validity and cost are unchanged, but ties between
+    equal-cost forms go to the order javac wrote (effects' values used in the order they were loaded stay on
+    the operand stack). A pure function of the selection."""
+    nodes = pp.problem.nodes
+    out = dict(sel.choices)
+    for c, nid in sel.choices.items():
+        n = nodes.get(nid)
+        if n is None or nid in original or n.may_close:
+            continue
+        key = sorted(n.children)
+        for alt in pp.problem.classes.get(c, ()):
+            a = nodes[alt]
+            if alt in original and not a.may_close and a.cost == n.cost and sorted(a.children) == key:
+                out[c] = alt
+                break
+    return Selection(out)
+
+
 def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept: Acceptance | None = None,
               effort: Effort | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int]]:
     """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection)."""
@@ -345,7 +376,8 @@ MAX_CHECKS = 40
 
 
 def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Acceptance | None = None,
-                 work: int = CHECK_WORK, max_checks: int = MAX_CHECKS) -> maxsat.Checker:
+                 work: int = CHECK_WORK, max_checks: int = MAX_CHECKS,
+                 original: frozenset[str] = frozenset()) -> maxsat.Checker:
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
     function of the selections it is asked about, in order: after ``max_checks`` calls, or once the
     phi-profiles have used ``work`` step comparisons, it raises :class:`maxsat.OutOfWork` (the solver stops
@@ -360,12 +392,16 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
             raise maxsat.OutOfWork(f"checker: {max_checks} checks or {work} comparisons")
         report = evaluate_selection(problem, sel)
         reached = set(report.reached_nodes(sel))
-        _, back, why, explain = _problems(pp, sel, baseline, accept, effort)
+        # what is checked is the selection with the builder's forms preferred (the one extraction returns); it
+        # is a function of each class's node, so blaming the solver's node of the same class blocks the cause
+        _, back, why, explain = _problems(pp, prefer_original(pp, sel, original), baseline, accept, effort)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons")
         if why is None:
             return []
-        blocked = sorted({nid for p in explain for nid in back.get(p, ()) if nid in reached}) or sorted(reached)
+        nodes = problem.nodes
+        blamed = {sel.choices[nodes[nid].eclass] for p in explain for nid in back.get(p, ())}
+        blocked = sorted(blamed & reached) or sorted(reached)
         return [tuple((nid, False) for nid in blocked)]
 
     return checker
@@ -434,7 +470,8 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     times["problem"] = (clock() - t1) * 1000
     t2 = clock()
     baseline = effect_profiles(peg, key=lambda n: eg.find(mapping[n]))
-    checker = make_checker(pp, baseline, accept)
+    original = original_nodes(pp, peg, eg, mapping)
+    checker = make_checker(pp, baseline, accept, original=original)
     notes: list[str] = []
     status, sel, blocks = "original", None, 0
     try:
@@ -460,6 +497,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
         report.notes.append("no selection passed the checks")
         return peg, report
     # checked again here, whatever the solver said
+    sel = prefer_original(pp, sel, original)
     new, back, why, _ = _problems(pp, sel, baseline, accept)
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
