@@ -147,6 +147,21 @@ def test_redundant_loads_are_shared(optimized, java_home):
         assert _count(java_home, out, name, "daload") == 2
 
 
+def test_shared_loads_stay_on_the_operand_stack(optimized, java_home):
+    """The product of the two loads is taken as javac wrote it (x[i] * y[i], not the commuted y[i] * x[i] that
+    would spill both loads to reorder them): extraction prefers the builder's form among equal-cost ones
+    (``select.prefer_original``)."""
+    _orig, out, _rows = optimized
+    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(out), "HeapReads"],
+                          capture_output=True, text=True, check=True).stdout
+    body = re.search(r" prodLoop\(.*?dreturn", text, re.S)
+    assert body is not None, text
+    ops = re.findall(r"\d+: (\w+)", body.group(0))
+    first = ops.index("daload")
+    assert ops[first:first + 5] == ["daload", "aload_1", "iload", "daload", "dmul"], ops
+    assert ops.count("dstore") == 1, ops  # the product, used twice (no spill of a load)
+
+
 def test_rewritten_reads_behave_like_the_originals(optimized, java_home):
     """Same results, same exception classes, same arrays afterwards, on inputs that throw at every access."""
     orig, out, rows = optimized
