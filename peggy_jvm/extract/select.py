@@ -22,11 +22,12 @@ How (DESIGN section 4)
     2. :func:`.peg_problem.build_problem` makes the extraction problem of what the root reaches, priced by
        :mod:`.cost`.
     3. :func:`.maxsat.solve` extracts within its work budget (work units per solver configuration), with a
-       checker that turns each candidate selection into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems`
-       (well-formed, CFG-like), :func:`loops_on_sigma`, :func:`effects_on_sigma` and the phi-profile checker (:mod:`.phi_profile`); a rejection comes back as a
-       blocking clause (the violation's explanation for phi-profiles, the whole reached selection for malformed
-       PEGs, or ones the caller's ``accept`` refuses) and RC2 is called again. Greedy is the fallback when the
-       solver fails.
+       checker that turns each candidate selection (with the builder's forms preferred among equals,
+       :func:`prefer_original`) into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems` (well-formed,
+       CFG-like), :func:`loops_on_sigma`, :func:`effects_on_sigma` and the phi-profile checker
+       (:mod:`.phi_profile`); a rejection comes back as a blocking clause (the violation's explanation for
+       phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's ``accept`` refuses)
+       and RC2 is called again. Greedy is the fallback when the solver fails.
     4. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed,
        or size with ``--goal size``); unless it is strictly cheaper than the original PEG, the ORIGINAL PEG is
        returned (no churn for nothing).
@@ -64,7 +65,8 @@ from .phi_profile import Effort, Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
 __all__ = ["Acceptance", "ExtractReport", "Saturation", "saturate", "extract_peg", "safe_rules", "SAFE_GROUPS",
-           "EXCLUDED_RULES", "effects_on_sigma", "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
+           "EXCLUDED_RULES", "effects_on_sigma", "make_checker", "prefer_original", "RuleOptions", "UserRule",
+           "load_rule_options", "optimizer_rules", "proof_rules"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
