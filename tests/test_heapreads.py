@@ -19,7 +19,7 @@ from conftest import keep_every_rewrite
 import peggy_jvm.pipeline as pipeline
 from peggy_jvm.extract import select
 from peggy_jvm.pipeline import Stage, optimize_input
-from peggy_jvm.rules.library import load_rules
+from peggy_jvm.rules.library import default_rules, load_rules
 
 SOURCE = r"""
 import java.util.Arrays;
@@ -28,7 +28,7 @@ public class HeapReads {
     int f, g;
     HeapReads(int f) { this.f = f; }
 
-    // the second x[i] * y[i] is the first (aload-over-aload, aload-accessed-heap): two loads, not four
+    // the second x[i] * y[i] is the first (aload-over-aload, aload-read-heap): two loads, not four
     static double twice(double[] x, double[] y, int i) { return x[i] * y[i] + (x[i] * y[i]) * 0.5; }
     static double prodLoop(double[] x, double[] y, int n) {
         double s = 0.0;
@@ -41,13 +41,13 @@ public class HeapReads {
     // (a and b may be one array: no read over that write)
     static int stores(int[] a, int[] b, int i, int v) { int n = a.length; int x = b[i]; a[i] = v; return n + a.length + x + b[i]; }
     // fields: over a read of an element, over a write of another field (get-over-aload, get-over-put-field,
-    // aload-over-put, get-after-get-heap)
+    // aload-over-put)
     static int fields(int[] a, int i, int v, boolean nul) {
         HeapReads h = nul ? null : new HeapReads(v);
         int x = h.f; int y = a[i]; h.g = y; int z = h.f; int w = a[i];
         return x + y + z + w + h.g;
     }
-    // a fresh object's field read cannot throw (get-nonnull-heap); a fresh array's length is its size
+    // a fresh array's length is its size (alen-nonnull-heap, alen-of-newarray)
     static int fresh(int n, int v) { HeapReads h = new HeapReads(v); int[] t = new int[n]; t[0] = h.f; return h.f + t.length + t[0] + t.length; }
     // the length of an array in a loop that reads it (the read after a[i] cannot throw)
     static long lenLoop(int[] a, int n) { long s = 0; for (int i = 0; i < n; i++) { s += a[i] * (a.length * 2) + a[i]; } return s; }
@@ -131,11 +131,14 @@ def _count(java_home: Path, cp: Path, method: str, mnemonic: str) -> int:
 def test_the_safe_heap_groups_are_the_reads_only():
     """The optimizer's rules hold the read subset and none of the forwarding or aliasing rules."""
     names = {r.name for r in select.safe_rules()}
-    assert {"aload-over-aload", "aload-accessed-heap", "alen-over-astore", "get-over-put-field",
-            "get-nonnull-heap", "alen-nonnull-heap"} <= names
+    assert {"aload-over-aload", "aload-read-heap", "alen-over-astore", "get-over-put-field",
+            "get-after-same-get-heap", "alen-nonnull-heap", "aload-accessed-nothrow"} <= names
+    # forwarding and aliasing; reads off the chain whose value no read on the chain shares (an extraction
+    # could not use them: select.effects_on_sigma)
     assert not names & {"aload-after-astore", "aload-over-astore-index", "aload-over-astore-array",
                         "aload-over-astore-kind", "astore-after-astore", "get-after-put", "get-over-put-object",
-                        "put-after-put"}
+                        "put-after-put", "aload-accessed-heap", "aload-after-astore-heap", "get-nonnull-heap",
+                        "get-after-get-heap", "get-after-put-heap"}
 
 
 def test_redundant_loads_are_shared(optimized, java_home):
@@ -173,9 +176,11 @@ def test_rewritten_reads_behave_like_the_originals(optimized, java_home):
     assert result.compared == len(calls)
 
 
+# the unsound rule, and (sound) the read it shares taken off the chain, so that sharing it pays
 UNSOUND = """
 group test.unsound
 rule read-over-any-store: (rho_value (aload[$e] (rho_sigma (astore[$g] ?s ?a ?i ?v)) ?b ?j)) => (rho_value (aload[$e] ?s ?b ?j))
+rule test-accessed-heap:  (rho_sigma (aload[$e] ?s ?a ?i)) => ?s if accessed(?s, ?a, ?i)
 """
 
 
@@ -183,7 +188,7 @@ def test_an_unsound_read_over_write_is_caught(java_home, tmp_path, monkeypatch):
     """The same comparison with a read-over-write rule that ignores aliasing in the optimizer's (and the
     self-check's) rules: ``stores(a, a, ...)`` then reads the old element, and the comparison says so."""
     wrong = [r for r in load_rules([], builtins=False, extra_text=UNSOUND).active()]
-    assert [r.name for r in wrong] == ["read-over-any-store"]
+    assert [r.name for r in wrong] == ["read-over-any-store", "test-accessed-heap"]
     real = select.safe_rules
     monkeypatch.setattr(select, "safe_rules", lambda rules=None: real(rules) + wrong)
     orig, out, rows = _optimize(java_home, tmp_path, monkeypatch)
@@ -195,8 +200,9 @@ def test_an_unsound_read_over_write_is_caught(java_home, tmp_path, monkeypatch):
 
 OFF_CHAIN = r"""
 public class HeapReads {
-    // the second a[i] cannot throw (aload-accessed-heap takes it off the sigma chain), but it must still read the
-    // heap between the two writes: the reverter would emit it where its value is wanted, after a[i] = 7
+    // the second a[i] cannot throw (aload-accessed-heap, not among the optimizer's rules, takes it off the sigma
+    // chain), but it must still read the heap between the two writes: the reverter would emit it where its value
+    // is wanted, after a[i] = 7
     static int offChain(int[] a, int[] b, int i) { int u = a[i]; b[0] = 1; int t = a[i]; a[i] = 7; return t * 10 + u + a[i] + (i - i); }
     static int alias(int[] a, int i) { return offChain(a, a, i); }
 }
@@ -204,8 +210,13 @@ public class HeapReads {
 
 
 def test_a_read_off_the_sigma_chain_is_not_extracted(java_home, tmp_path, monkeypatch):
-    """Extraction's own checks (``select.effects_on_sigma``), without the self-check behind them, keep a read
-    that left the chain from being emitted after a write of its element."""
+    """With ``aload-accessed-heap`` (a read of an element accessed before, whatever happened in between, taken
+    off the chain) among the rules, extraction's own checks (``select.effects_on_sigma``), without the
+    self-check behind them, keep that read from being emitted after a write of its element."""
+    extra = [r for r in default_rules().active() if r.name == "aload-accessed-heap"]
+    assert len(extra) == 1 and extra[0].name not in {r.name for r in select.safe_rules()}
+    real = select.safe_rules
+    monkeypatch.setattr(select, "safe_rules", lambda rules=None: real(rules) + extra)
     orig, out, rows = _optimize(java_home, tmp_path, monkeypatch, OFF_CHAIN, self_check=False)
     assert "no selection passed the checks" in rows["offChain"].reason
     calls = [dt.Call("HeapReads", "alias", "([II)I", (a, i)) for a, i in itertools.product(INTS, INDEXES)]

@@ -110,11 +110,14 @@ Acceptance = Callable[[PEG], "str | None"]
 #     normally the read sees the same heap; a write that throws changes nothing (the JVM checks before it
 #     stores); if it throws, the rewritten node is still on the sigma chain, so the method ends with that
 #     exception, and a handler of it cannot read the later read's value (phi-profiles refuse such a read).
-#     (b) a read taken off the sigma chain (`rho_sigma(E) => s`, `threw(E) => false`) only where it cannot
-#     throw: the same element accessed successfully before on the chain (`accessed`), an object or array just
-#     accessed, a non-null reference (`nonnull`); extraction then refuses a read off the chain whose value
-#     is not shared with one on it (effects_on_sigma: the reverter would emit it where the value is wanted,
-#     maybe after a write of the same place). Reads are never moved before a loop or a branch by these rules;
+#     (b) a read taken off the sigma chain (`rho_sigma(E) => s`) only where it cannot throw and its value is
+#     an earlier read's on the chain: the same element read before with only effects in between that (a)
+#     looks through (`read_before`), the same field of the same object just read, the length of a fresh
+#     array; `threw(E) => false` only for an element accessed before or a non-null reference. Extraction
+#     refuses any read off the chain whose value is not shared with one on it (effects_on_sigma: the reverter
+#     would emit it where the value is wanted, maybe after a write of the same place); the chain removals
+#     that keep a value of their own stay out, since no extraction could use them. Reads are never moved
+#     before a loop or a branch by these rules;
 #     the reverter never hoists an effect (revert.hoistable). Tested on the JVM with inputs that throw at
 #     every access (tests/test_heapreads.py).
 # Excluded: effects, java.lang (calls as pure operators); of heap.array and heap.field the value forwarding
@@ -282,10 +285,17 @@ def effects_on_sigma(peg: PEG) -> list[str]:
     write of the same element that would read the new value (tests/test_heapreads.py, ``offChain``). Such a read
     is only worth extracting when its value is shared with a read on the chain, which this check leaves alone
     (problems as strings)."""
+    return [f"n{n}: {peg.nodes[n].op} is not on the sigma chain" for n in _off_chain(peg)]
+
+
+_LINEAR = ("rho_sigma", "rho_esigma")
+
+
+def _off_chain(peg: PEG) -> list[int]:
+    """The effects the root reaches whose heap no projection the root reaches reads."""
     reached = peg.reachable()
-    linear = {peg.nodes[n].children[0] for n in reached if peg.nodes[n].op in ("rho_sigma", "rho_esigma")}
-    return [f"n{n}: {peg.nodes[n].op} is not on the sigma chain" for n in sorted(reached)
-            if OPS[peg.nodes[n].op].role is Role.EFFECT and n not in linear]
+    linear = {peg.nodes[n].children[0] for n in reached if peg.nodes[n].op in _LINEAR}
+    return [n for n in sorted(reached) if OPS[peg.nodes[n].op].role is Role.EFFECT and n not in linear]
 
 
 def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], new: PEG, back: dict[int, list],
@@ -350,24 +360,27 @@ def prefer_original(pp: PegProblem, sel: Selection, original: frozenset[str]) ->
 
 
 def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept: Acceptance | None = None,
-              effort: Effort | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int]]:
-    """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection)."""
+              effort: Effort | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int], list[int]]:
+    """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection, the
+    effects off the sigma chain when that is why)."""
     try:
         peg, back = selection_to_peg(pp, sel)
     except ValueError as e:
-        return None, {}, str(e), frozenset()
-    bad = peg_problems(peg) or loops_on_sigma(peg) or effects_on_sigma(peg)
-    if bad:
-        return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes)))
+        return None, {}, str(e), frozenset(), []
+    bad = peg_problems(peg) or loops_on_sigma(peg)
+    off = [] if bad else _off_chain(peg)
+    if bad or off:
+        bad = bad or effects_on_sigma(peg)
+        return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes))), off
     nodes = pp.problem.nodes
     v = find_violation(peg, key=lambda n: class_number(nodes[back[n][0]].eclass), baseline=baseline,
                        effort=effort)
     if v is not None:
-        return peg, back, v.reason, v.explanation
+        return peg, back, v.reason, v.explanation, []
     why = accept(peg) if accept is not None else None
     if why is not None:
-        return peg, back, why, frozenset(range(len(peg.nodes)))
-    return peg, back, None, frozenset()
+        return peg, back, why, frozenset(range(len(peg.nodes))), []
+    return peg, back, None, frozenset(), []
 
 
 #: the checker's work budget for one extraction: phi-profile route-step comparisons
@@ -386,6 +399,13 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
     with what it accepted so far). Work, not time, so the blocking loop gives the same answers on every run."""
     effort = Effort(work)
     calls = 0
+    # per effect class, the problem nodes that read its heap: an effect off the chain is blocked by "not this
+    # effect, or one of these", which every selection putting it on the chain satisfies (a selection at a time
+    # would spend the checker's calls on each read the heap rules took off the chain)
+    linear_of: dict[str, list[str]] = {}
+    for nid, (op, _attr, kids) in pp.enodes.items():
+        if op in _LINEAR:
+            linear_of.setdefault(f"c{kids[0]}", []).append(nid)
 
     def checker(problem: ExtractionProblem, sel: Selection) -> list[maxsat.NodeClause]:
         nonlocal calls
@@ -396,12 +416,16 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         reached = set(report.reached_nodes(sel))
         # what is checked is the selection with the builder's forms preferred (the one extraction returns); it
         # is a function of each class's node, so blaming the solver's node of the same class blocks the cause
-        _, back, why, explain = _problems(pp, prefer_original(pp, sel, original), baseline, accept, effort)
+        _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline, accept, effort)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons")
         if why is None:
             return []
         nodes = problem.nodes
+        off_classes = sorted({nodes[back[n][0]].eclass for n in off if back.get(n)})
+        if off_classes:
+            return [((sel.choices[c], False), *((r, True) for r in sorted(linear_of.get(c, ()))))
+                    for c in off_classes]
         blamed = {sel.choices[nodes[nid].eclass] for p in explain for nid in back.get(p, ())}
         blocked = sorted(blamed & reached) or sorted(reached)
         return [tuple((nid, False) for nid in blocked)]
@@ -500,7 +524,7 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
         return peg, report
     # checked again here, whatever the solver said
     sel = prefer_original(pp, sel, original)
-    new, back, why, _ = _problems(pp, sel, baseline, accept)
+    new, back, why, _, _ = _problems(pp, sel, baseline, accept)
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report
