@@ -1,4 +1,5 @@
-"""The IR interpreter (peggy_jvm/ir/interp.py) against the JVM, and the differential-testing helpers.
+"""The IR interpreter (peggy_jvm/ir/interp.py) and the JDK models (peggy_jvm/jdk/) against the JVM, and the
+differential-testing helpers.
 
 The main check: every static method of the fixture classes (release17, release8, and the jsr/ret classes of
 fixtures/classes/old) whose parameters are primitives, Strings or arrays of those is lifted with ``lift_method``,
@@ -38,6 +39,8 @@ from peggy_jvm.ir.nodes import (INT, ArrayStore, Binary, Block, Catch, Cond, Con
                                 If, Invoke, InvokeKind, IRMethod, IRType, Kind, MethodRef, MonitorEnter,
                                 MonitorExit, New, NewArray, Return, Throw, Var)
 from peggy_jvm.ir.printer import format_method  # noqa: E402
+from peggy_jvm.jdk.floattext import double_to_string, float_to_string  # noqa: E402
+from peggy_jvm.jdk.handler import DefaultCallHandler  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 EDGE_SOURCES = ROOT / "tests" / "java" / "interp"
@@ -124,7 +127,7 @@ def interpret_all(classes_dir: Path, methods: list[tuple[str, str, str]], inputs
     heap per method; stop a method at its first Unsupported input (its later inputs would start from a heap the
     model no longer knows). ``max_heap_bytes``: the JVM's heap, beyond which an array allocation must throw
     OutOfMemoryError (None: such allocations are Unsupported)."""
-    handler = I.DefaultCallHandler(classes_dir)
+    handler = DefaultCallHandler(classes_dir)
     hierarchy = ClassHierarchy(classpath=[classes_dir])
     runs = []
     for cls, name, desc in methods:
@@ -446,8 +449,8 @@ def test_base_handler_refuses_calls_honestly() -> None:
     with pytest.raises(I.Unsupported, match="java/lang/Math.abs"):
         I.run_method(m, [-3], I.Heap())
     # the default handler models Math.abs exactly (Integer.MIN_VALUE stays negative)
-    assert I.run_method(m, [-3], I.Heap(), I.DefaultCallHandler()) == I.Returned(3)
-    assert I.run_method(m, [INT_MIN], I.Heap(), I.DefaultCallHandler()) == I.Returned(INT_MIN)
+    assert I.run_method(m, [-3], I.Heap(), DefaultCallHandler()) == I.Returned(3)
+    assert I.run_method(m, [INT_MIN], I.Heap(), DefaultCallHandler()) == I.Returned(INT_MIN)
 
 
 def test_recursion_deeper_than_the_limit_is_a_stack_overflow() -> None:
@@ -489,7 +492,7 @@ def test_new_of_an_unmodelled_class_is_unsupported() -> None:
     m = _method({0: Block(0, [New(r, "java/util/TreeMap", MethodRef("java/util/TreeMap", "<init>", "()V"), [])],
                           Return(r))}, [], desc="()Ljava/util/TreeMap;")
     with pytest.raises(I.Unsupported, match="new java/util/TreeMap"):
-        I.run_method(m, [], I.Heap(), I.DefaultCallHandler())
+        I.run_method(m, [], I.Heap(), DefaultCallHandler())
 
 
 def test_an_array_larger_than_the_jvms_heap_is_an_out_of_memory_error() -> None:
@@ -523,9 +526,9 @@ def test_float_and_double_to_string_are_the_jdks(java_home: Path, tmp_path: Path
     for line in proc.stdout.splitlines():
         kind, bits, text = line.split(" ")
         if kind == "d":
-            mine = I.double_to_string(S.long_bits_to_double(int(bits, 16)))
+            mine = double_to_string(S.long_bits_to_double(int(bits, 16)))
         else:
-            mine = I.float_to_string(S.int_bits_to_float(int(bits, 16)))
+            mine = float_to_string(S.int_bits_to_float(int(bits, 16)))
         counts[kind] += 1
         if mine != text:
             differ.append(f"{kind} {bits}: JVM {text}, model {mine}")
@@ -535,16 +538,16 @@ def test_float_and_double_to_string_are_the_jdks(java_home: Path, tmp_path: Path
 
 def test_float_to_string_examples() -> None:
     """A few values spelled out, among them where JDK 17 is not the shortest (2^60, 1e23)."""
-    assert I.double_to_string(2.0 ** 60) == "1.15292150460684698E18"  # the integer fast path keeps 18 digits
+    assert double_to_string(2.0 ** 60) == "1.15292150460684698E18"  # the integer fast path keeps 18 digits
     assert repr(2.0 ** 60) == "1.152921504606847e+18"
-    assert I.double_to_string(2e-3) == "0.002" and I.double_to_string(1e7) == "1.0E7"
-    assert I.double_to_string(9_999_999.0) == "9999999.0" and I.double_to_string(1e-3) == "0.001"
-    assert I.double_to_string(1e23) == "9.999999999999999E22"  # the same double; the shortest is 1.0E23
-    assert I.double_to_string(2e23) == "1.9999999999999998E23" and I.double_to_string(3e23) == "3.0E23"
-    assert I.double_to_string(5e-324) == "4.9E-324" and I.float_to_string(1.401298464324817e-45) == "1.4E-45"
-    assert I.double_to_string(-0.0) == "-0.0" and I.double_to_string(float("nan")) == "NaN"
-    assert I.float_to_string(0.1) == "0.1" and I.float_to_string(S.to_f32(1 / 3)) == "0.33333334"
-    assert I.double_to_string(100.0) == "100.0" and I.double_to_string(1.0e-5) == "1.0E-5"
+    assert double_to_string(2e-3) == "0.002" and double_to_string(1e7) == "1.0E7"
+    assert double_to_string(9_999_999.0) == "9999999.0" and double_to_string(1e-3) == "0.001"
+    assert double_to_string(1e23) == "9.999999999999999E22"  # the same double; the shortest is 1.0E23
+    assert double_to_string(2e23) == "1.9999999999999998E23" and double_to_string(3e23) == "3.0E23"
+    assert double_to_string(5e-324) == "4.9E-324" and float_to_string(1.401298464324817e-45) == "1.4E-45"
+    assert double_to_string(-0.0) == "-0.0" and double_to_string(float("nan")) == "NaN"
+    assert float_to_string(0.1) == "0.1" and float_to_string(S.to_f32(1 / 3)) == "0.33333334"
+    assert double_to_string(100.0) == "100.0" and double_to_string(1.0e-5) == "1.0E-5"
 
 
 # -- difftest itself ------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.ir import interp as I
 from peggy_jvm.ir.lift import lift_method
 from peggy_jvm.ir.nodes import Binary, Copy, Goto, If
+from peggy_jvm.jdk.handler import DefaultCallHandler
 from peggy_jvm.peg.build import PegUnsupported, build_peg
 from peggy_jvm.peg.check import PegMalformed, check_peg, peg_problems
 from peggy_jvm.peg.evaluate import PegEvalError, evaluate_peg
@@ -38,7 +39,7 @@ def _evaluate_all(classes_dir: Path, transform=None) -> tuple[Counter, list]:
     mismatches = []
     hierarchy = ClassHierarchy(classpath=[classes_dir])
     for cls, name, desc in TI.candidates(classes_dir):
-        h1, h2 = I.DefaultCallHandler(classes_dir), I.DefaultCallHandler(classes_dir)
+        h1, h2 = DefaultCallHandler(classes_dir), DefaultCallHandler(classes_dir)
         cf = h1.program.get(cls)
         mi = next(m for m in cf.methods if m.name == name and m.descriptor == desc)
         ir = lift_method(cf, mi, hierarchy)

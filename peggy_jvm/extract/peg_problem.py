@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..codecost import Goal
-from ..egraph.egraph import EGraph
+from ..epeg import EPeg
 from ..peg.graph import PEG
 from .cost import loop_depths, max_loop_depth, node_cost
 from .problem import ExtractionProblem, Node, NodeId, Selection
@@ -54,7 +54,7 @@ def class_number(cid: str) -> int:
     return int(cid[1:])
 
 
-def build_problem(eg: EGraph, root: int, template: PEG, goal: Goal = Goal.SPEED) -> PegProblem:
+def build_problem(eg: EPeg, root: int, template: PEG, goal: Goal = Goal.SPEED) -> PegProblem:
     """The extraction problem of the classes ``root`` reaches in ``eg`` (rebuilt), priced by :mod:`.cost` for
     ``goal``."""
     find = eg.find

@@ -18,7 +18,7 @@ User rules
     process parses, compiles and fuzzes once.
 
 How (DESIGN section 4)
-    1. The PEG goes into a fresh :class:`EGraph`; the :class:`Runner` saturates it within :class:`Limits`.
+    1. The PEG goes into a fresh :class:`EPeg`; the :class:`Runner` saturates it within :class:`Limits`.
     2. :func:`.peg_problem.build_problem` makes the extraction problem of what the root reaches, priced by
        :mod:`.cost`.
     3. :func:`.maxsat.solve` extracts within its work budget (work units per solver configuration), with a
@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..codecost import Goal
-from ..egraph.egraph import EGraph
 from ..egraph.runner import Limits, Rewrite, RunReport, Runner
+from ..epeg import EPeg
 from ..peg.check import _kinds, peg_problems
 from ..peg.ops import OPS, Role, T
 from ..peg.graph import PEG
@@ -328,7 +328,7 @@ def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], n
             new.locals[n] = local_of[nodes[ids[0]].eclass]
 
 
-def original_nodes(pp: PegProblem, peg: PEG, eg: EGraph, mapping: dict[int, int]) -> frozenset[str]:
+def original_nodes(pp: PegProblem, peg: PEG, eg: EPeg, mapping: dict[int, int]) -> frozenset[str]:
     """The problem nodes that are nodes of the builder's PEG ``peg`` (same operator, attribute and child
     classes)."""
     find = eg.find
@@ -436,7 +436,7 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
 @dataclass
 class Saturation:
     """A PEG saturated in a fresh e-graph: what ``show --epeg`` draws and extraction starts from."""
-    egraph: EGraph
+    egraph: EPeg
     #: PEG node -> its e-class as added (not canonical: use ``egraph.find``)
     mapping: dict[int, int]
     root: int  # the root's canonical class after saturation
@@ -446,7 +446,7 @@ class Saturation:
 def saturate(peg: PEG, rewrites: Sequence[Rewrite], limits: Limits) -> Saturation:
     """The optimizer's saturation of ``peg``: the one place :func:`extract_peg` (hence the full stage) and
     ``show --epeg`` make an E-PEG, so the two cannot drift apart (same rules, same limits, same e-graph)."""
-    eg = EGraph()
+    eg = EPeg()
     mapping = eg.add_peg(peg)
     run = Runner(rewrites, limits).run(eg)
     return Saturation(eg, mapping, eg.find(mapping[peg.root]), run)

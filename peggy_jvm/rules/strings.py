@@ -67,6 +67,11 @@ The assumption ``strings-by-value`` (group ``assume.strings-by-value``; never in
     both to their declared types), ``checkcast java/lang/String``, parameters declared String (the pair's
     descriptor, passed in by the driver), and phis, loop values (thetas, by induction) and evals of those.
 
+The Java-library facts these rules rest on (the identities of ``String.length``/``concat``/``valueOf`` and
+``System.identityHashCode``, which builder methods return their receiver or cannot tell its capacity, which
+classes the JVM initializes while it boots) are read from :mod:`peggy_jvm.jdk.facts`, where the interpreter's
+models of the same methods are registered too.
+
 Inputs / outputs: each is a :class:`~peggy_jvm.egraph.runner.Rewrite` over the e-graph; listed by
 :func:`~peggy_jvm.rules.builtin.builtin_rules` (the strict ones) or :func:`assumption_rules`. Used by validation
 (the default rule set); ``java.lang`` and ``assume`` groups are not among the optimizer's safe groups.
@@ -78,18 +83,17 @@ from typing import TYPE_CHECKING, Sequence
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph.explain import Reason
 from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
+from ..jdk.facts import STRING as STRING_CLASS  # the class name; STRING below is its descriptor
+from ..jdk.facts import (BOOT_CLASSES, BUILDER_CAPACITY_BLIND, IDENTITY_HASH_CODE, STRING_CONCAT, STRING_LENGTH,
+                         STRING_VALUE_OF, is_builder_method, returns_receiver, same_method)
 from .conditions import nonnull
 
 if TYPE_CHECKING:
-    from ..egraph.egraph import EGraph
+    from ..epeg import EPeg
 
 __all__ = ["BuilderAppendReturnsThis", "BuilderInitAppend", "StringLengthConst", "ASSUMPTIONS", "STRINGS_BY_VALUE",
            "VALUE_OWNER", "assumption_rules", "StringValueOf", "StringConcatValue", "BuilderToStringValue",
-           "StringValueNormal", "StringClassInit", "BOOT_CLASSES", "render_constant", "build_value"]
-
-OWNERS = frozenset({"java/lang/StringBuilder", "java/lang/StringBuffer"})
-# methods of a builder that cannot tell its capacity apart and do not let the reference escape
-_CONFINED_USES = frozenset({"append", "toString", "length", "charAt"})
+           "StringValueNormal", "StringClassInit", "render_constant", "build_value"]
 
 
 class StringLengthConst:
@@ -99,13 +103,11 @@ class StringLengthConst:
     depth = None
     cache_matches = True
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for n in eg._classes[cid].nodes:
-                m = n[1]
-                if n[0] != "invoke.virtual" or not isinstance(m, MethodRef) or m.owner != "java/lang/String" \
-                        or m.name != "length" or m.descriptor != "()I":
+                if n[0] != "invoke.virtual" or not same_method(n[1], STRING_LENGTH):
                     continue
                 text = _literal(eg, n[2][1])
                 if text is not None:
@@ -114,24 +116,20 @@ class StringLengthConst:
                 break
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, sigma, length = match
         why = Reason(self.name, ("?s", "length"), (sigma, length))
         changed = eg.union(eg.add("rho_value", None, (cid,)), eg.add("const.i", length), why)
         return eg.union(eg.add("rho_sigma", None, (cid,)), sigma, why) or changed
 
 
-def _literal(eg: EGraph, cid: int) -> str | None:
+def _literal(eg: EPeg, cid: int) -> str | None:
     """The text of the string literal in class ``cid``, if it has one."""
     for n in eg._classes[eg.find(cid)].nodes:
         if n[0] == "const.a" and isinstance(n[1], Const) and n[1].kind is ConstKind.VALUE \
                 and isinstance(n[1].value, str):
             return n[1].value
     return None
-
-
-def _is_builder_method(attr: object, name: str | None = None) -> bool:
-    return isinstance(attr, MethodRef) and attr.owner in OWNERS and (name is None or attr.name == name)
 
 
 class BuilderAppendReturnsThis:
@@ -141,21 +139,20 @@ class BuilderAppendReturnsThis:
     depth = None
     cache_matches = True
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("rho_value"):
             for n in eg._classes[cid].nodes:
                 if n[0] != "rho_value":
                     continue
                 for e in eg._classes[eg.find(n[2][0])].nodes:
-                    if e[0] == "invoke.virtual" and _is_builder_method(e[1], "append") \
-                            and e[1].descriptor.endswith(f")L{e[1].owner};"):
+                    if e[0] == "invoke.virtual" and returns_receiver(e[1]):
                         out.append((cid, e[2][1]))
                 if len(out) >= limit:
                     return out, False
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, receiver = match
         return eg.union(cid, receiver, Reason(self.name, ("?b",), (receiver,)))
 
@@ -167,11 +164,11 @@ class BuilderInitAppend:
     depth = None
     cache_matches = False  # confinement can be lost when classes merge: checked at every search
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for n in eg._classes[cid].nodes:
-                if n[0] != "invoke.virtual" or not _is_builder_method(n[1], "append") \
+                if n[0] != "invoke.virtual" or not is_builder_method(n[1], "append") \
                         or n[1].descriptor != f"(Ljava/lang/String;)L{n[1].owner};":
                     continue
                 owner = n[1].owner
@@ -186,13 +183,13 @@ class BuilderInitAppend:
                     return out, False
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, sigma, text, owner = match
         init = eg.add("new", (owner, MethodRef(owner, "<init>", "(Ljava/lang/String;)V")), (sigma, text))
         return eg.union(cid, init, Reason(self.name, ("?s", "?text"), (sigma, text)))
 
 
-def _empty_new(eg: EGraph, sigma: int, builder: int, owner: str) -> int | None:
+def _empty_new(eg: EPeg, sigma: int, builder: int, owner: str) -> int | None:
     """The sigma before ``new owner()`` when ``sigma``/``builder`` are the heap after it and its reference."""
     for p in eg._classes[sigma].nodes:
         if p[0] != "rho_sigma":
@@ -206,7 +203,7 @@ def _empty_new(eg: EGraph, sigma: int, builder: int, owner: str) -> int | None:
     return None
 
 
-def _confined(eg: EGraph, builder: int, owner: str, limit: int = 256) -> bool:
+def _confined(eg: EPeg, builder: int, owner: str, limit: int = 256) -> bool:
     """Every use of the builder reference, followed through what ``append`` returns, is the receiver of a
     capacity-blind method of its own class (see the module docstring)."""
     seen = {builder}
@@ -218,8 +215,9 @@ def _confined(eg: EGraph, builder: int, owner: str, limit: int = 256) -> bool:
             if node is None:
                 return False
             kids = [eg.find(c) for c in node[2]]
-            if node[0] != "invoke.virtual" or not _is_builder_method(node[1]) or node[1].owner != owner \
-                    or node[1].name not in _CONFINED_USES or kids[1] != ref or ref in kids[2:] or kids[0] == ref:
+            if node[0] != "invoke.virtual" or not is_builder_method(node[1]) or node[1].owner != owner \
+                    or node[1].name not in BUILDER_CAPACITY_BLIND or kids[1] != ref or ref in kids[2:] \
+                    or kids[0] == ref:
                 return False
             if node[1].name == "append":
                 returned = eg.lookup("rho_value", None, (eg.find(pid),))
@@ -243,7 +241,7 @@ ASSUME_GROUP = "assume." + STRINGS_BY_VALUE
 #: the pseudo-class of the model's concatenation: no JVM class has this name, so no real call is ever taken for it
 VALUE_OWNER = "peggy/assume/StringValue"
 STRING = "Ljava/lang/String;"
-_STRING_TYPE = IRType(Kind.REF, "java/lang/String")
+_STRING_TYPE = IRType(Kind.REF, STRING_CLASS)
 _PRIMS = frozenset("IJCZFD")  # the parts rendered by the same code in append(x) and String.valueOf(x)
 _MAX_PARTS = 64  # a longer concatenation is left alone (the normal form is rebuilt at every search)
 _MAX_NEST = 16  # how deep String parts that are themselves values are spliced
@@ -284,7 +282,7 @@ def render_constant(kind: str, key: tuple[str, object] | None) -> str | None:
     return None
 
 
-def _string_literal(eg: EGraph, cid: int) -> str | None:
+def _string_literal(eg: EPeg, cid: int) -> str | None:
     """"null" for the null constant, the text of a string literal, else None (rendered as append renders them)."""
     for op, attr, _ch in eg.nodes(cid):
         if op == "const.a" and isinstance(attr, Const) and attr.kind is ConstKind.VALUE:
@@ -299,7 +297,7 @@ def _is_value_node(node: tuple) -> bool:
     return node[0] == "invoke.static" and isinstance(node[1], MethodRef) and node[1].owner == VALUE_OWNER
 
 
-def _value_nodes(eg: EGraph, cid: int) -> list[tuple]:
+def _value_nodes(eg: EPeg, cid: int) -> list[tuple]:
     """The model's ``StringValue.of`` calls whose value class ``cid`` is."""
     out = []
     for op, _a, ch in eg.nodes(cid):
@@ -313,17 +311,17 @@ def _parts_of(node: tuple) -> list[Part]:
     return list(zip(kinds, node[2][1:]))
 
 
-def _nonnull_string(eg: EGraph, cid: int) -> bool:
+def _nonnull_string(eg: EPeg, cid: int) -> bool:
     lit = _string_literal(eg, cid)
     return (lit is not None and not _is_null(eg, cid)) or nonnull(eg, cid) or bool(_value_nodes(eg, cid))
 
 
-def _is_null(eg: EGraph, cid: int) -> bool:
+def _is_null(eg: EPeg, cid: int) -> bool:
     return any(op == "const.a" and isinstance(a, Const) and a.kind is ConstKind.VALUE and a.value is None
                for op, a, _c in eg.nodes(cid))
 
 
-def _string_typed(eg: EGraph, cid: int, string_params: frozenset[int], busy: frozenset[int] = frozenset(),
+def _string_typed(eg: EPeg, cid: int, string_params: frozenset[int], busy: frozenset[int] = frozenset(),
                   assumed: frozenset[int] = frozenset()) -> bool:
     """Class ``cid`` is certainly a ``java.lang.String`` or null (see the module docstring for the evidence).
     Through ``phi`` (both arms), ``theta`` (by induction over the loop: the initial value, then the next one
@@ -355,12 +353,12 @@ def _string_typed(eg: EGraph, cid: int, string_params: frozenset[int], busy: fro
                 return True
             if e[0] in ("getfield", "getstatic") and isinstance(a, FieldRef) and a.descriptor == STRING:
                 return True
-            if e[0] == "checkcast" and a == "java/lang/String":
+            if e[0] == "checkcast" and a == STRING_CLASS:
                 return True
     return False
 
 
-def _normal(eg: EGraph, parts: Sequence[Part]) -> list[Part] | None:
+def _normal(eg: EPeg, parts: Sequence[Part]) -> list[Part] | None:
     """The normal form of a concatenation (module docstring); None when it grows past ``_MAX_PARTS``."""
     out: list[Part] = []
     for kind, x in parts:
@@ -375,7 +373,7 @@ def _normal(eg: EGraph, parts: Sequence[Part]) -> list[Part] | None:
     return [p for p in merged if p != ("T", "")]
 
 
-def _expand(eg: EGraph, kind: str, x: int | str, out: list[Part], busy: set[int]) -> bool:
+def _expand(eg: EPeg, kind: str, x: int | str, out: list[Part], busy: set[int]) -> bool:
     if len(out) > _MAX_PARTS:
         return False
     if kind == "T":
@@ -403,11 +401,11 @@ def _expand(eg: EGraph, kind: str, x: int | str, out: list[Part], busy: set[int]
     return True
 
 
-def _sigma0(eg: EGraph) -> int:
+def _sigma0(eg: EPeg) -> int:
     return eg.add("sigma0")
 
 
-def build_value(eg: EGraph, parts: Sequence[Part]) -> int:
+def build_value(eg: EPeg, parts: Sequence[Part]) -> int:
     """The class of the model's value of ``parts`` (already normal): a literal, a non-null String itself, or
     ``rho_value(StringValue.of(sigma0, parts...))``."""
     if not parts:
@@ -433,7 +431,7 @@ _IDENTITY_OPS = frozenset({"eq.a", "ne.a", "monitorenter", "monitorexit"})
 _FLOWS = frozenset({"phi", "theta", "eval", "shift", "peel"})
 
 
-def _identity_observed(eg: EGraph, value: int, limit: int = 256) -> bool:
+def _identity_observed(eg: EPeg, value: int, limit: int = 256) -> bool:
     """The method itself looks at the identity of ``value`` (through phis and loops): compares it by
     reference, locks on it, or asks ``System.identityHashCode``. The assumption would then be false on its face,
     so the rules leave such a String alone (what callers do with it is what the assumption is about)."""
@@ -447,7 +445,7 @@ def _identity_observed(eg: EGraph, value: int, limit: int = 256) -> bool:
                 return True
             op, attr = node[0], node[1]
             if op in _IDENTITY_OPS or (op == "invoke.static" and isinstance(attr, MethodRef)
-                                       and attr.owner == "java/lang/System" and attr.name == "identityHashCode"):
+                                       and (attr.owner, attr.name) == IDENTITY_HASH_CODE):
                 return True
             if op in _FLOWS and find(pid) not in seen:
                 if len(seen) >= limit:
@@ -471,7 +469,7 @@ class _ValueRule:
         self.string_params = string_params
         self.applied = 0  # unions made: the driver tells a proof that used the assumption by it
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         outcome, sigma, parts, names, values = match
         value = eg.lookup("rho_value", None, (outcome,))
         if value is not None and _identity_observed(eg, value):
@@ -490,12 +488,12 @@ class _ValueRule:
 class StringValueOf(_ValueRule):
     name = "string-valueof-value"
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.static"):
             for op, m, ch in eg.nodes(cid):
-                if op != "invoke.static" or not isinstance(m, MethodRef) or m.owner != "java/lang/String" \
-                        or m.name != "valueOf" or len(ch) != 2:
+                if op != "invoke.static" or not isinstance(m, MethodRef) or m.owner != STRING_CLASS \
+                        or m.name != STRING_VALUE_OF or len(ch) != 2:
                     continue
                 kind = m.descriptor[1:-len(")" + STRING)]
                 if m.descriptor != f"({kind}){STRING}":
@@ -513,12 +511,11 @@ class StringValueOf(_ValueRule):
 class StringConcatValue(_ValueRule):
     name = "string-concat-value"
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for op, m, ch in eg.nodes(cid):
-                if op != "invoke.virtual" or not isinstance(m, MethodRef) or m.owner != "java/lang/String" \
-                        or m.name != "concat" or m.descriptor != f"({STRING}){STRING}" or len(ch) != 3:
+                if op != "invoke.virtual" or not same_method(m, STRING_CONCAT) or len(ch) != 3:
                     continue
                 a, b = eg.find(ch[1]), eg.find(ch[2])
                 if not (_nonnull_string(eg, a) and _nonnull_string(eg, b)):
@@ -532,12 +529,12 @@ class StringConcatValue(_ValueRule):
 class BuilderToStringValue(_ValueRule):
     name = "builder-tostring-value"
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for node in eg.nodes(cid):
                 op, m, ch = node
-                if op != "invoke.virtual" or not _is_builder_method(m, "toString") or m.descriptor != f"(){STRING}":
+                if op != "invoke.virtual" or not is_builder_method(m, "toString") or m.descriptor != f"(){STRING}":
                     continue
                 found = self._chain(eg, node, m.owner)
                 if found is not None:
@@ -547,7 +544,7 @@ class BuilderToStringValue(_ValueRule):
                 break
         return out, False
 
-    def _chain(self, eg: EGraph, to_string: tuple, owner: str) -> tuple[int, list[Part]] | None:
+    def _chain(self, eg: EPeg, to_string: tuple, owner: str) -> tuple[int, list[Part]] | None:
         """(heap before ``new``, parts in order) when ``to_string`` ends a confined chain (module docstring)."""
         find = eg.find
         builder = find(to_string[2][1])
@@ -574,7 +571,7 @@ class BuilderToStringValue(_ValueRule):
             sigma = before
         return None
 
-    def _step(self, eg: EGraph, sigma: int, builder: int, owner: str) -> tuple | None:
+    def _step(self, eg: EPeg, sigma: int, builder: int, owner: str) -> tuple | None:
         """The builder operation whose heap ``sigma`` is: ("new", String argument or None, heap before) or
         (part type, argument, heap before) for an ``append``."""
         find = eg.find
@@ -591,7 +588,7 @@ class BuilderToStringValue(_ValueRule):
                         return ("new", None, find(kids[0]))
                     if desc == f"({STRING})V" and _nonnull_string(eg, kids[1]):  # new B(null) throws
                         return ("new", find(kids[1]), find(kids[0]))
-                if e[0] == "invoke.virtual" and _is_builder_method(attr, "append") and attr.owner == owner \
+                if e[0] == "invoke.virtual" and is_builder_method(attr, "append") and attr.owner == owner \
                         and len(kids) == 3 and find(kids[1]) == builder \
                         and eg.lookup("rho_value", None, (outcome,)) in (None, builder):
                     kind = attr.descriptor[1:attr.descriptor.index(")")]
@@ -603,7 +600,7 @@ class BuilderToStringValue(_ValueRule):
         return None
 
 
-def _builder_uses(eg: EGraph, builder: int, limit: int = 256) -> set[int] | None:
+def _builder_uses(eg: EPeg, builder: int, limit: int = 256) -> set[int] | None:
     """The ids of every node using the builder reference (followed through what ``append`` returns)."""
     uses: set[int] = set()
     refs = {eg.find(builder)}
@@ -612,7 +609,7 @@ def _builder_uses(eg: EGraph, builder: int, limit: int = 256) -> set[int] | None
         for pid in eg._classes[eg.find(work.pop())].parents:
             uses.add(pid)
             node = eg._cur[pid]
-            if node is not None and node[0] == "invoke.virtual" and _is_builder_method(node[1], "append"):
+            if node is not None and node[0] == "invoke.virtual" and is_builder_method(node[1], "append"):
                 returned = eg.lookup("rho_value", None, (eg.find(pid),))
                 if returned is not None and returned not in refs:
                     if len(refs) >= limit:
@@ -622,7 +619,7 @@ def _builder_uses(eg: EGraph, builder: int, limit: int = 256) -> set[int] | None
     return uses
 
 
-def _dead_after(eg: EGraph, outcome: int, builder: int, limit: int = 4096) -> bool:
+def _dead_after(eg: EPeg, outcome: int, builder: int, limit: int = 4096) -> bool:
     """No use of the builder comes after the effect ``outcome`` (the final ``toString()``): nothing reached from
     its heap, through any node, uses the builder. (Uses in another branch, on a heap before it, are allowed:
     javac and our PEG builder share one ``new`` between the two arms of a branch.)"""
@@ -651,13 +648,9 @@ def _dead_after(eg: EGraph, outcome: int, builder: int, limit: int = 4096) -> bo
     return True
 
 
-#: initialized while the JVM boots, before any class of the input (JDK 17: -Xlog:class+init; StringBuffer is not)
-BOOT_CLASSES = frozenset({"java/lang/String", "java/lang/StringBuilder"})
-
-
 class StringClassInit:
     """``string-classinit-noop``: ``classinit`` of ``String`` or ``StringBuilder`` leaves the heap as it was:
-    the JVM initializes both while it boots, before any class of the input runs (:data:`BOOT_CLASSES`). javac
+    the JVM initializes both while it boots, before any class of the input runs (:data:`.facts.BOOT_CLASSES`). javac
     puts one before ``new StringBuilder(s)`` whose argument is computed by calls (ProGuard's ``new
     StringBuilder(a.concat(b))``), where the builder it replaces has none."""
 
@@ -670,7 +663,7 @@ class StringClassInit:
     def __init__(self) -> None:
         self.applied = 0
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("classinit"):
             for op, attr, ch in eg.nodes(cid):
@@ -680,7 +673,7 @@ class StringClassInit:
                 break
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         outcome, sigma = match
         changed = eg.union(eg.add("rho_sigma", None, (outcome,)), sigma, Reason(self.name, ("?s",), (sigma,)))
         if changed:
@@ -701,7 +694,7 @@ class StringValueNormal:
     def __init__(self) -> None:
         self.applied = 0
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.static"):
             for node in eg.nodes(cid):
@@ -712,7 +705,7 @@ class StringValueNormal:
                 break
         return out, False
 
-    def apply(self, eg: EGraph, cid: int) -> bool:
+    def apply(self, eg: EPeg, cid: int) -> bool:
         changed = False
         for node in list(eg.nodes(cid)):
             if not _is_value_node(node):

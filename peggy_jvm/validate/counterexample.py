@@ -56,9 +56,9 @@ from typing import Any, Sequence
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
-from ..ir.interp import (DefaultCallHandler, InterpError, JArray, JObject, Returned, Unsupported, default_value,
-                         run_method)
+from ..ir.interp import InterpError, JArray, JObject, Returned, Unsupported, default_value, run_method
 from ..ir.nodes import FieldRef, IRMethod
+from ..jdk.handler import DefaultCallHandler
 from ..semantics import to_f32
 from .hints import Hints, input_hints
 

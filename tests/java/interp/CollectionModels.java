@@ -12,7 +12,7 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
-// Purpose-written checks of the interpreter's java.util models (peggy_jvm/ir/interp.py) for tests/test_interp.py:
+// Purpose-written checks of the interpreter's java.util models (peggy_jvm/jdk/) for tests/test_interp.py:
 // ArrayList, LinkedList, List.of, Arrays.asList, a HashSet of at most one element, iterators and their
 // ConcurrentModificationException, Collections.sort (its exact sequence of comparisons, counted), comparators,
 // default methods of functional interfaces, and sequential streams. Sizes are kept below TimSort's 32 (longer

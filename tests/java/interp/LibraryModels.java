@@ -1,4 +1,4 @@
-// Purpose-written checks of the interpreter's library models (peggy_jvm/ir/interp.py, DefaultCallHandler) for
+// Purpose-written checks of the interpreter's library models (peggy_jvm/jdk/, DefaultCallHandler) for
 // tests/test_interp.py: each method calls a group of modelled library methods, including their exceptions,
 // and the interpreter must agree with the JVM on generated arguments. Text the models refuse on purpose
 // (Unicode tables: non-ASCII case mapping and character classes) is kept out with an explicit ASCII guard.

@@ -1,7 +1,7 @@
 import java.util.Arrays;
 import java.util.Locale;
 
-// Purpose-written checks of the interpreter's text models (peggy_jvm/ir/interp.py) for tests/test_interp.py:
+// Purpose-written checks of the interpreter's text models (peggy_jvm/jdk/) for tests/test_interp.py:
 // Double.toString and Float.toString everywhere Java converts a float or double to text (concatenation,
 // StringBuilder.append/insert, String.valueOf, print, Arrays.toString), parsing, and the String methods of
 // Java 11+ (strip, isBlank, lines), split by simple regexes, join, the constructors. Text the models refuse on
