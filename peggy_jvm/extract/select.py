@@ -280,11 +280,11 @@ def loops_on_sigma(peg: PEG) -> list[str]:
 
 def effects_on_sigma(peg: PEG) -> list[str]:
     """Every effect the root reaches must be on the sigma chain (its heap read by a ``rho_sigma``, or a
-    ``rho_esigma`` in a handler). The heap reads rules take a read that cannot throw off the chain
-    (``aload-accessed-heap``), and the reverter emits an effect where its value is first wanted: after a later
-    write of the same element that would read the new value (tests/test_heapreads.py, ``offChain``). Such a read
-    is only worth extracting when its value is shared with a read on the chain, which this check leaves alone
-    (problems as strings)."""
+    ``rho_esigma`` in a handler). Heap rules take a read that cannot throw off the chain (``aload-read-heap``;
+    with user rules or ``--rules +heap.array`` also ``aload-accessed-heap``), and the reverter emits an effect
+    where its value is first wanted: after a later write of the same element that would read the new value
+    (tests/test_heapreads.py, ``offChain``). Such a read can only be extracted when its value is shared with a
+    read on the chain (problems as strings)."""
     return [f"n{n}: {peg.nodes[n].op} is not on the sigma chain" for n in _off_chain(peg)]
 
 
