@@ -22,11 +22,12 @@ How (DESIGN section 4)
     2. :func:`.peg_problem.build_problem` makes the extraction problem of what the root reaches, priced by
        :mod:`.cost`.
     3. :func:`.maxsat.solve` extracts within its work budget (work units per solver configuration), with a
-       checker that turns each candidate selection into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems`
-       (well-formed, CFG-like) and the phi-profile checker (:mod:`.phi_profile`); a rejection comes back as a
-       blocking clause (the violation's explanation for phi-profiles, the whole reached selection for malformed
-       PEGs, or ones the caller's ``accept`` refuses) and RC2 is called again. Greedy is the fallback when the
-       solver fails.
+       checker that turns each candidate selection (with the builder's forms preferred among equals,
+       :func:`prefer_original`) into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems` (well-formed,
+       CFG-like), :func:`loops_on_sigma`, :func:`effects_on_sigma` and the phi-profile checker
+       (:mod:`.phi_profile`); a rejection comes back as a blocking clause (the violation's explanation for
+       phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's ``accept`` refuses)
+       and RC2 is called again. Greedy is the fallback when the solver fails.
     4. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed,
        or size with ``--goal size``); unless it is strictly cheaper than the original PEG, the ORIGINAL PEG is
        returned (no churn for nothing).
@@ -64,7 +65,8 @@ from .phi_profile import Effort, Profiles, effect_profiles, find_violation
 from .problem import ExtractionProblem, Selection, evaluate_selection
 
 __all__ = ["Acceptance", "ExtractReport", "Saturation", "saturate", "extract_peg", "safe_rules", "SAFE_GROUPS",
-           "EXCLUDED_RULES", "make_checker", "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
+           "EXCLUDED_RULES", "effects_on_sigma", "make_checker", "prefer_original", "RuleOptions", "UserRule",
+           "load_rule_options", "optimizer_rules", "proof_rules"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
@@ -102,15 +104,32 @@ Acceptance = Callable[[PEG], "str | None"]
 #   peg.loop.peel (under the peg.loop prefix): loop peeling, eval(X, pass(C)) = phi(C@0, X@0, eval(X+, pass(C+)))
 #     by the definition of pass (0 when C holds at 0, else one more than in the shifted loop); the first test's
 #     guard is dropped because the loop's heap is selected by the same phi (see rules/peel.py).
-# Excluded: effects, heap.array, heap.field, java.lang (docs/axioms.md lists doubts about the exception model,
-#   e.g. read-over-write through a putfield that may throw NullPointerException, and calls as pure operators);
+#   heap.array.read, heap.field.read (docs/axioms.md, "Heap reads the optimizer uses"): (a) a read's VALUE over
+#     an effect that cannot change what it reads (a read, a divisor check, a write of another field or of a
+#     field rather than an element; for arraylength any write: lengths are final). If that effect completes
+#     normally the read sees the same heap; a write that throws changes nothing (the JVM checks before it
+#     stores); if it throws, the rewritten node is still on the sigma chain, so the method ends with that
+#     exception, and a handler of it cannot read the later read's value (phi-profiles refuse such a read).
+#     (b) a read taken off the sigma chain (`rho_sigma(E) => s`) only where it cannot throw and its value is
+#     an earlier read's on the chain: the same element read before with only effects in between that (a)
+#     looks through (`read_before`), the same field of the same object just read, the length of a fresh
+#     array; `threw(E) => false` only for an element accessed before or a non-null reference. Extraction
+#     refuses any read off the chain whose value is not shared with one on it (effects_on_sigma: the reverter
+#     would emit it where the value is wanted, maybe after a write of the same place); the chain removals
+#     that keep a value of their own stay out, since no extraction could use them. Reads are never moved
+#     before a loop or a branch by these rules;
+#     the reverter never hoists an effect (revert.hoistable). Tested on the JVM with inputs that throw at
+#     every access (tests/test_heapreads.py).
+# Excluded: effects, java.lang (calls as pure operators); of heap.array and heap.field the value forwarding
+#   through writes of the same place and write-over-write, and read-over-write by `distinct` or `differ`
+#   (docs/axioms.md lists doubts about the exception model and allocation);
 #   compare.ref (distinct/nonnull reason about allocation and the receiver); the groups that are off by default
 #   (sound but they blow up within a per-method budget).
 SAFE_GROUPS: tuple[str, ...] = (
     "arith.int", "arith.long", "arith.float", "arith.double", "arith.shift", "bits.int", "bits.long", "logic",
     "compare.int", "compare.cmp", "convert", "fold", "peg.phi", "peg.phi.cond", "peg.phi.factor",
     "peg.distrib.phi", "peg.distrib.eval",
-    "peg.loop", "peg.loop.strength", "peg.loop.closed",
+    "peg.loop", "peg.loop.strength", "peg.loop.closed", "heap.array.read", "heap.field.read",
 )
 #: sub-groups under the prefixes above that stay off (blow-up, see axioms/*.ax)
 EXCLUDED_SUBGROUPS: tuple[str, ...] = ("arith.int.ac", "arith.long.ac", "peg.distrib.phi.more",
@@ -259,6 +278,26 @@ def loops_on_sigma(peg: PEG) -> list[str]:
     return [f"n{p}: pass[{peg.nodes[p].attr}] is not on the sigma chain" for p in sorted(off)]
 
 
+def effects_on_sigma(peg: PEG) -> list[str]:
+    """Every effect the root reaches must be on the sigma chain (its heap read by a ``rho_sigma``, or a
+    ``rho_esigma`` in a handler). Heap rules take a read that cannot throw off the chain (``aload-read-heap``;
+    with user rules or ``--rules +heap.array`` also ``aload-accessed-heap``), and the reverter emits an effect
+    where its value is first wanted: after a later write of the same element that would read the new value
+    (tests/test_heapreads.py, ``offChain``). Such a read can only be extracted when its value is shared with a
+    read on the chain (problems as strings)."""
+    return [f"n{n}: {peg.nodes[n].op} is not on the sigma chain" for n in _off_chain(peg)]
+
+
+_LINEAR = ("rho_sigma", "rho_esigma")
+
+
+def _off_chain(peg: PEG) -> list[int]:
+    """The effects the root reaches whose heap no projection the root reaches reads."""
+    reached = peg.reachable()
+    linear = {peg.nodes[n].children[0] for n in reached if peg.nodes[n].op in _LINEAR}
+    return [n for n in sorted(reached) if OPS[peg.nodes[n].op].role is Role.EFFECT and n not in linear]
+
+
 def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], new: PEG, back: dict[int, list],
                    pp: PegProblem) -> None:
     """Give each effect of the extracted PEG the bytecode offset of an original effect in its e-class (the
@@ -289,25 +328,59 @@ def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], n
             new.locals[n] = local_of[nodes[ids[0]].eclass]
 
 
+def original_nodes(pp: PegProblem, peg: PEG, eg: EPeg, mapping: dict[int, int]) -> frozenset[str]:
+    """The problem nodes that are nodes of the builder's PEG ``peg`` (same operator, attribute and child
+    classes)."""
+    find = eg.find
+    wanted = {(f"c{find(mapping[n])}", node.op, node.attr, tuple(f"c{find(mapping[c])}" for c in node.children))
+              for n, node in enumerate(peg.nodes) if n in mapping}
+    return frozenset(nid for nid, (op, attr, kids) in pp.enodes.items()
+                     if (pp.problem.nodes[nid].eclass, op, attr, tuple(f"c{k}" for k in kids)) in wanted)
+
+
+def prefer_original(pp: PegProblem, sel: Selection, original: frozenset[str]) -> Selection:
+    """``sel`` with each chosen node that is not the builder's replaced by a builder's node of its class with the
+    same cost and the same child classes in another order (``x * y`` for ``y * x``, ``i >= n`` for ``n <= i``):
+    the same classes are reached through the same edges, so validity and cost are unchanged, but ties between
+    equal-cost forms go to the order javac wrote (effects' values used in the order they were loaded stay on
+    the operand stack). A pure function of the selection."""
+    nodes = pp.problem.nodes
+    out = dict(sel.choices)
+    for c, nid in sel.choices.items():
+        n = nodes.get(nid)
+        if n is None or nid in original or n.may_close:
+            continue
+        key = sorted(n.children)
+        for alt in pp.problem.classes.get(c, ()):
+            a = nodes[alt]
+            if alt in original and not a.may_close and a.cost == n.cost and sorted(a.children) == key:
+                out[c] = alt
+                break
+    return Selection(out)
+
+
 def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept: Acceptance | None = None,
-              effort: Effort | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int]]:
-    """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection)."""
+              effort: Effort | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int], list[int]]:
+    """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection, the
+    effects off the sigma chain when that is why)."""
     try:
         peg, back = selection_to_peg(pp, sel)
     except ValueError as e:
-        return None, {}, str(e), frozenset()
+        return None, {}, str(e), frozenset(), []
     bad = peg_problems(peg) or loops_on_sigma(peg)
-    if bad:
-        return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes)))
+    off = [] if bad else _off_chain(peg)
+    if bad or off:
+        bad = bad or effects_on_sigma(peg)
+        return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes))), off
     nodes = pp.problem.nodes
     v = find_violation(peg, key=lambda n: class_number(nodes[back[n][0]].eclass), baseline=baseline,
                        effort=effort)
     if v is not None:
-        return peg, back, v.reason, v.explanation
+        return peg, back, v.reason, v.explanation, []
     why = accept(peg) if accept is not None else None
     if why is not None:
-        return peg, back, why, frozenset(range(len(peg.nodes)))
-    return peg, back, None, frozenset()
+        return peg, back, why, frozenset(range(len(peg.nodes))), []
+    return peg, back, None, frozenset(), []
 
 
 #: the checker's work budget for one extraction: phi-profile route-step comparisons
@@ -318,13 +391,21 @@ MAX_CHECKS = 40
 
 
 def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Acceptance | None = None,
-                 work: int = CHECK_WORK, max_checks: int = MAX_CHECKS) -> maxsat.Checker:
+                 work: int = CHECK_WORK, max_checks: int = MAX_CHECKS,
+                 original: frozenset[str] = frozenset()) -> maxsat.Checker:
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
     function of the selections it is asked about, in order: after ``max_checks`` calls, or once the
     phi-profiles have used ``work`` step comparisons, it raises :class:`maxsat.OutOfWork` (the solver stops
     with what it accepted so far). Work, not time, so the blocking loop gives the same answers on every run."""
     effort = Effort(work)
     calls = 0
+    # per effect class, the problem nodes that read its heap: an effect off the chain is blocked by "not this
+    # effect, or one of these", which every selection putting it on the chain satisfies (a selection at a time
+    # would spend the checker's calls on each read the heap rules took off the chain)
+    linear_of: dict[str, list[str]] = {}
+    for nid, (op, _attr, kids) in pp.enodes.items():
+        if op in _LINEAR:
+            linear_of.setdefault(f"c{kids[0]}", []).append(nid)
 
     def checker(problem: ExtractionProblem, sel: Selection) -> list[maxsat.NodeClause]:
         nonlocal calls
@@ -333,12 +414,20 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
             raise maxsat.OutOfWork(f"checker: {max_checks} checks or {work} comparisons")
         report = evaluate_selection(problem, sel)
         reached = set(report.reached_nodes(sel))
-        _, back, why, explain = _problems(pp, sel, baseline, accept, effort)
+        # what is checked is the selection with the builder's forms preferred (the one extraction returns); it
+        # is a function of each class's node, so blaming the solver's node of the same class blocks the cause
+        _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline, accept, effort)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons")
         if why is None:
             return []
-        blocked = sorted({nid for p in explain for nid in back.get(p, ()) if nid in reached}) or sorted(reached)
+        nodes = problem.nodes
+        off_classes = sorted({nodes[back[n][0]].eclass for n in off if back.get(n)})
+        if off_classes:
+            return [((sel.choices[c], False), *((r, True) for r in sorted(linear_of.get(c, ()))))
+                    for c in off_classes]
+        blamed = {sel.choices[nodes[nid].eclass] for p in explain for nid in back.get(p, ())}
+        blocked = sorted(blamed & reached) or sorted(reached)
         return [tuple((nid, False) for nid in blocked)]
 
     return checker
@@ -407,7 +496,8 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
     times["problem"] = (clock() - t1) * 1000
     t2 = clock()
     baseline = effect_profiles(peg, key=lambda n: eg.find(mapping[n]))
-    checker = make_checker(pp, baseline, accept)
+    original = original_nodes(pp, peg, eg, mapping)
+    checker = make_checker(pp, baseline, accept, original=original)
     notes: list[str] = []
     status, sel, blocks = "original", None, 0
     try:
@@ -433,7 +523,8 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
         report.notes.append("no selection passed the checks")
         return peg, report
     # checked again here, whatever the solver said
-    new, back, why, _ = _problems(pp, sel, baseline, accept)
+    sel = prefer_original(pp, sel, original)
+    new, back, why, _, _ = _problems(pp, sel, baseline, accept)
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report
