@@ -157,3 +157,34 @@ def test_the_hoist_without_its_entry_test_is_caught(java_home, tmp_path, monkeyp
     result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
     assert result.mismatches, "a read hoisted out of a loop that runs zero times went unnoticed"
     assert any(m.call.args[2] <= 0 for m in result.mismatches if m.call.name == "rowSum"), result.report()
+
+
+def test_a_read_the_break_test_uses_is_not_hoisted():
+    """``for (k = 0; k < a.length; k++)``: the length is the first read of every iteration, but the test needs
+    it, so no entry test can come before it; the rule leaves the loop alone (the rowSum shape is hoisted)."""
+    from peggy_jvm.epeg import EPeg
+    from peggy_jvm.peg.graph import PEG
+
+    def peg(bound_is_length: bool) -> PEG:
+        # s = 0; for (k = 0; k < bound; k++) s += a.length, bound = a.length or n
+        g = PEG(name="lenBound", param_types=["int[]", "int"])
+        s0, a, n = g.add("sigma0"), g.add("param", 0), g.add("param", 1)
+        zero, one = g.add("const.i", 0), g.add("const.i", 1)
+        heap, k, s = g.new_theta(1), g.new_theta(1), g.new_theta(1)
+        length = g.add("arraylength", None, (heap, a))
+        after, value = g.add("rho_sigma", None, (length,)), g.add("rho_value", None, (length,))
+        test = g.add("ge.i", None, (k, value if bound_is_length else n))
+        g.set_theta(heap, s0, after)
+        g.set_theta(k, zero, g.add("add.i", None, (k, one)))
+        g.set_theta(s, zero, g.add("add.i", None, (s, value)))
+        exit_ = g.add("guard", None, (g.add("phi", None, (test, heap, after)), test))
+        p = g.add("pass", 1, (exit_,))
+        g.root = g.add("return", None, (g.add("eval", 1, (heap, p)), g.add("eval", 1, (s, p))))
+        g.seal()
+        return g
+
+    for bound_is_length, hoisted in ((True, False), (False, True)):
+        eg = EPeg()
+        eg.add_peg(peg(bound_is_length))
+        matches, _ = LoopHoist().search(eg, 10, 0.0)
+        assert bool(matches) is hoisted, bound_is_length

@@ -33,6 +33,7 @@ Why it is sound (the argument docs/axioms.md and ``extract/select.py`` point to)
 Inputs / outputs: an e-graph after rebuild; new nodes and one union per ``eval`` of the loop.
 
 Invariants
+    * The read is not used by the break test (that test would need it before the entry test could guard it).
     * Only innermost loops (no theta of another loop in the body) with a straight heap chain (no ``phi`` of
       heaps, no call, no allocation) are hoisted; the copy goes through one node per class, as
       :class:`.peel._Copier` (whose collection and copying this reuses).
@@ -149,7 +150,7 @@ class LoopHoist:
                     continue
                 evals = _evals_at(eg, p, attr)
                 found = _hoistable_read(eg, attr, evals, self.max_chain) if evals else None
-                if found is not None:
+                if found is not None and not _test_reads(eg, attr, _unguarded(eg, ch[0]), found[2]):
                     out.append((p, attr, ch[0], tuple(evals), *found))
                     break
             if len(out) >= limit:
@@ -202,6 +203,23 @@ def _hoistable_read(eg: EPeg, loop: int, evals: list[tuple[int, int]], max_chain
                 if after is not None and _chain_keeps(eg, nxt, find(after), node, max_chain):
                     return heap, s0, read
     return None
+
+
+def _test_reads(eg: EPeg, loop: int, test: int, read: int) -> bool:
+    """Whether the loop's break ``test`` (without its guard) uses ``read``: then the read comes before the test
+    in every iteration, the zero-trip arm would need its value, and the entry test could not guard it."""
+    find = eg.find
+    stack, seen = [find(test)], set()
+    while stack:
+        c = stack.pop()
+        if c == read:
+            return True
+        if c in seen or not eg.varies(c, loop):
+            continue
+        seen.add(c)
+        for _op, _attr, ch in eg.nodes(c):
+            stack.extend(find(k) for k in ch)
+    return False
 
 
 def _first_reads(eg: EPeg, heap: int, loop: int) -> list[int]:
