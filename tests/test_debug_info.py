@@ -233,8 +233,7 @@ def test_a_loop_variable_keeps_its_name_where_it_holds_its_value(compiled: Path,
     new_data, reports = optimize_class(data, ClassHierarchy([compiled]), stage)
     assert next(r for r in reports if r.name == "scale").status == "rewritten"
     old_cf, cf = read_class(data), read_class(new_data)
-    old = read_code(next(m for m in old_cf.methods if m.name == "scale").code_attribute().data,
-                              old_cf.pool)
+    old = read_code(next(m for m in old_cf.methods if m.name == "scale").code_attribute().data, old_cf.pool)
     new = read_code(next(m for m in cf.methods if m.name == "scale").code_attribute().data, cf.pool)
     old_slot = {e.name(old_cf.pool): e.index for e in _table(old, LocalVariableTable).entries}
     claims: dict[str, dict[int, int]] = {}

@@ -40,8 +40,7 @@ def _table(code: CodeAttribute, cls):
 def _lower(cf: ClassFile, m: MethodInfo, h: ClassHierarchy) -> CodeAttribute:
     """What ``--stage ir`` makes of ``m`` (the pipeline passes the original LineNumberTable the same way)."""
     orig = read_code(m.code_attribute().data, cf.pool)
-    return read_code(lower_method(cf, m, lift_method(cf, m, h), h, _table(orig, LineNumberTable)),
-                               cf.pool)
+    return read_code(lower_method(cf, m, lift_method(cf, m, h), h, _table(orig, LineNumberTable)), cf.pool)
 
 
 def _slot_types(cf: ClassFile, m: MethodInfo, code: CodeAttribute, h: ClassHierarchy) -> dict[int, list]:
