@@ -66,7 +66,7 @@ from .archive import (Entry, InputError, InputSet, Output, check_outputs, output
 from .classfile.errors import ClassFileError
 from .classfile.hierarchy import ClassHierarchy
 from .classfile.model import CodeAttribute
-from .classfile.reader import read_class
+from .classfile.reader import read_class, read_code, read_instructions
 from .classfile.attributes import LineNumberTable, LocalVariableTable
 from .classfile.bytecode import Instruction
 from .classfile.model import Attribute, ClassFile, MethodInfo
@@ -327,7 +327,7 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         data = lower_method(cf, m, ir, hierarchy, LineNumberTable.parse(lnt.data) if lnt is not None else None)
     finally:
         sys.setrecursionlimit(old)
-    emitted = CodeAttribute.parse(data, cf.pool)
+    emitted = read_code(data, cf.pool)
     if stage is Stage.FULL:
         times = info.setdefault("time_ms", {})
         times["full.lower"] = round((time.perf_counter() - t0) * 1000, 3)
@@ -396,8 +396,8 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
         before = _code_length(attr.data)
         start = time.perf_counter()
         try:  # a malformed Code attribute is bad input, not a fallback
-            code = CodeAttribute.parse(attr.data, cf.pool)
-            insns = code.instructions()
+            code = read_code(attr.data, cf.pool)
+            insns = read_instructions(code)
         except ClassFileError as e:
             raise ClassFileError(f"method {m.name}{m.descriptor}: {e}") from None
         info: dict = {}  # the full stage's costs, extraction status and sub-stage times
@@ -435,7 +435,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
             reports.append(row("fallback", f"timeout: {spent * 1000:.0f} ms > {method_timeout:g} s, at the end",
                                spent))
             continue
-        debug = debug_dropped(code, CodeAttribute.parse(result.data, cf.pool), cf.pool)
+        debug = debug_dropped(code, read_code(result.data, cf.pool), cf.pool)
         attr.data = result.data
         changed = True
         reports.append(row("rewritten", _dropped_reason(result.dropped, debug), spent, _code_length(result.data),

@@ -15,8 +15,7 @@ import pytest
 
 import difftest as dt
 from peggy_jvm.classfile import opcodes as op
-from peggy_jvm.classfile.model import CodeAttribute
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import Stage, optimize_input
 
 SOURCE = """
@@ -162,9 +161,9 @@ def _code(classes: Path) -> dict[str, tuple[list[tuple[int, int, int, int]], int
         attr = m.code_attribute()
         if attr is None or m.name not in METHODS:
             continue
-        code = CodeAttribute.parse(attr.data, cf.pool)
+        code = read_code(attr.data, cf.pool)
         insns = []
-        for ins in code.instructions():
+        for ins in read_instructions(code):
             opcode, arg = op.SHORT_FORMS.get(ins.opcode, (ins.opcode, ins.arg))
             insns.append((ins.offset, opcode, arg, ins.arg2))
         out[m.name] = (insns, code.max_locals)

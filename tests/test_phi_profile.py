@@ -147,8 +147,7 @@ def test_builder_pegs_pass_against_themselves(tmp_path, java_home):
     import subprocess
 
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
-    from peggy_jvm.classfile.model import CodeAttribute
-    from peggy_jvm.classfile.reader import read_class
+    from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
     from peggy_jvm.ir.lift import lift_method
     from peggy_jvm.peg.build import build_peg
 
@@ -164,8 +163,8 @@ public class P {
     cf = read_class((tmp_path / "P.class").read_bytes())
     h = ClassHierarchy([])
     for m in cf.methods:
-        code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
-        peg = build_peg(lift_method(cf, m, h, code, code.instructions()))
+        code = read_code(m.code_attribute().data, cf.pool)
+        peg = build_peg(lift_method(cf, m, h, code, read_instructions(code)))
         assert find_violation(peg, baseline=effect_profiles(peg)) is None, m.name
 
 

@@ -63,7 +63,8 @@ from ..classfile.constpool import ConstantPool
 from ..classfile.errors import UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.bytecode import Instruction
-from ..classfile.model import Attribute, ClassFile, CodeAttribute, ExceptionEntry, MethodInfo
+from ..classfile.model import Attribute, ClassFile, ExceptionEntry, MethodInfo
+from ..classfile.reader import read_code, read_instructions
 from ..classfile.recode import build_code_attribute
 from .coalesce import interference
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
@@ -1339,15 +1340,15 @@ def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, asm: Assemble
     attr = method.code_attribute()
     if attr is None:
         return []
-    original = [a for a in CodeAttribute.parse(attr.data, cf.pool).attributes
+    original = [a for a in read_code(attr.data, cf.pool).attributes
                 if a.name in ("LocalVariableTable", "LocalVariableTypeTable")]
     if not original:
         return []
     offsets, code_length = asm.offsets, len(asm.code)
     segments = [(offsets[label], origin) for label, origin in origin_marks]
     stores = [(offsets[label], slot, width) for label, slot, width in store_marks]
-    old_code = CodeAttribute.parse(attr.data, cf.pool)
-    old_insns = old_code.instructions()
+    old_code = read_code(attr.data, cf.pool)
+    old_insns = read_instructions(old_code)
     slot_widths = _faithful_slots(ir, old_insns)
     origin_at = _origins_by_instruction(asm.instructions, segments)
     params = _parameter_slots(ir)
