@@ -1256,6 +1256,8 @@ class _Reverter:
         _switches_from_chains(blocks)
         blocks = _reachable_blocks(blocks, entry_id)
         _values_into_joins(blocks, entry_id, {p.id for p in m.params})
+        if _returns_in_place_of_gotos(blocks):
+            blocks = _reachable_blocks(blocks, entry_id)
         present = {x.id for b in blocks.values() for st in [*b.stmts, b.terminator]
                    for x in [*st.operands(), st.defined()] if isinstance(x, Var)}
         variables = [v for v in self.variables if v.id in present or v in m.params]
@@ -1715,6 +1717,53 @@ def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -
                 or reads.get(v.id) != [bid] or defs.get(v.id) != len(ps):  # type: ignore[attr-defined]
             continue
         b.entry_stack = (v,)
+
+
+def _returns_in_place_of_gotos(blocks: dict[int, Block]) -> bool:
+    """A ``goto`` to a block that only returns (or throws) becomes that return: ``return`` is one byte,
+    ``aload_1; areturn`` two, and ``goto`` three; a value a join receives on the stack (``c ? a : b``, see
+    :func:`_values_into_joins`) is returned where it is computed. Done only where the copy is no longer than the
+    jump (a constant pushed in one or two bytes, a variable, nothing) and the jumping block has the returning
+    block's handlers (what the return may throw is caught as before); a block that falls into the returning
+    block (the next one in the layout) keeps falling into it. Runs after layout: blocks are in lowering order.
+    Meaning unchanged: the returning block has no statement, so it reads what the jumping block leaves. True when
+    a jump was replaced."""
+    order = sorted(blocks)
+    after = {bid: nxt for bid, nxt in zip(order, order[1:])}
+    changed = False
+    for bid in order:
+        b = blocks[bid]
+        term = b.terminator
+        if not isinstance(term, Goto) or after.get(bid) == term.target:
+            continue
+        t = blocks[term.target]
+        ret = t.terminator
+        if t.stmts or not isinstance(ret, (Return, Throw)) or t.handlers != b.handlers:
+            continue
+        value = ret.value
+        if t.entry_stack:
+            # the value arrives on the stack: the jumping block computes it last, into the join's variable
+            if t.entry_stack != (value,) or not b.stmts or not isinstance(b.stmts[-1], Copy) \
+                    or b.stmts[-1].dst is not value:
+                continue
+            value = b.stmts.pop().src
+        elif not _short_operand(value):
+            continue
+        b.terminator = type(ret)(value, origin=ret.origin)
+        changed = True
+    return changed
+
+
+def _short_operand(x: object) -> bool:
+    """Whether pushing ``x`` takes at most two bytes whatever slot or pool index it gets (a variable in a slot
+    below 256; nothing; null; an int from -128 to 127)."""
+    if x is None or isinstance(x, Var):
+        return True
+    if not isinstance(x, Const) or x.kind is not ConstKind.VALUE:
+        return False
+    if x.type.kind is Kind.REF:
+        return x.value is None
+    return x.type == INT and isinstance(x.value, int) and _push_size(x.value) <= 2
 
 
 def _switch_test(b: Block) -> tuple[Var, int, int, int] | None:
