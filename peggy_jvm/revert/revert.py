@@ -1198,6 +1198,14 @@ class _Reverter:
             if self.nodes[c].op == "const.b":
                 self.gen_result(node.children[1 if self.nodes[c].attr else 2])
                 return
+            # the effects both arms start with run before the test, once (as for a phi on sigma): otherwise each
+            # arm writes them, and what follows them, again
+            common = _common_suffix(self.result_sigma_chain(node.children[1], {}, {}),
+                                    self.result_sigma_chain(node.children[2], {}, {}))
+            if common:
+                self.gen_sigma(common[0])
+                if self.cur is None:
+                    return
             t, f = self.new_block(), self.new_block()
             self.gen_cond(c, t, f)
             for blk, k in ((t, 1), (f, 2)):
@@ -1226,6 +1234,24 @@ class _Reverter:
             self.end(Throw(self.gen(v)))
         else:
             raise RevertUnsupported(f"result {node.op}")
+
+    def result_sigma_chain(self, r: int, memo: dict[int, tuple[int, ...]],
+                           results: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
+        """The sigma nodes every path to result ``r`` (a ``return``/``throw`` or a phi of them) passes through,
+        nearest first (:meth:`sigma_chain`; a result computed by a loop: none)."""
+        got = results.get(r)
+        if got is not None:
+            return got
+        node = self.nodes[r]
+        if node.op == "phi":
+            out = _common_suffix(self.result_sigma_chain(node.children[1], memo, results),
+                                 self.result_sigma_chain(node.children[2], memo, results))
+        elif node.op in ("return", "throw"):
+            out = self.sigma_chain(node.children[0], memo)
+        else:
+            out = ()
+        results[r] = out
+        return out
 
     def run(self) -> IRMethod:
         entry = self.new_block()
