@@ -18,6 +18,7 @@ from peggy_jvm.classfile.model import CodeAttribute
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.codecost import Goal
 from peggy_jvm.pipeline import Stage, optimize_input
+from test_backend import _LOADS, _STORES
 
 SOURCE = """
 public class Sized {
@@ -34,8 +35,6 @@ public class Sized {
 }
 """
 METHODS = {"twice": "(II)I", "spread": "(II)I", "pick": "(II)I"}
-_STORES = {op.ISTORE, op.LSTORE, op.FSTORE, op.DSTORE, op.ASTORE}
-_LOADS = {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD}
 
 
 @pytest.fixture(scope="module")

@@ -98,8 +98,10 @@ def _zero(t: IRType) -> Const:
 
 
 class _Reverter:
-    def __init__(self, peg: PEG, original: IRMethod) -> None:
+    def __init__(self, peg: PEG, original: IRMethod, result_prefixes: bool = True) -> None:
         self.peg = peg
+        # emit the effects both arms of a result's test start with before the test (gen_result)
+        self.result_prefixes = result_prefixes
         self.nodes = peg.nodes
         self.m = original
         self.variance = peg.variance()
@@ -1201,7 +1203,8 @@ class _Reverter:
             # the effects both arms start with run before the test, once (as for a phi on sigma): otherwise each
             # arm writes them, and what follows them, again
             common = _common_suffix(self.result_sigma_chain(node.children[1], {}, {}),
-                                    self.result_sigma_chain(node.children[2], {}, {}))
+                                    self.result_sigma_chain(node.children[2], {}, {})) \
+                if self.result_prefixes and not self.effects_needed(c) else ()
             if common:
                 self.gen_sigma(common[0])
                 if self.cur is None:
@@ -1936,8 +1939,14 @@ def revert_peg(peg: PEG, original: IRMethod) -> IRMethod:
     """An IR method computing what ``peg`` means (see the module docstring)."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
+    peg = _without_passed_through_thetas(peg)
     try:
-        return _Reverter(_without_passed_through_thetas(peg), original).run()
+        try:
+            return _Reverter(peg, original).run()
+        except RevertUnsupported:
+            # the effects emitted before a result's test can be ones a value phi of an arm needed fused into
+            # their branch (jsoup Attribute.equals): then the arms write them, as they did before
+            return _Reverter(peg, original, result_prefixes=False).run()
     except RecursionError:
         raise RevertUnsupported("PEG too deep for the reverter") from None
     finally:
