@@ -12,7 +12,8 @@ The full stage's decision (``_check_emitted``, docs/cost-model.md): after loweri
 emitted code are priced by :mod:`peggy_jvm.codecost`; ``--goal speed`` keeps the rewrite only if its emitted
 cost is strictly lower and its size grows by no more than its relative cost gain (``size_allowance``), ``--goal size`` only if its
 size is strictly smaller and its emitted cost no higher; otherwise the method is ``unchanged`` with both
-figures in the reason (before the self-check, which is then not needed).
+figures in the reason (before the self-check, which is then not needed). Under ``--goal size`` a method whose
+extraction finds no cheaper PEG is judged on the round trip of its own PEG (lowered for size), by the same rule.
 
 Budgets (peggy_jvm/budget.py): the full stage's sub-stages are bounded by work (:class:`WorkBudget`), never by
 the clock, so the output depends on the input and options only. ``--method-timeout`` is a wall-clock safety net

@@ -11,6 +11,9 @@ How
       input (so every earlier effect is emitted first), then its arguments, then one statement. A value is
       computed once per scope and reused (a scope is a branch arm or a loop iteration), so the round trip alone
       removes common subexpressions, dead code and copies (the PEG has one node per distinct value).
+    * The root's tests: the effects both arms of a test start with (their common sigma) are emitted before the
+      test when the test needs no effect, so they and what follows them are written once; a method that this
+      makes the reverter refuse is reverted again without it.
     * A phi becomes a branch. All phis with the same condition that are wanted at that point are emitted
       together as one branch (branch fusion), their values joined in fresh variables; a phi on sigma first emits
       the effects its two arms share (the sigma where control split), then the condition, then each arm.
@@ -41,7 +44,8 @@ How
     * The code is then put in javac's shape: thetas that only carry a value through an inner loop are that value
       (before generation); afterwards :func:`peggy_jvm.ir.coalesce.coalesce_copies` (copies gone, a loop
       variable updated in place in one variable), tail merging of equal blocks, ``switch`` rebuilt from a chain
-      of equality tests, and a layout where a join follows its predecessors (only back edges jump backward).
+      of equality tests, and a layout where a join follows its predecessors (only back edges jump backward);
+      last, a ``goto`` to a block that only returns or throws becomes that return where it is no longer.
 
 Inputs: a PEG from :func:`peggy_jvm.peg.build.build_peg` (or an extracted one) and the original IR method
 (for its name, descriptor and parameter variables).
@@ -1939,8 +1943,8 @@ def revert_peg(peg: PEG, original: IRMethod) -> IRMethod:
     """An IR method computing what ``peg`` means (see the module docstring)."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
-    peg = _without_passed_through_thetas(peg)
     try:
+        peg = _without_passed_through_thetas(peg)
         try:
             return _Reverter(peg, original).run()
         except RevertUnsupported:
