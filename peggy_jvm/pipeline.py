@@ -12,7 +12,9 @@ The full stage's decision (``_check_emitted``, docs/cost-model.md): after loweri
 emitted code are priced by :mod:`peggy_jvm.codecost`; ``--goal speed`` keeps the rewrite only if its emitted
 cost is strictly lower and its size grows by no more than 1.5 times its relative cost gain (``size_allowance``),
 ``--goal size`` only if its size is strictly smaller and its emitted cost no higher; otherwise the method is
-``unchanged`` with both figures in the reason (before the self-check, which is then not needed).
+``unchanged`` with both figures in the reason (before the self-check, which is then not needed). Under ``--goal
+size`` a method whose extraction finds no cheaper PEG is judged on the round trip of its own PEG (lowered for
+size), by the same rule.
 
 Budgets (peggy_jvm/budget.py): the full stage's sub-stages are bounded by work (:class:`WorkBudget`), never by
 the clock, so the output depends on the input and options only. ``--method-timeout`` is a wall-clock safety net
@@ -252,7 +254,14 @@ def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SP
                     epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
         if new is peg:
-            raise MethodUnchanged(f"no cheaper PEG ({rep.notes[-1] if rep.notes else rep.status})")
+            why = f"no cheaper PEG ({rep.notes[-1] if rep.notes else rep.status})"
+            if goal is not Goal.SIZE:
+                raise MethodUnchanged(why)
+            # --goal size: the round trip alone can be shorter than javac's code (a repeated value computed
+            # once, dead code, tails merged, returns in place of gotos); the emitted-code rule and the
+            # self-check then decide as for any rewrite
+            info["round_trip"] = why
+            return revert_peg(peg, ir)
         net.check("reverting")
         check_peg(new)
         return revert_peg(new, ir)
@@ -324,7 +333,8 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 50_000))  # reverted code can nest expressions deeper than javac's
     try:
-        data = lower_method(cf, m, ir, hierarchy, LineNumberTable.parse(lnt.data) if lnt is not None else None)
+        data = lower_method(cf, m, ir, hierarchy, LineNumberTable.parse(lnt.data) if lnt is not None else None,
+                            for_size=stage is Stage.FULL and goal is Goal.SIZE)
     finally:
         sys.setrecursionlimit(old)
     emitted = read_code(data, cf.pool)
@@ -333,7 +343,12 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         times["full.lower"] = round((time.perf_counter() - t0) * 1000, 3)
         old_price, new_price = price_code(code), price_code(emitted)
         info.update(emitted_cost_before=old_price.cost, emitted_cost_after=new_price.cost)
-        _check_emitted(goal, old_price, new_price)
+        try:
+            _check_emitted(goal, old_price, new_price)
+        except MethodUnchanged as e:
+            if "round_trip" in info:
+                raise MethodUnchanged(f"{info['round_trip']}; its round trip: {e}") from None
+            raise
         net.check("the self-check")
         t1 = time.perf_counter()
         try:

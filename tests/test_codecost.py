@@ -148,7 +148,7 @@ def _prices(class_file: Path) -> dict[str, EmittedCost]:
 def test_a_rewrite_whose_emitted_code_does_not_pay_keeps_the_original(pay, tmp_path, monkeypatch):
     """The PEG model finds mulOne cheaper, but the lowering (forced here) emits code no cheaper than the
     original: the method keeps its bytes, the reason names the figures."""
-    monkeypatch.setattr(pipeline, "lower_method", lambda cf, m, ir, h, lnt: m.code_attribute().data)
+    monkeypatch.setattr(pipeline, "lower_method", lambda cf, m, ir, h, lnt, **_: m.code_attribute().data)
     _, report = optimize_input(pay / "Pay.class", tmp_path / "Pay.class", Stage.FULL)
     row = next(r for r in report.methods if r.name == "mulOne")
     orig = _prices(pay / "Pay.class")["mulOne"]

@@ -11,6 +11,9 @@ How
       input (so every earlier effect is emitted first), then its arguments, then one statement. A value is
       computed once per scope and reused (a scope is a branch arm or a loop iteration), so the round trip alone
       removes common subexpressions, dead code and copies (the PEG has one node per distinct value).
+    * The root's tests: the effects both arms of a test start with (their common sigma) are emitted before the
+      test when the test needs no effect, so they and what follows them are written once; a method that this
+      makes the reverter refuse is reverted again without it.
     * A phi becomes a branch. All phis with the same condition that are wanted at that point are emitted
       together as one branch (branch fusion), their values joined in fresh variables; a phi on sigma first emits
       the effects its two arms share (the sigma where control split), then the condition, then each arm.
@@ -41,7 +44,8 @@ How
     * The code is then put in javac's shape: thetas that only carry a value through an inner loop are that value
       (before generation); afterwards :func:`peggy_jvm.ir.coalesce.coalesce_copies` (copies gone, a loop
       variable updated in place in one variable), tail merging of equal blocks, ``switch`` rebuilt from a chain
-      of equality tests, and a layout where a join follows its predecessors (only back edges jump backward).
+      of equality tests, and a layout where a join follows its predecessors (only back edges jump backward);
+      last, a ``goto`` to a block that only returns or throws becomes that return where it is no longer.
 
 Inputs: a PEG from :func:`peggy_jvm.peg.build.build_peg` (or an extracted one) and the original IR method
 (for its name, descriptor and parameter variables).
@@ -98,8 +102,10 @@ def _zero(t: IRType) -> Const:
 
 
 class _Reverter:
-    def __init__(self, peg: PEG, original: IRMethod) -> None:
+    def __init__(self, peg: PEG, original: IRMethod, result_prefixes: bool = True) -> None:
         self.peg = peg
+        # emit the effects both arms of a result's test start with before the test (gen_result)
+        self.result_prefixes = result_prefixes
         self.nodes = peg.nodes
         self.m = original
         self.variance = peg.variance()
@@ -1198,6 +1204,15 @@ class _Reverter:
             if self.nodes[c].op == "const.b":
                 self.gen_result(node.children[1 if self.nodes[c].attr else 2])
                 return
+            # the effects both arms start with run before the test, once (as for a phi on sigma): otherwise each
+            # arm writes them, and what follows them, again
+            common = _common_suffix(self.result_sigma_chain(node.children[1], {}, {}),
+                                    self.result_sigma_chain(node.children[2], {}, {})) \
+                if self.result_prefixes and not self.effects_needed(c) else ()
+            if common:
+                self.gen_sigma(common[0])
+                if self.cur is None:
+                    return
             t, f = self.new_block(), self.new_block()
             self.gen_cond(c, t, f)
             for blk, k in ((t, 1), (f, 2)):
@@ -1226,6 +1241,24 @@ class _Reverter:
             self.end(Throw(self.gen(v)))
         else:
             raise RevertUnsupported(f"result {node.op}")
+
+    def result_sigma_chain(self, r: int, memo: dict[int, tuple[int, ...]],
+                           results: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
+        """The sigma nodes every path to result ``r`` (a ``return``/``throw`` or a phi of them) passes through,
+        nearest first (:meth:`sigma_chain`; a result computed by a loop: none)."""
+        got = results.get(r)
+        if got is not None:
+            return got
+        node = self.nodes[r]
+        if node.op == "phi":
+            out = _common_suffix(self.result_sigma_chain(node.children[1], memo, results),
+                                 self.result_sigma_chain(node.children[2], memo, results))
+        elif node.op in ("return", "throw"):
+            out = self.sigma_chain(node.children[0], memo)
+        else:
+            out = ()
+        results[r] = out
+        return out
 
     def run(self) -> IRMethod:
         entry = self.new_block()
@@ -1256,6 +1289,8 @@ class _Reverter:
         _switches_from_chains(blocks)
         blocks = _reachable_blocks(blocks, entry_id)
         _values_into_joins(blocks, entry_id, {p.id for p in m.params})
+        if _returns_in_place_of_gotos(blocks):
+            blocks = _reachable_blocks(blocks, entry_id)
         present = {x.id for b in blocks.values() for st in [*b.stmts, b.terminator]
                    for x in [*st.operands(), st.defined()] if isinstance(x, Var)}
         variables = [v for v in self.variables if v.id in present or v in m.params]
@@ -1717,6 +1752,53 @@ def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -
         b.entry_stack = (v,)
 
 
+def _returns_in_place_of_gotos(blocks: dict[int, Block]) -> bool:
+    """A ``goto`` to a block that only returns (or throws) becomes that return: ``return`` is one byte,
+    ``aload_1; areturn`` two, and ``goto`` three; a value a join receives on the stack (``c ? a : b``, see
+    :func:`_values_into_joins`) is returned where it is computed. Done only where the copy is no longer than the
+    jump (a constant pushed in one or two bytes, a variable, nothing) and the jumping block has the returning
+    block's handlers (what the return may throw is caught as before); a block that falls into the returning
+    block (the next one in the layout) keeps falling into it. Runs after layout: blocks are in lowering order.
+    Meaning unchanged: the returning block has no statement, so it reads what the jumping block leaves. True when
+    a jump was replaced."""
+    order = sorted(blocks)
+    after = {bid: nxt for bid, nxt in zip(order, order[1:])}
+    changed = False
+    for bid in order:
+        b = blocks[bid]
+        term = b.terminator
+        if not isinstance(term, Goto) or after.get(bid) == term.target:
+            continue
+        t = blocks[term.target]
+        ret = t.terminator
+        if t.stmts or not isinstance(ret, (Return, Throw)) or t.handlers != b.handlers:
+            continue
+        value = ret.value
+        if t.entry_stack:
+            # the value arrives on the stack: the jumping block computes it last, into the join's variable
+            if t.entry_stack != (value,) or not b.stmts or not isinstance(b.stmts[-1], Copy) \
+                    or b.stmts[-1].dst is not value:
+                continue
+            value = b.stmts.pop().src
+        elif not _short_operand(value):
+            continue
+        b.terminator = type(ret)(value, origin=ret.origin)
+        changed = True
+    return changed
+
+
+def _short_operand(x: object) -> bool:
+    """Whether pushing ``x`` takes at most two bytes whatever slot or pool index it gets (a variable in a slot
+    below 256; nothing; null; an int from -128 to 127)."""
+    if x is None or isinstance(x, Var):
+        return True
+    if not isinstance(x, Const) or x.kind is not ConstKind.VALUE:
+        return False
+    if x.type.kind is Kind.REF:
+        return x.value is None
+    return x.type == INT and isinstance(x.value, int) and _push_size(x.value) <= 2
+
+
 def _switch_test(b: Block) -> tuple[Var, int, int, int] | None:
     """(v, key, target when v == key, target otherwise) of a block ending in an int equality test of a
     variable against a constant."""
@@ -1862,7 +1944,13 @@ def revert_peg(peg: PEG, original: IRMethod) -> IRMethod:
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
     try:
-        return _Reverter(_without_passed_through_thetas(peg), original).run()
+        peg = _without_passed_through_thetas(peg)
+        try:
+            return _Reverter(peg, original).run()
+        except RevertUnsupported:
+            # the effects emitted before a result's test can be ones a value phi of an arm needed fused into
+            # their branch (jsoup Attribute.equals): then the arms write them, as they did before
+            return _Reverter(peg, original, result_prefixes=False).run()
     except RecursionError:
         raise RevertUnsupported("PEG too deep for the reverter") from None
     finally:
