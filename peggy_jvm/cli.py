@@ -296,7 +296,7 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
 def _show_epeg(ir, rules: RuleOptions | None, goal: Goal, extracted: bool) -> tuple[list[str], list[str]]:
     """``show --epeg``: the E-PEG of the method as the full stage saturates it, and with ``extracted`` the
     extraction's choice (``pipeline.full_stage_view``). Text lines and DOT graphs."""
-    from .egraph.printer import egraph_to_dot, format_egraph
+    from .epeg.printer import egraph_to_dot, format_egraph
     from .peg.printer import format_peg, peg_to_dot
     from .pipeline import full_stage_view
 

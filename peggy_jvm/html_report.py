@@ -300,7 +300,7 @@ def optimize_details(report: RunReport, original: InputSet, optimized: InputSet,
 
 
 def _full_facts(d: Detail, view: FullStageView) -> None:
-    from .egraph.printer import egraph_to_dot
+    from .epeg.printer import egraph_to_dot
     from .peg.printer import peg_to_dot
     d.pictures.append(("PEG", peg_to_dot(view.peg)))
     rep, sat = view.report, view.saturation

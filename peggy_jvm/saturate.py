@@ -1,4 +1,5 @@
-"""The saturation stage: a PEG put into a fresh e-graph and saturated with the optimizer's rules (DESIGN section 4).
+"""The saturation stage: a PEG put into a fresh E-PEG (:class:`~peggy_jvm.epeg.EPeg`) and saturated with the
+optimizer's rules (DESIGN section 4).
 
 What this module owns
     :class:`Saturation` (the saturated E-PEG: e-graph, PEG node -> e-class, root class, the runner's report) and
@@ -16,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .egraph.egraph import EGraph
 from .egraph.runner import Limits, Rewrite, RunReport, Runner
+from .epeg import EPeg
 from .peg.graph import PEG
 
 __all__ = ["Saturation", "saturate"]
@@ -26,7 +27,7 @@ __all__ = ["Saturation", "saturate"]
 @dataclass
 class Saturation:
     """A PEG saturated in a fresh e-graph: what ``show --epeg`` draws and extraction starts from."""
-    egraph: EGraph
+    egraph: EPeg
     #: PEG node -> its e-class as added (not canonical: use ``egraph.find``)
     mapping: dict[int, int]
     root: int  # the root's canonical class after saturation
@@ -35,7 +36,7 @@ class Saturation:
 
 def saturate(peg: PEG, rewrites: Sequence[Rewrite], limits: Limits) -> Saturation:
     """The optimizer's saturation of ``peg`` with ``rewrites`` within ``limits``."""
-    eg = EGraph()
+    eg = EPeg()
     mapping = eg.add_peg(peg)
     run = Runner(rewrites, limits).run(eg)
     return Saturation(eg, mapping, eg.find(mapping[peg.root]), run)

@@ -42,7 +42,8 @@ from typing import Callable, Iterable, Iterator
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from peggy_jvm.egraph import EGraph, Limits, Runner  # noqa: E402
+from peggy_jvm.egraph import Limits, Runner  # noqa: E402
+from peggy_jvm.epeg import EPeg  # noqa: E402
 from peggy_jvm.ir.nodes import FieldRef, MethodRef  # noqa: E402
 from peggy_jvm.peg.graph import PEG  # noqa: E402
 from peggy_jvm.rules import default_rules  # noqa: E402
@@ -197,7 +198,7 @@ _SKIPPED: list[str] = []
 def saturate_one(peg: PEG, rules: list, limits: Limits) -> dict:
     t0 = time.perf_counter()
     c0 = time.process_time()
-    eg = EGraph()
+    eg = EPeg()
     eg.add_peg(peg)
     imported = time.perf_counter() - t0
     c1 = time.process_time()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from peggy_jvm import semantics as S
-from peggy_jvm.egraph import EGraph, Limits, Runner, StopReason
+from peggy_jvm.egraph import Limits, Runner, StopReason
+from peggy_jvm.epeg import EPeg
 from peggy_jvm.ir.nodes import DOUBLE, FLOAT, INT, LONG, REF, FieldRef, MethodRef
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.rules import default_rules
@@ -14,8 +15,8 @@ RULES = default_rules().active()
 LIMITS = Limits(max_nodes=20_000, time_limit_s=10, max_iterations=40)
 
 
-def saturate(peg: PEG, roots: list[int]) -> tuple[EGraph, dict[int, int]]:
-    eg = EGraph()
+def saturate(peg: PEG, roots: list[int]) -> tuple[EPeg, dict[int, int]]:
+    eg = EPeg()
     m = eg.add_peg(peg, roots=roots)
     rep = Runner(RULES, LIMITS).run(eg)
     assert rep.stop_reason is StopReason.SATURATED, rep
@@ -46,7 +47,7 @@ def test_strength_reduction_i_times_5_is_j_plus_5():
     eg, m = saturate(peg, [times5, j])
     assert eg.equiv(m[times5], m[j])  # theta-linear alone finds j = 0 + i * 5
     # and strength reduction with loop induction, without it
-    eg = EGraph()
+    eg = EPeg()
     m = eg.add_peg(peg, roots=[times5, j])
     Runner([r for r in RULES if r.name != "theta-linear"], LIMITS).run(eg)
     assert eg.equiv(m[times5], m[j])

@@ -1,4 +1,5 @@
-"""The e-graph core: hash-consing, union-find, deferred rebuild (congruence), analyses, PEG import, explanations."""
+"""The e-graph core (generic: hash-consing, union-find, deferred rebuild, the analysis protocol, explanations) and
+the E-PEG on it (the Java analyses, PEG import)."""
 from __future__ import annotations
 
 import math
@@ -7,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from peggy_jvm import semantics as S
-from peggy_jvm.egraph import ALL_LOOPS, EGraph, PAs, PNode, PVar, compile_pattern
+from peggy_jvm.egraph import Analysis, EGraph, PAs, PNode, PVar, compile_pattern
 from peggy_jvm.egraph.pattern import AttrLit
+from peggy_jvm.epeg import ALL_LOOPS, EPeg
 from peggy_jvm.ir.nodes import INT, LONG
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.peg.ops import T
@@ -30,7 +32,7 @@ def test_hash_consing_and_congruence_after_rebuild():
 
 
 def test_constant_folding_uses_java_semantics():
-    eg = EGraph()
+    eg = EPeg()
 
     def c(op: str, v: object) -> int:
         return eg.add(op, v)
@@ -59,7 +61,7 @@ def test_constant_folding_uses_java_semantics():
 
 
 def test_constant_folding_ignores_ill_typed_children():
-    eg = EGraph()
+    eg = EPeg()
     bad = eg.add("add.i", None, [eg.add("const.l", 1), eg.add("const.i", 2)])
     assert eg.const(bad) is None
 
@@ -82,7 +84,7 @@ def _loop_peg() -> tuple[PEG, dict[str, int]]:
 
 def test_add_peg_cycles_and_variance_seeded_from_the_peg():
     peg, ids = _loop_peg()
-    eg = EGraph()
+    eg = EPeg()
     m = eg.add_peg(peg)
     eg.check_invariants()
     var = peg.variance()
@@ -103,7 +105,7 @@ def test_variance_is_not_fooled_by_a_self_referential_class():
     """{theta_1(0, ...), add.i(self, 0)}: a least fixpoint of the intersection equations would call this class
     invariant through the node that refers to itself; the time-inductive analysis keeps it varying."""
     peg, ids = _loop_peg()
-    eg = EGraph()
+    eg = EPeg()
     m = eg.add_peg(peg)
     i = m[ids["i"]]
     selfref = eg.add("add.i", None, [i, eg.add("const.i", 0)])
@@ -116,7 +118,7 @@ def test_variance_is_not_fooled_by_a_self_referential_class():
 
 
 def test_placeholder_classes_start_at_unknown():
-    eg = EGraph()
+    eg = EPeg()
     ph = eg.add_placeholder()
     assert eg.variance(ph) == ALL_LOOPS and eg.const(ph) is None and eg.sort(ph) is None
     user = eg.add("neg.i", None, [ph])
@@ -128,7 +130,7 @@ def test_placeholder_classes_start_at_unknown():
 
 def test_matching_with_as_pattern_and_ground_subpattern():
     peg, ids = _loop_peg()
-    eg = EGraph()
+    eg = EPeg()
     m = eg.add_peg(peg)
     # ?t@(theta ?a (add.i ?t (const.i 1)))
     pat = PAs("t", PNode("theta", None, (PVar("a"), PNode("add.i", None, (
@@ -205,7 +207,7 @@ def test_rebuild_keeps_congruence(adds, unions, rebuild_every):
 
 
 def test_sorts_and_linearity():
-    eg = EGraph()
+    eg = EPeg()
     s0 = eg.add("sigma0")
     o = eg.add("getfield", None, [s0, eg.add("param", 0)])
     v = eg.add("rho_value", None, [o])
@@ -221,26 +223,55 @@ def test_long_params_are_seeded():
     peg = PEG("p")
     peg.param_types = [LONG]
     peg.root = peg.add("neg.l", None, (peg.add("param", 0),))
-    eg = EGraph()
+    eg = EPeg()
     m = eg.add_peg(peg)
     assert eg.sort(m[0]) is T.LONG
 
 
+class _MinSize(Analysis):
+    """The smallest term size of each class."""
+
+    name = "size"
+    unknown = 10 ** 9
+
+    def make(self, eg, node):
+        return 1 + sum(eg.data(c, "size") for c in node[2])
+
+    def merge(self, a, b):
+        return min(a, b)
+
+
+class _Folding(Analysis):
+    """egg's constant-folding example in a toy language of its own (``num``, ``+``, ``*``): ``modify`` puts the
+    folded number's node into the class."""
+
+    name = "fold"
+
+    def make(self, eg, node):
+        op, attr, ch = node
+        if op == "num":
+            return attr
+        vals = [eg.data(c, "fold") for c in ch]
+        if op in ("+", "*") and None not in vals:
+            return vals[0] + vals[1] if op == "+" else vals[0] * vals[1]
+        return None
+
+    def merge(self, a, b):
+        if a is None:
+            return b
+        if b is not None and a != b:
+            self.conflicts.append((a, b))
+        return a
+
+    def modify(self, eg, cid):
+        v = eg.data(cid, "fold")
+        if v is not None:
+            eg.union(cid, eg.add("num", v), "fold")
+
+
 def test_a_custom_analysis_plugs_in():
     """The analysis interface: the smallest term size of each class, kept through unions and rebuilds."""
-    from peggy_jvm.egraph import Analysis
-
-    class MinSize(Analysis):
-        name = "size"
-        unknown = 10 ** 9
-
-        def make(self, eg, node):
-            return 1 + sum(eg.data(c, "size") for c in node[2])
-
-        def merge(self, a, b):
-            return min(a, b)
-
-    eg = EGraph([MinSize()])
+    eg = EGraph([_MinSize()])
     x = eg.add("param", 0)
     big = eg.add("neg.i", None, [eg.add("neg.i", None, [x])])
     assert eg.data(big, "size") == 3
@@ -251,11 +282,78 @@ def test_a_custom_analysis_plugs_in():
     eg.check_invariants()
 
 
+def test_analyses_compose_and_modify_adds_the_folded_constant():
+    """Two analyses on one generic e-graph (each class keeps a fact of each), and egg's modify hook, called after
+    a new node, after a union and after a fact repaired by rebuild."""
+    eg = EGraph([_MinSize(), _Folding()])
+    two, three = eg.add("num", 2), eg.add("num", 3)
+    s = eg.add("+", None, [two, three])  # modify after add: the class gets (num 5)
+    assert eg.lookup("num", 5) == eg.find(s) and eg.data(s, "size") == 1  # (num 5) is its smallest term
+    x = eg.add("var", "x")
+    p = eg.add("*", None, [x, two])
+    assert eg.data(p, "fold") is None
+    eg.union(x, three, "x=3")  # modify after the union; p's fact is repaired by rebuild, then modify adds (num 6)
+    eg.rebuild()
+    assert eg.data(p, "fold") == 6 and eg.lookup("num", 6) == eg.find(p)
+    assert eg.data(p, "size") == 1  # the number is p's smallest term now
+    eg.check_invariants()
+    assert eg.conflicts == []
+    eg.union(s, p, "wrong")  # 5 = 6: the analysis reports the contradiction
+    eg.rebuild()
+    assert eg.conflicts == [(5, 6)] or eg.conflicts == [(6, 5)]
+
+
+def test_a_fact_known_from_outside_is_merged_and_its_parents_repaired():
+    eg = EGraph([_MinSize()])
+    x = eg.add("param", 0)
+    user = eg.add("neg.i", None, [eg.add("neg.i", None, [x])])
+    assert eg.merge_data(x, "size", 0) and not eg.merge_data(x, "size", 5)  # min: 5 tells nothing new
+    eg.rebuild()
+    assert eg.data(user, "size") == 2
+    eg.check_invariants()
+
+
+def test_the_egraph_package_imports_nothing_outside_itself_and_no_module_circle():
+    """The e-graph is generic (as egg's): no import of the PEG, Java semantics or anything else of the project,
+    and its modules import each other without a circle (type-only imports included)."""
+    import ast
+    import pathlib
+
+    import peggy_jvm.egraph as pkg
+
+    here = pathlib.Path(pkg.__file__).parent
+    uses: dict[str, set[str]] = {}
+    for f in sorted(here.glob("*.py")):
+        mod = f.stem
+        uses[mod] = set()
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.Import):
+                assert not any(a.name.split(".")[0] == "peggy_jvm" for a in node.names), f.name
+            elif isinstance(node, ast.ImportFrom):
+                assert node.level <= 1 and (node.level == 1 or node.module.split(".")[0] != "peggy_jvm"), \
+                    f"{f.name} imports {'.' * node.level}{node.module}"
+                if node.level == 1 and node.module and mod != "__init__":
+                    uses[mod].add(node.module.split(".")[0])
+    state: dict[str, int] = {}
+
+    def visit(m: str, path: list[str]) -> None:
+        assert state.get(m) != 1, f"import circle: {' -> '.join(path + [m])}"
+        if state.get(m) == 2:
+            return
+        state[m] = 1
+        for d in sorted(uses.get(m, ())):
+            visit(d, path + [m])
+        state[m] = 2
+
+    for m in sorted(uses):
+        visit(m, [])
+
+
 def test_a_rule_set_serving_two_egraphs_at_the_same_version_matches_each_by_its_own_classes():
     # ground sub-patterns such as (const.i 0) are looked up once per e-graph version; two e-graphs built in the
     # same number of steps share a version, and a class id cached from the first is another class in the second
     # (here: the parameter), which made add-zero rewrite 0 + x into 0 in jama's Matrix.arrayLeftDivide
-    from peggy_jvm.egraph import EGraph, Limits, Runner
+    from peggy_jvm.egraph import Limits, Runner
     from peggy_jvm.rules import default_rules
 
     add_zero = [r for r in default_rules().active() if r.name == "add-zero"]

@@ -7,7 +7,7 @@ stepped loop, which have many solutions.
 """
 from __future__ import annotations
 
-from peggy_jvm.egraph import EGraph
+from peggy_jvm.epeg import EPeg
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.rules.induction import prove_by_induction, well_founded
 
@@ -33,7 +33,7 @@ def _nested(inner_step: int) -> PEG:
 
 
 def test_two_copies_of_a_loop_nest_are_equal_by_induction():
-    eg = EGraph()
+    eg = EPeg()
     pa, pb = _nested(3), _nested(3)
     a, b = eg.add_peg(pa)[pa.root], eg.add_peg(pb)[pb.root]
     eg.rebuild()
@@ -48,7 +48,7 @@ def test_two_copies_of_a_loop_nest_are_equal_by_induction():
 
 
 def test_a_loop_nest_with_another_step_is_not_equal():
-    eg = EGraph()
+    eg = EPeg()
     pa, pb = _nested(3), _nested(4)
     a, b = eg.add_peg(pa)[pa.root], eg.add_peg(pb)[pb.root]
     eg.rebuild()
@@ -80,7 +80,7 @@ def test_well_founded_accepts_a_step_and_rejects_an_initial_value_or_an_eval_of_
 def test_a_chain_deeper_than_the_recursion_limit_is_no_proof_not_a_crash():
     import sys
 
-    eg = EGraph()
+    eg = EPeg()
     ends = []
     for _copy in range(2):  # two copies of a loop whose next value is a chain of 30,000 additions
         g = PEG(name="m", class_name="C", param_types=["int"])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import keep_every_rewrite
-from peggy_jvm.egraph.egraph import EGraph
+from peggy_jvm.epeg import EPeg
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.rules.peel import LoopPeel
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
@@ -36,7 +36,7 @@ def _prev_diff(prev_next: str) -> tuple[PEG, dict[str, int]]:
 
 def test_one_peel_has_the_exact_shape():
     peg, ids = _prev_diff("3")
-    eg = EGraph()
+    eg = EPeg()
     m = eg.add_peg(peg)
     rule = LoopPeel()
     matches, _ = rule.search(eg, 10, time.perf_counter() + 5)
@@ -68,14 +68,14 @@ def test_one_peel_has_the_exact_shape():
 
 def test_loops_without_a_first_iteration_value_are_not_peeled():
     peg, _ = _prev_diff("i")
-    eg = EGraph()
+    eg = EPeg()
     eg.add_peg(peg)
     assert LoopPeel().search(eg, 10, time.perf_counter() + 5)[0] == []
 
 
 def test_a_body_over_the_size_limit_is_not_peeled():
     peg, _ = _prev_diff("3")
-    eg = EGraph()
+    eg = EPeg()
     eg.add_peg(peg)
     assert LoopPeel(max_classes=3).search(eg, 10, time.perf_counter() + 5)[0] == []
 

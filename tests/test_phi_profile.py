@@ -122,13 +122,13 @@ def test_baseline_excuses_only_what_is_no_worse():
 
 
 def test_checker_blocks_a_few_choices_not_the_whole_selection():
-    from peggy_jvm.egraph.egraph import EGraph
+    from peggy_jvm.epeg import EPeg
     from peggy_jvm.extract.greedy import greedy_extract
     from peggy_jvm.pegextract.peg_problem import build_problem
     from peggy_jvm.pegextract.select import make_checker
 
     peg, e, unrelated = thesis_example()
-    eg = EGraph()
+    eg = EPeg()
     mapping = eg.add_peg(peg)
     pp = build_problem(eg, mapping[peg.root], peg)
     sel = greedy_extract(pp.problem).selection

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from peggy_jvm.egraph import EGraph, Limits, Runner
+from peggy_jvm.egraph import Limits, Runner
 from peggy_jvm.egraph.pattern import AttrLit, AttrVar, OpVar, PAs, PNode, PVar
+from peggy_jvm.epeg import EPeg
 from peggy_jvm.ir.nodes import FieldRef, MethodRef
 from peggy_jvm.rules import AxiomError, default_rules, load_rules, parse_axioms
 from peggy_jvm.rules.compile import compile_rule
@@ -157,7 +158,7 @@ def test_shipped_axioms_load_and_every_group_is_documented():
 def test_rules_builtins_switch_like_the_others():
     rs = default_rules().disable("fold")
     assert "const-fold" not in [r.name for r in rs.active()]
-    eg = EGraph()
+    eg = EPeg()
     x = eg.add("add.i", None, [eg.add("const.i", 2), eg.add("const.i", 3)])
     Runner(rs.active(), Limits(time_limit_s=5)).run(eg)
     assert eg.const(x) == ("const.i", 5)  # the analysis still knows it

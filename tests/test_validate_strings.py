@@ -337,7 +337,8 @@ def test_a_builder_used_after_its_to_string_is_not_a_value(trees):
     # after it still holds a live builder; only the chain's own end may be modelled
     from peggy_jvm.classfile.reader import read_class
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
-    from peggy_jvm.egraph import EGraph, Runner
+    from peggy_jvm.egraph import Runner
+    from peggy_jvm.epeg import EPeg
     from peggy_jvm.ir.lift import lift_method
     from peggy_jvm.peg.build import build_peg
     from peggy_jvm.rules.strings import BuilderAppendReturnsThis, BuilderToStringValue, _dead_after
@@ -346,7 +347,7 @@ def test_a_builder_used_after_its_to_string_is_not_a_value(trees):
     graphs = {}
     for m in cf.methods:
         if m.name in ("later", "label"):
-            eg = EGraph()
+            eg = EPeg()
             eg.add_peg(build_peg(lift_method(cf, m, ClassHierarchy([trees["orig"]]))))
             Runner([BuilderAppendReturnsThis()]).run(eg)  # one class for the builder and what append returns
             graphs[m.name] = eg

@@ -1,20 +1,22 @@
-"""The e-graph layer: hash-consing, union-find, egg-style deferred rebuild, analyses, e-matching, saturation.
+"""The e-graph layer, generic as egg's: hash-consing, union-find, deferred rebuild, analyses passed in, e-matching,
+saturation. It imports nothing outside this package and knows no operator's meaning.
 
-Modules: :mod:`.egraph` (the e-graph and PEG import), :mod:`.analysis` (constants with Java semantics, loop
-variance, sorts), :mod:`.pattern` (patterns, compiled matchers and builders), :mod:`.runner` (rewrites, limits,
-scheduling, reports), :mod:`.explain` (proof log and explanations). The rule language that produces rewrites is
-:mod:`peggy_jvm.rules`.
+Modules: :mod:`.types` (the e-node and id types), :mod:`.analysis` (the e-class analysis protocol: make / merge /
+modify), :mod:`.egraph` (the e-graph), :mod:`.pattern` (patterns, compiled matchers and builders), :mod:`.runner`
+(rewrites, limits, scheduling, reports), :mod:`.explain` (proof log and explanations). The e-graph of a PEG with
+the Java analyses is :mod:`peggy_jvm.epeg`; the rule language that produces rewrites is :mod:`peggy_jvm.rules`.
 """
 from __future__ import annotations
 
-from .analysis import ALL_LOOPS, Analysis, const_key, const_value
-from .egraph import EClass, EGraph, EGraphError, ENode
+from .analysis import Analysis
+from .egraph import EClass, EGraph, EGraphError
 from .explain import Explanation, Reason
 from .pattern import AttrLit, AttrVar, Matcher, OpVar, PAs, PNode, PVar, compile_builder, compile_pattern
 from .runner import Limits, PatternRewrite, Rewrite, RuleStats, Runner, RunReport, StopReason, saturate
+from .types import ClassId, ENode
 
 __all__ = [
-    "ALL_LOOPS", "Analysis", "const_key", "const_value", "EClass", "EGraph", "EGraphError", "ENode",
+    "Analysis", "ClassId", "EClass", "EGraph", "EGraphError", "ENode",
     "Explanation", "Reason", "AttrLit", "AttrVar", "Matcher", "OpVar", "PAs", "PNode", "PVar", "compile_builder",
     "compile_pattern", "Limits", "PatternRewrite", "Rewrite", "RuleStats", "Runner", "RunReport", "StopReason",
     "saturate",

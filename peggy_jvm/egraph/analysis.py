@@ -1,251 +1,62 @@
-"""E-class analyses: facts kept per e-class and repaired with the e-graph (egg's ``Analysis``).
+"""The e-class analysis protocol (egg's ``Analysis``): a fact kept per e-class and repaired with the e-graph.
 
 What this module owns
-    The :class:`Analysis` interface and the three analyses every e-graph has:
+    :class:`Analysis`, the interface an e-graph's analyses implement. An :class:`~.egraph.EGraph` is given its
+    analyses when it is made (any number, composed: each class keeps one fact per analysis, in the order given)
+    and knows nothing of what they mean; the analyses of PEGs with Java semantics are
+    :mod:`peggy_jvm.epeg.analyses`.
 
-    * :class:`ConstantAnalysis` (``const``): the Java constant a class is known to equal, as the key
-      ``(const op, attribute)`` of the constant node that denotes it (``("const.i", 5)``, ``("const.d", raw
-      bits)``, ``("const.b", True)``). Pure operators are folded with their semantics function ``OPS[op].fn``
-      (never re-implemented here); float and double constants are raw bits, converted with
-      :mod:`peggy_jvm.semantics`' bit views; a folded NaN gets the canonical NaN bits (Java does not promise a
-      payload). Integer division and remainder by zero are never folded (in our PEGs ``div.i`` only ever sees a
-      checked divisor; a zero there is unreachable, not a value). ``phi`` with a constant condition, and
-      ``theta``/``eval`` of constants, fold too. Two different constants merged is an unsound rule: the
-      conflict is recorded in :attr:`ConstantAnalysis.conflicts` (tests require it to stay empty).
-    * :class:`VarianceAnalysis` (``variance``): an int bit mask of the loop depths the class MAY vary in (bit
-      ``l`` set: not known to be invariant in ``l``), Tate's invariant_l per class. A node's mask follows
-      :meth:`PEG.variance <peggy_jvm.peg.graph.PEG.variance>` (theta_l adds ``l``; eval_l/pass_l remove ``l``
-      from their sequence; others union their children); a class's mask is the INTERSECTION of its nodes'
-      masks (every node denotes the same value, so any node that is invariant in ``l`` proves the class is).
-    * :class:`SortAnalysis` (``sort``): the class's PEG type (:class:`~peggy_jvm.peg.ops.T`), ``T.ANY`` for a
-      value of unknown type that is certainly not the heap (``rho_value``), None when unknown. Rules use it to
-      tell heap values (sigma, outcomes) from ordinary values.
+The protocol
+    * ``make(eg, node)``: the fact of a new node, computed from its children's CURRENT facts (read through
+      ``eg``, whose type the analysis chooses: the parameter ``G``).
+    * ``merge(a, b)``: the fact of a class that two facts hold for. It must be commutative, associative and
+      idempotent and only ever make facts more precise. Two facts that contradict each other mean some union
+      was unsound: ``merge`` appends the pair to :attr:`Analysis.conflicts` (what the e-graph's ``conflicts``
+      report) and returns either.
+    * ``modify(eg, cid)``: called after the class ``cid`` got a new node or a more precise fact (egg: after
+      ``make`` in ``add``, after ``merge`` in ``union`` and in ``rebuild``); it may add nodes and unions (e.g.
+      put a folded constant's node into the class). The default does nothing, and an e-graph calls only the
+      ``modify`` of analyses that override it (so analyses without one cost nothing there).
+    * ``unknown``: the fact of a class that exists before its nodes (a placeholder closing a cycle). It must be
+      sound for any value, since the class's nodes are not known yet.
 
-Why the variance analysis is sound with cycles (the choice documented for rule conditions)
-    A least fixpoint of the intersection equations would be unsound in an e-graph: a class ``{theta_l(a, b),
-    add.i(self, 0)}`` would make itself invariant through the node that refers to itself. Instead the facts are
-    maintained by induction over TIME, egg-style: a new node's mask is computed from its children's CURRENT masks
-    (each already sound), a union intersects two sound masks, and when a child's mask shrinks its parents are
-    re-made and intersected again; every step keeps every mask a sound over-approximation, so the masks only
-    shrink and stay sound. A class that exists before its nodes (a theta imported from a PEG closes a cycle)
-    starts at "varies everywhere" (:attr:`Analysis.unknown`, all bits set). :meth:`EGraph.add_peg` then seeds
-    every imported class with the PEG's own least-fixpoint variance, which is exact for a well-formed PEG
-    (every cycle through a theta's second child, Tate Def 6.1) -- without the seed, loop-carried values would
-    vary in every depth. Hence "bit ``l`` clear" means DEFINITELY invariant in ``l``, which is what rule
-    conditions (``invariant(?x, $l)``) need.
+Why the facts stay sound with cycles
+    The facts are maintained by induction over TIME, egg-style, not as a fixpoint of equations (a least fixpoint
+    can be unsound in an e-graph: a class ``{f(a), g(self)}`` could justify itself through the node that refers
+    to itself). A new node's fact is made from its children's current facts (each already sound), a union
+    merges two sound facts, and when a child's fact changes its parents are made again and merged in; every step
+    keeps every fact sound.
 
-Invariants (after :meth:`EGraph.rebuild`)
-    For every class ``C`` and node ``n`` in ``C``: ``merge(data(C), make(n)) == data(C)`` for every analysis.
+Invariant (after :meth:`EGraph.rebuild <peggy_jvm.egraph.egraph.EGraph.rebuild>`)
+    For every class ``C``, node ``n`` in ``C`` and analysis ``A``: ``A.merge(data(C), A.make(n)) == data(C)``,
+    with no new conflict.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Generic, TypeVar
 
-from .. import semantics as S
-from ..peg.ops import OPS, POLYMORPHIC, Role, T
+from .types import ClassId, ENode
 
-if TYPE_CHECKING:
-    from .egraph import EGraph, ENode
+__all__ = ["Analysis"]
 
-__all__ = ["Analysis", "ConstantAnalysis", "VarianceAnalysis", "SortAnalysis", "default_analyses",
-           "const_value", "const_key", "CONST_OPS", "ALL_LOOPS", "LINEAR_SORTS"]
-
-ALL_LOOPS = -1  # the variance mask "may vary in every loop depth" (all bits set)
-LINEAR_SORTS = frozenset({T.SIGMA, T.OUTCOME, T.RESULT})
-CONST_OPS = frozenset({"const.i", "const.l", "const.f", "const.d", "const.b"})
-
-_F_NAN = 0x7FC00000
-_D_NAN = 0x7FF8000000000000
+G = TypeVar("G")  # the e-graph type an analysis reads facts through (EGraph or a subclass of it)
+D = TypeVar("D")  # the fact
 
 
-class Analysis:
-    """A fact per e-class. ``make`` computes a node's fact from its children's facts (read through ``eg``);
-    ``merge`` combines two facts about the same value (it must be commutative, associative, idempotent and only
-    ever make facts more precise); ``unknown`` is the fact of a class whose nodes are not known yet."""
+class Analysis(Generic[G, D]):
+    """See the module docstring. ``name`` is how :meth:`EGraph.data` asks for the analysis' facts."""
 
     name: str = ""
     unknown: Any = None
 
-    def make(self, eg: EGraph, node: ENode) -> Any:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def merge(self, a: Any, b: Any) -> Any:  # pragma: no cover - interface
-        raise NotImplementedError
-
-
-# -- constants ------------------------------------------------------------------------------------------------
-def _canon_key(op: str, attr: Any) -> tuple[str, Any]:
-    """The analysis key of a constant node: NaNs of any payload share one key (the payload is not semantics)."""
-    if op == "const.f":
-        if (attr & 0x7F800000) == 0x7F800000 and (attr & 0x007FFFFF):
-            return op, _F_NAN
-    elif op == "const.d":
-        if (attr & 0x7FF0000000000000) == 0x7FF0000000000000 and (attr & 0x000FFFFFFFFFFFFF):
-            return op, _D_NAN
-    elif op == "const.b":
-        return op, bool(attr)
-    return op, attr
-
-
-def const_value(key: tuple[str, Any]) -> Any:
-    """The Python value (as :mod:`peggy_jvm.semantics` represents it) of a constant key."""
-    op, attr = key
-    if op == "const.f":
-        return S.int_bits_to_float(attr)
-    if op == "const.d":
-        return S.long_bits_to_double(attr)
-    return attr
-
-
-_KEY_OF_TYPE: dict[T, Callable[[Any], tuple[str, Any]]] = {
-    T.INT: lambda v: ("const.i", v),
-    T.LONG: lambda v: ("const.l", v),
-    T.FLOAT: lambda v: ("const.f", _F_NAN if v != v else S.float_to_raw_int_bits(v)),
-    T.DOUBLE: lambda v: ("const.d", _D_NAN if v != v else S.double_to_raw_long_bits(v)),
-    T.BOOL: lambda v: ("const.b", bool(v)),
-}
-_CONST_OF_TYPE = {T.INT: "const.i", T.LONG: "const.l", T.FLOAT: "const.f", T.DOUBLE: "const.d", T.BOOL: "const.b"}
-
-
-def const_key(t: T, value: Any) -> tuple[str, Any] | None:
-    """The constant key of a Python ``value`` of PEG type ``t`` (None for types without constants)."""
-    f = _KEY_OF_TYPE.get(t)
-    return f(value) if f is not None else None
-
-
-def _foldable() -> dict[str, tuple[Callable, tuple[str, ...], Callable]]:
-    """op -> (semantics function, the constant op each input must be, key maker of the output)."""
-    out = {}
-    for name, spec in OPS.items():
-        if spec.role is not Role.PURE or spec.fn is None or name == "succ":
-            continue  # succ/zero are iteration indexes, not Java ints
-        ins = tuple(_CONST_OF_TYPE.get(t, "") for t in spec.inputs)
-        if "" in ins or spec.output not in _KEY_OF_TYPE:
-            continue
-        out[name] = (spec.fn, ins, _KEY_OF_TYPE[spec.output])
-    return out
-
-
-_DIVISIONS = frozenset(S.THROWING)
-
-
-class ConstantAnalysis(Analysis):
-    name = "const"
-    unknown = None
-
-    def __init__(self) -> None:
-        self.fold = _foldable()
-        self.conflicts: list[tuple[Any, Any]] = []
-
-    def make(self, eg: EGraph, node: ENode) -> tuple[str, Any] | None:
-        op, attr, ch = node
-        if op in CONST_OPS:
-            return _canon_key(op, attr)
-        if not ch:
-            return None
-        const = eg.const
-        f = self.fold.get(op)
-        if f is not None:
-            fn, ins, mk = f
-            args = []
-            for c, want in zip(ch, ins):
-                k = const(c)
-                if k is None or k[0] != want:
-                    return None
-                args.append(const_value(k))
-            if op in _DIVISIONS and args[1] == 0:
-                return None  # the checked divisor is never zero here: nothing to fold (semantics would raise)
-            return mk(fn(*args))
-        if op == "phi":
-            c = const(ch[0])
-            if c is not None and c[0] == "const.b":
-                return const(ch[1] if c[1] else ch[2])
-            a = const(ch[1])
-            return a if a is not None and a == const(ch[2]) else None
-        if op == "theta":
-            a = const(ch[0])
-            return a if a is not None and a == const(ch[1]) else None
-        if op == "eval":
-            return const(ch[0])
-        return None
-
-    def merge(self, a: Any, b: Any) -> Any:
-        if a is None:
-            return b
-        if b is None or a == b:
-            return a
-        self.conflicts.append((a, b))  # two different constants in one class: some rule is unsound
-        return a
-
-
-# -- loop variance --------------------------------------------------------------------------------------------
-class VarianceAnalysis(Analysis):
-    name = "variance"
-    unknown = ALL_LOOPS
-
-    def make(self, eg: EGraph, node: ENode) -> int:
-        op, attr, ch = node
-        if not ch:
-            return 0
-        var = eg.variance
-        if op == "theta":
-            return var(ch[0]) | var(ch[1]) | (1 << attr)
-        if op == "eval":
-            return (var(ch[0]) & ~(1 << attr)) | var(ch[1])
-        if op == "pass":
-            return var(ch[0]) & ~(1 << attr)
-        if op == "shift" or op == "peel":
-            return var(ch[0]) | (1 << attr)  # conservative: these are not folded or matched by any rule today
-        m = 0
-        for c in ch:
-            m |= var(c)
-        return m
-
-    def merge(self, a: int, b: int) -> int:
-        return a & b
-
-
-# -- sorts ----------------------------------------------------------------------------------------------------
-_POLY_SOURCES = {"phi": (1, 2), "theta": (0, 1), "eval": (0,), "shift": (0,), "peel": (0,)}
-
-
-class SortAnalysis(Analysis):
-    name = "sort"
-    unknown = None
-
     def __init__(self) -> None:
         self.conflicts: list[tuple[Any, Any]] = []
 
-    def make(self, eg: EGraph, node: ENode) -> T | None:
-        op = node[0]
-        spec = OPS.get(op)
-        if spec is None:
-            return None
-        if spec.output is not T.ANY:
-            return spec.output
-        if op in POLYMORPHIC:
-            sort = eg.sort
-            best = None
-            for i in _POLY_SOURCES[op]:
-                s = sort(node[2][i])
-                if s is not None and s is not T.ANY:
-                    return s
-                best = best or s
-            return best
-        if op == "rho_value":
-            return T.ANY  # some value, never the heap
-        return None  # param: seeded by add_peg from the PEG's parameter types
+    def make(self, eg: G, node: ENode) -> D:  # pragma: no cover - interface
+        raise NotImplementedError
 
-    def merge(self, a: T | None, b: T | None) -> T | None:
-        if a is None or a is T.ANY:
-            return b if b is not None else a
-        if b is None or b is T.ANY or a is b:
-            return a
-        self.conflicts.append((a, b))
-        return a
+    def merge(self, a: D, b: D) -> D:  # pragma: no cover - interface
+        raise NotImplementedError
 
-
-def default_analyses() -> list[Analysis]:
-    """The analyses every e-graph has, in the order :class:`EGraph` indexes them (const, variance, sort)."""
-    return [ConstantAnalysis(), VarianceAnalysis(), SortAnalysis()]
-
+    def modify(self, eg: G, cid: ClassId) -> None:
+        """Nothing by default (see the module docstring)."""

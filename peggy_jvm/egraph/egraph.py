@@ -1,54 +1,50 @@
 """The e-graph: hash-consed e-nodes, union-find e-classes, egg-style deferred rebuilding, analyses, proof log.
 
 What this module owns
-    :class:`EGraph`. An e-node is a plain tuple ``(op, attr, children)`` (operator name from
-    :data:`peggy_jvm.peg.ops.OPS`, a hashable attribute, a tuple of e-class ids): no per-node objects. An e-class
-    (:class:`EClass`) holds its nodes, its parents (ids of the nodes that use it) and one fact per
-    analysis. :meth:`EGraph.add_peg` imports a :class:`~peggy_jvm.peg.graph.PEG`.
+    :class:`EGraph`, generic as egg's: an e-node is a plain tuple ``(op, attr, children)`` (:data:`.types.ENode`:
+    any operator name, a hashable attribute, a tuple of e-class ids), no per-node objects, and nothing here knows
+    what an operator means. An e-class (:class:`EClass`) holds its nodes, its parents (ids of the nodes that use
+    it) and one fact per analysis; the analyses (:class:`~.analysis.Analysis`: make / merge / modify) are passed
+    in. The e-graph of a PEG with the Java analyses is :class:`peggy_jvm.epeg.EPeg`, a subclass.
 
 Inputs / outputs
-    Nodes come from :meth:`EGraph.add` (rules, tests) and :meth:`EGraph.add_peg`; equalities from
-    :meth:`EGraph.union`, each with a :class:`~.explain.Reason` recorded in :attr:`EGraph.proof`. The runner
-    (:mod:`.runner`) searches with :mod:`.pattern` between :meth:`EGraph.rebuild` calls; the extractor reads
+    Nodes come from :meth:`EGraph.add` (rules, tests, importers such as ``EPeg.add_peg``) and
+    :meth:`EGraph.add_placeholder`; equalities from :meth:`EGraph.union`, each with a :class:`~.explain.Reason`
+    recorded in :attr:`EGraph.proof`; facts known from outside from :meth:`EGraph.merge_data`. The runner
+    (:mod:`.runner`) searches with :mod:`.pattern` between :meth:`EGraph.rebuild` calls; an extractor reads
     :meth:`EGraph.class_ids` / :meth:`EGraph.nodes`.
 
 Invariants
-    * Ids are created only for new nodes (a node's id is its first class) and for the placeholder classes of
-      imported thetas; ``find`` maps an id to its class representative. Parent lists hold node ids, and the memo
-      knows each node under exactly one key, its current version (``_cur``), so stale keys never linger.
+    * Ids are created only for new nodes (a node's id is its first class) and for placeholder classes (which
+      close cycles while a graph is imported); ``find`` maps an id to its class representative. Parent lists hold
+      node ids, and the memo knows each node under exactly one key, its current version (``_cur``), so stale keys
+      never linger.
     * Between :meth:`rebuild` calls (while rules are applied) nodes may hold stale child ids; congruence is
       repaired once per iteration, egg's deferred rebuilding. After :meth:`rebuild` (checked by
       :meth:`check_invariants`): every node is canonical and in exactly one class; the memo maps each canonical
       node to its class (and also keeps the nodes :meth:`prune` hid); two congruent nodes are in one class;
       ``by_op`` lists exactly the classes that contain an op; every analysis fact is consistent with every node
       of its class.
-    * Cycles are allowed (theta second children and whatever rules build); nothing here recurses over the graph.
+    * Cycles are allowed (through placeholders and whatever rules build); nothing here recurses over the graph.
 """
 from __future__ import annotations
 
 import itertools
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Iterable, Iterator, Sequence
 
-from ..peg.ops import T
-from .analysis import LINEAR_SORTS, Analysis, ConstantAnalysis, SortAnalysis, default_analyses
+from .analysis import Analysis
 from .explain import CONGRUENCE, Explanation, ProofLog, Reason, explain
-
-if TYPE_CHECKING:
-    from ..peg.graph import PEG
+from .types import ENode
 
 __all__ = ["EGraph", "EClass", "ENode", "EGraphError"]
 
-ENode = tuple  # (op: str, attr: Hashable, children: tuple[int, ...])
-
-_IMPORT = Reason("import")
 _SERIALS = itertools.count()
-_IR_SORTS = {"int": T.INT, "long": T.LONG, "float": T.FLOAT, "double": T.DOUBLE, "ref": T.REF}
 
 
 class EGraphError(Exception):
-    """Misuse of the e-graph (a child id that is not a class, a malformed PEG)."""
+    """Misuse of the e-graph (a child id that is not a class, a malformed graph to import)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -59,26 +55,16 @@ class EClass:
     data: list  # one fact per analysis, in EGraph.analyses order
 
 
-@dataclass
-class PegInfo:
-    """What :meth:`EGraph.add_peg` remembers of the imported PEG (rules consult it, e.g. ``this`` is non-null)."""
-
-    name: str = ""
-    is_static: bool | None = None
-    roots: list[int] = field(default_factory=list)
-    #: class made by copying another (loop peeling's copies of a loop body) -> that class: debug information,
-    #: so that copied effects keep their statement's line
-    copied_from: dict[int, int] = field(default_factory=dict)
-
-
 class EGraph:
-    """See the module docstring. ``analyses`` come after the three default ones (const, variance, sort)."""
+    """See the module docstring. Each class keeps one fact per analysis, in the order of ``analyses``."""
 
-    def __init__(self, extra_analyses: Sequence[Analysis] = ()) -> None:
-        self.analyses: list[Analysis] = default_analyses() + list(extra_analyses)
+    def __init__(self, analyses: Sequence[Analysis] = ()) -> None:
+        self.analyses: list[Analysis] = list(analyses)
         self._aindex = {a.name: i for i, a in enumerate(self.analyses)}
-        self.constants: ConstantAnalysis = self.analyses[0]  # type: ignore[assignment]
-        self.sorts: SortAnalysis = self.analyses[2]  # type: ignore[assignment]
+        if len(self._aindex) != len(self.analyses):
+            raise EGraphError("two analyses of one e-graph have the same name")
+        # only the analyses that override modify are called after a class changes (egg's modify hook)
+        self._modifiers = [a for a in self.analyses if type(a).modify is not Analysis.modify]
         self._parent: list[int] = []
         self._origin: list[ENode | None] = []  # the node each id was created for (None: placeholder)
         self._cur: list[ENode | None] = []  # the same node as the memo knows it now (its key there)
@@ -96,7 +82,6 @@ class EGraph:
         self._op_index: dict[str, list[tuple[int, list]]] = {}  # op -> [(class, its nodes of op)]
         self._class_ops: dict[int, dict[str, list]] = {}  # class -> op -> its nodes of op
         self._root_cache: dict[tuple[str, int], tuple[set[int], list]] = {}  # (op, id(root set)) -> entries
-        self.info = PegInfo()
 
     # -- basic queries ----------------------------------------------------------------------------------------
     def find(self, x: int) -> int:
@@ -199,32 +184,35 @@ class EGraph:
         return any(n[0] == op and n[1] == attr for n in self._classes[self.find(cid)].nodes)
 
     # -- analysis facts ---------------------------------------------------------------------------------------
-    def const(self, cid: int) -> tuple[str, Any] | None:
-        """The constant key (``("const.i", 3)``...) the class is known to equal, or None."""
-        return self._classes[self.find(cid)].data[0]
-
-    def variance(self, cid: int) -> int:
-        """Bit mask of the loop depths the class may vary in."""
-        return self._classes[self.find(cid)].data[1]
-
-    def varies(self, cid: int, loop: int) -> bool:
-        return bool((self._classes[self.find(cid)].data[1] >> loop) & 1)
-
-    def sort(self, cid: int) -> T | None:
-        return self._classes[self.find(cid)].data[2]
-
-    def is_linear(self, cid: int) -> bool | None:
-        """True for heap values (sigma, outcomes, results), False for other values, None when unknown."""
-        s = self._classes[self.find(cid)].data[2]
-        return None if s is None else s in LINEAR_SORTS
-
     def data(self, cid: int, analysis: str) -> Any:
+        """The fact of the analysis named ``analysis`` about the class of ``cid``."""
         return self._classes[self.find(cid)].data[self._aindex[analysis]]
+
+    def merge_data(self, cid: int, analysis: str, fact: Any) -> bool:
+        """Merge a fact known from outside the graph (an importer's) into the class of ``cid``; its parents' facts
+        are repaired by the next :meth:`rebuild`. Returns whether the class's fact changed."""
+        k = self._aindex[analysis]
+        an = self.analyses[k]
+        cls = self._classes[self.find(cid)]
+        old = cls.data[k]
+        new = an.merge(old, fact)
+        if new == old:
+            return False
+        cls.data[k] = new
+        self._apending.extend(cls.parents)
+        self._touched.add(cls.id)
+        if self._modifiers:
+            self._modify(cls.id)
+        return True
 
     @property
     def conflicts(self) -> list[tuple[Any, Any]]:
-        """Contradictions the analyses saw (two constants, two types in one class): each means an unsound rule."""
-        return self.constants.conflicts + self.sorts.conflicts
+        """Contradictions the analyses' merges saw (each means an unsound union: some rule is unsound)."""
+        return [c for a in self.analyses for c in a.conflicts]
+
+    def _modify(self, cid: int) -> None:
+        for a in self._modifiers:
+            a.modify(self, cid)
 
     # -- building ---------------------------------------------------------------------------------------------
     def add(self, op: str, attr: Hashable = None, children: Iterable[int] = ()) -> int:
@@ -258,6 +246,8 @@ class EGraph:
         else:
             s.add(cid)
         self.version += 1
+        if self._modifiers:
+            self._modify(cid)
         return cid
 
     def add_placeholder(self) -> int:
@@ -308,6 +298,8 @@ class EGraph:
         self._dirty.add(ra)
         self._touched.add(ra)
         self.version += 1
+        if self._modifiers:
+            self._modify(ra)
         return True
 
     def prune(self, cid: int, keep: Callable[[ENode], bool]) -> bool:
@@ -370,6 +362,7 @@ class EGraph:
                     node = cur[nid]
                     canon = (node[0], node[1], tuple([find(c) for c in node[2]]))  # type: ignore[index]
                     data = cls.data
+                    changed = False
                     for k, an in enumerate(analyses):
                         old = data[k]
                         new = an.merge(old, an.make(self, canon))
@@ -377,6 +370,9 @@ class EGraph:
                             data[k] = new
                             self._apending.extend(cls.parents)
                             self._touched.add(cls.id)
+                            changed = True
+                    if changed and self._modifiers:
+                        self._modify(cls.id)
         if dirty:
             self._canonicalize_classes({find(c) for c in dirty})
             dirty.clear()
@@ -410,85 +406,12 @@ class EGraph:
                 parents.setdefault((n[0], n[1], tuple([find(c) for c in n[2]])), pid)  # type: ignore[index]
             cls.parents = list(parents.values())
 
-    # -- import -----------------------------------------------------------------------------------------------
-    def add_peg(self, peg: PEG, roots: Sequence[int] | None = None) -> dict[int, int]:
-        """Import ``peg`` (all nodes, or those reachable from ``roots``); returns PEG node id -> class id.
-
-        Thetas close cycles, so each gets a placeholder class first; the other nodes are added children first
-        (a theta child is its placeholder), then each theta node is added and merged into its placeholder. The
-        variance facts are seeded with the PEG's own least-fixpoint variance (see :mod:`.analysis`), and the
-        sorts of parameters with the PEG's parameter types."""
-        nodes = peg.nodes
-        ids = peg.reachable(list(roots)) if roots is not None else list(range(len(nodes)))
-        wanted = set(ids)
-        mapping: dict[int, int] = {}
-        for nid in ids:
-            if nodes[nid].op == "theta":
-                mapping[nid] = self.add_placeholder()
-        for nid in ids:
-            self._import_node(peg, nid, mapping, wanted)
-        for nid in ids:
-            n = nodes[nid]
-            if n.op == "theta":
-                if min(n.children) < 0:
-                    raise EGraphError(f"theta {nid} of {peg.name or 'PEG'} has no children set")
-                t = self.add("theta", n.attr, (mapping[n.children[0]], mapping[n.children[1]]))
-                self.union(mapping[nid], t, _IMPORT)
-        self.rebuild()
-        self._seed_facts(peg, ids, mapping)
-        self.rebuild()
-        self.info = PegInfo(peg.name, getattr(peg, "is_static", None),
-                            [self.find(mapping[r]) for r in (roots if roots is not None else [peg.root])
-                             if r in mapping])
-        return {nid: self.find(c) for nid, c in mapping.items()}
-
-    def _import_node(self, peg: PEG, start: int, mapping: dict[int, int], wanted: set[int]) -> None:
-        """Add ``start`` and the non-theta nodes below it, children first, with an explicit stack (PEGs of real
-        methods are deep enough to overflow Python's recursion)."""
-        nodes = peg.nodes
-        stack = [(start, False)]
-        while stack:
-            nid, expanded = stack.pop()
-            if nid in mapping:
-                continue
-            n = nodes[nid]
-            if expanded:
-                mapping[nid] = self.add(n.op, n.attr, [mapping[c] for c in n.children])
-                continue
-            stack.append((nid, True))
-            for c in n.children:
-                if c not in mapping:
-                    if c not in wanted or c < 0:
-                        raise EGraphError(f"node {nid} of {peg.name or 'PEG'} has a missing child {c}")
-                    stack.append((c, False))
-        return None
-
-    def _seed_facts(self, peg: PEG, ids: list[int], mapping: dict[int, int]) -> None:
-        var = peg.variance()
-        classes = self._classes
-        find = self.find
-        params = getattr(peg, "param_types", None) or []
-        for nid in ids:
-            cls = classes[find(mapping[nid])]
-            mask = 0
-            for loop in var[nid]:
-                mask |= 1 << loop
-            if cls.data[1] & ~mask:
-                cls.data[1] &= mask
-                self._apending.extend(cls.parents)
-            n = peg.nodes[nid]
-            if n.op == "param" and cls.data[2] is None and isinstance(n.attr, int) and 0 <= n.attr < len(params):
-                kind = getattr(getattr(params[n.attr], "kind", None), "value", None)
-                if kind in _IR_SORTS:
-                    cls.data[2] = _IR_SORTS[kind]
-                    self._apending.extend(cls.parents)
-
     # -- explanations -----------------------------------------------------------------------------------------
     def explain(self, a: int, b: int, depth: int = 3) -> Explanation | None:
         """The chain of rule applications that made ``a`` and ``b`` equal (None when they are not)."""
         if self.find(a) != self.find(b):
             return None
-        return explain(self, a, b, depth=depth)
+        return explain(self.proof, self.term, a, b, depth=depth)
 
     def term(self, cid: int, depth: int = 2) -> str:
         """A short rendering of the node id ``cid`` was created for (children to ``depth`` levels)."""
@@ -517,10 +440,12 @@ class EGraph:
                 seen[n] = cid
                 assert self._memo.get(n) is not None and find(self._memo[n]) == cid, f"memo wrong for {n}"
                 assert cid in self._by_op.get(n[0], ()), f"by_op misses {cid} for {n[0]}"
-                const, var, sort = (a.make(self, n) for a in self.analyses[:3])
-                assert const is None or const == cls.data[0], f"constant of {cid} contradicts {n}"
-                assert cls.data[1] & ~var == 0, f"variance of {cid} not within that of {n}"
-                assert sort in (None, T.ANY) or sort == cls.data[2], f"sort of {cid} contradicts {n}"
+                for k, an in enumerate(self.analyses):
+                    seen_conflicts = len(an.conflicts)
+                    merged = an.merge(cls.data[k], an.make(self, n))
+                    new_conflicts = an.conflicts[seen_conflicts:]
+                    del an.conflicts[seen_conflicts:]  # the check's own merge is no contradiction of the graph's
+                    assert merged == cls.data[k] and not new_conflicts, f"{an.name} fact of {cid} contradicts {n}"
         for n, cid in self._memo.items():  # nodes pruned from their class stay here (see prune)
             assert all(find(c) == c for c in n[2]), f"memo key {n} is not canonical"
             assert find(cid) in self._classes, f"memo maps {n} to a dead class"

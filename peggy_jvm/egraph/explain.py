@@ -8,7 +8,8 @@ What this module owns
 
 Inputs / outputs
     :meth:`ProofLog.record` is called by :meth:`EGraph.union <peggy_jvm.egraph.egraph.EGraph.union>` for every
-    union that merged two classes; :meth:`EGraph.explain` asks :meth:`ProofLog.path` for the chain.
+    union that merged two classes; :meth:`EGraph.explain` calls :func:`explain` with its proof log and its
+    rendering of ids (so this module knows no e-graph: it imports nothing of the package).
 
 Invariants
     * Every id ever created is a vertex; every union that merged two classes adds exactly one edge between the two
@@ -21,10 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .egraph import EGraph
+from typing import Any, Callable
 
 CONGRUENCE = "congruence"
 
@@ -150,28 +148,28 @@ class Explanation:
         return lines
 
 
-def explain(eg: EGraph, a: int, b: int, *, depth: int = 3) -> Explanation | None:
-    """The chain of unions connecting ids ``a`` and ``b``; congruence steps are expanded ``depth`` levels deep
-    (each differing child pair explained in turn, each pair once: a pair met again shares its explanation).
-    None when the two ids are not in one class."""
-    return _explain(eg, a, b, depth, set(), {})
+def explain(proof: ProofLog, term: Callable[[int], str], a: int, b: int, *, depth: int = 3) -> Explanation | None:
+    """The chain of unions in ``proof`` connecting ids ``a`` and ``b`` (``term`` renders an id); congruence
+    steps are expanded ``depth`` levels deep (each differing child pair explained in turn, each pair once: a pair
+    met again shares its explanation). None when the two ids are not in one class."""
+    return _explain(proof, term, a, b, depth, set(), {})
 
 
-def _explain(eg: EGraph, a: int, b: int, depth: int, busy: set[tuple[int, int]],
+def _explain(proof: ProofLog, term: Callable[[int], str], a: int, b: int, depth: int, busy: set[tuple[int, int]],
              done: dict[tuple[int, int], Explanation | None]) -> Explanation | None:
     if (a, b) in done:
         return done[(a, b)]
-    path = eg.proof.path(a, b)
+    path = proof.path(a, b)
     if path is None:
         return None
     busy.add((a, b))
     steps: list[Step] = []
     for x, y, r in path:
-        step = Step(x, y, r, eg.term(x), eg.term(y))
+        step = Step(x, y, r, term(x), term(y))
         if r.rule == CONGRUENCE and depth > 0 and len(r.values) == 2:
             for ca, cb in zip(*r.values):
                 if ca != cb and (ca, cb) not in busy:
-                    sub = _explain(eg, ca, cb, depth - 1, busy, done)
+                    sub = _explain(proof, term, ca, cb, depth - 1, busy, done)
                     if sub is not None and sub.steps:
                         step.children.append(sub)
         steps.append(step)

@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..codecost import Goal
-from ..egraph.egraph import EGraph
-from ..peg.graph import PEG
+from ..epeg import EPeg
 from ..extract.problem import ExtractionProblem, Node, NodeId, Selection
+from ..peg.graph import PEG
 from .cost import loop_depths, max_loop_depth, node_cost
 
 __all__ = ["PegProblem", "build_problem", "selection_to_peg"]
@@ -54,7 +54,7 @@ def class_number(cid: str) -> int:
     return int(cid[1:])
 
 
-def build_problem(eg: EGraph, root: int, template: PEG, goal: Goal = Goal.SPEED) -> PegProblem:
+def build_problem(eg: EPeg, root: int, template: PEG, goal: Goal = Goal.SPEED) -> PegProblem:
     """The extraction problem of the classes ``root`` reaches in ``eg`` (rebuilt), priced by :mod:`.cost` for
     ``goal``."""
     find = eg.find

@@ -32,7 +32,7 @@ from .peel import LoopPeel
 from .strings import BuilderAppendReturnsThis, BuilderInitAppend, StringLengthConst
 
 if TYPE_CHECKING:
-    from ..egraph.egraph import EGraph
+    from ..epeg import EPeg
 
 __all__ = ["ConstFold", "ThetaBisimulation", "ThetaLinear", "MulPow2", "ShlPow2", "ShiftCountMask", "builtin_rules"]
 
@@ -44,7 +44,7 @@ class ConstFold:
     depth = None
     cache_matches = False  # a class that gains structure again must be pruned again
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         memo = eg._memo
         find = eg.find
@@ -60,7 +60,7 @@ class ConstFold:
                 break
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, (op, attr) = match
         merged = eg.union(cid, eg.add(op, attr), Reason(self.name, ("value",), (attr,)))
         # A constant class needs no structure: keeping it lets rules build ever new constants out of it
@@ -88,7 +88,7 @@ class ThetaBisimulation:
         self._failed: dict[tuple[int, int], tuple[int, int]] = {}  # pair -> (search no., unions) at failure
         self._searches = 0
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         if self._graph is None or self._graph() is not eg:  # one instance serves many e-graphs in turn
             self._graph = weakref.ref(eg)
             self._failed = {}
@@ -142,7 +142,7 @@ class ThetaBisimulation:
                         return out, False
         return out, False
 
-    def apply(self, eg: EGraph, match: list[tuple[int, int, tuple, tuple]]) -> bool:
+    def apply(self, eg: EPeg, match: list[tuple[int, int, tuple, tuple]]) -> bool:
         changed = False
         for x, y, n, m in match:
             # record the union between the two theta nodes' own ids, so an explanation shows how each theta
@@ -152,7 +152,7 @@ class ThetaBisimulation:
         return changed
 
 
-def _node_id(eg: EGraph, node: tuple, default: int) -> int:
+def _node_id(eg: EPeg, node: tuple, default: int) -> int:
     """The id a node was registered under (the id it was created with, for most nodes)."""
     canon = (node[0], node[1], tuple(eg.find(c) for c in node[2]))
     cid = eg._memo.get(canon)
@@ -176,7 +176,7 @@ class MulPow2:
     depth = None
     cache_matches = True
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for op, cop, bits in (("mul.i", "const.i", 32), ("mul.l", "const.l", 64)):
             for cid in eg.classes_with_op(op):
@@ -193,7 +193,7 @@ class MulPow2:
                     return out, False
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, op, x, s = match
         shl = eg.add("shl" + op[3:], None, (x, eg.add("const.i", s)))
         return eg.union(cid, shl, Reason(self.name, ("?x", "k"), (x, s)))
@@ -208,7 +208,7 @@ class ShlPow2:
     depth = None
     cache_matches = True
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for op, bits in (("shl.i", 32), ("shl.l", 64)):
             for cid in eg.classes_with_op(op):
@@ -222,7 +222,7 @@ class ShlPow2:
                     return out, False
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, op, x, s = match
         bits = 32 if op == "shl.i" else 64
         v = 1 << s
@@ -240,7 +240,7 @@ class ShiftCountMask:
 
     _OPS = {"shl.i": 31, "shr.i": 31, "ushr.i": 31, "shl.l": 63, "shr.l": 63, "ushr.l": 63}
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for op, mask in self._OPS.items():
             for cid in eg.classes_with_op(op):
@@ -252,7 +252,7 @@ class ShiftCountMask:
                         out.append((cid, op, n[2][0], k[1] & mask))
         return out[:limit], False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, op, x, s = match
         new = eg.add(op, None, (x, eg.add("const.i", s)))
         return eg.union(cid, new, Reason(self.name, ("?x", "count"), (x, s)))
@@ -273,7 +273,7 @@ class ThetaLinear:
     depth = None
     cache_matches = False
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         find = eg.find
         for cid in eg.classes_with_op("theta"):
@@ -294,7 +294,7 @@ class ThetaLinear:
         return out[:limit], False
 
     @staticmethod
-    def counter(eg: EGraph, loop: int) -> int:
+    def counter(eg: EPeg, loop: int) -> int:
         """The class of ``theta_loop(0, i + 1)``, made if the e-graph has none."""
         zero, one = eg.add("const.i", 0), eg.add("const.i", 1)
         find = eg.find
@@ -309,7 +309,7 @@ class ThetaLinear:
         eg.union(ph, th, Reason("theta-linear", ("counter",), (loop,)))
         return find(ph)
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, loop, a, c = match
         i = self.counter(eg, loop)
         rhs = eg.add("add.i", None, (a, eg.add("mul.i", None, (i, c))))

@@ -8,7 +8,7 @@ What this module owns
 Each predicate is SOUND in one direction only: when it says yes the fact holds; no means "not known". So a rule
 guarded by it never fires wrongly, it only sometimes fails to fire.
 
-``invariant(?x, $l)``   the class does not vary in loop depth ``$l`` (variance analysis, see egraph.analysis)
+``invariant(?x, $l)``   the class does not vary in loop depth ``$l`` (variance analysis, see epeg.analyses)
 ``const(?x)``           the class equals a known constant
 ``nonzero(?x)``         the class is a known int/long constant other than 0
 ``differ(?x, ?y)``      both are known constants and differ (two array indexes that are provably different)
@@ -38,7 +38,7 @@ from ..peg.ops import EFFECTS
 from .attrs import stored_kind
 
 if TYPE_CHECKING:
-    from ..egraph.egraph import EGraph
+    from ..epeg import EPeg
 
 __all__ = ["Predicate", "PREDICATES", "index_terminates", "cond_terminates", "distinct_refs", "nonnull", "accessed_before"]
 
@@ -56,7 +56,7 @@ _DEPTH = 12  # how deep the code-backed facts look through a class's nodes
 
 
 # -- loops ----------------------------------------------------------------------------------------------------
-def index_terminates(eg: EGraph, idx: int, depth: int = 0) -> bool:
+def index_terminates(eg: EPeg, idx: int, depth: int = 0) -> bool:
     """The iteration index ``idx`` is a finite number (so an ``eval`` at it is defined)."""
     if depth > _DEPTH:
         return False
@@ -70,7 +70,7 @@ def index_terminates(eg: EGraph, idx: int, depth: int = 0) -> bool:
     return False
 
 
-def cond_terminates(eg: EGraph, c: int, loop: int, depth: int = 0) -> bool:
+def cond_terminates(eg: EPeg, c: int, loop: int, depth: int = 0) -> bool:
     """The loop-``loop`` condition ``c`` is true at some iteration. Known cases: the constant true; ``guard(s, c')``
     and ``or`` with a terminating operand (they are true at least where that operand is); and counters: ``i >= n``,
     ``i <= n`` and ``i == n`` where ``i`` steps by +1 or -1 from an invariant start and ``n`` is invariant: int
@@ -102,7 +102,7 @@ def cond_terminates(eg: EGraph, c: int, loop: int, depth: int = 0) -> bool:
     return False
 
 
-def int_step(eg: EGraph, i: int, loop: int) -> int | None:
+def int_step(eg: EPeg, i: int, loop: int) -> int | None:
     """+1 or -1 when class ``i`` is ``theta_loop(a, i + step)`` with ``a`` invariant in ``loop``."""
     find = eg.find
     i = find(i)
@@ -122,7 +122,7 @@ def int_step(eg: EGraph, i: int, loop: int) -> int | None:
 
 
 # -- references -----------------------------------------------------------------------------------------------
-def _fresh(eg: EGraph, x: int) -> list[tuple[int, tuple]]:
+def _fresh(eg: EPeg, x: int) -> list[tuple[int, tuple]]:
     """(effect class, allocation node) for every fresh allocation ``x`` is known to be the result of."""
     out = []
     for op, _a, ch in eg.nodes(x):
@@ -133,12 +133,12 @@ def _fresh(eg: EGraph, x: int) -> list[tuple[int, tuple]]:
     return out
 
 
-def _preexisting(eg: EGraph, x: int) -> bool:
+def _preexisting(eg: EPeg, x: int) -> bool:
     """``x`` is a parameter or a constant: it existed before any allocation of this method."""
     return any(op in ("param", "const.a") for op, _a, _c in eg.nodes(x))
 
 
-def _history(eg: EGraph, sigma: int, limit: int = 64) -> Iterator[tuple[int, tuple]]:
+def _history(eg: EPeg, sigma: int, limit: int = 64) -> Iterator[tuple[int, tuple]]:
     """The effects heap ``sigma`` comes after, nearest first: (effect class, effect node) for each ``rho_sigma``
     of the chain, walked back through effects' sigma inputs (not through loops or branches), at most ``limit``
     heap classes deep."""
@@ -160,12 +160,12 @@ def _history(eg: EGraph, sigma: int, limit: int = 64) -> Iterator[tuple[int, tup
                     stack.append(find(n[2][0]))
 
 
-def _after(eg: EGraph, sigma: int, effect: int) -> bool:
+def _after(eg: EPeg, sigma: int, effect: int) -> bool:
     """Heap ``sigma`` comes after the outcome of ``effect`` on the sigma chain."""
     return any(e == effect for e, _n in _history(eg, sigma))
 
 
-def accessed_before(eg: EGraph, sigma: int, a: int, i: int) -> bool:
+def accessed_before(eg: EPeg, sigma: int, a: int, i: int) -> bool:
     """Element ``a[i]`` was read or written successfully on heap ``sigma``'s history (:func:`_history`). Then
     ``a`` is not null and ``i`` is in bounds, and both stay so: ``a`` and ``i`` are values and an array's length
     never changes (JLS 10.7), so another access of ``a[i]`` on ``sigma`` cannot throw NullPointerException or
@@ -176,7 +176,7 @@ def accessed_before(eg: EGraph, sigma: int, a: int, i: int) -> bool:
                for _e, n in _history(eg, sigma))
 
 
-def distinct_refs(eg: EGraph, a: int, b: int) -> bool:
+def distinct_refs(eg: EPeg, a: int, b: int) -> bool:
     """Provably different objects: a fresh allocation and a parameter, constant or null; two allocations of
     different classes; or two allocations where one happens after the other on the sigma chain. (Two allocation
     nodes in different e-classes are NOT enough: they may be one allocation not yet proved equal.)"""
@@ -199,7 +199,7 @@ def _alloc_class(node: tuple) -> Any:
     return attr[0] if node[0] == "new" and isinstance(attr, tuple) and attr else attr
 
 
-def nonnull(eg: EGraph, x: int) -> bool:
+def nonnull(eg: EPeg, x: int) -> bool:
     if _fresh(eg, x):
         return True
     for op, attr, _c in eg.nodes(x):
@@ -211,21 +211,21 @@ def nonnull(eg: EGraph, x: int) -> bool:
 
 
 # -- the table ------------------------------------------------------------------------------------------------
-def _const_int(eg: EGraph, x: int) -> Any:
+def _const_int(eg: EPeg, x: int) -> Any:
     k = eg.const(x)
     return k[1] if k is not None and k[0] in ("const.i", "const.l") else None
 
 
-def _differ(eg: EGraph, a: int, b: int) -> bool:
+def _differ(eg: EPeg, a: int, b: int) -> bool:
     ka, kb = eg.const(a), eg.const(b)
     return ka is not None and kb is not None and ka[0] == kb[0] and ka != kb
 
 
-def _other_field(_eg: EGraph, f: Any, g: Any) -> bool:
+def _other_field(_eg: EPeg, f: Any, g: Any) -> bool:
     return isinstance(f, FieldRef) and isinstance(g, FieldRef) and (f.name != g.name or f.descriptor != g.descriptor)
 
 
-def _stores(_eg: EGraph, f: Any, kinds: Any) -> bool:
+def _stores(_eg: EPeg, f: Any, kinds: Any) -> bool:
     k = stored_kind(f)
     return k is not None and isinstance(kinds, str) and k in kinds
 

@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING
 from ..egraph.explain import Reason
 
 if TYPE_CHECKING:
-    from ..egraph.egraph import EGraph, ENode
+    from ..egraph.types import ENode
+    from ..epeg import EPeg
 
 __all__ = ["LoopPeel"]
 
@@ -52,11 +53,11 @@ class _NotPeelable(Exception):
 
 class _Copier:
     """The two substitutions of one loop ``l`` over the loop body reached from ``tops``. Like
-    :meth:`EGraph.add_peg <peggy_jvm.egraph.egraph.EGraph.add_peg>`: every theta of the body first gets a
+    :meth:`EPeg.add_peg <peggy_jvm.epeg.graph.EPeg.add_peg>`: every theta of the body first gets a
     placeholder class in each copy, the other nodes are copied children first (a theta child is its
     placeholder), then each theta's copy is added and merged into its placeholder."""
 
-    def __init__(self, eg: EGraph, loop: int, tops: list[int], limit: int) -> None:
+    def __init__(self, eg: EPeg, loop: int, tops: list[int], limit: int) -> None:
         self.eg = eg
         self.loop = loop
         self.chosen: dict[int, ENode] = {}  # body class -> the node it is copied through
@@ -155,13 +156,13 @@ class LoopPeel:
         self._graph: weakref.ref | None = None
         self._done: set[int] = set()  # pass classes peeled, or made by a peel (representatives when recorded)
 
-    def _seen(self, eg: EGraph) -> set[int]:
+    def _seen(self, eg: EPeg) -> set[int]:
         if self._graph is None or self._graph() is not eg:  # one instance serves many e-graphs in turn
             self._graph = weakref.ref(eg)
             self._done = set()
         return self._done
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         done = {eg.find(x) for x in self._seen(eg)}
         out = []
         for p in eg.classes_with_op("pass"):
@@ -178,7 +179,7 @@ class LoopPeel:
                 break
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         p, loop, cond, evals = match
         self._seen(eg).add(p)
         try:
@@ -198,7 +199,7 @@ class LoopPeel:
         return changed
 
 
-def _unguarded(eg: EGraph, cond: int) -> int:
+def _unguarded(eg: EPeg, cond: int) -> int:
     """The first break test without its ``guard(s, c)``: in a loop the guard makes the exit wait for the
     iteration's heap, so that an exception inside the loop ends it even when ``c`` does not read the heap. In
     front of the loop, every ``eval`` of the loop gets the same ``phi`` and the loop's heap is one of them, so
@@ -211,7 +212,7 @@ def _unguarded(eg: EGraph, cond: int) -> int:
     return cond
 
 
-def _evals_at(eg: EGraph, p: int, loop: int) -> list[tuple[int, int]]:
+def _evals_at(eg: EPeg, p: int, loop: int) -> list[tuple[int, int]]:
     """(class, sequence class) of every ``eval_loop(X, p)``."""
     find = eg.find
     out = []
@@ -227,7 +228,7 @@ def _evals_at(eg: EGraph, p: int, loop: int) -> list[tuple[int, int]]:
     return out
 
 
-def _has_first_only_value(eg: EGraph, loop: int, tops: list[int], limit: int) -> bool:
+def _has_first_only_value(eg: EPeg, loop: int, tops: list[int], limit: int) -> bool:
     """Whether the loop body reached from ``tops`` (at most ``limit`` classes varying in ``loop``) has a
     ``theta_loop(a, b)`` whose next value ``b`` is invariant and not ``a``: a value special on the first
     iteration only, which peeling makes invariant."""

@@ -81,7 +81,7 @@ from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
 from .conditions import nonnull
 
 if TYPE_CHECKING:
-    from ..egraph.egraph import EGraph
+    from ..epeg import EPeg
 
 __all__ = ["BuilderAppendReturnsThis", "BuilderInitAppend", "StringLengthConst", "ASSUMPTIONS", "STRINGS_BY_VALUE",
            "VALUE_OWNER", "assumption_rules", "StringValueOf", "StringConcatValue", "BuilderToStringValue",
@@ -99,7 +99,7 @@ class StringLengthConst:
     depth = None
     cache_matches = True
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for n in eg._classes[cid].nodes:
@@ -114,14 +114,14 @@ class StringLengthConst:
                 break
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, sigma, length = match
         why = Reason(self.name, ("?s", "length"), (sigma, length))
         changed = eg.union(eg.add("rho_value", None, (cid,)), eg.add("const.i", length), why)
         return eg.union(eg.add("rho_sigma", None, (cid,)), sigma, why) or changed
 
 
-def _literal(eg: EGraph, cid: int) -> str | None:
+def _literal(eg: EPeg, cid: int) -> str | None:
     """The text of the string literal in class ``cid``, if it has one."""
     for n in eg._classes[eg.find(cid)].nodes:
         if n[0] == "const.a" and isinstance(n[1], Const) and n[1].kind is ConstKind.VALUE \
@@ -141,7 +141,7 @@ class BuilderAppendReturnsThis:
     depth = None
     cache_matches = True
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("rho_value"):
             for n in eg._classes[cid].nodes:
@@ -155,7 +155,7 @@ class BuilderAppendReturnsThis:
                     return out, False
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, receiver = match
         return eg.union(cid, receiver, Reason(self.name, ("?b",), (receiver,)))
 
@@ -167,7 +167,7 @@ class BuilderInitAppend:
     depth = None
     cache_matches = False  # confinement can be lost when classes merge: checked at every search
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for n in eg._classes[cid].nodes:
@@ -186,13 +186,13 @@ class BuilderInitAppend:
                     return out, False
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, sigma, text, owner = match
         init = eg.add("new", (owner, MethodRef(owner, "<init>", "(Ljava/lang/String;)V")), (sigma, text))
         return eg.union(cid, init, Reason(self.name, ("?s", "?text"), (sigma, text)))
 
 
-def _empty_new(eg: EGraph, sigma: int, builder: int, owner: str) -> int | None:
+def _empty_new(eg: EPeg, sigma: int, builder: int, owner: str) -> int | None:
     """The sigma before ``new owner()`` when ``sigma``/``builder`` are the heap after it and its reference."""
     for p in eg._classes[sigma].nodes:
         if p[0] != "rho_sigma":
@@ -206,7 +206,7 @@ def _empty_new(eg: EGraph, sigma: int, builder: int, owner: str) -> int | None:
     return None
 
 
-def _confined(eg: EGraph, builder: int, owner: str, limit: int = 256) -> bool:
+def _confined(eg: EPeg, builder: int, owner: str, limit: int = 256) -> bool:
     """Every use of the builder reference, followed through what ``append`` returns, is the receiver of a
     capacity-blind method of its own class (see the module docstring)."""
     seen = {builder}
@@ -284,7 +284,7 @@ def render_constant(kind: str, key: tuple[str, object] | None) -> str | None:
     return None
 
 
-def _string_literal(eg: EGraph, cid: int) -> str | None:
+def _string_literal(eg: EPeg, cid: int) -> str | None:
     """"null" for the null constant, the text of a string literal, else None (rendered as append renders them)."""
     for op, attr, _ch in eg.nodes(cid):
         if op == "const.a" and isinstance(attr, Const) and attr.kind is ConstKind.VALUE:
@@ -299,7 +299,7 @@ def _is_value_node(node: tuple) -> bool:
     return node[0] == "invoke.static" and isinstance(node[1], MethodRef) and node[1].owner == VALUE_OWNER
 
 
-def _value_nodes(eg: EGraph, cid: int) -> list[tuple]:
+def _value_nodes(eg: EPeg, cid: int) -> list[tuple]:
     """The model's ``StringValue.of`` calls whose value class ``cid`` is."""
     out = []
     for op, _a, ch in eg.nodes(cid):
@@ -313,17 +313,17 @@ def _parts_of(node: tuple) -> list[Part]:
     return list(zip(kinds, node[2][1:]))
 
 
-def _nonnull_string(eg: EGraph, cid: int) -> bool:
+def _nonnull_string(eg: EPeg, cid: int) -> bool:
     lit = _string_literal(eg, cid)
     return (lit is not None and not _is_null(eg, cid)) or nonnull(eg, cid) or bool(_value_nodes(eg, cid))
 
 
-def _is_null(eg: EGraph, cid: int) -> bool:
+def _is_null(eg: EPeg, cid: int) -> bool:
     return any(op == "const.a" and isinstance(a, Const) and a.kind is ConstKind.VALUE and a.value is None
                for op, a, _c in eg.nodes(cid))
 
 
-def _string_typed(eg: EGraph, cid: int, string_params: frozenset[int], busy: frozenset[int] = frozenset(),
+def _string_typed(eg: EPeg, cid: int, string_params: frozenset[int], busy: frozenset[int] = frozenset(),
                   assumed: frozenset[int] = frozenset()) -> bool:
     """Class ``cid`` is certainly a ``java.lang.String`` or null (see the module docstring for the evidence).
     Through ``phi`` (both arms), ``theta`` (by induction over the loop: the initial value, then the next one
@@ -360,7 +360,7 @@ def _string_typed(eg: EGraph, cid: int, string_params: frozenset[int], busy: fro
     return False
 
 
-def _normal(eg: EGraph, parts: Sequence[Part]) -> list[Part] | None:
+def _normal(eg: EPeg, parts: Sequence[Part]) -> list[Part] | None:
     """The normal form of a concatenation (module docstring); None when it grows past ``_MAX_PARTS``."""
     out: list[Part] = []
     for kind, x in parts:
@@ -375,7 +375,7 @@ def _normal(eg: EGraph, parts: Sequence[Part]) -> list[Part] | None:
     return [p for p in merged if p != ("T", "")]
 
 
-def _expand(eg: EGraph, kind: str, x: int | str, out: list[Part], busy: set[int]) -> bool:
+def _expand(eg: EPeg, kind: str, x: int | str, out: list[Part], busy: set[int]) -> bool:
     if len(out) > _MAX_PARTS:
         return False
     if kind == "T":
@@ -403,11 +403,11 @@ def _expand(eg: EGraph, kind: str, x: int | str, out: list[Part], busy: set[int]
     return True
 
 
-def _sigma0(eg: EGraph) -> int:
+def _sigma0(eg: EPeg) -> int:
     return eg.add("sigma0")
 
 
-def build_value(eg: EGraph, parts: Sequence[Part]) -> int:
+def build_value(eg: EPeg, parts: Sequence[Part]) -> int:
     """The class of the model's value of ``parts`` (already normal): a literal, a non-null String itself, or
     ``rho_value(StringValue.of(sigma0, parts...))``."""
     if not parts:
@@ -433,7 +433,7 @@ _IDENTITY_OPS = frozenset({"eq.a", "ne.a", "monitorenter", "monitorexit"})
 _FLOWS = frozenset({"phi", "theta", "eval", "shift", "peel"})
 
 
-def _identity_observed(eg: EGraph, value: int, limit: int = 256) -> bool:
+def _identity_observed(eg: EPeg, value: int, limit: int = 256) -> bool:
     """The method itself looks at the identity of ``value`` (through phis and loops): compares it by
     reference, locks on it, or asks ``System.identityHashCode``. The assumption would then be false on its face,
     so the rules leave such a String alone (what callers do with it is what the assumption is about)."""
@@ -471,7 +471,7 @@ class _ValueRule:
         self.string_params = string_params
         self.applied = 0  # unions made: the driver tells a proof that used the assumption by it
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         outcome, sigma, parts, names, values = match
         value = eg.lookup("rho_value", None, (outcome,))
         if value is not None and _identity_observed(eg, value):
@@ -490,7 +490,7 @@ class _ValueRule:
 class StringValueOf(_ValueRule):
     name = "string-valueof-value"
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.static"):
             for op, m, ch in eg.nodes(cid):
@@ -513,7 +513,7 @@ class StringValueOf(_ValueRule):
 class StringConcatValue(_ValueRule):
     name = "string-concat-value"
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for op, m, ch in eg.nodes(cid):
@@ -532,7 +532,7 @@ class StringConcatValue(_ValueRule):
 class BuilderToStringValue(_ValueRule):
     name = "builder-tostring-value"
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.virtual"):
             for node in eg.nodes(cid):
@@ -547,7 +547,7 @@ class BuilderToStringValue(_ValueRule):
                 break
         return out, False
 
-    def _chain(self, eg: EGraph, to_string: tuple, owner: str) -> tuple[int, list[Part]] | None:
+    def _chain(self, eg: EPeg, to_string: tuple, owner: str) -> tuple[int, list[Part]] | None:
         """(heap before ``new``, parts in order) when ``to_string`` ends a confined chain (module docstring)."""
         find = eg.find
         builder = find(to_string[2][1])
@@ -574,7 +574,7 @@ class BuilderToStringValue(_ValueRule):
             sigma = before
         return None
 
-    def _step(self, eg: EGraph, sigma: int, builder: int, owner: str) -> tuple | None:
+    def _step(self, eg: EPeg, sigma: int, builder: int, owner: str) -> tuple | None:
         """The builder operation whose heap ``sigma`` is: ("new", String argument or None, heap before) or
         (part type, argument, heap before) for an ``append``."""
         find = eg.find
@@ -603,7 +603,7 @@ class BuilderToStringValue(_ValueRule):
         return None
 
 
-def _builder_uses(eg: EGraph, builder: int, limit: int = 256) -> set[int] | None:
+def _builder_uses(eg: EPeg, builder: int, limit: int = 256) -> set[int] | None:
     """The ids of every node using the builder reference (followed through what ``append`` returns)."""
     uses: set[int] = set()
     refs = {eg.find(builder)}
@@ -622,7 +622,7 @@ def _builder_uses(eg: EGraph, builder: int, limit: int = 256) -> set[int] | None
     return uses
 
 
-def _dead_after(eg: EGraph, outcome: int, builder: int, limit: int = 4096) -> bool:
+def _dead_after(eg: EPeg, outcome: int, builder: int, limit: int = 4096) -> bool:
     """No use of the builder comes after the effect ``outcome`` (the final ``toString()``): nothing reached from
     its heap, through any node, uses the builder. (Uses in another branch, on a heap before it, are allowed:
     javac and our PEG builder share one ``new`` between the two arms of a branch.)"""
@@ -670,7 +670,7 @@ class StringClassInit:
     def __init__(self) -> None:
         self.applied = 0
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("classinit"):
             for op, attr, ch in eg.nodes(cid):
@@ -680,7 +680,7 @@ class StringClassInit:
                 break
         return out, False
 
-    def apply(self, eg: EGraph, match: tuple) -> bool:
+    def apply(self, eg: EPeg, match: tuple) -> bool:
         outcome, sigma = match
         changed = eg.union(eg.add("rho_sigma", None, (outcome,)), sigma, Reason(self.name, ("?s",), (sigma,)))
         if changed:
@@ -701,7 +701,7 @@ class StringValueNormal:
     def __init__(self) -> None:
         self.applied = 0
 
-    def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
         for cid in eg.classes_with_op("invoke.static"):
             for node in eg.nodes(cid):
@@ -712,7 +712,7 @@ class StringValueNormal:
                 break
         return out, False
 
-    def apply(self, eg: EGraph, cid: int) -> bool:
+    def apply(self, eg: EPeg, cid: int) -> bool:
         changed = False
         for node in list(eg.nodes(cid)):
             if not _is_value_node(node):

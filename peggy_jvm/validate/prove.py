@@ -5,7 +5,7 @@ What this module owns
     cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
     included), the same after simplifying conditions known inside branches, the same in every case of the branch
     conditions, each also with the loops' phis on their own exit conditions settled; then add both (in both
-    forms, each side's two roots merged) to ONE :class:`~peggy_jvm.egraph.EGraph` (identical subterms,
+    forms, each side's two roots merged) to ONE :class:`~peggy_jvm.epeg.EPeg` (identical subterms,
     parameters and the entry heap ``sigma0`` included, are shared by hash-consing: both methods are run on the
     same arguments and the same heap), saturate with the axioms within the budget, run loop induction from the two roots, and ask
     whether the roots are in one e-class. :class:`ProofResult` says proved or not, and why not (with the calls
@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy
-from ..egraph import EGraph, Limits, Runner
+from ..egraph import Limits, Runner
 from ..egraph.explain import Reason
+from ..epeg import EPeg
 from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
@@ -134,7 +135,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
                                ["known-conditions"] + used, a, b)
         if cases is not None:
             return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"] + used, a, b)
-    eg = EGraph()
+    eg = EPeg()
     got = eg.add_peg(every, roots=roots)
     ra, rb = got[roots[0]], got[roots[1]]
     if eg.equiv(ra, rb):  # same PEG after hash-consing (copies, dead stores, slots and block order differ)
@@ -168,7 +169,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     return ProofResult(False, why + _call_difference(pa, pb), orig_ir=a, opt_ir=b)
 
 
-def _close_by_bisimulation(eg: EGraph, ra: int, rb: int, deadline: float, steps: int) -> None:
+def _close_by_bisimulation(eg: EPeg, ra: int, rb: int, deadline: float, steps: int) -> None:
     """Loop induction from the two roots (:mod:`peggy_jvm.rules.induction`): congruence closure never merges two
     cycles, so two loops that only became equal body by body (a branch flipped inside a loop) stay apart until
     their thetas are merged."""

@@ -3,13 +3,15 @@
 What this module owns: :func:`format_egraph` (one line per e-class reachable from the root class, each with all
 its e-nodes) and :func:`egraph_to_dot` (a DOT digraph: one cluster per e-class, edges from each e-node to the
 classes of its children, theta back edges dashed, the e-nodes an extraction chose filled and bold). Inputs: an
-:class:`~.egraph.EGraph`, a root class and optionally the chosen e-nodes. Outputs: text. Invariant: only classes reachable from the root are shown, children before parents.
+:class:`~peggy_jvm.egraph.egraph.EGraph` holding an E-PEG (the dashed theta edges are what makes this PEG-specific),
+a root class and optionally the chosen e-nodes. Outputs: text. Invariant: only classes reachable from the root are
+shown, children before parents.
 """
 from __future__ import annotations
 
 from typing import Collection
 
-from .egraph import EGraph
+from ..egraph.egraph import EGraph
 
 
 def _label(node: tuple) -> str:
