@@ -14,8 +14,7 @@ import pytest
 
 import difftest as dt
 from peggy_jvm.classfile import opcodes as op
-from peggy_jvm.classfile.model import CodeAttribute
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.codecost import Goal
 from peggy_jvm.pipeline import Stage, optimize_input
 from test_backend import _LOADS, _STORES
@@ -56,7 +55,7 @@ def _code(classes) -> dict[str, list[tuple[int, int, int]]]:
     out = {}
     for m in cf.methods:
         if m.name in METHODS:
-            code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+            code = read_code(m.code_attribute().data, cf.pool)
             out[m.name] = [(i.offset, *op.SHORT_FORMS.get(i.opcode, (i.opcode, i.arg))) for i in code.instructions()]
     return out
 
@@ -66,7 +65,7 @@ def _jump_targets(classes) -> dict[str, set[int]]:
     out = {}
     for m in cf.methods:
         if m.name in METHODS:
-            code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+            code = read_code(m.code_attribute().data, cf.pool)
             out[m.name] = {i.arg for i in code.instructions()
                            if op.OPERAND_OF[i.opcode] in (op.Operand.BRANCH2, op.Operand.BRANCH4)}
     return out
