@@ -1,5 +1,5 @@
 """The heap reads the optimizer uses (``heap.array.read``, ``heap.field.read`` in axioms/heap-*.ax; soundness argued
-above ``SAFE_GROUPS`` in peggy_jvm/extract/select.py and in docs/axioms.md): purpose-written Java whose reads share,
+above ``SAFE_GROUPS`` in peggy_jvm/rules/policy.py and in docs/axioms.md): purpose-written Java whose reads share,
 look through other effects and leave the sigma chain, optimized by the full stage (every rewrite kept) and run
 against the original on the JVM with inputs that throw NullPointerException, ArrayIndexOutOfBoundsException and
 ArithmeticException at each access in turn; the arrays' contents after the call (the heap) are compared too.
@@ -17,7 +17,7 @@ import pytest
 import difftest as dt
 from conftest import keep_every_rewrite
 import peggy_jvm.pipeline as pipeline
-from peggy_jvm.extract import select
+from peggy_jvm.rules import policy
 from peggy_jvm.pipeline import Stage, optimize_input
 from peggy_jvm.rules.library import default_rules, load_rules
 
@@ -131,11 +131,11 @@ def _ops(java_home: Path, cp: Path, method: str) -> list[str]:
 
 def test_the_safe_heap_groups_are_the_reads_only():
     """The optimizer's rules hold the read subset and none of the forwarding or aliasing rules."""
-    names = {r.name for r in select.safe_rules()}
+    names = {r.name for r in policy.safe_rules()}
     assert {"aload-over-aload", "aload-read-heap", "alen-over-astore", "get-over-put-field",
             "get-after-same-get-heap", "alen-nonnull-heap", "aload-accessed-nothrow"} <= names
     # forwarding and aliasing; reads off the chain whose value no read on the chain shares (an extraction
-    # could not use them: select.effects_on_sigma)
+    # could not use them: pegextract.select.effects_on_sigma)
     assert not names & {"aload-after-astore", "aload-over-astore-index", "aload-over-astore-array",
                         "aload-over-astore-kind", "astore-after-astore", "get-after-put", "get-over-put-object",
                         "put-after-put", "aload-accessed-heap", "aload-after-astore-heap", "get-nonnull-heap",
@@ -154,7 +154,7 @@ def test_redundant_loads_are_shared(optimized, java_home):
 def test_shared_loads_stay_on_the_operand_stack(optimized, java_home):
     """The product of the two loads is taken as javac wrote it (x[i] * y[i], not the commuted y[i] * x[i] that
     would spill both loads to reorder them): extraction prefers the builder's form among equal-cost ones
-    (``select.prefer_original``)."""
+    (``pegextract.select.prefer_original``)."""
     _orig, out, _rows = optimized
     ops = _ops(java_home, out, "prodLoop")
     first = ops.index("daload")
@@ -186,8 +186,8 @@ def test_an_unsound_read_over_write_is_caught(java_home, tmp_path, monkeypatch):
     self-check's) rules: ``stores(a, a, ...)`` then reads the old element, and the comparison says so."""
     wrong = [r for r in load_rules([], builtins=False, extra_text=UNSOUND).active()]
     assert [r.name for r in wrong] == ["read-over-any-store", "test-accessed-heap"]
-    real = select.safe_rules
-    monkeypatch.setattr(select, "safe_rules", lambda rules=None: real(rules) + wrong)
+    real = policy.safe_rules
+    monkeypatch.setattr(policy, "safe_rules", lambda rules=None: real(rules) + wrong)
     orig, out, rows = _optimize(java_home, tmp_path, monkeypatch)
     assert rows["stores"].status == "rewritten", rows["stores"].reason
     calls = [c for c in _calls() if c.name == "observeAlias"]
@@ -208,12 +208,12 @@ public class HeapReads {
 
 def test_a_read_off_the_sigma_chain_is_not_extracted(java_home, tmp_path, monkeypatch):
     """With ``aload-accessed-heap`` (a read of an element accessed before, whatever happened in between, taken
-    off the chain) among the rules, extraction's own checks (``select.effects_on_sigma``), without the
+    off the chain) among the rules, extraction's own checks (``pegextract.select.effects_on_sigma``), without the
     self-check behind them, keep that read from being emitted after a write of its element."""
     extra = [r for r in default_rules().active() if r.name == "aload-accessed-heap"]
-    assert len(extra) == 1 and extra[0].name not in {r.name for r in select.safe_rules()}
-    real = select.safe_rules
-    monkeypatch.setattr(select, "safe_rules", lambda rules=None: real(rules) + extra)
+    assert len(extra) == 1 and extra[0].name not in {r.name for r in policy.safe_rules()}
+    real = policy.safe_rules
+    monkeypatch.setattr(policy, "safe_rules", lambda rules=None: real(rules) + extra)
     orig, out, rows = _optimize(java_home, tmp_path, monkeypatch, OFF_CHAIN, self_check=False)
     assert "no selection passed the checks" in rows["offChain"].reason
     calls = [dt.Call("HeapReads", "alias", "([II)I", (a, i)) for a, i in itertools.product(INTS, INDEXES)]

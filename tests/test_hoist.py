@@ -1,6 +1,6 @@
 """Loop-invariant reads hoisted in front of their loop under its entry test (peggy_jvm/rules/hoist.py, builtin
 ``loop-hoist``, group ``peg.loop.hoist``; soundness argued in its docstring, above ``SAFE_GROUPS`` in
-peggy_jvm/extract/select.py and in docs/axioms.md): purpose-written loops whose first read (a matrix row, an
+peggy_jvm/rules/policy.py and in docs/axioms.md): purpose-written loops whose first read (a matrix row, an
 array's length) leaves the loop, optimized by the full stage (every rewrite kept, the self-check on: a rewritten
 method is a proved one), the shape read off javap, and the code run against the original on the JVM with inputs
 that throw at each access and loops that run zero times (n <= 0 with a null matrix, null and short rows). The
@@ -17,7 +17,7 @@ import pytest
 import difftest as dt
 from conftest import keep_every_rewrite
 import peggy_jvm.pipeline as pipeline
-from peggy_jvm.extract import select
+from peggy_jvm.rules import policy
 from peggy_jvm.pipeline import Stage, optimize_input
 from peggy_jvm.rules.hoist import LoopHoist
 
@@ -110,8 +110,8 @@ def _in_loops(listing: list[tuple[int, str, str]], mnemonic: str) -> int:
 
 
 def test_the_hoist_is_among_the_optimizers_and_the_proofs_rules():
-    assert "loop-hoist" in {r.name for r in select.safe_rules()}
-    assert "loop-hoist" in {r.name for r in select.proof_rules(None)}
+    assert "loop-hoist" in {r.name for r in policy.safe_rules()}
+    assert "loop-hoist" in {r.name for r in policy.proof_rules(None)}
 
 
 def test_invariant_first_reads_leave_their_loops(optimized, java_home):
@@ -148,8 +148,8 @@ def test_hoisted_reads_behave_like_the_originals(optimized, java_home):
 def test_the_hoist_without_its_entry_test_is_caught(java_home, tmp_path, monkeypatch):
     """The rule without the entry test (the read done before a loop that may run zero times) in the optimizer's
     rules, without the self-check behind it: the same inputs find rowSum throwing where the original did not."""
-    real = select.safe_rules
-    monkeypatch.setattr(select, "safe_rules", lambda rules=None: [
+    real = policy.safe_rules
+    monkeypatch.setattr(policy, "safe_rules", lambda rules=None: [
         LoopHoist(guarded=False) if r.name == "loop-hoist" else r for r in real(rules)])
     orig, out, rows = _optimize(java_home, tmp_path, monkeypatch, self_check=False)
     assert rows["rowSum"].status == "rewritten", rows["rowSum"].reason

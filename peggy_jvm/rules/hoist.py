@@ -14,7 +14,7 @@ What this module owns
     starting after ``H`` (``T~ = theta_l(rho_sigma(H), N~)``), ``rho_sigma(R)`` replaced by ``T~`` and
     ``rho_value(R)`` by ``rho_value(H)``: the read is gone from the body.
 
-Why it is sound (the argument docs/axioms.md and ``extract/select.py`` point to)
+Why it is sound (docs/axioms.md and the comment above ``SAFE_GROUPS`` in ``rules/policy.py`` point here)
     * ``C@0`` true (the loop runs zero times): ``pass_l(C)`` is 0, so ``eval_l(X, P) = X@0``; ``H`` is only in
       the other arm, so a loop that never runs reads nothing (no NullPointerException or
       ArrayIndexOutOfBoundsException it would not have thrown). This is the guard; without it the rule is
@@ -45,8 +45,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from ..egraph.explain import Reason
-from .peel import _Copier, _evals_at, _NotPeelable, _unguarded
+from .peel import _Copier, _evals_at, _NotPeelable, _split_evals, _unguarded, _union_evals
 
 if TYPE_CHECKING:
     from ..egraph.types import ENode
@@ -161,26 +160,20 @@ class LoopHoist:
         p, loop, cond, evals, theta, s0, read = match
         self._state(eg)
         self._done.add(p)
-        op, attr, ch = next(n for n in eg.nodes(read) if n[0] in ("aload", "arraylength")
-                            and eg.find(n[2][0]) == eg.find(theta))
+        node = next((n for n in eg.nodes(read) if n[0] in ("aload", "arraylength")
+                     and eg.find(n[2][0]) == eg.find(theta)), None)
+        if node is None:
+            return False
+        op, attr, ch = node
         try:
             hoisted = eg.add(op, attr, (s0,) + tuple(ch[1:]))
             copier = _HoistCopier(eg, loop, [cond] + [x for _e, x in evals], self.max_classes, theta, read,
                                   hoisted)
-            first_cond = _unguarded(eg, copier.at_first(cond))
-            new_pass = eg.add("pass", loop, (copier.after_first(cond),))
+            new_pass, rhs = _split_evals(eg, copier, loop, cond, evals, self.guarded)
             self._round[new_pass] = self._round.get(p, 0) + 1
-            rhs = []
-            for e, x in evals:
-                later = eg.add("eval", loop, (copier.after_first(x), new_pass))
-                rhs.append((e, eg.add("phi", None, (first_cond, copier.at_first(x), later))
-                            if self.guarded else later))
         except _NotPeelable:
             return False  # the copies made so far are unused classes: harmless, and the extractor skips them
-        changed = False
-        for e, r in rhs:
-            changed |= eg.union(e, r, Reason(self.name, ("eval", "pass"), (e, p)))
-        return changed
+        return _union_evals(eg, self.name, p, rhs)
 
 
 def _hoistable_read(eg: EPeg, loop: int, evals: list[tuple[int, int]], max_chain: int
@@ -209,7 +202,7 @@ def _test_reads(eg: EPeg, loop: int, test: int, read: int) -> bool:
     """Whether the loop's break ``test`` (without its guard) uses ``read``: then the read comes before the test
     in every iteration, the zero-trip arm would need its value, and the entry test could not guard it."""
     find = eg.find
-    stack, seen = [find(test)], set()
+    stack, seen = [find(test)], set[int]()
     while stack:
         c = stack.pop()
         if c == read:
@@ -242,7 +235,7 @@ def _chain_keeps(eg: EPeg, nxt: int, after: int, read: ENode, max_chain: int) ->
     """Whether some form of the heap ``nxt`` is a straight chain of effects from ``after`` none of which can
     change what ``read`` reads (any node of a class is equal to the class, so one such form suffices)."""
     find = eg.find
-    stack, seen = [nxt], set()
+    stack, seen = [nxt], set[int]()
     while stack:
         cur = stack.pop()
         if cur == after:
