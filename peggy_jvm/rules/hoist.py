@@ -18,7 +18,8 @@ Why it is sound (docs/axioms.md and the comment above ``SAFE_GROUPS`` in ``rules
     * ``C@0`` true (the loop runs zero times): ``pass_l(C)`` is 0, so ``eval_l(X, P) = X@0``; ``H`` is only in
       the other arm, so a loop that never runs reads nothing (no NullPointerException or
       ArrayIndexOutOfBoundsException it would not have thrown). This is the guard; without it the rule is
-      wrong, and tests/test_hoist.py shows its inputs catching the unguarded variant.
+      wrong, and tests/test_hoist.py shows its inputs catching the unguarded variant. (``X@0`` is iteration 0
+      exactly: a loop that tests at the bottom ran its body once, and ``R@0`` there is ``H`` itself.)
     * ``C@0`` false: the original's first effect at iteration 0 is ``R`` on ``s0``, which is ``H``. The break
       test reads no heap but through its guard (``R`` is the first effect on ``T``, so the test performs none).
       If ``H`` throws, both forms end with that exception (``T~`` at 0 is ``H``'s failed heap, the guard of
