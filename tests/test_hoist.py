@@ -188,3 +188,15 @@ def test_a_read_the_break_test_uses_is_not_hoisted():
         eg.add_peg(peg(bound_is_length))
         matches, _ = LoopHoist().search(eg, 10, 0.0)
         assert bool(matches) is hoisted, bound_is_length
+
+
+def test_the_self_check_refuses_the_unguarded_hoist(java_home, tmp_path, monkeypatch):
+    """The unguarded rule in the optimizer's rules only: the self-check, proving with the real (guarded) rule,
+    does not let rowSum's wrong code out (the test above shows that code is emitted without the self-check)."""
+    real = policy.optimizer_rules
+    monkeypatch.setattr(policy, "optimizer_rules", lambda rules=None: [
+        LoopHoist(guarded=False) if r.name == "loop-hoist" else r for r in real(rules)])
+    assert any(r.name == "loop-hoist" and r.guarded for r in policy.proof_rules(None))
+    _orig, _out, rows = _optimize(java_home, tmp_path, monkeypatch)
+    assert rows["rowSum"].status == "unchanged", rows["rowSum"].reason
+    assert rows["rowSum"].reason.startswith("self-check: "), rows["rowSum"].reason
