@@ -21,9 +21,11 @@
  * fields: aliasing), P for a plain object (Plain; for an interface parameter a stub implementing it), Q for an
  * object whose toString() returns null (NullString; for an interface a stub whose toString() returns null too).
  *
- * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <ms>.
+ * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <ms>
+ * \t <ms of ORIG's first run> \t <ms of OPT's run> (a run stopped for time: how long it was waited for).
  * ORIG runs twice (fresh loaders each time), so a result that depends on identity hash codes (Object.toString
- * of a generated object, an array printed) shows as ORIG disagreeing with itself. An outcome is "R <value>"
+ * of a generated object, an array printed) shows as ORIG disagreeing with itself. OPT runs even when ORIG's
+ * run timed out (then ORIG does not run again). An outcome is "R <value>"
  * ("R V" for a constructor), "T <exception class>", "TIMEOUT", "BUDGET" (not run: the pair's budget was spent),
  * "SKIPPED" (not run: an earlier run of the call did not finish) or "ERROR <what>", followed by " ;args=" and
  * the arguments' state after the call, for a receiver or a built object ";this=" and its instance fields
@@ -53,9 +55,14 @@ public class Harness {
             long start = System.nanoTime(), budgetNs = Long.parseLong(g[1]) * 1_000_000L;
             long end = ends.computeIfAbsent(g[0], k -> start + budgetNs);
             String[] f = Arrays.copyOfRange(g, 2, g.length);
-            String a = call(orig, f[0], f, end), b = ran(a) ? call(opt, f[1], f, end) : "SKIPPED";
-            String again = ran(b) ? call(orig, f[0], f, end) : "SKIPPED";
-            realOut.println("OUT\t" + a + "\t" + b + "\t" + again + "\t" + (System.nanoTime() - start) / 1_000_000);
+            String a = call(orig, f[0], f, end);
+            long msA = (System.nanoTime() - start) / 1_000_000, startB = System.nanoTime();
+            // after ORIG timed out OPT still runs: OPT returning where ORIG does not is a difference too
+            String b = ran(a) || a.startsWith("TIMEOUT") ? call(opt, f[1], f, end) : "SKIPPED";
+            long msB = (System.nanoTime() - startB) / 1_000_000;
+            String again = ran(a) && ran(b) ? call(orig, f[0], f, end) : "SKIPPED";
+            realOut.println("OUT\t" + a + "\t" + b + "\t" + again + "\t" + (System.nanoTime() - start) / 1_000_000
+                    + "\t" + msA + "\t" + msB);
             if (runaway) break;
         }
         realOut.flush();

@@ -3,7 +3,9 @@
 What this module owns
     :class:`Side` (one input read: its classes parsed, its raw class bytes by name, the class hierarchy that
     knows them plus the JDK), :func:`load_side`, :func:`parse_class_map` (``--map OLD=NEW``, dotted or internal
-    names) and :func:`pair_methods` (the method pairs, and what has no partner).
+    names), :func:`rename_class` / :func:`rename_descriptor` (what the map does to one of ORIG's class
+    references: :mod:`.modular` applies them to every reference before the PEGs meet) and :func:`pair_methods`
+    (the method pairs, and what has no partner).
 
 Inputs: two paths (a .class, a .jar or a directory each), the class map. Outputs: :class:`MethodPair` list plus
 the unpaired list. Errors: :class:`~peggy_jvm.archive.InputError` naming the file (and entry) at fault.
@@ -19,6 +21,7 @@ Invariants
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,6 +73,24 @@ def parse_class_map(items: tuple[str, ...] | list[str]) -> dict[str, str]:
             raise ValueError(f"--map {item!r}: expected OLDCLASS=NEWCLASS")
         out[internal_name(old)] = internal_name(new)
     return out
+
+
+def rename_class(name: str, class_map: dict[str, str]) -> str:
+    """A class reference of ORIG (an internal name, or an array descriptor as ``anewarray``/``checkcast`` hold
+    it) in OPT's names."""
+    if name.startswith("["):
+        return rename_descriptor(name, class_map)
+    return class_map.get(name, name)
+
+
+_CLASS_IN_DESCRIPTOR = re.compile(r"L([^;]+);")
+
+
+def rename_descriptor(desc: str, class_map: dict[str, str]) -> str:
+    """A field or method descriptor of ORIG with every class ``--map`` renames in OPT's names."""
+    if not class_map or "L" not in desc:
+        return desc
+    return _CLASS_IN_DESCRIPTOR.sub(lambda m: f"L{class_map.get(m.group(1), m.group(1))};", desc)
 
 
 def load_side(path: Path) -> Side:
