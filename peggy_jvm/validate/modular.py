@@ -51,7 +51,7 @@ _NO_PAIR: Key = ("", "", "")  # a target of the input without a partner: never a
 class _Side:
     classes: dict[str, ClassFile]
     hierarchy: ClassHierarchy
-    to_orig: dict[str, str]  # this side's class name -> ORIG's (identity for ORIG)
+    to_orig: dict[str, str]  # this side's class names -> ORIG's (empty for ORIG)
     declared: dict[tuple[str, str], list[tuple[str, bool]]] = field(default_factory=dict)  # (class, static)
     _supers: dict[str, frozenset[str] | None] = field(default_factory=dict)
 
@@ -92,12 +92,16 @@ class _Side:
         up = self.supertypes(owner)
         for cls, static in self.declared.get((name, desc), ()):
             if up is None or cls in up:  # resolved there (or the hierarchy is not known: assume it may be)
-                out.add((self.to_orig.get(cls, cls), name, desc))
+                out.add(self.key(cls, name, desc))
             elif virtual and not static:
                 down = self.supertypes(cls)
                 if down is None or owner in down:  # an override a receiver of a subtype runs
-                    out.add((self.to_orig.get(cls, cls), name, desc))
+                    out.add(self.key(cls, name, desc))
         return out
+
+    def key(self, cls: str, name: str, desc: str) -> Key:
+        """The pair key of this side's method ``cls.name desc`` (ORIG's names)."""
+        return rename_class(cls, self.to_orig), name, rename_descriptor(desc, self.to_orig)
 
 
 class Program:

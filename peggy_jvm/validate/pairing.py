@@ -11,7 +11,8 @@ Inputs: two paths (a .class, a .jar or a directory each), the class map. Outputs
 the unpaired list. Errors: :class:`~peggy_jvm.archive.InputError` naming the file (and entry) at fault.
 
 Invariants
-    * Classes pair by internal name after the map is applied to ORIG's names; methods by name + descriptor.
+    * Classes pair by internal name after the map is applied to ORIG's names; methods by name + descriptor (with
+      the map applied to ORIG's descriptors: ``Old make()`` pairs with ``New make()``).
     * A method with no code on both sides (abstract, native) is no pair and no verdict: it is counted as skipped.
       Code on one side only is a pair the prover will answer ``unknown``.
     * Order is deterministic: classes by name, methods in ORIG's declaration order.
@@ -128,14 +129,14 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str]) -> Pairing:
         targets.add(new_name)
         # fields are not validated, but a field that appeared or went away is worth a line (methods that use it
         # differ as pairs anyway)
-        of = {(f.name, f.descriptor) for f in ocf.fields}
+        of = {(f.name, rename_descriptor(f.descriptor, class_map)) for f in ocf.fields}
         nf = {(f.name, f.descriptor) for f in ncf.fields}
         result.unpaired.extend(f"only in ORIG: field {old_name}.{n}:{d}" for n, d in sorted(of - nf))
         result.unpaired.extend(f"only in OPT: field {new_name}.{n}:{d}" for n, d in sorted(nf - of))
         opt_methods = {(m.name, m.descriptor): m for m in ncf.methods}
         seen: set[tuple[str, str]] = set()
         for m in ocf.methods:
-            key = (m.name, m.descriptor)
+            key = (m.name, rename_descriptor(m.descriptor, class_map))  # OLD's own type is NEW's there
             seen.add(key)
             n = opt_methods.get(key)
             if n is None:
