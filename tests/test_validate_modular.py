@@ -19,6 +19,7 @@ ORIG = """public class Old {
     public static int callsBad(int x) { return bad(x) * 3; }
     static Old make(int b) { Old o = new Old(); o.base = b; return o; }
     int plus(int x) { return helper(x) + base; }
+    Old rebase(int b) { base = b + 1; return this; }
     static int viaObject(int b, int x) { return make(b).plus(x); }
     static int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
     static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
@@ -36,6 +37,7 @@ OPT = """public class New {
     public static int callsBad(int x) { return bad(x) * 3; }
     static New make(int b) { New o = new New(); o.base = b; return o; }
     int plus(int x) { int h = helper(x); return h + base; }
+    New rebase(int b) { base = b - 1; return this; }
     static int viaObject(int b, int x) { return make(b).plus(x); }
     static int fact(int n) { if (n > 1) return fact(n - 1) * n; return 1; }
     static int fib(int n) { if (n < 2) return n; int a = fib(n - 1); return a + fib(n - 2); }
@@ -80,6 +82,14 @@ def test_mutants_and_callers_of_mutants_are_shown_with_an_input(rows, name, args
     row = rows[name]
     assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
     assert row.counterexample == {"args": args, "orig": orig, "opt": opt}, row.counterexample
+
+
+def test_a_method_whose_descriptor_names_a_mapped_class_is_run_on_both_sides(rows):
+    # rebase(I)LOld; pairs with rebase(I)LNew;, and the harness finds OPT's by OPT's descriptor
+    row = rows["rebase"]
+    assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
+    assert row.counterexample["orig"] == "returns Oself, this after: {base=1}", row.counterexample
+    assert row.counterexample["opt"] == "returns Oself, this after: {base=-1}", row.counterexample
 
 
 def test_a_loop_that_runs_on_where_the_original_returns_is_not_equivalent(rows):

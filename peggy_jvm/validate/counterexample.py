@@ -524,6 +524,7 @@ class Call:
     shape: Shape = Shape()
     group: int = 0  # the pair the call belongs to: its calls share one JVM budget
     budget_ms: int = 3 * CALL_TIMEOUT_MS  # that pair's whole JVM budget (the same for all calls of a group)
+    opt_descriptor: str = ""  # the method's descriptor in OPT when --map renamed a class it names
 
 
 @dataclass(slots=True)
@@ -654,7 +655,7 @@ class JvmHarness:
             toks = [encode_arg(p, a) for p, a in zip(params, c.args)]
             toks += [f"F{name}={encode_arg(d, a)}" for (name, d), a in zip(c.shape.fields, c.args[len(params):])]
             lines.append("\t".join([str(c.group), str(c.budget_ms), c.orig_class, c.opt_class, c.name,
-                                    c.descriptor, *toks]))
+                                    c.descriptor, c.opt_descriptor or c.descriptor, *toks]))
         cmd = [self.java, "-Xss8m", f"-Dharness.timeout={CALL_TIMEOUT_MS}", "-cp", str(self.classes), "Harness",
                str(self.dirs[0]), str(self.dirs[1])]
         budgets = {c.group: c.budget_ms for c in calls}

@@ -300,7 +300,8 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
             continue
         for args in p.screened.candidates:
             calls.append(cx.Call(p.pair.orig_class.name, p.pair.opt_class.name, p.pair.orig.name,
-                                 p.pair.orig.descriptor, args, shape=p.shape, group=k, budget_ms=p.jvm_budget_ms))
+                                 p.pair.orig.descriptor, args, shape=p.shape, group=k, budget_ms=p.jvm_budget_ms,
+                                 opt_descriptor=p.pair.opt.descriptor))
             owners.append(k)
     answers: list[cx.JvmOutcomes | None] = [None] * len(calls)
     jvm_problem = ""
