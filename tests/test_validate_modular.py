@@ -18,6 +18,10 @@ ORIG = """public class Old {
     static int bad(int x) { return x + 1; }
     public static int callsBad(int x) { return bad(x) * 3; }
     static Old make(int b) { Old o = new Old(); o.base = b; return o; }
+    static Object[] array(int n) { return new Old[n]; }
+    static Object literal() { return Old.class; }
+    static boolean isSelf(Object o) { return o instanceof Old; }
+    static Old cast(Object o) { return (Old) o; }
     int plus(int x) { return helper(x) + base; }
     Old rebase(int b) { base = b + 1; return this; }
     static int viaObject(int b, int x) { return make(b).plus(x); }
@@ -36,6 +40,10 @@ OPT = """public class New {
     static int bad(int x) { return x + 2; }
     public static int callsBad(int x) { return bad(x) * 3; }
     static New make(int b) { New o = new New(); o.base = b; return o; }
+    static Object[] array(int n) { return new New[n]; }
+    static Object literal() { return New.class; }
+    static boolean isSelf(Object o) { return o instanceof New; }
+    static New cast(Object o) { return (New) o; }
     int plus(int x) { int h = helper(x); return h + base; }
     New rebase(int b) { base = b - 1; return this; }
     static int viaObject(int b, int x) { return make(b).plus(x); }
@@ -62,7 +70,10 @@ def rows(trees):
     return validate_rows(trees, "Old", class_map={"Old": "New"})
 
 
-PROVED = ["helper", "entry", "make", "plus", "viaObject", "fact", "fib", "isEven", "isOdd"]
+# every kind of reference renamed by --map: calls, new, fields, arrays, class literals, instanceof, checkcast,
+# descriptors; then recursion
+PROVED = ["helper", "entry", "make", "array", "literal", "isSelf", "cast", "plus", "viaObject",
+          "fact", "fib", "isEven", "isOdd"]
 
 
 @pytest.mark.parametrize("name", PROVED)

@@ -5,11 +5,16 @@ What this module owns
     :class:`~.report.ValidationReport`).
 
 How
-    Every pair first goes to :func:`~.prove.prove_pair` with most of its budget (``method_timeout``). Pairs not
+    Pairs are proved callees first (:func:`~.modular.proof_order`), each through a :class:`~.modular.CallView`
+    that reads ORIG's PEG in OPT's names and keeps a call one operator only when its callees' pairs are proved
+    (or, in a recursive component, assumed by the regression-verification rule: :meth:`_Run.prove_component`).
+    Every pair goes to :func:`~.prove.prove_pair` with most of its budget (``method_timeout``; the proofs of
+    a recursive component proved again share it). Pairs not
     proved that :func:`~.counterexample.eligible` accepts are screened in the IR interpreter for the rest of their
     budget; the candidates of all pairs are then confirmed in ONE JVM run (a JVM start costs more than most
-    proofs). A pair with a confirmed difference is ``not-equivalent``; every other unproved pair is ``unknown``
-    with the proof's reason and the search's.
+    proofs). A pair with a confirmed difference (or one side still running far longer than the other took:
+    :attr:`~.counterexample.JvmOutcomes.runs_on`) is ``not-equivalent``; every other unproved pair is
+    ``unknown`` with the proof's reason and the search's. The rows stay in pairing order.
 
 The optimizer's proof, found again
     A pair the default rules do not prove is tried once more the way the optimizer's self-check proves its own

@@ -129,10 +129,10 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str]) -> Pairing:
         targets.add(new_name)
         # fields are not validated, but a field that appeared or went away is worth a line (methods that use it
         # differ as pairs anyway)
-        of = {(f.name, rename_descriptor(f.descriptor, class_map)) for f in ocf.fields}
+        of = {(f.name, rename_descriptor(f.descriptor, class_map)): f.descriptor for f in ocf.fields}
         nf = {(f.name, f.descriptor) for f in ncf.fields}
-        result.unpaired.extend(f"only in ORIG: field {old_name}.{n}:{d}" for n, d in sorted(of - nf))
-        result.unpaired.extend(f"only in OPT: field {new_name}.{n}:{d}" for n, d in sorted(nf - of))
+        result.unpaired.extend(f"only in ORIG: field {old_name}.{n}:{of[n, d]}" for n, d in sorted(of.keys() - nf))
+        result.unpaired.extend(f"only in OPT: field {new_name}.{n}:{d}" for n, d in sorted(nf - of.keys()))
         opt_methods = {(m.name, m.descriptor): m for m in ncf.methods}
         seen: set[tuple[str, str]] = set()
         for m in ocf.methods:
