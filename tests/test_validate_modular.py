@@ -132,3 +132,22 @@ def test_a_failed_member_leaves_the_recursive_hypothesis(java_home, tmp_path):
     rows = validate_rows(trees, "M")
     assert rows["b"].verdict is Verdict.NOT_EQUIVALENT, rows["b"].reason
     assert rows["a"].verdict is not Verdict.EQUIVALENT, rows["a"].reason
+
+
+def test_non_termination_needs_the_factor_and_the_floor():
+    from peggy_jvm.validate.counterexample import HANG_FACTOR, HANG_FLOOR_MS, JvmOutcomes
+    done = "R 1 ;args=;out="
+    assert JvmOutcomes(done, "TIMEOUT", "SKIPPED", 0, 5, 2000).runs_on == "OPT"
+    assert JvmOutcomes("TIMEOUT", "T java/lang/ArithmeticException ;args=", "SKIPPED", 0, 2000, 3).runs_on == "ORIG"
+    slow = 2000 // HANG_FACTOR + 1  # the finished side took too long for 2 s to be evidence
+    assert JvmOutcomes(done, "TIMEOUT", "SKIPPED", 0, slow, 2000).runs_on is None
+    assert JvmOutcomes(done, "TIMEOUT", "SKIPPED", 0, 0, HANG_FLOOR_MS - 1).runs_on is None
+    assert JvmOutcomes("TIMEOUT", "TIMEOUT", "SKIPPED", 0, 2000, 2000).runs_on is None
+    assert JvmOutcomes("ERROR java/lang/VerifyError", "TIMEOUT", "SKIPPED", 0, 1, 2000).runs_on is None
+    assert JvmOutcomes(done, "BUDGET", "SKIPPED", 0, 1, 2000).runs_on is None
+
+
+def test_a_stack_overflow_on_one_side_is_explained():
+    from peggy_jvm.validate.counterexample import why_different
+    why = why_different(["I"], [100000], "R 5 ;args=", "T java/lang/StackOverflowError ;args=", "I")
+    assert why.startswith("OPT overflows the stack where the other returns"), why

@@ -12,7 +12,9 @@ What this module owns
     only one side makes, the usual sign of a library rewrite).
 
 Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a :class:`ProofBudget` (time
-and work, or work only: then the verdict is a function of the inputs alone). Outputs: a
+and work, or work only: then the verdict is a function of the inputs alone), and for ``validate`` a view of
+ORIG's PEG in OPT's names (:class:`~.modular.CallView`: ``--map`` applied, calls to unproved pairs kept apart;
+the optimizer's self-check compares one method with its own rewrite and passes none). Outputs: a
 ProofResult (with the lifted IR of both methods, reused by the counterexample search).
 
 Invariants
