@@ -142,6 +142,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     return report
 
 
+#: the reason of an unknown pair proved once its unproved callees are taken as equivalent (they follow)
+GIVEN_CALLEES = "not proved: equivalent if its callees are: "
 #: appended to the reason of a pair proved under the regression-verification rule (docs/validation.md)
 RECURSIVE_NOTE = "; its recursive calls assumed equal: partial equivalence (equal whenever both return or throw)"
 
@@ -186,12 +188,24 @@ class _Run:
             hypothesis -= failed
             todo = [i for i in todo if pairs[i].key in hypothesis]
         for i in component.pairs:
-            proof = out[i][0]
+            proof, _relied, view = out[i]
             if proof.proved:
                 self.proved.add(pairs[i].key)
                 if component.recursive:
                     proof.reason += RECURSIVE_NOTE
+            elif callees := view.unassumed(pairs[i]):
+                self._given_callees(pairs[i], i, proof, callees)
         return out
+
+    def _given_callees(self, pair: MethodPair, i: int, proof: ProofResult, callees: list[str]) -> None:
+        """For a pair not proved while some callees are unproved: whether it is proved once they are taken as
+        equivalent (the verdict stays unknown; the reason says so, and which callees it waits for)."""
+        t0 = time.perf_counter()
+        given, _relied = self._prove_one(pair, i, CallView(self.program, None))
+        self.spent[i] = self.spent.get(i, 0.0) + time.perf_counter() - t0
+        if given.proved:
+            shown = ", ".join(callees[:3]) + (f" and {len(callees) - 3} more" if len(callees) > 3 else "")
+            proof.reason = f"{GIVEN_CALLEES}{shown} (not proved equivalent)"
 
     def _prove_one(self, pair: MethodPair, i: int, view: CallView) -> tuple[ProofResult, list[str]]:
         """The pair's proof with the default (or given) rules, then the optimizer's, within its budget."""

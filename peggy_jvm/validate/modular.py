@@ -203,7 +203,7 @@ class CallView:
     """ORIG's PEG in OPT's terms, given the pairs that may be assumed equivalent (see the module docstring)."""
 
     program: Program
-    assumed: frozenset[Key]
+    assumed: frozenset[Key] | None  # None: every call of the input read as OPT's (its callees taken as given)
 
     def __call__(self, peg: PEG) -> PEG:
         out = PEG(peg.name, rename_class(peg.class_name, self.program.class_map), peg.is_static,
@@ -217,11 +217,20 @@ class CallView:
         out.sealed = peg.sealed
         return out
 
+    def unassumed(self, pair: MethodPair) -> list[str]:
+        """The methods of the input (``Class.name``) that ORIG's method calls (by its bytecode) and that are not
+        assumed: empty when byte-identical code behaves the same."""
+        out: set[str] = set()
+        for op, ref in _invokes(pair.orig_class, pair.orig):
+            if not self._assumes(ref, op in (INVOKEVIRTUAL, INVOKEINTERFACE)):
+                out.add(f"{ref.owner}.{ref.name}")
+        return sorted(out)
+
     def calls_assumed(self, pair: MethodPair) -> bool:
-        """Every call ORIG's method makes (by its bytecode) is read as OPT's: byte-identical code then behaves
-        the same."""
-        return all(self.program.targets(ref, op in (INVOKEVIRTUAL, INVOKEINTERFACE)) <= self.assumed
-                   for op, ref in _invokes(pair.orig_class, pair.orig))
+        return not self.unassumed(pair)
+
+    def _assumes(self, ref: MethodRef, virtual: bool) -> bool:
+        return self.assumed is None or self.program.targets(ref, virtual) <= self.assumed
 
     def _attr(self, op: str, attr: Hashable) -> Hashable:
         cmap = self.program.class_map
@@ -243,7 +252,7 @@ class CallView:
 
     def _method(self, ref: MethodRef, virtual: bool) -> MethodRef:
         renamed = self.program.rename_ref(ref)
-        if self.program.targets(ref, virtual) <= self.assumed:
+        if self._assumes(ref, virtual):
             return renamed
         return replace(renamed, name=renamed.name + UNPROVED)
 

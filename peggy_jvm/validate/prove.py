@@ -199,8 +199,9 @@ def _call_difference(pa: PEG, pb: PEG, shown: int = 3) -> str:
     """Which methods one side calls and the other does not: the commonest reason a pair stays unproved is a
     library rewrite no axiom describes (``new StringBuilder().append(s)`` turned into ``s.concat(...)``)."""
     def calls(p: PEG) -> set[str]:
-        return {f"{n.attr.owner}.{n.attr.name}" for n in p.nodes if n.op.startswith("invoke.")
-                and isinstance(n.attr, MethodRef)}
+        refs = [n.attr if n.op.startswith("invoke.") else n.attr[1] for n in p.nodes
+                if n.op.startswith("invoke.") or n.op == "new"]  # new: (class, constructor)
+        return {f"{r.owner}.{r.name}" for r in refs if isinstance(r, MethodRef)}
     ca, cb = calls(pa), calls(pb)
     parts = []
     unproved = sorted(c.removesuffix(UNPROVED) for c in ca if c.endswith(UNPROVED))
