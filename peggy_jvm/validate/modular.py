@@ -217,14 +217,16 @@ class CallView:
         out.sealed = peg.sealed
         return out
 
-    def unassumed(self, pair: MethodPair) -> list[str]:
-        """The methods of the input (``Class.name``) that ORIG's method calls (by its bytecode) and that are not
-        assumed: empty when byte-identical code behaves the same."""
-        out: set[str] = set()
+    def unassumed(self, pair: MethodPair) -> dict[str, set[Key]]:
+        """The methods of the input that ORIG's method calls (by its bytecode) and that are not assumed, as
+        ``Class.name`` -> the pair keys the call may run that are not assumed: empty when byte-identical code
+        behaves the same."""
+        out: dict[str, set[Key]] = {}
         for op, ref in _invokes(pair.orig_class, pair.orig):
             if not self._assumes(ref, op in (INVOKEVIRTUAL, INVOKEINTERFACE)):
-                out.add(f"{ref.owner}.{ref.name}")
-        return sorted(out)
+                keys = self.program.targets(ref, op in (INVOKEVIRTUAL, INVOKEINTERFACE)) - (self.assumed or set())
+                out.setdefault(f"{ref.owner}.{ref.name}", set()).update(keys)
+        return out
 
     def calls_assumed(self, pair: MethodPair) -> bool:
         return not self.unassumed(pair)
