@@ -199,8 +199,10 @@ def _call_difference(pa: PEG, pb: PEG, shown: int = 3) -> str:
     """Which methods one side calls and the other does not: the commonest reason a pair stays unproved is a
     library rewrite no axiom describes (``new StringBuilder().append(s)`` turned into ``s.concat(...)``)."""
     def calls(p: PEG) -> set[str]:
-        refs = [n.attr if n.op.startswith("invoke.") else n.attr[1] for n in p.nodes
-                if n.op.startswith("invoke.") or n.op == "new"]  # new: (class, constructor)
+        refs = [n.attr for n in p.nodes if n.op.startswith("invoke.")]
+        # a constructor run by new (class, constructor) only when its pair is not proved: new StringBuilder()
+        # against s.concat(...) is said by the calls that differ
+        refs += [n.attr[1] for n in p.nodes if n.op == "new" and n.attr[1].name.endswith(UNPROVED)]
         return {f"{r.owner}.{r.name}" for r in refs if isinstance(r, MethodRef)}
     ca, cb = calls(pa), calls(pb)
     parts = []
