@@ -14,7 +14,10 @@ git-ignored):
 
 The runtime benchmark's kernels (``fixtures/src/bench``) are built only on
 request, by :func:`build_bench` (``scripts/bench_runtime.py`` calls it), into
-``fixtures/classes/bench``: they are not fixtures every test sweeps.
+``fixtures/classes/bench``, and so are the labelled validation pairs
+(``fixtures/src/pairs``, both versions of each pair in one tree), by
+:func:`build_pairs` (``scripts/bench_pairs.py``) into ``fixtures/classes/pairs``:
+they are not fixtures every test sweeps. The command line builds the pairs too.
 
 The build is idempotent: an output tree is rebuilt only when it is missing,
 when any source (or this script) is newer than its stamp file, or when the
@@ -56,6 +59,7 @@ FIXTURES = ROOT / "fixtures"
 SRC_COMMON = FIXTURES / "src" / "common"
 SRC_JAVA17 = FIXTURES / "src" / "java17"
 SRC_BENCH = FIXTURES / "src" / "bench"
+SRC_PAIRS = FIXTURES / "src" / "pairs"
 CLASSES = FIXTURES / "classes"
 
 STAMP_NAME = ".build-stamp"
@@ -191,10 +195,20 @@ def build(force: bool = False, *, _report: list[str] | None = None) -> dict[str,
 def build_bench(force: bool = False) -> Path:
     """``fixtures/classes/bench``: the benchmark kernels (``fixtures/src/bench``, ``--release 17``), rebuilt
     when stale like the other trees. Raises ``BuildError``."""
-    out_dir = CLASSES / "bench"
-    sources = sources_for((SRC_BENCH,))
+    return _build_on_request("bench", SRC_BENCH, force)
+
+
+def build_pairs(force: bool = False) -> Path:
+    """``fixtures/classes/pairs``: the labelled validation pairs (``fixtures/src/pairs``, ``--release 17``),
+    rebuilt when stale like the other trees. Raises ``BuildError``."""
+    return _build_on_request("pairs", SRC_PAIRS, force)
+
+
+def _build_on_request(name: str, src_dir: Path, force: bool) -> Path:
+    out_dir = CLASSES / name
+    sources = sources_for((src_dir,))
     if not sources:
-        raise BuildError(f"no Java sources found in {SRC_BENCH}")
+        raise BuildError(f"no Java sources found in {src_dir}")
     with _lock():
         if force or not _up_to_date(out_dir, sources):
             _compile(find_javac(), "17", (), sources, out_dir)
@@ -237,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     report: list[str] = []
     try:
         build(force=args.force, _report=report)
+        report.append(f"pairs: {sum(1 for _ in build_pairs(args.force).glob('*.class'))} classes")
     except BuildError as exc:
         print(f"build_fixtures: error: {exc}", file=sys.stderr)
         return 1

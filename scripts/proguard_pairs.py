@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from peggy_jvm.classfile.disasm import disassemble  # noqa: E402
 from peggy_jvm.classfile.jimage import default_image  # noqa: E402
+from peggy_jvm.classfile.model import ClassFile  # noqa: E402
 from peggy_jvm.classfile.reader import read_class  # noqa: E402
 from peggy_jvm.rules.strings import ASSUMPTIONS  # noqa: E402
 from verify_corpus import cache_dir, fetch_jars  # noqa: E402  (the corpus cache and its fetch, shared)
@@ -143,15 +144,21 @@ def code_listings(jar: Path) -> dict[tuple[str, str, str], list[str]]:
             if not entry.endswith(".class") or entry.endswith("module-info.class"):
                 continue
             cf = read_class(z.read(entry))
-            for m in cf.methods:
-                if m.code_attribute() is None:
-                    continue
-                # the class header, pool indexes, line numbers, verifier frames (ProGuard recomputes them) and the
-                # list of code attributes are not code
-                lines = list(disassemble(cf, f"{m.name}{m.descriptor}"))[1:]
-                out[(cf.name, m.name, m.descriptor)] = [
-                    _POOL_INDEX.sub("#", _LINE.sub("", ln)) for ln in lines
-                    if not ln.strip().startswith(("code attributes:", "frame:"))]
+            out.update({(cf.name, *k): v for k, v in method_listings(cf).items()})
+    return out
+
+
+def method_listings(cf: ClassFile) -> dict[tuple[str, str], list[str]]:
+    """(name, descriptor) -> the disassembled code of each method of ``cf`` that has code, constants resolved."""
+    out = {}
+    for m in cf.methods:
+        if m.code_attribute() is None:
+            continue
+        # the class header, pool indexes, line numbers, verifier frames (ProGuard recomputes them) and the
+        # list of code attributes are not code
+        lines = list(disassemble(cf, f"{m.name}{m.descriptor}"))[1:]
+        out[(m.name, m.descriptor)] = [_POOL_INDEX.sub("#", _LINE.sub("", ln)) for ln in lines
+                                       if not ln.strip().startswith(("code attributes:", "frame:"))]
     return out
 
 

@@ -34,7 +34,8 @@ from ..classfile.attributes import BootstrapMethods
 from ..classfile.bytecode import decode
 from ..classfile.constpool import ConstantPool
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
-from ..classfile.model import ClassFile, CodeAttribute
+from ..classfile.model import ClassFile
+from ..classfile.reader import read_code
 from ..classfile.opcodes import INVOKEDYNAMIC, INVOKEINTERFACE, INVOKESPECIAL, INVOKESTATIC, INVOKEVIRTUAL
 from ..ir.nodes import Bootstrap, Const, ConstKind, DynamicConst, FieldRef, IRType, MethodRef
 from ..peg.graph import PEG, Node
@@ -145,7 +146,7 @@ def _invokes(cf: ClassFile, m) -> list[tuple[int, MethodRef]]:
         return []
     pool: ConstantPool = cf.pool
     out = []
-    for insn in decode(CodeAttribute.parse(attr.data, pool).code):
+    for insn in decode(read_code(attr.data, pool).code):
         if insn.opcode in (INVOKEVIRTUAL, INVOKESPECIAL, INVOKESTATIC, INVOKEINTERFACE):
             r = pool.member_ref(insn.arg)
             out.append((insn.opcode, MethodRef(r.owner, r.name, r.descriptor)))
