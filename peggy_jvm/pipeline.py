@@ -77,6 +77,7 @@ from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
 from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
 from .revert.revert import RevertUnsupported, revert_peg
+from .rules.inline import CalleeSource
 from .budget import DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm
 from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
@@ -192,12 +193,13 @@ def revertible(ir) -> Callable[[PegGraph], str | None]:
 
 
 def _extract(peg: PegGraph, ir, rewrites: list, work: WorkBudget, goal: Goal,
-             on_saturated: Callable[[Saturation], None] | None = None) -> tuple[PegGraph, ExtractReport]:
+             on_saturated: Callable[[Saturation], None] | None = None, callees: CalleeSource | None = None
+             ) -> tuple[PegGraph, ExtractReport]:
     """The full stage's saturation and extraction call: one place for :func:`_full` and
     :func:`full_stage_view`, so that what people are shown is what the optimizer did."""
     from .extract.select import extract_peg
     return extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work, accept=revertible(ir),
-                       goal=goal, on_saturated=on_saturated)
+                       goal=goal, on_saturated=on_saturated, callees=callees)
 
 
 @dataclass
@@ -212,22 +214,23 @@ class FullStageView:
 
 
 def full_stage_view(ir, rules: RuleOptions | None, goal: Goal = Goal.SPEED, extract: bool = False,
-                    work: WorkBudget = DEFAULT_WORK_BUDGET) -> FullStageView:
+                    work: WorkBudget = DEFAULT_WORK_BUDGET, callees: CalleeSource | None = None) -> FullStageView:
     """The full stage's saturation (and with ``extract`` its extraction, with the same reverter test) of the
-    lifted method ``ir``: the calls :func:`_full` makes, without the safety net. Raises PegUnsupported."""
+    lifted method ``ir``: the calls :func:`_full` makes, without the safety net (``callees``: as the full
+    stage passes them, the methods of the method's own class). Raises PegUnsupported."""
     from .extract.select import optimizer_rules, saturate
     peg = build_peg(ir)
     check_peg(peg)
     rewrites = optimizer_rules(rules)
     if not extract:
-        return FullStageView(peg, saturate(peg, rewrites, work.saturation()))
+        return FullStageView(peg, saturate(peg, rewrites, work.saturation(), callees))
     seen: list[Saturation] = []
-    new, rep = _extract(peg, ir, rewrites, work, goal, seen.append)
+    new, rep = _extract(peg, ir, rewrites, work, goal, seen.append, callees)
     return FullStageView(peg, seen[0] if seen else None, rep, None if new is peg else new)
 
 
 def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SPEED,
-          rules: RuleOptions | None = None):
+          rules: RuleOptions | None = None, callees: CalleeSource | None = None):
     """``--stage full`` between lifting and lowering: build, check, saturate and extract (the safe rule groups
     of :mod:`peggy_jvm.extract.select` with the user's ``rules``, within ``work``, priced for ``goal``), check
     again, revert. A PEG that is not strictly cheaper leaves the method unchanged (no churn for nothing)."""
@@ -245,7 +248,7 @@ def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SP
         # parts of extraction read no clock at all (the phi-profile checker can take seconds on one candidate):
         # the safety net interrupts them
         with alarm(net, "saturation and extraction"):
-            new, rep = _extract(peg, ir, rewrites, work, goal)
+            new, rep = _extract(peg, ir, rewrites, work, goal, callees=callees)
         info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status,
                     epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
@@ -316,7 +319,7 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         except (PegUnsupported, RevertUnsupported) as e:
             raise MethodUnchanged(str(e)) from None
     elif stage is Stage.FULL:
-        ir = _full(ir, net, work, info, goal, rules)
+        ir = _full(ir, net, work, info, goal, rules, CalleeSource(cf, hierarchy))
         t0 = time.perf_counter()
     lnt = next((a for a in code.attributes if a.name == "LineNumberTable"), None)
     old = sys.getrecursionlimit()

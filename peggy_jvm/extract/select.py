@@ -54,6 +54,7 @@ from ..revert.revert import pure_loops
 from ..rules import check as rule_check
 from ..rules.check import CheckResult
 from ..rules.compile import compile_rule
+from ..rules.inline import CalleeSource, choose_bodies, inline_calls
 from ..rules.library import RuleSet, axiom_files, default_axiom_dir, default_rules, load_rules, parse_axiom_files
 from ..rules.syntax import RuleAST
 from . import maxsat
@@ -352,15 +353,22 @@ class Saturation:
     mapping: dict[int, int]
     root: int  # the root's canonical class after saturation
     run: RunReport
+    inlined: int = 0  # calls merged with their callee's body (rules/inline.py) before the rules ran
 
 
-def saturate(peg: PEG, rewrites: Sequence[Rewrite], limits: Limits) -> Saturation:
+def saturate(peg: PEG, rewrites: Sequence[Rewrite], limits: Limits, callees: CalleeSource | None = None
+             ) -> Saturation:
     """The optimizer's saturation of ``peg``: the one place :func:`extract_peg` (hence the full stage) and
-    ``show --epeg`` make an E-PEG, so the two cannot drift apart (same rules, same limits, same e-graph)."""
+    ``show --epeg`` make an E-PEG, so the two cannot drift apart (same rules, same limits, same e-graph).
+    ``callees``: the methods whose calls may be inlined (:mod:`peggy_jvm.rules.inline`), before the rules run,
+    so the inlined bodies are saturated with the rest."""
     eg = EPeg()
     mapping = eg.add_peg(peg)
+    inlined = 0
+    if callees is not None:
+        inlined = inline_calls(eg, peg, mapping, choose_bodies(peg, [peg.root], [(peg, callees)]))
     run = Runner(rewrites, limits).run(eg)
-    return Saturation(eg, mapping, eg.find(mapping[peg.root]), run)
+    return Saturation(eg, mapping, eg.find(mapping[peg.root]), run, inlined)
 
 
 #: the saturation limits when the caller gives none (the full stage passes ``WorkBudget.saturation()``)
@@ -370,12 +378,14 @@ DEFAULT_LIMITS = Limits(max_nodes=5_000, max_iterations=12, time_limit_s=None)
 def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limits: Limits | None = None,
                 work: int | None = maxsat.DEFAULT_WORK, configs: Sequence[maxsat.SolverConfig] | None = None,
                 accept: Acceptance | None = None, goal: Goal = Goal.SPEED,
-                on_saturated: Callable[[Saturation], None] | None = None) -> tuple[PEG, ExtractReport]:
+                on_saturated: Callable[[Saturation], None] | None = None, callees: CalleeSource | None = None
+                ) -> tuple[PEG, ExtractReport]:
     """Saturate ``peg`` with ``rules`` (default: :func:`safe_rules`) within ``limits`` and extract with ``work``
     units per solver configuration; returns the cheaper checked PEG, or ``peg`` itself, and the report.
     ``accept``: the caller's own test of a candidate that passed the checks (the reverter's limits, for the
     pipeline), a rejection blocking that selection like a malformed one. ``on_saturated`` sees the saturated
-    E-PEG before extraction (``show --epeg --extracted``). With limits that set no time limit
+    E-PEG before extraction (``show --epeg --extracted``). ``callees``: the methods whose calls may be inlined
+    (:func:`saturate`). With limits that set no time limit
     (the default), the result is a function of the arguments only."""
     times: dict[str, float] = {}
     clock = time.perf_counter  # for the report only
@@ -394,13 +404,13 @@ def extract_peg(peg: PEG, rules: Sequence[Rewrite] | RuleSet | None = None, limi
         rewrites = rules.active()
     else:
         rewrites = list(rules)
-    sat = saturate(peg, rewrites, limits or DEFAULT_LIMITS)
+    sat = saturate(peg, rewrites, limits or DEFAULT_LIMITS, callees)
     eg, mapping, root, run = sat.egraph, sat.mapping, sat.root, sat.run
     size = {"epeg_nodes": eg.node_count, "epeg_classes": eg.class_count}
     times["saturate"] = (clock() - t0) * 1000
     if on_saturated is not None:
         on_saturated(sat)
-    if not run.fired():  # nothing was proved equal: the only selection is the original PEG
+    if not run.fired() and not sat.inlined:  # nothing was proved equal: the only selection is the original PEG
         return peg, ExtractReport("original", before, before, times, str(run), notes=["no rule fired"], **size)
     t1 = clock()
     pp = build_problem(eg, root, peg, goal)

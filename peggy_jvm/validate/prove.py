@@ -40,6 +40,7 @@ from ..peg.graph import PEG
 from ..peg.normalize import (bisimilar, equal_by_cases, joint_pegs, pair_of, settle_exit_phis,
                               simplify_known_conditions)
 from ..rules.induction import prove_by_induction
+from ..rules.inline import CalleeSource, choose_bodies, inline_calls
 from .pairing import MethodPair
 
 
@@ -146,6 +147,10 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         eg.rebuild()
         if eg.equiv(ra, rb):
             return ProofResult(True, "same PEG once loops' exit phis are settled", ["exit-phis"], a, b)
+    # the calls of each side's own small methods, inlined in the shared e-graph (rules/inline.py): a side that
+    # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
+    sides = [(pa, CalleeSource(pair.orig_class, orig_h)), (pb, CalleeSource(pair.opt_class, opt_h))]
+    inline_calls(eg, every, got, choose_bodies(every, roots, sides))
     start = time.perf_counter()
     saturate_s = None if budget.time_s is None else max(0.05, SATURATION_SHARE * budget.time_s)
     report = Runner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,
