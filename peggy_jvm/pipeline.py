@@ -77,7 +77,7 @@ from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
 from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
 from .revert.revert import RevertUnsupported, revert_peg
-from .rules.inline import CalleeSource
+from .rules.inline import CalleeSource, inlinable_call_count
 from .budget import DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm
 from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
@@ -137,6 +137,9 @@ class MethodReport:
     #: reports for the method); None when the method was not saturated
     epeg_nodes: int | None = None
     epeg_classes: int | None = None
+    #: call sites inlined by the full stage's extraction (rules/inline.py); None when the method was not
+    #: extracted
+    inlined: int | None = None
     #: a rewritten method's debug information that did not survive (:func:`debug_dropped`); None otherwise
     debug_dropped: dict[str, list] | None = None
 
@@ -168,6 +171,7 @@ class RunReport:
                 "rewritten_bytes_after": sum(m.bytes_after for m in rewritten),
                 "emitted_cost_before": sum(m.emitted_cost_before or 0 for m in rewritten),
                 "emitted_cost_after": sum(m.emitted_cost_after or 0 for m in rewritten),
+                "inlined": sum(m.inlined or 0 for m in rewritten),
                 "seconds": round(self.seconds, 3)}
 
     def to_json(self) -> dict:
@@ -254,6 +258,8 @@ def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SP
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
         if new is peg:
             raise MethodUnchanged(f"no cheaper PEG ({rep.notes[-1] if rep.notes else rep.status})")
+        if callees is not None:
+            info["inlined"] = inlinable_call_count(peg, callees) - inlinable_call_count(new, callees)
         net.check("reverting")
         check_peg(new)
         return revert_peg(new, ir)
@@ -280,7 +286,7 @@ def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:
 
 
 def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, work: WorkBudget,
-                rules: RuleOptions | None = None) -> None:
+                rules: RuleOptions | None = None, callees: CalleeSource | None = None) -> None:
     """DESIGN section 6, step 2: the emitted bytecode is lifted again and validated against the original method
     (both PEGs in one e-graph, saturated within ``work``'s proof limits (work, not time, since the verdict
     decides the output) with the default safe rules and only those of the user's ``rules`` that the soundness
@@ -293,15 +299,17 @@ def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHiera
                        [Attribute(a.name_index, a.name, data) if a.name == "Code" else a for a in m.attributes],
                        m.name, m.descriptor)
     pair = MethodPair(cf, cf, m, new_m)
-    proof = prove_pair(pair, hierarchy, hierarchy, proof_rules(rules), work.proof())
+    # the callees the full stage may have inlined, for both sides: the proof sees through the same bodies
+    proof = prove_pair(pair, hierarchy, hierarchy, proof_rules(rules), work.proof(),
+                       callees=None if callees is None else (callees, callees))
     if not proof.proved:
         raise MethodUnchanged(f"self-check: the emitted code is {proof.reason}")
 
 
 def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
                hierarchy: ClassHierarchy, net: SafetyNet | None = None, info: dict | None = None,
-               work: WorkBudget = DEFAULT_WORK_BUDGET, goal: Goal = Goal.SPEED, rules: RuleOptions | None = None
-               ) -> RecodeResult:
+               work: WorkBudget = DEFAULT_WORK_BUDGET, goal: Goal = Goal.SPEED, rules: RuleOptions | None = None,
+               callees: CalleeSource | None = None) -> RecodeResult:
     """One method through ``stage``; raises on anything the stage cannot do (the caller falls back), and
     :class:`MethodTimeout` when the safety net ``net`` fires between (or inside) the full stage's sub-stages.
     ``info`` receives what the full stage measured (costs, emitted costs, extraction status, time per
@@ -319,7 +327,7 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         except (PegUnsupported, RevertUnsupported) as e:
             raise MethodUnchanged(str(e)) from None
     elif stage is Stage.FULL:
-        ir = _full(ir, net, work, info, goal, rules, CalleeSource(cf, hierarchy))
+        ir = _full(ir, net, work, info, goal, rules, callees)
         t0 = time.perf_counter()
     lnt = next((a for a in code.attributes if a.name == "LineNumberTable"), None)
     old = sys.getrecursionlimit()
@@ -338,7 +346,7 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         net.check("the self-check")
         t1 = time.perf_counter()
         try:
-            _self_check(cf, m, data, hierarchy, work, rules)
+            _self_check(cf, m, data, hierarchy, work, rules, callees)
         finally:
             times["full.self_check"] = round((time.perf_counter() - t1) * 1000, 3)
     kept = {a.name for a in emitted.attributes}
@@ -379,9 +387,11 @@ def _dropped_reason(attributes: list[str], debug: dict[str, list]) -> str:
 
 def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                    method_timeout: float | None = DEFAULT_METHOD_TIMEOUT, work: WorkBudget = DEFAULT_WORK_BUDGET,
-                   goal: Goal = Goal.SPEED, rules: RuleOptions | None = None) -> tuple[bytes, list[MethodReport]]:
+                   goal: Goal = Goal.SPEED, rules: RuleOptions | None = None, program: dict[str, bytes] | None = None
+                   ) -> tuple[bytes, list[MethodReport]]:
     """Run every method of one class through ``stage`` (the full stage for ``goal``, with the user's
-    ``rules``); returns the new class bytes and the reports.
+    ``rules``; ``program``: the input's classes by name, whose small methods the full stage may inline, the
+    class's own always); returns the new class bytes and the reports.
     ``method_timeout``: the safety net per method (seconds; None: none); ``work``: the full stage's limits.
 
     Raises ClassFileError when the class itself is malformed (the caller reports bad input).
@@ -389,6 +399,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
     cf = read_class(data)
     reports: list[MethodReport] = []
     changed = False
+    callee_pegs: dict = {}  # the callees' PEGs (rules/inline.py), built once for all the class's callers
     for m in cf.methods:
         attr = m.code_attribute()
         if attr is None:
@@ -413,9 +424,11 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                                 extraction=info.get("extraction"),
                                 emitted_cost_before=info.get("emitted_cost_before"),
                                 emitted_cost_after=info.get(f"emitted_{cost_key}"),
-                                epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"))
+                                epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"),
+                                inlined=info.get("inlined"))
         try:
-            result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal, rules)
+            callees = CalleeSource(cf, hierarchy, program, m.is_static, callee_pegs)
+            result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal, rules, callees)
         except MethodTimeout as e:  # the net fired between two sub-stages, or inside saturation + extraction
             reports.append(row("fallback", f"timeout: {e}", time.perf_counter() - start))
             continue
@@ -497,7 +510,7 @@ def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: 
                  goal: Goal = Goal.SPEED, rules: RuleOptions | None = None) -> None:
     h = ClassHierarchy(classpath)
     h.add_lazy_classes(input_classes)
-    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal, rules=rules)
+    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal, rules=rules, program=input_classes)
     if stage is Stage.FULL:
         # parse and compile the rules now, once per process, rather than within the first method's safety net
         from .extract.select import optimizer_rules, proof_rules
@@ -616,7 +629,7 @@ def _work(item: tuple[int, str, bytes]) -> _Result:
     try:
         out, reports = optimize_class(data, _worker_state["hierarchy"], _worker_state["stage"],
                                       _worker_state["timeout"], goal=_worker_state["goal"],
-                                      rules=_worker_state["rules"])
+                                      rules=_worker_state["rules"], program=_worker_state["program"])
     except ClassFileError as e:
         return index, None, (where, str(e))
     return index, out, reports

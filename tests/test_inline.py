@@ -198,3 +198,109 @@ def test_validate_refuses_wrong_inlining(hand):
                                                ValidateOptions(method_timeout=5.0)).pairs}
     for name in ("f", "g", "h"):  # wrong constant, wrong arm, the callee's store dropped
         assert rows[name].verdict is Verdict.NOT_EQUIVALENT, (name, rows[name].reason)
+
+
+# a jar's other classes: Util (same package, no static initializer) is inlined; a private member of Util, a
+# class with a static initializer and a class of another package are not
+JAR = {
+    "Util.java": """public class Util {
+    static int count;  // no initializer: Util has no <clinit>
+    private static int hidden;
+    static int twice(int x) { return x * 2; }
+    static int total(int[] a) { return a.length + count; }
+    private static int secret(int x) { return x - 1; }
+    static int leaks(int x) { return secret(x) + 1; }
+    static int withPrivate(int x) { return hidden + x; }
+}
+""",
+    "Init.java": """public class Init {
+    static int k = Integer.parseInt("41");
+    static int add(int x) { return x + 1; }
+}
+""",
+    "far/Far.java": """package far;
+public class Far { public static int thrice(int x) { return x * 3; } }
+""",
+    "Main.java": """public class Main {
+    static int a(int x) { return Util.twice(x) + 1; }
+    static int b(int[] a) { return Util.total(a) * 2; }
+    static int leaky(int x) { return Util.leaks(x) + 3; }
+    static int priv(int x) { return Util.withPrivate(x) + 3; }
+    static int init(int x) { return Init.add(x) + 3; }
+    static int far(int x) { return far.Far.thrice(x) + 3; }
+}
+""",
+}
+JAR_CALLS = {"a": "(I)I", "b": "([I)I", "leaky": "(I)I", "priv": "(I)I", "init": "(I)I", "far": "(I)I"}
+
+
+@pytest.fixture(scope="module")
+def jar(java_home, tmp_path_factory):
+    import zipfile
+    base = tmp_path_factory.mktemp("inline-jar")
+    src, classes = base / "src", base / "classes"
+    for name, text in JAR.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text)
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(classes), *map(str, src.rglob("*.java"))],
+                   check=True)
+    path = base / "two.jar"
+    with zipfile.ZipFile(path, "w") as z:
+        for f in sorted(classes.rglob("*.class")):
+            z.write(f, f.relative_to(classes).as_posix())
+    out = base / "out.jar"
+    with pytest.MonkeyPatch.context() as mp:
+        keep_every_rewrite(mp)
+        _, report = optimize_input(path, out, Stage.FULL)
+    unpacked = base / "out"
+    with zipfile.ZipFile(out) as z:
+        z.extractall(unpacked)
+    return classes, unpacked, {(m.class_name, m.name): m for m in report.methods}
+
+
+def _jar_invokes(classes: Path) -> dict[str, list[str]]:
+    cf = read_class((classes / "Main.class").read_bytes())
+    out = {}
+    for m in cf.methods:
+        code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+        out[m.name] = [cf.pool.member_ref(i.arg).owner for i in code.instructions() if i.opcode in _INVOKES]
+    return out
+
+
+def test_a_same_package_class_without_initializer_is_inlined_across_the_jar(jar):
+    classes, out, report = jar
+    before, after = _jar_invokes(classes), _jar_invokes(out)
+    for name in ("a", "b"):
+        assert before[name] == ["Util"], before[name]
+        assert report[("Main", name)].status == "rewritten", report[("Main", name)].reason
+        assert report[("Main", name)].inlined == 1
+        assert after[name] == [], after[name]
+    # nothing private to Util leaks into Main, no class initialization skipped, no other package's code
+    for name, owner in (("leaky", "Util"), ("priv", "Util"), ("init", "Init"), ("far", "far/Far")):
+        assert after[name] == [owner], (name, after[name])
+
+
+def test_cross_class_refusals_have_their_reasons(jar):
+    classes, _, _ = jar
+    from peggy_jvm.ir.nodes import MethodRef
+    program = {f.relative_to(classes).as_posix()[:-6]: f.read_bytes() for f in classes.rglob("*.class")}
+    main = read_class(program["Main"])
+    source = CalleeSource(main, None, program, caller_static=True)
+    assert isinstance(source.body("static", MethodRef("Util", "twice", "(I)I")), Body)
+    assert source.body("static", MethodRef("Util", "leaks", "(I)I")) == "Util.secret(I)I is private"
+    assert source.body("static", MethodRef("Util", "withPrivate", "(I)I")) == "Util.hidden:I is private"
+    assert source.body("static", MethodRef("Util", "secret", "(I)I")) == "private to another class"
+    assert source.body("static", MethodRef("Init", "add", "(I)I")).startswith("class initialization")
+    assert source.body("static", MethodRef("far/Far", "thrice", "(I)I")) == "another package"
+    assert CalleeSource(main, None).body("static", MethodRef("Util", "twice", "(I)I")) == "another class"
+
+
+def test_the_inlined_jar_verifies_and_behaves_identically(jar, java_home, verifier):
+    classes, out, _ = jar
+    proc = verifier(out)
+    assert proc.returncode == 0 and "verify_errors=0" in proc.stdout, proc.stdout[-2000:]
+    calls = [dt.Call("Main", name, desc, args) for name, desc in JAR_CALLS.items()
+             for args in dt.generate_args(desc, 12, seed=7)]
+    result = dt.compare(classes, out, calls, java_home=java_home, timeout_ms=3000)
+    assert result.mismatches == [], result.report()
+    assert result.compared > 0.8 * len(calls)

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from ..peg.graph import PEG
 
 __all__ = ["MAX_CALLEE_NODES", "CalleeSource", "Body", "inlinable_calls", "choose_bodies", "inline_calls",
-           "same_body"]
+           "same_body", "inlinable_call_count"]
 
 #: the size threshold: PEG nodes reachable from the callee's root (its minimized PEG). 40 nodes is a getter,
 #: a guard, or a one-line arithmetic helper; larger bodies would grow the e-graph more than they save.
@@ -84,30 +84,148 @@ class Body:
 
 @dataclass
 class CalleeSource:
-    """The methods one side's code may inline: those of ``cls`` (the caller's class). Built callee PEGs and
-    refusals are cached per (kind, method)."""
+    """The methods one caller may inline: those of its class ``cls`` and of the other classes of ``program``
+    (the input's classes by internal name, as bytes; None: the caller's class only). ``caller_static``: whether
+    the caller is a static method (then its class is initialized, or being initialized by this thread).
+    Callee PEGs and refusals are cached per (kind, method); ``pegs`` may be shared by the callers of one class."""
 
     cls: ClassFile
     hierarchy: ClassHierarchy | None
-    _cache: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
+    program: dict[str, bytes] | None = None
+    caller_static: bool = True
+    pegs: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
+    _classes: dict[str, ClassFile | None] = field(default_factory=dict, repr=False)
 
     def body(self, kind: str, ref: MethodRef) -> Body | str:
-        """The callee's body for a call ``invoke.<kind>`` of ``ref``, or why it is not inlined."""
-        key = (kind, ref)
-        if key not in self._cache:
-            self._cache[key] = self._resolve(kind, ref)
-        return self._cache[key]
-
-    def _resolve(self, kind: str, ref: MethodRef) -> Body | str:
-        if ref.owner != self.cls.name:
-            return "another class"
-        m = next((x for x in self.cls.methods if x.name == ref.name and x.descriptor == ref.descriptor), None)
-        if m is None:
-            return "not declared in its class"
-        why = _dispatch_refusal(kind, ref, m, self.cls)
+        """The callee's body for a call ``invoke.<kind>`` of ``ref`` from the caller, or why it is not inlined."""
+        why = self._call_refusal(kind, ref)
         if why is not None:
             return why
-        return _callee_peg(self.cls, m, ref, self.hierarchy)
+        key = (kind, ref)
+        if key not in self.pegs:
+            self.pegs[key] = self._resolve(kind, ref)
+        got = self.pegs[key]
+        if isinstance(got, Body) and ref.owner != self.cls.name:
+            leak = _inaccessible(got.peg, self.cls.name, self._class)
+            if leak is not None:
+                return leak
+        return got
+
+    def _class(self, name: str) -> ClassFile | None:
+        """The input's class ``name`` (the caller's own included), or None when it is not in the input."""
+        if name == self.cls.name:
+            return self.cls
+        if name not in self._classes:
+            data = (self.program or {}).get(name)
+            self._classes[name] = None
+            if data is not None:
+                from ..classfile.reader import read_class
+                try:
+                    self._classes[name] = read_class(data)
+                except Exception:  # a broken class of the input is as good as a missing one: not inlined
+                    pass
+        return self._classes[name]
+
+    def _call_refusal(self, kind: str, ref: MethodRef) -> str | None:
+        """What the call itself does beyond the body, from this caller: class initialization (static calls)."""
+        if ref.owner == self.cls.name:
+            if kind != "static" or self.caller_static:
+                return None
+        elif self.program is None or self._class(ref.owner) is None:
+            return "another class" if self.program is None else "not in the input"
+        elif _package(ref.owner) != _package(self.cls.name):
+            return "another package"
+        if kind != "static":  # an instance call on the caller's own this: that object's class is initialized
+            return None
+        # invokestatic initializes the owner and its superclasses; a static caller's own class and its
+        # superclasses are initialized already, otherwise only classes with no static initializer up the chain
+        # make that step unobservable
+        chain = self._superclasses(ref.owner)
+        if chain is None:
+            return "a superclass outside the input"
+        if self.caller_static and ref.owner in (self._superclasses(self.cls.name) or []):
+            return None
+        for c in chain:
+            if any(m.name == "<clinit>" for m in c.methods):
+                return f"class initialization ({c.name} has a static initializer)"
+        return None
+
+    def _superclasses(self, name: str) -> list[ClassFile] | None:
+        """``name`` and its superclasses below java/lang/Object, all in the input; None when one is not."""
+        out: list[ClassFile] = []
+        cur: str | None = name
+        while cur is not None and cur != "java/lang/Object":
+            c = self._class(cur)
+            if c is None or len(out) > 64:
+                return None
+            out.append(c)
+            cur = c.super_name
+        return out
+
+    def _resolve(self, kind: str, ref: MethodRef) -> Body | str:
+        cls = self._class(ref.owner)
+        if cls is None:
+            return "not in the input"
+        m = next((x for x in cls.methods if x.name == ref.name and x.descriptor == ref.descriptor), None)
+        if m is None:
+            return "not declared in its class"
+        why = _dispatch_refusal(kind, ref, m, cls)
+        if why is not None:
+            return why
+        if cls is not self.cls:
+            if m.access & Access.PRIVATE:
+                return "private to another class"
+            if self._superclasses(cls.name) is None:
+                return "a superclass outside the input"  # its protected members would become reachable
+        return _callee_peg(cls, m, ref, self.hierarchy)
+
+
+def _package(name: str) -> str:
+    return name.rpartition("/")[0]
+
+
+def _inaccessible(peg: PEG, caller: str, lookup) -> str | None:
+    """Why the body of a callee of another class (same package, superclasses all in the input) cannot be copied
+    into ``caller`` (None: every class and member it names is accessible there). A member of an input class
+    must be declared in the class the reference names and be non-private, or private to ``caller`` itself; a
+    class of the input must be public or in ``caller``'s package. Classes outside the input (the JDK) can only
+    be reached by the callee through public members of public classes (its superclasses are all in the input,
+    so it inherits no protected JDK member but Object's), so they are accessible from ``caller`` too; Object's
+    protected ``clone``/``finalize`` are refused. ``invokespecial`` (resolved against the current class) and
+    ``invokedynamic`` (bootstrap handles may name the callee's private methods) are refused."""
+    from ..ir.nodes import ConstKind, FieldRef
+    for n in peg.reachable([peg.root]):
+        node = peg.nodes[n]
+        if node.op in ("invoke.special", "invokedynamic"):
+            return f"{node.op} in another class's body"
+        attr = node.attr
+        if node.op == "new" and isinstance(attr, tuple):
+            attr = attr[1]
+        if node.op == "const.a" and getattr(attr, "kind", None) not in (None, ConstKind.VALUE):
+            if attr.kind is not ConstKind.CLASS:
+                return "a method handle or dynamic constant in another class's body"
+            attr = attr.value
+        if isinstance(attr, (FieldRef, MethodRef)):
+            if attr.owner == "java/lang/Object" and attr.name in ("clone", "finalize"):
+                return "Object's protected members"
+            c = lookup(attr.owner)
+            if c is None:
+                continue
+            members = c.fields if isinstance(attr, FieldRef) else c.methods
+            d = next((x for x in members if x.name == attr.name and x.descriptor == attr.descriptor), None)
+            if d is None:
+                return f"{attr} is inherited"
+            if d.access & Access.PRIVATE and attr.owner != caller:
+                return f"{attr} is private"
+            attr = attr.owner
+        if isinstance(attr, str):
+            name = attr.lstrip("[")
+            if name.startswith("L") and name.endswith(";"):
+                name = name[1:-1]
+            c = lookup(name)
+            if c is not None and not c.access & Access.PUBLIC and _package(name) != _package(caller):
+                return f"class {name} is not public"
+    return None
 
 
 def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile) -> str | None:
@@ -271,3 +389,12 @@ def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSou
         if all(same_body(found[0], b) for b in found[1:]):  # type: ignore[arg-type]
             out[n] = found[0]  # type: ignore[assignment]
     return out
+
+
+def inlinable_call_count(peg: PEG, source: CalleeSource) -> int:
+    """Calls reachable from ``peg``'s root of methods ``source`` finds an inlinable body for: the full stage
+    reports how many of them an extracted PEG no longer makes, i.e. call sites inlined (no other rule removes a
+    call of the input's own code; net of the calls inlined bodies make themselves)."""
+    return sum(1 for n in peg.reachable([peg.root]) if peg.nodes[n].op in _CALL_OPS
+               and isinstance(peg.nodes[n].attr, MethodRef)
+               and isinstance(source.body(peg.nodes[n].op.split(".")[1], peg.nodes[n].attr), Body))

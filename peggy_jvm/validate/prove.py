@@ -84,10 +84,12 @@ def _identical(pair: MethodPair, same_pool: bool) -> bool:
 
 
 def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
-               *, same_class_bytes: bool = False, explain: bool = False) -> ProofResult:
-    """Try to prove the pair equivalent; never raises for a method the stages cannot handle."""
+               *, same_class_bytes: bool = False, explain: bool = False,
+               callees: tuple[CalleeSource, CalleeSource] | None = None) -> ProofResult:
+    """Try to prove the pair equivalent; never raises for a method the stages cannot handle. ``callees``: the
+    methods each side's calls may be inlined from (rules/inline.py); default: each side's own class."""
     try:
-        return _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes, explain)
+        return _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes, explain, callees)
     except RecursionError:
         return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
     except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
@@ -95,7 +97,8 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
 
 
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
-           same_class_bytes: bool, explain: bool) -> ProofResult:
+           same_class_bytes: bool, explain: bool, callees: tuple[CalleeSource, CalleeSource] | None = None
+           ) -> ProofResult:
     if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
         side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
         return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
@@ -149,7 +152,10 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
             return ProofResult(True, "same PEG once loops' exit phis are settled", ["exit-phis"], a, b)
     # the calls of each side's own small methods, inlined in the shared e-graph (rules/inline.py): a side that
     # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
-    sides = [(pa, CalleeSource(pair.orig_class, orig_h)), (pb, CalleeSource(pair.opt_class, opt_h))]
+    if callees is None:
+        callees = (CalleeSource(pair.orig_class, orig_h, caller_static=pair.orig.is_static),
+                   CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static))
+    sides = [(pa, callees[0]), (pb, callees[1])]
     inline_calls(eg, every, got, choose_bodies(every, roots, sides))
     start = time.perf_counter()
     saturate_s = None if budget.time_s is None else max(0.05, SATURATION_SHARE * budget.time_s)
