@@ -203,7 +203,7 @@ def test_validate_refuses_wrong_inlining(hand):
 # a jar's other classes: Util (same package, no static initializer) is inlined; a private member of Util, a
 # class with a static initializer and a class of another package are not
 JAR = {
-    "Util.java": """public class Util {
+    "Util.java": """public class Util extends far.Base {
     static int count;  // no initializer: Util has no <clinit>
     private static int hidden;
     static int twice(int x) { return x * 2; }
@@ -211,6 +211,7 @@ JAR = {
     private static int secret(int x) { return x - 1; }
     static int leaks(int x) { return secret(x) + 1; }
     static int withPrivate(int x) { return hidden + x; }
+    static int viaProtected(int x) { return far.Base.prot(x) * 2; }
 }
 """,
     "Init.java": """public class Init {
@@ -221,6 +222,9 @@ JAR = {
     "far/Far.java": """package far;
 public class Far { public static int thrice(int x) { return x * 3; } }
 """,
+    "far/Base.java": """package far;
+public class Base { protected static int prot(int x) { return x + 2; } }
+""",
     "Main.java": """public class Main {
     static int a(int x) { return Util.twice(x) + 1; }
     static int b(int[] a) { return Util.total(a) * 2; }
@@ -228,10 +232,12 @@ public class Far { public static int thrice(int x) { return x * 3; } }
     static int priv(int x) { return Util.withPrivate(x) + 3; }
     static int init(int x) { return Init.add(x) + 3; }
     static int far(int x) { return far.Far.thrice(x) + 3; }
+    static int prot(int x) { return Util.viaProtected(x) + 3; }
 }
 """,
 }
-JAR_CALLS = {"a": "(I)I", "b": "([I)I", "leaky": "(I)I", "priv": "(I)I", "init": "(I)I", "far": "(I)I"}
+JAR_CALLS = {"a": "(I)I", "b": "([I)I", "leaky": "(I)I", "priv": "(I)I", "init": "(I)I", "far": "(I)I",
+             "prot": "(I)I"}
 
 
 @pytest.fixture(scope="module")
@@ -276,7 +282,8 @@ def test_a_same_package_class_without_initializer_is_inlined_across_the_jar(jar)
         assert report[("Main", name)].inlined == 1
         assert after[name] == [], after[name]
     # nothing private to Util leaks into Main, no class initialization skipped, no other package's code
-    for name, owner in (("leaky", "Util"), ("priv", "Util"), ("init", "Init"), ("far", "far/Far")):
+    for name, owner in (("leaky", "Util"), ("priv", "Util"), ("init", "Init"), ("far", "far/Far"),
+                        ("prot", "Util")):
         assert after[name] == [owner], (name, after[name])
 
 
@@ -290,6 +297,8 @@ def test_cross_class_refusals_have_their_reasons(jar):
     assert source.body("static", MethodRef("Util", "leaks", "(I)I")) == "Util.secret(I)I is private"
     assert source.body("static", MethodRef("Util", "withPrivate", "(I)I")) == "Util.hidden:I is private"
     assert source.body("static", MethodRef("Util", "secret", "(I)I")) == "private to another class"
+    # Util may call its superclass's protected method; Main, not a subclass, may not
+    assert source.body("static", MethodRef("Util", "viaProtected", "(I)I")) == "far/Base.prot(I)I is not public"
     assert source.body("static", MethodRef("Init", "add", "(I)I")).startswith("class initialization")
     assert source.body("static", MethodRef("far/Far", "thrice", "(I)I")) == "another package"
     assert CalleeSource(main, None).body("static", MethodRef("Util", "twice", "(I)I")) == "another class"

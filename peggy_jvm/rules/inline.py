@@ -187,8 +187,9 @@ def _package(name: str) -> str:
 def _inaccessible(peg: PEG, caller: str, lookup) -> str | None:
     """Why the body of a callee of another class (same package, superclasses all in the input) cannot be copied
     into ``caller`` (None: every class and member it names is accessible there). A member of an input class
-    must be declared in the class the reference names and be non-private, or private to ``caller`` itself; a
-    class of the input must be public or in ``caller``'s package. Classes outside the input (the JDK) can only
+    must be declared in the class the reference names and be public, or private to ``caller`` itself, or of
+    package or protected access in ``caller``'s package; a class of the input must be public or in
+    ``caller``'s package. Classes outside the input (the JDK) can only
     be reached by the callee through public members of public classes (its superclasses are all in the input,
     so it inherits no protected JDK member but Object's), so they are accessible from ``caller`` too; Object's
     protected ``clone``/``finalize`` are refused. ``invokespecial`` (resolved against the current class) and
@@ -217,6 +218,8 @@ def _inaccessible(peg: PEG, caller: str, lookup) -> str | None:
                 return f"{attr} is inherited"
             if d.access & Access.PRIVATE and attr.owner != caller:
                 return f"{attr} is private"
+            if not d.access & (Access.PUBLIC | Access.PRIVATE) and _package(attr.owner) != _package(caller):
+                return f"{attr} is not public"  # protected or package access from another package
             attr = attr.owner
         if isinstance(attr, str):
             name = attr.lstrip("[")
