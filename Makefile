@@ -35,13 +35,16 @@ demo: fixtures
 	$(VENV)/bin/peggy-jvm validate fixtures/classes/release17/Kernels.class out/Kernels.class \
 		--json out/validate.json || test $$? -eq 3
 
-# Test files run in parallel, one worker per core (pytest-xdist); a file's tests stay in one worker, so its
-# module fixtures (a jar optimized once, a JVM harness) are built once. The slowest tests are listed at the end.
+# The type check first (mypy, configured in pyproject.toml; a few seconds), then the tests. Test files run in
+# parallel, one worker per core (pytest-xdist); a file's tests stay in one worker, so its module fixtures (a jar
+# optimized once, a JVM harness) are built once. The slowest tests are listed at the end.
+# The fast tier, without the tests marked slow: make test PYTEST_ARGS="-m 'not slow'" (docs/architecture.md).
 test: fixtures
+	$(VPY) -m mypy
 	$(VPY) -m pytest -q -n auto --dist loadfile --durations=15 $(PYTEST_ARGS)
 
 clean:
-	rm -rf out fixtures/classes build .pytest_cache .hypothesis *.egg-info
+	rm -rf out fixtures/classes build .pytest_cache .hypothesis .mypy_cache *.egg-info
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
 
 distclean: clean

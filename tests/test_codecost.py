@@ -17,12 +17,11 @@ import pytest
 
 from peggy_jvm import pipeline
 from peggy_jvm.classfile.bytecode import decode
-from peggy_jvm.classfile.model import CodeAttribute
 from peggy_jvm.classfile.opcodes import OPCODES
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.codecost import (KIND_OF, LOOP_FACTOR, WEIGHTS, EmittedCost, Goal, Kind, loop_depths,
                                 price_code, price_instructions)
-from peggy_jvm.pipeline import MethodUnchanged, Stage, _check_emitted, optimize_input
+from peggy_jvm.pipeline import MethodUnchanged, Stage, _check_emitted, optimize_input, size_allowance
 
 W = WEIGHTS
 
@@ -102,11 +101,11 @@ def test_exception_edges_count_for_loops():
 def test_the_decision_rule_of_each_goal():
     base = EmittedCost(100, 40)
     _check_emitted(Goal.SPEED, base, EmittedCost(99, 40))  # cheaper, same size: kept
-    _check_emitted(Goal.SPEED, base, EmittedCost(90, 44))  # 10% cheaper buys 10% more bytes
+    _check_emitted(Goal.SPEED, base, EmittedCost(90, 46))  # 10% cheaper buys 15% more bytes
     _check_emitted(Goal.SPEED, base, EmittedCost(10, 50))  # ... but never more than a quarter
     for after, why in ((EmittedCost(100, 30), "emitted code not cheaper: cost 100 -> 100, 40 -> 30 bytes"),
                        (EmittedCost(99, 41), r"emitted code larger: cost 100 -> 99, 40 -> 41 bytes \(\+0 allowed\)"),
-                       (EmittedCost(90, 45), r"emitted code larger: cost 100 -> 90, 40 -> 45 bytes \(\+4 allowed\)"),
+                       (EmittedCost(90, 47), r"emitted code larger: cost 100 -> 90, 40 -> 47 bytes \(\+6 allowed\)"),
                        (EmittedCost(10, 51), r"emitted code larger: cost 100 -> 10, 40 -> 51 bytes \(\+10 allowed\)")):
         with pytest.raises(MethodUnchanged, match=why):
             _check_emitted(Goal.SPEED, base, after)
@@ -143,13 +142,13 @@ def pay(java_home, tmp_path_factory) -> Path:
 
 def _prices(class_file: Path) -> dict[str, EmittedCost]:
     cf = read_class(class_file.read_bytes())
-    return {m.name: price_code(CodeAttribute.parse(m.code_attribute().data, cf.pool)) for m in cf.methods}
+    return {m.name: price_code(read_code(m.code_attribute().data, cf.pool)) for m in cf.methods}
 
 
 def test_a_rewrite_whose_emitted_code_does_not_pay_keeps_the_original(pay, tmp_path, monkeypatch):
     """The PEG model finds mulOne cheaper, but the lowering (forced here) emits code no cheaper than the
     original: the method keeps its bytes, the reason names the figures."""
-    monkeypatch.setattr(pipeline, "lower_method", lambda cf, m, ir, h, lnt: m.code_attribute().data)
+    monkeypatch.setattr(pipeline, "lower_method", lambda cf, m, ir, h, lnt, **_: m.code_attribute().data)
     _, report = optimize_input(pay / "Pay.class", tmp_path / "Pay.class", Stage.FULL)
     row = next(r for r in report.methods if r.name == "mulOne")
     orig = _prices(pay / "Pay.class")["mulOne"]
@@ -163,9 +162,10 @@ def test_a_rewrite_whose_emitted_code_does_not_pay_keeps_the_original(pay, tmp_p
 
 @pytest.mark.parametrize("goal", [Goal.SPEED, Goal.SIZE])
 def test_no_kept_rewrite_is_larger_or_costlier(goal, pay, fixture_classes, java_home, tmp_path):
-    """Both goals on Pay and on the fixture Kernels: every rewritten method is no larger and no costlier than its
-    original (strictly smaller or cheaper, by the goal), by the figures recomputed from the classes written;
-    the report carries the same figures; the programs print the same on the JVM."""
+    """Both goals on Pay and on the fixture Kernels: every rewritten method is no costlier than its original and
+    no larger than its size allowance lets it be (strictly smaller or cheaper, by the goal), by the figures
+    recomputed from the classes written; the report carries the same figures; the programs print the same on
+    the JVM."""
     kernels = fixture_classes["release17"] / "Kernels.class"
     rewritten = 0
     for cls in (pay / "Pay.class", kernels):
@@ -182,7 +182,8 @@ def test_no_kept_rewrite_is_larger_or_costlier(goal, pay, fixture_classes, java_
             rewritten += 1
             b, a = before[r.name], after[r.name]
             assert (r.emitted_cost_after, r.bytes_before, r.bytes_after) == (a.cost, b.size, a.size), r.name
-            assert a.size <= b.size and a.cost <= b.cost, (r.name, b, a)
+            # growth only within the allowance the cost gain buys (Pay.licm: a hoisted invariant's local)
+            assert a.size <= b.size + size_allowance(b, a) and a.cost <= b.cost, (r.name, b, a)
             assert (a.cost < b.cost) if goal is Goal.SPEED else (a.size < b.size), (r.name, b, a)
         s = report.summary()
         assert s["rewritten_bytes_after"] <= s["rewritten_bytes_before"]

@@ -36,6 +36,9 @@ from test_optimize_full import NAMED_UNCHANGED
 from peggy_jvm.pipeline import RunReport, Stage, optimize_input
 
 ROOT = Path(__file__).resolve().parent.parent
+# the slow tier: real jars optimized, verified and run (make test runs it; -m "not slow" leaves it out)
+pytestmark = pytest.mark.slow
+
 SIDE_BY_SIDE = ROOT / "scripts" / "side_by_side.py"
 WORKLOADS = ROOT / "tests" / "java" / "workloads"
 # scripts/verify_corpus.py: the full stage's table (from the JSON report) and the class sample, shared with the
@@ -329,7 +332,7 @@ def test_the_full_stage_check_fails_on_what_it_must_reject():
         pytest.fail(f"{what} was not rejected")
 
 
-# Not marked slow: about 12 s on a busy 2-core machine (optimize 10 s, verify 2 s), well under the 60 s line.
+# About 12 s on a busy 2-core machine (optimize 10 s, verify 2 s); slow like the whole file (the corpus jars).
 def test_guava_is_rewritten_without_fallback_and_verifies(corpus_jars, verifier, tmp_path):
     """Guava (2040 classes): optimize and verify only; we have no workload for it."""
     jar = _jar(corpus_jars, "guava")

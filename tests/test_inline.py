@@ -18,7 +18,7 @@ from conftest import compile_versions, keep_every_rewrite
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.attributes import LineNumberTable
 from peggy_jvm.classfile.model import CodeAttribute
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import Stage, optimize_input
 from peggy_jvm.rules.inline import MAX_CALLEE_NODES, Body, CalleeSource
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
@@ -80,12 +80,12 @@ def built(java_home, tmp_path_factory):
 
 def _code(classes: Path) -> dict[str, CodeAttribute]:
     cf = read_class((classes / "Inl.class").read_bytes())
-    return {m.name: CodeAttribute.parse(m.code_attribute().data, cf.pool) for m in cf.methods
+    return {m.name: read_code(m.code_attribute().data, cf.pool) for m in cf.methods
             if m.code_attribute() is not None}
 
 
 def _invokes(code: CodeAttribute) -> list[int]:
-    return [i.opcode for i in code.instructions() if i.opcode in _INVOKES]
+    return [i.opcode for i in read_instructions(code) if i.opcode in _INVOKES]
 
 
 def test_calls_of_small_own_methods_are_inlined(built):
@@ -138,8 +138,8 @@ def test_an_inlined_effect_keeps_the_call_sites_line(built):
     src, out, _ = built
     cf = read_class((out / "Inl.class").read_bytes())
     m = next(x for x in cf.methods if x.name == "viaFirst")
-    code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
-    iaload = next(i.offset for i in code.instructions() if i.opcode == op.IALOAD)
+    code = read_code(m.code_attribute().data, cf.pool)
+    iaload = next(i.offset for i in read_instructions(code) if i.opcode == op.IALOAD)
     table = LineNumberTable.parse(next(a for a in code.attributes if a.name == "LineNumberTable").data)
     line = max((e for e in table.entries if e.start_pc <= iaload), key=lambda e: e.start_pc).line_number
     assert line == SOURCE.splitlines().index("        return first(a) + k;") + 1  # viaFirst's, not first's
@@ -268,8 +268,8 @@ def _jar_invokes(classes: Path) -> dict[str, list[str]]:
     cf = read_class((classes / "Main.class").read_bytes())
     out = {}
     for m in cf.methods:
-        code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
-        out[m.name] = [cf.pool.member_ref(i.arg).owner for i in code.instructions() if i.opcode in _INVOKES]
+        code = read_code(m.code_attribute().data, cf.pool)
+        out[m.name] = [cf.pool.member_ref(i.arg).owner for i in read_instructions(code) if i.opcode in _INVOKES]
     return out
 
 

@@ -243,6 +243,7 @@ def fixture_reports(fixture_classes: dict[str, Path], java_home: Path) -> dict[s
     return reports
 
 
+@pytest.mark.slow  # the slow tier: every fixture method against the JVM (300 s of a loaded run's 3,200)
 @pytest.mark.parametrize("release", RELEASES)
 def test_interpreter_agrees_with_jvm_on_fixtures(fixture_reports: dict[str, Report], release: str) -> None:
     report = fixture_reports[release]

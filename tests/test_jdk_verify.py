@@ -33,10 +33,13 @@ import pytest
 
 from conftest import load_script
 
-from peggy_jvm.classfile.model import CodeAttribute
-from peggy_jvm.classfile.reader import read_class
-from peggy_jvm.classfile.writer import write_class
+from peggy_jvm.classfile.reader import read_class, read_code
+from peggy_jvm.classfile.writer import write_class, write_code
 from peggy_jvm.pipeline import RunReport, Stage, optimize_input
+
+# the slow tier: thousands of the JDK's classes re-encoded and verified (make test runs it; -m "not slow"
+# leaves it out)
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 VERIFY_CORPUS = ROOT / "scripts" / "verify_corpus.py"
@@ -197,11 +200,11 @@ def test_the_patched_module_check_catches_a_broken_class(recoded, java_home, har
         attr = m.code_attribute()
         if attr is None:
             continue
-        code = CodeAttribute.parse(attr.data, cf.pool)
+        code = read_code(attr.data, cf.pool)
         kept = [a for a in code.attributes if a.name != "StackMapTable"]
         stripped += len(code.attributes) - len(kept)
         code.attributes = kept
-        attr.data = code.to_bytes()
+        attr.data = write_code(code)
     assert stripped > 0
     broken = tmp_path / "broken"
     (broken / name).parent.mkdir(parents=True)

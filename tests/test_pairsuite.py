@@ -92,6 +92,7 @@ def test_what_counts_as_a_wrong_verdict(suite):
     assert judge(obj26, [_row(*ctor, "equivalent"), _row(*contains, "equivalent")]) == "proved"
 
 
+@pytest.mark.slow  # the slow tier: validates a third of the suite (43-56 s wall on a loaded machine)
 def test_validate_never_contradicts_a_label_and_keeps_its_shares(suite):
     specs, classes = suite
     sample = specs[::SAMPLE_STEP]

@@ -20,6 +20,9 @@ from conftest import ROOT, load_script
 
 pp = load_script(ROOT / "scripts" / "proguard_pairs.py", "peggy_proguard_pairs")
 
+# the slow tier: ProGuard and validate over three real jars (make test runs it; -m "not slow" leaves it out)
+pytestmark = pytest.mark.slow
+
 # jar -> least share of the changed methods proved
 FLOORS = {"jama": 0.86, "commons-lang3": 0.95, "jsoup": 0.96}
 METHOD_TIMEOUT = 4.0  # seconds per pair; the proof gets 80% (validate/driver.py PROOF_SHARE)

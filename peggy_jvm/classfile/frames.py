@@ -141,7 +141,7 @@ class _Merger:
         sa = isinstance(a, str)
         sb = isinstance(b, str)
         if sa and sb:
-            return self.merge_refs(a, b)  # type: ignore[arg-type]
+            return self.merge_refs(a, b)  # type: ignore[arg-type]  # both str by sa and sb (not narrowed through them)
         if sa and b == NULL:
             return a
         if sb and a == NULL:
@@ -390,7 +390,7 @@ class FrameInference:
                 if kind is Operand.BRANCH2 or kind is Operand.BRANCH4:
                     return ((ins.arg,), opc != op.GOTO and opc != op.GOTO_W)
                 if opc == op.TABLESWITCH or opc == op.LOOKUPSWITCH:
-                    return ((ins.arg, *ins.targets), False)  # type: ignore[misc]
+                    return ((ins.arg, *ins.targets), False)  # type: ignore[misc]  # a decoded switch always has targets
                 if opc in op.NO_FALLTHROUGH:
                     return ((), False)
             return None

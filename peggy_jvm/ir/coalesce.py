@@ -12,8 +12,11 @@ What this module owns
     * *coalescing*: ``t = e; ...; v = t`` in one block, ``t`` defined and read only there, ``v`` neither read
       nor written between: ``v = e`` and the copy goes. A loop variable's update then writes the variable
       itself (``i = i + 1``, which lowering turns into ``iinc``) and a back edge keeps one slot per variable;
-    * *recomputing a step*: ``t = v + c; ...; S(t); v = t`` where S also reads a value computed before ``t``
-      gives S its own ``v + c``, so the update can follow S (see :func:`_recompute_steps`);
+    * *constants second*: ``c + x`` -> ``x + c`` for commutative int/long operators, ``c < x`` -> ``x > c``
+      for int tests (javac's order; ``i = 1 + i`` becomes ``iinc``, ``0 > x`` becomes ``iflt``);
+    * *recomputing a step*: ``t = v + c; ...; S(t); v = t`` while an expression tree computed before ``t`` is
+      still open gives S its own ``v + c``, so the update can follow the tree (see :func:`_recompute_steps`);
+    * *doubling*: ``x + x`` of an int or long read nowhere else -> ``x << 1``, so ``x`` stays on the stack;
     * *dead code*: a statement without effects whose result nothing reads goes;
     * *merging*: variables joined by a copy and never live at once become one (Chaitin's coalescing), so a
       value carried into an inner loop and back keeps one variable (merged with a parameter, it is the
@@ -41,7 +44,7 @@ from collections import Counter
 from typing import Callable
 from dataclasses import fields
 
-from .nodes import Binary, Block, ClassInit, Const, Copy, IRMethod, Stmt, Unary, Var
+from .nodes import INT, Binary, Block, ClassInit, Cond, Const, Copy, If, IRMethod, Kind, Stmt, Unary, Var
 
 _MAX_ROUNDS = 8
 
@@ -50,6 +53,7 @@ def coalesce_copies(m: IRMethod) -> None:
     """Propagate, coalesce and sink (see the module docstring) until nothing changes."""
     if any(b.entry_stack for b in m.blocks.values()):
         return
+    _constants_second(m)
     for _ in range(_MAX_ROUNDS):
         changed = _recompute_steps(m)
         changed = _propagate(m) or changed
@@ -58,6 +62,7 @@ def coalesce_copies(m: IRMethod) -> None:
         if not changed:
             break
     _merge_copy_related(m)
+    _doublings_as_shifts(m)
     temps = _temporaries(m)
     for b in m.blocks.values():
         _order_trees(b, temps)
@@ -183,12 +188,13 @@ def _coalesce_copy(b: Block, k: int, st: Copy, defs: Counter[int], uses: Counter
 
 
 def _recompute_steps(m: IRMethod) -> bool:
-    """``t = v + c; ...; S(t); ...; v = t`` where a statement S reading ``t`` also reads a temporary computed
-    before ``t``: merged with ``v``, the update would come before S's operand trees are finished and lowering
-    would store them in locals (``a[i + 1] = e[i]`` in a loop). S gets its own ``t' = v + c`` (javac's
-    ``iload; iconst; iadd``), so ``t`` is left with its copy and becomes ``v = v + c`` (``iinc``) after S.
-    Only for an int step of -1..5 read by a few statements of the copy's block. Meaning unchanged: ``v`` is not
-    written between ``t``'s definition and the copy, so ``v + c`` there is ``t``."""
+    """``t = v + c; ...; S(t); ...; v = t`` where a temporary computed before ``t`` is read after it (a statement's
+    operand trees are open there): merged with ``v``, the update would come before those trees are finished and
+    lowering would store them in locals (``a[i + 1] = e[i]``, ``s += a[i] * k + a[i + 1]`` in a loop). S gets
+    its own ``t' = v + c`` (javac's ``iload; iconst; iadd``), so ``t`` is left with its copy and becomes
+    ``v = v + c`` (``iinc``) after S. Only for an int step of -1..5 read by a few statements of the copy's block.
+    Meaning unchanged: ``v`` is not written between ``t``'s definition and the copy, so ``v + c`` there is
+    ``t``."""
     temps = _temporaries(m)
     _, uses = _counts(m)
     next_id = max((v.id for v in [*m.variables, *m.params]), default=-1) + 1
@@ -208,9 +214,7 @@ def _recompute_steps(m: IRMethod) -> bool:
             if not readers or len(readers) > 2 or any(_writes(x, v) for x in between) or \
                     uses[t.id] != 1 + sum(1 for x in readers for o in x.operands() if o is t):
                 continue
-            before = {x.defined().id for x in b.stmts[:j] if x.defined() is not None}  # type: ignore[union-attr]
-            if not any(isinstance(o, Var) and o.id in temps and o.id in before for x in readers
-                       for o in x.operands()):
+            if not _tree_open_across(b, j, temps):
                 continue
             for x in readers:
                 fresh = Var(next_id, t.type, f"p{next_id}")
@@ -221,6 +225,48 @@ def _recompute_steps(m: IRMethod) -> bool:
             changed = True
             break  # the block's statements moved: its other copies are seen next round
     return changed
+
+
+def _tree_open_across(b: Block, j: int, temps: set[int]) -> bool:
+    """A temporary defined before statement j of ``b`` is read after it: lowering holds that value on the stack
+    across statement j, and a variable update emitted there would split its tree."""
+    before = {x.defined().id for x in b.stmts[:j] if x.defined() is not None}  # type: ignore[union-attr]
+    return any(isinstance(o, Var) and o.id in temps and o.id in before
+               for x in _stmts(b)[j + 1:] for o in x.operands())
+
+
+#: the int and long operators whose operands commute (exactly: two's complement, no rounding)
+_COMMUTATIVE = frozenset(f"{o}.{t}" for o in ("add", "mul", "and", "or", "xor") for t in "il")
+_MIRROR = {Cond.EQ: Cond.EQ, Cond.NE: Cond.NE, Cond.LT: Cond.GT, Cond.GE: Cond.LE, Cond.GT: Cond.LT,
+           Cond.LE: Cond.GE}  # a cond b == b mirror(cond) a
+
+
+def _constants_second(m: IRMethod) -> None:
+    """``c op x`` of a commutative int or long operator becomes ``x op c``, and a test ``c cond x`` of ints
+    ``x mirror(cond) c`` (the extraction does not keep the source's order): javac's ``iload; iconst; iadd``,
+    ``iload; iflt`` for ``0 > x``, and ``v = 1 + v`` becomes the ``v = v + 1`` that coalescing and lowering
+    turn into ``iinc``. A constant pushes no tree, so no evaluation moves."""
+    for b in m.blocks.values():
+        for st in b.stmts:
+            if isinstance(st, Binary) and st.op in _COMMUTATIVE and isinstance(st.a, Const) \
+                    and not isinstance(st.b, Const):
+                st.a, st.b = st.b, st.a
+        t = b.terminator
+        if isinstance(t, If) and isinstance(t.a, Const) and not isinstance(t.b, Const) \
+                and t.a.type.kind is Kind.INT:
+            t.a, t.b, t.cond = t.b, t.a, _MIRROR[t.cond]
+
+
+def _doublings_as_shifts(m: IRMethod) -> None:
+    """``x + x`` of an int or long read nowhere else becomes ``x << 1``: the same value (both wrap modulo
+    2^32 or 2^64), but ``x`` is then read once and stays on the stack inside its tree, where two reads would
+    give it a slot and a store (``arraylength; istore; ...; iload; dup; iadd``, BenchKernels.invariantSum)."""
+    _, uses = _counts(m)
+    for b in m.blocks.values():
+        for k, st in enumerate(b.stmts):
+            if isinstance(st, Binary) and st.op in ("add.i", "add.l") and isinstance(st.a, Var) \
+                    and st.a is st.b and st.a.type.kind in (Kind.INT, Kind.LONG) and uses[st.a.id] == 2:
+                b.stmts[k] = Binary(st.dst, "shl" + st.op[3:], st.a, Const(INT, 1), origin=st.origin)
 
 
 def _can_retarget(b: Block, j: int, k: int, v: Var) -> bool:
@@ -349,20 +395,37 @@ def _handler_live(b: Block, live_in: dict[int, set[int]]) -> set[int]:
 
 def _order_trees(b: Block, temps: set[int]) -> None:
     """Put the expression trees a statement reads in the order of its operands, when the statements just before
-    it are exactly those trees: lowering then pushes them in place (``x = x * c + a[i]``: the product first).
+    it are exactly those trees: lowering then pushes them in place (``x = x * c + a[i]``: the product first). A
+    tree whose root is read again later (stored by lowering, see :func:`_stored_root`) goes before them all.
     Each tree keeps its own order and the statements that can throw or have effects keep theirs; a tree writes
     only its temporaries, so nothing else it could depend on changes."""
     k = 0
     while k < len(b.stmts) + 1:
         st = _stmts(b)[k]
-        ops = [x for x in st.operands() if isinstance(x, Var) and x.id in temps]
+        ops = [x for x in st.operands() if isinstance(x, Var) and (x.id in temps or _stored_root(b, k, x))]
+        ops = list({x.id: x for x in ops}.values())  # a root read twice (r * r) is one tree, placed once
         seg = _tree_segment(b, k, ops, temps) if len(ops) > 1 else None
         if seg is not None:
             start, trees = seg
+            # a stored root's tree first: lowering stores its value and loads it in place, while the trees of
+            # temporaries leave theirs on the stack, where computing a stored tree after them would bury them
+            ops.sort(key=lambda t: t.id in temps)
             new = [x for t in ops for x in trees[t.id]]
             if [x for x in new if not _pure(x)] == [x for x in b.stmts[start:k] if not _pure(x)]:
                 b.stmts[start:k] = new
         k += 1
+
+
+def _stored_root(b: Block, k: int, v: Var) -> bool:
+    """``v``, read by statement k of ``b`` and again later, is the root of a tree just before it that lowering
+    stores (``through = w[i][k] + w[k][j]; if (through < w[i][j])``): its definition may be ordered like a
+    temporary's when it is the block's only one and nothing before k reads it. Not in a block with handlers,
+    which could see ``v`` written earlier or later."""
+    if b.handlers:
+        return False
+    defs = [j for j, x in enumerate(b.stmts[:k]) if x.defined() is v]
+    return len(defs) == 1 and not any(_reads(x, v) for x in b.stmts[:k]) \
+        and not any(_writes(x, v) for x in _stmts(b)[k:])
 
 
 def _tree_segment(b: Block, k: int, ops: list[Var], temps: set[int]) -> tuple[int, dict[int, list[Stmt]]] | None:

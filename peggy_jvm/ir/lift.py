@@ -30,6 +30,7 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.errors import ClassFileError, UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.model import Access, ClassFile, CodeAttribute, MethodInfo
+from ..classfile.reader import read_code, read_instructions
 from ..semantics import static_read_is_pure
 from .subroutines import has_subroutines, inline_subroutines
 from .nodes import (DOUBLE, FLOAT, INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap,
@@ -151,7 +152,7 @@ class _Lifter:
             return self.new_var(IRType(Kind.REF, vtype))
         if vtype == fr.NULL:
             return self.new_var(NULL_TYPE)
-        t = _KIND_OF_VTYPE.get(vtype)  # type: ignore[arg-type]
+        t = _KIND_OF_VTYPE.get(vtype)
         if t is None:
             raise LiftError(f"value of verification type {fr.type_name(vtype)} in {self.where()}")
         return self.new_var(t)
@@ -280,7 +281,7 @@ class _Lifter:
             return IRType(Kind.REF, self.cf.name)
         if isinstance(vtype, str) or vtype == fr.NULL:
             return IRType(Kind.REF, vtype if isinstance(vtype, str) else None)
-        t = _KIND_OF_VTYPE.get(vtype)  # type: ignore[arg-type]
+        t = _KIND_OF_VTYPE.get(vtype)
         if t is None:
             raise LiftError(f"{self.where()}: value of verification type {fr.type_name(vtype)}")
         return t
@@ -386,7 +387,7 @@ class _Lifter:
     def value(self, x: object) -> Var | Const:
         if isinstance(x, _Uninit):
             raise LiftError(f"{self.where()}: uninitialized object used as a value")
-        return x  # type: ignore[return-value]
+        return x  # type: ignore[return-value]  # the stack and locals hold only Var, Const and _Uninit
 
     def emit(self, s: Stmt) -> None:
         self.block.stmts.append(s)
@@ -702,9 +703,9 @@ def lift_method(cf: ClassFile, method: MethodInfo, hierarchy: ClassHierarchy | N
         attr = method.code_attribute()
         if attr is None:
             raise LiftError(f"{method.name}{method.descriptor} has no code")
-        code = CodeAttribute.parse(attr.data, cf.pool)
+        code = read_code(attr.data, cf.pool)
     if insns is None:
-        insns = code.instructions()
+        insns = read_instructions(code)
     if has_subroutines(insns):
         try:
             insns, table, new_code = inline_subroutines(insns, len(code.code), code.exception_table)

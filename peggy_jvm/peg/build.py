@@ -68,12 +68,14 @@ class PegUnsupported(Exception):
 def const_node(peg: PEG, c: Const) -> int:
     k = c.type.kind
     if k is Kind.INT:
-        return peg.add("const.i", int(c.value))  # type: ignore[arg-type]
+        return peg.add("const.i", int(c.value))
     if k is Kind.LONG:
-        return peg.add("const.l", int(c.value))  # type: ignore[arg-type]
+        return peg.add("const.l", int(c.value))
     if k is Kind.FLOAT:
+        # a float Const's value is a number
         return peg.add("const.f", float_to_raw_int_bits(float(c.value)))  # type: ignore[arg-type]
     if k is Kind.DOUBLE:
+        # a double Const's value is a number
         return peg.add("const.d", double_to_raw_long_bits(float(c.value)))  # type: ignore[arg-type]
     return peg.add("const.a", c)
 
@@ -162,6 +164,7 @@ def _segments(m: IRMethod, pure: frozenset[FieldRef] = frozenset()) -> tuple[dic
         for a, nxt in zip(segs_of_block, segs_of_block[1:]):
             a.succ.append(("n", nxt.id))
             a.succ.append(("x", dispatch_chain(b)))
+        # term's class is the one its kind names: mypy does not narrow through kind (the ignores)
         if kind == "goto":
             pending.append((last, "goto", term.target))  # type: ignore[attr-defined]
         elif kind == "if":
@@ -261,7 +264,7 @@ class _Builder:
     def analyze(self) -> None:
         info = C.analyze(self.graph(), self.entry, include_exceptional=False)
         if not info.reducible:
-            a, b = info.witness  # type: ignore[misc]
+            a, b = info.witness  # type: ignore[misc]  # not reducible: witness is set
             raise PegUnsupported(f"irreducible control flow (edge into B{self.segs[b].block.id} from "
                                  f"B{self.segs[a].block.id} enters a cycle not through its header)")
         changed = False
@@ -294,7 +297,7 @@ class _Builder:
         if lp is ctx:
             return n
         while lp is not None and lp.info.parent is not (None if ctx is None else ctx.info):
-            lp = self.loops[lp.info.parent.header]  # type: ignore[union-attr]
+            lp = self.loops[lp.info.parent.header]  # type: ignore[union-attr]  # lp is inside ctx: it has a parent
         assert lp is not None, (n, ctx)
         return ("L", lp.header)
 
@@ -318,7 +321,7 @@ class _Builder:
                 if dv is not None and not (s.kind == "try" and st is s.term):
                     d.add(dv)
             if s.kind in ("if", "switch", "return", "throw", "athrow"):
-                for x in s.term.operands():  # type: ignore[union-attr]
+                for x in s.term.operands():
                     if isinstance(x, Var) and x not in d:
                         u.add(x)
             if s.kind == "dispatch" and EXC not in d:
@@ -336,7 +339,7 @@ class _Builder:
                 for label, t in s.succ:
                     lt = live.get(t, frozenset())
                     if label == "n":  # the deferred statement's result is defined on its normal edge only
-                        out |= lt - {s.term.defined()}  # type: ignore[union-attr]
+                        out |= lt - {s.term.defined()}
                     elif label == "x":
                         out |= lt - {EXC}
                     else:
@@ -362,7 +365,7 @@ class _Builder:
                 return env[x]
             except KeyError:
                 raise PegUnsupported(f"variable {x!r} read before it is written") from None
-        return const_node(self.peg, x)  # type: ignore[arg-type]
+        return const_node(self.peg, x)  # type: ignore[arg-type]  # an operand is a Var or a Const
 
     def effect(self, env: dict, op: str, attr: object, args: list[int]) -> int:
         nid = self.peg.add(op, attr, (env[SIGMA], *args))
@@ -378,6 +381,7 @@ class _Builder:
         self.origin = st.origin  # for the effects this statement makes
         val = lambda x: self.operand(env, x)  # noqa: E731
         t = type(st)
+        # each branch reads st's fields as the class t names: mypy does not narrow st through t (the ignores)
         if t is Copy:
             env[st.dst] = val(st.src)  # type: ignore[attr-defined]
             return None
@@ -463,7 +467,7 @@ class _Builder:
             if r is not None:
                 self.pending[n] = r
         if s.kind == "athrow":
-            o = self.effect(env, "athrow", None, [self.operand(env, s.term.value)])  # type: ignore[union-attr]
+            o = self.effect(env, "athrow", None, [self.operand(env, s.term.value)])
             self.pending[n] = (o, None, None)
         self.env_end[n] = env
         return env
@@ -490,7 +494,7 @@ class _Builder:
                 v = peg.add("unit") if term.value is None else self.operand(env, term.value)
                 env[RESULT] = peg.add("return", None, (env[SIGMA], v))
             else:
-                env[RESULT] = peg.add("throw", None, (env[SIGMA], self.operand(env, term.value)))  # type: ignore[union-attr]
+                env[RESULT] = peg.add("throw", None, (env[SIGMA], self.operand(env, term.value)))
             return env
         if label == "nomatch" and dst == EXIT:
             env = dict(env)
@@ -514,7 +518,7 @@ class _Builder:
             env = self.out_env(e)
         else:
             c = self.collapse(e[0], ctx)
-            lp = self.loops[c[1]]  # type: ignore[index]
+            lp = self.loops[c[1]]  # type: ignore[index]  # not innermost in ctx: collapse gave ('L', header)
             self.process_loop(lp)
             inside = self.edge_env(e, lp)
             target_keys = self.keys_for(e[2]) if e[2] != EXIT else [SIGMA, RESULT]
@@ -550,7 +554,7 @@ class _Builder:
         if label == "never":
             c = peg.add("const.b", False)
         elif s.kind == "if":
-            term: If = s.term  # type: ignore[assignment]
+            term: If = s.term  # type: ignore[assignment]  # an 'if' segment's term
             a, b = self.operand(env, term.a), self.operand(env, term.b)
             if term.a.type.kind is Kind.REF or term.b.type.kind is Kind.REF:
                 op = "eq.a" if term.cond.value == "eq" else "ne.a"
@@ -558,13 +562,14 @@ class _Builder:
                 op = f"{term.cond.value}.i"
             c = peg.add(op, None, (a, b))
         elif s.kind == "switch":
-            term2: Switch = s.term  # type: ignore[assignment]
+            term2: Switch = s.term  # type: ignore[assignment]  # a 'switch' segment's term
             v = self.operand(env, term2.value)
+            # a case label is ('case', k)
             c = peg.add("eq.i", None, (v, peg.add("const.i", term2.keys[label[1]])))  # type: ignore[index]
         elif s.kind == "try":
             c = peg.add("threw", None, (self.pending[n][0],))
         elif s.kind == "dispatch":
-            h = s.term[s.index]  # type: ignore[index]
+            h = s.term[s.index]  # type: ignore[index]  # a dispatch segment's term is the Handler tuple
             test = peg.add("instanceof", h.catch_type, (env[EXC],))
             c = peg.add("ne.i", None, (test, peg.add("const.i", 0)))
         else:
@@ -591,7 +596,7 @@ class _Builder:
                 elif sub is not None:
                     tree = _Tree(lp.exit_cond[edge], sub, tree)
         else:
-            n: int = x  # type: ignore[assignment]
+            n: int = x  # type: ignore[assignment]  # not a loop: x is a node id
             label_target = dict(self.segs[n].succ)
             labels = self.branch_labels(n)
             subs = [self.via((n, label, label_target[label]), target, ctx) for label in labels]
@@ -655,7 +660,7 @@ class _Builder:
                 return None
             r = memo.get(id(t), 0)
             if r != 0:
-                return r  # type: ignore[return-value]
+                return r  # type: ignore[return-value]  # memo holds dicts or None; 0 is the miss marker
             if t.edge is not None:
                 env = leaf(t.edge)
                 r = {k: env[k] for k in keys if k in env}
@@ -721,6 +726,7 @@ class _Builder:
             init = self.initial_env()
         else:
             d = self.idom[lp.header]
+            # only the entry has no idom
             init_tree = self.decide(self.collapse(d, parent), lp.header, parent)  # type: ignore[arg-type]
             init = self.merge(init_tree, keys, lambda e: self.edge_env(e, parent))
         header = self.segs[lp.header]
@@ -751,6 +757,7 @@ class _Builder:
 
     def build(self) -> PEG:
         self.analyze()
+        # only the entry has no idom
         exit_tree = self.decide(self.collapse(self.idom[EXIT], None), EXIT, None)  # type: ignore[arg-type]
         res = self.merge(exit_tree, [RESULT], lambda e: self.edge_env(e, None))
         if RESULT not in res:
@@ -853,7 +860,7 @@ def minimize(peg: PEG) -> PEG:
                 continue
             node = nodes[n]
             if node.op == "theta":
-                t = out.new_theta(node.attr)  # type: ignore[arg-type]
+                t = out.new_theta(node.attr)  # type: ignore[arg-type]  # a theta's attr is its loop depth
                 new_id[n] = t
                 thetas.append((n, t))
                 for c in node.children:

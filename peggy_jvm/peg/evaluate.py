@@ -95,7 +95,7 @@ class _Evaluator:
         return v
 
     def theta(self, n: int, idx: tuple) -> object:
-        d: int = self.nodes[n].attr  # type: ignore[assignment]
+        d: int = self.nodes[n].attr  # type: ignore[assignment]  # a loop node's attr is its depth
         init, nxt = self.nodes[n].children
         i = idx[d - 1]
         if i == 0:
@@ -131,13 +131,13 @@ class _Evaluator:
             if op in ("eq.a", "ne.a"):
                 same = I._same_ref(vals[0], vals[1])
                 return same if op == "eq.a" else not same
-            return spec.fn(*vals)  # type: ignore[misc]
+            return spec.fn(*vals)  # type: ignore[misc]  # a pure op past the special cases has fn
         if role is Role.CONST:
             return self.constant(op, node.attr)
         if role is Role.PARAM:
             if op == "sigma0":
                 return _Sigma(0)
-            return self.args[node.attr]  # type: ignore[index]
+            return self.args[node.attr]
         if role is Role.PROJECTION:
             o = ev(ch[0], idx)
             if not isinstance(o, _Outcome):
@@ -152,10 +152,10 @@ class _Evaluator:
                 raise I.JavaThrow(o.value)
             return o.value if op == "rho_value" else o.sigma
         if role is Role.LOOP:
-            d: int = node.attr  # type: ignore[assignment]
+            d: int = node.attr  # type: ignore[assignment]  # a loop node's attr is its depth
             if op == "eval":
                 k = ev(ch[1], idx)
-                return ev(ch[0], _at(idx, d, k))  # type: ignore[arg-type]
+                return ev(ch[0], _at(idx, d, k))  # type: ignore[arg-type]  # an eval's index input is an int
             if op == "pass":
                 k = 0
                 while True:
@@ -181,11 +181,11 @@ class _Evaluator:
         if op in ("const.i", "const.l", "const.b"):
             return attr
         if op == "const.f":
-            return int_bits_to_float(attr)  # type: ignore[arg-type]
+            return int_bits_to_float(attr)  # type: ignore[arg-type]  # a float constant's attr is its raw int bits
         if op == "const.d":
-            return long_bits_to_double(attr)  # type: ignore[arg-type]
+            return long_bits_to_double(attr)  # type: ignore[arg-type]  # a double constant's attr is its raw bits
         if op == "const.a":
-            return self.interp._const(attr)  # type: ignore[arg-type]
+            return self.interp._const(attr)  # type: ignore[arg-type]  # const.a's attr is the IR constant
         if op == "unit":
             return None
         if op == "zero":
@@ -230,19 +230,19 @@ class _Evaluator:
                 recv, vals = vals[0], vals[1:]
                 if recv is None:
                     it.throw("java/lang/NullPointerException")
-            return call.invoke(it, kind, attr, recv, vals)  # type: ignore[arg-type]
+            return call.invoke(it, kind, attr, recv, vals)  # type: ignore[arg-type]  # an invoke's attr is its MethodRef
         if op == "new":
-            cls, ctor = attr  # type: ignore[misc]
+            cls, ctor = attr  # type: ignore[misc]  # new's attr is (class, constructor)
             return call.new(it, cls, ctor, vals)
         if op == "invokedynamic":
             from ..ir.nodes import InvokeDynamic
-            name, desc, bsm = attr  # type: ignore[misc]
+            name, desc, bsm = attr  # type: ignore[misc]  # invokedynamic's attr is (name, descriptor, bootstrap)
             st = self.stmts.get(n)
             if st is None:
                 st = self.stmts[n] = (InvokeDynamic(None, name, desc, bsm, []),)
             return call.invoke_dynamic(it, st[0], vals)
         if op == "classinit":
-            call.class_init(it, attr)  # type: ignore[arg-type]
+            call.class_init(it, attr)  # type: ignore[arg-type]  # classinit's attr is the class name
             return None
         # the rest are one IR statement each: let the interpreter perform it
         st, ins, dst = self.statement(n, op, attr, len(vals))

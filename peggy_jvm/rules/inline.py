@@ -310,10 +310,10 @@ def inlinable_calls(peg: PEG, roots: list[int] | None = None) -> list[int]:
 
 
 def same_body(a: Body, b: Body) -> bool:
-    """Whether two sides' bodies of one callee mean the same (bisimilar PEGs): only then may a call both sides
-    make be inlined in a shared e-graph."""
-    from ..peg.normalize import bisimilar
-    return a is b or (a.is_static == b.is_static and bisimilar(a.peg, b.peg))
+    """Whether two sides' bodies of one callee certainly mean the same: only then may a call both sides make be
+    inlined in a shared e-graph. The same built PEG (node for node, the builder being deterministic and its
+    output minimized); a callee changed on one side, even in form only, is not inlined."""
+    return a is b or (a.is_static == b.is_static and a.peg.root == b.peg.root and a.peg.nodes == b.peg.nodes)
 
 
 def inline_calls(eg: EPeg, peg: PEG, mapping: dict[int, int], bodies: dict[int, Body]) -> int:
@@ -377,7 +377,7 @@ def _copy_body(eg: EPeg, callee: PEG, args: list[int], call_cls: int) -> tuple[i
 def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSource]]) -> dict[int, Body]:
     """The calls of ``joint`` (reachable from ``roots``) to inline, with their bodies. ``sides``: each side's
     own PEG and callee source; a call is inlined only when every side whose PEG makes a call to that method
-    finds an inlinable body for it, and those bodies mean the same (:func:`same_body`), since one e-node of
+    finds an inlinable body for it, and those bodies are the same (:func:`same_body`), since one e-node of
     the shared e-graph stands for the calls of both sides."""
     users: dict[tuple[str, MethodRef], list[CalleeSource]] = {}
     for peg, source in sides:

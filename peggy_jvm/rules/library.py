@@ -2,7 +2,12 @@
 
 What this module owns
     :class:`RuleSet` (every rewrite with its group, which groups are enabled) and the loaders
-    :func:`load_rules` / :func:`default_rules` (the package's ``peggy_jvm/axioms/`` directory, or ``$PEGGY_AXIOMS``).
+    :func:`load_rules` / :func:`default_rules` (the bundled axioms: :func:`default_axiom_dir`, or ``$PEGGY_AXIOMS``).
+
+Where the bundled axioms are
+    The source tree keeps them at the top level, ``axioms/`` beside ``peggy_jvm/``; an installed wheel carries them as
+    package data in ``peggy_jvm/axioms/`` (``pyproject.toml`` maps the one onto the other). The package's own
+    directory is looked at first, so an installed copy never reads a source tree's files.
 
 Groups
     Every rule belongs to the group named by the last ``group`` line before it (or its file's stem). A group is
@@ -32,10 +37,14 @@ __all__ = ["RuleSet", "load_rules", "default_rules", "default_axiom_dir", "parse
 
 
 def default_axiom_dir() -> Path:
+    """``$PEGGY_AXIOMS`` if set, else the bundled axioms (module docstring: an editable install maps only the Python
+    packages, so the package-data copy exists only in a wheel)."""
     env = os.environ.get("PEGGY_AXIOMS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "axioms"  # package data: installed with the code
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "axioms"
+    return installed if installed.is_dir() else package.parent / "axioms"
 
 
 @dataclass
