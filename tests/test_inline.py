@@ -46,6 +46,11 @@ SOURCE = """public class Inl {
     static int callsLoop(int n) { return loop(n) + 1; }
     static boolean isNeg(int x) { return x < 0; }
     static int callsBool(int x) { return isNeg(x) ? 1 : 2; }
+    static byte low(int x) { return (byte) x; }
+    static int callsLow(int x) { return low(x) + 1; }
+    static boolean flag;
+    static boolean isFlag() { return flag; }
+    static int callsFlag(int x) { return isFlag() ? x : 2; }
     static synchronized int locked(int x) { return x + 7; }
     static int callsLocked(int x) { return locked(x) * 2; }
     int open(int x) { return x - base; }
@@ -57,11 +62,14 @@ SOURCE = """public class Inl {
     static int guarded(int[] a) { try { return first(a); } catch (NullPointerException e) { return -1; } }
 }
 """
-INLINED = ("plusOne", "sumSq", "viaFirst", "useThis", "absPlus", "bumped")
-KEPT = {"callsLoop": "has a loop", "callsBool": "returns boolean/byte/char/short", "callsLocked": "synchronized",
+INLINED = ("plusOne", "sumSq", "viaFirst", "useThis", "absPlus", "bumped", "callsLow")
+# a boolean field's value is not known to be 0 or 1 (a JVM before 9 does not narrow it on ireturn)
+KEPT = {"callsLoop": "has a loop", "callsFlag": "returns boolean/byte/char/short not known in range",
+        "callsLocked": "synchronized",
         "callsOpen": "may be overridden", "callsFact": "recursive", "callsCheck": "has throw"}
 STATIC_CALLS = {"plusOne": "(I)I", "sumSq": "(II)I", "viaFirst": "([II)I", "viaThis": "(I)I", "absPlus": "(I)I",
                 "bumped": "(I)I", "callsLoop": "(I)I", "callsBool": "(I)I", "callsLocked": "(I)I",
+                "callsLow": "(I)I", "callsFlag": "(I)I",
                 "callsFact": "(I)I", "callsCheck": "(I)I", "guarded": "([I)I"}
 _INVOKES = {op.INVOKESTATIC, op.INVOKESPECIAL, op.INVOKEVIRTUAL, op.INVOKEINTERFACE}
 
@@ -109,13 +117,16 @@ def test_each_refusal_has_its_reason(built):
     cf = read_class((src / "Inl.class").read_bytes())
     source = CalleeSource(cf, None)
     from peggy_jvm.ir.nodes import MethodRef
-    callees = {"callsLoop": ("static", "loop", "(I)I"), "callsBool": ("static", "isNeg", "(I)Z"),
+    callees = {"callsLoop": ("static", "loop", "(I)I"), "callsFlag": ("static", "isFlag", "()Z"),
                "callsLocked": ("static", "locked", "(I)I"), "callsOpen": ("virtual", "open", "(I)I"),
                "callsFact": ("static", "fact", "(I)I"), "callsCheck": ("static", "check", "(I)I")}
     for caller, (kind, name, desc) in callees.items():
         got = source.body(kind, MethodRef("Inl", name, desc))
         assert got == KEPT[caller], (caller, got)
     assert isinstance(source.body("static", MethodRef("Inl", "foo", "(I)I")), Body)
+    # a boolean/byte result in range whether or not ireturn narrows it: constants 0/1, an i2b
+    assert isinstance(source.body("static", MethodRef("Inl", "isNeg", "(I)Z")), Body)
+    assert isinstance(source.body("static", MethodRef("Inl", "low", "(I)B")), Body)
     assert source.body("static", MethodRef("Other", "foo", "(I)I")) == "another class"
     assert source.body("virtual", MethodRef("Inl", "getBase", "()I")) != "may be overridden"  # private
     big = source.body("static", MethodRef("Inl", "viaThis", "(I)I"))

@@ -26,8 +26,9 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       (its body calls itself), no loop (a loop's depth attributes would have to be shifted to the call's
       depth), no ``throw`` exit (an explicit throw ends the callee's PEG in a ``throw`` result, which has no
       outcome form in the caller), at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
-      documented size threshold), and not returning ``boolean``/``byte``/``char``/``short`` (the return
-      instruction's narrowing of such values is not modelled).
+      documented size threshold), and when it returns ``boolean``/``byte``/``char``/``short``, every value it
+      returns is certainly in that type's range (constants, phis of them, ``i2b``/``i2c``/``i2s``): whether
+      ``ireturn`` narrows (JVMS 9+) or not (older JVMs) then makes no difference.
     * The call's outcome is read by ``rho_value``/``rho_sigma`` only: a call inside a try region (read by
       ``threw``/``rho_exc``/``rho_esigma``) stays a call.
     * Only the calls of the PEG as built are inlined, not calls inside inlined bodies (one level: the rewrite
@@ -70,7 +71,10 @@ MAX_CALLEE_NODES = 40
 
 _CALL_OPS = frozenset({"invoke.static", "invoke.special", "invoke.virtual"})
 _HANDLER_READS = frozenset({"threw", "rho_exc", "rho_esigma"})
-_NARROWED_RETURNS = frozenset("ZBCS")
+#: the int-typed returns a JVM may narrow on ``ireturn`` (JVMS 9+ does, older JVMs do not): their range, and the
+#: narrowing operator whose result is already in it
+_NARROWED_RETURNS = {"Z": (0, 1, None), "B": (-128, 127, "i2b"), "C": (0, 0xFFFF, "i2c"),
+                     "S": (-32768, 32767, "i2s")}
 _REASON = Reason("inline")
 
 
@@ -256,8 +260,6 @@ def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassH
     from ..ir.lift import lift_method  # the stages below the rules: imported where used, as pipeline does
     from ..peg.build import build_peg
     from ..peg.check import check_peg
-    if parse_method_descriptor(m.descriptor)[1] in _NARROWED_RETURNS:
-        return "returns boolean/byte/char/short"
     try:
         peg = build_peg(lift_method(cls, m, hierarchy))
         check_peg(peg)
@@ -276,7 +278,24 @@ def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassH
             return "recursive"
     if not all(peg.nodes[n].op in ("return", "phi") for n in _result_tree(peg)):
         return "ends otherwise than by return"
+    narrow = _NARROWED_RETURNS.get(parse_method_descriptor(m.descriptor)[1])
+    if narrow is not None and not all(_in_range(peg, peg.nodes[n].children[1], narrow) for n in _result_tree(peg)
+                                      if peg.nodes[n].op == "return"):
+        return "returns boolean/byte/char/short not known in range"
     return Body(peg, peg.is_static)
+
+
+def _in_range(peg: PEG, v: int, narrow: tuple[int, int, str | None]) -> bool:
+    """Whether value ``v`` is certainly within the return type's range (constants in range, narrowing
+    operators, phis of such), so that whether the JVM narrows it on return (JVMS 9+ ``ireturn``) or not, the
+    caller receives ``v``."""
+    lo, hi, op = narrow
+    node = peg.nodes[v]
+    if node.op == "phi":
+        return _in_range(peg, node.children[1], narrow) and _in_range(peg, node.children[2], narrow)
+    if node.op == "const.i":
+        return lo <= int(node.attr) <= hi  # type: ignore[arg-type]
+    return op is not None and node.op == op
 
 
 def _result_tree(peg: PEG) -> list[int]:
