@@ -438,7 +438,9 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
     cf = read_class(data)
     reports: list[MethodReport] = []
     changed = False
-    callee_pegs: dict = {}  # the callees' PEGs (rules/inline.py), built once for all the class's callers
+    # the callees' PEGs and classes (rules/inline.py), built and parsed once for all the class's callers
+    callee_pegs: dict = {}
+    callee_classes: dict = {}
     for m in cf.methods:
         attr = m.code_attribute()
         if attr is None:
@@ -466,7 +468,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                                 epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"),
                                 inlined=info.get("inlined"))
         try:
-            callees = CalleeSource(cf, hierarchy, program, m.is_static, callee_pegs)
+            callees = CalleeSource(cf, hierarchy, program, m.is_static, callee_pegs, callee_classes)
             result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal, rules, callees)
         except MethodTimeout as e:  # the net fired between two sub-stages, or inside saturation + extraction
             reports.append(row("fallback", f"timeout: {e}", time.perf_counter() - start))

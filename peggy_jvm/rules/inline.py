@@ -91,14 +91,16 @@ class CalleeSource:
     """The methods one caller may inline: those of its class ``cls`` and of the other classes of ``program``
     (the input's classes by internal name, as bytes; None: the caller's class only). ``caller_static``: whether
     the caller is a static method (then its class is initialized, or being initialized by this thread).
-    Callee PEGs and refusals are cached per (kind, method); ``pegs`` may be shared by the callers of one class."""
+    Callee PEGs and refusals are cached per (kind, method) in ``pegs``, the input's classes parsed once in
+    ``classes``; both may be shared by the callers of one class (their answers depend on the caller's class
+    only)."""
 
     cls: ClassFile
     hierarchy: ClassHierarchy | None
     program: dict[str, bytes] | None = None
     caller_static: bool = True
     pegs: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
-    _classes: dict[str, ClassFile | None] = field(default_factory=dict, repr=False)
+    classes: dict[str, ClassFile | None] = field(default_factory=dict, repr=False)
 
     def body(self, kind: str, ref: MethodRef) -> Body | str:
         """The callee's body for a call ``invoke.<kind>`` of ``ref`` from the caller, or why it is not inlined."""
@@ -119,16 +121,16 @@ class CalleeSource:
         """The input's class ``name`` (the caller's own included), or None when it is not in the input."""
         if name == self.cls.name:
             return self.cls
-        if name not in self._classes:
+        if name not in self.classes:
             data = (self.program or {}).get(name)
-            self._classes[name] = None
+            self.classes[name] = None
             if data is not None:
                 from ..classfile.reader import read_class
                 try:
-                    self._classes[name] = read_class(data)
+                    self.classes[name] = read_class(data)
                 except Exception:  # a broken class of the input is as good as a missing one: not inlined
                     pass
-        return self._classes[name]
+        return self.classes[name]
 
     def _call_refusal(self, kind: str, ref: MethodRef) -> str | None:
         """What the call itself does beyond the body, from this caller: class initialization (static calls)."""
