@@ -15,10 +15,18 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       method, ``invokespecial`` of a private method, ``invokevirtual`` of a private or final method, or of a
       method of a final class (method resolution finds the declaration in the named class: only methods
       declared in that class itself are taken). No constructors, no ``invokeinterface``.
-    * Same class only (the callee's class is the caller's): then every member the body uses is accessible
-      where it is copied to (nothing private leaks into another class), and the class is already initialized
-      (or being initialized by this thread) when one of its methods runs, so the call's class initialization
-      is a no-op.
+    * The callee's class is the caller's, or (with ``CalleeSource.program``) another class of the input in the
+      same package (same jar, so the same class loader and runtime package) whose superclasses are all in the
+      input; then the body must name nothing the caller could not: no member private to another class, none
+      inherited (the reference must name the declaring class), no protected or package member of another
+      package, no non-public class of another package, no ``invokespecial`` (resolved against the current
+      class) and no ``invokedynamic`` (its bootstrap may name the callee's private methods); see
+      :func:`_inaccessible`.
+    * Class initialization: ``invokestatic`` initializes the callee's class and its superclasses. A static
+      caller's own class and its superclasses are initialized (or being initialized by this thread) while it
+      runs, so that step is a no-op there; an instance method has no such promise (``this`` may escape a
+      ``<clinit>`` to another thread), so otherwise the callee's class and every superclass up to
+      ``java/lang/Object`` must have no static initializer, which makes the step unobservable.
     * Instance callees only on the caller's own ``this`` (``param 0`` of an instance method): the call's
       receiver is then known non-null, so the call's NullPointerException cannot happen and dropping it is
       exact.
