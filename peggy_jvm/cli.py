@@ -252,7 +252,8 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
             check_outputs([input_path], [Output(dot, Form.DOT)])
         inp = read_input(input_path)
         hierarchy = ClassHierarchy(_split_classpath(classpath))
-        hierarchy.add_lazy_classes(classes_by_name(inp))
+        program = classes_by_name(inp)
+        hierarchy.add_lazy_classes(program)
         found = []
         for entry in inp.entries:
             if not entry.is_class:
@@ -276,7 +277,7 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
                 graphs.append(peg_to_dot(peg))
             elif what == "epeg":
                 text, dots = _show_epeg(ir, rule_options, Goal(goal), extracted,
-                                        CalleeSource(cf, hierarchy, None, m.is_static))
+                                        CalleeSource(cf, hierarchy, program, m.is_static))
                 out.extend(text)
                 graphs.extend(dots)
             else:
@@ -298,7 +299,7 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
 def _show_epeg(ir, rules: RuleOptions | None, goal: Goal, extracted: bool, callees: CalleeSource | None = None
                ) -> tuple[list[str], list[str]]:
     """``show --epeg``: the E-PEG of the method as the full stage saturates it (``callees``: what it may
-    inline, here the method's own class), and with ``extracted`` the extraction's choice
+    inline, the input's classes), and with ``extracted`` the extraction's choice
     (``pipeline.full_stage_view``). Text lines and DOT graphs."""
     from .epeg.printer import egraph_to_dot, format_egraph
     from .peg.printer import format_peg, peg_to_dot
