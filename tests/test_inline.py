@@ -324,3 +324,38 @@ def test_the_inlined_jar_verifies_and_behaves_identically(jar, java_home, verifi
     result = dt.compare(classes, out, calls, java_home=java_home, timeout_ms=3000)
     assert result.mismatches == [], result.report()
     assert result.compared > 0.8 * len(calls)
+
+
+def test_the_self_check_refuses_a_wrong_inlining(java_home, tmp_path, monkeypatch):
+    """A mutant of the rewrite in the optimizer's saturation only (the returned value plus one): extraction
+    takes the wrong body, and the self-check, which inlines the true body, keeps the original code."""
+    import peggy_jvm.saturate as sat
+    from peggy_jvm.peg.graph import PEG, Node
+
+    real = sat.inline_calls
+
+    def off_by_one(eg, peg, mapping, bodies):
+        wrong = {}
+        for n, body in bodies.items():
+            p = body.peg
+            if p.nodes[p.root].op != "return":
+                continue
+            s, v = p.nodes[p.root].children
+            nodes = [*p.nodes, Node("const.i", 1, ())]
+            nodes.append(Node("add.i", None, (v, len(nodes) - 1)))
+            nodes.append(Node("return", None, (s, len(nodes) - 1)))
+            wrong[n] = Body(PEG(name=p.name, class_name=p.class_name, is_static=p.is_static, nodes=nodes,
+                                root=len(nodes) - 1, param_types=p.param_types), body.is_static)
+        return real(eg, peg, mapping, wrong)
+
+    keep_every_rewrite(monkeypatch)
+    monkeypatch.setattr(sat, "inline_calls", off_by_one)
+    (tmp_path / "Inl.java").write_text(SOURCE)
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path / "src"), str(tmp_path / "Inl.java")],
+                   check=True)
+    _, report = optimize_input(tmp_path / "src", tmp_path / "out", Stage.FULL)
+    rows = {m.name: m for m in report.methods}
+    after = _code(tmp_path / "out")
+    for name in ("plusOne", "sumSq"):
+        assert rows[name].status == "unchanged" and "self-check" in rows[name].reason, (name, rows[name].reason)
+        assert _invokes(after[name]), name
