@@ -27,6 +27,7 @@ from .classfile.errors import ClassFileError
 from .codecost import Goal
 from .interrupt import Interrupted, catching_signals
 from .pipeline import IMPLEMENTED_STAGES, Progress, Stage, classes_by_name, optimize_input
+from .rules.inline import CalleeSource
 from .rules.strings import ASSUMPTIONS
 
 if TYPE_CHECKING:  # the rule machinery is imported only by the commands that need it
@@ -251,7 +252,8 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
             check_outputs([input_path], [Output(dot, Form.DOT)])
         inp = read_input(input_path)
         hierarchy = ClassHierarchy(_split_classpath(classpath))
-        hierarchy.add_lazy_classes(classes_by_name(inp))
+        program = classes_by_name(inp)
+        hierarchy.add_lazy_classes(program)
         found = []
         for entry in inp.entries:
             if not entry.is_class:
@@ -274,7 +276,8 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
                 out.extend(format_peg(peg))
                 graphs.append(peg_to_dot(peg))
             elif what == "epeg":
-                text, dots = _show_epeg(ir, rule_options, Goal(goal), extracted)
+                text, dots = _show_epeg(ir, rule_options, Goal(goal), extracted,
+                                        CalleeSource(cf, hierarchy, program, m.is_static))
                 out.extend(text)
                 graphs.extend(dots)
             else:
@@ -293,14 +296,16 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
         _write_report(Output(dot, Form.DOT), "".join(graphs))
 
 
-def _show_epeg(ir, rules: RuleOptions | None, goal: Goal, extracted: bool) -> tuple[list[str], list[str]]:
-    """``show --epeg``: the E-PEG of the method as the full stage saturates it, and with ``extracted`` the
-    extraction's choice (``pipeline.full_stage_view``). Text lines and DOT graphs."""
+def _show_epeg(ir, rules: RuleOptions | None, goal: Goal, extracted: bool, callees: CalleeSource | None = None
+               ) -> tuple[list[str], list[str]]:
+    """``show --epeg``: the E-PEG of the method as the full stage saturates it (``callees``: what it may
+    inline, the input's classes), and with ``extracted`` the extraction's choice
+    (``pipeline.full_stage_view``). Text lines and DOT graphs."""
     from .epeg.printer import egraph_to_dot, format_egraph
     from .peg.printer import format_peg, peg_to_dot
     from .pipeline import full_stage_view
 
-    view = full_stage_view(ir, rules, goal, extracted)
+    view = full_stage_view(ir, rules, goal, extracted, callees=callees)
     rep, sat = view.report, view.saturation
     if sat is None:  # extraction gave up before saturating (its checker could not handle the original PEG)
         return [f"; not saturated: {'; '.join(rep.notes if rep else [])}"], []

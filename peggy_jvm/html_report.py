@@ -274,11 +274,13 @@ def optimize_details(report: RunReport, original: InputSet, optimized: InputSet,
     E-PEG (the chosen e-nodes filled) and the chosen PEG (``pipeline.full_stage_view``)."""
     from .ir.lift import LiftError, lift_method
     from .peg.build import PegUnsupported
-    from .pipeline import Stage, full_stage_view
+    from .pipeline import Stage, classes_by_name, full_stage_view
+    from .rules.inline import CalleeSource
 
     chosen = pictured_methods(report.methods)
     names = {m.class_name for m in chosen}
     before, after = _classes(original, names), _classes(optimized, names)
+    program = classes_by_name(original)  # what the full stage could inline from (rules/inline.py)
     out: dict[str, Detail] = {}
     for m in chosen:
         key = row_key(m.class_name, m.name, m.descriptor)
@@ -290,7 +292,8 @@ def optimize_details(report: RunReport, original: InputSet, optimized: InputSet,
                        if x.name == m.name and x.descriptor == m.descriptor), None)
         if report.stage == Stage.FULL.value and method is not None:
             try:
-                view = full_stage_view(lift_method(cf, method, hierarchy), rules, goal, extract=True)
+                view = full_stage_view(lift_method(cf, method, hierarchy), rules, goal, extract=True,
+                                       callees=CalleeSource(cf, hierarchy, program, method.is_static))
             except (LiftError, PegUnsupported) as e:
                 d.facts.append(("PEG", f"none: {e}"))
             else:

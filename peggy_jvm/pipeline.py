@@ -68,6 +68,7 @@ from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
 from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
 from .revert.revert import RevertUnsupported, revert_peg
+from .rules.inline import CalleeSource, inlinable_call_count
 from .budget import DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm
 from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
@@ -132,6 +133,9 @@ class MethodReport:
     #: reports for the method); None when the method was not saturated
     epeg_nodes: int | None = None
     epeg_classes: int | None = None
+    #: call sites inlined by the full stage's extraction (rules/inline.py); None when the method was not
+    #: extracted
+    inlined: int | None = None
     #: a rewritten method's debug information that did not survive (:func:`debug_dropped`); None otherwise
     debug_dropped: dict[str, list] | None = None
 
@@ -163,6 +167,7 @@ class RunReport:
                 "rewritten_bytes_after": sum(m.bytes_after for m in rewritten),
                 "emitted_cost_before": sum(m.emitted_cost_before or 0 for m in rewritten),
                 "emitted_cost_after": sum(m.emitted_cost_after or 0 for m in rewritten),
+                "inlined": sum(m.inlined or 0 for m in rewritten),
                 "seconds": round(self.seconds, 3)}
 
     def to_json(self) -> dict:
@@ -195,12 +200,14 @@ def _build(ir) -> PegGraph:
     return peg
 
 
-def _saturate(peg: PegGraph, rewrites: list, work: WorkBudget) -> Saturation | None:
-    """Saturate: ``peg``'s E-PEG within ``work``'s saturation limits; None (not saturated) when the extraction
-    checker could not judge any extraction of it (``pegextract.select.checkable``), so that no work is wasted."""
+def _saturate(peg: PegGraph, rewrites: list, work: WorkBudget, callees: CalleeSource | None = None
+              ) -> Saturation | None:
+    """Saturate: ``peg``'s E-PEG within ``work``'s saturation limits, the calls ``callees`` allows inlined first
+    (:mod:`peggy_jvm.rules.inline`); None (not saturated) when the extraction checker could not judge any
+    extraction of it (``pegextract.select.checkable``), so that no work is wasted."""
     from .pegextract.select import checkable
     from .saturate import saturate
-    return saturate(peg, rewrites, work.saturation()) if checkable(peg) else None
+    return saturate(peg, rewrites, work.saturation(), callees) if checkable(peg) else None
 
 
 def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: Goal
@@ -235,15 +242,16 @@ def _lower(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Cla
 
 
 def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, work: WorkBudget,
-                rules: RuleOptions | None = None) -> None:
+                rules: RuleOptions | None = None, callees: CalleeSource | None = None) -> None:
     """Self-check (DESIGN section 6, step 2): the emitted bytecode ``data`` is lifted again and validated
     against the original method (``validate.selfcheck.prove_rewrite``: both PEGs in one e-graph, saturated within
     ``work``'s proof limits (work, not time, since the verdict decides the output) with the default safe rules
     and only those of the user's ``rules`` that the soundness fuzzer finds sound, ``rules.policy.proof_rules``;
-    the roots must meet). Not proved: the method keeps its original code."""
+    the roots must meet; the calls ``callees`` allows inlined in both, as the full stage did). Not proved: the
+    method keeps its original code."""
     from .rules.policy import proof_rules
     from .validate.selfcheck import prove_rewrite
-    proof = prove_rewrite(cf, m, data, hierarchy, proof_rules(rules), work.proof())
+    proof = prove_rewrite(cf, m, data, hierarchy, proof_rules(rules), work.proof(), callees)
     if not proof.proved:
         raise MethodUnchanged(f"self-check: the emitted code is {proof.reason}")
 
@@ -260,29 +268,31 @@ class FullStageView:
 
 
 def full_stage_view(ir, rules: RuleOptions | None, goal: Goal = Goal.SPEED, extract: bool = False,
-                    work: WorkBudget = DEFAULT_WORK_BUDGET) -> FullStageView:
+                    work: WorkBudget = DEFAULT_WORK_BUDGET, callees: CalleeSource | None = None) -> FullStageView:
     """The full stage's saturation (and with ``extract`` its extraction, with the same reverter test) of the
-    lifted method ``ir``: the calls :func:`_full` makes, without the safety net. Raises PegUnsupported."""
+    lifted method ``ir``: the calls :func:`_full` makes, without the safety net (``callees``: what it may
+    inline, as :func:`_full` is given it). Raises PegUnsupported."""
     from .rules.policy import optimizer_rules
     from .saturate import saturate
     peg = _build(ir)
     rewrites = optimizer_rules(rules)
     if not extract:
-        return FullStageView(peg, saturate(peg, rewrites, work.saturation()))
-    sat = _saturate(peg, rewrites, work)
+        return FullStageView(peg, saturate(peg, rewrites, work.saturation(), callees))
+    sat = _saturate(peg, rewrites, work, callees)
     new, rep = _extract(peg, sat, ir, work, goal)
     return FullStageView(peg, sat, rep, None if new is peg else new)
 
 
 def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: ClassHierarchy, net: SafetyNet,
-          work: WorkBudget, info: dict, goal: Goal = Goal.SPEED, rules: RuleOptions | None = None
-          ) -> tuple[bytes, CodeAttribute]:
+          work: WorkBudget, info: dict, goal: Goal = Goal.SPEED, rules: RuleOptions | None = None,
+          callees: CalleeSource | None = None) -> tuple[bytes, CodeAttribute]:
     """``--stage full`` after lifting, one stage after the other: build, saturate (the rule policy of
     :mod:`peggy_jvm.rules.policy` with the user's ``rules``, within ``work``), extract (priced for ``goal``),
     revert, lower, then the decision on the emitted code (:func:`_check_emitted`) and the self-check; the
     safety net ``net`` checked between them. A PEG that is not strictly cheaper, emitted code that does not pay
     or a rewrite the self-check cannot prove leaves the method unchanged (:class:`MethodUnchanged`). Returns
-    the new Code attribute's bytes and the attribute parsed."""
+    the new Code attribute's bytes and the attribute parsed. ``callees``: the methods whose calls saturation may
+    inline (:mod:`peggy_jvm.rules.inline`), and the self-check with it."""
     from .rules.policy import optimizer_rules  # the rules and the solver stack: only for the stage that needs them
     times: dict[str, float] = info.setdefault("time_ms", {})
     clock = time.perf_counter  # for the report only
@@ -297,7 +307,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
         # the safety net interrupts them
         with alarm(net, "saturation and extraction"):
             t0 = clock()
-            sat = _saturate(peg, rewrites, work)
+            sat = _saturate(peg, rewrites, work, callees)
             times["full.saturate"] = round((clock() - t0) * 1000, 3)
             new, rep = _extract(peg, sat, ir, work, goal)
         info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status,
@@ -311,6 +321,8 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
             # once, dead code, tails merged, returns in place of gotos); the emitted-code rule and the
             # self-check then decide as for any rewrite
             info["round_trip"] = why
+        if callees is not None:
+            info["inlined"] = inlinable_call_count(peg, callees) - inlinable_call_count(new, callees)
         net.check("reverting")
         ir = _revert(new, ir, goal)
     except (PegUnsupported, RevertUnsupported) as e:
@@ -330,7 +342,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
     net.check("the self-check")
     t2 = clock()
     try:
-        _self_check(cf, m, data, hierarchy, work, rules)
+        _self_check(cf, m, data, hierarchy, work, rules, callees)
     finally:
         times["full.self_check"] = round((clock() - t2) * 1000, 3)
     return data, emitted
@@ -356,8 +368,8 @@ def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:
 
 def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
                hierarchy: ClassHierarchy, net: SafetyNet | None = None, info: dict | None = None,
-               work: WorkBudget = DEFAULT_WORK_BUDGET, goal: Goal = Goal.SPEED, rules: RuleOptions | None = None
-               ) -> RecodeResult:
+               work: WorkBudget = DEFAULT_WORK_BUDGET, goal: Goal = Goal.SPEED, rules: RuleOptions | None = None,
+               callees: CalleeSource | None = None) -> RecodeResult:
     """One method through ``stage``; raises on anything the stage cannot do (the caller falls back), and
     :class:`MethodTimeout` when the safety net ``net`` fires between (or inside) the full stage's sub-stages.
     ``info`` receives what the full stage measured (costs, emitted costs, extraction status, time per
@@ -368,7 +380,7 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
         return recode_method(cf, m, code, insns, hierarchy)
     ir = lift_method(cf, m, hierarchy, code, insns)
     if stage is Stage.FULL:
-        data, emitted = _full(cf, m, code, ir, hierarchy, net, work, info, goal, rules)
+        data, emitted = _full(cf, m, code, ir, hierarchy, net, work, info, goal, rules, callees)
     else:
         if stage is Stage.PEG:
             try:
@@ -415,9 +427,11 @@ def _dropped_reason(attributes: list[str], debug: dict[str, list]) -> str:
 
 def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                    method_timeout: float | None = DEFAULT_METHOD_TIMEOUT, work: WorkBudget = DEFAULT_WORK_BUDGET,
-                   goal: Goal = Goal.SPEED, rules: RuleOptions | None = None) -> tuple[bytes, list[MethodReport]]:
+                   goal: Goal = Goal.SPEED, rules: RuleOptions | None = None, program: dict[str, bytes] | None = None
+                   ) -> tuple[bytes, list[MethodReport]]:
     """Run every method of one class through ``stage`` (the full stage for ``goal``, with the user's
-    ``rules``); returns the new class bytes and the reports.
+    ``rules``; ``program``: the input's classes by name, whose small methods the full stage may inline, the
+    class's own always); returns the new class bytes and the reports.
     ``method_timeout``: the safety net per method (seconds; None: none); ``work``: the full stage's limits.
 
     Raises ClassFileError when the class itself is malformed (the caller reports bad input).
@@ -425,6 +439,9 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
     cf = read_class(data)
     reports: list[MethodReport] = []
     changed = False
+    # the callees' PEGs and classes (rules/inline.py), built and parsed once for all the class's callers
+    callee_pegs: dict = {}
+    callee_classes: dict = {}
     for m in cf.methods:
         attr = m.code_attribute()
         if attr is None:
@@ -449,9 +466,11 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                                 extraction=info.get("extraction"),
                                 emitted_cost_before=info.get("emitted_cost_before"),
                                 emitted_cost_after=info.get(f"emitted_{cost_key}"),
-                                epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"))
+                                epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"),
+                                inlined=info.get("inlined"))
         try:
-            result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal, rules)
+            callees = CalleeSource(cf, hierarchy, program, m.is_static, callee_pegs, callee_classes)
+            result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal, rules, callees)
         except MethodTimeout as e:  # the net fired between two sub-stages, or inside saturation + extraction
             reports.append(row("fallback", f"timeout: {e}", time.perf_counter() - start))
             continue
@@ -533,7 +552,7 @@ def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: 
                  goal: Goal = Goal.SPEED, rules: RuleOptions | None = None) -> None:
     h = ClassHierarchy(classpath)
     h.add_lazy_classes(input_classes)
-    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal, rules=rules)
+    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal, rules=rules, program=input_classes)
     if stage is Stage.FULL:
         # parse and compile the rules now, once per process, rather than within the first method's safety net
         from .rules.policy import optimizer_rules, proof_rules
@@ -563,7 +582,7 @@ def _work(item: tuple[int, str, bytes]) -> _Result:
     try:
         out, reports = optimize_class(data, _worker_state["hierarchy"], _worker_state["stage"],
                                       _worker_state["timeout"], goal=_worker_state["goal"],
-                                      rules=_worker_state["rules"])
+                                      rules=_worker_state["rules"], program=_worker_state["program"])
     except ClassFileError as e:
         return index, None, (where, str(e))
     return index, out, reports

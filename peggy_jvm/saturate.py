@@ -20,6 +20,7 @@ from typing import Sequence
 from .egraph.runner import Limits, Rewrite, RunReport, Runner
 from .epeg import EPeg
 from .peg.graph import PEG
+from .rules.inline import CalleeSource, choose_bodies, inline_calls
 
 __all__ = ["Saturation", "saturate"]
 
@@ -32,11 +33,18 @@ class Saturation:
     mapping: dict[int, int]
     root: int  # the root's canonical class after saturation
     run: RunReport
+    inlined: int = 0  # calls merged with their callee's body (rules/inline.py) before the rules ran
 
 
-def saturate(peg: PEG, rewrites: Sequence[Rewrite], limits: Limits) -> Saturation:
-    """The optimizer's saturation of ``peg`` with ``rewrites`` within ``limits``."""
+def saturate(peg: PEG, rewrites: Sequence[Rewrite], limits: Limits, callees: CalleeSource | None = None
+             ) -> Saturation:
+    """The optimizer's saturation of ``peg`` with ``rewrites`` within ``limits``. ``callees``: the methods whose
+    calls may be inlined (:mod:`peggy_jvm.rules.inline`), before the rules run, so that the inlined bodies are
+    saturated with the rest."""
     eg = EPeg()
     mapping = eg.add_peg(peg)
+    inlined = 0
+    if callees is not None:
+        inlined = inline_calls(eg, peg, mapping, choose_bodies(peg, [peg.root], [(peg, callees)]))
     run = Runner(rewrites, limits).run(eg)
-    return Saturation(eg, mapping, eg.find(mapping[peg.root]), run)
+    return Saturation(eg, mapping, eg.find(mapping[peg.root]), run, inlined)

@@ -276,7 +276,7 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
                                   notes=["phi-profiles of the original PEG too large to check extractions"])
     eg, mapping, root, run = sat.egraph, sat.mapping, sat.root, sat.run
     size = {"epeg_nodes": eg.node_count, "epeg_classes": eg.class_count}
-    if not run.fired():  # nothing was proved equal: the only selection is the original PEG
+    if not run.fired() and not sat.inlined:  # nothing was proved equal: the only selection is the original PEG
         return peg, ExtractReport("original", before, before, times, str(run), notes=["no rule fired"], **size)
     t1 = clock()
     pp = build_problem(eg, root, peg, goal)

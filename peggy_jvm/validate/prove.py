@@ -44,6 +44,7 @@ from .normalize import (bisimilar, equal_by_cases, joint_pegs, pair_of, settle_e
                               simplify_known_conditions)
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
+from ..rules.inline import CalleeSource, choose_bodies, inline_calls
 from .pairing import MethodPair
 
 
@@ -93,12 +94,13 @@ OrigView = Callable[[PEG], PEG]
 
 def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
                *, same_class_bytes: bool = False, explain: bool = False, view: OrigView | None = None,
-               calls_assumed: bool = True) -> ProofResult:
+               calls_assumed: bool = True, callees: tuple[CalleeSource, CalleeSource] | None = None) -> ProofResult:
     """Try to prove the pair equivalent; never raises for a method the stages cannot handle. ``view`` is applied
     to ORIG's PEG before the two meet; ``calls_assumed`` False (some callee of ORIG's code is not assumed
-    equivalent) turns off the byte-identical shortcut."""
+    equivalent) turns off the byte-identical shortcut. ``callees``: the methods each side's calls may be inlined
+    from (rules/inline.py); default: each side's own class."""
     try:
-        return _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view)
+        return _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view, callees)
     except RecursionError:
         return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
     except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
@@ -106,7 +108,8 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
 
 
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
-           same_class_bytes: bool, explain: bool, view: OrigView | None) -> ProofResult:
+           same_class_bytes: bool, explain: bool, view: OrigView | None,
+           callees: tuple[CalleeSource, CalleeSource] | None = None) -> ProofResult:
     if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
         side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
         return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
@@ -160,6 +163,13 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         eg.rebuild()
         if eg.equiv(ra, rb):
             return ProofResult(True, "same PEG once loops' exit phis are settled", ["exit-phis"], a, b)
+    # the calls of each side's own small methods, inlined in the shared e-graph (rules/inline.py): a side that
+    # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
+    if callees is None:
+        callees = (CalleeSource(pair.orig_class, orig_h, caller_static=pair.orig.is_static),
+                   CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static))
+    sides = [(pa, callees[0]), (pb, callees[1])]
+    inline_calls(eg, every, got, choose_bodies(every, roots, sides))
     start = time.perf_counter()
     saturate_s = None if budget.time_s is None else max(0.05, SATURATION_SHARE * budget.time_s)
     report = Runner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,

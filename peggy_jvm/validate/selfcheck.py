@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.model import Attribute, ClassFile, MethodInfo
+from ..rules.inline import CalleeSource
 from .pairing import MethodPair
 from .prove import ProofBudget, ProofResult, prove_pair
 
@@ -24,9 +25,11 @@ __all__ = ["prove_rewrite"]
 
 
 def prove_rewrite(cf: ClassFile, m: MethodInfo, code: bytes, hierarchy: ClassHierarchy, rules: list,
-                  budget: ProofBudget) -> ProofResult:
-    """Prove method ``m`` of ``cf`` equal to itself with ``code`` as its Code attribute's bytes."""
+                  budget: ProofBudget, callees: CalleeSource | None = None) -> ProofResult:
+    """Prove method ``m`` of ``cf`` equal to itself with ``code`` as its Code attribute's bytes. ``callees``: the
+    methods whose calls the optimizer may have inlined (``rules.inline``), the same for both sides."""
     new_m = MethodInfo(m.access, m.name_index, m.descriptor_index,
                        [Attribute(a.name_index, a.name, code) if a.name == "Code" else a for a in m.attributes],
                        m.name, m.descriptor)
-    return prove_pair(MethodPair(cf, cf, m, new_m), hierarchy, hierarchy, rules, budget)
+    return prove_pair(MethodPair(cf, cf, m, new_m), hierarchy, hierarchy, rules, budget,
+                      callees=None if callees is None else (callees, callees))

@@ -1,0 +1,440 @@
+"""Inlining as an e-graph rewrite: a call's projections made equal to the callee's body.
+
+What this module owns
+    :class:`CalleeSource` (which methods of the input may be inlined, and their PEGs, with the reason when one
+    may not), :func:`inlinable_calls` (the call nodes of a PEG whose outcome only its value and heap are read
+    from) and :func:`inline_calls` (for each such call of an inlinable callee: the callee's PEG copied into the
+    e-graph with its parameters replaced by the call's arguments and its entry heap by the call's heap, then
+    ``rho_value(call)`` merged with the value the callee returns and ``rho_sigma(call)`` with the heap it ends
+    with). Extraction then chooses between the call and the body; the validator runs the same rewrite in its
+    shared e-graph, so the optimizer's self-check proves an inlined method and ``validate`` proves a method
+    against a version with a helper of its own class inlined by hand.
+
+Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwise)
+    * The callee's code is in the input and the call cannot reach other code: ``invokestatic`` of a static
+      method, ``invokespecial`` of a private method, ``invokevirtual`` of a private or final method, or of a
+      method of a final class (method resolution finds the declaration in the named class: only methods
+      declared in that class itself are taken). No constructors, no ``invokeinterface``.
+    * The callee's class is the caller's, or (with ``CalleeSource.program``) another class of the input in the
+      same package (same jar, so the same class loader and runtime package) whose superclasses are all in the
+      input; then the body must name nothing the caller could not: no member private to another class, none
+      inherited (the reference must name the declaring class), no protected or package member of another
+      package, no non-public class of another package, no ``invokespecial`` (resolved against the current
+      class) and no ``invokedynamic`` (its bootstrap may name the callee's private methods); see
+      :func:`_inaccessible`.
+    * Class initialization: ``invokestatic`` initializes the callee's class and its superclasses. A static
+      caller's own class and its superclasses are initialized (or being initialized by this thread) while it
+      runs, so that step is a no-op there; an instance method has no such promise (``this`` may escape a
+      ``<clinit>`` to another thread), so otherwise the callee's class and every superclass up to
+      ``java/lang/Object`` must have no static initializer, which makes the step unobservable.
+    * Instance callees only on the caller's own ``this`` (``param 0`` of an instance method): the call's
+      receiver is then known non-null, so the call's NullPointerException cannot happen and dropping it is
+      exact.
+    * Not ``synchronized`` (the monitor would have to be modelled), not native or abstract, not recursive
+      (its body calls itself), no loop (a loop's depth attributes would have to be shifted to the call's
+      depth), no ``throw`` exit (an explicit throw ends the callee's PEG in a ``throw`` result, which has no
+      outcome form in the caller), at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
+      documented size threshold), and when it returns ``boolean``/``byte``/``char``/``short``, every value it
+      returns is certainly in that type's range (constants, phis of them, ``i2b``/``i2c``/``i2s``): whether
+      ``ireturn`` narrows (JVMS 9+) or not (older JVMs) then makes no difference.
+    * The call's outcome is read by ``rho_value``/``rho_sigma`` only: a call inside a try region (read by
+      ``threw``/``rho_exc``/``rho_esigma``) stays a call.
+    * Only the calls of the PEG as built are inlined, not calls inside inlined bodies (one level: the rewrite
+      cannot unroll recursion however the callees call each other).
+
+Why it is exact
+    For a callee that satisfies the above, running the call is running the callee's body on the arguments in
+    the caller's heap (no dispatch, no class initialization, no null check left to fail, no monitor). The
+    callee's implicit exceptions propagate through its strict projections into the caller's sigma chain, as
+    they propagate out of the call. One difference cannot be removed and is documented: the stack trace of an
+    exception raised inside inlined code lacks the callee's frame and names the call site's line (the inlined
+    effects carry the call's bytecode origin, ``PegInfo.copied_from``).
+
+Inputs / outputs: a PEG, its import mapping into an :class:`~peggy_jvm.epeg.EPeg`, and a :class:`CalleeSource`
+per side; new e-nodes and unions (reason ``inline``). Invariants: the rewrite adds only equalities that hold; a
+callee that cannot be built, checked or resolved is simply not inlined.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..classfile.descriptors import parse_method_descriptor
+from ..classfile.model import Access, ClassFile, MethodInfo
+from ..egraph.explain import Reason
+from ..ir.nodes import MethodRef
+from ..peg.ops import EFFECTS
+
+if TYPE_CHECKING:
+    from ..classfile.hierarchy import ClassHierarchy
+    from ..epeg import EPeg
+    from ..peg.graph import PEG
+
+__all__ = ["MAX_CALLEE_NODES", "CalleeSource", "Body", "inlinable_calls", "choose_bodies", "inline_calls",
+           "same_body", "inlinable_call_count"]
+
+#: the size threshold: PEG nodes reachable from the callee's root (its minimized PEG). 40 nodes is a getter,
+#: a guard, or a one-line arithmetic helper; larger bodies would grow the e-graph more than they save.
+MAX_CALLEE_NODES = 40
+
+_CALL_OPS = frozenset({"invoke.static", "invoke.special", "invoke.virtual"})
+_HANDLER_READS = frozenset({"threw", "rho_exc", "rho_esigma"})
+#: the int-typed returns a JVM may narrow on ``ireturn`` (JVMS 9+ does, older JVMs do not): their range, and the
+#: narrowing operator whose result is already in it
+_NARROWED_RETURNS = {"Z": (0, 1, None), "B": (-128, 127, "i2b"), "C": (0, 0xFFFF, "i2c"),
+                     "S": (-32768, 32767, "i2s")}
+_REASON = Reason("inline")
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """An inlinable callee: its PEG and whether it takes a receiver."""
+
+    peg: PEG
+    is_static: bool
+
+
+@dataclass
+class CalleeSource:
+    """The methods one caller may inline: those of its class ``cls`` and of the other classes of ``program``
+    (the input's classes by internal name, as bytes; None: the caller's class only). ``caller_static``: whether
+    the caller is a static method (then its class is initialized, or being initialized by this thread).
+    Callee PEGs and refusals are cached per (kind, method) in ``pegs``, the input's classes parsed once in
+    ``classes``; both may be shared by the callers of one class (their answers depend on the caller's class
+    only)."""
+
+    cls: ClassFile
+    hierarchy: ClassHierarchy | None
+    program: dict[str, bytes] | None = None
+    caller_static: bool = True
+    pegs: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
+    classes: dict[str, ClassFile | None] = field(default_factory=dict, repr=False)
+
+    def body(self, kind: str, ref: MethodRef) -> Body | str:
+        """The callee's body for a call ``invoke.<kind>`` of ``ref`` from the caller, or why it is not inlined."""
+        why = self._call_refusal(kind, ref)
+        if why is not None:
+            return why
+        key = (kind, ref)
+        if key not in self.pegs:
+            self.pegs[key] = self._resolve(kind, ref)
+        got = self.pegs[key]
+        if isinstance(got, Body) and ref.owner != self.cls.name:
+            leak = _inaccessible(got.peg, self.cls.name, self._class)
+            if leak is not None:
+                return leak
+        return got
+
+    def _class(self, name: str) -> ClassFile | None:
+        """The input's class ``name`` (the caller's own included), or None when it is not in the input."""
+        if name == self.cls.name:
+            return self.cls
+        if name not in self.classes:
+            data = (self.program or {}).get(name)
+            self.classes[name] = None
+            if data is not None:
+                from ..classfile.reader import read_class
+                try:
+                    self.classes[name] = read_class(data)
+                except Exception:  # a broken class of the input is as good as a missing one: not inlined
+                    pass
+        return self.classes[name]
+
+    def _call_refusal(self, kind: str, ref: MethodRef) -> str | None:
+        """What the call itself does beyond the body, from this caller: class initialization (static calls)."""
+        if ref.owner == self.cls.name:
+            if kind != "static" or self.caller_static:
+                return None
+        elif self.program is None or self._class(ref.owner) is None:
+            return "another class" if self.program is None else "not in the input"
+        elif _package(ref.owner) != _package(self.cls.name):
+            return "another package"
+        if kind != "static":  # an instance call on the caller's own this: that object's class is initialized
+            return None
+        # invokestatic initializes the owner and its superclasses; a static caller's own class and its
+        # superclasses are initialized already, otherwise only classes with no static initializer up the chain
+        # make that step unobservable
+        chain = self._superclasses(ref.owner)
+        if chain is None:
+            return "a superclass outside the input"
+        if self.caller_static and ref.owner in (self._superclasses(self.cls.name) or []):
+            return None
+        for c in chain:
+            if any(m.name == "<clinit>" for m in c.methods):
+                return f"class initialization ({c.name} has a static initializer)"
+        return None
+
+    def _superclasses(self, name: str) -> list[ClassFile] | None:
+        """``name`` and its superclasses below java/lang/Object, all in the input; None when one is not."""
+        out: list[ClassFile] = []
+        cur: str | None = name
+        while cur is not None and cur != "java/lang/Object":
+            c = self._class(cur)
+            if c is None or len(out) > 64:
+                return None
+            out.append(c)
+            cur = c.super_name
+        return out
+
+    def _resolve(self, kind: str, ref: MethodRef) -> Body | str:
+        cls = self._class(ref.owner)
+        if cls is None:
+            return "not in the input"
+        m = next((x for x in cls.methods if x.name == ref.name and x.descriptor == ref.descriptor), None)
+        if m is None:
+            return "not declared in its class"
+        why = _dispatch_refusal(kind, ref, m, cls)
+        if why is not None:
+            return why
+        if cls is not self.cls:
+            if m.access & Access.PRIVATE:
+                return "private to another class"
+            if self._superclasses(cls.name) is None:
+                return "a superclass outside the input"  # its protected members would become reachable
+        return _callee_peg(cls, m, ref, self.hierarchy)
+
+
+def _package(name: str) -> str:
+    return name.rpartition("/")[0]
+
+
+def _inaccessible(peg: PEG, caller: str, lookup) -> str | None:
+    """Why the body of a callee of another class (same package, superclasses all in the input) cannot be copied
+    into ``caller`` (None: every class and member it names is accessible there). A member of an input class
+    must be declared in the class the reference names and be public, or private to ``caller`` itself, or of
+    package or protected access in ``caller``'s package; a class of the input must be public or in
+    ``caller``'s package. Classes outside the input (the JDK) can only
+    be reached by the callee through public members of public classes (its superclasses are all in the input,
+    so it inherits no protected JDK member but Object's), so they are accessible from ``caller`` too; Object's
+    protected ``clone``/``finalize`` are refused. ``invokespecial`` (resolved against the current class) and
+    ``invokedynamic`` (bootstrap handles may name the callee's private methods) are refused."""
+    from ..ir.nodes import ConstKind, FieldRef
+    for n in peg.reachable([peg.root]):
+        node = peg.nodes[n]
+        if node.op in ("invoke.special", "invokedynamic"):
+            return f"{node.op} in another class's body"
+        attr = node.attr
+        if node.op == "new" and isinstance(attr, tuple):
+            attr = attr[1]
+        kind = getattr(attr, "kind", None)
+        if node.op == "const.a" and kind not in (None, ConstKind.VALUE):
+            if kind is not ConstKind.CLASS:
+                return "a method handle or dynamic constant in another class's body"
+            attr = getattr(attr, "value")
+        if isinstance(attr, (FieldRef, MethodRef)):
+            if attr.owner == "java/lang/Object" and attr.name in ("clone", "finalize"):
+                return "Object's protected members"
+            c = lookup(attr.owner)
+            if c is None:
+                continue
+            members = c.fields if isinstance(attr, FieldRef) else c.methods
+            d = next((x for x in members if x.name == attr.name and x.descriptor == attr.descriptor), None)
+            if d is None:
+                return f"{attr} is inherited"
+            if d.access & Access.PRIVATE and attr.owner != caller:
+                return f"{attr} is private"
+            if not d.access & (Access.PUBLIC | Access.PRIVATE) and _package(attr.owner) != _package(caller):
+                return f"{attr} is not public"  # protected or package access from another package
+            attr = attr.owner
+        if isinstance(attr, str):
+            name = attr.lstrip("[")
+            if name.startswith("L") and name.endswith(";"):
+                name = name[1:-1]
+            c = lookup(name)
+            if c is not None and not c.access & Access.PUBLIC and _package(name) != _package(caller):
+                return f"class {name} is not public"
+    return None
+
+
+def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile) -> str | None:
+    """Why a call ``kind`` of ``m`` may reach other code or carry effects the body lacks (None: it may not)."""
+    if m.name.startswith("<"):
+        return "a constructor or initializer"
+    if m.access & (Access.NATIVE | Access.ABSTRACT):
+        return "no code"
+    if m.access & Access.SYNCHRONIZED:
+        return "synchronized"
+    if kind == "static":
+        return None if m.access & Access.STATIC else "not static"
+    if m.access & Access.STATIC:
+        return "static called as instance method"
+    if kind == "special":
+        return None if m.access & Access.PRIVATE else "invokespecial of a non-private method"
+    if kind == "virtual":
+        if m.access & (Access.PRIVATE | Access.FINAL) or cls.access & Access.FINAL:
+            return None
+        return "may be overridden"
+    return f"invoke{kind}"
+
+
+def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassHierarchy | None) -> Body | str:
+    from ..ir.lift import lift_method  # the stages below the rules: imported where used, as pipeline does
+    from ..peg.build import build_peg
+    from ..peg.check import check_peg
+    try:
+        peg = build_peg(lift_method(cls, m, hierarchy))
+        check_peg(peg)
+    except Exception as e:  # any stage's refusal (or bug) keeps the call: inlining is only an option
+        return f"no PEG ({type(e).__name__})"
+    reach = peg.reachable([peg.root])
+    if len(reach) > MAX_CALLEE_NODES:
+        return f"too large ({len(reach)} > {MAX_CALLEE_NODES} PEG nodes)"
+    for n in reach:
+        node = peg.nodes[n]
+        if node.op == "theta":
+            return "has a loop"
+        if node.op in ("throw", "monitorenter", "monitorexit"):
+            return f"has {node.op}"
+        if node.op.startswith("invoke.") and node.attr == ref:
+            return "recursive"
+    if not all(peg.nodes[n].op in ("return", "phi") for n in _result_tree(peg)):
+        return "ends otherwise than by return"
+    narrow = _NARROWED_RETURNS.get(parse_method_descriptor(m.descriptor)[1])
+    if narrow is not None and not all(_in_range(peg, peg.nodes[n].children[1], narrow) for n in _result_tree(peg)
+                                      if peg.nodes[n].op == "return"):
+        return "returns boolean/byte/char/short not known in range"
+    return Body(peg, peg.is_static)
+
+
+def _in_range(peg: PEG, v: int, narrow: tuple[int, int, str | None]) -> bool:
+    """Whether value ``v`` is certainly within the return type's range (constants in range, narrowing
+    operators, phis of such), so that whether the JVM narrows it on return (JVMS 9+ ``ireturn``) or not, the
+    caller receives ``v``."""
+    lo, hi, op = narrow
+    node = peg.nodes[v]
+    if node.op == "phi":
+        return _in_range(peg, node.children[1], narrow) and _in_range(peg, node.children[2], narrow)
+    if node.op == "const.i":
+        return lo <= int(node.attr) <= hi  # type: ignore[call-overload]  # const.i's attribute is an int
+    return op is not None and node.op == op
+
+
+def _result_tree(peg: PEG) -> list[int]:
+    """The nodes of the root's phi-tree of results (phis and their leaves, not the conditions)."""
+    out, stack = [], [peg.root]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if peg.nodes[n].op == "phi":
+            stack.extend(peg.nodes[n].children[1:])
+    return out
+
+
+def inlinable_calls(peg: PEG, roots: list[int] | None = None) -> list[int]:
+    """Call nodes of ``peg`` (static, special, virtual) reachable from ``roots`` (default: its root) whose
+    outcome is read only by ``rho_value`` and ``rho_sigma``, and for instance calls whose receiver is the
+    caller's own ``this``; in node order."""
+    handled = {c for node in peg.nodes if node.op in _HANDLER_READS for c in node.children}
+    out = []
+    reach = set(peg.reachable(roots if roots is not None else [peg.root]))
+    for n in sorted(reach):
+        node = peg.nodes[n]
+        if node.op not in _CALL_OPS or n in handled or not isinstance(node.attr, MethodRef):
+            continue
+        if node.op != "invoke.static":
+            recv = peg.nodes[node.children[1]]
+            if peg.is_static or recv.op != "param" or recv.attr != 0:
+                continue
+        out.append(n)
+    return out
+
+
+def same_body(a: Body, b: Body) -> bool:
+    """Whether two sides' bodies of one callee certainly mean the same: only then may a call both sides make be
+    inlined in a shared e-graph. The same built PEG (node for node, the builder being deterministic and its
+    output minimized); a callee changed on one side, even in form only, is not inlined."""
+    return a is b or (a.is_static == b.is_static and a.peg.root == b.peg.root and a.peg.nodes == b.peg.nodes)
+
+
+def inline_calls(eg: EPeg, peg: PEG, mapping: dict[int, int], bodies: dict[int, Body]) -> int:
+    """Inline each call ``n`` of ``bodies`` (PEG node -> the callee's body; the caller chose them with
+    :func:`inlinable_calls` and :meth:`CalleeSource.body`) into ``eg``, where ``mapping`` maps ``peg``'s nodes;
+    returns the number of calls whose projections were merged with a body. Rebuilds the e-graph."""
+    done = 0
+    for n in sorted(bodies):
+        call = peg.nodes[n]
+        call_cls = eg.find(mapping[n])
+        args = [eg.find(mapping[c]) for c in call.children]
+        value, sigma = _copy_body(eg, bodies[n].peg, args, call_cls)
+        merged = False
+        for proj, new in (("rho_value", value), ("rho_sigma", sigma)):
+            old = eg.lookup(proj, None, (call_cls,))
+            if old is not None and new is not None:
+                merged |= eg.union(old, new, _REASON)
+        done += merged
+    eg.rebuild()
+    return done
+
+
+def _copy_body(eg: EPeg, callee: PEG, args: list[int], call_cls: int) -> tuple[int | None, int]:
+    """The callee's returned value (None for void) and final heap as classes of ``eg``: ``sigma0`` is the
+    call's heap (``args[0]``), ``param i`` the call's argument ``i`` (receiver first). The body is loop-free,
+    so children always come first in a depth-first walk; new effect classes remember the call they came from
+    (their line is the call's)."""
+    made: dict[int, int] = {}
+
+    def copy(n: int) -> int:
+        if n in made:
+            return made[n]
+        node = callee.nodes[n]
+        if node.op == "sigma0":
+            c = args[0]
+        elif node.op == "param":
+            c = args[1 + int(node.attr)]  # type: ignore[call-overload]  # param's attribute is its index
+        else:
+            kids = [copy(k) for k in node.children]
+            c = eg.add(node.op, node.attr, kids)
+            if node.op in EFFECTS:
+                eg.info.copied_from.setdefault(c, call_cls)
+        made[n] = c
+        return c
+
+    def ends(n: int) -> tuple[int | None, int]:
+        node = callee.nodes[n]
+        if node.op == "return":
+            s, v = node.children
+            vn = callee.nodes[v]
+            return (None if vn.op == "unit" else copy(v)), copy(s)
+        cond, a, b = node.children  # a phi of results (checked by _callee_peg)
+        c = copy(cond)
+        (va, sa), (vb, sb) = ends(a), ends(b)
+        value = None if va is None or vb is None else eg.add("phi", None, (c, va, vb))
+        return value, eg.add("phi", None, (c, sa, sb))
+
+    return ends(callee.root)
+
+
+def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSource]]) -> dict[int, Body]:
+    """The calls of ``joint`` (reachable from ``roots``) to inline, with their bodies. ``sides``: each side's
+    own PEG and callee source; a call is inlined only when every side whose PEG makes a call to that method
+    finds an inlinable body for it, and those bodies are the same (:func:`same_body`), since one e-node of
+    the shared e-graph stands for the calls of both sides."""
+    users: dict[tuple[str, MethodRef], list[CalleeSource]] = {}
+    for peg, source in sides:
+        for node in {peg.nodes[n] for n in peg.reachable([peg.root]) if peg.nodes[n].op in _CALL_OPS}:
+            users.setdefault((node.op, node.attr), []).append(source)  # type: ignore[arg-type]
+    out: dict[int, Body] = {}
+    for n in inlinable_calls(joint, roots):
+        node = joint.nodes[n]
+        ref = node.attr
+        if not isinstance(ref, MethodRef):
+            continue
+        found = [s.body(node.op.split(".")[1], ref) for s in users.get((node.op, ref), [])]
+        if not found or not all(isinstance(b, Body) for b in found):
+            continue
+        if all(same_body(found[0], b) for b in found[1:]):  # type: ignore[arg-type]
+            out[n] = found[0]  # type: ignore[assignment]
+    return out
+
+
+def inlinable_call_count(peg: PEG, source: CalleeSource) -> int:
+    """Calls reachable from ``peg``'s root of methods ``source`` finds an inlinable body for: the full stage
+    reports how many of them an extracted PEG no longer makes, i.e. call sites inlined (no other rule removes a
+    call of the input's own code; net of the calls inlined bodies make themselves)."""
+    count = 0
+    for n in peg.reachable([peg.root]):
+        node = peg.nodes[n]
+        if node.op in _CALL_OPS and isinstance(node.attr, MethodRef) \
+                and isinstance(source.body(node.op.split(".")[1], node.attr), Body):
+            count += 1
+    return count
