@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..classfile.errors import ClassFileError
@@ -44,7 +44,7 @@ from .normalize import (bisimilar, equal_by_cases, joint_pegs, pair_of, settle_e
                               simplify_known_conditions)
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
-from ..rules.inline import CalleeSource, choose_bodies, inline_calls
+from ..rules.inline import Body, CalleeSource, choose_bodies, inline_calls
 from .pairing import MethodPair
 
 
@@ -85,6 +85,24 @@ class ProofBudget:
 def _identical(pair: MethodPair, same_pool: bool) -> bool:
     a, b = pair.orig.code_attribute(), pair.opt.code_attribute()
     return same_pool and a is not None and b is not None and a.data == b.data
+
+
+@dataclass
+class _ViewedCallees(CalleeSource):
+    """ORIG's callees as ORIG's viewed PEG names its calls: a call the view kept apart (its name marked
+    :data:`~.modular.UNPROVED`) is still a call of ORIG's own method, so it may be inlined with ORIG's body, and
+    the body is read through the same view (its own calls and fields in OPT's names, its unproved calls kept
+    apart). A call whose owner ``--map`` renamed is not found in ORIG's classes: not inlined."""
+
+    view: Callable[[PEG], PEG] | None = None
+
+    def body(self, kind: str, ref: MethodRef) -> Body | str:
+        if ref.name.endswith(UNPROVED):
+            ref = replace(ref, name=ref.name[:-len(UNPROVED)])
+        got = super().body(kind, ref)
+        if isinstance(got, Body) and self.view is not None:
+            return Body(self.view(got.peg), got.is_static)
+        return got
 
 
 #: ORIG's PEG as OPT's references name things (:class:`~.modular.CallView`: ``--map``'s renames, and calls
@@ -166,7 +184,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # the calls of each side's own small methods, inlined in the shared e-graph (rules/inline.py): a side that
     # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
     if callees is None:
-        callees = (CalleeSource(pair.orig_class, orig_h, caller_static=pair.orig.is_static),
+        callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, view=view),
                    CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static))
     sides = [(pa, callees[0]), (pb, callees[1])]
     inline_calls(eg, every, got, choose_bodies(every, roots, sides))
