@@ -31,11 +31,12 @@ import networkx as nx
 
 from .classfile.bytecode import Instruction, decode
 from .classfile.model import CodeAttribute
-from .classfile.opcodes import CONDITIONAL_BRANCHES, JSR, JSR_W, NO_FALLTHROUGH, OPCODES, RET
-from .ir.cfg import natural_loops
+from .classfile.opcodes import CONDITIONAL_BRANCHES, GOTO, GOTO_W, JSR, JSR_W, NO_FALLTHROUGH, OPCODES, RET
+from .ir.cfg import LoopForest, natural_loops
 
-__all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "KIND_OF", "EmittedCost", "kind_of", "instruction_weight",
-           "loop_depths", "price_instructions", "price_code"]
+__all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "TAKEN_EXTRA", "KIND_OF", "EmittedCost", "kind_of",
+           "instruction_weight", "taken_halves", "loop_depths", "instruction_prices",
+           "price_instructions", "price_code"]
 
 
 class Goal(str, Enum):
@@ -97,6 +98,14 @@ WEIGHTS: dict[Kind, int] = {
 }
 
 
+#: what a jump costs the interpreter beyond falling through, each time it is taken (HotSpot's template interpreter
+#: then moves its bytecode pointer to the target, polls for a safepoint, and its dispatch jumps from elsewhere):
+#: measured 4-6 (``scripts/calibrate_cost.py``: ``taken`` against ``branch``), while a conditional branch that
+#: falls through costs next to nothing. Even, so that a branch taken half the time (:func:`taken_halves`) costs
+#: an integer.
+TAKEN_EXTRA = 4
+
+
 #: the mnemonics whose group their name alone does not tell by its prefix or suffix
 _EXACT = {"nop": Kind.NOP, "iinc": Kind.IINC, "imul": Kind.INT_MUL, "arraylength": Kind.ARRAY_LENGTH,
           "getfield": Kind.FIELD, "putfield": Kind.FIELD, "getstatic": Kind.STATIC, "putstatic": Kind.STATIC,
@@ -153,8 +162,26 @@ class EmittedCost:
 
 
 def instruction_weight(insn: Instruction) -> int:
-    """The weight of one instruction outside any loop."""
+    """The weight of one instruction outside any loop, not counting a jump's taking (:func:`taken_halves`)."""
     return WEIGHTS[KIND_OF[insn.opcode]]  # type: ignore[index]
+
+
+def taken_halves(insn: Instruction, block: int, fallthrough: int | None, forest: LoopForest) -> int:
+    """How often a jump ending ``block`` is taken, in halves: 2 for ``goto``; for a conditional branch, 2 when its
+    target stays in the innermost loop of the block and its fall-through leaves it (the loop goes on by the
+    jump), 0 the other way round (the jump leaves the loop, which runs more than once), else 1 (no telling)."""
+    if insn.opcode in (GOTO, GOTO_W):
+        return 2
+    if insn.opcode not in CONDITIONAL_BRANCHES:
+        return 0
+    loop = forest.loop_of(block)
+    if loop is None:
+        return 1
+    stays_taken = insn.successors_targets()[0] in loop.body
+    stays_falling = fallthrough is not None and fallthrough in loop.body
+    if stays_taken == stays_falling:
+        return 1
+    return 2 if stays_taken else 0
 
 
 def _block_graph(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]]
@@ -211,10 +238,28 @@ def loop_depths(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int,
     return [depth[b] for b in block_of]
 
 
+def instruction_prices(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()
+                       ) -> list[tuple[int, int]]:
+    """Per instruction, its weight (its group's, plus :data:`TAKEN_EXTRA` per expected taking of a jump) and its
+    loop depth."""
+    if not insns:
+        return []
+    g, block_of = _block_graph(insns, handlers)
+    forest = natural_loops(g, insns[0].offset)
+    out: list[tuple[int, int]] = []
+    for k, insn in enumerate(insns):
+        block = block_of[k]
+        weight = instruction_weight(insn)
+        if insn.opcode in CONDITIONAL_BRANCHES or insn.opcode in (GOTO, GOTO_W):
+            fallthrough = insns[k + 1].offset if k + 1 < len(insns) else None
+            weight += TAKEN_EXTRA * taken_halves(insn, block, fallthrough, forest) // 2
+        out.append((weight, forest.depth_of(block)))
+    return out
+
+
 def price_instructions(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()) -> EmittedCost:
     """The emitted cost of decoded code with its exception table (as (start, end, handler) offsets)."""
-    depths = loop_depths(insns, handlers)
-    cost = sum(instruction_weight(i) * LOOP_FACTOR ** d for i, d in zip(insns, depths))
+    cost = sum(w * LOOP_FACTOR ** d for w, d in instruction_prices(insns, handlers))
     size = insns[-1].offset + insns[-1].length if insns else 0
     return EmittedCost(cost, size)
 

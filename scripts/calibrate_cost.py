@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from peggy_jvm.classfile.model import CodeAttribute  # noqa: E402
 from peggy_jvm.classfile.reader import read_class  # noqa: E402
 from peggy_jvm.classfile.bytecode import decode  # noqa: E402
-from peggy_jvm.codecost import KIND_OF, WEIGHTS, Kind, kind_of, loop_depths, price_code  # noqa: E402
+from peggy_jvm.codecost import KIND_OF, TAKEN_EXTRA, WEIGHTS, Kind, kind_of, loop_depths, price_code  # noqa: E402
 
 REPS = 10
 
@@ -83,6 +83,16 @@ BENCHES = [
     Bench("newarray", Kind.NEW_ARRAY, "a2 = new int[4];"),
     Bench("new", Kind.NEW, "ob = new Object();", ("return",)),  # Object.<init> returns at once
     Bench("monitor", Kind.MONITOR, "synchronized (o) { x = y; }"),
+]
+
+#: the effects of an instruction's neighbours (``codecost.TAKEN_EXTRA``, ``codecost.fused_loads``), each measured
+#: against a benchmark of BENCHES that differs from it in that effect only: (benchmark, its baseline)
+CONTEXT = [
+    # x = 1 < y = 3: `if_icmple` jumps over `z = y`, where the baseline `branch` falls through into it
+    (Bench("taken", None, "if (x > y) z = y;"), "branch"),
+    # p and q live in slots above 3: javac writes `iload p; iload q`, which HotSpot fuses (fast_iload2); the
+    # baseline `iadd` reads x and y with `iload_1; iload_2`, which it does not
+    (Bench("iload2", None, "p = p + q;"), "iadd"),
 ]
 
 JAVA = """\
@@ -136,16 +146,17 @@ METHOD = """\
         Holder o = new Holder(2);
         Object ob = o;
         Get it = o;
+        int p = 4, q = 6;
         for (int i = 0; i < n; i++) {
 %(body)s
         }
-        return x + y + z + l + m + (long) d + a[1] + a2.length + o.f + ob.hashCode() %% 2 + it.get(0);
+        return x + y + z + l + m + (long) d + a[1] + a2.length + o.f + ob.hashCode() %% 2 + it.get(0) + p + q;
     }
 """
 
 
 def generate() -> str:
-    benches = [Bench("empty", None, "")] + BENCHES
+    benches = [Bench("empty", None, "")] + BENCHES + [b for b, _ in CONTEXT]
     methods = "\n".join(METHOD % {"name": b.name, "body": "\n".join("            " + b.stmt for _ in range(REPS))
                                   if b.stmt else ""} for b in benches)
     cases = "\n".join(f"            case {k}: return b_{b.name}(n);" for k, b in enumerate(benches))
@@ -172,7 +183,7 @@ def measure(workdir: Path, mode: str, rounds: int) -> dict[str, float]:
     flags = ["-Xint"] if mode == "xint" else []
     out = subprocess.run(["java", *flags, "-cp", str(workdir), "CostBench", str(n), str(rounds)],
                          capture_output=True, text=True, check=True).stdout
-    names = ["empty"] + [b.name for b in BENCHES]
+    names = ["empty"] + [b.name for b in BENCHES] + [b.name for b, _ in CONTEXT]
     samples: dict[str, list[int]] = {k: [] for k in names}
     for line in out.split("\n"):
         for item in line.split():
@@ -203,6 +214,16 @@ def weights(per_iter: dict[str, float], counts: dict[str, Counter]) -> tuple[dic
         others = sum(v * WEIGHTS[k] for k, v in c.items() if k is not b.target)
         result[b.name] = (extra_ns(b.name) / unit - others) / c[b.target] if c[b.target] else float("nan")
     return result, unit
+
+
+def context_effects(per_iter: dict[str, float], unit: float) -> dict[str, float]:
+    """In the table's units: what a taken jump costs beyond falling through (the skipped ``z = y``, two local
+    loads/stores, added back) and what a fused ``iload`` pair saves against two short-form loads."""
+    def ns(name: str) -> float:
+        return (per_iter[name] - per_iter["empty"]) / REPS
+
+    return {"taken": (ns("taken") - ns("branch")) / unit + 2 * WEIGHTS[Kind.LOCAL],
+            "iload2": (ns("iadd") - ns("iload2")) / unit}
 
 
 #: Kernels' methods, how the harness calls one (arguments from its setup) and how often per measurement
@@ -312,6 +333,11 @@ def main() -> int:
                 # the JIT can remove a whole benchmark loop (its statements are dead or invariant): no unit then
                 measured = f"{result[b.name]:>9.1f}" if unit > 0.05 else f"{'n/a':>9}"
                 print(f"{b.name:16} {kind.value:24} {WEIGHTS[kind]:>6} {measured} {ns:>8.2f}")
+            if unit > 0.05:
+                ctx = context_effects(per_iter, unit)
+                print(f"taken jump, extra over falling through: table {TAKEN_EXTRA}, measured {ctx['taken']:.1f}")
+                print(f"fused iload pair, saved against iload_1; iload_2: table {WEIGHTS[Kind.LOCAL]}, "
+                      f"measured {ctx['iload2']:.1f}")
     return 0
 
 
