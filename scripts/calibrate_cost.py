@@ -11,7 +11,10 @@ loads/stores) and ``iadd`` (``x = x + y``): their instructions on average weigh 
 interpreter's dispatch dominates such simple instructions; one of them alone is too short to time apart).
 Every other benchmark's target group gets what its time leaves after its other instructions, priced with the
 table's weights; a callee's own instructions (``extra``) are priced the same way and subtracted. So the
-measured column reads in the table's units.
+measured column reads in the table's units. Two more benchmarks (:data:`CONTEXT`) measure what an instruction's
+neighbours change, each against a benchmark that differs from it only in that: the extra price of a taken jump
+(``codecost.TAKEN_EXTRA``) and the saving of HotSpot's fused ``iload n; iload m`` (``fast_iload2``, not priced:
+it measures about nothing).
 
     scripts/calibrate_cost.py [--mode xint|jit|both] [--rounds N]
     scripts/calibrate_cost.py --kernels [--rounds N]
