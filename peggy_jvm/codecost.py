@@ -3,14 +3,17 @@
 What this module owns
     :class:`Kind` (the instruction groups the JVM prices alike), :data:`WEIGHTS` (THE per-group interpreter
     weights, integers relative to ``iadd``), :data:`LOOP_FACTOR`, :class:`EmittedCost` and the functions that
-    price decoded code: :func:`instruction_weight`, :func:`loop_depths`, :func:`price_instructions`,
+    price decoded code: :func:`instruction_weight`, :func:`taken_halves`, :data:`TAKEN_EXTRA`,
+    :func:`loop_depths`, :func:`instruction_prices`, :func:`price_instructions`,
     :func:`price_code`; :class:`Goal` (what a rewrite must pay in). ``docs/cost-model.md`` gives the measured
     numbers behind the weights (``scripts/calibrate_cost.py`` measures them on the running JVM).
 
 The model
-    ``cost = sum over instructions of WEIGHTS[kind] * LOOP_FACTOR ** depth``, where ``depth`` is the number of
-    natural loops of the bytecode's control-flow graph containing the instruction's basic block (exception
-    edges count: a handler that jumps back into a loop is part of it). ``size`` is the code length in bytes.
+    ``cost = sum over instructions of (WEIGHTS[kind] + TAKEN_EXTRA * taken) * LOOP_FACTOR ** depth``, where
+    ``depth`` is the number of natural loops of the bytecode's control-flow graph containing the instruction's
+    basic block (exception edges count: a handler that jumps back into a loop is part of it) and ``taken`` how
+    often a jump is expected to be taken (:func:`taken_halves`: always for ``goto``; for a conditional branch,
+    by which of its two ways stays in its loop). ``size`` is the code length in bytes.
     Unlike the PEG model (:mod:`peggy_jvm.extract.cost`), this prices what the lowering actually emitted:
     loads, stores, stack shuffles and jumps included, so a PEG that is cheaper but lowers to more or slower
     instructions is seen for what it is.
@@ -167,7 +170,8 @@ def instruction_weight(insn: Instruction) -> int:
 
 
 def taken_halves(insn: Instruction, block: int, fallthrough: int | None, forest: LoopForest) -> int:
-    """How often a jump ending ``block`` is taken, in halves: 2 for ``goto``; for a conditional branch, 2 when its
+    """How often ``insn``, the last instruction of ``block``, is taken, in halves: 0 for anything but a jump; 2 for
+    ``goto``; for a conditional branch, 2 when its
     target stays in the innermost loop of the block and its fall-through leaves it (the loop goes on by the
     jump), 0 the other way round (the jump leaves the loop, which runs more than once), else 1 (no telling)."""
     if insn.opcode in (GOTO, GOTO_W):
@@ -230,12 +234,7 @@ def _block_graph(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int
 
 def loop_depths(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()) -> list[int]:
     """Per instruction, the number of natural loops containing it (0 outside loops and in unreachable code)."""
-    if not insns:
-        return []
-    g, block_of = _block_graph(insns, handlers)
-    forest = natural_loops(g, insns[0].offset)
-    depth = {b: forest.depth_of(b) for b in g.nodes}
-    return [depth[b] for b in block_of]
+    return [depth for _, depth in instruction_prices(insns, handlers)]
 
 
 def instruction_prices(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()
@@ -249,10 +248,8 @@ def instruction_prices(insns: Sequence[Instruction], handlers: Iterable[tuple[in
     out: list[tuple[int, int]] = []
     for k, insn in enumerate(insns):
         block = block_of[k]
-        weight = instruction_weight(insn)
-        if insn.opcode in CONDITIONAL_BRANCHES or insn.opcode in (GOTO, GOTO_W):
-            fallthrough = insns[k + 1].offset if k + 1 < len(insns) else None
-            weight += TAKEN_EXTRA * taken_halves(insn, block, fallthrough, forest) // 2
+        fallthrough = insns[k + 1].offset if k + 1 < len(insns) else None
+        weight = instruction_weight(insn) + TAKEN_EXTRA * taken_halves(insn, block, fallthrough, forest) // 2
         out.append((weight, forest.depth_of(block)))
     return out
 

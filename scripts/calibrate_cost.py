@@ -18,6 +18,7 @@ it measures about nothing).
 
     scripts/calibrate_cost.py [--mode xint|jit|both] [--rounds N]
     scripts/calibrate_cost.py --kernels [--rounds N]
+    scripts/calibrate_cost.py --stencil [--rounds N]
 
 Prints one table per mode: group, the weight in the code, the measured weight, the benchmark and its
 nanoseconds per repetition. ``--kernels`` checks the model's predictive power instead: the fixture
@@ -25,6 +26,8 @@ nanoseconds per repetition. ``--kernels`` checks the model's predictive power in
 rule off, so that the rewrites it would refuse are measured too), then per method the predicted change of the
 emitted cost beside the measured change of its -Xint thread CPU time (a harness calling the method in a loop,
 run on the original and the rewritten class in alternate JVMs, medians), and whether the signs agree.
+``--stencil`` times five shapes of the jacobi2d stencil (docs/cost-model.md: the one rewrite whose gain the
+model does not predict) with their instruction counts per inner iteration.
 A measuring tool, not a test (timings depend on the machine and its load).
 """
 from __future__ import annotations
@@ -309,14 +312,101 @@ def _kernel_prices(class_file: Path) -> dict[str, int]:
     return {m.name: price_code(CodeAttribute.parse(m.code_attribute().data, cf.pool)).cost for m in cf.methods}
 
 
+#: the jacobi2d stencil in five shapes (docs/cost-model.md): javac's form of the original, the index expressions
+#: hoisted, and loaded values stored in locals first (three as the full stage's rewrite does, or all five)
+STENCIL = """\
+public class Stencil {
+    static void original(double[][] a, double[][] b, int n) {
+        for (int i = 1; i < n - 1; i++)
+            for (int j = 1; j < n - 1; j++)
+                b[i][j] = 0.2 * (a[i][j] + a[i][j - 1] + a[i][j + 1] + a[i + 1][j] + a[i - 1][j]);
+    }
+    static void hoisted(double[][] a, double[][] b, int n) {
+        int m = n - 1;
+        for (int i = 1; i < m; i++) { int ip = i + 1, im = i - 1;
+            for (int j = 1, jm = 0; j < m; jm = j, j++)
+                b[i][j] = 0.2 * (a[i][j] + a[i][jm] + a[i][j + 1] + a[ip][j] + a[im][j]); }
+    }
+    static void hoistedStore3(double[][] a, double[][] b, int n) {
+        int m = n - 1;
+        for (int i = 1; i < m; i++) { int ip = i + 1, im = i - 1;
+            for (int j = 1, jm = 0; j < m; jm = j, j++) {
+                double p = a[i][j], q = a[i][jm], r = a[i][j + 1];
+                b[i][j] = 0.2 * (p + q + r + a[ip][j] + a[im][j]); } }
+    }
+    static void hoistedStore5(double[][] a, double[][] b, int n) {
+        int m = n - 1;
+        for (int i = 1; i < m; i++) { int ip = i + 1, im = i - 1;
+            for (int j = 1, jm = 0; j < m; jm = j, j++) {
+                double p = a[i][j], q = a[i][jm], r = a[i][j + 1], u = a[ip][j], v = a[im][j];
+                b[i][j] = 0.2 * (p + q + r + u + v); } }
+    }
+    static void store3(double[][] a, double[][] b, int n) {
+        for (int i = 1; i < n - 1; i++)
+            for (int j = 1; j < n - 1; j++) {
+                double p = a[i][j], q = a[i][j - 1], r = a[i][j + 1];
+                b[i][j] = 0.2 * (p + q + r + a[i + 1][j] + a[i - 1][j]); }
+    }
+    public static void main(String[] args) {
+        int n = 120, rounds = Integer.parseInt(args[0]), count = 5;
+        double[][] a = new double[n][n], b = new double[n][n];
+        for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) a[i][j] = i * 0.5 + j;
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long[][] t = new long[count][rounds];
+        for (int r = 0; r < rounds; r++) for (int v = 0; v < count; v++) {
+            int w = (v + r) % count;
+            long t0 = mx.getCurrentThreadCpuTime();
+            for (int k = 0; k < 4; k++) switch (w) {
+                case 0: original(a, b, n); break; case 1: hoisted(a, b, n); break;
+                case 2: hoistedStore3(a, b, n); break; case 3: hoistedStore5(a, b, n); break;
+                default: store3(a, b, n);
+            }
+            t[w][r] = mx.getCurrentThreadCpuTime() - t0;
+        }
+        String[] names = {"original", "hoisted", "hoistedStore3", "hoistedStore5", "store3"};
+        for (int v = 0; v < count; v++) java.util.Arrays.sort(t[v]);
+        for (int v = 0; v < count; v++)
+            System.out.println(names[v] + " " + (double) t[v][rounds / 2] / t[0][rounds / 2]);
+    }
+}
+"""
+
+
+def stencil(rounds: int) -> int:
+    """``--stencil``: the jacobi2d shapes under -Xint, each variant's instructions per inner iteration (our
+    decoder, the deepest loop) and its median time over the original's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "Stencil.java").write_text(STENCIL)
+        subprocess.run(["javac", "-g:none", "--release", "17", "-d", str(work), str(work / "Stencil.java")],
+                       check=True)
+        cf = read_class((work / "Stencil.class").read_bytes())
+        inner = {}
+        for m in cf.methods:
+            code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+            depths = loop_depths(decode(code.code))
+            inner[m.name] = sum(1 for d in depths if d == max(depths, default=0))
+        out = subprocess.run(["java", "-Xint", "-cp", str(work), "Stencil", str(max(rounds, 5) * 4 + 1)],
+                             capture_output=True, text=True, check=True).stdout
+    print(f"{'variant':14} {'instructions':>12} {'time / original':>16}")
+    for line in out.split("\n"):
+        if line:
+            name, ratio = line.split()
+            print(f"{name:14} {inner[name]:>12} {float(ratio):>16.3f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mode", choices=["xint", "jit", "both"], default="both")
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--kernels", action="store_true", help="check the predictions on the fixture Kernels instead")
+    ap.add_argument("--stencil", action="store_true", help="time the jacobi2d stencil shapes instead")
     args = ap.parse_args()
     if args.kernels:
         return kernels(args.rounds)
+    if args.stencil:
+        return stencil(args.rounds)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "CostBench.java").write_text(generate())
