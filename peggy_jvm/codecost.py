@@ -4,6 +4,7 @@ What this module owns
     :class:`Kind` (the instruction groups the JVM prices alike), :data:`WEIGHTS` (THE per-group interpreter
     weights, integers relative to ``iadd``), :data:`LOOP_FACTOR`, :class:`EmittedCost` and the functions that
     price decoded code: :func:`instruction_weight`, :func:`taken_halves`, :data:`TAKEN_EXTRA`,
+    :data:`FLOAT_SPILL_EXTRA`,
     :func:`loop_depths`, :func:`instruction_prices`, :func:`price_instructions`,
     :func:`price_code`; :class:`Goal` (what a rewrite must pay in). ``docs/cost-model.md`` gives the measured
     numbers behind the weights (``scripts/calibrate_cost.py`` measures them on the running JVM).
@@ -13,7 +14,8 @@ The model
     ``depth`` is the number of natural loops of the bytecode's control-flow graph containing the instruction's
     basic block (exception edges count: a handler that jumps back into a loop is part of it) and ``taken`` how
     often a jump is expected to be taken (:func:`taken_halves`: always for ``goto``; for a conditional branch,
-    by which of its two ways stays in its loop). ``size`` is the code length in bytes.
+    by which of its two ways stays in its loop), plus :data:`FLOAT_SPILL_EXTRA` for a ``dup``/``swap`` right
+    after an instruction that leaves a float. ``size`` is the code length in bytes.
     Unlike the PEG model (:mod:`peggy_jvm.extract.cost`), this prices what the lowering actually emitted:
     loads, stores, stack shuffles and jumps included, so a PEG that is cheaper but lowers to more or slower
     instructions is seen for what it is.
@@ -37,7 +39,8 @@ from .classfile.model import CodeAttribute
 from .classfile.opcodes import CONDITIONAL_BRANCHES, GOTO, GOTO_W, JSR, JSR_W, NO_FALLTHROUGH, OPCODES, RET
 from .ir.cfg import LoopForest, natural_loops
 
-__all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "TAKEN_EXTRA", "KIND_OF", "EmittedCost", "kind_of",
+__all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "TAKEN_EXTRA", "FLOAT_SPILL_EXTRA", "KIND_OF", "EmittedCost",
+           "kind_of",
            "instruction_weight", "taken_halves", "loop_depths", "instruction_prices",
            "price_instructions", "price_code"]
 
@@ -107,6 +110,20 @@ WEIGHTS: dict[Kind, int] = {
 #: falls through costs next to nothing. Even, so that a branch taken half the time (:func:`taken_halves`) costs
 #: an integer.
 TAKEN_EXTRA = 4
+
+#: what a ``dup``, ``dup_x1``, ``dup_x2`` or ``swap`` costs beyond its weight when the instruction before it left a
+#: float on the stack: the interpreter keeps that float in a register and spills it with a 4-byte store, and the
+#: stack instruction reads the slot back as an 8-byte word, which the processor cannot forward from the narrower
+#: store (a stall). Measured 10 (``scripts/calibrate_cost.py``: ``fdup``, ``f = g = h;`` against ``stack``'s
+#: ``x = y = z;``, 8.1 against 3.5 ns per statement); an int or reference is spilled as a whole word, no stall.
+FLOAT_SPILL_EXTRA = 10
+
+#: the instructions that leave a float on top of the stack (a float field or call result is not known here)
+_FLOAT_RESULTS = frozenset(op for op, info in OPCODES.items()
+                           if info.name.startswith(("fload", "fconst_")) or info.name in (
+                               "fadd", "fsub", "fmul", "fdiv", "frem", "fneg", "i2f", "l2f", "d2f", "faload"))
+#: the stack instructions that copy or move words
+_WORD_MOVES = frozenset(op for op, info in OPCODES.items() if info.name in ("dup", "dup_x1", "dup_x2", "swap"))
 
 
 #: the mnemonics whose group their name alone does not tell by its prefix or suffix
@@ -239,8 +256,8 @@ def loop_depths(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int,
 
 def instruction_prices(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()
                        ) -> list[tuple[int, int]]:
-    """Per instruction, its weight (its group's, plus :data:`TAKEN_EXTRA` per expected taking of a jump) and its
-    loop depth."""
+    """Per instruction, its weight (its group's, plus :data:`TAKEN_EXTRA` per expected taking of a jump, plus
+    :data:`FLOAT_SPILL_EXTRA` for a word move of a float just computed in the same block) and its loop depth."""
     if not insns:
         return []
     g, block_of = _block_graph(insns, handlers)
@@ -250,6 +267,8 @@ def instruction_prices(insns: Sequence[Instruction], handlers: Iterable[tuple[in
         block = block_of[k]
         fallthrough = insns[k + 1].offset if k + 1 < len(insns) else None
         weight = instruction_weight(insn) + TAKEN_EXTRA * taken_halves(insn, block, fallthrough, forest) // 2
+        if insn.opcode in _WORD_MOVES and k > 0 and insns[k - 1].opcode in _FLOAT_RESULTS and insn.offset not in g:
+            weight += FLOAT_SPILL_EXTRA
         out.append((weight, forest.depth_of(block)))
     return out
 

@@ -13,8 +13,8 @@ Every other benchmark's target group gets what its time leaves after its other i
 table's weights; a callee's own instructions (``extra``) are priced the same way and subtracted. So the
 measured column reads in the table's units. Two more benchmarks (:data:`CONTEXT`) measure what an instruction's
 neighbours change, each against a benchmark that differs from it only in that: the extra price of a taken jump
-(``codecost.TAKEN_EXTRA``) and the saving of HotSpot's fused ``iload n; iload m`` (``fast_iload2``, not priced:
-it measures about nothing).
+(``codecost.TAKEN_EXTRA``), the saving of HotSpot's fused ``iload n; iload m`` (``fast_iload2``, not priced:
+it measures about nothing), and the stall of a ``dup`` of a float just computed (``codecost.FLOAT_SPILL_EXTRA``).
 
     scripts/calibrate_cost.py [--mode xint|jit|both] [--rounds N]
     scripts/calibrate_cost.py --kernels [--rounds N]
@@ -47,7 +47,8 @@ sys.path.insert(0, str(ROOT))
 from peggy_jvm.classfile.model import CodeAttribute  # noqa: E402
 from peggy_jvm.classfile.reader import read_class  # noqa: E402
 from peggy_jvm.classfile.bytecode import decode  # noqa: E402
-from peggy_jvm.codecost import KIND_OF, TAKEN_EXTRA, WEIGHTS, Kind, kind_of, loop_depths, price_code  # noqa: E402
+from peggy_jvm.codecost import (FLOAT_SPILL_EXTRA, KIND_OF, TAKEN_EXTRA, WEIGHTS, Kind, kind_of,  # noqa: E402
+                                loop_depths, price_code)
 
 REPS = 10
 
@@ -99,6 +100,9 @@ CONTEXT = [
     # p and q live in slots above 3: javac writes `iload p; iload q`, which HotSpot fuses (fast_iload2); the
     # baseline `iadd` reads x and y with `iload_1; iload_2`, which it does not
     (Bench("iload2", None, "p = p + q;"), "iadd"),
+    # `fload; dup; fstore; fstore` against `stack`'s `iload_3; dup; istore_2; istore_1`: a float spilled by a
+    # 4-byte store and read back by dup as an 8-byte word
+    (Bench("fdup", None, "f = g = h;"), "stack"),
 ]
 
 JAVA = """\
@@ -153,10 +157,12 @@ METHOD = """\
         Object ob = o;
         Get it = o;
         int p = 4, q = 6;
+        float f = 1, g = 2, h = 3;
         for (int i = 0; i < n; i++) {
 %(body)s
         }
-        return x + y + z + l + m + (long) d + a[1] + a2.length + o.f + ob.hashCode() %% 2 + it.get(0) + p + q;
+        return x + y + z + l + m + (long) d + a[1] + a2.length + o.f + ob.hashCode() %% 2 + it.get(0) + p + q
+            + (long) (f + g + h);
     }
 """
 
@@ -224,12 +230,14 @@ def weights(per_iter: dict[str, float], counts: dict[str, Counter]) -> tuple[dic
 
 def context_effects(per_iter: dict[str, float], unit: float) -> dict[str, float]:
     """In the table's units: what a taken jump costs beyond falling through (the skipped ``z = y``, two local
-    loads/stores, added back) and what a fused ``iload`` pair saves against two short-form loads."""
+    loads/stores, added back), what a fused ``iload`` pair saves against two short-form loads, and what a ``dup``
+    of a float costs beyond one of an int."""
     def ns(name: str) -> float:
         return (per_iter[name] - per_iter["empty"]) / REPS
 
     return {"taken": (ns("taken") - ns("branch")) / unit + 2 * WEIGHTS[Kind.LOCAL],
-            "iload2": (ns("iadd") - ns("iload2")) / unit}
+            "iload2": (ns("iadd") - ns("iload2")) / unit,
+            "fdup": (ns("fdup") - ns("stack")) / unit}
 
 
 #: Kernels' methods, how the harness calls one (arguments from its setup) and how often per measurement
@@ -431,6 +439,8 @@ def main() -> int:
                 print(f"taken jump, extra over falling through: table {TAKEN_EXTRA}, measured {ctx['taken']:.1f}")
                 print(f"fused iload pair, saved against iload_1; iload_2: table {WEIGHTS[Kind.LOCAL]}, "
                       f"measured {ctx['iload2']:.1f}")
+                print(f"dup of a float just computed, extra over an int's: table {FLOAT_SPILL_EXTRA}, "
+                      f"measured {ctx['fdup']:.1f}")
     return 0
 
 
