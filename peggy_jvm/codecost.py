@@ -106,9 +106,9 @@ WEIGHTS: dict[Kind, int] = {
 
 #: what a jump costs the interpreter beyond falling through, each time it is taken (HotSpot's template interpreter
 #: then moves its bytecode pointer to the target, polls for a safepoint, and its dispatch jumps from elsewhere):
-#: measured 4-6 (``scripts/calibrate_cost.py``: ``taken`` against ``branch``), while a conditional branch that
-#: falls through costs next to nothing. Even, so that a branch taken half the time (:func:`taken_halves`) costs
-#: an integer.
+#: measured 6 more than a conditional branch that falls through (``scripts/calibrate_cost.py``: ``taken`` against
+#: ``branch``), which itself measures about nothing: so a taken jump costs about 5-6 in all, the branch group's 2
+#: plus this. Even, so that a branch taken half the time (:func:`taken_halves`) costs an integer.
 TAKEN_EXTRA = 4
 
 #: what a ``dup``, ``dup_x1``, ``dup_x2`` or ``swap`` costs beyond its weight when the instruction before it left a
