@@ -3,14 +3,19 @@
 What this module owns
     :class:`Kind` (the instruction groups the JVM prices alike), :data:`WEIGHTS` (THE per-group interpreter
     weights, integers relative to ``iadd``), :data:`LOOP_FACTOR`, :class:`EmittedCost` and the functions that
-    price decoded code: :func:`instruction_weight`, :func:`loop_depths`, :func:`price_instructions`,
+    price decoded code: :func:`instruction_weight`, :func:`taken_halves`, :data:`TAKEN_EXTRA`,
+    :data:`FLOAT_SPILL_EXTRA`,
+    :func:`loop_depths`, :func:`instruction_prices`, :func:`price_instructions`,
     :func:`price_code`; :class:`Goal` (what a rewrite must pay in). ``docs/cost-model.md`` gives the measured
     numbers behind the weights (``scripts/calibrate_cost.py`` measures them on the running JVM).
 
 The model
-    ``cost = sum over instructions of WEIGHTS[kind] * LOOP_FACTOR ** depth``, where ``depth`` is the number of
-    natural loops of the bytecode's control-flow graph containing the instruction's basic block (exception
-    edges count: a handler that jumps back into a loop is part of it). ``size`` is the code length in bytes.
+    ``cost = sum over instructions of (WEIGHTS[kind] + TAKEN_EXTRA * taken) * LOOP_FACTOR ** depth``, where
+    ``depth`` is the number of natural loops of the bytecode's control-flow graph containing the instruction's
+    basic block (exception edges count: a handler that jumps back into a loop is part of it) and ``taken`` how
+    often a jump is expected to be taken (:func:`taken_halves`: always for ``goto``; for a conditional branch,
+    by which of its two ways stays in its loop), plus :data:`FLOAT_SPILL_EXTRA` for a ``dup``/``swap`` right
+    after an instruction that leaves a float. ``size`` is the code length in bytes.
     Unlike the PEG model (:mod:`peggy_jvm.pegextract.cost`), this prices what the lowering actually emitted:
     loads, stores, stack shuffles and jumps included, so a PEG that is cheaper but lowers to more or slower
     instructions is seen for what it is.
@@ -31,11 +36,13 @@ import networkx as nx
 
 from .classfile.bytecode import Instruction, decode
 from .classfile.model import CodeAttribute
-from .classfile.opcodes import CONDITIONAL_BRANCHES, JSR, JSR_W, NO_FALLTHROUGH, OPCODES, RET
-from .ir.cfg import natural_loops
+from .classfile.opcodes import CONDITIONAL_BRANCHES, GOTO, GOTO_W, JSR, JSR_W, NO_FALLTHROUGH, OPCODES, RET
+from .ir.cfg import LoopForest, natural_loops
 
-__all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "KIND_OF", "EmittedCost", "kind_of", "instruction_weight",
-           "loop_depths", "price_instructions", "price_code"]
+__all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "TAKEN_EXTRA", "FLOAT_SPILL_EXTRA", "KIND_OF", "EmittedCost",
+           "kind_of",
+           "instruction_weight", "taken_halves", "loop_depths", "instruction_prices",
+           "price_instructions", "price_code"]
 
 
 class Goal(str, Enum):
@@ -97,6 +104,28 @@ WEIGHTS: dict[Kind, int] = {
 }
 
 
+#: what a jump costs the interpreter beyond falling through, each time it is taken (HotSpot's template interpreter
+#: then moves its bytecode pointer to the target, polls for a safepoint, and its dispatch jumps from elsewhere):
+#: measured 6 more than a conditional branch that falls through (``scripts/calibrate_cost.py``: ``taken`` against
+#: ``branch``), which itself measures about nothing: so a taken jump costs about 5-6 in all, the branch group's 2
+#: plus this. Even, so that a branch taken half the time (:func:`taken_halves`) costs an integer.
+TAKEN_EXTRA = 4
+
+#: what a ``dup``, ``dup_x1``, ``dup_x2`` or ``swap`` costs beyond its weight when the instruction before it left a
+#: float on the stack: the interpreter keeps that float in a register and spills it with a 4-byte store, and the
+#: stack instruction reads the slot back as an 8-byte word, which the processor cannot forward from the narrower
+#: store (a stall). Measured 10 (``scripts/calibrate_cost.py``: ``fdup``, ``f = g = h;`` against ``stack``'s
+#: ``x = y = z;``, 8.1 against 3.5 ns per statement); an int or reference is spilled as a whole word, no stall.
+FLOAT_SPILL_EXTRA = 10
+
+#: the instructions that leave a float on top of the stack (a float field or call result is not known here)
+_FLOAT_RESULTS = frozenset(op for op, info in OPCODES.items()
+                           if info.name.startswith(("fload", "fconst_")) or info.name in (
+                               "fadd", "fsub", "fmul", "fdiv", "frem", "fneg", "i2f", "l2f", "d2f", "faload"))
+#: the stack instructions that copy or move words
+_WORD_MOVES = frozenset(op for op, info in OPCODES.items() if info.name in ("dup", "dup_x1", "dup_x2", "swap"))
+
+
 #: the mnemonics whose group their name alone does not tell by its prefix or suffix
 _EXACT = {"nop": Kind.NOP, "iinc": Kind.IINC, "imul": Kind.INT_MUL, "arraylength": Kind.ARRAY_LENGTH,
           "getfield": Kind.FIELD, "putfield": Kind.FIELD, "getstatic": Kind.STATIC, "putstatic": Kind.STATIC,
@@ -153,8 +182,27 @@ class EmittedCost:
 
 
 def instruction_weight(insn: Instruction) -> int:
-    """The weight of one instruction outside any loop."""
+    """The weight of one instruction outside any loop, not counting a jump's taking (:func:`taken_halves`)."""
     return WEIGHTS[KIND_OF[insn.opcode]]  # type: ignore[index]
+
+
+def taken_halves(insn: Instruction, block: int, fallthrough: int | None, forest: LoopForest) -> int:
+    """How often ``insn``, the last instruction of ``block``, is taken, in halves: 0 for anything but a jump; 2 for
+    ``goto``; for a conditional branch, 2 when its
+    target stays in the innermost loop of the block and its fall-through leaves it (the loop goes on by the
+    jump), 0 the other way round (the jump leaves the loop, which runs more than once), else 1 (no telling)."""
+    if insn.opcode in (GOTO, GOTO_W):
+        return 2
+    if insn.opcode not in CONDITIONAL_BRANCHES:
+        return 0
+    loop = forest.loop_of(block)
+    if loop is None:
+        return 1
+    stays_taken = insn.successors_targets()[0] in loop.body
+    stays_falling = fallthrough is not None and fallthrough in loop.body
+    if stays_taken == stays_falling:
+        return 1
+    return 2 if stays_taken else 0
 
 
 def _block_graph(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]]
@@ -203,18 +251,31 @@ def _block_graph(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int
 
 def loop_depths(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()) -> list[int]:
     """Per instruction, the number of natural loops containing it (0 outside loops and in unreachable code)."""
+    return [depth for _, depth in instruction_prices(insns, handlers)]
+
+
+def instruction_prices(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()
+                       ) -> list[tuple[int, int]]:
+    """Per instruction, its weight (its group's, plus :data:`TAKEN_EXTRA` per expected taking of a jump, plus
+    :data:`FLOAT_SPILL_EXTRA` for a word move of a float just computed in the same block) and its loop depth."""
     if not insns:
         return []
     g, block_of = _block_graph(insns, handlers)
     forest = natural_loops(g, insns[0].offset)
-    depth = {b: forest.depth_of(b) for b in g.nodes}
-    return [depth[b] for b in block_of]
+    out: list[tuple[int, int]] = []
+    for k, insn in enumerate(insns):
+        block = block_of[k]
+        fallthrough = insns[k + 1].offset if k + 1 < len(insns) else None
+        weight = instruction_weight(insn) + TAKEN_EXTRA * taken_halves(insn, block, fallthrough, forest) // 2
+        if insn.opcode in _WORD_MOVES and k > 0 and insns[k - 1].opcode in _FLOAT_RESULTS and insn.offset not in g:
+            weight += FLOAT_SPILL_EXTRA
+        out.append((weight, forest.depth_of(block)))
+    return out
 
 
 def price_instructions(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()) -> EmittedCost:
     """The emitted cost of decoded code with its exception table (as (start, end, handler) offsets)."""
-    depths = loop_depths(insns, handlers)
-    cost = sum(instruction_weight(i) * LOOP_FACTOR ** d for i, d in zip(insns, depths))
+    cost = sum(w * LOOP_FACTOR ** d for w, d in instruction_prices(insns, handlers))
     size = insns[-1].offset + insns[-1].length if insns else 0
     return EmittedCost(cost, size)
 

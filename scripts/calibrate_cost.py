@@ -11,10 +11,14 @@ loads/stores) and ``iadd`` (``x = x + y``): their instructions on average weigh 
 interpreter's dispatch dominates such simple instructions; one of them alone is too short to time apart).
 Every other benchmark's target group gets what its time leaves after its other instructions, priced with the
 table's weights; a callee's own instructions (``extra``) are priced the same way and subtracted. So the
-measured column reads in the table's units.
+measured column reads in the table's units. Two more benchmarks (:data:`CONTEXT`) measure what an instruction's
+neighbours change, each against a benchmark that differs from it only in that: the extra price of a taken jump
+(``codecost.TAKEN_EXTRA``), the saving of HotSpot's fused ``iload n; iload m`` (``fast_iload2``, not priced:
+it measures about nothing), and the stall of a ``dup`` of a float just computed (``codecost.FLOAT_SPILL_EXTRA``).
 
     scripts/calibrate_cost.py [--mode xint|jit|both] [--rounds N]
     scripts/calibrate_cost.py --kernels [--rounds N]
+    scripts/calibrate_cost.py --stencil [--rounds N]
 
 Prints one table per mode: group, the weight in the code, the measured weight, the benchmark and its
 nanoseconds per repetition. ``--kernels`` checks the model's predictive power instead: the fixture
@@ -22,6 +26,8 @@ nanoseconds per repetition. ``--kernels`` checks the model's predictive power in
 rule off, so that the rewrites it would refuse are measured too), then per method the predicted change of the
 emitted cost beside the measured change of its -Xint thread CPU time (a harness calling the method in a loop,
 run on the original and the rewritten class in alternate JVMs, medians), and whether the signs agree.
+``--stencil`` times five shapes of the jacobi2d stencil (docs/cost-model.md: the one rewrite whose gain the
+model does not predict) with their instruction counts per inner iteration.
 A measuring tool, not a test (timings depend on the machine and its load).
 """
 from __future__ import annotations
@@ -40,7 +46,8 @@ sys.path.insert(0, str(ROOT))
 
 from peggy_jvm.classfile.reader import read_class, read_code  # noqa: E402
 from peggy_jvm.classfile.bytecode import decode  # noqa: E402
-from peggy_jvm.codecost import KIND_OF, WEIGHTS, Kind, kind_of, loop_depths, price_code  # noqa: E402
+from peggy_jvm.codecost import (FLOAT_SPILL_EXTRA, KIND_OF, TAKEN_EXTRA, WEIGHTS, Kind, kind_of,  # noqa: E402
+                                loop_depths, price_code)
 
 REPS = 10
 
@@ -82,6 +89,19 @@ BENCHES = [
     Bench("newarray", Kind.NEW_ARRAY, "a2 = new int[4];"),
     Bench("new", Kind.NEW, "ob = new Object();", ("return",)),  # Object.<init> returns at once
     Bench("monitor", Kind.MONITOR, "synchronized (o) { x = y; }"),
+]
+
+#: the effects of an instruction's neighbours (``codecost.TAKEN_EXTRA``, ``codecost.fused_loads``), each measured
+#: against a benchmark of BENCHES that differs from it in that effect only: (benchmark, its baseline)
+CONTEXT = [
+    # x = 1 < y = 3: `if_icmple` jumps over `z = y`, where the baseline `branch` falls through into it
+    (Bench("taken", None, "if (x > y) z = y;"), "branch"),
+    # p and q live in slots above 3: javac writes `iload p; iload q`, which HotSpot fuses (fast_iload2); the
+    # baseline `iadd` reads x and y with `iload_1; iload_2`, which it does not
+    (Bench("iload2", None, "p = p + q;"), "iadd"),
+    # `fload; dup; fstore; fstore` against `stack`'s `iload_3; dup; istore_2; istore_1`: a float spilled by a
+    # 4-byte store and read back by dup as an 8-byte word
+    (Bench("fdup", None, "f = g = h;"), "stack"),
 ]
 
 JAVA = """\
@@ -135,16 +155,19 @@ METHOD = """\
         Holder o = new Holder(2);
         Object ob = o;
         Get it = o;
+        int p = 4, q = 6;
+        float f = 1, g = 2, h = 3;
         for (int i = 0; i < n; i++) {
 %(body)s
         }
-        return x + y + z + l + m + (long) d + a[1] + a2.length + o.f + ob.hashCode() %% 2 + it.get(0);
+        return x + y + z + l + m + (long) d + a[1] + a2.length + o.f + ob.hashCode() %% 2 + it.get(0) + p + q
+            + (long) (f + g + h);
     }
 """
 
 
 def generate() -> str:
-    benches = [Bench("empty", None, "")] + BENCHES
+    benches = [Bench("empty", None, "")] + BENCHES + [b for b, _ in CONTEXT]
     methods = "\n".join(METHOD % {"name": b.name, "body": "\n".join("            " + b.stmt for _ in range(REPS))
                                   if b.stmt else ""} for b in benches)
     cases = "\n".join(f"            case {k}: return b_{b.name}(n);" for k, b in enumerate(benches))
@@ -171,7 +194,7 @@ def measure(workdir: Path, mode: str, rounds: int) -> dict[str, float]:
     flags = ["-Xint"] if mode == "xint" else []
     out = subprocess.run(["java", *flags, "-cp", str(workdir), "CostBench", str(n), str(rounds)],
                          capture_output=True, text=True, check=True).stdout
-    names = ["empty"] + [b.name for b in BENCHES]
+    names = ["empty"] + [b.name for b in BENCHES] + [b.name for b, _ in CONTEXT]
     samples: dict[str, list[int]] = {k: [] for k in names}
     for line in out.split("\n"):
         for item in line.split():
@@ -202,6 +225,18 @@ def weights(per_iter: dict[str, float], counts: dict[str, Counter]) -> tuple[dic
         others = sum(v * WEIGHTS[k] for k, v in c.items() if k is not b.target)
         result[b.name] = (extra_ns(b.name) / unit - others) / c[b.target] if c[b.target] else float("nan")
     return result, unit
+
+
+def context_effects(per_iter: dict[str, float], unit: float) -> dict[str, float]:
+    """In the table's units: what a taken jump costs beyond falling through (the skipped ``z = y``, two local
+    loads/stores, added back), what a fused ``iload`` pair saves against two short-form loads, and what a ``dup``
+    of a float costs beyond one of an int."""
+    def ns(name: str) -> float:
+        return (per_iter[name] - per_iter["empty"]) / REPS
+
+    return {"taken": (ns("taken") - ns("branch")) / unit + 2 * WEIGHTS[Kind.LOCAL],
+            "iload2": (ns("iadd") - ns("iload2")) / unit,
+            "fdup": (ns("fdup") - ns("stack")) / unit}
 
 
 #: Kernels' methods, how the harness calls one (arguments from its setup) and how often per measurement
@@ -284,14 +319,101 @@ def _kernel_prices(class_file: Path) -> dict[str, int]:
     return {m.name: price_code(read_code(m.code_attribute().data, cf.pool)).cost for m in cf.methods}
 
 
+#: the jacobi2d stencil in five shapes (docs/cost-model.md): javac's form of the original, the index expressions
+#: hoisted, and loaded values stored in locals first (three as the full stage's rewrite does, or all five)
+STENCIL = """\
+public class Stencil {
+    static void original(double[][] a, double[][] b, int n) {
+        for (int i = 1; i < n - 1; i++)
+            for (int j = 1; j < n - 1; j++)
+                b[i][j] = 0.2 * (a[i][j] + a[i][j - 1] + a[i][j + 1] + a[i + 1][j] + a[i - 1][j]);
+    }
+    static void hoisted(double[][] a, double[][] b, int n) {
+        int m = n - 1;
+        for (int i = 1; i < m; i++) { int ip = i + 1, im = i - 1;
+            for (int j = 1, jm = 0; j < m; jm = j, j++)
+                b[i][j] = 0.2 * (a[i][j] + a[i][jm] + a[i][j + 1] + a[ip][j] + a[im][j]); }
+    }
+    static void hoistedStore3(double[][] a, double[][] b, int n) {
+        int m = n - 1;
+        for (int i = 1; i < m; i++) { int ip = i + 1, im = i - 1;
+            for (int j = 1, jm = 0; j < m; jm = j, j++) {
+                double p = a[i][j], q = a[i][jm], r = a[i][j + 1];
+                b[i][j] = 0.2 * (p + q + r + a[ip][j] + a[im][j]); } }
+    }
+    static void hoistedStore5(double[][] a, double[][] b, int n) {
+        int m = n - 1;
+        for (int i = 1; i < m; i++) { int ip = i + 1, im = i - 1;
+            for (int j = 1, jm = 0; j < m; jm = j, j++) {
+                double p = a[i][j], q = a[i][jm], r = a[i][j + 1], u = a[ip][j], v = a[im][j];
+                b[i][j] = 0.2 * (p + q + r + u + v); } }
+    }
+    static void store3(double[][] a, double[][] b, int n) {
+        for (int i = 1; i < n - 1; i++)
+            for (int j = 1; j < n - 1; j++) {
+                double p = a[i][j], q = a[i][j - 1], r = a[i][j + 1];
+                b[i][j] = 0.2 * (p + q + r + a[i + 1][j] + a[i - 1][j]); }
+    }
+    public static void main(String[] args) {
+        int n = 120, rounds = Integer.parseInt(args[0]), count = 5;
+        double[][] a = new double[n][n], b = new double[n][n];
+        for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) a[i][j] = i * 0.5 + j;
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long[][] t = new long[count][rounds];
+        for (int r = 0; r < rounds; r++) for (int v = 0; v < count; v++) {
+            int w = (v + r) % count;
+            long t0 = mx.getCurrentThreadCpuTime();
+            for (int k = 0; k < 4; k++) switch (w) {
+                case 0: original(a, b, n); break; case 1: hoisted(a, b, n); break;
+                case 2: hoistedStore3(a, b, n); break; case 3: hoistedStore5(a, b, n); break;
+                default: store3(a, b, n);
+            }
+            t[w][r] = mx.getCurrentThreadCpuTime() - t0;
+        }
+        String[] names = {"original", "hoisted", "hoistedStore3", "hoistedStore5", "store3"};
+        for (int v = 0; v < count; v++) java.util.Arrays.sort(t[v]);
+        for (int v = 0; v < count; v++)
+            System.out.println(names[v] + " " + (double) t[v][rounds / 2] / t[0][rounds / 2]);
+    }
+}
+"""
+
+
+def stencil(rounds: int) -> int:
+    """``--stencil``: the jacobi2d shapes under -Xint, each variant's instructions per inner iteration (our
+    decoder, the deepest loop) and its median time over the original's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "Stencil.java").write_text(STENCIL)
+        subprocess.run(["javac", "-g:none", "--release", "17", "-d", str(work), str(work / "Stencil.java")],
+                       check=True)
+        cf = read_class((work / "Stencil.class").read_bytes())
+        inner = {}
+        for m in cf.methods:
+            code = read_code(m.code_attribute().data, cf.pool)
+            depths = loop_depths(decode(code.code))
+            inner[m.name] = sum(1 for d in depths if d == max(depths, default=0))
+        out = subprocess.run(["java", "-Xint", "-cp", str(work), "Stencil", str(max(rounds, 5) * 4 + 1)],
+                             capture_output=True, text=True, check=True).stdout
+    print(f"{'variant':14} {'instructions':>12} {'time / original':>16}")
+    for line in out.split("\n"):
+        if line:
+            name, ratio = line.split()
+            print(f"{name:14} {inner[name]:>12} {float(ratio):>16.3f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mode", choices=["xint", "jit", "both"], default="both")
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--kernels", action="store_true", help="check the predictions on the fixture Kernels instead")
+    ap.add_argument("--stencil", action="store_true", help="time the jacobi2d stencil shapes instead")
     args = ap.parse_args()
     if args.kernels:
         return kernels(args.rounds)
+    if args.stencil:
+        return stencil(args.rounds)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "CostBench.java").write_text(generate())
@@ -311,6 +433,13 @@ def main() -> int:
                 # the JIT can remove a whole benchmark loop (its statements are dead or invariant): no unit then
                 measured = f"{result[b.name]:>9.1f}" if unit > 0.05 else f"{'n/a':>9}"
                 print(f"{b.name:16} {kind.value:24} {WEIGHTS[kind]:>6} {measured} {ns:>8.2f}")
+            if unit > 0.05:
+                ctx = context_effects(per_iter, unit)
+                print(f"taken jump, extra over falling through: table {TAKEN_EXTRA}, measured {ctx['taken']:.1f}")
+                print(f"fused iload pair, saved against iload_1; iload_2: table {WEIGHTS[Kind.LOCAL]}, "
+                      f"measured {ctx['iload2']:.1f}")
+                print(f"dup of a float just computed, extra over an int's: table {FLOAT_SPILL_EXTRA}, "
+                      f"measured {ctx['fdup']:.1f}")
     return 0
 
 
