@@ -29,7 +29,7 @@ from .. import semantics as S
 from ..egraph.pattern import AttrVar, OpVar, PAs, PNode, PVar, Pattern
 from ..peg.ops import OPS, Role, T
 from .conditions import PREDICATES
-from .syntax import RuleAST
+from .syntax import AxiomError, RuleAST
 from .types import infer_types
 
 __all__ = ["CheckResult", "check_rule", "evaluate", "values_of", "same_value", "Unevaluable"]
@@ -57,9 +57,9 @@ def evaluate(p: Pattern, env: dict[str, Any]) -> Any:
     if isinstance(op, OpVar):
         raise Unevaluable("operator variable (expand it first)")
     if op in _CONST_TYPES:
-        # p.attr is None for a constant written without its value, `(const.i)`: nothing refuses that yet, and
-        # check-axioms stops here with an AttributeError (a known fault, not yet fixed)
-        a = env["$" + p.attr.name] if isinstance(p.attr, AttrVar) else p.attr.value  # type: ignore[union-attr]
+        if p.attr is None:  # `(const.i)`, any constant: check_rule refuses it before evaluating
+            raise Unevaluable(f"{op} without a value")
+        a = env["$" + p.attr.name] if isinstance(p.attr, AttrVar) else p.attr.value
         if op == "const.f":
             return S.int_bits_to_float(a)
         if op == "const.d":
@@ -201,6 +201,7 @@ def check_rule(ast: RuleAST, *, samples: int = 1500, exhaustive_limit: int = 400
                 return CheckResult(ast.name, "exempt", f"operator {bad[0]} has no value semantics")
             skipped.append(bad[0])  # one member of an operator class (eq.a, ne.a): the other members are checked
             continue
+        _refuse_valueless_consts(ast, ast.lhs)
         res = _check_instance(inst, samples, exhaustive_limit, seed)
         total += res.cases
         if res.status != "sound":
@@ -208,6 +209,19 @@ def check_rule(ast: RuleAST, *, samples: int = 1500, exhaustive_limit: int = 400
             return res
     return CheckResult(ast.name, "sound", f"instances with {', '.join(sorted(set(skipped)))} not evaluated"
                        if skipped else "", cases=total)
+
+
+def _refuse_valueless_consts(ast: RuleAST, p: Pattern) -> None:
+    """A left-hand ``(const.i)`` matches any constant, which the fuzzer has no variable for: the writer is told
+    where, and how to say the same checkably (a right-hand one is refused when the rule is compiled)."""
+    if isinstance(p, PAs):
+        _refuse_valueless_consts(ast, p.pattern)
+    elif isinstance(p, PNode):
+        if p.op in _CONST_TYPES and p.attr is None:
+            raise AxiomError(ast.pos_of(p), f"({p.op}) without a value cannot be checked: write ({p.op}[$c]) "
+                                            "to match any constant")
+        for c in p.children:
+            _refuse_valueless_consts(ast, c)
 
 
 def _check_instance(ast: RuleAST, samples: int, exhaustive_limit: int, seed: int) -> CheckResult:
