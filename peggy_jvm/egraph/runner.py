@@ -45,7 +45,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Protocol, Sequence
 
 from .explain import Reason
 from .pattern import Builder, Match, Matcher
@@ -290,12 +290,14 @@ class Runner:
                done: dict[str, set], report: RunReport) -> StopReason | None:
         clock = time.perf_counter
         max_nodes = self.limits.max_nodes
-        timed = self.limits.time_limit_s is not None
-        rebuild_slice = 0.02 * self.limits.time_limit_s if timed else math.inf
-        queues = [(rule, iter(ms), st, done.setdefault(rule.name, set()) if getattr(rule, "cache_matches", False)
-                   else None) for rule, ms, st in found]
+        limit = self.limits.time_limit_s
+        timed = limit is not None
+        rebuild_slice = 0.02 * limit if limit is not None else math.inf
+        queues: list[tuple[Rewrite, Iterator, RuleStats, set | None]] = [
+            (rule, iter(ms), st, done.setdefault(rule.name, set()) if getattr(rule, "cache_matches", False) else None)
+            for rule, ms, st in found]
         while queues:
-            alive = []
+            alive: list[tuple[Rewrite, Iterator, RuleStats, set | None]] = []
             for rule, it, st, seen in queues:
                 m = next(it, None)
                 if m is None:
