@@ -30,6 +30,9 @@ from .pipeline import IMPLEMENTED_STAGES, Progress, Stage, classes_by_name, opti
 from .rules.strings import ASSUMPTIONS
 
 if TYPE_CHECKING:  # the rule machinery is imported only by the commands that need it
+    import rich.progress
+
+    from .classfile.model import ClassFile, MethodInfo
     from .rules.policy import RuleOptions
     from .rules.check import CheckResult
 
@@ -49,7 +52,7 @@ def fail(where: str, what: str) -> "click.exceptions.Exit":
 class _OneLineErrors(click.Group):
     """click, except that usage errors are one line like every other error (``peggy-jvm: error: usage: ...``)."""
 
-    def main(self, *args, **kwargs):  # type: ignore[override]
+    def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
         try:
             result = self._main_interruptible(*args, **kwargs)
@@ -252,7 +255,7 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
         inp = read_input(input_path)
         hierarchy = ClassHierarchy(_split_classpath(classpath))
         hierarchy.add_lazy_classes(classes_by_name(inp))
-        found = []
+        found: list[tuple[ClassFile, MethodInfo]] = []
         for entry in inp.entries:
             if not entry.is_class:
                 continue
@@ -418,8 +421,8 @@ class _ProgressDisplay:
         self.console = Console(stderr=True)
         self.started = self.last = time.monotonic()
         self.interval = _progress_interval()
-        self.bar = None
-        self.task = None
+        self.bar: rich.progress.Progress | None = None
+        self.task: rich.progress.TaskID | None = None
 
     def update(self, done: int, total: int, detail: str, left_per_elapsed: float | None) -> None:
         """``left_per_elapsed``: the time still to go as a multiple of the time so far (None: unknown yet)."""
@@ -444,7 +447,7 @@ class _ProgressDisplay:
                                 TimeElapsedColumn(), console=self.console, transient=True)
             self.bar.start()
             self.task = self.bar.add_task(self.unit, total=total)
-        self.bar.update(self.task, completed=done)
+        self.bar.update(self.task, completed=done)  # type: ignore[arg-type]  # set with the bar
 
     def close(self) -> None:
         if self.bar is not None:
