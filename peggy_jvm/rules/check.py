@@ -61,9 +61,9 @@ def evaluate(p: Pattern, env: dict[str, Any]) -> Any:
             raise Unevaluable(f"{op} without a value")
         a = env["$" + p.attr.name] if isinstance(p.attr, AttrVar) else p.attr.value
         if op == "const.f":
-            return S.int_bits_to_float(a)
+            return S.int_bits_to_float(a)  # type: ignore[arg-type]  # a float constant's attr is its raw int bits
         if op == "const.d":
-            return S.long_bits_to_double(a)
+            return S.long_bits_to_double(a)  # type: ignore[arg-type]  # a double constant's attr is its raw bits
         return a
     if op == "phi":
         c = evaluate(p.children[0], env)
