@@ -15,7 +15,9 @@ Which rules are checked
     ``eq.a`` -- is EXEMPT here and tested on e-graph instances instead (tests/test_axioms_equalities.py); the
     result says why. (An operator-variable rule is checked on every member of its class that has value
     semantics; the others, ``eq.a``/``ne.a``, are listed in the result.) A left-hand side that throws (integer division by zero) is skipped: in our PEGs ``div.i``
-    only sees a checked divisor. A right-hand side that throws where the left did not is a failure.
+    only sees a checked divisor. A right-hand side that throws where the left did not is a failure. A left-hand
+    constant written without its value (``(const.i)``, any constant) has nothing to instantiate: an AxiomError at
+    its position, which suggests ``(const.i[$c])``.
 """
 from __future__ import annotations
 
