@@ -273,8 +273,8 @@ def _has_form(real: Path, form: Form) -> bool:
     return head.lstrip().startswith(_TEXT_SIGNATURES[form])
 
 
-_TEXT_SIGNATURES = {Form.JSON: b"{", Form.XML: b"<", Form.DOT: (b"digraph", b"graph", b"strict"),
-                    Form.HTML: b"<!DOCTYPE html"}
+_TEXT_SIGNATURES: dict[Form, bytes | tuple[bytes, ...]] = {
+    Form.JSON: b"{", Form.XML: b"<", Form.DOT: (b"digraph", b"graph", b"strict"), Form.HTML: b"<!DOCTYPE html"}
 
 
 def _check_ours(out: Output, real: Path) -> None:

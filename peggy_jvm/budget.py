@@ -147,4 +147,4 @@ class alarm:
             self.armed = False
             # disarm first: a signal already pending when the old handler is back is dropped by Python
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.old)  # type: ignore[arg-type]
+            signal.signal(signal.SIGALRM, self.old)  # type: ignore[arg-type]  # what signal.signal returned

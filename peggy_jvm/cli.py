@@ -31,6 +31,9 @@ from .rules.inline import CalleeSource
 from .rules.strings import ASSUMPTIONS
 
 if TYPE_CHECKING:  # the rule machinery is imported only by the commands that need it
+    import rich.progress
+
+    from .classfile.model import ClassFile, MethodInfo
     from .rules.policy import RuleOptions
     from .rules.check import CheckResult
 
@@ -50,7 +53,7 @@ def fail(where: str, what: str) -> "click.exceptions.Exit":
 class _OneLineErrors(click.Group):
     """click, except that usage errors are one line like every other error (``peggy-jvm: error: usage: ...``)."""
 
-    def main(self, *args, **kwargs):  # type: ignore[override]
+    def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
         try:
             result = self._main_interruptible(*args, **kwargs)
@@ -254,7 +257,7 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
         hierarchy = ClassHierarchy(_split_classpath(classpath))
         program = classes_by_name(inp)
         hierarchy.add_lazy_classes(program)
-        found = []
+        found: list[tuple[ClassFile, MethodInfo]] = []
         for entry in inp.entries:
             if not entry.is_class:
                 continue
@@ -423,8 +426,8 @@ class _ProgressDisplay:
         self.console = Console(stderr=True)
         self.started = self.last = time.monotonic()
         self.interval = _progress_interval()
-        self.bar = None
-        self.task = None
+        self.bar: rich.progress.Progress | None = None
+        self.task: rich.progress.TaskID | None = None
 
     def update(self, done: int, total: int, detail: str, left_per_elapsed: float | None) -> None:
         """``left_per_elapsed``: the time still to go as a multiple of the time so far (None: unknown yet)."""
@@ -449,7 +452,7 @@ class _ProgressDisplay:
                                 TimeElapsedColumn(), console=self.console, transient=True)
             self.bar.start()
             self.task = self.bar.add_task(self.unit, total=total)
-        self.bar.update(self.task, completed=done)
+        self.bar.update(self.task, completed=done)  # type: ignore[arg-type]  # set with the bar
 
     def close(self) -> None:
         if self.bar is not None:
@@ -564,9 +567,9 @@ def check_axioms(paths: tuple[Path, ...]) -> int:
     with _axiom_errors():
         load_rules(files, builtins=False)  # types and unique names, each error at its file:line:col
         asts = [a for f in parse_axiom_files(files) for a in f.rules]
+        results = [(ast, check_rule(ast)) for ast in asts]  # a rule the checker cannot take: an error, no lines
     counts = {"sound": 0, "unsound": 0, "exempt": 0}
-    for ast in asts:
-        res = check_rule(ast)
+    for ast, res in results:
         counts[res.status] += 1
         if res.status == "sound":
             what = f"sound    {ast.name} ({res.cases} cases)"

@@ -194,7 +194,7 @@ def optimize_page(report: RunReport, details: dict[str, Detail], title: str) -> 
              f"and the {LARGEST_OTHERS} largest E-PEGs of unchanged methods; the method names link to them."]
     head = ["class", "method", "status", "reason", "extraction", "cost before", "cost after", "bytes before",
             "bytes after", "E-PEG nodes", "time (ms)"]
-    keys = {}
+    keys: dict[str, int] = {}
     rows = []
     for i, m in enumerate(report.methods):
         key = row_key(m.class_name, m.name, m.descriptor)
@@ -222,7 +222,7 @@ def validate_page(report: ValidationReport, details: dict[str, Detail], title: s
     if report.assumptions:
         summary.append(("assumptions", ", ".join(report.assumptions)))
     head = ["class", "method", "verdict", "reason", "time (ms)"]
-    keys = {}
+    keys: dict[str, int] = {}
     rows = []
     for i, p in enumerate(report.pairs):
         key = row_key(p.class_name, p.name, p.descriptor)
@@ -292,8 +292,10 @@ def optimize_details(report: RunReport, original: InputSet, optimized: InputSet,
                        if x.name == m.name and x.descriptor == m.descriptor), None)
         if report.stage == Stage.FULL.value and method is not None:
             try:
-                view = full_stage_view(lift_method(cf, method, hierarchy), rules, goal, extract=True,
-                                       callees=CalleeSource(cf, hierarchy, program, method.is_static))
+                # method was found in cf: cf is set
+                view = full_stage_view(lift_method(cf, method, hierarchy), rules, goal,  # type: ignore[arg-type]
+                                       extract=True, callees=CalleeSource(cf, hierarchy, program,  # type: ignore[arg-type]
+                                                                          method.is_static))
             except (LiftError, PegUnsupported) as e:
                 d.facts.append(("PEG", f"none: {e}"))
             else:

@@ -76,12 +76,12 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
     for proc in procs:
         alive = proc.exitcode is None
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(proc.pid, signal.SIGKILL)  # type: ignore[arg-type]  # a started worker has a pid
         except OSError:
             pass
         if alive:
             try:
-                os.kill(proc.pid, signal.SIGKILL)
+                os.kill(proc.pid, signal.SIGKILL)  # type: ignore[arg-type]  # a started worker has a pid
             except OSError:
                 pass
     for proc in procs:
@@ -104,12 +104,12 @@ class _JobControl:
 
     def __exit__(self, *exc: object) -> None:
         if self.old is not None:
-            signal.signal(signal.SIGTSTP, self.old)  # type: ignore[arg-type]
+            signal.signal(signal.SIGTSTP, self.old)  # type: ignore[arg-type]  # what signal.signal returned
 
     def _signal_groups(self, signum: int) -> None:
         for proc in self._alive():
             try:
-                os.killpg(proc.pid, signum)
+                os.killpg(proc.pid, signum)  # type: ignore[arg-type]  # a started worker has a pid
             except OSError:
                 pass
 
@@ -160,7 +160,8 @@ def run_pool(items: Sequence[Item], jobs: int, task: Callable[[Item], Result], i
             stop = refill()
             for proc in _workers(pool):
                 try:
-                    os.setpgid(proc.pid, proc.pid)  # as the worker does itself: whichever runs first, no window
+                    # as the worker does itself: whichever runs first, no window (a started worker has a pid)
+                    os.setpgid(proc.pid, proc.pid)  # type: ignore[arg-type]
                 except OSError:
                     pass
         with _JobControl(pool):

@@ -125,6 +125,7 @@ def test_no_default_axioms_leaves_only_the_users_rules(compiled, tmp_path):
     ("rule r: (frob.i ?x) => ?x\n", ":1:10", "frob.i"),  # an unknown operator
     ("rule xor-cancel: (xor.i ?x ?x) => (const.i 0)\n", ":1:6", "already defined at"),  # a default rule's name
     (WRONG, ":2:6", "rule times3-shl is unsound: ?x = "),  # refused at load time (the fuzzer)
+    ("rule r: (add.i ?x (const.i)) => ?x\n", ":1:20", "(const.i) without a value cannot be checked"),  # any constant
 ])
 def test_rule_file_errors_are_one_line_at_file_line_col(compiled, tmp_path, text, where, what):
     ax = _ax(tmp_path, "bad.ax", text)
@@ -177,7 +178,12 @@ def test_check_axioms_exit_codes(tmp_path):
     for bad, what in ((_ax(tmp_path, "typo.ax", "rule r: (add.i ?x (const.l 0)) => ?x\n"),
                        ":1:20: add.i input 2 must be int: long vs int"),
                       (tmp_path / "missing", ": no such file or directory"),
-                      (latin1, ":1:6: not UTF-8 text")):
+                      (latin1, ":1:6: not UTF-8 text"),
+                      # a left-hand constant without its value (any constant) was an AttributeError in the fuzzer
+                      (_ax(tmp_path, "any.ax", "rule ok: (add.i ?x (const.i 0)) => ?x\n"
+                                               "rule r: (add.i ?x (const.i)) => ?x\n"),
+                       ":2:20: (const.i) without a value cannot be checked: write (const.i[$c]) to match any "
+                       "constant")):
         done = invoke("check-axioms", bad)
         assert done.exit_code == 2 and done.stdout == "", done.output
         assert one_error_line(done.stderr) == f"peggy-jvm: error: {bad}{what}"

@@ -983,7 +983,7 @@ TargetInfo = Union[TypeParameterTarget, SupertypeTarget, TypeParameterBoundTarge
                    TypeArgumentTarget]
 
 #: target_type -> the target_info class it must carry (JVMS tables 4.7.20-A/B/C).
-TARGET_INFO_TYPES: dict[int, type] = {
+TARGET_INFO_TYPES: dict[int, type[TargetInfo]] = {
     0x00: TypeParameterTarget, 0x01: TypeParameterTarget,
     0x10: SupertypeTarget,
     0x11: TypeParameterBoundTarget, 0x12: TypeParameterBoundTarget,
@@ -1241,7 +1241,7 @@ class Module(AttributeView):
         for _ in range(count):
             service = c.u2("provides_index")
             provides.append(ModuleProvides(service, c.u2_list("provides_with_index")))
-        return cls(name, flags, version, requires, exports, opens, uses, provides)  # type: ignore[arg-type]
+        return cls(name, flags, version, requires, exports, opens, uses, provides)
 
     @staticmethod
     def _read_grants(c: _Cursor, what: str, kind: type) -> list:
@@ -1346,7 +1346,7 @@ class Record(AttributeView):
 
 # -- registry ------------------------------------------------------------------------------------------------
 #: Attribute name -> typed view class, for every standard attribute except Code and StackMapTable.
-ATTRIBUTE_TYPES: dict[str, type] = {cls.NAME: cls for cls in (
+ATTRIBUTE_TYPES: dict[str, type[AttributeView]] = {cls.NAME: cls for cls in (
     ConstantValue, Exceptions, InnerClasses, EnclosingMethod, Synthetic, Signature, SourceFile,
     SourceDebugExtension, LineNumberTable, LocalVariableTable, LocalVariableTypeTable, Deprecated,
     RuntimeVisibleAnnotations, RuntimeInvisibleAnnotations, RuntimeVisibleParameterAnnotations,

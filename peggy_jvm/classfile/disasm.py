@@ -51,7 +51,7 @@ def _method(cf: ClassFile, m: MethodInfo) -> Iterator[str]:
     code = read_code(attr.data, pool)
     yield f"    stack={code.max_stack}, locals={code.max_locals}, code_length={len(code.code)}"
     frames = {}
-    lines = {}
+    lines: dict[int, int] = {}
     for a in code.attributes:
         if a.name == "StackMapTable":
             init = initial_frame(cf.name, m.name, m.descriptor, m.is_static)

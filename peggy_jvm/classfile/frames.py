@@ -243,8 +243,8 @@ class FrameInference:
             self.handlers.append((s, end, h, caught))
         # the handlers covering each instruction; equal tuples are shared so `is` compares them cheaply
         cover: list[tuple[int, ...]] = [()] * n
-        for k, (s, e, _, _) in enumerate(self.handlers):
-            for i in range(s, e):
+        for k, (first, last, _, _) in enumerate(self.handlers):
+            for i in range(first, last):
                 cover[i] = cover[i] + (k,)
         shared: dict[tuple[int, ...], tuple[int, ...]] = {}
         self.cover = [shared.setdefault(c, c) for c in cover]
@@ -460,23 +460,23 @@ class FrameInference:
                 nwords += 1
             if len(stack) < nwords:
                 raise UnsupportedCodeError(f"stack underflow at offset {ins.offset}")
-            receiver = stack[-nwords] if nwords else None
+            constructed = stack[-nwords] if nwords else None
             del stack[len(stack) - nwords:]
             if ret != "V":
                 stack.extend(desc_words(ret))
             if opc == op.INVOKESPECIAL and name == "<init>":
-                if receiver == UNINIT_THIS:
+                if constructed == UNINIT_THIS:
                     init = self.class_name
-                elif isinstance(receiver, int) and receiver < 0:
-                    new_ins = self.insns[self.index_of[-receiver - 1]]
+                elif isinstance(constructed, int) and constructed < 0:
+                    new_ins = self.insns[self.index_of[-constructed - 1]]
                     init = self.pool.class_name(new_ins.arg)
                 else:
                     return None
                 for k, t in enumerate(locals_):
-                    if t == receiver:
+                    if t == constructed:
                         locals_[k] = init
                 for k, t in enumerate(stack):
-                    if t == receiver:
+                    if t == constructed:
                         stack[k] = init
                 return _INIT_CHANGED
             return None

@@ -337,8 +337,8 @@ class EGraph:
                 self._pending = []
                 cur = self._cur
                 for nid in todo:
-                    node = cur[nid]
-                    op, attr, ch = node  # type: ignore[misc]
+                    node: ENode = cur[nid]  # type: ignore[assignment]  # a pending id is a node, not a placeholder
+                    op, attr, ch = node
                     canon = (op, attr, tuple([find(c) for c in ch]))
                     if canon != node:
                         # the memo knows each node under exactly one key, its current version: replace it
@@ -359,8 +359,8 @@ class EGraph:
                 cur = self._cur
                 for nid in todo:
                     cls = classes[find(nid)]
-                    node = cur[nid]
-                    canon = (node[0], node[1], tuple([find(c) for c in node[2]]))  # type: ignore[index]
+                    node = cur[nid]  # type: ignore[assignment]  # a pending id is a node, not a placeholder
+                    canon = (node[0], node[1], tuple([find(c) for c in node[2]]))
                     data = cls.data
                     changed = False
                     for k, an in enumerate(analyses):
@@ -393,7 +393,7 @@ class EGraph:
             cls = classes.get(cid)
             if cls is None:
                 continue
-            nodes = {}
+            nodes: dict[ENode, None] = {}
             for op, attr, ch in cls.nodes:
                 n = (op, attr, tuple([find(c) for c in ch])) if ch else (op, attr, ch)
                 nodes[n] = None
@@ -403,7 +403,7 @@ class EGraph:
             parents: dict[ENode, int] = {}
             for pid in cls.parents:
                 n = cur[pid]
-                parents.setdefault((n[0], n[1], tuple([find(c) for c in n[2]])), pid)  # type: ignore[index]
+                parents.setdefault((n[0], n[1], tuple([find(c) for c in n[2]])), pid)
             cls.parents = list(parents.values())
 
     # -- explanations -----------------------------------------------------------------------------------------

@@ -147,12 +147,12 @@ def _is_ground(p: Pattern) -> bool:
 def _lookup_ground(eg: EGraph, p: PNode) -> int | None:
     ch = []
     for c in p.children:
-        cid = _lookup_ground(eg, c)  # type: ignore[arg-type]
+        cid = _lookup_ground(eg, c)  # type: ignore[arg-type]  # a ground pattern's children are ground nodes
         if cid is None:
             return None
         ch.append(cid)
-    attr = p.attr.value if p.attr is not None else None  # type: ignore[union-attr]
-    return eg.lookup(p.op, attr, ch)  # type: ignore[arg-type]
+    attr = p.attr.value if p.attr is not None else None  # type: ignore[union-attr]  # ground: an exact AttrLit
+    return eg.lookup(p.op, attr, ch)  # type: ignore[arg-type]  # ground: op is an operator, not an OpVar
 
 
 class Matcher:
@@ -283,7 +283,7 @@ class _CodeGen:
         if isinstance(pattern, PAs):
             self.bind("?" + pattern.var, "cid", 1, False)
             root = pattern.pattern
-        depth, in_loop = self.node(root, "node", depth, False)  # type: ignore[arg-type]
+        depth, in_loop = self.node(root, "node", depth, False)  # type: ignore[arg-type]  # __init__ refused other roots
         if self.guards:
             raise ValueError(f"a condition uses variables the pattern does not bind: {self.guards[0][0]}")
         env = ", ".join(f"v{i}" for i in range(len(self.slots)))

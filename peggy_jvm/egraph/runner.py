@@ -45,7 +45,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence
 
 from .explain import Reason
 from .pattern import Builder, Match, Matcher
@@ -59,14 +59,18 @@ __all__ = ["Rewrite", "PatternRewrite", "Limits", "StopReason", "RuleStats", "Ru
 class Rewrite(Protocol):
     name: str
     group: str
-    depth: int | None  # how deep below its root a match looks; None: unknown (always searched everywhere)
+
+    @property
+    def depth(self) -> int | None:
+        """How deep below its root a match looks; None: unknown (always searched everywhere)."""
+        ...
 
     def search(self, eg: EGraph, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         """Matches (at most about ``limit``, any representation ``apply`` understands) and whether the deadline
         passed. ``roots``, when given, are the only classes a new match can be rooted at (semi-naive)."""
         ...
 
-    def apply(self, eg: EGraph, match: object) -> bool:
+    def apply(self, eg: EGraph, match: Any) -> bool:
         """Apply one match; True when it merged two classes. A rewrite whose ``cache_matches`` is true promises
         that re-applying an equal match is a no-op, and its matches are hashable; the runner then skips
         repeats."""
@@ -290,12 +294,14 @@ class Runner:
                done: dict[str, set], report: RunReport) -> StopReason | None:
         clock = time.perf_counter
         max_nodes = self.limits.max_nodes
-        timed = self.limits.time_limit_s is not None
-        rebuild_slice = 0.02 * self.limits.time_limit_s if timed else math.inf
-        queues = [(rule, iter(ms), st, done.setdefault(rule.name, set()) if getattr(rule, "cache_matches", False)
-                   else None) for rule, ms, st in found]
+        limit = self.limits.time_limit_s
+        timed = limit is not None
+        rebuild_slice = 0.02 * limit if limit is not None else math.inf
+        queues: list[tuple[Rewrite, Iterator, RuleStats, set | None]] = [
+            (rule, iter(ms), st, done.setdefault(rule.name, set()) if getattr(rule, "cache_matches", False) else None)
+            for rule, ms, st in found]
         while queues:
-            alive = []
+            alive: list[tuple[Rewrite, Iterator, RuleStats, set | None]] = []
             for rule, it, st, seen in queues:
                 m = next(it, None)
                 if m is None:

@@ -161,13 +161,13 @@ def narrow(desc: str, v: Value) -> Value:
     """A value stored into a boolean/byte/char/short field, array element or returned as one (JVMS)."""
     c = desc[0]
     if c == "Z":
-        return v & 1  # type: ignore[operator]
+        return v & 1  # type: ignore[operator]  # a boolean's value is an int
     if c == "B":
-        return S.i2b(v)  # type: ignore[arg-type]
+        return S.i2b(v)  # type: ignore[arg-type]  # a byte's value is an int
     if c == "C":
-        return S.i2c(v)  # type: ignore[arg-type]
+        return S.i2c(v)  # type: ignore[arg-type]  # a char's value is an int
     if c == "S":
-        return S.i2s(v)  # type: ignore[arg-type]
+        return S.i2s(v)  # type: ignore[arg-type]  # a short's value is an int
     return v
 
 
@@ -177,9 +177,9 @@ def runtime_class(v: Value) -> str:
     if t is str:
         return STRING
     if t is JObject or t is Boxed:
-        return v.cls  # type: ignore[union-attr]
+        return v.cls  # type: ignore[attr-defined]  # t is type(v)
     if t is JArray:
-        return v.desc  # type: ignore[union-attr]
+        return v.desc  # type: ignore[attr-defined]  # t is type(v)
     if t is ClassValue:
         return "java/lang/Class"
     raise InterpError(f"{v!r} used as a reference")
@@ -432,9 +432,9 @@ def _holds_lambda(v: Value) -> bool:
     """Whether ``v`` is, or is an array (at any depth) holding, an object made by a LambdaMetafactory model."""
     t = type(v)
     if t is JObject:
-        return "lambda" in v.native or "fn" in v.native  # type: ignore[union-attr]
-    if t is JArray and v.desc[1] in "L[":  # type: ignore[union-attr]
-        return any(_holds_lambda(e) for e in v.items)  # type: ignore[union-attr]
+        return "lambda" in v.native or "fn" in v.native  # type: ignore[attr-defined]  # t is type(v)
+    if t is JArray and v.desc[1] in "L[":  # type: ignore[attr-defined]  # t is type(v)
+        return any(_holds_lambda(e) for e in v.items)  # type: ignore[attr-defined]  # t is type(v)
     return False
 
 
@@ -504,18 +504,20 @@ class Interpreter:
 
     # the frame ------------------------------------------------------------------------------------------
     def _value(self, x: Operand, env: dict) -> Value:
-        return env[x] if type(x) is Var else self._const(x)  # type: ignore[arg-type]
+        return env[x] if type(x) is Var else self._const(x)  # type: ignore[arg-type]  # not a Var: a Const
 
     def _const(self, c: Const) -> Value:
         if c.kind is _VALUE:
             return c.value
         if c.kind is ConstKind.CLASS:
-            return self.heap.class_value(c.value)  # type: ignore[arg-type]
+            return self.heap.class_value(c.value)  # type: ignore[arg-type]  # a CLASS constant's value is its name
         raise Unsupported(f"constant of kind {c.kind.value}")
 
     def _frame(self, m: IRMethod, env: dict, lock: Value) -> Value:
         # this loop is the hot path: statements run as compiled closures (see _compile), and so do the
-        # terminators that only pick a successor (goto, if on numbers)
+        # terminators that only pick a successor (goto, if on numbers). Terminators are dispatched on
+        # tt = type(term) with `is`, which mypy does not narrow term through: the type: ignore comments on
+        # term's fields stand for that narrowing
         blocks = m.blocks
         try:
             b = blocks[m.entry]
@@ -555,13 +557,13 @@ class Interpreter:
                             raise InterpError(f"reference comparison {cond.value}")
                         taken = _same_ref(a, c) is (cond is Cond.EQ)
                     else:
-                        taken = _CONDS[id(term.cond)](a, c)  # type: ignore[union-attr]
+                        taken = _CONDS[id(term.cond)](a, c)  # type: ignore[arg-type, union-attr]
                     nxt = term.if_true if taken else term.if_false  # type: ignore[union-attr]
                 elif tt is Switch:
-                    table = self._switches.get(term)  # type: ignore[arg-type]
+                    table = self._switches.get(term)  # type: ignore[call-overload]
                     if table is None:
-                        table = self._switches[term] = dict(zip(term.keys, term.cases))  # type: ignore[union-attr]
-                    nxt = table.get(self._value(term.value, env), term.default)  # type: ignore[union-attr, arg-type]
+                        table = self._switches[term] = dict(zip(term.keys, term.cases))  # type: ignore[index, union-attr]
+                    nxt = table.get(self._value(term.value, env), term.default)  # type: ignore[union-attr]
                 elif tt is Return:
                     v = None if term.value is None else self._value(term.value, env)  # type: ignore[union-attr]
                     if lock is not None:
@@ -600,6 +602,8 @@ class Interpreter:
         return tuple(self._compile_stmt(s, owner) for s in b.stmts)
 
     def _compile_stmt(self, s: Stmt, owner: str) -> Callable[[dict], None]:
+        # dispatch on t = type(s) with `is` (faster than isinstance on the hot path), which mypy does not narrow
+        # s through: each type: ignore[attr-defined, arg-type] here reads a field of the statement class t is
         t = type(s)
         value = self._value
         if t is Copy:
@@ -684,7 +688,7 @@ class Interpreter:
             if type(arr) is not JArray:
                 arr = array(arr)
             items = arr.items
-            if not 0 <= i < len(items):  # type: ignore[operator]
+            if not 0 <= i < len(items):  # type: ignore[operator]  # an index is an int
                 throw("java/lang/ArrayIndexOutOfBoundsException", f"Index {i} out of bounds for length {len(items)}")
             env[d] = items[i]  # type: ignore[index]
         return array_load
@@ -718,9 +722,9 @@ class Interpreter:
                 return
             i = env[ix] if ix_var else value(ix, env)
             items = arr.items
-            if not 0 <= i < len(items):  # type: ignore[operator]
+            if not 0 <= i < len(items):  # type: ignore[operator]  # an index is an int
                 throw("java/lang/ArrayIndexOutOfBoundsException", f"Index {i} out of bounds for length {len(items)}")
-            items[i] = value(val, env)  # type: ignore[index]
+            items[i] = value(val, env)  # type: ignore[index]  # an index is an int
         return array_store
 
     def _handler(self, b: Block, exc: Value) -> int | None:
@@ -731,6 +735,9 @@ class Interpreter:
         return None
 
     def _stmt(self, s: Stmt, t: type, env: dict, owner: str) -> None:
+        # t is type(s), dispatched on with `is` (faster than isinstance), which mypy does not narrow s through:
+        # attr-defined ignores below read a field of the statement class t is; operator/index/arg-type ignores use
+        # a value as the type the verified IR gives it (an index is an int, an array a JArray, ...)
         heap = self.heap
         val = self._value
         if t is ArrayLoad:
@@ -740,7 +747,7 @@ class Interpreter:
             if not 0 <= i < len(items):  # type: ignore[operator]
                 self.throw("java/lang/ArrayIndexOutOfBoundsException",
                            f"Index {i} out of bounds for length {len(items)}")
-            env[s.dst] = items[i]  # type: ignore[attr-defined, index]
+            env[s.dst] = items[i]  # type: ignore[attr-defined, call-overload]
         elif t is ArrayStore:
             arr = val(s.array, env)  # type: ignore[attr-defined]
             i = val(s.index, env)  # type: ignore[attr-defined]
@@ -756,7 +763,7 @@ class Interpreter:
                     self.throw("java/lang/ArrayStoreException")
             elif comp in "ZBCS":
                 v = narrow(comp, v)
-            items[i] = v  # type: ignore[index]
+            items[i] = v  # type: ignore[call-overload]
         elif t is ArrayLength:
             env[s.dst] = len(self._array(val(s.array, env)).items)  # type: ignore[attr-defined]
         elif t is GetField:
@@ -766,7 +773,7 @@ class Interpreter:
             if type(obj) is not JObject:
                 raise Unsupported(f"field {s.field} of a {runtime_class(obj)}")  # type: ignore[attr-defined]
             key = self.field_key(s.field)  # type: ignore[attr-defined]
-            fields = obj.fields  # type: ignore[union-attr]
+            fields = obj.fields
             env[s.dst] = fields[key] if key in fields else default_value(key.descriptor)  # type: ignore[attr-defined]
         elif t is PutField:
             obj = val(s.obj, env)  # type: ignore[attr-defined]
@@ -776,7 +783,7 @@ class Interpreter:
             if type(obj) is not JObject:
                 raise Unsupported(f"field {s.field} of a {runtime_class(obj)}")  # type: ignore[attr-defined]
             key = self.field_key(s.field)  # type: ignore[attr-defined]
-            obj.fields[key] = narrow(key.descriptor, v)  # type: ignore[union-attr]
+            obj.fields[key] = narrow(key.descriptor, v)
         elif t is GetStatic:
             f = s.field  # type: ignore[attr-defined]
             if f.owner == owner:
@@ -848,7 +855,7 @@ class Interpreter:
             self.throw(NPE)
         if type(arr) is not JArray:
             raise InterpError(f"{arr!r} used as an array")
-        return arr  # type: ignore[return-value]
+        return arr
 
     def _new_array(self, desc: str, sizes: list[int]) -> JArray:
         total, width, largest = 0, 1, 0
@@ -875,20 +882,20 @@ def _compile_branch(term: object) -> Callable[[dict], int] | None:
     """A goto, or an if comparing numbers (variables or plain constants), as a function of the frame's variables
     giving the next block; None for other terminators (the frame loop handles them)."""
     if type(term) is Goto:
-        target = term.target  # type: ignore[attr-defined]
+        target = term.target
         return lambda env: target
     if type(term) is not If:
         return None
-    a, b = term.a, term.b  # type: ignore[attr-defined]
+    a, b = term.a, term.b
     if a.type.kind is _REF or b.type.kind is _REF:
         return None  # identity, with strings' Unsupported: the frame loop
-    cond = _CONDS[id(term.cond)]  # type: ignore[attr-defined]
-    yes, no = term.if_true, term.if_false  # type: ignore[attr-defined]
+    cond = _CONDS[id(term.cond)]
+    yes, no = term.if_true, term.if_false
     if type(a) is Var and type(b) is Var:
         return lambda env: yes if cond(env[a], env[b]) else no
-    if type(a) is Var and b.kind is _VALUE:
-        bv = b.value
-        return lambda env: yes if cond(env[a], bv) else no
+    if type(a) is Var and b.kind is _VALUE:  # type: ignore[union-attr]  # not both Vars (above): b is a Const
+        bv = b.value  # type: ignore[union-attr]  # b is a Const
+        return lambda env: yes if cond(env[a], bv) else no  # type: ignore[arg-type]  # a number constant
     return None
 
 

@@ -10,6 +10,8 @@ Inputs / outputs
 """
 from __future__ import annotations
 
+from typing import cast
+
 from ..ir.interp import JArray, Unsupported
 from .numbers import _prim_eq_bits
 from .registry import MODELS, Model, model
@@ -53,7 +55,7 @@ def _arrays_deep_to_string(h, interp, recv, args):
                 out.append("null")
             elif type(e) is JArray:
                 if e.desc[1] not in "L[":
-                    out.append(_arrays_to_string(e.desc[1])(h, interp, None, [e]))
+                    out.append(cast(str, _arrays_to_string(e.desc[1])(h, interp, None, [e])))
                 elif any(e is x for x in seen):
                     out.append("[...]")
                 else:

@@ -13,13 +13,19 @@ Invariants
 """
 from __future__ import annotations
 
-from ..ir.interp import MAX_ARRAY_ELEMENTS, NPE, Unsupported
+from typing import cast
+
+from ..ir.interp import MAX_ARRAY_ELEMENTS, NPE, JObject, Unsupported, Value
 from .facts import BUILDER_CLASSES
 from .registry import MODELS, Model
 from .strings import _char_seq, _sioobe, _str_arg
 
 # StringBuilder / StringBuffer: native["sb"] is a list of UTF-16 units
 _SB = BUILDER_CLASSES
+
+
+def _units(recv: Value) -> list[str]:
+    return cast(JObject, recv).native["sb"]  # the receiver of a builder method
 
 
 def _sb_init(h, interp, recv, args):
@@ -141,9 +147,9 @@ for _c in _SB:
         MODELS[(_c, "append", f"({_d}){_self}")] = _sb_append(_d)
     for _d in ("I", "J", "F", "D", "C", "Z", "Ljava/lang/String;", "Ljava/lang/Object;"):
         MODELS[(_c, "insert", f"(I{_d}){_self}")] = _sb_insert(_d)
-    MODELS[(_c, "toString", "()Ljava/lang/String;")] = lambda h, i, r, a: "".join(r.native["sb"])
-    MODELS[(_c, "length", "()I")] = lambda h, i, r, a: len(r.native["sb"])
-    MODELS[(_c, "isEmpty", "()Z")] = lambda h, i, r, a: int(not r.native["sb"])
+    MODELS[(_c, "toString", "()Ljava/lang/String;")] = lambda h, i, r, a: "".join(_units(r))
+    MODELS[(_c, "length", "()I")] = lambda h, i, r, a: len(_units(r))
+    MODELS[(_c, "isEmpty", "()Z")] = lambda h, i, r, a: int(not _units(r))
     MODELS[(_c, "charAt", "(I)C")] = _sb_char_at
     MODELS[(_c, "reverse", f"(){_self}")] = _sb_reverse
     MODELS[(_c, "deleteCharAt", f"(I){_self}")] = _sb_delete_char_at
@@ -152,6 +158,6 @@ for _c in _SB:
     MODELS[(_c, "setCharAt", "(IC)V")] = _sb_set_char_at
     MODELS[(_c, "setLength", "(I)V")] = _sb_set_length
     MODELS[(_c, "indexOf", "(Ljava/lang/String;)I")] = \
-        lambda h, i, r, a: "".join(r.native["sb"]).find(_str_arg(i, a[0]))
+        lambda h, i, r, a: "".join(_units(r)).find(_str_arg(i, a[0]))
     MODELS[(_c, "lastIndexOf", "(Ljava/lang/String;)I")] = \
-        lambda h, i, r, a: "".join(r.native["sb"]).rfind(_str_arg(i, a[0]))
+        lambda h, i, r, a: "".join(_units(r)).rfind(_str_arg(i, a[0]))

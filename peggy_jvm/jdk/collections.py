@@ -18,10 +18,10 @@ Invariants
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard, cast
 
 from .. import semantics as S
-from ..ir.interp import (MAX_ARRAY_ELEMENTS, NPE, Interpreter, JObject, Unsupported, Value, _class_of,
+from ..ir.interp import (MAX_ARRAY_ELEMENTS, NPE, Interpreter, JArray, JObject, Unsupported, Value, _class_of,
                          runtime_class)
 from .facts import OBJECT_HASH_CODE
 from .functions import _call, _compare_to
@@ -51,13 +51,13 @@ _OBJ = "Ljava/lang/Object;"
 
 
 def _jlist(interp: Interpreter, recv: Value, cls: str) -> list:
-    if type(recv) is not JObject or recv.cls != cls:  # type: ignore[union-attr]
+    if type(recv) is not JObject or recv.cls != cls:
         raise Unsupported(f"a subclass of {cls}")
-    return recv.native["list"]  # type: ignore[union-attr]
+    return recv.native["list"]
 
 
-def _is_modelled_collection(v: Value) -> bool:
-    return type(v) is JObject and (v.cls in _LIST_KINDS or v.cls == _HASH_SET)  # type: ignore[union-attr]
+def _is_modelled_collection(v: Value) -> TypeGuard[JObject]:
+    return type(v) is JObject and (v.cls in _LIST_KINDS or v.cls == _HASH_SET)
 
 
 def _to_array(interp: Interpreter, c: Value) -> list:
@@ -66,9 +66,9 @@ def _to_array(interp: Interpreter, c: Value) -> list:
         interp.throw(NPE)
     if not _is_modelled_collection(c):
         raise Unsupported(f"toArray of a {runtime_class(c)}")
-    if c.cls == _HASH_SET:  # type: ignore[union-attr]
+    if c.cls == _HASH_SET:
         return list(_hset(interp, c))  # in hash-table order: known for at most one element only
-    return list(c.native["list"])  # type: ignore[union-attr]
+    return list(c.native["list"])
 
 
 def _check_index(interp: Interpreter, i: int, n: int, exc: str) -> None:
@@ -423,8 +423,9 @@ def _iterate(h: DefaultCallHandler, interp: Interpreter, coll: JObject):
     """The elements of a modelled collection through its iterator's hasNext/next models, as JDK code that loops
     over ``this`` sees them (ConcurrentModificationException included)."""
     it = MODELS[(coll.cls, "iterator", "()Ljava/util/Iterator;")](h, interp, coll, [])
-    has_next = MODELS[(it.cls, "hasNext", "()Z")]  # type: ignore[union-attr]
-    next_ = MODELS[(it.cls, "next", "()Ljava/lang/Object;")]  # type: ignore[union-attr]
+    it_cls = cast(JObject, it).cls  # a modelled collection's iterator is modelled
+    has_next = MODELS[(it_cls, "hasNext", "()Z")]
+    next_ = MODELS[(it_cls, "next", "()Ljava/lang/Object;")]
     while has_next(h, interp, it, []):
         yield next_(h, interp, it, [])
 
@@ -487,9 +488,9 @@ _HASH_SET = "java/util/HashSet"
 
 
 def _hset(interp: Interpreter, recv: Value, at_most_one: bool = True) -> list:
-    if type(recv) is not JObject or recv.cls != _HASH_SET:  # type: ignore[union-attr]
+    if type(recv) is not JObject or recv.cls != _HASH_SET:
         raise Unsupported(f"a subclass of {_HASH_SET}")
-    items = recv.native["set"]  # type: ignore[union-attr]
+    items = recv.native["set"]
     if at_most_one and len(items) > 1:
         raise Unsupported("a HashSet of more than one element (its hash-table order is not modelled)")
     return items
@@ -539,7 +540,7 @@ def _immutable_list(interp: Interpreter, items: list) -> JObject:
         key = ("List.of",)
         if key not in interp.heap.boxes:
             interp.heap.boxes[key] = JObject("java/util/ImmutableCollections$ListN", {"list": []})
-        return interp.heap.boxes[key]  # type: ignore[return-value]
+        return interp.heap.boxes[key]  # type: ignore[return-value]  # the List.of key holds the one empty list
     cls = "java/util/ImmutableCollections$List12" if len(items) <= 2 else "java/util/ImmutableCollections$ListN"
     return JObject(cls, {"list": list(items)})
 
@@ -551,13 +552,13 @@ for _n in range(0, 11):
 
 @model("java/util/List", "of", "([Ljava/lang/Object;)Ljava/util/List;")
 def _list_of_array(h, interp, recv, args):
-    return _immutable_list(interp, list(_non_null(interp, args[0]).items))  # type: ignore[union-attr]
+    return _immutable_list(interp, list(cast(JArray, _non_null(interp, args[0])).items))  # an Object[]
 
 
 @model("java/util/Arrays", "asList", "([Ljava/lang/Object;)Ljava/util/List;")
 def _arrays_as_list(h, interp, recv, args):
-    arr = _non_null(interp, args[0])
-    return JObject("java/util/Arrays$ArrayList", {"list": arr.items, "array": arr})  # type: ignore[union-attr]
+    arr = cast(JArray, _non_null(interp, args[0]))  # an Object[] by the descriptor
+    return JObject("java/util/Arrays$ArrayList", {"list": arr.items, "array": arr})
 
 
 @model("java/util/Collections", "sort", "(Ljava/util/List;)V")
@@ -589,7 +590,7 @@ def _jdk_sort(h: DefaultCallHandler, interp: Interpreter, a: list, c: Value) -> 
     else:
         def cmp(x: Value, y: Value) -> int:
             return _call(h, interp, c, "java/util/Comparator", "compare", "(Ljava/lang/Object;Ljava/lang/Object;)I",
-                         [x, y])  # type: ignore[return-value]
+                         [x, y])  # type: ignore[return-value]  # compare() returns an int
     # countRunAndMakeAscending
     run = 2
     if cmp(a[1], a[0]) < 0:

@@ -17,7 +17,7 @@ Invariants
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.hierarchy import ClassInfo
@@ -71,7 +71,7 @@ def _comparing_int(h, interp, recv, args):
     def compare(h2, interp2, a):
         x = _call(h2, interp2, key, "java/util/function/ToIntFunction", "applyAsInt", "(Ljava/lang/Object;)I", [a[0]])
         y = _call(h2, interp2, key, "java/util/function/ToIntFunction", "applyAsInt", "(Ljava/lang/Object;)I", [a[1]])
-        return (x > y) - (x < y)  # type: ignore[operator]
+        return (x > y) - (x < y)  # type: ignore[operator]  # applyAsInt() returns ints
     return _fn_object(h, interp, "java/util/Comparator", "compare", _COMPARE, compare)
 
 
@@ -86,7 +86,7 @@ def _natural_compare(h2: DefaultCallHandler, interp2: Interpreter, x: Value, y: 
 def _compare_to(h: DefaultCallHandler, interp: Interpreter, x: Value, y: Value) -> int:
     """``((Comparable) x).compareTo(y)`` after the cast: NPE on a null ``x``."""
     r = _call(h, interp, x, "java/lang/Comparable", "compareTo", "(Ljava/lang/Object;)I", [y])
-    return r  # type: ignore[return-value]
+    return r  # type: ignore[return-value]  # compareTo() returns an int
 
 
 @model("java/util/Comparator", "reverseOrder", "()Ljava/util/Comparator;")
@@ -201,7 +201,7 @@ def make_lambda(h: DefaultCallHandler, interp: Interpreter, stmt: InvokeDynamic,
             raise Unsupported("altMetafactory with marker interfaces or bridges")
         if flags & 1:
             interfaces += ("java/io/Serializable",)
-    kind, impl = b[1].value  # type: ignore[misc]
+    kind, impl = cast("tuple[str, object]", b[1].value)  # the implementation handle: (reference kind, ref)
     if kind not in _IMPL_KINDS or not isinstance(impl, MethodRef):
         raise Unsupported(f"lambda implementation of reference kind {kind}")
     heap = interp.heap
@@ -250,7 +250,7 @@ def call_lambda(h: DefaultCallHandler, interp: Interpreter, kind: InvokeKind, me
         if full[0] is None:
             interp.throw(NPE)
         k = _IMPL_KINDS[impl_kind]
-        r = h.invoke(interp, k, impl, full[0], full[1:])
+        r = h.invoke(interp, k, impl, full[0], full[1:])  # type: ignore[arg-type]  # a virtual kind: k is set
     if sam_ret == "V":
         return None
     if impl_ret == "V":
@@ -306,13 +306,13 @@ def _adapt(h: DefaultCallHandler, interp: Interpreter, v: Value, arg: str, targe
         interp.throw(NPE)
     if type(v) is not Boxed:
         raise Unsupported(f"unboxing a {runtime_class(v)}")
-    p = PRIM_OF[v.cls]  # type: ignore[attr-defined]
+    p = PRIM_OF[v.cls]
     if p in "ZC":
-        return _widen(v.value, p, target)  # type: ignore[attr-defined]
+        return _widen(v.value, p, target)
     conv = _CONVERT.get((p, target))
     if conv is None:
-        raise Unsupported(f"unboxing a {v.cls} to {target}")  # type: ignore[attr-defined]
-    return conv(v.value)  # type: ignore[attr-defined]
+        raise Unsupported(f"unboxing a {v.cls} to {target}")
+    return conv(v.value)
 
 
 def _cast(interp: Interpreter, v: Value, desc: str) -> None:

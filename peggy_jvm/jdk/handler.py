@@ -134,6 +134,7 @@ class DefaultCallHandler(BaseCallHandler):
                 found = f"no method {cls}.{name}{desc}"
             else:
                 try:
+                    # mi was found in cf: cf is set
                     found = lift_method(cf, mi, heap.hierarchy)  # type: ignore[arg-type]
                 except (UnsupportedCodeError, ClassFileError) as e:
                     found = f"cannot lift {cls}.{name}{desc}: {e}"
@@ -228,12 +229,12 @@ class DefaultCallHandler(BaseCallHandler):
             start = runtime_class(receiver)
         if start.startswith("["):
             if method.name == "clone" and method.descriptor == "()Ljava/lang/Object;" and type(receiver) is JArray:
-                return JArray(receiver.desc, list(receiver.items))  # type: ignore[union-attr]
+                return JArray(receiver.desc, list(receiver.items))
             start = OBJECT
-        elif type(receiver) is JObject and "lambda" in receiver.native:  # type: ignore[union-attr]
-            return call_lambda(self, interp, kind, method, receiver, args)  # type: ignore[arg-type]
-        elif type(receiver) is JObject and "fn" in receiver.native:  # type: ignore[union-attr]
-            return call_fn(self, interp, kind, method, receiver, args)  # type: ignore[arg-type]
+        elif type(receiver) is JObject and "lambda" in receiver.native:
+            return call_lambda(self, interp, kind, method, receiver, args)
+        elif type(receiver) is JObject and "fn" in receiver.native:
+            return call_fn(self, interp, kind, method, receiver, args)
         where = self.target(heap, start, method.name, method.descriptor)
         if where[0] == "program":
             if kind is InvokeKind.STATIC:
@@ -273,13 +274,13 @@ class DefaultCallHandler(BaseCallHandler):
 
     def invoke_dynamic(self, interp: Interpreter, stmt: InvokeDynamic, args: list[Value]) -> Value:
         handle = stmt.bootstrap.handle.value
-        ref = handle[1] if isinstance(handle, tuple) else None
+        kind, ref = (handle[0], handle[1]) if isinstance(handle, tuple) else (None, None)
         if isinstance(ref, MethodRef) and ref.owner == "java/lang/invoke/StringConcatFactory":
             return concat_indy(self, interp, stmt, ref.name, args)
         if isinstance(ref, MethodRef) and ref.owner == "java/lang/invoke/LambdaMetafactory" and \
-                handle[0] == "invokeStatic" and ref.name in ("metafactory", "altMetafactory"):
+                kind == "invokeStatic" and ref.name in ("metafactory", "altMetafactory"):
             return make_lambda(self, interp, stmt, ref.name, args)
-        if isinstance(ref, MethodRef) and ref.owner == "java/lang/runtime/ObjectMethods" and handle[0] == "invokeStatic" \
+        if isinstance(ref, MethodRef) and ref.owner == "java/lang/runtime/ObjectMethods" and kind == "invokeStatic" \
                 and ref.name == "bootstrap":
             return record_method(self, interp, stmt, args)
         what = f"{ref.owner}.{ref.name}" if isinstance(ref, MethodRef) else repr(stmt.bootstrap.handle)
@@ -372,13 +373,13 @@ class DefaultCallHandler(BaseCallHandler):
         if c in "IJSB":
             return str(v)
         if c == "C":
-            return chr(v)  # type: ignore[arg-type]
+            return chr(v)  # type: ignore[arg-type]  # a char value is an int
         if c == "Z":
             return "true" if v else "false"
         if c == "F":
-            return float_to_string(v)  # type: ignore[arg-type]
+            return float_to_string(v)  # type: ignore[arg-type]  # a float value is a float
         if c == "D":
-            return double_to_string(v)  # type: ignore[arg-type]
+            return double_to_string(v)  # type: ignore[arg-type]  # a double value is a float
         if v is None:
             return "null"
         if type(v) is str:
@@ -386,7 +387,7 @@ class DefaultCallHandler(BaseCallHandler):
         if desc == "[C":
             raise Unsupported("char[] to string")
         r = self.call_virtual(interp, OBJECT_TO_STRING, v, [])
-        return "null" if r is None else r  # type: ignore[return-value]
+        return "null" if r is None else r  # type: ignore[return-value]  # toString() returns a String or null
 
 
 def _constant_value(cf: ClassFile, data: bytes) -> Value:

@@ -18,7 +18,7 @@ Invariants
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Any, Callable, cast
 
 from .. import semantics as S
 from ..ir.interp import NPE, Boxed, Heap, Interpreter, Unsupported, Value
@@ -219,14 +219,15 @@ _BOX_CACHE = {"java/lang/Integer": (-128, 127), "java/lang/Long": (-128, 127), "
 def box(heap: Heap, prim: str, v: Value) -> Boxed:
     """``Wrapper.valueOf(v)`` for a primitive of descriptor ``prim``: the cached instance where the JDK has one."""
     cls = BOX_OF[prim]
+    n = cast("int | float", v)  # a primitive of descriptor prim
     rng = _BOX_CACHE.get(cls)
-    if rng is not None and rng[0] <= v <= rng[1]:  # type: ignore[operator]
-        key = (cls, v)
+    if rng is not None and rng[0] <= n <= rng[1]:
+        key = (cls, n)
         b = heap.boxes.get(key)
         if b is None:
-            b = heap.boxes[key] = Boxed(cls, v)  # type: ignore[arg-type]
-        return b
-    return Boxed(cls, v)  # type: ignore[arg-type]
+            b = heap.boxes[key] = Boxed(cls, n)
+        return cast(Boxed, b)  # the (class, value) keys of heap.boxes hold boxes
+    return Boxed(cls, n)
 
 
 def _float_bits(x: float, prim: str) -> int:
@@ -236,35 +237,36 @@ def _float_bits(x: float, prim: str) -> int:
     return S.float_to_raw_int_bits(x) if prim == "F" else S.double_to_raw_long_bits(x)
 
 
-def _prim_hash(prim: str, v: Value) -> int:
+def _prim_hash(prim: str, v: int | float) -> int:
     """``Wrapper.hashCode(v)`` for a primitive of descriptor ``prim``."""
     if prim in "ISBC":
-        return v  # type: ignore[return-value]
+        return cast(int, v)
     if prim == "Z":
         return 1231 if v else 1237
     if prim == "F":
-        return _float_bits(v, "F")  # type: ignore[arg-type]
-    bits = (v if prim == "J" else _float_bits(v, "D")) & 0xFFFFFFFFFFFFFFFF  # type: ignore[operator]
+        return _float_bits(v, "F")
+    bits = (cast(int, v) if prim == "J" else _float_bits(v, "D")) & 0xFFFFFFFFFFFFFFFF
     return S.wrap_i(bits ^ (bits >> 32))
 
 
-def _prim_compare(prim: str, a: Value, b: Value) -> int:
+def _prim_compare(prim: str, a: int | float, b: int | float) -> int:
     """``Wrapper.compare(a, b)`` (Short, Byte, Character: the difference; Boolean: false < true)."""
     if prim in "SBC":
-        return a - b  # type: ignore[operator]
+        return cast(int, a) - cast(int, b)
     if prim in "FD":
-        return _float_compare(a, b)  # type: ignore[arg-type]
-    return (a > b) - (a < b)  # type: ignore[operator]
+        return _float_compare(a, b)
+    return (a > b) - (a < b)
 
 
-def _prim_eq_bits(prim: str, a: Value, b: Value) -> bool:
+def _prim_eq_bits(prim: str, a: int | float, b: int | float) -> bool:
     if prim in "FD":
-        return _float_bits(a, prim) == _float_bits(b, prim)  # type: ignore[arg-type]
+        return _float_bits(a, prim) == _float_bits(b, prim)
     return a == b
 
 
 # conversions of a box's value to each primitive (xxxValue): exactly the JLS casts
-_CONVERT: dict[tuple[str, str], Callable[[Value], Value]] = {}
+_CONVERT: dict[tuple[str, str], Callable[[Any], Value]] = {}
+_fn: Callable[[Any], Value]
 for _src in "ISBJFD":
     for _dst in "BSIJFD":
         if _src in "ISB":
@@ -313,26 +315,30 @@ def _register_box(prim: str) -> None:
     MODELS[(cls, "toString", "()Ljava/lang/String;")] = to_string
     MODELS[(cls, "toString", f"({prim})Ljava/lang/String;")] = static_to_string
     MODELS[(cls, "equals", "(Ljava/lang/Object;)Z")] = equals
-    MODELS[(cls, "hashCode", "()I")] = lambda h, i, r, a: _prim_hash(prim, r.value)
+    MODELS[(cls, "hashCode", "()I")] = lambda h, i, r, a: _prim_hash(prim, cast(Boxed, r).value)
     MODELS[(cls, "hashCode", f"({prim})I")] = lambda h, i, r, a: _prim_hash(prim, a[0])
     MODELS[(cls, "compareTo", f"({ref})I")] = compare_to
     MODELS[(cls, "compareTo", "(Ljava/lang/Object;)I")] = compare_to  # the bridge (checkcast first)
     MODELS[(cls, "compare", f"({prim}{prim})I")] = lambda h, i, r, a: _prim_compare(prim, a[0], a[1])
     for dst in ("BSIJFD" if prim in "ISBJFD" else prim):
-        conv = _CONVERT[(prim, dst)]
-        MODELS[(cls, _VALUE_METHOD[dst], f"(){dst}")] = lambda h, i, r, a, conv=conv: conv(r.value)
+        MODELS[(cls, _VALUE_METHOD[dst], f"(){dst}")] = _value_method(_CONVERT[(prim, dst)])
+
+
+def _value_method(conv: Callable[[Any], Value]) -> Model:
+    """``xxxValue()`` of a box: its value converted by ``conv``."""
+    return lambda h, i, r, a: conv(cast(Boxed, r).value)
 
 
 for _p in "IJSBCZFD":
     _register_box(_p)
 
 
-def _parse_boolean(s: Value) -> int:
+def _parse_boolean(s: str | None) -> int:
     """``Boolean.parseBoolean``: ``"true".equalsIgnoreCase(s)`` (non-ASCII text of length 4: Unsupported)."""
-    if s is None or len(s) != 4:  # type: ignore[arg-type]
+    if s is None or len(s) != 4:
         return 0
-    _ascii_only(s, "Boolean.parseBoolean")  # type: ignore[arg-type]
-    return int(s.lower() == "true")  # type: ignore[union-attr]
+    _ascii_only(s, "Boolean.parseBoolean")
+    return int(s.lower() == "true")
 
 
 @model("java/lang/Boolean", "parseBoolean", "(Ljava/lang/String;)Z")
@@ -345,7 +351,7 @@ def _boolean_value_of_string(h, interp, recv, args):
     return box(interp.heap, "Z", _parse_boolean(_str_or_null(interp, args[0])))
 
 
-def _str_or_null(interp: Interpreter, v: Value) -> Value:
+def _str_or_null(interp: Interpreter, v: Value) -> str | None:
     return None if v is None else _str_arg(interp, v)
 
 
@@ -357,13 +363,13 @@ def _widen(v: Value, src: str, dst: str) -> Value:
     if src in ints and dst in "IJ" or src == "B" and dst == "S":
         return v
     if src in ints and dst == "F":
-        return S.i2f(v)  # type: ignore[arg-type]
+        return S.i2f(v)  # type: ignore[arg-type]  # v is a primitive of descriptor src
     if src in ints and dst == "D":
-        return S.i2d(v)  # type: ignore[arg-type]
+        return S.i2d(v)  # type: ignore[arg-type]  # v is a primitive of descriptor src
     if src == "J" and dst in "FD":
-        return S.l2f(v) if dst == "F" else S.l2d(v)  # type: ignore[arg-type]
+        return S.l2f(v) if dst == "F" else S.l2d(v)  # type: ignore[arg-type]  # v is a primitive of descriptor src
     if src == "F" and dst == "D":
-        return S.f2d(v)  # type: ignore[arg-type]
+        return S.f2d(v)  # type: ignore[arg-type]  # v is a primitive of descriptor src
     raise Unsupported(f"conversion {src} -> {dst}")
 
 

@@ -134,6 +134,7 @@ def _enum_compare(h, interp, recv, args):
 def _enum_declaring(h: DefaultCallHandler, interp: Interpreter, e: JObject) -> str:
     """``getDeclaringClass()``: the class, or its superclass for a constant with a body."""
     sup = h._info(interp.heap, e.cls)[0]
+    # an enum constant's class has a superclass
     return e.cls if sup == "java/lang/Enum" else sup  # type: ignore[return-value]
 
 
@@ -174,7 +175,7 @@ def _non_null(interp: Interpreter, v: Value) -> Value:
 
 
 def _class_file_of(h: DefaultCallHandler, recv: Value) -> ClassFile:
-    cf = h.program.get(recv.name) if type(recv) is ClassValue else None  # type: ignore[union-attr]
+    cf = h.program.get(recv.name) if type(recv) is ClassValue else None
     if cf is None:
         raise Unsupported(f"reflection on library class {getattr(recv, 'name', recv)}")
     return cf
@@ -225,4 +226,5 @@ def _objects_eq(h: DefaultCallHandler, interp: Interpreter, a: Value, b: Value) 
 
 
 def _hash_or_zero(h: DefaultCallHandler, interp: Interpreter, e: Value) -> int:
+    # hashCode() returns an int
     return 0 if e is None else h.call_virtual(interp, OBJECT_HASH_CODE, e, [])  # type: ignore[return-value]

@@ -9,7 +9,7 @@ Inputs / outputs
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .. import semantics as S
 from ..ir.interp import NPE, Interpreter, JObject, Unsupported, Value, default_value, runtime_class
@@ -25,12 +25,13 @@ if TYPE_CHECKING:
 def record_method(h: DefaultCallHandler, interp: Interpreter, stmt: InvokeDynamic, args: list[Value]) -> Value:
     """``ObjectMethods.bootstrap`` (JDK 17): a record's toString, equals and hashCode from its getters."""
     b = stmt.bootstrap.arguments
+    # a METHOD_HANDLE constant's value is (reference kind, ref) (the checker sees an object)
     if len(b) < 2 or b[0].kind is not ConstKind.CLASS or not isinstance(b[1].value, str) \
             or any(g.kind is not ConstKind.METHOD_HANDLE or g.value[0] != "getField" for g in b[2:]):  # type: ignore[index]
         raise Unsupported("ObjectMethods.bootstrap with unexpected static arguments")
-    rec_cls = b[0].value
-    names = b[1].value.split(";") if b[1].value else []  # type: ignore[union-attr]
-    getters = [g.value[1] for g in b[2:]]  # type: ignore[index]
+    rec_cls = cast(str, b[0].value)  # a CLASS constant: the internal name
+    names = b[1].value.split(";") if b[1].value else []
+    getters: list[FieldRef] = [g.value[1] for g in b[2:]]  # type: ignore[index]  # getField: (kind, FieldRef)
     if len(names) != len(getters):
         raise Unsupported("ObjectMethods.bootstrap with unexpected static arguments")
 
@@ -40,7 +41,7 @@ def record_method(h: DefaultCallHandler, interp: Interpreter, stmt: InvokeDynami
         if type(obj) is not JObject:
             raise Unsupported(f"record component of a {runtime_class(obj)}")
         key = interp.field_key(f)
-        return obj.fields[key] if key in obj.fields else default_value(f.descriptor)  # type: ignore[union-attr]
+        return obj.fields[key] if key in obj.fields else default_value(f.descriptor)
 
     name, desc = stmt.name, stmt.descriptor
     if name == "toString" and desc == f"(L{rec_cls};)Ljava/lang/String;":
@@ -57,8 +58,9 @@ def record_method(h: DefaultCallHandler, interp: Interpreter, stmt: InvokeDynami
         for f in reversed(getters):  # the JDK nests the tests so that the last component is compared first
             x, y = get(a, f), get(o, f)
             d = f.descriptor
+            same: object
             if d in ("F", "D"):
-                same = _float_compare(x, y) == 0  # type: ignore[arg-type]
+                same = _float_compare(x, y) == 0  # type: ignore[arg-type]  # float fields hold floats
             elif d[0] in "L[":
                 same = _objects_equals(h, interp, None, [x, y])
             else:
@@ -74,7 +76,7 @@ def record_method(h: DefaultCallHandler, interp: Interpreter, stmt: InvokeDynami
             if d[0] in "L[":
                 fh = 0 if x is None else h.call_virtual(interp, OBJECT_HASH_CODE, x, [])
             else:
-                fh = _prim_hash(d, x)
-            acc = S.wrap_i(acc * 31 + fh)  # type: ignore[operator]
+                fh = _prim_hash(d, cast("int | float", x))  # a primitive field
+            acc = S.wrap_i(acc * 31 + fh)  # type: ignore[operator]  # hashCode() returns an int
         return acc
     raise Unsupported(f"ObjectMethods.bootstrap for {name}{desc}")

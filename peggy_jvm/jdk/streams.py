@@ -15,7 +15,7 @@ Invariants
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import semantics as S
 from ..ir.interp import MAX_ARRAY_ELEMENTS, Interpreter, JObject, Unsupported, Value, runtime_class
@@ -43,7 +43,7 @@ def _new_stream(interp: Interpreter, shape: str, source: Value, items, sized: bo
 
 
 def _stream_state(interp: Interpreter, recv: Value) -> dict:
-    st = recv.native.get("stream") if type(recv) is JObject else None  # type: ignore[union-attr]
+    st = recv.native.get("stream") if type(recv) is JObject else None
     if st is None:
         raise Unsupported(f"a stream of class {runtime_class(recv)}")
     if st["used"]:
@@ -82,7 +82,7 @@ _STAGE_CALLS = {  # op -> (interface, method, descriptor) called per element
 }
 
 
-def _run_stream(h: DefaultCallHandler, interp: Interpreter, st: dict, sink: Callable[[Value], None]) -> None:
+def _run_stream(h: DefaultCallHandler, interp: Interpreter, st: dict, sink: Callable[[Any], object]) -> None:
     """Push each source element through the stages into ``sink``, in order."""
     stages = st["stages"]
     items = st["items"]
@@ -164,7 +164,7 @@ def _long_reduce(h, interp, recv, args):
 def _stream_collect(h, interp, recv, args):
     st = _stream_state(interp, recv)
     coll = _non_null(interp, args[0])
-    spec = coll.native.get("joining") if type(coll) is JObject else None  # type: ignore[union-attr]
+    spec = coll.native.get("joining") if type(coll) is JObject else None
     if spec is None:
         raise Unsupported(f"collect with a {runtime_class(coll)}")
     # the collector's supplier runs first: new StringJoiner(delimiter, prefix, suffix) checks and converts them

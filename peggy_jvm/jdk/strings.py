@@ -17,7 +17,7 @@ Invariants
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, NoReturn
+from typing import TYPE_CHECKING, Callable, NoReturn, cast
 
 from .. import semantics as S
 from ..classfile.descriptors import parse_method_descriptor
@@ -39,7 +39,7 @@ def _str_arg(interp: Interpreter, v: Value) -> str:
         interp.throw(NPE)
     if type(v) is not str:
         raise Unsupported(f"a {runtime_class(v)} where a String is expected")
-    return v  # type: ignore[return-value]
+    return v
 
 
 def _char_seq(h: DefaultCallHandler, interp: Interpreter, v: Value) -> str:
@@ -47,9 +47,9 @@ def _char_seq(h: DefaultCallHandler, interp: Interpreter, v: Value) -> str:
     if v is None:
         interp.throw(NPE)
     if type(v) is str:
-        return v  # type: ignore[return-value]
-    if type(v) is JObject and "sb" in v.native:  # type: ignore[union-attr]
-        return "".join(v.native["sb"])  # type: ignore[union-attr]
+        return v
+    if type(v) is JObject and "sb" in v.native:
+        return "".join(v.native["sb"])
     raise Unsupported(f"CharSequence of class {runtime_class(v)}")
 
 
@@ -342,21 +342,21 @@ def _new_string(h: DefaultCallHandler, interp: Interpreter, desc: str, args: lis
     if desc in ("(Ljava/lang/String;)V", "(Ljava/lang/StringBuilder;)V", "(Ljava/lang/StringBuffer;)V"):
         return _char_seq(h, interp, args[0])
     if desc in ("([C)V", "([CII)V"):
-        arr = args[0]
+        arr = cast("JArray | None", args[0])  # by the descriptor
         if arr is None:
             interp.throw(NPE)
-        items = arr.items  # type: ignore[union-attr]
-        off, count = (args[1], args[2]) if len(args) == 3 else (0, len(items))
-        if off < 0 or count < 0 or off > len(items) - count:  # type: ignore[operator]
+        items = arr.items
+        off, count = (cast(int, args[1]), cast(int, args[2])) if len(args) == 3 else (0, len(items))
+        if off < 0 or count < 0 or off > len(items) - count:
             _sioobe(interp)
-        return "".join(map(chr, items[off:off + count]))  # type: ignore[operator]
+        return "".join(map(chr, items[off:off + count]))
     if desc == "([B)V":
-        arr = args[0]
+        arr = cast("JArray | None", args[0])  # by the descriptor
         if arr is None:
             interp.throw(NPE)
-        if any(b < 0 for b in arr.items):  # type: ignore[union-attr]
+        if any(b < 0 for b in arr.items):
             raise Unsupported("new String(byte[]) of non-ASCII bytes (the default charset is the platform's)")
-        return "".join(map(chr, arr.items))  # type: ignore[union-attr]
+        return "".join(map(chr, arr.items))
     raise Unsupported(f"new String{desc}")
 
 
@@ -391,10 +391,15 @@ def _strip_right(s: str, i: int) -> int:
     return j
 
 
-MODELS[(STRING, "strip", "()Ljava/lang/String;")] = \
-    lambda h, i, s, a: s[_strip_left(s):_strip_right(s, _strip_left(s))]
-MODELS[(STRING, "stripLeading", "()Ljava/lang/String;")] = lambda h, i, s, a: s[_strip_left(s):]
-MODELS[(STRING, "stripTrailing", "()Ljava/lang/String;")] = lambda h, i, s, a: s[:_strip_right(s, 0)]
+def _strip(s: Value, leading: bool, trailing: bool) -> str:
+    text = cast(str, s)  # the receiver of a String method
+    i = _strip_left(text) if leading else 0
+    return text[i:_strip_right(text, i) if trailing else len(text)]
+
+
+MODELS[(STRING, "strip", "()Ljava/lang/String;")] = lambda h, i, s, a: _strip(s, True, True)
+MODELS[(STRING, "stripLeading", "()Ljava/lang/String;")] = lambda h, i, s, a: _strip(s, True, False)
+MODELS[(STRING, "stripTrailing", "()Ljava/lang/String;")] = lambda h, i, s, a: _strip(s, False, True)
 
 
 @model(STRING, "subSequence", "(II)Ljava/lang/CharSequence;")
@@ -418,8 +423,7 @@ def _s_get_bytes(h, interp, s, args):
 @model(STRING, "join", "(Ljava/lang/CharSequence;[Ljava/lang/CharSequence;)Ljava/lang/String;")
 def _s_join(h, interp, recv, args):
     delim = h.to_java_string(interp, _non_null(interp, args[0]), "Ljava/lang/Object;")
-    elems = _non_null(interp, args[1])
-    items = elems.items  # type: ignore[union-attr]
+    items = cast(JArray, _non_null(interp, args[1])).items  # a CharSequence[] by the descriptor
     return delim.join(h.to_java_string(interp, e, "Ljava/lang/Object;") for e in items)
 
 
@@ -534,7 +538,7 @@ def concat_indy(h: DefaultCallHandler, interp: Interpreter, stmt: InvokeDynamic,
         raise Unsupported(f"invokedynamic via StringConcatFactory.{bsm}")
     parts = []
     ai = ci = 0
-    for ch in recipe:  # type: ignore[union-attr]
+    for ch in cast(str, recipe):  # makeConcatWithConstants: the recipe is a String constant
         if ch == "\1":
             parts.append(h.to_java_string(interp, args[ai], arg_descs[ai]))
             ai += 1

@@ -74,10 +74,10 @@ def peg_problems(peg: PEG) -> list[str]:
         stack = [(start, 0)]
         state[start] = 1
         while stack:
-            n, k = stack.pop()
-            kids = nodes[n].children[:1] if nodes[n].op == "theta" else nodes[n].children
+            at, k = stack.pop()
+            kids = nodes[at].children[:1] if nodes[at].op == "theta" else nodes[at].children
             if k < len(kids):
-                stack.append((n, k + 1))
+                stack.append((at, k + 1))
                 c = kids[k]
                 if state[c] == 1:
                     problems.append(f"n{c}: on a cycle that does not pass through a theta's second child")
@@ -85,7 +85,7 @@ def peg_problems(peg: PEG) -> list[str]:
                     state[c] = 1
                     stack.append((c, 0))
             else:
-                state[n] = 2
+                state[at] = 2
     var = peg.variance()
     kinds = _kinds(peg)
     for i, n in enumerate(nodes):

@@ -26,10 +26,11 @@ Outputs: an Outcome; Unsupported when the model cannot say; PegEvalError when th
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from ..ir import interp as I
 from ..ir.nodes import (ArrayLength, ArrayLoad, ArrayStore, CheckCast, GetField, GetStatic, IRType, Kind,
-                        MonitorEnter, MonitorExit, NewArray, PutField, PutStatic, Var)
+                        MonitorEnter, MonitorExit, NewArray, PutField, PutStatic, Stmt, Var)
 from ..ir.nodes import InvokeKind
 from ..semantics import int_bits_to_float, long_bits_to_double
 from .graph import PEG
@@ -127,7 +128,8 @@ class _Evaluator:
             self.step()
             if op == "instanceof":
                 v = vals[0]
-                return int(v is not None and self.heap.is_assignable(I.runtime_class(v), node.attr))
+                cls = node.attr  # instanceof's attr is the class name
+                return int(v is not None and self.heap.is_assignable(I.runtime_class(v), cls))  # type: ignore[arg-type]
             if op in ("eq.a", "ne.a"):
                 same = I._same_ref(vals[0], vals[1])
                 return same if op == "eq.a" else not same
@@ -137,7 +139,7 @@ class _Evaluator:
         if role is Role.PARAM:
             if op == "sigma0":
                 return _Sigma(0)
-            return self.args[node.attr]
+            return self.args[node.attr]  # type: ignore[call-overload]  # a param's attr is its index
         if role is Role.PROJECTION:
             o = ev(ch[0], idx)
             if not isinstance(o, _Outcome):
@@ -177,15 +179,15 @@ class _Evaluator:
             raise I.JavaThrow(v)
         raise PegEvalError(f"cannot evaluate {op}")
 
-    def constant(self, op: str, attr: object) -> object:
+    def constant(self, op: str, attr: Any) -> object:
         if op in ("const.i", "const.l", "const.b"):
             return attr
         if op == "const.f":
-            return int_bits_to_float(attr)  # type: ignore[arg-type]  # a float constant's attr is its raw int bits
+            return int_bits_to_float(attr)  # a float constant's attr is its raw int bits
         if op == "const.d":
-            return long_bits_to_double(attr)  # type: ignore[arg-type]  # a double constant's attr is its raw bits
+            return long_bits_to_double(attr)  # a double constant's attr is its raw bits
         if op == "const.a":
-            return self.interp._const(attr)  # type: ignore[arg-type]  # const.a's attr is the IR constant
+            return self.interp._const(attr)  # const.a's attr is the IR constant
         if op == "unit":
             return None
         if op == "zero":
@@ -212,7 +214,7 @@ class _Evaluator:
             return _Outcome(True, e.obj, out)
         return _Outcome(False, value, out)
 
-    def perform(self, n: int, op: str, attr: object, vals: list) -> object:
+    def perform(self, n: int, op: str, attr: Any, vals: list) -> object:
         it = self.interp
         call = it.call
         if op in ("check.zero.i", "check.zero.l"):
@@ -230,19 +232,19 @@ class _Evaluator:
                 recv, vals = vals[0], vals[1:]
                 if recv is None:
                     it.throw("java/lang/NullPointerException")
-            return call.invoke(it, kind, attr, recv, vals)  # type: ignore[arg-type]  # an invoke's attr is its MethodRef
+            return call.invoke(it, kind, attr, recv, vals)  # an invoke's attr is its MethodRef
         if op == "new":
-            cls, ctor = attr  # type: ignore[misc]  # new's attr is (class, constructor)
+            cls, ctor = attr  # new's attr is (class, constructor)
             return call.new(it, cls, ctor, vals)
         if op == "invokedynamic":
             from ..ir.nodes import InvokeDynamic
-            name, desc, bsm = attr  # type: ignore[misc]  # invokedynamic's attr is (name, descriptor, bootstrap)
+            name, desc, bsm = attr  # invokedynamic's attr is (name, descriptor, bootstrap)
             st = self.stmts.get(n)
             if st is None:
                 st = self.stmts[n] = (InvokeDynamic(None, name, desc, bsm, []),)
             return call.invoke_dynamic(it, st[0], vals)
         if op == "classinit":
-            call.class_init(it, attr)  # type: ignore[arg-type]  # classinit's attr is the class name
+            call.class_init(it, attr)  # classinit's attr is the class name
             return None
         # the rest are one IR statement each: let the interpreter perform it
         st, ins, dst = self.statement(n, op, attr, len(vals))
@@ -250,30 +252,32 @@ class _Evaluator:
         it._stmt(st, type(st), env, self.owner)
         return env.get(dst) if dst is not None else None
 
-    def statement(self, n: int, op: str, attr: object, arity: int) -> tuple:
+    def statement(self, n: int, op: str, attr: Any, arity: int) -> tuple:
         got = self.stmts.get(n)
         if got is not None:
             return got
         ins = [Var(-1 - k, IRType(Kind.REF)) for k in range(arity)]
-        dst = Var(-100, IRType(Kind.REF))
+        out = Var(-100, IRType(Kind.REF))
+        dst: Var | None = out
+        st: Stmt
         if op == "getfield":
-            st = GetField(dst, ins[0], attr)
+            st = GetField(out, ins[0], attr)
         elif op == "putfield":
             st, dst = PutField(ins[0], attr, ins[1]), None
         elif op == "getstatic":
-            st = GetStatic(dst, attr)
+            st = GetStatic(out, attr)
         elif op == "putstatic":
             st, dst = PutStatic(attr, ins[0]), None
         elif op == "aload":
-            st = ArrayLoad(dst, ins[0], ins[1], attr)
+            st = ArrayLoad(out, ins[0], ins[1], attr)
         elif op == "astore":
             st, dst = ArrayStore(ins[0], ins[1], ins[2], attr), None
         elif op == "arraylength":
-            st = ArrayLength(dst, ins[0])
+            st = ArrayLength(out, ins[0])
         elif op == "newarray":
-            st = NewArray(dst, attr, list(ins))
+            st = NewArray(out, attr, list(ins))
         elif op == "checkcast":
-            st = CheckCast(dst, ins[0], attr)
+            st = CheckCast(out, ins[0], attr)
         elif op == "monitorenter":
             st, dst = MonitorEnter(ins[0]), None
         elif op == "monitorexit":

@@ -126,7 +126,7 @@ class PEG:
             else:
                 v = frozenset().union(*(var[c] for c in n.children)) if n.children else frozenset()
             if v != var[i]:
-                var[i] = frozenset(v)
+                var[i] = frozenset(v)  # type: ignore[arg-type]  # a loop node's attr is its depth
                 for u in users[i]:
                     if not in_work[u]:
                         in_work[u] = True

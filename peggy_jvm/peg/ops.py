@@ -120,6 +120,7 @@ _add(OpSpec("sigma0", Role.PARAM, (), T.SIGMA, cost=0, size=0))  # the heap the 
 _COST = {"mul": 3, "div": 8, "rem": 8}
 _COMMUTATIVE = {"add", "mul", "and", "or", "xor"}
 _CONV = {"i": T.INT, "l": T.LONG, "f": T.FLOAT, "d": T.DOUBLE, "b": T.INT, "c": T.INT, "s": T.INT}
+_ins: tuple[T, ...]
 for _name, _fn in sorted(S.OPERATIONS.items()):
     if "." in _name:
         _base, _s = _name.split(".")

@@ -100,9 +100,9 @@ class ThetaBisimulation:
         for cid in eg.classes_with_op("theta"):
             for op, attr, ch in eg._classes[cid].nodes:
                 if op == "theta":
-                    b = buckets.setdefault((attr, ch[0]), [])
-                    if cid not in b:
-                        b.append(cid)
+                    bucket = buckets.setdefault((attr, ch[0]), [])
+                    if cid not in bucket:
+                        bucket.append(cid)
         out: list[list] = []
         tried = 0
         memo = InductionMemo(eg)  # the graph does not change during a search

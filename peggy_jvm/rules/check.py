@@ -15,7 +15,9 @@ Which rules are checked
     ``eq.a`` -- is EXEMPT here and tested on e-graph instances instead (tests/test_axioms_equalities.py); the
     result says why. (An operator-variable rule is checked on every member of its class that has value
     semantics; the others, ``eq.a``/``ne.a``, are listed in the result.) A left-hand side that throws (integer division by zero) is skipped: in our PEGs ``div.i``
-    only sees a checked divisor. A right-hand side that throws where the left did not is a failure.
+    only sees a checked divisor. A right-hand side that throws where the left did not is a failure. A left-hand
+    constant written without its value (``(const.i)``, any constant) has nothing to instantiate: an AxiomError at
+    its position, which suggests ``(const.i[$c])``.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from .. import semantics as S
 from ..egraph.pattern import AttrVar, OpVar, PAs, PNode, PVar, Pattern
 from ..peg.ops import OPS, Role, T
 from .conditions import PREDICATES
-from .syntax import RuleAST
+from .syntax import AxiomError, RuleAST
 from .types import infer_types
 
 __all__ = ["CheckResult", "check_rule", "evaluate", "values_of", "same_value", "Unevaluable"]
@@ -57,13 +59,13 @@ def evaluate(p: Pattern, env: dict[str, Any]) -> Any:
     if isinstance(op, OpVar):
         raise Unevaluable("operator variable (expand it first)")
     if op in _CONST_TYPES:
-        # p.attr is None for a constant written without its value, `(const.i)`: nothing refuses that yet, and
-        # check-axioms stops here with an AttributeError (a known fault, not yet fixed)
-        a = env["$" + p.attr.name] if isinstance(p.attr, AttrVar) else p.attr.value  # type: ignore[union-attr]
+        if p.attr is None:  # `(const.i)`, any constant: check_rule refuses it before evaluating
+            raise Unevaluable(f"{op} without a value")
+        a = env["$" + p.attr.name] if isinstance(p.attr, AttrVar) else p.attr.value
         if op == "const.f":
-            return S.int_bits_to_float(a)
+            return S.int_bits_to_float(a)  # type: ignore[arg-type]  # a float constant's attr is its raw int bits
         if op == "const.d":
-            return S.long_bits_to_double(a)
+            return S.long_bits_to_double(a)  # type: ignore[arg-type]  # a double constant's attr is its raw bits
         return a
     if op == "phi":
         c = evaluate(p.children[0], env)
@@ -201,6 +203,7 @@ def check_rule(ast: RuleAST, *, samples: int = 1500, exhaustive_limit: int = 400
                 return CheckResult(ast.name, "exempt", f"operator {bad[0]} has no value semantics")
             skipped.append(bad[0])  # one member of an operator class (eq.a, ne.a): the other members are checked
             continue
+        _refuse_valueless_consts(ast, ast.lhs)
         res = _check_instance(inst, samples, exhaustive_limit, seed)
         total += res.cases
         if res.status != "sound":
@@ -208,6 +211,19 @@ def check_rule(ast: RuleAST, *, samples: int = 1500, exhaustive_limit: int = 400
             return res
     return CheckResult(ast.name, "sound", f"instances with {', '.join(sorted(set(skipped)))} not evaluated"
                        if skipped else "", cases=total)
+
+
+def _refuse_valueless_consts(ast: RuleAST, p: Pattern) -> None:
+    """A left-hand ``(const.i)`` matches any constant, which the fuzzer has no variable for: the writer is told
+    where, and how to say the same checkably (a right-hand one is refused when the rule is compiled)."""
+    if isinstance(p, PAs):
+        _refuse_valueless_consts(ast, p.pattern)
+    elif isinstance(p, PNode):
+        if p.op in _CONST_TYPES and p.attr is None:
+            raise AxiomError(ast.pos_of(p), f"({p.op}) without a value cannot be checked: write ({p.op}[$c]) "
+                                            "to match any constant")
+        for c in p.children:
+            _refuse_valueless_consts(ast, c)
 
 
 def _check_instance(ast: RuleAST, samples: int, exhaustive_limit: int, seed: int) -> CheckResult:

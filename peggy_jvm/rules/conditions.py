@@ -145,7 +145,7 @@ def _history(eg: EPeg, sigma: int, limit: int = 64) -> Iterator[tuple[int, tuple
     of the chain, walked back through effects' sigma inputs (not through loops or branches), at most ``limit``
     heap classes deep."""
     find = eg.find
-    seen = set()
+    seen: set[int] = set()
     stack = [find(sigma)]
     while stack and len(seen) < limit:
         s = stack.pop()

@@ -299,7 +299,7 @@ def _is_value_node(node: tuple) -> bool:
 
 def _value_nodes(eg: EPeg, cid: int) -> list[tuple]:
     """The model's ``StringValue.of`` calls whose value class ``cid`` is."""
-    out = []
+    out: list[tuple] = []
     for op, _a, ch in eg.nodes(cid):
         if op == "rho_value":
             out.extend(n for n in eg.nodes(ch[0]) if _is_value_node(n))
@@ -367,7 +367,7 @@ def _normal(eg: EPeg, parts: Sequence[Part]) -> list[Part] | None:
     merged: list[Part] = []
     for p in out:
         if p[0] == "T" and merged and merged[-1][0] == "T":
-            merged[-1] = ("T", merged[-1][1] + p[1])  # type: ignore[operator]
+            merged[-1] = ("T", merged[-1][1] + p[1])  # type: ignore[operator]  # "T" parts hold text
         else:
             merged.append(p)
     return [p for p in merged if p != ("T", "")]
@@ -412,6 +412,7 @@ def build_value(eg: EPeg, parts: Sequence[Part]) -> int:
         return eg.add("const.a", Const(_STRING_TYPE, ""))
     if len(parts) == 1 and parts[0][0] == "T":
         return eg.add("const.a", Const(_STRING_TYPE, parts[0][1]))
+    # a part that is not "T" holds a class id
     if len(parts) == 1 and parts[0][0] == STRING and _nonnull_string(eg, parts[0][1]):  # type: ignore[arg-type]
         return eg.find(parts[0][1])  # type: ignore[arg-type]
     kids = [_sigma0(eg)]
@@ -421,7 +422,7 @@ def build_value(eg: EPeg, parts: Sequence[Part]) -> int:
             kids.append(eg.add("const.a", Const(_STRING_TYPE, x)))
             desc.append(STRING)
         else:
-            kids.append(eg.find(x))  # type: ignore[arg-type]
+            kids.append(eg.find(x))  # type: ignore[arg-type]  # not "T": a class id
             desc.append(kind)
     call = eg.add("invoke.static", MethodRef(VALUE_OWNER, "of", f"({''.join(desc)}){STRING}"), kids)
     return eg.add("rho_value", None, (call,))
