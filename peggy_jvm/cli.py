@@ -23,6 +23,7 @@ import click
 from .archive import (Form, InputError, InputKind, Output, check_outputs, os_error_words, read_input,
                       write_file)
 from .budget import DEFAULT_METHOD_TIMEOUT
+from .cache import ResultCache, default_dir as default_cache_dir, files_digest
 from .classfile.errors import ClassFileError
 from .codecost import Goal
 from .interrupt import Interrupted, catching_signals
@@ -113,9 +114,15 @@ def _split_classpath(cp: str | None) -> list[Path]:
 @click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
               help="Full stage: keep a rewrite whose emitted code is cheaper and grows no more than it gains "
                    "(speed), or smaller and no costlier (size).")
+@click.option("--cache", "cache_dir", type=click.Path(path_type=Path),
+              help="Result cache directory (default: $XDG_CACHE_HOME/peggy-jvm/results or "
+                   "~/.cache/peggy-jvm/results): a class or pair seen before with the same bytes, hierarchy "
+                   "facts, rules, options and tool version is not computed again.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, html_path: Path | None,
              classpath: str | None, method_timeout: float | None, jobs: int, axioms: tuple[Path, ...],
-             no_default_axioms: bool, switches: tuple[str, ...], goal: str) -> None:
+             no_default_axioms: bool, switches: tuple[str, ...], goal: str, cache_dir: Path | None,
+             no_cache: bool) -> None:
     """Optimize every method of INPUT (.class, .jar or directory) and write the result."""
     st = Stage(stage)
     if st not in IMPLEMENTED_STAGES:
@@ -132,7 +139,8 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
                if path is not None]
     try:
         target, report = optimize_input(input_path, output, st, _split_classpath(classpath), jobs,
-                                        method_timeout, progress, reports, goal=Goal(goal), rules=rules)
+                                        method_timeout, progress, reports, goal=Goal(goal), rules=rules,
+                                        cache=_result_cache(cache_dir, no_cache))
     except InputError as e:
         raise fail(e.path, e.message) from None
     except OSError as e:  # reading the input (write errors are OutputErrors naming the output)
@@ -346,9 +354,15 @@ def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, s
                    "strings-by-value: Strings made by concatenation are compared by value, never by identity.")
 @click.option("--all", "every", is_flag=True,
               help="List every pair in the table (default: only the pairs not proved equivalent).")
+@click.option("--cache", "cache_dir", type=click.Path(path_type=Path),
+              help="Result cache directory (default: $XDG_CACHE_HOME/peggy-jvm/results or "
+                   "~/.cache/peggy-jvm/results): a class or pair seen before with the same bytes, hierarchy "
+                   "facts, rules, options and tool version is not computed again.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
              html_path: Path | None, class_map: tuple[str, ...], method_timeout: float, explain: bool,
-             axioms: Path | None, assume: tuple[str, ...], every: bool) -> int:
+             axioms: Path | None, assume: tuple[str, ...], every: bool, cache_dir: Path | None,
+             no_cache: bool) -> int:
     """Check that OPT is a correct translation of ORIG, method by method (exit 0/1/3, 2 on bad input)."""
     from rich.console import Console
 
@@ -373,7 +387,10 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
         # the HTML report shows each proof's axioms: explained whenever it is asked for
         report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout,
                                                                       explain or html_path is not None, rules,
-                                                                      assumptions=assume), progress)
+                                                                      assumptions=assume,
+                                                                      rules_key=_axioms_key(axioms),
+                                                                      cache=_result_cache(cache_dir, no_cache)),
+                                 progress)
         report.explain = explain  # the JSON report's keys stay what the options say
     except InputError as e:
         raise fail(e.path, e.message) from None
@@ -509,6 +526,27 @@ def _axiom_errors() -> Iterator[None]:
         raise fail(str(e.pos), e.message) from None
     except OSError as e:
         raise fail(e.filename or "axioms", os_error_words(e)) from None
+
+
+def _result_cache(cache_dir: Path | None, no_cache: bool) -> ResultCache | None:
+    """``--cache DIR`` / ``--no-cache`` (cache.py); a directory that cannot be made is a one-line error."""
+    if no_cache:
+        if cache_dir is not None:
+            raise click.UsageError("--cache and --no-cache exclude each other")
+        return None
+    root = cache_dir if cache_dir is not None else default_cache_dir()
+    if root.exists() and not root.is_dir():
+        raise fail(str(root), "the cache is not a directory")
+    return ResultCache(root)
+
+
+def _axioms_key(axioms: Path | None) -> str:
+    """``validate --axioms``'s part of the cache key: the texts of its files (the bundled ones are in the tool's
+    version, ``cache.code_digest``)."""
+    if axioms is None:
+        return "default"
+    from .rules.library import axiom_files
+    return files_digest(axiom_files(axioms))
 
 
 def _rule_options(axioms: tuple[Path, ...], no_defaults: bool, switches: tuple[str, ...],

@@ -36,11 +36,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..cache import ResultCache, ValidateCache
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..rules.strings import ASSUMPTIONS, assumption_rules
 from . import counterexample as cx
-from .pairing import MethodPair, load_side, nothing_paired, pair_methods
+from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods
 from .prove import ProofBudget, ProofResult, prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
@@ -58,6 +59,8 @@ class ValidateOptions:
     rules: list | None = None  # active rewrites; None: the default axioms
     counterexamples: bool = True
     assumptions: tuple[str, ...] = ()  # names from rules.strings.ASSUMPTIONS; () is strict JVM semantics
+    rules_key: str = "default"  # what the result cache knows of ``rules``: the digest of their texts
+    cache: ResultCache | None = None  # the result cache (cache.py); None: none
 
 
 @dataclass(slots=True)
@@ -93,46 +96,66 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                   if opt.raw.get(options.class_map.get(name, name)) == data}
     budget = ProofBudget(time_s=options.method_timeout * PROOF_SHARE)
     proved = 0
+    vcache = ValidateCache.make(options.cache, options.rules_key, options.explain, assumptions)
     for i, pair in enumerate(pairing.pairs):
-        t0 = time.perf_counter()
-        deadline = time.monotonic() + options.method_timeout
-        same = pair.orig_class.name in same_bytes
-        proof, relied = _prove(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, options.explain,
-                               assumptions)
-        if not proof.proved and options.rules is None:
-            again = _optimizer_proof(pair, orig.hierarchy, opt.hierarchy, same, options.explain,
-                                     (deadline - time.monotonic()) * OPTIMIZER_PROOF_SHARE)
-            if again is not None and again.proved:
-                proof, relied = again, []
-        row = PairResult(pair.orig_class.name, pair.orig.name, pair.orig.descriptor,
-                         Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
-                         axioms=proof.axioms if proof.proved else None,
-                         assumptions=relied if assumptions else None)
-        if relied:
-            row.reason += assumption_note(relied)
-        if not proof.proved and not assumptions:
-            row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, proof)
-        if not proof.proved and options.counterexamples:
-            interfaces = _interface_params(pair, orig.hierarchy)
-            shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
-            why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
-            if why_not is not None:
-                row.reason += f"; {why_not}"
-            elif proof.orig_ir is None or proof.opt_ir is None:
-                row.reason += "; no IR to search for a counterexample"
-            else:
-                s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
-                              deadline - cx.JVM_SHARE * options.method_timeout, interfaces, shape)
-                pending.append(_Pending(i, pair, proof, s, int((deadline - time.monotonic()) * 1000), shape))
-        row.time_ms = (time.perf_counter() - t0) * 1000
+        def compute(i: int = i, pair: MethodPair = pair) -> tuple[PairResult, _Pending | None]:
+            return _pair_row(i, pair, orig, opt, options, rules, budget, same_bytes, assumptions)
+        if vcache is None:
+            row, waiting = compute()
+        else:  # the result cache (cache.py): a pair proved before is not proved again
+            row, waiting = vcache.pair(pair, orig.raw[pair.orig_class.name], opt.raw[pair.opt_class.name],
+                                       orig.hierarchy, opt.hierarchy, compute)
         report.pairs.append(row)
-        proved += proof.proved
+        if waiting is not None:
+            pending.append(waiting)
+        proved += row.verdict is Verdict.EQUIVALENT
         if progress is not None:
             progress(i + 1, len(pairing.pairs), proved)
     if pending:
         _confirm(report, pending, orig.raw, opt.raw, options.class_map)
+    if options.cache is not None:
+        options.cache.evict()
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _pair_row(i: int, pair: MethodPair, orig: Side, opt: Side, options: ValidateOptions, rules: list,
+              budget: ProofBudget, same_bytes: set[str], assumptions: tuple[str, ...]
+              ) -> tuple[PairResult, _Pending | None]:
+    """One pair's proof (and, unproved, its interpreter screen): its row, and what its JVM runs still need."""
+    t0 = time.perf_counter()
+    deadline = time.monotonic() + options.method_timeout
+    same = pair.orig_class.name in same_bytes
+    proof, relied = _prove(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, options.explain,
+                           assumptions)
+    if not proof.proved and options.rules is None:
+        again = _optimizer_proof(pair, orig.hierarchy, opt.hierarchy, same, options.explain,
+                                 (deadline - time.monotonic()) * OPTIMIZER_PROOF_SHARE)
+        if again is not None and again.proved:
+            proof, relied = again, []
+    row = PairResult(pair.orig_class.name, pair.orig.name, pair.orig.descriptor,
+                     Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
+                     axioms=proof.axioms if proof.proved else None,
+                     assumptions=relied if assumptions else None)
+    if relied:
+        row.reason += assumption_note(relied)
+    if not proof.proved and not assumptions:
+        row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, proof)
+    waiting = None
+    if not proof.proved and options.counterexamples:
+        interfaces = _interface_params(pair, orig.hierarchy)
+        shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
+        why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
+        if why_not is not None:
+            row.reason += f"; {why_not}"
+        elif proof.orig_ir is None or proof.opt_ir is None:
+            row.reason += "; no IR to search for a counterexample"
+        else:
+            s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
+                          deadline - cx.JVM_SHARE * options.method_timeout, interfaces, shape)
+            waiting = _Pending(i, pair, proof, s, int((deadline - time.monotonic()) * 1000), shape)
+    row.time_ms = (time.perf_counter() - t0) * 1000
+    return row, waiting
 
 
 #: the part of what is left of a pair's time that the optimizer's proof may take (the rest: the counterexamples)
