@@ -48,7 +48,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import __version__
 from .classfile.hierarchy import ClassHierarchy, ClassInfo, UnknownClassError
@@ -71,8 +71,13 @@ Facts = dict[str, "ClassInfo | None"]
 T = TypeVar("T")
 
 
-def default_dir() -> Path:
-    """``$XDG_CACHE_HOME/peggy-jvm/results``, or ``~/.cache/peggy-jvm/results``."""
+def default_dir() -> Path | None:
+    """Where the cache is when no option says: ``$PEGGY_JVM_CACHE`` (``off``: no cache; the tests set it, so that
+    no test reads what an earlier run left), else ``$XDG_CACHE_HOME/peggy-jvm/results``, else
+    ``~/.cache/peggy-jvm/results``."""
+    env = os.environ.get("PEGGY_JVM_CACHE")
+    if env:
+        return None if env == "off" else Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "peggy-jvm" / "results"
 
@@ -147,7 +152,7 @@ class ResultCache:
     def _path(self, key: str) -> Path:
         return self.root / "v1" / key[:2] / key
 
-    def get(self, key: str, hierarchies: list[ClassHierarchy]) -> tuple[dict, bytes] | None:
+    def get(self, key: str, hierarchies: list[ClassHierarchy]) -> tuple[Any, bytes] | None:
         """The stored metadata and bytes under ``key`` if the entry is whole, ours and its facts still hold in
         ``hierarchies`` (one fact list per hierarchy, in order); else None."""
         path = self._path(key)
@@ -191,7 +196,7 @@ class ResultCache:
             return None
         return meta, blob
 
-    def put(self, key: str, facts: list[Facts], result: dict, blob: bytes = b"") -> None:
+    def put(self, key: str, facts: list[Facts], result: dict | list, blob: bytes = b"") -> None:
         """Store an entry atomically (temporary file + rename); an OS error (full disk, read-only directory) only
         means it is not stored."""
         body = json.dumps({"key": key, "facts": [_facts_json(f) for f in facts], "result": result},

@@ -115,9 +115,10 @@ def _split_classpath(cp: str | None) -> list[Path]:
               help="Full stage: keep a rewrite whose emitted code is cheaper and grows no more than it gains "
                    "(speed), or smaller and no costlier (size).")
 @click.option("--cache", "cache_dir", type=click.Path(path_type=Path),
-              help="Result cache directory (default: $XDG_CACHE_HOME/peggy-jvm/results or "
-                   "~/.cache/peggy-jvm/results): a class or pair seen before with the same bytes, hierarchy "
-                   "facts, rules, options and tool version is not computed again.")
+              help="Result cache directory (default: $PEGGY_JVM_CACHE, 'off' for none; else "
+                   "$XDG_CACHE_HOME/peggy-jvm/results or ~/.cache/peggy-jvm/results): a class or pair seen "
+                   "before with the same bytes, hierarchy facts, rules, options and tool version is not computed "
+                   "again.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, html_path: Path | None,
              classpath: str | None, method_timeout: float | None, jobs: int, axioms: tuple[Path, ...],
@@ -355,9 +356,10 @@ def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, s
 @click.option("--all", "every", is_flag=True,
               help="List every pair in the table (default: only the pairs not proved equivalent).")
 @click.option("--cache", "cache_dir", type=click.Path(path_type=Path),
-              help="Result cache directory (default: $XDG_CACHE_HOME/peggy-jvm/results or "
-                   "~/.cache/peggy-jvm/results): a class or pair seen before with the same bytes, hierarchy "
-                   "facts, rules, options and tool version is not computed again.")
+              help="Result cache directory (default: $PEGGY_JVM_CACHE, 'off' for none; else "
+                   "$XDG_CACHE_HOME/peggy-jvm/results or ~/.cache/peggy-jvm/results): a class or pair seen "
+                   "before with the same bytes, hierarchy facts, rules, options and tool version is not computed "
+                   "again.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
              html_path: Path | None, class_map: tuple[str, ...], method_timeout: float, explain: bool,
@@ -535,6 +537,8 @@ def _result_cache(cache_dir: Path | None, no_cache: bool) -> ResultCache | None:
             raise click.UsageError("--cache and --no-cache exclude each other")
         return None
     root = cache_dir if cache_dir is not None else default_cache_dir()
+    if root is None:
+        return None
     if root.exists() and not root.is_dir():
         raise fail(str(root), "the cache is not a directory")
     return ResultCache(root)

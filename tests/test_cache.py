@@ -178,7 +178,8 @@ def test_least_recently_used_entries_are_evicted(tmp_path):
 
 def test_cli_cache_options(fixture_classes, tmp_path):
     src = fixture_classes["release17"] / "Kernels.class"
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    env = {k: v for k, v in os.environ.items() if k != "PEGGY_JVM_CACHE"}  # conftest's "off"
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
     base = [*CLI, "optimize", str(src), "--stage", "classfile"]
     r = subprocess.run([*base, "-o", str(tmp_path / "a.class"), "--no-cache"], env=env, capture_output=True,
                        text=True)
@@ -194,4 +195,8 @@ def test_cli_cache_options(fixture_classes, tmp_path):
     r = subprocess.run([*base, "-o", str(tmp_path / "e.class"), "--cache", str(tmp_path / "file")], env=env,
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("peggy-jvm: error: ") and "Traceback" not in r.stderr
-    assert default_dir() == Path.home() / ".cache" / "peggy-jvm" / "results" or os.environ.get("XDG_CACHE_HOME")
+    assert default_dir() is None  # conftest's PEGGY_JVM_CACHE=off
+    r = subprocess.run([*base, "-o", str(tmp_path / "f.class")], capture_output=True, text=True,
+                       env=dict(env, PEGGY_JVM_CACHE=str(tmp_path / "env")))
+    assert r.returncode == 0, r.stderr
+    assert list((tmp_path / "env" / "v1").glob("*/*"))
