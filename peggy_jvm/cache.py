@@ -168,8 +168,13 @@ class ResultCache:
             return None
         meta, blob = found
         facts = meta.get("facts")
-        if (not isinstance(facts, list) or len(facts) != len(hierarchies)
-                or not all(_facts_hold(f, h) for f, h in zip(facts, hierarchies))):
+        try:
+            hold = (isinstance(facts, list) and len(facts) == len(hierarchies)
+                    and all(_facts_hold(f, h) for f, h in zip(facts, hierarchies)))
+        except (IndexError, TypeError):  # checksummed, so whole, but not laid out as this code writes
+            self.ignored.append(path.name)
+            hold = False
+        if not hold:
             self.misses += 1
             return None
         try:
@@ -282,7 +287,10 @@ def optimize_class_cached(cache: ResultCache | None, data: bytes, hierarchy: Cla
     if hit is not None:
         rows, out = hit
         ms = (time.perf_counter() - start) * 1000 / max(1, len(rows))
-        return out, [MethodReport.from_json(r, {"cache": ms}) for r in rows]
+        try:
+            return out, [MethodReport.from_json(r, {"cache": ms}) for r in rows]
+        except (KeyError, TypeError):
+            pass  # checksummed, so whole, but not laid out as this code writes: computed and rewritten
     with hierarchy.recording() as facts:
         out, reports = compute()
     if _storable(reports):
@@ -300,10 +308,12 @@ class ValidateCache:
     _class_digests: dict[tuple[str, str], str] = field(default_factory=dict)  # (side, class) -> digest of bytes
 
     @staticmethod
-    def make(cache: ResultCache | None, rules_key: str, explain: bool, assumptions: tuple[str, ...]
-             ) -> ValidateCache | None:
-        return None if cache is None else ValidateCache(cache, _digest(code_digest(), rules_key, str(explain),
-                                                                       *assumptions))
+    def make(cache: ResultCache | None, rules_key: str, default_rules: bool, explain: bool,
+             assumptions: tuple[str, ...]) -> ValidateCache | None:
+        """``rules_key``: what the proof's rules are (``files_digest`` of their axiom files); ``default_rules``:
+        no rules were given (the optimizer's proof is then tried too)."""
+        return None if cache is None else ValidateCache(cache, _digest(code_digest(), rules_key, str(default_rules),
+                                                                       str(explain), *assumptions))
 
     def _class_digest(self, side: str, name: str, data: bytes) -> str:
         found = self._class_digests.get((side, name))

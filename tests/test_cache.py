@@ -9,9 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from peggy_jvm.cache import MAGIC, ResultCache, default_dir
+from peggy_jvm.budget import DEFAULT_WORK_BUDGET
+from peggy_jvm.cache import MAGIC, ResultCache, default_dir, optimize_class_cached
 from peggy_jvm.classfile.hierarchy import ClassHierarchy, ClassInfo
-from peggy_jvm.pipeline import Stage, optimize_input
+from peggy_jvm.codecost import Goal
+from peggy_jvm.pipeline import MethodReport, Stage, optimize_input
 from peggy_jvm.validate import ValidateOptions, validate_inputs
 
 CLI = [str(Path(sys.executable).parent / "peggy-jvm")]
@@ -200,3 +202,30 @@ def test_cli_cache_options(fixture_classes, tmp_path):
                        env=dict(env, PEGGY_JVM_CACHE=str(tmp_path / "env")))
     assert r.returncode == 0, r.stderr
     assert list((tmp_path / "env" / "v1").glob("*/*"))
+
+
+def test_what_is_not_stored_or_not_readable_is_computed(tmp_path):
+    """A class whose safety net fired is computed every time; a whole, checksummed entry whose rows this code
+    cannot read (another layout) is computed again and rewritten, never a crash."""
+    cache, h = ResultCache(tmp_path), ClassHierarchy(use_jdk=False)
+    calls = []
+
+    def compute(reason: str):
+        def run():
+            calls.append(reason)
+            return b"out", [MethodReport("C", "m", "()V", "fallback" if reason else "unchanged", reason)]
+        return run
+
+    args = (Stage.FULL, DEFAULT_WORK_BUDGET, Goal.SPEED, None)
+    for _ in range(2):
+        optimize_class_cached(cache, b"timed out", h, *args, compute("timeout: 61000 ms > 60 s, at the end"))
+    assert len(calls) == 2 and cache.stored == 0
+
+    out, rows = optimize_class_cached(cache, b"fine", h, *args, compute(""))
+    assert (out, len(calls), cache.stored) == (b"out", 3, 1)
+    (entry,) = (tmp_path / "v1").glob("*/*")
+    cache.put(entry.name, [{}], [{"not": "a row"}], b"out")  # whole and checksummed, but not rows
+    out, rows = optimize_class_cached(cache, b"fine", h, *args, compute(""))
+    assert len(calls) == 4 and rows[0].status == "unchanged"
+    out, rows = optimize_class_cached(cache, b"fine", h, *args, compute(""))
+    assert len(calls) == 4 and rows[0].time_ms.keys() == {"cache"}  # rewritten by the fourth call, hit now

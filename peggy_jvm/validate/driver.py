@@ -59,7 +59,7 @@ class ValidateOptions:
     rules: list | None = None  # active rewrites; None: the default axioms
     counterexamples: bool = True
     assumptions: tuple[str, ...] = ()  # names from rules.strings.ASSUMPTIONS; () is strict JVM semantics
-    rules_key: str = "default"  # what the result cache knows of ``rules``: the digest of their texts
+    rules_key: str = "default"  # with ``cache`` and ``rules``: the digest of the rules' texts (cache.files_digest)
     cache: ResultCache | None = None  # the result cache (cache.py); None: none
 
 
@@ -96,7 +96,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                   if opt.raw.get(options.class_map.get(name, name)) == data}
     budget = ProofBudget(time_s=options.method_timeout * PROOF_SHARE)
     proved = 0
-    vcache = ValidateCache.make(options.cache, options.rules_key, options.explain, assumptions)
+    vcache = ValidateCache.make(options.cache, options.rules_key, options.rules is None, options.explain,
+                                assumptions)
     for i, pair in enumerate(pairing.pairs):
         def compute(i: int = i, pair: MethodPair = pair) -> tuple[PairResult, _Pending | None]:
             return _pair_row(i, pair, orig, opt, options, rules, budget, same_bytes, assumptions)
