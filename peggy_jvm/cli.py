@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import click
 
@@ -87,6 +87,16 @@ def _split_classpath(cp: str | None) -> list[Path]:
     return [Path(p) for p in cp.split(os.pathsep) if p] if cp else []
 
 
+def _cache_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--cache DIR`` and ``--no-cache``, shared by ``optimize`` and ``validate`` (:func:`_result_cache`)."""
+    command = click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")(command)
+    return click.option(
+        "--cache", "cache_dir", type=click.Path(path_type=Path),
+        help="Result cache directory (default: $PEGGY_JVM_CACHE, 'off' for none; else "
+             "$XDG_CACHE_HOME/peggy-jvm/results or ~/.cache/peggy-jvm/results): a class or pair seen before with "
+             "the same bytes, hierarchy facts, rules, options and tool version is not computed again.")(command)
+
+
 @main.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Output class, jar or directory.")
@@ -114,12 +124,7 @@ def _split_classpath(cp: str | None) -> list[Path]:
 @click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
               help="Full stage: keep a rewrite whose emitted code is cheaper and grows no more than it gains "
                    "(speed), or smaller and no costlier (size).")
-@click.option("--cache", "cache_dir", type=click.Path(path_type=Path),
-              help="Result cache directory (default: $PEGGY_JVM_CACHE, 'off' for none; else "
-                   "$XDG_CACHE_HOME/peggy-jvm/results or ~/.cache/peggy-jvm/results): a class or pair seen "
-                   "before with the same bytes, hierarchy facts, rules, options and tool version is not computed "
-                   "again.")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@_cache_options
 def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, html_path: Path | None,
              classpath: str | None, method_timeout: float | None, jobs: int, axioms: tuple[Path, ...],
              no_default_axioms: bool, switches: tuple[str, ...], goal: str, cache_dir: Path | None,
@@ -355,12 +360,7 @@ def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, s
                    "strings-by-value: Strings made by concatenation are compared by value, never by identity.")
 @click.option("--all", "every", is_flag=True,
               help="List every pair in the table (default: only the pairs not proved equivalent).")
-@click.option("--cache", "cache_dir", type=click.Path(path_type=Path),
-              help="Result cache directory (default: $PEGGY_JVM_CACHE, 'off' for none; else "
-                   "$XDG_CACHE_HOME/peggy-jvm/results or ~/.cache/peggy-jvm/results): a class or pair seen "
-                   "before with the same bytes, hierarchy facts, rules, options and tool version is not computed "
-                   "again.")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@_cache_options
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
              html_path: Path | None, class_map: tuple[str, ...], method_timeout: float, explain: bool,
              axioms: Path | None, assume: tuple[str, ...], every: bool, cache_dir: Path | None,
