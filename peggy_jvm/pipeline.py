@@ -161,7 +161,8 @@ class RunReport:
     classes: int = 0
     seconds: float = 0.0
     goal: str = Goal.SPEED.value
-    #: with the result cache: its directory and how many classes came from it (``cache.py``); None without
+    #: with the result cache: its directory, how many methods came from it, how many entries the run evicted
+    #: (``cache.py``); None without
     cache: dict | None = None
 
     def summary(self) -> dict:
@@ -675,9 +676,8 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
             new_entries.append(e)
     report.warnings.extend(write_output(inp, target, new_entries))
     if cache is not None:
-        hits = sum(1 for k, (_, reps) in results.items()
-                   if isinstance(reps, list) and reps and "cache" in reps[0].time_ms)
-        report.cache = {"dir": str(cache.root), "classes_cached": hits, "evicted": cache.evict()}
+        hits = sum(1 for m in report.methods if "cache" in m.time_ms)  # the workers' hits are seen only here
+        report.cache = {"dir": str(cache.root), "methods_cached": hits, "evicted": cache.evict()}
     report.seconds = time.perf_counter() - started
     return target, report
 
