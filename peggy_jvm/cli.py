@@ -531,7 +531,8 @@ def _axiom_errors() -> Iterator[None]:
 
 
 def _result_cache(cache_dir: Path | None, no_cache: bool) -> ResultCache | None:
-    """``--cache DIR`` / ``--no-cache`` (cache.py); a directory that cannot be made is a one-line error."""
+    """``--cache DIR`` / ``--no-cache`` (cache.py). A path that is not a directory is a one-line error; a directory
+    that cannot be written only means nothing is stored (the run is the same without the cache)."""
     if no_cache:
         if cache_dir is not None:
             raise click.UsageError("--cache and --no-cache exclude each other")
