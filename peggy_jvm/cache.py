@@ -9,7 +9,8 @@ What a result depends on, and so what its key holds
     * ``optimize``, one class: the class's bytes (every method's code and every constant-pool entry it can use;
       a class, not a method, is the unit because rewritten code interns new pool entries after those of the
       methods before it), the stage, goal and work budget, the rules (:func:`rules_digest`: the user's axiom
-      texts and switches) and the tool (:func:`code_digest`: the package's sources and the bundled axioms).
+      texts and switches) and the tool (:func:`code_digest`: the package's sources, the bundled axioms, the
+      libraries' versions).
       ``--method-timeout`` is not in the key: a class whose safety net fired is never stored (its result depends
       on the machine), and every other result is what any timeout would give.
     * ``validate``, one pair: both classes' bytes, the method, the rules, ``--explain``, ``--assume``. Only a pair
@@ -43,10 +44,12 @@ import functools
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
@@ -94,16 +97,28 @@ def _digest(*parts: bytes | str) -> str:
 
 @functools.cache
 def code_digest() -> str:
-    """The tool's version as the cache sees it: the package's sources, the bundled axioms, the Python version.
-    Any change to the code changes every key (a version number is not bumped on every commit)."""
+    """The tool's version as the cache sees it: the package's sources, the bundled axioms, the Python version and
+    the versions of the libraries it runs on (the MaxSAT solver decides extractions). Any change to the code
+    changes every key (a version number is not bumped on every commit)."""
     from .rules.library import default_axiom_dir
     package = Path(__file__).resolve().parent
-    files = sorted(p for p in package.rglob("*") if p.suffix in (".py", ".ax", ".java") and p.is_file())
-    axioms = default_axiom_dir()
-    files += sorted(p for p in axioms.rglob("*.ax") if p.is_file()) if axioms.is_dir() else []
     parts: list[bytes | str] = [__version__, f"{sys.version_info.major}.{sys.version_info.minor}"]
-    for p in files:
-        parts += [p.name, p.read_bytes()]
+    for p in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".ax", ".java") and p.is_file()):
+        parts += [str(p.relative_to(package)), p.read_bytes()]
+    axioms = default_axiom_dir()
+    for p in sorted(p for p in axioms.rglob("*.ax") if p.is_file()) if axioms.is_dir() else []:
+        parts += [str(p.relative_to(axioms)), p.read_bytes()]
+    try:
+        requirements = metadata.requires("peggy-jvm") or []
+    except metadata.PackageNotFoundError:  # run from a source tree without installing
+        requirements = []
+    for req in requirements:
+        if "extra ==" not in req:
+            name = re.split(r"[ ;<>=!~\[]", req, maxsplit=1)[0]
+            try:
+                parts.append(f"{name}=={metadata.version(name)}")
+            except metadata.PackageNotFoundError:
+                parts.append(f"{name} missing")
     return _digest(*parts)
 
 
