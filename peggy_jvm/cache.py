@@ -186,7 +186,7 @@ class ResultCache:
         try:
             hold = (isinstance(facts, list) and len(facts) == len(hierarchies)
                     and all(_facts_hold(f, h) for f, h in zip(facts, hierarchies)))
-        except (IndexError, TypeError):  # checksummed, so whole, but not laid out as this code writes
+        except (IndexError, KeyError, TypeError, AttributeError, ValueError):  # whole, but not laid out as ours
             self.ignored.append(path.name)
             hold = False
         if not hold:
