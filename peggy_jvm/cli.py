@@ -16,13 +16,14 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import click
 
 from .archive import (Form, InputError, InputKind, Output, check_outputs, os_error_words, read_input,
                       write_file)
 from .budget import DEFAULT_METHOD_TIMEOUT
+from .cache import ResultCache, default_dir as default_cache_dir
 from .classfile.errors import ClassFileError
 from .codecost import Goal
 from .interrupt import Interrupted, catching_signals
@@ -90,6 +91,16 @@ def _split_classpath(cp: str | None) -> list[Path]:
     return [Path(p) for p in cp.split(os.pathsep) if p] if cp else []
 
 
+def _cache_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--cache DIR`` and ``--no-cache`` of ``optimize`` (:func:`_result_cache`)."""
+    command = click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")(command)
+    return click.option(
+        "--cache", "cache_dir", type=click.Path(path_type=Path),
+        help="Result cache directory (default: $PEGGY_JVM_CACHE, 'off' for none; else "
+             "$XDG_CACHE_HOME/peggy-jvm/results or ~/.cache/peggy-jvm/results): a class or pair seen before with "
+             "the same bytes, hierarchy facts, rules, options and tool version is not computed again.")(command)
+
+
 @main.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Output class, jar or directory.")
@@ -117,9 +128,11 @@ def _split_classpath(cp: str | None) -> list[Path]:
 @click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
               help="Full stage: keep a rewrite whose emitted code is cheaper and grows no more than it gains "
                    "(speed), or smaller and no costlier (size).")
+@_cache_options
 def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, html_path: Path | None,
              classpath: str | None, method_timeout: float | None, jobs: int, axioms: tuple[Path, ...],
-             no_default_axioms: bool, switches: tuple[str, ...], goal: str) -> None:
+             no_default_axioms: bool, switches: tuple[str, ...], goal: str, cache_dir: Path | None,
+             no_cache: bool) -> None:
     """Optimize every method of INPUT (.class, .jar or directory) and write the result."""
     st = Stage(stage)
     if st not in IMPLEMENTED_STAGES:
@@ -136,7 +149,8 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
                if path is not None]
     try:
         target, report = optimize_input(input_path, output, st, _split_classpath(classpath), jobs,
-                                        method_timeout, progress, reports, goal=Goal(goal), rules=rules)
+                                        method_timeout, progress, reports, goal=Goal(goal), rules=rules,
+                                        cache=_result_cache(cache_dir, no_cache))
     except InputError as e:
         raise fail(e.path, e.message) from None
     except OSError as e:  # reading the input (write errors are OutputErrors naming the output)
@@ -381,7 +395,8 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
         # the HTML report shows each proof's axioms: explained whenever it is asked for
         report = validate_inputs(orig_path, opt_path, ValidateOptions(mapping, method_timeout,
                                                                       explain or html_path is not None, rules,
-                                                                      assumptions=assume), progress)
+                                                                      assumptions=assume),
+                                 progress)
         report.explain = explain  # the JSON report's keys stay what the options say
     except InputError as e:
         raise fail(e.path, e.message) from None
@@ -517,6 +532,21 @@ def _axiom_errors() -> Iterator[None]:
         raise fail(str(e.pos), e.message) from None
     except OSError as e:
         raise fail(e.filename or "axioms", os_error_words(e)) from None
+
+
+def _result_cache(cache_dir: Path | None, no_cache: bool) -> ResultCache | None:
+    """``--cache DIR`` / ``--no-cache`` (cache.py). A path that is not a directory is a one-line error; a directory
+    that cannot be written only means nothing is stored (the run is the same without the cache)."""
+    if no_cache:
+        if cache_dir is not None:
+            raise click.UsageError("--cache and --no-cache exclude each other")
+        return None
+    root = cache_dir if cache_dir is not None else default_cache_dir()
+    if root is None:
+        return None
+    if root.exists() and not root.is_dir():
+        raise fail(str(root), "the cache is not a directory")
+    return ResultCache(root)
 
 
 def _rule_options(axioms: tuple[Path, ...], no_defaults: bool, switches: tuple[str, ...],

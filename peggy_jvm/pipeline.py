@@ -34,6 +34,10 @@ task per class. A worker that dies (killed, out of memory) leaves its classes as
 of its class, the hierarchy and the options. An interruption kills every worker's group at once; the caller's
 ``finally`` blocks then remove temporaries and nothing is written.
 
+Result cache (``--cache``, :mod:`peggy_jvm.cache`): each class is looked up in it first, in the process that
+would optimize it (:func:`_work`, the one call); a hit is the stored output and report rows, a miss is optimized
+with the hierarchy facts it consults recorded and then stored. The main process evicts at the end of the run.
+
 Progress: the caller's ``progress`` gets a :class:`Progress` when a class finishes and, with worker processes,
 about every :data:`PROGRESS_TICK` seconds while classes run (so a time-paced display never waits for a slow
 class).
@@ -72,6 +76,7 @@ from .rules.inline import CalleeSource, inlinable_call_count
 from .budget import DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm
 from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
+from .cache import ResultCache, optimize_class_cached
 from .workers import run_pool
 
 if TYPE_CHECKING:  # the rules, the e-graph and the solver stack are imported only by the stage that needs them
@@ -144,6 +149,13 @@ class MethodReport:
         d["class"] = d.pop("class_name")
         return d
 
+    @staticmethod
+    def from_json(d: dict, time_ms: dict[str, float]) -> MethodReport:
+        """The row :meth:`to_json` wrote, with ``time_ms`` in place of the times it had (the result cache)."""
+        fields = dict(d, class_name=d["class"], time_ms=time_ms)
+        del fields["class"]
+        return MethodReport(**fields)
+
 
 @dataclass(slots=True)
 class RunReport:
@@ -153,6 +165,9 @@ class RunReport:
     classes: int = 0
     seconds: float = 0.0
     goal: str = Goal.SPEED.value
+    #: with the result cache: its directory, how many methods came from it, how many entries the run evicted
+    #: (``cache.py``); None without
+    cache: dict | None = None
 
     def summary(self) -> dict:
         counts = {"rewritten": 0, "unchanged": 0, "fallback": 0}
@@ -171,8 +186,11 @@ class RunReport:
                 "seconds": round(self.seconds, 3)}
 
     def to_json(self) -> dict:
-        return {"stage": self.stage, "goal": self.goal, "methods": [m.to_json() for m in self.methods],
-                "summary": self.summary(), "warnings": self.warnings}
+        out = {"stage": self.stage, "goal": self.goal, "methods": [m.to_json() for m in self.methods],
+               "summary": self.summary(), "warnings": self.warnings}
+        if self.cache is not None:
+            out["cache"] = self.cache
+        return out
 
 
 def _code_length(data: bytes) -> int:
@@ -549,10 +567,12 @@ class _Tally:
 
 
 def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: Stage, timeout: float | None,
-                 goal: Goal = Goal.SPEED, rules: RuleOptions | None = None) -> None:
+                 goal: Goal = Goal.SPEED, rules: RuleOptions | None = None, cache: ResultCache | None = None
+                 ) -> None:
     h = ClassHierarchy(classpath)
     h.add_lazy_classes(input_classes)
-    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal, rules=rules, program=input_classes)
+    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal, rules=rules, program=input_classes,
+                         cache=cache)
     if stage is Stage.FULL:
         # parse and compile the rules now, once per process, rather than within the first method's safety net
         from .rules.policy import optimizer_rules, proof_rules
@@ -579,10 +599,13 @@ _Result = tuple[int, bytes | None, "list[MethodReport] | tuple[str, str]"]
 def _work(item: tuple[int, str, bytes]) -> _Result:
     """One class in a worker; a malformed class comes back as ``(where, message)`` instead of reports."""
     index, where, data = item
+    st = _worker_state
     try:
-        out, reports = optimize_class(data, _worker_state["hierarchy"], _worker_state["stage"],
-                                      _worker_state["timeout"], goal=_worker_state["goal"],
-                                      rules=_worker_state["rules"], program=_worker_state["program"])
+        out, reports = optimize_class_cached(
+            st["cache"], data, st["hierarchy"], st["stage"], DEFAULT_WORK_BUDGET, st["goal"], st["rules"],
+            st["program"],
+            lambda program: optimize_class(data, st["hierarchy"], st["stage"], st["timeout"], goal=st["goal"],
+                                           rules=st["rules"], program=program))
     except ClassFileError as e:
         return index, None, (where, str(e))
     return index, out, reports
@@ -632,13 +655,14 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
                    jobs: int = 1, method_timeout: float | None = DEFAULT_METHOD_TIMEOUT,
                    progress: Callable[[Progress], None] | None = None,
                    reports: Sequence[Output] = (), goal: Goal = Goal.SPEED,
-                   rules: RuleOptions | None = None) -> tuple[Path, RunReport]:
+                   rules: RuleOptions | None = None, cache: ResultCache | None = None) -> tuple[Path, RunReport]:
     """Optimize a class, jar or directory and write the result (the full stage aiming at ``goal``, with the
     user's ``rules``, already checked by the caller: a loading error here is raised in a worker); returns the
     output path and the report. ``method_timeout``: the wall-clock safety net per method (seconds; None: none).
 
     ``reports`` are the files the caller writes afterwards: they are checked with the output itself
-    (:func:`~peggy_jvm.archive.check_outputs`) before any work, so that a bad one fails the run early."""
+    (:func:`~peggy_jvm.archive.check_outputs`) before any work, so that a bad one fails the run early.
+    ``cache``: the result cache (:mod:`peggy_jvm.cache`) each class is looked up in first; None: none."""
     started = time.perf_counter()
     inp: InputSet = read_input(input_path)
     target = resolve_output(inp.kind, inp.path, output)
@@ -650,9 +674,9 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]] = {}
     cp = list(classpath or [])
     if jobs > 1 and len(work) > 1:
-        _run_pool(work, jobs, (cp, input_classes, stage, method_timeout, goal, rules), results, progress)
+        _run_pool(work, jobs, (cp, input_classes, stage, method_timeout, goal, rules, cache), results, progress)
     else:
-        _init_worker(cp, input_classes, stage, method_timeout, goal, rules)
+        _init_worker(cp, input_classes, stage, method_timeout, goal, rules, cache)
         tally = _Tally(work)
         for item in work:
             k, out, reps = _work(item)
@@ -673,6 +697,9 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
         else:
             new_entries.append(e)
     report.warnings.extend(write_output(inp, target, new_entries))
+    if cache is not None:
+        hits = sum(1 for m in report.methods if "cache" in m.time_ms)  # the workers' hits are seen only here
+        report.cache = {"dir": str(cache.root), "methods_cached": hits, "evicted": cache.evict()}
     report.seconds = time.perf_counter() - started
     return target, report
 

@@ -34,6 +34,9 @@ nothing here skips, because a silently skipped JVM check is worse than a red one
     cached in ``$PEGGY_CORPUS`` or ``~/.cache/peggy-jvm/corpus``; fetched once,
     later runs reuse them) and returns ``{name: Path}`` for commons-lang3,
     commons-math3, guava, jsoup and jama.  A failure to fetch is an ERROR.
+
+The result cache of ``optimize`` and ``validate`` is off (``PEGGY_JVM_CACHE=off``) in every process the tests
+start, unless a test passes ``--cache`` or its own environment.
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ ROOT = Path(__file__).resolve().parent.parent
 VERIFY_SOURCE = ROOT / "tests" / "java" / "VerifyClasses.java"
 BUILD_FIXTURES = ROOT / "scripts" / "build_fixtures.py"
 FETCH_CORPUS = ROOT / "scripts" / "fetch_corpus.sh"
+
+# The CLI's result cache (peggy_jvm/cache.py) is off in every test unless the test says otherwise: a test must see
+# the work done, not what an earlier run (of this or another checkout) stored. Subprocesses inherit it.
+os.environ["PEGGY_JVM_CACHE"] = "off"
 
 # Fetching five .deb files normally takes seconds; allow for a slow mirror
 # and an `apt-get update`.

@@ -8,14 +8,17 @@ classpath of jars and directories, and the running JDK's runtime image (:mod:`.j
 Invariants: nothing is guessed. A class that none of the sources has raises :class:`UnknownClassError` (the
 frame computer turns that into "method left unchanged"). Merging follows the verifier (JVMS 4.10.1.2):
 interfaces are treated as ``java/lang/Object``, so the merge of two class types is their nearest common
-superclass, and arrays of references merge component-wise.
+superclass, and arrays of references merge component-wise. Every fact goes through :meth:`ClassHierarchy.info`,
+so :meth:`ClassHierarchy.recording` sees all that a computation consulted.
 """
 from __future__ import annotations
 
 import struct
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from .errors import UnsupportedCodeError
 
@@ -53,6 +56,8 @@ class ClassHierarchy:
         self._pending: dict[str, bytes] = {}
         self._classpath: list[Path | zipfile.ZipFile] = []  # in order: the first entry that has a class wins
         self._lub: dict[tuple[str, str], str] = {}
+        #: inside :meth:`recording`: every class fact looked up (name -> info, None: not found)
+        self._recorded: dict[str, ClassInfo | None] | None = None
         for entry in classpath or []:
             self.add_classpath_entry(Path(entry))
         self._jdk = None
@@ -123,9 +128,25 @@ class ClassHierarchy:
             found = self._infos[name]
         except KeyError:
             found = self._infos[name] = self._load(name)
+        if self._recorded is not None:
+            self._recorded[name] = found
         if found is None:
             raise UnknownClassError(f"class {name} not found on the classpath or in the JDK")
         return found
+
+    @contextmanager
+    def recording(self) -> Iterator[dict[str, ClassInfo | None]]:
+        """Every class fact :meth:`info` gives inside the block, by name (None: a class found nowhere): all that a
+        result computed inside it knows of the hierarchy (the result cache, ``peggy_jvm/cache.py``, stores them
+        and trusts the result only where they still hold). Nested recordings each see their own facts."""
+        outer, self._recorded = self._recorded, {}
+        recorded = self._recorded
+        try:
+            yield recorded
+        finally:
+            self._recorded = outer
+            if outer is not None:
+                outer.update(recorded)
 
     def is_interface(self, name: str) -> bool:
         return self.info(name).is_interface
@@ -148,7 +169,8 @@ class ClassHierarchy:
         if a == b:
             return a
         key = (a, b) if a < b else (b, a)
-        found = self._lub.get(key)
+        # while recording, the memo is not read: its answer rests on facts that must be seen again
+        found = self._lub.get(key) if self._recorded is None else None
         if found is not None:
             return found
         if a == OBJECT or b == OBJECT:
