@@ -11,7 +11,8 @@ a temporary first if the local is overwritten while the value is still on the st
 a fresh temporary. At block ends the remaining stack goes into canonical stack variables ``s<depth>`` (parallel
 copy semantics), which is what the successors start from. ``new`` pushes a marker that the constructor call
 turns into one :class:`~.nodes.New`; a :class:`~.nodes.ClassInit` stays where ``new`` was whenever anything
-effectful happens in between.
+effectful happens in between. What an opcode becomes (its form, and the operator, kind, condition ... it carries)
+is its row of :data:`.opmap.LIFTED`; an opcode without a row is refused.
 
 Invariants: every method either lifts completely or raises LiftError (nothing half-lifted escapes); local
 slot ``n`` holding kind ``k`` is always the variable ``l<n><k>``; the IR has no return addresses.

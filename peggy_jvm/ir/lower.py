@@ -16,6 +16,7 @@ How:
   interfere (:func:`.coalesce.interference`), a variable carrying an original local in that local's slot when
   it is free, the most loaded others lowest; single-use temporaries that must be
   stored get slots above those, reused from block to block;
+- each operation's opcode comes from :mod:`.opmap` (the table lifting reads the other way round);
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
   ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``dup``/``dup2`` for a
   local loaded twice in a row when that is shorter);

@@ -16,7 +16,10 @@ Invariants: every operator of ``semantics.OPERATIONS`` is the parameter of exact
 parametrized (form, parameter) has one opcode, save the aliases lowering alone uses (``Z`` arrays take
 ``baload``/``bastore``, which lift as ``B``); short forms (``iload_1``) are not rows: lifting reads them
 through :data:`~peggy_jvm.classfile.opcodes.SHORT_FORMS` and the assembler picks them; ``wide`` is decoded
-away, ``jsr``/``ret`` are inlined before lifting (:mod:`.subroutines`) and are not rows either.
+away, ``jsr``/``ret`` are inlined before lifting (:mod:`.subroutines`) and are not rows either. A form without
+a parameter that one opcode computes (``getfield``, ``arraylength`` ...) is lowered by that opcode's name in
+:mod:`~peggy_jvm.classfile.opcodes`; the choice among several (``ldc``/``ldc_w``, ``goto``/``goto_w``,
+``bipush``/``sipush``, the switches) is the lowering's and the assembler's.
 """
 from __future__ import annotations
 
@@ -90,7 +93,6 @@ def _mnemonic_of_operator(name: str) -> str:
 
 #: element descriptor char -> the type letter of its array instructions (``L``: any reference)
 _ELEMENT_LETTER = {"I": "i", "J": "l", "F": "f", "D": "d", "L": "a", "B": "b", "C": "c", "S": "s"}
-_CONDITIONS = tuple(Cond)
 _CONSTANTS: list[tuple[str, Const]] = [
     ("aconst_null", Const(NULL_TYPE, None)),
     *((f"iconst_{'m1' if n < 0 else n}", Const(INT, n)) for n in range(-1, 6)),
@@ -121,7 +123,7 @@ def _rows() -> list[tuple[str, Lifted]]:
     for name in S.OPERATIONS:  # unary: negations and conversions; the rest take two operands
         unary = "." not in name or name.startswith("neg.")
         rows.append((_mnemonic_of_operator(name), Lifted(Form.UNARY if unary else Form.BINARY, name)))
-    for cond in _CONDITIONS:
+    for cond in Cond:
         rows += [("if" + cond.value, Lifted(Form.IF_ZERO, cond)), ("if_icmp" + cond.value, Lifted(Form.IF_ICMP, cond))]
     for cond in (Cond.EQ, Cond.NE):
         rows.append(("if_acmp" + cond.value, Lifted(Form.IF_ACMP, cond)))
@@ -132,6 +134,7 @@ def _rows() -> list[tuple[str, Lifted]]:
 
 #: every opcode lifting accepts (short forms aside) -> what it lifts to
 LIFTED: dict[int, Lifted] = {_opcode(m): row for m, row in _rows()}
+
 
 def _inverse() -> dict[tuple[Form, object], int]:
     """(form, parameter) -> opcode for the rows with a parameter (a Const as its kind and value)."""
