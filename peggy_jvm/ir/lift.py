@@ -11,7 +11,8 @@ a temporary first if the local is overwritten while the value is still on the st
 a fresh temporary. At block ends the remaining stack goes into canonical stack variables ``s<depth>`` (parallel
 copy semantics), which is what the successors start from. ``new`` pushes a marker that the constructor call
 turns into one :class:`~.nodes.New`; a :class:`~.nodes.ClassInit` stays where ``new`` was whenever anything
-effectful happens in between.
+effectful happens in between. What an opcode becomes (its form, and the operator, kind, condition ... it carries)
+is its row of :data:`.opmap.LIFTED`; an opcode without a row is refused.
 
 Invariants: every method either lifts completely or raises LiftError (nothing half-lifted escapes); local
 slot ``n`` holding kind ``k`` is always the variable ``l<n><k>``; the IR has no return addresses.
@@ -32,9 +33,10 @@ from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.model import Access, ClassFile, CodeAttribute, MethodInfo
 from ..classfile.reader import read_code, read_instructions
 from ..semantics import static_read_is_pure
+from .opmap import LIFTED, REFERENCE_KINDS, Form
 from .subroutines import has_subroutines, inline_subroutines
 from .nodes import (DOUBLE, FLOAT, INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap,
-                    Catch, CheckCast, ClassInit, Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField,
+                    Catch, CheckCast, ClassInit, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField,
                     GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic, InvokeKind, IRMethod, IRType,
                     Kind, MethodRef, MonitorEnter, MonitorExit, New, NewArray, NULL_TYPE, PutField, PutStatic,
                     Return, Stmt, Switch, Throw, Unary, Var, type_of_descriptor)
@@ -54,40 +56,10 @@ class LiftedMethod(IRMethod):
 
 
 _KIND_OF_VTYPE = {fr.INTEGER: INT, fr.FLOAT: FLOAT, fr.LONG: LONG, fr.DOUBLE: DOUBLE}
-_LOAD_KIND = {op.ILOAD: Kind.INT, op.LLOAD: Kind.LONG, op.FLOAD: Kind.FLOAT, op.DLOAD: Kind.DOUBLE,
-              op.ALOAD: Kind.REF}
-_STORE_KIND = {op.ISTORE: Kind.INT, op.LSTORE: Kind.LONG, op.FSTORE: Kind.FLOAT, op.DSTORE: Kind.DOUBLE,
-               op.ASTORE: Kind.REF}
-_ARRAY_LOADS = {0x2e: "I", 0x2f: "J", 0x30: "F", 0x31: "D", 0x32: "L", 0x33: "B", 0x34: "C", 0x35: "S"}
-_ARRAY_STORES = {0x4f: "I", 0x50: "J", 0x51: "F", 0x52: "D", 0x53: "L", 0x54: "B", 0x55: "C", 0x56: "S"}
 _ELEM_TYPE = {"I": INT, "J": LONG, "F": FLOAT, "D": DOUBLE, "B": INT, "C": INT, "S": INT}
-_SUFFIX_TYPE = {"i": INT, "l": LONG, "f": FLOAT, "d": DOUBLE}
-# arithmetic opcodes -> (operator, arity)
-_ARITH: dict[int, tuple[str, int]] = {}
-for _base, _name in ((0x60, "add"), (0x64, "sub"), (0x68, "mul"), (0x6c, "div"), (0x70, "rem"), (0x74, "neg")):
-    for _k, _sfx in enumerate("ilfd"):
-        _ARITH[_base + _k] = (f"{_name}.{_sfx}", 1 if _name == "neg" else 2)
-for _o, _name in ((0x78, "shl.i"), (0x79, "shl.l"), (0x7a, "shr.i"), (0x7b, "shr.l"), (0x7c, "ushr.i"),
-                  (0x7d, "ushr.l"), (0x7e, "and.i"), (0x7f, "and.l"), (0x80, "or.i"), (0x81, "or.l"),
-                  (0x82, "xor.i"), (0x83, "xor.l"), (0x94, "cmp.l"), (0x95, "cmpl.f"), (0x96, "cmpg.f"),
-                  (0x97, "cmpl.d"), (0x98, "cmpg.d")):
-    _ARITH[_o] = (_name, 2)
-_CONVERSIONS = {0x85: "i2l", 0x86: "i2f", 0x87: "i2d", 0x88: "l2i", 0x89: "l2f", 0x8a: "l2d", 0x8b: "f2i",
-                0x8c: "f2l", 0x8d: "f2d", 0x8e: "d2i", 0x8f: "d2l", 0x90: "d2f", 0x91: "i2b", 0x92: "i2c",
-                0x93: "i2s"}
-_CONVERSION_RESULT = {"l": LONG, "f": FLOAT, "d": DOUBLE, "i": INT, "b": INT, "c": INT, "s": INT}
-_ICONST = {0x02: -1, 0x03: 0, 0x04: 1, 0x05: 2, 0x06: 3, 0x07: 4, 0x08: 5}
-_OTHER_CONST = {0x09: Const(LONG, 0), 0x0a: Const(LONG, 1), 0x0b: Const(FLOAT, 0.0), 0x0c: Const(FLOAT, 1.0),
-                0x0d: Const(FLOAT, 2.0), 0x0e: Const(DOUBLE, 0.0), 0x0f: Const(DOUBLE, 1.0),
-                0x01: Const(NULL_TYPE, None)}
-_IF_ZERO = {0x99: Cond.EQ, 0x9a: Cond.NE, 0x9b: Cond.LT, 0x9c: Cond.GE, 0x9d: Cond.GT, 0x9e: Cond.LE}
-_IF_CMP = {0x9f: Cond.EQ, 0xa0: Cond.NE, 0xa1: Cond.LT, 0xa2: Cond.GE, 0xa3: Cond.GT, 0xa4: Cond.LE,
-           0xa5: Cond.EQ, 0xa6: Cond.NE}
-_INVOKE_KINDS = {op.INVOKEVIRTUAL: InvokeKind.VIRTUAL, op.INVOKESPECIAL: InvokeKind.SPECIAL,
-                 op.INVOKESTATIC: InvokeKind.STATIC, op.INVOKEINTERFACE: InvokeKind.INTERFACE}
-_RETURNS = frozenset({0xac, 0xad, 0xae, 0xaf, 0xb0, 0xb1})
-_REF_KIND_NAMES = {1: "getField", 2: "getStatic", 3: "putField", 4: "putStatic", 5: "invokeVirtual",
-                   6: "invokeStatic", 7: "invokeSpecial", 8: "newInvokeSpecial", 9: "invokeInterface"}
+#: an operator's result type by its name's last letter (``add.l``, ``i2b``); the comparisons give int
+_RESULT_TYPE = {"i": INT, "l": LONG, "f": FLOAT, "d": DOUBLE, "b": INT, "c": INT, "s": INT}
+_FIELD_FORMS = frozenset({Form.GETSTATIC, Form.PUTSTATIC, Form.GETFIELD, Form.PUTFIELD})
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +153,7 @@ class _Lifter:
                          ConstKind.METHOD_TYPE)
         if tag == 15:
             return Const(IRType(Kind.REF, "java/lang/invoke/MethodHandle"),
-                         (_REF_KIND_NAMES[e[1]], self.member(e[2])), ConstKind.METHOD_HANDLE)
+                         (REFERENCE_KINDS[e[1]], self.member(e[2])), ConstKind.METHOD_HANDLE)
         if tag == 17:
             name, desc = self.pool.name_and_type(e[2])
             return Const(type_of_descriptor(desc), DynamicConst(name, desc, self.bootstrap(e[1])), ConstKind.DYNAMIC)
@@ -403,110 +375,104 @@ class _Lifter:
             opc, slot = op.SHORT_FORMS[opc]
         else:
             slot = ins.arg
+        row = LIFTED.get(opc)
+        if row is None:
+            if opc in (op.JSR, op.JSR_W, op.RET):
+                raise LiftError(f"{self.where()}: jsr/ret subroutines are not lifted yet (offset {ins.offset})")
+            raise LiftError(f"{self.where()}: opcode {ins.name} at offset {ins.offset} is not lifted")
+        form, param = row.form, row.param  # param: Any, the type the form says (opmap.Lifted)
         stack = self.stack
-        if opc == 0x00:
+        if form is Form.NOP:
             return None
-        if opc in _ICONST:
-            stack.append(Const(INT, _ICONST[opc]))
+        if form is Form.CONST:
+            stack.append(param)
             return None
-        if opc in _OTHER_CONST:
-            stack.append(_OTHER_CONST[opc])
-            return None
-        if opc == op.BIPUSH or opc == op.SIPUSH:
+        if form is Form.PUSH:
             stack.append(Const(INT, ins.arg))
             return None
-        if opc in (op.LDC, op.LDC_W, op.LDC2_W):
+        if form is Form.LDC:
             stack.append(self.loadable(ins.arg))
             return None
-        if opc in _LOAD_KIND:
-            stack.append(self.local(slot, _LOAD_KIND[opc]))
+        if form is Form.LOAD:
+            stack.append(self.local(slot, param))
             return None
-        if opc in _STORE_KIND:
+        if form is Form.STORE:
             (x,) = self.pop()
             if isinstance(x, _Uninit):
                 raise LiftError(f"{self.where()}: uninitialized object stored in local {slot}")
-            kind = _STORE_KIND[opc]
-            target = self.local(slot, kind)
+            target = self.local(slot, param)
             self.preserve(target)
             self.emit(Copy(target, x))
-            if kind is Kind.REF:
+            if param is Kind.REF:
                 self.ref_classes.setdefault(target.id, []).append(x.type.cls)
             return None
-        if opc == op.IINC:
+        if form is Form.IINC:
             target = self.local(slot, Kind.INT)
             self.preserve(target)
             self.emit(Binary(target, "add.i", target, Const(INT, ins.arg2)))
             return None
-        if opc in _ARRAY_LOADS:
+        if form is Form.ARRAY_LOAD:
             arr, idx = self.pop(2)
-            elem = _ARRAY_LOADS[opc]
+            elem = param
             arr = self.value(arr)
             t = _ELEM_TYPE.get(elem) or self.component_type(arr)
             dst = self.new_var(t)
             self.emit(ArrayLoad(dst, arr, idx, elem))
             stack.append(dst)
             return None
-        if opc in _ARRAY_STORES:
+        if form is Form.ARRAY_STORE:
             arr, idx, v = self.pop(3)
-            self.emit(ArrayStore(self.value(arr), idx, self.value(v), _ARRAY_STORES[opc]))
+            self.emit(ArrayStore(self.value(arr), idx, self.value(v), param))
             return None
-        if 0x57 <= opc <= 0x5f:
+        if form is Form.STACK:
             self.stack_op(opc)
             return None
-        if opc in _ARITH:
-            name, arity = _ARITH[opc]
-            args = self.pop(arity)
-            t = INT if name.startswith("cmp") else _SUFFIX_TYPE[name[-1]]
-            dst = self.new_var(t)
-            self.emit(Unary(dst, name, args[0]) if arity == 1 else Binary(dst, name, args[0], args[1]))
+        if form is Form.UNARY or form is Form.BINARY:
+            name: str = param
+            args = self.pop(1 if form is Form.UNARY else 2)
+            dst = self.new_var(INT if name.startswith("cmp") else _RESULT_TYPE[name[-1]])
+            self.emit(Unary(dst, name, args[0]) if form is Form.UNARY else Binary(dst, name, args[0], args[1]))
             stack.append(dst)
             return None
-        if opc in _CONVERSIONS:
-            name = _CONVERSIONS[opc]
-            (a,) = self.pop()
-            dst = self.new_var(_CONVERSION_RESULT[name[-1]])
-            self.emit(Unary(dst, name, a))
-            stack.append(dst)
-            return None
-        if opc in _IF_ZERO:
+        if form is Form.IF_ZERO:
             (a,) = self.spill_stack(*self.pop())
-            return If(_IF_ZERO[opc], a, Const(INT, 0), self.target(ins.arg), self.next_block(k))
-        if opc in _IF_CMP:
+            return If(param, a, Const(INT, 0), self.target(ins.arg), self.next_block(k))
+        if form is Form.IF_ICMP or form is Form.IF_ACMP:
             a, b = self.spill_stack(*(self.value(x) for x in self.pop(2)))
-            return If(_IF_CMP[opc], a, b, self.target(ins.arg), self.next_block(k))
-        if opc == op.IFNULL or opc == op.IFNONNULL:
+            return If(param, a, b, self.target(ins.arg), self.next_block(k))
+        if form is Form.IF_NULL:
             (a,) = self.spill_stack(*(self.value(x) for x in self.pop()))
-            return If(Cond.EQ if opc == op.IFNULL else Cond.NE, a, Const(NULL_TYPE, None),
+            return If(param, a, Const(NULL_TYPE, None),
                       self.target(ins.arg), self.next_block(k))
-        if opc == op.GOTO or opc == op.GOTO_W:
+        if form is Form.GOTO:
             self.spill_stack()
             return Goto(self.target(ins.arg))
-        if opc == op.TABLESWITCH or opc == op.LOOKUPSWITCH:
+        if form is Form.SWITCH:
             (v,) = self.spill_stack(*self.pop())
             keys = ins.keys if ins.keys is not None else list(range(ins.arg2, ins.arg2 + len(ins.targets)))
             return Switch(v, list(keys), [self.target(t) for t in ins.targets], self.target(ins.arg))
-        if opc in _RETURNS:
-            if opc == op.RETURN:
+        if form is Form.RETURN:
+            if param is None:
                 return Return(None)
             (v,) = self.pop()
             return Return(self.value(v))
-        if opc == op.ATHROW:
+        if form is Form.THROW:
             (v,) = self.pop()
             return Throw(self.value(v))
-        if opc in (op.GETSTATIC, op.PUTSTATIC, op.GETFIELD, op.PUTFIELD):
+        if form in _FIELD_FORMS:
             f = self.member(ins.arg)
             assert isinstance(f, FieldRef)
-            if opc == op.GETSTATIC:
+            if form is Form.GETSTATIC:
                 dst = self.new_var(type_of_descriptor(f.descriptor))
                 self.emit(GetStatic(dst, f))
                 if static_read_is_pure(f.owner, f.name, f.descriptor, self.cf.name, self.method.is_static,
                                        self.own_static_fields):
                     self.pure_static_reads.add(f)
                 stack.append(dst)
-            elif opc == op.PUTSTATIC:
+            elif form is Form.PUTSTATIC:
                 (v,) = self.pop()
                 self.emit(PutStatic(f, self.value(v)))
-            elif opc == op.GETFIELD:
+            elif form is Form.GETFIELD:
                 (obj,) = self.pop()
                 dst = self.new_var(type_of_descriptor(f.descriptor))
                 self.emit(GetField(dst, self.value(obj), f))
@@ -515,9 +481,9 @@ class _Lifter:
                 obj, v = self.pop(2)
                 self.emit(PutField(self.value(obj), f, self.value(v)))
             return None
-        if opc in _INVOKE_KINDS:
-            return self.invoke(ins, opc)
-        if opc == op.INVOKEDYNAMIC:
+        if form is Form.INVOKE:
+            return self.invoke(ins, param)
+        if form is Form.INVOKEDYNAMIC:
             e = self.pool.entry(ins.arg, 18)
             name, desc = self.pool.name_and_type(e[2])
             args_desc, ret = parse_method_descriptor(desc)
@@ -527,7 +493,7 @@ class _Lifter:
             if dst is not None:
                 stack.append(dst)
             return None
-        if opc == op.NEW:
+        if form is Form.NEW:
             cls = self.pool.class_name(ins.arg)
             init = ClassInit(cls)
             self.emit(init)
@@ -535,44 +501,39 @@ class _Lifter:
             self.init_blocks[ins.offset] = self.block
             stack.append(_Uninit(ins.offset, cls))
             return None
-        if opc == op.NEWARRAY:
+        if form is Form.NEWARRAY:
+            if opc == op.MULTIANEWARRAY:
+                sizes = self.pop(ins.arg2)
+                self.emit_newarray(self.pool.class_name(ins.arg), sizes)
+                return None
             (size,) = self.pop()
-            self.emit_newarray(op.NEWARRAY_TYPES[ins.arg], [size])
+            if opc == op.NEWARRAY:
+                self.emit_newarray(op.NEWARRAY_TYPES[ins.arg], [size])
+            else:
+                self.emit_newarray(fr._array_of(self.pool.class_name(ins.arg)), [size])
             return None
-        if opc == op.ANEWARRAY:
-            (size,) = self.pop()
-            self.emit_newarray(fr._array_of(self.pool.class_name(ins.arg)), [size])
-            return None
-        if opc == op.MULTIANEWARRAY:
-            sizes = self.pop(ins.arg2)
-            self.emit_newarray(self.pool.class_name(ins.arg), sizes)
-            return None
-        if opc == 0xbe:  # arraylength
+        if form is Form.ARRAYLENGTH:
             (a,) = self.pop()
             dst = self.new_var(INT)
             self.emit(ArrayLength(dst, self.value(a)))
             stack.append(dst)
             return None
-        if opc == op.CHECKCAST:
+        if form is Form.CHECKCAST:
             (a,) = self.pop()
             cls = self.pool.class_name(ins.arg)
             dst = self.new_var(IRType(Kind.REF, cls))
             self.emit(CheckCast(dst, self.value(a), cls))
             stack.append(dst)
             return None
-        if opc == op.INSTANCEOF:
+        if form is Form.INSTANCEOF:
             (a,) = self.pop()
             dst = self.new_var(INT)
             self.emit(InstanceOf(dst, self.value(a), self.pool.class_name(ins.arg)))
             stack.append(dst)
             return None
-        if opc == 0xc2 or opc == 0xc3:
-            (a,) = self.pop()
-            self.emit(MonitorEnter(self.value(a)) if opc == 0xc2 else MonitorExit(self.value(a)))
-            return None
-        if opc in (op.JSR, op.JSR_W, op.RET):
-            raise LiftError(f"{self.where()}: jsr/ret subroutines are not lifted yet (offset {ins.offset})")
-        raise LiftError(f"{self.where()}: opcode {ins.name} at offset {ins.offset} is not lifted")
+        (a,) = self.pop()  # the monitors: the only forms left
+        self.emit(MonitorEnter(self.value(a)) if form is Form.MONITORENTER else MonitorExit(self.value(a)))
+        return None
 
     def emit_newarray(self, array_type: str, sizes: list) -> None:
         dst = self.new_var(IRType(Kind.REF, array_type))
@@ -633,16 +594,16 @@ class _Lifter:
         else:  # swap
             s[-1], s[-2] = s[-2], s[-1]
 
-    def invoke(self, ins: Instruction, opc: int):
+    def invoke(self, ins: Instruction, kind: InvokeKind):
         ref = self.member(ins.arg)
         assert isinstance(ref, MethodRef)
         args_desc, ret = parse_method_descriptor(ref.descriptor)
         args = self.pop(len(args_desc))
         receiver = None
-        if opc != op.INVOKESTATIC:
+        if kind is not InvokeKind.STATIC:
             (receiver,) = self.pop()
         vargs = [self.value(a) for a in args]
-        if opc == op.INVOKESPECIAL and ref.name == "<init>" and isinstance(receiver, _Uninit):
+        if kind is InvokeKind.SPECIAL and ref.name == "<init>" and isinstance(receiver, _Uninit):
             dst = self.new_var(IRType(Kind.REF, receiver.cls))
             new = New(dst, receiver.cls, ref, vargs)
             self.emit(new)
@@ -650,7 +611,7 @@ class _Lifter:
             self.stack[:] = [dst if x == receiver else x for x in self.stack]
             return None
         dst = None if ret == "V" else self.new_var(type_of_descriptor(ret))
-        self.emit(Invoke(dst, _INVOKE_KINDS[opc], ref, None if receiver is None else self.value(receiver), vargs))
+        self.emit(Invoke(dst, kind, ref, None if receiver is None else self.value(receiver), vargs))
         if dst is not None:
             self.stack.append(dst)
         return None

@@ -16,6 +16,7 @@ How:
   interfere (:func:`.coalesce.interference`), a variable carrying an original local in that local's slot when
   it is free, the most loaded others lowest; single-use temporaries that must be
   stored get slots above those, reused from block to block;
+- each operation's opcode comes from :mod:`.opmap` (the table lifting reads the other way round);
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
   ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``dup``/``dup2`` for a
   local loaded twice in a row when that is shorter);
@@ -67,6 +68,7 @@ from ..classfile.model import Attribute, ClassFile, ExceptionEntry, MethodInfo
 from ..classfile.reader import read_code, read_instructions
 from ..classfile.recode import build_code_attribute
 from .coalesce import interference
+from .opmap import REFERENCE_KIND_NUMBERS, Form, const_opcode, opcode_of
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
                     Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField, GetStatic, Goto, If,
                     InstanceOf, Invoke, InvokeDynamic, InvokeKind, IRMethod, Kind, MethodRef, MonitorEnter,
@@ -78,34 +80,14 @@ class LowerError(UnsupportedCodeError):
     """The IR cannot be lowered; the message says why."""
 
 
-_LOAD = {Kind.INT: op.ILOAD, Kind.LONG: op.LLOAD, Kind.FLOAT: op.FLOAD, Kind.DOUBLE: op.DLOAD, Kind.REF: op.ALOAD}
-_STORE = {Kind.INT: op.ISTORE, Kind.LONG: op.LSTORE, Kind.FLOAT: op.FSTORE, Kind.DOUBLE: op.DSTORE,
-          Kind.REF: op.ASTORE}
-_RETURN = {Kind.INT: 0xac, Kind.LONG: 0xad, Kind.FLOAT: 0xae, Kind.DOUBLE: 0xaf, Kind.REF: 0xb0}
-_ALOAD = {"I": 0x2e, "J": 0x2f, "F": 0x30, "D": 0x31, "L": 0x32, "B": 0x33, "Z": 0x33, "C": 0x34, "S": 0x35}
-_ASTORE = {"I": 0x4f, "J": 0x50, "F": 0x51, "D": 0x52, "L": 0x53, "B": 0x54, "Z": 0x54, "C": 0x55, "S": 0x56}
-_OPS = {f"{name}.{sfx}": base + k for name, base in (("add", 0x60), ("sub", 0x64), ("mul", 0x68), ("div", 0x6c),
-                                                       ("rem", 0x70), ("neg", 0x74))
-        for k, sfx in enumerate("ilfd")}
-_OPS.update({"shl.i": 0x78, "shl.l": 0x79, "shr.i": 0x7a, "shr.l": 0x7b, "ushr.i": 0x7c, "ushr.l": 0x7d,
-             "and.i": 0x7e, "and.l": 0x7f, "or.i": 0x80, "or.l": 0x81, "xor.i": 0x82, "xor.l": 0x83,
-             "cmp.l": 0x94, "cmpl.f": 0x95, "cmpg.f": 0x96, "cmpl.d": 0x97, "cmpg.d": 0x98,
-             "i2l": 0x85, "i2f": 0x86, "i2d": 0x87, "l2i": 0x88, "l2f": 0x89, "l2d": 0x8a, "f2i": 0x8b,
-             "f2l": 0x8c, "f2d": 0x8d, "d2i": 0x8e, "d2l": 0x8f, "d2f": 0x90, "i2b": 0x91, "i2c": 0x92,
-             "i2s": 0x93})
-_IF_ZERO = {Cond.EQ: 0x99, Cond.NE: 0x9a, Cond.LT: 0x9b, Cond.GE: 0x9c, Cond.GT: 0x9d, Cond.LE: 0x9e}
-_IF_ICMP = {Cond.EQ: 0x9f, Cond.NE: 0xa0, Cond.LT: 0xa1, Cond.GE: 0xa2, Cond.GT: 0xa3, Cond.LE: 0xa4}
+_LOAD = {k: opcode_of(Form.LOAD, k) for k in Kind}
+_STORE = {k: opcode_of(Form.STORE, k) for k in Kind}
 _NEGATE = {Cond.EQ: Cond.NE, Cond.NE: Cond.EQ, Cond.LT: Cond.GE, Cond.GE: Cond.LT, Cond.GT: Cond.LE,
            Cond.LE: Cond.GT}
 #: int tests against 1 or -1 that are tests against 0 (x < 1 is x <= 0, x > -1 is x >= 0, ...)
 _TO_ZERO = {(1, Cond.LT): Cond.LE, (1, Cond.GE): Cond.GT, (-1, Cond.GT): Cond.GE, (-1, Cond.LE): Cond.LT}
-_NEWARRAY_CODE = {"Z": 4, "C": 5, "F": 6, "D": 7, "B": 8, "S": 9, "I": 10, "J": 11}
-_INVOKE_OP = {InvokeKind.VIRTUAL: op.INVOKEVIRTUAL, InvokeKind.SPECIAL: op.INVOKESPECIAL,
-              InvokeKind.STATIC: op.INVOKESTATIC, InvokeKind.INTERFACE: op.INVOKEINTERFACE}
-_REF_KINDS = {"getField": 1, "getStatic": 2, "putField": 3, "putStatic": 4, "invokeVirtual": 5,
-              "invokeStatic": 6, "invokeSpecial": 7, "newInvokeSpecial": 8, "invokeInterface": 9}
-_FCONST = {0.0: 0x0b, 1.0: 0x0c, 2.0: 0x0d}
-_DCONST = {0.0: 0x0e, 1.0: 0x0f}
+#: primitive element descriptor -> its ``newarray`` type code
+_NEWARRAY_CODE = {desc[1:]: code for code, desc in op.NEWARRAY_TYPES.items()}
 
 
 def _float_bits(x: float) -> int:
@@ -267,7 +249,7 @@ class _Lowerer:
             last = self.items[-1] if self.items else None
             if slot >= 4 and isinstance(last, Insn) and last.opcode == opcode and last.arg == slot:
                 # the same local loaded twice in a row: dup is shorter than a second load (`iload 4` is 2 bytes)
-                self.emit(0x5c if x.type.kind.wide else 0x59)
+                self.emit(op.DUP2 if x.type.kind.wide else op.DUP)
             else:
                 self.emit(opcode, slot)
         else:
@@ -277,39 +259,24 @@ class _Lowerer:
         k = c.type.kind
         v = c.value
         if c.kind is ConstKind.VALUE:
+            short = const_opcode(c)
+            if short is not None:
+                self.emit(short)
+                return
             if k is Kind.INT:
                 assert isinstance(v, int)
-                if -1 <= v <= 5:
-                    self.emit(op.ICONST_0 + v)
-                elif -128 <= v <= 127:
+                if -128 <= v <= 127:
                     self.emit(op.BIPUSH, v)
                 elif -32768 <= v <= 32767:
                     self.emit(op.SIPUSH, v)
                 else:
                     self.emit(op.LDC, self.pool.add((3, v)))
-                return
-            if k is Kind.LONG:
-                if v in (0, 1):
-                    self.emit(0x09 + int(v))  # type: ignore[arg-type]
-                else:
-                    self.emit(op.LDC2_W, self.pool.add((5, v)))
-                return
-            if k is Kind.FLOAT:
-                bits = _float_bits(v)  # type: ignore[arg-type]
-                if v in _FCONST and bits & 0x80000000 == 0:  # not -0.0
-                    self.emit(_FCONST[v])  # type: ignore[index]
-                else:
-                    self.emit(op.LDC, self.pool.add((4, bits)))
-                return
-            if k is Kind.DOUBLE:
-                bits = _double_bits(v)  # type: ignore[arg-type]
-                if v in _DCONST and bits >> 63 == 0:
-                    self.emit(_DCONST[v])  # type: ignore[index]
-                else:
-                    self.emit(op.LDC2_W, self.pool.add((6, bits)))
-                return
-            if v is None:
-                self.emit(op.ACONST_NULL)
+            elif k is Kind.LONG:
+                self.emit(op.LDC2_W, self.pool.add((5, v)))
+            elif k is Kind.FLOAT:
+                self.emit(op.LDC, self.pool.add((4, _float_bits(v))))  # type: ignore[arg-type]
+            elif k is Kind.DOUBLE:
+                self.emit(op.LDC2_W, self.pool.add((6, _double_bits(v))))  # type: ignore[arg-type]
             else:
                 self.emit(op.LDC, self.pool.add_string(v))  # type: ignore[arg-type]
             return
@@ -324,7 +291,7 @@ class _Lowerer:
             return self.pool.add((16, self.pool.add_utf8(c.value)))  # type: ignore[arg-type]
         if c.kind is ConstKind.METHOD_HANDLE:
             kind, ref = c.value  # type: ignore[misc]
-            return self.pool.add((15, _REF_KINDS[kind], self.member_index(ref)))
+            return self.pool.add((15, REFERENCE_KIND_NUMBERS[kind], self.member_index(ref)))
         if c.kind is ConstKind.DYNAMIC:
             d: DynamicConst = c.value  # type: ignore[assignment]
             return self.pool.add((17, self.bootstrap_index(d.bootstrap),
@@ -609,7 +576,7 @@ class _Lowerer:
         first = ops[0] if ops else None
         if isinstance(first, Var) and self.chains.get(first.id, 0) > 1 and est and est[-1] is first:
             # a value all of whose uses take it first (``new int[2]`` filled in place): javac's dup
-            self.emit(0x5c if first.type.kind.wide else 0x59)
+            self.emit(op.DUP2 if first.type.kind.wide else op.DUP)
             est.append(first)
         for x in ops:
             if isinstance(x, Var) and x.id in self.chains:
@@ -657,7 +624,7 @@ class _Lowerer:
         if self.stackable(dst) or dst.id in self.chains:
             self.estack.append(dst)
         elif dst.id not in self.used_anywhere and dst.slot is None:
-            self.emit(0x58 if dst.type.kind.wide else 0x57)  # a result nobody reads
+            self.emit(op.POP2 if dst.type.kind.wide else op.POP)  # a result nobody reads
         else:
             self.emit_store(dst)
 
@@ -683,11 +650,11 @@ class _Lowerer:
             if self.try_iinc(s.dst, s.a, s.op, s.b):
                 return
             self.operands_in([s.a, s.b])
-            self.emit(_OPS[s.op])
+            self.emit(opcode_of(Form.BINARY, s.op))
             self.result(s.dst)
         elif isinstance(s, Unary):
             self.operands_in([s.a])
-            self.emit(_OPS[s.op])
+            self.emit(opcode_of(Form.UNARY, s.op))
             self.result(s.dst)
         elif isinstance(s, GetField):
             self.operands_in([s.obj])
@@ -704,14 +671,14 @@ class _Lowerer:
             self.emit(op.PUTSTATIC, self.member_index(s.field))
         elif isinstance(s, ArrayLoad):
             self.operands_in([s.array, s.index])
-            self.emit(_ALOAD[s.elem])
+            self.emit(opcode_of(Form.ARRAY_LOAD, s.elem))
             self.result(s.dst)
         elif isinstance(s, ArrayStore):
             self.operands_in([s.array, s.index, s.value])
-            self.emit(_ASTORE[s.elem])
+            self.emit(opcode_of(Form.ARRAY_STORE, s.elem))
         elif isinstance(s, ArrayLength):
             self.operands_in([s.array])
-            self.emit(0xbe)
+            self.emit(op.ARRAYLENGTH)
             self.result(s.dst)
         elif isinstance(s, NewArray):
             self.operands_in(list(s.sizes))
@@ -726,10 +693,10 @@ class _Lowerer:
         elif isinstance(s, ClassInit):
             self.emit(op.NEW, self.pool.add_class(s.cls))
             if id(s) in self.paired:  # the object stays under the arguments, as javac leaves it
-                self.emit(0x59)
+                self.emit(op.DUP)
                 self.estack.append(s)  # type: ignore[arg-type]
             else:
-                self.emit(0x57)  # initializes the class; the uninitialized object is dropped
+                self.emit(op.POP)  # initializes the class; the uninitialized object is dropped
         elif isinstance(s, New):
             self.lower_new(s)
         elif isinstance(s, Invoke):
@@ -740,7 +707,7 @@ class _Lowerer:
                 words = 1 + sum(2 if a.type.kind.wide else 1 for a in s.args)
                 self.emit(op.INVOKEINTERFACE, index, words)
             else:
-                self.emit(_INVOKE_OP[s.kind], index)
+                self.emit(opcode_of(Form.INVOKE, s.kind), index)
             self.result(s.dst)
         elif isinstance(s, InvokeDynamic):
             self.operands_in(list(s.args))
@@ -757,10 +724,10 @@ class _Lowerer:
             self.result(s.dst)
         elif isinstance(s, MonitorEnter):
             self.operands_in([s.obj])
-            self.emit(0xc2)
+            self.emit(op.MONITORENTER)
         elif isinstance(s, MonitorExit):
             self.operands_in([s.obj])
-            self.emit(0xc3)
+            self.emit(op.MONITOREXIT)
         elif isinstance(s, Catch):
             self.result(s.dst)  # the JVM pushed the exception
         else:
@@ -775,7 +742,7 @@ class _Lowerer:
         else:
             self.spill_if_used(s.args)
             self.emit(op.NEW, self.pool.add_class(s.cls))
-            self.emit(0x59)  # dup
+            self.emit(op.DUP)
             for a in s.args:
                 self.push_operand(a)
         self.emit(op.INVOKESPECIAL, self.member_index(s.constructor))
@@ -820,10 +787,10 @@ class _Lowerer:
             self.lower_switch(t)
         elif isinstance(t, Return):
             if t.value is None:
-                self.emit(op.RETURN)
+                self.emit(opcode_of(Form.RETURN, None))
             else:
                 self.operands_in([t.value])
-                self.emit(_RETURN[t.value.type.kind])
+                self.emit(opcode_of(Form.RETURN, t.value.type.kind))
         elif isinstance(t, Throw):
             self.operands_in([t.value])
             self.emit(op.ATHROW)
@@ -840,15 +807,15 @@ class _Lowerer:
         is_ref = a.type.kind is Kind.REF or b.type.kind is Kind.REF
         if is_ref:
             if isinstance(b, Const) and b.value is None and b.kind is ConstKind.VALUE:
-                own, opcode = [a], op.IFNULL if cond is Cond.EQ else op.IFNONNULL
+                own, opcode = [a], opcode_of(Form.IF_NULL, cond)
             elif isinstance(a, Const) and a.value is None and a.kind is ConstKind.VALUE:
-                own, opcode = [b], op.IFNULL if cond is Cond.EQ else op.IFNONNULL
+                own, opcode = [b], opcode_of(Form.IF_NULL, cond)
             else:
-                own, opcode = [a, b], 0xa5 if cond is Cond.EQ else 0xa6
+                own, opcode = [a, b], opcode_of(Form.IF_ACMP, cond)
         elif isinstance(b, Const) and b.value == 0:
-            own, opcode = [a], _IF_ZERO[cond]
+            own, opcode = [a], opcode_of(Form.IF_ZERO, cond)
         else:
-            own, opcode = [a, b], _IF_ICMP[cond]
+            own, opcode = [a, b], opcode_of(Form.IF_ICMP, cond)
         self.operands_in([*pre, *own])
         self.emit(opcode, target=self.labels[yes])
         if no != nxt:
@@ -857,7 +824,7 @@ class _Lowerer:
     def lower_switch(self, t: Switch) -> None:
         pairs = sorted(zip(t.keys, t.cases))
         if not pairs:
-            self.emit(0x57)
+            self.emit(op.POP)
             self.emit(op.GOTO, target=self.labels[t.default])
             return
         lo, hi = pairs[0][0], pairs[-1][0]
@@ -1007,7 +974,7 @@ def _dup2_pairs(items: list, origin_of: dict[int, tuple[Insn, int]] | None = Non
         w = items[k:k + 4]
         if all(isinstance(x, Insn) and x.opcode in _ONE_WORD_LOADS for x in w) \
                 and (w[0].opcode, w[0].arg, w[1].opcode, w[1].arg) == (w[2].opcode, w[2].arg, w[3].opcode, w[3].arg):
-            dup2 = Insn(0x5c)
+            dup2 = Insn(op.DUP2)
             if origin_of is not None:
                 found = origin_of.get(id(w[2]))
                 if found is not None and found[0] is w[2]:

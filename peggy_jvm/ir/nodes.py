@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from ..semantics import THROWING
+
 
 class Kind(Enum):
     INT = "int"
@@ -229,7 +231,7 @@ class Binary(Stmt):
 
     @property
     def may_throw(self) -> bool:
-        return self.op in ("div.i", "rem.i", "div.l", "rem.l")
+        return self.op in THROWING
 
     def operands(self) -> list[Operand]:
         return [self.a, self.b]

@@ -202,8 +202,8 @@ _add(OpSpec("throw", Role.EXIT, (T.SIGMA, T.REF), T.RESULT, may_throw=True, cost
 HANDLER_OPS = frozenset({"threw", "rho_exc", "rho_esigma", "athrow"})
 POLYMORPHIC = frozenset({"phi", "theta", "eval", "shift", "peel"})
 EFFECTS = frozenset(n for n, s in OPS.items() if s.role is Role.EFFECT)
-THROWING_DIVISIONS = {"div.i": "check.zero.i", "rem.i": "check.zero.i", "div.l": "check.zero.l",
-                      "rem.l": "check.zero.l"}
+#: the throwing divisions (``semantics.THROWING``) -> the effect that checks their divisor (``div.l``: ``check.zero.l``)
+THROWING_DIVISIONS = {name: f"check.zero.{name[-1]}" for name in sorted(S.THROWING)}
 #: the loop operators (theta, eval, pass, shift, peel): they move iteration indexes, every other operator is
 #: pointwise in every loop
 LOOP_OPS = frozenset(name for name, spec in OPS.items() if spec.role is Role.LOOP)

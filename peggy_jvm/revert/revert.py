@@ -71,7 +71,7 @@ from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE, CarriedLocal, ConstKind
 from ..peg.build import minimize
 from ..peg.graph import PEG, Node
 from ..peg.loops import poly_sigma, pure_loops
-from ..peg.ops import HANDLER_OPS, OPS, Role, T
+from ..peg.ops import HANDLER_OPS, OPS, THROWING_DIVISIONS, Role, T
 from ..semantics import int_bits_to_float, long_bits_to_double
 
 
@@ -490,7 +490,7 @@ class _Reverter:
                     continue
                 for d in self.users.get(rv, ()):
                     dn = self.nodes[d]
-                    if dn.op in ("div.i", "rem.i", "div.l", "rem.l") and dn.children[1] == rv and \
+                    if dn.op in THROWING_DIVISIONS and dn.children[1] == rv and \
                             self.lookup(d) is None and self.available(dn.children[0]):
                         a = self.gen(dn.children[0])
                         dst = self.new_var(self.type_of(d))
