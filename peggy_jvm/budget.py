@@ -28,9 +28,8 @@ from dataclasses import dataclass
 
 from typing import TYPE_CHECKING
 
-from .egraph.runner import Limits
-
-if TYPE_CHECKING:  # the proof stack is imported by the stage that needs it, not by every command
+if TYPE_CHECKING:  # the e-graph and proof stacks are imported by the stage that needs them, not by every command
+    from .egraph.runner import Limits
     from .validate.prove import ProofBudget
 
 __all__ = ["WorkBudget", "DEFAULT_WORK_BUDGET", "DEFAULT_SOLVER_WORK", "DEFAULT_METHOD_TIMEOUT",
@@ -62,6 +61,7 @@ class WorkBudget:
     proof_induction_steps: int = 20_000
 
     def saturation(self) -> Limits:
+        from .egraph.runner import Limits
         return Limits(max_nodes=self.saturate_nodes, max_iterations=self.saturate_iterations, time_limit_s=None)
 
     def proof(self) -> ProofBudget:

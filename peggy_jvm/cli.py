@@ -30,7 +30,7 @@ from .pipeline import IMPLEMENTED_STAGES, Progress, Stage, classes_by_name, opti
 from .rules.strings import ASSUMPTIONS
 
 if TYPE_CHECKING:  # the rule machinery is imported only by the commands that need it
-    from .extract.select import RuleOptions
+    from .rules.policy import RuleOptions
     from .rules.check import CheckResult
 
 EXIT_BAD_INPUT = 2
@@ -522,7 +522,7 @@ def _rule_options(axioms: tuple[Path, ...], no_defaults: bool, switches: tuple[s
         raise click.UsageError("--axioms, --no-default-axioms and --rules apply to --stage full only")
     if no_defaults and not axioms:
         raise click.UsageError("--no-default-axioms needs --axioms (no rules would be left)")
-    from .extract.select import RuleOptions, load_rule_options
+    from .rules.policy import RuleOptions, load_rule_options
     for p in axioms:
         _check_axiom_path(p)
     options = RuleOptions(tuple(axioms), not no_defaults, switches)

@@ -11,7 +11,7 @@ The model
     ``cost = sum over instructions of WEIGHTS[kind] * LOOP_FACTOR ** depth``, where ``depth`` is the number of
     natural loops of the bytecode's control-flow graph containing the instruction's basic block (exception
     edges count: a handler that jumps back into a loop is part of it). ``size`` is the code length in bytes.
-    Unlike the PEG model (:mod:`peggy_jvm.extract.cost`), this prices what the lowering actually emitted:
+    Unlike the PEG model (:mod:`peggy_jvm.pegextract.cost`), this prices what the lowering actually emitted:
     loads, stores, stack shuffles and jumps included, so a PEG that is cheaper but lowers to more or slower
     instructions is seen for what it is.
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .classfile.hierarchy import ClassHierarchy
     from .classfile.model import ClassFile
     from .codecost import Goal
-    from .extract.select import RuleOptions
+    from .rules.policy import RuleOptions
     from .pipeline import FullStageView, MethodReport, RunReport
     from .validate.report import PairResult, ValidationReport
 

@@ -4,6 +4,12 @@ Owns: :class:`Stage`, :class:`MethodReport`, :class:`RunReport`, :func:`optimize
 method through the chosen stage, each with its own fallback) and :func:`optimize_input` (a class, jar or
 directory, optionally on several processes).
 
+The full stage is one line of stages, each a function of this module taking the previous one's output
+(:func:`_full`): build (``peg.build``) -> saturate (:mod:`peggy_jvm.saturate`, the rules of
+:mod:`peggy_jvm.rules.policy`) -> extract (:mod:`peggy_jvm.pegextract`, with the reverter's acceptance test
+:func:`revertible`) -> revert (``revert.revert``) -> lower (``ir.lower``) -> the decision on the emitted code
+(:func:`_check_emitted`) -> self-check (``validate.selfcheck.prove_rewrite`` with ``rules.policy.proof_rules``).
+
 Inputs: class-file bytes, the class-hierarchy sources (the input's own classes, ``--classpath``, the JDK), the
 stage, the work budget, the per-method safety net and the goal. Outputs: new class bytes and one report row per
 method.
@@ -12,7 +18,9 @@ The full stage's decision (``_check_emitted``, docs/cost-model.md): after loweri
 emitted code are priced by :mod:`peggy_jvm.codecost`; ``--goal speed`` keeps the rewrite only if its emitted
 cost is strictly lower and its size grows by no more than 1.5 times its relative cost gain (``size_allowance``),
 ``--goal size`` only if its size is strictly smaller and its emitted cost no higher; otherwise the method is
-``unchanged`` with both figures in the reason (before the self-check, which is then not needed).
+``unchanged`` with both figures in the reason (before the self-check, which is then not needed). Under ``--goal
+size`` a method whose extraction finds no cheaper PEG is judged on the round trip of its own PEG (lowered for
+size), by the same rule.
 
 Budgets (peggy_jvm/budget.py): the full stage's sub-stages are bounded by work (:class:`WorkBudget`), never by
 the clock, so the output depends on the input and options only. ``--method-timeout`` is a wall-clock safety net
@@ -20,20 +28,11 @@ per method (:class:`SafetyNet`, default :data:`DEFAULT_METHOD_TIMEOUT`): checked
 the end, and interrupting saturation + extraction by an alarm; when it fires the method keeps its original bytes
 (status ``fallback``, reason ``timeout: ...``), even one that was to stay unchanged.
 
-Worker processes (``--jobs N``): a :class:`concurrent.futures.ProcessPoolExecutor` over ``fork``, whose workers
-are not daemonic (a ``multiprocessing.Pool``'s are), so a stage may still start processes of its own there. A
-worker that dies (killed, out of memory) leaves its classes as they were: every method of them ``fallback``.
-Which worker takes which class changes nothing in the output: each method's result is a function of its class,
-the hierarchy and the options.
-
-Stopping (:mod:`peggy_jvm.interrupt`): each worker leads its own process group, which any process it
-starts joins, ignores SIGINT (a Ctrl-C at the terminal reaches the main process alone, which decides) and takes its
-group down with it on SIGTERM, which it also gets when the main process dies (Linux: parent-death signal), so
-no worker outlives the run. Any exception in the main process while the pool runs (an
-:class:`~peggy_jvm.interrupt.Interrupted`, a KeyboardInterrupt) kills every worker's group at once instead of
-waiting for the classes in flight; the caller's ``finally`` blocks then remove temporaries and nothing is
-written. Ctrl-Z (SIGTSTP to the main process) stops the workers' groups too, and they go on when the main
-process does (:class:`_JobControl`).
+Worker processes (``--jobs N``, :mod:`peggy_jvm.workers`: process groups, signals, parent death, Ctrl-Z): one
+task per class. A worker that dies (killed, out of memory) leaves its classes as they were: every method of them
+``fallback``. Which worker takes which class changes nothing in the output: each method's result is a function
+of its class, the hierarchy and the options. An interruption kills every worker's group at once; the caller's
+``finally`` blocks then remove temporaries and nothing is written.
 
 Progress: the caller's ``progress`` gets a :class:`Progress` when a class finishes and, with worker processes,
 about every :data:`PROGRESS_TICK` seconds while classes run (so a time-paced display never waits for a slow
@@ -47,29 +46,21 @@ Invariants (the safety net of DESIGN section 6):
 """
 from __future__ import annotations
 
-import multiprocessing
-import os
-import signal
 import sys
-import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from . import interrupt
 from .archive import (Entry, InputError, InputSet, Output, check_outputs, output_form, read_input, resolve_output,
                       write_output)
 from .classfile.errors import ClassFileError
 from .classfile.hierarchy import ClassHierarchy
-from .classfile.model import CodeAttribute
-from .classfile.reader import read_class
+from .classfile.reader import read_class, read_code, read_instructions
 from .classfile.attributes import LineNumberTable, LocalVariableTable
 from .classfile.bytecode import Instruction
-from .classfile.model import Attribute, ClassFile, MethodInfo
+from .classfile.model import ClassFile, CodeAttribute, MethodInfo
 from .classfile.recode import RecodeResult, recode_method
 from .ir.lift import lift_method
 from .ir.lower import lower_method
@@ -80,9 +71,12 @@ from .revert.revert import RevertUnsupported, revert_peg
 from .budget import DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm
 from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
+from .workers import run_pool
 
-if TYPE_CHECKING:  # the solver stack is imported only by the stage that needs it
-    from .extract.select import ExtractReport, RuleOptions, Saturation
+if TYPE_CHECKING:  # the rules, the e-graph and the solver stack are imported only by the stage that needs them
+    from .pegextract.select import ExtractReport
+    from .rules.policy import RuleOptions
+    from .saturate import Saturation
 
 
 class Stage(str, Enum):
@@ -193,13 +187,64 @@ def revertible(ir) -> Callable[[PegGraph], str | None]:
     return accept
 
 
-def _extract(peg: PegGraph, ir, rewrites: list, work: WorkBudget, goal: Goal,
-             on_saturated: Callable[[Saturation], None] | None = None) -> tuple[PegGraph, ExtractReport]:
-    """The full stage's saturation and extraction call: one place for :func:`_full` and
-    :func:`full_stage_view`, so that what people are shown is what the optimizer did."""
-    from .extract.select import extract_peg
-    return extract_peg(peg, rewrites, limits=work.saturation(), work=work.solver_work, accept=revertible(ir),
-                       goal=goal, on_saturated=on_saturated)
+# -- the stages of --stage full, in order: build, saturate, extract, revert, lower, self-check ------------------
+def _build(ir) -> PegGraph:
+    """Build: the lifted method's PEG, checked well-formed. Raises PegUnsupported."""
+    peg = build_peg(ir)
+    check_peg(peg)
+    return peg
+
+
+def _saturate(peg: PegGraph, rewrites: list, work: WorkBudget) -> Saturation | None:
+    """Saturate: ``peg``'s E-PEG within ``work``'s saturation limits; None (not saturated) when the extraction
+    checker could not judge any extraction of it (``pegextract.select.checkable``), so that no work is wasted."""
+    from .pegextract.select import checkable
+    from .saturate import saturate
+    return saturate(peg, rewrites, work.saturation()) if checkable(peg) else None
+
+
+def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: Goal
+             ) -> tuple[PegGraph, ExtractReport]:
+    """Extract: the cheapest checked PEG of ``sat`` for ``goal`` that the reverter can schedule
+    (:func:`revertible`), or ``peg`` itself; one place for :func:`_full` and :func:`full_stage_view`, so that
+    what people are shown is what the optimizer did."""
+    from .pegextract.select import extract_peg
+    return extract_peg(peg, sat, work=work.solver_work, accept=revertible(ir), goal=goal)
+
+
+def _revert(peg: PegGraph, ir):
+    """Revert: ``peg`` checked again and scheduled back into IR (``ir``: the method it came from). Raises
+    PegUnsupported, RevertUnsupported."""
+    check_peg(peg)
+    return revert_peg(peg, ir)
+
+
+def _lower(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: ClassHierarchy,
+           for_size: bool = False) -> bytes:
+    """Lower: the IR as a new Code attribute (the original's line numbers carried where statements keep their
+    origins; ``for_size``: slots and peepholes for the fewest bytes, ``--goal size``)."""
+    lnt = next((a for a in code.attributes if a.name == "LineNumberTable"), None)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 50_000))  # reverted code can nest expressions deeper than javac's
+    try:
+        return lower_method(cf, m, ir, hierarchy, LineNumberTable.parse(lnt.data) if lnt is not None else None,
+                            for_size=for_size)
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, work: WorkBudget,
+                rules: RuleOptions | None = None) -> None:
+    """Self-check (DESIGN section 6, step 2): the emitted bytecode ``data`` is lifted again and validated
+    against the original method (``validate.selfcheck.prove_rewrite``: both PEGs in one e-graph, saturated within
+    ``work``'s proof limits (work, not time, since the verdict decides the output) with the default safe rules
+    and only those of the user's ``rules`` that the soundness fuzzer finds sound, ``rules.policy.proof_rules``;
+    the roots must meet). Not proved: the method keeps its original code."""
+    from .rules.policy import proof_rules
+    from .validate.selfcheck import prove_rewrite
+    proof = prove_rewrite(cf, m, data, hierarchy, proof_rules(rules), work.proof())
+    if not proof.proved:
+        raise MethodUnchanged(f"self-check: the emitted code is {proof.reason}")
 
 
 @dataclass
@@ -217,47 +262,77 @@ def full_stage_view(ir, rules: RuleOptions | None, goal: Goal = Goal.SPEED, extr
                     work: WorkBudget = DEFAULT_WORK_BUDGET) -> FullStageView:
     """The full stage's saturation (and with ``extract`` its extraction, with the same reverter test) of the
     lifted method ``ir``: the calls :func:`_full` makes, without the safety net. Raises PegUnsupported."""
-    from .extract.select import optimizer_rules, saturate
-    peg = build_peg(ir)
-    check_peg(peg)
+    from .rules.policy import optimizer_rules
+    from .saturate import saturate
+    peg = _build(ir)
     rewrites = optimizer_rules(rules)
     if not extract:
         return FullStageView(peg, saturate(peg, rewrites, work.saturation()))
-    seen: list[Saturation] = []
-    new, rep = _extract(peg, ir, rewrites, work, goal, seen.append)
-    return FullStageView(peg, seen[0] if seen else None, rep, None if new is peg else new)
+    sat = _saturate(peg, rewrites, work)
+    new, rep = _extract(peg, sat, ir, work, goal)
+    return FullStageView(peg, sat, rep, None if new is peg else new)
 
 
-def _full(ir, net: SafetyNet, work: WorkBudget, info: dict, goal: Goal = Goal.SPEED,
-          rules: RuleOptions | None = None):
-    """``--stage full`` between lifting and lowering: build, check, saturate and extract (the safe rule groups
-    of :mod:`peggy_jvm.extract.select` with the user's ``rules``, within ``work``, priced for ``goal``), check
-    again, revert. A PEG that is not strictly cheaper leaves the method unchanged (no churn for nothing)."""
-    from .extract.select import optimizer_rules  # the solver stack: only for the stage that needs it
+def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: ClassHierarchy, net: SafetyNet,
+          work: WorkBudget, info: dict, goal: Goal = Goal.SPEED, rules: RuleOptions | None = None
+          ) -> tuple[bytes, CodeAttribute]:
+    """``--stage full`` after lifting, one stage after the other: build, saturate (the rule policy of
+    :mod:`peggy_jvm.rules.policy` with the user's ``rules``, within ``work``), extract (priced for ``goal``),
+    revert, lower, then the decision on the emitted code (:func:`_check_emitted`) and the self-check; the
+    safety net ``net`` checked between them. A PEG that is not strictly cheaper, emitted code that does not pay
+    or a rewrite the self-check cannot prove leaves the method unchanged (:class:`MethodUnchanged`). Returns
+    the new Code attribute's bytes and the attribute parsed."""
+    from .rules.policy import optimizer_rules  # the rules and the solver stack: only for the stage that needs them
     times: dict[str, float] = info.setdefault("time_ms", {})
+    clock = time.perf_counter  # for the report only
     # the rules are parsed and compiled once per process (cached): outside the alarm below, so that a safety
     # net shorter than that one-time cost does not interrupt it, and every later method with it
     rewrites = optimizer_rules(rules)
     try:
-        peg = build_peg(ir)
-        check_peg(peg)
+        peg = _build(ir)
         times["full.prepare"] = round(net.spent() * 1000, 3)
         net.check("saturation")
-
         # parts of extraction read no clock at all (the phi-profile checker can take seconds on one candidate):
         # the safety net interrupts them
         with alarm(net, "saturation and extraction"):
-            new, rep = _extract(peg, ir, rewrites, work, goal)
+            t0 = clock()
+            sat = _saturate(peg, rewrites, work)
+            times["full.saturate"] = round((clock() - t0) * 1000, 3)
+            new, rep = _extract(peg, sat, ir, work, goal)
         info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status,
                     epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
         if new is peg:
-            raise MethodUnchanged(f"no cheaper PEG ({rep.notes[-1] if rep.notes else rep.status})")
+            why = f"no cheaper PEG ({rep.notes[-1] if rep.notes else rep.status})"
+            if goal is not Goal.SIZE:
+                raise MethodUnchanged(why)
+            # --goal size: the round trip alone can be shorter than javac's code (a repeated value computed
+            # once, dead code, tails merged, returns in place of gotos); the emitted-code rule and the
+            # self-check then decide as for any rewrite
+            info["round_trip"] = why
         net.check("reverting")
-        check_peg(new)
-        return revert_peg(new, ir)
+        ir = _revert(new, ir)
     except (PegUnsupported, RevertUnsupported) as e:
         raise MethodUnchanged(str(e)) from None
+    t1 = clock()
+    data = _lower(cf, m, code, ir, hierarchy, for_size=goal is Goal.SIZE)
+    emitted = read_code(data, cf.pool)
+    times["full.lower"] = round((clock() - t1) * 1000, 3)
+    old_price, new_price = price_code(code), price_code(emitted)
+    info.update(emitted_cost_before=old_price.cost, emitted_cost_after=new_price.cost)
+    try:
+        _check_emitted(goal, old_price, new_price)
+    except MethodUnchanged as e:
+        if "round_trip" in info:
+            raise MethodUnchanged(f"{info['round_trip']}; its round trip: {e}") from None
+        raise
+    net.check("the self-check")
+    t2 = clock()
+    try:
+        _self_check(cf, m, data, hierarchy, work, rules)
+    finally:
+        times["full.self_check"] = round((clock() - t2) * 1000, 3)
+    return data, emitted
 
 
 def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:
@@ -278,25 +353,6 @@ def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:
         raise MethodUnchanged(f"emitted code larger: {figures} (+{allowed} allowed)")
 
 
-def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, work: WorkBudget,
-                rules: RuleOptions | None = None) -> None:
-    """DESIGN section 6, step 2: the emitted bytecode is lifted again and validated against the original method
-    (both PEGs in one e-graph, saturated within ``work``'s proof limits (work, not time, since the verdict
-    decides the output) with the default safe rules and only those of the user's ``rules`` that the soundness
-    fuzzer finds sound, ``select.proof_rules``; the roots must meet). Not proved: the method keeps its original
-    code."""
-    from .extract.select import proof_rules
-    from .validate.pairing import MethodPair
-    from .validate.prove import prove_pair
-    new_m = MethodInfo(m.access, m.name_index, m.descriptor_index,
-                       [Attribute(a.name_index, a.name, data) if a.name == "Code" else a for a in m.attributes],
-                       m.name, m.descriptor)
-    pair = MethodPair(cf, cf, m, new_m)
-    proof = prove_pair(pair, hierarchy, hierarchy, proof_rules(rules), work.proof())
-    if not proof.proved:
-        raise MethodUnchanged(f"self-check: the emitted code is {proof.reason}")
-
-
 def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
                hierarchy: ClassHierarchy, net: SafetyNet | None = None, info: dict | None = None,
                work: WorkBudget = DEFAULT_WORK_BUDGET, goal: Goal = Goal.SPEED, rules: RuleOptions | None = None
@@ -310,36 +366,16 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
     if stage is Stage.CLASSFILE:
         return recode_method(cf, m, code, insns, hierarchy)
     ir = lift_method(cf, m, hierarchy, code, insns)
-    if stage is Stage.PEG:
-        try:
-            peg = build_peg(ir)
-            check_peg(peg)
-            ir = revert_peg(peg, ir)
-        except (PegUnsupported, RevertUnsupported) as e:
-            raise MethodUnchanged(str(e)) from None
-    elif stage is Stage.FULL:
-        ir = _full(ir, net, work, info, goal, rules)
-        t0 = time.perf_counter()
-    lnt = next((a for a in code.attributes if a.name == "LineNumberTable"), None)
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 50_000))  # reverted code can nest expressions deeper than javac's
-    try:
-        data = lower_method(cf, m, ir, hierarchy, LineNumberTable.parse(lnt.data) if lnt is not None else None)
-    finally:
-        sys.setrecursionlimit(old)
-    emitted = CodeAttribute.parse(data, cf.pool)
     if stage is Stage.FULL:
-        times = info.setdefault("time_ms", {})
-        times["full.lower"] = round((time.perf_counter() - t0) * 1000, 3)
-        old_price, new_price = price_code(code), price_code(emitted)
-        info.update(emitted_cost_before=old_price.cost, emitted_cost_after=new_price.cost)
-        _check_emitted(goal, old_price, new_price)
-        net.check("the self-check")
-        t1 = time.perf_counter()
-        try:
-            _self_check(cf, m, data, hierarchy, work, rules)
-        finally:
-            times["full.self_check"] = round((time.perf_counter() - t1) * 1000, 3)
+        data, emitted = _full(cf, m, code, ir, hierarchy, net, work, info, goal, rules)
+    else:
+        if stage is Stage.PEG:
+            try:
+                ir = revert_peg(_build(ir), ir)
+            except (PegUnsupported, RevertUnsupported) as e:
+                raise MethodUnchanged(str(e)) from None
+        data = _lower(cf, m, code, ir, hierarchy)
+        emitted = read_code(data, cf.pool)
     kept = {a.name for a in emitted.attributes}
     return RecodeResult(data, [a.name for a in code.attributes if a.name not in kept and a.name != "StackMapTable"])
 
@@ -396,8 +432,8 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
         before = _code_length(attr.data)
         start = time.perf_counter()
         try:  # a malformed Code attribute is bad input, not a fallback
-            code = CodeAttribute.parse(attr.data, cf.pool)
-            insns = code.instructions()
+            code = read_code(attr.data, cf.pool)
+            insns = read_instructions(code)
         except ClassFileError as e:
             raise ClassFileError(f"method {m.name}{m.descriptor}: {e}") from None
         info: dict = {}  # the full stage's costs, extraction status and sub-stage times
@@ -435,7 +471,7 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
             reports.append(row("fallback", f"timeout: {spent * 1000:.0f} ms > {method_timeout:g} s, at the end",
                                spent))
             continue
-        debug = debug_dropped(code, CodeAttribute.parse(result.data, cf.pool), cf.pool)
+        debug = debug_dropped(code, read_code(result.data, cf.pool), cf.pool)
         attr.data = result.data
         changed = True
         reports.append(row("rewritten", _dropped_reason(result.dropped, debug), spent, _code_length(result.data),
@@ -499,98 +535,9 @@ def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: 
     _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal, rules=rules)
     if stage is Stage.FULL:
         # parse and compile the rules now, once per process, rather than within the first method's safety net
-        from .extract.select import optimizer_rules, proof_rules
+        from .rules.policy import optimizer_rules, proof_rules
         optimizer_rules(rules)
         proof_rules(rules)  # the self-check's
-
-
-def _init_pool_worker(parent: int, *args: object) -> None:
-    """A pool worker's start: its own process group and signal handling (module docstring, Stopping), then
-    :func:`_init_worker`. The worker was forked with the signals blocked (:func:`interrupt.blocked`); they are
-    taken again only once its own handlers are in place."""
-    try:
-        os.setpgid(0, 0)
-    except OSError:  # the parent made it the leader already (both try: whichever comes first)
-        pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _end_worker)
-    # outside the terminal's foreground group a write to the terminal (a warning) would stop the worker when
-    # the terminal has `tostop` set; ignoring SIGTTOU lets the write through
-    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-    interrupt.die_with_parent(signal.SIGTERM, parent)  # a SIGTERM still blocked here comes at the unblock
-    interrupt.unblock()
-    _init_worker(*args)  # type: ignore[arg-type]
-
-
-def _end_worker(*_: object) -> None:
-    """SIGTERM in a worker: end its process group (itself and any process it started) at once."""
-    if os.getpgrp() == os.getpid():
-        os.killpg(os.getpid(), signal.SIGKILL)
-    os._exit(128 + signal.SIGTERM)
-
-
-def _workers(pool: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
-    """The pool's worker processes (``_processes``, pid -> Process: private, but stable since Python 3.2; with
-    ``fork`` all of them are started by the first submit)."""
-    return list((getattr(pool, "_processes", None) or {}).values())
-
-
-def _kill_workers(pool: ProcessPoolExecutor) -> None:
-    """Kill every worker's process group (the worker and any process it started) and reap the workers. A group
-    id is the pid of the worker that leads it, which cannot be reused while the group has a member; a worker
-    not yet leading its group is killed by its pid while it is known to be alive (not reaped)."""
-    procs = _workers(pool)
-    for proc in procs:
-        alive = proc.exitcode is None
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        if alive:
-            try:
-                os.kill(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-    for proc in procs:
-        proc.join(2)
-
-
-class _JobControl:
-    """While the pool runs: Ctrl-Z (SIGTSTP, which the terminal sends to the main process's group only) stops
-    the workers' groups too, and they continue when the main process does (``fg``, ``bg``), as they would in
-    one process group. Main thread only (signal handlers are set there); restores the old handler."""
-
-    def __init__(self, pool: ProcessPoolExecutor) -> None:
-        self.pool = pool
-        self.old: object = None
-
-    def __enter__(self) -> _JobControl:
-        if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGTSTP"):
-            self.old = signal.signal(signal.SIGTSTP, self._stop)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.old is not None:
-            signal.signal(signal.SIGTSTP, self.old)  # type: ignore[arg-type]
-
-    def _signal_groups(self, signum: int) -> None:
-        for proc in self._alive():
-            try:
-                os.killpg(proc.pid, signum)
-            except OSError:
-                pass
-
-    def _alive(self) -> list[multiprocessing.process.BaseProcess]:
-        return [p for p in _workers(self.pool) if p.exitcode is None]
-
-    def _stop(self, _signum: int, _frame: object) -> None:
-        self._signal_groups(signal.SIGSTOP)
-        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
-        try:
-            os.kill(os.getpid(), signal.SIGTSTP)  # stops here until SIGCONT
-        finally:
-            signal.signal(signal.SIGTSTP, self._stop)
-            self._signal_groups(signal.SIGCONT)
 
 
 def classes_by_name(inp: InputSet) -> dict[str, bytes]:
@@ -624,15 +571,9 @@ def _work(item: tuple[int, str, bytes]) -> _Result:
 def _run_pool(work: list[tuple[int, str, bytes]], jobs: int, init_args: tuple,
               results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]],
               progress: Callable[[Progress], None] | None) -> None:
-    """The classes of ``work`` on ``jobs`` worker processes; fills ``results`` (stops at the first bad class).
-
-    A ProcessPoolExecutor's workers are not daemonic (Python >= 3.9), unlike a multiprocessing.Pool's, so a
-    stage may still start processes of its own there. One task per class (a class's methods take
-    milliseconds to seconds, far more than sending its bytes), at most ``2 * jobs`` in flight, so that bad
-    input stops the run after the classes already started rather than after the whole input. An exception
-    here (an interruption) kills the workers' process groups instead of waiting for the classes in flight."""
-    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    pending = iter(work)
+    """The classes of ``work`` on ``jobs`` worker processes (:func:`peggy_jvm.workers.run_pool`, one task per
+    class: a class's methods take milliseconds to seconds, far more than sending its bytes); fills ``results``
+    and stops at the first bad class; a class whose worker died is kept as it was (:func:`_unprocessed`)."""
     tally = _Tally(work)
 
     def record(item: tuple[int, str, bytes], res: _Result) -> bool:
@@ -646,52 +587,11 @@ def _run_pool(work: list[tuple[int, str, bytes]], jobs: int, init_args: tuple,
             progress(tally.now())
         return False
 
-    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_pool_worker,
-                               initargs=(os.getpid(), *init_args))
-    running: dict[Future, tuple[int, str, bytes]] = {}
+    def tick() -> None:
+        if progress:
+            progress(tally.now())
 
-    def refill() -> bool:
-        for item in pending:
-            try:
-                running[pool.submit(_work, item)] = item
-            except BrokenProcessPool as e:  # no worker left to take it
-                if record(item, _unprocessed(item, f"worker process died ({e})")):
-                    return True
-                continue
-            if len(running) >= 2 * jobs:
-                break
-        return False
-
-    try:
-        with interrupt.blocked():  # the first submit forks the workers: none may run the parent's handlers
-            stop = refill()
-            for proc in _workers(pool):
-                try:
-                    os.setpgid(proc.pid, proc.pid)  # as the worker does itself: whichever runs first, no window
-                except OSError:
-                    pass
-        with _JobControl(pool):
-            while running and not stop:
-                finished, _ = wait(running, timeout=PROGRESS_TICK, return_when=FIRST_COMPLETED)
-                if not finished and progress:
-                    progress(tally.now())
-                for fut in finished:
-                    item = running.pop(fut)
-                    try:
-                        res = fut.result()
-                    except BrokenProcessPool as e:  # a worker died (killed, out of memory): keep its classes
-                        res = _unprocessed(item, f"worker process died ({e})")
-                    if record(item, res):
-                        stop = True
-                        break
-                stop = stop or refill()
-        for fut in running:  # bad input: the classes not started yet are never run
-            fut.cancel()
-    except BaseException:
-        _kill_workers(pool)
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    run_pool(work, jobs, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
 
 
 def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:

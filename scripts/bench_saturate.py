@@ -16,7 +16,7 @@ today, and any other is a one-line change in :func:`main`):
   that do not lift or build are counted and skipped.
 
 Rules: the default rule set (plus ``--groups``), or with ``--safe`` the rule groups the full stage saturates with
-(``peggy_jvm.extract.select.safe_rules``, which ``optimize --stage full`` uses).
+(``peggy_jvm.rules.policy.safe_rules``, which ``optimize --stage full`` uses).
 
 Goal (issue 5): the median method saturates in under 50 ms, and no method exceeds its time budget by more than
 10% (``OVER`` in the table, the summary's ``over budget`` count and list). Issue 6: the runner keeps its time
@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         source = lambda: generated_pegs(args.count, args.seed)  # noqa: E731
         corpus = f"generated (seed {args.seed})"
     if args.safe:
-        from peggy_jvm.extract.select import safe_rules
+        from peggy_jvm.rules.policy import safe_rules
         rules = list(safe_rules())
     else:
         rs = default_rules()

@@ -38,8 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from peggy_jvm.classfile.model import CodeAttribute  # noqa: E402
-from peggy_jvm.classfile.reader import read_class  # noqa: E402
+from peggy_jvm.classfile.reader import read_class, read_code  # noqa: E402
 from peggy_jvm.classfile.bytecode import decode  # noqa: E402
 from peggy_jvm.codecost import KIND_OF, WEIGHTS, Kind, kind_of, loop_depths, price_code  # noqa: E402
 
@@ -159,7 +158,7 @@ def loop_body_counts(class_file: Path) -> dict[str, Counter]:
     for m in cf.methods:
         if not m.name.startswith("b_"):
             continue
-        code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+        code = read_code(m.code_attribute().data, cf.pool)
         insns = decode(code.code)
         depths = loop_depths(insns, [(x.start, x.end, x.handler) for x in code.exception_table])
         out[m.name[2:]] = Counter(KIND_OF[i.opcode] for i, d in zip(insns, depths) if d >= 1)
@@ -282,7 +281,7 @@ def kernels(rounds: int) -> int:
 
 def _kernel_prices(class_file: Path) -> dict[str, int]:
     cf = read_class(class_file.read_bytes())
-    return {m.name: price_code(CodeAttribute.parse(m.code_attribute().data, cf.pool)).cost for m in cf.methods}
+    return {m.name: price_code(read_code(m.code_attribute().data, cf.pool)).cost for m in cf.methods}
 
 
 def main() -> int:

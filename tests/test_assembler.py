@@ -17,7 +17,7 @@ from peggy_jvm.classfile.assembler import (
 from peggy_jvm.classfile.bytecode import Instruction, decode, encode
 from peggy_jvm.classfile.errors import ClassFileError
 from peggy_jvm.classfile.model import CodeAttribute, ExceptionEntry
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code
 
 
 def asm(items: list, handlers: list | None = None) -> Assembled:
@@ -698,7 +698,7 @@ def jdk_methods(jdk_classes: list[Path]) -> list[tuple[str, CodeAttribute]]:
         for m in cf.methods:
             attr = m.code_attribute()
             if attr is not None:
-                methods.append((f"{cf.name}.{m.name}{m.descriptor}", CodeAttribute.parse(attr.data, cf.pool)))
+                methods.append((f"{cf.name}.{m.name}{m.descriptor}", read_code(attr.data, cf.pool)))
     return methods
 
 

@@ -96,8 +96,9 @@ from peggy_jvm.classfile.attributes import (
 )
 from peggy_jvm.classfile.constpool import ConstantPool
 from peggy_jvm.classfile.errors import ClassFileError
-from peggy_jvm.classfile.model import Attribute, ClassFile, CodeAttribute
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.model import Attribute, ClassFile
+from peggy_jvm.classfile.reader import read_class, read_code
+from peggy_jvm.classfile.writer import write_code
 
 # -- the JDK sample -------------------------------------------------------------------------------------------
 SAMPLE_REGEX = r"/java.base/java/(lang|util)/.*\.class"
@@ -180,7 +181,8 @@ def _round_trip_list(attrs: list[Attribute], pool: ConstantPool, where: str, lev
         else:
             assert view is a, f"{where}: {a.name} should stay raw"
         if a.name == "Code":
-            code = CodeAttribute.parse(a.data, pool)
+            code = read_code(a.data, pool)
+            assert write_code(code) == a.data, f"{where}: the Code attribute does not round-trip"
             _round_trip_list(code.attributes, pool, where, "code", seen, views)
         elif a.name == "Record":
             assert isinstance(view, Record)
@@ -487,7 +489,7 @@ def test_javac_code_level_views(rare_classes: list[tuple[str, bytes]]) -> None:
     cf = read_class(dict(rare_classes)["p/RareShapes.class"])
     pool = cf.pool
     (method,) = [m for m in cf.methods if m.name == "code"]
-    code = CodeAttribute.parse(method.code_attribute().data, pool)
+    code = read_code(method.code_attribute().data, pool)
     views = {a.name: decode_attribute(a, pool) for a in code.attributes}
     lvt = views["LocalVariableTable"]
     names = {e.name(pool): e.descriptor(pool) for e in lvt.entries}

@@ -15,8 +15,7 @@ import pytest
 
 import difftest as dt
 from peggy_jvm.classfile import opcodes as op
-from peggy_jvm.classfile.model import CodeAttribute
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import Stage, optimize_input
 
 SOURCE = """
@@ -52,6 +51,19 @@ public class Backend {
     }
 
     static String choose(boolean c, String a, String b) { return c ? a : b; }
+
+    static String[] checked(String[] a, int i, String m) {
+        java.util.Objects.requireNonNull(a, m);
+        if (i < 0 || i >= a.length) throw new IndexOutOfBoundsException(m);
+        return a;
+    }
+
+    static String sign(int k) {
+        if (k == 0) return "zero";
+        String s;
+        if (k > 0) s = "pos"; else s = "neg";
+        return s;
+    }
 
     static int pick(int a, int b) {
         int r;
@@ -133,6 +145,7 @@ public class Backend {
 """
 METHODS = {"count": "(I)I", "addTo": "([DD)[D", "bump": "([II)[I", "nested": "(II)I", "horner": "([DD)D",
            "pair": "(IJ)[I", "digit": "(C)I", "choose": "(ZLjava/lang/String;Ljava/lang/String;)Ljava/lang/String;",
+           "sign": "(I)Ljava/lang/String;", "checked": "([Ljava/lang/String;ILjava/lang/String;)[Ljava/lang/String;",
            "pick": "(II)I", "parsed": "(Ljava/lang/String;I)I",
            "trimmed": "(Ljava/lang/String;)I", "classify": "(Ljava/lang/String;I)I",
            "shift": "([DI)[[D", "stepSum": "([II)J", "below": "([II)I", "relax": "([[II)[[I", "flip": "(I)I",
@@ -162,9 +175,9 @@ def _code(classes: Path) -> dict[str, tuple[list[tuple[int, int, int, int]], int
         attr = m.code_attribute()
         if attr is None or m.name not in METHODS:
             continue
-        code = CodeAttribute.parse(attr.data, cf.pool)
+        code = read_code(attr.data, cf.pool)
         insns = []
-        for ins in code.instructions():
+        for ins in read_instructions(code):
             opcode, arg = op.SHORT_FORMS.get(ins.opcode, (ins.opcode, ins.arg))
             insns.append((ins.offset, opcode, arg, ins.arg2))
         out[m.name] = (insns, code.max_locals)
@@ -334,6 +347,28 @@ def test_rewritten_code_verifies_and_behaves_identically(built, java_home, verif
         result = dt.compare(src, out, calls, java_home=java_home, timeout_ms=3000)
         assert result.mismatches == [], result.report()
         assert result.compared > 0.8 * len(calls), stage
+
+
+def test_a_value_is_returned_where_it_is_computed(shapes):
+    # a value set on two paths and returned after the join: javac jumps from one arm to the shared `areturn`;
+    # each arm returns its constant instead (`areturn` is one byte, `goto` three)
+    orig, new, report = shapes
+    assert op.GOTO in _opcodes(orig["sign"][0])
+    if report["sign"].status == "unchanged":  # --stage full: no cheaper PEG, javac's code kept
+        assert new["sign"] == orig["sign"]
+        return
+    assert op.GOTO not in _opcodes(new["sign"][0]), new["sign"][0]
+    assert _opcodes(new["sign"][0]).count(op.ARETURN) == 3
+    assert new["sign"][0][-1][0] < orig["sign"][0][-1][0]
+
+
+def test_an_effect_both_results_follow_is_written_once(shapes):
+    # `requireNonNull(a); if (i < 0 || ...) throw ...; return a`: the call runs before the test that does not
+    # need it, once, not in each arm of the test (with the throw after it written twice)
+    orig, new, _ = shapes
+    assert _opcodes(new["checked"][0]).count(op.INVOKESTATIC) == 1
+    assert _opcodes(new["checked"][0]).count(op.ATHROW) == 1
+    assert new["checked"][0][-1][0] <= orig["checked"][0][-1][0]
 
 
 def test_loop_variables_keep_the_original_locals_slots(shapes):

@@ -28,7 +28,7 @@ from peggy_jvm.classfile.constpool import ConstantPool, encode_mutf8
 from peggy_jvm.classfile.errors import ClassFileError
 from peggy_jvm.classfile.model import CodeAttribute
 from peggy_jvm.classfile.opcodes import OPERAND_OF, Operand
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.cli import main
 
 _SCRIPT = Path(sys.executable).parent / "peggy-jvm"
@@ -255,7 +255,7 @@ def test_invalid_opcode(originals, tmp_path, opcode):
 
 
 def _code_of(data: bytes, lay: Layout, method: MethodAt) -> CodeAttribute:
-    return CodeAttribute.parse(data[method.code().data:method.code().data + method.code().length], lay.pool)
+    return read_code(data[method.code().data:method.code().data + method.code().length], lay.pool)
 
 
 def test_branch_into_the_middle_of_an_instruction(originals, tmp_path):

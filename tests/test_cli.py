@@ -22,9 +22,8 @@ from click.testing import CliRunner, Result
 
 from peggy_jvm.archive import OUTPUT_MARKER
 from peggy_jvm.classfile.bytecode import decode
-from peggy_jvm.classfile.model import CodeAttribute
 from peggy_jvm.classfile.opcodes import OPERAND_OF, Operand
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.cli import main
 
 _SCRIPT = Path(sys.executable).parent / "peggy-jvm"
@@ -420,7 +419,7 @@ def _branching_method(cf) -> str:
         attr = m.code_attribute()
         if attr is None:
             continue
-        code = CodeAttribute.parse(attr.data, cf.pool)
+        code = read_code(attr.data, cf.pool)
         if any(a.name == "StackMapTable" for a in code.attributes) and any(
                 OPERAND_OF[i.opcode] in (Operand.BRANCH2, Operand.BRANCH4) for i in decode(code.code)):
             return m.name
@@ -430,7 +429,7 @@ def _branching_method(cf) -> str:
 def _handler_method(cf) -> str:
     for m in cf.methods:
         attr = m.code_attribute()
-        if attr is not None and CodeAttribute.parse(attr.data, cf.pool).exception_table:
+        if attr is not None and read_code(attr.data, cf.pool).exception_table:
             return m.name
     raise AssertionError(f"{cf.name} has no exception handler")
 

@@ -24,7 +24,7 @@ from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.attributes import LineNumberTable, LocalVariableTable
 from peggy_jvm.classfile.hierarchy import ClassHierarchy
 from peggy_jvm.classfile.model import CodeAttribute
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import Stage, optimize_class
 
 SOURCE = """\
@@ -66,7 +66,7 @@ def _table(code: CodeAttribute, cls):
 
 def _predecessors(code: CodeAttribute) -> dict[int, set[int]]:
     """Offset -> offsets of the instructions control can come from (branches, fall-through, handlers)."""
-    insns = code.instructions()
+    insns = read_instructions(code)
     preds: dict[int, set[int]] = {i.offset: set() for i in insns}
     for k, ins in enumerate(insns):
         targets = list(ins.successors_targets())
@@ -80,7 +80,7 @@ def _predecessors(code: CodeAttribute) -> dict[int, set[int]]:
 
 def _writes(code: CodeAttribute, slot: int) -> set[int]:
     out = set()
-    for ins in code.instructions():
+    for ins in read_instructions(code):
         opcode, index = op.SHORT_FORMS.get(ins.opcode, (ins.opcode, ins.arg))
         wide = opcode in (op.LSTORE, op.DSTORE)
         if (op.ISTORE <= opcode <= op.ASTORE or opcode == op.IINC) and index <= slot <= index + wide:
@@ -122,13 +122,13 @@ def test_parameters_keep_true_entries_and_lines(compiled: Path, java_home: Path,
     new_data, reports = optimize_class(data, ClassHierarchy([compiled]), stage)
     by_name = {r.name: r for r in reports}
     old_cf, cf = read_class(data), read_class(new_data)
-    old_codes = {m.name: CodeAttribute.parse(m.code_attribute().data, old_cf.pool) for m in old_cf.methods}
+    old_codes = {m.name: read_code(m.code_attribute().data, old_cf.pool) for m in old_cf.methods}
     checked = 0
     for m in cf.methods:
         r = by_name[m.name]
         if r.status != "rewritten":
             continue
-        code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+        code = read_code(m.code_attribute().data, cf.pool)
         old = old_codes[m.name]
         params = {e.index: (e.name(old_cf.pool), old_cf.pool.utf8(e.descriptor_index))
                   for e in _table(old, LocalVariableTable).entries if e.start_pc == 0}
@@ -178,7 +178,7 @@ def _trace(code: CodeAttribute, args: list, watch: dict[int, int]) -> list[tuple
     """Run int-only ``code`` (what javac and the reverter make of ``scale``) on ``args``; returns (effects run
     so far, watched pc, value of its slot) each time a pc of ``watch`` (pc -> slot) is about to run. The array
     loads and stores are the effects: both codes run them in the same order."""
-    insns = code.instructions()
+    insns = read_instructions(code)
     at = {ins.offset: k for k, ins in enumerate(insns)}
     local = list(args) + [None] * 8
     stack: list = []
@@ -233,19 +233,18 @@ def test_a_loop_variable_keeps_its_name_where_it_holds_its_value(compiled: Path,
     new_data, reports = optimize_class(data, ClassHierarchy([compiled]), stage)
     assert next(r for r in reports if r.name == "scale").status == "rewritten"
     old_cf, cf = read_class(data), read_class(new_data)
-    old = CodeAttribute.parse(next(m for m in old_cf.methods if m.name == "scale").code_attribute().data,
-                              old_cf.pool)
-    new = CodeAttribute.parse(next(m for m in cf.methods if m.name == "scale").code_attribute().data, cf.pool)
+    old = read_code(next(m for m in old_cf.methods if m.name == "scale").code_attribute().data, old_cf.pool)
+    new = read_code(next(m for m in cf.methods if m.name == "scale").code_attribute().data, cf.pool)
     old_slot = {e.name(old_cf.pool): e.index for e in _table(old, LocalVariableTable).entries}
     claims: dict[str, dict[int, int]] = {}
     for e in _table(new, LocalVariableTable).entries:
-        for ins in new.instructions():
+        for ins in read_instructions(new):
             if e.start_pc <= ins.offset < e.start_pc + e.length:
                 claims.setdefault(e.name(cf.pool), {})[ins.offset] = e.index
     assert "i" in claims and "k" in claims
     n = 6
     for name in ("i", "k"):
-        effect_pcs = {ins.offset: old_slot[name] for ins in old.instructions() if ins.name in ("iaload", "iastore")}
+        effect_pcs = {ins.offset: old_slot[name] for ins in read_instructions(old) if ins.name in ("iaload", "iastore")}
         seen = _trace(old, [[0] * n, n, 3], effect_pcs)
         before = {effects: value for effects, _, value in seen}  # the original's value as effect #n+1 runs
         got = _trace(new, [[0] * n, n, 3], claims[name])

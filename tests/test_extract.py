@@ -670,3 +670,16 @@ def test_bench_goes_on_past_a_bad_instance_and_takes_two_folders(tmp_path: Path)
     assert rows["two/c_good.json"]["status"] == "optimal" and rows["two/c_good.json"]["cost"] == 3.0
     text = run.stdout
     assert "2 instances (1 errors)" in text and "error: " in text
+
+
+def test_the_engine_imports_no_peg_egraph_or_adapter_module():
+    """``extract/`` is the generic engine (issue 20): importing all of it loads nothing of the PEG, the e-graph
+    or the PEG adapter (``pegextract/``), which alone connects the two."""
+    import subprocess
+    import sys
+    probe = ("import sys, peggy_jvm.extract, peggy_jvm.extract.maxsat, peggy_jvm.extract.serialize; "
+             "print(sorted(m for m in sys.modules if m.startswith('peggy_jvm.')))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert "peggy_jvm.extract.maxsat" in loaded, loaded
+    for other in ("peggy_jvm.peg", "peggy_jvm.egraph", "peggy_jvm.pegextract", "peggy_jvm.saturate"):
+        assert f"'{other}" not in loaded, loaded

@@ -28,7 +28,7 @@ from peggy_jvm.classfile.frames import (
 from peggy_jvm.classfile.hierarchy import ClassHierarchy, ClassInfo, UnknownClassError
 from peggy_jvm.classfile.jimage import default_image
 from peggy_jvm.classfile.model import Attribute, ClassFile, CodeAttribute, MethodInfo, attribute_named
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.classfile.recode import recode_method
 from peggy_jvm.classfile.writer import write_class
 
@@ -79,7 +79,7 @@ def methods_of(cf: ClassFile) -> list[Method]:
     for m in cf.methods:
         a = m.code_attribute()
         if a is not None:
-            code = CodeAttribute.parse(a.data, cf.pool)
+            code = read_code(a.data, cf.pool)
             out.append(Method(cf, m, code, decode(code.code)))
     return out
 
@@ -942,8 +942,8 @@ def _recode_directory(src: Path, dst: Path, only: set[str] | None = None) -> dic
                 a = m.code_attribute()
                 if a is None:
                     continue
-                code = CodeAttribute.parse(a.data, cf.pool)
-                result = recode_method(cf, m, code, code.instructions(), h)
+                code = read_code(a.data, cf.pool)
+                result = recode_method(cf, m, code, read_instructions(code), h)
                 m.attributes[m.attributes.index(a)] = Attribute(a.name_index, "Code", result.data)
         data = write_class(cf)
         (dst / p.name).write_bytes(data)

@@ -1,4 +1,4 @@
-"""Stopping a run (issue 18, item 2; peggy_jvm/interrupt.py, pipeline.py's Stopping, docs/cli.md "Exit status").
+"""Stopping a run (issue 18, item 2; peggy_jvm/interrupt.py, peggy_jvm/workers.py, docs/cli.md "Exit status").
 
 A real ``peggy-jvm optimize --jobs 2`` is started in its own process group (as a shell starts a job), its tree
 is watched through /proc while it runs (the CLI and its pool workers), and it is stopped:

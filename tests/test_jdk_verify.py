@@ -33,9 +33,8 @@ import pytest
 
 from support import corpus
 
-from peggy_jvm.classfile.model import CodeAttribute
-from peggy_jvm.classfile.reader import read_class
-from peggy_jvm.classfile.writer import write_class
+from peggy_jvm.classfile.reader import read_class, read_code
+from peggy_jvm.classfile.writer import write_class, write_code
 from peggy_jvm.pipeline import RunReport, Stage, optimize_input
 
 # the slow tier: thousands of the JDK's classes re-encoded and verified (make test runs it; -m "not slow"
@@ -196,11 +195,11 @@ def test_the_patched_module_check_catches_a_broken_class(recoded, java_home, har
         attr = m.code_attribute()
         if attr is None:
             continue
-        code = CodeAttribute.parse(attr.data, cf.pool)
+        code = read_code(attr.data, cf.pool)
         kept = [a for a in code.attributes if a.name != "StackMapTable"]
         stripped += len(code.attributes) - len(kept)
         code.attributes = kept
-        attr.data = code.to_bytes()
+        attr.data = write_code(code)
     assert stripped > 0
     broken = tmp_path / "broken"
     (broken / name).parent.mkdir(parents=True)

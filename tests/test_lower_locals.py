@@ -24,7 +24,7 @@ from peggy_jvm.classfile.attributes import (LineNumberTable, LocalVariableEntry,
                                             LocalVariableTypeEntry, LocalVariableTypeTable)
 from peggy_jvm.classfile.hierarchy import ClassHierarchy
 from peggy_jvm.classfile.model import ClassFile, CodeAttribute, MethodInfo
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.ir import lower as L
 from peggy_jvm.ir.lift import lift_method
 from peggy_jvm.ir.lower import lower_method, remap_local_entries
@@ -39,14 +39,13 @@ def _table(code: CodeAttribute, cls):
 
 def _lower(cf: ClassFile, m: MethodInfo, h: ClassHierarchy) -> CodeAttribute:
     """What ``--stage ir`` makes of ``m`` (the pipeline passes the original LineNumberTable the same way)."""
-    orig = CodeAttribute.parse(m.code_attribute().data, cf.pool)
-    return CodeAttribute.parse(lower_method(cf, m, lift_method(cf, m, h), h, _table(orig, LineNumberTable)),
-                               cf.pool)
+    orig = read_code(m.code_attribute().data, cf.pool)
+    return read_code(lower_method(cf, m, lift_method(cf, m, h), h, _table(orig, LineNumberTable)), cf.pool)
 
 
 def _slot_types(cf: ClassFile, m: MethodInfo, code: CodeAttribute, h: ClassHierarchy) -> dict[int, list]:
     """Offset -> the verification types of the locals before that instruction (reachable code only)."""
-    insns = code.instructions()
+    insns = read_instructions(code)
     analysis, states = F.infer_frames(insns, code.exception_table, cf.pool, cf.name, m.name, m.descriptor,
                                       m.is_static, h)
     out: dict[int, list] = {}
@@ -78,7 +77,7 @@ def _line_of(code: CodeAttribute) -> dict[int, int]:
     table = _table(code, LineNumberTable)
     pairs = sorted((x.start_pc, x.line_number) for x in table.entries) if table else []
     out, k, line = {}, 0, None
-    for i in code.instructions():
+    for i in read_instructions(code):
         while k < len(pairs) and pairs[k][0] <= i.offset:
             line = pairs[k][1]
             k += 1
@@ -101,11 +100,11 @@ def test_fixture_local_tables_name_javacs_variables_over_the_same_code(fixture_c
         for m in cf.methods:
             if m.code_attribute() is None:
                 continue
-            orig = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+            orig = read_code(m.code_attribute().data, cf.pool)
             new = _lower(cf, m, h)
             types = None
             lines_of = (_line_of(orig), _line_of(new))
-            offsets = ([i.offset for i in orig.instructions()], [i.offset for i in new.instructions()])
+            offsets = ([i.offset for i in read_instructions(orig)], [i.offset for i in read_instructions(new)])
             for cls, type_of in ((LocalVariableTable, LocalVariableEntry.descriptor),
                                  (LocalVariableTypeTable, LocalVariableTypeEntry.signature)):
                 before, after = _table(orig, cls), _table(new, cls)
@@ -163,7 +162,7 @@ def test_where_the_code_is_javacs_the_tables_are_javacs(java_home: Path, tmp_pat
     h = ClassHierarchy([orig])
     identical = []
     for m in cf.methods:
-        javac = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+        javac = read_code(m.code_attribute().data, cf.pool)
         ours = _lower(cf, m, h)
         if ours.code != javac.code:
             continue
@@ -230,7 +229,7 @@ def test_a_slot_reused_inside_a_range_drops_that_entry(java_home: Path, tmp_path
     monkeypatch.setattr(L._Lowerer, "slot_of", reuse_x)
     lowered = _lower(cf, m, h)
     assert any(i.name.startswith("istore") and (i.arg if i.name == "istore" else int(i.name[-1])) == 1
-               for i in lowered.instructions()[2:])  # the temporary really went to slot 1
+               for i in read_instructions(lowered)[2:])  # the temporary really went to slot 1
     assert names(lowered) == ["a", "y", "z"]
 
 
@@ -300,11 +299,11 @@ def test_ir_without_origins_keeps_only_parameters_never_assigned(java_home: Path
     m = next(m for m in cf.methods if m.name == "f")
     h = ClassHierarchy([tmp_path])
     ir = lift_method(cf, m, h)
-    lowered = CodeAttribute.parse(lower_method(cf, m, ir, h), cf.pool)
+    lowered = read_code(lower_method(cf, m, ir, h), cf.pool)
     assert [e.name(cf.pool) for e in _table(lowered, LocalVariableTable).entries] == ["a", "b", "c"]
     for b in ir.blocks.values():
         for st in [*b.stmts, b.terminator]:
             st.origin = -1
-    lowered = CodeAttribute.parse(lower_method(cf, m, ir, h), cf.pool)
+    lowered = read_code(lower_method(cf, m, ir, h), cf.pool)
     entries = _table(lowered, LocalVariableTable).entries
     assert [(e.name(cf.pool), e.start_pc, e.length) for e in entries] == [("a", 0, len(lowered.code))]

@@ -1,5 +1,5 @@
 """``optimize --stage full``: saturation with the safe rule groups, MaxSAT extraction with the phi-profile
-checker, reversion, lowering (peggy_jvm/pipeline.py, peggy_jvm/extract/select.py).
+checker, reversion, lowering (peggy_jvm/pipeline.py, peggy_jvm/pegextract/select.py).
 
 Purpose-written Java: constant folding through branches, loop-invariant code motion, strength reduction (no
 ``imul`` left in the loop), dead-loop deletion (also of loop nests), loops off the sigma chain, whole-loop closed
@@ -343,7 +343,7 @@ def _in_loops(code: list[tuple[int, str, str]]) -> list[str]:
 
 
 def test_dead_loops_are_deleted_and_infinite_loops_are_kept(compiled, java_home):
-    from peggy_jvm.extract.select import EXCLUDED_RULES, safe_rules
+    from peggy_jvm.rules.policy import EXCLUDED_RULES, safe_rules
 
     orig, out, _ = compiled
     before = _javap(java_home, orig, "Full")
@@ -608,17 +608,25 @@ def _identity_peg():
     return peg
 
 
+def _saturated(peg):
+    """``peg`` saturated as the full stage saturates it (safe rules, the default work budget)."""
+    from peggy_jvm.budget import DEFAULT_WORK_BUDGET
+    from peggy_jvm.rules.policy import safe_rules
+    from peggy_jvm.saturate import saturate
+    return saturate(peg, safe_rules(), DEFAULT_WORK_BUDGET.saturation())
+
+
 def test_extract_returns_the_original_when_nothing_is_cheaper():
-    from peggy_jvm.extract.select import extract_peg
+    from peggy_jvm.pegextract.select import extract_peg
 
     peg = _identity_peg()
-    new, rep = extract_peg(peg)
+    new, rep = extract_peg(peg, _saturated(peg))
     assert new is peg and rep.status == "original" and rep.cost_after == rep.cost_before
 
 
 def test_extract_folds_and_reports_costs():
-    from peggy_jvm.extract.cost import peg_cost
-    from peggy_jvm.extract.select import extract_peg
+    from peggy_jvm.pegextract.cost import peg_cost
+    from peggy_jvm.pegextract.select import extract_peg
     from peggy_jvm.peg.graph import PEG
 
     peg = PEG(name="f", param_types=[])
@@ -626,14 +634,14 @@ def test_extract_folds_and_reports_costs():
     three = peg.add("mul.i", None, (peg.add("const.i", 1), peg.add("const.i", 3)))
     peg.root = peg.add("return", None, (peg.add("sigma0"), peg.add("mul.i", None, (x, three))))
     peg.seal()
-    new, rep = extract_peg(peg)
+    new, rep = extract_peg(peg, _saturated(peg))
     assert new is not peg and rep.status in ("optimal (proved)", "best found", "greedy")
     assert rep.cost_before == peg_cost(peg) and rep.cost_after == peg_cost(new) < rep.cost_before
     assert "mul.i" not in {new.nodes[n].op for n in new.reachable()} or len(new.reachable()) < len(peg.reachable())
 
 
 def test_loops_off_the_sigma_chain_are_refused():
-    from peggy_jvm.extract.select import loops_on_sigma
+    from peggy_jvm.pegextract.select import loops_on_sigma
     from peggy_jvm.peg.graph import PEG
 
     peg = PEG(name="l", param_types=[])

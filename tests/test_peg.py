@@ -28,9 +28,9 @@ from peggy_jvm.peg.build import PegUnsupported, build_peg
 from peggy_jvm.peg.check import PegMalformed, check_peg, peg_problems
 from peggy_jvm.peg.evaluate import PegEvalError, evaluate_peg
 from peggy_jvm.peg.graph import PEG, Node
-from peggy_jvm.peg.normalize import settle_exit_phis
 from peggy_jvm.pipeline import Stage, optimize_input
 from peggy_jvm.revert.revert import RevertUnsupported, revert_peg
+from peggy_jvm.validate.normalize import settle_exit_phis
 
 
 # -- the evaluator against the interpreter ------------------------------------------------------------------
@@ -86,7 +86,7 @@ def test_peg_evaluator_agrees_with_the_interpreter_on_fixtures(fixture_classes, 
 
 @pytest.mark.parametrize("release", ["release17", "release8"])
 def test_settling_exit_phis_keeps_the_meaning_of_every_fixture_method(fixture_classes, release):
-    # peg/normalize.py settle_exit_phis: a loop's phis on its own exit condition pick their arm (what the
+    # validate/normalize.py settle_exit_phis: a loop's phis on its own exit condition pick their arm (what the
     # self-check needs for javac's do { ok = f(); if (!ok) g(); } while (!ok)); the interpreter says the
     # settled PEGs mean what the methods do
     settled = []
@@ -380,10 +380,13 @@ def test_pure_loops_off_the_sigma_chain_revert_where_their_values_are_wanted(jav
     """Extraction with the safe rules (dead-loop deletion included) takes these effect-free loops off the sigma
     chain; the reverter must compute each where its value is wanted (an inner loop again at every outer iteration,
     a loop reading a value an effect made only after that effect) and the result must run like the original."""
-    from peggy_jvm.extract.select import extract_peg, loops_on_sigma
+    from peggy_jvm.budget import DEFAULT_WORK_BUDGET
     from peggy_jvm.peg.check import _kinds
+    from peggy_jvm.peg.loops import pure_loops
     from peggy_jvm.peg.ops import T
-    from peggy_jvm.revert.revert import pure_loops
+    from peggy_jvm.pegextract.select import extract_peg, loops_on_sigma
+    from peggy_jvm.rules.policy import safe_rules
+    from peggy_jvm.saturate import saturate
 
     (tmp_path / "PureLoops.java").write_text(PURE_LOOPS)
     subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path), str(tmp_path / "PureLoops.java")],
@@ -396,7 +399,7 @@ def test_pure_loops_off_the_sigma_chain_revert_where_their_values_are_wanted(jav
             continue
         ir = lift_method(cf, m, h)
         peg = build_peg(ir)
-        new, _ = extract_peg(peg)
+        new, _ = extract_peg(peg, saturate(peg, safe_rules(), DEFAULT_WORK_BUDGET.saturation()))
         check_peg(new)
         assert loops_on_sigma(new) == []
         kinds = _kinds(new)

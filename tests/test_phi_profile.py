@@ -1,4 +1,4 @@
-"""The phi-profile validity checker (peggy_jvm/extract/phi_profile.py; Stepp 2011, section 8.7).
+"""The phi-profile validity checker (peggy_jvm/pegextract/phi_profile.py; Stepp 2011, section 8.7).
 
 Hand-built PEGs: the thesis's example (a call whose value is used unconditionally while the call itself is on
 one arm of the sigma only: rejected), its valid forms (call unconditional, value used conditionally; both under
@@ -7,7 +7,7 @@ clauses through the extractor's checker, and every builder PEG of a small Java c
 """
 from __future__ import annotations
 
-from peggy_jvm.extract.phi_profile import effect_profiles, find_violation, phi_profiles, prune
+from peggy_jvm.pegextract.phi_profile import effect_profiles, find_violation, phi_profiles, prune
 from peggy_jvm.ir.nodes import MethodRef
 from peggy_jvm.peg.graph import PEG
 
@@ -124,8 +124,8 @@ def test_baseline_excuses_only_what_is_no_worse():
 def test_checker_blocks_a_few_choices_not_the_whole_selection():
     from peggy_jvm.epeg import EPeg
     from peggy_jvm.extract.greedy import greedy_extract
-    from peggy_jvm.extract.peg_problem import build_problem
-    from peggy_jvm.extract.select import make_checker
+    from peggy_jvm.pegextract.peg_problem import build_problem
+    from peggy_jvm.pegextract.select import make_checker
 
     peg, e, unrelated = thesis_example()
     eg = EPeg()
@@ -147,8 +147,7 @@ def test_builder_pegs_pass_against_themselves(tmp_path, java_home):
     import subprocess
 
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
-    from peggy_jvm.classfile.model import CodeAttribute
-    from peggy_jvm.classfile.reader import read_class
+    from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
     from peggy_jvm.ir.lift import lift_method
     from peggy_jvm.peg.build import build_peg
 
@@ -164,15 +163,15 @@ public class P {
     cf = read_class((tmp_path / "P.class").read_bytes())
     h = ClassHierarchy([])
     for m in cf.methods:
-        code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
-        peg = build_peg(lift_method(cf, m, h, code, code.instructions()))
+        code = read_code(m.code_attribute().data, cf.pool)
+        peg = build_peg(lift_method(cf, m, h, code, read_instructions(code)))
         assert find_violation(peg, baseline=effect_profiles(peg)) is None, m.name
 
 
 def test_running_out_of_work_means_too_large_to_decide_never_valid(monkeypatch):
     # a valid PEG (the effect and its use under the same condition) is refused once the work limits are spent:
     # the extraction keeps the original instead of trusting profiles it did not finish
-    from peggy_jvm.extract import phi_profile
+    from peggy_jvm.pegextract import phi_profile
     peg, s0, x, c = _base()
     e, rs, rv = _call(peg, s0, x)
     peg.root = peg.add("return", None, (peg.add("phi", None, (c, rs, s0)), peg.add("phi", None, (c, rv, x))))
@@ -185,3 +184,24 @@ def test_running_out_of_work_means_too_large_to_decide_never_valid(monkeypatch):
     assert prune({frozenset({(1, True)}), frozenset({(1, False)})}) == {frozenset()}
     monkeypatch.setattr(phi_profile, "MAX_PRUNE_WORK", 1)
     assert prune({frozenset({(1, True)}), frozenset({(1, False)})}) is None
+
+
+def test_a_peg_whose_own_profiles_are_too_large_is_not_saturated(monkeypatch):
+    """The full stage's saturate step skips a PEG whose own phi-profiles the checker cannot finish (no
+    extraction of it could be accepted: saturating would be wasted), and extraction then keeps the original,
+    saying why (``pipeline._saturate``, ``pegextract.select.checkable``)."""
+    from peggy_jvm.budget import DEFAULT_WORK_BUDGET
+    from peggy_jvm.pegextract import phi_profile
+    from peggy_jvm.pegextract.select import checkable, extract_peg
+    from peggy_jvm.pipeline import _saturate
+    from peggy_jvm.rules.policy import safe_rules
+    peg, s0, x, c = _base()
+    e, rs, rv = _call(peg, s0, x)
+    peg.root = peg.add("return", None, (peg.add("phi", None, (c, rs, s0)), peg.add("phi", None, (c, rv, x))))
+    peg.seal()
+    assert checkable(peg) and _saturate(peg, safe_rules(), DEFAULT_WORK_BUDGET) is not None
+    monkeypatch.setattr(phi_profile, "MAX_WORK", 0)
+    assert not checkable(peg) and _saturate(peg, safe_rules(), DEFAULT_WORK_BUDGET) is None
+    new, rep = extract_peg(peg, None)
+    assert new is peg and rep.status == "original" and rep.epeg_nodes is None
+    assert rep.notes == ["phi-profiles of the original PEG too large to check extractions"]

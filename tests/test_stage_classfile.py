@@ -16,7 +16,7 @@ from peggy_jvm.classfile.bytecode import Instruction
 from peggy_jvm.classfile.hierarchy import ClassHierarchy
 from peggy_jvm.classfile.model import Attribute, CodeAttribute, ExceptionEntry
 from peggy_jvm.classfile.opcodes import OPERAND_OF, SHORT_FORMS, Operand
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.classfile.recode import build_code_attribute
 from peggy_jvm.classfile.writer import write_class
 from peggy_jvm.pipeline import Stage, optimize_class, optimize_input
@@ -91,7 +91,7 @@ def test_old_jsr_fixture_keeps_subroutines_and_gets_no_frames(recoded, java_home
     assert cf.major == 49
     names = set()
     for m in cf.methods:
-        code = CodeAttribute.parse(m.code_attribute().data, cf.pool)
+        code = read_code(m.code_attribute().data, cf.pool)
         assert all(a.name != "StackMapTable" for a in code.attributes)
         names.update(i.name for i in bytecode.decode(code.code))
     assert {"jsr", "ret"} <= names
@@ -132,7 +132,7 @@ def test_line_and_local_variable_tables_follow_moved_offsets(fixture_classes, ja
         attr = m.code_attribute()
         if attr is None:
             continue
-        code = CodeAttribute.parse(attr.data, cf.pool)
+        code = read_code(attr.data, cf.pool)
         insns, new_code, table, remap = inflate(code)
         moved += len(new_code) != len(code.code)
         kept = []
@@ -163,8 +163,8 @@ def test_line_and_local_variable_tables_follow_moved_offsets(fixture_classes, ja
     for jm, om in zip(javac_cf.methods, ours.methods):
         if jm.code_attribute() is None:
             continue
-        jc = CodeAttribute.parse(jm.code_attribute().data, javac_cf.pool)
-        oc = CodeAttribute.parse(om.code_attribute().data, ours.pool)
+        jc = read_code(jm.code_attribute().data, javac_cf.pool)
+        oc = read_code(om.code_attribute().data, ours.pool)
         assert oc.code == jc.code, jm.name
         assert oc.exception_table == jc.exception_table
         for name in ("LineNumberTable", "LocalVariableTable", "LocalVariableTypeTable"):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.pipeline import Stage, optimize_input
 from test_stage_classfile import runnable
 
@@ -50,7 +50,6 @@ def test_expression_trees_lower_to_exactly_what_javac_emits(java_home, tmp_path)
     import subprocess
 
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
-    from peggy_jvm.classfile.model import CodeAttribute
     from peggy_jvm.ir.lift import lift_method
     from peggy_jvm.ir.lower import lower_method
     from test_lift import SHAPES
@@ -62,8 +61,8 @@ def test_expression_trees_lower_to_exactly_what_javac_emits(java_home, tmp_path)
     h = ClassHierarchy([tmp_path])
     same = set()
     for m in cf.methods:
-        javac = CodeAttribute.parse(m.code_attribute().data, cf.pool)
-        ours = CodeAttribute.parse(lower_method(cf, m, lift_method(cf, m, h), h), cf.pool)
+        javac = read_code(m.code_attribute().data, cf.pool)
+        ours = read_code(lower_method(cf, m, lift_method(cf, m, h), h), cf.pool)
         assert len(ours.code) <= len(javac.code) + 4, m.name
         if ours.code == javac.code:
             same.add(m.name)
@@ -141,7 +140,6 @@ def test_values_crossing_branches_stay_on_the_stack(java_home, tmp_path, verifie
     import subprocess
 
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
-    from peggy_jvm.classfile.model import CodeAttribute
     from peggy_jvm.ir.lift import lift_method
     from peggy_jvm.ir.lower import lower_method
 
@@ -154,8 +152,8 @@ def test_values_crossing_branches_stay_on_the_stack(java_home, tmp_path, verifie
         m = next(m for m in cf.methods if m.name == name)
         ir = lift_method(cf, m, h)
         assert any(b.entry_stack for b in ir.blocks.values()) or name == "both", name
-        javac = CodeAttribute.parse(m.code_attribute().data, cf.pool)
-        ours = CodeAttribute.parse(lower_method(cf, m, ir, h), cf.pool)
+        javac = read_code(m.code_attribute().data, cf.pool)
+        ours = read_code(lower_method(cf, m, ir, h), cf.pool)
         assert ours.code == javac.code, name
     out = tmp_path / "out"
     _, report = optimize_input(orig, out, Stage.IR)
@@ -271,7 +269,6 @@ def test_a_local_loaded_twice_in_a_row_is_duplicated_when_that_is_shorter(java_h
     import subprocess
 
     from peggy_jvm.classfile.bytecode import decode
-    from peggy_jvm.classfile.model import CodeAttribute
 
     (tmp_path / "Dups.java").write_text("""
 public class Dups {
@@ -285,7 +282,7 @@ public class Dups {
     out = tmp_path / "out"
     optimize_input(orig, out, Stage.IR)
     cf = read_class((out / "Dups.class").read_bytes())
-    names = {m.name: [i.name for i in decode(CodeAttribute.parse(m.code_attribute().data, cf.pool).code)]
+    names = {m.name: [i.name for i in decode(read_code(m.code_attribute().data, cf.pool).code)]
              for m in cf.methods}
     assert names["square"] == ["iload", "dup", "imul", "ireturn"]
     assert names["lsquare"] == ["lload", "dup2", "lmul", "lreturn"]
@@ -297,7 +294,6 @@ def test_compound_array_assignment_lowers_like_javac_with_dup2(java_home, tmp_pa
 
     from peggy_jvm.classfile.bytecode import decode
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
-    from peggy_jvm.classfile.model import CodeAttribute
     from peggy_jvm.ir.lift import lift_method
     from peggy_jvm.ir.lower import lower_method
 
@@ -312,8 +308,8 @@ public class Compound {
     cf = read_class((orig / "Compound.class").read_bytes())
     m = next(m for m in cf.methods if m.name == "add")
     h = ClassHierarchy([orig])
-    javac = CodeAttribute.parse(m.code_attribute().data, cf.pool)
-    ours = CodeAttribute.parse(lower_method(cf, m, lift_method(cf, m, h), h), cf.pool)
+    javac = read_code(m.code_attribute().data, cf.pool)
+    ours = read_code(lower_method(cf, m, lift_method(cf, m, h), h), cf.pool)
     assert "dup2" in [i.name for i in decode(ours.code)]
     assert ours.code == javac.code
     out = tmp_path / "out"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.pipeline import Stage, optimize_input
 from test_stage_classfile import runnable
 from test_stage_ir import assert_static_methods_agree
@@ -32,10 +32,9 @@ def reverted(fixture_classes, tmp_path_factory):
 
 
 def _has_handlers(fixture_dir, report_row) -> bool:
-    from peggy_jvm.classfile.model import CodeAttribute
     cf = read_class((fixture_dir / (report_row.class_name + ".class")).read_bytes())
     m = next(m for m in cf.methods if m.name == report_row.name and m.descriptor == report_row.descriptor)
-    return bool(CodeAttribute.parse(m.code_attribute().data, cf.pool).exception_table)
+    return bool(read_code(m.code_attribute().data, cf.pool).exception_table)
 
 
 @pytest.mark.parametrize("tree", TREES)

@@ -191,7 +191,7 @@ def test_an_unsound_rule_past_the_load_time_check_never_makes_a_wrong_class(comp
     fuzzer made to vouch for every rule, the same run emits wrong code (x + x). (Every rewrite is kept whether or
     not its emitted code pays: a shift costs what a multiplication does.)"""
     import peggy_jvm.rules.check as check
-    from peggy_jvm.extract.select import RuleOptions
+    from peggy_jvm.rules.policy import RuleOptions
     from peggy_jvm.pipeline import Stage, optimize_input
 
     keep_every_rewrite(monkeypatch)
@@ -216,7 +216,7 @@ def test_an_unsound_rule_past_the_load_time_check_never_makes_a_wrong_class(comp
 def test_the_proof_trusts_only_user_rules_the_checker_finds_sound(tmp_path):
     """All three rules steer the search; the self-check's rules add only the sound one to the defaults (not the
     unsound one, nor the exempt `eval-drop`, which is wrong for a heap: it would drop a loop that may not end)."""
-    from peggy_jvm.extract.select import RuleOptions, optimizer_rules, proof_rules, safe_rules
+    from peggy_jvm.rules.policy import RuleOptions, optimizer_rules, proof_rules, safe_rules
 
     ax = _ax(tmp_path, "three.ax", MASKS + WRONG + "rule eval-drop: (eval[$l] ?x ?i) => ?x\n")
     options = RuleOptions((ax,))

@@ -1,4 +1,4 @@
-"""Validation of loops that leave on a flag (peg/normalize.py ``settle_exit_phis``): javac tests the flag at the
+"""Validation of loops that leave on a flag (validate/normalize.py ``settle_exit_phis``): javac tests the flag at the
 end of the body, so the loop carries a phi on it across the back edge; code that leaves where the flag is set
 (ProGuard's, or what the optimizer emits, which its self-check must prove) does not. Each pair is proved only
 with the phis settled, and a near miss (one more call on the way out) is shown different on the JVM.

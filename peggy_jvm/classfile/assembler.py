@@ -131,11 +131,10 @@ class Symbolic(NamedTuple):
 # --------------------------------------------------------------------------------------------------------
 # Opcode classification tables (dense lists indexed by opcode; built once from the opcode table).
 
-# Assembler categories, numbered by decreasing frequency in JDK code; the hot loop of _emit tests them as
-# literals in this order (a literal compares faster than a global), so keep the numbers and the chain in step.
+# Assembler categories: each indexes its encoder in _ENCODERS (keep the two in step).
 _A_NONE, _A_LOCAL, _A_CP2, _A_LDC, _A_COND, _A_S1, _A_BRANCH, _A_IFACE, _A_S2, _A_IINC, _A_INDY, _A_NEWARRAY, \
     _A_TABLE, _A_LOOKUP, _A_RET, _A_MULTI, _A_BAD = range(17)
-# to_symbolic categories (likewise tested as literals)
+# to_symbolic categories, tested as literals in its loop (a literal compares faster than a global)
 _S_PLAIN, _S_SHORT, _S_BRANCH, _S_SWITCH, _S_LDC_W = range(5)
 
 _ACAT: list[int] = [_A_BAD] * 256
@@ -177,6 +176,7 @@ _LONG_OF = {GOTO: GOTO_W, JSR: JSR_W, GOTO_W: GOTO_W, JSR_W: JSR_W}
 del _op, _kind, _short, _base, _k
 
 _S2 = struct.Struct(">h")
+_B_S2 = struct.Struct(">Bh")
 _S4 = struct.Struct(">i")
 _WIDE_LOCAL = struct.Struct(">BBH")
 _WIDE_IINC = struct.Struct(">BBHh")
@@ -288,265 +288,291 @@ class _Emitted(NamedTuple):
     overflow: list[int]  # indices (into branches) of short branches whose displacement does not fit
 
 
-def _emit(items: Sequence[Insn | Label], long_ids: set[int] | frozenset[int]) -> _Emitted:
-    """Lay out and encode ``items`` with the branches whose ``id`` is in ``long_ids`` in long form.
+class _Pass:
+    """The state of one emission pass, which the encoders below append to.
 
-    Offsets follow from the forms, so one pass suffices to encode; short branches whose displacement
-    overflows are reported in ``overflow`` (with their bytes left as placeholders) for :func:`assemble`
-    to grow them and emit again.
+    ``code`` grows by exactly the bytes of each emitted instruction, so ``len(code)`` is always the offset of
+    the next one. Branch and switch operands are left as zero placeholders, recorded in ``branches`` (short
+    forms), ``long_branches`` (``goto_w``/``jsr_w``, including the second half of a far conditional) and
+    ``switches``, and filled in by the ``_patch_*`` functions once every label is placed.
     """
-    code = bytearray()
-    put = code.append
-    instrs: list[Instruction] = []
-    app = instrs.append
-    offsets: dict[Label, int] = {}
-    label_index: dict[Label, int] = {}
-    branches: list[tuple[Instruction, Label, int, Insn]] = []
-    long_branches: list[tuple[Instruction, Label, Insn]] = []
-    switches: list[tuple[Instruction, Insn, int]] = []
-    acat = _ACAT
-    Ins = Instruction
-    Insn_ = Insn
-    first_short = _FIRST_SHORT
-    pos = 0
-    try:
-        for x in items:
-            if type(x) is not Insn_:
-                if type(x) is not Label:
-                    raise ClassFileError(f"method body item {x!r} is neither an Insn nor a Label")
-                if x in offsets:
-                    raise ClassFileError(f"{x!r} is placed twice")
-                offsets[x] = pos
-                label_index[x] = len(instrs)
-                continue
-            op = x.opcode
-            c = acat[op]
-            if c == 0:  # _A_NONE
-                put(op)
-                app(Ins(pos, op, 0, 0, False, None, None, 1))
-                pos += 1
-            elif c == 1:  # _A_LOCAL
-                a = x.arg
-                if a < 4:
-                    if a < 0:
-                        raise _bad(x, "negative local index")
-                    op = first_short[op] + a
-                    put(op)
-                    app(Ins(pos, op, 0, 0, False, None, None, 1))
-                    pos += 1
-                elif a < 256:
-                    put(op)
-                    put(a)
-                    app(Ins(pos, op, a, 0, False, None, None, 2))
-                    pos += 2
-                elif a < 65536:
-                    code += _WIDE_LOCAL.pack(WIDE, op, a)
-                    app(Ins(pos, op, a, 0, True, None, None, 4))
-                    pos += 4
-                else:
-                    raise _bad(x, "local index above 65535")
-            elif c == 2:  # _A_CP2
-                a = x.arg
-                if not 0 < a < 65536:
-                    raise _bad(x, "constant pool index outside 1..65535")
-                code += _B_H.pack(op, a)
-                app(Ins(pos, op, a, 0, False, None, None, 3))
-                pos += 3
-            elif c == 3:  # _A_LDC
-                a = x.arg
-                if a < 256:
-                    if a <= 0:
-                        raise _bad(x, "constant pool index outside 1..65535")
-                    put(LDC)
-                    put(a)
-                    app(Ins(pos, LDC, a, 0, False, None, None, 2))
-                    pos += 2
-                elif a < 65536:
-                    code += _B_H.pack(LDC_W, a)
-                    app(Ins(pos, LDC_W, a, 0, False, None, None, 3))
-                    pos += 3
-                else:
-                    raise _bad(x, "constant pool index outside 1..65535")
-            elif c == 4:  # _A_COND
-                if long_ids and id(x) in long_ids:
-                    inv = INVERTED_BRANCH[op]
-                    code += b"\0\0\0\0\0\0\0\0"
-                    code[pos] = inv
-                    code[pos + 2] = 8
-                    code[pos + 3] = GOTO_W
-                    app(Ins(pos, inv, pos + 8, 0, False, None, None, 3))
-                    gw = Ins(pos + 3, GOTO_W, 0, 0, False, None, None, 5)
-                    app(gw)
-                    long_branches.append((gw, x.target, x))  # type: ignore[arg-type]
-                    pos += 8
-                else:
-                    code += b"\0\0\0"
-                    code[pos] = op
-                    ins = Ins(pos, op, 0, 0, False, None, None, 3)
-                    branches.append((ins, x.target, len(instrs), x))  # type: ignore[arg-type]
-                    app(ins)
-                    pos += 3
-            elif c == 5:  # _A_S1
-                a = x.arg
-                if not -128 <= a < 128:
-                    raise _bad(x, "bipush operand outside -128..127")
-                put(op)
-                put(a & 0xFF)
-                app(Ins(pos, op, a, 0, False, None, None, 2))
-                pos += 2
-            elif c == 6:  # _A_BRANCH
-                # goto/jsr (an explicit goto_w/jsr_w is canonicalised back: the layout decides)
-                op = _LONG_OF[op] if long_ids and id(x) in long_ids else _CANON[op]
-                if op > JSR:  # goto_w / jsr_w
-                    code += b"\0\0\0\0\0"
-                    code[pos] = op
-                    ins = Ins(pos, op, 0, 0, False, None, None, 5)
-                    long_branches.append((ins, x.target, x))  # type: ignore[arg-type]
-                    app(ins)
-                    pos += 5
-                else:
-                    code += b"\0\0\0"
-                    code[pos] = op
-                    ins = Ins(pos, op, 0, 0, False, None, None, 3)
-                    branches.append((ins, x.target, len(instrs), x))  # type: ignore[arg-type]
-                    app(ins)
-                    pos += 3
-            elif c == 7:  # _A_IFACE
-                a = x.arg
-                k = x.arg2
-                if not (0 < a < 65536 and 0 < k < 256):
-                    raise _bad(x, "pool index outside 1..65535 or count outside 1..255")
-                code += _B_H_B_B.pack(op, a, k, 0)
-                app(Ins(pos, op, a, k, False, None, None, 5))
-                pos += 5
-            elif c == 8:  # _A_S2
-                a = x.arg
-                if not -32768 <= a < 32768:
-                    raise _bad(x, "sipush operand outside -32768..32767")
-                put(op)
-                code += _S2.pack(a)
-                app(Ins(pos, op, a, 0, False, None, None, 3))
-                pos += 3
-            elif c == 9:  # _A_IINC
-                a = x.arg
-                k = x.arg2
-                if 0 <= a < 256 and -128 <= k < 128:
-                    put(op)
-                    put(a)
-                    put(k & 0xFF)
-                    app(Ins(pos, op, a, k, False, None, None, 3))
-                    pos += 3
-                elif 0 <= a < 65536 and -32768 <= k < 32768:
-                    code += _WIDE_IINC.pack(WIDE, op, a, k)
-                    app(Ins(pos, op, a, k, True, None, None, 6))
-                    pos += 6
-                else:
-                    raise _bad(x, "iinc local outside 0..65535 or constant outside -32768..32767")
-            elif c == 10:  # _A_INDY
-                a = x.arg
-                if not 0 < a < 65536:
-                    raise _bad(x, "constant pool index outside 1..65535")
-                code += _B_H_B_B.pack(op, a, 0, 0)
-                app(Ins(pos, op, a, 0, False, None, None, 5))
-                pos += 5
-            elif c == 11:  # _A_NEWARRAY
-                a = x.arg
-                if not 4 <= a <= 11:
-                    raise _bad(x, "newarray type code outside 4..11")
-                put(op)
-                put(a)
-                app(Ins(pos, op, a, 0, False, None, None, 2))
-                pos += 2
-            elif c == 12 or c == 13:  # _A_TABLE, _A_LOOKUP
-                tl = x.targets
-                if tl is None or x.default is None:
-                    raise _bad(x, "a switch needs default and targets")
-                ncases = len(tl)
-                pad = 3 - (pos & 3)
-                if c == 12:  # _A_TABLE
-                    low = x.arg2
-                    if not ncases or low + ncases - 1 > 2147483647 or low < -2147483648:
-                        raise _bad(x, "tableswitch needs 1.. targets and low..high within 32 bits")
-                    size = 1 + pad + 12 + 4 * ncases
-                    ins = Ins(pos, op, 0, low, False, None, [], size)
-                else:
-                    keys = x.keys
-                    if keys is None or len(keys) != ncases:
-                        raise _bad(x, "lookupswitch needs as many keys as targets")
-                    for j in range(1, ncases):
-                        if keys[j - 1] >= keys[j]:
-                            raise _bad(x, "lookupswitch keys must be strictly increasing")
-                    if ncases and not (-2147483648 <= keys[0] and keys[-1] <= 2147483647):
-                        raise _bad(x, "lookupswitch key outside 32 bits")
-                    size = 1 + pad + 8 + 8 * ncases
-                    ins = Ins(pos, op, 0, 0, False, list(keys), [], size)
-                code += bytes(size)
-                code[pos] = op
-                switches.append((ins, x, len(instrs)))
-                app(ins)
-                pos += size
-            elif c == 14:  # _A_RET
-                a = x.arg
-                if 0 <= a < 256:
-                    put(op)
-                    put(a)
-                    app(Ins(pos, op, a, 0, False, None, None, 2))
-                    pos += 2
-                elif 0 <= a < 65536:
-                    code += _WIDE_LOCAL.pack(WIDE, op, a)
-                    app(Ins(pos, op, a, 0, True, None, None, 4))
-                    pos += 4
-                else:
-                    raise _bad(x, "local index outside 0..65535")
-            elif c == 15:  # _A_MULTI
-                a = x.arg
-                k = x.arg2
-                if not (0 < a < 65536 and 0 < k < 256):
-                    raise _bad(x, "pool index outside 1..65535 or dimensions outside 1..255")
-                code += _B_H_B.pack(op, a, k)
-                app(Ins(pos, op, a, k, False, None, None, 4))
-                pos += 4
-            else:
-                raise _bad(x, "not an instruction opcode (wide is chosen by the assembler)")
-    except IndexError:  # an opcode beyond 255 indexes past the opcode tables
-        bad = next((x for x in items if isinstance(x, Insn) and not 0 <= x.opcode < 256), None)
-        if bad is None:
-            raise
-        raise _bad(bad, "not an instruction opcode") from None
 
-    if pos > _MAX_CODE:
-        raise ClassFileError(f"method code too large: {pos} bytes")
+    __slots__ = ("code", "instrs", "long_ids", "branches", "long_branches", "switches")
 
-    def resolve(lab: Label | None, x: Insn) -> int:
-        t = offsets.get(lab)  # type: ignore[arg-type]
-        if t is None:
-            raise _bad(x, f"target {lab!r} is not placed in the method body")
-        if t >= pos:
-            raise _bad(x, f"target {lab!r} is the end of the code, not an instruction")
-        return t
+    def __init__(self, long_ids: set[int] | frozenset[int]) -> None:
+        self.code = bytearray()
+        self.instrs: list[Instruction] = []
+        self.long_ids = long_ids
+        self.branches: list[tuple[Instruction, Label, int, Insn]] = []
+        self.long_branches: list[tuple[Instruction, Label, Insn]] = []
+        self.switches: list[tuple[Instruction, Insn, int]] = []
 
+
+# -- encoders, one per assembler category (see _ENCODERS); each checks its operands, chooses the form and
+# appends the bytes and Instruction(s) to the pass. They run once per instruction, so they stay small.
+
+_ONE_BYTE = [bytes((op,)) for op in range(256)]
+
+
+def _put(em: _Pass, encoded: bytes, op: int, a: int, k: int, wide: bool) -> None:
+    """Append one instruction whose bytes do not depend on where labels land: ``encoded``, operands ``a``, ``k``."""
+    code = em.code
+    em.instrs.append(Instruction(len(code), op, a, k, wide, None, None, len(encoded)))
+    code += encoded
+
+
+def _plain(em: _Pass, x: Insn, op: int) -> None:
+    """An opcode without operands (the most frequent kind: :func:`_put` spelt out, one call fewer)."""
+    code = em.code
+    em.instrs.append(Instruction(len(code), op, 0, 0, False, None, None, 1))
+    code.append(op)
+
+
+def _local_index(em: _Pass, x: Insn, op: int, a: int, why: str) -> None:
+    """``op`` with local ``a`` as a one-byte operand up to 255, else ``wide`` and two bytes (``why`` names the
+    valid range when ``a`` is outside 0..65535)."""
+    if 0 <= a < 256:
+        _put(em, bytes((op, a)), op, a, 0, False)
+    elif 0 <= a < 65536:
+        _put(em, _WIDE_LOCAL.pack(WIDE, op, a), op, a, 0, True)
+    else:
+        raise _bad(x, why)
+
+
+def _load_store(em: _Pass, x: Insn, op: int) -> None:
+    """A load or store of a local: ``xload_n``/``xstore_n`` for locals 0-3, else :func:`_local_index`."""
+    a = x.arg
+    if 0 <= a < 4:
+        op = _FIRST_SHORT[op] + a
+        _put(em, _ONE_BYTE[op], op, 0, 0, False)
+    elif a < 0:
+        raise _bad(x, "negative local index")
+    else:
+        _local_index(em, x, op, a, "local index above 65535")
+
+
+def _ret(em: _Pass, x: Insn, op: int) -> None:
+    """``ret`` has no short forms."""
+    _local_index(em, x, op, x.arg, "local index outside 0..65535")
+
+
+def _iinc(em: _Pass, x: Insn, op: int) -> None:
+    """``iinc``: byte operands when the local fits in 0..255 and the constant in -128..127, else ``wide``."""
+    a = x.arg
+    k = x.arg2
+    if 0 <= a < 256 and -128 <= k < 128:
+        _put(em, bytes((op, a, k & 0xFF)), op, a, k, False)
+    elif 0 <= a < 65536 and -32768 <= k < 32768:
+        _put(em, _WIDE_IINC.pack(WIDE, op, a, k), op, a, k, True)
+    else:
+        raise _bad(x, "iinc local outside 0..65535 or constant outside -32768..32767")
+
+
+def _ldc(em: _Pass, x: Insn, op: int) -> None:
+    """A single-slot constant (``ldc`` or ``ldc_w`` as written): ``ldc`` for pool indices below 256."""
+    a = x.arg
+    if 0 < a < 256:
+        _put(em, bytes((LDC, a)), LDC, a, 0, False)
+    elif 0 < a < 65536:
+        _put(em, _B_H.pack(LDC_W, a), LDC_W, a, 0, False)
+    else:
+        raise _bad(x, "constant pool index outside 1..65535")
+
+
+def _bipush(em: _Pass, x: Insn, op: int) -> None:
+    a = x.arg
+    if not -128 <= a < 128:
+        raise _bad(x, "bipush operand outside -128..127")
+    _put(em, bytes((op, a & 0xFF)), op, a, 0, False)
+
+
+def _sipush(em: _Pass, x: Insn, op: int) -> None:
+    a = x.arg
+    if not -32768 <= a < 32768:
+        raise _bad(x, "sipush operand outside -32768..32767")
+    _put(em, _B_S2.pack(op, a), op, a, 0, False)
+
+
+def _pool_ref(em: _Pass, x: Insn, op: int) -> None:
+    """A two-byte pool index (fields, invokes but invokeinterface/invokedynamic, new, checkcast, ...)."""
+    a = x.arg
+    if not 0 < a < 65536:
+        raise _bad(x, "constant pool index outside 1..65535")
+    _put(em, _B_H.pack(op, a), op, a, 0, False)
+
+
+def _invokeinterface(em: _Pass, x: Insn, op: int) -> None:
+    a = x.arg
+    k = x.arg2
+    if not (0 < a < 65536 and 0 < k < 256):
+        raise _bad(x, "pool index outside 1..65535 or count outside 1..255")
+    _put(em, _B_H_B_B.pack(op, a, k, 0), op, a, k, False)
+
+
+def _invokedynamic(em: _Pass, x: Insn, op: int) -> None:
+    a = x.arg
+    if not 0 < a < 65536:
+        raise _bad(x, "constant pool index outside 1..65535")
+    _put(em, _B_H_B_B.pack(op, a, 0, 0), op, a, 0, False)
+
+
+def _newarray(em: _Pass, x: Insn, op: int) -> None:
+    a = x.arg
+    if not 4 <= a <= 11:
+        raise _bad(x, "newarray type code outside 4..11")
+    _put(em, bytes((op, a)), op, a, 0, False)
+
+
+def _multianewarray(em: _Pass, x: Insn, op: int) -> None:
+    a = x.arg
+    k = x.arg2
+    if not (0 < a < 65536 and 0 < k < 256):
+        raise _bad(x, "pool index outside 1..65535 or dimensions outside 1..255")
+    _put(em, _B_H_B.pack(op, a, k), op, a, k, False)
+
+
+def _reserve(em: _Pass, ins: Instruction) -> None:
+    """Append ``ins``, whose operands depend on where labels land: its opcode, then zeros until a
+    ``_patch_*`` function fills them in."""
+    code = em.code
+    code += bytes(ins.length)
+    code[ins.offset] = ins.opcode
+    em.instrs.append(ins)
+
+
+def _short_branch(em: _Pass, x: Insn, op: int) -> None:
+    """A branch with a 16-bit displacement, patched by :func:`_patch_branches` (which reports overflow)."""
+    ins = Instruction(len(em.code), op, 0, 0, False, None, None, 3)
+    em.branches.append((ins, x.target, len(em.instrs), x))  # type: ignore[arg-type]
+    _reserve(em, ins)
+
+
+def _long_goto(em: _Pass, x: Insn, op: int) -> None:
+    """``goto_w``/``jsr_w``: a 32-bit displacement, patched by :func:`_patch_long_branches`."""
+    ins = Instruction(len(em.code), op, 0, 0, False, None, None, 5)
+    em.long_branches.append((ins, x.target, x))  # type: ignore[arg-type]
+    _reserve(em, ins)
+
+
+def _conditional(em: _Pass, x: Insn, op: int) -> None:
+    """A conditional branch: short, or when far (its Insn in ``long_ids``) ``if<!cond> +8; goto_w target``."""
+    if not (em.long_ids and id(x) in em.long_ids):
+        _short_branch(em, x, op)
+        return
+    inv = INVERTED_BRANCH[op]
+    code = em.code
+    pos = len(code)
+    code.append(inv)
+    code += b"\0\x08"  # over itself and the goto_w: to the instruction after the pair
+    em.instrs.append(Instruction(pos, inv, pos + 8, 0, False, None, None, 3))
+    _long_goto(em, x, GOTO_W)
+
+
+def _goto(em: _Pass, x: Insn, op: int) -> None:
+    """``goto``/``jsr``, long when its Insn is in ``long_ids`` (an explicit ``goto_w``/``jsr_w`` is
+    canonicalised back: the layout decides)."""
+    if em.long_ids and id(x) in em.long_ids:
+        _long_goto(em, x, _LONG_OF[op])
+    else:
+        _short_branch(em, x, _CANON[op])
+
+
+def _switch_targets(x: Insn) -> list[Label]:
+    tl = x.targets
+    if tl is None or x.default is None:
+        raise _bad(x, "a switch needs default and targets")
+    return tl
+
+
+def _add_switch(em: _Pass, x: Insn, ins: Instruction) -> None:
+    """The switch's padding and table, zeros until :func:`_patch_switches`."""
+    em.switches.append((ins, x, len(em.instrs)))
+    _reserve(em, ins)
+
+
+def _tableswitch(em: _Pass, x: Insn, op: int) -> None:
+    """``tableswitch``: padding to a 4-byte boundary, default, low, high, one offset per target."""
+    ncases = len(_switch_targets(x))
+    low = x.arg2
+    if not ncases or low + ncases - 1 > 2147483647 or low < -2147483648:
+        raise _bad(x, "tableswitch needs 1.. targets and low..high within 32 bits")
+    pos = len(em.code)
+    _add_switch(em, x, Instruction(pos, op, 0, low, False, None, [], 1 + 3 - (pos & 3) + 12 + 4 * ncases))
+
+
+def _lookupswitch(em: _Pass, x: Insn, op: int) -> None:
+    """``lookupswitch``: padding to a 4-byte boundary, default, count, (key, offset) pairs by key."""
+    ncases = len(_switch_targets(x))
+    keys = x.keys
+    if keys is None or len(keys) != ncases:
+        raise _bad(x, "lookupswitch needs as many keys as targets")
+    for j in range(1, ncases):
+        if keys[j - 1] >= keys[j]:
+            raise _bad(x, "lookupswitch keys must be strictly increasing")
+    if ncases and not (-2147483648 <= keys[0] and keys[-1] <= 2147483647):
+        raise _bad(x, "lookupswitch key outside 32 bits")
+    pos = len(em.code)
+    _add_switch(em, x, Instruction(pos, op, 0, 0, False, list(keys), [], 1 + 3 - (pos & 3) + 8 + 8 * ncases))
+
+
+def _not_an_instruction(em: _Pass, x: Insn, op: int) -> None:
+    raise _bad(x, "not an instruction opcode (wide is chosen by the assembler)")
+
+
+#: Encoder per assembler category (indexed by the _A_* numbers).
+_ENCODERS = (_plain, _load_store, _pool_ref, _ldc, _conditional, _bipush, _goto, _invokeinterface, _sipush, _iinc,
+             _invokedynamic, _newarray, _tableswitch, _lookupswitch, _ret, _multianewarray, _not_an_instruction)
+
+
+# -- patching: operands that depend on where the labels landed
+
+def _resolve(offsets: dict[Label, int], end: int, lab: Label | None, x: Insn) -> int:
+    t = offsets.get(lab)  # type: ignore[arg-type]
+    if t is None:
+        raise _bad(x, f"target {lab!r} is not placed in the method body")
+    if t >= end:
+        raise _bad(x, f"target {lab!r} is the end of the code, not an instruction")
+    return t
+
+
+def _patch_branches(em: _Pass, offsets: dict[Label, int]) -> list[int]:
+    """Fill in the short branches' displacements; returns the indices of those that do not fit 16 bits."""
+    code = em.code
+    end = len(code)
     overflow: list[int] = []
     pack2 = _S2.pack_into
-    for j, (ins, lab, _, x) in enumerate(branches):
+    for j, (ins, lab, _, x) in enumerate(em.branches):
         t = offsets.get(lab)
-        if t is None or t >= pos:
-            t = resolve(lab, x)
+        if t is None or t >= end:
+            t = _resolve(offsets, end, lab, x)
         ins.arg = t
         d = t - ins.offset
         if _S2_MIN <= d <= _S2_MAX:
             pack2(code, ins.offset + 1, d)
         else:
             overflow.append(j)
+    return overflow
+
+
+def _patch_long_branches(em: _Pass, offsets: dict[Label, int]) -> None:
+    code = em.code
+    end = len(code)
     pack4 = _S4.pack_into
-    for ins, lab, x in long_branches:
-        t = resolve(lab, x)
+    for ins, lab, x in em.long_branches:
+        t = _resolve(offsets, end, lab, x)
         ins.arg = t
         pack4(code, ins.offset + 1, t - ins.offset)
-    for ins, x, _ in switches:
+
+
+def _patch_switches(em: _Pass, offsets: dict[Label, int]) -> None:
+    """Fill in each switch's default and targets, relative to the switch, after its padding."""
+    code = em.code
+    end = len(code)
+    for ins, x, _ in em.switches:
         s = ins.offset
-        dflt = resolve(x.default, x)
+        dflt = _resolve(offsets, end, x.default, x)
         ins.arg = dflt
-        abs_targets = [resolve(lab, x) for lab in x.targets]  # type: ignore[union-attr]
+        abs_targets = [_resolve(offsets, end, lab, x) for lab in x.targets]  # type: ignore[union-attr]
         ins.targets = abs_targets
         p = s + 4 - (s & 3)
         if ins.keys is None:
@@ -558,7 +584,46 @@ def _emit(items: Sequence[Insn | Label], long_ids: set[int] | frozenset[int]) ->
                 pairs.append(key)
                 pairs.append(t - s)
             struct.pack_into(f">{2 + 2 * len(abs_targets)}i", code, p, dflt - s, *pairs)
-    return _Emitted(code, instrs, offsets, label_index, branches, switches, overflow)
+
+
+def _emit(items: Sequence[Insn | Label], long_ids: set[int] | frozenset[int]) -> _Emitted:
+    """Lay out and encode ``items`` with the branches whose ``id`` is in ``long_ids`` in long form.
+
+    Offsets follow from the forms, so one pass suffices to encode; short branches whose displacement
+    overflows are reported in ``overflow`` (with their bytes left as placeholders) for :func:`assemble`
+    to grow them and emit again.
+    """
+    em = _Pass(long_ids)
+    code = em.code
+    instrs = em.instrs
+    offsets: dict[Label, int] = {}
+    label_index: dict[Label, int] = {}
+    encoders = _ENCODERS
+    acat = _ACAT
+    Insn_ = Insn
+    try:
+        for x in items:
+            if type(x) is Insn_:
+                op = x.opcode
+                encoders[acat[op]](em, x, op)
+            elif type(x) is Label:
+                if x in offsets:
+                    raise ClassFileError(f"{x!r} is placed twice")
+                offsets[x] = len(code)
+                label_index[x] = len(instrs)
+            else:
+                raise ClassFileError(f"method body item {x!r} is neither an Insn nor a Label")
+    except IndexError:  # an opcode beyond 255 indexes past the opcode tables
+        bad = next((x for x in items if isinstance(x, Insn) and not 0 <= x.opcode < 256), None)
+        if bad is None:
+            raise
+        raise _bad(bad, "not an instruction opcode") from None
+    if len(code) > _MAX_CODE:
+        raise ClassFileError(f"method code too large: {len(code)} bytes")
+    overflow = _patch_branches(em, offsets)
+    _patch_long_branches(em, offsets)
+    _patch_switches(em, offsets)
+    return _Emitted(code, instrs, offsets, label_index, em.branches, em.switches, overflow)
 
 
 def _grow(first: _Emitted) -> tuple[set[int], list[int]]:

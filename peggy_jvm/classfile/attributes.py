@@ -1,6 +1,6 @@
 """Typed views of the standard class-file attributes (JVMS 4.7): decode and encode, byte-exact.
 
-Owns: one dataclass per standard attribute except ``Code`` (:class:`~.model.CodeAttribute`) and
+Owns: one dataclass per standard attribute except ``Code`` (:func:`~.reader.read_code`) and
 ``StackMapTable`` (the frames module), the registry :data:`ATTRIBUTE_TYPES` (attribute name -> view class),
 :func:`decode_attribute`, and the nested value types (annotations and element values, type-annotation targets
 and type paths, table entries, module directives, record components).

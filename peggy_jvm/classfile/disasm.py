@@ -9,7 +9,8 @@ from typing import Iterator
 
 from .attributes import LineNumberTable
 from .frames import decode_stack_map, initial_frame
-from .model import Access, ClassFile, CodeAttribute, MethodInfo
+from .model import Access, ClassFile, MethodInfo
+from .reader import read_code, read_instructions
 from .opcodes import NEWARRAY_NAMES, OPERAND_OF, Operand
 
 _METHOD_FLAGS = [(Access.PUBLIC, "public"), (Access.PRIVATE, "private"), (Access.PROTECTED, "protected"),
@@ -47,7 +48,7 @@ def _method(cf: ClassFile, m: MethodInfo) -> Iterator[str]:
     if attr is None:
         yield "    (no code)"
         return
-    code = CodeAttribute.parse(attr.data, pool)
+    code = read_code(attr.data, pool)
     yield f"    stack={code.max_stack}, locals={code.max_locals}, code_length={len(code.code)}"
     frames = {}
     lines = {}
@@ -58,7 +59,7 @@ def _method(cf: ClassFile, m: MethodInfo) -> Iterator[str]:
         elif a.name == "LineNumberTable":
             for e in LineNumberTable.parse(a.data).entries:
                 lines.setdefault(e.start_pc, e.line_number)
-    for ins in code.instructions():
+    for ins in read_instructions(code):
         if ins.offset in frames:
             yield f"        frame: {frames[ins.offset].describe()}"
         line = f"  // line {lines[ins.offset]}" if ins.offset in lines else ""

@@ -1,29 +1,25 @@
-"""The in-memory class-file model: a class, its fields, methods and (raw) attributes.
+"""The in-memory class-file model, as plain data: a class, its fields, methods and (raw) attributes.
 
 Owns: :class:`ClassFile`, :class:`FieldInfo`, :class:`MethodInfo`, :class:`Attribute`, :class:`CodeAttribute`
-and :class:`ExceptionEntry`, the access-flag enum, and the pure (de)serialisers of the class-file structure
-(``read_class`` / ``write_class`` live in :mod:`.reader` and :mod:`.writer`).
+and :class:`ExceptionEntry`, and the access-flag enum. Nothing here parses or encodes: bytes become these
+objects in :mod:`.reader` (``read_class``, ``read_code``), typed attribute views in :mod:`.attributes`, and
+these objects become bytes in :mod:`.writer` (``write_class``, ``write_code``). The model imports neither, so
+the three modules form a line (model <- reader, writer), not a circle.
 
 Invariants:
-- attributes are kept as raw bytes plus the index of their name in the pool; typed views are decoded on
-  demand (:mod:`.attributes`, :meth:`CodeAttribute.parse`) so an attribute nobody touched is written back
-  byte for byte, and an unknown attribute is never lost;
+- attributes are kept as raw bytes plus the index of their name in the pool; a Code attribute is parsed only
+  when a caller asks :func:`.reader.read_code` for it, so an attribute nobody touched is written back byte
+  for byte, and an unknown attribute is never lost;
 - a member's ``name`` and ``descriptor`` strings are resolved at read time for convenience; the indices remain
-  the truth that is written.
+  the truth that is written;
+- the accessors below only look things up (in the pool or the attribute list); none changes the model.
 """
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 from enum import IntFlag
 
-from typing import TYPE_CHECKING
-
 from .constpool import ConstantPool
-from .errors import ClassFileError
-
-if TYPE_CHECKING:
-    from .bytecode import Instruction
 
 
 class Access(IntFlag):
@@ -117,10 +113,6 @@ class ClassFile:
     def is_interface(self) -> bool:
         return bool(self.access & Access.INTERFACE)
 
-    def attribute_name_index(self, name: str) -> int:
-        """Pool index of the Utf8 ``name``, for building a new attribute."""
-        return self.pool.add_utf8(name)
-
 
 @dataclass(slots=True)
 class ExceptionEntry:
@@ -132,69 +124,12 @@ class ExceptionEntry:
     catch_type: int
 
 
-_U2U2U4 = struct.Struct(">HHI")
-_EXC = struct.Struct(">HHHH")
-
-
 @dataclass(slots=True)
 class CodeAttribute:
+    """A parsed Code attribute (:func:`.reader.read_code`); ``code`` is the raw bytecode, ``attributes`` raw."""
+
     max_stack: int
     max_locals: int
     code: bytes
     exception_table: list[ExceptionEntry]
     attributes: list[Attribute] = field(default_factory=list)
-
-    @classmethod
-    def parse(cls, data: bytes, pool: ConstantPool) -> "CodeAttribute":
-        from .reader import read_attributes  # the attribute-list reader is shared with the class reader
-
-        n = len(data)
-        if n < 8:
-            raise ClassFileError("Code attribute truncated")
-        max_stack, max_locals, code_length = _U2U2U4.unpack_from(data, 0)
-        if code_length == 0 or code_length >= 65536:
-            raise ClassFileError(f"Code attribute has invalid code_length {code_length}")
-        pos = 8 + code_length
-        if pos + 2 > n:
-            raise ClassFileError("Code attribute truncated in code")
-        code = data[8:pos]
-        count = (data[pos] << 8) | data[pos + 1]
-        pos += 2
-        if pos + 8 * count > n:
-            raise ClassFileError(f"Code attribute truncated in exception table ({count} entries)")
-        table = []
-        for _ in range(count):
-            s, e, h, t = _EXC.unpack_from(data, pos)
-            pos += 8
-            if not (s < e <= code_length and h < code_length):
-                raise ClassFileError(f"exception table entry [{s}, {e}) -> {h} outside code of {code_length} bytes")
-            table.append(ExceptionEntry(s, e, h, t))
-        attributes, pos = read_attributes(data, pos, pool, "Code")
-        if pos != n:
-            raise ClassFileError(f"Code attribute has {n - pos} trailing bytes")
-        return cls(max_stack, max_locals, bytes(code), table, attributes)
-
-    def instructions(self) -> list[Instruction]:
-        """The decoded code, checked: valid opcodes and operands, branch targets and exception-table bounds at
-        instruction starts. Raises ClassFileError (the class is malformed) otherwise."""
-        from .bytecode import decode
-
-        insns = decode(self.code)
-        starts = {i.offset for i in insns}
-        starts.add(len(self.code))
-        for x in self.exception_table:
-            if x.start not in starts or x.end not in starts or x.handler not in starts:
-                raise ClassFileError(f"exception table entry [{x.start}, {x.end}) -> {x.handler} does not "
-                                     "start and end at instructions")
-        return insns
-
-    def to_bytes(self) -> bytes:
-        from .writer import write_attributes
-
-        if not 0 < len(self.code) < 65536:
-            raise ClassFileError(f"method code is {len(self.code)} bytes (must be 1..65535)")
-        parts = [_U2U2U4.pack(self.max_stack, self.max_locals, len(self.code)), self.code,
-                 len(self.exception_table).to_bytes(2, "big")]
-        parts.extend(_EXC.pack(x.start, x.end, x.handler, x.catch_type) for x in self.exception_table)
-        parts.append(write_attributes(self.attributes))
-        return b"".join(parts)

@@ -26,6 +26,7 @@ from .constpool import ConstantPool
 from .frames import compute_frames, encode_stack_map, initial_frame
 from .hierarchy import ClassHierarchy
 from .model import Attribute, ClassFile, CodeAttribute, ExceptionEntry, MethodInfo
+from .writer import write_code
 
 _LOCAL_TABLES = ("LocalVariableTable", "LocalVariableTypeTable")
 
@@ -58,7 +59,7 @@ def build_code_attribute(cf: ClassFile, method: MethodInfo, insns: list[Instruct
         body = encode_stack_map(computed.frames, init, pool)
         kept.append(Attribute(pool.add_utf8("StackMapTable"), "StackMapTable", body))
     code_attr = CodeAttribute(computed.max_stack, max(computed.max_locals, min_locals), code, table, kept)
-    return code_attr.to_bytes()
+    return write_code(code_attr)
 
 
 def _offsets_of(attr: Attribute) -> list[int]:

@@ -1,17 +1,22 @@
-"""Writing class files: :class:`~.model.ClassFile` -> bytes.
+"""Writing class files: :class:`~.model.ClassFile` -> bytes, and :class:`~.model.CodeAttribute` -> its body.
 
-Inputs: a ClassFile (possibly with appended constants and replaced attributes). Output: the class-file bytes.
-Invariant: a ClassFile read by :func:`~.reader.read_class` and not modified writes back byte-identical.
+Inputs: a ClassFile (possibly with appended constants and replaced attributes); a CodeAttribute (a new one a
+stage built, or one :func:`~.reader.read_code` parsed). Outputs: the class-file bytes; the body of a Code
+attribute (``Attribute.data``). Invariant: what :mod:`.reader` read and nobody modified writes back
+byte-identical. A value that does not fit its field (code of 0 or more than 65535 bytes, more than 65535
+attributes) raises :class:`~.errors.ClassFileError`.
 """
 from __future__ import annotations
 
 import struct
 
 from .errors import ClassFileError
-from .model import Attribute, ClassFile
+from .model import Attribute, ClassFile, CodeAttribute
 
 _MEMBER = struct.Struct(">HHH")
 _NAME_LEN = struct.Struct(">HI")
+_CODE_HEADER = struct.Struct(">HHI")  # max_stack, max_locals, code_length
+_EXCEPTION = struct.Struct(">HHHH")  # start_pc, end_pc, handler_pc, catch_type
 
 
 def write_attributes(attributes: list[Attribute]) -> bytes:
@@ -21,6 +26,17 @@ def write_attributes(attributes: list[Attribute]) -> bytes:
     for a in attributes:
         parts.append(_NAME_LEN.pack(a.name_index, len(a.data)))
         parts.append(a.data)
+    return b"".join(parts)
+
+
+def write_code(code: CodeAttribute) -> bytes:
+    """The body of a Code attribute."""
+    if not 0 < len(code.code) < 65536:
+        raise ClassFileError(f"method code is {len(code.code)} bytes (must be 1..65535)")
+    parts = [_CODE_HEADER.pack(code.max_stack, code.max_locals, len(code.code)), code.code,
+             len(code.exception_table).to_bytes(2, "big")]
+    parts.extend(_EXCEPTION.pack(x.start, x.end, x.handler, x.catch_type) for x in code.exception_table)
+    parts.append(write_attributes(code.attributes))
     return b"".join(parts)
 
 

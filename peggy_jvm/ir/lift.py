@@ -30,6 +30,7 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.errors import ClassFileError, UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.model import Access, ClassFile, CodeAttribute, MethodInfo
+from ..classfile.reader import read_code, read_instructions
 from ..semantics import static_read_is_pure
 from .subroutines import has_subroutines, inline_subroutines
 from .nodes import (DOUBLE, FLOAT, INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap,
@@ -702,9 +703,9 @@ def lift_method(cf: ClassFile, method: MethodInfo, hierarchy: ClassHierarchy | N
         attr = method.code_attribute()
         if attr is None:
             raise LiftError(f"{method.name}{method.descriptor} has no code")
-        code = CodeAttribute.parse(attr.data, cf.pool)
+        code = read_code(attr.data, cf.pool)
     if insns is None:
-        insns = code.instructions()
+        insns = read_instructions(code)
     if has_subroutines(insns):
         try:
             insns, table, new_code = inline_subroutines(insns, len(code.code), code.exception_table)

@@ -63,7 +63,8 @@ from ..classfile.constpool import ConstantPool
 from ..classfile.errors import UnsupportedCodeError
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.bytecode import Instruction
-from ..classfile.model import Attribute, ClassFile, CodeAttribute, ExceptionEntry, MethodInfo
+from ..classfile.model import Attribute, ClassFile, ExceptionEntry, MethodInfo
+from ..classfile.reader import read_code, read_instructions
 from ..classfile.recode import build_code_attribute
 from .coalesce import interference
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
@@ -120,6 +121,8 @@ class _Lowerer:
         self.cf = cf
         self.pool: ConstantPool = cf.pool
         self.ir = ir
+        # --goal size: slots by use alone (no original local's slot kept for the interpreter's sake)
+        self.for_size = False
         self.items: list[Insn | Label] = []
         self.labels = {bid: Label(f"B{bid}") for bid in ir.blocks}
         self.slots: dict[int, int] = {}
@@ -210,7 +213,7 @@ class _Lowerer:
         # the same loop ran 17-28% slower under -Xint in BenchKernels.trisolv)
         def carried(vid: int) -> int | None:
             c = by_id[vid].carries
-            return c.slot if c is not None and c.slot >= base else None
+            return c.slot if c is not None and c.slot >= base and not self.for_size else None
 
         order = sorted(shared, key=lambda v: (carried(v) is None, -weight[v], v))
         for vid in order:
@@ -1015,6 +1018,57 @@ def _dup2_pairs(items: list, origin_of: dict[int, tuple[Insn, int]] | None = Non
             k += 1
 
 
+_LOAD_OF_STORE = {_STORE[k]: _LOAD[k] for k in _STORE}
+_TWO_WORD_STORES = frozenset({op.LSTORE, op.DSTORE})
+
+
+def _size_peepholes(items: list, origin_of: dict[int, tuple[Insn, int]],
+                    carried_stores: dict[int, tuple[Insn, int]]) -> None:
+    """``--goal size``'s rewrites of the instruction list (no label between the instructions they touch, so no
+    jump lands inside): ``store n; load n`` (k loads) becomes ``dup``/``dup2`` k times and the store (a
+    ``dup`` is one byte, a load one or two); then a store into a slot no instruction ever reads (no load, no
+    ``iinc``) is dead: dropped with the ``dup`` before it, else replaced by a ``pop``/``pop2``. A store of a
+    variable that carries an original local is kept (its local-variable entry is placed by it). Same values on
+    the stack and in every slot that is read, never more bytes."""
+    k = 0
+    while k < len(items):
+        x = items[k]
+        if isinstance(x, Insn) and x.opcode in _LOAD_OF_STORE:
+            load, j = _LOAD_OF_STORE[x.opcode], k + 1
+            while j < len(items) and isinstance(items[j], Insn) and items[j].opcode == load \
+                    and items[j].arg == x.arg:
+                j += 1
+            if j > k + 1:
+                dups = []
+                for y in items[k + 1:j]:
+                    d = Insn(op.DUP2 if x.opcode in _TWO_WORD_STORES else op.DUP)
+                    found = origin_of.get(id(y))
+                    if found is not None and found[0] is y:
+                        origin_of[id(d)] = (d, found[1])
+                    dups.append(d)
+                items[k:j] = [*dups, x]
+                k += len(dups)
+        k += 1
+    read: set[int] = set()
+    for x in items:
+        if isinstance(x, Insn) and (x.opcode in _LOAD.values() or x.opcode == op.IINC):
+            read.add(x.arg)
+            if x.opcode in (op.LLOAD, op.DLOAD):
+                read.add(x.arg + 1)
+    out: list = []
+    for x in items:
+        if isinstance(x, Insn) and x.opcode in _LOAD_OF_STORE and x.arg not in read \
+                and not (x.opcode in _TWO_WORD_STORES and x.arg + 1 in read) and id(x) not in carried_stores:
+            dup, pop = (op.DUP2, op.POP2) if x.opcode in _TWO_WORD_STORES else (op.DUP, op.POP)
+            if out and isinstance(out[-1], Insn) and out[-1].opcode == dup:
+                out.pop()
+            else:
+                out.append(Insn(pop))
+            continue
+        out.append(x)
+    items[:] = out
+
+
 LocalEntry = LocalVariableEntry | LocalVariableTypeEntry
 
 
@@ -1054,12 +1108,14 @@ def remap_local_entries(entries: list[LocalEntry], widths: list[int], segments: 
 
 
 def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: ClassHierarchy | None,
-                 lines: LineNumberTable | None = None) -> bytes:
+                 lines: LineNumberTable | None = None, for_size: bool = False) -> bytes:
     """The Code attribute body for ``ir``, to replace ``method``'s code in ``cf``. ``lines`` is the original
     LineNumberTable (statement origins are bytecode offsets of the original code); the new code gets one. The
     local-variable tables are read from ``method``'s (original) Code attribute and remapped where they stay
-    true."""
+    true. ``for_size`` (``--goal size``): the most used variables in the lowest slots whatever local they carry,
+    and :func:`_size_peepholes`."""
     lw = _Lowerer(cf, ir)
+    lw.for_size = for_size
     if lines is not None:
         pairs = sorted((e.start_pc, e.line_number) for e in lines.entries)
         lw.line_starts = [pc for pc, _ in pairs]
@@ -1067,6 +1123,8 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
     lw.lower()
     handlers = lw.handlers()
     _dup2_pairs(lw.items, lw.origin_of)
+    if for_size:
+        _size_peepholes(lw.items, lw.origin_of, lw.carried_stores)
     items, origin_marks, store_marks = lw.place_origin_labels()
     asm = assemble(items, handlers)
     attributes = []
@@ -1339,15 +1397,15 @@ def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, asm: Assemble
     attr = method.code_attribute()
     if attr is None:
         return []
-    original = [a for a in CodeAttribute.parse(attr.data, cf.pool).attributes
+    original = [a for a in read_code(attr.data, cf.pool).attributes
                 if a.name in ("LocalVariableTable", "LocalVariableTypeTable")]
     if not original:
         return []
     offsets, code_length = asm.offsets, len(asm.code)
     segments = [(offsets[label], origin) for label, origin in origin_marks]
     stores = [(offsets[label], slot, width) for label, slot, width in store_marks]
-    old_code = CodeAttribute.parse(attr.data, cf.pool)
-    old_insns = old_code.instructions()
+    old_code = read_code(attr.data, cf.pool)
+    old_insns = read_instructions(old_code)
     slot_widths = _faithful_slots(ir, old_insns)
     origin_at = _origins_by_instruction(asm.instructions, segments)
     params = _parameter_slots(ir)

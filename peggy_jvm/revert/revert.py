@@ -11,6 +11,9 @@ How
       input (so every earlier effect is emitted first), then its arguments, then one statement. A value is
       computed once per scope and reused (a scope is a branch arm or a loop iteration), so the round trip alone
       removes common subexpressions, dead code and copies (the PEG has one node per distinct value).
+    * The root's tests: the effects both arms of a test start with (their common sigma) are emitted before the
+      test when the test needs no effect, so they and what follows them are written once; a method that this
+      makes the reverter refuse is reverted again without it.
     * A phi becomes a branch. All phis with the same condition that are wanted at that point are emitted
       together as one branch (branch fusion), their values joined in fresh variables; a phi on sigma first emits
       the effects its two arms share (the sigma where control split), then the condition, then each arm.
@@ -41,7 +44,8 @@ How
     * The code is then put in javac's shape: thetas that only carry a value through an inner loop are that value
       (before generation); afterwards :func:`peggy_jvm.ir.coalesce.coalesce_copies` (copies gone, a loop
       variable updated in place in one variable), tail merging of equal blocks, ``switch`` rebuilt from a chain
-      of equality tests, and a layout where a join follows its predecessors (only back edges jump backward).
+      of equality tests, and a layout where a join follows its predecessors (only back edges jump backward);
+      last, a ``goto`` to a block that only returns or throws becomes that return where it is no longer.
 
 Inputs: a PEG from :func:`peggy_jvm.peg.build.build_peg` (or an extracted one) and the original IR method
 (for its name, descriptor and parameter variables).
@@ -66,6 +70,7 @@ from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE, CarriedLocal, ConstKind
 from ..peg.build import minimize
 from ..peg.graph import PEG, Node
+from ..peg.loops import poly_sigma, pure_loops
 from ..peg.ops import HANDLER_OPS, OPS, Role, T
 from ..semantics import int_bits_to_float, long_bits_to_double
 
@@ -98,8 +103,10 @@ def _zero(t: IRType) -> Const:
 
 
 class _Reverter:
-    def __init__(self, peg: PEG, original: IRMethod) -> None:
+    def __init__(self, peg: PEG, original: IRMethod, result_prefixes: bool = True) -> None:
         self.peg = peg
+        # emit the effects both arms of a result's test start with before the test (gen_result)
+        self.result_prefixes = result_prefixes
         self.nodes = peg.nodes
         self.m = original
         self.variance = peg.variance()
@@ -1198,6 +1205,15 @@ class _Reverter:
             if self.nodes[c].op == "const.b":
                 self.gen_result(node.children[1 if self.nodes[c].attr else 2])
                 return
+            # the effects both arms start with run before the test, once (as for a phi on sigma): otherwise each
+            # arm writes them, and what follows them, again
+            common = _common_suffix(self.result_sigma_chain(node.children[1], {}, {}),
+                                    self.result_sigma_chain(node.children[2], {}, {})) \
+                if self.result_prefixes and not self.effects_needed(c) else ()
+            if common:
+                self.gen_sigma(common[0])
+                if self.cur is None:
+                    return
             t, f = self.new_block(), self.new_block()
             self.gen_cond(c, t, f)
             for blk, k in ((t, 1), (f, 2)):
@@ -1226,6 +1242,24 @@ class _Reverter:
             self.end(Throw(self.gen(v)))
         else:
             raise RevertUnsupported(f"result {node.op}")
+
+    def result_sigma_chain(self, r: int, memo: dict[int, tuple[int, ...]],
+                           results: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
+        """The sigma nodes every path to result ``r`` (a ``return``/``throw`` or a phi of them) passes through,
+        nearest first (:meth:`sigma_chain`; a result computed by a loop: none)."""
+        got = results.get(r)
+        if got is not None:
+            return got
+        node = self.nodes[r]
+        if node.op == "phi":
+            out = _common_suffix(self.result_sigma_chain(node.children[1], memo, results),
+                                 self.result_sigma_chain(node.children[2], memo, results))
+        elif node.op in ("return", "throw"):
+            out = self.sigma_chain(node.children[0], memo)
+        else:
+            out = ()
+        results[r] = out
+        return out
 
     def run(self) -> IRMethod:
         entry = self.new_block()
@@ -1256,6 +1290,8 @@ class _Reverter:
         _switches_from_chains(blocks)
         blocks = _reachable_blocks(blocks, entry_id)
         _values_into_joins(blocks, entry_id, {p.id for p in m.params})
+        if _returns_in_place_of_gotos(blocks):
+            blocks = _reachable_blocks(blocks, entry_id)
         present = {x.id for b in blocks.values() for st in [*b.stmts, b.terminator]
                    for x in [*st.operands(), st.defined()] if isinstance(x, Var)}
         variables = [v for v in self.variables if v.id in present or v in m.params]
@@ -1717,6 +1753,53 @@ def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -
         b.entry_stack = (v,)
 
 
+def _returns_in_place_of_gotos(blocks: dict[int, Block]) -> bool:
+    """A ``goto`` to a block that only returns (or throws) becomes that return: ``return`` is one byte,
+    ``aload_1; areturn`` two, and ``goto`` three; a value a join receives on the stack (``c ? a : b``, see
+    :func:`_values_into_joins`) is returned where it is computed. Done only where the copy is no longer than the
+    jump (a constant pushed in one or two bytes, a variable, nothing) and the jumping block has the returning
+    block's handlers (what the return may throw is caught as before); a block that falls into the returning
+    block (the next one in the layout) keeps falling into it. Runs after layout: blocks are in lowering order.
+    Meaning unchanged: the returning block has no statement, so it reads what the jumping block leaves. True when
+    a jump was replaced."""
+    order = sorted(blocks)
+    after = {bid: nxt for bid, nxt in zip(order, order[1:])}
+    changed = False
+    for bid in order:
+        b = blocks[bid]
+        term = b.terminator
+        if not isinstance(term, Goto) or after.get(bid) == term.target:
+            continue
+        t = blocks[term.target]
+        ret = t.terminator
+        if t.stmts or not isinstance(ret, (Return, Throw)) or t.handlers != b.handlers:
+            continue
+        value = ret.value
+        if t.entry_stack:
+            # the value arrives on the stack: the jumping block computes it last, into the join's variable
+            if t.entry_stack != (value,) or not b.stmts or not isinstance(b.stmts[-1], Copy) \
+                    or b.stmts[-1].dst is not value:
+                continue
+            value = b.stmts.pop().src
+        elif not _short_operand(value):
+            continue
+        b.terminator = type(ret)(value, origin=ret.origin)
+        changed = True
+    return changed
+
+
+def _short_operand(x: object) -> bool:
+    """Whether pushing ``x`` takes at most two bytes whatever slot or pool index it gets (a variable in a slot
+    below 256; nothing; null; an int from -128 to 127)."""
+    if x is None or isinstance(x, Var):
+        return True
+    if not isinstance(x, Const) or x.kind is not ConstKind.VALUE:
+        return False
+    if x.type.kind is Kind.REF:
+        return x.value is None
+    return x.type == INT and isinstance(x.value, int) and _push_size(x.value) <= 2
+
+
 def _switch_test(b: Block) -> tuple[Var, int, int, int] | None:
     """(v, key, target when v == key, target otherwise) of a block ending in an int equality test of a
     variable against a constant."""
@@ -1862,7 +1945,13 @@ def revert_peg(peg: PEG, original: IRMethod) -> IRMethod:
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
     try:
-        return _Reverter(_without_passed_through_thetas(peg), original).run()
+        peg = _without_passed_through_thetas(peg)
+        try:
+            return _Reverter(peg, original).run()
+        except RevertUnsupported:
+            # the effects emitted before a result's test can be ones a value phi of an arm needed fused into
+            # their branch (jsoup Attribute.equals): then the arms write them, as they did before
+            return _Reverter(peg, original, result_prefixes=False).run()
     except RecursionError:
         raise RevertUnsupported("PEG too deep for the reverter") from None
     finally:
@@ -1902,7 +1991,7 @@ def _without_passed_through_thetas(peg: PEG) -> PEG:
     while changed:
         changed = False
         for i, n in enumerate(nodes):
-            if n.op == "theta" and i not in alias and follow(n.children[1]) == i and not _poly_sigma(peg, i):
+            if n.op == "theta" and i not in alias and follow(n.children[1]) == i and not poly_sigma(peg, i):
                 alias[i] = n.children[0]
                 changed = True
     if not alias:
@@ -1912,110 +2001,3 @@ def _without_passed_through_thetas(peg: PEG) -> PEG:
                nodes=new_nodes, root=follow_alias(peg.root), param_types=peg.param_types,
                origins=dict(peg.origins), locals=dict(peg.locals))
     return minimize(work)
-
-
-# -- loops off the sigma chain ----------------------------------------------------------------------------------
-# The builder puts every loop on the sigma chain (each loop threads the heap), and the reverter places loops by
-# that chain. Dead-loop deletion (eval-invariant-heap) takes an effect-free loop whose index provably ends off
-# the chain: its values are then read by `eval` nodes only. Such a loop is computed where its value is wanted,
-# like any pure value; that is faithful because it has no effect and ends (running it again, or on a path
-# where the PEG would not evaluate it, changes nothing observable but time). The two facts are checked here
-# on the PEG itself, independently of the e-graph that proved the deletion.
-
-def _int_step(peg: PEG, var: list[frozenset[int]], i: int, loop: int) -> int | None:
-    """+1 or -1 when node ``i`` is ``theta_loop(a, i + step)`` (or ``i - step``) with ``a`` invariant."""
-    n = peg.nodes[i]
-    if n.op != "theta" or n.attr != loop or loop in var[n.children[0]]:
-        return None
-    nxt = peg.nodes[n.children[1]]
-    if nxt.op not in ("add.i", "sub.i"):
-        return None
-    pairs = [(nxt.children[0], nxt.children[1])]
-    if nxt.op == "add.i":
-        pairs.append((nxt.children[1], nxt.children[0]))
-    for x, k in pairs:
-        kn = peg.nodes[k]
-        if x == i and kn.op == "const.i" and kn.attr in (1, -1):
-            return kn.attr if nxt.op == "add.i" else -kn.attr  # type: ignore[operator]
-    return None
-
-
-def _cond_terminates(peg: PEG, var: list[frozenset[int]], c: int, loop: int, depth: int = 0) -> bool:
-    """The loop-``loop`` condition ``c`` is true at some iteration (the PEG form of
-    :func:`peggy_jvm.rules.conditions.cond_terminates`): the constant true; ``guard(s, c')`` / ``or`` with such
-    an operand; ``i >= n``, ``i <= n``, ``i == n`` for a counter stepping by +-1 from an invariant start and an
-    invariant ``n`` (wrap-around makes the counter visit every int, so it meets ``n``)."""
-    if depth > 12:
-        return False
-    n = peg.nodes[c]
-    if n.op == "const.b":
-        return bool(n.attr)
-    if n.op == "guard":
-        return _cond_terminates(peg, var, n.children[1], loop, depth + 1)
-    if n.op == "or":
-        return any(_cond_terminates(peg, var, x, loop, depth + 1) for x in n.children)
-    if n.op in ("ge.i", "le.i", "eq.i"):
-        a, b = n.children
-        return any(loop not in var[bound] and _int_step(peg, var, ctr, loop) is not None
-                   for ctr, bound in ((a, b), (b, a)))
-    return False
-
-
-def pure_loops(peg: PEG, var: list[frozenset[int]] | None = None) -> frozenset[int]:
-    """The ``pass`` nodes whose loop provably ends (its break condition is true at some iteration) and has no
-    effect: nothing that varies in the loop, from the break condition or from a value an ``eval`` reads, is an
-    effect, a sigma or an outcome. Such a loop is a pure computation of its outputs."""
-    var = peg.variance() if var is None else var
-    nodes = peg.nodes
-    readers: dict[int, list[int]] = {}
-    for i, n in enumerate(nodes):
-        if n.op == "eval":
-            readers.setdefault(n.children[1], []).append(n.children[0])
-    out: set[int] = set()
-    for p, n in enumerate(nodes):
-        if n.op != "pass":
-            continue
-        d = n.attr
-        assert isinstance(d, int)
-        if not _cond_terminates(peg, var, n.children[0], d):
-            continue
-        pure = True
-        seen: set[int] = set()
-        stack = [n.children[0], *readers.get(p, ())]
-        while stack and pure:
-            x = stack.pop()
-            if x in seen:
-                continue
-            seen.add(x)
-            if d not in var[x]:
-                continue  # computed before the loop: not part of its iterations
-            spec = OPS[nodes[x].op]
-            if spec.role is Role.EFFECT or spec.output in (T.SIGMA, T.OUTCOME, T.RESULT) or \
-                    (nodes[x].op in ("phi", "theta", "eval") and _poly_sigma(peg, x)):
-                pure = False
-            elif nodes[x].op == "guard":
-                stack.append(nodes[x].children[1])
-                if d in var[nodes[x].children[0]]:
-                    pure = False  # the iteration's own heap: the loop has effects
-            else:
-                stack.extend(nodes[x].children)
-        if pure:
-            out.add(p)
-    return frozenset(out)
-
-
-def _poly_sigma(peg: PEG, n: int) -> bool:
-    """Whether the phi/theta/eval ``n`` carries a heap (its value inputs do)."""
-    seen: set[int] = set()
-    stack = [n]
-    while stack:
-        x = stack.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        node = peg.nodes[x]
-        if node.op in ("phi", "theta", "eval"):
-            stack.extend(node.children[1:] if node.op == "phi" else node.children[:1])
-        elif OPS[node.op].output in (T.SIGMA, T.OUTCOME, T.RESULT):
-            return True
-    return False

@@ -20,6 +20,8 @@ guarded by it never fires wrongly, it only sometimes fails to fire.
                         ``this`` (parameter 0 of an instance method)
 ``accessed(?s, ?a, ?i)`` element ``a[i]`` was read or written successfully earlier on heap ``?s``'s chain
                         (see :func:`accessed_before`), so accessing it again cannot throw
+``read_before(?s, ?a, ?i)`` element ``a[i]`` was read earlier on ``?s``'s chain with only reads, checks and field
+                        writes in between (see :func:`read_before`)
 ``stores($f, "IJ")``    the field / array element attribute stores one of the given descriptor kinds
                         (``I J F D B C S Z``, ``L`` for references and arrays)
 ``same_field($f, $g)``  the two field references are equal (owner, name and descriptor): the same field
@@ -40,7 +42,7 @@ from .attrs import stored_kind
 if TYPE_CHECKING:
     from ..epeg import EPeg
 
-__all__ = ["Predicate", "PREDICATES", "index_terminates", "cond_terminates", "distinct_refs", "nonnull", "accessed_before"]
+__all__ = ["Predicate", "PREDICATES", "index_terminates", "cond_terminates", "distinct_refs", "nonnull", "accessed_before", "read_before"]
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,34 @@ def accessed_before(eg: EPeg, sigma: int, a: int, i: int) -> bool:
                for _e, n in _history(eg, sigma))
 
 
+#: effects an element read's value is looked through by the heap.array.read rules (aload-over-*)
+_LOOKED_THROUGH = ("aload", "arraylength", "getfield", "putfield", "check.zero.i")
+
+
+def read_before(eg: EPeg, sigma: int, a: int, i: int) -> bool:
+    """Element ``a[i]`` was read successfully on heap ``sigma``'s history with only effects in between that an
+    element read's value is looked through (:data:`_LOOKED_THROUGH`): then reading it again cannot throw (as
+    :func:`accessed_before`) and its value is the earlier read's, so a read taken off the sigma chain on this
+    ground always shares its value with one on the chain (an extraction can use it)."""
+    find = eg.find
+    a, i = find(a), find(i)
+    s = find(sigma)
+    for _ in range(64):
+        step = None
+        for op, _a, ch in eg.nodes(s):
+            if op != "rho_sigma":
+                continue
+            for n in eg.nodes(ch[0]):
+                if n[0] == "aload" and find(n[2][1]) == a and find(n[2][2]) == i:
+                    return True
+                if n[0] in _LOOKED_THROUGH and step is None:
+                    step = find(n[2][0])
+        if step is None:
+            return False
+        s = step
+    return False
+
+
 def distinct_refs(eg: EPeg, a: int, b: int) -> bool:
     """Provably different objects: a fresh allocation and a parameter, constant or null; two allocations of
     different classes; or two allocations where one happens after the other on the sigma chain. (Two allocation
@@ -243,6 +273,7 @@ PREDICATES: dict[str, Predicate] = {p.name: p for p in [
     Predicate("distinct", "cc", distinct_refs, deep=True),
     Predicate("nonnull", "c", nonnull, deep=True),
     Predicate("accessed", "ccc", accessed_before, deep=True),
+    Predicate("read_before", "ccc", read_before, deep=True),
     Predicate("differ", "cc", _differ, lambda a, b: a != b),
     Predicate("stores", "av", _stores),
     Predicate("same_field", "aa", lambda _eg, f, g: isinstance(f, FieldRef) and f == g),

@@ -148,7 +148,7 @@ def _optimizer_proof(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHiera
     if seconds < MIN_OPTIMIZER_PROOF_S:
         return None
     from ..budget import DEFAULT_WORK_BUDGET
-    from ..extract.select import safe_rules  # the optimizer's rule policy
+    from ..rules.policy import safe_rules  # the optimizer's rule policy
     limits = DEFAULT_WORK_BUDGET.proof()
     budget = ProofBudget(time_s=seconds, max_nodes=limits.max_nodes, max_iterations=limits.max_iterations,
                          induction_steps=limits.induction_steps)

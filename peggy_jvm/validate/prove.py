@@ -2,7 +2,7 @@
 
 What this module owns
     :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, and try,
-    cheapest first: bisimilar roots (:mod:`peggy_jvm.peg.normalize`: the same graph up to sharing, loops
+    cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
     included), the same after simplifying conditions known inside branches, the same in every case of the branch
     conditions, each also with the loops' phis on their own exit conditions settled; then add both (in both
     forms, each side's two roots merged) to ONE :class:`~peggy_jvm.epeg.EPeg` (identical subterms,
@@ -17,7 +17,7 @@ ProofResult (with the lifted IR of both methods, reused by the counterexample se
 
 Invariants
     * ``proved`` is True only when the code is byte-identical under byte-identical constant pools, the two PEGs'
-      roots are bisimilar (:mod:`peggy_jvm.peg.normalize`; also after both are simplified by the conditions
+      roots are bisimilar (:mod:`.normalize`; also after both are simplified by the conditions
       known in branches or at loop exits, or in every case of their branch conditions), or ``EGraph.equiv``
       holds for the two roots after (or before) saturation.
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
@@ -37,7 +37,7 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
-from ..peg.normalize import (bisimilar, equal_by_cases, joint_pegs, pair_of, settle_exit_phis,
+from .normalize import (bisimilar, equal_by_cases, joint_pegs, pair_of, settle_exit_phis,
                               simplify_known_conditions)
 from ..rules.induction import prove_by_induction
 from .pairing import MethodPair
@@ -118,7 +118,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     normal_forms_until = budget.deadline(time.monotonic(), CASES_SHARE)
     pa = simplify_known_conditions(pa, deadline=normal_forms_until)
     pb = simplify_known_conditions(pb, deadline=normal_forms_until)
-    # loops left where their exit flag is set: the settled PEGs mean the same (peg/normalize.py), but settling
+    # loops left where their exit flag is set: the settled PEGs mean the same (validate/normalize.py), but settling
     # can also part two loops that were alike (one side's theta observed through one pass, the other's not), so
     # both forms are compared, and both go into the e-graph with each side's two roots merged
     sa, sb = settle_exit_phis(pa), settle_exit_phis(pb)

@@ -34,10 +34,10 @@ from __future__ import annotations
 import math
 import time
 
-from .build import minimize
-from .graph import PEG, Node
 from .. import semantics as S
-from .ops import EFFECTS, LOOP_OPS, OPS, Role, T
+from ..peg.build import minimize
+from ..peg.graph import PEG, Node
+from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
 __all__ = ["simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg",
            "joint_pegs", "pair_of"]

@@ -1,4 +1,4 @@
-"""peggy_jvm/peg/normalize.py: conditions known inside branches, and bisimilar roots of two PEGs.
+"""peggy_jvm/validate/normalize.py: conditions known inside branches, and bisimilar roots of two PEGs.
 
 Hand-built PEGs with exact expected shapes: a phi re-testing its enclosing arm's condition (directly, negated,
 deeper down) picks its arm; a phi inside a loop is left alone (other iterations); two copies of one loop are
@@ -7,7 +7,7 @@ bisimilar, a loop with another step or start is not.
 from __future__ import annotations
 
 from peggy_jvm.peg.graph import PEG
-from peggy_jvm.peg.normalize import bisimilar, equal_by_cases, joint_peg, simplify_known_conditions
+from peggy_jvm.validate.normalize import bisimilar, equal_by_cases, joint_peg, simplify_known_conditions
 from peggy_jvm.peg.printer import format_peg
 
 

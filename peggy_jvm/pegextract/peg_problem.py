@@ -14,7 +14,7 @@ Invariants
     * Only classes reachable from the root through some node's children are in the problem; every node of such a
       class is (its children are reachable too).
     * A theta's second child is the only edge that may close a cycle (Tate Def 6.1); every other edge must be
-      acyclic among chosen nodes, which is what ``problem.py`` calls a valid selection.
+      acyclic among chosen nodes, which is what ``extract/problem.py`` calls a valid selection.
     * :func:`selection_to_peg` creates every chosen theta first (:meth:`PEG.new_theta`), then the other nodes
       children first, then closes the thetas (:meth:`PEG.set_theta`); only the chosen reached classes appear.
       It also returns which problem nodes each PEG node stands for (PEG hash-consing may fold two classes whose
@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 from ..codecost import Goal
 from ..epeg import EPeg
+from ..extract.problem import ExtractionProblem, Node, NodeId, Selection
 from ..peg.graph import PEG
 from .cost import loop_depths, max_loop_depth, node_cost
-from .problem import ExtractionProblem, Node, NodeId, Selection
 
 __all__ = ["PegProblem", "build_problem", "selection_to_peg"]
 

@@ -1,0 +1,327 @@
+"""PEG selection for one method: extract the cheapest valid PEG from its saturated E-PEG, or keep the original.
+
+What this module owns
+    :func:`extract_peg` (saturated E-PEG -> PEG and :class:`ExtractReport`), :func:`checkable` (whether the
+    checker can judge any extraction of a PEG at all: the pipeline saturates only then), :func:`make_checker`
+    (the validity checker handed to the MaxSAT driver), :func:`loops_on_sigma`, :func:`effects_on_sigma` and
+    :func:`prefer_original`.
+
+How (DESIGN section 4)
+    1. :func:`.peg_problem.build_problem` makes the extraction problem of what the saturated root reaches,
+       priced by :mod:`.cost`.
+    2. :func:`peggy_jvm.extract.maxsat.solve` extracts within its work budget (work units per solver
+       configuration), with a checker that turns each candidate selection (with the builder's forms preferred
+       among equals, :func:`prefer_original`) into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems`
+       (well-formed, CFG-like), :func:`loops_on_sigma`, :func:`effects_on_sigma` and the phi-profile checker
+       (:mod:`.phi_profile`); a rejection comes back as a blocking clause (the violation's
+       explanation for phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's
+       ``accept`` refuses) and RC2 is called again. Greedy is the fallback when the solver fails.
+    3. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed,
+       or size with ``--goal size``); unless it is strictly cheaper than the original PEG, the ORIGINAL PEG is
+       returned (no churn for nothing).
+
+Inputs: a sealed, well-formed PEG (from :func:`peggy_jvm.peg.build.build_peg`), its saturation
+(:func:`peggy_jvm.saturate.saturate`, or None when :func:`checkable` said no), a work budget, the goal.
+No clock decides anything here: the same PEG, saturation and options give the same result.
+Outputs: a sealed PEG that passed ``check_peg`` and the phi-profile checker (or the input PEG itself) and a report.
+Invariants: the returned PEG is either the input or an extraction that passed every check; ``cost_after <=
+cost_before`` always, and ``<`` whenever the PEG changed.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..codecost import Goal
+from ..epeg import EPeg
+from ..extract import maxsat
+from ..extract.greedy import greedy_extract
+from ..extract.problem import ExtractionProblem, Selection, evaluate_selection
+from ..peg.check import _kinds, peg_problems
+from ..peg.graph import PEG
+from ..peg.loops import pure_loops
+from ..peg.ops import OPS, Role, T
+from ..saturate import Saturation
+from .cost import peg_cost
+from .peg_problem import PegProblem, build_problem, class_number, selection_to_peg
+from .phi_profile import Effort, Profiles, effect_profiles, find_violation
+
+__all__ = ["Acceptance", "ExtractReport", "checkable", "effects_on_sigma", "extract_peg", "make_checker",
+           "loops_on_sigma", "prefer_original"]
+
+#: a later stage's test of a checked candidate PEG: why it cannot take it, or None
+Acceptance = Callable[[PEG], "str | None"]
+
+
+@dataclass
+class ExtractReport:
+    #: "optimal (proved)" | "best found" | "greedy" | "original" (nothing cheaper passed the checks)
+    status: str
+    cost_before: float
+    cost_after: float
+    time_ms: dict[str, float] = field(default_factory=dict)
+    saturation: str = ""
+    blocks: int = 0
+    notes: list[str] = field(default_factory=list)
+    #: the E-PEG's size after saturation (the whole e-graph); None when the method was not saturated
+    epeg_nodes: int | None = None
+    epeg_classes: int | None = None
+    #: the e-nodes the returned extraction chose (problem node ids ``c<class>.<k>``: the k-th node of the class);
+    #: empty when the original PEG is returned
+    selected: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.status != "original"
+
+    def describe(self) -> str:
+        """``status, cost before -> after; notes`` (``show --epeg --extracted``, ``--html``)."""
+        return (f"{self.status}, cost {self.cost_before:g} -> {self.cost_after:g}"
+                + "".join(f"; {n}" for n in self.notes))
+
+
+def loops_on_sigma(peg: PEG) -> list[str]:
+    """Every loop (``pass`` node) the root reaches must be read by an ``eval`` of a sigma, as in every PEG the
+    builder makes (each loop threads the heap), or be a pure loop (:func:`peggy_jvm.peg.loops.pure_loops`:
+    no effect, and its break condition provably becomes true), which the reverter computes where its values are
+    wanted. Dead-loop deletion makes the latter; any other loop off the sigma chain could hide a
+    non-termination the method must keep, so such a PEG is refused (problems as strings)."""
+    reached = peg.reachable()
+    kinds = _kinds(peg)
+    passes = {n for n in reached if peg.nodes[n].op == "pass"}
+    on_sigma = {peg.nodes[n].children[1] for n in reached
+                if peg.nodes[n].op == "eval" and kinds[peg.nodes[n].children[0]] is T.SIGMA}
+    off = passes - on_sigma
+    if off:
+        off -= pure_loops(peg)
+    return [f"n{p}: pass[{peg.nodes[p].attr}] is not on the sigma chain" for p in sorted(off)]
+
+
+def effects_on_sigma(peg: PEG) -> list[str]:
+    """Every effect the root reaches must be on the sigma chain (its heap read by a ``rho_sigma``, or a
+    ``rho_esigma`` in a handler). Heap rules take a read that cannot throw off the chain (``aload-read-heap``;
+    with user rules or ``--rules +heap.array`` also ``aload-accessed-heap``), and the reverter emits an effect
+    where its value is first wanted: after a later write of the same element that would read the new value
+    (tests/test_heapreads.py, ``offChain``). Such a read can only be extracted when its value is shared with a
+    read on the chain (problems as strings)."""
+    return [f"n{n}: {peg.nodes[n].op} is not on the sigma chain" for n in _off_chain(peg)]
+
+
+_LINEAR = ("rho_sigma", "rho_esigma")
+
+
+def _off_chain(peg: PEG) -> list[int]:
+    """The effects the root reaches whose heap no projection the root reaches reads."""
+    reached = peg.reachable()
+    linear = {peg.nodes[n].children[0] for n in reached if peg.nodes[n].op in _LINEAR}
+    return [n for n in sorted(reached) if OPS[peg.nodes[n].op].role is Role.EFFECT and n not in linear]
+
+
+def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], new: PEG, back: dict[int, list],
+                   pp: PegProblem) -> None:
+    """Give each effect of the extracted PEG the bytecode offset of an original effect in its e-class (the
+    first, by node id), or in the class it was copied from (``copies``: loop peeling): the rewritten code's line
+    numbers; and each theta the local of an original theta in its e-class (``PEG.locals``). Debug information
+    only."""
+    by_class: dict[str, int] = {}
+    for n, off in sorted(peg.origins.items()):
+        if n in class_of:
+            by_class.setdefault(class_of[n], off)
+    nodes = pp.problem.nodes
+    for n, ids in back.items():
+        if ids and OPS[new.nodes[n].op].role is Role.EFFECT:
+            c = nodes[ids[0]].eclass
+            off = by_class.get(c)
+            if off is None and c in copies:
+                off = by_class.get(copies[c])
+            if off is not None:
+                new.origins[n] = off
+    # a theta equal to an original one (same e-class, not a copy: a peeled loop's thetas are shifted) carries
+    # the same local: its loop runs the same iterations with the same values
+    local_of: dict[str, tuple[int, int]] = {}
+    for n, local in sorted(peg.locals.items()):
+        if n in class_of:
+            local_of.setdefault(class_of[n], local)
+    for n, ids in back.items():
+        if ids and new.nodes[n].op == "theta" and nodes[ids[0]].eclass in local_of:
+            new.locals[n] = local_of[nodes[ids[0]].eclass]
+
+
+def original_nodes(pp: PegProblem, peg: PEG, eg: EPeg, mapping: dict[int, int]) -> frozenset[str]:
+    """The problem nodes that are nodes of the builder's PEG ``peg`` (same operator, attribute and child
+    classes)."""
+    find = eg.find
+    wanted = {(f"c{find(mapping[n])}", node.op, node.attr, tuple(f"c{find(mapping[c])}" for c in node.children))
+              for n, node in enumerate(peg.nodes) if n in mapping}
+    return frozenset(nid for nid, (op, attr, kids) in pp.enodes.items()
+                     if (pp.problem.nodes[nid].eclass, op, attr, tuple(f"c{k}" for k in kids)) in wanted)
+
+
+def prefer_original(pp: PegProblem, sel: Selection, original: frozenset[str]) -> Selection:
+    """``sel`` with each chosen node that is not the builder's replaced by a builder's node of its class with the
+    same cost and the same child classes in another order (``x * y`` for ``y * x``, ``i >= n`` for ``n <= i``):
+    the same classes are reached through the same edges, so validity and cost are unchanged, but ties between
+    equal-cost forms go to the order javac wrote (effects' values used in the order they were loaded stay on
+    the operand stack). A pure function of the selection."""
+    nodes = pp.problem.nodes
+    out = dict(sel.choices)
+    for c, nid in sel.choices.items():
+        n = nodes.get(nid)
+        if n is None or nid in original or n.may_close:
+            continue
+        key = sorted(n.children)
+        for alt in pp.problem.classes.get(c, ()):
+            a = nodes[alt]
+            if alt in original and not a.may_close and a.cost == n.cost and sorted(a.children) == key:
+                out[c] = alt
+                break
+    return Selection(out)
+
+
+def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept: Acceptance | None = None,
+              effort: Effort | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int], list[int]]:
+    """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection, the
+    effects off the sigma chain when that is why)."""
+    try:
+        peg, back = selection_to_peg(pp, sel)
+    except ValueError as e:
+        return None, {}, str(e), frozenset(), []
+    bad = peg_problems(peg) or loops_on_sigma(peg)
+    off = [] if bad else _off_chain(peg)
+    if bad or off:
+        bad = bad or effects_on_sigma(peg)
+        return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes))), off
+    nodes = pp.problem.nodes
+    v = find_violation(peg, key=lambda n: class_number(nodes[back[n][0]].eclass), baseline=baseline,
+                       effort=effort)
+    if v is not None:
+        return peg, back, v.reason, v.explanation, []
+    why = accept(peg) if accept is not None else None
+    if why is not None:
+        return peg, back, why, frozenset(range(len(peg.nodes))), []
+    return peg, back, None, frozenset(), []
+
+
+#: the checker's work budget for one extraction: phi-profile route-step comparisons
+#: (:class:`.phi_profile.Effort`) over all its calls, and calls (each also builds a PEG and asks the caller's
+#: ``accept``, the reverter)
+CHECK_WORK = 4_000_000
+MAX_CHECKS = 40
+
+
+def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Acceptance | None = None,
+                 work: int = CHECK_WORK, max_checks: int = MAX_CHECKS,
+                 original: frozenset[str] = frozenset()) -> maxsat.Checker:
+    """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
+    function of the selections it is asked about, in order: after ``max_checks`` calls, or once the
+    phi-profiles have used ``work`` step comparisons, it raises :class:`maxsat.OutOfWork` (the solver stops
+    with what it accepted so far). Work, not time, so the blocking loop gives the same answers on every run."""
+    effort = Effort(work)
+    calls = 0
+    # per effect class, the problem nodes that read its heap: an effect off the chain is blocked by "not this
+    # effect, or one of these", which every selection putting it on the chain satisfies (a selection at a time
+    # would spend the checker's calls on each read the heap rules took off the chain)
+    linear_of: dict[str, list[str]] = {}
+    for nid, (op, _attr, kids) in pp.enodes.items():
+        if op in _LINEAR:
+            linear_of.setdefault(f"c{kids[0]}", []).append(nid)
+
+    def checker(problem: ExtractionProblem, sel: Selection) -> list[maxsat.NodeClause]:
+        nonlocal calls
+        calls += 1
+        if calls > max_checks or effort.spent_out:
+            raise maxsat.OutOfWork(f"checker: {max_checks} checks or {work} comparisons")
+        report = evaluate_selection(problem, sel)
+        reached = set(report.reached_nodes(sel))
+        # what is checked is the selection with the builder's forms preferred (the one extraction returns); it
+        # is a function of each class's node, so blaming the solver's node of the same class blocks the cause
+        _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline, accept, effort)
+        if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
+            raise maxsat.OutOfWork(f"checker: {work} comparisons")
+        if why is None:
+            return []
+        nodes = problem.nodes
+        off_classes = sorted({nodes[back[n][0]].eclass for n in off if back.get(n)})
+        if off_classes:
+            return [((sel.choices[c], False), *((r, True) for r in sorted(linear_of.get(c, ()))))
+                    for c in off_classes]
+        blamed = {sel.choices[nodes[nid].eclass] for p in explain for nid in back.get(p, ())}
+        blocked = sorted(blamed & reached) or sorted(reached)
+        return [tuple((nid, False) for nid in blocked)]
+
+    return checker
+
+
+def checkable(peg: PEG) -> bool:
+    """Whether the phi-profile checker can judge extractions of ``peg`` at all: the original's own profiles
+    stay within the checker's work limits. When they do not, no extraction could be accepted, and the pipeline
+    does not saturate (the profiles can take far longer than saturation: pairwise pruning of routes)."""
+    return all(v is not None for v in effect_profiles(peg).values())
+
+
+def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFAULT_WORK,
+                configs: Sequence[maxsat.SolverConfig] | None = None, accept: Acceptance | None = None,
+                goal: Goal = Goal.SPEED) -> tuple[PEG, ExtractReport]:
+    """Extract from ``sat``, the saturation of ``peg``, with ``work`` units per solver configuration; returns
+    the cheaper checked PEG, or ``peg`` itself, and the report. ``sat`` None: ``peg`` was not saturated because
+    :func:`checkable` said no (the original is returned, that reason in the report). ``accept``: the caller's
+    own test of a candidate that passed the checks (the reverter's limits, for the pipeline), a rejection
+    blocking that selection like a malformed one. The result is a function of the arguments only."""
+    times: dict[str, float] = {}
+    clock = time.perf_counter  # for the report only
+    before = peg_cost(peg, goal)
+    if sat is None:
+        return peg, ExtractReport("original", before, before, times, "",
+                                  notes=["phi-profiles of the original PEG too large to check extractions"])
+    eg, mapping, root, run = sat.egraph, sat.mapping, sat.root, sat.run
+    size = {"epeg_nodes": eg.node_count, "epeg_classes": eg.class_count}
+    if not run.fired():  # nothing was proved equal: the only selection is the original PEG
+        return peg, ExtractReport("original", before, before, times, str(run), notes=["no rule fired"], **size)
+    t1 = clock()
+    pp = build_problem(eg, root, peg, goal)
+    times["problem"] = (clock() - t1) * 1000
+    t2 = clock()
+    baseline = effect_profiles(peg, key=lambda n: eg.find(mapping[n]))
+    original = original_nodes(pp, peg, eg, mapping)
+    checker = make_checker(pp, baseline, accept, original=original)
+    notes: list[str] = []
+    status, sel, blocks = "original", None, 0
+    try:
+        res = maxsat.solve(pp.problem, work=work, checker=checker,
+                           configs=maxsat.DEFAULT_CONFIGS if configs is None else configs)
+        notes.extend(res.notes)
+        blocks = res.blocks
+        if res.selection is not None:
+            sel = res.selection
+            status = {maxsat.Status.OPTIMAL: "optimal (proved)", maxsat.Status.BEST_FOUND: "best found",
+                      maxsat.Status.GREEDY: "greedy"}[res.status]
+    except Exception as e:  # the solver is an optimization: greedy, checked the same way, is the fallback
+        notes.append(f"solver failed ({type(e).__name__}: {e}); greedy")
+        try:
+            g = greedy_extract(pp.problem)
+            if not checker(pp.problem, g.selection):
+                sel, status = g.selection, "greedy"
+        except Exception as e2:
+            notes.append(f"greedy failed ({type(e2).__name__}: {e2})")
+    times["extract"] = (clock() - t2) * 1000
+    report = ExtractReport("original", before, before, times, str(run), blocks, notes, **size)
+    if sel is None:
+        report.notes.append("no selection passed the checks")
+        return peg, report
+    # checked again here, whatever the solver said
+    sel = prefer_original(pp, sel, original)
+    new, back, why, _, _ = _problems(pp, sel, baseline, accept)
+    if new is None or why is not None:
+        report.notes.append(f"extracted PEG rejected: {why}")
+        return peg, report
+    class_of = {n: f"c{eg.find(c)}" for n, c in mapping.items()}
+    copies = {f"c{eg.find(c)}": f"c{eg.find(o)}" for c, o in eg.info.copied_from.items()}
+    _carry_origins(peg, class_of, copies, new, back, pp)
+    after = peg_cost(new, goal)
+    if after >= before:
+        report.notes.append(f"no gain ({status}: {after:g} >= {before:g})")
+        return peg, report
+    report.status, report.cost_after = status, after
+    report.selected = evaluate_selection(pp.problem, sel).reached_nodes(sel)
+    return new, report

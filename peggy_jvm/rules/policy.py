@@ -1,0 +1,200 @@
+"""The optimizer's rule policy: which rules the full stage saturates with, and which the self-check trusts.
+
+What this module owns
+    :data:`SAFE_GROUPS` (the rule groups the ``full`` stage saturates with, and why each is sound: the comment
+    above it), :func:`safe_rules` (their active rewrites), :class:`RuleOptions` (the user's say:
+    ``optimize --axioms/--no-default-axioms/--rules``), :func:`load_rule_options`, :func:`optimizer_rules` (the
+    rules saturation runs) and :func:`proof_rules` (the rules the self-check proves with).
+
+User rules
+    The user's axiom files join the safe groups: every group they define (unless its ``group`` line says
+    ``off``) is on, then ``--rules`` switches apply in order. The self-check (``validate.selfcheck``) proves
+    every rewrite with :func:`proof_rules`: the default safe rules (whatever ``--rules`` switched) plus only
+    those active user rules that the soundness checker (rules/check.py) evaluates and finds sound, the same
+    evidence the default value rules rest on. The proof's trust comes from these verdicts, not from the command
+    line having refused anything: a user rule found unsound, or one the checker cannot evaluate (exempt: loops,
+    heap, effects), only steers the search and never vouches for its own rewrite (docs/axioms.md, "Your own
+    axioms"). Loading and the verdicts are cached per options value (:func:`load_rule_options`), so each
+    process parses, compiles and fuzzes once.
+
+Inputs: the bundled axioms (package data), the user's axiom files and switches. Outputs: lists of rewrites.
+Invariants: the same options give the same rewrites in the same order in every process; :func:`proof_rules`
+never holds a user rule the soundness checker did not find sound.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..egraph.runner import Rewrite
+from . import check as rule_check
+from .check import CheckResult
+from .compile import compile_rule
+from .library import RuleSet, axiom_files, default_axiom_dir, default_rules, load_rules, parse_axiom_files
+from .syntax import RuleAST
+
+__all__ = ["safe_rules", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES", "RuleOptions", "UserRule",
+           "load_rule_options", "optimizer_rules", "proof_rules"]
+
+# The rule groups the full stage saturates with, while the validator (issue 7) cannot check its output.
+# Fuzzer-checked (tests/test_axioms_sound.py instantiates every rule on Java edge values, bit-exact):
+#   arith.int, arith.long, arith.float, arith.double, bits.int, bits.long, logic, compare.int, compare.cmp,
+#   convert, peg.phi, peg.distrib.phi: pure operators (total functions of their inputs; phi is pointwise).
+#   peg.phi.cond (conditional constant folding: in the arm of phi(x == k, ..) x is k) and peg.phi.factor (an
+#   operand both arms share taken out of the phi) are fuzzer-checked the same way, every %f instance included.
+# Built-in rules (code): fold (folds with OPS[op].fn, the same semantics the JVM is tested against, never a
+#   division by zero); arith.shift (x * 2^k == x << k is exact in two's complement; a constant shift count c
+#   equals c & 31 / c & 63 by the JVM's definition of shifts).
+# Exempt from the fuzzer, argued here:
+#   peg.distrib.eval: eval_l picks one iteration of a sequence; a pure operator applied pointwise commutes with
+#     picking (eval(f(a, b), i) = f(eval(a, i), eval(b, i))), and so does phi. Pure operators never throw
+#     (div.i/rem.i only ever see a divisor checked by check.zero, an effect that stays on the sigma chain), so
+#     computing them outside the loop changes nothing observable.
+#   peg.loop: Tate's loop axioms by the definitions of theta/eval/pass (eval(theta(a,b),0) = a for invariant a,
+#     eval(theta(a,b),succ i) = eval(b,i), pass(true) = 0, theta(a, itself) = a); eval of an invariant VALUE
+#     keeps the loop itself on the sigma chain (every loop threads sigma; the method's result depends on it), so
+#     non-termination and exceptions of the loop are kept; eval of an invariant SIGMA (dead-loop deletion)
+#     requires terminates(i), which only accepts zero/succ and pass of a condition that is true at some
+#     iteration (constant true, or a +-1 counter reaching an invariant bound, which int wrap-around guarantees);
+#     an invariant sigma means the loop has no effect and no inner loop (inner loops thread the sigma too).
+#     theta-bisimulation merges thetas with equal initial values whose next values are equal by induction
+#     (through loop nests: a cycle of the comparison must make the loop indexes decrease lexicographically).
+#   peg.loop.strength: t*k for t = theta(a, t + c) with invariant k, c is theta(a*k, t*k + c*k) by
+#     distributivity, which holds in Z/2^32 and Z/2^64 (wrap-around); likewise << k (multiplication by 2^(k&31)).
+#   peg.loop.closed: the exit value of a +-1 counter against an invariant bound (it cannot overflow before
+#     reaching the bound); the guarded form may exit earlier on an exception, but then the method ends with it
+#     (handlers are not reverted, see revert.py) and the value is never read. theta-linear (builtin):
+#     s = theta(a, s + c), c invariant, is a + i * c for the counter i = theta(0, i + 1), by induction and
+#     distributivity in Z/2^32; with the exit value of the counter it gives accumulators in closed form.
+#   peg.loop.peel (under the peg.loop prefix): loop peeling, eval(X, pass(C)) = phi(C@0, X@0, eval(X+, pass(C+)))
+#     by the definition of pass (0 when C holds at 0, else one more than in the shifted loop); the first test's
+#     guard is dropped because the loop's heap is selected by the same phi (see rules/peel.py).
+#   heap.array.read, heap.field.read (docs/axioms.md, "Heap reads the optimizer uses"): (a) a read's VALUE over
+#     an effect that cannot change what it reads (a read, a divisor check, a write of another field or of a
+#     field rather than an element; for arraylength any write: lengths are final). If that effect completes
+#     normally the read sees the same heap; a write that throws changes nothing (the JVM checks before it
+#     stores); if it throws, the rewritten node is still on the sigma chain, so the method ends with that
+#     exception, and a handler of it cannot read the later read's value (phi-profiles refuse such a read).
+#     (b) a read taken off the sigma chain (`rho_sigma(E) => s`) only where it cannot throw and its value is
+#     an earlier read's on the chain: the same element read before with only effects in between that (a)
+#     looks through (`read_before`), the same field of the same object just read, the length of a fresh
+#     array; `threw(E) => false` only for an element accessed before or a non-null reference. Extraction
+#     refuses any read off the chain whose value is not shared with one on it (effects_on_sigma: the reverter
+#     would emit it where the value is wanted, maybe after a write of the same place); the chain removals
+#     that keep a value of their own stay out, since no extraction could use them. Reads are never moved
+#     before a loop or a branch by these rules;
+#     the reverter never hoists an effect (revert.hoistable). Tested on the JVM with inputs that throw at
+#     every access (tests/test_heapreads.py).
+# Excluded: effects, java.lang (calls as pure operators); of heap.array and heap.field the value forwarding
+#   through writes of the same place and write-over-write, and read-over-write by `distinct` or `differ`
+#   (docs/axioms.md lists doubts about the exception model and allocation);
+#   compare.ref (distinct/nonnull reason about allocation and the receiver); the groups that are off by default
+#   (sound but they blow up within a per-method budget).
+SAFE_GROUPS: tuple[str, ...] = (
+    "arith.int", "arith.long", "arith.float", "arith.double", "arith.shift", "bits.int", "bits.long", "logic",
+    "compare.int", "compare.cmp", "convert", "fold", "peg.phi", "peg.phi.cond", "peg.phi.factor",
+    "peg.distrib.phi", "peg.distrib.eval",
+    "peg.loop", "peg.loop.strength", "peg.loop.closed", "heap.array.read", "heap.field.read",
+)
+#: sub-groups under the prefixes above that stay off (blow-up, see axioms/*.ax)
+EXCLUDED_SUBGROUPS: tuple[str, ...] = ("arith.int.ac", "arith.long.ac", "peg.distrib.phi.more",
+                                       "peg.distrib.phi.one")
+#: Rules of the safe groups kept off. Dead-loop deletion (eval-invariant-heap: eval of an invariant sigma, given a
+#: terminating index) is on: it takes an effect-free loop off the sigma chain, and the reverter computes such a
+#: loop where its values are wanted (peg.loops.pure_loops re-checks on the extracted PEG itself that the loop has
+#: no effect and ends; :func:`peggy_jvm.pegextract.select.loops_on_sigma` refuses any other loop off the chain).
+EXCLUDED_RULES: tuple[str, ...] = ()
+
+_CACHED_RULES: list[Rewrite] | None = None
+
+
+def _select_safe(rs: RuleSet, extra_groups: Sequence[str] = (), safe: bool = True) -> RuleSet:
+    """``rs`` with exactly the safe groups present in it (none unless ``safe``) and ``extra_groups`` (by exact
+    name, not as prefixes) on, the excluded sub-groups and rules of the safe groups off."""
+    groups = [g for g in SAFE_GROUPS if safe and any(x == g or x.startswith(g + ".") for x in rs.groups)]
+    rs.only(*groups)
+    present = [g for g in EXCLUDED_SUBGROUPS if g in rs.groups]
+    if present:
+        rs.disable(*present)
+    for r in EXCLUDED_RULES:
+        rs.disable(r)
+    for g in extra_groups:  # the user asked for these: on whatever their names
+        rs.groups[g] = True
+    return rs
+
+
+def safe_rules(rules: RuleSet | None = None) -> list[Rewrite]:
+    """The active rewrites of :data:`SAFE_GROUPS` (the default rule set when ``rules`` is None; cached)."""
+    global _CACHED_RULES
+    if rules is None and _CACHED_RULES is not None:
+        return _CACHED_RULES
+    out = _select_safe(rules if rules is not None else default_rules()).active()
+    if rules is None:
+        _CACHED_RULES = out
+    return out
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """The user's say in the full stage's rules. Paths and switches rather than rules, so that it pickles
+    cheaply to the worker processes and keys their cache."""
+    axioms: tuple[Path, ...] = ()  # files or directories of ``*.ax`` files, added to the defaults
+    defaults: bool = True  # False: the bundled axioms are left out and the built-in rules off
+    switches: tuple[str, ...] = ()  # ``+group,-group,...`` strings, applied in order (RuleSet.switch)
+
+    def user_files(self) -> list[Path]:
+        return [f for p in self.axioms for f in axiom_files(p)]
+
+
+@dataclass(frozen=True)
+class UserRule:
+    """One of the user's rules that will run, with the soundness checker's verdict on it."""
+    ast: RuleAST
+    rewrites: tuple[str, ...]  # the names of its rewrites (``NAME``, and ``NAME-rev`` for ``<=>``)
+    check: CheckResult
+
+
+_LOADED: dict[RuleOptions, tuple[RuleSet, list[UserRule]]] = {}
+
+
+def load_rule_options(options: RuleOptions) -> tuple[RuleSet, list[UserRule]]:
+    """The rule set the full stage saturates with under ``options`` (its active rewrites), and each active user
+    rule with the soundness checker's verdict; cached per value. Raises
+    :class:`~peggy_jvm.rules.syntax.AxiomError` (parse, type, duplicate name, non-UTF-8 text: ``file:line:col``),
+    :class:`ValueError` (an unknown name in a switch) and :class:`OSError`."""
+    if options in _LOADED:
+        return _LOADED[options]
+    user_files = options.user_files()
+    parsed = parse_axiom_files(user_files)
+    user_groups = [g for f in parsed for g, on in f.groups.items() if on]
+    files = (axiom_files(default_axiom_dir()) if options.defaults else []) + user_files
+    # the built-in rules are always loaded: without the defaults they are off, for --rules to switch on by name
+    rs = _select_safe(load_rules(files), user_groups, safe=options.defaults)
+    for spec in options.switches:
+        rs.switch(spec)
+    active = {r.name for r in rs.active()}
+    user = []
+    for ast in (a for f in parsed for a in f.rules):
+        names = tuple(rw.name for rw in compile_rule(ast) if rw.name in active)
+        if names:
+            user.append(UserRule(ast, names, rule_check.check_rule(ast)))
+    _LOADED[options] = rs, user
+    return rs, user
+
+
+def optimizer_rules(options: RuleOptions | None = None) -> list[Rewrite]:
+    """:func:`safe_rules`, or the active rules of ``options`` (:func:`load_rule_options`)."""
+    if options is None or options == RuleOptions():
+        return safe_rules()
+    return load_rule_options(options)[0].active()
+
+
+def proof_rules(options: RuleOptions | None = None) -> list[Rewrite]:
+    """What the self-check proves with: :func:`safe_rules`, plus the user's active rules (``options``) that the
+    soundness checker evaluates and finds sound (see the module docstring for why)."""
+    if options is None or not options.axioms:
+        return safe_rules()
+    rs, user = load_rule_options(options)
+    vouched = {n for u in user if u.check.status == "sound" for n in u.rewrites}
+    return safe_rules() + [r for r in rs.active() if r.name in vouched]
