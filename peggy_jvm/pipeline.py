@@ -212,11 +212,12 @@ def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: 
     return extract_peg(peg, sat, work=work.solver_work, accept=revertible(ir), goal=goal)
 
 
-def _revert(peg: PegGraph, ir):
-    """Revert: ``peg`` checked again and scheduled back into IR (``ir``: the method it came from). Raises
-    PegUnsupported, RevertUnsupported."""
+def _revert(peg: PegGraph, ir, goal: Goal = Goal.SPEED):
+    """Revert: ``peg`` checked again and scheduled back into IR (``ir``: the method it came from; returns in
+    place of jumps to a return only for ``--goal size``, see ``revert_peg``). Raises PegUnsupported,
+    RevertUnsupported."""
     check_peg(peg)
-    return revert_peg(peg, ir)
+    return revert_peg(peg, ir, returns_in_place=goal is Goal.SIZE)
 
 
 def _lower(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: ClassHierarchy,
@@ -311,7 +312,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
             # self-check then decide as for any rewrite
             info["round_trip"] = why
         net.check("reverting")
-        ir = _revert(new, ir)
+        ir = _revert(new, ir, goal)
     except (PegUnsupported, RevertUnsupported) as e:
         raise MethodUnchanged(str(e)) from None
     t1 = clock()

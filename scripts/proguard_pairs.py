@@ -3,7 +3,9 @@
 
 For each jar, ProGuard it (intra-method optimizations only, every class and member kept), validate input vs
 output (`peggy_jvm.validate`) and print one table: methods, changed, equivalent / not-equivalent / unknown among
-the changed, the share proved, and the median and p95 time per pair; ``--unknowns N`` lists the commonest reasons.
+the changed, the share proved, the unknown ones proved once the callees they wait for are taken as equivalent
+(``given``: a method calling a pair that is not proved is not proved itself) and the share whose own change is
+proved (``own``), and the median and p95 time per pair; ``--unknowns N`` lists the commonest reasons.
 The default is strict JVM semantics; ``--assume NAME`` (``validate --assume``, e.g. ``strings-by-value``)
 validates under that assumption too and reports both numbers: the pairs proved strictly, and those proved only by
 relying on it (the driver re-checks every proof an assumption took part in with the strict rules alone). The

@@ -12,7 +12,6 @@ import math
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
 from .induction import InductionMemo, prove_by_induction
+from .hoist import LoopHoist
 from .peel import LoopPeel
 from .strings import BuilderAppendReturnsThis, BuilderInitAppend, StringLengthConst
 
@@ -318,5 +319,6 @@ class ThetaLinear:
 
 def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
-            BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), LoopPeel()]
+            BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), LoopPeel(),
+            LoopHoist()]
 

@@ -184,19 +184,33 @@ class LoopPeel:
         self._seen(eg).add(p)
         try:
             copier = _Copier(eg, loop, [cond] + [x for _e, x in evals], self.max_classes)
-            first_cond = _unguarded(eg, copier.at_first(cond))
-            new_pass = eg.add("pass", loop, (copier.after_first(cond),))
+            new_pass, rhs = _split_evals(eg, copier, loop, cond, evals)
             self._done.add(new_pass)
-            rhs = []
-            for e, x in evals:
-                later = eg.add("eval", loop, (copier.after_first(x), new_pass))
-                rhs.append((e, eg.add("phi", None, (first_cond, copier.at_first(x), later))))
         except _NotPeelable:
             return False  # the copies made so far are unused classes: harmless, and the extractor skips them
-        changed = False
-        for e, r in rhs:
-            changed |= eg.union(e, r, Reason(self.name, ("eval", "pass"), (e, p)))
-        return changed
+        return _union_evals(eg, self.name, p, rhs)
+
+
+def _split_evals(eg: EPeg, copier: _Copier, loop: int, cond: int, evals: tuple[tuple[int, int], ...],
+                 guarded: bool = True) -> tuple[int, list[tuple[int, int]]]:
+    """The copied loop's ``pass_l(C')`` and, per ``eval_l(X, P)``, its new form ``phi(C@0, X@0, eval_l(X',
+    pass_l(C')))`` (``X@0`` by ``copier.at_first``, ``X'`` by ``copier.after_first``); without the ``phi`` when
+    not ``guarded`` (an unsound variant tests build)."""
+    first_cond = _unguarded(eg, copier.at_first(cond))
+    new_pass = eg.add("pass", loop, (copier.after_first(cond),))
+    rhs = []
+    for e, x in evals:
+        later = eg.add("eval", loop, (copier.after_first(x), new_pass))
+        rhs.append((e, eg.add("phi", None, (first_cond, copier.at_first(x), later)) if guarded else later))
+    return new_pass, rhs
+
+
+def _union_evals(eg: EPeg, rule: str, p: int, rhs: list[tuple[int, int]]) -> bool:
+    """Each eval of the loop exited at ``p`` merged with its new form."""
+    changed = False
+    for e, r in rhs:
+        changed |= eg.union(e, r, Reason(rule, ("eval", "pass"), (e, p)))
+    return changed
 
 
 def _unguarded(eg: EPeg, cond: int) -> int:

@@ -67,6 +67,13 @@ __all__ = ["safe_rules", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES", 
 #     (handlers are not reverted, see revert.py) and the value is never read. theta-linear (builtin):
 #     s = theta(a, s + c), c invariant, is a + i * c for the counter i = theta(0, i + 1), by induction and
 #     distributivity in Z/2^32; with the exit value of the counter it gives accumulators in closed form.
+#   peg.loop.hoist (under the peg.loop prefix): a loop's FIRST read of invariant operands (a row a[i], a length),
+#     not used by the break test, with nothing on the rest of the iteration's heap chain able to change what it
+#     reads, done once in front of the loop in the arm of its entry test: eval(X, pass(C)) = phi(C@0, X@0,
+#     eval(X~, pass(C~))). A zero-trip loop reads nothing (the phi); otherwise the read IS the first effect of
+#     iteration 0, so it throws exactly where the original's did, and by induction later iterations read the
+#     same place of a heap no chain effect wrote (rules/hoist.py has the argument; docs/axioms.md, "Heap reads
+#     the optimizer uses"; tests/test_hoist.py).
 #   peg.loop.peel (under the peg.loop prefix): loop peeling, eval(X, pass(C)) = phi(C@0, X@0, eval(X+, pass(C+)))
 #     by the definition of pass (0 when C holds at 0, else one more than in the shifted loop); the first test's
 #     guard is dropped because the loop's heap is selected by the same phi (see rules/peel.py).
@@ -83,7 +90,7 @@ __all__ = ["safe_rules", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES", 
 #     refuses any read off the chain whose value is not shared with one on it (effects_on_sigma: the reverter
 #     would emit it where the value is wanted, maybe after a write of the same place); the chain removals
 #     that keep a value of their own stay out, since no extraction could use them. Reads are never moved
-#     before a loop or a branch by these rules;
+#     before a loop or a branch by these rules (only peg.loop.hoist does, under the loop's entry test);
 #     the reverter never hoists an effect (revert.hoistable). Tested on the JVM with inputs that throw at
 #     every access (tests/test_heapreads.py).
 # Excluded: effects, java.lang (calls as pure operators); of heap.array and heap.field the value forwarding

@@ -6,7 +6,8 @@
  * loads both class trees afresh, in two class loaders whose parent is the platform loader, so the two versions
  * never see each other's classes or static state.
  *
- * A call is one line: GROUP \t BUDGET_MS \t ORIG_CLASS \t OPT_CLASS \t NAME \t DESCRIPTOR \t TOKEN ...
+ * A call is one line: GROUP \t BUDGET_MS \t ORIG_CLASS \t OPT_CLASS \t NAME \t DESCRIPTOR \t OPT_DESCRIPTOR \t TOKEN ...
+ * (OPT_DESCRIPTOR: the method's descriptor in OPT, where --map may have renamed the classes it names)
  * GROUP names the method pair the call belongs to; BUDGET_MS is that pair's whole JVM budget, counted from the
  * start of its first call: each run gets at most the smaller of harness.timeout and what is left of it, and a
  * run with nothing left is not started (BUDGET). After a run that timed out (its thread cannot be stopped and
@@ -21,9 +22,11 @@
  * fields: aliasing), P for a plain object (Plain; for an interface parameter a stub implementing it), Q for an
  * object whose toString() returns null (NullString; for an interface a stub whose toString() returns null too).
  *
- * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <ms>.
+ * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <ms>
+ * \t <ms of ORIG's first run> \t <ms of OPT's run> (a run stopped for time: how long it was waited for).
  * ORIG runs twice (fresh loaders each time), so a result that depends on identity hash codes (Object.toString
- * of a generated object, an array printed) shows as ORIG disagreeing with itself. An outcome is "R <value>"
+ * of a generated object, an array printed) shows as ORIG disagreeing with itself. OPT runs even when ORIG's
+ * run timed out (then ORIG does not run again). An outcome is "R <value>"
  * ("R V" for a constructor), "T <exception class>", "TIMEOUT", "BUDGET" (not run: the pair's budget was spent),
  * "SKIPPED" (not run: an earlier run of the call did not finish) or "ERROR <what>", followed by " ;args=" and
  * the arguments' state after the call, for a receiver or a built object ";this=" and its instance fields
@@ -53,9 +56,14 @@ public class Harness {
             long start = System.nanoTime(), budgetNs = Long.parseLong(g[1]) * 1_000_000L;
             long end = ends.computeIfAbsent(g[0], k -> start + budgetNs);
             String[] f = Arrays.copyOfRange(g, 2, g.length);
-            String a = call(orig, f[0], f, end), b = ran(a) ? call(opt, f[1], f, end) : "SKIPPED";
-            String again = ran(b) ? call(orig, f[0], f, end) : "SKIPPED";
-            realOut.println("OUT\t" + a + "\t" + b + "\t" + again + "\t" + (System.nanoTime() - start) / 1_000_000);
+            String a = call(orig, f[0], f[3], f, end);
+            long msA = (System.nanoTime() - start) / 1_000_000, startB = System.nanoTime();
+            // after ORIG timed out OPT still runs: OPT returning where ORIG does not is a difference too
+            String b = ran(a) || a.startsWith("TIMEOUT") ? call(opt, f[1], f[4], f, end) : "SKIPPED";
+            long msB = (System.nanoTime() - startB) / 1_000_000;
+            String again = ran(a) && ran(b) ? call(orig, f[0], f[3], f, end) : "SKIPPED";
+            realOut.println("OUT\t" + a + "\t" + b + "\t" + again + "\t" + (System.nanoTime() - start) / 1_000_000
+                    + "\t" + msA + "\t" + msB);
             if (runaway) break;
         }
         realOut.flush();
@@ -75,7 +83,7 @@ public class Harness {
         return !outcome.startsWith("TIMEOUT") && !outcome.startsWith("BUDGET") && !outcome.startsWith("SKIPPED");
     }
 
-    static String call(URL[] cp, String cls, String[] f, long endNs) {
+    static String call(URL[] cp, String cls, String desc, String[] f, long endNs) {
         long leftMs = Math.min(TIMEOUT_MS, (endNs - System.nanoTime()) / 1_000_000);
         if (leftMs <= 0) return "BUDGET";
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
@@ -87,14 +95,14 @@ public class Harness {
         try {
             URLClassLoader loader = new URLClassLoader(cp, ClassLoader.getPlatformClassLoader());
             c = Class.forName(cls.replace('/', '.'), false, loader);
-            m = find(c, f[2], f[3]);
+            m = find(c, f[2], desc);
             if (m == null) return "ERROR no method";
             m.setAccessible(true);
             Class<?>[] ps = m.getParameterTypes();
             List<Object> vals = new ArrayList<>(); // arguments, then fields: what @K refers to
             args = new Object[ps.length];
             int k = 0;
-            for (int t = 4; t < f.length; t++) {
+            for (int t = 5; t < f.length; t++) {
                 String tok = f[t];
                 if (tok.startsWith("F")) { // a receiver field: F<name>=<token>
                     int eq = tok.indexOf('=');

@@ -32,7 +32,9 @@ counterexample (args as text, both JVM outcomes) or the reason none was confirme
 Invariants
     * The interpreter only chooses which inputs to try: a difference counts ONLY when the JVM shows two different
       outcomes for the same call. An ``ERROR`` (e.g. a VerifyError while linking) or a run stopped or not
-      started for lack of time (``TIMEOUT``, ``BUDGET``, ``SKIPPED``) on either side confirms nothing.
+      started for lack of time (``TIMEOUT``, ``BUDGET``, ``SKIPPED``) on either side confirms nothing, with one
+      exception: a side still running when stopped, :data:`HANG_FACTOR` times as long as the other side took
+      to finish and at least :data:`HANG_FLOOR_MS` (:attr:`JvmOutcomes.runs_on`: non-termination).
     * A pair's JVM runs never take more than what its ``--method-timeout`` left after proof and screen.
     * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call: a
       call whose ORIG outcome differs from itself (identity hash codes, time) confirms nothing.
@@ -522,6 +524,7 @@ class Call:
     shape: Shape = Shape()
     group: int = 0  # the pair the call belongs to: its calls share one JVM budget
     budget_ms: int = 3 * CALL_TIMEOUT_MS  # that pair's whole JVM budget (the same for all calls of a group)
+    opt_descriptor: str = ""  # the method's descriptor in OPT when --map renamed a class it names
 
 
 @dataclass(slots=True)
@@ -530,6 +533,8 @@ class JvmOutcomes:
     opt: str
     orig_again: str = ""  # ORIG's second run: a different outcome means the call is not deterministic
     ms: int = 0  # the call's time in the JVM (its three runs)
+    orig_ms: int = -1  # ORIG's first run and OPT's run (a run stopped for time: how long it ran); -1 unknown
+    opt_ms: int = -1
 
     @property
     def confirms(self) -> bool:
@@ -540,12 +545,29 @@ class JvmOutcomes:
                 and self.orig == self.orig_again)
 
     @property
+    def runs_on(self) -> str | None:
+        """``"ORIG"`` or ``"OPT"``: that side was still running when stopped, at least :data:`HANG_FACTOR` times
+        as long as the other side took to return or throw and at least :data:`HANG_FLOOR_MS` (evidence that it
+        does not terminate on this input); None otherwise."""
+        for name, slow, slow_ms, fast, fast_ms in (("OPT", self.opt, self.opt_ms, self.orig, self.orig_ms),
+                                                   ("ORIG", self.orig, self.orig_ms, self.opt, self.opt_ms)):
+            if (slow.startswith("TIMEOUT") and fast.startswith(("R ", "T ")) and fast_ms >= 0
+                    and slow_ms >= max(HANG_FLOOR_MS, HANG_FACTOR * fast_ms)):
+                return name
+        return None
+
+    @property
     def out_of_time(self) -> bool:
         """Some run of the call did not finish, or did not start, within the pair's budget."""
         return any(o.startswith(NOT_RUN) for o in (self.orig, self.opt, self.orig_again))
 
 
 NOT_RUN = ("TIMEOUT", "BUDGET", "SKIPPED")  # harness outcomes of a run stopped or never started for lack of time
+# one side still running when stopped, the other done: a difference (non-termination) when the running side was
+# waited for at least this many times as long as the other took, and at least this long; with the 2 s cap per run
+# the side that finished took at most 20 ms: far from any pair that is only slower
+HANG_FACTOR = 100
+HANG_FLOOR_MS = 1000
 
 
 class JvmUnavailable(Exception):
@@ -633,7 +655,7 @@ class JvmHarness:
             toks = [encode_arg(p, a) for p, a in zip(params, c.args)]
             toks += [f"F{name}={encode_arg(d, a)}" for (name, d), a in zip(c.shape.fields, c.args[len(params):])]
             lines.append("\t".join([str(c.group), str(c.budget_ms), c.orig_class, c.opt_class, c.name,
-                                    c.descriptor, *toks]))
+                                    c.descriptor, c.opt_descriptor or c.descriptor, *toks]))
         cmd = [self.java, "-Xss8m", f"-Dharness.timeout={CALL_TIMEOUT_MS}", "-cp", str(self.classes), "Harness",
                str(self.dirs[0]), str(self.dirs[1])]
         budgets = {c.group: c.budget_ms for c in calls}
@@ -646,11 +668,11 @@ class JvmHarness:
         answers: list[JvmOutcomes] = []
         for line in stdout.splitlines():
             parts = line.split("\t")
-            if len(parts) == 5 and parts[0] == "OUT":
+            if len(parts) == 7 and parts[0] == "OUT":
                 opt = parts[2]
                 for pattern, old in self.renames:
                     opt = pattern.sub(old, opt)
-                answers.append(JvmOutcomes(parts[1], opt, parts[3], int(parts[4])))
+                answers.append(JvmOutcomes(parts[1], opt, parts[3], int(parts[4]), int(parts[5]), int(parts[6])))
         return answers[:len(calls)]
 
 
@@ -719,6 +741,10 @@ def _returned_float(text: str, ret: str) -> float | None:
 def why_different(params: Sequence[str], args: list, orig: str, opt: str, ret: str) -> str:
     """Why two JVM outcomes that a reader might take for equal are not (exact Java semantics, not ideal
     arithmetic), or "" when it is plain to see."""
+    overflow = "T java/lang/StackOverflowError"
+    for side, o, other in (("ORIG", orig, opt), ("OPT", opt, orig)):
+        if o.startswith(overflow) and other.startswith("R "):
+            return f"{side} overflows the stack where the other returns: its recursion does not end, or goes deeper"
     a, b = _returned_float(orig, ret), _returned_float(opt, ret)
     if a is not None and b is not None and orig.partition(" ;")[0] != opt.partition(" ;")[0]:
         if a == 0 and b == 0:

@@ -5,11 +5,16 @@ What this module owns
     :class:`~.report.ValidationReport`).
 
 How
-    Every pair first goes to :func:`~.prove.prove_pair` with most of its budget (``method_timeout``). Pairs not
+    Pairs are proved callees first (:func:`~.modular.proof_order`), each through a :class:`~.modular.CallView`
+    that reads ORIG's PEG in OPT's names and keeps a call one operator only when its callees' pairs are proved
+    (or, in a recursive component, assumed by the regression-verification rule: :meth:`_Run.prove_component`).
+    Every pair goes to :func:`~.prove.prove_pair` with most of its budget (``method_timeout``; the proofs of
+    a recursive component proved again share it). Pairs not
     proved that :func:`~.counterexample.eligible` accepts are screened in the IR interpreter for the rest of their
     budget; the candidates of all pairs are then confirmed in ONE JVM run (a JVM start costs more than most
-    proofs). A pair with a confirmed difference is ``not-equivalent``; every other unproved pair is ``unknown``
-    with the proof's reason and the search's.
+    proofs). A pair with a confirmed difference (or one side still running far longer than the other took:
+    :attr:`~.counterexample.JvmOutcomes.runs_on`) is ``not-equivalent``; every other unproved pair is
+    ``unknown`` with the proof's reason and the search's. The rows stay in pairing order.
 
 The optimizer's proof, found again
     A pair the default rules do not prove is tried once more the way the optimizer's self-check proves its own
@@ -40,6 +45,7 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..rules.strings import ASSUMPTIONS, assumption_rules
 from . import counterexample as cx
+from .modular import CallView, Component, Key, Program, proof_order
 from .pairing import MethodPair, load_side, nothing_paired, pair_methods
 from .prove import ProofBudget, ProofResult, prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
@@ -91,48 +97,144 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     pending: list[_Pending] = []
     same_bytes = {name for name, data in orig.raw.items()
                   if opt.raw.get(options.class_map.get(name, name)) == data}
-    budget = ProofBudget(time_s=options.method_timeout * PROOF_SHARE)
-    proved = 0
-    for i, pair in enumerate(pairing.pairs):
-        t0 = time.perf_counter()
-        deadline = time.monotonic() + options.method_timeout
-        same = pair.orig_class.name in same_bytes
-        proof, relied = _prove(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, options.explain,
-                               assumptions)
-        if not proof.proved and options.rules is None:
-            again = _optimizer_proof(pair, orig.hierarchy, opt.hierarchy, same, options.explain,
-                                     (deadline - time.monotonic()) * OPTIMIZER_PROOF_SHARE)
-            if again is not None and again.proved:
-                proof, relied = again, []
-        row = PairResult(pair.orig_class.name, pair.orig.name, pair.orig.descriptor,
-                         Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
-                         axioms=proof.axioms if proof.proved else None,
-                         assumptions=relied if assumptions else None)
-        if relied:
-            row.reason += assumption_note(relied)
-        if not proof.proved and not assumptions:
-            row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, budget, same, proof)
-        if not proof.proved and options.counterexamples:
-            interfaces = _interface_params(pair, orig.hierarchy)
-            shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
-            why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
-            if why_not is not None:
-                row.reason += f"; {why_not}"
-            elif proof.orig_ir is None or proof.opt_ir is None:
-                row.reason += "; no IR to search for a counterexample"
-            else:
-                s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
-                              deadline - cx.JVM_SHARE * options.method_timeout, interfaces, shape)
-                pending.append(_Pending(i, pair, proof, s, int((deadline - time.monotonic()) * 1000), shape))
-        row.time_ms = (time.perf_counter() - t0) * 1000
-        report.pairs.append(row)
-        proved += proof.proved
-        if progress is not None:
-            progress(i + 1, len(pairing.pairs), proved)
+    program = Program(pairing.pairs, orig.classes, orig.hierarchy, opt.classes, opt.hierarchy, options.class_map)
+    run = _Run(options, orig.hierarchy, opt.hierarchy, rules, assumptions, program, same_bytes)
+    rows: list[PairResult | None] = [None] * len(pairing.pairs)
+    done = proved = 0
+    for component in proof_order(pairing.pairs, program):
+        proofs = run.prove_component(pairing.pairs, component)
+        for i in component.pairs:
+            pair = pairing.pairs[i]
+            proof, relied, view = proofs[i]
+            t0 = time.perf_counter()
+            deadline = time.monotonic() + options.method_timeout - run.spent[i]
+            row = PairResult(pair.orig_class.name, pair.orig.name, pair.orig.descriptor,
+                             Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
+                             axioms=proof.axioms if proof.proved else None,
+                             assumptions=relied if assumptions else None)
+            if relied:
+                row.reason += assumption_note(relied)
+            if not proof.proved and not assumptions:
+                row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, run.budget(i),
+                                               run.same(pair, view), proof, view)
+            if not proof.proved and options.counterexamples and not run.worth_searching(i):
+                row.reason += "; not searched: no callee it waits for behaved differently in the interpreter"
+            elif not proof.proved and options.counterexamples:
+                interfaces = _interface_params(pair, orig.hierarchy)
+                shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
+                why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
+                if why_not is not None:
+                    row.reason += f"; {why_not}"
+                elif proof.orig_ir is None or proof.opt_ir is None:
+                    row.reason += "; no IR to search for a counterexample"
+                else:
+                    s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
+                                  deadline - cx.JVM_SHARE * options.method_timeout, interfaces, shape)
+                    run.differing[pair.key] = s.differing
+                    pending.append(_Pending(i, pair, proof, s, int((deadline - time.monotonic()) * 1000), shape))
+            row.time_ms = (run.spent[i] + time.perf_counter() - t0) * 1000
+            rows[i] = row
+            done += 1
+            proved += proof.proved
+            if progress is not None:
+                progress(done, len(pairing.pairs), proved)
+    report.pairs = [r for r in rows if r is not None]
     if pending:
         _confirm(report, pending, orig.raw, opt.raw, options.class_map)
     report.seconds = time.perf_counter() - start
     return report
+
+
+#: the reason of an unknown pair proved once its unproved callees are taken as equivalent (they follow)
+GIVEN_CALLEES = "not proved: equivalent if its callees are: "
+#: appended to the reason of a pair proved under the regression-verification rule (docs/validation.md)
+RECURSIVE_NOTE = "; its recursive calls assumed equal: partial equivalence (equal whenever both return or throw)"
+
+
+class _Run:
+    """The proofs of one run, callees first: what is proved so far (``proved``: pair keys a caller may assume),
+    and each pair's time spent proving (``spent``: its screen and JVM runs get the rest of its budget)."""
+
+    def __init__(self, options: ValidateOptions, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list,
+                 assumptions: tuple[str, ...], program: Program, same_bytes: set[str]) -> None:
+        self.options, self.orig_h, self.opt_h, self.rules = options, orig_h, opt_h, rules
+        self.assumptions, self.program, self.same_bytes = assumptions, program, same_bytes
+        self.proved: set[Key] = set()
+        self.spent: dict[int, float] = {}
+        self.waits: dict[int, set[Key]] = {}  # a pair proved given its callees -> the unproved pairs it waits for
+        self.differing: dict[Key, int] = {}  # pair -> inputs its interpreter screen saw behave differently
+
+    def budget(self, i: int) -> ProofBudget:
+        """The proof budget of pair ``i``: its share of ``--method-timeout`` less what its earlier proofs took."""
+        total = self.options.method_timeout * PROOF_SHARE
+        return ProofBudget(time_s=max(MIN_OPTIMIZER_PROOF_S, total - self.spent.get(i, 0.0)))
+
+    def same(self, pair: MethodPair, view: CallView) -> bool:
+        """Byte-identical classes, and every call ORIG's method makes read as OPT's."""
+        return pair.orig_class.name in self.same_bytes and view.calls_assumed(pair)
+
+    def prove_component(self, pairs: list[MethodPair],
+                        component: Component) -> dict[int, tuple[ProofResult, list[str], CallView]]:
+        """Proofs of a component's pairs. A recursive component is proved under the hypothesis that the calls
+        among its pairs are equal (regression verification); a pair not proved under it leaves the hypothesis
+        and the others are proved again without it, until every pair still in it is proved."""
+        hypothesis = {pairs[i].key for i in component.pairs} if component.recursive else set()
+        out: dict[int, tuple[ProofResult, list[str], CallView]] = {}
+        todo = list(component.pairs)
+        while todo:
+            for i in todo:
+                view = CallView(self.program, frozenset(self.proved | hypothesis))
+                t0 = time.perf_counter()
+                out[i] = (*self._prove_one(pairs[i], i, view), view)
+                self.spent[i] = self.spent.get(i, 0.0) + time.perf_counter() - t0
+            failed = {pairs[i].key for i in todo if not out[i][0].proved}
+            if not failed & hypothesis:
+                break
+            hypothesis -= failed
+            todo = [i for i in todo if pairs[i].key in hypothesis]
+        for i in component.pairs:
+            proof, _relied, view = out[i]
+            if proof.proved:
+                self.proved.add(pairs[i].key)
+                if component.recursive:
+                    proof.reason += RECURSIVE_NOTE
+            elif callees := view.unassumed(pairs[i]):
+                self._given_callees(pairs[i], i, proof, callees)
+        return out
+
+    def _given_callees(self, pair: MethodPair, i: int, proof: ProofResult, callees: dict[str, set[Key]]) -> None:
+        """For a pair not proved while some callees are unproved: whether it is proved once they are taken as
+        equivalent (the verdict stays unknown; the reason says so, and which callees it waits for)."""
+        t0 = time.perf_counter()
+        given, _relied = self._prove_one(pair, i, CallView(self.program, None))
+        self.spent[i] = self.spent.get(i, 0.0) + time.perf_counter() - t0
+        if given.proved:
+            names = sorted(callees)
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            proof.reason = f"{GIVEN_CALLEES}{shown} (not proved equivalent)"
+            self.waits[i] = set().union(*callees.values())
+
+    def worth_searching(self, i: int) -> bool:
+        """Whether to search pair ``i`` for a counterexample: always, unless it is proved given its callees;
+        then only when the interpreter saw some callee it waits for behave differently (its difference is a
+        callee's, and a search of every caller of an unproved method costs their whole budgets: jsoup's
+        ProGuard output took 14 times as long)."""
+        return i not in self.waits or any(self.differing.get(k, 0) for k in self.waits[i])
+
+    def _prove_one(self, pair: MethodPair, i: int, view: CallView) -> tuple[ProofResult, list[str]]:
+        """The pair's proof with the default (or given) rules, then the optimizer's, within its budget."""
+        start = time.monotonic()
+        budget = self.budget(i)
+        same = self.same(pair, view)
+        proof, relied = _prove(pair, self.orig_h, self.opt_h, self.rules, budget, same, self.options.explain,
+                               self.assumptions, view)
+        if not proof.proved and self.options.rules is None:
+            left = self.options.method_timeout - self.spent.get(i, 0.0) - (time.monotonic() - start)
+            again = _optimizer_proof(pair, self.orig_h, self.opt_h, same, self.options.explain,
+                                     left * OPTIMIZER_PROOF_SHARE, view)
+            if again is not None and again.proved:
+                proof, relied = again, []
+        return proof, relied
 
 
 #: the part of what is left of a pair's time that the optimizer's proof may take (the rest: the counterexamples)
@@ -142,7 +244,7 @@ MIN_OPTIMIZER_PROOF_S = 0.05
 
 
 def _optimizer_proof(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, same_bytes: bool,
-                     explain: bool, seconds: float) -> ProofResult | None:
+                     explain: bool, seconds: float, view: CallView) -> ProofResult | None:
     """The pair proved the way the optimizer's self-check proves a rewrite (its safe rules, its work limits),
     within ``seconds`` as well; None when there is no time left for it."""
     if seconds < MIN_OPTIMIZER_PROOF_S:
@@ -152,29 +254,33 @@ def _optimizer_proof(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHiera
     limits = DEFAULT_WORK_BUDGET.proof()
     budget = ProofBudget(time_s=seconds, max_nodes=limits.max_nodes, max_iterations=limits.max_iterations,
                          induction_steps=limits.induction_steps)
-    return prove_pair(pair, orig_h, opt_h, safe_rules(), budget, same_class_bytes=same_bytes, explain=explain)
+    return prove_pair(pair, orig_h, opt_h, safe_rules(), budget, same_class_bytes=same_bytes, explain=explain,
+                      view=view)
 
 
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
-           same_bytes: bool, explain: bool, assumptions: tuple[str, ...]) -> tuple[ProofResult, list[str]]:
+           same_bytes: bool, explain: bool, assumptions: tuple[str, ...],
+           view: CallView) -> tuple[ProofResult, list[str]]:
     """The proof of one pair and the assumptions it relied on (see the module docstring)."""
     if not assumptions:
-        return prove_pair(pair, orig_h, opt_h, rules, budget, same_class_bytes=same_bytes, explain=explain), []
+        return prove_pair(pair, orig_h, opt_h, rules, budget, same_class_bytes=same_bytes, explain=explain,
+                          view=view), []
     extra = assumption_rules(assumptions, pair_param_types(pair))
     proof = prove_pair(pair, orig_h, opt_h, list(rules) + extra, budget, same_class_bytes=same_bytes,
-                       explain=explain)
+                       explain=explain, view=view)
     if not any(r.applied for r in extra):
         return proof, []
     if not proof.proved and not _stopped_early(proof.reason):
         return proof, []  # saturated with every strict rule among them: the strict rules alone prove no more
-    strict = prove_pair(pair, orig_h, opt_h, rules, budget, same_class_bytes=same_bytes, explain=explain)
+    strict = prove_pair(pair, orig_h, opt_h, rules, budget, same_class_bytes=same_bytes, explain=explain,
+                        view=view)
     if strict.proved or not proof.proved:
         return strict, []
     return proof, list(assumptions)
 
 
 def _assumption_hint(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list,
-                     budget: ProofBudget, same_bytes: bool, strict: ProofResult) -> str:
+                     budget: ProofBudget, same_bytes: bool, strict: ProofResult, view: CallView) -> str:
     """For a pair the strict rules saturated without a proof that differs in String calls: the assumptions
     under which it IS proved, as a reason suffix (the verdict stays unknown). ProGuard's ``a + b`` ->
     ``a.concat(b)`` is strictly a change (``concat`` may return its receiver, a concatenation never does), and a
@@ -184,7 +290,8 @@ def _assumption_hint(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHiera
     names = []
     for name in ASSUMPTIONS:
         extra = assumption_rules((name,), pair_param_types(pair))
-        if prove_pair(pair, orig_h, opt_h, list(rules) + extra, budget, same_class_bytes=same_bytes).proved:
+        if prove_pair(pair, orig_h, opt_h, list(rules) + extra, budget, same_class_bytes=same_bytes,
+                      view=view).proved:
             names.append(name)
     return assumption_note(names, "proved under") if names else ""
 
@@ -226,7 +333,8 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
             continue
         for args in p.screened.candidates:
             calls.append(cx.Call(p.pair.orig_class.name, p.pair.opt_class.name, p.pair.orig.name,
-                                 p.pair.orig.descriptor, args, shape=p.shape, group=k, budget_ms=p.jvm_budget_ms))
+                                 p.pair.orig.descriptor, args, shape=p.shape, group=k, budget_ms=p.jvm_budget_ms,
+                                 opt_descriptor=p.pair.opt.descriptor))
             owners.append(k)
     answers: list[cx.JvmOutcomes | None] = [None] * len(calls)
     jvm_problem = ""
@@ -247,7 +355,7 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
             unanswered.add(k)
             continue
         report.pairs[pending[k].index].time_ms += ans.ms
-        if k not in found and ans.confirms:
+        if k not in found and (ans.confirms or ans.runs_on):
             found[k] = (call.args, ans)
         elif ans.out_of_time:
             late.setdefault(k, call.args)
@@ -258,11 +366,19 @@ def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, 
             params, ret = parse_method_descriptor(p.pair.orig.descriptor)
             row.verdict = Verdict.NOT_EQUIVALENT
             row.reason = "counterexample confirmed on the JVM"
-            if why := cx.why_different(params, args, ans.orig, ans.opt, ret):
+            shown = {"ORIG": cx.describe_outcome(ans.orig, ret, p.shape),
+                     "OPT": cx.describe_outcome(ans.opt, ret, p.shape)}
+            if slow := ans.runs_on:
+                fast, fast_ms, slow_ms = ("ORIG", ans.orig_ms, ans.opt_ms) if slow == "OPT" else \
+                    ("OPT", ans.opt_ms, ans.orig_ms)
+                shown[slow] = f"still running after {slow_ms} ms (stopped)"
+                row.reason += (f" ({slow} was still running after {slow_ms} ms where {fast} finished in {fast_ms} "
+                               f"ms: it does not terminate on this input, or takes over {cx.HANG_FACTOR} times "
+                               "as long)")
+            elif why := cx.why_different(params, args, ans.orig, ans.opt, ret):
                 row.reason += f" ({why})"
-            row.counterexample = {"args": cx.show_call(params, args, p.shape),
-                                  "orig": cx.describe_outcome(ans.orig, ret, p.shape),
-                                  "opt": cx.describe_outcome(ans.opt, ret, p.shape)}
+            row.counterexample = {"args": cx.show_call(params, args, p.shape), "orig": shown["ORIG"],
+                                  "opt": shown["OPT"]}
             continue
         s = p.screened
         note = f"no difference found on {s.tried} inputs"

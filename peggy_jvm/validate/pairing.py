@@ -3,13 +3,16 @@
 What this module owns
     :class:`Side` (one input read: its classes parsed, its raw class bytes by name, the class hierarchy that
     knows them plus the JDK), :func:`load_side`, :func:`parse_class_map` (``--map OLD=NEW``, dotted or internal
-    names) and :func:`pair_methods` (the method pairs, and what has no partner).
+    names), :func:`rename_class` / :func:`rename_descriptor` (what the map does to one of ORIG's class
+    references: :mod:`.modular` applies them to every reference before the PEGs meet) and :func:`pair_methods`
+    (the method pairs, and what has no partner).
 
 Inputs: two paths (a .class, a .jar or a directory each), the class map. Outputs: :class:`MethodPair` list plus
 the unpaired list. Errors: :class:`~peggy_jvm.archive.InputError` naming the file (and entry) at fault.
 
 Invariants
-    * Classes pair by internal name after the map is applied to ORIG's names; methods by name + descriptor.
+    * Classes pair by internal name after the map is applied to ORIG's names; methods by name + descriptor (with
+      the map applied to ORIG's descriptors: ``Old make()`` pairs with ``New make()``).
     * A method with no code on both sides (abstract, native) is no pair and no verdict: it is counted as skipped.
       Code on one side only is a pair the prover will answer ``unknown``.
     * Order is deterministic: classes by name, methods in ORIG's declaration order.
@@ -19,6 +22,7 @@ Invariants
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,6 +76,24 @@ def parse_class_map(items: tuple[str, ...] | list[str]) -> dict[str, str]:
     return out
 
 
+def rename_class(name: str, class_map: dict[str, str]) -> str:
+    """A class reference of ORIG (an internal name, or an array descriptor as ``anewarray``/``checkcast`` hold
+    it) in OPT's names."""
+    if name.startswith("["):
+        return rename_descriptor(name, class_map)
+    return class_map.get(name, name)
+
+
+_CLASS_IN_DESCRIPTOR = re.compile(r"L([^;]+);")
+
+
+def rename_descriptor(desc: str, class_map: dict[str, str]) -> str:
+    """A field or method descriptor of ORIG with every class ``--map`` renames in OPT's names."""
+    if not class_map or "L" not in desc:
+        return desc
+    return _CLASS_IN_DESCRIPTOR.sub(lambda m: f"L{class_map.get(m.group(1), m.group(1))};", desc)
+
+
 def load_side(path: Path) -> Side:
     """Read and parse every class of one input; a malformed class is an InputError naming the file."""
     inp = read_input(path)
@@ -107,14 +129,14 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str]) -> Pairing:
         targets.add(new_name)
         # fields are not validated, but a field that appeared or went away is worth a line (methods that use it
         # differ as pairs anyway)
-        of = {(f.name, f.descriptor) for f in ocf.fields}
+        of = {(f.name, rename_descriptor(f.descriptor, class_map)): f.descriptor for f in ocf.fields}
         nf = {(f.name, f.descriptor) for f in ncf.fields}
-        result.unpaired.extend(f"only in ORIG: field {old_name}.{n}:{d}" for n, d in sorted(of - nf))
-        result.unpaired.extend(f"only in OPT: field {new_name}.{n}:{d}" for n, d in sorted(nf - of))
+        result.unpaired.extend(f"only in ORIG: field {old_name}.{n}:{of[n, d]}" for n, d in sorted(of.keys() - nf))
+        result.unpaired.extend(f"only in OPT: field {new_name}.{n}:{d}" for n, d in sorted(nf - of.keys()))
         opt_methods = {(m.name, m.descriptor): m for m in ncf.methods}
         seen: set[tuple[str, str]] = set()
         for m in ocf.methods:
-            key = (m.name, m.descriptor)
+            key = (m.name, rename_descriptor(m.descriptor, class_map))  # OLD's own type is NEW's there
             seen.add(key)
             n = opt_methods.get(key)
             if n is None:

@@ -12,7 +12,9 @@ What this module owns
     only one side makes, the usual sign of a library rewrite).
 
 Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a :class:`ProofBudget` (time
-and work, or work only: then the verdict is a function of the inputs alone). Outputs: a
+and work, or work only: then the verdict is a function of the inputs alone), and for ``validate`` a view of
+ORIG's PEG in OPT's names (:class:`~.modular.CallView`: ``--map`` applied, calls to unproved pairs kept apart;
+the optimizer's self-check compares one method with its own rewrite and passes none). Outputs: a
 ProofResult (with the lifted IR of both methods, reused by the counterexample search).
 
 Invariants
@@ -27,6 +29,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy
@@ -40,6 +43,7 @@ from ..peg.graph import PEG
 from .normalize import (bisimilar, equal_by_cases, joint_pegs, pair_of, settle_exit_phis,
                               simplify_known_conditions)
 from ..rules.induction import prove_by_induction
+from .modular import UNPROVED
 from .pairing import MethodPair
 
 
@@ -82,11 +86,19 @@ def _identical(pair: MethodPair, same_pool: bool) -> bool:
     return same_pool and a is not None and b is not None and a.data == b.data
 
 
+#: ORIG's PEG as OPT's references name things (:class:`~.modular.CallView`: ``--map``'s renames, and calls
+#: whose callees are not proved kept apart); None: both sides' references are compared as they are
+OrigView = Callable[[PEG], PEG]
+
+
 def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
-               *, same_class_bytes: bool = False, explain: bool = False) -> ProofResult:
-    """Try to prove the pair equivalent; never raises for a method the stages cannot handle."""
+               *, same_class_bytes: bool = False, explain: bool = False, view: OrigView | None = None,
+               calls_assumed: bool = True) -> ProofResult:
+    """Try to prove the pair equivalent; never raises for a method the stages cannot handle. ``view`` is applied
+    to ORIG's PEG before the two meet; ``calls_assumed`` False (some callee of ORIG's code is not assumed
+    equivalent) turns off the byte-identical shortcut."""
     try:
-        return _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes, explain)
+        return _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view)
     except RecursionError:
         return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
     except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
@@ -94,7 +106,7 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
 
 
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
-           same_class_bytes: bool, explain: bool) -> ProofResult:
+           same_class_bytes: bool, explain: bool, view: OrigView | None) -> ProofResult:
     if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
         side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
         return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
@@ -109,6 +121,8 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         return ProofResult(False, f"cannot lift: {e}")
     try:
         pa, pb = build_peg(a), build_peg(b)
+        if view is not None:
+            pa = view(pa)
     except PegUnsupported as e:
         return ProofResult(False, f"no PEG: {e}", orig_ir=a, opt_ir=b)
     except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
@@ -185,10 +199,19 @@ def _call_difference(pa: PEG, pb: PEG, shown: int = 3) -> str:
     """Which methods one side calls and the other does not: the commonest reason a pair stays unproved is a
     library rewrite no axiom describes (``new StringBuilder().append(s)`` turned into ``s.concat(...)``)."""
     def calls(p: PEG) -> set[str]:
-        return {f"{n.attr.owner}.{n.attr.name}" for n in p.nodes if n.op.startswith("invoke.")
-                and isinstance(n.attr, MethodRef)}
+        refs = [n.attr for n in p.nodes if n.op.startswith("invoke.")]
+        # a constructor run by new (class, constructor) only when its pair is not proved: new StringBuilder()
+        # against s.concat(...) is said by the calls that differ
+        refs += [n.attr[1] for n in p.nodes if n.op == "new" and n.attr[1].name.endswith(UNPROVED)]
+        return {f"{r.owner}.{r.name}" for r in refs if isinstance(r, MethodRef)}
     ca, cb = calls(pa), calls(pb)
     parts = []
+    unproved = sorted(c.removesuffix(UNPROVED) for c in ca if c.endswith(UNPROVED))
+    if unproved:  # read apart from OPT's (modular.CallView): the callee's pair is not proved
+        ca = {c for c in ca if not c.endswith(UNPROVED)}
+        cb -= set(unproved)
+        more = f" and {len(unproved) - shown} more" if len(unproved) > shown else ""
+        parts.append(f"calls whose pair is not proved equivalent: {', '.join(unproved[:shown])}{more}")
     for side, only in (("ORIG", ca - cb), ("OPT", cb - ca)):
         if only:
             names = sorted(only)

@@ -14,8 +14,10 @@ What it owns
     * :func:`changed_methods`: which pairs differ in their code (instructions with constants resolved, so a
       rewritten constant pool alone is not a change).
     * :func:`validate_pair` and :func:`print_table`: ``validate`` of a jar against its ProGuard output as one
-      :class:`Row` (methods, changed, equivalent / not-equivalent / unknown among the changed, share proved,
-      median and p95 time per pair, the commonest reasons); under an assumption (``validate --assume``) the
+      :class:`Row` (methods, changed, equivalent / not-equivalent / unknown among the changed, share proved, the
+      unknown ones proved once the callees they wait for are taken as equivalent (``given``: a method calling a
+      pair that is not proved is not proved itself) and the share whose own change is proved (``own``), median
+      and p95 time per pair, the commonest reasons); under an assumption (``validate --assume``) the
       pairs proved only by relying on it are counted apart.
 
 A missing ProGuard or JDK image, or a ProGuard failure, raises SystemExit with a one-line message.
@@ -164,6 +166,9 @@ class Row:
     not_equivalent: int = 0
     unknown: int = 0
     assumed: int = 0  # equivalent only under --assume (included in ``equivalent``)
+    # unknown, but proved once the callees it waits for (not proved themselves) are taken as equivalent: the
+    # method's own change is proved (validate/driver.py GIVEN_CALLEES)
+    given_callees: int = 0
     median_ms: float = 0.0
     p95_ms: float = 0.0
     proguard_s: float = 0.0
@@ -174,6 +179,11 @@ class Row:
     @property
     def proved_share(self) -> float:
         return self.equivalent / self.changed if self.changed else 1.0
+
+    @property
+    def own_share(self) -> float:
+        """The share of changed methods whose own change is proved: equivalent, or equivalent given callees."""
+        return (self.equivalent + self.given_callees) / self.changed if self.changed else 1.0
 
     @property
     def strict_share(self) -> float:
@@ -189,7 +199,7 @@ def _reason_kind(reason: str) -> str:
 
 
 def validate_pair(name: str, orig: Path, opt: Path, method_timeout: float, assumptions: tuple[str, ...] = ()) -> Row:
-    from peggy_jvm.validate.driver import ValidateOptions, validate_inputs
+    from peggy_jvm.validate.driver import GIVEN_CALLEES, ValidateOptions, validate_inputs
 
     changed = changed_methods(orig, opt)
     t0 = time.perf_counter()
@@ -213,6 +223,7 @@ def validate_pair(name: str, orig: Path, opt: Path, method_timeout: float, assum
                     f"OPT {cx.get('opt')}"] += 1
         else:
             row.unknown += 1
+            row.given_callees += p.reason.startswith(GIVEN_CALLEES)
             reasons[_reason_kind(p.reason)] += 1
     if times:
         times.sort()
@@ -227,6 +238,7 @@ def print_table(rows: list[Row], unknowns: int, assumptions: tuple[str, ...] = (
     add the pairs proved only by relying on the assumption."""
     extra = f"{'+assumed':>9}{'proved*':>9}" if assumptions else ""
     head = f"{'jar':<16}{'methods':>8}{'changed':>8}{'equiv':>7}{'not-eq':>7}{'unknown':>8}{'proved':>8}{extra}" \
+           f"{'given':>7}{'own':>7}" \
            f"{'median ms':>10}{'p95 ms':>8}{'pg s':>6}{'val s':>7}"
     if assumptions:
         print(f"assuming: {', '.join(assumptions)} (equiv/proved: strict; +assumed/proved*: relying on it)")
@@ -235,7 +247,8 @@ def print_table(rows: list[Row], unknowns: int, assumptions: tuple[str, ...] = (
     for r in rows:
         more = f"{r.assumed:>9}{100 * r.proved_share:>8.1f}%" if assumptions else ""
         print(f"{r.jar:<16}{r.methods:>8}{r.changed:>8}{r.equivalent - r.assumed:>7}{r.not_equivalent:>7}"
-              f"{r.unknown:>8}{100 * r.strict_share:>7.1f}%{more}{r.median_ms:>10.1f}{r.p95_ms:>8.1f}"
+              f"{r.unknown:>8}{100 * r.strict_share:>7.1f}%{more}{r.given_callees:>7}{100 * r.own_share:>6.1f}%"
+              f"{r.median_ms:>10.1f}{r.p95_ms:>8.1f}"
               f"{r.proguard_s:>6.0f}{r.validate_s:>7.0f}")
     for r in rows:
         if unknowns and r.unknown_reasons:

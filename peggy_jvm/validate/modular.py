@@ -1,0 +1,287 @@
+"""Modular validation: which calls of ORIG and OPT may be read as one call, and in which order pairs are proved.
+
+What this module owns
+    * :class:`Program`: the input's own methods on both sides (those with code), and :meth:`Program.targets`:
+      the methods of the input a call reference may run (resolution up the supertypes, and for a virtual or
+      interface call every override in a subtype), as pair keys (ORIG's class names).
+    * :func:`proof_order`: the pairs grouped into strongly connected components of the call graph among
+      them, callees first (ties by pairing order), each marked recursive or not.
+    * :class:`CallView`: ORIG's PEG read in OPT's terms before the two PEGs meet: every class reference renamed
+      by ``--map`` (calls, fields, types, class constants, array types, descriptors, method handles), and each
+      reference to the input's own methods kept as OPT's only when every method it may run is *assumed*: a pair
+      proved equivalent, or a pair of the recursive component being proved (the regression-verification rule).
+      Any other such reference gets a name no OPT method has (:data:`UNPROVED`), so the two calls are different
+      operators and nothing about the callee is assumed.
+
+Inputs: the pairing, both sides, the class map, the set of assumed pair keys. Outputs: an order of pair indexes;
+a PEG -> PEG function for ORIG.
+
+Invariants
+    * A call is one operator on both sides only if every method of the input it may run (on either side) is an
+      assumed pair; a method without a partner, or an unproved one, is never assumed.
+    * A component's hypothesis is only kept if every pair of it is proved under it (the driver drops the failed
+      ones and proves the rest again): what is then proved is *partial* equivalence (docs/validation.md).
+    * Deterministic: classes and methods in sorted or declaration order, components ordered by their first pair.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Hashable
+
+import networkx as nx
+
+from ..classfile.attributes import BootstrapMethods
+from ..classfile.bytecode import decode
+from ..classfile.constpool import ConstantPool
+from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
+from ..classfile.model import ClassFile
+from ..classfile.reader import read_code
+from ..classfile.opcodes import INVOKEDYNAMIC, INVOKEINTERFACE, INVOKESPECIAL, INVOKESTATIC, INVOKEVIRTUAL
+from ..ir.nodes import Bootstrap, Const, ConstKind, DynamicConst, FieldRef, IRType, MethodRef
+from ..peg.graph import PEG, Node
+from .pairing import MethodPair, rename_class, rename_descriptor
+
+Key = tuple[str, str, str]  # a pair's key: ORIG class name, method name, descriptor
+
+#: appended to the name of a call of ORIG whose callee is not assumed: no OPT method is named so
+UNPROVED = "'unproved"
+_NO_PAIR: Key = ("", "", "")  # a target of the input without a partner: never assumed
+
+
+@dataclass(slots=True)
+class _Side:
+    classes: dict[str, ClassFile]
+    hierarchy: ClassHierarchy
+    to_orig: dict[str, str]  # this side's class names -> ORIG's (empty for ORIG)
+    declared: dict[tuple[str, str], list[tuple[str, bool]]] = field(default_factory=dict)  # (class, static)
+    _supers: dict[str, frozenset[str] | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in sorted(self.classes):
+            for m in self.classes[name].methods:
+                if m.code_attribute() is not None:  # abstract and native methods run none of the input's code
+                    self.declared.setdefault((m.name, m.descriptor), []).append((name, m.is_static))
+
+    def supertypes(self, name: str) -> frozenset[str] | None:
+        """``name`` and all its superclasses and superinterfaces; None when some class is unknown."""
+        if name in self._supers:
+            return self._supers[name]
+        out: set[str] = set()
+        todo = [name]
+        found: frozenset[str] | None
+        try:
+            while todo:
+                c = todo.pop()
+                if c in out:
+                    continue
+                out.add(c)
+                if c in self.classes:
+                    cf = self.classes[c]
+                    todo.extend([s for s in [cf.super_name] if s] + list(cf.interfaces))
+                elif not c.startswith("["):
+                    info = self.hierarchy.info(c)
+                    todo.extend([s for s in [info.super_name] if s] + list(info.interfaces))
+            found = frozenset(out)
+        except UnknownClassError:
+            found = None
+        self._supers[name] = found
+        return found
+
+    def targets(self, owner: str, name: str, desc: str, virtual: bool) -> set[Key]:
+        """The input's methods (as pair keys) a reference to ``owner.name desc`` may run on this side."""
+        out: set[Key] = set()
+        up = self.supertypes(owner)
+        for cls, static in self.declared.get((name, desc), ()):
+            if up is None or cls in up:  # resolved there (or the hierarchy is not known: assume it may be)
+                out.add(self.key(cls, name, desc))
+            elif virtual and not static:
+                down = self.supertypes(cls)
+                if down is None or owner in down:  # an override a receiver of a subtype runs
+                    out.add(self.key(cls, name, desc))
+        return out
+
+    def key(self, cls: str, name: str, desc: str) -> Key:
+        """The pair key of this side's method ``cls.name desc`` (ORIG's names)."""
+        return rename_class(cls, self.to_orig), name, rename_descriptor(desc, self.to_orig)
+
+
+class Program:
+    """The input's own methods on both sides, for deciding which calls may be read as one."""
+
+    def __init__(self, pairs: list[MethodPair], orig_classes: dict[str, ClassFile], orig_h: ClassHierarchy,
+                 opt_classes: dict[str, ClassFile], opt_h: ClassHierarchy, class_map: dict[str, str]) -> None:
+        self.class_map = dict(class_map)
+        inverse = {new: old for old, new in sorted(class_map.items())}
+        self.orig = _Side(orig_classes, orig_h, {})
+        self.opt = _Side(opt_classes, opt_h, inverse)
+        self.keys = {p.key for p in pairs}
+
+    def targets(self, ref: MethodRef, virtual: bool) -> set[Key]:
+        """Pair keys a reference of ORIG (ORIG's names) may run on either side (its renamed self on OPT's);
+        :data:`_NO_PAIR` among them for a method of the input without a partner."""
+        renamed = self.rename_ref(ref)
+        out = self.orig.targets(ref.owner, ref.name, ref.descriptor, virtual)
+        out |= self.opt.targets(renamed.owner, renamed.name, renamed.descriptor, virtual)
+        return {k if k in self.keys else _NO_PAIR for k in out}
+
+    def rename_ref(self, ref: MethodRef) -> MethodRef:
+        return replace(ref, owner=rename_class(ref.owner, self.class_map),
+                       descriptor=rename_descriptor(ref.descriptor, self.class_map))
+
+    def callees(self, pair: MethodPair) -> set[Key]:
+        """Pair keys the pair's two methods may call directly (invoke instructions; ORIG's names)."""
+        out: set[Key] = set()
+        for cf, m, side in ((pair.orig_class, pair.orig, self.orig), (pair.opt_class, pair.opt, self.opt)):
+            for opcode, ref in _invokes(cf, m):
+                virtual = opcode in (INVOKEVIRTUAL, INVOKEINTERFACE)
+                out |= {k for k in side.targets(ref.owner, ref.name, ref.descriptor, virtual) if k in self.keys}
+        return out
+
+
+def _invokes(cf: ClassFile, m) -> list[tuple[int, MethodRef]]:
+    """The method references ``m`` calls: its invoke instructions, and for an ``invokedynamic`` the method
+    handles among its bootstrap arguments (a lambda's body), as virtual calls."""
+    attr = m.code_attribute()
+    if attr is None:
+        return []
+    pool: ConstantPool = cf.pool
+    out = []
+    for insn in decode(read_code(attr.data, pool).code):
+        if insn.opcode in (INVOKEVIRTUAL, INVOKESPECIAL, INVOKESTATIC, INVOKEINTERFACE):
+            r = pool.member_ref(insn.arg)
+            out.append((insn.opcode, MethodRef(r.owner, r.name, r.descriptor)))
+        elif insn.opcode == INVOKEDYNAMIC:
+            out.extend((INVOKEVIRTUAL, ref) for ref in _handles(cf, pool.entry(insn.arg)[1]))
+    return out
+
+
+def _handles(cf: ClassFile, k: int) -> list[MethodRef]:
+    """The methods named by the method-handle arguments of bootstrap method ``k`` of ``cf``."""
+    attr = next((a for a in cf.attributes if a.name == BootstrapMethods.NAME), None)
+    methods = BootstrapMethods.parse(attr.data).methods if attr is not None else []
+    if k >= len(methods):
+        return []
+    out = []
+    for arg in methods[k].bootstrap_arguments:
+        e = cf.pool.entry(arg)
+        if e[0] == 15:  # CONSTANT_MethodHandle: (tag, kind, reference)
+            r = cf.pool.member_ref(e[2])
+            if r.tag != 9:  # a field's handle runs no method
+                out.append(MethodRef(r.owner, r.name, r.descriptor))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    pairs: tuple[int, ...]  # indexes into the pairing, in pairing order
+    recursive: bool  # more than one pair, or a pair that may call itself
+
+
+def proof_order(pairs: list[MethodPair], program: Program) -> list[Component]:
+    """The call graph's strongly connected components among the pairs, callees first (ties: the component
+    whose first pair comes first in the pairing). A malformed method has no callees here (its proof says why)."""
+    index = {p.key: i for i, p in enumerate(pairs)}
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(pairs)))
+    for i, p in enumerate(pairs):
+        try:
+            callees = program.callees(p)
+        except Exception:  # noqa: BLE001 - bad code is the proof's to report; it only loses its ordering here
+            continue
+        g.add_edges_from((i, index[k]) for k in sorted(callees))
+    cond = nx.condensation(g)
+    order = nx.lexicographical_topological_sort(cond.reverse(copy=True),
+                                                key=lambda c: min(cond.nodes[c]["members"]))
+    out = []
+    for c in order:
+        members = tuple(sorted(cond.nodes[c]["members"]))
+        out.append(Component(members, len(members) > 1 or g.has_edge(members[0], members[0])))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CallView:
+    """ORIG's PEG in OPT's terms, given the pairs that may be assumed equivalent (see the module docstring)."""
+
+    program: Program
+    assumed: frozenset[Key] | None  # None: every call of the input read as OPT's (its callees taken as given)
+
+    def __call__(self, peg: PEG) -> PEG:
+        out = PEG(peg.name, rename_class(peg.class_name, self.program.class_map), peg.is_static,
+                  peg.synchronized, root=peg.root, param_types=[self._type(t) for t in peg.param_types],
+                  origins=dict(peg.origins), locals=dict(peg.locals))
+        for n in peg.nodes:
+            out.nodes.append(Node(n.op, self._attr(n.op, n.attr), n.children))
+        for i, n in enumerate(out.nodes):
+            if n.op != "theta":
+                out._index.setdefault(n, i)
+        out.sealed = peg.sealed
+        return out
+
+    def unassumed(self, pair: MethodPair) -> dict[str, set[Key]]:
+        """The methods of the input that ORIG's method calls (by its bytecode) and that are not assumed, as
+        ``Class.name`` -> the pair keys the call may run that are not assumed: empty when byte-identical code
+        behaves the same."""
+        out: dict[str, set[Key]] = {}
+        for op, ref in _invokes(pair.orig_class, pair.orig):
+            if not self._assumes(ref, op in (INVOKEVIRTUAL, INVOKEINTERFACE)):
+                keys = self.program.targets(ref, op in (INVOKEVIRTUAL, INVOKEINTERFACE)) - (self.assumed or set())
+                out.setdefault(f"{ref.owner}.{ref.name}", set()).update(keys)
+        return out
+
+    def calls_assumed(self, pair: MethodPair) -> bool:
+        return not self.unassumed(pair)
+
+    def _assumes(self, ref: MethodRef, virtual: bool) -> bool:
+        return self.assumed is None or self.program.targets(ref, virtual) <= self.assumed
+
+    def _attr(self, op: str, attr: Hashable) -> Hashable:
+        cmap = self.program.class_map
+        if op.startswith("invoke."):
+            return self._method(attr, virtual=op in ("invoke.virtual", "invoke.interface"))  # type: ignore[arg-type]
+        if op == "new":
+            cls, ctor = attr  # type: ignore[misc]
+            return rename_class(cls, cmap), self._method(ctor, virtual=False)
+        if op == "invokedynamic":
+            name, desc, boot = attr  # type: ignore[misc]
+            return name, rename_descriptor(desc, cmap), self._bootstrap(boot)
+        if op in ("getfield", "putfield", "getstatic", "putstatic"):
+            return self._field(attr)  # type: ignore[arg-type]
+        if op in ("instanceof", "checkcast", "classinit", "newarray") and isinstance(attr, str):
+            return rename_class(attr, cmap)
+        if op == "const.a":
+            return self._const(attr)  # type: ignore[arg-type]
+        return attr
+
+    def _method(self, ref: MethodRef, virtual: bool) -> MethodRef:
+        renamed = self.program.rename_ref(ref)
+        if self._assumes(ref, virtual):
+            return renamed
+        return replace(renamed, name=renamed.name + UNPROVED)
+
+    def _field(self, ref: FieldRef) -> FieldRef:
+        cmap = self.program.class_map
+        return FieldRef(rename_class(ref.owner, cmap), ref.name, rename_descriptor(ref.descriptor, cmap))
+
+    def _type(self, t):
+        if isinstance(t, IRType) and t.cls:
+            return replace(t, cls=rename_class(t.cls, self.program.class_map))
+        return t
+
+    def _const(self, c: Const) -> Const:
+        cmap = self.program.class_map
+        value = c.value
+        if c.kind is ConstKind.CLASS:
+            value = rename_class(value, cmap)  # type: ignore[arg-type]
+        elif c.kind is ConstKind.METHOD_TYPE:
+            value = rename_descriptor(value, cmap)  # type: ignore[arg-type]
+        elif c.kind is ConstKind.METHOD_HANDLE:
+            kind, ref = value  # type: ignore[misc]
+            value = (kind, self._method(ref, virtual=True) if isinstance(ref, MethodRef) else self._field(ref))
+        elif c.kind is ConstKind.DYNAMIC:
+            d: DynamicConst = value  # type: ignore[assignment]
+            value = DynamicConst(d.name, rename_descriptor(d.descriptor, cmap), self._bootstrap(d.bootstrap))
+        return Const(self._type(c.type), value, c.kind)
+
+    def _bootstrap(self, b: Bootstrap) -> Bootstrap:
+        return Bootstrap(self._const(b.handle), tuple(self._const(a) for a in b.arguments))
