@@ -4,11 +4,10 @@
     scripts/bench_runtime.py [--kernels-only] [--jars NAME,...] [--quick] [--rounds N] [--jobs N] [--json OUT]
                              [--keep DIR] [OPTIMIZE-ARGS ...]
 
-What it owns
-    * :data:`KERNELS`: the kernels of ``fixtures/src/bench/BenchKernels.java`` (written for this benchmark), the
-      size N each runs at, and which have a loop invariant (``I``), a strength-reducible product (``S``) or a
-      redundant computation (``R``): the "opportunity" subset the -Xint goal's geometric mean is taken over.
-    * The kernel part: the kernels compiled (``build_fixtures.build_bench``), optimized by ``peggy-jvm optimize``
+What it owns (the kernels, the harness's modes and its run are ``tests/support/bench_harness.py``'s, shared with
+``tests/test_bench_runtime.py``)
+    * The kernel part: the kernels (``bench_harness.KERNELS``: ``fixtures/src/bench/BenchKernels.java``, the size
+      each runs at, its opportunities) compiled (``fixture_build.build_bench``), optimized by ``peggy-jvm optimize``
       (any argument this script does not know, e.g. ``--stage peg`` or ``--method-timeout 5``, is passed on to
       optimize), then ``tests/java/bench/BenchRunner.java`` run three times: once under ``-Xverify:all`` (one
       call per side, a check), once under ``-Xint`` and once with the default JIT. The harness loads the original
@@ -18,10 +17,10 @@ What it owns
       call (a difference fails the run, naming the kernel).
     * The jar part (slow: optimizing commons-lang3 takes minutes; ``--kernels-only`` skips it): per corpus jar
       (``scripts/fetch_corpus.sh``), ``optimize`` of the whole jar, ProGuard's intra-method output
-      (``proguard_pairs.proguard_intra``), the methods rewritten and their predicted gain (the JSON report's
+      (``proguard.proguard_intra``), the methods rewritten and their predicted gain (the JSON report's
       cost_before/cost_after summed over the rewritten methods), the bytecode of all methods of the three jars,
       and our workload (``tests/java/workloads/``) run ``--rounds`` times on the original, the optimized and the
-      original jar again (the A/A control), in rotation, in separate JVMs (``side_by_side.run_workload``):
+      original jar again (the A/A control), in rotation, in separate JVMs (``workloads.run_workload``):
       identical output required, ratios of the median CPU times.
 
 Output: one table (kernels, geometric means, the issue's goals as pass/FAIL, then the jars). Every ratio is
@@ -35,87 +34,30 @@ import argparse
 import json
 import math
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
 
-import build_fixtures  # noqa: E402
-import side_by_side  # noqa: E402
-from peggy_jvm.classfile.reader import read_class  # noqa: E402
-from verify_corpus import JAR_DEPS, WORKLOAD_OF, fetch_jars  # noqa: E402
+from tests.support import fixture_build, proguard, workloads  # noqa: E402
+from tests.support.bench_harness import (  # noqa: E402
+    CHECK, FULL_MODES, KERNEL_CLASS, KERNELS, QUICK_MODES, BenchError, Difference, Kernel, Mode, code_bytes,
+    compile_harness, run_harness,
+)
+from tests.support.corpus import JAR_DEPS, WORKLOAD_OF, fetch_jars  # noqa: E402
 
-HARNESS = ROOT / "tests" / "java" / "bench" / "BenchRunner.java"
-KERNEL_CLASS = "BenchKernels"
 DEFAULT_JARS = ("jama", "commons-lang3", "jsoup")
 
-
-@dataclass(frozen=True)
-class Kernel:
-    name: str
-    n: int  # the size: about 5 ms per call under -Xint on an idle machine
-    opportunities: str = ""  # I: loop invariant, S: strength-reducible product, R: redundant computation
-
-
-# By the source text: an invariant is an expression a loop recomputes with the same value (pure arithmetic, or a
-# load from memory the loop does not write), a strength-reducible product one of an induction variable and an
-# invariant, a redundant computation one computed twice on every path.
-KERNELS: tuple[Kernel, ...] = (
-    Kernel("matmul", 80, "I"),  # a[i] in the k loop
-    Kernel("atax", 400, "I"),  # a[i] in the first j loop
-    Kernel("jacobi1d", 10000, "I"),  # n - 1
-    Kernel("jacobi2d", 120, "I"),  # n - 1, a[i], a[i - 1], a[i + 1] in the j loop
-    Kernel("trisolv", 800, "I"),  # l[i] in the j loop
-    Kernel("floydWarshall", 60),
-    Kernel("lcs", 120),
-    Kernel("editDistance", 100),
-    Kernel("bellmanFord", 8000, "I"),  # vertices - 1
-    Kernel("insertionSort", 1000),
-    Kernel("shellSort", 10000, "R"),  # j - gap twice
-    Kernel("stringBuild", 5000),
-    Kernel("fnv1a", 100000),
-    Kernel("crc32", 40000),
-    Kernel("invariantSum", 30000, "I"),  # n - 1, a.length * 2
-    Kernel("strideSum", 50000, "S"),  # i * stride
-    Kernel("redundantProduct", 25000, "R"),  # x[i] * y[i] twice
-)
-
-
-@dataclass(frozen=True)
-class Mode:
-    """One JVM run of the harness: its flags and how many calls it records."""
-    name: str
-    jvm_flags: tuple[str, ...]
-    warmup: int
-    samples: int
-    min_ms: int
-    control: bool = True  # time the original a second time (A/A), the noise yardstick
-
-
-CHECK = Mode("verify", ("-Xverify:all",), 0, 1, 0, control=False)
-FULL_MODES = (Mode("xint", ("-Xint",), 2, 41, 1000), Mode("jit", (), 50, 51, 500))
-QUICK_MODES = (Mode("xint", ("-Xint",), 1, 3, 0), Mode("jit", (), 5, 5, 0))
 
 # the issue's goals (issue 15, item 5)
 XINT_WORST = 1.02  # -Xint: no kernel slower than this
 XINT_OPPORTUNITY_GEOMEAN = 0.90  # -Xint: geometric mean over the kernels with an opportunity at most this
 JIT_WORST = 1.03  # default JIT: no kernel slower than this
-
-
-class BenchError(Exception):
-    """A tool failed (javac, optimize, ProGuard, a harness usage error): exit 2."""
-
-
-class Difference(Exception):
-    """The original and the optimized code computed different things, or a class failed verification: exit 1."""
 
 
 @dataclass
@@ -161,47 +103,6 @@ def geomean(values: list[float]) -> float | None:
     return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
-_FIELD = re.compile(r"(\w+)=(\S+)")
-
-
-def parse_harness(stdout: str) -> dict[str, dict[str, str]]:
-    """The harness's KERNEL lines: kernel name -> its fields (strings)."""
-    rows = {}
-    for line in stdout.splitlines():
-        if line.startswith("KERNEL "):
-            fields = dict(_FIELD.findall(line))
-            rows[fields["name"]] = fields
-    return rows
-
-
-def compile_harness() -> Path:
-    try:
-        return side_by_side.compile_workload(HARNESS, [], side_by_side.default_cache().parent / "bench-harness")
-    except side_by_side.WorkloadError as e:
-        raise BenchError(str(e)) from None
-
-
-def run_harness(harness: Path, orig: Path, opt: Path, mode: Mode, kernels: tuple[Kernel, ...],
-                class_name: str = KERNEL_CLASS, timeout: float = 1800) -> dict[str, dict[str, str]]:
-    """One JVM running every kernel in ``mode``; raises Difference on a result that differs (or a verify error),
-    BenchError on a usage error."""
-    java = side_by_side.java_home() / "bin" / "java"
-    cmd = [str(java), *mode.jvm_flags, "-cp", str(harness), "BenchRunner", str(orig), str(opt), class_name,
-           "--warmup", str(mode.warmup), "--samples", str(mode.samples), "--min-ms", str(mode.min_ms),
-           *(["--control"] if mode.control else []), *(f"{k.name}:{k.n}" for k in kernels)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=timeout)
-    if proc.returncode == 2:
-        raise BenchError(f"harness ({mode.name}): {proc.stderr.strip()[-2000:]}")
-    if proc.returncode != 0:
-        bad = [ln for ln in proc.stdout.splitlines() if ln.startswith(("MISMATCH", "ERROR"))]
-        raise Difference(f"harness ({mode.name}): " + ("\n".join(bad) or proc.stderr.strip()[-2000:]))
-    rows = parse_harness(proc.stdout)
-    missing = [k.name for k in kernels if k.name not in rows]
-    if missing:
-        raise BenchError(f"harness ({mode.name}) reported no line for {', '.join(missing)}")
-    return rows
-
-
 def optimize(source: Path, out: Path, report: Path, extra: list[str]) -> dict:
     """``peggy-jvm optimize SOURCE -o OUT --json REPORT EXTRA...``; the report as a dict."""
     cmd = [sys.executable, "-m", "peggy_jvm.cli", "optimize", str(source), "-o", str(out), "--json", str(report),
@@ -216,8 +117,8 @@ def bench_kernels(work: Path, modes: tuple[Mode, ...], extra: list[str],
                   kernels: tuple[Kernel, ...] = KERNELS) -> list[KernelRow]:
     """Compile, optimize and time the kernels (the check run first); one row per kernel."""
     try:
-        orig = build_fixtures.build_bench()
-    except build_fixtures.BuildError as e:
+        orig = fixture_build.build_bench()
+    except fixture_build.BuildError as e:
         raise BenchError(str(e)) from None
     opt = work / "bench-opt"
     report = optimize(orig, opt, work / "bench-report.json", extra)
@@ -239,49 +140,34 @@ def bench_kernels(work: Path, modes: tuple[Mode, ...], extra: list[str],
     return list(rows.values())
 
 
-def code_bytes(jar: Path) -> int:
-    """The bytecode of every method of every class in the jar (code arrays only)."""
-    total = 0
-    with zipfile.ZipFile(jar) as z:
-        for entry in z.namelist():
-            if entry.endswith(".class") and not entry.endswith("module-info.class"):
-                for m in read_class(z.read(entry)).methods:
-                    code = m.code_attribute()
-                    if code is not None:
-                        total += int.from_bytes(code.data[4:8], "big")
-    return total
-
-
 def workload_ratio(name: str, jar: Path, opt: Path, deps: list[Path], rounds: int) -> tuple[float, float]:
     """Our workload ``rounds`` times on each of the original jar (A), the optimized one (B) and the original again
     (C, the control), in rotation like the kernels' harness: the median CPU time of B over A's, and C's over A's
     (the A/A ratio: the noise of whole-JVM runs on this machine). Raises Difference when any run prints
     differently from the first."""
     try:
-        source = side_by_side.resolve_workload(WORKLOAD_OF[name])
-        classes = side_by_side.compile_workload(source, [jar, *deps], side_by_side.default_cache())
+        source = workloads.resolve_workload(WORKLOAD_OF[name])
+        classes = workloads.compile_workload(source, [jar, *deps], workloads.default_cache())
         sides = (("orig", jar), ("opt", opt), ("control", jar))
         cpu: dict[str, list[float]] = {side: [] for side, _ in sides}
         reference = None
         for r in range(rounds):
             for k in range(len(sides)):
                 side, path = sides[(k + r) % len(sides)]
-                run = side_by_side.run_workload(path, classes, source.stem, extra_cp=deps)
+                run = workloads.run_workload(path, classes, source.stem, extra_cp=deps)
                 if reference is None:
                     reference = run
-                diff = side_by_side.difference(reference, run, f"{jar.name} (first run)", f"{side} (round {r})")
+                diff = workloads.difference(reference, run, f"{jar.name} (first run)", f"{side} (round {r})")
                 if diff is not None:
                     raise Difference(f"{source.stem}: output differs\n{diff}")
                 cpu[side].append(run.cpu_seconds)
-    except side_by_side.WorkloadError as e:
+    except workloads.WorkloadError as e:
         raise BenchError(str(e)) from None
     base = statistics.median(cpu["orig"])
     return statistics.median(cpu["opt"]) / base, statistics.median(cpu["control"]) / base
 
 
 def bench_jar(name: str, jars: dict[str, Path], work: Path, extra: list[str], rounds: int) -> JarRow:
-    import proguard_pairs  # ProGuard's intra-method run and the JDK library jar it links against
-
     jar = jars.get(name)
     if jar is None:
         raise BenchError(f"no corpus jar {name} (fetched: {', '.join(sorted(jars))})")
@@ -302,7 +188,7 @@ def bench_jar(name: str, jars: dict[str, Path], work: Path, extra: list[str], ro
             row.cost_before += m["cost_before"]
             row.cost_after += m["cost_after"]
     pg = work / f"{name}.pg.jar"
-    proguard_pairs.proguard_intra(proguard_pairs.proguard_jar(), jar, pg, [proguard_pairs.jdk_library_jar(), *deps])
+    proguard.proguard_intra(proguard.proguard_jar(), jar, pg, [proguard.jdk_library_jar(), *deps])
     row.code_orig, row.code_opt, row.code_proguard = code_bytes(jar), code_bytes(opt), code_bytes(pg)
     if name in WORKLOAD_OF and rounds > 0:
         row.workload, row.workload_rounds = WORKLOAD_OF[name], rounds

@@ -19,23 +19,20 @@ existing report without running anything.
     scripts/verify_corpus.py --report REPORT.json [--report ...]
 
 Exit status 1 when any class fails verification or a workload prints differently. This is a measuring tool,
-not a test; ``tests/test_corpus.py`` calls the same functions (the table, the reason groups, the class subset).
+not a test; the corpus table, the optimizer's table, the reason groups and the class sample are
+``tests/support/corpus.py``'s, which ``tests/test_corpus.py`` uses too.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import zipfile
-import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,34 +41,11 @@ sys.path.insert(0, str(ROOT))
 from peggy_jvm.classfile.jimage import find_java_home  # noqa: E402
 from peggy_jvm.codecost import Goal  # noqa: E402
 from peggy_jvm.pipeline import Stage, optimize_input  # noqa: E402
-
-DEFAULT_JARS = ["jama", "commons-lang3", "commons-math3", "jsoup", "guava"]
-# classpath each jar needs to link its optional parts (jar name -> other corpus jars)
-JAR_DEPS = {"commons-text": ["commons-lang3"]}
-# jar name -> our workload for it (tests/java/workloads/NAME.java, compiled against the original jar)
-WORKLOAD_OF = {
-    "jama": "JamaWork",
-    "commons-lang3": "Lang3Work",
-    "jsoup": "JsoupWork",
-    "commons-math3": "MathWork",
-}
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("PEGGY_CORPUS")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "peggy-jvm" / "corpus"
-
-
-def fetch_jars(all_jars: bool = False) -> dict[str, Path]:
-    cmd = ["sh", str(ROOT / "scripts" / "fetch_corpus.sh"), str(cache_dir())]
-    if all_jars:
-        cmd.append("--all")
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return {p.stem: p for p in sorted((cache_dir() / "jars").glob("*.jar"))}
-
+from tests.support import workloads  # noqa: E402
+from tests.support.corpus import (  # noqa: E402
+    DEFAULT_JARS, JAR_DEPS, WORKLOAD_OF, cache_dir, fetch_jars, full_table, harness_dir, print_full_table,
+    reason_group, write_subset,
+)
 
 def extract_jdk() -> Path:
     """The JDK's classes, one directory per module, extracted once into the cache."""
@@ -90,17 +64,6 @@ def extract_jdk() -> Path:
     return dest
 
 
-def harness_dir() -> Path:
-    """tests/java/VerifyClasses.java compiled into the cache (recompiled when the source changes)."""
-    src = ROOT / "tests" / "java" / "VerifyClasses.java"
-    out = cache_dir() / "harness"
-    cls = out / "VerifyClasses.class"
-    if not cls.exists() or cls.stat().st_mtime < src.stat().st_mtime:
-        out.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["javac", "-d", str(out), str(src)], check=True)
-    return out
-
-
 @dataclass
 class Row:
     name: str
@@ -117,107 +80,6 @@ class Row:
     report: dict | None = None  # the optimizer's JSON report (RunReport.to_json())
 
 
-# -- the optimizer's table, from the JSON report -------------------------------------------------------------
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-
-
-def reason_group(reason: str) -> str:
-    """The group a reason belongs to: its numbers (offsets, costs, node and iteration counts, times) replaced by
-    N, so that reasons differing only in them count together."""
-    return _NUMBER.sub("N", reason.split(" at offset")[0])[:110]
-
-
-def percentile(values: list[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100) of a non-empty list: a value that really occurred."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
-
-
-@dataclass
-class FullTable:
-    """What one optimizer run did, per method with code (methods without code are only counted)."""
-    name: str
-    stage: str
-    no_code: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: {"rewritten": 0, "unchanged": 0, "fallback": 0})
-    reasons: dict[tuple[str, str], int] = field(default_factory=dict)  # (status, reason group) -> methods
-    costed: int = 0  # methods whose report carries a cost (the full stage built and costed their PEG)
-    cost_before: float = 0.0  # over the costed methods (an unchanged method's cost_after is its cost_before)
-    cost_after: float = 0.0
-    rewritten_cost_before: float = 0.0  # over the rewritten methods: where the reduction comes from
-    rewritten_cost_after: float = 0.0
-    bytes_before: int = 0  # code length of the rewritten methods
-    bytes_after: int = 0
-    emitted_before: int = 0  # the emitted code's price (codecost.py) of the rewritten methods
-    emitted_after: int = 0
-    times_ms: list[float] = field(default_factory=list)  # whole per-method time, methods with code
-    extraction: dict[str, int] = field(default_factory=dict)  # extraction status -> methods (reports that have it)
-
-    @property
-    def with_code(self) -> int:
-        return sum(self.counts.values())
-
-
-def full_table(name: str, report: dict) -> FullTable:
-    """The table of one JSON report (``peggy-jvm optimize --json``, or ``RunReport.to_json()``)."""
-    t = FullTable(name, report["stage"])
-    for m in report["methods"]:
-        if m["bytes_before"] == 0:  # abstract or native: nothing to optimize
-            t.no_code += 1
-            continue
-        t.counts[m["status"]] += 1
-        key = (m["status"], reason_group(m["reason"]))
-        t.reasons[key] = t.reasons.get(key, 0) + 1
-        if m["cost_before"] is not None:
-            t.costed += 1
-            t.cost_before += m["cost_before"]
-            t.cost_after += m["cost_after"] if m["cost_after"] is not None else m["cost_before"]
-        if m["status"] == "rewritten":
-            t.rewritten_cost_before += m["cost_before"] or 0.0
-            t.rewritten_cost_after += m["cost_after"] or 0.0
-            t.bytes_before += m["bytes_before"]
-            t.bytes_after += m["bytes_after"]
-            t.emitted_before += m.get("emitted_cost_before") or 0
-            t.emitted_after += m.get("emitted_cost_after") or 0
-        if t.stage in m["time_ms"]:
-            t.times_ms.append(m["time_ms"][t.stage])
-        if m.get("extraction"):  # only the full stage's methods that reached extraction have one
-            t.extraction[m["extraction"]] = t.extraction.get(m["extraction"], 0) + 1
-    return t
-
-
-def _change(before: float, after: float) -> str:
-    return f"{(after - before) / before:+.1%}" if before else "n/a"
-
-
-def print_full_table(t: FullTable, top: int = 12) -> None:
-    total = t.with_code
-    print(f"\n### {t.name}: --stage {t.stage}, {total} methods with code ({t.no_code} without)\n")
-    print("| status | methods | share |")
-    print("|---|---|---|")
-    for status, n in t.counts.items():
-        print(f"| {status} | {n} | {n / total:.1%} |" if total else f"| {status} | {n} | - |")
-    print(f"\n- cost (methods with a cost, {t.costed}): {t.cost_before:.6g} -> {t.cost_after:.6g} "
-          f"({_change(t.cost_before, t.cost_after)}); of the rewritten methods: {t.rewritten_cost_before:.6g} -> "
-          f"{t.rewritten_cost_after:.6g} ({_change(t.rewritten_cost_before, t.rewritten_cost_after)})")
-    print(f"- bytecode of the rewritten methods: {t.bytes_before} -> {t.bytes_after} bytes "
-          f"({_change(t.bytes_before, t.bytes_after)}); emitted cost {t.emitted_before} -> {t.emitted_after} "
-          f"({_change(t.emitted_before, t.emitted_after)})")
-    if t.times_ms:
-        print(f"- time per method: p50 {percentile(t.times_ms, 50):.1f} ms, p95 {percentile(t.times_ms, 95):.1f} ms, "
-              f"max {max(t.times_ms):.0f} ms, sum {sum(t.times_ms) / 1000:.1f} s")
-    if t.extraction:
-        print("- extraction: " + ", ".join(f"{k} {v}" for k, v in sorted(t.extraction.items(), key=lambda kv: -kv[1])))
-    print("\n| status | methods | reason (numbers as N) |")
-    print("|---|---|---|")
-    for status in t.counts:
-        groups = sorted(((n, r) for (s, r), n in t.reasons.items() if s == status), key=lambda g: (-g[0], g[1]))
-        for n, r in groups[:top]:
-            print(f"| {status} | {n} | {r or '-'} |")
-        if len(groups) > top:
-            print(f"| {status} | {sum(n for n, _ in groups[top:])} | ({len(groups) - top} other groups) |")
-
-
 # -- running a corpus ----------------------------------------------------------------------------------------
 def _parse_summary(out: str, row: Row) -> None:
     for line in out.splitlines():
@@ -229,33 +91,24 @@ def _parse_summary(out: str, row: Row) -> None:
             print("   ", line[:300], file=sys.stderr)
 
 
-def _side_by_side():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import side_by_side
-    finally:
-        sys.path.pop(0)
-    return side_by_side
-
-
 def compare_workload(name: str, jar: Path, out: Path, extra_cp: list[Path]) -> str:
-    """Our workload for ``name`` on the original and the rewritten jar (``scripts/side_by_side.py``'s compile,
+    """Our workload for ``name`` on the original and the rewritten jar (``tests/support/workloads.py``'s compile,
     run and comparison): ``same``, ``DIFFERS`` (the diff goes to stderr), ``FAILS`` on the original, or
     ``ERROR`` (does not compile, or times out). ``out`` comes first on the class path and the original jar after
     it, so that a sample's other classes are the original ones."""
-    sbs = _side_by_side()
     main = WORKLOAD_OF[name]
     try:
-        classes = sbs.compile_workload(sbs.resolve_workload(main), [jar, *extra_cp], sbs.default_cache())
-        original = sbs.run_workload(jar, classes, main, extra_cp=extra_cp, timeout=300)
+        classes = workloads.compile_workload(workloads.resolve_workload(main), [jar, *extra_cp],
+                                             workloads.default_cache())
+        original = workloads.run_workload(jar, classes, main, extra_cp=extra_cp, timeout=300)
         if original.returncode != 0:
             print(f"    {main} fails on the original {jar.name}:\n{original.stderr[-2000:]}", file=sys.stderr)
             return "FAILS"
-        rewritten = sbs.run_workload(out, classes, main, extra_cp=[jar, *extra_cp], timeout=300)
-    except sbs.WorkloadError as e:
+        rewritten = workloads.run_workload(out, classes, main, extra_cp=[jar, *extra_cp], timeout=300)
+    except workloads.WorkloadError as e:
         print(f"    {main}: {e}", file=sys.stderr)
         return "ERROR"
-    diff = sbs.difference(original, rewritten, f"{jar.name} (original)", f"{name} (rewritten)")
+    diff = workloads.difference(original, rewritten, f"{jar.name} (original)", f"{name} (rewritten)")
     if diff is not None:
         print(f"    {main} prints differently on the rewritten {name}:\n{diff}", file=sys.stderr)
         return "DIFFERS"
@@ -313,25 +166,6 @@ def print_table(rows: list[Row]) -> None:
     for r in rows:
         if r.report is not None and r.report["stage"] == Stage.FULL.value:
             print_full_table(full_table(r.name, r.report))
-
-
-# -- a deterministic subset of a jar's classes -----------------------------------------------------------------
-def in_sample(entry: str, modulus: int) -> bool:
-    """Whether a class entry is in the 1-in-``modulus`` sample: CRC-32 of its name, so the same classes on every
-    machine and run, spread over all packages (no hand-picked list to go stale)."""
-    return zlib.crc32(entry.encode()) % modulus == 0
-
-
-def write_subset(jar: Path, dest: Path, modulus: int) -> list[str]:
-    """``dest``: a jar of the classes of ``jar`` in the 1-in-``modulus`` sample (non-class entries dropped, they
-    are copied verbatim anyway). Optimize it with the original jar on the class path, so the class hierarchy
-    knows every class. Returns the sampled entry names."""
-    with zipfile.ZipFile(jar) as src, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as dst:
-        names = [i.filename for i in src.infolist() if i.filename.endswith(".class")
-                 and not i.filename.startswith("META-INF/") and in_sample(i.filename, modulus)]
-        for n in names:
-            dst.writestr(src.getinfo(n), src.read(n))
-    return names
 
 
 def main(argv: list[str] | None = None) -> int:

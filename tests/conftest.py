@@ -10,8 +10,8 @@ nothing here skips, because a silently skipped JVM check is worse than a red one
     ``java_home / "bin" / "java"`` is the JVM the other fixtures run.
 
 ``fixture_classes``
-    Compiles the Java sources in ``fixtures/src/`` by importing
-    ``scripts/build_fixtures.py`` by path and calling its ``build()``; returns
+    Compiles the Java sources in ``fixtures/src/`` with
+    ``support.fixture_build.build()`` (what ``make fixtures`` runs); returns
     its result, ``{"release17": Path, "release8": Path}``: the class
     directories compiled with ``--release 17`` and ``--release 8``.
 
@@ -41,19 +41,17 @@ start, unless a test passes ``--cache`` or its own environment.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Callable
 
 import pytest
+from support import fixture_build
 
 ROOT = Path(__file__).resolve().parent.parent
 VERIFY_SOURCE = ROOT / "tests" / "java" / "VerifyClasses.java"
-BUILD_FIXTURES = ROOT / "scripts" / "build_fixtures.py"
 FETCH_CORPUS = ROOT / "scripts" / "fetch_corpus.sh"
 
 # The CLI's result cache (peggy_jvm/cache.py) is off in every test unless the test says otherwise: a test must see
@@ -114,25 +112,12 @@ def keep_every_rewrite(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(pipeline, "_check_emitted", lambda goal, before, after: None)
 
 
-def load_script(path: Path, name: str):
-    """Import one of ``scripts/*.py`` by path (scripts/ is not a package). Registered in sys.modules first,
-    since dataclasses look their module up while being defined."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="session")
 def fixture_classes(java_home: Path) -> dict[str, Path]:
-    if not BUILD_FIXTURES.exists():
-        pytest.fail(f"{BUILD_FIXTURES} is missing", pytrace=False)
     failure = None
     built: dict = {}
     try:
-        built = load_script(BUILD_FIXTURES, "peggy_build_fixtures").build()
+        built = fixture_build.build()
     except Exception as exc:  # a broken fixture build is an ERROR for every user
         failure = f"building the fixtures failed: {type(exc).__name__}: {exc}"
     if failure is not None:

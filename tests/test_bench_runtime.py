@@ -1,4 +1,5 @@
-"""The runtime benchmark (scripts/bench_runtime.py) as a differential test, and its harness's own checks.
+"""The runtime benchmark (scripts/bench_runtime.py, its kernels and harness in support/bench_harness.py) as a
+differential test, and its harness's own checks.
 
 - ``--kernels-only --quick`` on ``--stage full``'s output: every kernel of ``fixtures/src/bench`` is optimized,
   run once under ``-Xverify:all`` and a few times under ``-Xint`` and the JIT, with the original's and the
@@ -13,40 +14,42 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from conftest import compile_versions, load_script
+from conftest import compile_versions
+from support import bench_harness, fixture_build, workloads
 
 from peggy_jvm.classfile.reader import read_class
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCH = load_script(ROOT / "scripts" / "bench_runtime.py", "peggy_bench_runtime")
+BENCH_RUNTIME = ROOT / "scripts" / "bench_runtime.py"
 
 
 @pytest.fixture(scope="module")
 def harness() -> Path:
-    return BENCH.compile_harness()
+    return bench_harness.compile_harness()
 
 
 def test_every_kernel_has_a_row() -> None:
-    cf = read_class((BENCH.build_fixtures.build_bench() / "BenchKernels.class").read_bytes())
+    cf = read_class((fixture_build.build_bench() / "BenchKernels.class").read_bytes())
     public_static = {m.name for m in cf.methods if m.access & 0x0009 == 0x0009}
-    assert public_static == {k.name for k in BENCH.KERNELS}
-    assert all(set(k.opportunities) <= set("ISR") for k in BENCH.KERNELS)
-    assert {c for k in BENCH.KERNELS for c in k.opportunities} == set("ISR")  # every goal has kernels
+    assert public_static == {k.name for k in bench_harness.KERNELS}
+    assert all(set(k.opportunities) <= set("ISR") for k in bench_harness.KERNELS)
+    assert {c for k in bench_harness.KERNELS for c in k.opportunities} == set("ISR")  # every goal has kernels
 
 
-def test_quick_run_is_a_differential_test(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_quick_run_is_a_differential_test(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
-    rc = BENCH.main(["--kernels-only", "--quick", "--json", str(out), "--keep", str(tmp_path / "work"),
-                     "--stage", "full"])
-    printed = capsys.readouterr()
-    assert rc == 0, printed.err
+    printed = subprocess.run([sys.executable, str(BENCH_RUNTIME), "--kernels-only", "--quick", "--json", str(out),
+                              "--keep", str(tmp_path / "work"), "--stage", "full"],
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=1800)
+    assert printed.returncode == 0, printed.stdout[-3000:] + printed.stderr[-3000:]
     data = json.loads(out.read_text())
-    names = [k.name for k in BENCH.KERNELS]
+    names = [k.name for k in bench_harness.KERNELS]
     assert [r["name"] for r in data["kernels"]] == names
     for r in data["kernels"]:
         assert r["status"] in ("rewritten", "unchanged"), r
@@ -58,11 +61,11 @@ def test_quick_run_is_a_differential_test(tmp_path: Path, capsys: pytest.Capture
     report = json.loads((tmp_path / "work" / "bench-report.json").read_text())
     jar = tmp_path / "kernels.jar"
     with zipfile.ZipFile(jar, "w") as z:
-        for cls in sorted(BENCH.build_fixtures.build_bench().glob("*.class")):
+        for cls in sorted(fixture_build.build_bench().glob("*.class")):
             z.write(cls, cls.name)
-    assert BENCH.code_bytes(jar) == sum(m["bytes_before"] for m in report["methods"]) > 0
+    assert bench_harness.code_bytes(jar) == sum(m["bytes_before"] for m in report["methods"]) > 0
     # the printed table: one line per kernel with both ratios, the geometric means and the goals
-    lines = printed.out.splitlines()
+    lines = printed.stdout.splitlines()
     for name in names:
         row = next(ln for ln in lines if ln.startswith(name + " "))
         assert len(re.findall(r"\d+\.\d{3}\b", row)) == 4, row  # B/A and A/A under -Xint and the JIT
@@ -85,7 +88,7 @@ def _trees(tmp_path: Path, java_home: Path, opt_source: str) -> dict[str, Path]:
 
 
 def _run(harness: Path, trees: dict[str, Path], *kernels: str) -> subprocess.CompletedProcess:
-    java = BENCH.side_by_side.java_home() / "bin" / "java"
+    java = workloads.java_home() / "bin" / "java"
     return subprocess.run([str(java), "-cp", str(harness), "BenchRunner", str(trees["orig"]), str(trees["opt"]),
                            "K", "--warmup", "1", "--samples", "2", *kernels],
                           capture_output=True, text=True, timeout=120)
@@ -100,9 +103,10 @@ def test_harness_names_the_kernel_that_differs(tmp_path: Path, java_home: Path, 
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "KERNEL name=same " in proc.stdout  # the equal kernel passed first
     assert re.search(r"^MISMATCH name=other call=0 ", proc.stdout, re.M), proc.stdout
-    with pytest.raises(BENCH.Difference, match="name=other"):
-        BENCH.run_harness(harness, *_trees(tmp_path / "again", java_home, opt).values(), BENCH.QUICK_MODES[1],
-                          (BENCH.Kernel("same", 50), BENCH.Kernel("other", 50)), class_name="K")
+    with pytest.raises(bench_harness.Difference, match="name=other"):
+        bench_harness.run_harness(harness, *_trees(tmp_path / "again", java_home, opt).values(),
+                                  bench_harness.QUICK_MODES[1],
+                                  (bench_harness.Kernel("same", 50), bench_harness.Kernel("other", 50)), class_name="K")
 
 
 def test_harness_reports_a_throwing_side_and_bad_usage(tmp_path: Path, java_home: Path, harness: Path) -> None:
@@ -114,4 +118,4 @@ def test_harness_reports_a_throwing_side_and_bad_usage(tmp_path: Path, java_home
     assert proc.returncode == 2 and "no public static method missing" in proc.stderr, proc.stderr
     same = _run(harness, _trees(tmp_path / "same", java_home, KERNEL_SOURCE), "same:50", "other:50", "thrower:9")
     assert same.returncode == 0, same.stdout + same.stderr
-    assert len(BENCH.parse_harness(same.stdout)) == 3
+    assert len(bench_harness.parse_harness(same.stdout)) == 3

@@ -17,8 +17,8 @@ run, and only reports how many pay)
   both run with ``-Xverify:all``, so the methods the workload reaches are also verified and run by the JIT.
 
 The jars come from the ``corpus_jars`` fixture: a failure to fetch them is an error, never a skip. The workload
-runner is ``scripts/side_by_side.py`` (also usable by hand, with timings). A negative control checks that the
-comparison does notice a jar whose behaviour changed.
+runner is ``support/workloads.py`` (by hand, with timings: ``scripts/side_by_side.py``). A negative control checks
+that the comparison does notice a jar whose behaviour changed.
 """
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import keep_every_rewrite, load_script
+from conftest import keep_every_rewrite
+from support import corpus, workloads
 from test_optimize_full import NAMED_UNCHANGED
 
 from peggy_jvm.pipeline import RunReport, Stage, optimize_input
@@ -39,26 +40,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # the slow tier: real jars optimized, verified and run (make test runs it; -m "not slow" leaves it out)
 pytestmark = pytest.mark.slow
 
-SIDE_BY_SIDE = ROOT / "scripts" / "side_by_side.py"
 WORKLOADS = ROOT / "tests" / "java" / "workloads"
-# scripts/verify_corpus.py: the full stage's table (from the JSON report) and the class sample, shared with the
-# measuring tool so that CI and the hand-run numbers come from one mechanism
-VC = load_script(ROOT / "scripts" / "verify_corpus.py", "peggy_verify_corpus")
-
 # jar name (as fetched by scripts/fetch_corpus.sh) -> our workload for it
-WORKLOAD_OF: dict[str, str] = VC.WORKLOAD_OF
+WORKLOAD_OF: dict[str, str] = corpus.WORKLOAD_OF
 JOBS = 2
 SUMMARY = re.compile(r": classes=(\d+) verified=(\d+) verify_errors=(\d+) other_failures=(\d+)\s*$")
 CHECKSUM_LINE = re.compile(r"^lines=\d+ checksum=[0-9a-f]+$")
-
-
-def _load_side_by_side():
-    return load_script(SIDE_BY_SIDE, "peggy_side_by_side")
-
-
-@pytest.fixture(scope="module")
-def sbs():
-    return _load_side_by_side()
 
 
 def _jar(corpus_jars: dict[str, Path], name: str) -> Path:
@@ -95,7 +82,7 @@ PEG_LEAVES_ALONE = (PEG_HANDLERS, "an effect is needed again after the branch it
                     "a loop ends the method in several ways")
 
 # The full stage within CI's budget (about 200 s of a 20-minute suite on a 2-core machine): jar -> N, the full
-# stage runs on the 1-in-N CRC-32 sample of the jar's classes (verify_corpus.write_subset: the same classes on
+# stage runs on the 1-in-N CRC-32 sample of the jar's classes (corpus.write_subset: the same classes on
 # every run, spread over every package), with the whole jar on the class path (hierarchy, verifier, workload).
 # The whole jars take far longer (optimize --jobs 2 on a loaded 2-core machine: jama 24 s, jsoup 113 s,
 # lang3 281 s, math3 ~20 min); the samples are about a third of jsoup's and lang3's time and a twentieth of
@@ -135,7 +122,7 @@ def _check_report(name: str, report: RunReport, stage: Stage = Stage.CLASSFILE) 
         assert done >= 0.95 * len(with_code)
     elif stage is Stage.FULL:
         # the optimizer leaves most methods alone, each for a named reason (the same list as the fixtures' test)
-        VC.print_full_table(VC.full_table(name, report.to_json()))
+        corpus.print_full_table(corpus.full_table(name, report.to_json()))
         unexpected = [f"{_name(m)}: {m.reason}" for m in not_rewritten
                       if not m.reason.startswith(FULL_LEAVES_ALONE) and "not reverted" not in m.reason]
         assert unexpected == [], f"{name}: left alone for unexpected reasons:\n" + "\n".join(unexpected[:20])
@@ -200,7 +187,7 @@ def rewritten(request, corpus_jars, tmp_path_factory) -> Rewritten:
     source, classpath = jar, []
     if stage is Stage.FULL and FULL_SAMPLE[name] > 1:
         source, classpath = work / "sample.jar", [jar]
-        assert VC.write_subset(jar, source, FULL_SAMPLE[name]), f"{name}: empty sample"
+        assert corpus.write_subset(jar, source, FULL_SAMPLE[name]), f"{name}: empty sample"
     out = work / "out.jar"
     with pytest.MonkeyPatch.context() as mp:
         if stage is Stage.FULL:
@@ -213,7 +200,7 @@ def rewritten(request, corpus_jars, tmp_path_factory) -> Rewritten:
 
 
 @pytest.fixture(scope="module")
-def workload_classes(sbs, corpus_jars, java_home, tmp_path_factory):
+def workload_classes(corpus_jars, java_home, tmp_path_factory):
     """Compiles a workload against its original jar (once per jar, into this run's temporary directory)."""
     cache = tmp_path_factory.mktemp("workloads")
     compiled: dict[str, Path] = {}
@@ -222,8 +209,8 @@ def workload_classes(sbs, corpus_jars, java_home, tmp_path_factory):
         if name not in compiled:
             source = WORKLOADS / f"{WORKLOAD_OF[name]}.java"
             try:
-                compiled[name] = sbs.compile_workload(source, [_jar(corpus_jars, name)], cache, java_home)
-            except sbs.WorkloadError as e:
+                compiled[name] = workloads.compile_workload(source, [_jar(corpus_jars, name)], cache, java_home)
+            except workloads.WorkloadError as e:
                 pytest.fail(str(e), pytrace=False)
         return compiled[name]
 
@@ -238,20 +225,20 @@ def test_every_rewritten_class_verifies(rewritten: Rewritten, verifier):
     _check_verified(rewritten.name, rewritten.out, verifier, rewritten.classpath)
 
 
-def test_workload_prints_the_same_on_the_rewritten_jar(rewritten: Rewritten, workload_classes, sbs, java_home):
+def test_workload_prints_the_same_on_the_rewritten_jar(rewritten: Rewritten, workload_classes, java_home):
     name, jar, out = rewritten.name, rewritten.jar, rewritten.out
     classes = workload_classes(name)
     main = WORKLOAD_OF[name]
     try:
-        original = sbs.run_workload(jar, classes, main, home=java_home, timeout=120)
+        original = workloads.run_workload(jar, classes, main, home=java_home, timeout=120)
         # a sample's other classes come from the original jar, after the rewritten ones
-        recoded = sbs.run_workload(out, classes, main, extra_cp=rewritten.classpath, home=java_home, timeout=120)
-    except sbs.WorkloadError as e:
+        recoded = workloads.run_workload(out, classes, main, extra_cp=rewritten.classpath, home=java_home, timeout=120)
+    except workloads.WorkloadError as e:
         pytest.fail(str(e), pytrace=False)
     assert original.returncode == 0, f"{main} fails on the original {jar.name}:\n{original.stderr[-3000:]}"
     lines = original.stdout.splitlines()
     assert len(lines) > 50 and CHECKSUM_LINE.match(lines[-1]), f"{main} printed:\n{original.stdout[-2000:]}"
-    diff = sbs.difference(original, recoded, f"{jar.name} (original)", f"{name} (rewritten)")
+    diff = workloads.difference(original, recoded, f"{jar.name} (original)", f"{name} (rewritten)")
     assert diff is None, f"{main} prints differently on the rewritten {name}:\n{diff}"
 
 
@@ -281,7 +268,7 @@ def test_the_full_stage_output_validates(rewritten: Rewritten, tmp_path):
     assert rewritten_methods <= {(p.class_name, p.name, p.descriptor) for p in report.pairs}
 
 
-def test_the_comparison_notices_a_changed_jar(corpus_jars, workload_classes, sbs, java_home, tmp_path):
+def test_the_comparison_notices_a_changed_jar(corpus_jars, workload_classes, java_home, tmp_path):
     """Negative control: Jama with one message changed (same length, so the class stays well-formed)."""
     jar = _jar(corpus_jars, "jama")
     changed = tmp_path / "jama-changed.jar"
@@ -295,9 +282,9 @@ def test_the_comparison_notices_a_changed_jar(corpus_jars, workload_classes, sbs
             dst.writestr(info, data)
     assert hits == 1
     classes = workload_classes("jama")
-    original = sbs.run_workload(jar, classes, "JamaWork", ["5"], home=java_home, timeout=120)
-    other = sbs.run_workload(changed, classes, "JamaWork", ["5"], home=java_home, timeout=120)
-    diff = sbs.difference(original, other, "jama.jar", "jama-changed.jar")
+    original = workloads.run_workload(jar, classes, "JamaWork", ["5"], home=java_home, timeout=120)
+    other = workloads.run_workload(changed, classes, "JamaWork", ["5"], home=java_home, timeout=120)
+    diff = workloads.difference(original, other, "jama.jar", "jama-changed.jar")
     assert diff is not None and "+singular inverse: java.lang.RuntimeException: Matrix is SINGULAR." in diff
 
 

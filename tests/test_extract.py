@@ -10,6 +10,8 @@ import itertools
 import json
 import math
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,6 @@ import networkx as nx
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
-from conftest import load_script
 from peggy_jvm.extract import maxsat
 from peggy_jvm.extract.greedy import chain_extract, dag_greedy_extract, greedy_extract
 from peggy_jvm.extract.maxsat import SolverConfig, Status, encode, solve
@@ -646,8 +647,7 @@ def test_the_encoding_does_not_depend_on_set_order() -> None:
 
 # ============================================================================================ the benchmark
 
-def test_bench_goes_on_past_a_bad_instance_and_takes_two_folders(tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_goes_on_past_a_bad_instance_and_takes_two_folders(tmp_path: Path) -> None:
     good = {"nodes": {"R": {"op": "r", "cost": 1, "eclass": "r", "children": ["A"]},
                       "A": {"op": "a", "cost": 2, "eclass": "a", "children": []}}, "root_eclasses": ["r"]}
     bad = {"nodes": {"R": {"op": "r", "cost": 1, "eclass": "r", "children": []}}, "root_eclasses": ["x"]}
@@ -658,14 +658,16 @@ def test_bench_goes_on_past_a_bad_instance_and_takes_two_folders(tmp_path: Path,
     (one / "b_good.json").write_text(json.dumps(good))
     (two / "c_good.json").write_text(json.dumps(good))
     out = tmp_path / "rows.json"
-    bench = load_script(Path(__file__).parent.parent / "scripts" / "bench_extract.py", "peggy_bench_extract")
-    assert bench.main([str(one), str(two), "--work", "10000", "--json", str(out)]) == 0
+    bench = Path(__file__).parent.parent / "scripts" / "bench_extract.py"
+    run = subprocess.run([sys.executable, str(bench), str(one), str(two), "--work", "10000", "--json", str(out)],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
     rows = {r["file"]: r for r in json.loads(out.read_text())}
     assert set(rows) == {"one/a_bad.json", "one/b_good.json", "two/c_good.json"}
     assert rows["one/a_bad.json"]["status"] == "error"
     assert "a_bad.json" in rows["one/a_bad.json"]["notes"] and "'x'" in rows["one/a_bad.json"]["notes"]
     assert rows["two/c_good.json"]["status"] == "optimal" and rows["two/c_good.json"]["cost"] == 3.0
-    text = capsys.readouterr().out
+    text = run.stdout
     assert "2 instances (1 errors)" in text and "error: " in text
 
 

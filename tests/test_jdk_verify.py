@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from conftest import load_script
+from support import corpus
 
 from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.classfile.writer import write_class, write_code
@@ -42,7 +42,6 @@ from peggy_jvm.pipeline import RunReport, Stage, optimize_input
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-VERIFY_CORPUS = ROOT / "scripts" / "verify_corpus.py"
 
 # module -> path prefixes of the sampled classes ("" = the whole module). Deterministic: a fixed list of
 # packages of the running JDK, every class under them.
@@ -68,10 +67,6 @@ SUMMARY = re.compile(r": classes=(\d+) verified=(\d+) verify_errors=(\d+) other_
 LOADED = re.compile(r"\]\s*(\S+) source: (.*?)\s*$")
 
 
-def _load_verify_corpus():
-    return load_script(VERIFY_CORPUS, "peggy_verify_corpus")
-
-
 def _wanted(relative: str) -> bool:
     base = relative.rsplit("/", 1)[-1]
     return relative.endswith(".class") and base not in ("module-info.class", "package-info.class")
@@ -79,9 +74,9 @@ def _wanted(relative: str) -> bool:
 
 @pytest.fixture(scope="module")
 def harness() -> Path:
-    """tests/java/VerifyClasses.java compiled (once, cached) by scripts/verify_corpus.py's helper."""
+    """tests/java/VerifyClasses.java compiled (once, cached) by ``support.corpus.harness_dir``."""
     try:
-        return _load_verify_corpus().harness_dir()
+        return corpus.harness_dir()
     except (subprocess.CalledProcessError, OSError) as e:
         pytest.fail(f"could not compile the VerifyClasses harness: {e}", pytrace=False)
 

@@ -1,6 +1,7 @@
 """Issue 17's check suite: labelled equivalence pairs (``fixtures/src/pairs``, labels in ``pairs.toml``), each two
 classes with different names validated with ``--map``, written as refactorings and as mutants
-(scripts/bench_pairs.py validates all of them and prints the table against the issue's goals).
+(``support/pairsuite.py``; scripts/bench_pairs.py validates all of them and prints the table against the issue's
+goals).
 
 * The labels are checked themselves: every pair labelled different has a witness input, run here on both
   classes on the JVM, that must give different outcomes.
@@ -17,9 +18,8 @@ counts.
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT, load_script
-
-bp = load_script(ROOT / "scripts" / "bench_pairs.py", "peggy_bench_pairs")
+from support import fixture_build
+from support import pairsuite as bp
 
 SAMPLE_STEP = 3
 METHOD_TIMEOUT = 10.0  # validate's default: the time goes to the JVM runs of loops, not to this budget
@@ -33,7 +33,7 @@ REQUIRED_TAGS = ("instance", "constructor", "recursion", "helper", "loop", "floa
 
 @pytest.fixture(scope="module")
 def suite(java_home):
-    return bp.load_suite(), bp.build_fixtures.build_pairs()
+    return bp.load_suite(), fixture_build.build_pairs()
 
 
 def test_the_suite_covers_what_issue_17_asks(suite):

@@ -16,9 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, load_script
-
-pp = load_script(ROOT / "scripts" / "proguard_pairs.py", "peggy_proguard_pairs")
+from support import proguard as pp
 
 # the slow tier: ProGuard and validate over three real jars (make test runs it; -m "not slow" leaves it out)
 pytestmark = pytest.mark.slow

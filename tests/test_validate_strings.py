@@ -409,9 +409,8 @@ def test_cli_unknown_assumption_is_a_usage_error(trees):
 
 
 def test_proguard_pairs_table_shows_strict_and_assumed_numbers(capsys):
-    from conftest import ROOT, load_script
+    from support import proguard as pp
 
-    pp = load_script(ROOT / "scripts" / "proguard_pairs.py", "peggy_proguard_pairs_strings")
     pp.print_table([pp.Row("lib", methods=100, changed=10, equivalent=5, unknown=5)], 0)  # the default, as before
     strict_only = capsys.readouterr().out
     assert "+assumed" not in strict_only and "assuming" not in strict_only

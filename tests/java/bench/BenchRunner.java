@@ -34,7 +34,7 @@ import java.util.SplittableRandom;
  * other two (the calls rotate A B C, B C A, C A B). C/A is an A/A ratio: what the noise of the machine alone makes
  * of identical code, the yardstick for reading B/A.
  *
- * <p>Output, one line per kernel (machine-readable, parsed by bench_runtime.py):
+ * <p>Output, one line per kernel (machine-readable, parsed by tests/support/bench_harness.py):
  * {@code KERNEL name=K n=N samples=S orig_ns=MEDIAN opt_ns=MEDIAN ratio=OPT/ORIG [ctl_ns=MEDIAN control=CTL/ORIG]
  * result=R}. On a difference: {@code MISMATCH name=K call=C orig=R1 opt|control=R2 expected=R}, exit 1; a kernel
  * that throws: {@code ERROR name=K side=orig|opt|control what=...}, exit 1. Bad usage (no such kernel, a parameter type it cannot fill, a class not found): a line
