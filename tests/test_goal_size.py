@@ -14,7 +14,7 @@ import pytest
 
 import difftest as dt
 from peggy_jvm.classfile import opcodes as op
-from peggy_jvm.classfile.reader import read_class, read_code
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.codecost import Goal
 from peggy_jvm.pipeline import Stage, optimize_input
 from test_backend import _LOADS, _STORES
@@ -56,7 +56,7 @@ def _code(classes) -> dict[str, list[tuple[int, int, int]]]:
     for m in cf.methods:
         if m.name in METHODS:
             code = read_code(m.code_attribute().data, cf.pool)
-            out[m.name] = [(i.offset, *op.SHORT_FORMS.get(i.opcode, (i.opcode, i.arg))) for i in code.instructions()]
+            out[m.name] = [(i.offset, *op.SHORT_FORMS.get(i.opcode, (i.opcode, i.arg))) for i in read_instructions(code)]
     return out
 
 
@@ -66,7 +66,7 @@ def _jump_targets(classes) -> dict[str, set[int]]:
     for m in cf.methods:
         if m.name in METHODS:
             code = read_code(m.code_attribute().data, cf.pool)
-            out[m.name] = {i.arg for i in code.instructions()
+            out[m.name] = {i.arg for i in read_instructions(code)
                            if op.OPERAND_OF[i.opcode] in (op.Operand.BRANCH2, op.Operand.BRANCH4)}
     return out
 
