@@ -389,8 +389,8 @@ def test_an_accumulation_is_one_tree_with_the_step_at_the_end(shapes):
     insns = new["stepSum"][0]
     ops = _opcodes(insns)
 
-    def body(code):  # the loop body: after the loop's if_icmpge, up to the back edge (iinc; goto)
-        start = next(j for j, (_, o, _, _) in enumerate(code) if o == 0xa2) + 1
+    def body(code):  # the loop body: after the loop's test (the first if_icmp<cond>), up to the back edge (iinc; goto)
+        start = next(j for j, (_, o, _, _) in enumerate(code) if 0x9f <= o <= 0xa4) + 1
         return code[start:next(j for j, (_, o, _, _) in enumerate(code) if o == op.GOTO) + 1]
 
     assert [o for _, o, _, _ in body(insns) if o in _STORES] == [op.LSTORE]  # javac stores w too

@@ -1393,8 +1393,8 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
 def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
     """Block order as javac lays code out: a block is placed once all its forward predecessors are (so a join
     comes after both arms and only a loop's back edge jumps backward); among the blocks ready, each block's
-    goto target or if's false arm comes next (it falls through), else the block that became ready last (a loop
-    body before the loop's exit)."""
+    goto target or if's false arm comes next (it falls through; a loop header's test falls into the arm that stays
+    in the loop), else the block that became ready last (a loop body before the loop's exit)."""
     succs = {bid: list(dict.fromkeys(b.successors())) for bid, b in blocks.items()}
     back: set[tuple[int, int]] = set()  # DFS back edges: the loops' back edges in reducible code
     state: dict[int, int] = {}  # 1 on the DFS stack, 2 done
@@ -1413,6 +1413,11 @@ def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
         else:
             state[bid] = 2
             stack.pop()
+    headers = {t for _, t in back}
+    preds: dict[int, list[int]] = {bid: [] for bid in blocks}
+    for bid, ts in succs.items():
+        for t in ts:
+            preds[t].append(bid)
     waiting = {bid: 0 for bid in blocks}
     for bid, ts in succs.items():
         for t in ts:
@@ -1438,12 +1443,31 @@ def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
                     became.append(t)
         term = blocks[bid].terminator
         prefer = term.target if isinstance(term, Goto) else term.if_false if isinstance(term, If) else None
+        if isinstance(term, If) and bid in headers and term.if_true != term.if_false:
+            # a loop's test falls into the arm that stays in the loop, as javac lays a loop out (the exit is the
+            # taken branch, once; the lowering negates the test): not the exit, which would make every iteration
+            # jump into the body
+            inside = _reaching(preds, bid)
+            if term.if_true in inside and term.if_false not in inside:
+                prefer = term.if_true
         for t in reversed(became):
             if t != prefer:
                 ready.append(t)
         if prefer in became:
             nxt = prefer
     return order
+
+
+def _reaching(preds: dict[int, list[int]], target: int) -> set[int]:
+    """The blocks from which ``target`` can be reached (itself included)."""
+    seen = {target}
+    todo = [target]
+    while todo:
+        for p in preds[todo.pop()]:
+            if p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
 
 
 def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:
