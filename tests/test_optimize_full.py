@@ -212,11 +212,11 @@ def test_a_selection_the_reverter_refuses_gives_way_to_the_next_cheapest(tmp_pat
     subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path), str(tmp_path / "M.java")], check=True)
     real, refused = pipeline.revert_peg, []
 
-    def no_shifts(peg, ir):
+    def no_shifts(peg, ir, **options):  # options: returns_in_place, as pipeline._revert passes it
         if any(n.op == "shl.i" for n in peg.nodes):
             refused.append(peg)
             raise RevertUnsupported("no shifts here")
-        return real(peg, ir)
+        return real(peg, ir, **options)
     monkeypatch.setattr(pipeline, "revert_peg", no_shifts)
     out = tmp_path / "out"
     _, report = optimize_input(tmp_path / "M.class", out / "M.class", Stage.FULL)
