@@ -15,7 +15,9 @@ How (DESIGN section 4)
        (well-formed, CFG-like), :func:`loops_on_sigma`, :func:`effects_on_sigma` and the phi-profile checker
        (:mod:`.phi_profile`); a rejection comes back as a blocking clause (the violation's
        explanation for phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's
-       ``accept`` refuses) and RC2 is called again. Greedy is the fallback when the solver fails.
+       ``accept`` refuses) and RC2 is called again. The checker has work budgets of its own (phi-profile
+       comparisons, checks, and ``accept``'s node pairs: the reverter's cost grows with the square of a
+       candidate's size), so that no sub-stage's work goes uncounted. Greedy is the fallback when the solver fails.
     3. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed,
        or size with ``--goal size``); unless it is strictly cheaper than the original PEG, the ORIGINAL PEG is
        returned (no churn for nothing).
@@ -234,9 +236,11 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
     calls = 0
 
     def counted(peg: PEG) -> str | None:
+        assert accept is not None
         if not accepting.spend(accept_cost(peg)):
-            raise maxsat.OutOfWork(f"checker: {accept_work} node pairs of {accept_cost(peg)} to revert")
-        return accept(peg) if accept is not None else None
+            raise maxsat.OutOfWork(f"checker: {accept_work} node pairs to revert (next: {accept_cost(peg)})")
+        return accept(peg)
+
     # per effect class, the problem nodes that read its heap: an effect off the chain is blocked by "not this
     # effect, or one of these", which every selection putting it on the chain satisfies (a selection at a time
     # would spend the checker's calls on each read the heap rules took off the chain)
@@ -254,7 +258,8 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         reached = set(report.reached_nodes(sel))
         # what is checked is the selection with the builder's forms preferred (the one extraction returns); it
         # is a function of each class's node, so blaming the solver's node of the same class blocks the cause
-        _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline, counted, effort)
+        _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline,
+                                               counted if accept is not None else None, effort)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons")
         if why is None:
