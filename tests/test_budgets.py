@@ -250,3 +250,34 @@ def test_a_worker_that_dies_leaves_its_classes_as_they_were(classes, tmp_path, m
     for p in classes.glob("*.class"):
         assert (tmp_path / "out" / p.name).read_bytes() == p.read_bytes(), p.name
     assert {read_class(p.read_bytes()).name for p in classes.glob("*.class")} == {m.class_name for m in report.methods}
+
+
+# -- the extraction checker's budget for the reverter (pegextract/select.py, ACCEPT_WORK) ---------------------
+def test_the_reverter_s_work_per_extraction_stays_within_its_budget(fixture_classes, tmp_path, monkeypatch):
+    """WideLocals.manyInts (300 chained int locals, a PEG of ~2 200 nodes) once spent seconds of CPU per
+    candidate in the reverter, uncounted (5 candidates, ~25 M node pairs): under load the safety net fired and
+    the output depended on the machine. Now every method's reverter work, in node pairs, stays within
+    ACCEPT_WORK plus the one re-check of the extracted PEG, and manyInts is still rewritten, by the budget and
+    not by the net (no net)."""
+    import peggy_jvm.pipeline as pipeline
+    from peggy_jvm.pegextract.select import ACCEPT_WORK, accept_cost
+
+    spent: dict[str, list[int]] = {}
+    real = pipeline.revertible
+
+    def counting(ir):
+        accept = real(ir)
+
+        def counted(peg):
+            spent.setdefault(ir.name, []).append(accept_cost(peg))
+            return accept(peg)
+        return counted
+
+    monkeypatch.setattr(pipeline, "revertible", counting)
+    _, report = optimize_input(fixture_classes["release17"] / "WideLocals.class", tmp_path / "W.class", Stage.FULL,
+                               method_timeout=None)
+    rows = _rows(report)
+    assert rows["manyInts"].status == "rewritten", rows["manyInts"]
+    assert max(spent["manyInts"]) > ACCEPT_WORK // 4  # a candidate large enough for the budget to matter
+    for name, costs in spent.items():
+        assert sum(costs) <= ACCEPT_WORK + max(costs), (name, costs)

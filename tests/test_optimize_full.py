@@ -212,7 +212,7 @@ def test_a_selection_the_reverter_refuses_gives_way_to_the_next_cheapest(tmp_pat
     subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path), str(tmp_path / "M.java")], check=True)
     real, refused = pipeline.revert_peg, []
 
-    def no_shifts(peg, ir, **options):
+    def no_shifts(peg, ir, **options):  # options: returns_in_place, as pipeline._revert passes it
         if any(n.op == "shl.i" for n in peg.nodes):
             refused.append(peg)
             raise RevertUnsupported("no shifts here")

@@ -7,6 +7,8 @@ clauses through the extractor's checker, and every builder PEG of a small Java c
 """
 from __future__ import annotations
 
+import pytest
+
 from peggy_jvm.pegextract.phi_profile import effect_profiles, find_violation, phi_profiles, prune
 from peggy_jvm.ir.nodes import MethodRef
 from peggy_jvm.peg.graph import PEG
@@ -141,6 +143,42 @@ def test_checker_blocks_a_few_choices_not_the_whole_selection():
     assert f"c{eg.find(mapping[e])}.0" in blocked
     unrelated_nodes = {n for n in reached if pp.problem.nodes[n].eclass == f"c{eg.find(mapping[unrelated])}"}
     assert unrelated_nodes and not (unrelated_nodes & blocked)
+
+
+def test_checker_refuses_to_ask_accept_beyond_its_node_pair_budget():
+    """The caller's accept (the reverter) costs n * n node pairs per candidate of n nodes: with a budget one
+    pair short of the first candidate the checker raises OutOfWork without asking; with exactly enough it asks
+    once and the next check is refused."""
+    from peggy_jvm.epeg import EPeg
+    from peggy_jvm.extract import maxsat
+    from peggy_jvm.extract.greedy import greedy_extract
+    from peggy_jvm.pegextract.peg_problem import build_problem, selection_to_peg
+    from peggy_jvm.pegextract.select import accept_cost, make_checker, prefer_original
+
+    peg, s0, x, c = _base()  # a valid PEG, so that the checks before accept pass
+    _e, rs, rv = _call(peg, s0, x)
+    peg.root = peg.add("return", None, (rs, peg.add("phi", None, (c, rv, x))))
+    peg.seal()
+    eg = EPeg()
+    mapping = eg.add_peg(peg)
+    pp = build_problem(eg, mapping[peg.root], peg)
+    sel = greedy_extract(pp.problem).selection
+    cost = accept_cost(selection_to_peg(pp, prefer_original(pp, sel, frozenset()))[0])
+    asked: list[int] = []
+
+    def accept(candidate):
+        asked.append(len(candidate.nodes))
+        return None
+
+    with pytest.raises(maxsat.OutOfWork):
+        make_checker(pp, accept=accept, accept_work=cost - 1)(pp.problem, sel)
+    assert asked == []
+    checker = make_checker(pp, accept=accept, accept_work=cost)
+    checker(pp.problem, sel)
+    assert len(asked) == 1
+    with pytest.raises(maxsat.OutOfWork):
+        checker(pp.problem, sel)
+    assert len(asked) == 1
 
 
 def test_builder_pegs_pass_against_themselves(tmp_path, java_home):

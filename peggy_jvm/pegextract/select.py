@@ -15,7 +15,9 @@ How (DESIGN section 4)
        (well-formed, CFG-like), :func:`loops_on_sigma`, :func:`effects_on_sigma` and the phi-profile checker
        (:mod:`.phi_profile`); a rejection comes back as a blocking clause (the violation's
        explanation for phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's
-       ``accept`` refuses) and RC2 is called again. Greedy is the fallback when the solver fails.
+       ``accept`` refuses) and RC2 is called again. The checker has work budgets of its own (phi-profile
+       comparisons, checks, and ``accept``'s node pairs: the reverter's cost grows with the square of a
+       candidate's size), so that no sub-stage's work goes uncounted. Greedy is the fallback when the solver fails.
     3. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed,
        or size with ``--goal size``); unless it is strictly cheaper than the original PEG, the ORIGINAL PEG is
        returned (no churn for nothing).
@@ -47,8 +49,8 @@ from .cost import peg_cost
 from .peg_problem import PegProblem, build_problem, class_number, selection_to_peg
 from .phi_profile import Effort, Profiles, effect_profiles, find_violation
 
-__all__ = ["Acceptance", "ExtractReport", "checkable", "effects_on_sigma", "extract_peg", "make_checker",
-           "loops_on_sigma", "prefer_original"]
+__all__ = ["ACCEPT_WORK", "Acceptance", "ExtractReport", "accept_cost", "checkable", "effects_on_sigma",
+           "extract_peg", "loops_on_sigma", "make_checker", "prefer_original"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
@@ -208,17 +210,37 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept:
 #: ``accept``, the reverter)
 CHECK_WORK = 4_000_000
 MAX_CHECKS = 40
+#: the caller's ``accept`` (the reverter, for the pipeline) per extraction, in node pairs: a candidate of n PEG
+#: nodes costs n * n. Squared because the reverter's cost grows about so (its copy coalescing compares pairs of
+#: values): measured, 693 nodes take 0.045 s and 2 241 nodes 0.65 s, so a count of candidates alone let a wide
+#: method spend seconds per check (WideLocals.manyInts: tens of seconds under load). 10 M pairs: about 1.3 s.
+ACCEPT_WORK = 10_000_000
+
+
+def accept_cost(peg: PEG) -> int:
+    """What asking ``accept`` about ``peg`` costs of :data:`ACCEPT_WORK`."""
+    return len(peg.nodes) ** 2
 
 
 def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Acceptance | None = None,
                  work: int = CHECK_WORK, max_checks: int = MAX_CHECKS,
-                 original: frozenset[str] = frozenset()) -> maxsat.Checker:
+                 original: frozenset[str] = frozenset(), accept_work: int = ACCEPT_WORK) -> maxsat.Checker:
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
-    function of the selections it is asked about, in order: after ``max_checks`` calls, or once the
-    phi-profiles have used ``work`` step comparisons, it raises :class:`maxsat.OutOfWork` (the solver stops
-    with what it accepted so far). Work, not time, so the blocking loop gives the same answers on every run."""
+    function of the selections it is asked about, in order: after ``max_checks`` calls, once the
+    phi-profiles have used ``work`` step comparisons, or when asking ``accept`` about a candidate would take
+    the ``accept_work`` node pairs (:func:`accept_cost`) over, it raises :class:`maxsat.OutOfWork` (the solver
+    stops with what it accepted so far). Work, not time, so the blocking loop gives the same answers on every
+    run."""
     effort = Effort(work)
+    accepting = Effort(accept_work)
     calls = 0
+
+    def counted(peg: PEG) -> str | None:
+        assert accept is not None
+        if not accepting.spend(accept_cost(peg)):
+            raise maxsat.OutOfWork(f"checker: {accept_work} node pairs to revert (next: {accept_cost(peg)})")
+        return accept(peg)
+
     # per effect class, the problem nodes that read its heap: an effect off the chain is blocked by "not this
     # effect, or one of these", which every selection putting it on the chain satisfies (a selection at a time
     # would spend the checker's calls on each read the heap rules took off the chain)
@@ -230,13 +252,14 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
     def checker(problem: ExtractionProblem, sel: Selection) -> list[maxsat.NodeClause]:
         nonlocal calls
         calls += 1
-        if calls > max_checks or effort.spent_out:
-            raise maxsat.OutOfWork(f"checker: {max_checks} checks or {work} comparisons")
+        if calls > max_checks or effort.spent_out or accepting.spent_out:
+            raise maxsat.OutOfWork(f"checker: {max_checks} checks, {work} comparisons or {accept_work} node pairs")
         report = evaluate_selection(problem, sel)
         reached = set(report.reached_nodes(sel))
         # what is checked is the selection with the builder's forms preferred (the one extraction returns); it
         # is a function of each class's node, so blaming the solver's node of the same class blocks the cause
-        _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline, accept, effort)
+        _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline,
+                                               counted if accept is not None else None, effort)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons")
         if why is None:
