@@ -15,10 +15,8 @@ from pathlib import Path
 import pytest
 
 import difftest as dt
-from conftest import keep_every_rewrite
-import peggy_jvm.pipeline as pipeline
+from support.fullstage import optimize_source
 from peggy_jvm.rules import policy
-from peggy_jvm.pipeline import Stage, optimize_input
 from peggy_jvm.rules.hoist import LoopHoist
 
 SOURCE = r"""
@@ -74,17 +72,7 @@ def _calls(names: tuple[str, ...] = ("rowSum", "lenFirst", "observeScale", "obse
 
 
 def _optimize(java_home: Path, work: Path, mp: pytest.MonkeyPatch, self_check: bool = True) -> tuple[Path, Path, dict]:
-    src = work / "src"
-    src.mkdir(parents=True)
-    (src / "Hoist.java").write_text(SOURCE)
-    orig = work / "orig"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(src / "Hoist.java")], check=True)
-    out = work / "out"
-    keep_every_rewrite(mp)  # the rewrites' behaviour is tested here, not whether they pay
-    if not self_check:
-        mp.setattr(pipeline, "_self_check", lambda *args, **kwargs: None)
-    _, report = optimize_input(orig / "Hoist.class", out / "Hoist.class", Stage.FULL, jobs=1)
-    return orig, out, {m.name: m for m in report.methods}
+    return optimize_source(java_home, work, mp, "Hoist", SOURCE, self_check)
 
 
 @pytest.fixture(scope="module")
