@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Hashable, Iterator, Mapping
+from typing import Generic, TypeVar
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -71,8 +72,8 @@ __all__ = [
     "to_dot",
 ]
 
-Node = Hashable
-Edge = tuple[Hashable, Hashable]
+N = TypeVar("N", bound=Hashable)
+"""A graph's node type: the analyses are generic over it and return the caller's own nodes."""
 
 NORMAL = "normal"
 EXCEPTION = "exception"
@@ -90,17 +91,17 @@ VIRTUAL_EXIT = _Sentinel.VIRTUAL_EXIT
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Edge selection and the RPO index every analysis starts from
+# tuple[N, N] selection and the RPO index every analysis starts from
 
 
-def _successor_function(g: nx.DiGraph, include_exceptional: bool) -> Callable[[Node], list[Node]]:
+def _successor_function(g: nx.DiGraph, include_exceptional: bool) -> Callable[[N], list[N]]:
     # The plain adjacency dict of networkx graphs (g.adj wraps it in views that cost ~3x per lookup).
     adj = getattr(g, "_adj", None)
     if not isinstance(adj, dict):
         adj = g.adj
     if g.is_multigraph():
 
-        def succ_multi(u: Node) -> list[Node]:
+        def succ_multi(u: N) -> list[N]:
             out = []
             for v, keyed in adj[u].items():
                 keep = False
@@ -116,7 +117,7 @@ def _successor_function(g: nx.DiGraph, include_exceptional: bool) -> Callable[[N
 
         return succ_multi
 
-    def succ(u: Node) -> list[Node]:
+    def succ(u: N) -> list[N]:
         out = []
         for v, data in adj[u].items():
             kind = data.get("kind", NORMAL)
@@ -129,29 +130,29 @@ def _successor_function(g: nx.DiGraph, include_exceptional: bool) -> Callable[[N
     return succ
 
 
-def successors(g: nx.DiGraph, node: Node, include_exceptional: bool = True) -> list[Node]:
+def successors(g: nx.DiGraph, node: N, include_exceptional: bool = True) -> list[N]:
     """The successors of ``node`` along the edges considered, in insertion order."""
     return _successor_function(g, include_exceptional)(node)
 
 
 @dataclass(slots=True)
-class _Index:
+class _Index(Generic[N]):
     """Reachable nodes numbered 0..n-1 in RPO (entry = 0), with successor and predecessor lists of numbers."""
 
-    nodes: list[Node]
-    index: dict[Node, int]
+    nodes: list[N]
+    index: dict[N, int]
     succ: list[list[int]]
     pred: list[list[int]]
 
 
-def _build_index(g: nx.DiGraph, entry: Node, include_exceptional: bool) -> _Index:
+def _build_index(g: nx.DiGraph, entry: N, include_exceptional: bool) -> _Index[N]:
     if entry not in g:
         raise ValueError(f"entry {entry!r} is not a node of the graph")
     succ_of = _successor_function(g, include_exceptional)
-    node_succs: dict[Node, list[Node]] = {}
+    node_succs: dict[N, list[N]] = {}
     first = node_succs[entry] = succ_of(entry)
-    stack: list[tuple[Node, Iterator[Node]]] = [(entry, iter(first))]
-    post: list[Node] = []
+    stack: list[tuple[N, Iterator[N]]] = [(entry, iter(first))]
+    post: list[N] = []
     while stack:
         u, it = stack[-1]
         for v in it:
@@ -166,8 +167,8 @@ def _build_index(g: nx.DiGraph, entry: Node, include_exceptional: bool) -> _Inde
     index = {n: i for i, n in enumerate(post)}
     succ = [[index[v] for v in node_succs[n]] for n in post]
     pred: list[list[int]] = [[] for _ in post]
-    for i, s in enumerate(succ):
-        for j in s:
+    for i, outs in enumerate(succ):
+        for j in outs:
             pred[j].append(i)
     return _Index(post, index, succ, pred)
 
@@ -191,12 +192,12 @@ def _rpo_ints(root: int, succ: list[list[int]]) -> list[int]:
     return post
 
 
-def reachable(g: nx.DiGraph, entry: Node, include_exceptional: bool = True) -> set[Node]:
+def reachable(g: nx.DiGraph, entry: N, include_exceptional: bool = True) -> set[N]:
     """The nodes reachable from ``entry`` (``entry`` included)."""
     return set(_build_index(g, entry, include_exceptional).nodes)
 
 
-def remove_unreachable(g: nx.DiGraph, entry: Node, include_exceptional: bool = True) -> nx.DiGraph:
+def remove_unreachable(g: nx.DiGraph, entry: N, include_exceptional: bool = True) -> nx.DiGraph:
     """A copy of ``g`` (same class, node, edge and graph attributes) without the nodes unreachable from ``entry``.
 
     Edges between kept nodes are all kept, exceptional ones too, whatever ``include_exceptional`` says.
@@ -204,7 +205,7 @@ def remove_unreachable(g: nx.DiGraph, entry: Node, include_exceptional: bool = T
     return g.subgraph(_build_index(g, entry, include_exceptional).nodes).copy()
 
 
-def reverse_postorder(g: nx.DiGraph, entry: Node, include_exceptional: bool = True) -> list[Node]:
+def reverse_postorder(g: nx.DiGraph, entry: N, include_exceptional: bool = True) -> list[N]:
     """The reverse postorder of the depth-first search from ``entry`` visiting successors in insertion order."""
     return list(_build_index(g, entry, include_exceptional).nodes)
 
@@ -290,7 +291,7 @@ def _tree_ints(root: int, order: list[int], idom: list[int]) -> _TreeInts:
 
 
 @dataclass(frozen=True, slots=True)
-class DominatorTree:
+class DominatorTree(Generic[N]):
     """The dominator tree of the nodes reachable from ``root`` (or, for post-dominators, reaching the exit).
 
     ``idom`` maps every node to its immediate dominator (``root`` to itself); ``children`` lists each node's
@@ -298,27 +299,27 @@ class DominatorTree:
     so ``a`` dominates ``b`` iff ``pre[a] <= pre[b] and post[b] <= post[a]`` (O(1)); ``depth[root] == 0``.
     """
 
-    root: Node
-    idom: dict[Node, Node]
-    children: dict[Node, tuple[Node, ...]]
-    pre: dict[Node, int]
-    post: dict[Node, int]
-    depth: dict[Node, int]
+    root: N
+    idom: dict[N, N]
+    children: dict[N, tuple[N, ...]]
+    pre: dict[N, int]
+    post: dict[N, int]
+    depth: dict[N, int]
 
     def __contains__(self, node: object) -> bool:
         return node in self.idom
 
-    def dominates(self, a: Node, b: Node) -> bool:
+    def dominates(self, a: N, b: N) -> bool:
         """``a`` dominates ``b`` (reflexive). False when either is not in the tree (unreachable)."""
         pre = self.pre
         if a not in pre or b not in pre:
             return False
         return pre[a] <= pre[b] and self.post[b] <= self.post[a]
 
-    def strictly_dominates(self, a: Node, b: Node) -> bool:
+    def strictly_dominates(self, a: N, b: N) -> bool:
         return a != b and self.dominates(a, b)
 
-    def dominators_of(self, node: Node) -> list[Node]:
+    def dominators_of(self, node: N) -> list[N]:
         """``node``, its immediate dominator, ..., up to ``root``."""
         out = [node]
         idom = self.idom
@@ -328,7 +329,7 @@ class DominatorTree:
         return out
 
 
-def _public_tree(nodes: list[Node], root: int, t: _TreeInts, members: list[int]) -> DominatorTree:
+def _public_tree(nodes: list[N], root: int, t: _TreeInts, members: list[int]) -> DominatorTree[N]:
     return DominatorTree(
         root=nodes[root],
         idom={nodes[v]: nodes[t.idom[v]] for v in members},
@@ -339,18 +340,18 @@ def _public_tree(nodes: list[Node], root: int, t: _TreeInts, members: list[int])
     )
 
 
-def _dom_ints(idx: _Index) -> _TreeInts:
+def _dom_ints(idx: _Index[N]) -> _TreeInts:
     order = list(range(len(idx.nodes)))
     return _tree_ints(0, order, _chk(order, idx.pred, len(order)))
 
 
-def dominator_tree(g: nx.DiGraph, entry: Node, include_exceptional: bool = True) -> DominatorTree:
+def dominator_tree(g: nx.DiGraph, entry: N, include_exceptional: bool = True) -> DominatorTree[N]:
     """The dominator tree rooted at ``entry``."""
     idx = _build_index(g, entry, include_exceptional)
     return _public_tree(idx.nodes, 0, _dom_ints(idx), list(range(len(idx.nodes))))
 
 
-def dominators(g: nx.DiGraph, entry: Node, include_exceptional: bool = True) -> dict[Node, Node]:
+def dominators(g: nx.DiGraph, entry: N, include_exceptional: bool = True) -> dict[N, N]:
     """Immediate dominators of the reachable nodes; ``entry`` maps to itself."""
     idx = _build_index(g, entry, include_exceptional)
     nodes = idx.nodes
@@ -358,7 +359,7 @@ def dominators(g: nx.DiGraph, entry: Node, include_exceptional: bool = True) -> 
     return {nodes[v]: nodes[d] for v, d in enumerate(idom)}
 
 
-def dominates(idom: DominatorTree | Mapping[Node, Node], a: Node, b: Node) -> bool:
+def dominates(idom: DominatorTree[N] | Mapping[N, N], a: N, b: N) -> bool:
     """``a`` dominates ``b`` (reflexive).
 
     With a :class:`DominatorTree` this is O(1). With a plain immediate-dominator mapping it walks from ``b`` up to
@@ -379,7 +380,7 @@ def dominates(idom: DominatorTree | Mapping[Node, Node], a: Node, b: Node) -> bo
         b = up
 
 
-def _is_root_of(idom: Mapping[Node, Node], node: Node) -> bool:
+def _is_root_of(idom: Mapping[N, N], node: N) -> bool:
     return any(v == node for v in idom.values())
 
 
@@ -387,7 +388,7 @@ def _is_root_of(idom: Mapping[Node, Node], node: Node) -> bool:
 # Post-dominators
 
 
-def _post_dom(idx: _Index) -> tuple[list[Node], int, _TreeInts]:
+def _post_dom(idx: _Index[N]) -> tuple[list[N | _Sentinel], int, _TreeInts]:
     """Post-dominator tree over numbers 0..n-1 (the reachable nodes) plus n (the virtual exit)."""
     n = len(idx.nodes)
     succ = idx.succ
@@ -417,7 +418,8 @@ def _post_dom(idx: _Index) -> tuple[list[Node], int, _TreeInts]:
         rpred[r].append(exit_)
     order = _rpo_ints(exit_, rsucc)
     idom = _chk(order, rpred, n + 1)
-    return idx.nodes + [VIRTUAL_EXIT], exit_, _tree_ints(exit_, order, idom)
+    nodes: list[N | _Sentinel] = [*idx.nodes, VIRTUAL_EXIT]
+    return nodes, exit_, _tree_ints(exit_, order, idom)
 
 
 def _scc_ids(succ: list[list[int]]) -> list[int]:
@@ -470,7 +472,7 @@ def _scc_ids(succ: list[list[int]]) -> list[int]:
     return comp
 
 
-def post_dominator_tree(g: nx.DiGraph, entry: Node, include_exceptional: bool = True) -> DominatorTree:
+def post_dominator_tree(g: nx.DiGraph, entry: N, include_exceptional: bool = True) -> DominatorTree[N | _Sentinel]:
     """The post-dominator tree of the reachable nodes, rooted at :data:`VIRTUAL_EXIT` (see the module docstring
     for how exits, including infinite loops, are connected to it)."""
     idx = _build_index(g, entry, include_exceptional)
@@ -478,7 +480,8 @@ def post_dominator_tree(g: nx.DiGraph, entry: Node, include_exceptional: bool = 
     return _public_tree(nodes, exit_, t, list(range(len(nodes))))
 
 
-def post_dominators(g: nx.DiGraph, entry: Node, include_exceptional: bool = True) -> dict[Node, Node]:
+def post_dominators(g: nx.DiGraph, entry: N, include_exceptional: bool = True
+                    ) -> dict[N | _Sentinel, N | _Sentinel]:
     """Immediate post-dominators of the reachable nodes; a node whose only post-dominator is the virtual exit
     maps to :data:`VIRTUAL_EXIT`, and ``VIRTUAL_EXIT`` maps to itself."""
     idx = _build_index(g, entry, include_exceptional)
@@ -490,7 +493,7 @@ def post_dominators(g: nx.DiGraph, entry: Node, include_exceptional: bool = True
 # Back edges, natural loops, reducibility
 
 
-def _tree_for(idx: _Index, domtree: DominatorTree | None) -> _TreeInts:
+def _tree_for(idx: _Index[N], domtree: DominatorTree[N] | None) -> _TreeInts:
     if domtree is None:
         return _dom_ints(idx)
     nodes = idx.nodes
@@ -505,7 +508,7 @@ def _tree_for(idx: _Index, domtree: DominatorTree | None) -> _TreeInts:
     return _TreeInts(idom, [[] for _ in range(n)], pre, post, [domtree.depth[v] for v in nodes])
 
 
-def _back_edges_ints(idx: _Index, t: _TreeInts) -> list[tuple[int, int]]:
+def _back_edges_ints(idx: _Index[N], t: _TreeInts) -> list[tuple[int, int]]:
     pre, post = t.pre, t.post
     out = []
     for u, s in enumerate(idx.succ):
@@ -517,8 +520,8 @@ def _back_edges_ints(idx: _Index, t: _TreeInts) -> list[tuple[int, int]]:
 
 
 def back_edges(
-    g: nx.DiGraph, entry: Node, domtree: DominatorTree | None = None, include_exceptional: bool = True
-) -> list[Edge]:
+    g: nx.DiGraph, entry: N, domtree: DominatorTree[N] | None = None, include_exceptional: bool = True
+) -> list[tuple[N, N]]:
     """The reachable edges ``(u, v)`` where ``v`` dominates ``u`` (self-loops included), ordered by the RPO of
     ``u`` and then by successor order. ``domtree``, when given, must be the dominator tree of the same graph, entry
     and ``include_exceptional``."""
@@ -528,7 +531,7 @@ def back_edges(
 
 
 @dataclass(eq=False)
-class Loop:
+class Loop(Generic[N]):
     """One natural loop (all back edges into one header merged).
 
     ``body`` includes ``header``; ``latches`` are the sources of the back edges into ``header`` in RPO; ``exits``
@@ -537,26 +540,26 @@ class Loop:
     this one; ``children`` are the loops directly nested in this one, by header RPO.
     """
 
-    header: Node
-    body: frozenset[Node]
-    latches: tuple[Node, ...]
-    exits: tuple[Edge, ...]
+    header: N
+    body: frozenset[N]
+    latches: tuple[N, ...]
+    exits: tuple[tuple[N, N], ...]
     depth: int
-    parent: Loop | None = field(default=None, repr=False)
+    parent: Loop[N] | None = field(default=None, repr=False)
     children: tuple[Loop, ...] = field(default=(), repr=False)
 
     def __contains__(self, node: object) -> bool:
         return node in self.body
 
     @property
-    def exit_targets(self) -> tuple[Node, ...]:
+    def exit_targets(self) -> tuple[N, ...]:
         """The distinct targets of ``exits``, in first-seen order."""
         return tuple(dict.fromkeys(v for _, v in self.exits))
 
     def ancestors(self) -> list[Loop]:
         """This loop, its parent, ..., up to the outermost loop containing it."""
         out: list[Loop] = []
-        cur: Loop | None = self
+        cur: Loop[N] | None = self
         while cur is not None:
             out.append(cur)
             cur = cur.parent
@@ -564,7 +567,7 @@ class Loop:
 
 
 @dataclass(frozen=True, eq=False)
-class LoopForest:
+class LoopForest(Generic[N]):
     """All natural loops of a graph.
 
     ``loops`` are ordered by the RPO position of their headers, which puts every loop after all loops enclosing it
@@ -574,9 +577,9 @@ class LoopForest:
 
     loops: tuple[Loop, ...]
     roots: tuple[Loop, ...]
-    back_edges: tuple[Edge, ...]
-    _innermost: Mapping[Node, Loop] = field(repr=False)
-    _by_header: Mapping[Node, Loop] = field(repr=False)
+    back_edges: tuple[tuple[N, N], ...]
+    _innermost: Mapping[N, Loop[N]] = field(repr=False)
+    _by_header: Mapping[N, Loop[N]] = field(repr=False)
 
     def __iter__(self) -> Iterator[Loop]:
         return iter(self.loops)
@@ -584,23 +587,23 @@ class LoopForest:
     def __len__(self) -> int:
         return len(self.loops)
 
-    def loop_of(self, node: Node) -> Loop | None:
+    def loop_of(self, node: N) -> Loop[N] | None:
         """The innermost loop whose body contains ``node``, or None."""
         return self._innermost.get(node)
 
-    def loop_with_header(self, header: Node) -> Loop | None:
+    def loop_with_header(self, header: N) -> Loop[N] | None:
         return self._by_header.get(header)
 
-    def is_header(self, node: Node) -> bool:
+    def is_header(self, node: N) -> bool:
         return node in self._by_header
 
-    def depth_of(self, node: Node) -> int:
+    def depth_of(self, node: N) -> int:
         """The number of loops containing ``node`` (0 outside every loop)."""
         loop = self._innermost.get(node)
         return 0 if loop is None else loop.depth
 
 
-def _loops_ints(idx: _Index, t: _TreeInts) -> LoopForest:
+def _loops_ints(idx: _Index[N], t: _TreeInts) -> LoopForest[N]:
     nodes = idx.nodes
     n = len(nodes)
     pred = idx.pred
@@ -661,7 +664,7 @@ def _loops_ints(idx: _Index, t: _TreeInts) -> LoopForest:
         inner[h] = nested
 
     # Build the public loops bottom-up (bodies are unions of the children's bodies).
-    body: dict[int, frozenset[Node]] = {}
+    body: dict[int, frozenset[N]] = {}
     for h in reversed(headers):
         parts = [nodes[h]]
         parts.extend(nodes[y] for y in members[h])
@@ -694,7 +697,7 @@ def _loops_ints(idx: _Index, t: _TreeInts) -> LoopForest:
         i = innermost[v]
         return i != -1 and lpre[h] <= lpre[i] and lpost[i] <= lpost[h]
 
-    exits: dict[int, list[Edge]] = {h: [] for h in headers}
+    exits: dict[int, list[tuple[N, N]]] = {h: [] for h in headers}
     for u in range(n):
         lu = innermost[u]
         if lu == -1:
@@ -708,7 +711,7 @@ def _loops_ints(idx: _Index, t: _TreeInts) -> LoopForest:
                 h = parent.get(h, -1)
 
     depth: dict[int, int] = {}
-    loop_obj: dict[int, Loop] = {}
+    loop_obj: dict[int, Loop[N]] = {}
     for h in headers:  # parents first
         d = depth[h] = depth[parent[h]] + 1 if h in parent else 1
         loop_obj[h] = Loop(
@@ -733,14 +736,14 @@ def _loops_ints(idx: _Index, t: _TreeInts) -> LoopForest:
 
 
 def natural_loops(
-    g: nx.DiGraph, entry: Node, domtree: DominatorTree | None = None, include_exceptional: bool = True
-) -> LoopForest:
+    g: nx.DiGraph, entry: N, domtree: DominatorTree[N] | None = None, include_exceptional: bool = True
+) -> LoopForest[N]:
     """The natural loops of the reachable graph, one per header, nested into a forest."""
     idx = _build_index(g, entry, include_exceptional)
     return _loops_ints(idx, _tree_for(idx, domtree))
 
 
-def _witness_ints(idx: _Index, t: _TreeInts) -> tuple[int, int] | None:
+def _witness_ints(idx: _Index[N], t: _TreeInts) -> tuple[int, int] | None:
     pre, post = t.pre, t.post
     for u, s in enumerate(idx.succ):
         for v in s:
@@ -751,8 +754,8 @@ def _witness_ints(idx: _Index, t: _TreeInts) -> tuple[int, int] | None:
 
 
 def irreducible_witness(
-    g: nx.DiGraph, entry: Node, domtree: DominatorTree | None = None, include_exceptional: bool = True
-) -> Edge | None:
+    g: nx.DiGraph, entry: N, domtree: DominatorTree[N] | None = None, include_exceptional: bool = True
+) -> tuple[N, N] | None:
     """A retreating edge ``(u, v)`` of the DFS from ``entry`` whose target does not dominate its source, or None.
 
     Hecht-Ullman: the graph is reducible iff every retreating edge of a DFS is a back edge; the witness is the
@@ -765,7 +768,7 @@ def irreducible_witness(
 
 
 def is_reducible(
-    g: nx.DiGraph, entry: Node, domtree: DominatorTree | None = None, include_exceptional: bool = True
+    g: nx.DiGraph, entry: N, domtree: DominatorTree[N] | None = None, include_exceptional: bool = True
 ) -> bool:
     """Whether the reachable graph is reducible (every cycle is entered only through one node that dominates it)."""
     return irreducible_witness(g, entry, domtree, include_exceptional) is None
@@ -776,25 +779,25 @@ def is_reducible(
 
 
 @dataclass(frozen=True, eq=False)
-class CFGInfo:
+class CFGInfo(Generic[N]):
     """The analyses of one graph computed with one traversal: what a per-method driver wants."""
 
-    entry: Node
-    rpo: tuple[Node, ...]
-    domtree: DominatorTree
-    loops: LoopForest
-    witness: Edge | None
+    entry: N
+    rpo: tuple[N, ...]
+    domtree: DominatorTree[N]
+    loops: LoopForest[N]
+    witness: tuple[N, N] | None
 
     @property
     def reducible(self) -> bool:
         return self.witness is None
 
     @property
-    def reachable(self) -> frozenset[Node]:
+    def reachable(self) -> frozenset[N]:
         return frozenset(self.rpo)
 
 
-def analyze(g: nx.DiGraph, entry: Node, include_exceptional: bool = True) -> CFGInfo:
+def analyze(g: nx.DiGraph, entry: N, include_exceptional: bool = True) -> CFGInfo[N]:
     """RPO, dominator tree, natural loops and reducibility of ``g`` from ``entry``, sharing one index."""
     idx = _build_index(g, entry, include_exceptional)
     t = _dom_ints(idx)
@@ -825,8 +828,8 @@ def _dot_quote(text: str) -> str:
 
 def to_dot(
     g: nx.DiGraph,
-    entry: Node,
-    labels: Mapping[Node, str] | None = None,
+    entry: N,
+    labels: Mapping[N, str] | None = None,
     include_exceptional: bool = True,
     name: str = "cfg",
 ) -> str:

@@ -114,11 +114,11 @@ class _Lifter:
             v = self.stack_vars[(depth, kind)] = self.new_var(IRType(kind), f"s{depth}{kind.suffix}")
         return v
 
-    def note_class(self, v: Var, vtype: object) -> None:
+    def note_class(self, v: Var, vtype: int | str | None) -> None:
         if v.type.kind is Kind.REF:
             self.ref_classes.setdefault(v.id, []).append(vtype if isinstance(vtype, str) else None)
 
-    def temp_for(self, vtype: object) -> Var:
+    def temp_for(self, vtype: int | str) -> Var:
         """A fresh temporary typed by a verification type."""
         if isinstance(vtype, str):
             return self.new_var(IRType(Kind.REF, vtype))
@@ -248,7 +248,7 @@ class _Lifter:
             depth += 1
         return ops
 
-    def temp_type(self, vtype: object) -> IRType:
+    def temp_type(self, vtype: int | str) -> IRType:
         if vtype == fr.UNINIT_THIS:  # `this` before the super constructor ran, e.g. in this(c ? a : b)
             return IRType(Kind.REF, self.cf.name)
         if isinstance(vtype, str) or vtype == fr.NULL:
@@ -320,7 +320,7 @@ class _Lifter:
         the block's terminator still reads; they are returned, saved first if the spill overwrites them."""
         stack = self.stack
         stmts = self.block.stmts
-        targets = []
+        targets: list[Var | None] = []
         for depth, x in enumerate(stack):
             if isinstance(x, _Uninit):
                 targets.append(None)
@@ -449,6 +449,7 @@ class _Lifter:
             return Goto(self.target(ins.arg))
         if form is Form.SWITCH:
             (v,) = self.spill_stack(*self.pop())
+            assert ins.targets is not None  # the decoder gives every switch its targets
             keys = ins.keys if ins.keys is not None else list(range(ins.arg2, ins.arg2 + len(ins.targets)))
             return Switch(v, list(keys), [self.target(t) for t in ins.targets], self.target(ins.arg))
         if form is Form.RETURN:
@@ -488,10 +489,10 @@ class _Lifter:
             name, desc = self.pool.name_and_type(e[2])
             args_desc, ret = parse_method_descriptor(desc)
             args = [self.value(a) for a in self.pop(len(args_desc))]
-            dst = None if ret == "V" else self.new_var(type_of_descriptor(ret))
-            self.emit(InvokeDynamic(dst, name, desc, self.bootstrap(e[1]), args))
-            if dst is not None:
-                stack.append(dst)
+            result = None if ret == "V" else self.new_var(type_of_descriptor(ret))
+            self.emit(InvokeDynamic(result, name, desc, self.bootstrap(e[1]), args))
+            if result is not None:
+                stack.append(result)
             return None
         if form is Form.NEW:
             cls = self.pool.class_name(ins.arg)
@@ -610,10 +611,10 @@ class _Lifter:
             new.init = self.settle_class_init(receiver)
             self.stack[:] = [dst if x == receiver else x for x in self.stack]
             return None
-        dst = None if ret == "V" else self.new_var(type_of_descriptor(ret))
-        self.emit(Invoke(dst, kind, ref, None if receiver is None else self.value(receiver), vargs))
-        if dst is not None:
-            self.stack.append(dst)
+        result = None if ret == "V" else self.new_var(type_of_descriptor(ret))
+        self.emit(Invoke(result, kind, ref, None if receiver is None else self.value(receiver), vargs))
+        if result is not None:
+            self.stack.append(result)
         return None
 
     def settle_class_init(self, u: _Uninit) -> ClassInit | None:

@@ -76,9 +76,11 @@ def inline_subroutines(insns: list[Instruction], code_length: int, table: list[E
         if site is None:
             break
         pos_of = {id(x): k for k, x in enumerate(items) if isinstance(x, Label)}
-        jsr: Insn = items[site]
+        jsr = items[site]
+        assert isinstance(jsr, Insn)  # `site` was chosen as an instruction
         body = _body(items, pos_of[id(jsr.target)], pos_of)
-        first: Insn = items[body[0]]
+        first = items[body[0]]
+        assert isinstance(first, Insn)  # `_body` returns instruction positions only
         if first.opcode != op.ASTORE:
             raise SubroutineError(f"subroutine does not start by storing its return address ({first!r})")
         ret_local = first.arg
@@ -96,7 +98,10 @@ def inline_subroutines(insns: list[Instruction], code_length: int, table: list[E
         shift = lambda k: k + 1 if k > site else k  # noqa: E731  (indices after the inserted label move)
         copy: list = []
         body_set = set(body)
-        remap = (lambda t: copy_of.get(id(t), t))  # noqa: E731
+
+        def remap(t: Label) -> Label:
+            return copy_of.get(id(t), t)
+
         for idx, k in enumerate(body):
             x: Insn = items[shift(k)]
             copy.append(insn_label[k])

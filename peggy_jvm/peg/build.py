@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Sequence
+from typing import Any, Callable
 
 import networkx as nx
 
@@ -67,10 +68,9 @@ class PegUnsupported(Exception):
 # -- constants ------------------------------------------------------------------------------------------------
 def const_node(peg: PEG, c: Const) -> int:
     k = c.type.kind
-    if k is Kind.INT:
-        return peg.add("const.i", int(c.value))
-    if k is Kind.LONG:
-        return peg.add("const.l", int(c.value))
+    if k is Kind.INT or k is Kind.LONG:
+        assert isinstance(c.value, int)  # an int or long Const holds a Python int
+        return peg.add("const.i" if k is Kind.INT else "const.l", c.value)
     if k is Kind.FLOAT:
         # a float Const's value is a number
         return peg.add("const.f", float_to_raw_int_bits(float(c.value)))  # type: ignore[arg-type]
@@ -101,7 +101,9 @@ class _Seg:
     block: Block
     stmts: list[Stmt]
     kind: str  # goto | if | switch | return | throw | try | dispatch | athrow
-    term: object = None  # the IR terminator, the throwing statement (try), or the Handler tuple (dispatch)
+    # by ``kind``: the IR terminator, the throwing statement (try), or the Handler tuple (dispatch); typed Any
+    # because ``kind`` is the tag that says which (a string tag mypy cannot narrow on)
+    term: Any = None
     succ: list[tuple[object, int]] = field(default_factory=list)  # (label, target segment id or EXIT)
     index: int = 0  # dispatch: which handler this segment tests
 
@@ -164,20 +166,19 @@ def _segments(m: IRMethod, pure: frozenset[FieldRef] = frozenset()) -> tuple[dic
         for a, nxt in zip(segs_of_block, segs_of_block[1:]):
             a.succ.append(("n", nxt.id))
             a.succ.append(("x", dispatch_chain(b)))
-        # term's class is the one its kind names: mypy does not narrow through kind (the ignores)
-        if kind == "goto":
-            pending.append((last, "goto", term.target))  # type: ignore[attr-defined]
-        elif kind == "if":
-            if term.if_true == term.if_false:  # type: ignore[attr-defined]
+        if isinstance(term, Goto):
+            pending.append((last, "goto", term.target))
+        elif isinstance(term, If):
+            if term.if_true == term.if_false:
                 last.kind = "goto"
-                pending.append((last, "goto", term.if_true))  # type: ignore[attr-defined]
+                pending.append((last, "goto", term.if_true))
             else:
-                pending.append((last, True, term.if_true))  # type: ignore[attr-defined]
-                pending.append((last, False, term.if_false))  # type: ignore[attr-defined]
-        elif kind == "switch":
-            for k, t in enumerate(term.cases):  # type: ignore[attr-defined]
+                pending.append((last, True, term.if_true))
+                pending.append((last, False, term.if_false))
+        elif isinstance(term, Switch):
+            for k, t in enumerate(term.cases):
                 pending.append((last, ("case", k), t))
-            pending.append((last, "default", term.default))  # type: ignore[attr-defined]
+            pending.append((last, "default", term.default))
         elif kind == "athrow":
             last.succ.append(("x", dispatch_chain(b)))
         else:
@@ -187,9 +188,9 @@ def _segments(m: IRMethod, pure: frozenset[FieldRef] = frozenset()) -> tuple[dic
             raise PegUnsupported(f"jump to missing block B{target}")
         seg.succ.append((label, first[target]))
     # successor order as the labels were added; for dispatch, "match" was appended after "nomatch": put it first
-    for s in segs.values():
-        if s.kind == "dispatch":
-            s.succ.sort(key=lambda e: e[0] != "match")
+    for seg in segs.values():
+        if seg.kind == "dispatch":
+            seg.succ.sort(key=lambda e: e[0] != "match")
     return segs, first
 
 
@@ -535,7 +536,8 @@ class _Builder:
         s = self.segs[n]
         labels = [label for label, _ in s.succ]
         if s.kind in ("if", "switch", "try", "dispatch"):
-            order = {"if": [True, False], "try": ["x", "n"], "dispatch": ["match", "nomatch"]}.get(s.kind)
+            orders: dict[str, list[object]] = {"if": [True, False], "try": ["x", "n"], "dispatch": ["match", "nomatch"]}
+            order = orders.get(s.kind)
             rest = [lb for lb in labels if lb != "never"]
             if order is not None:
                 rest = [lb for lb in order if lb in rest]
@@ -554,7 +556,7 @@ class _Builder:
         if label == "never":
             c = peg.add("const.b", False)
         elif s.kind == "if":
-            term: If = s.term  # type: ignore[assignment]  # an 'if' segment's term
+            term: If = s.term
             a, b = self.operand(env, term.a), self.operand(env, term.b)
             if term.a.type.kind is Kind.REF or term.b.type.kind is Kind.REF:
                 op = "eq.a" if term.cond.value == "eq" else "ne.a"
@@ -562,14 +564,14 @@ class _Builder:
                 op = f"{term.cond.value}.i"
             c = peg.add(op, None, (a, b))
         elif s.kind == "switch":
-            term2: Switch = s.term  # type: ignore[assignment]  # a 'switch' segment's term
+            term2: Switch = s.term
             v = self.operand(env, term2.value)
             # a case label is ('case', k)
             c = peg.add("eq.i", None, (v, peg.add("const.i", term2.keys[label[1]])))  # type: ignore[index]
         elif s.kind == "try":
             c = peg.add("threw", None, (self.pending[n][0],))
         elif s.kind == "dispatch":
-            h = s.term[s.index]  # type: ignore[index]  # a dispatch segment's term is the Handler tuple
+            h = s.term[s.index]
             test = peg.add("instanceof", h.catch_type, (env[EXC],))
             c = peg.add("ne.i", None, (test, peg.add("const.i", 0)))
         else:
@@ -631,7 +633,12 @@ class _Builder:
     def region_succ(self, x: object, ctx: _Loop | None) -> list[tuple[int, object, bool]]:
         """Successors of ``x`` as seen in the acyclic region of ``ctx``: the segment, the node it is part of
         in the region, and whether it is inside the region (back edges and exits are not)."""
-        edges = self.loops[x[1]].info.exits if isinstance(x, tuple) else [(x, t) for _, t in self.segs[x].succ]
+        edges: Sequence[tuple[Any, Any]]
+        if isinstance(x, tuple):  # a collapsed inner loop: ("loop", header)
+            edges = self.loops[x[1]].info.exits
+        else:
+            assert isinstance(x, int)  # a segment id
+            edges = [(x, t) for _, t in self.segs[x].succ]
         out: list[tuple[int, object, bool]] = []
         for _, y in edges:
             if y == EXIT or (ctx is not None and (y == ctx.header or not self.in_ctx(y, ctx))):
@@ -751,8 +758,11 @@ class _Builder:
         true, false = peg.add("const.b", True), peg.add("const.b", False)
         brk = self.merge(tree, ["c", "s"], lambda e: {"c": true if e in exit_set else false, "s": inside(e)[SIGMA]})
         lp.pass_node = peg.add("pass", lp.depth, (peg.add("guard", None, (brk["s"], brk["c"])),))
-        for k, e in enumerate(exits[:-1]):
-            which = self.merge(tree, ["c"], lambda x, e=e: {"c": true if x == e else false} if x in exit_set else {})
+        for e in exits[:-1]:
+            def exit_taken(x: Edge, e: Edge = e) -> dict:
+                return {"c": true if x == e else false} if x in exit_set else {}
+
+            which = self.merge(tree, ["c"], exit_taken)
             lp.exit_cond[e] = peg.add("eval", lp.depth, (which["c"], lp.pass_node))
 
     def build(self) -> PEG:
