@@ -98,7 +98,7 @@ def _counts(m: IRMethod) -> tuple[Counter[int], Counter[int]]:
 
 def _substitute(st: Stmt, old: Var, new: object) -> None:
     """Replace reads of ``old`` in ``st`` by ``new`` (the destination is not a read)."""
-    for f in fields(st):  # type: ignore[arg-type]
+    for f in fields(st):
         if f.name in ("dst", "origin"):
             continue
         val = getattr(st, f.name)
@@ -209,7 +209,8 @@ def _recompute_steps(m: IRMethod) -> bool:
             if not (isinstance(d, Binary) and d.op in ("add.i", "sub.i") and d.a is v and isinstance(d.b, Const)
                     and isinstance(d.b.value, int) and -1 <= d.b.value <= 5):
                 continue
-            between = b.stmts[j + 1:k]  # type: ignore[operator]
+            assert j is not None  # d is j's statement
+            between = b.stmts[j + 1:k]
             readers = [x for x in between if _reads(x, t)]
             if not readers or len(readers) > 2 or any(_writes(x, v) for x in between) or \
                     uses[t.id] != 1 + sum(1 for x in readers for o in x.operands() if o is t):
@@ -518,6 +519,7 @@ def _landing(b: Block, k: int, temps: set[int]) -> int:
     defined_at = {x.defined().id: i for i, x in enumerate(rest)  # type: ignore[union-attr]
                   if x.defined() is not None and x.defined().id in temps}  # type: ignore[union-attr]
     opens = [0] * (len(rest) + 2)
+    assert b.terminator is not None  # a lifted block always ends in one
     for i, x in enumerate([*rest, b.terminator]):
         for y in x.operands():
             if isinstance(y, Var) and y.id in defined_at and defined_at[y.id] < i:

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable, Hashable
+from typing import Callable, Hashable, cast
 
 from ..peg.graph import PEG
 from ..peg.ops import OPS, T
@@ -62,7 +62,9 @@ from ..peg.ops import OPS, T
 __all__ = ["Step", "Path", "Violation", "Effort", "MAX_PATHS", "phi_profiles", "prune", "effect_profiles",
            "find_violation"]
 
-Step = tuple[int, bool]
+Key = Hashable
+"""What names a phi's condition in a step: its node id, or (effect_profiles) a key that compares two PEGs."""
+Step = tuple[Key, bool]
 Path = frozenset[Step]  # the conjunction of the steps of a route (order does not matter, see the docstring)
 
 #: pruned routes per node beyond which the profile is "unknown" (a violation, to be safe)
@@ -179,10 +181,10 @@ def phi_profiles(peg: PEG, effort: Effort | None = None) -> dict[int, frozenset[
             spent += len(new)
             if spent > MAX_WORK:
                 return None
-            new = prune(new, MAX_PATHS, effort)
-            if new is None:
+            pruned = prune(new, MAX_PATHS, effort)
+            if pruned is None:
                 return None
-            fz = frozenset(new)
+            fz = frozenset(pruned)
             if fz != prof.get(c):
                 prof[c] = fz
                 if c not in queued:
@@ -221,7 +223,6 @@ def _show(p: Path) -> str:
                            for c, b in sorted(p, key=repr)) + "]"
 
 
-Key = Hashable
 #: per effect key: its pruned (linear, value) profiles, steps keyed by ``key``; None: too large to decide
 Profiles = dict[Key, "tuple[frozenset[Path], frozenset[Path]] | None"]
 
@@ -259,7 +260,8 @@ def effect_profiles(peg: PEG, key: Callable[[int], Key] | None = None, effort: E
             paths: set[Path] = set()
             for n in ns:
                 for p in prof.get(n, frozenset()):
-                    paths.add(frozenset((key(c), b) for c, b in p))
+                    # phi_profiles names conditions by node id
+                    paths.add(frozenset((key(cast(int, c)), b) for c, b in p))
             pruned = prune(paths, effort=effort)
             return None if pruned is None else frozenset(pruned)
 

@@ -134,11 +134,11 @@ def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], n
     for n, ids in back.items():
         if ids and OPS[new.nodes[n].op].role is Role.EFFECT:
             c = nodes[ids[0]].eclass
-            off = by_class.get(c)
-            if off is None and c in copies:
-                off = by_class.get(copies[c])
-            if off is not None:
-                new.origins[n] = off
+            origin = by_class.get(c)
+            if origin is None and c in copies:
+                origin = by_class.get(copies[c])
+            if origin is not None:
+                new.origins[n] = origin
     # a theta equal to an original one (same e-class, not a copy: a peeled loop's thetas are shifted) carries
     # the same local: its loop runs the same iterations with the same values
     local_of: dict[str, tuple[int, int]] = {}
@@ -298,9 +298,9 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
         return peg, ExtractReport("original", before, before, times, "",
                                   notes=["phi-profiles of the original PEG too large to check extractions"])
     eg, mapping, root, run = sat.egraph, sat.mapping, sat.root, sat.run
-    size = {"epeg_nodes": eg.node_count, "epeg_classes": eg.class_count}
     if not run.fired() and not sat.inlined:  # nothing was proved equal: the only selection is the original PEG
-        return peg, ExtractReport("original", before, before, times, str(run), notes=["no rule fired"], **size)
+        return peg, ExtractReport("original", before, before, times, str(run), notes=["no rule fired"],
+                                  epeg_nodes=eg.node_count, epeg_classes=eg.class_count)
     t1 = clock()
     pp = build_problem(eg, root, peg, goal)
     times["problem"] = (clock() - t1) * 1000
@@ -328,7 +328,8 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
         except Exception as e2:
             notes.append(f"greedy failed ({type(e2).__name__}: {e2})")
     times["extract"] = (clock() - t2) * 1000
-    report = ExtractReport("original", before, before, times, str(run), blocks, notes, **size)
+    report = ExtractReport("original", before, before, times, str(run), blocks, notes,
+                           epeg_nodes=eg.node_count, epeg_classes=eg.class_count)
     if sel is None:
         report.notes.append("no selection passed the checks")
         return peg, report
