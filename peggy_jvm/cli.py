@@ -26,6 +26,7 @@ from .budget import DEFAULT_METHOD_TIMEOUT
 from .cache import ResultCache, default_dir as default_cache_dir
 from .classfile.errors import ClassFileError
 from .codecost import Goal
+from .dask_executor import SCHEDULER_ENV, ExecutorError
 from .interrupt import Interrupted, catching_signals
 from .pipeline import IMPLEMENTED_STAGES, Progress, Stage, classes_by_name, optimize_input
 from .rules.inline import CalleeSource
@@ -117,6 +118,12 @@ def _cache_options(command: Callable[..., Any]) -> Callable[..., Any]:
                    "(fallback, reason 'timeout'). What the optimizer does is bounded by work, not time (the "
                    "same input gives the same output on any machine): this only catches runaway methods.")
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Worker processes.")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="Where the classes run: local worker processes (--jobs), or a Dask cluster (--scheduler; "
+                   "needs pip install 'peggy-jvm[dask]'). The output is the same either way.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="With --executor dask: the scheduler's address, e.g. tcp://host:8786 (default: "
+                   "$DASK_SCHEDULER_ADDRESS).")
 @click.option("--axioms", "axioms", multiple=True, type=click.Path(path_type=Path),
               help="Full stage: also saturate with the rules of this axiom file or directory of *.ax files "
                    "(repeatable); each is checked (types, soundness fuzzer) before any work starts.")
@@ -130,11 +137,17 @@ def _cache_options(command: Callable[..., Any]) -> Callable[..., Any]:
                    "(speed), or smaller and no costlier (size).")
 @_cache_options
 def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, html_path: Path | None,
-             classpath: str | None, method_timeout: float | None, jobs: int, axioms: tuple[Path, ...],
-             no_default_axioms: bool, switches: tuple[str, ...], goal: str, cache_dir: Path | None,
-             no_cache: bool) -> None:
+             classpath: str | None, method_timeout: float | None, jobs: int, executor: str,
+             scheduler: str | None, axioms: tuple[Path, ...], no_default_axioms: bool, switches: tuple[str, ...],
+             goal: str, cache_dir: Path | None, no_cache: bool) -> None:
     """Optimize every method of INPUT (.class, .jar or directory) and write the result."""
     st = Stage(stage)
+    if executor == "dask":
+        scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
+        if scheduler is None:
+            raise fail("--executor dask", f"needs --scheduler ADDRESS (or ${SCHEDULER_ENV})")
+    elif scheduler is not None:
+        raise fail("--scheduler", "only with --executor dask")
     if st not in IMPLEMENTED_STAGES:
         available = ", ".join(s.value for s in IMPLEMENTED_STAGES)
         raise fail(str(input_path), f"stage '{st.value}' is not available yet (available: {available})")
@@ -150,9 +163,11 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     try:
         target, report = optimize_input(input_path, output, st, _split_classpath(classpath), jobs,
                                         method_timeout, progress, reports, goal=Goal(goal), rules=rules,
-                                        cache=_result_cache(cache_dir, no_cache))
+                                        cache=_result_cache(cache_dir, no_cache), scheduler=scheduler)
     except InputError as e:
         raise fail(e.path, e.message) from None
+    except ExecutorError as e:
+        raise fail("--executor dask", str(e)) from None
     except OSError as e:  # reading the input (write errors are OutputErrors naming the output)
         raise fail(e.filename or str(input_path), os_error_words(e)) from None
     finally:

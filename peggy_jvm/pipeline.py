@@ -613,10 +613,11 @@ def _work(item: tuple[int, str, bytes]) -> _Result:
 
 def _run_pool(work: list[tuple[int, str, bytes]], jobs: int, init_args: tuple,
               results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]],
-              progress: Callable[[Progress], None] | None) -> None:
+              progress: Callable[[Progress], None] | None, scheduler: str | None = None) -> None:
     """The classes of ``work`` on ``jobs`` worker processes (:func:`peggy_jvm.workers.run_pool`, one task per
-    class: a class's methods take milliseconds to seconds, far more than sending its bytes); fills ``results``
-    and stops at the first bad class; a class whose worker died is kept as it was (:func:`_unprocessed`)."""
+    class: a class's methods take milliseconds to seconds, far more than sending its bytes), or on the Dask
+    cluster at ``scheduler`` (:func:`peggy_jvm.dask_executor.run_dask`); fills ``results`` and stops at the
+    first bad class; a class whose worker died is kept as it was (:func:`_unprocessed`)."""
     tally = _Tally(work)
 
     def record(item: tuple[int, str, bytes], res: _Result) -> bool:
@@ -634,7 +635,11 @@ def _run_pool(work: list[tuple[int, str, bytes]], jobs: int, init_args: tuple,
         if progress:
             progress(tally.now())
 
-    run_pool(work, jobs, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
+    if scheduler is not None:
+        from .dask_executor import run_dask  # Dask is an optional extra: imported only when asked for
+        run_dask(work, scheduler, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
+    else:
+        run_pool(work, jobs, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
 
 
 def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:
@@ -655,14 +660,17 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
                    jobs: int = 1, method_timeout: float | None = DEFAULT_METHOD_TIMEOUT,
                    progress: Callable[[Progress], None] | None = None,
                    reports: Sequence[Output] = (), goal: Goal = Goal.SPEED,
-                   rules: RuleOptions | None = None, cache: ResultCache | None = None) -> tuple[Path, RunReport]:
+                   rules: RuleOptions | None = None, cache: ResultCache | None = None,
+                   scheduler: str | None = None) -> tuple[Path, RunReport]:
     """Optimize a class, jar or directory and write the result (the full stage aiming at ``goal``, with the
     user's ``rules``, already checked by the caller: a loading error here is raised in a worker); returns the
     output path and the report. ``method_timeout``: the wall-clock safety net per method (seconds; None: none).
 
     ``reports`` are the files the caller writes afterwards: they are checked with the output itself
     (:func:`~peggy_jvm.archive.check_outputs`) before any work, so that a bad one fails the run early.
-    ``cache``: the result cache (:mod:`peggy_jvm.cache`) each class is looked up in first; None: none."""
+    ``cache``: the result cache (:mod:`peggy_jvm.cache`) each class is looked up in first; None: none.
+    ``scheduler``: a Dask scheduler's address: the classes run on that cluster instead (``jobs`` is then
+    unused; :mod:`peggy_jvm.dask_executor`), with the same output."""
     started = time.perf_counter()
     inp: InputSet = read_input(input_path)
     target = resolve_output(inp.kind, inp.path, output)
@@ -673,8 +681,9 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     report = RunReport(stage.value, classes=len(work), goal=goal.value)
     results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]] = {}
     cp = list(classpath or [])
-    if jobs > 1 and len(work) > 1:
-        _run_pool(work, jobs, (cp, input_classes, stage, method_timeout, goal, rules, cache), results, progress)
+    if scheduler is not None or (jobs > 1 and len(work) > 1):
+        _run_pool(work, jobs, (cp, input_classes, stage, method_timeout, goal, rules, cache), results, progress,
+                  scheduler)
     else:
         _init_worker(cp, input_classes, stage, method_timeout, goal, rules, cache)
         tally = _Tally(work)
