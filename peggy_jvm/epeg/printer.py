@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Collection
 
 from ..egraph.egraph import EGraph
+from ..peg.printer import dot_quote
 
 
 def _label(node: tuple) -> str:
@@ -55,22 +56,18 @@ def format_egraph(eg: EGraph, root: int, selected: Collection[str] = ()) -> list
     return lines
 
 
-def _q(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def egraph_to_dot(eg: EGraph, root: int, name: str = "epeg", selected: Collection[str] = ()) -> str:
     """``selected``: e-nodes to mark, named as the extraction problem names them (``c<class>.<k>``: the k-th
     node of canonical class ``class``, in ``eg.nodes`` order, which is also this drawing's order)."""
     order = _reachable(eg, root)
     chosen = set(selected)
-    out = [f"digraph {_q(name)} {{", "  compound=true; node [shape=box, fontname=monospace];"]
+    out = [f"digraph {dot_quote(name)} {{", "  compound=true; node [shape=box, fontname=monospace];"]
     for c in order:
-        out.append(f"  subgraph cluster_c{c} {{ label={_q(f'c{c}')}; style=rounded;"
+        out.append(f"  subgraph cluster_c{c} {{ label={dot_quote(f'c{c}')}; style=rounded;"
                    + (" penwidth=2;" if c == eg.find(root) else ""))
         for k, n in enumerate(eg.nodes(c)):
             mark = ", style=\"filled,bold\", fillcolor=palegreen" if f"c{c}.{k}" in chosen else ""
-            out.append(f"    c{c}_{k} [label={_q(_label(n))}{mark}];")
+            out.append(f"    c{c}_{k} [label={dot_quote(_label(n))}{mark}];")
         out.append("  }")
     for c in order:
         for k, n in enumerate(eg.nodes(c)):

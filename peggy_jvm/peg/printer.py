@@ -65,7 +65,8 @@ def format_peg(peg: PEG) -> list[str]:
     return lines
 
 
-def _q(text: str) -> str:
+def dot_quote(text: str) -> str:
+    """``text`` as a Graphviz quoted string (the E-PEG's drawing uses it too)."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -75,15 +76,15 @@ def peg_to_dot(peg: PEG) -> str:
     by_depth: dict[int, list[int]] = {}
     for n in order:
         by_depth.setdefault(max(var[n], default=0), []).append(n)
-    out = [f"digraph {_q(peg.name or 'peg')} {{", "  node [shape=box, fontname=monospace];"]
+    out = [f"digraph {dot_quote(peg.name or 'peg')} {{", "  node [shape=box, fontname=monospace];"]
     for depth, ns in sorted(by_depth.items()):
         indent = "  "
         if depth:
-            out.append(f"  subgraph cluster_loop{depth} {{ label={_q(f'varies in loop depth {depth}')}; style=dashed;")
+            out.append(f"  subgraph cluster_loop{depth} {{ label={dot_quote(f'varies in loop depth {depth}')}; style=dashed;")
             indent = "    "
         for n in ns:
             extra = ", peripheries=2" if n == peg.root else ""
-            out.append(f"{indent}n{n} [label={_q(node_label(peg, n))}{extra}];")
+            out.append(f"{indent}n{n} [label={dot_quote(node_label(peg, n))}{extra}];")
         if depth:
             out.append("  }")
     for n in order:
