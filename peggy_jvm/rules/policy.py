@@ -73,7 +73,10 @@ __all__ = ["safe_rules", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES", 
 #     eval(X~, pass(C~))). A zero-trip loop reads nothing (the phi); otherwise the read IS the first effect of
 #     iteration 0, so it throws exactly where the original's did, and by induction later iterations read the
 #     same place of a heap no chain effect wrote (rules/hoist.py has the argument; docs/axioms.md, "Heap reads
-#     the optimizer uses"; tests/test_hoist.py).
+#     the optimizer uses"; tests/test_hoist.py). Its variant past earlier reads (LoopHoist(after_reads=N): a
+#     length after reads of the same array, an element after its array's length; sound because the first
+#     earlier read then throws exactly what the hoisted read would) is off here: it pays nothing on the kernels
+#     with today's lowering (rules/hoist.py).
 #   peg.loop.peel (under the peg.loop prefix): loop peeling, eval(X, pass(C)) = phi(C@0, X@0, eval(X+, pass(C+)))
 #     by the definition of pass (0 when C holds at 0, else one more than in the shifted loop); the first test's
 #     guard is dropped because the loop's heap is selected by the same phi (see rules/peel.py).
