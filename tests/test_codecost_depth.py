@@ -9,6 +9,10 @@ times less than ``i = theta_2(gap, i + 1)``, and extraction rebased ``BenchKerne
 emitted-cost rule on: rewritten (its inner loop reads ``a[j - gap]`` once), its middle loop no longer than javac's
 (the rebased form had two instructions more there), and the same results on the JVM (``-Xverify:all``) on sorted,
 reversed, short, empty and null arrays and negative sizes.
+
+Also strideSum, whose rewrite (``i * stride`` out of the inner loop as ``i << 4``) needs ``effects.divisor`` in
+the self-check's rules: ``n / stride`` with ``stride = 16`` is emitted as ``n / 16``, whose divisor the PEG
+builder does not check, while the original's check of the local stays on its heap chain.
 """
 from __future__ import annotations
 
@@ -98,6 +102,58 @@ def test_shellsort_rewritten_behaves_like_the_original(shell, java_home):
               [(i * 7919) % 101 - 50 for i in range(120)]]
     calls = [dt.Call("Shell", "shellSort", "([II)J", (a, n))
              for a in arrays for n in (-3, 0, 1, 2, 3, 40, 120) if a is None or n <= len(a) or n == 3]
+    result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
+    assert result.mismatches == [], result.report()
+    assert result.compared == len(calls)
+
+
+STRIDE_SOURCE = r"""
+public class Stride {
+    // BenchKernels.strideSum: `n / stride` with stride = 16 becomes `n / 16`, which the PEG builder checks not
+    public static long strideSum(int[] a, int n) {
+        int stride = 16;
+        int rows = n / stride;
+        long s = 0;
+        for (int r = 0; r < 8; r++) {
+            for (int i = 0; i < rows; i++) {
+                for (int j = 0; j < stride; j++) {
+                    s += a[i * stride + j] ^ j;
+                }
+            }
+        }
+        return s;
+    }
+    // a divisor that may be zero keeps its check (and its ArithmeticException)
+    public static int perRow(int[] a, int n, int d) {
+        int s = 0;
+        for (int i = 0; i < n; i++) {
+            s += a[i] / d + a[i] / d;
+        }
+        return s;
+    }
+}
+"""
+
+
+def test_a_constant_divisors_check_is_proved_away(java_home, tmp_path):
+    """``effects.divisor`` is among the optimizer's and the self-check's rules, and no other effect rule is;
+    with it strideSum's rewrite (``i * stride`` out of the inner loop as ``i << 4``) is proved, kept (it pays)
+    and behaves as the original on null, short and empty arrays and negative sizes."""
+    from peggy_jvm.rules import policy
+    names = {r.name for r in policy.safe_rules()}
+    assert {"check-nonzero.i", "check-nonzero-heap.i", "check-nonzero.l", "check-nonzero-heap.l"} <= names
+    assert not {"check-twice-heap.i", "checkcast-null-heap"} & names
+    (tmp_path / "Stride.java").write_text(STRIDE_SOURCE)
+    orig, out = tmp_path / "orig", tmp_path / "out"
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Stride.java")], check=True)
+    _, report = optimize_input(orig / "Stride.class", out / "Stride.class", Stage.FULL, jobs=1, cache=None)
+    rows = {m.name: m for m in report.methods}
+    assert rows["strideSum"].status == "rewritten", rows["strideSum"].reason
+    depth = _per_depth(out / "Stride.class", "strideSum")
+    assert depth[3] < _per_depth(orig / "Stride.class", "strideSum")[3]  # the product left the inner loop
+    arrays = [None, [], [1, 2, 3], list(range(16)), [(i * 37) % 11 - 5 for i in range(70)]]
+    calls = [dt.Call("Stride", "strideSum", "([II)J", (a, n)) for a in arrays for n in (-20, 0, 15, 16, 17, 40, 70)]
+    calls += [dt.Call("Stride", "perRow", "([III)I", (a, n, d)) for a in arrays for n in (0, 3) for d in (0, 2)]
     result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
     assert result.mismatches == [], result.report()
     assert result.compared == len(calls)
