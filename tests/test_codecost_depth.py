@@ -28,30 +28,32 @@ from peggy_jvm.classfile.bytecode import decode
 from peggy_jvm.pegextract.cost import loop_depths
 from peggy_jvm.pipeline import Stage, optimize_input
 
-SOURCE = r"""
-public class Shell {
-    // BenchKernels.shellSort (fixtures/src/bench), as the benchmark runs it
-    public static long shellSort(int[] a, int n) {
-        int gap = 1;
-        while (gap < n / 3) {
-            gap = 3 * gap + 1;
-        }
-        for (; gap > 0; gap /= 3) {
-            for (int i = gap; i < n; i++) {
-                int x = a[i];
-                int j = i;
-                while (j >= gap && a[j - gap] > x) {
-                    a[j] = a[j - gap];
-                    j -= gap;
-                }
-                a[j] = x;
-            }
-        }
-        long h = 0;
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS_SOURCE = ROOT / "fixtures" / "src" / "bench" / "BenchKernels.java"
+
+
+def kernel_source(name: str) -> str:
+    """The text of ``BenchKernels.name`` (fixtures/src/bench), so that these tests follow the benchmark's code."""
+    text = KERNELS_SOURCE.read_text()
+    at = text.index(f"public static long {name}(")
+    depth, k = 0, text.index("{", at)
+    while True:
+        depth += {"{": 1, "}": -1}.get(text[k], 0)
+        k += 1
+        if depth == 0:
+            return text[at:k]
+
+
+# shellSort and strideSum as the benchmark has them; strideSum's `n / stride` with stride = 16 becomes `n / 16`,
+# which the PEG builder checks not; perRow: a divisor that may be zero keeps its check (and its
+# ArithmeticException)
+SOURCE = "public class Kern {\n" + kernel_source("shellSort") + "\n" + kernel_source("strideSum") + r"""
+    public static int perRow(int[] a, int n, int d) {
+        int s = 0;
         for (int i = 0; i < n; i++) {
-            h = h * 31 + a[i];
+            s += a[i] / d + a[i] / d;
         }
-        return h;
+        return s;
     }
 }
 """
@@ -67,12 +69,13 @@ def test_a_node_is_priced_at_the_deepest_loop_it_varies_in():
 
 
 @pytest.fixture(scope="module")
-def shell(java_home, tmp_path_factory) -> tuple[Path, Path, dict]:
-    work = tmp_path_factory.mktemp("shell")
-    (work / "Shell.java").write_text(SOURCE)
+def kern(java_home, tmp_path_factory) -> tuple[Path, Path, dict]:
+    """The kernels through the full stage with its real rules (the emitted-cost rule and the self-check on)."""
+    work = tmp_path_factory.mktemp("kern")
+    (work / "Kern.java").write_text(SOURCE)
     orig, out = work / "orig", work / "out"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(work / "Shell.java")], check=True)
-    _, report = optimize_input(orig / "Shell.class", out / "Shell.class", Stage.FULL, jobs=1, cache=None)
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(work / "Kern.java")], check=True)
+    _, report = optimize_input(orig / "Kern.class", out / "Kern.class", Stage.FULL, jobs=1, cache=None)
     return orig, out, {m.name: m for m in report.methods}
 
 
@@ -87,55 +90,27 @@ def _per_depth(path: Path, method: str) -> dict[int, int]:
     return out
 
 
-def test_shellsort_is_rewritten_without_rebasing_its_middle_loop(shell):
-    orig, out, rows = shell
+def test_shellsort_is_rewritten_without_rebasing_its_middle_loop(kern):
+    orig, out, rows = kern
     row = rows["shellSort"]
     assert row.status == "rewritten", row.reason
-    before, after = _per_depth(orig / "Shell.class", "shellSort"), _per_depth(out / "Shell.class", "shellSort")
+    before, after = _per_depth(orig / "Kern.class", "shellSort"), _per_depth(out / "Kern.class", "shellSort")
     assert after[2] <= before[2], (before, after)  # `i = gap + k` made it before[2] + 2
     assert row.emitted_cost_after < row.emitted_cost_before
 
 
-def test_shellsort_rewritten_behaves_like_the_original(shell, java_home):
-    orig, out, _rows = shell
+def test_shellsort_rewritten_behaves_like_the_original(kern, java_home):
+    orig, out, _rows = kern
     arrays = [None, [], [5], [3, 1, 2], list(range(40)), list(range(40, 0, -1)),
               [(i * 7919) % 101 - 50 for i in range(120)]]
-    calls = [dt.Call("Shell", "shellSort", "([II)J", (a, n))
+    calls = [dt.Call("Kern", "shellSort", "([II)J", (a, n))
              for a in arrays for n in (-3, 0, 1, 2, 3, 40, 120) if a is None or n <= len(a) or n == 3]
     result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
     assert result.mismatches == [], result.report()
     assert result.compared == len(calls)
 
 
-STRIDE_SOURCE = r"""
-public class Stride {
-    // BenchKernels.strideSum: `n / stride` with stride = 16 becomes `n / 16`, which the PEG builder checks not
-    public static long strideSum(int[] a, int n) {
-        int stride = 16;
-        int rows = n / stride;
-        long s = 0;
-        for (int r = 0; r < 8; r++) {
-            for (int i = 0; i < rows; i++) {
-                for (int j = 0; j < stride; j++) {
-                    s += a[i * stride + j] ^ j;
-                }
-            }
-        }
-        return s;
-    }
-    // a divisor that may be zero keeps its check (and its ArithmeticException)
-    public static int perRow(int[] a, int n, int d) {
-        int s = 0;
-        for (int i = 0; i < n; i++) {
-            s += a[i] / d + a[i] / d;
-        }
-        return s;
-    }
-}
-"""
-
-
-def test_a_constant_divisors_check_is_proved_away(java_home, tmp_path):
+def test_a_constant_divisors_check_is_proved_away(kern, java_home):
     """``effects.divisor`` is among the optimizer's and the self-check's rules, and no other effect rule is;
     with it strideSum's rewrite (``i * stride`` out of the inner loop as ``i << 4``) is proved, kept (it pays)
     and behaves as the original on null, short and empty arrays and negative sizes."""
@@ -143,17 +118,13 @@ def test_a_constant_divisors_check_is_proved_away(java_home, tmp_path):
     names = {r.name for r in policy.safe_rules()}
     assert {"check-nonzero.i", "check-nonzero-heap.i", "check-nonzero.l", "check-nonzero-heap.l"} <= names
     assert not {"check-twice-heap.i", "checkcast-null-heap"} & names
-    (tmp_path / "Stride.java").write_text(STRIDE_SOURCE)
-    orig, out = tmp_path / "orig", tmp_path / "out"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Stride.java")], check=True)
-    _, report = optimize_input(orig / "Stride.class", out / "Stride.class", Stage.FULL, jobs=1, cache=None)
-    rows = {m.name: m for m in report.methods}
+    orig, out, rows = kern
     assert rows["strideSum"].status == "rewritten", rows["strideSum"].reason
-    depth = _per_depth(out / "Stride.class", "strideSum")
-    assert depth[3] < _per_depth(orig / "Stride.class", "strideSum")[3]  # the product left the inner loop
+    depth = _per_depth(out / "Kern.class", "strideSum")
+    assert depth[3] < _per_depth(orig / "Kern.class", "strideSum")[3]  # the product left the inner loop
     arrays = [None, [], [1, 2, 3], list(range(16)), [(i * 37) % 11 - 5 for i in range(70)]]
-    calls = [dt.Call("Stride", "strideSum", "([II)J", (a, n)) for a in arrays for n in (-20, 0, 15, 16, 17, 40, 70)]
-    calls += [dt.Call("Stride", "perRow", "([III)I", (a, n, d)) for a in arrays for n in (0, 3) for d in (0, 2)]
+    calls = [dt.Call("Kern", "strideSum", "([II)J", (a, n)) for a in arrays for n in (-20, 0, 15, 16, 17, 40, 70)]
+    calls += [dt.Call("Kern", "perRow", "([III)I", (a, n, d)) for a in arrays for n in (0, 3) for d in (0, 2)]
     result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
     assert result.mismatches == [], result.report()
     assert result.compared == len(calls)
