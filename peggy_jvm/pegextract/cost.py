@@ -13,8 +13,9 @@ The model (DESIGN section 4, Peggy's)
     pays 20 times per depth. (The deepest depth, not the number of depths: a counter ``theta_2(0, k + 1)`` varies
     in depth 2 only, since every run of its loop starts it at 0, but it still runs once per iteration of the
     loop nest; counted as one depth it looked 20 times cheaper than ``theta_2(gap, i + 1)``, and extraction
-    rebased ``shellSort``'s middle loop as ``gap + k``, one more addition per iteration.) ``pass`` has base cost 50 in the operator table: a second
-    ``pass`` for one loop (a duplicated loop) costs more than any arithmetic it could save.
+    rebased ``shellSort``'s middle loop as ``gap + k``, one more addition per iteration.) ``pass`` has base
+    cost 50 in the operator table: a second ``pass`` for one loop (a duplicated loop) costs more than any
+    arithmetic it could save.
 
     The size flavour (``Goal.SIZE``): ``OPS[op].size``, the bytes the lowering typically emits for the node, with
     no loop factor (a byte in a loop is one byte).

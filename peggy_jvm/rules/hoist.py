@@ -202,9 +202,9 @@ def _hoistable_read(eg: EPeg, loop: int, test: int, evals: list[tuple[int, int]]
                     after_reads: int) -> tuple[int, int, int, int] | None:
     """(heap theta, its initial heap, read class, the read's input heap) of a loop whose heap ``theta_loop(s0,
     N)`` (a sequence one of its evals reads) reaches, through earlier reads that throw as it does
-    (:func:`_invariant_reads`), a read of invariant operands, whose chain from that read to ``N`` cannot change
-    what it reads, and which the break ``test`` uses neither the read nor the earlier reads of; None when there
-    is none."""
+    (:func:`_invariant_reads`), a read of invariant operands whose chain from that read to ``N`` cannot change
+    what it reads; None when there is none, or when the break ``test`` uses the first such read or a read
+    before it."""
     find = eg.find
     for _e, x in evals:
         if not eg.is_linear(x):
@@ -217,10 +217,12 @@ def _hoistable_read(eg: EPeg, loop: int, test: int, evals: list[tuple[int, int]]
                 node = next(n for n in eg.nodes(read) if n[0] in ("aload", "arraylength")
                             and find(n[2][0]) == before)
                 after = eg.lookup("rho_sigma", None, (read,))
-                if after is None or find(after) == before or not _chain_keeps(eg, nxt, find(after), node, max_chain):
+                if after is None or find(after) == before:
+                    continue
+                if not _chain_keeps(eg, nxt, find(after), node, max_chain):
                     continue
                 if any(_test_reads(eg, loop, test, r) for r in (read, *earlier)):
-                    continue
+                    return None  # the test reads before the entry test could guard: the loop stays as it is
                 return heap, s0, read, before
     return None
 
