@@ -6,11 +6,16 @@ What this module owns
     under the same model). ``docs/cost-model.md`` explains the choices.
 
 The model (DESIGN section 4, Peggy's)
-    ``cost(n) = OPS[op].cost * BASE_LOOP_MULTIPLIER ** d`` where ``d`` is the number of loop depths in which the
-    node's value (for an e-node: its e-class) varies. A node that varies in a loop runs once per iteration, so
-    moving it out of the loop (loop-invariant code motion) or replacing it by a cheaper per-iteration node
-    (strength reduction) pays 20 times per depth. ``pass`` has base cost 50 in the operator table: a second
-    ``pass`` for one loop (a duplicated loop) costs more than any arithmetic it could save.
+    ``cost(n) = OPS[op].cost * BASE_LOOP_MULTIPLIER ** d`` where ``d`` is the deepest loop depth in which the
+    node's value (for an e-node: its e-class) varies. A node that varies in a loop runs once per iteration of
+    that loop, and a loop at depth ``d`` runs inside one loop of every depth above it, so moving the node out of
+    the loop (loop-invariant code motion) or replacing it by a cheaper per-iteration node (strength reduction)
+    pays 20 times per depth. (The deepest depth, not the number of depths: a counter ``theta_2(0, k + 1)`` varies
+    in depth 2 only, since every run of its loop starts it at 0, but it still runs once per iteration of the
+    loop nest; counted as one depth it looked 20 times cheaper than ``theta_2(gap, i + 1)``, and extraction
+    rebased ``shellSort``'s middle loop as ``gap + k``, one more addition per iteration.) ``pass`` has base
+    cost 50 in the operator table: a second ``pass`` for one loop (a duplicated loop) costs more than any
+    arithmetic it could save.
 
     The size flavour (``Goal.SIZE``): ``OPS[op].size``, the bytes the lowering typically emits for the node, with
     no loop factor (a byte in a loop is one byte).
@@ -36,12 +41,13 @@ MAX_DEPTH = 8
 
 
 def loop_depths(variance: int | Iterable[int], deepest: int = MAX_DEPTH) -> int:
-    """How many loop depths in ``1..deepest`` the variance (a bit mask, bit ``l`` = depth ``l``, or a set of
-    depths) contains. ``deepest`` caps the unknown mask (-1: "varies everywhere") at the loops that exist."""
+    """The deepest loop depth in ``1..deepest`` the variance (a bit mask, bit ``l`` = depth ``l``, or a set of
+    depths) contains, 0 for none: how many loops the node runs inside. ``deepest`` caps the unknown mask (-1:
+    "varies everywhere") at the loops that exist."""
     deepest = min(deepest, MAX_DEPTH)
     if isinstance(variance, int):
-        return sum(1 for lvl in range(1, deepest + 1) if (variance >> lvl) & 1)
-    return sum(1 for lvl in set(variance) if 1 <= lvl <= deepest)
+        return max((lvl for lvl in range(1, deepest + 1) if (variance >> lvl) & 1), default=0)
+    return max((lvl for lvl in set(variance) if 1 <= lvl <= deepest), default=0)
 
 
 def node_cost(op: str, depths: int, goal: Goal = Goal.SPEED) -> float:

@@ -31,10 +31,26 @@ Why it is sound (docs/axioms.md and the comment above ``SAFE_GROUPS`` in ``rules
       rho_value(H)``, and everything the body computes from them is equal, ``N~[k] = N[k]``.
     * ``pass_l(C~) = pass_l(C)`` and every sequence is equal pointwise, so their evals are.
 
+Reads after reads (``LoopHoist(after_reads=N)``, off in the default rules)
+    ``R`` may also come after up to ``N`` earlier reads ``E1..Ek`` of the iteration (the chain from ``T`` to
+    ``R`` holds nothing else) when each ``Ej`` reads the SAME array ``a`` as ``R``, and, if ``R`` is an element
+    read, each ``Ej`` is ``a``'s length (:func:`_throws_as_earlier`); ``rho_sigma(R)`` is then replaced by the
+    copy of the heap before ``R``. Sound because whenever ``H`` throws, ``E1`` (iteration 0's first effect, on
+    ``s0`` like ``H``) throws the same exception: ``a`` null makes every access of ``a`` throw
+    NullPointerException; an element index out of bounds throws ``R``'s own ArrayIndexOutOfBoundsException (same
+    index and length), since the lengths before it cannot throw on a non-null ``a``. When ``H`` succeeds, ``a``
+    is not null, the ``Ej`` are reads (the heap is unchanged), and at every iteration ``R`` reads what ``H``
+    read, as above. Not hoisted past a read of another array (``b[k]`` may throw first, something else; the
+    length of a non-null ``a`` would not) nor past an element read for an element read (another index: another
+    exception message). Off by default: on ``BenchKernels.invariantSum`` (``a.length`` after ``a[i]``) the
+    extraction then prefers the hoisted length, whose lowering (the loop entered past its test, going on by a
+    taken jump) is no cheaper than hoisting ``n - 1`` alone, which it displaces (docs/benchmarks.md).
+
 Inputs / outputs: an e-graph after rebuild; new nodes and one union per ``eval`` of the loop.
 
 Invariants
-    * The read is not used by the break test (that test would need it before the entry test could guard it).
+    * The read is not used by the break test (that test would need it before the entry test could guard it),
+      nor are the earlier reads it is hoisted past.
     * Only innermost loops (no theta of another loop in the body) with a straight heap chain (no ``phi`` of
       heaps, no call, no allocation) are hoisted; the copy goes through one node per class, as
       :class:`.peel._Copier` (whose collection and copying this reuses).
@@ -78,7 +94,7 @@ class _HoistCopier(_Copier):
     copies ``v~``): the same thetas with the heap's initial value after ``H``, the read's heap and value mapped
     to the new theta and ``H``'s value."""
 
-    def __init__(self, eg: EPeg, loop: int, tops: list[int], limit: int, theta: int, read: int,
+    def __init__(self, eg: EPeg, loop: int, tops: list[int], limit: int, theta: int, read: int, before: int,
                  hoisted: int) -> None:
         self.eg = eg
         self.loop = loop
@@ -97,11 +113,13 @@ class _HoistCopier(_Copier):
         heap = find(theta)
         if heap not in self.shifted:
             raise _NotPeelable
-        for proj, to in (("rho_sigma", self.shifted[heap]), ("rho_value", eg.add("rho_value", None, (hoisted,)))):
+        self._busy: set[int] = set()
+        # the heap after R is the heap before it: the theta's copy, or the copy of the earlier reads' chain
+        after_read = self.shifted[heap] if find(before) == heap else self.after_first(before)
+        for proj, to in (("rho_sigma", after_read), ("rho_value", eg.add("rho_value", None, (hoisted,)))):
             got = eg.lookup(proj, None, (read,))
             if got is not None:
                 self.shifted[find(got)] = to
-        self._busy: set[int] = set()
         start = eg.add("rho_sigma", None, (hoisted,))
         for cid, (op, _attr, ch) in list(self.chosen.items()):
             if op == "theta":
@@ -112,7 +130,8 @@ class _HoistCopier(_Copier):
 class LoopHoist:
     """See the module docstring. ``guarded=False`` builds the rule WITHOUT the entry test (``eval_l(X, P) =
     eval_l(X~, pass_l(C~))``): unsound on loops that run zero times, kept only so tests can show their inputs
-    catch it."""
+    catch it. ``after_reads``: how many earlier reads of the same array a hoisted read may come after (0: the
+    first read of the iteration only, the default rules' choice)."""
 
     name = "loop-hoist"
     group = "peg.loop.hoist"
@@ -121,11 +140,12 @@ class LoopHoist:
     cache_matches = False
 
     def __init__(self, max_classes: int = 160, max_chain: int = 64, max_rounds: int = 4,
-                 guarded: bool = True) -> None:
+                 guarded: bool = True, after_reads: int = 0) -> None:
         self.max_classes = max_classes  # classes of the loop body a hoist may copy
         self.max_chain = max_chain  # effects on the body's heap chain
         self.max_rounds = max_rounds
         self.guarded = guarded
+        self.after_reads = after_reads  # earlier reads of the iteration a hoisted read may come after
         self._graph: weakref.ref | None = None
         self._round: dict[int, int] = {}  # pass class -> how many hoists made it (0: an original loop)
         self._done: set[int] = set()  # pass classes hoisted
@@ -149,8 +169,9 @@ class LoopHoist:
                 if op != "pass":
                     continue
                 evals = _evals_at(eg, p, attr)
-                found = _hoistable_read(eg, attr, evals, self.max_chain) if evals else None
-                if found is not None and not _test_reads(eg, attr, _unguarded(eg, ch[0]), found[2]):
+                found = _hoistable_read(eg, attr, _unguarded(eg, ch[0]), evals, self.max_chain,
+                                        self.after_reads) if evals else None
+                if found is not None:
                     out.append((p, attr, ch[0], tuple(evals), *found))
                     break
             if len(out) >= limit:
@@ -158,18 +179,18 @@ class LoopHoist:
         return out, False
 
     def apply(self, eg: EPeg, match: tuple) -> bool:
-        p, loop, cond, evals, theta, s0, read = match
+        p, loop, cond, evals, theta, s0, read, before = match
         self._state(eg)
         self._done.add(p)
         node = next((n for n in eg.nodes(read) if n[0] in ("aload", "arraylength")
-                     and eg.find(n[2][0]) == eg.find(theta)), None)
+                     and eg.find(n[2][0]) == eg.find(before)), None)
         if node is None:
             return False
         op, attr, ch = node
         try:
             hoisted = eg.add(op, attr, (s0,) + tuple(ch[1:]))
             copier = _HoistCopier(eg, loop, [cond] + [x for _e, x in evals], self.max_classes, theta, read,
-                                  hoisted)
+                                  before, hoisted)
             new_pass, rhs = _split_evals(eg, copier, loop, cond, evals, self.guarded)
             self._round[new_pass] = self._round.get(p, 0) + 1
         except _NotPeelable:
@@ -177,11 +198,13 @@ class LoopHoist:
         return _union_evals(eg, self.name, p, rhs)
 
 
-def _hoistable_read(eg: EPeg, loop: int, evals: list[tuple[int, int]], max_chain: int
-                    ) -> tuple[int, int, int] | None:
-    """(heap theta, its initial heap, read class) of a loop whose heap ``theta_loop(s0, N)`` (a sequence one of
-    its evals reads) starts every iteration with a read of invariant operands, and whose chain from that read to
-    ``N`` cannot change what it reads; None when there is none."""
+def _hoistable_read(eg: EPeg, loop: int, test: int, evals: list[tuple[int, int]], max_chain: int,
+                    after_reads: int) -> tuple[int, int, int, int] | None:
+    """(heap theta, its initial heap, read class, the read's input heap) of a loop whose heap ``theta_loop(s0,
+    N)`` (a sequence one of its evals reads) reaches, through earlier reads that throw as it does
+    (:func:`_invariant_reads`), a read of invariant operands whose chain from that read to ``N`` cannot change
+    what it reads; None when there is none, or when the break ``test`` uses the first such read or a read
+    before it."""
     find = eg.find
     for _e, x in evals:
         if not eg.is_linear(x):
@@ -190,12 +213,17 @@ def _hoistable_read(eg: EPeg, loop: int, evals: list[tuple[int, int]], max_chain
             if op != "theta" or attr != loop or eg.varies(ch[0], loop):
                 continue
             heap, s0, nxt = find(x), find(ch[0]), find(ch[1])
-            for read in _first_reads(eg, heap, loop):
+            for read, before, earlier in _invariant_reads(eg, heap, loop, after_reads):
                 node = next(n for n in eg.nodes(read) if n[0] in ("aload", "arraylength")
-                            and find(n[2][0]) == heap)
+                            and find(n[2][0]) == before)
                 after = eg.lookup("rho_sigma", None, (read,))
-                if after is not None and _chain_keeps(eg, nxt, find(after), node, max_chain):
-                    return heap, s0, read
+                if after is None or find(after) == before:
+                    continue
+                if not _chain_keeps(eg, nxt, find(after), node, max_chain):
+                    continue
+                if any(_test_reads(eg, loop, test, r) for r in (read, *earlier)):
+                    return None  # the test reads before the entry test could guard: the loop stays as it is
+                return heap, s0, read, before
     return None
 
 
@@ -216,20 +244,51 @@ def _test_reads(eg: EPeg, loop: int, test: int, read: int) -> bool:
     return False
 
 
-def _first_reads(eg: EPeg, heap: int, loop: int) -> list[int]:
-    """Classes of ``aload``/``arraylength`` nodes on ``heap`` whose array and index are invariant in ``loop``."""
+def _reads_on(eg: EPeg, heap: int) -> list[tuple[int, ENode]]:
+    """(class, node) of the ``aload``/``arraylength`` nodes whose input heap is ``heap``, by class."""
     find = eg.find
-    out = []
+    out: dict[int, ENode] = {}
     for pid in eg._classes[heap].parents:
         node = eg._cur[pid]
         if node is None or node[0] not in ("aload", "arraylength") or find(node[2][0]) != heap:
             continue
-        if any(eg.varies(c, loop) for c in node[2][1:]):
-            continue
-        cid = find(pid)
-        if cid not in out:
-            out.append(cid)
-    return sorted(out)
+        out.setdefault(find(pid), node)
+    return sorted(out.items())
+
+
+def _throws_as_earlier(node: ENode, earlier: list[ENode], find) -> bool:
+    """Whether ``node``, done before the loop instead of after ``earlier`` (the reads the iteration does first,
+    in order), can throw only where the first of them to throw throws the same exception (docs/axioms.md):
+    every earlier read is of the same array, so a null array makes the first one throw NullPointerException as
+    ``node`` would; and for an element read, every earlier read is a length, which cannot throw on an array the
+    element read finds non-null, so an index out of bounds is ``node``'s own ArrayIndexOutOfBoundsException
+    (the same index and length) in both."""
+    array = find(node[2][1])
+    if any(find(e[2][1]) != array for e in earlier):
+        return False
+    return node[0] == "arraylength" or all(e[0] == "arraylength" for e in earlier)
+
+
+def _invariant_reads(eg: EPeg, heap: int, loop: int, max_earlier: int) -> list[tuple[int, int, tuple[int, ...]]]:
+    """(read class, its input heap, the classes of the reads before it) of each read of invariant operands that
+    an iteration starting on ``heap`` does after at most ``max_earlier`` reads it may be hoisted past
+    (:func:`_throws_as_earlier`); the first reads of the iteration first."""
+    find = eg.find
+    out: list[tuple[int, int, tuple[int, ...]]] = []
+    seen: set[int] = set()
+    frontier: list[tuple[int, list[ENode], tuple[int, ...]]] = [(heap, [], ())]
+    while frontier:
+        cur, earlier, classes = frontier.pop(0)
+        for cid, node in _reads_on(eg, cur):
+            if cid in seen:
+                continue
+            seen.add(cid)
+            if not any(eg.varies(c, loop) for c in node[2][1:]) and _throws_as_earlier(node, earlier, find):
+                out.append((cid, cur, classes))
+            after = eg.lookup("rho_sigma", None, (cid,))
+            if after is not None and len(earlier) < max_earlier:
+                frontier.append((find(after), earlier + [node], classes + (cid,)))
+    return out
 
 
 def _chain_keeps(eg: EPeg, nxt: int, after: int, read: ENode, max_chain: int) -> bool:
