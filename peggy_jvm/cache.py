@@ -68,7 +68,7 @@ DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 #: eviction stops at this share of ``max_bytes``, so that a full cache is not scanned again on every run
 EVICT_TO = 0.9
 
-Facts = dict[str, "ClassInfo | None"]
+Facts = dict[str, ClassInfo | None]
 
 
 def default_dir() -> Path | None:
