@@ -66,6 +66,7 @@ from .classfile.attributes import LineNumberTable, LocalVariableTable
 from .classfile.bytecode import Instruction
 from .classfile.model import ClassFile, CodeAttribute, MethodInfo
 from .classfile.recode import RecodeResult, recode_method
+from .classfile.shrink import shrink_method
 from .ir.lift import lift_method
 from .ir.lower import lower_method
 from .peg.build import PegUnsupported, build_peg
@@ -397,6 +398,8 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
     if stage is Stage.CLASSFILE:
         return recode_method(cf, m, code, insns, hierarchy)
     ir = lift_method(cf, m, hierarchy, code, insns)
+    if stage is Stage.FULL and goal is Goal.SIZE:
+        return _smallest(cf, m, code, insns, ir, hierarchy, net, work, info, rules, callees)
     if stage is Stage.FULL:
         data, emitted = _full(cf, m, code, ir, hierarchy, net, work, info, goal, rules, callees)
     else:
@@ -407,8 +410,59 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
                 raise MethodUnchanged(str(e)) from None
         data = _lower(cf, m, code, ir, hierarchy)
         emitted = read_code(data, cf.pool)
+    return RecodeResult(data, _lost_attributes(code, emitted))
+
+
+def _lost_attributes(code: CodeAttribute, emitted: CodeAttribute) -> list[str]:
     kept = {a.name for a in emitted.attributes}
-    return RecodeResult(data, [a.name for a in code.attributes if a.name not in kept and a.name != "StackMapTable"])
+    return [a.name for a in code.attributes if a.name not in kept and a.name != "StackMapTable"]
+
+
+def _smallest(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction], ir,
+              hierarchy: ClassHierarchy, net: SafetyNet, work: WorkBudget, info: dict,
+              rules: RuleOptions | None, callees: CalleeSource | None) -> RecodeResult:
+    """``--goal size``'s full stage: the shortest of the full stage's rewrite (:func:`_full`), that rewrite
+    after the size peepholes (``classfile.shrink``) and the original code after them, each kept only by the
+    size rule (:func:`_check_emitted`) and a proof by the self-check (the full stage's own rewrite is proved
+    inside :func:`_full`); none of them: :class:`MethodUnchanged`, with the full stage's reason."""
+    times: dict[str, float] = info.setdefault("time_ms", {})
+    old_price = price_code(code)
+    candidates: list[tuple[RecodeResult, CodeAttribute, bool]] = []  # (code, parsed, proved already)
+    why = ""
+    try:
+        data, emitted = _full(cf, m, code, ir, hierarchy, net, work, info, Goal.SIZE, rules, callees)
+    except MethodUnchanged as e:
+        why = str(e)
+    else:
+        candidates.append((RecodeResult(data, _lost_attributes(code, emitted)), emitted, True))
+        full_lost = candidates[0][0].dropped
+        shrunk = shrink_method(cf, m, emitted, read_instructions(emitted), hierarchy)
+        if shrunk is not None:
+            candidates.append((RecodeResult(shrunk.data, sorted(set(full_lost) | set(shrunk.dropped))),
+                               read_code(shrunk.data, cf.pool), False))
+    t0 = time.perf_counter()
+    own = shrink_method(cf, m, code, insns, hierarchy)
+    times["size.peepholes"] = round((time.perf_counter() - t0) * 1000, 3)
+    if own is not None:
+        candidates.append((own, read_code(own.data, cf.pool), False))
+    candidates.sort(key=lambda c: len(c[1].code))  # stable: the full stage's rewrite first among equals
+    for result, emitted, proved in candidates:
+        new_price = price_code(emitted)
+        try:
+            _check_emitted(Goal.SIZE, old_price, new_price)
+            if not proved:
+                net.check("the self-check of the peepholes")
+                t1 = time.perf_counter()
+                try:
+                    _self_check(cf, m, result.data, hierarchy, work, rules, callees)
+                finally:
+                    times["size.self_check"] = round((time.perf_counter() - t1) * 1000, 3)
+        except MethodUnchanged as e:
+            why = f"{why}; peepholes: {e}" if why and not proved else why or str(e)
+            continue
+        info.update(emitted_cost_before=old_price.cost, emitted_cost_after=new_price.cost)
+        return result
+    raise MethodUnchanged(why)
 
 
 def debug_dropped(before: CodeAttribute, after: CodeAttribute, pool) -> dict[str, list]:
