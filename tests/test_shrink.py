@@ -268,3 +268,19 @@ def test_goal_size_keeps_the_proved_peepholes(javac_out, tmp_path, java_home, mo
 
 def _never_smaller(*args, **kwargs):
     raise pipeline.MethodUnchanged("no cheaper PEG (test)")
+
+
+def test_jumps_are_threaded_and_inverted():
+    # `ifeq L; goto M; L:` is `ifne M`; a jump to a goto goes where the goto goes
+    lab, m, g = Label("L"), Label("M"), Label("G")
+    items = [Insn(op.ILOAD, 0), Insn(op.IFEQ, target=lab), Insn(op.GOTO, target=m), lab, Insn(op.ILOAD, 1),
+             Insn(op.IFNE, target=g), Insn(op.ICONST_0 + 1), Insn(op.IRETURN), g, Insn(op.GOTO, target=m), m,
+             Insn(op.ICONST_0), Insn(op.IRETURN)]
+    body = shrink._Body(items, [], {})
+    assert shrink._thread_jumps(body)
+    assert shrink._drop_unreachable(body) and shrink._drop_jumps_to_next(body)
+    code = assemble(body.items, body.handlers)
+    # the goto at G is gone (nothing reaches it any more), and so is the one after `ifeq`
+    assert [(i.offset, i.name, i.arg) for i in code.instructions] == [
+        (0, "iload_0", 0), (1, "ifne", 10), (4, "iload_1", 0), (5, "ifne", 10), (8, "iconst_1", 0),
+        (9, "ireturn", 0), (10, "iconst_0", 0), (11, "ireturn", 0)]

@@ -135,6 +135,37 @@ def _covering(k: int, at: dict[Label, int], handlers: list[Handler]) -> list[int
 
 
 # -- 1. a goto to a return ----------------------------------------------------------------------------------
+def _thread_jumps(body: _Body) -> bool:
+    """Every jump to a ``goto`` retargeted to where that ``goto`` leads (a ``goto`` can neither throw nor change
+    anything, so the jump may skip it; the skipped ``goto`` may become unreachable)."""
+    insns, at = body.code()
+    label_of: dict[int, Label] = {}
+    for lab, k in at.items():
+        label_of.setdefault(k, lab)
+
+    def final(lab: Label) -> Label:
+        seen = set()
+        k = at[lab]
+        while k < len(insns) and insns[k].opcode == op.GOTO and k not in seen:
+            seen.add(k)
+            lab = insns[k].target  # type: ignore[assignment]
+            k = at[lab]
+        return lab if k not in seen else label_of.get(at[lab], lab)
+
+    changed = False
+    for x in insns:
+        if x.target is not None:
+            t = final(x.target)
+            changed |= t is not x.target
+            x.target = t
+        elif x.targets is not None:
+            new = [final(t) for t in x.targets]
+            dflt = final(x.default)  # type: ignore[arg-type]
+            changed |= dflt is not x.default or any(a is not b for a, b in zip(new, x.targets))
+            x.targets, x.default = new, dflt
+    return changed
+
+
 def _returns_in_place(body: _Body) -> bool:
     """Replace each ``goto`` whose target is ``[push] return`` or ``[push] athrow`` by a copy of it."""
     insns, at = body.code()
@@ -210,8 +241,18 @@ def _drop_unreachable(body: _Body) -> bool:
 
 
 def _drop_jumps_to_next(body: _Body) -> bool:
+    """A ``goto`` to the next instruction goes; ``if<c> L; goto M; L:`` becomes ``if<!c> M`` when nothing
+    jumps to the ``goto`` (nor starts or ends a try range there)."""
     insns, at = body.code()
     drop = {id(x) for k, x in enumerate(insns) if x.opcode == op.GOTO and at[x.target] == k + 1}  # type: ignore[index]
+    jumped = {at[t] for x in insns for t in _targets(x)} | {at[lab] for h in body.handlers
+                                                             for lab in (h.start, h.end, h.handler)}
+    for k, x in enumerate(insns[:-1]):
+        nxt = insns[k + 1]
+        if x.opcode in op.CONDITIONAL_BRANCHES and nxt.opcode == op.GOTO and id(nxt) not in drop \
+                and at[x.target] == k + 2 and k + 1 not in jumped:  # type: ignore[index]
+            x.opcode, x.target = op.INVERTED_BRANCH[x.opcode], nxt.target
+            drop.add(id(nxt))
     if not drop:
         return False
     body.items = [x for x in body.items if isinstance(x, Label) or id(x) not in drop]
@@ -574,6 +615,7 @@ def shrink_method(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list
         labels = sym.labels
         body = _Body(sym.items, [Handler(labels[e.start], labels[e.end], labels[e.handler], e.catch_type)
                                  for e in code.exception_table], labels)
+        _thread_jumps(body)
         _returns_in_place(body)
         _drop_unreachable(body)
         _drop_jumps_to_next(body)
