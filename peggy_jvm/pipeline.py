@@ -20,7 +20,8 @@ cost is strictly lower and its size grows by no more than 1.5 times its relative
 ``--goal size`` only if its size is strictly smaller and its emitted cost no higher; otherwise the method is
 ``unchanged`` with both figures in the reason (before the self-check, which is then not needed). Under ``--goal
 size`` a method whose extraction finds no cheaper PEG is judged on the round trip of its own PEG (lowered for
-size), by the same rule.
+size), by the same rule; and the size peepholes on bytecode (``classfile.shrink``) run on the rewrite and on the
+original code, the shortest of the three that passes the rule and the self-check being kept (:func:`_smallest`).
 
 Budgets (peggy_jvm/budget.py): the full stage's sub-stages are bounded by work (:class:`WorkBudget`), never by
 the clock, so the output depends on the input and options only. ``--method-timeout`` is a wall-clock safety net
