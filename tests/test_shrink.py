@@ -59,6 +59,11 @@ public class Shrunk {
         return r;
     }
 
+    static int constant(int n) {
+        int k = 7;
+        return n * k + k;
+    }
+
     static int wide(int n) {
         int a0 = n, a1 = n + 1, a2 = n + 2, a3 = n + 3, a4 = n + 4;
         int s = a0 * a1;
@@ -69,7 +74,8 @@ public class Shrunk {
 }
 """
 METHODS = {"branch": "(I[I)V", "late": "(III)I", "stacked": "(JI)J", "floats": "(FF)F",
-           "caught": "(Ljava/lang/String;I)Ljava/lang/String;", "wide": "(I)I"}
+           "caught": "(Ljava/lang/String;I)Ljava/lang/String;", "wide": "(I)I",
+           "constant": "(I)I"}
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +129,12 @@ def test_values_stay_on_the_stack(javac_out):
     before, after, _ = shrunk["caught"]
     assert _names(before)[3:] == ["astore_2", "goto", "astore_3", "ldc", "astore_2", "aload_2", "areturn"]
     assert _names(after) == ["aload_0", "iload_1", "invokevirtual", "areturn", "pop", "ldc", "areturn"]
+
+
+def test_a_constant_local_is_read_as_the_constant(javac_out):
+    before, after, _ = _shrunk(javac_out)["constant"]
+    assert _names(before) == ["bipush", "istore_1", "iload_0", "iload_1", "imul", "iload_1", "iadd", "ireturn"]
+    assert _names(after) == ["iload_0", "bipush", "imul", "bipush", "iadd", "ireturn"]
 
 
 def test_a_float_is_not_duplicated(javac_out):

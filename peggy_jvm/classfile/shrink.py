@@ -41,6 +41,7 @@ from .attributes import LineNumberTable, LocalVariableTable, LocalVariableTypeTa
 from .bytecode import Instruction
 from .descriptors import parse_method_descriptor
 from .errors import ClassFileError, UnsupportedCodeError
+from .constpool import Tag
 from .model import Attribute, ClassFile, CodeAttribute, MethodInfo
 from .hierarchy import ClassHierarchy
 from .recode import RecodeResult, build_code_attribute
@@ -437,7 +438,68 @@ def _liveness(normal: list[list[int]], caught: list[list[int]], access: list, of
     return live_in, live_out
 
 
-# -- 3. stores read straight back, stores nothing reads -----------------------------------------------------
+# -- 3. constants through locals, stores read straight back, stores nothing reads -----------------------------
+_LDC_VALUES = (Tag.INTEGER, Tag.FLOAT, Tag.STRING)  # no class or method type: their ldc resolves, may throw
+
+
+def _push_size(x: Insn, cf: ClassFile) -> int | None:
+    """The bytes of a push of a constant that cannot throw, else None."""
+    o = x.opcode
+    if op.ACONST_NULL <= o < op.BIPUSH:
+        return 1
+    if o == op.BIPUSH:
+        return 2
+    if o == op.SIPUSH:
+        return 3
+    if o == op.LDC and cf.pool.entry(x.arg)[0] in _LDC_VALUES:
+        return 2 if x.arg < 256 else 3
+    if o == op.LDC2_W:
+        return 3
+    return None
+
+
+def _constant_locals(cf: ClassFile, m: MethodInfo, body: _Body) -> bool:
+    """A local written once, with a constant pushed just before, read as that constant where that is shorter:
+    ``iconst_0; istore_1 ... iload_1`` -> ``... iconst_0`` (the push and store go)."""
+    info = _find_webs(cf, m, body)
+    insns, webs = info.insns, info.webs
+    entered = {info.at[t] for x in insns for t in _targets(x)} | {info.at[lab] for h in body.handlers
+                                                                   for lab in (h.start, h.end, h.handler)}
+    replace: dict[int, list[Insn]] = {}
+    for w in webs:
+        if len(w.defs) != 1 or w.pinned:
+            continue
+        k = w.defs[0]
+        if k == 0 or insns[k].opcode == op.IINC or k in entered:
+            continue
+        push = insns[k - 1]
+        size = _push_size(push, cf)
+        # a load costs at least one byte, a store too: only where the copies add less than the two take away
+        if size is None or k - 1 in replace or size + 1 <= len(w.uses) * (size - 1):
+            continue
+        replace[k - 1] = replace[k] = []
+        for u in w.uses:
+            replace[u] = [Insn(push.opcode, push.arg, push.arg2)]
+    if not replace:
+        return False
+    _apply(body, replace)
+    return True
+
+
+def _apply(body: _Body, replace: dict[int, list[Insn]]) -> None:
+    """Instruction ``k`` (in order, labels not counted) replaced by ``replace[k]`` where given."""
+    out: list[Insn | Label] = []
+    k = 0
+    for x in body.items:
+        if isinstance(x, Label):
+            out.append(x)
+            continue
+        out.extend(replace.get(k, [x]))
+        k += 1
+    body.items = out
+
+
+
 def _stack_locals(cf: ClassFile, m: MethodInfo, body: _Body) -> bool:
     """``store n; load n`` -> nothing / ``dup; store n``; stores of unread webs -> ``pop``/``pop2``."""
     info = _find_webs(cf, m, body)
@@ -472,15 +534,7 @@ def _stack_locals(cf: ClassFile, m: MethodInfo, body: _Body) -> bool:
             replace[k] = [] if insns[k].opcode == op.IINC else [Insn(_POP2 if w.kind in _WIDE else _POP)]
     if not replace:
         return False
-    out: list[Insn | Label] = []
-    k = 0
-    for x in body.items:
-        if isinstance(x, Label):
-            out.append(x)
-            continue
-        out.extend(replace.get(k, [x]))
-        k += 1
-    body.items = out
+    _apply(body, replace)
     return True
 
 
@@ -619,6 +673,7 @@ def shrink_method(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list
         _returns_in_place(body)
         _drop_unreachable(body)
         _drop_jumps_to_next(body)
+        _constant_locals(cf, m, body)
         _stack_locals(cf, m, body)
         info = _find_webs(cf, m, body)
         slot = _allocate(info)
