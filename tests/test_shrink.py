@@ -64,6 +64,12 @@ public class Shrunk {
         return n * k + k;
     }
 
+    static int copy(int n, int m) {
+        int x = n;
+        m += 3;
+        return x * m + x;
+    }
+
     static int wide(int n) {
         int a0 = n, a1 = n + 1, a2 = n + 2, a3 = n + 3, a4 = n + 4;
         int s = a0 * a1;
@@ -75,7 +81,7 @@ public class Shrunk {
 """
 METHODS = {"branch": "(I[I)V", "late": "(III)I", "stacked": "(JI)J", "floats": "(FF)F",
            "caught": "(Ljava/lang/String;I)Ljava/lang/String;", "wide": "(I)I",
-           "constant": "(I)I"}
+           "constant": "(I)I", "copy": "(II)I"}
 
 
 @pytest.fixture(scope="module")
@@ -135,6 +141,13 @@ def test_a_constant_local_is_read_as_the_constant(javac_out):
     before, after, _ = _shrunk(javac_out)["constant"]
     assert _names(before) == ["bipush", "istore_1", "iload_0", "iload_1", "imul", "iload_1", "iadd", "ireturn"]
     assert _names(after) == ["iload_0", "bipush", "imul", "bipush", "iadd", "ireturn"]
+
+
+def test_a_copy_shares_the_slot_of_its_source(javac_out):
+    # n is dead after `x = n`: x takes slot 0 and the copy `iload_0; istore_0` is gone
+    before, after, _ = _shrunk(javac_out)["copy"]
+    assert before[:2] == ["0: iload_0", "1: istore_2"]
+    assert after == ["0: iinc 1", "3: iload_0", "4: iload_1", "5: imul", "6: iload_0", "7: iadd", "8: ireturn"]
 
 
 def test_a_float_is_not_duplicated(javac_out):

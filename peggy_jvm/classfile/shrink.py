@@ -564,17 +564,47 @@ def _allocate(info: _Webs) -> list[int]:
     def shortened(w: int) -> int:  # the loads and stores a low slot makes one byte (an iinc gains nothing)
         return sum(1 for k in webs[w].defs + webs[w].uses if info.insns[k].opcode != op.IINC)
 
+    # copies `load a; store b`: b in a's slot (when free) makes the pair a no-op that _drop_self_copies removes
+    partners: list[list[int]] = [[] for _ in range(nw)]
+    for k in range(len(info.insns) - 1):
+        a, b = _access(info.insns[k]), _access(info.insns[k + 1])
+        if a is not None and b is not None and a[2] and not a[3] and b[3] and not b[2] and a[1] == b[1]:
+            partners[info.of[k]].append(info.of[k + 1])
+            partners[info.of[k + 1]].append(info.of[k])
     order = sorted((w for w in range(nw) if slot[w] < 0), key=lambda w: (-shortened(w), min(webs[w].defs)))
     for w in order:
         taken: set[int] = set()
         for v in _bits(interferes[w]):
             if slot[v] >= 0:
                 taken.update(range(slot[v], slot[v] + webs[v].size))
+
+        def free(t: int) -> bool:
+            return not any(t + i in taken for i in range(webs[w].size))
         t = 0
-        while any(t + i in taken for i in range(webs[w].size)):
+        while not free(t):
             t += 1
-        slot[w] = t
+        # a partner's slot, unless it would cost w its one-byte forms
+        shared = [slot[v] for v in partners[w] if slot[v] >= 0 and free(slot[v]) and (slot[v] < 4 or t >= 4)]
+        slot[w] = min(shared) if shared else t
     return slot
+
+
+def _drop_self_copies(body: _Body) -> bool:
+    """``load n; store n`` (the same slot, nothing jumping to the store) does nothing: both go."""
+    insns, at = body.code()
+    entered = {at[t] for x in insns for t in _targets(x)} | {at[lab] for h in body.handlers
+                                                              for lab in (h.start, h.end, h.handler)}
+    replace: dict[int, list[Insn]] = {}
+    for k in range(len(insns) - 1):
+        a, b = _access(insns[k]), _access(insns[k + 1])
+        if a is None or b is None or k in replace or k + 1 in entered:
+            continue
+        if a[2] and not a[3] and b[3] and not b[2] and a[:2] == b[:2]:
+            replace[k] = replace[k + 1] = []
+    if not replace:
+        return False
+    _apply(body, replace)
+    return True
 
 
 def _rename(body: _Body, info: _Webs, slot: list[int]) -> None:
@@ -678,6 +708,7 @@ def shrink_method(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list
         info = _find_webs(cf, m, body)
         slot = _allocate(info)
         _rename(body, info, slot)
+        _drop_self_copies(body)
         asm = assemble(body.items, body.handlers)
         if len(asm.code) >= len(code.code):
             return None
