@@ -425,7 +425,9 @@ def _smallest(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Ins
     """``--goal size``'s full stage: the shortest of the full stage's rewrite (:func:`_full`), that rewrite
     after the size peepholes (``classfile.shrink``) and the original code after them, each kept only by the
     size rule (:func:`_check_emitted`) and a proof by the self-check (the full stage's own rewrite is proved
-    inside :func:`_full`); none of them: :class:`MethodUnchanged`, with the full stage's reason."""
+    inside :func:`_full`); none of them: :class:`MethodUnchanged`, with the full stage's reason. When the
+    self-check cannot prove the peepholed original, the peepholes that keep its PEG the same graph
+    (``same_graph``) are tried in its place."""
     times: dict[str, float] = info.setdefault("time_ms", {})
     old_price = price_code(code)
     candidates: list[tuple[RecodeResult, CodeAttribute, bool]] = []  # (code, parsed, proved already)
@@ -447,7 +449,11 @@ def _smallest(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Ins
     if own is not None:
         candidates.append((own, read_code(own.data, cf.pool), False))
     candidates.sort(key=lambda c: len(c[1].code))  # stable: the full stage's rewrite first among equals
-    for result, emitted, proved in candidates:
+    fallback_added = False
+    i = 0
+    while i < len(candidates):
+        result, emitted, proved = candidates[i]
+        i += 1
         new_price = price_code(emitted)
         try:
             _check_emitted(Goal.SIZE, old_price, new_price)
@@ -460,6 +466,14 @@ def _smallest(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Ins
                     times["size.self_check"] = round((time.perf_counter() - t1) * 1000, 3)
         except MethodUnchanged as e:
             why = f"{why}; peepholes: {e}" if why and not proved else why or str(e)
+            if result is own and not fallback_added and "self-check" in str(e):
+                # the peepholes that leave the PEG the same graph prove where the others may not
+                fallback_added = True
+                plain = shrink_method(cf, m, code, insns, hierarchy, same_graph=True)
+                if plain is not None and plain.data != own.data:
+                    parsed = read_code(plain.data, cf.pool)
+                    at = i + sum(1 for c in candidates[i:] if len(c[1].code) <= len(parsed.code))
+                    candidates.insert(at, (plain, parsed, False))
             continue
         info.update(emitted_cost_before=old_price.cost, emitted_cost_after=new_price.cost)
         return result

@@ -241,16 +241,25 @@ def _drop_unreachable(body: _Body) -> bool:
     return True
 
 
-def _drop_jumps_to_next(body: _Body) -> bool:
-    """A ``goto`` to the next instruction goes; ``if<c> L; goto M; L:`` becomes ``if<!c> M`` when nothing
-    jumps to the ``goto`` (nor starts or ends a try range there)."""
+def _has_loops(body: _Body) -> bool:
+    """Whether some jump goes backward. The self-check proves a method with loops much more slowly (JAMA's
+    hqr2: minutes instead of 6 s) after a peephole that changes its PEG (a test negated, a local read as the
+    constant it holds), so those two peepholes only run on methods without."""
+    insns, at = body.code()
+    return any(at[t] <= k for k, x in enumerate(insns) for t in _targets(x))
+
+
+def _drop_jumps_to_next(body: _Body, invert: bool = True) -> bool:
+    """A ``goto`` to the next instruction goes; with ``invert``, ``if<c> L; goto M; L:`` becomes ``if<!c> M``
+    when nothing jumps to the ``goto`` (nor starts or ends a try range there) and the method has no loops."""
+    invert = invert and not _has_loops(body)
     insns, at = body.code()
     drop = {id(x) for k, x in enumerate(insns) if x.opcode == op.GOTO and at[x.target] == k + 1}  # type: ignore[index]
     jumped = {at[t] for x in insns for t in _targets(x)} | {at[lab] for h in body.handlers
                                                              for lab in (h.start, h.end, h.handler)}
     for k, x in enumerate(insns[:-1]):
         nxt = insns[k + 1]
-        if x.opcode in op.CONDITIONAL_BRANCHES and nxt.opcode == op.GOTO and id(nxt) not in drop \
+        if invert and x.opcode in op.CONDITIONAL_BRANCHES and nxt.opcode == op.GOTO and id(nxt) not in drop \
                 and at[x.target] == k + 2 and k + 1 not in jumped:  # type: ignore[index]
             x.opcode, x.target = op.INVERTED_BRANCH[x.opcode], nxt.target
             drop.add(id(nxt))
@@ -461,6 +470,8 @@ def _push_size(x: Insn, cf: ClassFile) -> int | None:
 def _constant_locals(cf: ClassFile, m: MethodInfo, body: _Body) -> bool:
     """A local written once, with a constant pushed just before, read as that constant where that is shorter:
     ``iconst_0; istore_1 ... iload_1`` -> ``... iconst_0`` (the push and store go)."""
+    if _has_loops(body):
+        return False
     info = _find_webs(cf, m, body)
     insns, webs = info.insns, info.webs
     entered = {info.at[t] for x in insns for t in _targets(x)} | {info.at[lab] for h in body.handlers
@@ -686,9 +697,11 @@ def _local_offsets(code: CodeAttribute) -> list[int]:
 
 
 def shrink_method(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
-                  hierarchy: ClassHierarchy | None) -> RecodeResult | None:
+                  hierarchy: ClassHierarchy | None, same_graph: bool = False) -> RecodeResult | None:
     """``m``'s code after the size peepholes (module docstring), or None when it is not strictly shorter or out
-    of scope."""
+    of scope. ``same_graph``: only the passes after which the method's PEG is the same graph (slots, values on
+    the stack, unread stores, unreachable code; no copied returns, threaded or negated jumps, constants), whose
+    self-check is a bisimilarity check: the fallback when the self-check cannot prove the full set."""
     if any(i.opcode in (op.JSR, op.JSR_W, op.RET) for i in insns) or not insns:
         return None
     try:
@@ -699,11 +712,13 @@ def shrink_method(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list
         labels = sym.labels
         body = _Body(sym.items, [Handler(labels[e.start], labels[e.end], labels[e.handler], e.catch_type)
                                  for e in code.exception_table], labels)
-        _thread_jumps(body)
-        _returns_in_place(body)
+        if not same_graph:
+            _thread_jumps(body)
+            _returns_in_place(body)
         _drop_unreachable(body)
-        _drop_jumps_to_next(body)
-        _constant_locals(cf, m, body)
+        _drop_jumps_to_next(body, invert=not same_graph)
+        if not same_graph:
+            _constant_locals(cf, m, body)
         _stack_locals(cf, m, body)
         info = _find_webs(cf, m, body)
         slot = _allocate(info)
