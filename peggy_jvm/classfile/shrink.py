@@ -4,16 +4,22 @@ without going through the IR.
 Owns: :func:`shrink_method` and the passes it runs, in this order, over the method's symbolic form
 (:func:`.assembler.to_symbolic`):
 
-1. a ``goto`` whose target starts with a return (or ``athrow``), possibly after one one-byte load or constant,
-   becomes a copy of that code (shorter than the jump);
-2. unreachable instructions are removed, then a ``goto`` to the very next instruction;
-3. locals by *webs* (the stores and loads of one slot joined by reaching definitions): ``store n; load n`` with
-   nothing jumping between becomes nothing when that load is the web's only read, else ``dup; store n``
-   (never for a float: the interpreter stalls on a ``dup`` of a float just computed, docs/cost-model.md);
-   stores of a web nothing reads become ``pop``/``pop2`` (an ``iinc`` of one disappears);
+1. jumps to a ``goto`` threaded to where it leads; a ``goto`` whose target starts with a return (or ``athrow``),
+   possibly after one one-byte load or constant, becomes a copy of that code (shorter than the jump);
+2. unreachable instructions are removed, then a ``goto`` to the very next instruction; ``if<c> L; goto M; L:``
+   becomes ``if<!c> M`` (only in methods without loops, see :func:`_has_loops`);
+3. locals by *webs* (the stores and loads of one slot joined by reaching definitions): a web written once with
+   a constant pushed just before is read as that constant where shorter (methods without loops);
+   ``store n; load n`` with nothing jumping between becomes nothing when that load is the web's only read, else
+   ``dup; store n`` (never for a float: the interpreter stalls on a ``dup`` of a float just computed,
+   docs/cost-model.md); stores of a web nothing reads become ``pop``/``pop2`` (an ``iinc`` of one disappears);
 4. slots re-allocated by interference of the webs' live ranges: parameters keep their slots, every other web
-   the lowest slot free of the webs it interferes with, the most used first (one-byte ``xload_n`` forms);
-   webs of different types may share a slot when they are never live at once (the frames are recomputed).
+   the lowest slot free of the webs it interferes with, the most used first (one-byte ``xload_n`` forms), a
+   copy's target in its source's slot when that is free (``load n; store n`` then goes); webs of different
+   types may share a slot when they are never live at once (the frames are recomputed).
+
+``same_graph`` runs only the passes after which the method's PEG is the same graph (no threaded, copied or
+negated jumps, no constants), whose self-check is a bisimilarity check.
 
 Inputs: the class, the method, its parsed Code attribute and decoded instructions, the class hierarchy (for the
 frames). Output: a :class:`~.recode.RecodeResult` with the new Code attribute, or None when the passes do not
