@@ -177,19 +177,13 @@ def _returns_in_place(body: _Body) -> bool:
     """Replace each ``goto`` whose target is ``[push] return`` or ``[push] athrow`` by a copy of it."""
     insns, at = body.code()
     monitors = any(x.opcode in _MONITORS for x in insns)
-    changed = False
-    out: list[Insn | Label] = []
-    k = 0
-    for x in body.items:
-        if isinstance(x, Label):
-            out.append(x)
-            continue
+    replace: dict[int, list[Insn]] = {}
+    for k, x in enumerate(insns):
         copy = _return_copy(x, k, insns, at, body.handlers, monitors)
-        out.extend(copy if copy is not None else [x])
-        changed |= copy is not None
-        k += 1
-    body.items = out
-    return changed
+        if copy is not None:
+            replace[k] = copy
+    _apply(body, replace)
+    return bool(replace)
 
 
 def _return_copy(x: Insn, k: int, insns: list[Insn], at: dict[Label, int], handlers: list[Handler],
@@ -247,6 +241,13 @@ def _drop_unreachable(body: _Body) -> bool:
     return True
 
 
+def _entered(insns: list[Insn], at: dict[Label, int], handlers: list[Handler]) -> set[int]:
+    """The instructions a jump or a handler reaches, or a try range starts or ends at: none of them is "straight
+    after" the instruction before it."""
+    return {at[t] for x in insns for t in _targets(x)} | {at[lab] for h in handlers
+                                                          for lab in (h.start, h.end, h.handler)}
+
+
 def _has_loops(body: _Body) -> bool:
     """Whether some jump goes backward. The self-check proves a method with loops much more slowly (JAMA's
     hqr2: minutes instead of 6 s) after a peephole that changes its PEG (a test negated, a local read as the
@@ -261,8 +262,7 @@ def _drop_jumps_to_next(body: _Body, invert: bool = True) -> bool:
     invert = invert and not _has_loops(body)
     insns, at = body.code()
     drop = {id(x) for k, x in enumerate(insns) if x.opcode == op.GOTO and at[x.target] == k + 1}  # type: ignore[index]
-    jumped = {at[t] for x in insns for t in _targets(x)} | {at[lab] for h in body.handlers
-                                                             for lab in (h.start, h.end, h.handler)}
+    jumped = _entered(insns, at, body.handlers)
     for k, x in enumerate(insns[:-1]):
         nxt = insns[k + 1]
         if invert and x.opcode in op.CONDITIONAL_BRANCHES and nxt.opcode == op.GOTO and id(nxt) not in drop \
@@ -480,8 +480,7 @@ def _constant_locals(cf: ClassFile, m: MethodInfo, body: _Body) -> bool:
         return False
     info = _find_webs(cf, m, body)
     insns, webs = info.insns, info.webs
-    entered = {info.at[t] for x in insns for t in _targets(x)} | {info.at[lab] for h in body.handlers
-                                                                   for lab in (h.start, h.end, h.handler)}
+    entered = _entered(insns, info.at, body.handlers)
     replace: dict[int, list[Insn]] = {}
     for w in webs:
         if len(w.defs) != 1 or w.pinned:
@@ -609,8 +608,7 @@ def _allocate(info: _Webs) -> list[int]:
 def _drop_self_copies(body: _Body) -> bool:
     """``load n; store n`` (the same slot, nothing jumping to the store) does nothing: both go."""
     insns, at = body.code()
-    entered = {at[t] for x in insns for t in _targets(x)} | {at[lab] for h in body.handlers
-                                                              for lab in (h.start, h.end, h.handler)}
+    entered = _entered(insns, at, body.handlers)
     replace: dict[int, list[Insn]] = {}
     for k in range(len(insns) - 1):
         a, b = _access(insns[k]), _access(insns[k + 1])
