@@ -56,10 +56,9 @@ __all__ = ["shrink_method"]
 
 _LOCAL_TABLES = ("LocalVariableTable", "LocalVariableTypeTable")
 _RETURNS = frozenset(range(op.IRETURN, op.RETURN + 1))
-_MONITORS = frozenset({op.MONITORENTER, op.MONITOREXIT})
+_MONITORS = frozenset(op.BY_NAME[name].opcode for name in ("monitorenter", "monitorexit"))
 #: one-byte instructions that only push a constant: ``aconst_null`` .. ``dconst_1`` (copied with a return)
 _PUSHES = frozenset(range(op.ACONST_NULL, op.BIPUSH))
-_STORE_OF_LOAD = op.ISTORE - op.ILOAD
 _DUP, _DUP2, _POP, _POP2 = 0x59, 0x5c, 0x57, 0x58
 
 
