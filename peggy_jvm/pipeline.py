@@ -20,7 +20,8 @@ cost is strictly lower and its size grows by no more than 1.5 times its relative
 ``--goal size`` only if its size is strictly smaller and its emitted cost no higher; otherwise the method is
 ``unchanged`` with both figures in the reason (before the self-check, which is then not needed). Under ``--goal
 size`` a method whose extraction finds no cheaper PEG is judged on the round trip of its own PEG (lowered for
-size), by the same rule.
+size), by the same rule; and the size peepholes on bytecode (``classfile.shrink``) run on the rewrite and on the
+original code, the shortest of the three that passes the rule and the self-check being kept (:func:`_smallest`).
 
 Budgets (peggy_jvm/budget.py): the full stage's sub-stages are bounded by work (:class:`WorkBudget`), never by
 the clock, so the output depends on the input and options only. ``--method-timeout`` is a wall-clock safety net
@@ -66,6 +67,7 @@ from .classfile.attributes import LineNumberTable, LocalVariableTable
 from .classfile.bytecode import Instruction
 from .classfile.model import ClassFile, CodeAttribute, MethodInfo
 from .classfile.recode import RecodeResult, recode_method
+from .classfile.shrink import shrink_method
 from .ir.lift import lift_method
 from .ir.lower import lower_method
 from .peg.build import PegUnsupported, build_peg
@@ -397,6 +399,8 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
     if stage is Stage.CLASSFILE:
         return recode_method(cf, m, code, insns, hierarchy)
     ir = lift_method(cf, m, hierarchy, code, insns)
+    if stage is Stage.FULL and goal is Goal.SIZE:
+        return _smallest(cf, m, code, insns, ir, hierarchy, net, work, info, rules, callees)
     if stage is Stage.FULL:
         data, emitted = _full(cf, m, code, ir, hierarchy, net, work, info, goal, rules, callees)
     else:
@@ -407,8 +411,73 @@ def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, 
                 raise MethodUnchanged(str(e)) from None
         data = _lower(cf, m, code, ir, hierarchy)
         emitted = read_code(data, cf.pool)
+    return RecodeResult(data, _lost_attributes(code, emitted))
+
+
+def _lost_attributes(code: CodeAttribute, emitted: CodeAttribute) -> list[str]:
     kept = {a.name for a in emitted.attributes}
-    return RecodeResult(data, [a.name for a in code.attributes if a.name not in kept and a.name != "StackMapTable"])
+    return [a.name for a in code.attributes if a.name not in kept and a.name != "StackMapTable"]
+
+
+def _smallest(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction], ir,
+              hierarchy: ClassHierarchy, net: SafetyNet, work: WorkBudget, info: dict,
+              rules: RuleOptions | None, callees: CalleeSource | None) -> RecodeResult:
+    """``--goal size``'s full stage: the shortest of the full stage's rewrite (:func:`_full`), that rewrite
+    after the size peepholes (``classfile.shrink``) and the original code after them, each kept only by the
+    size rule (:func:`_check_emitted`) and a proof by the self-check (the full stage's own rewrite is proved
+    inside :func:`_full`); none of them: :class:`MethodUnchanged`, with the full stage's reason. When the
+    self-check cannot prove the peepholed original, the peepholes that keep its PEG the same graph
+    (``same_graph``) are tried in its place."""
+    times: dict[str, float] = info.setdefault("time_ms", {})
+    old_price = price_code(code)
+    candidates: list[tuple[RecodeResult, CodeAttribute, bool]] = []  # (code, parsed, proved already)
+    why = ""
+    try:
+        data, emitted = _full(cf, m, code, ir, hierarchy, net, work, info, Goal.SIZE, rules, callees)
+    except MethodUnchanged as e:
+        why = str(e)
+    else:
+        candidates.append((RecodeResult(data, _lost_attributes(code, emitted)), emitted, True))
+        full_lost = candidates[0][0].dropped
+        shrunk = shrink_method(cf, m, emitted, read_instructions(emitted), hierarchy)
+        if shrunk is not None:
+            candidates.append((RecodeResult(shrunk.data, sorted(set(full_lost) | set(shrunk.dropped))),
+                               read_code(shrunk.data, cf.pool), False))
+    t0 = time.perf_counter()
+    own = shrink_method(cf, m, code, insns, hierarchy)
+    times["size.peepholes"] = round((time.perf_counter() - t0) * 1000, 3)
+    if own is not None:
+        candidates.append((own, read_code(own.data, cf.pool), False))
+    candidates.sort(key=lambda c: len(c[1].code))  # stable: the full stage's rewrite first among equals
+    fallback_added = False
+    i = 0
+    while i < len(candidates):
+        result, emitted, proved = candidates[i]
+        i += 1
+        new_price = price_code(emitted)
+        try:
+            _check_emitted(Goal.SIZE, old_price, new_price)
+            if not proved:
+                net.check("the self-check of the peepholes")
+                t1 = time.perf_counter()
+                try:
+                    _self_check(cf, m, result.data, hierarchy, work, rules, callees)
+                finally:
+                    times["size.self_check"] = round((time.perf_counter() - t1) * 1000, 3)
+        except MethodUnchanged as e:
+            why = f"{why}; peepholes: {e}" if why and not proved else why or str(e)
+            if result is own and not fallback_added and "self-check" in str(e):
+                # the peepholes that leave the PEG the same graph prove where the others may not
+                fallback_added = True
+                plain = shrink_method(cf, m, code, insns, hierarchy, same_graph=True)
+                if plain is not None and plain.data != own.data:
+                    parsed = read_code(plain.data, cf.pool)
+                    at = i + sum(1 for c in candidates[i:] if len(c[1].code) <= len(parsed.code))
+                    candidates.insert(at, (plain, parsed, False))
+            continue
+        info.update(emitted_cost_before=old_price.cost, emitted_cost_after=new_price.cost)
+        return result
+    raise MethodUnchanged(why)
 
 
 def debug_dropped(before: CodeAttribute, after: CodeAttribute, pool) -> dict[str, list]:
