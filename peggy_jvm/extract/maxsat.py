@@ -112,6 +112,7 @@ from pysat.formula import WCNF, IDPool
 from pysat.solvers import Solver
 
 from ..budget import DEFAULT_SOLVER_WORK
+from .bound import lagrangian_bound
 from .greedy import chain_extract, dag_greedy_extract, greedy_extract
 from .problem import (ClassId, ExtractionProblem, NodeId, Selection, evaluate_selection, integer_costs,
                       usable_nodes)
@@ -590,13 +591,18 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
     extra.extend(blocks2)
     enc = encode(shrunk, extra, weights=weights)
     extra_spent += len(enc.wcnf.hard) + len(enc.wcnf.soft)
+    best_known = min((c.objective for c in candidates), default=None)
+    if (use_shrink and not enc.infeasible and best_known is not None and best_known > enc.trivial_bound
+            and extra_budget is not None and extra_spent < extra_budget):
+        enc, shrunk, lag_spent = _lagrangian(problem, enc, shrunk, weights, extra, best_known,
+                                             (extra_budget - extra_spent) // _LAGRANGIAN_SHARE, notes)
+        extra_spent += lag_spent
 
     lower: int | None = None  # proved: no acceptable selection weighs less (or the best one is optimal)
     if enc.infeasible:
         notes.append("the extra clauses cannot hold together")
     else:
         lower = enc.trivial_bound
-        best_known = min((c.objective for c in candidates), default=None)
         if best_known is None or best_known > lower:
             proof = _run_configs(problem, enc, _diversify(configs, enc), checker, max_blocks, work, extra,
                                  candidates, notes)
@@ -629,6 +635,40 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
     bound = None if lower is None else enc.to_cost(min(lower, chosen.objective))
     return ExtractionResult(status, selection, cost, greedy_cost, bound, elapsed, shrunk.stats, chosen.source,
                             chosen.blocks, tuple(notes), dag_cost_, extra_spent)
+
+
+#: the Lagrangian bound takes at most 1/this of the extra work share left after the encoding (the neighbourhood
+#: search may need the rest)
+_LAGRANGIAN_SHARE = 2
+
+
+def _lagrangian(problem: ExtractionProblem, enc: Encoding, shrunk: ShrinkResult,
+                weights: tuple[dict[NodeId, int], Fraction], extra: Sequence[NodeClause], upper: int, work: int,
+                notes: list[str]) -> tuple[Encoding, ShrinkResult, int]:
+    """The Lagrangian bound (``bound.py``) within ``work`` units: it raises the encoding's solver-free bound
+    (so a solution meeting it ends the search, and one already held is proved optimal), and the nodes its
+    reduced costs rule out given the incumbent weighing ``upper`` are dropped, the rest shrunk and encoded
+    again (its clauses counted) when any are.  Returns the encoding, the shrink result and the work spent."""
+    lag = lagrangian_bound(shrunk.problem, weights[0], shrunk.forced, upper, work)
+    spent = lag.work
+    if lag.bound is None or lag.bound <= enc.trivial_bound:
+        return enc, shrunk, spent
+    notes.append(f"lagrangian: bound {enc.to_cost(lag.bound):.6g} after {lag.iterations} iterations, "
+                 f"{len(lag.prunable)} nodes ruled out")
+    if lag.bound < upper and lag.prunable:
+        p = shrunk.problem
+        keep = [nid for nid in p.nodes if nid not in lag.prunable]
+        reshrunk = shrink(p.restrict(keep, p.classes), dominance=False, weight=weights[0], upper=upper)
+        enc = encode(reshrunk, extra, weights=weights)
+        spent += len(enc.wcnf.hard) + len(enc.wcnf.soft)
+        st = reshrunk.stats
+        shrunk = ShrinkResult(reshrunk.problem, reshrunk.forced, reshrunk.fixed,
+                              replace(shrunk.stats, classes_after=st.classes_after, nodes_after=st.nodes_after,
+                                      unreachable=shrunk.stats.unreachable + st.unreachable,
+                                      unusable=shrunk.stats.unusable + st.unusable,
+                                      bounded=shrunk.stats.bounded + len(lag.prunable) + st.bounded,
+                                      fixed=st.fixed))
+    return replace(enc, trivial_bound=max(enc.trivial_bound, lag.bound)), shrunk, spent
 
 
 #: the neighbourhood search: classes freed in the first round, and the share of its work one round may take
