@@ -49,7 +49,12 @@ Solving (anytime, bounded)
        nodes or the disjoint-sum bound, whichever is largest), it is optimal and no solver runs; a solver's
        solution that reaches it
        later ends the search the same way (see docs/cost-model.md, "Proving optimality");
-    3. otherwise each :class:`SolverConfig` runs in turn, in this process, in a fixed order: by default
+    3. otherwise the Lagrangian bound (``bound.py``: the LP relaxation's dual by subgradient ascent, exact
+       integer arithmetic) runs within half of what is left of the extra work share (below): it raises the
+       solver-free bound (an incumbent meeting it is optimal with no solver; a solution meeting it later
+       ends the search), and the nodes its reduced costs rule out (only in selections dearer than the
+       incumbent) are dropped before the problem is shrunk and encoded again;
+    4. then each :class:`SolverConfig` runs in turn, in this process, in a fixed order: by default
        RC2Stratified with core exhaustion, then plain RC2 with core exhaustion and minimisation, both on
        Glucose 3 (when a stratified config would search exactly like a plain one, which happens with a single
        soft weight, it becomes plain RC2 on Maplesat instead); plain RC2's oracle starts its polarities at the
@@ -62,12 +67,13 @@ Solving (anytime, bounded)
        machine, under any load, with any ``--jobs`` (SAT solvers are deterministic given their input).
        Every SAT model RC2's oracle finds along the way satisfies all hard clauses, so improving ones are
        kept as they appear: that is ``best_found`` when no proof comes within the work budget.
-    4. when no configuration proved its result: large-neighbourhood search (:func:`_lns`), rounds of RC2 on the
+    5. when no configuration proved its result: large-neighbourhood search (:func:`_lns`), rounds of RC2 on the
        formula with every class the incumbent reaches outside a ball of classes held at the incumbent's node,
        improving the incumbent where whole-problem proofs are out of reach.
     Work: each configuration gets ``work`` units; one more share of ``work`` pays for the DAG greedy (elements
-    of the sets it builds), the encoding (one unit per clause) and the neighbourhood search (its oracle work
-    and its formulas' clauses), in that order, so those phases are bounded by work as well
+    of the sets it builds), the encoding (one unit per clause), the Lagrangian bound (nodes and constraints
+    per iteration, and the second encoding) and the neighbourhood search (its oracle work and its formulas'
+    clauses), in that order, so those phases are bounded by work as well
     (``ExtractionResult.extra_work``).  The tree and chain greedies and shrinking are linear-time passes and
     are not counted.
     A proof is an RC2 optimum whose decoded selection costs exactly RC2's lower bound (with negative costs
