@@ -55,7 +55,7 @@ _STEP_START = 1.0
 _TARGET_SHARE = 0.2
 _PATIENCE = 12
 #: stop when the step factor falls below this (the ascent has stalled)
-_STEP_MIN = 1e-4
+_STEP_MIN = 1e-2
 
 
 @dataclass(frozen=True)
