@@ -9,7 +9,7 @@ from peggy_jvm.extract.bound import lagrangian_bound
 from peggy_jvm.extract.maxsat import Status, solve
 from peggy_jvm.extract.problem import evaluate_selection, integer_costs
 from peggy_jvm.extract.shrink import disjoint_sum_bound, path_lower_bound, shrink
-from tests.test_extract import brute_force, problem_of, random_problem, valid_selections
+from support.extraction import brute_force, problem_of, random_problem, valid_selections
 
 
 def _optimal_node_sets(problem, weight) -> tuple[int, list[set[str]]]:
