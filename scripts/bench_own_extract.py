@@ -76,8 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(r)
         n = max(1, r["solver_calls"])
         shares = ", ".join(f"{k} {v} ({100 * v / n:.1f}%)" for k, v in sorted(r["statuses"].items()))
+        share = 100 * r["solve_cpu"] / max(r["run_cpu"], 1e-9)
         print(f"{r['jar']}: {r['methods']} methods, {r['solver_calls']} extractions: {shares}; extraction "
-              f"{r['solve_cpu']:.1f} s CPU of {r['run_cpu']:.1f} s ({100 * r['solve_cpu'] / max(r['run_cpu'], 1e-9):.1f}%); "
+              f"{r['solve_cpu']:.1f} s CPU of {r['run_cpu']:.1f} s ({share:.1f}%); "
               f"full.extract {r['full_extract_wall']:.1f} s of {r['run_wall']:.1f} s wall", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))

@@ -50,10 +50,10 @@ Solving (anytime, bounded)
        solution that reaches it
        later ends the search the same way (see docs/cost-model.md, "Proving optimality");
     3. otherwise the Lagrangian bound (``bound.py``: the LP relaxation's dual by subgradient ascent, exact
-       integer arithmetic) runs within what is left of the extra work share (below) until its ascent stalls: it raises the
-       solver-free bound (an incumbent meeting it is optimal with no solver; a solution meeting it later
-       ends the search), and the nodes its reduced costs rule out (only in selections dearer than the
-       incumbent) are dropped before the problem is shrunk and encoded again;
+       integer arithmetic) runs within what is left of the extra work share (below) until its ascent
+       stalls: it raises the solver-free bound (an incumbent meeting it is optimal with no solver; a
+       solution meeting it later ends the search), and the nodes its reduced costs rule out (only in
+       selections dearer than the incumbent) are dropped before the problem is shrunk and encoded again;
     4. then each :class:`SolverConfig` runs in turn, in this process, in a fixed order: by default
        RC2Stratified with core exhaustion, then plain RC2 with core exhaustion and minimisation, both on
        Glucose 3 (when a stratified config would search exactly like a plain one, which happens with a single
