@@ -629,6 +629,24 @@ def test_bench_goes_on_past_a_bad_instance_and_takes_two_folders(tmp_path: Path)
     assert "2 instances (1 errors)" in text and "error: " in text
 
 
+def test_bench_own_extract_records_every_extraction(tmp_path: Path) -> None:
+    """The optimizer's own e-graphs: every call of maxsat.solve the full stage makes on a fixture class is
+    recorded with its status and CPU time (none recorded would mean the wrapper no longer sees the calls)."""
+    fixture = Path(__file__).parent.parent / "fixtures" / "classes" / "release17" / "Iinc.class"
+    if not fixture.exists():
+        pytest.skip("make fixtures first")
+    out = tmp_path / "own.json"
+    bench = Path(__file__).parent.parent / "scripts" / "bench_own_extract.py"
+    run = subprocess.run([sys.executable, str(bench), str(fixture), "--json", str(out), "--out", str(tmp_path)],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (row,) = json.loads(out.read_text())
+    assert row["solver_calls"] >= 3 and sum(row["statuses"].values()) == row["solver_calls"]
+    assert set(row["statuses"]) <= {"optimal", "best_found", "greedy", "none"} and row["statuses"]["optimal"] >= 1
+    assert 0 < row["solve_cpu"] <= row["run_cpu"]
+    assert f"{row['solver_calls']} extractions" in run.stdout
+
+
 def test_the_engine_imports_no_peg_egraph_or_adapter_module():
     """``extract/`` is the generic engine (issue 20): importing all of it loads nothing of the PEG, the e-graph
     or the PEG adapter (``pegextract/``), which alone connects the two."""
