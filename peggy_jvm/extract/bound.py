@@ -3,16 +3,18 @@ reduced costs rule out.
 
 What this module owns
     :func:`lagrangian_bound`.  The model: ``x_n`` in {0, 1}, at most one node per class, exactly one per
-    *forced* class (``shrink.py``: every valid selection reaches it), and for every node m and each distinct
-    child class d of m (other than m's own class) the *child constraint* ``sum(x_n for n in d) >= x_m``;
-    acyclicity is left out.  Every valid selection is a solution (its reached chosen nodes, with 0 for the
-    rest), so a bound on this model bounds every valid selection.  Each child constraint gets a multiplier
-    ``z_(m,d) >= 0`` and moves into the objective (Lagrangian relaxation): with
+    *forced* class (``shrink.py``: every valid selection reaches it), and for every class c and each class d
+    that is a child of some node of c (other than c) the *pair constraint*
+    ``sum(x_n for n in d) >= sum(x_m for m in c having child d)`` (at most one node of c is chosen, so it
+    says "d is used when c's choice has child d"); acyclicity is left out.  Every valid selection is a
+    solution (its reached chosen nodes, with 0 for the rest), so a bound on this model bounds every valid
+    selection.  Each pair constraint gets a multiplier ``z_(c,d) >= 0`` and moves into the objective
+    (Lagrangian relaxation): with
 
-        inflow(c) = sum of z_(m,c) over the constraints whose child class is c
-        rc(n)     = weight(n) + sum of z_(n,d) over n's constraints - inflow(class of n)
+        inflow(c) = sum of z_(b,c) over the pairs whose child class is c
+        rc(n)     = weight(n) + sum of z_(c,d) over n's distinct child classes d - inflow(c), c = n's class
 
-    every solution x weighs ``sum(rc(n) x_n) + sum(z_(m,d) * slack_(m,d))`` >= ``sum(rc(n) x_n)`` >= ``L(z)``
+    every solution x weighs ``sum(rc(n) x_n) + sum(z_(c,d) * slack_(c,d))`` >= ``sum(rc(n) x_n)`` >= ``L(z)``
     = the sum over forced classes of their least ``rc`` plus the sum over the other classes of
     ``min(0, least rc)``: each class contributes its best choice on its own.  That holds for *any* z >= 0;
     the ascent only looks for a z making ``L(z)`` large (its maximum is the LP relaxation's optimum, the
@@ -23,8 +25,8 @@ What this module owns
 
 Inputs and outputs
     A (shrunk) :class:`ExtractionProblem`, integer node weights (``problem.integer_costs``), the forced
-    classes, the weight of a selection the caller holds and a work budget (one unit per node and per child
-    constraint looked at: an iteration costs ``len(nodes) + len(constraints)``) -> :class:`LagrangianResult`:
+    classes, the weight of a selection the caller holds and a work budget (one unit per node and per pair
+    constraint: an iteration costs ``len(nodes) + len(pairs)``) -> :class:`LagrangianResult`:
     the bound (an integer: the optimum is an integer weight, so the exact bound is rounded up) and the
     prunable nodes.
 

@@ -600,8 +600,12 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
     best_known = min((c.objective for c in candidates), default=None)
     if (use_shrink and not enc.infeasible and best_known is not None and best_known > enc.trivial_bound
             and extra_budget is not None and extra_spent < extra_budget):
+        # all that is left of the extra share: the ascent stops by itself when it stalls (after one iteration
+        # on the MaxSAT e-graphs) and the neighbourhood search gets the rest. Measured (bench_extract, work
+        # 2e6): with half of it, 105 nodes of tensat/bert_acyclic were ruled out instead of 273, and RC2 then
+        # found 0.8158 instead of 0.7319 (greedy 0.827)
         enc, shrunk, lag_spent = _lagrangian(problem, enc, shrunk, weights, extra, best_known,
-                                             (extra_budget - extra_spent) // _LAGRANGIAN_SHARE, notes)
+                                             extra_budget - extra_spent, notes)
         extra_spent += lag_spent
 
     lower: int | None = None  # proved: no acceptable selection weighs less (or the best one is optimal)
@@ -643,14 +647,6 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
                             chosen.blocks, tuple(notes), dag_cost_, extra_spent)
 
 
-#: the Lagrangian bound may take 1/this of the extra work share left after the encoding; it stops by itself when
-#: its ascent stalls, and the neighbourhood search gets what it leaves.  Measured (scripts/bench_extract.py,
-#: work 2e6): the whole rest rather than half prunes 273 nodes of tensat/bert_acyclic instead of 105, and RC2
-#: then finds 0.7319 instead of 0.8158 (greedy 0.827); on the MaxSAT e-graphs the bound stops after one
-#: iteration and the search keeps its share
-_LAGRANGIAN_SHARE = 1
-
-
 def _lagrangian(problem: ExtractionProblem, enc: Encoding, shrunk: ShrinkResult,
                 weights: tuple[dict[NodeId, int], Fraction], extra: Sequence[NodeClause], upper: int, work: int,
                 notes: list[str]) -> tuple[Encoding, ShrinkResult, int]:
@@ -660,7 +656,7 @@ def _lagrangian(problem: ExtractionProblem, enc: Encoding, shrunk: ShrinkResult,
     again (its clauses counted) when any are.  Returns the encoding, the shrink result and the work spent."""
     lag = lagrangian_bound(shrunk.problem, weights[0], shrunk.forced, upper, work)
     spent = lag.work
-    if lag.bound is None or lag.bound <= enc.trivial_bound:
+    if lag.bound is None:
         return enc, shrunk, spent
     notes.append(f"lagrangian: bound {enc.to_cost(lag.bound):.6g} after {lag.iterations} iterations, "
                  f"{len(lag.prunable)} nodes ruled out")
