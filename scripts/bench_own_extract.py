@@ -6,9 +6,10 @@ Runs ``pipeline.optimize_input`` (full stage, default budgets, one process, no r
 record, per call, the status it returned (``optimal``, ``best_found``, ``greedy``, ``none``), the problem's
 size and the CPU time it took (its checker's work included: the phi-profile checks and the reverter's
 trials are part of extraction). Prints per jar: the solver calls and the share of each status (whatever the
-pipeline then keeps: a proved optimum that is no cheaper than the original still counts as proved), and the
-CPU time in extraction against the CPU time of the whole run (and the share of the wall-clock time the
-report's ``full.extract`` sub-stage took).
+pipeline then keeps: a proved optimum that is no cheaper than the original still counts as proved), the mean
+gain over the bottom-up DAG greedy (where the checker accepted its selection), and the CPU time in extraction
+against the CPU time of the whole run (and the share of the wall-clock time the report's ``full.extract``
+sub-stage took).
 
     scripts/bench_own_extract.py [JAR ...] [--json OUT]
 """
@@ -44,7 +45,7 @@ def run_jar(jar: Path, out_dir: Path) -> dict:
                           "nodes": len(problem.nodes)})
             raise
         calls.append({"status": res.status.value, "cpu": time.process_time() - t0, "nodes": len(problem.nodes),
-                      "source": res.source})
+                      "source": res.source, "cost": res.cost, "dag_greedy": res.dag_greedy_cost})
         return res
 
     maxsat.solve = recording  # pegextract.select calls maxsat.solve through the module
@@ -56,8 +57,13 @@ def run_jar(jar: Path, out_dir: Path) -> dict:
     cpu, wall = time.process_time() - t0, time.perf_counter() - w0
     statuses = Counter(c["status"] for c in calls)
     extract_ms = sum(m.time_ms.get("full.extract", 0.0) for m in report.methods)
+    # the gain over the bottom-up DAG greedy where both have a cost (the checker may reject the greedy's)
+    gains = [(c["dag_greedy"] - c["cost"]) / abs(c["dag_greedy"]) for c in calls
+             if c.get("cost") is not None and c.get("dag_greedy") not in (None, 0)]
     return {"jar": jar.name, "methods": len(report.methods), "solver_calls": len(calls),
             "statuses": dict(statuses), "solve_cpu": sum(c["cpu"] for c in calls), "run_cpu": cpu,
+            "gain": sum(gains) / len(gains) if gains else 0.0, "gains": len(gains),
+            "better": sum(g > 0 for g in gains), "worse": sum(g < 0 for g in gains),
             "run_wall": wall, "full_extract_wall": extract_ms / 1000,
             "slowest": sorted(calls, key=lambda c: -c["cpu"])[:5]}
 
@@ -78,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         shares = ", ".join(f"{k} {v} ({100 * v / n:.1f}%)" for k, v in sorted(r["statuses"].items()))
         share = 100 * r["solve_cpu"] / max(r["run_cpu"], 1e-9)
         print(f"{r['jar']}: {r['methods']} methods, {r['solver_calls']} extractions: {shares}; extraction "
-              f"{r['solve_cpu']:.1f} s CPU of {r['run_cpu']:.1f} s ({share:.1f}%); "
+              f"{r['solve_cpu']:.1f} s CPU of {r['run_cpu']:.1f} s ({share:.1f}%); mean gain over the DAG "
+              f"greedy {100 * r['gain']:.2f}% on {r['gains']} (better on {r['better']}, worse on {r['worse']}); "
               f"full.extract {r['full_extract_wall']:.1f} s of {r['run_wall']:.1f} s wall", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
