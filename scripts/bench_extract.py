@@ -109,8 +109,9 @@ def _fmt(x: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paths", nargs="*", type=Path, help="JSON files or directories (searched recursively)")
-    # 2e6 units per configuration keeps every instance of ../shared/extraction within about 10 s of CPU time on
-    # this machine (the goal's set-up); the optimizer's own default is 1e6 (budget.DEFAULT_SOLVER_WORK)
+    # 2e6 units per configuration keep every instance of ../shared/extraction within 10 s of CPU time on this
+    # machine (the goal's set-up; measured worst 4.8 s, docs/benchmarks.md); the optimizer's own default is 1e6
+    # (budget.DEFAULT_SOLVER_WORK)
     ap.add_argument("--work", type=int, default=2_000_000,
                     help="work units per solver configuration and instance (default 2e6)")
     ap.add_argument("--jobs", type=int, default=1, help="instances solved at once (default 1)")
