@@ -6,7 +6,6 @@ e-graphs generated from fixed seeds); nothing reads ``/work/shared``.
 """
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import random
@@ -28,66 +27,12 @@ from peggy_jvm.extract.problem import (ExtractionProblem, InfeasibleProblemError
                                        Selection, dag_cost, evaluate_selection, integer_costs, usable_nodes)
 from peggy_jvm.extract.serialize import ExtractionFormatError, parse_problem, read_problem
 from peggy_jvm.extract.shrink import disjoint_sum_bound, must_reach, path_lower_bound, shrink
+from support.extraction import brute_force, problem_of, random_problem, valid_selections
 
 DATA = Path(__file__).parent / "data" / "extraction"
 
 
 # ============================================================================================ helpers
-
-def brute_force(problem: ExtractionProblem, forbid: frozenset[str] = frozenset()) -> float:
-    """The least DAG cost over all selections (``math.inf`` if none is valid), never choosing ``forbid``."""
-    classes = list(problem.classes)
-    options = []
-    for c in classes:
-        allowed = [n for n in problem.classes[c] if n not in forbid]
-        options.append(allowed or [None])
-    best = math.inf
-    for combo in itertools.product(*options):
-        sel = Selection({c: n for c, n in zip(classes, combo) if n is not None})
-        report = evaluate_selection(problem, sel)
-        if report.valid:
-            best = min(best, report.cost)
-    return best
-
-
-def valid_selections(problem: ExtractionProblem) -> list[tuple[Selection, set[str]]]:
-    """Every valid selection (one node per class, all classes chosen) with its reached classes."""
-    classes = list(problem.classes)
-    out = []
-    for combo in itertools.product(*(problem.classes[c] or (None,) for c in classes)):
-        sel = Selection({c: n for c, n in zip(classes, combo) if n is not None})
-        report = evaluate_selection(problem, sel)
-        if report.valid:
-            out.append((sel, set(report.reached)))
-    return out
-
-
-def random_problem(seed: int, *, n_classes: int = 5, max_nodes: int = 3, may_close: float = 0.0,
-                   negative: bool = False, fractional: bool = False) -> ExtractionProblem:
-    """A random e-graph: children may point anywhere (so cycles are common), costs small."""
-    rng = random.Random(seed)
-    nodes = []
-    for c in range(n_classes):
-        for j in range(rng.randint(1, max_nodes)):
-            k = rng.choice([0, 0, 1, 1, 2, 3])
-            children = tuple(str(rng.randrange(n_classes)) for _ in range(k))
-            marks = frozenset(i for i in range(k) if rng.random() < may_close)
-            cost = float(rng.choice([0, 1, 1, 2, 3, 5]))
-            if fractional:
-                cost *= rng.choice([0.1, 0.25, 0.3, 1.0])
-            if negative and rng.random() < 0.3:
-                cost = -cost
-            nodes.append(Node(f"n{c}.{j}", f"op{c}.{j}", cost, str(c), children, marks))
-    roots = ["0"] if rng.random() < 0.7 else ["0", str(n_classes - 1)]
-    return ExtractionProblem.build(nodes, roots, name=f"random-{seed}")
-
-
-def problem_of(*specs: tuple, roots: tuple[str, ...] = ("r",)) -> ExtractionProblem:
-    """``(id, class, cost, children[, may-close positions])`` tuples -> problem."""
-    nodes = [Node(s[0], s[0], float(s[2]), s[1], tuple(s[3]), frozenset(s[4] if len(s) > 4 else ()))
-             for s in specs]
-    return ExtractionProblem.build(nodes, list(roots))
-
 
 def max2sat_problem(n_vars: int, n_clauses: int, seed: int) -> ExtractionProblem:
     """A MaxSAT instance as an e-graph (negative costs), hard for RC2 at this size."""
@@ -682,6 +627,24 @@ def test_bench_goes_on_past_a_bad_instance_and_takes_two_folders(tmp_path: Path)
     assert rows["two/c_good.json"]["status"] == "optimal" and rows["two/c_good.json"]["cost"] == 3.0
     text = run.stdout
     assert "2 instances (1 errors)" in text and "error: " in text
+
+
+def test_bench_own_extract_records_every_extraction(tmp_path: Path) -> None:
+    """The optimizer's own e-graphs: every call of maxsat.solve the full stage makes on a fixture class is
+    recorded with its status and CPU time (none recorded would mean the wrapper no longer sees the calls)."""
+    fixture = Path(__file__).parent.parent / "fixtures" / "classes" / "release17" / "Iinc.class"
+    if not fixture.exists():
+        pytest.skip("make fixtures first")
+    out = tmp_path / "own.json"
+    bench = Path(__file__).parent.parent / "scripts" / "bench_own_extract.py"
+    run = subprocess.run([sys.executable, str(bench), str(fixture), "--json", str(out), "--out", str(tmp_path)],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (row,) = json.loads(out.read_text())
+    assert row["solver_calls"] >= 3 and sum(row["statuses"].values()) == row["solver_calls"]
+    assert set(row["statuses"]) <= {"optimal", "best_found", "greedy", "none"} and row["statuses"]["optimal"] >= 1
+    assert 0 < row["solve_cpu"] <= row["run_cpu"]
+    assert f"{row['solver_calls']} extractions" in run.stdout
 
 
 def test_the_engine_imports_no_peg_egraph_or_adapter_module():

@@ -4,6 +4,7 @@
 ``serialize``  egraph-serialize JSON -> problem
 ``greedy``     bottom-up greedy extraction (the floor and the fallback)
 ``shrink``     problem reductions that keep the optimum
+``bound``      the Lagrangian lower bound (LP relaxation) and the nodes its reduced costs rule out
 ``maxsat``     weighted partial MaxSAT with RC2: :func:`solve` (anytime, bounded, with a checker hook)
 """
 from __future__ import annotations

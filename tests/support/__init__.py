@@ -11,6 +11,7 @@ test imports from ``scripts/``: a script is a command line over these modules an
 * ``proguard``: ProGuard's intra-method optimizations of a jar and ``validate`` of the pair.
 * ``pairsuite``: issue 17's labelled pair suite (manifest, validation, judging, report).
 * ``bench_harness``: the runtime benchmark's kernels and its JVM harness.
+* ``extraction``: small extraction problems (random, hand-written) and their brute-force optimum.
 
 Nothing here is product code: the package ``peggy_jvm`` imports none of it.
 """
