@@ -17,6 +17,18 @@ What this module owns
       one. javac's string concatenation (Java 8 and older) and ProGuard's merging of the first ``append`` into the
       constructor are this pattern.
 
+    * ``concat-indy-fresh`` and ``builder-tostring-fresh`` (strict): javac's (release 9+) ``invokedynamic`` of
+      ``StringConcatFactory.makeConcatWithConstants`` and a confined builder chain ending in ``toString()`` (javac
+      8, ecj) both make a NEW String (JLS 15.18.1) of their operands rendered in order: both are read as the one
+      model effect ``FreshString.of(heap before, parts...)`` (:data:`FRESH_OWNER`, parts typed and normalized as
+      in the assumption's model below, so ``char`` stays a character and a String part renders null as
+      ``"null"``), its value the call's value, its heap the call's heap. Operands of other reference types are
+      left alone (the indy form runs their ``toString()`` late: JDK-8273914). ecj's ``new
+      StringBuilder(String.valueOf(x))`` starts the chain with ``x``'s part.
+    * ``string-classinit-noop``: ``classinit`` of ``String``/``StringBuilder`` changes nothing: both are
+      initialized while the JVM boots (:class:`StringClassInit`); javac puts one between ``String.valueOf(x)``
+      and ``new StringBuilder(...)``.
+
 The assumption ``strings-by-value`` (group ``assume.strings-by-value``; never in the default rule set)
     ``peggy-jvm validate --assume strings-by-value`` adds these rules, made per method pair by
     :func:`assumption_rules`. Under the assumption, a ``String`` made by concatenation (a string builder's final
@@ -54,9 +66,6 @@ The assumption ``strings-by-value`` (group ``assume.strings-by-value``; never in
       other arm of a branch is fine: a PEG shares one ``new`` between arms.)
     * ``string-value-normal``: a ``StringValue.of`` value is the value of its parts' normal form (parts' classes
       gain literals and values while saturation goes on).
-    * ``string-classinit-noop``: ``classinit`` of ``String``/``StringBuilder`` changes nothing: both are
-      initialized while the JVM boots (:class:`StringClassInit`; true without the assumption too, but only needed
-      beside it).
 
     Where the method itself looks at the identity of such a String (``==``/``!=`` on it, ``synchronized``,
     ``System.identityHashCode``, through phis and loops) the assumption is visibly false, and the first three
@@ -84,8 +93,8 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..egraph.explain import Reason
 from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
 from ..jdk.facts import STRING as STRING_CLASS  # the class name; STRING below is its descriptor
-from ..jdk.facts import (BOOT_CLASSES, BUILDER_CAPACITY_BLIND, IDENTITY_HASH_CODE, STRING_CONCAT, STRING_LENGTH,
-                         STRING_VALUE_OF, is_builder_method, returns_receiver, same_method)
+from ..jdk.facts import (BOOT_CLASSES, BUILDER_CAPACITY_BLIND, CONCAT_FACTORY, IDENTITY_HASH_CODE, STRING_CONCAT,
+                         STRING_LENGTH, STRING_VALUE_OF, is_builder_method, returns_receiver, same_method)
 from .conditions import nonnull
 
 if TYPE_CHECKING:
@@ -93,7 +102,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BuilderAppendReturnsThis", "BuilderInitAppend", "StringLengthConst", "ASSUMPTIONS", "STRINGS_BY_VALUE",
            "VALUE_OWNER", "assumption_rules", "StringValueOf", "StringConcatValue", "BuilderToStringValue",
-           "StringValueNormal", "StringClassInit", "render_constant", "build_value"]
+           "StringValueNormal", "StringClassInit", "render_constant", "build_value", "FRESH_OWNER", "build_fresh",
+           "BuilderToStringFresh", "ConcatIndyFresh"]
 
 
 class StringLengthConst:
@@ -261,7 +271,7 @@ def assumption_rules(names: Sequence[str], param_types: Sequence[str] = ()) -> l
         if name == STRINGS_BY_VALUE:
             strings = frozenset(i for i, t in enumerate(param_types) if t == STRING)
             out += [StringValueOf(strings), StringConcatValue(strings), BuilderToStringValue(strings),
-                    StringValueNormal(), StringClassInit()]
+                    StringValueNormal()]
     return out
 
 
@@ -561,8 +571,7 @@ class BuilderToStringValue(_ValueRule):
                 return None
             kind, arg, before = step
             if kind == "new":
-                if arg is not None:
-                    parts.append((STRING, arg))
+                parts.extend(reversed(arg))
                 parts.reverse()
                 outcome = eg.lookup(to_string[0], to_string[1], to_string[2])
                 if outcome is None or not _confined(eg, builder, owner) or not _dead_after(eg, outcome, builder):
@@ -572,8 +581,28 @@ class BuilderToStringValue(_ValueRule):
             sigma = before
         return None
 
+    def _value_of(self, eg: EPeg, text: int, sigma: int) -> tuple[Part, int] | None:
+        """(the part, the heap before) when ``text`` is the value of ``String.valueOf(x)`` called on the heap
+        just before ``sigma`` with ``x`` a primitive or a String (ecj's ``new StringBuilder(String.valueOf(x))``
+        for ``x + ...``): ``valueOf`` renders ``x`` exactly as ``append`` does, with no effect, never null."""
+        find = eg.find
+        for op, _a, ch in eg.nodes(text):
+            if op != "rho_value" or eg.lookup("rho_sigma", None, (find(ch[0]),)) != find(sigma):
+                continue
+            for e in eg.nodes(ch[0]):
+                m = e[1]
+                if e[0] != "invoke.static" or not isinstance(m, MethodRef) or m.owner != STRING_CLASS \
+                        or m.name != STRING_VALUE_OF or len(e[2]) != 2:
+                    continue
+                kind = m.descriptor[1:m.descriptor.index(")")]
+                if kind == "Ljava/lang/Object;" and _string_typed(eg, e[2][1], self.string_params):
+                    kind = STRING  # valueOf(Object) of a String or null: "null" or the String itself
+                if kind in _PRIMS or kind == STRING:
+                    return (kind, find(e[2][1])), find(e[2][0])
+        return None
+
     def _step(self, eg: EPeg, sigma: int, builder: int, owner: str) -> tuple | None:
-        """The builder operation whose heap ``sigma`` is: ("new", String argument or None, heap before) or
+        """The builder operation whose heap ``sigma`` is: ("new", the parts it starts with, heap before) or
         (part type, argument, heap before) for an ``append``."""
         find = eg.find
         for op, _a, ch in eg.nodes(sigma):
@@ -586,9 +615,13 @@ class BuilderToStringValue(_ValueRule):
                         and eg.lookup("rho_value", None, (outcome,)) == builder:
                     desc = attr[1].descriptor
                     if desc == "()V":
-                        return ("new", None, find(kids[0]))
-                    if desc == f"({STRING})V" and _nonnull_string(eg, kids[1]):  # new B(null) throws
-                        return ("new", find(kids[1]), find(kids[0]))
+                        return ("new", (), find(kids[0]))
+                    if desc == f"({STRING})V":
+                        rendered = self._value_of(eg, kids[1], kids[0])
+                        if rendered is not None:
+                            return ("new", (rendered[0],), rendered[1])
+                        if _nonnull_string(eg, kids[1]):  # new B(null) throws
+                            return ("new", ((STRING, find(kids[1])),), find(kids[0]))
                 if e[0] == "invoke.virtual" and is_builder_method(attr, "append") and attr.owner == owner \
                         and len(kids) == 3 and find(kids[1]) == builder \
                         and eg.lookup("rho_value", None, (outcome,)) in (None, builder):
@@ -649,6 +682,125 @@ def _dead_after(eg: EPeg, outcome: int, builder: int, limit: int = 4096) -> bool
     return True
 
 
+FRESH_OWNER = "peggy/strict/FreshString"
+"""The pseudo-class of the strict model of a concatenation (no JVM class has this name): ``FreshString.of(sigma,
+parts...)`` is an effect that creates a new String whose text is its parts rendered in order (typed as in
+:data:`VALUE_OWNER`'s model), changing nothing else and never throwing (running out of memory aside)."""
+
+
+def build_fresh(eg: EPeg, sigma: int, parts: Sequence[Part]) -> int:
+    """The class of the model's ``FreshString.of(sigma, parts...)`` outcome (``parts`` already normal)."""
+    kids = [eg.find(sigma)]
+    desc = []
+    for kind, x in parts:
+        if kind == "T":
+            kids.append(eg.add("const.a", Const(_STRING_TYPE, x)))
+            desc.append(STRING)
+        else:
+            kids.append(eg.find(x))  # type: ignore[arg-type]  # not "T": a class id
+            desc.append(kind)
+    return eg.add("invoke.static", MethodRef(FRESH_OWNER, "of", f"({''.join(desc)}){STRING}"), kids)
+
+
+class _FreshRule:
+    """Shared by the strict concatenation rules: a match is (outcome class, heap before, parts, names, values);
+    applying it makes the outcome's value and heap those of ``FreshString.of(heap before, normal parts)``."""
+
+    name = ""
+    group = "java.lang.string"
+    source = "builtin"
+    depth = None
+    cache_matches = False  # the normal form improves as classes merge: recomputed at every search
+    string_params: frozenset[int] = frozenset()
+
+    def apply(self, eg: EPeg, match: tuple) -> bool:
+        outcome, sigma, parts, names, values = match
+        normal = _normal(eg, parts)
+        if normal is None:
+            return False
+        fresh = build_fresh(eg, sigma, normal)
+        why = Reason(self.name, names, values)
+        changed = eg.union(eg.add("rho_value", None, (outcome,)), eg.add("rho_value", None, (fresh,)), why)
+        return eg.union(eg.add("rho_sigma", None, (outcome,)), eg.add("rho_sigma", None, (fresh,)), why) or changed
+
+
+class BuilderToStringFresh(_FreshRule, BuilderToStringValue):
+    """``builder-tostring-fresh``: a confined builder chain ending in ``toString()`` (the chain of
+    ``builder-tostring-value``, which assumes nothing about the builder: it is garbage after the ``toString()``)
+    is ``FreshString.of`` its parts on the heap before its ``new``: ``toString()`` returns a new String."""
+
+    name = "builder-tostring-fresh"
+
+    def __init__(self) -> None:
+        BuilderToStringValue.__init__(self)
+
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        self.string_params = eg.info.string_params
+        return BuilderToStringValue.search(self, eg, limit, deadline, roots)
+
+
+class ConcatIndyFresh(_FreshRule):
+    """``concat-indy-fresh``: an ``invokedynamic`` bootstrapped by ``StringConcatFactory.makeConcatWithConstants``
+    (:data:`.facts.CONCAT_FACTORY`) is ``FreshString.of`` its recipe's parts on the heap it is called on: literal
+    text, constants, and each argument of a primitive type (``byte``/``short`` rendered as ``int``) or declared
+    String, or of a reference type known to hold a String or null. Another reference argument is left alone: its
+    ``toString()`` runs after every operand was computed, not where a builder's ``append`` would run it."""
+
+    name = "concat-indy-fresh"
+
+    def __init__(self) -> None:
+        self.applied = 0
+
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        self.string_params = eg.info.string_params
+        out = []
+        for cid in eg.classes_with_op("invokedynamic"):
+            for op, attr, ch in eg.nodes(cid):
+                if op != "invokedynamic" or not isinstance(attr, tuple) or len(attr) != 3:
+                    continue
+                parts = self._parts(eg, attr[1], attr[2], ch[1:])
+                if parts is not None:
+                    out.append((eg.find(cid), eg.find(ch[0]), tuple(parts), ("?s",), (ch[0],)))
+            if len(out) >= limit:
+                break
+        return out, False
+
+    def _parts(self, eg: EPeg, desc: str, boot: object, args: Sequence[int]) -> list[Part] | None:
+        handle = getattr(getattr(boot, "handle", None), "value", None)
+        if not (isinstance(handle, tuple) and len(handle) == 2 and isinstance(handle[1], MethodRef)
+                and (handle[1].owner, handle[1].name) == CONCAT_FACTORY):
+            return None
+        consts = [c.value for c in boot.arguments]  # type: ignore[attr-defined]
+        if not consts or not isinstance(consts[0], str):
+            return None
+        kinds, _ret = parse_method_descriptor(desc)
+        if len(kinds) != len(args):
+            return None
+        parts: list[Part] = []
+        ai, ci = 0, 1
+        for ch in consts[0]:
+            if ch == "\1":
+                if ai >= len(args):
+                    return None
+                kind = "I" if kinds[ai] in ("B", "S") else kinds[ai]
+                if kind.startswith("L") and kind != STRING:
+                    if not _string_typed(eg, args[ai], self.string_params):
+                        return None
+                    kind = STRING
+                if kind not in _PRIMS and kind != STRING:
+                    return None
+                parts.append((kind, eg.find(args[ai])))
+                ai += 1
+            elif ch == "\2":
+                if ci >= len(consts) or not isinstance(consts[ci], str):
+                    return None
+                parts.append(("T", consts[ci]))
+                ci += 1
+            else:
+                parts.append(("T", ch))
+        return parts if ai == len(args) else None
+
+
 class StringClassInit:
     """``string-classinit-noop``: ``classinit`` of ``String`` or ``StringBuilder`` leaves the heap as it was:
     the JVM initializes both while it boots, before any class of the input runs (:data:`.facts.BOOT_CLASSES`). javac
@@ -656,8 +808,8 @@ class StringClassInit:
     StringBuilder(a.concat(b))``), where the builder it replaces has none."""
 
     name = "string-classinit-noop"
-    group = ASSUME_GROUP
-    source = "assumption"
+    group = "java.lang.string"
+    source = "builtin"
     depth = None
     cache_matches = True
 
