@@ -30,6 +30,7 @@ from ..egraph.explain import Reason
 from .induction import InductionMemo, prove_by_induction
 from .hoist import LoopHoist
 from .peel import LoopPeel
+from .arrays import ArrayCloneCopy, CheckcastNewArray
 from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
                       StringClassInit, StringLengthConst)
 
@@ -321,6 +322,6 @@ class ThetaLinear:
 def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
-            ConcatIndyFresh(), StringClassInit(), LoopPeel(),
+            ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(), LoopPeel(),
             LoopHoist()]
 

@@ -11,7 +11,8 @@ What this module owns
     * Synthetic members paired by what they are: a lambda body (``lambda$f$0`` by javac, ``lambda$0`` by ecj) is
       the method a call site binds, so the methods named by the method handles of the ``invokedynamic``
       sites of two paired methods, site by site in code order, are paired too (:func:`_site_renames`; then the
-      lambdas' own sites, so nested lambdas pair as well).
+      lambdas' own sites, so nested lambdas pair as well); an enum's array of its constants (javac ``$VALUES``,
+      ecj ``ENUM$VALUES``) is the one synthetic static field of the enum's array type (:func:`_enum_array_rename`).
 
 Inputs: two paths (a .class, a .jar or a directory each), the class map and the member renames. Outputs:
 :class:`MethodPair` list plus the unpaired list. Errors: :class:`~peggy_jvm.archive.InputError` naming the file
@@ -161,6 +162,7 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
         ncf = opt.classes.get(class_map.get(old_name, old_name))
         if ncf is not None:
             members.update(_site_renames(orig.classes[old_name], ncf, class_map, members))
+            members.update(_enum_array_rename(orig.classes[old_name], ncf, class_map, members))
     result = Pairing(members=members)
     targets: set[str] = set()
     for old_name in sorted(orig.classes):
@@ -280,6 +282,23 @@ def _site_renames(ocf: ClassFile, ncf: ClassFile, class_map: dict[str, str], giv
     for key, new in found.items():
         taken.setdefault(new, []).append(key)
     return {k: v for k, v in found.items() if len(taken[v]) == 1}
+
+
+def _enum_array_rename(ocf: ClassFile, ncf: ClassFile, class_map: dict[str, str], given: Members) -> Members:
+    """An enum's array of its constants (javac ``$VALUES``, ecj ``ENUM$VALUES``): the one synthetic static field
+    of the enum's own array type on each side, both names free on the other side."""
+    if not ocf.access & ncf.access & Access.ENUM:
+        return {}
+
+    def arrays(cf: ClassFile, other: ClassFile) -> list[str]:
+        names = {f.name for f in other.fields}
+        return [f.name for f in cf.fields if f.access & Access.SYNTHETIC and f.access & Access.STATIC
+                and f.descriptor == f"[L{cf.name};" and f.name not in names]
+
+    o, n = arrays(ocf, ncf), arrays(ncf, ocf)
+    if len(o) != 1 or len(n) != 1 or (ocf.name, o[0]) in given or class_map.get(ocf.name, ocf.name) != ncf.name:
+        return {}
+    return {(ocf.name, o[0]): n[0]}
 
 
 MAX_NAMED = 8  # unpaired classes named in the one-line error; the rest are counted

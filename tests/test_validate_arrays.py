@@ -1,0 +1,72 @@
+"""An array's ``clone()`` against a new array filled by ``System.arraycopy`` (rules/arrays.py), and an enum's
+``values()`` as javac and ecj compile it (javac ``$VALUES.clone()``, ecj ``System.arraycopy`` out of
+``ENUM$VALUES``: the two fields pair as the enum's array of constants, validate/pairing.py)."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from support import ecjpair
+
+from peggy_jvm.validate import ValidateOptions, validate_inputs
+
+ORIG = """
+public class Arr {
+    static final class Fin { }
+    static class Open { }
+    static int[] ints(int[] a) { return a.clone(); }
+    static Fin[] fins(Fin[] a) { return a.clone(); }
+    static Open[] opens(Open[] a) { return a.clone(); }
+    static long[][] rows(long[][] a) { return a.clone(); }
+    static int[] shorter(int[] a) { return a.clone(); }
+}
+"""
+OPT = """
+public class Arr {
+    static final class Fin { }
+    static class Open { }
+    // the length read once, as ecj's values() does
+    static int[] ints(int[] a) { int n = a.length; int[] b = new int[n]; System.arraycopy(a, 0, b, 0, n); return b; }
+    static Fin[] fins(Fin[] a) { int n = a.length; Fin[] b = new Fin[n]; System.arraycopy(a, 0, b, 0, n); return b; }
+    // an Open[] may hold a subclass's array: its clone is of that class, this copy is not
+    static Open[] opens(Open[] a) { int n = a.length; Open[] b = new Open[n]; System.arraycopy(a, 0, b, 0, n); return b; }
+    static long[][] rows(long[][] a) { int n = a.length; long[][] b = new long[n][]; System.arraycopy(a, 0, b, 0, n); return b; }
+    static int[] shorter(int[] a) { int n = a.length; int[] b = new int[n]; System.arraycopy(a, 0, b, 0, n - 1); return b; }
+}
+"""
+ENUM = "public enum Planet { MERCURY, VENUS, EARTH; static int count() { return values().length; } }"
+
+
+def _compile(cmd: list[str], src: str, name: str, base: Path, out: str) -> Path:
+    (base / f"{out}-src").mkdir(exist_ok=True)
+    (base / f"{out}-src" / name).write_text(src)
+    subprocess.run([*cmd, "-d", str(base / out), str(base / f"{out}-src" / name)], check=True, capture_output=True)
+    return base / out
+
+
+def _rows(orig: Path, opt: Path):
+    rep = validate_inputs(orig, opt, ValidateOptions(method_timeout=8.0, explain=True))
+    return {p.name: p for p in rep.pairs}, rep.unpaired
+
+
+def test_clone_is_a_copy_into_a_new_array_of_the_exact_class(java_home, tmp_path):
+    javac = [str(java_home / "bin" / "javac")]
+    rows, _ = _rows(_compile(javac, ORIG, "Arr.java", tmp_path, "orig"), _compile(javac, OPT, "Arr.java", tmp_path, "opt"))
+    for name in ("ints", "fins", "rows"):
+        assert rows[name].verdict.value == "equivalent", (name, rows[name].reason)
+        assert "array-clone-copy" in (rows[name].axioms or ()), rows[name].axioms
+    assert rows["opens"].verdict.value == "unknown", rows["opens"].reason  # the class is not exact: not proved
+    assert rows["shorter"].verdict.value == "not-equivalent", rows["shorter"].reason
+
+
+def test_enum_values_by_javac_and_ecj(java_home, tmp_path):
+    ecj, _src = ecjpair.fetch_inputs()
+    orig = _compile([str(java_home / "bin" / "javac"), "--release", "11"], ENUM, "Planet.java", tmp_path, "javac")
+    opt = _compile(["java", "-cp", str(ecj), ecjpair.ECJ_MAIN, "-proc:none", "--release", "11"], ENUM,
+                   "Planet.java", tmp_path, "ecj")
+    rows, unpaired = _rows(orig, opt)
+    assert rows["values"].verdict.value == "equivalent", rows["values"].reason
+    assert rows["count"].verdict.value == "equivalent", rows["count"].reason
+    # $VALUES and ENUM$VALUES pair; javac's $values() helper has no partner
+    assert unpaired == ["only in ORIG: method Planet.$values()[LPlanet;"], unpaired
