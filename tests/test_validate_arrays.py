@@ -1,13 +1,11 @@
-"""An array's ``clone()`` against a new array filled by ``System.arraycopy`` (rules/arrays.py), and an enum's
-``values()`` as javac and ecj compile it (javac ``$VALUES.clone()``, ecj ``System.arraycopy`` out of
-``ENUM$VALUES``: the two fields pair as the enum's array of constants, validate/pairing.py)."""
+"""An array's ``clone()`` against a new array filled by ``System.arraycopy`` (rules/arrays.py); enums' ``values()``
+by javac and ecj are in tests/test_validate_ecj_shapes.py."""
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
 import pytest
-from support import ecjpair
 
 from peggy_jvm.validate import ValidateOptions, validate_inputs
 
@@ -35,7 +33,6 @@ public class Arr {
     static int[] shorter(int[] a) { int n = a.length; int[] b = new int[n]; System.arraycopy(a, 0, b, 0, n - 1); return b; }
 }
 """
-ENUM = "public enum Planet { MERCURY, VENUS, EARTH; static int count() { return values().length; } }"
 
 
 def _compile(cmd: list[str], src: str, name: str, base: Path, out: str) -> Path:
@@ -58,15 +55,3 @@ def test_clone_is_a_copy_into_a_new_array_of_the_exact_class(java_home, tmp_path
         assert "array-clone-copy" in (rows[name].axioms or ()), rows[name].axioms
     assert rows["opens"].verdict.value == "unknown", rows["opens"].reason  # the class is not exact: not proved
     assert rows["shorter"].verdict.value == "not-equivalent", rows["shorter"].reason
-
-
-def test_enum_values_by_javac_and_ecj(java_home, tmp_path):
-    ecj, _src = ecjpair.fetch_inputs()
-    orig = _compile([str(java_home / "bin" / "javac"), "--release", "11"], ENUM, "Planet.java", tmp_path, "javac")
-    opt = _compile(["java", "-cp", str(ecj), ecjpair.ECJ_MAIN, "-proc:none", "--release", "11"], ENUM,
-                   "Planet.java", tmp_path, "ecj")
-    rows, unpaired = _rows(orig, opt)
-    assert rows["values"].verdict.value == "equivalent", rows["values"].reason
-    assert rows["count"].verdict.value == "equivalent", rows["count"].reason
-    # $VALUES and ENUM$VALUES pair; javac's $values() helper has no partner
-    assert unpaired == ["only in ORIG: method Planet.$values()[LPlanet;"], unpaired
