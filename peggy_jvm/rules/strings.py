@@ -22,9 +22,11 @@ What this module owns
       8, ecj) both make a NEW String (JLS 15.18.1) of their operands rendered in order: both are read as the one
       model effect ``FreshString.of(heap before, parts...)`` (:data:`FRESH_OWNER`, parts typed and normalized as
       in the assumption's model below, so ``char`` stays a character and a String part renders null as
-      ``"null"``), its value the call's value, its heap the call's heap. Operands of other reference types are
-      left alone (the indy form runs their ``toString()`` late: JDK-8273914). ecj's ``new
-      StringBuilder(String.valueOf(x))`` starts the chain with ``x``'s part.
+      ``"null"``), its value the call's value, its heap the call's heap. An indy argument of another reference
+      type is left alone (javac 9-16 ran its ``toString()`` late: JDK-8273914; javac 17 passes
+      ``String.valueOf(o)``). ecj's ``new StringBuilder(String.valueOf(x))`` starts the chain with ``x``'s part;
+      effects between two appends (operands computed by calls or reads) are replayed without the builder
+      (:func:`_replay`), and ``append(Object)`` is ``append(String.valueOf(o))``.
     * ``string-classinit-noop``: ``classinit`` of ``String``/``StringBuilder`` changes nothing: both are
       initialized while the JVM boots (:class:`StringClassInit`); javac puts one between ``String.valueOf(x)``
       and ``new StringBuilder(...)``.
@@ -480,11 +482,17 @@ class _ValueRule:
         self.string_params = string_params
         self.applied = 0  # unions made: the driver tells a proof that used the assumption by it
 
+    def _resolve(self, eg: EPeg, sigma: int, parts: Sequence) -> tuple[int, Sequence[Part]]:
+        """(the heap the value is made on, its parts) from a match's (heap, parts): as they are here; a builder
+        chain replays the effects it interleaves (:func:`_replay`)."""
+        return sigma, parts
+
     def apply(self, eg: EPeg, match: tuple) -> bool:
         outcome, sigma, parts, names, values = match
         value = eg.lookup("rho_value", None, (outcome,))
         if value is not None and _identity_observed(eg, value):
             return False
+        sigma, parts = self._resolve(eg, sigma, parts)
         normal = _normal(eg, parts)
         if normal is None:
             return False
@@ -549,37 +557,45 @@ class BuilderToStringValue(_ValueRule):
                     continue
                 found = self._chain(eg, node, m.owner)
                 if found is not None:
-                    start, parts = found
-                    out.append((eg.find(cid), start, tuple(parts), ("?s",), (start,)))
+                    start, plan = found
+                    out.append((eg.find(cid), start, tuple(plan), ("?s",), (start,)))
             if len(out) >= limit:
                 break
         return out, False
 
-    def _chain(self, eg: EPeg, to_string: tuple, owner: str) -> tuple[int, list[Part]] | None:
-        """(heap before ``new``, parts in order) when ``to_string`` ends a confined chain (module docstring)."""
+    def _chain(self, eg: EPeg, to_string: tuple, owner: str) -> tuple[int, list[Step]] | None:
+        """(heap before ``new``, the chain's steps in order) when ``to_string`` ends a confined chain (module
+        docstring). A step is a part, an effect of something else between two builder operations (an operand
+        computed by a call, a field or array read: it cannot touch the confined builder, nor the builder's
+        operations it, so it is replayed on the heap without them: :func:`_replay`), or ``append(Object)`` of an
+        object not known to be a String: by its specification ``append(String.valueOf(o))``, so the call
+        ``String.valueOf(o)`` (which runs ``o.toString()`` there) and its String as the part."""
         find = eg.find
         builder = find(to_string[2][1])
         sigma = find(to_string[2][0])
-        parts: list[Part] = []
+        plan: list[Step] = []
         seen: set[int] = set()
         while len(seen) < _MAX_CHAIN:
             if sigma in seen:
                 return None
             seen.add(sigma)
-            step = self._step(eg, sigma, builder, owner)
+            step = self._step(eg, sigma, builder, owner) or _foreign_effect(eg, sigma, builder)
             if step is None:
                 return None
             kind, arg, before = step
             if kind == "new":
-                parts.extend(reversed(arg))
-                parts.reverse()
+                plan.extend(("part", k, x) for k, x in reversed(arg))
+                plan.reverse()
                 outcome = eg.lookup(to_string[0], to_string[1], to_string[2])
                 if outcome is None or not _confined(eg, builder, owner) or not _dead_after(eg, outcome, builder):
                     return None
-                return before, parts
-            parts.append((kind, arg))
+                return before, plan
+            plan.append(arg if kind in ("effect", "valueof") else ("part", kind, arg))
             sigma = before
         return None
+
+    def _resolve(self, eg: EPeg, sigma: int, parts: Sequence) -> tuple[int, Sequence[Part]]:
+        return _replay(eg, sigma, parts)
 
     def _value_of(self, eg: EPeg, text: int, sigma: int) -> tuple[Part, int] | None:
         """(the part, the heap before) when ``text`` is the value of ``String.valueOf(x)`` called on the heap
@@ -631,7 +647,57 @@ class BuilderToStringValue(_ValueRule):
                         kind = STRING  # appends "null" or the String's characters, runs no foreign code
                     if kind in _PRIMS or kind == STRING:
                         return (kind, find(kids[2]), find(kids[0]))
+                    if kind == "Ljava/lang/Object;":  # append(String.valueOf(o)) by its specification
+                        return ("valueof", ("valueof", find(kids[2])), find(kids[0]))
         return None
+
+
+Step = tuple  # ("part", kind, class) | ("effect", op, attr, children after sigma, outcome) | ("valueof", object)
+_VALUE_OF_OBJECT = MethodRef(STRING_CLASS, STRING_VALUE_OF, f"(Ljava/lang/Object;){STRING}")
+
+
+def _foreign_effect(eg: EPeg, sigma: int, builder: int) -> tuple | None:
+    """("effect", the step, heap before) when ``sigma`` is the heap after an effect that is no operation of the
+    builder (an operand's call or read between two appends); the builder's confinement, checked once the chain
+    is whole, keeps the builder out of its arguments."""
+    from ..peg.ops import OPS, Role
+
+    find = eg.find
+    for op, _a, ch in eg.nodes(sigma):
+        if op != "rho_sigma":
+            continue
+        outcome = find(ch[0])
+        for e in eg.nodes(outcome):
+            spec = OPS.get(e[0])
+            if spec is None or spec.role is not Role.EFFECT or not e[2] or any(find(k) == builder for k in e[2]):
+                continue
+            if is_builder_method(e[1]):
+                continue  # another builder's operation: not looked through
+            return ("effect", ("effect", e[0], e[1], tuple(find(k) for k in e[2][1:]), outcome), find(e[2][0]))
+    return None
+
+
+def _replay(eg: EPeg, sigma: int, plan: Sequence[Step]) -> tuple[int, list[Part]]:
+    """A builder chain's plan (:meth:`BuilderToStringValue._chain`) on the heap before its ``new``, without the
+    builder's operations: each foreign effect made again on the heap the previous one left (its value the same as
+    the original's: the builder, confined and unable to throw, changes nothing it can see), each
+    ``append(Object)`` as the call ``String.valueOf(o)``. Returns the heap after the last one and the parts."""
+    parts: list[Part] = []
+    for step in plan:
+        if step[0] == "part":
+            parts.append((step[1], step[2]))
+            continue
+        if step[0] == "valueof":
+            call = eg.add("invoke.static", _VALUE_OF_OBJECT, (sigma, step[1]))
+            parts.append((STRING, eg.add("rho_value", None, (call,))))
+        else:
+            _, op, attr, kids, outcome = step
+            call = eg.add(op, attr, (sigma, *kids))
+            value = eg.lookup("rho_value", None, (outcome,))
+            if value is not None:
+                eg.union(value, eg.add("rho_value", None, (call,)), Reason("builder-effect-replay", ("?s",), (sigma,)))
+        sigma = eg.add("rho_sigma", None, (call,))
+    return sigma, parts
 
 
 def _builder_uses(eg: EPeg, builder: int, limit: int = 256) -> set[int] | None:
@@ -713,8 +779,12 @@ class _FreshRule:
     cache_matches = False  # the normal form improves as classes merge: recomputed at every search
     string_params: frozenset[int] = frozenset()
 
+    def _resolve(self, eg: EPeg, sigma: int, parts: Sequence) -> tuple[int, Sequence[Part]]:
+        return sigma, parts
+
     def apply(self, eg: EPeg, match: tuple) -> bool:
         outcome, sigma, parts, names, values = match
+        sigma, parts = self._resolve(eg, sigma, parts)
         normal = _normal(eg, parts)
         if normal is None:
             return False
@@ -730,6 +800,7 @@ class BuilderToStringFresh(_FreshRule, BuilderToStringValue):
     is ``FreshString.of`` its parts on the heap before its ``new``: ``toString()`` returns a new String."""
 
     name = "builder-tostring-fresh"
+    _resolve = BuilderToStringValue._resolve
 
     def __init__(self) -> None:
         BuilderToStringValue.__init__(self)
