@@ -44,12 +44,16 @@ def _exact_array(eg: EPeg, desc: str) -> bool:
     return elem.endswith(";") and eg.info.final_class(elem[1:-1])
 
 
-class ArrayCloneCopy:
-    name = "array-clone-copy"
+class _ArrayRule:
+    name = ""
     group = "java.lang.array"
     source = "builtin"
     depth = None
     cache_matches = True
+
+
+class ArrayCloneCopy(_ArrayRule):
+    name = "array-clone-copy"
 
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []
@@ -75,12 +79,8 @@ class ArrayCloneCopy:
         return eg.union(eg.add("rho_sigma", None, (outcome,)), eg.add("rho_sigma", None, (done,)), why) or changed
 
 
-class CheckcastNewArray:
+class CheckcastNewArray(_ArrayRule):
     name = "checkcast-new-array"
-    group = "java.lang.array"
-    source = "builtin"
-    depth = None
-    cache_matches = True
 
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         out = []

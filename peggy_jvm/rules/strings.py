@@ -94,6 +94,7 @@ from typing import TYPE_CHECKING, Sequence
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph.explain import Reason
 from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
+from ..peg.ops import OPS, Role
 from ..jdk.facts import STRING as STRING_CLASS  # the class name; STRING below is its descriptor
 from ..jdk.facts import (BOOT_CLASSES, BUILDER_CAPACITY_BLIND, CONCAT_FACTORY, IDENTITY_HASH_CODE, STRING_CONCAT,
                          STRING_LENGTH, STRING_VALUE_OF, is_builder_method, returns_receiver, same_method)
@@ -427,7 +428,12 @@ def build_value(eg: EPeg, parts: Sequence[Part]) -> int:
     # a part that is not "T" holds a class id
     if len(parts) == 1 and parts[0][0] == STRING and _nonnull_string(eg, parts[0][1]):  # type: ignore[arg-type]
         return eg.find(parts[0][1])  # type: ignore[arg-type]
-    kids = [_sigma0(eg)]
+    return eg.add("rho_value", None, (_model_call(eg, VALUE_OWNER, _sigma0(eg), parts),))
+
+
+def _model_call(eg: EPeg, owner: str, sigma: int, parts: Sequence[Part]) -> int:
+    """``owner.of(sigma, parts...)``: texts as String literals, every other part's class typed by its kind."""
+    kids = [eg.find(sigma)]
     desc = []
     for kind, x in parts:
         if kind == "T":
@@ -436,8 +442,7 @@ def build_value(eg: EPeg, parts: Sequence[Part]) -> int:
         else:
             kids.append(eg.find(x))  # type: ignore[arg-type]  # not "T": a class id
             desc.append(kind)
-    call = eg.add("invoke.static", MethodRef(VALUE_OWNER, "of", f"({''.join(desc)}){STRING}"), kids)
-    return eg.add("rho_value", None, (call,))
+    return eg.add("invoke.static", MethodRef(owner, "of", f"({''.join(desc)}){STRING}"), kids)
 
 
 _IDENTITY_OPS = frozenset({"eq.a", "ne.a", "monitorenter", "monitorexit"})
@@ -621,34 +626,30 @@ class BuilderToStringValue(_ValueRule):
         """The builder operation whose heap ``sigma`` is: ("new", the parts it starts with, heap before) or
         (part type, argument, heap before) for an ``append``."""
         find = eg.find
-        for op, _a, ch in eg.nodes(sigma):
-            if op != "rho_sigma":
-                continue
-            outcome = find(ch[0])
-            for e in eg.nodes(outcome):
-                attr, kids = e[1], e[2]
-                if e[0] == "new" and isinstance(attr, tuple) and attr[0] == owner \
-                        and eg.lookup("rho_value", None, (outcome,)) == builder:
-                    desc = attr[1].descriptor
-                    if desc == "()V":
-                        return ("new", (), find(kids[0]))
-                    if desc == f"({STRING})V":
-                        rendered = self._value_of(eg, kids[1], kids[0])
-                        if rendered is not None:
-                            return ("new", (rendered[0],), rendered[1])
-                        if _nonnull_string(eg, kids[1]):  # new B(null) throws
-                            return ("new", ((STRING, find(kids[1])),), find(kids[0]))
-                if e[0] == "invoke.virtual" and is_builder_method(attr, "append") and attr.owner == owner \
-                        and len(kids) == 3 and find(kids[1]) == builder \
-                        and eg.lookup("rho_value", None, (outcome,)) in (None, builder):
-                    kind = attr.descriptor[1:attr.descriptor.index(")")]
-                    if kind in ("Ljava/lang/Object;", "Ljava/lang/CharSequence;", STRING) \
-                            and _string_typed(eg, kids[2], self.string_params):
-                        kind = STRING  # appends "null" or the String's characters, runs no foreign code
-                    if kind in _PRIMS or kind == STRING:
-                        return (kind, find(kids[2]), find(kids[0]))
-                    if kind == "Ljava/lang/Object;":  # append(String.valueOf(o)) by its specification
-                        return ("valueof", ("valueof", find(kids[2])), find(kids[0]))
+        for outcome, e in _effects_onto(eg, sigma):
+            attr, kids = e[1], e[2]
+            if e[0] == "new" and isinstance(attr, tuple) and attr[0] == owner \
+                    and eg.lookup("rho_value", None, (outcome,)) == builder:
+                desc = attr[1].descriptor
+                if desc == "()V":
+                    return ("new", (), find(kids[0]))
+                if desc == f"({STRING})V":
+                    rendered = self._value_of(eg, kids[1], kids[0])
+                    if rendered is not None:
+                        return ("new", (rendered[0],), rendered[1])
+                    if _nonnull_string(eg, kids[1]):  # new B(null) throws
+                        return ("new", ((STRING, find(kids[1])),), find(kids[0]))
+            if e[0] == "invoke.virtual" and is_builder_method(attr, "append") and attr.owner == owner \
+                    and len(kids) == 3 and find(kids[1]) == builder \
+                    and eg.lookup("rho_value", None, (outcome,)) in (None, builder):
+                kind = attr.descriptor[1:attr.descriptor.index(")")]
+                if kind in ("Ljava/lang/Object;", "Ljava/lang/CharSequence;", STRING) \
+                        and _string_typed(eg, kids[2], self.string_params):
+                    kind = STRING  # appends "null" or the String's characters, runs no foreign code
+                if kind in _PRIMS or kind == STRING:
+                    return (kind, find(kids[2]), find(kids[0]))
+                if kind == "Ljava/lang/Object;":  # append(String.valueOf(o)) by its specification
+                    return ("valueof", ("valueof", find(kids[2])), find(kids[0]))
         return None
 
 
@@ -660,21 +661,24 @@ def _foreign_effect(eg: EPeg, sigma: int, builder: int) -> tuple | None:
     """("effect", the step, heap before) when ``sigma`` is the heap after an effect that is no operation of the
     builder (an operand's call or read between two appends); the builder's confinement, checked once the chain
     is whole, keeps the builder out of its arguments."""
-    from ..peg.ops import OPS, Role
-
     find = eg.find
-    for op, _a, ch in eg.nodes(sigma):
-        if op != "rho_sigma":
+    for outcome, e in _effects_onto(eg, sigma):
+        spec = OPS.get(e[0])
+        if spec is None or spec.role is not Role.EFFECT or not e[2] or any(find(k) == builder for k in e[2]):
             continue
-        outcome = find(ch[0])
-        for e in eg.nodes(outcome):
-            spec = OPS.get(e[0])
-            if spec is None or spec.role is not Role.EFFECT or not e[2] or any(find(k) == builder for k in e[2]):
-                continue
-            if is_builder_method(e[1]):
-                continue  # another builder's operation: not looked through
-            return ("effect", ("effect", e[0], e[1], tuple(find(k) for k in e[2][1:]), outcome), find(e[2][0]))
+        if is_builder_method(e[1]):
+            continue  # another builder's operation: not looked through
+        return ("effect", ("effect", e[0], e[1], tuple(find(k) for k in e[2][1:]), outcome), find(e[2][0]))
     return None
+
+
+def _effects_onto(eg: EPeg, sigma: int):
+    """(outcome class, node) of every node of an effect whose heap after is ``sigma``."""
+    for op, _a, ch in eg.nodes(sigma):
+        if op == "rho_sigma":
+            outcome = eg.find(ch[0])
+            for e in eg.nodes(outcome):
+                yield outcome, e
 
 
 def _replay(eg: EPeg, sigma: int, plan: Sequence[Step]) -> tuple[int, list[Part]]:
@@ -756,16 +760,7 @@ parts...)`` is an effect that creates a new String whose text is its parts rende
 
 def build_fresh(eg: EPeg, sigma: int, parts: Sequence[Part]) -> int:
     """The class of the model's ``FreshString.of(sigma, parts...)`` outcome (``parts`` already normal)."""
-    kids = [eg.find(sigma)]
-    desc = []
-    for kind, x in parts:
-        if kind == "T":
-            kids.append(eg.add("const.a", Const(_STRING_TYPE, x)))
-            desc.append(STRING)
-        else:
-            kids.append(eg.find(x))  # type: ignore[arg-type]  # not "T": a class id
-            desc.append(kind)
-    return eg.add("invoke.static", MethodRef(FRESH_OWNER, "of", f"({''.join(desc)}){STRING}"), kids)
+    return _model_call(eg, FRESH_OWNER, sigma, parts)
 
 
 class _FreshRule:
