@@ -28,6 +28,9 @@ public class Cat {
     static int g() { return calls *= 3; }
     // operands computed by effects between two appends (a field, an array's length, calls)
     static String effects(int i, int[] a) { return "Index: " + i + ", Length: " + a.length + " " + f() + g(); }
+    // fields of this read between appends (reads of this that no longer change the heap), objects among them
+    Object min, max; int n;
+    String show() { return "[" + min + ".." + max + "]" + n; }
 }
 """
 SWAPPED = SOURCE.replace('return "x" + a + s; }', 'return "x" + s + a; }').replace(
@@ -61,7 +64,7 @@ def test_indy_concat_is_the_builder_chain(trees):
     rows = _rows(trees["indy"], trees["builder"])
     # obj: javac passes an Object operand through String.valueOf(o) before the indy call, in operand order, and
     # append(Object) is append(String.valueOf(o)) by its specification
-    for name in ("all", "first", "firstInt", "small", "twice", "pair", "obj", "effects"):
+    for name in ("all", "first", "firstInt", "small", "twice", "pair", "obj", "effects", "show"):
         assert rows[name].verdict.value == "equivalent", (name, rows[name].reason)
         assert {"concat-indy-fresh", "builder-tostring-fresh"} & set(rows[name].axioms or ()), rows[name].axioms
 

@@ -588,8 +588,10 @@ class BuilderToStringValue(_ValueRule):
             if step is None:
                 return None
             kind, arg, before = step
+            plan.append(("heap", sigma))  # the heap after this step (the plan is reversed below)
             if kind == "new":
                 plan.extend(("part", k, x) for k, x in reversed(arg))
+                plan.append(("builder", builder))
                 plan.reverse()
                 outcome = eg.lookup(to_string[0], to_string[1], to_string[2])
                 if outcome is None or not _confined(eg, builder, owner) or not _dead_after(eg, outcome, builder):
@@ -653,7 +655,9 @@ class BuilderToStringValue(_ValueRule):
         return None
 
 
-Step = tuple  # ("part", kind, class) | ("effect", op, attr, children after sigma, outcome) | ("valueof", object)
+#: ("part", kind, class) | ("effect", op, attr, children after sigma, outcome) | ("valueof", object) | ("heap", the
+#: chain's heap after the step before) | ("builder", the builder's class)
+Step = tuple
 _VALUE_OF_OBJECT = MethodRef(STRING_CLASS, STRING_VALUE_OF, f"(Ljava/lang/Object;){STRING}")
 
 
@@ -685,23 +689,64 @@ def _replay(eg: EPeg, sigma: int, plan: Sequence[Step]) -> tuple[int, list[Part]
     """A builder chain's plan (:meth:`BuilderToStringValue._chain`) on the heap before its ``new``, without the
     builder's operations: each foreign effect made again on the heap the previous one left (its value the same as
     the original's: the builder, confined and unable to throw, changes nothing it can see), each
-    ``append(Object)`` as the call ``String.valueOf(o)``. Returns the heap after the last one and the parts."""
+    ``append(Object)`` as the call ``String.valueOf(o)``; an operand read on one of the chain's heaps (such as a
+    field of ``this``, a read that no longer changes the heap) read again on the replayed one (:func:`_rebase`).
+    Returns the heap after the last one and the parts."""
     parts: list[Part] = []
+    heaps: dict[int, int] = {}
+    builder = -1
+    used: list[int] = []
     for step in plan:
+        if step[0] == "builder":
+            builder = step[1]
+            continue
+        if step[0] == "heap":
+            heaps[eg.find(step[1])] = sigma
+            continue
         if step[0] == "part":
             parts.append((step[1], step[2]))
+            if step[1] != "T":
+                used.append(step[2])
             continue
         if step[0] == "valueof":
+            used.append(step[1])
             call = eg.add("invoke.static", _VALUE_OF_OBJECT, (sigma, step[1]))
             parts.append((STRING, eg.add("rho_value", None, (call,))))
         else:
             _, op, attr, kids, outcome = step
+            used.extend(kids)
             call = eg.add(op, attr, (sigma, *kids))
             value = eg.lookup("rho_value", None, (outcome,))
             if value is not None:
                 eg.union(value, eg.add("rho_value", None, (call,)), Reason("builder-effect-replay", ("?s",), (sigma,)))
         sigma = eg.add("rho_sigma", None, (call,))
+    for v in used:
+        _rebase(eg, v, heaps, builder, 3)
     return sigma, parts
+
+
+def _rebase(eg: EPeg, value: int, heaps: dict[int, int], builder: int, depth: int) -> None:
+    """``value`` read by an effect on one of a chain's heaps (``heaps``: chain heap -> replayed heap) is the
+    value the same read has on the replayed heap (the read does not take the builder, which is all that
+    differs); its operands likewise, ``depth`` levels down."""
+    find = eg.find
+    if depth <= 0:
+        return
+    for op, _a, ch in list(eg.nodes(value)):
+        if op != "rho_value":
+            continue
+        for e in list(eg.nodes(ch[0])):
+            spec = OPS.get(e[0])
+            if spec is None or spec.role is not Role.EFFECT or not e[2] or is_builder_method(e[1]) \
+                    or any(find(k) == find(builder) for k in e[2]):
+                continue
+            for k in e[2][1:]:
+                _rebase(eg, k, heaps, builder, depth - 1)
+            replayed = heaps.get(find(e[2][0]))
+            if replayed is not None and find(replayed) != find(e[2][0]):
+                again = eg.add(e[0], e[1], (replayed, *e[2][1:]))
+                eg.union(value, eg.add("rho_value", None, (again,)),
+                         Reason("builder-effect-replay", ("?s",), (replayed,)))
 
 
 def _builder_uses(eg: EPeg, builder: int, limit: int = 256) -> set[int] | None:
