@@ -30,6 +30,8 @@ public class Cat {
     static String effects(int i, int[] a) { return "Index: " + i + ", Length: " + a.length + " " + f() + g(); }
     // fields of this read between appends (reads of this that no longer change the heap), objects among them
     Object min, max; int n;
+    // a literal longer than the normal form's 64 parts: the recipe's text is one part, not one per character
+    static String longText(int v) { return "Supplied value must be a valid byte literal between -128 and 127: [" + v + "]"; }
     String show() { return "[" + min + ".." + max + "]" + n; }
 }
 """
@@ -64,7 +66,7 @@ def test_indy_concat_is_the_builder_chain(trees):
     rows = _rows(trees["indy"], trees["builder"])
     # obj: javac passes an Object operand through String.valueOf(o) before the indy call, in operand order, and
     # append(Object) is append(String.valueOf(o)) by its specification
-    for name in ("all", "first", "firstInt", "small", "twice", "pair", "obj", "effects", "show"):
+    for name in ("all", "first", "firstInt", "small", "twice", "pair", "obj", "effects", "show", "longText"):
         assert rows[name].verdict.value == "equivalent", (name, rows[name].reason)
         assert {"concat-indy-fresh", "builder-tostring-fresh"} & set(rows[name].axioms or ()), rows[name].axioms
 

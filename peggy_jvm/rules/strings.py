@@ -907,6 +907,8 @@ class ConcatIndyFresh(_FreshRule):
                     return None
                 parts.append(("T", consts[ci]))
                 ci += 1
+            elif parts and parts[-1][0] == "T":
+                parts[-1] = ("T", parts[-1][1] + ch)  # type: ignore[operator]  # one part per run of text
             else:
                 parts.append(("T", ch))
         return parts if ai == len(args) else None
