@@ -13,6 +13,8 @@ What this module owns
       javac's is ``$VALUES.clone()``.
     * ``checkcast-new-array``: a ``checkcast`` to ``[T`` of a value that is a ``newarray [T`` is that value and
       changes nothing (the array is of that very class; JVMS checkcast).
+    * ``array-store-default-new``: a store of the default value at a constant index inside a constant length,
+      right after the allocation, changes nothing (javac's ``{null}`` against ecj's nothing).
 
 Inputs / outputs: :class:`~peggy_jvm.egraph.runner.Rewrite`-like objects over the E-PEG, listed by
 :func:`~peggy_jvm.rules.builtin.builtin_rules`.
@@ -22,13 +24,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
-from ..ir.nodes import MethodRef
+from ..ir.nodes import Const, ConstKind, MethodRef
 from ..jdk.facts import ARRAYCOPY
 
 if TYPE_CHECKING:
     from ..epeg import EPeg
 
-__all__ = ["ArrayCloneCopy", "CheckcastNewArray"]
+__all__ = ["ArrayCloneCopy", "CheckcastNewArray", "StoreDefaultIntoNew"]
 
 CLONE_DESCRIPTOR = "()Ljava/lang/Object;"
 
@@ -101,3 +103,52 @@ class CheckcastNewArray(_ArrayRule):
         why = Reason(self.name, ("?s", "?a"), (sigma, value))
         changed = eg.union(eg.add("rho_value", None, (outcome,)), value, why)
         return eg.union(eg.add("rho_sigma", None, (outcome,)), sigma, why) or changed
+
+
+class StoreDefaultIntoNew(_ArrayRule):
+    """``array-store-default-new``: storing an element's default value (``0``, ``false``, ``null``: JLS 4.12.5)
+    at a constant index within a constant length into an array allocated just before changes nothing: the
+    element already holds it, the index is in bounds, and ``null`` passes the store check. javac writes the
+    ``null`` of ``new Type[] {null}`` and the ``false`` of ``{false, true}``; ecj leaves them out."""
+
+    name = "array-store-default-new"
+
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        for cid in eg.classes_with_op("astore"):
+            for op, _e, ch in eg.nodes(cid):
+                if op != "astore" or len(ch) != 4 or not _is_default(eg, ch[3]):
+                    continue
+                fresh = _new_array_under(eg, ch[0], ch[1])
+                index = eg.const(ch[2])
+                if fresh is None or index is None or index[0] != "const.i":
+                    continue
+                length = eg.const(fresh[1])
+                if length is not None and length[0] == "const.i" and 0 <= index[1] < length[1]:
+                    out.append((eg.find(cid), eg.find(ch[0])))
+            if len(out) >= limit:
+                break
+        return out, False
+
+    def apply(self, eg: EPeg, match: tuple) -> bool:
+        outcome, sigma = match
+        return eg.union(eg.add("rho_sigma", None, (outcome,)), sigma, Reason(self.name, ("?s",), (sigma,)))
+
+
+def _is_default(eg: EPeg, cid: int) -> bool:
+    key = eg.const(cid)
+    if key is not None and key[0] in ("const.i", "const.l") and key[1] == 0:
+        return True
+    return any(op == "const.a" and isinstance(a, Const) and a.kind is ConstKind.VALUE and a.value is None
+               for op, a, _c in eg.nodes(cid))
+
+
+def _new_array_under(eg: EPeg, sigma: int, array: int) -> tuple | None:
+    """The ``newarray`` node whose heap is ``sigma`` and whose array is ``array``, if there is one."""
+    for op, _a, ch in eg.nodes(sigma):
+        if op != "rho_sigma":
+            continue
+        for node in eg.nodes(ch[0]):
+            if node[0] == "newarray" and eg.lookup("rho_value", None, (eg.find(ch[0]),)) == eg.find(array):
+                return node[2]
+    return None

@@ -30,7 +30,7 @@ from ..egraph.explain import Reason
 from .induction import InductionMemo, prove_by_induction
 from .hoist import LoopHoist
 from .peel import LoopPeel
-from .arrays import ArrayCloneCopy, CheckcastNewArray
+from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
 from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
                       StringClassInit, StringLengthConst)
 
@@ -322,6 +322,7 @@ class ThetaLinear:
 def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
-            ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(), LoopPeel(),
+            ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
+            StoreDefaultIntoNew(), LoopPeel(),
             LoopHoist()]
 
