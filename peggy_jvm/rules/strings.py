@@ -76,7 +76,8 @@ The assumption ``strings-by-value`` (group ``assume.strings-by-value``; never in
     Which String values are "known to be a String or null" (:func:`_string_typed`): string literals and
     ``null``, the values above, results of calls and fields declared ``java/lang/String`` (the verifier holds
     both to their declared types), ``checkcast java/lang/String``, parameters declared String (the pair's
-    descriptor, passed in by the driver), and phis, loop values (thetas, by induction) and evals of those.
+    descriptor, passed in by the driver), elements of arrays declared ``String[]`` (call results, fields, casts),
+    and phis, loop values (thetas, by induction) and evals of those.
 
 The Java-library facts these rules rest on (the identities of ``String.length``/``concat``/``valueOf`` and
 ``System.identityHashCode``, which builder methods return their receiver or cannot tell its capacity, which
@@ -367,6 +368,25 @@ def _string_typed(eg: EPeg, cid: int, string_params: frozenset[int], busy: froze
             if e[0] in ("getfield", "getstatic") and isinstance(a, FieldRef) and a.descriptor == STRING:
                 return True
             if e[0] == "checkcast" and a == STRING_CLASS:
+                return True
+            if e[0] == "aload" and len(e[2]) == 3 and _string_array(eg, e[2][1]):
+                return True  # an element of a String[] (String is final: no other array class is one)
+    return False
+
+
+def _string_array(eg: EPeg, cid: int) -> bool:
+    """Class ``cid`` is the result of a call, field read or cast declared ``String[]`` (the verifier holds
+    those to their declared types)."""
+    for op, _a, ch in eg.nodes(cid):
+        if op != "rho_value":
+            continue
+        for e in eg.nodes(ch[0]):
+            a = e[1]
+            if e[0].startswith("invoke.") and isinstance(a, MethodRef) and a.descriptor.endswith(")[" + STRING):
+                return True
+            if e[0] in ("getfield", "getstatic") and isinstance(a, FieldRef) and a.descriptor == "[" + STRING:
+                return True
+            if e[0] == "checkcast" and a == "[" + STRING:
                 return True
     return False
 
