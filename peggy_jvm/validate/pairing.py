@@ -259,7 +259,10 @@ def _site_renames(ocf: ClassFile, ncf: ClassFile, class_map: dict[str, str], giv
         if n is None or (m.name, m.descriptor) in done:
             continue
         done.add((m.name, m.descriptor))
-        o_sites, n_sites = _binding_sites(ocf, m), _binding_sites(ncf, n)
+        try:
+            o_sites, n_sites = _binding_sites(ocf, m), _binding_sites(ncf, n)
+        except ClassFileError:
+            continue  # malformed code: its pair's proof says so; nothing is derived from it
         if [(a, rename_descriptor(d, class_map)) for a, d, _ in o_sites] != [(a, d) for a, d, _ in n_sites]:
             continue  # the sites do not line up: nothing is derived from them
         for (_, _, o_handles), (_, _, n_handles) in zip(o_sites, n_sites):
