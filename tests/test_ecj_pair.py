@@ -17,7 +17,10 @@ from support import proguard as pp
 pytestmark = pytest.mark.slow
 
 METHOD_TIMEOUT = 4.0  # seconds per pair, as the ProGuard pairs
-FLOOR = 0.0  # least share of the differing methods proved (Row.proved_share)
+# least share of the differing methods proved (Row.proved_share; measured 80.8%, 706 of 874), and of those whose
+# own change is proved (Row.own_share: equivalent, or equivalent once the callees they wait for are; 96.1%)
+FLOOR = 0.76
+OWN_FLOOR = 0.93
 
 
 @pytest.fixture(scope="module")
@@ -38,3 +41,4 @@ def test_javac_against_ecj_validates(pair):
     row = pp.validate_pair("lang3 ecj", pair.javac, pair.ecj, METHOD_TIMEOUT)
     assert row.not_equivalent == 0, row.counterexamples
     assert row.proved_share >= FLOOR, (row.equivalent, row.changed, row.unknown_reasons)
+    assert row.own_share >= OWN_FLOOR, (row.equivalent, row.given_callees, row.changed, row.unknown_reasons)
