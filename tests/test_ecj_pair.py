@@ -30,10 +30,15 @@ def pair() -> ecjpair.Pair:
 
 def test_both_compilers_build_the_same_classes(pair):
     a, b = pp.code_listings(pair.javac), pp.code_listings(pair.ecj)
-    # the same methods but for the synthetic ones each compiler names its own way
+    # the same methods but for the synthetic ones: lambda bodies each compiler names its own way, javac's enum
+    # $values() helper, its bridge methods of two anonymous Comparable adapters and its switch-map class
     common = a.keys() & b.keys()
     assert len(common) > 3500
-    assert {k for k in a.keys() - b.keys() if not k[1].startswith(("lambda$", "$values", "access$"))} == set()
+    lang3 = "org/apache/commons/lang3/"
+    assert {k for k in a.keys() - b.keys() if not k[1].startswith(("lambda$", "$values"))} == {
+        (f"{lang3}tuple/Pair$PairAdapter", "compareTo", "(Ljava/lang/Object;)I"),
+        (f"{lang3}tuple/Triple$TripleAdapter", "compareTo", "(Ljava/lang/Object;)I"),
+        (f"{lang3}time/DurationUtils$1", "<clinit>", "()V")}
     assert len(pp.changed_methods(pair.javac, pair.ecj)) > 500
 
 
