@@ -126,3 +126,9 @@ def test_split_map_tells_classes_from_members(trees):
     assert members == {("Lam", "base"): "b0"}
     with pytest.raises(ValueError, match="a member keeps its class"):
         split_map(parse_class_map(["Lam.base=Lam.x.y"]), orig)
+    # a rename onto another member's name and descriptor would read two methods of ORIG as one
+    with pytest.raises(ValueError, match="give two of its members one name"):
+        split_map(parse_class_map(["Lam.plain=Lam.useNested"]), orig)
+    # an exchange of two names is fine
+    assert split_map(parse_class_map(["Lam.plain=Lam.useNested", "Lam.useNested=Lam.plain"]), orig)[1] == {
+        ("Lam", "plain"): "useNested", ("Lam", "useNested"): "plain"}

@@ -14,8 +14,8 @@ What this module owns
       Any other such reference gets a name no OPT method has (:data:`UNPROVED`), so the two calls are different
       operators and nothing about the callee is assumed.
 
-Inputs: the pairing, both sides, the class map and member renames, the set of assumed pair keys. Outputs: an order of pair indexes;
-a PEG -> PEG function for ORIG.
+Inputs: the pairing, both sides, the class map and member renames, the set of assumed pair keys. Outputs: an
+order of pair indexes; a PEG -> PEG function for ORIG.
 
 Invariants
     * A call is one operator on both sides only if every method of the input it may run (on either side) is an

@@ -113,6 +113,14 @@ def split_map(class_map: dict[str, str], orig: dict[str, ClassFile]) -> tuple[di
         if new_owner != class_map.get(owner, owner) or not new_name:
             raise ValueError(f"--map {old.replace('/', '.')}={new.replace('/', '.')}: a member keeps its class "
                              f"(expected {class_map.get(owner, owner).replace('/', '.')}.NEWNAME)")
+    for owner in sorted({c for c, _ in members}):
+        # two members of ORIG made one would read two places (or methods) as the same
+        cf = orig[owner]
+        fields = [members.get((owner, f.name), f.name) for f in cf.fields]
+        methods = [(members.get((owner, m.name), m.name), m.descriptor) for m in cf.methods]
+        if len(set(fields)) < len(fields) or len(set(methods)) < len(methods):
+            raise ValueError(f"--map: the member renames of {owner.replace('/', '.')} give two of its members "
+                             "one name")
     return classes, members
 
 
