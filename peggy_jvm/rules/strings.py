@@ -362,33 +362,28 @@ def _string_typed(eg: EPeg, cid: int, string_params: frozenset[int], busy: froze
         if op != "rho_value":
             continue
         for e in eg.nodes(ch[0]):
-            a = e[1]
-            if e[0].startswith("invoke.") and isinstance(a, MethodRef) and a.descriptor.endswith(")" + STRING):
-                return True
-            if e[0] in ("getfield", "getstatic") and isinstance(a, FieldRef) and a.descriptor == STRING:
-                return True
-            if e[0] == "checkcast" and a == STRING_CLASS:
+            if _declared_as(e, STRING):
                 return True
             if e[0] == "aload" and len(e[2]) == 3 and _string_array(eg, e[2][1]):
                 return True  # an element of a String[] (String is final: no other array class is one)
     return False
 
 
-def _string_array(eg: EPeg, cid: int) -> bool:
-    """Class ``cid`` is the result of a call, field read or cast declared ``String[]`` (the verifier holds
+def _declared_as(effect: tuple, desc: str) -> bool:
+    """``effect`` is a call, field read or cast whose result is declared of type ``desc`` (the verifier holds
     those to their declared types)."""
-    for op, _a, ch in eg.nodes(cid):
-        if op != "rho_value":
-            continue
-        for e in eg.nodes(ch[0]):
-            a = e[1]
-            if e[0].startswith("invoke.") and isinstance(a, MethodRef) and a.descriptor.endswith(")[" + STRING):
-                return True
-            if e[0] in ("getfield", "getstatic") and isinstance(a, FieldRef) and a.descriptor == "[" + STRING:
-                return True
-            if e[0] == "checkcast" and a == "[" + STRING:
-                return True
-    return False
+    op, a = effect[0], effect[1]
+    if op.startswith("invoke.") and isinstance(a, MethodRef):
+        return a.descriptor.endswith(")" + desc)
+    if op in ("getfield", "getstatic") and isinstance(a, FieldRef):
+        return a.descriptor == desc
+    return op == "checkcast" and a == (desc[1:-1] if desc.startswith("L") else desc)
+
+
+def _string_array(eg: EPeg, cid: int) -> bool:
+    """Class ``cid`` is the result of a call, field read or cast declared ``String[]``."""
+    return any(op == "rho_value" and any(_declared_as(e, "[" + STRING) for e in eg.nodes(ch[0]))
+               for op, _a, ch in eg.nodes(cid))
 
 
 def _normal(eg: EPeg, parts: Sequence[Part]) -> list[Part] | None:
