@@ -373,7 +373,8 @@ def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, s
               help="Write an HTML report here: summary, sortable table of pairs, each pair's bytecode on both sides "
                    "with the proof's axioms or the counterexample.")
 @click.option("--map", "class_map", multiple=True, metavar="OLDCLASS=NEWCLASS",
-              help="ORIG's class OLDCLASS is OPT's NEWCLASS (dotted or internal names; repeatable).")
+              help="ORIG's class OLDCLASS is OPT's NEWCLASS (dotted or internal names; repeatable); "
+                   "Cls.old=Cls.new renames a method or field of Cls.")
 @click.option("--method-timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
               help="Budget per method pair in seconds (proof, then counterexample search and its JVM runs).")
 @click.option("--explain", is_flag=True, help="Report which axioms each proof used.")

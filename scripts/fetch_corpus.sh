@@ -2,13 +2,16 @@
 # fetch_corpus.sh: fetch real-world Java library jars (Debian's builds) for
 # peggy-jvm's corpus tests and benchmarks.
 #
-#   scripts/fetch_corpus.sh [--all | --proguard] [DIR]
+#   scripts/fetch_corpus.sh [--all | --proguard | --ecj] [DIR]
 #
 # DIR defaults to $PEGGY_CORPUS, else ${XDG_CACHE_HOME:-$HOME/.cache}/peggy-jvm/corpus.
 # Results: DIR/jars/<name>.jar (commons-lang3, commons-math3, guava, jsoup, jama;
 # with --all also commons-collections4, commons-codec, commons-text, joda-time).
 # --proguard fetches only DIR/tools/proguard.jar (Debian's ProGuard 6.2.2, run
 # with `java -jar`; the validator's real pairs come from it) and prints its path.
+# --ecj fetches DIR/tools/eclipse-jdt-core.jar (Debian's Eclipse compiler ecj 3.32, run as
+# org.eclipse.jdt.internal.compiler.batch.Main) and DIR/src/commons-lang3-3.12.0.tar.xz (Debian's
+# .orig tarball of commons-lang3 3.12.0, checked against its SHA-256) and prints both paths.
 # The .deb files are kept in DIR/debs. Jars already present are not fetched again.
 # Progress goes to stderr; stdout gets the path of every selected jar, one a line.
 # Needs apt-get and dpkg-deb (Debian). If a download fails, `apt-get update`
@@ -16,7 +19,7 @@
 set -eu
 
 usage() {
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 log() {
@@ -29,6 +32,7 @@ for arg in "$@"; do
     case $arg in
         --all) ALL=1 ;;
         --proguard) ALL=tools ;;
+        --ecj) ALL=ecj ;;
         -h|--help) usage; exit 0 ;;
         -*) log "unknown option: $arg"; usage >&2; exit 2 ;;
         *)
@@ -46,10 +50,17 @@ libguava-java:guava libjsoup-java:jsoup libjama-java:jama"
 EXTRA="libcommons-collections4-java:commons-collections4 libcommons-codec-java:commons-codec
 libcommons-text-java:commons-text libjoda-time-java:joda-time"
 TOOLS="libproguard-java:proguard"
+ECJ="libeclipse-jdt-core-java:eclipse-jdt-core"
+# commons-lang3's sources as Debian ships them (the .orig tarball of the source package the corpus jar is
+# built from); Debian's archive serves it by this path; the checksum is the .dsc's (bookworm, 3.12.0-2+deb12u1)
+LANG3_SRC_URL=http://deb.debian.org/debian/pool/main/libc/libcommons-lang3-java/libcommons-lang3-java_3.12.0.orig.tar.xz
+LANG3_SRC_SHA256=f7c22574707611b63bae19ff17f59e24cdd32e2b0e61a50ec9b1b525fbc909d1
+LANG3_SRC=commons-lang3-3.12.0.tar.xz
 SELECTED=$CORE
 OUTDIR=jars
 if [ "$ALL" = 1 ]; then SELECTED="$CORE $EXTRA"; fi
 if [ "$ALL" = tools ]; then SELECTED=$TOOLS; OUTDIR=tools; fi
+if [ "$ALL" = ecj ]; then SELECTED=$ECJ; OUTDIR=tools; fi
 
 for tool in apt-get dpkg-deb; do
     if ! command -v "$tool" >/dev/null 2>&1; then
@@ -156,6 +167,43 @@ for entry in $SELECTED; do
     rm -rf "$x"
     log "got $name.jar ($(basename "$src") from $(basename "$deb"))"
 done
+
+# fetch_source: commons-lang3's source tarball into $DIR/src, whole and checked, or not at all.
+fetch_source() {
+    src=$DIR/src/$LANG3_SRC
+    if [ -s "$src" ]; then
+        log "have $LANG3_SRC"
+        return 0
+    fi
+    mkdir -p "$DIR/src"
+    tmp=$src.tmp.$$
+    log "downloading $LANG3_SRC_URL"
+    if command -v curl >/dev/null 2>&1; then
+        curl -fsSL -o "$tmp" "$LANG3_SRC_URL" || { rm -f "$tmp"; return 1; }
+    elif command -v wget >/dev/null 2>&1; then
+        wget -q -O "$tmp" "$LANG3_SRC_URL" || { rm -f "$tmp"; return 1; }
+    else
+        log "neither curl nor wget found"
+        return 1
+    fi
+    got=$(sha256sum "$tmp" | cut -d' ' -f1)
+    if [ "$got" != "$LANG3_SRC_SHA256" ]; then
+        log "$LANG3_SRC: SHA-256 $got, expected $LANG3_SRC_SHA256"
+        rm -f "$tmp"
+        return 1
+    fi
+    mv "$tmp" "$src"
+    log "got $LANG3_SRC"
+}
+
+if [ "$ALL" = ecj ]; then
+    if fetch_source; then
+        printf '%s\n' "$DIR/src/$LANG3_SRC"
+    else
+        log "could not fetch $LANG3_SRC"
+        FAILED=1
+    fi
+fi
 
 for entry in $SELECTED; do
     name=${entry#*:}

@@ -35,6 +35,7 @@ class ClassInfo:
     super_name: str | None
     interfaces: tuple[str, ...]
     is_interface: bool
+    is_final: bool = False  # ACC_FINAL: no subclass exists (an array of it holds exactly this class)
 
 
 def read_class_info(data: bytes) -> ClassInfo:
@@ -45,7 +46,7 @@ def read_class_info(data: bytes) -> ClassInfo:
     access, this_index, super_index, icount = struct.unpack_from(">HHHH", data, pos)
     ifaces = struct.unpack_from(f">{icount}H", data, pos + 8)
     return ClassInfo(pool.class_name(this_index), pool.class_name(super_index) if super_index else None,
-                     tuple(pool.class_name(i) for i in ifaces), bool(access & 0x0200))
+                     tuple(pool.class_name(i) for i in ifaces), bool(access & 0x0200), bool(access & 0x0010))
 
 
 class ClassHierarchy:

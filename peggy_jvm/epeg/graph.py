@@ -19,7 +19,7 @@ Invariants
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..egraph.analysis import Analysis
 from ..egraph.egraph import EGraph, EGraphError
@@ -49,6 +49,11 @@ class PegInfo:
     #: class made by copying another (loop peeling's copies of a loop body) -> that class: debug information,
     #: so that copied effects keep their statement's line
     copied_from: dict[int, int] = field(default_factory=dict)
+    #: indexes of the parameters declared ``java/lang/String`` (the verifier holds them to a String or null)
+    string_params: frozenset[int] = frozenset()
+    #: class name -> it is final in every program the e-graph's PEGs come from (set by the validator; by default
+    #: nothing is known to be final)
+    final_class: Callable[[str], bool] = field(default=lambda _name: False)
 
 
 class EPeg(EGraph):
@@ -107,7 +112,10 @@ class EPeg(EGraph):
         self.rebuild()
         self.info = PegInfo(peg.name, getattr(peg, "is_static", None),
                             [self.find(mapping[r]) for r in (roots if roots is not None else [peg.root])
-                             if r in mapping])
+                             if r in mapping],
+                            string_params=frozenset(i for i, t in enumerate(getattr(peg, "param_types", None) or [])
+                                                    if getattr(t, "cls", None) == "java/lang/String"),
+                            final_class=self.info.final_class)
         return {nid: self.find(c) for nid, c in mapping.items()}
 
     def _import_node(self, peg: PEG, start: int, mapping: dict[int, int], wanted: set[int]) -> None:

@@ -21,7 +21,7 @@ from ..ir.nodes import MethodRef
 
 __all__ = ["OBJECT", "STRING", "THROWABLE", "BUILDER_CLASSES", "OBJECT_TO_STRING", "OBJECT_EQUALS",
            "OBJECT_HASH_CODE", "THROWABLE_GET_MESSAGE", "THROWABLE_GET_LOCALIZED_MESSAGE", "STRING_LENGTH",
-           "STRING_CONCAT", "STRING_VALUE_OF", "SYSTEM", "IDENTITY_HASH_CODE", "BUILDER_CAPACITY_BLIND",
+           "STRING_CONCAT", "STRING_VALUE_OF", "CONCAT_FACTORY", "ARRAYCOPY", "SYSTEM", "IDENTITY_HASH_CODE", "BUILDER_CAPACITY_BLIND",
            "BOOT_CLASSES", "same_method", "is_builder_method", "returns_receiver"]
 
 OBJECT = "java/lang/Object"
@@ -45,6 +45,17 @@ itself when the argument is empty (otherwise a new String)."""
 STRING_VALUE_OF = "valueOf"
 """The static ``String.valueOf`` overloads: ``(x)Ljava/lang/String;`` renders a primitive as
 ``StringBuilder.append`` does, no effect, never throws; ``valueOf(Object)`` runs ``toString()``."""
+CONCAT_FACTORY = ("java/lang/invoke/StringConcatFactory", "makeConcatWithConstants")
+"""(owner, name) of the bootstrap of javac's string concatenation (release 9 and later): the call site's value is
+a newly created String (JLS 15.18.1) of the recipe's text, each ``\1`` replaced by the next argument rendered as
+``String.valueOf`` renders its declared type (a String: itself or ``"null"``) and each ``\2`` by the next
+constant of the bootstrap; an argument of another reference type has its ``toString()`` run only after every
+operand was computed (JDK-8273914), unlike a builder chain."""
+ARRAYCOPY = MethodRef(SYSTEM, "arraycopy", "(Ljava/lang/Object;ILjava/lang/Object;II)V")
+"""Copies ``length`` elements in order; NullPointerException on a null array, ArrayStoreException when the two
+arrays' component types are incompatible, IndexOutOfBoundsException on a range outside either; else no other
+effect. From a source of ``n`` elements into a new array of the same class and length ``n`` at offsets 0, none of
+them can happen: the array's ``clone()`` (a new array of the same class and length, a shallow copy; JLS 10.7)."""
 IDENTITY_HASH_CODE = (SYSTEM, "identityHashCode")
 """(owner, name) of ``System.identityHashCode``: it observes an object's identity."""
 

@@ -30,7 +30,9 @@ from ..egraph.explain import Reason
 from .induction import InductionMemo, prove_by_induction
 from .hoist import LoopHoist
 from .peel import LoopPeel
-from .strings import BuilderAppendReturnsThis, BuilderInitAppend, StringLengthConst
+from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
+from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
+                      StringClassInit, StringLengthConst)
 
 if TYPE_CHECKING:
     from ..epeg import EPeg
@@ -319,6 +321,8 @@ class ThetaLinear:
 
 def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
-            BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), LoopPeel(),
+            BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
+            ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
+            StoreDefaultIntoNew(), LoopPeel(),
             LoopHoist()]
 

@@ -17,6 +17,20 @@ What this module owns
       one. javac's string concatenation (Java 8 and older) and ProGuard's merging of the first ``append`` into the
       constructor are this pattern.
 
+    * ``concat-indy-fresh`` and ``builder-tostring-fresh`` (strict): javac's (release 9+) ``invokedynamic`` of
+      ``StringConcatFactory.makeConcatWithConstants`` and a confined builder chain ending in ``toString()`` (javac
+      8, ecj) both make a NEW String (JLS 15.18.1) of their operands rendered in order: both are read as the one
+      model effect ``FreshString.of(heap before, parts...)`` (:data:`FRESH_OWNER`, parts typed and normalized as
+      in the assumption's model below, so ``char`` stays a character and a String part renders null as
+      ``"null"``), its value the call's value, its heap the call's heap. An indy argument of another reference
+      type is left alone (javac 9-16 ran its ``toString()`` late: JDK-8273914; javac 17 passes
+      ``String.valueOf(o)``). ecj's ``new StringBuilder(String.valueOf(x))`` starts the chain with ``x``'s part;
+      effects between two appends (operands computed by calls or reads) are replayed without the builder
+      (:func:`_replay`), and ``append(Object)`` is ``append(String.valueOf(o))``.
+    * ``string-classinit-noop``: ``classinit`` of ``String``/``StringBuilder`` changes nothing: both are
+      initialized while the JVM boots (:class:`StringClassInit`); javac puts one between ``String.valueOf(x)``
+      and ``new StringBuilder(...)``.
+
 The assumption ``strings-by-value`` (group ``assume.strings-by-value``; never in the default rule set)
     ``peggy-jvm validate --assume strings-by-value`` adds these rules, made per method pair by
     :func:`assumption_rules`. Under the assumption, a ``String`` made by concatenation (a string builder's final
@@ -54,9 +68,6 @@ The assumption ``strings-by-value`` (group ``assume.strings-by-value``; never in
       other arm of a branch is fine: a PEG shares one ``new`` between arms.)
     * ``string-value-normal``: a ``StringValue.of`` value is the value of its parts' normal form (parts' classes
       gain literals and values while saturation goes on).
-    * ``string-classinit-noop``: ``classinit`` of ``String``/``StringBuilder`` changes nothing: both are
-      initialized while the JVM boots (:class:`StringClassInit`; true without the assumption too, but only needed
-      beside it).
 
     Where the method itself looks at the identity of such a String (``==``/``!=`` on it, ``synchronized``,
     ``System.identityHashCode``, through phis and loops) the assumption is visibly false, and the first three
@@ -65,7 +76,8 @@ The assumption ``strings-by-value`` (group ``assume.strings-by-value``; never in
     Which String values are "known to be a String or null" (:func:`_string_typed`): string literals and
     ``null``, the values above, results of calls and fields declared ``java/lang/String`` (the verifier holds
     both to their declared types), ``checkcast java/lang/String``, parameters declared String (the pair's
-    descriptor, passed in by the driver), and phis, loop values (thetas, by induction) and evals of those.
+    descriptor, passed in by the driver), elements of arrays declared ``String[]`` (call results, fields, casts),
+    and phis, loop values (thetas, by induction) and evals of those.
 
 The Java-library facts these rules rest on (the identities of ``String.length``/``concat``/``valueOf`` and
 ``System.identityHashCode``, which builder methods return their receiver or cannot tell its capacity, which
@@ -83,9 +95,10 @@ from typing import TYPE_CHECKING, Sequence
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph.explain import Reason
 from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
+from ..peg.ops import OPS, Role
 from ..jdk.facts import STRING as STRING_CLASS  # the class name; STRING below is its descriptor
-from ..jdk.facts import (BOOT_CLASSES, BUILDER_CAPACITY_BLIND, IDENTITY_HASH_CODE, STRING_CONCAT, STRING_LENGTH,
-                         STRING_VALUE_OF, is_builder_method, returns_receiver, same_method)
+from ..jdk.facts import (BOOT_CLASSES, BUILDER_CAPACITY_BLIND, CONCAT_FACTORY, IDENTITY_HASH_CODE, STRING_CONCAT,
+                         STRING_LENGTH, STRING_VALUE_OF, is_builder_method, returns_receiver, same_method)
 from .conditions import nonnull
 
 if TYPE_CHECKING:
@@ -93,7 +106,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BuilderAppendReturnsThis", "BuilderInitAppend", "StringLengthConst", "ASSUMPTIONS", "STRINGS_BY_VALUE",
            "VALUE_OWNER", "assumption_rules", "StringValueOf", "StringConcatValue", "BuilderToStringValue",
-           "StringValueNormal", "StringClassInit", "render_constant", "build_value"]
+           "StringValueNormal", "StringClassInit", "render_constant", "build_value", "FRESH_OWNER", "build_fresh",
+           "BuilderToStringFresh", "ConcatIndyFresh"]
 
 
 class StringLengthConst:
@@ -261,7 +275,7 @@ def assumption_rules(names: Sequence[str], param_types: Sequence[str] = ()) -> l
         if name == STRINGS_BY_VALUE:
             strings = frozenset(i for i, t in enumerate(param_types) if t == STRING)
             out += [StringValueOf(strings), StringConcatValue(strings), BuilderToStringValue(strings),
-                    StringValueNormal(), StringClassInit()]
+                    StringValueNormal()]
     return out
 
 
@@ -348,14 +362,28 @@ def _string_typed(eg: EPeg, cid: int, string_params: frozenset[int], busy: froze
         if op != "rho_value":
             continue
         for e in eg.nodes(ch[0]):
-            a = e[1]
-            if e[0].startswith("invoke.") and isinstance(a, MethodRef) and a.descriptor.endswith(")" + STRING):
+            if _declared_as(e, STRING):
                 return True
-            if e[0] in ("getfield", "getstatic") and isinstance(a, FieldRef) and a.descriptor == STRING:
-                return True
-            if e[0] == "checkcast" and a == STRING_CLASS:
-                return True
+            if e[0] == "aload" and len(e[2]) == 3 and _string_array(eg, e[2][1]):
+                return True  # an element of a String[] (String is final: no other array class is one)
     return False
+
+
+def _declared_as(effect: tuple, desc: str) -> bool:
+    """``effect`` is a call, field read or cast whose result is declared of type ``desc`` (the verifier holds
+    those to their declared types)."""
+    op, a = effect[0], effect[1]
+    if op.startswith("invoke.") and isinstance(a, MethodRef):
+        return a.descriptor.endswith(")" + desc)
+    if op in ("getfield", "getstatic") and isinstance(a, FieldRef):
+        return a.descriptor == desc
+    return op == "checkcast" and a == (desc[1:-1] if desc.startswith("L") else desc)
+
+
+def _string_array(eg: EPeg, cid: int) -> bool:
+    """Class ``cid`` is the result of a call, field read or cast declared ``String[]``."""
+    return any(op == "rho_value" and any(_declared_as(e, "[" + STRING) for e in eg.nodes(ch[0]))
+               for op, _a, ch in eg.nodes(cid))
 
 
 def _normal(eg: EPeg, parts: Sequence[Part]) -> list[Part] | None:
@@ -415,7 +443,12 @@ def build_value(eg: EPeg, parts: Sequence[Part]) -> int:
     # a part that is not "T" holds a class id
     if len(parts) == 1 and parts[0][0] == STRING and _nonnull_string(eg, parts[0][1]):  # type: ignore[arg-type]
         return eg.find(parts[0][1])  # type: ignore[arg-type]
-    kids = [_sigma0(eg)]
+    return eg.add("rho_value", None, (_model_call(eg, VALUE_OWNER, _sigma0(eg), parts),))
+
+
+def _model_call(eg: EPeg, owner: str, sigma: int, parts: Sequence[Part]) -> int:
+    """``owner.of(sigma, parts...)``: texts as String literals, every other part's class typed by its kind."""
+    kids = [eg.find(sigma)]
     desc = []
     for kind, x in parts:
         if kind == "T":
@@ -424,8 +457,7 @@ def build_value(eg: EPeg, parts: Sequence[Part]) -> int:
         else:
             kids.append(eg.find(x))  # type: ignore[arg-type]  # not "T": a class id
             desc.append(kind)
-    call = eg.add("invoke.static", MethodRef(VALUE_OWNER, "of", f"({''.join(desc)}){STRING}"), kids)
-    return eg.add("rho_value", None, (call,))
+    return eg.add("invoke.static", MethodRef(owner, "of", f"({''.join(desc)}){STRING}"), kids)
 
 
 _IDENTITY_OPS = frozenset({"eq.a", "ne.a", "monitorenter", "monitorexit"})
@@ -470,11 +502,17 @@ class _ValueRule:
         self.string_params = string_params
         self.applied = 0  # unions made: the driver tells a proof that used the assumption by it
 
+    def _resolve(self, eg: EPeg, sigma: int, parts: Sequence) -> tuple[int, Sequence[Part]]:
+        """(the heap the value is made on, its parts) from a match's (heap, parts): as they are here; a builder
+        chain replays the effects it interleaves (:func:`_replay`)."""
+        return sigma, parts
+
     def apply(self, eg: EPeg, match: tuple) -> bool:
         outcome, sigma, parts, names, values = match
         value = eg.lookup("rho_value", None, (outcome,))
         if value is not None and _identity_observed(eg, value):
             return False
+        sigma, parts = self._resolve(eg, sigma, parts)
         normal = _normal(eg, parts)
         if normal is None:
             return False
@@ -539,66 +577,191 @@ class BuilderToStringValue(_ValueRule):
                     continue
                 found = self._chain(eg, node, m.owner)
                 if found is not None:
-                    start, parts = found
-                    out.append((eg.find(cid), start, tuple(parts), ("?s",), (start,)))
+                    start, plan = found
+                    out.append((eg.find(cid), start, tuple(plan), ("?s",), (start,)))
             if len(out) >= limit:
                 break
         return out, False
 
-    def _chain(self, eg: EPeg, to_string: tuple, owner: str) -> tuple[int, list[Part]] | None:
-        """(heap before ``new``, parts in order) when ``to_string`` ends a confined chain (module docstring)."""
+    def _chain(self, eg: EPeg, to_string: tuple, owner: str) -> tuple[int, list[Step]] | None:
+        """(heap before ``new``, the chain's steps in order) when ``to_string`` ends a confined chain (module
+        docstring). A step is a part, an effect of something else between two builder operations (an operand
+        computed by a call, a field or array read: it cannot touch the confined builder, nor the builder's
+        operations it, so it is replayed on the heap without them: :func:`_replay`), or ``append(Object)`` of an
+        object not known to be a String: by its specification ``append(String.valueOf(o))``, so the call
+        ``String.valueOf(o)`` (which runs ``o.toString()`` there) and its String as the part."""
         find = eg.find
         builder = find(to_string[2][1])
         sigma = find(to_string[2][0])
-        parts: list[Part] = []
+        plan: list[Step] = []
         seen: set[int] = set()
         while len(seen) < _MAX_CHAIN:
             if sigma in seen:
                 return None
             seen.add(sigma)
-            step = self._step(eg, sigma, builder, owner)
+            step = self._step(eg, sigma, builder, owner) or _foreign_effect(eg, sigma, builder)
             if step is None:
                 return None
             kind, arg, before = step
+            plan.append(("heap", sigma))  # the heap after this step (the plan is reversed below)
             if kind == "new":
-                if arg is not None:
-                    parts.append((STRING, arg))
-                parts.reverse()
+                plan.extend(("part", k, x) for k, x in reversed(arg))
+                plan.append(("builder", builder))
+                plan.reverse()
                 outcome = eg.lookup(to_string[0], to_string[1], to_string[2])
                 if outcome is None or not _confined(eg, builder, owner) or not _dead_after(eg, outcome, builder):
                     return None
-                return before, parts
-            parts.append((kind, arg))
+                return before, plan
+            plan.append(arg if kind in ("effect", "valueof") else ("part", kind, arg))
             sigma = before
         return None
 
+    def _resolve(self, eg: EPeg, sigma: int, parts: Sequence) -> tuple[int, Sequence[Part]]:
+        return _replay(eg, sigma, parts)
+
+    def _value_of(self, eg: EPeg, text: int, sigma: int) -> tuple[Part, int] | None:
+        """(the part, the heap before) when ``text`` is the value of ``String.valueOf(x)`` called on the heap
+        just before ``sigma`` with ``x`` a primitive or a String (ecj's ``new StringBuilder(String.valueOf(x))``
+        for ``x + ...``): ``valueOf`` renders ``x`` exactly as ``append`` does, with no effect, never null."""
+        find = eg.find
+        for op, _a, ch in eg.nodes(text):
+            if op != "rho_value" or eg.lookup("rho_sigma", None, (find(ch[0]),)) != find(sigma):
+                continue
+            for e in eg.nodes(ch[0]):
+                m = e[1]
+                if e[0] != "invoke.static" or not isinstance(m, MethodRef) or m.owner != STRING_CLASS \
+                        or m.name != STRING_VALUE_OF or len(e[2]) != 2:
+                    continue
+                kind = m.descriptor[1:m.descriptor.index(")")]
+                if kind == "Ljava/lang/Object;" and _string_typed(eg, e[2][1], self.string_params):
+                    kind = STRING  # valueOf(Object) of a String or null: "null" or the String itself
+                if kind in _PRIMS or kind == STRING:
+                    return (kind, find(e[2][1])), find(e[2][0])
+        return None
+
     def _step(self, eg: EPeg, sigma: int, builder: int, owner: str) -> tuple | None:
-        """The builder operation whose heap ``sigma`` is: ("new", String argument or None, heap before) or
+        """The builder operation whose heap ``sigma`` is: ("new", the parts it starts with, heap before) or
         (part type, argument, heap before) for an ``append``."""
         find = eg.find
-        for op, _a, ch in eg.nodes(sigma):
-            if op != "rho_sigma":
-                continue
-            outcome = find(ch[0])
-            for e in eg.nodes(outcome):
-                attr, kids = e[1], e[2]
-                if e[0] == "new" and isinstance(attr, tuple) and attr[0] == owner \
-                        and eg.lookup("rho_value", None, (outcome,)) == builder:
-                    desc = attr[1].descriptor
-                    if desc == "()V":
-                        return ("new", None, find(kids[0]))
-                    if desc == f"({STRING})V" and _nonnull_string(eg, kids[1]):  # new B(null) throws
-                        return ("new", find(kids[1]), find(kids[0]))
-                if e[0] == "invoke.virtual" and is_builder_method(attr, "append") and attr.owner == owner \
-                        and len(kids) == 3 and find(kids[1]) == builder \
-                        and eg.lookup("rho_value", None, (outcome,)) in (None, builder):
-                    kind = attr.descriptor[1:attr.descriptor.index(")")]
-                    if kind in ("Ljava/lang/Object;", "Ljava/lang/CharSequence;", STRING) \
-                            and _string_typed(eg, kids[2], self.string_params):
-                        kind = STRING  # appends "null" or the String's characters, runs no foreign code
-                    if kind in _PRIMS or kind == STRING:
-                        return (kind, find(kids[2]), find(kids[0]))
+        for outcome, e in _effects_onto(eg, sigma):
+            attr, kids = e[1], e[2]
+            if e[0] == "new" and isinstance(attr, tuple) and attr[0] == owner \
+                    and eg.lookup("rho_value", None, (outcome,)) == builder:
+                desc = attr[1].descriptor
+                if desc == "()V":
+                    return ("new", (), find(kids[0]))
+                if desc == f"({STRING})V":
+                    rendered = self._value_of(eg, kids[1], kids[0])
+                    if rendered is not None:
+                        return ("new", (rendered[0],), rendered[1])
+                    if _nonnull_string(eg, kids[1]):  # new B(null) throws
+                        return ("new", ((STRING, find(kids[1])),), find(kids[0]))
+            if e[0] == "invoke.virtual" and is_builder_method(attr, "append") and attr.owner == owner \
+                    and len(kids) == 3 and find(kids[1]) == builder \
+                    and eg.lookup("rho_value", None, (outcome,)) in (None, builder):
+                kind = attr.descriptor[1:attr.descriptor.index(")")]
+                if kind in ("Ljava/lang/Object;", "Ljava/lang/CharSequence;", STRING) \
+                        and _string_typed(eg, kids[2], self.string_params):
+                    kind = STRING  # appends "null" or the String's characters, runs no foreign code
+                if kind in _PRIMS or kind == STRING:
+                    return (kind, find(kids[2]), find(kids[0]))
+                if kind == "Ljava/lang/Object;":  # append(String.valueOf(o)) by its specification
+                    return ("valueof", ("valueof", find(kids[2])), find(kids[0]))
         return None
+
+
+#: ("part", kind, class) | ("effect", op, attr, children after sigma, outcome) | ("valueof", object) | ("heap", the
+#: chain's heap after the step before) | ("builder", the builder's class)
+Step = tuple
+_VALUE_OF_OBJECT = MethodRef(STRING_CLASS, STRING_VALUE_OF, f"(Ljava/lang/Object;){STRING}")
+
+
+def _foreign_effect(eg: EPeg, sigma: int, builder: int) -> tuple | None:
+    """("effect", the step, heap before) when ``sigma`` is the heap after an effect that is no operation of the
+    builder (an operand's call or read between two appends); the builder's confinement, checked once the chain
+    is whole, keeps the builder out of its arguments."""
+    find = eg.find
+    for outcome, e in _effects_onto(eg, sigma):
+        spec = OPS.get(e[0])
+        if spec is None or spec.role is not Role.EFFECT or not e[2] or any(find(k) == builder for k in e[2]):
+            continue
+        if is_builder_method(e[1]):
+            continue  # another builder's operation: not looked through
+        return ("effect", ("effect", e[0], e[1], tuple(find(k) for k in e[2][1:]), outcome), find(e[2][0]))
+    return None
+
+
+def _effects_onto(eg: EPeg, sigma: int):
+    """(outcome class, node) of every node of an effect whose heap after is ``sigma``."""
+    for op, _a, ch in eg.nodes(sigma):
+        if op == "rho_sigma":
+            outcome = eg.find(ch[0])
+            for e in eg.nodes(outcome):
+                yield outcome, e
+
+
+def _replay(eg: EPeg, sigma: int, plan: Sequence[Step]) -> tuple[int, list[Part]]:
+    """A builder chain's plan (:meth:`BuilderToStringValue._chain`) on the heap before its ``new``, without the
+    builder's operations: each foreign effect made again on the heap the previous one left (its value the same as
+    the original's: the builder, confined and unable to throw, changes nothing it can see), each
+    ``append(Object)`` as the call ``String.valueOf(o)``; an operand read on one of the chain's heaps (such as a
+    field of ``this``, a read that no longer changes the heap) read again on the replayed one (:func:`_rebase`).
+    Returns the heap after the last one and the parts."""
+    parts: list[Part] = []
+    heaps: dict[int, int] = {}
+    builder = -1
+    used: list[int] = []
+    for step in plan:
+        if step[0] == "builder":
+            builder = step[1]
+            continue
+        if step[0] == "heap":
+            heaps[eg.find(step[1])] = sigma
+            continue
+        if step[0] == "part":
+            parts.append((step[1], step[2]))
+            if step[1] != "T":
+                used.append(step[2])
+            continue
+        if step[0] == "valueof":
+            used.append(step[1])
+            call = eg.add("invoke.static", _VALUE_OF_OBJECT, (sigma, step[1]))
+            parts.append((STRING, eg.add("rho_value", None, (call,))))
+        else:
+            _, op, attr, kids, outcome = step
+            used.extend(kids)
+            call = eg.add(op, attr, (sigma, *kids))
+            value = eg.lookup("rho_value", None, (outcome,))
+            if value is not None:
+                eg.union(value, eg.add("rho_value", None, (call,)), Reason("builder-effect-replay", ("?s",), (sigma,)))
+        sigma = eg.add("rho_sigma", None, (call,))
+    for v in used:
+        _rebase(eg, v, heaps, builder, 3)
+    return sigma, parts
+
+
+def _rebase(eg: EPeg, value: int, heaps: dict[int, int], builder: int, depth: int) -> None:
+    """``value`` read by an effect on one of a chain's heaps (``heaps``: chain heap -> replayed heap) is the
+    value the same read has on the replayed heap (the read does not take the builder, which is all that
+    differs); its operands likewise, ``depth`` levels down."""
+    find = eg.find
+    if depth <= 0:
+        return
+    for op, _a, ch in list(eg.nodes(value)):
+        if op != "rho_value":
+            continue
+        for e in list(eg.nodes(ch[0])):
+            spec = OPS.get(e[0])
+            if spec is None or spec.role is not Role.EFFECT or not e[2] or is_builder_method(e[1]) \
+                    or any(find(k) == find(builder) for k in e[2]):
+                continue
+            for k in e[2][1:]:
+                _rebase(eg, k, heaps, builder, depth - 1)
+            replayed = heaps.get(find(e[2][0]))
+            if replayed is not None and find(replayed) != find(e[2][0]):
+                again = eg.add(e[0], e[1], (replayed, *e[2][1:]))
+                eg.union(value, eg.add("rho_value", None, (again,)),
+                         Reason("builder-effect-replay", ("?s",), (replayed,)))
 
 
 def _builder_uses(eg: EPeg, builder: int, limit: int = 256) -> set[int] | None:
@@ -649,6 +812,123 @@ def _dead_after(eg: EPeg, outcome: int, builder: int, limit: int = 4096) -> bool
     return True
 
 
+FRESH_OWNER = "peggy/strict/FreshString"
+"""The pseudo-class of the strict model of a concatenation (no JVM class has this name): ``FreshString.of(sigma,
+parts...)`` is an effect that creates a new String whose text is its parts rendered in order (typed as in
+:data:`VALUE_OWNER`'s model), changing nothing else and never throwing (running out of memory aside)."""
+
+
+def build_fresh(eg: EPeg, sigma: int, parts: Sequence[Part]) -> int:
+    """The class of the model's ``FreshString.of(sigma, parts...)`` outcome (``parts`` already normal)."""
+    return _model_call(eg, FRESH_OWNER, sigma, parts)
+
+
+class _FreshRule:
+    """Shared by the strict concatenation rules: a match is (outcome class, heap before, parts, names, values);
+    applying it makes the outcome's value and heap those of ``FreshString.of(heap before, normal parts)``."""
+
+    name = ""
+    group = "java.lang.string"
+    source = "builtin"
+    depth = None
+    cache_matches = False  # the normal form improves as classes merge: recomputed at every search
+    string_params: frozenset[int] = frozenset()
+
+    def _resolve(self, eg: EPeg, sigma: int, parts: Sequence) -> tuple[int, Sequence[Part]]:
+        return sigma, parts
+
+    def apply(self, eg: EPeg, match: tuple) -> bool:
+        outcome, sigma, parts, names, values = match
+        sigma, parts = self._resolve(eg, sigma, parts)
+        normal = _normal(eg, parts)
+        if normal is None:
+            return False
+        fresh = build_fresh(eg, sigma, normal)
+        why = Reason(self.name, names, values)
+        changed = eg.union(eg.add("rho_value", None, (outcome,)), eg.add("rho_value", None, (fresh,)), why)
+        return eg.union(eg.add("rho_sigma", None, (outcome,)), eg.add("rho_sigma", None, (fresh,)), why) or changed
+
+
+class BuilderToStringFresh(_FreshRule, BuilderToStringValue):
+    """``builder-tostring-fresh``: a confined builder chain ending in ``toString()`` (the chain of
+    ``builder-tostring-value``, which assumes nothing about the builder: it is garbage after the ``toString()``)
+    is ``FreshString.of`` its parts on the heap before its ``new``: ``toString()`` returns a new String."""
+
+    name = "builder-tostring-fresh"
+    _resolve = BuilderToStringValue._resolve
+
+    def __init__(self) -> None:
+        BuilderToStringValue.__init__(self)
+
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        self.string_params = eg.info.string_params
+        return BuilderToStringValue.search(self, eg, limit, deadline, roots)
+
+
+class ConcatIndyFresh(_FreshRule):
+    """``concat-indy-fresh``: an ``invokedynamic`` bootstrapped by ``StringConcatFactory.makeConcatWithConstants``
+    (:data:`.facts.CONCAT_FACTORY`) is ``FreshString.of`` its recipe's parts on the heap it is called on: literal
+    text, constants, and each argument of a primitive type (``byte``/``short`` rendered as ``int``) or declared
+    String, or of a reference type known to hold a String or null. Another reference argument is left alone: its
+    ``toString()`` runs after every operand was computed, not where a builder's ``append`` would run it."""
+
+    name = "concat-indy-fresh"
+
+    def __init__(self) -> None:
+        self.applied = 0
+
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        self.string_params = eg.info.string_params
+        out = []
+        for cid in eg.classes_with_op("invokedynamic"):
+            for op, attr, ch in eg.nodes(cid):
+                if op != "invokedynamic" or not isinstance(attr, tuple) or len(attr) != 3:
+                    continue
+                parts = self._parts(eg, attr[1], attr[2], ch[1:])
+                if parts is not None:
+                    out.append((eg.find(cid), eg.find(ch[0]), tuple(parts), ("?s",), (ch[0],)))
+            if len(out) >= limit:
+                break
+        return out, False
+
+    def _parts(self, eg: EPeg, desc: str, boot: object, args: Sequence[int]) -> list[Part] | None:
+        handle = getattr(getattr(boot, "handle", None), "value", None)
+        if not (isinstance(handle, tuple) and len(handle) == 2 and isinstance(handle[1], MethodRef)
+                and (handle[1].owner, handle[1].name) == CONCAT_FACTORY):
+            return None
+        consts = [c.value for c in boot.arguments]  # type: ignore[attr-defined]
+        if not consts or not isinstance(consts[0], str):
+            return None
+        kinds, _ret = parse_method_descriptor(desc)
+        if len(kinds) != len(args):
+            return None
+        parts: list[Part] = []
+        ai, ci = 0, 1
+        for ch in consts[0]:
+            if ch == "\1":
+                if ai >= len(args):
+                    return None
+                kind = "I" if kinds[ai] in ("B", "S") else kinds[ai]
+                if kind.startswith("L") and kind != STRING:
+                    if not _string_typed(eg, args[ai], self.string_params):
+                        return None
+                    kind = STRING
+                if kind not in _PRIMS and kind != STRING:
+                    return None
+                parts.append((kind, eg.find(args[ai])))
+                ai += 1
+            elif ch == "\2":
+                if ci >= len(consts) or not isinstance(consts[ci], str):
+                    return None
+                parts.append(("T", consts[ci]))
+                ci += 1
+            elif parts and parts[-1][0] == "T":
+                parts[-1] = ("T", parts[-1][1] + ch)  # type: ignore[operator]  # one part per run of text
+            else:
+                parts.append(("T", ch))
+        return parts if ai == len(args) else None
+
+
 class StringClassInit:
     """``string-classinit-noop``: ``classinit`` of ``String`` or ``StringBuilder`` leaves the heap as it was:
     the JVM initializes both while it boots, before any class of the input runs (:data:`.facts.BOOT_CLASSES`). javac
@@ -656,8 +936,8 @@ class StringClassInit:
     StringBuilder(a.concat(b))``), where the builder it replaces has none."""
 
     name = "string-classinit-noop"
-    group = ASSUME_GROUP
-    source = "assumption"
+    group = "java.lang.string"
+    source = "builtin"
     depth = None
     cache_matches = True
 

@@ -41,12 +41,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..archive import InputError
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..rules.strings import ASSUMPTIONS, assumption_rules
 from . import counterexample as cx
 from .modular import CallView, Component, Key, Program, proof_order
-from .pairing import MethodPair, load_side, nothing_paired, pair_methods
+from .pairing import MethodPair, load_side, nothing_paired, pair_methods, split_map
 from .prove import ProofBudget, ProofResult, prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
@@ -82,7 +83,11 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     start = time.perf_counter()
     orig = load_side(orig_path)
     opt = load_side(opt_path)
-    pairing = pair_methods(orig, opt, options.class_map)
+    try:
+        class_map, members = split_map(options.class_map, orig.classes)
+    except ValueError as e:
+        raise InputError(str(orig_path), str(e)) from None
+    pairing = pair_methods(orig, opt, class_map, members)
     if (error := nothing_paired(pairing, orig_path, opt_path)) is not None:
         raise error
     rules = options.rules
@@ -96,8 +101,9 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                               assumptions=list(assumptions))
     pending: list[_Pending] = []
     same_bytes = {name for name, data in orig.raw.items()
-                  if opt.raw.get(options.class_map.get(name, name)) == data}
-    program = Program(pairing.pairs, orig.classes, orig.hierarchy, opt.classes, opt.hierarchy, options.class_map)
+                  if opt.raw.get(class_map.get(name, name)) == data and not any(c == name for c, _ in members)}
+    program = Program(pairing.pairs, orig.classes, orig.hierarchy, opt.classes, opt.hierarchy, class_map,
+                      pairing.members)
     run = _Run(options, orig.hierarchy, opt.hierarchy, rules, assumptions, program, same_bytes)
     rows: list[PairResult | None] = [None] * len(pairing.pairs)
     done = proved = 0
@@ -140,7 +146,7 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                 progress(done, len(pairing.pairs), proved)
     report.pairs = [r for r in rows if r is not None]
     if pending:
-        _confirm(report, pending, orig.raw, opt.raw, options.class_map)
+        _confirm(report, pending, orig.raw, opt.raw, class_map)
     report.seconds = time.perf_counter() - start
     return report
 

@@ -7,14 +7,15 @@ What this module owns
     * :func:`proof_order`: the pairs grouped into strongly connected components of the call graph among
       them, callees first (ties by pairing order), each marked recursive or not.
     * :class:`CallView`: ORIG's PEG read in OPT's terms before the two PEGs meet: every class reference renamed
-      by ``--map`` (calls, fields, types, class constants, array types, descriptors, method handles), and each
+      by ``--map`` (calls, fields, types, class constants, array types, descriptors, method handles), every
+      member reference by the member renames (given, or derived by :mod:`.pairing` from call sites), and each
       reference to the input's own methods kept as OPT's only when every method it may run is *assumed*: a pair
       proved equivalent, or a pair of the recursive component being proved (the regression-verification rule).
       Any other such reference gets a name no OPT method has (:data:`UNPROVED`), so the two calls are different
       operators and nothing about the callee is assumed.
 
-Inputs: the pairing, both sides, the class map, the set of assumed pair keys. Outputs: an order of pair indexes;
-a PEG -> PEG function for ORIG.
+Inputs: the pairing, both sides, the class map and member renames, the set of assumed pair keys. Outputs: an
+order of pair indexes; a PEG -> PEG function for ORIG.
 
 Invariants
     * A call is one operator on both sides only if every method of the input it may run (on either side) is an
@@ -30,7 +31,6 @@ from typing import Hashable
 
 import networkx as nx
 
-from ..classfile.attributes import BootstrapMethods
 from ..classfile.bytecode import decode
 from ..classfile.constpool import ConstantPool
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
@@ -39,7 +39,7 @@ from ..classfile.reader import read_code
 from ..classfile.opcodes import INVOKEDYNAMIC, INVOKEINTERFACE, INVOKESPECIAL, INVOKESTATIC, INVOKEVIRTUAL
 from ..ir.nodes import Bootstrap, Const, ConstKind, DynamicConst, FieldRef, IRType, MethodRef
 from ..peg.graph import PEG, Node
-from .pairing import MethodPair, rename_class, rename_descriptor
+from .pairing import Members, MethodPair, bootstrap_handles, rename_class, rename_descriptor
 
 Key = tuple[str, str, str]  # a pair's key: ORIG class name, method name, descriptor
 
@@ -53,6 +53,7 @@ class _Side:
     classes: dict[str, ClassFile]
     hierarchy: ClassHierarchy
     to_orig: dict[str, str]  # this side's class names -> ORIG's (empty for ORIG)
+    members_to_orig: Members  # this side's (class, member) -> ORIG's member name (empty for ORIG)
     declared: dict[tuple[str, str], list[tuple[str, bool]]] = field(default_factory=dict)  # (class, static)
     _supers: dict[str, frozenset[str] | None] = field(default_factory=dict)
 
@@ -102,18 +103,22 @@ class _Side:
 
     def key(self, cls: str, name: str, desc: str) -> Key:
         """The pair key of this side's method ``cls.name desc`` (ORIG's names)."""
-        return rename_class(cls, self.to_orig), name, rename_descriptor(desc, self.to_orig)
+        return (rename_class(cls, self.to_orig), self.members_to_orig.get((cls, name), name),
+                rename_descriptor(desc, self.to_orig))
 
 
 class Program:
     """The input's own methods on both sides, for deciding which calls may be read as one."""
 
     def __init__(self, pairs: list[MethodPair], orig_classes: dict[str, ClassFile], orig_h: ClassHierarchy,
-                 opt_classes: dict[str, ClassFile], opt_h: ClassHierarchy, class_map: dict[str, str]) -> None:
+                 opt_classes: dict[str, ClassFile], opt_h: ClassHierarchy, class_map: dict[str, str],
+                 members: Members | None = None) -> None:
         self.class_map = dict(class_map)
+        self.members = dict(members or {})
         inverse = {new: old for old, new in sorted(class_map.items())}
-        self.orig = _Side(orig_classes, orig_h, {})
-        self.opt = _Side(opt_classes, opt_h, inverse)
+        inverse_members = {(rename_class(c, class_map), new): old for (c, old), new in sorted(self.members.items())}
+        self.orig = _Side(orig_classes, orig_h, {}, {})
+        self.opt = _Side(opt_classes, opt_h, inverse, inverse_members)
         self.keys = {p.key for p in pairs}
 
     def targets(self, ref: MethodRef, virtual: bool) -> set[Key]:
@@ -126,6 +131,7 @@ class Program:
 
     def rename_ref(self, ref: MethodRef) -> MethodRef:
         return replace(ref, owner=rename_class(ref.owner, self.class_map),
+                       name=self.members.get((ref.owner, ref.name), ref.name),
                        descriptor=rename_descriptor(ref.descriptor, self.class_map))
 
     def callees(self, pair: MethodPair) -> set[Key]:
@@ -151,23 +157,7 @@ def _invokes(cf: ClassFile, m) -> list[tuple[int, MethodRef]]:
             r = pool.member_ref(insn.arg)
             out.append((insn.opcode, MethodRef(r.owner, r.name, r.descriptor)))
         elif insn.opcode == INVOKEDYNAMIC:
-            out.extend((INVOKEVIRTUAL, ref) for ref in _handles(cf, pool.entry(insn.arg)[1]))
-    return out
-
-
-def _handles(cf: ClassFile, k: int) -> list[MethodRef]:
-    """The methods named by the method-handle arguments of bootstrap method ``k`` of ``cf``."""
-    attr = next((a for a in cf.attributes if a.name == BootstrapMethods.NAME), None)
-    methods = BootstrapMethods.parse(attr.data).methods if attr is not None else []
-    if k >= len(methods):
-        return []
-    out = []
-    for arg in methods[k].bootstrap_arguments:
-        e = cf.pool.entry(arg)
-        if e[0] == 15:  # CONSTANT_MethodHandle: (tag, kind, reference)
-            r = cf.pool.member_ref(e[2])
-            if r.tag != 9:  # a field's handle runs no method
-                out.append(MethodRef(r.owner, r.name, r.descriptor))
+            out.extend((INVOKEVIRTUAL, ref) for ref in bootstrap_handles(cf, pool.entry(insn.arg)[1]))
     return out
 
 
@@ -261,7 +251,8 @@ class CallView:
 
     def _field(self, ref: FieldRef) -> FieldRef:
         cmap = self.program.class_map
-        return FieldRef(rename_class(ref.owner, cmap), ref.name, rename_descriptor(ref.descriptor, cmap))
+        return FieldRef(rename_class(ref.owner, cmap), self.program.members.get((ref.owner, ref.name), ref.name),
+                        rename_descriptor(ref.descriptor, cmap))
 
     def _type(self, t):
         if isinstance(t, IRType) and t.cls:

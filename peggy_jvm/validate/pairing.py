@@ -3,16 +3,28 @@
 What this module owns
     :class:`Side` (one input read: its classes parsed, its raw class bytes by name, the class hierarchy that
     knows them plus the JDK), :func:`load_side`, :func:`parse_class_map` (``--map OLD=NEW``, dotted or internal
-    names), :func:`rename_class` / :func:`rename_descriptor` (what the map does to one of ORIG's class
-    references: :mod:`.modular` applies them to every reference before the PEGs meet) and :func:`pair_methods`
-    (the method pairs, and what has no partner).
+    names), :func:`split_map` (which items rename a member, ``Cls.old=Cls.new``: those naming a method or field
+    of a class of ORIG rather than a class), :func:`rename_class` / :func:`rename_descriptor` (what the map does
+    to one of ORIG's class references: :mod:`.modular` applies them, and the member renames, to every reference
+    before the PEGs meet) and :func:`pair_methods` (the method pairs, the member renames in force, and what has
+    no partner).
+    * Synthetic members paired by what they are: a lambda body (``lambda$f$0`` by javac, ``lambda$0`` by ecj) is
+      the method a call site binds, so the methods named by the method handles of the ``invokedynamic``
+      sites of two paired methods, site by site in code order, are paired too (:func:`_site_renames`; then the
+      lambdas' own sites, so nested lambdas pair as well); an enum's array of its constants (javac ``$VALUES``,
+      ecj ``ENUM$VALUES``) is the one synthetic static field of the enum's array type (:func:`_enum_array_rename`).
 
-Inputs: two paths (a .class, a .jar or a directory each), the class map. Outputs: :class:`MethodPair` list plus
-the unpaired list. Errors: :class:`~peggy_jvm.archive.InputError` naming the file (and entry) at fault.
+Inputs: two paths (a .class, a .jar or a directory each), the class map and the member renames. Outputs:
+:class:`MethodPair` list plus the unpaired list. Errors: :class:`~peggy_jvm.archive.InputError` naming the file
+(and entry) at fault.
 
 Invariants
     * Classes pair by internal name after the map is applied to ORIG's names; methods by name + descriptor (with
       the map applied to ORIG's descriptors: ``Old make()`` pairs with ``New make()``).
+    * A member rename (given or derived) is only which methods are compared: a wrong one is a pair that is not
+      proved (the lambda with another body), never an assumption. A derived one is taken only when both names are
+      free (the ORIG name absent from OPT's class, the OPT name absent from ORIG's), both methods synthetic, of
+      the same descriptor (after the map) and unpaired otherwise, and the two sites agree in name and descriptor.
     * A method with no code on both sides (abstract, native) is no pair and no verdict: it is counted as skipped.
       Code on one side only is a pair the prover will answer ``unknown``.
     * Order is deterministic: classes by name, methods in ORIG's declaration order.
@@ -27,10 +39,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..archive import InputError, read_input
+from ..classfile.attributes import BootstrapMethods
+from ..classfile.bytecode import decode
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy
-from ..classfile.model import ClassFile, MethodInfo
-from ..classfile.reader import read_class
+from ..classfile.model import Access, ClassFile, MethodInfo
+from ..classfile.opcodes import INVOKEDYNAMIC
+from ..classfile.reader import read_class, read_code
+from ..ir.nodes import MethodRef
+
+#: (ORIG class, ORIG member name) -> OPT member name: methods and fields renamed (``--map Cls.old=Cls.new``)
+Members = dict[tuple[str, str], str]
 
 
 @dataclass(slots=True)
@@ -58,6 +77,7 @@ class Pairing:
     pairs: list[MethodPair] = field(default_factory=list)
     unpaired: list[str] = field(default_factory=list)
     skipped: int = 0
+    members: Members = field(default_factory=dict)  # the renames given and those derived from call sites
 
 
 def internal_name(name: str) -> str:
@@ -74,6 +94,34 @@ def parse_class_map(items: tuple[str, ...] | list[str]) -> dict[str, str]:
             raise ValueError(f"--map {item!r}: expected OLDCLASS=NEWCLASS")
         out[internal_name(old)] = internal_name(new)
     return out
+
+
+def split_map(class_map: dict[str, str], orig: dict[str, ClassFile]) -> tuple[dict[str, str], Members]:
+    """``--map`` items as class renames and member renames. ``a.b.C.m=a.b.C.n`` reads like a class rename;
+    it is a member rename when ``a/b/C/m`` is no class of ORIG but ``a/b/C`` is one with a method or field
+    ``m``. ValueError when a member rename moves the member to a class the map does not give its class."""
+    classes: dict[str, str] = {}
+    members: Members = {}
+    for old, new in class_map.items():
+        owner, _, name = old.rpartition("/")
+        cf = orig.get(owner)
+        if old in orig or cf is None or name not in {m.name for m in [*cf.methods, *cf.fields]}:
+            classes[old] = new
+            continue
+        new_owner, _, new_name = new.rpartition("/")
+        members[owner, name] = new_name
+        if new_owner != class_map.get(owner, owner) or not new_name:
+            raise ValueError(f"--map {old.replace('/', '.')}={new.replace('/', '.')}: a member keeps its class "
+                             f"(expected {class_map.get(owner, owner).replace('/', '.')}.NEWNAME)")
+    for owner in sorted({c for c, _ in members}):
+        # two members of ORIG made one would read two places (or methods) as the same
+        cf = orig[owner]
+        fields = [members.get((owner, f.name), f.name) for f in cf.fields]
+        methods = [(members.get((owner, m.name), m.name), m.descriptor) for m in cf.methods]
+        if len(set(fields)) < len(fields) or len(set(methods)) < len(methods):
+            raise ValueError(f"--map: the member renames of {owner.replace('/', '.')} give two of its members "
+                             "one name")
+    return classes, members
 
 
 def rename_class(name: str, class_map: dict[str, str]) -> str:
@@ -116,8 +164,14 @@ def load_side(path: Path) -> Side:
     return Side(path, classes, raw, hierarchy)
 
 
-def pair_methods(orig: Side, opt: Side, class_map: dict[str, str]) -> Pairing:
-    result = Pairing()
+def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Members | None = None) -> Pairing:
+    members = dict(members or {})
+    for old_name in sorted(orig.classes):
+        ncf = opt.classes.get(class_map.get(old_name, old_name))
+        if ncf is not None:
+            members.update(_site_renames(orig.classes[old_name], ncf, class_map, members))
+            members.update(_enum_array_rename(orig.classes[old_name], ncf, class_map, members))
+    result = Pairing(members=members)
     targets: set[str] = set()
     for old_name in sorted(orig.classes):
         new_name = class_map.get(old_name, old_name)
@@ -129,14 +183,17 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str]) -> Pairing:
         targets.add(new_name)
         # fields are not validated, but a field that appeared or went away is worth a line (methods that use it
         # differ as pairs anyway)
-        of = {(f.name, rename_descriptor(f.descriptor, class_map)): f.descriptor for f in ocf.fields}
+        of = {(members.get((old_name, f.name), f.name), rename_descriptor(f.descriptor, class_map)): f
+              for f in ocf.fields}
         nf = {(f.name, f.descriptor) for f in ncf.fields}
-        result.unpaired.extend(f"only in ORIG: field {old_name}.{n}:{of[n, d]}" for n, d in sorted(of.keys() - nf))
+        result.unpaired.extend(f"only in ORIG: field {old_name}.{of[k].name}:{of[k].descriptor}"
+                               for k in sorted(of.keys() - nf))
         result.unpaired.extend(f"only in OPT: field {new_name}.{n}:{d}" for n, d in sorted(nf - of.keys()))
         opt_methods = {(m.name, m.descriptor): m for m in ncf.methods}
         seen: set[tuple[str, str]] = set()
         for m in ocf.methods:
-            key = (m.name, rename_descriptor(m.descriptor, class_map))  # OLD's own type is NEW's there
+            # OLD's own type is NEW's there
+            key = (members.get((old_name, m.name), m.name), rename_descriptor(m.descriptor, class_map))
             seen.add(key)
             n = opt_methods.get(key)
             if n is None:
@@ -153,6 +210,106 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str]) -> Pairing:
         if new_name not in targets:
             result.unpaired.append(f"only in OPT: class {new_name}")
     return result
+
+
+def bootstrap_handles(cf: ClassFile, k: int) -> list[MethodRef]:
+    """The methods named by the method-handle arguments of bootstrap method ``k`` of ``cf`` (a lambda's body)."""
+    attr = next((a for a in cf.attributes if a.name == BootstrapMethods.NAME), None)
+    methods = BootstrapMethods.parse(attr.data).methods if attr is not None else []
+    if k >= len(methods):
+        return []
+    out = []
+    for arg in methods[k].bootstrap_arguments:
+        e = cf.pool.entry(arg)
+        if e[0] == 15:  # CONSTANT_MethodHandle: (tag, kind, reference)
+            r = cf.pool.member_ref(e[2])
+            if r.tag != 9:  # a field's handle runs no method
+                out.append(MethodRef(r.owner, r.name, r.descriptor))
+    return out
+
+
+def _binding_sites(cf: ClassFile, m: MethodInfo) -> list[tuple[str, str, list[MethodRef]]]:
+    """The ``invokedynamic`` sites of ``m`` that bind a method of its own class (lambdas, method references),
+    in code order: (name, descriptor, the handles). A string concatenation binds none, so one compiler's
+    ``makeConcatWithConstants`` sites do not shift the others."""
+    attr = m.code_attribute()
+    if attr is None:
+        return []
+    out = []
+    for insn in decode(read_code(attr.data, cf.pool).code):
+        if insn.opcode == INVOKEDYNAMIC:
+            _, k, nat = cf.pool.entry(insn.arg)
+            handles = bootstrap_handles(cf, k)
+            if any(h.owner == cf.name for h in handles):
+                name, desc = cf.pool.name_and_type(nat)
+                out.append((name, desc, handles))
+    return out
+
+
+def _site_renames(ocf: ClassFile, ncf: ClassFile, class_map: dict[str, str], given: Members) -> Members:
+    """Synthetic methods of ``ocf`` renamed in ``ncf``, found by the call sites binding them (module docstring):
+    the sites of every pair of methods (first the pairs by name, then the lambdas this pairs, and so on)."""
+    o_methods = {(m.name, m.descriptor): m for m in ocf.methods}
+    n_methods = {(m.name, m.descriptor): m for m in ncf.methods}
+    o_names, n_names = {m.name for m in ocf.methods}, {m.name for m in ncf.methods}
+    found: Members = {}
+    conflicts: set[tuple[str, str]] = set()
+
+    def partner(m: MethodInfo) -> MethodInfo | None:
+        name = found.get((ocf.name, m.name)) or given.get((ocf.name, m.name), m.name)
+        return n_methods.get((name, rename_descriptor(m.descriptor, class_map)))
+
+    todo = [m for m in ocf.methods if partner(m) is not None]
+    done: set[tuple[str, str]] = set()
+    while todo:
+        m = todo.pop(0)
+        n = partner(m)
+        if n is None or (m.name, m.descriptor) in done:
+            continue
+        done.add((m.name, m.descriptor))
+        try:
+            o_sites, n_sites = _binding_sites(ocf, m), _binding_sites(ncf, n)
+        except ClassFileError:
+            continue  # malformed code: its pair's proof says so; nothing is derived from it
+        if [(a, rename_descriptor(d, class_map)) for a, d, _ in o_sites] != [(a, d) for a, d, _ in n_sites]:
+            continue  # the sites do not line up: nothing is derived from them
+        for (_, _, o_handles), (_, _, n_handles) in zip(o_sites, n_sites):
+            for oh, nh in zip(o_handles, n_handles):
+                om, nm = o_methods.get((oh.name, oh.descriptor)), n_methods.get((nh.name, nh.descriptor))
+                if (oh.owner != ocf.name or nh.owner != ncf.name or om is None or nm is None or oh.name == nh.name
+                        or rename_descriptor(oh.descriptor, class_map) != nh.descriptor
+                        or not om.access & nm.access & Access.SYNTHETIC
+                        or oh.name in n_names or nh.name in o_names or (ocf.name, oh.name) in given):
+                    continue
+                key = (ocf.name, oh.name)
+                if found.get(key, nh.name) != nh.name:
+                    conflicts.add(key)
+                found[key] = nh.name
+                todo.append(om)
+    for key in conflicts:
+        del found[key]
+    # two ORIG methods renamed to one OPT name: neither is kept
+    taken: dict[str, list[tuple[str, str]]] = {}
+    for key, new in found.items():
+        taken.setdefault(new, []).append(key)
+    return {k: v for k, v in found.items() if len(taken[v]) == 1}
+
+
+def _enum_array_rename(ocf: ClassFile, ncf: ClassFile, class_map: dict[str, str], given: Members) -> Members:
+    """An enum's array of its constants (javac ``$VALUES``, ecj ``ENUM$VALUES``): the one synthetic static field
+    of the enum's own array type on each side, both names free on the other side."""
+    if not ocf.access & ncf.access & Access.ENUM:
+        return {}
+
+    def arrays(cf: ClassFile, other: ClassFile) -> list[str]:
+        names = {f.name for f in other.fields}
+        return [f.name for f in cf.fields if f.access & Access.SYNTHETIC and f.access & Access.STATIC
+                and f.descriptor == f"[L{cf.name};" and f.name not in names]
+
+    o, n = arrays(ocf, ncf), arrays(ncf, ocf)
+    if len(o) != 1 or len(n) != 1 or (ocf.name, o[0]) in given or class_map.get(ocf.name, ocf.name) != ncf.name:
+        return {}
+    return {(ocf.name, o[0]): n[0]}
 
 
 MAX_NAMED = 8  # unpaired classes named in the one-line error; the rest are counted

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..classfile.errors import ClassFileError
-from ..classfile.hierarchy import ClassHierarchy
+from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..egraph import Limits, Runner
 from ..egraph.explain import Reason
 from ..epeg import EPeg
@@ -125,6 +125,17 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
         return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
 
 
+def _final_on_both(orig_h: ClassHierarchy, opt_h: ClassHierarchy) -> Callable[[str], bool]:
+    """Class name -> final in both versions (ORIG's PEG is read in OPT's names: a class ``--map`` renames is
+    not found in ORIG's hierarchy and so is never called final)."""
+    def final(name: str) -> bool:
+        try:
+            return all(h.info(name).is_final for h in (orig_h, opt_h))
+        except UnknownClassError:
+            return False
+    return final
+
+
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
            same_class_bytes: bool, explain: bool, view: OrigView | None,
            callees: tuple[CalleeSource, CalleeSource] | None = None) -> ProofResult:
@@ -171,6 +182,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         if cases is not None:
             return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"] + used, a, b)
     eg = EPeg()
+    eg.info.final_class = _final_on_both(orig_h, opt_h)
     got = eg.add_peg(every, roots=roots)
     ra, rb = got[roots[0]], got[roots[1]]
     if eg.equiv(ra, rb):  # same PEG after hash-consing (copies, dead stores, slots and block order differ)

@@ -1,0 +1,69 @@
+"""What ecj compiles differently from javac, proved the same (issue 17 item 7), on small sources compiled by both
+(ecj fetched like the corpus, tests/support/ecjpair.py): an enum's ``values()`` (javac ``$VALUES.clone()``, ecj
+``System.arraycopy`` out of ``ENUM$VALUES``: the two fields pair as the enum's array of constants,
+validate/pairing.py; the copy is rules/arrays.py's) and the null check of a method reference's receiver (javac
+``Objects.requireNonNull``, ecj ``getClass()``: axioms/java-null-check.ax)."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from support import ecjpair
+
+from peggy_jvm.validate import ValidateOptions, validate_inputs
+
+ENUM = "public enum Planet { MERCURY, VENUS, EARTH; static int count() { return values().length; } }"
+REFS = """
+import java.util.Objects;
+import java.util.function.Supplier;
+public class Refs {
+    static Supplier<String> trimmer(String s) { return s::trim; }
+    static int checked(String s) { Objects.requireNonNull(s); return 1; }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def compilers(java_home) -> dict[str, list[str]]:
+    ecj, _src = ecjpair.fetch_inputs()
+    return {"javac": [str(java_home / "bin" / "javac"), "--release", "11"],
+            "ecj": ["java", "-cp", str(ecj), ecjpair.ECJ_MAIN, "-proc:none", "--release", "11"]}
+
+
+def _build(compilers, src: str, name: str, base: Path) -> tuple[Path, Path]:
+    (base / "src").mkdir()
+    (base / "src" / name).write_text(src)
+    out = []
+    for which in ("javac", "ecj"):
+        subprocess.run([*compilers[which], "-d", str(base / which), str(base / "src" / name)], check=True,
+                       capture_output=True)
+        out.append(base / which)
+    return out[0], out[1]
+
+
+def _rows(orig: Path, opt: Path):
+    rep = validate_inputs(orig, opt, ValidateOptions(method_timeout=8.0, explain=True))
+    return {p.name: p for p in rep.pairs}, rep.unpaired
+
+
+def test_enum_values_by_javac_and_ecj(compilers, tmp_path):
+    rows, unpaired = _rows(*_build(compilers, ENUM, "Planet.java", tmp_path))
+    assert rows["values"].verdict.value == "equivalent", rows["values"].reason
+    assert rows["count"].verdict.value == "equivalent", rows["count"].reason
+    # $VALUES and ENUM$VALUES pair; javac's $values() helper has no partner
+    assert unpaired == ["only in ORIG: method Planet.$values()[LPlanet;"], unpaired
+
+
+def test_null_check_of_a_method_references_receiver(compilers, tmp_path):
+    orig, opt = _build(compilers, REFS, "Refs.java", tmp_path)
+    rows, _ = _rows(orig, opt)
+    assert rows["trimmer"].verdict.value == "equivalent", rows["trimmer"].reason
+    assert "requirenonnull-getclass" in (rows["trimmer"].axioms or ()), rows["trimmer"].axioms
+    # the check is an effect: dropping it is a difference (null throws on one side only)
+    (tmp_path / "nocheck-src").mkdir()
+    (tmp_path / "nocheck-src" / "Refs.java").write_text(REFS.replace("Objects.requireNonNull(s); return 1;", "return 1;"))
+    subprocess.run([*compilers["javac"], "-d", str(tmp_path / "nocheck"), str(tmp_path / "nocheck-src" / "Refs.java")],
+                   check=True, capture_output=True)
+    rows, _ = _rows(orig, tmp_path / "nocheck")
+    assert rows["checked"].verdict.value == "not-equivalent", rows["checked"].reason
