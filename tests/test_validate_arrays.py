@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-
 from peggy_jvm.validate import ValidateOptions, validate_inputs
 
 ORIG = """
