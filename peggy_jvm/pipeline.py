@@ -228,12 +228,21 @@ def _saturate(peg: PegGraph, rewrites: list, work: WorkBudget, callees: CalleeSo
     return saturate(peg, rewrites, work.saturation(), callees) if checkable(peg) else None
 
 
+#: the per-method triage (:mod:`peggy_jvm.triage`) on; off only to compare its output with the full run's (tests)
+TRIAGE = True
+
+
 def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: Goal
              ) -> tuple[PegGraph, ExtractReport]:
     """Extract: the cheapest checked PEG of ``sat`` for ``goal`` that the reverter can schedule
     (:func:`revertible`), or ``peg`` itself; one place for :func:`_full` and :func:`full_stage_view`, so that
     what people are shown is what the optimizer did."""
     from .pegextract.select import extract_peg
+    if TRIAGE and sat is not None:
+        from .triage import cannot_pay
+        skipped = cannot_pay(peg, sat, goal, work.solver_work)
+        if skipped is not None:  # extraction would return the original: its solver and checker are not run
+            return peg, skipped
     return extract_peg(peg, sat, work=work.solver_work, accept=revertible(ir), goal=goal)
 
 
