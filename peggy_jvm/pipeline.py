@@ -77,7 +77,7 @@ from .budget import DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, 
 from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
 from .cache import ResultCache, optimize_class_cached
-from .workers import run_pool
+from .workers import largest_first, run_pool
 
 if TYPE_CHECKING:  # the rules, the e-graph and the solver stack are imported only by the stage that needs them
     from .pegextract.select import ExtractReport
@@ -643,7 +643,9 @@ def _run_pool(work: list[tuple[int, str, bytes]], jobs: int, init_args: tuple,
         if progress:
             progress(tally.now())
 
-    run_pool(work, jobs, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
+    # the largest classes first (a class's bytes predict its work): no worker idles at the end
+    run_pool(largest_first(work, lambda item: len(item[2])), jobs, _work, _init_worker, init_args, record,
+             _unprocessed, tick, PROGRESS_TICK)
 
 
 def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:

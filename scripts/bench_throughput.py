@@ -18,7 +18,7 @@ Usage::
     scripts/bench_throughput.py --old /tmp/old-src --jar ~/.cache/peggy-jvm/corpus/jars/guava.jar \\
         --jar ~/.cache/peggy-jvm/corpus/jars/commons-math3.jar --classes 300 --repeat 1
 
-``--old DIR``: a source tree of the old build (``git archive <commit> | tar -x -C DIR``), run with this venv's
+``--old DIR`` (and ``--new DIR``, default this checkout): a source tree of the old build (``git archive <commit> | tar -x -C DIR``), run with this venv's
 Python and ``PYTHONPATH=DIR``; without it only the current build is measured (jobs 1 against jobs 2).
 """
 from __future__ import annotations
@@ -87,6 +87,7 @@ def main() -> int:
     ap.add_argument("--jar", type=Path, action="append", required=True, help="a jar to sample (repeatable)")
     ap.add_argument("--classes", type=int, default=300, help="classes sampled per jar (0: the whole jar)")
     ap.add_argument("--old", type=Path, help="source tree of the old build (PYTHONPATH)")
+    ap.add_argument("--new", type=Path, default=ROOT, help="source tree of the new build (default: this one)")
     ap.add_argument("--repeat", type=int, default=1, help="alternations per measurement")
     ap.add_argument("--jobs", type=int, nargs="*", default=[1, 2], help="job counts of the new build")
     args = ap.parse_args()
@@ -103,7 +104,7 @@ def main() -> int:
             runs: list[Run] = []
             for _ in range(args.repeat):
                 for build, jobs in plan:
-                    runs.append(run_once(args.old if build == "old" else ROOT, sample, jar, jobs, work, build))
+                    runs.append(run_once(args.old if build == "old" else args.new, sample, jar, jobs, work, build))
             reference = runs[0].out
             for build, jobs in plan:
                 mine = [r for r in runs if (r.build, r.jobs) == (build, jobs)]
