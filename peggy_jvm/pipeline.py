@@ -168,6 +168,9 @@ class RunReport:
     #: with the result cache: its directory, how many methods came from it, how many entries the run evicted
     #: (``cache.py``); None without
     cache: dict | None = None
+    #: peak resident memory in MiB (:func:`peak_memory_mib`): ``main``, the process that ran
+    #: :func:`optimize_input`, and ``workers``, the largest worker process (None without workers)
+    peak_memory_mib: dict | None = None
 
     def summary(self) -> dict:
         counts = {"rewritten": 0, "unchanged": 0, "fallback": 0}
@@ -190,6 +193,8 @@ class RunReport:
                "summary": self.summary(), "warnings": self.warnings}
         if self.cache is not None:
             out["cache"] = self.cache
+        if self.peak_memory_mib is not None:
+            out["peak_memory_mib"] = self.peak_memory_mib
         return out
 
 
@@ -712,5 +717,17 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
         hits = sum(1 for m in report.methods if "cache" in m.time_ms)  # the workers' hits are seen only here
         report.cache = {"dir": str(cache.root), "methods_cached": hits, "evicted": cache.evict()}
     report.seconds = time.perf_counter() - started
+    report.peak_memory_mib = peak_memory_mib(workers=jobs > 1 and len(work) > 1)
     return target, report
+
+
+def peak_memory_mib(workers: bool) -> dict[str, float | None]:
+    """The peak resident set of this process and (``workers``) of the largest child process it has waited for,
+    in MiB: the pool's workers are all reaped when :func:`~peggy_jvm.workers.run_pool` returns. (A child of
+    an earlier run in the same process counts too: the kernel keeps one maximum.)"""
+    import resource
+    unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    def mib(who: int) -> float:
+        return round(resource.getrusage(who).ru_maxrss * unit / 2**20, 1)
+    return {"main": mib(resource.RUSAGE_SELF), "workers": mib(resource.RUSAGE_CHILDREN) if workers else None}
 

@@ -7,10 +7,10 @@ What this module owns
     it compares.
 
 Why it keeps the output: extraction returns a new PEG only when ``peg_cost(new) < peg_cost(original)``
-(``pegextract.select.extract_peg``), and a method whose extraction returns the original never reaches
-reversion or lowering, so it interns nothing in the class's constant pool; the triage answers yes only when
-the bound proves that comparison fails for every selection, so the method's result ("original kept") and the
-class's bytes are what the full run gives. Only the report's reason differs.
+(``pegextract.select.extract_peg``); the triage answers only when a lower bound proves that comparison fails
+for every selection, and then returns what extraction would have returned, the original PEG, so every later
+step (under ``--goal size`` the round trip of the original is still judged) and the class's bytes are those of
+the full run. Only the report's reason differs.
 
 The bound (sound for every valid selection of the extraction problem, ``pegextract.peg_problem``):
     * the *mandatory* classes: the root's, and every child class common to all nodes of a mandatory class;
