@@ -7,7 +7,7 @@ directory, optionally on several processes).
 The full stage is one line of stages, each a function of this module taking the previous one's output
 (:func:`_full`): build (``peg.build``) -> saturate (:mod:`peggy_jvm.saturate`, the rules of
 :mod:`peggy_jvm.rules.policy`) -> extract (:mod:`peggy_jvm.pegextract`, with the reverter's acceptance test
-:func:`revertible`) -> revert (``revert.revert``) -> lower (``ir.lower``) -> the decision on the emitted code
+:func:`revertible`; skipped by the triage, :mod:`peggy_jvm.triage`, when no extraction can be cheaper) -> revert (``revert.revert``) -> lower (``ir.lower``) -> the decision on the emitted code
 (:func:`_check_emitted`) -> self-check (``validate.selfcheck.prove_rewrite`` with ``rules.policy.proof_rules``).
 
 Inputs: class-file bytes, the class-hierarchy sources (the input's own classes, ``--classpath``, the JDK), the
@@ -29,7 +29,8 @@ the end, and interrupting saturation + extraction by an alarm; when it fires the
 (status ``fallback``, reason ``timeout: ...``), even one that was to stay unchanged.
 
 Worker processes (``--jobs N``, :mod:`peggy_jvm.workers`: process groups, signals, parent death, Ctrl-Z): one
-task per class. A worker that dies (killed, out of memory) leaves its classes as they were: every method of them
+task per class, the largest classes first (``workers.largest_first``: no worker idles at the end while another
+runs a large class started last). A worker that dies (killed, out of memory) leaves its classes as they were: every method of them
 ``fallback``. Which worker takes which class changes nothing in the output: each method's result is a function
 of its class, the hierarchy and the options. An interruption kills every worker's group at once; the caller's
 ``finally`` blocks then remove temporaries and nothing is written.
