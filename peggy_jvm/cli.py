@@ -429,10 +429,10 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
 
 class _ProgressDisplay:
     """A long command's progress on stderr. On a terminal: a rich bar (inputs of :data:`MIN_BAR_TOTAL` items or
-    more) with the counts, the time elapsed and the estimate of the time left, gone when the command ends. Otherwise (a CI log, a pipe): one plain line every
-    :data:`PROGRESS_INTERVAL_ENV` seconds (the first after that long, so short runs print none), with no control
-    sequences: ``peggy-jvm: optimize: 120/2000 classes, 3400 methods, 560 rewritten, 1m30s elapsed, about
-    24m12s left``."""
+    more) with the counts, the time elapsed and the estimate of the time left, gone when the command ends.
+    Otherwise (a CI log, a pipe): one plain line every :data:`PROGRESS_INTERVAL_ENV` seconds (the first after
+    that long, so short runs print none), with no control sequences: ``peggy-jvm: optimize: 120/2000 classes,
+    3400 methods, 560 rewritten, 1m30s elapsed, about 24m12s left``."""
 
     def __init__(self, command: str, unit: str) -> None:
         from rich.console import Console
@@ -470,7 +470,8 @@ class _ProgressDisplay:
                                 TextColumn("{task.fields[left]}"), console=self.console, transient=True)
             self.bar.start()
             self.task = self.bar.add_task(self.unit, total=total, detail=detail, left=left)
-        self.bar.update(self.task, completed=done, detail=detail, left=left)  # type: ignore[arg-type]  # set with the bar
+        # the task was set with the bar
+        self.bar.update(self.task, completed=done, detail=detail, left=left)  # type: ignore[arg-type]
 
     def close(self) -> None:
         if self.bar is not None:

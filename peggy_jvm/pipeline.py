@@ -7,8 +7,9 @@ directory, optionally on several processes).
 The full stage is one line of stages, each a function of this module taking the previous one's output
 (:func:`_full`): build (``peg.build``) -> saturate (:mod:`peggy_jvm.saturate`, the rules of
 :mod:`peggy_jvm.rules.policy`) -> extract (:mod:`peggy_jvm.pegextract`, with the reverter's acceptance test
-:func:`revertible`; skipped by the triage, :mod:`peggy_jvm.triage`, when no extraction can be cheaper) -> revert (``revert.revert``) -> lower (``ir.lower``) -> the decision on the emitted code
-(:func:`_check_emitted`) -> self-check (``validate.selfcheck.prove_rewrite`` with ``rules.policy.proof_rules``).
+:func:`revertible`; skipped by the triage, :mod:`peggy_jvm.triage`, when no extraction can be cheaper) -> revert
+(``revert.revert``) -> lower (``ir.lower``) -> the decision on the emitted code (:func:`_check_emitted`) ->
+self-check (``validate.selfcheck.prove_rewrite`` with ``rules.policy.proof_rules``).
 
 Inputs: class-file bytes, the class-hierarchy sources (the input's own classes, ``--classpath``, the JDK), the
 stage, the work budget, the per-method safety net and the goal. Outputs: new class bytes and one report row per
@@ -30,10 +31,10 @@ the end, and interrupting saturation + extraction by an alarm; when it fires the
 
 Worker processes (``--jobs N``, :mod:`peggy_jvm.workers`: process groups, signals, parent death, Ctrl-Z): one
 task per class, the largest classes first (``workers.largest_first``: no worker idles at the end while another
-runs a large class started last). A worker that dies (killed, out of memory) leaves its classes as they were: every method of them
-``fallback``. Which worker takes which class changes nothing in the output: each method's result is a function
-of its class, the hierarchy and the options. An interruption kills every worker's group at once; the caller's
-``finally`` blocks then remove temporaries and nothing is written.
+runs a large class started last). A worker that dies (killed, out of memory) leaves its classes as they were:
+every method of them ``fallback``. Which worker takes which class changes nothing in the output: each
+method's result is a function of its class, the hierarchy and the options. An interruption kills every worker's
+group at once; the caller's ``finally`` blocks then remove temporaries and nothing is written.
 
 Result cache (``--cache``, :mod:`peggy_jvm.cache`): each class is looked up in it first, in the process that
 would optimize it (:func:`_work`, the one call); a hit is the stored output and report rows, a miss is optimized
@@ -728,7 +729,7 @@ def peak_memory_mib(workers: bool) -> dict[str, float | None]:
     an earlier run in the same process counts too: the kernel keeps one maximum.)"""
     import resource
     unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+
     def mib(who: int) -> float:
         return round(resource.getrusage(who).ru_maxrss * unit / 2**20, 1)
     return {"main": mib(resource.RUSAGE_SELF), "workers": mib(resource.RUSAGE_CHILDREN) if workers else None}
-

@@ -15,7 +15,7 @@ the full run. Only the report's reason differs.
 The bound: the optimum of the extraction problem (``pegextract.peg_problem.build_problem``) without the checker,
 as ``extract.maxsat.solve`` proves it (its ``lower_bound``, within a share of the extraction's solver work), with
 every node priced *from below*: its base cost times ``BASE_LOOP_MULTIPLIER`` per loop depth its class *must*
-vary in (:func:`_must_vary`: the least fixpoint of ``PEG.variance``'s rules with the intersection over a class's
+vary in (:func:`_must_vary`: the least fixpoint of ``PEG.variance``'s rule with the intersection over a class's
 nodes; every node a selection may pick varies in at least those depths, so the extracted PEG's own variance
 contains them), for ``--goal size`` its byte size. The problem's own prices cannot serve: they use the e-graph's
 variance analysis, where a class *may* vary, an upper bound. Without loops both prices are the same. Every
@@ -32,11 +32,12 @@ from dataclasses import replace
 
 from .codecost import Goal
 from .extract import maxsat
-from .extract.problem import ExtractionProblem, InfeasibleProblemError
+from .extract.greedy import greedy_extract
+from .extract.problem import ExtractionProblem, InfeasibleProblemError, evaluate_selection
 from .pegextract.cost import MAX_DEPTH, node_cost, peg_cost
 from .pegextract.peg_problem import build_problem, class_number
 from .pegextract.select import ExtractReport
-from .peg.graph import PEG
+from .peg.graph import PEG, variance_rule
 from .saturate import Saturation
 
 __all__ = ["SOLVE_SHARE", "cannot_pay", "cost_lower_bound"]
@@ -48,7 +49,8 @@ SOLVE_SHARE = 4
 
 def _must_vary(sat: Saturation, classes: list[int]) -> dict[int, frozenset[int]]:
     """Per class of ``classes`` (canonical, closed under children), the loop depths every node of it varies in
-    within any extracted PEG: ``PEG.variance``'s rules, least fixpoint, intersected over the class's nodes."""
+    within any extracted PEG: ``peg.graph.variance_rule``, least fixpoint, intersected over the class's nodes
+    (a lower bound of the least fixpoint over any one choice of nodes, which is the extracted PEG's)."""
     eg = sat.egraph
     find = eg.find
     var: dict[int, frozenset[int]] = {c: frozenset() for c in classes}
@@ -64,15 +66,7 @@ def _must_vary(sat: Saturation, classes: list[int]) -> dict[int, frozenset[int]]
         queued.discard(c)
         common: frozenset[int] | None = None
         for op, attr, kids in eg.nodes(c):
-            kv = [var[find(k)] for k in kids]
-            if op == "theta":
-                v = kv[0] | kv[1] | {attr}
-            elif op == "eval":
-                v = (kv[0] - {attr}) | kv[1]
-            elif op == "pass":
-                v = kv[0] - {attr}
-            else:
-                v = frozenset().union(*kv)
+            v = variance_rule(op, attr, [var[find(k)] for k in kids])
             common = v if common is None else common & v
             if not common:
                 break
@@ -101,8 +95,13 @@ def cost_lower_bound(sat: Saturation, peg: PEG, goal: Goal = Goal.SPEED, work: i
                      ) -> float | None:
     """A cost no extraction of ``sat`` (the saturation of ``peg``) can go below, in ``peg_cost``'s measure for
     ``goal`` (module docstring); None when ``work`` solver units prove none."""
+    return _optimum_from_below(_priced_from_below(sat, peg, goal), work)
+
+
+def _optimum_from_below(problem: ExtractionProblem, work: int) -> float | None:
+    """The optimum of ``problem`` (priced from below) as ``extract.maxsat.solve`` proves it within ``work``."""
     try:
-        return maxsat.solve(_priced_from_below(sat, peg, goal), work=max(1, work)).lower_bound
+        return maxsat.solve(problem, work=max(1, work)).lower_bound
     except InfeasibleProblemError:  # cannot be (the original is a selection): no verdict then
         return None
 
@@ -112,11 +111,20 @@ def cannot_pay(peg: PEG, sat: Saturation, goal: Goal = Goal.SPEED, solver_work: 
     """The report extraction would end with when no extraction of ``sat`` (the saturation of ``peg``) can be
     strictly cheaper than ``peg`` for ``goal`` (status "original", the bound as its note); None when one might
     be, or when nothing fired (``extract_peg`` says so itself, without solving). ``solver_work``: the
-    extraction's solver work, of which the bound gets ``1 / SOLVE_SHARE``."""
+    extraction's solver work, of which the bound gets ``1 / SOLVE_SHARE``; no solve at all when the greedy
+    selection of the problem priced from below is already cheaper than ``peg`` (most methods a rule improves).
+    """
     if not sat.run.fired() and not sat.inlined:
         return None
     before = peg_cost(peg, goal)
-    bound = cost_lower_bound(sat, peg, goal, solver_work // SOLVE_SHARE)
+    problem = _priced_from_below(sat, peg, goal)
+    try:
+        greedy = greedy_extract(problem)
+    except InfeasibleProblemError:  # cannot be (the original is a selection): no verdict then
+        return None
+    if greedy.cost < before and evaluate_selection(problem, greedy.selection).valid:
+        return None  # a selection below the original's price: no bound can say it cannot pay
+    bound = _optimum_from_below(problem, solver_work // SOLVE_SHARE)
     if bound is None or bound < before:
         return None
     return ExtractReport("original", before, before, {}, str(sat.run),

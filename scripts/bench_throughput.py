@@ -15,11 +15,12 @@ spreads over all packages; the whole jar is the class path, so the sampled class
 
 Usage::
 
-    scripts/bench_throughput.py --old /tmp/old-src --jar ~/.cache/peggy-jvm/corpus/jars/guava.jar \\
-        --jar ~/.cache/peggy-jvm/corpus/jars/commons-math3.jar --classes 300 --repeat 1
+    scripts/bench_throughput.py --old /tmp/old-src --classes 300 --repeat 1 \\
+        --jar ~/.cache/peggy-jvm/corpus/jars/guava.jar --jar ~/.cache/peggy-jvm/corpus/jars/commons-math3.jar
 
-``--old DIR`` (and ``--new DIR``, default this checkout): a source tree of the old build (``git archive <commit> | tar -x -C DIR``), run with this venv's
-Python and ``PYTHONPATH=DIR``; without it only the current build is measured (jobs 1 against jobs 2).
+``--old DIR`` (and ``--new DIR``, default this checkout): a source tree of the old build (``git archive <commit>
+| tar -x -C DIR``), run with this venv's Python and ``PYTHONPATH=DIR``; without it only the current build is
+measured (jobs 1 against jobs 2).
 """
 from __future__ import annotations
 

@@ -27,7 +27,9 @@ public class Triage {
     static void verify(boolean e) { if (!e) { throw new IllegalStateException(); } }
     static int other(int x, int y) { if (x != y) { return x; } return 0; }
     static int licm(int n, int a, int b) { int s = 0; for (int i = 0; i < n; i++) { s += a * b + i; } return s; }
-    static int sumNonZero(int[] a) { int s = 0; for (int i = 0; i < a.length; i++) { if (a[i] != 0) { s += a[i]; } } return s; }
+    static int sumNonZero(int[] a) {
+        int s = 0; for (int i = 0; i < a.length; i++) { if (a[i] != 0) { s += a[i]; } } return s;
+    }
     static int fold(int x) { int a = 3; int b = a * 4; if (b > 10) { return x + b; } else { return x - b; } }
 }
 """
