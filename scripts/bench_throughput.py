@@ -7,7 +7,8 @@ What it measures: each run is ``python -m peggy_jvm.cli optimize SAMPLE.jar --cl
 (``RUSAGE_CHILDREN`` around the run: the pool's workers are reaped before the command ends), its wall time the
 clock's. Methods are the report's rows with code (abstract and native methods excluded). The builds alternate
 run by run (old, new, old, new ...) so that the machine's load falls on both alike; ratios are of sums over the
-repetitions. Every run's output jar is compared byte for byte with the first run's of the same sample: the
+repetitions. For balance without the machine's load, two workers are also simulated from the ``--jobs 1``
+run's per-class times (:func:`balance`). Every run's output jar is compared byte for byte with the first run's of the same sample: the
 old and new builds and both job counts must agree (a difference is reported and makes the exit status 1).
 
 Sampling: ``--classes N`` takes every k-th class of the jar in name order (k = count // N), so the sample
@@ -83,6 +84,30 @@ def run_once(src: Path | None, sample: Path, full: Path, jobs: int, work: Path, 
     return Run(build, jobs, methods, cpu, wall, out.read_bytes())
 
 
+def balance(report: Path, sample: Path, jobs: int = 2) -> tuple[float, float, float]:
+    """Load-independent balance of ``jobs`` workers, simulated from a ``--jobs 1`` report's per-class times:
+    each class to the first free worker, in input order and largest (bytes) first; returns each order's
+    efficiency (total time / (jobs x finishing time); 1.0 is perfect) and the largest class's share of the
+    total time."""
+    rows = json.loads(report.read_text())["methods"]
+    stage = json.loads(report.read_text())["stage"]
+    per_class: dict[str, float] = {}
+    for m in rows:
+        per_class[m["class"]] = per_class.get(m["class"], 0.0) + m["time_ms"].get(stage, 0.0)
+    with zipfile.ZipFile(sample) as z:
+        sizes = {n[:-len(".class")]: z.getinfo(n).file_size for n in z.namelist()}
+    order = [c for c in sorted(sizes) if c in per_class]
+    total = sum(per_class.values())
+
+    def efficiency(classes: list[str]) -> float:
+        loads = [0.0] * jobs
+        for c in classes:
+            loads[loads.index(min(loads))] += per_class[c]
+        return total / (jobs * max(loads)) if total else 1.0
+    largest = sorted(order, key=lambda c: -sizes[c])
+    return efficiency(order), efficiency(largest), max(per_class.values()) / total if total else 0.0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jar", type=Path, action="append", required=True, help="a jar to sample (repeatable)")
@@ -106,6 +131,11 @@ def main() -> int:
             for _ in range(args.repeat):
                 for build, jobs in plan:
                     runs.append(run_once(args.old if build == "old" else args.new, sample, jar, jobs, work, build))
+            if ("new", 1) in plan:
+                in_order, largest, share = balance(work / "rep-new-1.json", sample)
+                print(f"<!-- {jar.stem}: 2 workers simulated from the new --jobs 1 run's class times: efficiency "
+                      f"{in_order:.3f} in input order, {largest:.3f} largest first; largest class "
+                      f"{100 * share:.1f}% of the time -->", flush=True)
             reference = runs[0].out
             for build, jobs in plan:
                 mine = [r for r in runs if (r.build, r.jobs) == (build, jobs)]

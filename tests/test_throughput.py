@@ -6,8 +6,10 @@ and the JSON report has the run's peak memory.
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -153,3 +155,17 @@ def test_json_has_peak_memory(fixture_classes, tmp_path, jobs):
         assert peak["workers"] is None
     else:
         assert peak["workers"] > 10
+
+
+def test_no_progress_on_a_pipe(fixture_classes, tmp_path):
+    """With stderr a pipe (not a terminal) and the default pace, a run shorter than the pace prints no bar and
+    no progress line: stderr stays empty (an input large enough for the bar on a terminal)."""
+    src = fixture_classes["release17"]
+    assert len(list(src.rglob("*.class"))) >= 20  # cli.MIN_BAR_TOTAL: a terminal would get the bar
+    env = {k: v for k, v in os.environ.items() if k != "PEGGY_JVM_PROGRESS_INTERVAL"}
+    done = subprocess.run([sys.executable, "-m", "peggy_jvm.cli", "optimize", str(src), "-o", str(tmp_path / "o"),
+                           "--stage", "ir", "--no-cache"], capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert "\x1b" not in done.stdout
