@@ -58,7 +58,8 @@ def _run(src: Path, out: Path, triage: bool, mp: pytest.MonkeyPatch, goal: Goal 
 def test_triage_skips_only_what_keeps_the_original(triage_class, tmp_path, monkeypatch, goal):
     """With and without the triage: the same class bytes; a method the triage skips is one the full run keeps
     unchanged too (extraction finding nothing cheaper), with the bound it names at least its cost; a method no
-    rule touches says so, and a rewritten method is rewritten either way."""
+    rule touches says so, and a rewritten method is rewritten either way (the loops of ``licm`` and
+    ``sumNonZero`` get no verdict under ``speed``: not skipped)."""
     on, _ = _run(triage_class, tmp_path / "on.class", True, monkeypatch, goal)
     off, _ = _run(triage_class, tmp_path / "off.class", False, monkeypatch, goal)
     assert (tmp_path / "on.class").read_bytes() == (tmp_path / "off.class").read_bytes()
@@ -85,13 +86,14 @@ def test_triage_skips_only_what_keeps_the_original(triage_class, tmp_path, monke
 
 def test_bound_never_above_what_extraction_finds(triage_class, monkeypatch):
     """The triage's bound is a lower bound: never above the cost of the original PEG extraction keeps, nor of
-    the PEG it chooses (loops included: the bound prices loop depths a class must vary in)."""
+    the PEG it chooses; it gives one only where the extraction problem's prices are exact (no loops, or
+    ``--goal size``)."""
     monkeypatch.setattr(pipeline, "TRIAGE", False)
     data = triage_class.read_bytes()
     cf = read_class(data)
     hierarchy = ClassHierarchy([])
     hierarchy.add_lazy_classes({cf.name: data})
-    checked = 0
+    bounds: dict[tuple[str, Goal], float | None] = {}
     for m in cf.methods:
         code = read_code(m.code_attribute().data, cf.pool)
         ir = lift_method(cf, m, hierarchy, code, read_instructions(code))
@@ -99,10 +101,12 @@ def test_bound_never_above_what_extraction_finds(triage_class, monkeypatch):
             view = full_stage_view(ir, None, goal, extract=True)
             if view.saturation is None or view.report is None:
                 continue
-            bound = cost_lower_bound(view.saturation, view.peg, goal)
-            assert bound is not None and bound <= view.report.cost_after <= view.report.cost_before, (m.name, goal)
-            checked += 1
-    assert checked >= 10
+            bound = bounds[m.name, goal] = cost_lower_bound(view.saturation, view.peg, goal)
+            if bound is not None:
+                assert bound <= view.report.cost_after <= view.report.cost_before, (m.name, goal)
+    assert bounds["licm", Goal.SPEED] is None  # a loop: the problem's prices are not peg_cost's
+    assert bounds["licm", Goal.SIZE] is not None and bounds["fold", Goal.SPEED] is not None
+    assert sum(b is not None for b in bounds.values()) >= 8
 
 
 def test_largest_first_order():

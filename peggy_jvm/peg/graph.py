@@ -117,9 +117,16 @@ class PEG:
             i = work.pop()
             in_work[i] = False
             n = nodes[i]
-            v = variance_rule(n.op, n.attr, [var[c] for c in n.children])
+            if n.op == "theta":
+                v = var[n.children[0]] | var[n.children[1]] | {n.attr}
+            elif n.op == "eval":
+                v = (var[n.children[0]] - {n.attr}) | var[n.children[1]]
+            elif n.op == "pass":
+                v = var[n.children[0]] - {n.attr}
+            else:
+                v = frozenset().union(*(var[c] for c in n.children)) if n.children else frozenset()
             if v != var[i]:
-                var[i] = v
+                var[i] = frozenset(v)  # type: ignore[arg-type]  # a loop node's attr is its depth
                 for u in users[i]:
                     if not in_work[u]:
                         in_work[u] = True
@@ -134,20 +141,6 @@ class PEG:
         a = "" if n.attr is None else f"[{n.attr}]"
         return f"{n.op}{a}"
 
-
-
-def variance_rule(op: str, attr: Hashable, children: list[frozenset[int]]) -> frozenset[int]:
-    """The loop depths a node varies in given its children's (:meth:`PEG.variance`'s rule, monotone in them; the
-    triage applies it to e-classes too): a theta_l varies in l and wherever its children vary, eval_l and pass_l
-    remove l from what their sequence varies in (eval adds its index's), any other node varies where its
-    children do."""
-    if op == "theta":
-        return children[0] | children[1] | {attr}  # type: ignore[operator]  # a loop node's attr is its depth
-    if op == "eval":
-        return (children[0] - {attr}) | children[1]
-    if op == "pass":
-        return children[0] - {attr}
-    return frozenset().union(*children)
 
 
 def bisimulation_blocks(nodes: list[Node], reach: list[int]) -> dict[int, int]:
