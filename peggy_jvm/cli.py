@@ -445,10 +445,10 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
 
 class _ProgressDisplay:
     """A long command's progress on stderr. On a terminal: a rich bar (inputs of :data:`MIN_BAR_TOTAL` items or
-    more), gone when the command ends. Otherwise (a CI log, a pipe): one plain line every
-    :data:`PROGRESS_INTERVAL_ENV` seconds (the first after that long, so short runs print none), with no control
-    sequences: ``peggy-jvm: optimize: 120/2000 classes, 3400 methods, 560 rewritten, 1m30s elapsed, about
-    24m12s left``."""
+    more) with the counts, the time elapsed and the estimate of the time left, gone when the command ends.
+    Otherwise (a CI log, a pipe): one plain line every :data:`PROGRESS_INTERVAL_ENV` seconds (the first after
+    that long, so short runs print none), with no control sequences: ``peggy-jvm: optimize: 120/2000 classes,
+    3400 methods, 560 rewritten, 1m30s elapsed, about 24m12s left``."""
 
     def __init__(self, command: str, unit: str) -> None:
         from rich.console import Console
@@ -462,28 +462,32 @@ class _ProgressDisplay:
 
     def update(self, done: int, total: int, detail: str, left_per_elapsed: float | None) -> None:
         """``left_per_elapsed``: the time still to go as a multiple of the time so far (None: unknown yet)."""
-        if self.console.is_terminal:
-            self._update_bar(done, total)
-            return
         now = time.monotonic()
+        elapsed = now - self.started
+        left = f"about {_duration(elapsed * left_per_elapsed)} left" if left_per_elapsed is not None else ""
+        if self.console.is_terminal:
+            self._update_bar(done, total, detail, left)
+            return
         if self.interval <= 0 or now - self.last < self.interval:
             return
         self.last = now
-        elapsed = now - self.started
-        left = f", about {_duration(elapsed * left_per_elapsed)} left" if left_per_elapsed is not None else ""
         click.echo(f"peggy-jvm: {self.command}: {done}/{total} {self.unit}, {detail}, {_duration(elapsed)} "
-                   f"elapsed{left}", err=True)
+                   f"elapsed{', ' + left if left else ''}", err=True)
 
-    def _update_bar(self, done: int, total: int) -> None:
+    def _update_bar(self, done: int, total: int, detail: str, left: str) -> None:
         if total < MIN_BAR_TOTAL:
             return
         if self.bar is None:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            # the time left is the caller's estimate (optimize: from the class bytes done), not rich's rate of
+            # items: one large class would make an item rate wrong for minutes
             self.bar = Progress(TextColumn(f"[bold]{self.command}"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), console=self.console, transient=True)
+                                TextColumn(self.unit), TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
+                                TextColumn("{task.fields[left]}"), console=self.console, transient=True)
             self.bar.start()
-            self.task = self.bar.add_task(self.unit, total=total)
-        self.bar.update(self.task, completed=done)  # type: ignore[arg-type]  # set with the bar
+            self.task = self.bar.add_task(self.unit, total=total, detail=detail, left=left)
+        # the task was set with the bar
+        self.bar.update(self.task, completed=done, detail=detail, left=left)  # type: ignore[arg-type]
 
     def close(self) -> None:
         if self.bar is not None:

@@ -7,8 +7,9 @@ directory, optionally on several processes).
 The full stage is one line of stages, each a function of this module taking the previous one's output
 (:func:`_full`): build (``peg.build``) -> saturate (:mod:`peggy_jvm.saturate`, the rules of
 :mod:`peggy_jvm.rules.policy`) -> extract (:mod:`peggy_jvm.pegextract`, with the reverter's acceptance test
-:func:`revertible`) -> revert (``revert.revert``) -> lower (``ir.lower``) -> the decision on the emitted code
-(:func:`_check_emitted`) -> self-check (``validate.selfcheck.prove_rewrite`` with ``rules.policy.proof_rules``).
+:func:`revertible`; skipped by the triage, :mod:`peggy_jvm.triage`, when no extraction can be cheaper) -> revert
+(``revert.revert``) -> lower (``ir.lower``) -> the decision on the emitted code (:func:`_check_emitted`) ->
+self-check (``validate.selfcheck.prove_rewrite`` with ``rules.policy.proof_rules``).
 
 Inputs: class-file bytes, the class-hierarchy sources (the input's own classes, ``--classpath``, the JDK), the
 stage, the work budget, the per-method safety net and the goal. Outputs: new class bytes and one report row per
@@ -30,10 +31,11 @@ the end, and interrupting saturation + extraction by an alarm; when it fires the
 (status ``fallback``, reason ``timeout: ...``), even one that was to stay unchanged.
 
 Worker processes (``--jobs N``, :mod:`peggy_jvm.workers`: process groups, signals, parent death, Ctrl-Z): one
-task per class. A worker that dies (killed, out of memory) leaves its classes as they were: every method of them
-``fallback``. Which worker takes which class changes nothing in the output: each method's result is a function
-of its class, the hierarchy and the options. An interruption kills every worker's group at once; the caller's
-``finally`` blocks then remove temporaries and nothing is written.
+task per class, the largest classes first (``workers.largest_first``: no worker idles at the end while another
+runs a large class started last). A worker that dies (killed, out of memory) leaves its classes as they were:
+every method of them ``fallback``. Which worker takes which class changes nothing in the output: each
+method's result is a function of its class, the hierarchy and the options. An interruption kills every worker's
+group at once; the caller's ``finally`` blocks then remove temporaries and nothing is written.
 
 Result cache (``--cache``, :mod:`peggy_jvm.cache`): each class is looked up in it first, in the process that
 would optimize it (:func:`_work`, the one call); a hit is the stored output and report rows, a miss is optimized
@@ -79,7 +81,7 @@ from .budget import DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, 
 from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
 from .cache import ResultCache, optimize_class_cached
-from .workers import run_pool
+from .workers import largest_first, run_pool
 
 if TYPE_CHECKING:  # the rules, the e-graph and the solver stack are imported only by the stage that needs them
     from .pegextract.select import ExtractReport
@@ -170,6 +172,9 @@ class RunReport:
     #: with the result cache: its directory, how many methods came from it, how many entries the run evicted
     #: (``cache.py``); None without
     cache: dict | None = None
+    #: peak resident memory in MiB (:func:`peak_memory_mib`): ``main``, the process that ran
+    #: :func:`optimize_input`, and ``workers``, the largest worker process (None without workers)
+    peak_memory_mib: dict | None = None
 
     def summary(self) -> dict:
         counts = {"rewritten": 0, "unchanged": 0, "fallback": 0}
@@ -192,6 +197,8 @@ class RunReport:
                "summary": self.summary(), "warnings": self.warnings}
         if self.cache is not None:
             out["cache"] = self.cache
+        if self.peak_memory_mib is not None:
+            out["peak_memory_mib"] = self.peak_memory_mib
         return out
 
 
@@ -230,12 +237,21 @@ def _saturate(peg: PegGraph, rewrites: list, work: WorkBudget, callees: CalleeSo
     return saturate(peg, rewrites, work.saturation(), callees) if checkable(peg) else None
 
 
+#: the per-method triage (:mod:`peggy_jvm.triage`) on; off only to compare its output with the full run's (tests)
+TRIAGE = True
+
+
 def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: Goal
              ) -> tuple[PegGraph, ExtractReport]:
     """Extract: the cheapest checked PEG of ``sat`` for ``goal`` that the reverter can schedule
     (:func:`revertible`), or ``peg`` itself; one place for :func:`_full` and :func:`full_stage_view`, so that
     what people are shown is what the optimizer did."""
     from .pegextract.select import extract_peg
+    if TRIAGE and sat is not None:
+        from .triage import cannot_pay
+        skipped = cannot_pay(peg, sat, goal, work.solver_work)
+        if skipped is not None:  # extraction would return the original: its solver and checker are not run
+            return peg, skipped
     return extract_peg(peg, sat, work=work.solver_work, accept=revertible(ir), goal=goal)
 
 
@@ -704,11 +720,13 @@ def _run_pool(work: list[tuple[int, str, bytes]], jobs: int, init_args: tuple,
         if progress:
             progress(tally.now())
 
+    # the largest classes first (a class's bytes predict its work): no worker idles at the end
+    ordered = largest_first(work, lambda item: len(item[2]))
     if scheduler is not None:
         from .dask_executor import run_dask  # Dask is an optional extra: imported only when asked for
-        run_dask(work, scheduler, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
+        run_dask(ordered, scheduler, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
     else:
-        run_pool(work, jobs, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
+        run_pool(ordered, jobs, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
 
 
 def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:
@@ -779,5 +797,17 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
         hits = sum(1 for m in report.methods if "cache" in m.time_ms)  # the workers' hits are seen only here
         report.cache = {"dir": str(cache.root), "methods_cached": hits, "evicted": cache.evict()}
     report.seconds = time.perf_counter() - started
+    report.peak_memory_mib = peak_memory_mib(workers=jobs > 1 and len(work) > 1)
     return target, report
 
+
+def peak_memory_mib(workers: bool) -> dict[str, float | None]:
+    """The peak resident set of this process and (``workers``) of the largest child process it has waited for,
+    in MiB: the pool's workers are all reaped when :func:`~peggy_jvm.workers.run_pool` returns. (A child of
+    an earlier run in the same process counts too: the kernel keeps one maximum.)"""
+    import resource
+    unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+
+    def mib(who: int) -> float:
+        return round(resource.getrusage(who).ru_maxrss * unit / 2**20, 1)
+    return {"main": mib(resource.RUSAGE_SELF), "workers": mib(resource.RUSAGE_CHILDREN) if workers else None}

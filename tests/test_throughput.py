@@ -1,0 +1,175 @@
+"""Whole-input throughput (issue 19, item 2): the per-method triage (``peggy_jvm/triage.py``) skips only work
+whose result would have been "original kept" (same bytes with and without it, and its bound never above what
+extraction finds), the pool gets the largest classes first, the progress bar shows counts and the time left,
+and the JSON report has the run's peak memory.
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import peggy_jvm.pipeline as pipeline
+from peggy_jvm.classfile.hierarchy import ClassHierarchy
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
+from peggy_jvm.codecost import Goal
+from peggy_jvm.ir.lift import lift_method
+from peggy_jvm.pipeline import Stage, full_stage_view, optimize_input
+from peggy_jvm.triage import cost_lower_bound
+from peggy_jvm.workers import largest_first
+
+SOURCE = """
+public class Triage {
+    static int id(int a) { return a; }
+    static void verify(boolean e) { if (!e) { throw new IllegalStateException(); } }
+    static int other(int x, int y) { if (x != y) { return x; } return 0; }
+    static int licm(int n, int a, int b) { int s = 0; for (int i = 0; i < n; i++) { s += a * b + i; } return s; }
+    static int sumNonZero(int[] a) {
+        int s = 0; for (int i = 0; i < a.length; i++) { if (a[i] != 0) { s += a[i]; } } return s;
+    }
+    static int fold(int x) { int a = 3; int b = a * 4; if (b > 10) { return x + b; } else { return x - b; } }
+}
+"""
+CANNOT_PAY = re.compile(r"no cheaper PEG \(cannot pay: every extraction costs at least (\d+) >= (\d+)\)"
+                        r"(?:; its round trip: .*)?")  # --goal size judges the round trip
+
+
+@pytest.fixture(scope="module")
+def triage_class(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("triage")
+    (work / "Triage.java").write_text(SOURCE)
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(work / "classes"), str(work / "Triage.java")],
+                   check=True)
+    return work / "classes" / "Triage.class"
+
+
+def _run(src: Path, out: Path, triage: bool, mp: pytest.MonkeyPatch, goal: Goal = Goal.SPEED, jobs: int = 1):
+    mp.setattr(pipeline, "TRIAGE", triage)
+    _, report = optimize_input(src, out, Stage.FULL, jobs=jobs, goal=goal)
+    return {m.name: m for m in report.methods}, report
+
+
+@pytest.mark.parametrize("goal", [Goal.SPEED, Goal.SIZE])
+def test_triage_skips_only_what_keeps_the_original(triage_class, tmp_path, monkeypatch, goal):
+    """With and without the triage: the same class bytes; a method the triage skips is one the full run keeps
+    unchanged too (extraction finding nothing cheaper), with the bound it names at least its cost; a method no
+    rule touches says so, and a rewritten method is rewritten either way (the loops of ``licm`` and
+    ``sumNonZero`` get no verdict under ``speed``: not skipped)."""
+    on, _ = _run(triage_class, tmp_path / "on.class", True, monkeypatch, goal)
+    off, _ = _run(triage_class, tmp_path / "off.class", False, monkeypatch, goal)
+    assert (tmp_path / "on.class").read_bytes() == (tmp_path / "off.class").read_bytes()
+    skipped = [name for name, m in on.items() if "cannot pay" in m.reason]
+    assert skipped, {n: m.reason for n, m in on.items()}
+    for name in skipped:
+        m = on[name]
+        match = CANNOT_PAY.fullmatch(m.reason)
+        assert match, m.reason
+        bound, before = map(int, match.groups())
+        assert bound >= before == m.cost_before
+        assert m.status == "unchanged" and m.extraction == "original"
+        assert off[name].status == "unchanged" and off[name].reason.startswith("no cheaper PEG ("), off[name].reason
+        assert "cannot pay" not in off[name].reason
+    assert on["id"].reason == off["id"].reason
+    assert on["id"].reason.startswith("no cheaper PEG (no rule fired)")
+    for name, m in off.items():  # the triage never stops a method the full run rewrites
+        if m.status == "rewritten":
+            assert on[name].status == "rewritten" and on[name].bytes_after == m.bytes_after
+    if goal is Goal.SPEED:
+        assert on["verify"].status == "unchanged" and "cannot pay" in on["verify"].reason
+        assert on["licm"].status == "rewritten"
+
+
+def test_bound_never_above_what_extraction_finds(triage_class, monkeypatch):
+    """The triage's bound is a lower bound: never above the cost of the original PEG extraction keeps, nor of
+    the PEG it chooses; it gives one only where the extraction problem's prices are exact (no loops, or
+    ``--goal size``)."""
+    monkeypatch.setattr(pipeline, "TRIAGE", False)
+    data = triage_class.read_bytes()
+    cf = read_class(data)
+    hierarchy = ClassHierarchy([])
+    hierarchy.add_lazy_classes({cf.name: data})
+    bounds: dict[tuple[str, Goal], float | None] = {}
+    for m in cf.methods:
+        code = read_code(m.code_attribute().data, cf.pool)
+        ir = lift_method(cf, m, hierarchy, code, read_instructions(code))
+        for goal in Goal:
+            view = full_stage_view(ir, None, goal, extract=True)
+            if view.saturation is None or view.report is None:
+                continue
+            bound = bounds[m.name, goal] = cost_lower_bound(view.saturation, view.peg, goal)
+            if bound is not None:
+                assert bound <= view.report.cost_after <= view.report.cost_before, (m.name, goal)
+    assert bounds["licm", Goal.SPEED] is None  # a loop: the problem's prices are not peg_cost's
+    assert bounds["licm", Goal.SIZE] is not None and bounds["fold", Goal.SPEED] is not None
+    assert sum(b is not None for b in bounds.values()) >= 8
+
+
+def test_largest_first_order():
+    """``largest_first``: decreasing size, ties in the order given."""
+    items = [("a", 3), ("b", 5), ("c", 3), ("d", 1), ("e", 5)]
+    assert [k for k, _ in largest_first(items, lambda item: item[1])] == ["b", "e", "a", "c", "d"]
+
+
+def test_pool_gets_the_largest_classes_first(fixture_classes, tmp_path, monkeypatch):
+    """``optimize_input`` with ``--jobs 2`` hands the pool its classes largest first (the class bytes)."""
+    seen: list[int] = []
+
+    def fake_pool(items, jobs, task, initializer, initargs, record, died, tick=None, tick_seconds=1.0):
+        initializer(*initargs)
+        for item in items:
+            seen.append(len(item[2]))
+            record(item, task(item))
+
+    monkeypatch.setattr(pipeline, "run_pool", fake_pool)
+    src = fixture_classes["release17"]
+    optimize_input(src, tmp_path / "out", Stage.CLASSFILE, jobs=2)
+    sizes = sorted((p.stat().st_size for p in src.rglob("*.class")), reverse=True)
+    assert seen == sizes and len(seen) > 3
+
+
+def test_progress_bar_counts_and_time_left(monkeypatch):
+    """On a terminal the bar shows the classes, the caller's counts and its estimate of the time left."""
+    from rich.console import Console
+    from peggy_jvm import cli
+
+    display = cli._ProgressDisplay("optimize", "classes")
+    buf = io.StringIO()
+    display.console = Console(file=buf, force_terminal=True, width=200)
+    display.started -= 90  # as if 90 s had passed
+    display.update(30, 120, "400 methods, 12 rewritten", 3.0)
+    assert display.bar is not None
+    display.bar.refresh()
+    display.close()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", buf.getvalue())
+    assert "30/120 classes" in text and "400 methods, 12 rewritten" in text
+    assert re.search(r"about 4m3\ds left", text), text  # 3 x 90 s to go
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_json_has_peak_memory(fixture_classes, tmp_path, jobs):
+    _, report = optimize_input(fixture_classes["release17"], tmp_path / "out", Stage.CLASSFILE, jobs=jobs)
+    peak = report.to_json()["peak_memory_mib"]
+    assert peak["main"] > 10  # a Python process with the class-file layer loaded
+    if jobs == 1:
+        assert peak["workers"] is None
+    else:
+        assert peak["workers"] > 10
+
+
+def test_no_progress_on_a_pipe(fixture_classes, tmp_path):
+    """With stderr a pipe (not a terminal) and the default pace, a run shorter than the pace prints no bar and
+    no progress line: stderr stays empty (an input large enough for the bar on a terminal)."""
+    src = fixture_classes["release17"]
+    assert len(list(src.rglob("*.class"))) >= 20  # cli.MIN_BAR_TOTAL: a terminal would get the bar
+    env = {k: v for k, v in os.environ.items() if k != "PEGGY_JVM_PROGRESS_INTERVAL"}
+    done = subprocess.run([sys.executable, "-m", "peggy_jvm.cli", "optimize", str(src), "-o", str(tmp_path / "o"),
+                           "--stage", "ir", "--no-cache"], capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert "\x1b" not in done.stdout
