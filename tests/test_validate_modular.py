@@ -34,6 +34,8 @@ ORIG = """public class Old {
     static boolean isOdd(int n) { return n == 0 ? false : isEven(n - 1); }
     static int sum(int n) { return n <= 0 ? 0 : n + sum(n - 1); }
     static int halve(int n) { int k = 0; while (n > 0) { n -= 2; k++; } return k; }
+    static int square(int v) { return v * v; }
+    public static int norm(int a, int b) { return square(a) + square(b); }
 }
 """
 OPT = """public class New {
@@ -59,6 +61,7 @@ OPT = """public class New {
     static boolean isOdd(int n) { if (n != 0) return isEven(n - 1); return false; }
     static int sum(int n) { return n <= 0 ? 0 : n + sum(n - 2); }
     static int halve(int n) { int k = 0; while (n != 0) { n -= 2; k++; } return k; }
+    public static int norm(int a, int b) { return a * a + b * b; }
 }
 """
 
@@ -79,7 +82,9 @@ def rows(trees):
 # every kind of reference renamed by --map: calls, new, fields, arrays, class literals, instanceof, checkcast,
 # descriptors; then recursion
 PROVED = ["helper", "entry", "make", "array", "literal", "isSelf", "cast", "plus", "viaObject",
-          "fact", "fib", "isEven", "isOdd"]
+          "fact", "fib", "isEven", "isOdd", "norm"]
+# norm: ORIG's own helper square (no partner: OPT inlined it by hand) is inlined from ORIG's class although
+# --map names its call New.square
 
 
 @pytest.mark.parametrize("name", PROVED)

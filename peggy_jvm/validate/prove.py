@@ -90,14 +90,18 @@ def _identical(pair: MethodPair, same_pool: bool) -> bool:
 @dataclass
 class _ViewedCallees(CalleeSource):
     """ORIG's callees as ORIG's viewed PEG names its calls: a call the view kept apart (its name marked
-    :data:`~.modular.UNPROVED`) is still a call of ORIG's own method, so it may be inlined with ORIG's body, and
-    the body is read through the same view (its own calls and fields in OPT's names, its unproved calls kept
-    apart). A call whose owner ``--map`` renamed is not found in ORIG's classes: not inlined."""
+    :data:`~.modular.UNPROVED`) or renamed by ``--map`` is still a call of ORIG's own method, so it may be inlined
+    with ORIG's body (found under ORIG's names: ``view.original``), and the body is read through the same view
+    (its own calls and fields in OPT's names, its unproved calls kept apart). Inlining ORIG's own callee into ORIG
+    is exact whether or not its pair is proved: nothing about OPT's method is assumed."""
 
     view: Callable[[PEG], PEG] | None = None
 
     def body(self, kind: str, ref: MethodRef) -> Body | str:
-        if ref.name.endswith(UNPROVED):
+        original = getattr(self.view, "original", None)
+        if original is not None:
+            ref = original(ref)
+        elif ref.name.endswith(UNPROVED):
             ref = replace(ref, name=ref.name[:-len(UNPROVED)])
         got = super().body(kind, ref)
         if isinstance(got, Body) and self.view is not None:
