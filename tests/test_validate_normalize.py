@@ -238,3 +238,40 @@ def test_a_flag_tested_after_a_join_is_folded_in_each_case():
     assert not bisimilar(orig, opt)
     assert equal_by_cases(joint_peg(orig, opt)[0]) is not None
     assert equal_by_cases(joint_peg(orig, _flag("wrong"))[0]) is None
+
+
+def _sign(g: PEG, tests: list[tuple[str, int, int]], default: int) -> int:
+    """``if (x <op> k) return r; ... return default`` over param 1 as nested phis."""
+    _c, x, _y = _params(g)
+    out = g.add("const.i", default)
+    for op, k, r in reversed(tests):
+        out = g.add("phi", None, (g.add(op, None, (x, g.add("const.i", k))), g.add("const.i", r), out))
+    return out
+
+
+def test_comparisons_of_one_term_decide_each_other():
+    # x > 0 ? 1 : x < 0 ? -1 : 0   against   x == 0 ? 0 : x >= 1 ? 1 : -1
+    a = _peg(lambda g: _sign(g, [("gt.i", 0, 1), ("lt.i", 0, -1)], 0))
+    b = _peg(lambda g: _sign(g, [("eq.i", 0, 0), ("ge.i", 1, 1)], -1))
+    u, _x, _y = joint_peg(a, b)
+    assert equal_by_cases(u) is not None
+    # inside x > 0 the test x >= 1 is decided without a split (the relation implies it)
+    inner = _peg(lambda g: _sign(g, [("gt.i", 0, 7)], 0))
+    nested = _peg(lambda g: g.add("phi", None, (g.add("gt.i", None, (_params(g)[1], g.add("const.i", 0))),
+                                                _sign(g, [("ge.i", 1, 7)], 5), g.add("const.i", 0))))
+    assert bisimilar(simplify_known_conditions(nested), inner)
+
+
+def test_a_boundary_moved_by_one_is_not_decided():
+    # x > 0 ? 1 : x < 0 ? -1 : 0   against   x == 0 ? 0 : x >= 2 ? 1 : -1 (differs at x = 1)
+    a = _peg(lambda g: _sign(g, [("gt.i", 0, 1), ("lt.i", 0, -1)], 0))
+    b = _peg(lambda g: _sign(g, [("eq.i", 0, 0), ("ge.i", 2, 1)], -1))
+    u, _x, _y = joint_peg(a, b)
+    assert equal_by_cases(u) is None
+    # inside x > 0, x >= 2 is undecided (x may be 1), and a test of another term is never decided
+    nested = _peg(lambda g: g.add("phi", None, (g.add("gt.i", None, (_params(g)[1], g.add("const.i", 0))),
+                                                _sign(g, [("ge.i", 2, 7)], 5), g.add("const.i", 0))))
+    assert sum(n.op == "phi" for n in simplify_known_conditions(nested).nodes) == 2
+    other = _peg(lambda g: g.add("phi", None, (g.add("gt.i", None, (_params(g)[2], g.add("const.i", 0))),
+                                               _sign(g, [("ge.i", 1, 7)], 5), g.add("const.i", 0))))
+    assert sum(n.op == "phi" for n in simplify_known_conditions(other).nodes) == 2

@@ -55,12 +55,109 @@ class _TooBig(Exception):
 
 
 def _known(nodes: list[Node], c: int, ctx: frozenset[tuple[int, bool]]) -> bool | None:
-    """The value ``ctx`` gives condition ``c`` (negations looked through), or None."""
+    """The value ``ctx`` gives condition ``c`` (negations looked through), or None: the condition itself known,
+    or implied by the known comparisons of the same term (:func:`_implied`)."""
     base, negated = _cond(nodes, c)
     for value in (True, False):
         if (base, value) in ctx:
             return value != negated
+    implied = _implied(nodes, base, ctx)
+    return None if implied is None else implied != negated
+
+
+# An int comparison read as a relation of one exact integer term with a constant: ``x op k`` for an int ``x``;
+# ``cmp.l(x, k) op 0`` is ``x op k`` for a long ``x`` (cmp.l is -1, 0 or 1 as x <, ==, > k); and two terms
+# compared, ``x op y``, is ``x - y op 0`` over the mathematical integers (the difference is never computed, so
+# nothing wraps). Its term: ("v", x) or ("d", x, y) with x < y as node numbers (the relation flipped to match).
+_RELATIONS = {"eq.i": "eq", "ne.i": "ne", "lt.i": "lt", "le.i": "le", "gt.i": "gt", "ge.i": "ge"}
+_MIRROR = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+_NEGATION = {"eq": "ne", "ne": "eq", "lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
+Term = tuple
+
+
+def _relation(nodes: list[Node], c: int) -> tuple[Term, str, int] | None:
+    """Condition ``c`` (no ``not`` on top) as (term, relation, constant), or None when it is no such comparison."""
+    node = nodes[c]
+    rel = _RELATIONS.get(node.op)
+    if rel is None:
+        return None
+    x, y = node.children
+    kx, ky = _int_const(nodes[x], "const.i"), _int_const(nodes[y], "const.i")
+    if kx is not None and ky is not None:
+        return None  # folded elsewhere
+    if kx is not None:
+        x, y, kx, ky, rel = y, x, ky, kx, _MIRROR[rel]
+    if ky is not None:
+        inner = nodes[x]
+        if inner.op == "cmp.l" and ky == 0:  # cmp.l(a, b) op 0 is a op b, over the longs
+            a, b = inner.children
+            ka, kb = _int_const(nodes[a], "const.l"), _int_const(nodes[b], "const.l")
+            if ka is not None and kb is not None:
+                return None
+            if kb is not None:
+                return ("v", a), rel, kb
+            if ka is not None:
+                return ("v", b), _MIRROR[rel], ka
+            return (("d", a, b), rel, 0) if a < b else (("d", b, a), _MIRROR[rel], 0)
+        return ("v", x), rel, ky
+    return (("d", x, y), rel, 0) if x < y else (("d", y, x), _MIRROR[rel], 0)
+
+
+def _int_const(node: Node, op: str) -> int | None:
+    return node.attr if node.op == op and isinstance(node.attr, int) else None  # type: ignore[return-value]
+
+
+def _implied(nodes: list[Node], c: int, ctx: frozenset[tuple[int, bool]]) -> bool | None:
+    """The value of comparison ``c`` wherever the known conditions ``ctx`` hold, when the known comparisons of
+    the same term (the conditions or their negations) bound it to an interval minus some points that decide
+    ``c``; None otherwise. Exact: every relation is one of integers, with no arithmetic."""
+    want = _relation(nodes, c)
+    if want is None:
+        return None
+    term, rel, k = want
+    lo, hi, holes = -math.inf, math.inf, set()
+    for known, value in ctx:
+        base, negated = _cond(nodes, known)
+        got = _relation(nodes, base)
+        if got is None or got[0] != term:
+            continue
+        r, j = got[1] if value != negated else _NEGATION[got[1]], got[2]
+        if r == "eq":
+            lo, hi = max(lo, j), min(hi, j)
+        elif r == "ne":
+            holes.add(j)
+        elif r in ("lt", "le"):
+            hi = min(hi, j - 1 if r == "lt" else j)
+        else:
+            lo = max(lo, j + 1 if r == "gt" else j)
+    while lo in holes:  # an excluded end moves the end
+        lo += 1
+    while hi in holes:
+        hi -= 1
+    if lo > hi:
+        return None  # no value satisfies the context: an arm never taken; leave it as it is
+    if rel in ("eq", "ne"):
+        if lo == hi == k:
+            return rel == "eq"
+        if k < lo or k > hi or k in holes:
+            return rel == "ne"
+        return None
+    if rel in ("gt", "ge"):  # x > k is not x <= k
+        k, rel, flip = k, _NEGATION[rel], True
+    else:
+        flip = False
+    bound = k - 1 if rel == "lt" else k  # x <= bound
+    if hi <= bound:
+        return not flip
+    if lo > bound:
+        return flip
     return None
+
+
+def _terms(nodes: list[Node], c: int) -> frozenset[Term]:
+    """The terms comparison ``c`` relates (:func:`_relation`), for deciding which known conditions matter below."""
+    got = _relation(nodes, c)
+    return frozenset() if got is None else frozenset([got[0]])
 
 
 def _cond(nodes: list[Node], c: int) -> tuple[int, bool]:
@@ -122,12 +219,20 @@ def _simplify(peg: PEG, known: frozenset[tuple[int, bool]], deadline: float, thr
             stack.pop()
         return tested[n0]
 
+    related: dict[int, frozenset[Term]] = {}  # node -> the terms the comparisons phis below it test relate
+
+    def terms(n: int) -> frozenset[Term]:
+        if n not in related:
+            related[n] = frozenset().union(*(_terms(nodes, t) for t in tests(n)))
+        return related[n]
+
     def key(n: int, ctx: frozenset) -> tuple[int, frozenset]:
-        # only what a phi below can use: the copies of a subtree that tests nothing known are one copy
+        # only what a phi below can use (its condition, or a comparison of a term one below compares, which may
+        # imply it): the copies of a subtree that tests nothing known are one copy
         if not ctx or nodes[n].op in barrier:
             return (n, _NONE)
         below = tests(n)
-        return (n, frozenset(x for x in ctx if x[0] in below))
+        return (n, frozenset(x for x in ctx if x[0] in below or (_terms(nodes, x[0]) & terms(n))))
 
     def kids(n: int, ctx: frozenset) -> list[tuple[int, frozenset]]:
         node = nodes[n]
@@ -450,13 +555,13 @@ def pair_of(joint: PEG, x: int, y: int) -> PEG:
 
 
 def _met(u: PEG) -> bool:
-    x, y = u.nodes[u.root].children
+    x, y = u.nodes[u.root].children[:2]
     return x == y
 
 
 def _first_phi(u: PEG, start: int, barrier: frozenset[str]) -> int | None:
     """The condition of the first phi met from ``start`` (breadth first, not ``start`` itself, not below
-    ``barrier`` operators)."""
+    ``barrier`` operators; of the root's children only the two roots, not the facts of :func:`_with_fact`)."""
     seen = {start}
     queue = [start]
     for n in queue:
@@ -465,7 +570,7 @@ def _first_phi(u: PEG, start: int, barrier: frozenset[str]) -> int | None:
             return _cond(u.nodes, node.children[0])[0]
         if node.op in barrier:
             continue
-        for c in node.children:
+        for c in node.children[:2] if node.op == PAIR else node.children:
             if c not in seen:
                 seen.add(c)
                 queue.append(c)
@@ -473,9 +578,9 @@ def _first_phi(u: PEG, start: int, barrier: frozenset[str]) -> int | None:
 
 
 def _top_condition(u: PEG) -> int | None:
-    """The condition to split on: that of the first phi met from the root (breadth first, not inside loops), or,
-    when that condition is itself computed from phis (a flag set in each branch and tested after the join), the
-    first condition those test, and so on: once it is known the flag folds to a constant, where a case of the
+    """The condition to split on: that of the first phi met from the two roots (breadth first, not inside loops),
+    or, when that condition is itself computed from phis (a flag set in each branch and tested after the join),
+    the first condition those test, and so on: once it is known the flag folds to a constant, where a case of the
     flag alone would leave the phis it was made of undecided."""
     c = _first_phi(u, u.root, LOOP_OPS)
     seen: set[int] = set()
@@ -488,13 +593,26 @@ def _top_condition(u: PEG) -> int | None:
     return c
 
 
+def _with_fact(u: PEG, c: int) -> PEG:
+    """``u`` with condition ``c`` one more child of its root (after the two roots and the earlier facts): the
+    conditions a case assumes travel with the PEG through simplification and minimizing, so that a case of a
+    case still knows them (x <= 0, then x >= 0: x is 0)."""
+    root = u.nodes[u.root]
+    out = PEG(name=u.name, class_name=u.class_name, is_static=u.is_static, synchronized=u.synchronized,
+              nodes=u.nodes + [Node(PAIR, None, root.children + (c,))], root=len(u.nodes),
+              param_types=u.param_types)
+    out.seal()
+    return out
+
+
 def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf) -> int | None:
     """How many cases it took to show the two roots of ``joint`` (:func:`joint_peg`) equal (0: bisimilar as they
     are), or None when not shown within ``max_cases`` simplified copies and ``deadline`` (``time.monotonic()``).
-    See the module docstring."""
+    See the module docstring. Each case knows the conditions of the cases it is in (kept as children of the
+    root after the two roots, their values in ``values``), so comparisons they imply are decided too."""
     made = 0
 
-    def split(u: PEG) -> bool:
+    def split(u: PEG, values: tuple[bool, ...]) -> bool:
         nonlocal made
         if _met(u):
             return True
@@ -505,9 +623,13 @@ def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf) 
             made += 1
             if made > max_cases or time.monotonic() > deadline:
                 return False
-            case = simplify_known_conditions(u, frozenset({(c, value)}), deadline)
-            if case is u or not split(case):  # unchanged: the condition is not decided anywhere it matters
+            w = _with_fact(u, c)
+            facts = w.nodes[w.root].children[2:]
+            known = frozenset((_cond(w.nodes, f)[0], v != _cond(w.nodes, f)[1])
+                              for f, v in zip(facts, values + (value,)))
+            case = simplify_known_conditions(w, known, deadline)
+            if case is w or not split(case, values + (value,)):  # unchanged: the condition decides nothing
                 return False
         return True
 
-    return made if split(joint) else None
+    return made if split(joint, ()) else None
