@@ -275,3 +275,52 @@ def test_a_boundary_moved_by_one_is_not_decided():
     other = _peg(lambda g: g.add("phi", None, (g.add("gt.i", None, (_params(g)[2], g.add("const.i", 0))),
                                                _sign(g, [("ge.i", 1, 7)], 5), g.add("const.i", 0))))
     assert sum(n.op == "phi" for n in simplify_known_conditions(other).nodes) == 2
+
+
+def _clamp_low(g: PEG, with_call: bool) -> int:
+    """``Math.max(x, y)`` as a call (value and heap after it), or as written by hand: ``x >= y ? x : y``."""
+    from peggy_jvm.ir.nodes import MethodRef
+    _c, x, y = _params(g)
+    if not with_call:
+        return g.add("phi", None, (g.add("ge.i", None, (x, y)), x, y))
+    call = g.add("invoke.static", MethodRef("java/lang/Math", "max", "(II)I"), (g.add("sigma0"), x, y))
+    g.add("rho_sigma", None, (call,))
+    return g.add("rho_value", None, (call,))
+
+
+def test_a_pure_library_call_is_its_java_lang_definition():
+    from peggy_jvm.validate.normalize import expand_library_calls
+    called, written = _peg(lambda g: _clamp_low(g, True)), _peg(lambda g: _clamp_low(g, False))
+    assert not bisimilar(called, written)
+    out = expand_library_calls(called)
+    assert bisimilar(out, written), _shape(out)
+    assert not any(n.op.startswith("invoke") for n in out.nodes)
+    # a call whose outcome a handler reads (inside a try region) stays a call
+    def caught(g):
+        from peggy_jvm.ir.nodes import MethodRef
+        _c, x, y = _params(g)
+        call = g.add("invoke.static", MethodRef("java/lang/Math", "max", "(II)I"), (g.add("sigma0"), x, y))
+        return g.add("phi", None, (g.add("threw", None, (call,)), x, g.add("rho_value", None, (call,))))
+    kept = _peg(caught)
+    assert expand_library_calls(kept) is kept
+
+
+def test_a_min_or_max_is_decided_by_a_non_strict_relation():
+    # x <= y ? (x >= y ? x : y) : 0   is   x <= y ? y : 0: where x <= y, max(x, y) is y (at x == y both are)
+    def orig(g):
+        _c, x, y = _params(g)
+        mx = g.add("phi", None, (g.add("ge.i", None, (x, y)), x, y))
+        return g.add("phi", None, (g.add("le.i", None, (x, y)), mx, g.add("const.i", 0)))
+
+    def want(g):
+        _c, x, y = _params(g)
+        return g.add("phi", None, (g.add("le.i", None, (x, y)), y, g.add("const.i", 0)))
+
+    assert bisimilar(simplify_known_conditions(_peg(orig)), _peg(want))
+
+    def other(g):  # the phi's arms are not what it compares: nothing is decided
+        _c, x, y = _params(g)
+        mx = g.add("phi", None, (g.add("ge.i", None, (x, y)), x, g.add("const.i", 3)))
+        return g.add("phi", None, (g.add("le.i", None, (x, y)), mx, g.add("const.i", 0)))
+
+    assert sum(n.op == "phi" for n in simplify_known_conditions(_peg(other)).nodes) == 2

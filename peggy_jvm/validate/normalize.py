@@ -14,6 +14,10 @@ What this module owns
       or the budget ends). Every run gives each such condition one value, and in that case both methods mean
       what their simplified PEGs mean; equal in every case is equal. It lines up exception dispatch and returns
       that two compilers nested in different orders.
+    * :func:`expand_library_calls`: a call of a pure library method that the ``java.lang`` axioms define
+      (``Math.max``, ``Integer.signum`` ...) replaced by its definition, the heap after it by the heap before, as
+      those axioms say: so that the normal forms above decide the definition's phis by the branch conditions
+      (``lo = Math.min(a, b)`` against ``if (a <= b) lo = a; ...``) where the e-graph cannot.
     * :func:`bisimilar`: the roots of two PEGs have the same unfolding (partition refinement over both graphs,
       :func:`~peggy_jvm.peg.build.minimize` of their union). Congruence closure in an e-graph never merges two
       cycles, so two copies of one loop nest are only found equal this way (or by the ``theta-bisimulation`` rule).
@@ -39,7 +43,7 @@ from ..peg.build import minimize
 from ..peg.graph import PEG, Node
 from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
-__all__ = ["simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg",
+__all__ = ["expand_library_calls", "simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg",
            "joint_pegs", "pair_of"]
 
 MAX_KNOWN = 8
@@ -112,9 +116,12 @@ def _implied(nodes: list[Node], c: int, ctx: frozenset[tuple[int, bool]]) -> boo
     the same term (the conditions or their negations) bound it to an interval minus some points that decide
     ``c``; None otherwise. Exact: every relation is one of integers, with no arithmetic."""
     want = _relation(nodes, c)
-    if want is None:
-        return None
-    term, rel, k = want
+    return None if want is None else _implied_relation(nodes, *want, ctx)
+
+
+def _implied_relation(nodes: list[Node], term: Term, rel: str, k: int,
+                      ctx: frozenset[tuple[int, bool]]) -> bool | None:
+    """:func:`_implied` of the relation ``term rel k``."""
     lo, hi, holes = -math.inf, math.inf, set()
     for known, value in ctx:
         base, negated = _cond(nodes, known)
@@ -154,6 +161,31 @@ def _implied(nodes: list[Node], c: int, ctx: frozenset[tuple[int, bool]]) -> boo
     return None
 
 
+def _tie_arm(nodes: list[Node], phi: Node, ctx: frozenset[tuple[int, bool]]) -> int | None:
+    """The arm a ``phi(c, a, b)`` whose condition compares its own two arms (min or max of two ints, with ``<`` or
+    ``<=``, either way round) takes wherever ``ctx`` holds, or None. Where ``a == b`` both arms are one value, so
+    the strictness of the test does not matter: a min is ``a`` wherever ``a <= b`` is known and ``b`` wherever
+    ``a >= b`` is, a max the other way; ``phi(a == b, a, b)`` is ``b`` and ``phi(a != b, a, b)`` is ``a``."""
+    c, a, b = phi.children
+    base, negated = _cond(nodes, c)
+    got = _relation(nodes, base)
+    if got is None or got[2] != 0 or got[0] not in (("d", a, b), ("d", b, a)):
+        return None
+    rel = got[1] if got[0] == ("d", a, b) else _MIRROR[got[1]]  # the phi takes a when a rel b (or when not)
+    if negated:
+        rel = _NEGATION[rel]
+    if rel in ("eq", "ne"):
+        return b if rel == "eq" else a
+    term = ("d", a, b) if a < b else ("d", b, a)
+    flip = a > b  # the term is b - a: a <= b is b - a >= 0
+    a_le_b = _implied_relation(nodes, term, "ge" if flip else "le", 0, ctx)
+    a_ge_b = _implied_relation(nodes, term, "le" if flip else "ge", 0, ctx)
+    smaller, larger = (a, b) if a_le_b else (b, a) if a_ge_b else (None, None)
+    if smaller is None:
+        return None
+    return smaller if rel in ("lt", "le") else larger
+
+
 def _terms(nodes: list[Node], c: int) -> frozenset[Term]:
     """The terms comparison ``c`` relates (:func:`_relation`), for deciding which known conditions matter below."""
     got = _relation(nodes, c)
@@ -166,6 +198,87 @@ def _cond(nodes: list[Node], c: int) -> tuple[int, bool]:
     while nodes[c].op == "not":
         c, negate = nodes[c].children[0], not negate
     return c, negate
+
+
+_LIBRARY: dict[object, tuple[object, tuple[str, ...]]] | None = None  # method -> (value pattern, its variables)
+
+
+def _library_definitions() -> dict[object, tuple[object, tuple[str, ...]]]:
+    """The ``java.lang`` axioms that define a static library method: ``rho_value(invoke.static[m](?s, ?x..))``
+    rewritten to a pattern of its arguments, for the methods whose heap after the call is also the heap before
+    (``rho_sigma(invoke.static[m](?s, ..)) => ?s``). Read once from the bundled ``java-lang.ax``: one table of
+    library meanings, the axioms'."""
+    global _LIBRARY
+    if _LIBRARY is None:
+        from ..egraph.pattern import AttrLit, PNode, PVar
+        from ..rules.library import axiom_files, default_axiom_dir, parse_axiom_files
+        values: dict[object, tuple[object, tuple[str, ...]]] = {}
+        heaps: set[object] = set()
+        files = [f for f in axiom_files(default_axiom_dir()) if f.name == "java-lang.ax"]
+        for ast in (r for af in parse_axiom_files(files) for r in af.rules):
+            lhs = ast.lhs
+            if ast.group != "java.lang" or ast.conds or not isinstance(lhs, PNode) or len(lhs.children) != 1:
+                continue
+            call = lhs.children[0]
+            if not (isinstance(call, PNode) and call.op == "invoke.static" and isinstance(call.attr, AttrLit)
+                    and all(isinstance(c, PVar) for c in call.children)):
+                continue
+            names = tuple(c.name for c in call.children)  # type: ignore[union-attr]
+            if len(set(names)) != len(names):
+                continue
+            if lhs.op == "rho_value":
+                values[call.attr.value] = (ast.rhs, names)
+            elif lhs.op == "rho_sigma" and ast.rhs == PVar(names[0]):
+                heaps.add(call.attr.value)
+        _LIBRARY = {m: v for m, v in values.items() if m in heaps}
+    return _LIBRARY
+
+
+def expand_library_calls(peg: PEG) -> PEG:
+    """``peg`` with every call of a library method :func:`_library_definitions` knows replaced by the method's
+    definition (its value) and the heap before the call (its heap), when nothing else reads the call's outcome
+    (no handler in a try region tests it); the input itself when there is none."""
+    defs = _library_definitions()
+    nodes = list(peg.nodes)
+    readers: dict[int, set[str]] = {}
+    for n in nodes:
+        for c in n.children:
+            readers.setdefault(c, set()).add(n.op)
+    calls = [i for i, n in enumerate(nodes) if n.op == "invoke.static" and n.attr in defs
+             and readers.get(i, set()) <= {"rho_value", "rho_sigma"}]
+    if not calls:
+        return peg
+    from ..egraph.pattern import AttrLit, PNode, PVar
+    alias: dict[int, int] = {}
+
+    def build(p: object, env: dict[str, int]) -> int:
+        if isinstance(p, PVar):
+            return env[p.name]
+        assert isinstance(p, PNode) and isinstance(p.op, str)
+        kids = tuple(build(c, env) for c in p.children)
+        nodes.append(Node(p.op, p.attr.value if isinstance(p.attr, AttrLit) else None, kids))
+        return len(nodes) - 1
+
+    for call in calls:
+        rhs, names = defs[nodes[call].attr]
+        env = dict(zip(names, nodes[call].children))
+        for i, n in enumerate(peg.nodes):
+            if call in n.children and n.op == "rho_value":
+                v = build(rhs, env)
+                nodes[i] = nodes[v]  # the projection's node becomes the definition's root
+            elif call in n.children and n.op == "rho_sigma":
+                alias[i] = nodes[call].children[0]
+
+    def resolve(c: int) -> int:
+        while c in alias:
+            c = alias[c]
+        return c
+
+    nodes = [Node(n.op, n.attr, tuple(resolve(c) for c in n.children)) for n in nodes]
+    out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
+              nodes=nodes, root=resolve(peg.root), param_types=peg.param_types)
+    out.seal()
+    return minimize(out)
 
 
 def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NONE,
@@ -276,8 +389,11 @@ def _simplify(peg: PEG, known: frozenset[tuple[int, bool]], deadline: float, thr
                         stack.append(ck)
                         continue
                     v = _constant_bool(out, memo[ck])
-                if v is not None:  # the arm is decided: this phi is that arm
-                    target = key(node.children[1] if v else node.children[2], ctx)
+                arm = None if v is not None else _tie_arm(nodes, node, ctx)
+                if v is not None or arm is not None:  # the arm is decided: this phi is that arm
+                    if arm is None:
+                        arm = node.children[1] if v else node.children[2]
+                    target = key(arm, ctx)
                     if target in memo:
                         memo[k] = memo[target]
                         stack.pop()

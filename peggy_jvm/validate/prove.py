@@ -40,7 +40,7 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
-from .normalize import (bisimilar, equal_by_cases, joint_pegs, pair_of, settle_exit_phis,
+from .normalize import (bisimilar, equal_by_cases, expand_library_calls, joint_pegs, pair_of, settle_exit_phis,
                               simplify_known_conditions)
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
@@ -152,6 +152,9 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         return ProofResult(False, f"no PEG: {e}", orig_ir=a, opt_ir=b)
     except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
         return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
+    # pure library calls (Math.max, Integer.signum ...) as their java.lang definitions, so that the normal forms
+    # decide their phis by the branch conditions around them
+    pa, pb = expand_library_calls(pa), expand_library_calls(pb)
     if bisimilar(pa, pb):  # e.g. the same loops: congruence closure would not merge their cycles
         return ProofResult(True, "same PEG", ["bisimulation"], a, b)
     normal_forms_until = budget.deadline(time.monotonic(), CASES_SHARE)
