@@ -96,8 +96,16 @@ class _ViewedCallees(CalleeSource):
     is exact whether or not its pair is proved: nothing about OPT's method is assumed."""
 
     view: Callable[[PEG], PEG] | None = None
+    #: OPT's callees: a call the view reads as OPT's (its pair proved, or assumed by the recursive component's
+    #: hypothesis) is OPT's call, so OPT's body is inlined for it first (a recursive ORIG method against a loop:
+    #: its recursive call, assumed equal, is OPT's loop on the call's arguments)
+    opt: CalleeSource | None = None
 
     def body(self, kind: str, ref: MethodRef) -> Body | str:
+        if self.opt is not None and not ref.name.endswith(UNPROVED) and self.view is not None:
+            got = self.opt.body(kind, ref)
+            if isinstance(got, Body):
+                return got
         original = getattr(self.view, "original", None)
         if original is not None:
             ref = original(ref)
@@ -191,8 +199,9 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # the calls of each side's own small methods, inlined in the shared e-graph (rules/inline.py): a side that
     # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
     if callees is None:
-        callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, view=view),
-                   CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static))
+        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True)
+        callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, loops=True, view=view,
+                                  opt=opt), opt)
     sides = [(pa, callees[0]), (pb, callees[1])]
     inline_calls(eg, every, got, choose_bodies(every, roots, sides))
     start = time.perf_counter()
