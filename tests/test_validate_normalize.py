@@ -324,3 +324,25 @@ def test_a_min_or_max_is_decided_by_a_non_strict_relation():
         return g.add("phi", None, (g.add("le.i", None, (x, y)), mx, g.add("const.i", 0)))
 
     assert sum(n.op == "phi" for n in simplify_known_conditions(_peg(other)).nodes) == 2
+
+
+def _built(name: str, method: str) -> PEG:
+    from support import fixture_build
+    from peggy_jvm.classfile.reader import read_class
+    from peggy_jvm.ir.lift import lift_method
+    from peggy_jvm.peg.build import build_peg
+    cf = read_class((fixture_build.build_pairs() / f"{name}.class").read_bytes())
+    return build_peg(lift_method(cf, next(m for m in cf.methods if m.name == method), None))
+
+
+def test_a_length_read_at_each_iteration_is_the_length_read_once(java_home):
+    from peggy_jvm.validate.normalize import hoist_loop_lengths
+    # Loop04: for (i = 0; i < a.length; i++) against for (int v : a); the for-each PEG has nothing to hoist
+    indexed, each = _built("Loop04A", "total"), _built("Loop04B", "total")
+    assert not bisimilar(indexed, each)
+    assert hoist_loop_lengths(each) is each
+    assert bisimilar(hoist_loop_lengths(indexed), each)
+    # Ax13: the array the bound is read from changes inside the loop (x = b): not hoisted, and they differ
+    changing, once = _built("Ax13A", "walk"), _built("Ax13B", "walk")
+    assert hoist_loop_lengths(changing) is changing
+    assert not bisimilar(hoist_loop_lengths(changing), hoist_loop_lengths(once))

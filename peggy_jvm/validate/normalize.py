@@ -18,6 +18,9 @@ What this module owns
       (``Math.max``, ``Integer.signum`` ...) replaced by its definition, the heap after it by the heap before, as
       those axioms say: so that the normal forms above decide the definition's phis by the branch conditions
       (``lo = Math.min(a, b)`` against ``if (a <= b) lo = a; ...``) where the e-graph cannot.
+    * :func:`hoist_loop_lengths`: a loop whose iterations each begin by reading the length of one array (javac's
+      ``for (i = 0; i < a.length; i++)``) read as the loop that reads it once in front (a for-each loop's copy
+      of the length): only the first read can throw, and every later one sees the same length on the same heap.
     * :func:`bisimilar`: the roots of two PEGs have the same unfolding (partition refinement over both graphs,
       :func:`~peggy_jvm.peg.build.minimize` of their union). Congruence closure in an e-graph never merges two
       cycles, so two copies of one loop nest are only found equal this way (or by the ``theta-bisimulation`` rule).
@@ -43,7 +46,7 @@ from ..peg.build import minimize
 from ..peg.graph import PEG, Node
 from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
-__all__ = ["expand_library_calls", "simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg",
+__all__ = ["expand_library_calls", "hoist_loop_lengths", "simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg",
            "joint_pegs", "pair_of"]
 
 MAX_KNOWN = 8
@@ -268,6 +271,59 @@ def expand_library_calls(peg: PEG) -> PEG:
                 nodes[i] = nodes[v]  # the projection's node becomes the definition's root
             elif call in n.children and n.op == "rho_sigma":
                 alias[i] = nodes[call].children[0]
+
+    def resolve(c: int) -> int:
+        while c in alias:
+            c = alias[c]
+        return c
+
+    nodes = [Node(n.op, n.attr, tuple(resolve(c) for c in n.children)) for n in nodes]
+    out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
+              nodes=nodes, root=resolve(peg.root), param_types=peg.param_types)
+    out.seal()
+    return minimize(out)
+
+
+def hoist_loop_lengths(peg: PEG) -> PEG:
+    """``peg`` with each loop heap ``T = theta_l(S, N)`` whose only reader is ``E = arraylength(T, a)``, ``a`` not
+    varying in loop ``l`` and ``E``'s outcome read only by its value and heap, turned into ``theta_l(S', N)`` with
+    ``S' = rho_sigma(arraylength(S, a))``: the length read once before the loop, its value
+    ``rho_value(arraylength(S, a))`` wherever ``E``'s value was read, and ``E``'s heap the new theta itself.
+    Exact: at iteration 0 both read the length on ``S`` (the same exception if ``a`` is null); at a later
+    iteration that read succeeded, so ``a`` (the same reference: it does not vary) is not null, a length read
+    cannot throw, leaves the heap as it was, and is the length read first (an array's length is final). The
+    input itself when there is no such loop."""
+    nodes = list(peg.nodes)
+    users: dict[int, list[int]] = {}
+    for i, n in enumerate(nodes):
+        for c in n.children:
+            users.setdefault(c, []).append(i)
+    variance = None
+    alias: dict[int, int] = {}
+    for t, node in enumerate(peg.nodes):
+        if node.op != "theta" or len(users.get(t, [])) != 1:
+            continue
+        e = users[t][0]
+        if nodes[e].op != "arraylength" or nodes[e].children[0] != t:
+            continue
+        readers = users.get(e, [])
+        if not readers or any(nodes[r].op not in ("rho_value", "rho_sigma") for r in readers):
+            continue
+        if variance is None:
+            variance = peg.variance()
+        a = nodes[e].children[1]
+        if node.attr in variance[a]:
+            continue
+        init, nxt = node.children
+        nodes.append(Node("arraylength", None, (init, a)))
+        first = len(nodes) - 1
+        nodes.append(Node("rho_sigma", None, (first,)))
+        nodes.append(Node("rho_value", None, (first,)))
+        for r in readers:
+            alias[r] = t if nodes[r].op == "rho_sigma" else len(nodes) - 1
+        nodes[t] = Node("theta", node.attr, (len(nodes) - 2, nxt))
+    if not alias:
+        return peg
 
     def resolve(c: int) -> int:
         while c in alias:

@@ -40,7 +40,7 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
-from .normalize import (bisimilar, equal_by_cases, expand_library_calls, joint_pegs, pair_of, settle_exit_phis,
+from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, joint_pegs, pair_of, settle_exit_phis,
                               simplify_known_conditions)
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
@@ -163,6 +163,8 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # pure library calls (Math.max, Integer.signum ...) as their java.lang definitions, so that the normal forms
     # decide their phis by the branch conditions around them
     pa, pb = expand_library_calls(pa), expand_library_calls(pb)
+    # and loops that read an array's length at each iteration as the for-each loop that reads it once
+    pa, pb = hoist_loop_lengths(pa), hoist_loop_lengths(pb)
     if bisimilar(pa, pb):  # e.g. the same loops: congruence closure would not merge their cycles
         return ProofResult(True, "same PEG", ["bisimulation"], a, b)
     normal_forms_until = budget.deadline(time.monotonic(), CASES_SHARE)
