@@ -346,3 +346,18 @@ def test_a_length_read_at_each_iteration_is_the_length_read_once(java_home):
     changing, once = _built("Ax13A", "walk"), _built("Ax13B", "walk")
     assert hoist_loop_lengths(changing) is changing
     assert not bisimilar(hoist_loop_lengths(changing), hoist_loop_lengths(once))
+
+
+def test_a_field_of_this_is_read_once_only_when_the_loop_only_reads(java_home):
+    from peggy_jvm.validate.normalize import hoist_loop_lengths
+
+    def field_reads_in_loops(g: PEG) -> int:
+        var = g.variance()
+        return sum(n.op == "getfield" and bool(var[i]) for i, n in enumerate(g.nodes) if i in g.reachable([g.root]))
+
+    # Obj17B: i < items.length; items[i] at each iteration of a loop that only reads: both reads of this.items
+    # leave the loop; Ax17A writes items inside its loop: its reads stay
+    reads = _built("Obj17B", "count")
+    assert field_reads_in_loops(reads) > 0 and field_reads_in_loops(hoist_loop_lengths(reads)) == 0
+    writes = _built("Ax17A", "sum")
+    assert field_reads_in_loops(hoist_loop_lengths(writes)) == field_reads_in_loops(writes) > 0

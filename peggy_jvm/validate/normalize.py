@@ -284,15 +284,58 @@ def expand_library_calls(peg: PEG) -> PEG:
     return minimize(out)
 
 
+#: effects that change nothing a field read sees (reads, divisor checks): a loop with only these on its heap
+#: reads the same field values at every iteration
+_READ_ONLY = frozenset({"getfield", "arraylength", "aload", "check.zero.i", "check.zero.l"})
+
+
 def hoist_loop_lengths(peg: PEG) -> PEG:
-    """``peg`` with each loop heap ``T = theta_l(S, N)`` whose only reader is ``E = arraylength(T, a)``, ``a`` not
-    varying in loop ``l`` and ``E``'s outcome read only by its value and heap, turned into ``theta_l(S', N)`` with
-    ``S' = rho_sigma(arraylength(S, a))``: the length read once before the loop, its value
-    ``rho_value(arraylength(S, a))`` wherever ``E``'s value was read, and ``E``'s heap the new theta itself.
-    Exact: at iteration 0 both read the length on ``S`` (the same exception if ``a`` is null); at a later
-    iteration that read succeeded, so ``a`` (the same reference: it does not vary) is not null, a length read
-    cannot throw, leaves the heap as it was, and is the length read first (an array's length is final). The
-    input itself when there is no such loop."""
+    """``peg`` with each loop heap ``T = theta_l(S, N)`` whose only reader is ``E = arraylength(T, a)`` or
+    ``E = getfield[f](T, a)``, ``a`` not varying in loop ``l`` and ``E``'s outcome read only by its value and
+    heap, turned into ``theta_l(S', N)`` with ``S' = rho_sigma(E0)``, ``E0`` the same read on ``S``: the read
+    done once before the loop, ``rho_value(E0)`` wherever ``E``'s value was read, and ``E``'s heap the new theta
+    itself; repeated while some loop begins so (``i < this.items.length`` reads a field, then a length).
+    Exact: at iteration 0 both read on ``S`` (the same exception if ``a`` is null); at a later iteration that
+    read succeeded, so ``a`` (the same reference: it does not vary) is not null and the read cannot throw and
+    leaves the heap as it was; an array's length is final, and a field read sees the value read first when
+    every effect of the loop is a read (:data:`_READ_ONLY`; otherwise fields are not hoisted). The input itself
+    when there is no such loop."""
+    out = peg
+    for _ in range(16):  # each round hoists the first read of each loop; a bound against a cycle of rewrites
+        got = _hoist_first_reads(out)
+        if got is out:
+            break
+        out = got
+    return out
+
+
+def _reads_only(peg: PEG, variance: list[frozenset[int]], loop: object) -> bool:
+    """Whether every effect that varies in ``loop`` (its own and its inner loops') is a read."""
+    return not any(loop in variance[i] and n.op in EFFECTS and n.op not in _READ_ONLY for i, n in enumerate(peg.nodes))
+
+
+def _read_this_once(peg: PEG, nodes: list[Node], users: dict[int, list[int]], variance: list[frozenset[int]],
+                    t: int, this: int, alias: dict[int, int]) -> None:
+    """A read of a field of ``this`` (never null: it cannot throw and leaves the heap as it was) right on loop
+    heap ``t`` of a loop that only reads: its heap is ``t`` itself, and its value the field's value on the loop's
+    entry heap (nothing in the loop writes it), read off the heap chain."""
+    loop = peg.nodes[t].attr
+    for e in users.get(t, []):
+        read = nodes[e]
+        if read.op != "getfield" or read.children != (t, this) or e in alias:
+            continue
+        readers = users.get(e, [])
+        if not readers or any(nodes[r].op not in ("rho_value", "rho_sigma") for r in readers):
+            continue
+        if not _reads_only(peg, variance, loop):
+            return
+        nodes.append(Node("getfield", read.attr, (peg.nodes[t].children[0], this)))
+        nodes.append(Node("rho_value", None, (len(nodes) - 1,)))
+        for r in readers:
+            alias[r] = t if nodes[r].op == "rho_sigma" else len(nodes) - 1
+
+
+def _hoist_first_reads(peg: PEG) -> PEG:
     nodes = list(peg.nodes)
     users: dict[int, list[int]] = {}
     for i, n in enumerate(nodes):
@@ -300,25 +343,33 @@ def hoist_loop_lengths(peg: PEG) -> PEG:
             users.setdefault(c, []).append(i)
     variance = None
     alias: dict[int, int] = {}
+    this = next((i for i, n in enumerate(nodes) if n.op == "param" and n.attr == 0), None) \
+        if not peg.is_static else None
     for t, node in enumerate(peg.nodes):
+        if node.op == "theta" and this is not None:
+            variance = variance if variance is not None else peg.variance()
+            _read_this_once(peg, nodes, users, variance, t, this, alias)
         if node.op != "theta" or len(users.get(t, [])) != 1:
             continue
         e = users[t][0]
-        if nodes[e].op != "arraylength" or nodes[e].children[0] != t:
+        first = nodes[e]
+        if first.op not in ("arraylength", "getfield") or first.children[0] != t:
             continue
         readers = users.get(e, [])
         if not readers or any(nodes[r].op not in ("rho_value", "rho_sigma") for r in readers):
             continue
         if variance is None:
             variance = peg.variance()
-        a = nodes[e].children[1]
+        a = first.children[1]
         if node.attr in variance[a]:
             continue
+        if first.op == "getfield" and not _reads_only(peg, variance, node.attr):
+            continue  # the loop may write the field
         init, nxt = node.children
-        nodes.append(Node("arraylength", None, (init, a)))
-        first = len(nodes) - 1
-        nodes.append(Node("rho_sigma", None, (first,)))
-        nodes.append(Node("rho_value", None, (first,)))
+        nodes.append(Node(first.op, first.attr, (init, a)))
+        read = len(nodes) - 1
+        nodes.append(Node("rho_sigma", None, (read,)))
+        nodes.append(Node("rho_value", None, (read,)))
         for r in readers:
             alias[r] = t if nodes[r].op == "rho_sigma" else len(nodes) - 1
         nodes[t] = Node("theta", node.attr, (len(nodes) - 2, nxt))
