@@ -173,3 +173,17 @@ def test_a_stack_overflow_on_one_side_is_explained():
     from peggy_jvm.validate.counterexample import why_different
     why = why_different(["I"], [100000], "R 5 ;args=", "T java/lang/StackOverflowError ;args=", "I")
     assert why.startswith("OPT overflows the stack where the other returns"), why
+
+
+def test_a_constructor_chained_by_this_is_proved_against_one_written_out(java_home, tmp_path):
+    # Old's C(int) runs this(a, 1); New writes the field itself; a mutant writes a + 1: the inlined constructor
+    # body proves the first and the second is shown (rows keyed by descriptor: both constructors are <init>)
+    src = "class {c} {{ int v; {c}(int a) {{ {body} }} {c}(int a, int b) {{ v = a * b; }} }}"
+    trees = compile_versions(java_home, tmp_path, "C.java", {
+        "orig": src.format(c="Old", body="this(a, 1);"), "opt": src.format(c="New", body="v = a;"),
+        "wrong": src.format(c="New", body="v = a + 1;")})
+    from peggy_jvm.validate import ValidateOptions, validate_inputs
+    for side, want in (("opt", Verdict.EQUIVALENT), ("wrong", Verdict.NOT_EQUIVALENT)):
+        rep = validate_inputs(trees["orig"], trees[side], ValidateOptions(method_timeout=8.0, class_map={"Old": "New"}))
+        row = next(p for p in rep.pairs if p.name == "<init>" and p.descriptor == "(I)V")
+        assert row.verdict is want, (side, row.reason)

@@ -118,6 +118,9 @@ class CalleeSource:
     #: choose between a call and a loop); such a body is only inlined at a call no loop of the caller varies,
     #: where its loops are loops of their own at their own depths
     loops: bool = False
+    #: ``this(...)`` too: a constructor's ``invokespecial`` of another constructor of its own class on ``this``
+    #: (the validator's; the optimizer keeps the call, which the verifier's ``uninitializedThis`` rules need)
+    constructors: bool = False
 
     def body(self, kind: str, ref: MethodRef) -> Body | str:
         """The callee's body for a call ``invoke.<kind>`` of ``ref`` from the caller, or why it is not inlined."""
@@ -192,7 +195,7 @@ class CalleeSource:
         m = next((x for x in cls.methods if x.name == ref.name and x.descriptor == ref.descriptor), None)
         if m is None:
             return "not declared in its class"
-        why = _dispatch_refusal(kind, ref, m, cls)
+        why = _dispatch_refusal(kind, ref, m, cls, self.constructors and cls is self.cls)
         if why is not None:
             return why
         if cls is not self.cls:
@@ -255,8 +258,13 @@ def _inaccessible(peg: PEG, caller: str, lookup) -> str | None:
     return None
 
 
-def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile) -> str | None:
-    """Why a call ``kind`` of ``m`` may reach other code or carry effects the body lacks (None: it may not)."""
+def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile,
+                      constructors: bool = False) -> str | None:
+    """Why a call ``kind`` of ``m`` may reach other code or carry effects the body lacks (None: it may not).
+    ``constructors``: ``invokespecial`` of a constructor of the caller's own class is inlined (only a constructor
+    can make it on ``this``, the only receiver inlined; it runs exactly that constructor's body on it)."""
+    if m.name == "<init>" and constructors and kind == "special" and not m.access & Access.SYNCHRONIZED:
+        return None
     if m.name.startswith("<"):
         return "a constructor or initializer"
     if m.access & (Access.NATIVE | Access.ABSTRACT):

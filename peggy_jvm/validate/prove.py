@@ -201,9 +201,9 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # the calls of each side's own small methods, inlined in the shared e-graph (rules/inline.py): a side that
     # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
     if callees is None:
-        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True)
-        callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, loops=True, view=view,
-                                  opt=opt), opt)
+        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True, constructors=True)
+        callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, loops=True,
+                                  constructors=True, view=view, opt=opt), opt)
     sides = [(pa, callees[0]), (pb, callees[1])]
     inline_calls(eg, every, got, choose_bodies(every, roots, sides))
     start = time.perf_counter()
