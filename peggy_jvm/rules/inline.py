@@ -12,9 +12,10 @@ What this module owns
 
 Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwise)
     * The callee's code is in the input and the call cannot reach other code: ``invokestatic`` of a static
-      method, ``invokespecial`` of a private method, ``invokevirtual`` of a private or final method, or of a
+      method, ``invokespecial`` of a private method (for the validator, ``CalleeSource.constructors``, also of a
+      constructor of the caller's class: ``this(...)``), ``invokevirtual`` of a private or final method, or of a
       method of a final class (method resolution finds the declaration in the named class: only methods
-      declared in that class itself are taken). No constructors, no ``invokeinterface``.
+      declared in that class itself are taken). No other constructors, no ``invokeinterface``.
     * The callee's class is the caller's, or (with ``CalleeSource.program``) another class of the input in the
       same package (same jar, so the same class loader and runtime package) whose superclasses are all in the
       input; then the body must name nothing the caller could not: no member private to another class, none
@@ -34,8 +35,8 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       (its body calls itself), no loop (a loop's depth attributes would have to be shifted to the call's
       depth; for the validator, ``CalleeSource.loops``, a loop is allowed at a call no loop of the caller
       varies, where the callee's loops keep their own depths, and its bodies may have up to
-      :data:`MAX_LOOP_CALLEE_NODES` nodes), no ``throw`` exit (an explicit throw ends the callee's PEG in a ``throw`` result, which has no
-      outcome form in the caller), at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
+      :data:`MAX_LOOP_CALLEE_NODES` nodes), no ``throw`` exit (an explicit throw ends the callee's PEG in a
+      ``throw`` result, which has no outcome form in the caller), at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
       documented size threshold), and when it returns ``boolean``/``byte``/``char``/``short``, every value it
       returns is certainly in that type's range (constants, phis of them, ``i2b``/``i2c``/``i2s``): whether
       ``ireturn`` narrows (JVMS 9+) or not (older JVMs) then makes no difference.

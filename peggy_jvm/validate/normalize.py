@@ -20,7 +20,8 @@ What this module owns
       (``lo = Math.min(a, b)`` against ``if (a <= b) lo = a; ...``) where the e-graph cannot.
     * :func:`hoist_loop_lengths`: a loop whose iterations each begin by reading the length of one array (javac's
       ``for (i = 0; i < a.length; i++)``) read as the loop that reads it once in front (a for-each loop's copy
-      of the length): only the first read can throw, and every later one sees the same length on the same heap.
+      of the length): only the first read can throw, and every later one sees the same length on the same heap;
+      the same for a field read (``this.items``) in a loop whose effects are all reads.
     * :func:`bisimilar`: the roots of two PEGs have the same unfolding (partition refinement over both graphs,
       :func:`~peggy_jvm.peg.build.minimize` of their union). Congruence closure in an e-graph never merges two
       cycles, so two copies of one loop nest are only found equal this way (or by the ``theta-bisimulation`` rule).
@@ -46,8 +47,8 @@ from ..peg.build import minimize
 from ..peg.graph import PEG, Node
 from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
-__all__ = ["expand_library_calls", "hoist_loop_lengths", "simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg",
-           "joint_pegs", "pair_of"]
+__all__ = ["expand_library_calls", "hoist_loop_lengths", "simplify_known_conditions", "settle_exit_phis",
+           "bisimilar", "equal_by_cases", "joint_peg", "joint_pegs", "pair_of"]
 
 MAX_KNOWN = 8
 GROWTH = 4
@@ -272,14 +273,20 @@ def expand_library_calls(peg: PEG) -> PEG:
             elif call in n.children and n.op == "rho_sigma":
                 alias[i] = nodes[call].children[0]
 
+    return _rebuilt(peg, nodes, alias)
+
+
+def _rebuilt(peg: PEG, nodes: list[Node], alias: dict[int, int]) -> PEG:
+    """``peg``'s rewritten ``nodes`` as a minimized PEG, every reference to a node of ``alias`` (followed to its
+    end) made to the node it stands for."""
     def resolve(c: int) -> int:
         while c in alias:
             c = alias[c]
         return c
 
-    nodes = [Node(n.op, n.attr, tuple(resolve(c) for c in n.children)) for n in nodes]
     out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
-              nodes=nodes, root=resolve(peg.root), param_types=peg.param_types)
+              nodes=[Node(n.op, n.attr, tuple(resolve(c) for c in n.children)) for n in nodes],
+              root=resolve(peg.root), param_types=peg.param_types)
     out.seal()
     return minimize(out)
 
@@ -311,7 +318,8 @@ def hoist_loop_lengths(peg: PEG) -> PEG:
 
 def _reads_only(peg: PEG, variance: list[frozenset[int]], loop: object) -> bool:
     """Whether every effect that varies in ``loop`` (its own and its inner loops') is a read."""
-    return not any(loop in variance[i] and n.op in EFFECTS and n.op not in _READ_ONLY for i, n in enumerate(peg.nodes))
+    return not any(loop in variance[i] and n.op in EFFECTS and n.op not in _READ_ONLY
+                   for i, n in enumerate(peg.nodes))
 
 
 def _read_this_once(peg: PEG, nodes: list[Node], users: dict[int, list[int]], variance: list[frozenset[int]],
@@ -322,10 +330,10 @@ def _read_this_once(peg: PEG, nodes: list[Node], users: dict[int, list[int]], va
     loop = peg.nodes[t].attr
     for e in users.get(t, []):
         read = nodes[e]
-        if read.op != "getfield" or read.children != (t, this) or e in alias:
+        if read.op != "getfield" or read.children != (t, this):
             continue
         readers = users.get(e, [])
-        if not readers or any(nodes[r].op not in ("rho_value", "rho_sigma") for r in readers):
+        if not readers or any(nodes[r].op not in ("rho_value", "rho_sigma") or r in alias for r in readers):
             continue
         if not _reads_only(peg, variance, loop):
             return
@@ -336,6 +344,7 @@ def _read_this_once(peg: PEG, nodes: list[Node], users: dict[int, list[int]], va
 
 
 def _hoist_first_reads(peg: PEG) -> PEG:
+    """One round of :func:`hoist_loop_lengths`: the first read of each loop (and :func:`_read_this_once`)."""
     nodes = list(peg.nodes)
     users: dict[int, list[int]] = {}
     for i, n in enumerate(nodes):
@@ -356,8 +365,8 @@ def _hoist_first_reads(peg: PEG) -> PEG:
         if first.op not in ("arraylength", "getfield") or first.children[0] != t:
             continue
         readers = users.get(e, [])
-        if not readers or any(nodes[r].op not in ("rho_value", "rho_sigma") for r in readers):
-            continue
+        if not readers or any(nodes[r].op not in ("rho_value", "rho_sigma") or r in alias for r in readers):
+            continue  # read by a handler, or taken off the chain already (a field of this)
         if variance is None:
             variance = peg.variance()
         a = first.children[1]
@@ -376,16 +385,7 @@ def _hoist_first_reads(peg: PEG) -> PEG:
     if not alias:
         return peg
 
-    def resolve(c: int) -> int:
-        while c in alias:
-            c = alias[c]
-        return c
-
-    nodes = [Node(n.op, n.attr, tuple(resolve(c) for c in n.children)) for n in nodes]
-    out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
-              nodes=nodes, root=resolve(peg.root), param_types=peg.param_types)
-    out.seal()
-    return minimize(out)
+    return _rebuilt(peg, nodes, alias)
 
 
 def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NONE,

@@ -40,8 +40,8 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
-from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, joint_pegs, pair_of, settle_exit_phis,
-                              simplify_known_conditions)
+from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, joint_pegs, pair_of,
+                        settle_exit_phis, simplify_known_conditions)
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
 from ..rules.inline import Body, CalleeSource, choose_bodies, inline_calls
