@@ -163,8 +163,12 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # pure library calls (Math.max, Integer.signum ...) as their java.lang definitions, so that the normal forms
     # decide their phis by the branch conditions around them
     pa, pb = expand_library_calls(pa), expand_library_calls(pb)
-    # and loops that read an array's length at each iteration as the for-each loop that reads it once
+    # and loops that read an array's length at each iteration as the for-each loop that reads it once; the
+    # forms as built stay too (into the e-graph below, each side's two roots merged): hoisting can also part two
+    # loops that were alike, such as a loop and its first iteration peeled in front of it
+    unhoisted = [pa, pb]
     pa, pb = hoist_loop_lengths(pa), hoist_loop_lengths(pb)
+    hoisted = pa is not unhoisted[0] or pb is not unhoisted[1]
     if bisimilar(pa, pb):  # e.g. the same loops: congruence closure would not merge their cycles
         return ProofResult(True, "same PEG", ["bisimulation"], a, b)
     normal_forms_until = budget.deadline(time.monotonic(), CASES_SHARE)
@@ -178,7 +182,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # every form in one PEG, minimized once (2 s of a 12 s JAMA proof): the case split works on each pair of
     # roots, and the loops the forms have in common enter the e-graph once, so saturation works on what differs
     # (JAMA's tql2: twelve loops, one of them changed)
-    every, roots = joint_pegs([pa, pb, sa, sb] if settled else [pa, pb])
+    every, roots = joint_pegs([pa, pb] + ([sa, sb] if settled else []) + (unhoisted if hoisted else []))
     forms = [(roots[0], roots[1], [])] + ([(roots[2], roots[3], ["exit-phis"])] if settled else [])
     for x, y, used in forms:
         cases = equal_by_cases(pair_of(every, x, y), deadline=normal_forms_until)
@@ -198,6 +202,10 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         eg.rebuild()
         if eg.equiv(ra, rb):
             return ProofResult(True, "same PEG once loops' exit phis are settled", ["exit-phis"], a, b)
+    if hoisted:
+        for plain, other in ((ra, got[roots[-2]]), (rb, got[roots[-1]])):
+            eg.union(plain, other, Reason("hoisted-reads", ("peg", "as built"), (plain, other)))
+        eg.rebuild()
     # the calls of each side's own small methods, inlined in the shared e-graph (rules/inline.py): a side that
     # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
     if callees is None:
