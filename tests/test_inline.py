@@ -172,6 +172,9 @@ HAND = {
     static int g(int x) { return pick(x) * 3; }
     private static void store(int x) { field = x; }
     static int h(int x) { store(x); return field + 1; }
+    private static int sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }
+    static int k(int n) { return sum(n) * 2; }
+    static int inLoop(int n) { int t = 0; for (int j = 0; j < n; j++) t += sum(j); return t; }
 }
 """,
     "opt": """public class H {
@@ -179,6 +182,8 @@ HAND = {
     static int f(int x) { return x * 2 + 1; }
     static int g(int x) { return (x < 0 ? -x : x + 5) * 3; }
     static int h(int x) { field = x; return field + 1; }
+    static int k(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s * 2; }
+    static int inLoop(int n) { int t = 0; for (int j = 0; j < n; j++) { int s = 0; for (int i = 0; i < j; i++) s += i; t += s; } return t; }
 }
 """,
     "wrong": """public class H {
@@ -186,6 +191,7 @@ HAND = {
     static int f(int x) { return x * 2 + 2; }
     static int g(int x) { return (x < 0 ? x + 5 : -x) * 3; }
     static int h(int x) { return field + 1; }
+    static int k(int n) { int s = 0; for (int i = 1; i <= n; i++) s += i; return s * 2; }
 }
 """,
 }
@@ -199,15 +205,17 @@ def hand(java_home, tmp_path_factory):
 def test_validate_proves_helpers_inlined_by_hand(hand):
     rows = {p.name: p for p in validate_inputs(hand["orig"], hand["opt"],
                                                ValidateOptions(method_timeout=5.0, explain=True)).pairs}
-    for name in ("f", "g", "h"):
+    for name in ("f", "g", "h", "k"):  # k: a helper with a loop, called outside any loop (validate only)
         assert rows[name].verdict is Verdict.EQUIVALENT, (name, rows[name].reason)
         assert "inline" in (rows[name].axioms or []), (name, rows[name].axioms)
+    # a helper with a loop called inside a loop stays a call (its loops would need other depths)
+    assert rows["inLoop"].verdict is not Verdict.EQUIVALENT, rows["inLoop"].reason
 
 
 def test_validate_refuses_wrong_inlining(hand):
     rows = {p.name: p for p in validate_inputs(hand["orig"], hand["wrong"],
                                                ValidateOptions(method_timeout=5.0)).pairs}
-    for name in ("f", "g", "h"):  # wrong constant, wrong arm, the callee's store dropped
+    for name in ("f", "g", "h", "k"):  # wrong constant, wrong arm, the callee's store dropped, wrong bounds
         assert rows[name].verdict is Verdict.NOT_EQUIVALENT, (name, rows[name].reason)
 
 

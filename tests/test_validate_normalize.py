@@ -238,3 +238,126 @@ def test_a_flag_tested_after_a_join_is_folded_in_each_case():
     assert not bisimilar(orig, opt)
     assert equal_by_cases(joint_peg(orig, opt)[0]) is not None
     assert equal_by_cases(joint_peg(orig, _flag("wrong"))[0]) is None
+
+
+def _sign(g: PEG, tests: list[tuple[str, int, int]], default: int) -> int:
+    """``if (x <op> k) return r; ... return default`` over param 1 as nested phis."""
+    _c, x, _y = _params(g)
+    out = g.add("const.i", default)
+    for op, k, r in reversed(tests):
+        out = g.add("phi", None, (g.add(op, None, (x, g.add("const.i", k))), g.add("const.i", r), out))
+    return out
+
+
+def test_comparisons_of_one_term_decide_each_other():
+    # x > 0 ? 1 : x < 0 ? -1 : 0   against   x == 0 ? 0 : x >= 1 ? 1 : -1
+    a = _peg(lambda g: _sign(g, [("gt.i", 0, 1), ("lt.i", 0, -1)], 0))
+    b = _peg(lambda g: _sign(g, [("eq.i", 0, 0), ("ge.i", 1, 1)], -1))
+    u, _x, _y = joint_peg(a, b)
+    assert equal_by_cases(u) is not None
+    # inside x > 0 the test x >= 1 is decided without a split (the relation implies it)
+    inner = _peg(lambda g: _sign(g, [("gt.i", 0, 7)], 0))
+    nested = _peg(lambda g: g.add("phi", None, (g.add("gt.i", None, (_params(g)[1], g.add("const.i", 0))),
+                                                _sign(g, [("ge.i", 1, 7)], 5), g.add("const.i", 0))))
+    assert bisimilar(simplify_known_conditions(nested), inner)
+
+
+def test_a_boundary_moved_by_one_is_not_decided():
+    # x > 0 ? 1 : x < 0 ? -1 : 0   against   x == 0 ? 0 : x >= 2 ? 1 : -1 (differs at x = 1)
+    a = _peg(lambda g: _sign(g, [("gt.i", 0, 1), ("lt.i", 0, -1)], 0))
+    b = _peg(lambda g: _sign(g, [("eq.i", 0, 0), ("ge.i", 2, 1)], -1))
+    u, _x, _y = joint_peg(a, b)
+    assert equal_by_cases(u) is None
+    # inside x > 0, x >= 2 is undecided (x may be 1), and a test of another term is never decided
+    nested = _peg(lambda g: g.add("phi", None, (g.add("gt.i", None, (_params(g)[1], g.add("const.i", 0))),
+                                                _sign(g, [("ge.i", 2, 7)], 5), g.add("const.i", 0))))
+    assert sum(n.op == "phi" for n in simplify_known_conditions(nested).nodes) == 2
+    other = _peg(lambda g: g.add("phi", None, (g.add("gt.i", None, (_params(g)[2], g.add("const.i", 0))),
+                                               _sign(g, [("ge.i", 1, 7)], 5), g.add("const.i", 0))))
+    assert sum(n.op == "phi" for n in simplify_known_conditions(other).nodes) == 2
+
+
+def _clamp_low(g: PEG, with_call: bool) -> int:
+    """``Math.max(x, y)`` as a call (value and heap after it), or as written by hand: ``x >= y ? x : y``."""
+    from peggy_jvm.ir.nodes import MethodRef
+    _c, x, y = _params(g)
+    if not with_call:
+        return g.add("phi", None, (g.add("ge.i", None, (x, y)), x, y))
+    call = g.add("invoke.static", MethodRef("java/lang/Math", "max", "(II)I"), (g.add("sigma0"), x, y))
+    g.add("rho_sigma", None, (call,))
+    return g.add("rho_value", None, (call,))
+
+
+def test_a_pure_library_call_is_its_java_lang_definition():
+    from peggy_jvm.validate.normalize import expand_library_calls
+    called, written = _peg(lambda g: _clamp_low(g, True)), _peg(lambda g: _clamp_low(g, False))
+    assert not bisimilar(called, written)
+    out = expand_library_calls(called)
+    assert bisimilar(out, written), _shape(out)
+    assert not any(n.op.startswith("invoke") for n in out.nodes)
+    # a call whose outcome a handler reads (inside a try region) stays a call
+    def caught(g):
+        from peggy_jvm.ir.nodes import MethodRef
+        _c, x, y = _params(g)
+        call = g.add("invoke.static", MethodRef("java/lang/Math", "max", "(II)I"), (g.add("sigma0"), x, y))
+        return g.add("phi", None, (g.add("threw", None, (call,)), x, g.add("rho_value", None, (call,))))
+    kept = _peg(caught)
+    assert expand_library_calls(kept) is kept
+
+
+def test_a_min_or_max_is_decided_by_a_non_strict_relation():
+    # x <= y ? (x >= y ? x : y) : 0   is   x <= y ? y : 0: where x <= y, max(x, y) is y (at x == y both are)
+    def orig(g):
+        _c, x, y = _params(g)
+        mx = g.add("phi", None, (g.add("ge.i", None, (x, y)), x, y))
+        return g.add("phi", None, (g.add("le.i", None, (x, y)), mx, g.add("const.i", 0)))
+
+    def want(g):
+        _c, x, y = _params(g)
+        return g.add("phi", None, (g.add("le.i", None, (x, y)), y, g.add("const.i", 0)))
+
+    assert bisimilar(simplify_known_conditions(_peg(orig)), _peg(want))
+
+    def other(g):  # the phi's arms are not what it compares: nothing is decided
+        _c, x, y = _params(g)
+        mx = g.add("phi", None, (g.add("ge.i", None, (x, y)), x, g.add("const.i", 3)))
+        return g.add("phi", None, (g.add("le.i", None, (x, y)), mx, g.add("const.i", 0)))
+
+    assert sum(n.op == "phi" for n in simplify_known_conditions(_peg(other)).nodes) == 2
+
+
+def _built(name: str, method: str) -> PEG:
+    from support import fixture_build
+    from peggy_jvm.classfile.reader import read_class
+    from peggy_jvm.ir.lift import lift_method
+    from peggy_jvm.peg.build import build_peg
+    cf = read_class((fixture_build.build_pairs() / f"{name}.class").read_bytes())
+    return build_peg(lift_method(cf, next(m for m in cf.methods if m.name == method), None))
+
+
+def test_a_length_read_at_each_iteration_is_the_length_read_once(java_home):
+    from peggy_jvm.validate.normalize import hoist_loop_lengths
+    # Loop04: for (i = 0; i < a.length; i++) against for (int v : a); the for-each PEG has nothing to hoist
+    indexed, each = _built("Loop04A", "total"), _built("Loop04B", "total")
+    assert not bisimilar(indexed, each)
+    assert hoist_loop_lengths(each) is each
+    assert bisimilar(hoist_loop_lengths(indexed), each)
+    # Ax13: the array the bound is read from changes inside the loop (x = b): not hoisted, and they differ
+    changing, once = _built("Ax13A", "walk"), _built("Ax13B", "walk")
+    assert hoist_loop_lengths(changing) is changing
+    assert not bisimilar(hoist_loop_lengths(changing), hoist_loop_lengths(once))
+
+
+def test_a_field_of_this_is_read_once_only_when_the_loop_only_reads(java_home):
+    from peggy_jvm.validate.normalize import hoist_loop_lengths
+
+    def field_reads_in_loops(g: PEG) -> int:
+        var = g.variance()
+        return sum(n.op == "getfield" and bool(var[i]) for i, n in enumerate(g.nodes) if i in g.reachable([g.root]))
+
+    # Obj17B: i < items.length; items[i] at each iteration of a loop that only reads: both reads of this.items
+    # leave the loop; Ax17A writes items inside its loop: its reads stay
+    reads = _built("Obj17B", "count")
+    assert field_reads_in_loops(reads) > 0 and field_reads_in_loops(hoist_loop_lengths(reads)) == 0
+    writes = _built("Ax17A", "sum")
+    assert field_reads_in_loops(hoist_loop_lengths(writes)) == field_reads_in_loops(writes) > 0

@@ -11,6 +11,7 @@ guarded by it never fires wrongly, it only sometimes fails to fire.
 ``invariant(?x, $l)``   the class does not vary in loop depth ``$l`` (variance analysis, see epeg.analyses)
 ``const(?x)``           the class equals a known constant
 ``nonzero(?x)``         the class is a known int/long constant other than 0
+``pow2(?x)``            the class is a known int/long constant that is a positive power of two (1, 2, 4 ...)
 ``differ(?x, ?y)``      both are known constants and differ (two array indexes that are provably different)
 ``value(?x)``           the class is known not to be the heap (not a sigma, outcome or result)
 ``terminates(?i)``      the loop index ``?i`` is finite: ``zero``, ``succ`` of a finite index, or ``pass_l(c)``
@@ -246,6 +247,10 @@ def _const_int(eg: EPeg, x: int) -> Any:
     return k[1] if k is not None and k[0] in ("const.i", "const.l") else None
 
 
+def _is_pow2(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v > 0 and v & (v - 1) == 0
+
+
 def _differ(eg: EPeg, a: int, b: int) -> bool:
     ka, kb = eg.const(a), eg.const(b)
     return ka is not None and kb is not None and ka[0] == kb[0] and ka != kb
@@ -268,6 +273,7 @@ PREDICATES: dict[str, Predicate] = {p.name: p for p in [
     Predicate("invariant", "ca", lambda eg, x, l: isinstance(l, int) and not eg.varies(x, l), _true),
     Predicate("const", "c", lambda eg, x: eg.const(x) is not None, _true),
     Predicate("nonzero", "c", lambda eg, x: _const_int(eg, x) not in (None, 0), lambda v: v != 0),
+    Predicate("pow2", "c", lambda eg, x: _is_pow2(_const_int(eg, x)), _is_pow2),
     Predicate("value", "c", lambda eg, x: eg.is_linear(x) is False, _true),
     Predicate("terminates", "c", index_terminates, deep=True),
     Predicate("distinct", "cc", distinct_refs, deep=True),

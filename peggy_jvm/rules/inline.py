@@ -12,9 +12,10 @@ What this module owns
 
 Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwise)
     * The callee's code is in the input and the call cannot reach other code: ``invokestatic`` of a static
-      method, ``invokespecial`` of a private method, ``invokevirtual`` of a private or final method, or of a
+      method, ``invokespecial`` of a private method (for the validator, ``CalleeSource.constructors``, also of a
+      constructor of the caller's class: ``this(...)``), ``invokevirtual`` of a private or final method, or of a
       method of a final class (method resolution finds the declaration in the named class: only methods
-      declared in that class itself are taken). No constructors, no ``invokeinterface``.
+      declared in that class itself are taken). No other constructors, no ``invokeinterface``.
     * The callee's class is the caller's, or (with ``CalleeSource.program``) another class of the input in the
       same package (same jar, so the same class loader and runtime package) whose superclasses are all in the
       input; then the body must name nothing the caller could not: no member private to another class, none
@@ -32,8 +33,10 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       exact.
     * Not ``synchronized`` (the monitor would have to be modelled), not native or abstract, not recursive
       (its body calls itself), no loop (a loop's depth attributes would have to be shifted to the call's
-      depth), no ``throw`` exit (an explicit throw ends the callee's PEG in a ``throw`` result, which has no
-      outcome form in the caller), at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
+      depth; for the validator, ``CalleeSource.loops``, a loop is allowed at a call no loop of the caller
+      varies, where the callee's loops keep their own depths, and its bodies may have up to
+      :data:`MAX_LOOP_CALLEE_NODES` nodes), no ``throw`` exit (an explicit throw ends the callee's PEG in a
+      ``throw`` result, which has no outcome form in the caller), at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
       documented size threshold), and when it returns ``boolean``/``byte``/``char``/``short``, every value it
       returns is certainly in that type's range (constants, phis of them, ``i2b``/``i2c``/``i2s``): whether
       ``ireturn`` narrows (JVMS 9+) or not (older JVMs) then makes no difference.
@@ -76,6 +79,8 @@ __all__ = ["MAX_CALLEE_NODES", "CalleeSource", "Body", "inlinable_calls", "choos
 #: the size threshold: PEG nodes reachable from the callee's root (its minimized PEG). 40 nodes is a getter,
 #: a guard, or a one-line arithmetic helper; larger bodies would grow the e-graph more than they save.
 MAX_CALLEE_NODES = 40
+#: the same for a callee with loops (``CalleeSource.loops``): a loop over an array with its bounds checks
+MAX_LOOP_CALLEE_NODES = 120
 
 _CALL_OPS = frozenset({"invoke.static", "invoke.special", "invoke.virtual"})
 _HANDLER_READS = frozenset({"threw", "rho_exc", "rho_esigma"})
@@ -92,6 +97,7 @@ class Body:
 
     peg: PEG
     is_static: bool
+    has_loop: bool = False  # only with CalleeSource.loops, and then only inlined at a call outside every loop
 
 
 @dataclass
@@ -109,6 +115,13 @@ class CalleeSource:
     caller_static: bool = True
     pegs: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
     classes: dict[str, ClassFile | None] = field(default_factory=dict, repr=False)
+    #: callees with loops too (the validator's, not the optimizer's: the reverter's extraction is not asked to
+    #: choose between a call and a loop); such a body is only inlined at a call no loop of the caller varies,
+    #: where its loops are loops of their own at their own depths
+    loops: bool = False
+    #: ``this(...)`` too: a constructor's ``invokespecial`` of another constructor of its own class on ``this``
+    #: (the validator's; the optimizer keeps the call, which the verifier's ``uninitializedThis`` rules need)
+    constructors: bool = False
 
     def body(self, kind: str, ref: MethodRef) -> Body | str:
         """The callee's body for a call ``invoke.<kind>`` of ``ref`` from the caller, or why it is not inlined."""
@@ -183,7 +196,7 @@ class CalleeSource:
         m = next((x for x in cls.methods if x.name == ref.name and x.descriptor == ref.descriptor), None)
         if m is None:
             return "not declared in its class"
-        why = _dispatch_refusal(kind, ref, m, cls)
+        why = _dispatch_refusal(kind, ref, m, cls, self.constructors and cls is self.cls)
         if why is not None:
             return why
         if cls is not self.cls:
@@ -191,7 +204,7 @@ class CalleeSource:
                 return "private to another class"
             if self._superclasses(cls.name) is None:
                 return "a superclass outside the input"  # its protected members would become reachable
-        return _callee_peg(cls, m, ref, self.hierarchy)
+        return _callee_peg(cls, m, ref, self.hierarchy, self.loops)
 
 
 def _package(name: str) -> str:
@@ -246,8 +259,13 @@ def _inaccessible(peg: PEG, caller: str, lookup) -> str | None:
     return None
 
 
-def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile) -> str | None:
-    """Why a call ``kind`` of ``m`` may reach other code or carry effects the body lacks (None: it may not)."""
+def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile,
+                      constructors: bool = False) -> str | None:
+    """Why a call ``kind`` of ``m`` may reach other code or carry effects the body lacks (None: it may not).
+    ``constructors``: ``invokespecial`` of a constructor of the caller's own class is inlined (only a constructor
+    can make it on ``this``, the only receiver inlined; it runs exactly that constructor's body on it)."""
+    if m.name == "<init>" and constructors and kind == "special" and not m.access & Access.SYNCHRONIZED:
+        return None
     if m.name.startswith("<"):
         return "a constructor or initializer"
     if m.access & (Access.NATIVE | Access.ABSTRACT):
@@ -267,7 +285,8 @@ def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile) 
     return f"invoke{kind}"
 
 
-def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassHierarchy | None) -> Body | str:
+def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassHierarchy | None,
+                loops: bool = False) -> Body | str:
     from ..ir.lift import lift_method  # the stages below the rules: imported where used, as pipeline does
     from ..peg.build import build_peg
     from ..peg.check import check_peg
@@ -277,11 +296,13 @@ def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassH
     except Exception as e:  # any stage's refusal (or bug) keeps the call: inlining is only an option
         return f"no PEG ({type(e).__name__})"
     reach = peg.reachable([peg.root])
-    if len(reach) > MAX_CALLEE_NODES:
-        return f"too large ({len(reach)} > {MAX_CALLEE_NODES} PEG nodes)"
+    has_loop = any(peg.nodes[n].op == "theta" for n in reach)
+    limit = MAX_LOOP_CALLEE_NODES if has_loop and loops else MAX_CALLEE_NODES
+    if len(reach) > limit:
+        return f"too large ({len(reach)} > {limit} PEG nodes)"
     for n in reach:
         node = peg.nodes[n]
-        if node.op == "theta":
+        if node.op == "theta" and not loops:
             return "has a loop"
         if node.op in ("throw", "monitorenter", "monitorexit"):
             return f"has {node.op}"
@@ -293,7 +314,7 @@ def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassH
     if narrow is not None and not all(_in_range(peg, peg.nodes[n].children[1], narrow) for n in _result_tree(peg)
                                       if peg.nodes[n].op == "return"):
         return "returns boolean/byte/char/short not known in range"
-    return Body(peg, peg.is_static)
+    return Body(peg, peg.is_static, has_loop)
 
 
 def _in_range(peg: PEG, v: int, narrow: tuple[int, int, str | None]) -> bool:
@@ -372,6 +393,11 @@ def _copy_body(eg: EPeg, callee: PEG, args: list[int], call_cls: int) -> tuple[i
     so children always come first in a depth-first walk; new effect classes remember the call they came from
     (their line is the call's)."""
     made: dict[int, int] = {}
+    # a callee with loops: each theta is a placeholder class first (its cycle closes through it), added and
+    # merged with it once its initial and next values are copied (as EPeg.add_peg imports thetas)
+    thetas = [n for n in callee.reachable([callee.root]) if callee.nodes[n].op == "theta"]
+    for t in thetas:
+        made[t] = eg.add_placeholder()
 
     def copy(n: int) -> int:
         if n in made:
@@ -401,7 +427,11 @@ def _copy_body(eg: EPeg, callee: PEG, args: list[int], call_cls: int) -> tuple[i
         value = None if va is None or vb is None else eg.add("phi", None, (c, va, vb))
         return value, eg.add("phi", None, (c, sa, sb))
 
-    return ends(callee.root)
+    out = ends(callee.root)
+    for t in thetas:
+        node = callee.nodes[t]
+        eg.union(made[t], eg.add("theta", node.attr, (copy(node.children[0]), copy(node.children[1]))), _REASON)
+    return out
 
 
 def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSource]]) -> dict[int, Body]:
@@ -414,6 +444,7 @@ def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSou
         for node in {peg.nodes[n] for n in peg.reachable([peg.root]) if peg.nodes[n].op in _CALL_OPS}:
             users.setdefault((node.op, node.attr), []).append(source)  # type: ignore[arg-type]
     out: dict[int, Body] = {}
+    variance: list | None = None
     for n in inlinable_calls(joint, roots):
         node = joint.nodes[n]
         ref = node.attr
@@ -422,6 +453,10 @@ def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSou
         found = [s.body(node.op.split(".")[1], ref) for s in users.get((node.op, ref), [])]
         if not found or not all(isinstance(b, Body) for b in found):
             continue
+        if any(b.has_loop for b in found):  # type: ignore[union-attr]
+            variance = variance if variance is not None else joint.variance()
+            if variance[n]:  # a call some loop of the caller varies: the body's loops would need other depths
+                continue
         if all(same_body(found[0], b) for b in found[1:]):  # type: ignore[arg-type]
             out[n] = found[0]  # type: ignore[assignment]
     return out

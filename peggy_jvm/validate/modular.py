@@ -222,6 +222,13 @@ class CallView:
     def calls_assumed(self, pair: MethodPair) -> bool:
         return not self.unassumed(pair)
 
+    def original(self, ref: MethodRef) -> MethodRef:
+        """ORIG's own reference for a method reference of a viewed PEG (``--map`` undone, the :data:`UNPROVED`
+        mark dropped): where ORIG's callee is found, to inline its body (validate/prove.py)."""
+        back = self.program.opt.to_orig
+        name = ref.name[:-len(UNPROVED)] if ref.name.endswith(UNPROVED) else ref.name
+        return MethodRef(rename_class(ref.owner, back), name, rename_descriptor(ref.descriptor, back))
+
     def _assumes(self, ref: MethodRef, virtual: bool) -> bool:
         return self.assumed is None or self.program.targets(ref, virtual) <= self.assumed
 

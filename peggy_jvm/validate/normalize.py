@@ -14,6 +14,14 @@ What this module owns
       or the budget ends). Every run gives each such condition one value, and in that case both methods mean
       what their simplified PEGs mean; equal in every case is equal. It lines up exception dispatch and returns
       that two compilers nested in different orders.
+    * :func:`expand_library_calls`: a call of a pure library method that the ``java.lang`` axioms define
+      (``Math.max``, ``Integer.signum`` ...) replaced by its definition, the heap after it by the heap before, as
+      those axioms say: so that the normal forms above decide the definition's phis by the branch conditions
+      (``lo = Math.min(a, b)`` against ``if (a <= b) lo = a; ...``) where the e-graph cannot.
+    * :func:`hoist_loop_lengths`: a loop whose iterations each begin by reading the length of one array (javac's
+      ``for (i = 0; i < a.length; i++)``) read as the loop that reads it once in front (a for-each loop's copy
+      of the length): only the first read can throw, and every later one sees the same length on the same heap;
+      the same for a field read (``this.items``) in a loop whose effects are all reads.
     * :func:`bisimilar`: the roots of two PEGs have the same unfolding (partition refinement over both graphs,
       :func:`~peggy_jvm.peg.build.minimize` of their union). Congruence closure in an e-graph never merges two
       cycles, so two copies of one loop nest are only found equal this way (or by the ``theta-bisimulation`` rule).
@@ -39,8 +47,8 @@ from ..peg.build import minimize
 from ..peg.graph import PEG, Node
 from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
-__all__ = ["simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg",
-           "joint_pegs", "pair_of"]
+__all__ = ["expand_library_calls", "hoist_loop_lengths", "simplify_known_conditions", "settle_exit_phis",
+           "bisimilar", "equal_by_cases", "joint_peg", "joint_pegs", "pair_of"]
 
 MAX_KNOWN = 8
 GROWTH = 4
@@ -55,12 +63,137 @@ class _TooBig(Exception):
 
 
 def _known(nodes: list[Node], c: int, ctx: frozenset[tuple[int, bool]]) -> bool | None:
-    """The value ``ctx`` gives condition ``c`` (negations looked through), or None."""
+    """The value ``ctx`` gives condition ``c`` (negations looked through), or None: the condition itself known,
+    or implied by the known comparisons of the same term (:func:`_implied`)."""
     base, negated = _cond(nodes, c)
     for value in (True, False):
         if (base, value) in ctx:
             return value != negated
+    implied = _implied(nodes, base, ctx)
+    return None if implied is None else implied != negated
+
+
+# An int comparison read as a relation of one exact integer term with a constant: ``x op k`` for an int ``x``;
+# ``cmp.l(x, k) op 0`` is ``x op k`` for a long ``x`` (cmp.l is -1, 0 or 1 as x <, ==, > k); and two terms
+# compared, ``x op y``, is ``x - y op 0`` over the mathematical integers (the difference is never computed, so
+# nothing wraps). Its term: ("v", x) or ("d", x, y) with x < y as node numbers (the relation flipped to match).
+_RELATIONS = {"eq.i": "eq", "ne.i": "ne", "lt.i": "lt", "le.i": "le", "gt.i": "gt", "ge.i": "ge"}
+_MIRROR = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+_NEGATION = {"eq": "ne", "ne": "eq", "lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
+Term = tuple
+
+
+def _relation(nodes: list[Node], c: int) -> tuple[Term, str, int] | None:
+    """Condition ``c`` (no ``not`` on top) as (term, relation, constant), or None when it is no such comparison."""
+    node = nodes[c]
+    rel = _RELATIONS.get(node.op)
+    if rel is None:
+        return None
+    x, y = node.children
+    kx, ky = _int_const(nodes[x], "const.i"), _int_const(nodes[y], "const.i")
+    if kx is not None and ky is not None:
+        return None  # folded elsewhere
+    if kx is not None:
+        x, y, kx, ky, rel = y, x, ky, kx, _MIRROR[rel]
+    if ky is not None:
+        inner = nodes[x]
+        if inner.op == "cmp.l" and ky == 0:  # cmp.l(a, b) op 0 is a op b, over the longs
+            a, b = inner.children
+            ka, kb = _int_const(nodes[a], "const.l"), _int_const(nodes[b], "const.l")
+            if ka is not None and kb is not None:
+                return None
+            if kb is not None:
+                return ("v", a), rel, kb
+            if ka is not None:
+                return ("v", b), _MIRROR[rel], ka
+            return (("d", a, b), rel, 0) if a < b else (("d", b, a), _MIRROR[rel], 0)
+        return ("v", x), rel, ky
+    return (("d", x, y), rel, 0) if x < y else (("d", y, x), _MIRROR[rel], 0)
+
+
+def _int_const(node: Node, op: str) -> int | None:
+    return node.attr if node.op == op and isinstance(node.attr, int) else None  # type: ignore[return-value]
+
+
+def _implied(nodes: list[Node], c: int, ctx: frozenset[tuple[int, bool]]) -> bool | None:
+    """The value of comparison ``c`` wherever the known conditions ``ctx`` hold, when the known comparisons of
+    the same term (the conditions or their negations) bound it to an interval minus some points that decide
+    ``c``; None otherwise. Exact: every relation is one of integers, with no arithmetic."""
+    want = _relation(nodes, c)
+    return None if want is None else _implied_relation(nodes, *want, ctx)
+
+
+def _implied_relation(nodes: list[Node], term: Term, rel: str, k: int,
+                      ctx: frozenset[tuple[int, bool]]) -> bool | None:
+    """:func:`_implied` of the relation ``term rel k``."""
+    lo, hi, holes = -math.inf, math.inf, set()
+    for known, value in ctx:
+        base, negated = _cond(nodes, known)
+        got = _relation(nodes, base)
+        if got is None or got[0] != term:
+            continue
+        r, j = got[1] if value != negated else _NEGATION[got[1]], got[2]
+        if r == "eq":
+            lo, hi = max(lo, j), min(hi, j)
+        elif r == "ne":
+            holes.add(j)
+        elif r in ("lt", "le"):
+            hi = min(hi, j - 1 if r == "lt" else j)
+        else:
+            lo = max(lo, j + 1 if r == "gt" else j)
+    while lo in holes:  # an excluded end moves the end
+        lo += 1
+    while hi in holes:
+        hi -= 1
+    if lo > hi:
+        return None  # no value satisfies the context: an arm never taken; leave it as it is
+    if rel in ("eq", "ne"):
+        if lo == hi == k:
+            return rel == "eq"
+        if k < lo or k > hi or k in holes:
+            return rel == "ne"
+        return None
+    if rel in ("gt", "ge"):  # x > k is not x <= k
+        k, rel, flip = k, _NEGATION[rel], True
+    else:
+        flip = False
+    bound = k - 1 if rel == "lt" else k  # x <= bound
+    if hi <= bound:
+        return not flip
+    if lo > bound:
+        return flip
     return None
+
+
+def _tie_arm(nodes: list[Node], phi: Node, ctx: frozenset[tuple[int, bool]]) -> int | None:
+    """The arm a ``phi(c, a, b)`` whose condition compares its own two arms (min or max of two ints, with ``<`` or
+    ``<=``, either way round) takes wherever ``ctx`` holds, or None. Where ``a == b`` both arms are one value, so
+    the strictness of the test does not matter: a min is ``a`` wherever ``a <= b`` is known and ``b`` wherever
+    ``a >= b`` is, a max the other way; ``phi(a == b, a, b)`` is ``b`` and ``phi(a != b, a, b)`` is ``a``."""
+    c, a, b = phi.children
+    base, negated = _cond(nodes, c)
+    got = _relation(nodes, base)
+    if got is None or got[2] != 0 or got[0] not in (("d", a, b), ("d", b, a)):
+        return None
+    rel = got[1] if got[0] == ("d", a, b) else _MIRROR[got[1]]  # the phi takes a when a rel b (or when not)
+    if negated:
+        rel = _NEGATION[rel]
+    if rel in ("eq", "ne"):
+        return b if rel == "eq" else a
+    term = ("d", a, b) if a < b else ("d", b, a)
+    flip = a > b  # the term is b - a: a <= b is b - a >= 0
+    a_le_b = _implied_relation(nodes, term, "ge" if flip else "le", 0, ctx)
+    a_ge_b = _implied_relation(nodes, term, "le" if flip else "ge", 0, ctx)
+    smaller, larger = (a, b) if a_le_b else (b, a) if a_ge_b else (None, None)
+    if smaller is None:
+        return None
+    return smaller if rel in ("lt", "le") else larger
+
+
+def _terms(nodes: list[Node], c: int) -> frozenset[Term]:
+    """The terms comparison ``c`` relates (:func:`_relation`), for deciding which known conditions matter below."""
+    got = _relation(nodes, c)
+    return frozenset() if got is None else frozenset([got[0]])
 
 
 def _cond(nodes: list[Node], c: int) -> tuple[int, bool]:
@@ -69,6 +202,190 @@ def _cond(nodes: list[Node], c: int) -> tuple[int, bool]:
     while nodes[c].op == "not":
         c, negate = nodes[c].children[0], not negate
     return c, negate
+
+
+_LIBRARY: dict[object, tuple[object, tuple[str, ...]]] | None = None  # method -> (value pattern, its variables)
+
+
+def _library_definitions() -> dict[object, tuple[object, tuple[str, ...]]]:
+    """The ``java.lang`` axioms that define a static library method: ``rho_value(invoke.static[m](?s, ?x..))``
+    rewritten to a pattern of its arguments, for the methods whose heap after the call is also the heap before
+    (``rho_sigma(invoke.static[m](?s, ..)) => ?s``). Read once from the bundled ``java-lang.ax``: one table of
+    library meanings, the axioms'."""
+    global _LIBRARY
+    if _LIBRARY is None:
+        from ..egraph.pattern import AttrLit, PNode, PVar
+        from ..rules.library import axiom_files, default_axiom_dir, parse_axiom_files
+        values: dict[object, tuple[object, tuple[str, ...]]] = {}
+        heaps: set[object] = set()
+        files = [f for f in axiom_files(default_axiom_dir()) if f.name == "java-lang.ax"]
+        for ast in (r for af in parse_axiom_files(files) for r in af.rules):
+            lhs = ast.lhs
+            if ast.group != "java.lang" or ast.conds or not isinstance(lhs, PNode) or len(lhs.children) != 1:
+                continue
+            call = lhs.children[0]
+            if not (isinstance(call, PNode) and call.op == "invoke.static" and isinstance(call.attr, AttrLit)
+                    and all(isinstance(c, PVar) for c in call.children)):
+                continue
+            names = tuple(c.name for c in call.children)  # type: ignore[union-attr]
+            if len(set(names)) != len(names):
+                continue
+            if lhs.op == "rho_value":
+                values[call.attr.value] = (ast.rhs, names)
+            elif lhs.op == "rho_sigma" and ast.rhs == PVar(names[0]):
+                heaps.add(call.attr.value)
+        _LIBRARY = {m: v for m, v in values.items() if m in heaps}
+    return _LIBRARY
+
+
+def expand_library_calls(peg: PEG) -> PEG:
+    """``peg`` with every call of a library method :func:`_library_definitions` knows replaced by the method's
+    definition (its value) and the heap before the call (its heap), when nothing else reads the call's outcome
+    (no handler in a try region tests it); the input itself when there is none."""
+    defs = _library_definitions()
+    nodes = list(peg.nodes)
+    readers: dict[int, set[str]] = {}
+    for n in nodes:
+        for c in n.children:
+            readers.setdefault(c, set()).add(n.op)
+    calls = [i for i, n in enumerate(nodes) if n.op == "invoke.static" and n.attr in defs
+             and readers.get(i, set()) <= {"rho_value", "rho_sigma"}]
+    if not calls:
+        return peg
+    from ..egraph.pattern import AttrLit, PNode, PVar
+    alias: dict[int, int] = {}
+
+    def build(p: object, env: dict[str, int]) -> int:
+        if isinstance(p, PVar):
+            return env[p.name]
+        assert isinstance(p, PNode) and isinstance(p.op, str)
+        kids = tuple(build(c, env) for c in p.children)
+        nodes.append(Node(p.op, p.attr.value if isinstance(p.attr, AttrLit) else None, kids))
+        return len(nodes) - 1
+
+    for call in calls:
+        rhs, names = defs[nodes[call].attr]
+        env = dict(zip(names, nodes[call].children))
+        for i, n in enumerate(peg.nodes):
+            if call in n.children and n.op == "rho_value":
+                v = build(rhs, env)
+                nodes[i] = nodes[v]  # the projection's node becomes the definition's root
+            elif call in n.children and n.op == "rho_sigma":
+                alias[i] = nodes[call].children[0]
+
+    return _rebuilt(peg, nodes, alias)
+
+
+def _rebuilt(peg: PEG, nodes: list[Node], alias: dict[int, int]) -> PEG:
+    """``peg``'s rewritten ``nodes`` as a minimized PEG, every reference to a node of ``alias`` (followed to its
+    end) made to the node it stands for."""
+    def resolve(c: int) -> int:
+        while c in alias:
+            c = alias[c]
+        return c
+
+    out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
+              nodes=[Node(n.op, n.attr, tuple(resolve(c) for c in n.children)) for n in nodes],
+              root=resolve(peg.root), param_types=peg.param_types)
+    out.seal()
+    return minimize(out)
+
+
+#: effects that change nothing a field read sees (reads, divisor checks): a loop with only these on its heap
+#: reads the same field values at every iteration
+_READ_ONLY = frozenset({"getfield", "arraylength", "aload", "check.zero.i", "check.zero.l"})
+
+
+def hoist_loop_lengths(peg: PEG) -> PEG:
+    """``peg`` with each loop heap ``T = theta_l(S, N)`` whose only reader is ``E = arraylength(T, a)`` or
+    ``E = getfield[f](T, a)``, ``a`` not varying in loop ``l`` and ``E``'s outcome read only by its value and
+    heap, turned into ``theta_l(S', N)`` with ``S' = rho_sigma(E0)``, ``E0`` the same read on ``S``: the read
+    done once before the loop, ``rho_value(E0)`` wherever ``E``'s value was read, and ``E``'s heap the new theta
+    itself; repeated while some loop begins so (``i < this.items.length`` reads a field, then a length).
+    Exact: at iteration 0 both read on ``S`` (the same exception if ``a`` is null); at a later iteration that
+    read succeeded, so ``a`` (the same reference: it does not vary) is not null and the read cannot throw and
+    leaves the heap as it was; an array's length is final, and a field read sees the value read first when
+    every effect of the loop is a read (:data:`_READ_ONLY`; otherwise fields are not hoisted). The input itself
+    when there is no such loop."""
+    out = peg
+    for _ in range(16):  # each round hoists the first read of each loop; a bound against a cycle of rewrites
+        got = _hoist_first_reads(out)
+        if got is out:
+            break
+        out = got
+    return out
+
+
+def _reads_only(peg: PEG, variance: list[frozenset[int]], loop: object) -> bool:
+    """Whether every effect that varies in ``loop`` (its own and its inner loops') is a read."""
+    return not any(loop in variance[i] and n.op in EFFECTS and n.op not in _READ_ONLY
+                   for i, n in enumerate(peg.nodes))
+
+
+def _read_this_once(peg: PEG, nodes: list[Node], users: dict[int, list[int]], variance: list[frozenset[int]],
+                    t: int, this: int, alias: dict[int, int]) -> None:
+    """A read of a field of ``this`` (never null: it cannot throw and leaves the heap as it was) right on loop
+    heap ``t`` of a loop that only reads: its heap is ``t`` itself, and its value the field's value on the loop's
+    entry heap (nothing in the loop writes it), read off the heap chain."""
+    loop = peg.nodes[t].attr
+    for e in users.get(t, []):
+        read = nodes[e]
+        if read.op != "getfield" or read.children != (t, this):
+            continue
+        readers = users.get(e, [])
+        if not readers or any(nodes[r].op not in ("rho_value", "rho_sigma") or r in alias for r in readers):
+            continue
+        if not _reads_only(peg, variance, loop):
+            return
+        nodes.append(Node("getfield", read.attr, (peg.nodes[t].children[0], this)))
+        nodes.append(Node("rho_value", None, (len(nodes) - 1,)))
+        for r in readers:
+            alias[r] = t if nodes[r].op == "rho_sigma" else len(nodes) - 1
+
+
+def _hoist_first_reads(peg: PEG) -> PEG:
+    """One round of :func:`hoist_loop_lengths`: the first read of each loop (and :func:`_read_this_once`)."""
+    nodes = list(peg.nodes)
+    users: dict[int, list[int]] = {}
+    for i, n in enumerate(nodes):
+        for c in n.children:
+            users.setdefault(c, []).append(i)
+    variance = None
+    alias: dict[int, int] = {}
+    this = next((i for i, n in enumerate(nodes) if n.op == "param" and n.attr == 0), None) \
+        if not peg.is_static else None
+    for t, node in enumerate(peg.nodes):
+        if node.op == "theta" and this is not None:
+            variance = variance if variance is not None else peg.variance()
+            _read_this_once(peg, nodes, users, variance, t, this, alias)
+        if node.op != "theta" or len(users.get(t, [])) != 1:
+            continue
+        e = users[t][0]
+        first = nodes[e]
+        if first.op not in ("arraylength", "getfield") or first.children[0] != t:
+            continue
+        readers = users.get(e, [])
+        if not readers or any(nodes[r].op not in ("rho_value", "rho_sigma") or r in alias for r in readers):
+            continue  # read by a handler, or taken off the chain already (a field of this)
+        if variance is None:
+            variance = peg.variance()
+        a = first.children[1]
+        if node.attr in variance[a]:
+            continue
+        if first.op == "getfield" and not _reads_only(peg, variance, node.attr):
+            continue  # the loop may write the field
+        init, nxt = node.children
+        nodes.append(Node(first.op, first.attr, (init, a)))
+        read = len(nodes) - 1
+        nodes.append(Node("rho_sigma", None, (read,)))
+        nodes.append(Node("rho_value", None, (read,)))
+        for r in readers:
+            alias[r] = t if nodes[r].op == "rho_sigma" else len(nodes) - 1
+        nodes[t] = Node("theta", node.attr, (len(nodes) - 2, nxt))
+    if not alias:
+        return peg
+
+    return _rebuilt(peg, nodes, alias)
 
 
 def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NONE,
@@ -122,12 +439,20 @@ def _simplify(peg: PEG, known: frozenset[tuple[int, bool]], deadline: float, thr
             stack.pop()
         return tested[n0]
 
+    related: dict[int, frozenset[Term]] = {}  # node -> the terms the comparisons phis below it test relate
+
+    def terms(n: int) -> frozenset[Term]:
+        if n not in related:
+            related[n] = frozenset().union(*(_terms(nodes, t) for t in tests(n)))
+        return related[n]
+
     def key(n: int, ctx: frozenset) -> tuple[int, frozenset]:
-        # only what a phi below can use: the copies of a subtree that tests nothing known are one copy
+        # only what a phi below can use (its condition, or a comparison of a term one below compares, which may
+        # imply it): the copies of a subtree that tests nothing known are one copy
         if not ctx or nodes[n].op in barrier:
             return (n, _NONE)
         below = tests(n)
-        return (n, frozenset(x for x in ctx if x[0] in below))
+        return (n, frozenset(x for x in ctx if x[0] in below or (_terms(nodes, x[0]) & terms(n))))
 
     def kids(n: int, ctx: frozenset) -> list[tuple[int, frozenset]]:
         node = nodes[n]
@@ -171,8 +496,11 @@ def _simplify(peg: PEG, known: frozenset[tuple[int, bool]], deadline: float, thr
                         stack.append(ck)
                         continue
                     v = _constant_bool(out, memo[ck])
-                if v is not None:  # the arm is decided: this phi is that arm
-                    target = key(node.children[1] if v else node.children[2], ctx)
+                arm = None if v is not None else _tie_arm(nodes, node, ctx)
+                if v is not None or arm is not None:  # the arm is decided: this phi is that arm
+                    if arm is None:
+                        arm = node.children[1] if v else node.children[2]
+                    target = key(arm, ctx)
                     if target in memo:
                         memo[k] = memo[target]
                         stack.pop()
@@ -450,13 +778,13 @@ def pair_of(joint: PEG, x: int, y: int) -> PEG:
 
 
 def _met(u: PEG) -> bool:
-    x, y = u.nodes[u.root].children
+    x, y = u.nodes[u.root].children[:2]
     return x == y
 
 
 def _first_phi(u: PEG, start: int, barrier: frozenset[str]) -> int | None:
     """The condition of the first phi met from ``start`` (breadth first, not ``start`` itself, not below
-    ``barrier`` operators)."""
+    ``barrier`` operators; of the root's children only the two roots, not the facts of :func:`_with_fact`)."""
     seen = {start}
     queue = [start]
     for n in queue:
@@ -465,7 +793,7 @@ def _first_phi(u: PEG, start: int, barrier: frozenset[str]) -> int | None:
             return _cond(u.nodes, node.children[0])[0]
         if node.op in barrier:
             continue
-        for c in node.children:
+        for c in node.children[:2] if node.op == PAIR else node.children:
             if c not in seen:
                 seen.add(c)
                 queue.append(c)
@@ -473,9 +801,9 @@ def _first_phi(u: PEG, start: int, barrier: frozenset[str]) -> int | None:
 
 
 def _top_condition(u: PEG) -> int | None:
-    """The condition to split on: that of the first phi met from the root (breadth first, not inside loops), or,
-    when that condition is itself computed from phis (a flag set in each branch and tested after the join), the
-    first condition those test, and so on: once it is known the flag folds to a constant, where a case of the
+    """The condition to split on: that of the first phi met from the two roots (breadth first, not inside loops),
+    or, when that condition is itself computed from phis (a flag set in each branch and tested after the join),
+    the first condition those test, and so on: once it is known the flag folds to a constant, where a case of the
     flag alone would leave the phis it was made of undecided."""
     c = _first_phi(u, u.root, LOOP_OPS)
     seen: set[int] = set()
@@ -488,13 +816,26 @@ def _top_condition(u: PEG) -> int | None:
     return c
 
 
+def _with_fact(u: PEG, c: int) -> PEG:
+    """``u`` with condition ``c`` one more child of its root (after the two roots and the earlier facts): the
+    conditions a case assumes travel with the PEG through simplification and minimizing, so that a case of a
+    case still knows them (x <= 0, then x >= 0: x is 0)."""
+    root = u.nodes[u.root]
+    out = PEG(name=u.name, class_name=u.class_name, is_static=u.is_static, synchronized=u.synchronized,
+              nodes=u.nodes + [Node(PAIR, None, root.children + (c,))], root=len(u.nodes),
+              param_types=u.param_types)
+    out.seal()
+    return out
+
+
 def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf) -> int | None:
     """How many cases it took to show the two roots of ``joint`` (:func:`joint_peg`) equal (0: bisimilar as they
     are), or None when not shown within ``max_cases`` simplified copies and ``deadline`` (``time.monotonic()``).
-    See the module docstring."""
+    See the module docstring. Each case knows the conditions of the cases it is in (kept as children of the
+    root after the two roots, their values in ``values``), so comparisons they imply are decided too."""
     made = 0
 
-    def split(u: PEG) -> bool:
+    def split(u: PEG, values: tuple[bool, ...]) -> bool:
         nonlocal made
         if _met(u):
             return True
@@ -505,9 +846,13 @@ def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf) 
             made += 1
             if made > max_cases or time.monotonic() > deadline:
                 return False
-            case = simplify_known_conditions(u, frozenset({(c, value)}), deadline)
-            if case is u or not split(case):  # unchanged: the condition is not decided anywhere it matters
+            w = _with_fact(u, c)
+            facts = w.nodes[w.root].children[2:]
+            known = frozenset((_cond(w.nodes, f)[0], v != _cond(w.nodes, f)[1])
+                              for f, v in zip(facts, values + (value,)))
+            case = simplify_known_conditions(w, known, deadline)
+            if case is w or not split(case, values + (value,)):  # unchanged: the condition decides nothing
                 return False
         return True
 
-    return made if split(joint) else None
+    return made if split(joint, ()) else None

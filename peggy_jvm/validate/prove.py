@@ -40,8 +40,8 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
-from .normalize import (bisimilar, equal_by_cases, joint_pegs, pair_of, settle_exit_phis,
-                              simplify_known_conditions)
+from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, joint_pegs, pair_of,
+                        settle_exit_phis, simplify_known_conditions)
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
 from ..rules.inline import Body, CalleeSource, choose_bodies, inline_calls
@@ -90,14 +90,26 @@ def _identical(pair: MethodPair, same_pool: bool) -> bool:
 @dataclass
 class _ViewedCallees(CalleeSource):
     """ORIG's callees as ORIG's viewed PEG names its calls: a call the view kept apart (its name marked
-    :data:`~.modular.UNPROVED`) is still a call of ORIG's own method, so it may be inlined with ORIG's body, and
-    the body is read through the same view (its own calls and fields in OPT's names, its unproved calls kept
-    apart). A call whose owner ``--map`` renamed is not found in ORIG's classes: not inlined."""
+    :data:`~.modular.UNPROVED`) or renamed by ``--map`` is still a call of ORIG's own method, so it may be inlined
+    with ORIG's body (found under ORIG's names: ``view.original``), and the body is read through the same view
+    (its own calls and fields in OPT's names, its unproved calls kept apart). Inlining ORIG's own callee into ORIG
+    is exact whether or not its pair is proved: nothing about OPT's method is assumed."""
 
     view: Callable[[PEG], PEG] | None = None
+    #: OPT's callees: a call the view reads as OPT's (its pair proved, or assumed by the recursive component's
+    #: hypothesis) is OPT's call, so OPT's body is inlined for it first (a recursive ORIG method against a loop:
+    #: its recursive call, assumed equal, is OPT's loop on the call's arguments)
+    opt: CalleeSource | None = None
 
     def body(self, kind: str, ref: MethodRef) -> Body | str:
-        if ref.name.endswith(UNPROVED):
+        if self.opt is not None and not ref.name.endswith(UNPROVED) and self.view is not None:
+            got = self.opt.body(kind, ref)
+            if isinstance(got, Body):
+                return got
+        original = getattr(self.view, "original", None)
+        if original is not None:
+            ref = original(ref)
+        elif ref.name.endswith(UNPROVED):
             ref = replace(ref, name=ref.name[:-len(UNPROVED)])
         got = super().body(kind, ref)
         if isinstance(got, Body) and self.view is not None:
@@ -159,6 +171,15 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         return ProofResult(False, f"no PEG: {e}", orig_ir=a, opt_ir=b)
     except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
         return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
+    # pure library calls (Math.max, Integer.signum ...) as their java.lang definitions, so that the normal forms
+    # decide their phis by the branch conditions around them
+    pa, pb = expand_library_calls(pa), expand_library_calls(pb)
+    # and loops that read an array's length at each iteration as the for-each loop that reads it once; the
+    # forms as built stay too (into the e-graph below, each side's two roots merged): hoisting can also part two
+    # loops that were alike, such as a loop and its first iteration peeled in front of it
+    unhoisted = [pa, pb]
+    pa, pb = hoist_loop_lengths(pa), hoist_loop_lengths(pb)
+    hoisted = pa is not unhoisted[0] or pb is not unhoisted[1]
     if bisimilar(pa, pb):  # e.g. the same loops: congruence closure would not merge their cycles
         return ProofResult(True, "same PEG", ["bisimulation"], a, b)
     normal_forms_until = budget.deadline(time.monotonic(), CASES_SHARE)
@@ -172,7 +193,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # every form in one PEG, minimized once (2 s of a 12 s JAMA proof): the case split works on each pair of
     # roots, and the loops the forms have in common enter the e-graph once, so saturation works on what differs
     # (JAMA's tql2: twelve loops, one of them changed)
-    every, roots = joint_pegs([pa, pb, sa, sb] if settled else [pa, pb])
+    every, roots = joint_pegs([pa, pb] + ([sa, sb] if settled else []) + (unhoisted if hoisted else []))
     forms = [(roots[0], roots[1], [])] + ([(roots[2], roots[3], ["exit-phis"])] if settled else [])
     for x, y, used in forms:
         cases = equal_by_cases(pair_of(every, x, y), deadline=normal_forms_until)
@@ -193,11 +214,16 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         eg.rebuild()
         if eg.equiv(ra, rb):
             return ProofResult(True, "same PEG once loops' exit phis are settled", ["exit-phis"], a, b)
+    if hoisted:
+        for plain, other in ((ra, got[roots[-2]]), (rb, got[roots[-1]])):
+            eg.union(plain, other, Reason("hoisted-reads", ("peg", "as built"), (plain, other)))
+        eg.rebuild()
     # the calls of each side's own small methods, inlined in the shared e-graph (rules/inline.py): a side that
     # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
     if callees is None:
-        callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, view=view),
-                   CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static))
+        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True, constructors=True)
+        callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, loops=True,
+                                  constructors=True, view=view, opt=opt), opt)
     sides = [(pa, callees[0]), (pb, callees[1])]
     inline_calls(eg, every, got, choose_bodies(every, roots, sides))
     start = time.perf_counter()
