@@ -239,10 +239,10 @@ def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: 
 
 def _revert(peg: PegGraph, ir, goal: Goal = Goal.SPEED):
     """Revert: ``peg`` checked again and scheduled back into IR (``ir``: the method it came from; returns in
-    place of jumps to a return only for ``--goal size``, see ``revert_peg``). Raises PegUnsupported,
-    RevertUnsupported."""
+    place of jumps to a return only for ``--goal size``, loops tested at the bottom only for ``speed``, see
+    ``revert_peg``). Raises PegUnsupported, RevertUnsupported."""
     check_peg(peg)
-    return revert_peg(peg, ir, returns_in_place=goal is Goal.SIZE)
+    return revert_peg(peg, ir, returns_in_place=goal is Goal.SIZE, rotate_loops=goal is Goal.SPEED)
 
 
 def _lower(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: ClassHierarchy,

@@ -40,6 +40,7 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
+from .loopshape import top_tested
 from .normalize import (bisimilar, equal_by_cases, joint_pegs, pair_of, settle_exit_phis,
                               simplify_known_conditions)
 from ..rules.induction import prove_by_induction
@@ -140,6 +141,8 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         b = lift_method(pair.opt_class, pair.opt, opt_h)
     except (LiftError, ClassFileError) as e:
         return ProofResult(False, f"cannot lift: {e}")
+    top_tested(a)  # loops the reverter emitted bottom-tested: the same code with one test (validate/loopshape.py)
+    top_tested(b)
     try:
         pa, pb = build_peg(a), build_peg(b)
         if view is not None:
