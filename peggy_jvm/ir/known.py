@@ -14,14 +14,13 @@ Invariant: only int comparisons; a variable is bounded by intervals of 32-bit in
 """
 from __future__ import annotations
 
+from .lower import _NEGATE  # the one table of negated conditions
 from .nodes import INT, Block, Const, Cond, Copy, Goto, If, Var
 
 _MIN, _MAX = -(1 << 31), (1 << 31) - 1
 _MIRROR = {Cond.EQ: Cond.EQ, Cond.NE: Cond.NE, Cond.LT: Cond.GT, Cond.GT: Cond.LT, Cond.LE: Cond.GE,
            Cond.GE: Cond.LE}
-_NOT = {Cond.EQ: Cond.NE, Cond.NE: Cond.EQ, Cond.LT: Cond.GE, Cond.GE: Cond.LT, Cond.GT: Cond.LE,
-        Cond.LE: Cond.GT}
-_HOLDS = {Cond.EQ: lambda x, y: x == y, Cond.NE: lambda x, y: x != y, Cond.LT: lambda x, y: x < y,
+HOLDS = {Cond.EQ: lambda x, y: x == y, Cond.NE: lambda x, y: x != y, Cond.LT: lambda x, y: x < y,
           Cond.GE: lambda x, y: x >= y, Cond.GT: lambda x, y: x > y, Cond.LE: lambda x, y: x <= y}
 MAX_CHAIN = 8
 """Predecessors walked back from a test looking for one that decides it."""
@@ -63,7 +62,7 @@ def _comparison(b: Block, t: If) -> tuple[object, Cond, int] | bool | None:
             return None
     x, y = vals
     if isinstance(x, int) and isinstance(y, int):
-        return _HOLDS[t.cond](x, y)
+        return HOLDS[t.cond](x, y)
     if isinstance(x, int) and isinstance(y, Var):
         return y, _MIRROR[t.cond], x
     if isinstance(x, Var) and isinstance(y, int):
@@ -80,10 +79,10 @@ def _outcome(lo: int, hi: int, cond: Cond, c: int) -> bool | None:
     """``v cond c`` for every ``v`` in ``[lo, hi]``: True, False, or None when it depends."""
     if lo > hi:
         return None  # no value: a path that cannot run; nothing is claimed
-    ends = {_HOLDS[cond](lo, c), _HOLDS[cond](hi, c)}
+    ends = {HOLDS[cond](lo, c), HOLDS[cond](hi, c)}
     if cond in (Cond.EQ, Cond.NE):
         if lo == hi:
-            return _HOLDS[cond](lo, c)
+            return HOLDS[cond](lo, c)
         return (cond is Cond.NE) if not lo <= c <= hi else None
     return ends.pop() if len(ends) == 1 else None
 
@@ -118,7 +117,7 @@ def decided_after(blocks: dict[int, Block], bid: int, t: If, preds: dict[int, li
         if isinstance(pt, If) and pt.if_true != pt.if_false:
             fact = _comparison(p, pt)
             if isinstance(fact, tuple) and fact[0] is v:
-                span = _interval(fact[1] if pt.if_true == cur else _NOT[fact[1]], fact[2])
+                span = _interval(fact[1] if pt.if_true == cur else _NEGATE[fact[1]], fact[2])
                 known = _outcome(*span, cond, c) if span is not None else None
                 if known is not None:
                     return t.if_true if known else t.if_false

@@ -72,7 +72,7 @@ from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, B
                         InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
                         PutStatic, Return, Stmt, Switch, Throw, Unary, Var, type_of_descriptor)
 from ..ir.coalesce import coalesce_copies, interference, liveness, rename_variables
-from ..ir.known import constant_set, decided_arm
+from ..ir.known import HOLDS, constant_set, decided_arm
 from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE, CarriedLocal, ConstKind
 from ..peg.build import minimize
@@ -1415,23 +1415,7 @@ def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
     goto target or if's false arm comes next (it falls through; a loop header's test falls into the arm that stays
     in the loop), else the block that became ready last (a loop body before the loop's exit)."""
     succs = {bid: list(dict.fromkeys(b.successors())) for bid, b in blocks.items()}
-    back: set[tuple[int, int]] = set()  # DFS back edges: the loops' back edges in reducible code
-    state: dict[int, int] = {}  # 1 on the DFS stack, 2 done
-    stack: list[tuple[int, int]] = [(entry, 0)]
-    state[entry] = 1
-    while stack:
-        bid, k = stack[-1]
-        if k < len(succs[bid]):
-            stack[-1] = (bid, k + 1)
-            t = succs[bid][k]
-            if state.get(t) == 1:
-                back.add((bid, t))
-            elif t not in state:
-                state[t] = 1
-                stack.append((t, 0))
-        else:
-            state[bid] = 2
-            stack.pop()
+    back = set(_back_edges(succs, entry))
     headers = {t for _, t in back}
     preds: dict[int, list[int]] = {bid: [] for bid in blocks}
     for bid, ts in succs.items():
@@ -1497,22 +1481,9 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
     A temporary the header writes and only it reads gets a variable of its own in the copy: written once, it
     stays on the operand stack (lowering's expression trees)."""
     succs = {bid: b.successors() for bid, b in blocks.items()}
-    back: dict[int, list[int]] = {}  # DFS back edges by header: the loops' back edges in reducible code
-    state = {entry: 1}  # 1 on the DFS stack, 2 done
-    stack: list[tuple[int, int]] = [(entry, 0)]
-    while stack:
-        bid, k = stack[-1]
-        if k < len(succs[bid]):
-            stack[-1] = (bid, k + 1)
-            t = succs[bid][k]
-            if state.get(t) == 1:
-                back.setdefault(t, []).append(bid)
-            elif t not in state:
-                state[t] = 1
-                stack.append((t, 0))
-        else:
-            state[bid] = 2
-            stack.pop()
+    back: dict[int, list[int]] = {}  # latches by header
+    for latch, header in _back_edges(succs, entry):
+        back.setdefault(header, []).append(latch)
     preds: dict[int, list[int]] = {bid: [] for bid in blocks}
     for bid, ts in succs.items():
         for t in ts:
@@ -1524,6 +1495,7 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
             for x in [*st.operands(), st.defined()]:
                 if isinstance(x, Var):
                     used_in.setdefault(x.id, set()).add(b.id)
+    bodies = {h: _natural_loop(h, back[h], preds) for h in back}
     moved: dict[int, Block] = {}
     for h in sorted(back):
         hb, latches = blocks[h], sorted(set(back[h]))
@@ -1533,15 +1505,14 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
                 not all(isinstance(st, _ROTATE_STMTS) for st in hb.stmts) or \
                 any(not isinstance(blocks[p].terminator, Goto) for p in latches):
             continue
-        body: set[int] = {h}  # the natural loop: what reaches a latch without passing through h
-        todo = list(latches)
-        while todo:
-            x = todo.pop()
-            if x not in body:
-                body.add(x)
-                todo.extend(preds[x])
+        body = bodies[h]
         inside = [t for t in term.targets() if t in body]
         if len(inside) != 1 or inside[0] == h:
+            continue
+        out = term.if_false if inside[0] == term.if_true else term.if_true
+        if out in bodies and h in bodies[out]:
+            # the loop's exit is an enclosing loop's header: at the bottom both arms would jump back (an if and a
+            # goto where the top-tested loop has one goto)
             continue
         copy = Block(max(blocks) + 1, [_copy_stmt(st) for st in hb.stmts],
                      If(term.cond, term.a, term.b, term.if_true, term.if_false, origin=term.origin),
@@ -1700,8 +1671,41 @@ def _same_constant(x: Const, y: Const) -> bool:
     return type(x.value) is type(y.value) and x.value == y.value
 
 
+def _natural_loop(h: int, latches: list[int], preds: dict[int, list[int]]) -> set[int]:
+    """The blocks of the loop headed by ``h``: what reaches a latch without passing through ``h``."""
+    body: set[int] = {h}
+    todo = list(latches)
+    while todo:
+        x = todo.pop()
+        if x not in body:
+            body.add(x)
+            todo.extend(preds[x])
+    return body
+
+
 def _copy_stmt(st: Stmt) -> Stmt:
     return type(st)(**{f.name: getattr(st, f.name) for f in fields(st)})  # type: ignore[arg-type]
+
+
+def _back_edges(succs: dict[int, list[int]], entry: int) -> list[tuple[int, int]]:
+    """(latch, header) of each DFS back edge from ``entry``: the loops' back edges in reducible code."""
+    back: list[tuple[int, int]] = []
+    state = {entry: 1}  # 1 on the DFS stack, 2 done
+    stack: list[tuple[int, int]] = [(entry, 0)]
+    while stack:
+        bid, k = stack[-1]
+        if k < len(succs[bid]):
+            stack[-1] = (bid, k + 1)
+            t = succs[bid][k]
+            if state.get(t) == 1:
+                back.append((bid, t))
+            elif t not in state:
+                state[t] = 1
+                stack.append((t, 0))
+        else:
+            state[bid] = 2
+            stack.pop()
+    return back
 
 
 def _reaching(preds: dict[int, list[int]], target: int) -> set[int]:
@@ -2126,10 +2130,6 @@ def _drop_dead_copies(blocks: dict[int, Block]) -> None:
             return
 
 
-_HOLDS = {Cond.EQ: lambda x, y: x == y, Cond.NE: lambda x, y: x != y, Cond.LT: lambda x, y: x < y,
-          Cond.GE: lambda x, y: x >= y, Cond.GT: lambda x, y: x > y, Cond.LE: lambda x, y: x <= y}
-
-
 def _known_arm(b: Block, test: Block) -> int | None:
     """The arm ``test`` (a block with no statements, ending in an int ``if``) takes after ``b``, when ``b``
     leaves both operands constant; None when that is not known."""
@@ -2147,7 +2147,7 @@ def _known_arm(b: Block, test: Block) -> int | None:
         if x.type != INT or not isinstance(x.value, int):
             return None
         vals.append(x.value)
-    return term.if_true if _HOLDS[term.cond](*vals) else term.if_false
+    return term.if_true if HOLDS[term.cond](*vals) else term.if_false
 
 
 def _constant_test(term: If) -> bool | None:
@@ -2156,7 +2156,7 @@ def _constant_test(term: If) -> bool | None:
     a, b = term.a, term.b
     if isinstance(a, Const) and isinstance(b, Const) and a.type == INT and b.type == INT \
             and isinstance(a.value, int) and isinstance(b.value, int):
-        return _HOLDS[term.cond](a.value, b.value)
+        return HOLDS[term.cond](a.value, b.value)
     if _is_null(a) and _is_null(b) and term.cond in (Cond.EQ, Cond.NE):
         return term.cond is Cond.EQ
     return None

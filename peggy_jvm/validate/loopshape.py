@@ -56,7 +56,7 @@ def top_tested(m: IRMethod) -> bool:
             a = m.blocks[aid]
             if aid == bid or not isinstance(a.terminator, If):
                 continue
-            k = _common_tail(a, b, uses, defs)
+            k = _common_tail(a, b, uses, defs, lambda t: _through_jumps(m, t))
             if k is None:
                 continue
             _share_tail(m, a, b, k)
@@ -108,11 +108,23 @@ def _share_tail(m: IRMethod, a: Block, b: Block, k: int) -> None:
         blk.terminator = Goto(tail.id, origin=origin)
 
 
-def _common_tail(a: Block, b: Block, uses: dict[int, list[int]], defs: dict[int, int]) -> int | None:
+def _through_jumps(m: IRMethod, t: int) -> int:
+    """Where a jump to block ``t`` leads once blocks that only jump on are passed (an arm the layout could not
+    fall into, lifted as a block of its own)."""
+    seen = set()
+    while t not in seen and not m.blocks[t].stmts and isinstance(m.blocks[t].terminator, Goto):
+        seen.add(t)
+        t = m.blocks[t].terminator.target  # type: ignore[union-attr]
+    return t
+
+
+def _common_tail(a: Block, b: Block, uses: dict[int, list[int]], defs: dict[int, int], final) -> int | None:
     """The most statements (at most :data:`MAX_TAIL_STMTS`) that ``a`` and ``b`` end with before equivalent
-    tests, or None when their tests differ."""
+    tests (their targets compared through ``final``), or None when their tests differ."""
     ta, tb = a.terminator, b.terminator
     assert isinstance(ta, If) and isinstance(tb, If)
+    ta = If(ta.cond, ta.a, ta.b, final(ta.if_true), final(ta.if_false), origin=ta.origin)
+    tb = If(tb.cond, tb.a, tb.b, final(tb.if_true), final(tb.if_false), origin=tb.origin)
     if _test(ta) != _test(tb) and _test(ta) != _test(_negated(tb)):
         return None
     best = None
