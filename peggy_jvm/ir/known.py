@@ -7,7 +7,9 @@ What this module owns
     writing the variable) bound the variable so that only one outcome is possible (``if n > 0`` after the
     entry test ``if n <= 0`` was false). The reverter drops such tests (a rotated loop's own entry test under
     the test of a hoisted read, revert._settle_known_tests); the prover's view of a rotated loop puts one back
-    only where it is decided (validate/loopshape.py), so both rest on the same reasoning.
+    only where it is decided (validate/loopshape.py, :func:`decided_after`: a test put in place of a block's
+    jump), so both rest on the same reasoning. :func:`constant_set`: the int constant a block leaves in a
+    variable (a test of it tests the constant).
 
 Inputs: blocks by id and the predecessor lists (terminator edges and handler edges). Output: a block id or None.
 Invariant: only int comparisons; a variable is bounded by intervals of 32-bit ints, never guessed.
@@ -21,7 +23,8 @@ _MIN, _MAX = -(1 << 31), (1 << 31) - 1
 _MIRROR = {Cond.EQ: Cond.EQ, Cond.NE: Cond.NE, Cond.LT: Cond.GT, Cond.GT: Cond.LT, Cond.LE: Cond.GE,
            Cond.GE: Cond.LE}
 HOLDS = {Cond.EQ: lambda x, y: x == y, Cond.NE: lambda x, y: x != y, Cond.LT: lambda x, y: x < y,
-          Cond.GE: lambda x, y: x >= y, Cond.GT: lambda x, y: x > y, Cond.LE: lambda x, y: x <= y}
+         Cond.GE: lambda x, y: x >= y, Cond.GT: lambda x, y: x > y, Cond.LE: lambda x, y: x <= y}
+"""Whether ``x cond y`` holds for two ints (the reverter's tests of constants use it too)."""
 MAX_CHAIN = 8
 """Predecessors walked back from a test looking for one that decides it."""
 
@@ -30,7 +33,7 @@ def constant_set(b: Block, v: Var) -> Const | None:
     """The int constant ``b`` leaves in ``v`` by its last write of it (a copy of a constant), else None."""
     for st in reversed(b.stmts):
         if st.defined() is v:
-            return st.src if isinstance(st, Copy) and _int_const(st.src) else None
+            return st.src if isinstance(st, Copy) and isinstance(st.src, Const) and _int_const(st.src) else None
     return None
 
 
@@ -42,31 +45,32 @@ def _writes(b: Block, v: Var) -> bool:
     return any(st.defined() is v for st in b.stmts)
 
 
-def _comparison(b: Block, t: If) -> tuple[object, Cond, int] | bool | None:
+def _comparison(b: Block, t: If) -> tuple[Var, Cond, int] | bool | None:
     """``t`` (at the end of ``b``) as ``(var, cond, constant)``, its outcome when both sides are constants,
     or None when it is not an int test of one variable against a constant."""
-    vals: list[object] = []
+    vals: list[Var | int] = []
     for x in (t.a, t.b):
         if isinstance(x, Var):
             c = constant_set(b, x)
             if c is None and _writes(b, x):
                 return None
-            x = c if c is not None else x
+            if c is not None:
+                x = c
         if isinstance(x, Var):
             if x.type != INT:
                 return None
             vals.append(x)
-        elif _int_const(x):
-            vals.append(x.value)  # type: ignore[union-attr]
+        elif isinstance(x, Const) and isinstance(x.value, int) and _int_const(x):
+            vals.append(x.value)
         else:
             return None
-    x, y = vals
-    if isinstance(x, int) and isinstance(y, int):
-        return HOLDS[t.cond](x, y)
-    if isinstance(x, int) and isinstance(y, Var):
-        return y, _MIRROR[t.cond], x
-    if isinstance(x, Var) and isinstance(y, int):
-        return x, t.cond, y
+    p, q = vals
+    if isinstance(p, int) and isinstance(q, int):
+        return HOLDS[t.cond](p, q)
+    if isinstance(p, int) and isinstance(q, Var):
+        return q, _MIRROR[t.cond], p
+    if isinstance(p, Var) and isinstance(q, int):
+        return p, t.cond, q
     return None
 
 
