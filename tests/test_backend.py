@@ -16,7 +16,8 @@ import pytest
 import difftest as dt
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
-from peggy_jvm.pipeline import Stage, optimize_input
+from peggy_jvm.codecost import EmittedCost
+from peggy_jvm.pipeline import Stage, optimize_input, size_allowance
 
 SOURCE = """
 public class Backend {
@@ -293,7 +294,19 @@ def test_a_loop_step_read_inside_a_store_is_recomputed(shapes):
     assert len(_stores(insns)) == len(_stores(orig["shift"][0])) and max_locals <= orig["shift"][1]
     ops = _opcodes(insns)
     k = ops.index(op.IINC)
-    assert ops[k - 1] == 0x52 and ops[k + 1] == op.GOTO  # dastore; iinc; goto
+    assert ops[k - 1] == 0x52 and _back_edge_next(insns, k)  # dastore; iinc; goto (or the test again)
+
+
+def _back_edge_next(code, k: int) -> bool:
+    """Whether the first jump after instruction ``k`` is the loop's back edge: a ``goto`` back (javac's shape,
+    --stage peg), or, in a loop rebuilt under --goal speed (revert._rotate_loops), a conditional jump back with
+    only the test's loads between."""
+    j, (off, o, arg, _) = next((j, x) for j, x in enumerate(code) if j > k and op.OPCODES[x[1]].operand in
+                               (op.Operand.BRANCH2, op.Operand.BRANCH4))
+    if o == op.GOTO:
+        return arg < off and j == k + 1
+    return o in op.CONDITIONAL_BRANCHES and arg < off and all(x[1] in _LOADS | {0x03, 0x04, 0xbe, 0x64, 0x60}
+                                                              for x in code[k + 1:j])
 
 
 def test_a_reference_known_null_is_not_tested(shapes):
@@ -320,12 +333,19 @@ def test_single_use_values_are_not_stored_and_reloaded(shapes):
 
 
 def test_no_method_longer_than_javac_wrote_it(shapes):
-    orig, new, _ = shapes
+    orig, new, report = shapes
     # not yet: a catch-all handler tests the types javac's table entries name; classify computes k + 1 before
     # the test in the loop and copies it on the back edge (79 bytes, javac's 72); relax steps j in both arms of
     # the if (iinc; goto twice: the arm's tail is not merged with the block it equals)
     for name in METHODS.keys() - {"parsed", "trimmed", "classify", "relax"}:
-        assert new[name][0][-1][0] <= orig[name][0][-1][0], name  # offset of the last instruction
+        r = report[name]
+        extra = 0
+        if r.emitted_cost_before is not None and r.status == "rewritten":
+            # --goal speed: a cheaper rewrite may grow by what it gains (a loop tested at its bottom copies its
+            # test for one jump fewer per iteration, revert._rotate_loops)
+            extra = size_allowance(EmittedCost(r.emitted_cost_before, r.bytes_before),
+                                   EmittedCost(r.emitted_cost_after, r.bytes_after))
+        assert new[name][0][-1][0] <= orig[name][0][-1][0] + extra, name  # offset of the last instruction
 
 
 def test_rewritten_code_verifies_and_behaves_identically(built, java_home, verifier):
@@ -389,15 +409,17 @@ def test_an_accumulation_is_one_tree_with_the_step_at_the_end(shapes):
     insns = new["stepSum"][0]
     ops = _opcodes(insns)
 
-    def body(code):  # the loop body: after the loop's test (the first if_icmp<cond>), up to the back edge (iinc; goto)
-        start = next(j for j, (_, o, _, _) in enumerate(code) if 0x9f <= o <= 0xa4) + 1
-        return code[start:next(j for j, (_, o, _, _) in enumerate(code) if o == op.GOTO) + 1]
+    def body(code):  # the loop body: after the loop's (entry) test, the first forward conditional jump, up to the
+        # back edge (iinc; goto in javac's code, iinc; the test again in a rotated loop: revert._rotate_loops)
+        start = next(j for j, (off, o, arg, _) in enumerate(code) if o in op.CONDITIONAL_BRANCHES and arg > off) + 1
+        return code[start:next(j for j, (off, o, arg, _) in enumerate(code) if o in (op.GOTO, *op.CONDITIONAL_BRANCHES)
+                               and arg < off) + 1]
 
     assert [o for _, o, _, _ in body(insns) if o in _STORES] == [op.LSTORE]  # javac stores w too
     assert len(_stores(body(orig["stepSum"][0]))) == 2
     assert _opcodes(body(insns))[0] == op.LLOAD and _opcodes(body(insns)).count(op.LLOAD) == 1
     k = ops.index(op.IINC)
-    assert ops[k - 2:k + 2] == [0x61, op.LSTORE, op.IINC, op.GOTO]  # ladd; lstore s; iinc i; goto
+    assert ops[k - 2:k + 1] == [0x61, op.LSTORE, op.IINC] and _back_edge_next(insns, k)  # ladd; lstore s; iinc i
     if report["stepSum"].extraction is None:  # --stage peg: the PEG as built, w + w
         assert [o for o in ops if o in (0x60, 0x78)] == [0x78, 0x60, 0x60]  # ishl; (i + 1) iadd; iadd
         assert new["stepSum"][1] < orig["stepSum"][1]  # no local for w

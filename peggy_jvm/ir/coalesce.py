@@ -347,22 +347,7 @@ def rename_variables(blocks: dict[int, Block], find: Callable[[Var], Var]) -> No
 def interference(m: IRMethod) -> dict[int, set[int]]:
     """Variable id -> ids of variables live where it is written (a copy's source excepted: after ``a = b`` the
     two hold one value). What a block's handlers read counts as live all through the block."""
-    live_in: dict[int, set[int]] = {bid: set() for bid in m.blocks}
-    order = list(reversed(m.block_order()))
-    changed = True
-    while changed:
-        changed = False
-        for b in order:
-            live = _live_out(b, live_in)
-            for st in reversed(_stmts(b)):
-                d = st.defined()
-                if d is not None:
-                    live.discard(d.id)
-                live.update(x.id for x in st.operands() if isinstance(x, Var))
-                live |= _handler_live(b, live_in)
-            if live != live_in[b.id]:
-                live_in[b.id] = live
-                changed = True
+    live_in = liveness(m.blocks)
     adj: dict[int, set[int]] = {}
     for b in m.blocks.values():
         live = _live_out(b, live_in)
@@ -378,6 +363,28 @@ def interference(m: IRMethod) -> dict[int, set[int]]:
             live.update(x.id for x in st.operands() if isinstance(x, Var))
             live |= _handler_live(b, live_in)
     return adj
+
+
+def liveness(blocks: dict[int, Block]) -> dict[int, set[int]]:
+    """Block id -> ids of the variables live where it starts (read on some path before written); what a
+    block's handlers read counts as live all through the block."""
+    live_in: dict[int, set[int]] = {bid: set() for bid in blocks}
+    order = [blocks[k] for k in sorted(blocks, reverse=True)]
+    changed = True
+    while changed:
+        changed = False
+        for b in order:
+            live = _live_out(b, live_in)
+            for st in reversed(_stmts(b)):
+                d = st.defined()
+                if d is not None:
+                    live.discard(d.id)
+                live.update(x.id for x in st.operands() if isinstance(x, Var))
+                live |= _handler_live(b, live_in)
+            if live != live_in[b.id]:
+                live_in[b.id] = live
+                changed = True
+    return live_in
 
 
 def _live_out(b: Block, live_in: dict[int, set[int]]) -> set[int]:

@@ -46,6 +46,12 @@ How
       variable updated in place in one variable), tail merging of equal blocks, ``switch`` rebuilt from a chain
       of equality tests, and a layout where a join follows its predecessors (only back edges jump backward);
       last, a ``goto`` to a block that only returns or throws becomes that return where it is no longer.
+    * Under ``--goal speed`` (``rotate_loops``), before the layout, loops are tested at the bottom after an entry
+      test (:func:`_rotate_loops`: one jump per iteration instead of a test and a ``goto``), a hoisted loop's
+      zero-trip values are set before its entry test and its continuation written once
+      (:func:`_zero_trip_values_first`), an entry test an earlier test decides is dropped
+      (:func:`_settle_known_tests`) and a test of a constant just set tests the constant. The self-check proves
+      these through the prover's view of them (validate/loopshape.py).
 
 Inputs: a PEG from :func:`peggy_jvm.peg.build.build_peg` (or an extracted one) and the original IR method
 (for its name, descriptor and parameter variables).
@@ -65,7 +71,8 @@ from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, B
                         Cond, Const, Copy, GetField, GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic,
                         InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
                         PutStatic, Return, Stmt, Switch, Throw, Unary, Var, type_of_descriptor)
-from ..ir.coalesce import coalesce_copies, interference, rename_variables
+from ..ir.coalesce import coalesce_copies, interference, liveness, rename_variables
+from ..ir.known import HOLDS, constant_set, decided_arm
 from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE, CarriedLocal, ConstKind
 from ..peg.build import minimize
@@ -104,8 +111,9 @@ def _zero(t: IRType) -> Const:
 
 class _Reverter:
     def __init__(self, peg: PEG, original: IRMethod, result_prefixes: bool = True,
-                 returns_in_place: bool = True) -> None:
+                 returns_in_place: bool = True, rotate_loops: bool = False) -> None:
         self.peg = peg
+        self.rotate_loops = rotate_loops
         # emit the effects both arms of a result's test start with before the test (gen_result)
         self.result_prefixes = result_prefixes
         self.returns_in_place = returns_in_place
@@ -1291,6 +1299,17 @@ class _Reverter:
             blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
         _switches_from_chains(blocks)
         blocks = _reachable_blocks(blocks, entry_id)
+        self.next_var = max([self.next_var, *(v.id + 1 for v in self.variables)])  # coalescing made some too
+        rotated = _rotate_loops(blocks, entry_id, self.new_var) if self.rotate_loops else {}
+        if rotated:
+            self.carried = [(v, local, rotated.get(id(header), header)) for v, local, header in self.carried]
+        if rotated and _zero_trip_values_first(blocks):
+            blocks = _reachable_blocks(blocks, entry_id)
+        if rotated:
+            blocks, entry_id = tidy_blocks(blocks, entry_id)
+            if _settle_known_tests(blocks):
+                blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
+            _constants_into_tests(blocks)
         _values_into_joins(blocks, entry_id, {p.id for p in m.params})
         if self.returns_in_place and _returns_in_place_of_gotos(blocks):
             blocks = _reachable_blocks(blocks, entry_id)
@@ -1396,23 +1415,7 @@ def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
     goto target or if's false arm comes next (it falls through; a loop header's test falls into the arm that stays
     in the loop), else the block that became ready last (a loop body before the loop's exit)."""
     succs = {bid: list(dict.fromkeys(b.successors())) for bid, b in blocks.items()}
-    back: set[tuple[int, int]] = set()  # DFS back edges: the loops' back edges in reducible code
-    state: dict[int, int] = {}  # 1 on the DFS stack, 2 done
-    stack: list[tuple[int, int]] = [(entry, 0)]
-    state[entry] = 1
-    while stack:
-        bid, k = stack[-1]
-        if k < len(succs[bid]):
-            stack[-1] = (bid, k + 1)
-            t = succs[bid][k]
-            if state.get(t) == 1:
-                back.add((bid, t))
-            elif t not in state:
-                state[t] = 1
-                stack.append((t, 0))
-        else:
-            state[bid] = 2
-            stack.pop()
+    back = set(_back_edges(succs, entry))
     headers = {t for _, t in back}
     preds: dict[int, list[int]] = {bid: [] for bid in blocks}
     for bid, ts in succs.items():
@@ -1456,6 +1459,253 @@ def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
         if prefer in became:
             nxt = prefer
     return order
+
+
+ROTATE_MAX_HEADER_STMTS = 2
+"""Loop inversion (:func:`_rotate_loops`) copies a loop's test to its bottom only when the header computes at
+most this many statements before it, each one of :data:`_ROTATE_STMTS` (an ``arraylength``, a field read:
+javac-sized loop tests have none to two); each copied statement costs its bytes again (one to three) for a
+jump saved per iteration. A call is never copied: its three to five bytes and its arguments' are more than
+the ``goto`` saved."""
+_ROTATE_STMTS = (Binary, Unary, Copy, ArrayLength, ArrayLoad, GetField, GetStatic)
+
+
+def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRType], Var]) -> dict[int, Block]:
+    """Loop inversion: a loop whose header only tests (``H: s; if c goto body else exit`` with at most
+    :data:`ROTATE_MAX_HEADER_STMTS` statements ``s``) and whose back edges are ``goto H`` gets a copy of its header
+    as the target of those back edges, so the loop is tested at the bottom (``if c goto body``, the one jump of
+    an iteration) and ``H`` is left as the entry test, run once. Meaning unchanged: the copy does what ``H`` did
+    at the same point, with ``H``'s handlers; the loop's header becomes ``body``, whose every entry comes from
+    ``H`` or the copy. In place; returns the headers that stopped being one, by identity, mapped to the block
+    now heading their loop (the thetas' debug information moves there: it holds the same iteration's values).
+    A temporary the header writes and only it reads gets a variable of its own in the copy: written once, it
+    stays on the operand stack (lowering's expression trees)."""
+    succs = {bid: b.successors() for bid, b in blocks.items()}
+    back: dict[int, list[int]] = {}  # latches by header
+    for latch, header in _back_edges(succs, entry):
+        back.setdefault(header, []).append(latch)
+    preds: dict[int, list[int]] = {bid: [] for bid in blocks}
+    for bid, ts in succs.items():
+        for t in ts:
+            preds[t].append(bid)
+    handler_targets = {h.target for b in blocks.values() for h in b.handlers}
+    used_in: dict[int, set[int]] = {}  # variable id -> the blocks that read or write it
+    for b in blocks.values():
+        for st in [*b.stmts, b.terminator]:
+            for x in [*st.operands(), st.defined()]:
+                if isinstance(x, Var):
+                    used_in.setdefault(x.id, set()).add(b.id)
+    bodies = {h: _natural_loop(h, back[h], preds) for h in back}
+    moved: dict[int, Block] = {}
+    for h in sorted(back):
+        hb, latches = blocks[h], sorted(set(back[h]))
+        term = hb.terminator
+        if not isinstance(term, If) or term.if_true == term.if_false or h in handler_targets or \
+                len(hb.stmts) > ROTATE_MAX_HEADER_STMTS or hb.entry_stack or \
+                not all(isinstance(st, _ROTATE_STMTS) for st in hb.stmts) or \
+                any(not isinstance(blocks[p].terminator, Goto) for p in latches):
+            continue
+        body = bodies[h]
+        inside = [t for t in term.targets() if t in body]
+        if len(inside) != 1 or inside[0] == h:
+            continue
+        out = term.if_false if inside[0] == term.if_true else term.if_true
+        if out in bodies and h in bodies[out]:
+            # the loop's exit is an enclosing loop's header: at the bottom both arms would jump back (an if and a
+            # goto where the top-tested loop has one goto)
+            continue
+        copy = Block(max(blocks) + 1, [_copy_stmt(st) for st in hb.stmts],
+                     If(term.cond, term.a, term.b, term.if_true, term.if_false, origin=term.origin),
+                     handlers=hb.handlers, origin=hb.origin)
+        own: dict[int, Var] = {}
+        for st in hb.stmts:  # written before any read, and used nowhere else
+            own.update((x.id, own.get(x.id, x)) for x in st.operands() if isinstance(x, Var))
+            d = st.defined()
+            if d is not None and d.id not in own and used_in[d.id] == {h}:
+                own[d.id] = new_var(d.type)
+        own = {vid: v for vid, v in own.items() if v.id != vid}
+        rename_variables({copy.id: copy}, lambda v: own.get(v.id, v))
+        blocks[copy.id] = copy
+        for p in latches:
+            blocks[p].terminator = Goto(copy.id, origin=blocks[p].terminator.origin)  # type: ignore[union-attr]
+        moved[id(hb)] = blocks[inside[0]]
+    return moved
+
+
+def _zero_trip_values_first(blocks: dict[int, Block]) -> bool:
+    """A test ``T: if c goto A else Z`` whose arm ``Z`` is a loop's zero-trip path (``phi(C@0, loop, zero)`` of
+    a hoisted loop: ``A`` runs the loop) gets the zero-trip values set before it, so the loop's continuation is
+    written once and falls out of its bottom test:
+
+    * ``Z`` only sets constants that ``A`` sets too before reading or writing them (the loop's initial values):
+      they are set in ``T`` instead and ``Z`` is left empty (the test jumps straight to the join);
+    * ``Z`` is the continuation ``Y`` after the loop (``... goto J`` both) with constants where ``Y`` reads
+      variables that ``A`` starts at those constants (``sum += 0.0`` against ``sum += c``): the variables are
+      set in ``T``, and the test jumps to ``Y``, when none of them is read after ``J`` before it is written.
+
+    Meaning unchanged: on ``Z``'s path the same values are computed, on ``A``'s nothing reads the variables
+    before they get the value they had (a handler of ``A`` cannot either: only when nothing before the copy
+    throws or ``A`` has none). True when a test changed."""
+    preds: dict[int, int] = {}
+    for b in blocks.values():
+        for t in set(b.successors()):
+            preds[t] = preds.get(t, 0) + 1
+    live: dict[int, set[int]] | None = None
+    changed = False
+    for t in list(blocks.values()):
+        term = t.terminator
+        if not isinstance(term, If) or term.if_true == term.if_false:
+            continue
+        for a_id, z_id in ((term.if_true, term.if_false), (term.if_false, term.if_true)):
+            a, z = blocks[a_id], blocks[z_id]
+            if preds.get(a_id) != 1 or preds.get(z_id) != 1 or not z.stmts or not isinstance(z.terminator, Goto):
+                continue
+            if all(isinstance(st, Copy) and isinstance(st.src, Const) for st in z.stmts):
+                sets, y = [(st.dst, st.src) for st in z.stmts], None  # type: ignore[attr-defined]
+            else:
+                if live is None:
+                    live = liveness(blocks)
+                found = _continuation(blocks, z, live)
+                if found is None:
+                    continue
+                y, sets = found
+            at = [_initial_copy(a, Copy(v, c)) for v, c in sets]
+            if any(k is None for k in at) or any(x is v for v, _ in sets for x in term.operands()):
+                continue
+            t.stmts.extend(Copy(v, c) for v, c in sets)
+            a.stmts = [st for k, st in enumerate(a.stmts) if k not in at]
+            if y is None:
+                z.stmts = []
+            else:
+                _retarget(t, lambda b: y.id if b == z_id else b)
+            changed = True
+            break
+    return changed
+
+
+def _settle_known_tests(blocks: dict[int, Block]) -> bool:
+    """An int test decided on every path into it (:func:`peggy_jvm.ir.known.decided_arm`: a rotated loop's entry
+    test ``k < n`` with ``k = 0`` under the hoisted read's test ``n > 0``) becomes a jump to its arm. True when a
+    test went."""
+    preds: dict[int, list[int]] = {}
+    for b in blocks.values():
+        for t in dict.fromkeys(b.successors()):
+            preds.setdefault(t, []).append(b.id)
+    changed = False
+    for bid in sorted(blocks):
+        arm = decided_arm(blocks, bid, preds)
+        if arm is not None:
+            blocks[bid].terminator = Goto(arm, origin=blocks[bid].terminator.origin)  # type: ignore[union-attr]
+            changed = True
+            preds = {t: [p for p in ps if p != bid or t == arm] for t, ps in preds.items()}
+    return changed
+
+
+def _constants_into_tests(blocks: dict[int, Block]) -> None:
+    """An int test of a variable its block has just set to a constant tests the constant (``i = 0; if n > i``
+    is ``if n > 0``: ``ifgt``, one load fewer); the prover's view of a rotated loop reads it back
+    (validate/loopshape.py)."""
+    for b in blocks.values():
+        t = b.terminator
+        if isinstance(t, If):
+            for name in ("a", "b"):
+                x = getattr(t, name)
+                c = constant_set(b, x) if isinstance(x, Var) else None
+                if c is not None:
+                    setattr(t, name, c)
+
+
+def _continuation(blocks: dict[int, Block], z: Block, live: dict[int, set[int]]
+                  ) -> tuple[Block, list[tuple[Var, Const]]] | None:
+    """The block ``Y`` that does what ``z`` does with variables where ``z`` has constants, going to the same
+    place, and those (variable, constant) pairs; None if there is none (or a variable is live after it)."""
+    assert isinstance(z.terminator, Goto)
+    for y in blocks.values():
+        if y is z or not isinstance(y.terminator, Goto) or y.terminator.target != z.terminator.target or \
+                len(y.stmts) != len(z.stmts) or y.handlers != z.handlers:
+            continue
+        sets: dict[int, tuple[Var, Const]] = {}
+        written = {d.id for st in [*y.stmts, *z.stmts] if (d := st.defined()) is not None}
+        ok = True
+        for sz, sy in zip(z.stmts, y.stmts):
+            if type(sz) is not type(sy):
+                ok = False
+                break
+            for f in fields(sz):  # type: ignore[arg-type]
+                vz, vy = getattr(sz, f.name), getattr(sy, f.name)
+                if f.name == "origin" or vz is vy or (isinstance(vz, Const) and isinstance(vy, Const)
+                                                      and _same_constant(vz, vy)):
+                    continue
+                if isinstance(vz, Const) and isinstance(vy, Var) and vy.id not in written and vy.type == vz.type \
+                        and (vy.id not in sets or _same_constant(sets[vy.id][1], vz)):
+                    sets[vy.id] = (vy, vz)
+                    continue
+                if isinstance(vz, Var) and isinstance(vy, Var) and vz is vy:
+                    continue
+                ok = False
+                break
+            if not ok:
+                break
+        if ok and sets and not any(vid in live[z.terminator.target] for vid in sets):
+            return y, list(sets.values())
+    return None
+
+
+def _initial_copy(a: Block, copy: Copy) -> int | None:
+    """The index of a statement of ``a`` setting ``copy``'s variable to the same constant, with nothing before
+    it reading or writing the variable (or throwing, when ``a`` has handlers)."""
+    v, c = copy.dst, copy.src
+    for k, st in enumerate(a.stmts):
+        if isinstance(st, Copy) and st.dst is v and isinstance(st.src, Const) and _same_constant(st.src, c):
+            return k
+        if st.defined() is v or any(x is v for x in st.operands()) or (a.handlers and st.may_throw):
+            return None
+    return None
+
+
+def _same_constant(x: Const, y: Const) -> bool:
+    if x.type != y.type or x.kind is not y.kind:
+        return False
+    if isinstance(x.value, float) and isinstance(y.value, float):  # by bits: 0.0 is not -0.0
+        return struct.pack(">d", x.value) == struct.pack(">d", y.value)
+    return type(x.value) is type(y.value) and x.value == y.value
+
+
+def _natural_loop(h: int, latches: list[int], preds: dict[int, list[int]]) -> set[int]:
+    """The blocks of the loop headed by ``h``: what reaches a latch without passing through ``h``."""
+    body: set[int] = {h}
+    todo = list(latches)
+    while todo:
+        x = todo.pop()
+        if x not in body:
+            body.add(x)
+            todo.extend(preds[x])
+    return body
+
+
+def _copy_stmt(st: Stmt) -> Stmt:
+    return type(st)(**{f.name: getattr(st, f.name) for f in fields(st)})  # type: ignore[arg-type]
+
+
+def _back_edges(succs: dict[int, list[int]], entry: int) -> list[tuple[int, int]]:
+    """(latch, header) of each DFS back edge from ``entry``: the loops' back edges in reducible code."""
+    back: list[tuple[int, int]] = []
+    state = {entry: 1}  # 1 on the DFS stack, 2 done
+    stack: list[tuple[int, int]] = [(entry, 0)]
+    while stack:
+        bid, k = stack[-1]
+        if k < len(succs[bid]):
+            stack[-1] = (bid, k + 1)
+            t = succs[bid][k]
+            if state.get(t) == 1:
+                back.append((bid, t))
+            elif t not in state:
+                state[t] = 1
+                stack.append((t, 0))
+        else:
+            state[bid] = 2
+            stack.pop()
+    return back
 
 
 def _reaching(preds: dict[int, list[int]], target: int) -> set[int]:
@@ -1880,10 +2130,6 @@ def _drop_dead_copies(blocks: dict[int, Block]) -> None:
             return
 
 
-_HOLDS = {Cond.EQ: lambda x, y: x == y, Cond.NE: lambda x, y: x != y, Cond.LT: lambda x, y: x < y,
-          Cond.GE: lambda x, y: x >= y, Cond.GT: lambda x, y: x > y, Cond.LE: lambda x, y: x <= y}
-
-
 def _known_arm(b: Block, test: Block) -> int | None:
     """The arm ``test`` (a block with no statements, ending in an int ``if``) takes after ``b``, when ``b``
     leaves both operands constant; None when that is not known."""
@@ -1901,7 +2147,7 @@ def _known_arm(b: Block, test: Block) -> int | None:
         if x.type != INT or not isinstance(x.value, int):
             return None
         vals.append(x.value)
-    return term.if_true if _HOLDS[term.cond](*vals) else term.if_false
+    return term.if_true if HOLDS[term.cond](*vals) else term.if_false
 
 
 def _constant_test(term: If) -> bool | None:
@@ -1910,7 +2156,7 @@ def _constant_test(term: If) -> bool | None:
     a, b = term.a, term.b
     if isinstance(a, Const) and isinstance(b, Const) and a.type == INT and b.type == INT \
             and isinstance(a.value, int) and isinstance(b.value, int):
-        return _HOLDS[term.cond](a.value, b.value)
+        return HOLDS[term.cond](a.value, b.value)
     if _is_null(a) and _is_null(b) and term.cond in (Cond.EQ, Cond.NE):
         return term.cond is Cond.EQ
     return None
@@ -1966,21 +2212,25 @@ def uses_handlers(peg: PEG) -> bool:
     return any(n.op in HANDLER_OPS for n in peg.nodes)
 
 
-def revert_peg(peg: PEG, original: IRMethod, returns_in_place: bool = True) -> IRMethod:
+def revert_peg(peg: PEG, original: IRMethod, returns_in_place: bool = True, rotate_loops: bool = False
+               ) -> IRMethod:
     """An IR method computing what ``peg`` means (see the module docstring). ``returns_in_place``: a ``goto`` to
     a block that only returns becomes that return (:func:`_returns_in_place_of_gotos`); the full stage asks for it
     only under ``--goal size``, since the self-check does not yet prove every such shape (peeled loops whose
-    first iteration returns on its own path, tests/test_peel.py)."""
+    first iteration returns on its own path, tests/test_peel.py). ``rotate_loops``: loops tested at the bottom
+    after an entry test (:func:`_rotate_loops`: one jump per iteration for a few bytes more); the full stage asks
+    for it under ``--goal speed``, ``--stage peg`` keeps javac's shape."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
     try:
         peg = _without_passed_through_thetas(peg)
         try:
-            return _Reverter(peg, original, returns_in_place=returns_in_place).run()
+            return _Reverter(peg, original, returns_in_place=returns_in_place, rotate_loops=rotate_loops).run()
         except RevertUnsupported:
             # the effects emitted before a result's test can be ones a value phi of an arm needed fused into
             # their branch (jsoup Attribute.equals): then the arms write them, as they did before
-            return _Reverter(peg, original, result_prefixes=False, returns_in_place=returns_in_place).run()
+            return _Reverter(peg, original, result_prefixes=False, returns_in_place=returns_in_place,
+                             rotate_loops=rotate_loops).run()
     except RecursionError:
         raise RevertUnsupported("PEG too deep for the reverter") from None
     finally:

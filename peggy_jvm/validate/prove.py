@@ -40,6 +40,7 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
+from .loopshape import top_tested
 from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, joint_pegs, pair_of,
                         settle_exit_phis, simplify_known_conditions)
 from ..rules.induction import prove_by_induction
@@ -130,7 +131,15 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
     equivalent) turns off the byte-identical shortcut. ``callees``: the methods each side's calls may be inlined
     from (rules/inline.py); default: each side's own class."""
     try:
-        return _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view, callees)
+        shaped: list[bool] = []
+        result = _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view,
+                        callees, shaped)
+        if not result.proved and any(shaped):
+            # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
+            # lifted may still prove (a do-while written against a while): the code as lifted, as before
+            result = _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view,
+                            callees)
+        return result
     except RecursionError:
         return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
     except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
@@ -150,7 +159,8 @@ def _final_on_both(orig_h: ClassHierarchy, opt_h: ClassHierarchy) -> Callable[[s
 
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
            same_class_bytes: bool, explain: bool, view: OrigView | None,
-           callees: tuple[CalleeSource, CalleeSource] | None = None) -> ProofResult:
+           callees: tuple[CalleeSource, CalleeSource] | None = None, shaped: list[bool] | None = None
+           ) -> ProofResult:
     if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
         side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
         return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
@@ -163,6 +173,8 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         b = lift_method(pair.opt_class, pair.opt, opt_h)
     except (LiftError, ClassFileError) as e:
         return ProofResult(False, f"cannot lift: {e}")
+    if shaped is not None:  # loops the reverter emitted bottom-tested: the same code with one test (loopshape.py)
+        shaped += [top_tested(a), top_tested(b)]
     try:
         pa, pb = build_peg(a), build_peg(b)
         if view is not None:

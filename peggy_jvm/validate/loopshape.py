@@ -1,0 +1,209 @@
+"""Loops tested at the bottom, seen top-tested again before their PEG is built (the prover's view of loop inversion).
+
+What this module owns
+    :func:`top_tested`: in a lifted method, a block ``B`` that jumps backward by an ``if`` and ends with the same
+    statements and an equivalent ``if`` as another block ``A`` (a loop's bottom test and its entry test, as
+    the reverter emits a rotated loop, ``revert._rotate_loops``) has that common tail taken out into one new
+    block that both jump to. The loop is then tested at the top, as javac writes it, and its PEG is the one the
+    top-tested loop builds to (the PEG builder reads a loop whose test is at its bottom as a loop whose first
+    test was peeled, which the prover cannot match with the original's).
+
+Why it is sound
+    Cross-jumping: the two tails are the same statements over the same variables (temporaries written in a
+    tail and used nowhere else excepted: they are renamed into one another, each written before it is read),
+    with the same handlers, ending in the same test with the same targets (``if a < b goto X else Y`` is ``if a
+    >= b goto Y else X``). From the same state both tails do the same and go to the same place, so jumping to
+    one shared copy instead changes no run. It is a rewrite of the code, not an assumption: the proof that
+    follows is a proof about the code as it was emitted.
+
+Inputs / outputs: an :class:`~peggy_jvm.ir.nodes.IRMethod` from ``ir.lift``, changed in place; True when a tail
+was shared. Only tails ending in an ``if`` that jumps backward (a bottom test) are looked at, so code without
+one (what javac writes) is left exactly as lifted.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import fields
+
+from ..ir.known import constant_set, decided_after
+from ..ir.lower import _NEGATE
+from ..ir.nodes import Block, Const, Goto, If, IRMethod, Stmt, Var
+
+MAX_TAIL_STMTS = 4
+"""Statements before the test a shared tail may have (a rotated loop's header copy: at most
+``revert.ROTATE_MAX_HEADER_STMTS``, each possibly lifted into two: an operand stack temporary)."""
+
+
+def top_tested(m: IRMethod) -> bool:
+    """See the module docstring."""
+    uses: dict[int, list[int]] = {}  # variable id -> ids of the blocks using it, once per use
+    defs: dict[int, int] = {}
+    for b in m.blocks.values():
+        for st in [*b.stmts, b.terminator]:
+            for x in st.operands():
+                if isinstance(x, Var):
+                    uses.setdefault(x.id, []).append(b.id)
+            d = st.defined()
+            if d is not None:
+                uses.setdefault(d.id, []).append(b.id)
+                defs[d.id] = defs.get(d.id, 0) + 1
+    changed = _decided_entry_tests(m)
+    for bid in sorted(m.blocks):
+        b = m.blocks[bid]
+        if not isinstance(b.terminator, If) or all(t > bid for t in b.terminator.targets()):
+            continue
+        for aid in sorted(m.blocks):
+            a = m.blocks[aid]
+            if aid == bid or not isinstance(a.terminator, If):
+                continue
+            k = _common_tail(a, b, uses, defs, lambda t: _through_jumps(m, t))
+            if k is None:
+                continue
+            _share_tail(m, a, b, k)
+            changed = True
+            break
+    return changed
+
+
+def _decided_entry_tests(m: IRMethod) -> bool:
+    """A bottom-tested loop entered by a jump (``P: ...; goto L``, ``L`` the loop's first block, its only other
+    way in the back edge) whose test, put in place of that jump, is decided to enter the loop
+    (:func:`peggy_jvm.ir.known.decided_after`: the reverter dropped the entry test as known) gets that test back
+    in a block of its own between ``P`` and ``L``. Meaning unchanged: the test goes to ``L``, as the jump did."""
+    preds: dict[int, list[int]] = {}
+    for b in m.blocks.values():
+        for t in dict.fromkeys(b.successors()):
+            preds.setdefault(t, []).append(b.id)
+    changed = False
+    for bid in sorted(m.blocks):
+        b = m.blocks[bid]
+        term = b.terminator
+        if not isinstance(term, If):
+            continue
+        for loop in dict.fromkeys(t for t in term.targets() if t <= bid):
+            others = [p for p in preds.get(loop, []) if p != bid]
+            if len(others) != 1 or not isinstance(m.blocks[others[0]].terminator, Goto):
+                continue
+            p = m.blocks[others[0]]
+            test = If(term.cond, term.a, term.b, term.if_true, term.if_false, origin=term.origin)
+            if decided_after(m.blocks, p.id, test, preds) != loop:
+                continue
+            entry = Block(max(m.blocks) + 1, [], test)
+            m.blocks[entry.id] = entry
+            p.terminator = Goto(entry.id, origin=p.terminator.origin)  # type: ignore[union-attr]
+            preds[loop] = [bid, entry.id]
+            changed = True
+    return changed
+
+
+def _share_tail(m: IRMethod, a: Block, b: Block, k: int) -> None:
+    """The last ``k`` statements and the test of ``b`` in a new block; ``a`` and ``b`` end by jumping to it."""
+    term = b.terminator
+    assert isinstance(term, If)
+    tail = Block(max(m.blocks) + 1, b.stmts[len(b.stmts) - k:], term, handlers=b.handlers if k else ())
+    m.blocks[tail.id] = tail
+    for blk in (a, b):
+        origin = blk.terminator.origin  # type: ignore[union-attr]
+        del blk.stmts[len(blk.stmts) - k:]
+        blk.terminator = Goto(tail.id, origin=origin)
+
+
+def _through_jumps(m: IRMethod, t: int) -> int:
+    """Where a jump to block ``t`` leads once blocks that only jump on are passed (an arm the layout could not
+    fall into, lifted as a block of its own)."""
+    seen = set()
+    while t not in seen and not m.blocks[t].stmts and isinstance(m.blocks[t].terminator, Goto):
+        seen.add(t)
+        t = m.blocks[t].terminator.target  # type: ignore[union-attr]
+    return t
+
+
+def _common_tail(a: Block, b: Block, uses: dict[int, list[int]], defs: dict[int, int], final) -> int | None:
+    """The most statements (at most :data:`MAX_TAIL_STMTS`) that ``a`` and ``b`` end with before equivalent
+    tests (their targets compared through ``final``), or None when their tests differ."""
+    ta, tb = a.terminator, b.terminator
+    assert isinstance(ta, If) and isinstance(tb, If)
+    ta = If(ta.cond, ta.a, ta.b, final(ta.if_true), final(ta.if_false), origin=ta.origin)
+    tb = If(tb.cond, tb.a, tb.b, final(tb.if_true), final(tb.if_false), origin=tb.origin)
+    if _test(ta) != _test(tb) and _test(ta) != _test(_negated(tb)):
+        return None
+    best = None
+    for k in range(0, min(len(a.stmts), len(b.stmts), MAX_TAIL_STMTS) + 1):
+        if k and a.handlers != b.handlers:
+            break
+        sa, sb = a.stmts[len(a.stmts) - k:], b.stmts[len(b.stmts) - k:]
+        if _same(sa + [ta], sb + [tb], a, b, uses, defs):
+            best = k
+    return best
+
+
+def _test(t: If) -> tuple:
+    return (t.cond, t.if_true, t.if_false)
+
+
+def _negated(t: If) -> If:
+    return If(_NEGATE[t.cond], t.a, t.b, t.if_false, t.if_true, origin=t.origin)
+
+
+def _same(xs: list[Stmt], ys: list[Stmt], a: Block, b: Block, uses: dict[int, list[int]],
+          defs: dict[int, int]) -> bool:
+    """Whether two statement lists do the same: equal fields but origins, the tests equivalent, each variable
+    the same one or both temporaries of their tail (written once, in it, before any read, used only there)."""
+    own_a, own_b = _temporaries(xs, a.id, uses, defs), _temporaries(ys, b.id, uses, defs)
+    pairs: dict[int, int] = {}
+    back: dict[int, int] = {}
+
+    def var(x: Var, y: Var) -> bool:
+        if x is y:
+            return True
+        if x.id not in own_a or y.id not in own_b or x.type != y.type:
+            return False
+        return pairs.setdefault(x.id, y.id) == y.id and back.setdefault(y.id, x.id) == x.id
+
+    def value(x: object, y: object, in_test: bool = False) -> bool:
+        if in_test and isinstance(x, Const) and isinstance(y, Var) and not any(st.defined() is y for st in xs):
+            # a's test of the constant its block set the variable to (revert._constants_into_tests)
+            c = constant_set(a, y)
+            return c is not None and value(x, c)
+        if isinstance(x, Var) or isinstance(y, Var):
+            return isinstance(x, Var) and isinstance(y, Var) and var(x, y)
+        if isinstance(x, list) or isinstance(y, list):
+            return isinstance(x, list) and isinstance(y, list) and len(x) == len(y) and \
+                all(value(p, q) for p, q in zip(x, y))
+        if isinstance(x, Stmt) or isinstance(y, Stmt):
+            return False  # a New's ClassInit: not compared
+        if isinstance(x, Const) and isinstance(y, Const) and isinstance(x.value, float):
+            return x.type == y.type and x.kind == y.kind and isinstance(y.value, float) and \
+                math.copysign(1, x.value) == math.copysign(1, y.value) and \
+                (x.value == y.value or (math.isnan(x.value) and math.isnan(y.value)))
+        return type(x) is type(y) and x == y
+
+    for x, y in zip(xs, ys):
+        if isinstance(x, If) and isinstance(y, If) and _test(x) != _test(y):
+            y = _negated(y)
+        if type(x) is not type(y):
+            return False
+        for f in fields(x):  # type: ignore[arg-type]
+            if f.name != "origin" and not value(getattr(x, f.name), getattr(y, f.name), isinstance(x, If)):
+                return False
+    return True
+
+
+def _temporaries(stmts: list[Stmt], block: int, uses: dict[int, list[int]], defs: dict[int, int]) -> set[int]:
+    """The variables written once in the method, in ``stmts`` before any read there, and used only in
+    ``stmts`` (counted in ``block``: every use of them in the block is one of these statements)."""
+    in_tail: dict[int, int] = {}
+    written: set[int] = set()
+    read_first: set[int] = set()
+    for st in stmts:
+        for x in st.operands():
+            if isinstance(x, Var):
+                in_tail[x.id] = in_tail.get(x.id, 0) + 1
+                if x.id not in written:
+                    read_first.add(x.id)
+        d = st.defined()
+        if d is not None:
+            in_tail[d.id] = in_tail.get(d.id, 0) + 1
+            written.add(d.id)
+    return {v for v in written - read_first
+            if defs.get(v) == 1 and uses.get(v, []) == [block] * in_tail[v]}
