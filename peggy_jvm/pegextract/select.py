@@ -48,6 +48,7 @@ from ..saturate import Saturation
 from .cost import peg_cost
 from .peg_problem import PegProblem, build_problem, class_number, selection_to_peg
 from .phi_profile import Effort, Profiles, effect_profiles, find_violation
+from .tiebreak import break_ties
 
 __all__ = ["ACCEPT_WORK", "Acceptance", "ExtractReport", "accept_cost", "checkable", "effects_on_sigma",
            "extract_peg", "loops_on_sigma", "make_checker", "prefer_original"]
@@ -333,9 +334,15 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
     if sel is None:
         report.notes.append("no selection passed the checks")
         return peg, report
-    # checked again here, whatever the solver said
-    sel = prefer_original(pp, sel, original)
+    # checked again here, whatever the solver said; ties among equally cheap selections go to the smaller
+    # code (the faster for --goal size) when that passes the same checks, else the solver's selection stands
+    solved = prefer_original(pp, sel, original)
+    sel = prefer_original(pp, break_ties(pp, solved, original), original)
     new, back, why, _, _ = _problems(pp, sel, baseline, accept)
+    if sel != solved and (new is None or why is not None):
+        report.notes.append(f"tie-break refused: {why}")
+        sel = solved
+        new, back, why, _, _ = _problems(pp, sel, baseline, accept)
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report
