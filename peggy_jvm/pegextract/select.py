@@ -18,7 +18,10 @@ How (DESIGN section 4)
        ``accept`` refuses) and RC2 is called again. The checker has work budgets of its own (phi-profile
        comparisons, checks, and ``accept``'s node pairs: the reverter's cost grows with the square of a
        candidate's size), so that no sub-stage's work goes uncounted. Greedy is the fallback when the solver fails.
-    3. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed,
+    3. Among selections as cheap as the solver's, :func:`.tiebreak.break_ties` looks for smaller code (for
+       ``--goal size``: faster); what it finds is checked like any candidate, and the solver's selection is
+       kept when the checks refuse it.
+    4. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed,
        or size with ``--goal size``); unless it is strictly cheaper than the original PEG, the ORIGINAL PEG is
        returned (no churn for nothing).
 
