@@ -1,9 +1,10 @@
 """Ties between equally cheap extractions go to the smaller code: a bounded pass after the solve.
 
 What this module owns
-    :func:`break_ties`: a valid selection -> a valid selection of the same or lower primary cost (the goal's
-    PEG cost, :mod:`.cost`) whose secondary cost (the other goal's: the nodes' sizes for ``--goal speed``, their
-    speed cost for ``--goal size``) is no higher, and :data:`TIE_TRIES`, its work budget.
+    :func:`break_ties`: a valid selection -> a valid selection whose pair (primary cost, secondary cost) is
+    no higher, compared primary first (primary: the goal's PEG cost, :mod:`.cost`; secondary: the other
+    goal's, the nodes' sizes for ``--goal speed``, their speed cost for ``--goal size``), and
+    :data:`TIE_TRIES`, its work budget.
 
 Why
     The solver returns one of the cheapest selections, and among equal ones whichever it met first. Two forms
