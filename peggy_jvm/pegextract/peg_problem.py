@@ -2,7 +2,8 @@
 
 What this module owns
     :func:`build_problem`: e-graph + root class -> :class:`PegProblem` (an :class:`ExtractionProblem` over the
-    classes the root reaches, priced by :mod:`.cost`, plus the e-node behind each problem node), and
+    classes the root reaches, priced by :mod:`.cost`, plus the e-node behind each problem node and its price
+    for the other goal, the tie-break's), and
     :func:`selection_to_peg`: a valid :class:`Selection` -> a sealed :class:`PEG` with one node per chosen class.
 
 Inputs / outputs
@@ -43,6 +44,9 @@ class PegProblem:
     template: PEG
     deepest: int = 0
     meta: dict = field(default_factory=dict)
+    #: problem node id -> its cost for the other goal (size when extracting for speed, speed for size): what
+    #: :func:`.tiebreak.break_ties` compares among selections of equal cost
+    secondary: dict[NodeId, float] = field(default_factory=dict)
 
 
 def _cid(c: int) -> str:
@@ -64,8 +68,10 @@ def build_problem(eg: EPeg, root: int, template: PEG, goal: Goal = Goal.SPEED) -
         for op, attr, _ in eg.nodes(cid):
             if op in ("theta", "eval", "pass") and isinstance(attr, int):
                 deepest = max(deepest, attr)
+    other = Goal.SIZE if goal is Goal.SPEED else Goal.SPEED
     nodes: list[Node] = []
     enodes: dict[NodeId, tuple] = {}
+    secondary: dict[NodeId, float] = {}
     seen = {root}
     stack = [root]
     while stack:
@@ -77,12 +83,13 @@ def build_problem(eg: EPeg, root: int, template: PEG, goal: Goal = Goal.SPEED) -
             nodes.append(Node(nid, op, node_cost(op, depth, goal), _cid(c), tuple(_cid(x) for x in kids),
                               frozenset({1}) if op == "theta" else frozenset()))
             enodes[nid] = (op, attr, kids)
+            secondary[nid] = node_cost(op, depth, other)
             for x in kids:
                 if x not in seen:
                     seen.add(x)
                     stack.append(x)
     problem = ExtractionProblem.build(nodes, [_cid(root)], name=template.name or "method")
-    return PegProblem(problem, enodes, _cid(root), template, deepest)
+    return PegProblem(problem, enodes, _cid(root), template, deepest, secondary=secondary)
 
 
 def selection_to_peg(pp: PegProblem, selection: Selection) -> tuple[PEG, dict[int, list[NodeId]]]:

@@ -18,7 +18,10 @@ How (DESIGN section 4)
        ``accept`` refuses) and RC2 is called again. The checker has work budgets of its own (phi-profile
        comparisons, checks, and ``accept``'s node pairs: the reverter's cost grows with the square of a
        candidate's size), so that no sub-stage's work goes uncounted. Greedy is the fallback when the solver fails.
-    3. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed,
+    3. Among selections as cheap as the solver's, :func:`.tiebreak.break_ties` looks for smaller code (for
+       ``--goal size``: faster); what it finds is checked like any candidate, and the solver's selection is
+       kept when the checks refuse it.
+    4. The extracted PEG is checked again and priced with :func:`.cost.peg_cost` (for the caller's goal: speed,
        or size with ``--goal size``); unless it is strictly cheaper than the original PEG, the ORIGINAL PEG is
        returned (no churn for nothing).
 
@@ -48,6 +51,7 @@ from ..saturate import Saturation
 from .cost import peg_cost
 from .peg_problem import PegProblem, build_problem, class_number, selection_to_peg
 from .phi_profile import Effort, Profiles, effect_profiles, find_violation
+from .tiebreak import break_ties
 
 __all__ = ["ACCEPT_WORK", "Acceptance", "ExtractReport", "accept_cost", "checkable", "effects_on_sigma",
            "extract_peg", "loops_on_sigma", "make_checker", "prefer_original"]
@@ -333,9 +337,15 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
     if sel is None:
         report.notes.append("no selection passed the checks")
         return peg, report
-    # checked again here, whatever the solver said
-    sel = prefer_original(pp, sel, original)
+    # checked again here, whatever the solver said; ties among equally cheap selections go to the smaller
+    # code (the faster for --goal size) when that passes the same checks, else the solver's selection stands
+    solved = prefer_original(pp, sel, original)
+    sel = prefer_original(pp, break_ties(pp, solved, original), original)
     new, back, why, _, _ = _problems(pp, sel, baseline, accept)
+    if sel != solved and (new is None or why is not None):
+        report.notes.append(f"tie-break refused: {why}")
+        sel = solved
+        new, back, why, _, _ = _problems(pp, sel, baseline, accept)
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report
