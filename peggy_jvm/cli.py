@@ -97,9 +97,10 @@ def _cache_options(command: Callable[..., Any]) -> Callable[..., Any]:
     command = click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")(command)
     return click.option(
         "--cache", "cache_dir", type=click.Path(path_type=Path),
-        help="Result cache directory (default: $PEGGY_JVM_CACHE, 'off' for none; else "
+        help="Result cache directory (default: $PEGGY_JVM_CACHE, where the value 'off' means no cache; else "
              "$XDG_CACHE_HOME/peggy-jvm/results or ~/.cache/peggy-jvm/results): a class or pair seen before with "
-             "the same bytes, hierarchy facts, rules, options and tool version is not computed again.")(command)
+             "the same bytes, hierarchy facts, rules, options and tool version is not computed again. "
+             "--no-cache: none.")(command)
 
 
 @main.command()
