@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
 from .induction import InductionMemo, prove_by_induction
+from .branchfacts import BranchFacts
 from .hoist import LoopHoist
 from .peel import LoopPeel
+from .unswitch import LoopUnswitch
 from .strings import BuilderAppendReturnsThis, BuilderInitAppend, StringLengthConst
 
 if TYPE_CHECKING:
@@ -320,5 +322,5 @@ class ThetaLinear:
 def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), LoopPeel(),
-            LoopHoist()]
+            LoopHoist(), LoopUnswitch(), BranchFacts()]
 
