@@ -54,8 +54,8 @@ __all__ = ["LoopUnswitch"]
 
 class LoopUnswitch:
     """See the module docstring. ``mutant`` builds deliberately wrong variants for the tests that must catch
-    them: ``"swap"`` puts the loops in the wrong arms, ``"drop-effect"`` takes the true arm's heap after the loop
-    to be its heap before (the loop's effects dropped in that case)."""
+    them: ``"swap"`` puts the loops in the wrong arms, ``"drop-effect"`` takes each arm's heap after the loop to be
+    its heap before (the loop's effects dropped)."""
 
     name = "loop-unswitch"
     group = "peg.loop.unswitch"
@@ -113,9 +113,9 @@ class LoopUnswitch:
                 new_pass = eg.add("pass", loop, (copies[0],))
                 seen.add(new_pass)
                 arm = [eg.add("eval", loop, (x, new_pass)) for x in copies[1:]]
-                if self.mutant == "drop-effect" and not arms:  # the true arm's heap as if the loop did nothing
-                    arm = [(_initial_heap(eg, loop, x) or e) if eg.is_linear(x) else e
-                           for x, e in zip(copies[1:], arm)]
+                if self.mutant == "drop-effect":  # the heap after the loop as if it did nothing
+                    arm = [(_initial_heap(eg, loop, x) or e) if eg.is_linear(orig) else e
+                           for (_e, orig), x, e in zip(evals, copies[1:], arm)]
                 arms.append(arm)
         except CopyTooLarge:
             return False  # the copies made so far are unused classes: harmless, and the extractor skips them
