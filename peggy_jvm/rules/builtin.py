@@ -27,9 +27,9 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
-from .induction import InductionMemo, prove_by_induction
 from .branchfacts import BranchFacts
 from .hoist import LoopHoist
+from .induction import InductionMemo, prove_by_induction
 from .peel import LoopPeel
 from .unswitch import LoopUnswitch
 from .strings import BuilderAppendReturnsThis, BuilderInitAppend, StringLengthConst
