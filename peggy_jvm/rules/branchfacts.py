@@ -33,7 +33,8 @@ Inputs / outputs: an e-graph after rebuild; new nodes and one union per rewritte
 Invariants
     * Each class is copied through ONE node, its oldest (as :class:`.peel._Copier`): children existed before
       their node, so those choices form cycles only through thetas, which are closed through placeholders.
-    * Only classes that reach a target through the chosen nodes are copied; the walk below a phi's arm stops
+    * Only classes that reach a target through the chosen nodes are copied, and a phi is rewritten only when a
+      copy of an arm has something to fold at once (:meth:`Assume.folds`); the walk below a phi's arm stops
       after :attr:`BranchFacts.max_classes` classes (what is not explored is kept), so a rewrite adds at most
       that many nodes per arm; each phi node is rewritten at most once, and at most
       :attr:`BranchFacts.max_rewrites` phis per e-graph.
@@ -44,6 +45,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
+from ..peg.ops import OPS
 
 if TYPE_CHECKING:
     from ..egraph.types import ENode
@@ -68,8 +70,10 @@ class Assume:
     target, so that the copy is a loop of its own (loop unswitching); then exceeding ``limit`` inside that loop,
     or a loop operator there that the targets forbid, raises :class:`CopyTooLarge`."""
 
-    def __init__(self, eg: EPeg, subst: dict[int, int], limit: int, whole: int | None = None) -> None:
+    def __init__(self, eg: EPeg, subst: dict[int, int], limit: int, whole: int | None = None,
+                 rule: str = "branch-facts") -> None:
         self.eg = eg
+        self.rule = rule  # named in the proof log's reasons for the copied thetas
         find = eg.find
         self.subst = {find(t): find(v) for t, v in subst.items()}
         self.limit = limit
@@ -80,6 +84,7 @@ class Assume:
         self.chosen: dict[int, ENode] = {}  # explored class -> the node it is copied through
         self.copies: dict[int, int] = {}  # copied class -> its copy
         self._changed_set: set[int] = set()
+        self._planned = False
         self._busy: set[int] = set()
 
     def _leaf(self, cid: int) -> bool:
@@ -124,24 +129,44 @@ class Assume:
                     grew = True
         return changed
 
+    def plan(self, tops: list[int]) -> set[int]:
+        """Explore below ``tops`` and return the classes a copy would change (nothing is added yet)."""
+        if not self._planned:
+            self._explore(tops)
+            self._changed_set = self._changed()
+            self._planned = True
+        return self._changed_set
+
+    def folds(self, tops: list[int]) -> bool:
+        """Whether the copy would give the other rules something to fold at once: a phi on a target, or a pure
+        operator whose inputs all become constants (:class:`BranchFacts` copies nothing else: a copy that only
+        renames would cost the e-graph and extraction for no gain)."""
+        eg = self.eg
+        find = eg.find
+        for cid in self.plan(tops):
+            op, _attr, ch = self.chosen[cid]
+            if op == "phi" and find(ch[0]) in self.subst:
+                return True
+            if OPS[op].fn is not None and ch and all(
+                    eg.const(self.subst.get(find(k), find(k))) is not None for k in ch):
+                return True
+        return False
+
     def copy(self, tops: list[int]) -> list[int]:
         """The copies of ``tops`` (a top that reaches no target is returned as it is)."""
         eg = self.eg
-        find = eg.find
-        self._explore(tops)
-        changed = self._changed()
+        changed = self.plan(tops)
         for cid in sorted(changed):
             op, attr, ch = self.chosen[cid]
             if op == "theta":
                 ph = eg.add_placeholder()
                 eg._classes[ph].data[1] = eg.variance(cid)  # the analysis cannot see through the new cycle
                 self.copies[cid] = ph
-        self._changed_set = changed
         for cid in sorted(changed):
             op, attr, ch = self.chosen[cid]
             if op == "theta":
                 th = eg.add("theta", attr, (self._copy(ch[0]), self._copy(ch[1])))
-                eg.union(self.copies[cid], th, Reason("assume", ("copy of",), (cid,)))
+                eg.union(self.copies[cid], th, Reason(self.rule, ("copy of",), (cid,)))
         return [self._copy(t) for t in tops]
 
     def _copy(self, cid: int) -> int:
@@ -240,8 +265,10 @@ class BranchFacts:
         elif self.mutant == "wrong-arm":
             yes, no = no, yes
         try:
-            new_yes = Assume(eg, yes, self.max_classes).copy([yes_arm])[0]
-            new_no = Assume(eg, no, self.max_classes).copy([no_arm])[0]
+            copiers = [(Assume(eg, facts, self.max_classes), arm) for facts, arm in ((yes, yes_arm), (no, no_arm))]
+            if not any(a.folds([arm]) for a, arm in copiers):
+                return False
+            new_yes, new_no = (a.copy([arm])[0] for a, arm in copiers)
         except CopyTooLarge:
             return False  # the copies made so far are unused classes: harmless, and the extractor skips them
         find = eg.find

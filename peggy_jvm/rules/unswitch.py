@@ -109,7 +109,7 @@ class LoopUnswitch:
         try:
             arms = []
             for facts in (yes, no):
-                copies = Assume(eg, facts, self.max_classes, whole=loop).copy(tops)
+                copies = Assume(eg, facts, self.max_classes, whole=loop, rule=self.name).copy(tops)
                 new_pass = eg.add("pass", loop, (copies[0],))
                 seen.add(new_pass)
                 arm = [eg.add("eval", loop, (x, new_pass)) for x in copies[1:]]
