@@ -10,14 +10,12 @@ the JVM."""
 from __future__ import annotations
 
 import itertools
-import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import difftest as dt
-from support.fullstage import optimize_source
+from support.fullstage import listing, optimize_source
 from peggy_jvm.rules import policy
 from peggy_jvm.rules.branchfacts import BranchFacts
 from peggy_jvm.rules.unswitch import LoopUnswitch
@@ -83,12 +81,7 @@ def optimized(java_home, tmp_path_factory):
 
 
 def _listing(java_home: Path, cp: Path, method: str) -> list[tuple[int, str, str]]:
-    """(offset, mnemonic, operands) of ``Unswitch.method`` in ``cp``, in order."""
-    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(cp), "Unswitch"],
-                          capture_output=True, text=True, check=True).stdout
-    body = re.search(rf" {method}\(.*?\n\n", text, re.S)
-    assert body is not None, text
-    return [(int(o), op, rest.strip()) for o, op, rest in re.findall(r"(\d+): (\w+)(.*)", body.group(0))]
+    return listing(java_home, cp, "Unswitch", method)
 
 
 def _loops(listing: list[tuple[int, str, str]]) -> list[tuple[int, int]]:

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from ..egraph.types import ENode
     from ..epeg import EPeg
 
-__all__ = ["Assume", "BranchFacts", "LOOP_OPS"]
+__all__ = ["Assume", "BranchFacts", "CopyTooLarge", "LOOP_OPS", "PerGraph", "arm_facts"]
 
 #: operators that read their inputs at other indexes of their loop (their attribute)
 LOOP_OPS = frozenset({"theta", "eval", "pass", "shift", "peel"})
@@ -208,7 +208,22 @@ def arm_facts(eg: EPeg, cond: int) -> tuple[dict[int, int], dict[int, int]]:
     return yes, no
 
 
-class BranchFacts:
+class PerGraph:
+    """A built-in copying rule's memory of what it did in one e-graph (one instance serves many e-graphs in
+    turn, so the set starts empty for each new one)."""
+
+    def __init__(self) -> None:
+        self._graph: weakref.ref | None = None
+        self._done: set[int] = set()
+
+    def _seen(self, eg: EPeg) -> set[int]:
+        if self._graph is None or self._graph() is not eg:
+            self._graph = weakref.ref(eg)
+            self._done = set()
+        return self._done
+
+
+class BranchFacts(PerGraph):
     """See the module docstring. ``mutant`` builds deliberately wrong variants for the tests that must catch
     them: ``"wrong-constant"`` substitutes ``k + 1`` for ``x``, ``"wrong-arm"`` applies the true arm's facts to
     the false arm."""
@@ -223,14 +238,7 @@ class BranchFacts:
         self.max_classes = max_classes  # classes explored below one arm
         self.max_rewrites = max_rewrites  # phis rewritten per e-graph
         self.mutant = mutant
-        self._graph: weakref.ref | None = None
-        self._done: set[int] = set()  # phi node ids rewritten or made by a rewrite
-
-    def _seen(self, eg: EPeg) -> set[int]:
-        if self._graph is None or self._graph() is not eg:  # one instance serves many e-graphs in turn
-            self._graph = weakref.ref(eg)
-            self._done = set()
-        return self._done
+        super().__init__()  # the done set: phi node ids rewritten or made by a rewrite
 
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         done = self._seen(eg)
@@ -258,10 +266,7 @@ class BranchFacts:
         done.add(nid)
         yes, no = arm_facts(eg, cond)
         if self.mutant == "wrong-constant":
-            yes = {t: (eg.add("const.i", _bump(eg.const(v))) if eg.const(v) and eg.const(v)[0] == "const.i" else v)
-                   for t, v in yes.items()}
-            no = {t: (eg.add("const.i", _bump(eg.const(v))) if eg.const(v) and eg.const(v)[0] == "const.i" else v)
-                  for t, v in no.items()}
+            yes, no = _bumped(eg, yes), _bumped(eg, no)
         elif self.mutant == "wrong-arm":
             yes, no = no, yes
         try:
@@ -281,6 +286,12 @@ class BranchFacts:
         return eg.union(cid, new, Reason(self.name, ("phi",), (cid,)))
 
 
-def _bump(key: tuple) -> int:
-    """``k + 1`` of an int constant key, wrapping (the wrong-constant mutant)."""
-    return key[1] + 1 if key[1] < 0x7FFFFFFF else -0x80000000
+def _bumped(eg: EPeg, facts: dict[int, int]) -> dict[int, int]:
+    """``facts`` with every int constant ``k`` replaced by ``k + 1``, wrapping (the wrong-constant mutant)."""
+    out = {}
+    for t, v in facts.items():
+        key = eg.const(v)
+        if key is not None and key[0] == "const.i":
+            v = eg.add("const.i", key[1] + 1 if key[1] < 0x7FFFFFFF else -0x80000000)
+        out[t] = v
+    return out

@@ -40,10 +40,9 @@ Invariants
 """
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING
 
-from .branchfacts import Assume, CopyTooLarge, arm_facts
+from .branchfacts import Assume, CopyTooLarge, PerGraph, arm_facts
 from .peel import _evals_at, _union_evals
 
 if TYPE_CHECKING:
@@ -52,7 +51,7 @@ if TYPE_CHECKING:
 __all__ = ["LoopUnswitch"]
 
 
-class LoopUnswitch:
+class LoopUnswitch(PerGraph):
     """See the module docstring. ``mutant`` builds deliberately wrong variants for the tests that must catch
     them: ``"swap"`` puts the loops in the wrong arms, ``"drop-effect"`` takes each arm's heap after the loop to be
     its heap before (the loop's effects dropped)."""
@@ -67,14 +66,7 @@ class LoopUnswitch:
         self.max_classes = max_classes  # classes of the loop body a copy may hold
         self.max_loops = max_loops
         self.mutant = mutant
-        self._graph: weakref.ref | None = None
-        self._done: set[int] = set()  # pass classes unswitched or tried
-
-    def _seen(self, eg: EPeg) -> set[int]:
-        if self._graph is None or self._graph() is not eg:  # one instance serves many e-graphs in turn
-            self._graph = weakref.ref(eg)
-            self._done = set()
-        return self._done
+        super().__init__()  # the done set: pass classes unswitched, tried or made by unswitching
 
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         seen = self._seen(eg)
