@@ -234,7 +234,7 @@ class BranchFacts(PerGraph):
     depth = None
     cache_matches = False
 
-    def __init__(self, max_classes: int = 64, max_rewrites: int = 64, mutant: str | None = None) -> None:
+    def __init__(self, max_classes: int = 32, max_rewrites: int = 32, mutant: str | None = None) -> None:
         self.max_classes = max_classes  # classes explored below one arm
         self.max_rewrites = max_rewrites  # phis rewritten per e-graph
         self.mutant = mutant
