@@ -67,8 +67,9 @@ class Assume:
 
     ``limit`` bounds the classes explored below the copied tops (beyond it classes are kept as they are).
     ``whole`` (a loop depth): every class varying in that loop is copied too, whether or not it reaches a
-    target, so that the copy is a loop of its own (loop unswitching); then exceeding ``limit`` inside that loop,
-    or a loop operator there that the targets forbid, raises :class:`CopyTooLarge`."""
+    target, so that the copy is a loop of its own (loop unswitching), and only those (what the loop reads from
+    outside is kept as it is); then exceeding ``limit``, or a loop operator there that the targets forbid,
+    raises :class:`CopyTooLarge`."""
 
     def __init__(self, eg: EPeg, subst: dict[int, int], limit: int, whole: int | None = None,
                  rule: str = "branch-facts") -> None:
@@ -101,6 +102,8 @@ class Assume:
                 continue
             nodes = eg.nodes(cid)
             inside = self.whole is not None and eg.varies(cid, self.whole)
+            if self.whole is not None and not inside:
+                continue  # computed outside the loop: kept (the body's class limit is for the body)
             if not nodes or len(self.chosen) >= self.limit:
                 if inside:
                     raise CopyTooLarge
