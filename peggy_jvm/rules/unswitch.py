@@ -34,9 +34,10 @@ The cost (docs/cost-model.md)
 Inputs / outputs: an e-graph after rebuild; new nodes and one union per ``eval`` of the loop.
 
 Invariants
-    * Each loop is unswitched at most once (on the invariant test of the smallest class id), and at most
-      :attr:`LoopUnswitch.max_loops` loops per e-graph (copies included), so saturation adds a bounded number
-      of nodes; a body of more than :attr:`LoopUnswitch.max_classes` classes is left alone.
+    * Each loop is unswitched at most once (on the invariant test of the smallest class id), and the rule stops
+      in an e-graph once :attr:`LoopUnswitch.max_loops` loops were tried or made there (an unswitching makes
+      two: with the default 4, at most two unswitchings), so saturation adds a bounded number of nodes; a body
+      of more than :attr:`LoopUnswitch.max_classes` classes is left alone, and only the body is copied.
 """
 from __future__ import annotations
 
