@@ -27,12 +27,14 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
-from .induction import InductionMemo, prove_by_induction
+from .branchfacts import BranchFacts
 from .hoist import LoopHoist
+from .induction import InductionMemo, prove_by_induction
 from .peel import LoopPeel
 from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
 from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
                       StringClassInit, StringLengthConst)
+from .unswitch import LoopUnswitch
 
 if TYPE_CHECKING:
     from ..epeg import EPeg
@@ -324,5 +326,5 @@ def builtin_rules() -> list:
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
             ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
             StoreDefaultIntoNew(), LoopPeel(),
-            LoopHoist()]
+            LoopHoist(), LoopUnswitch(), BranchFacts()]
 

@@ -80,6 +80,19 @@ __all__ = ["safe_rules", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES", 
 #   peg.loop.peel (under the peg.loop prefix): loop peeling, eval(X, pass(C)) = phi(C@0, X@0, eval(X+, pass(C+)))
 #     by the definition of pass (0 when C holds at 0, else one more than in the shifted loop); the first test's
 #     guard is dropped because the loop's heap is selected by the same phi (see rules/peel.py).
+#   peg.phi.facts (branch-facts, rules/branchfacts.py; docs/axioms.md, "Facts from branch conditions"): phi(c, a, b)
+#     = phi(c, a[c := true], b[c := false]), and x := k in the arm where x == k holds (int equality is identity).
+#     Every operator but a loop's own (theta/eval/pass/shift/peel) is a function of its inputs at the same loop
+#     indexes; the copy replaces a target only through loop operators of loops the target does not vary in, so
+#     it reads the target only at points where it equals its value whenever the phi takes that arm (the phi
+#     never looks at the other arm). Heaps and effects are values like any other: a copied effect sees equal
+#     inputs. Classes not copied are kept, which is always sound.
+#   peg.loop.unswitch (loop-unswitch, rules/unswitch.py, under the peg.loop prefix): eval_l(X, pass_l(C)) =
+#     phi(c, eval_l(X[c := true], pass_l(C[c := true])), eval_l(X[c := false], ...)) for the condition c of a phi
+#     in the loop body that varies in neither l nor a deeper loop: c has one value in every iteration, so the
+#     whole body equals its copy under that value (branch-facts' argument), the copies' heaps are threaded in
+#     the same order (effects keep their order), and c is a value (no pure node throws; a heap value it reads
+#     was read before the loop). The copies are priced in full (docs/cost-model.md): chosen only when they pay.
 #   heap.array.read, heap.field.read (docs/axioms.md, "Heap reads the optimizer uses"): (a) a read's VALUE over
 #     an effect that cannot change what it reads (a read, a divisor check, a write of another field or of a
 #     field rather than an element; for arraylength any write: lengths are final). If that effect completes
@@ -109,9 +122,10 @@ __all__ = ["safe_rules", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES", 
 #   (sound but they blow up within a per-method budget).
 SAFE_GROUPS: tuple[str, ...] = (
     "arith.int", "arith.long", "arith.float", "arith.double", "arith.shift", "bits.int", "bits.long", "logic",
-    "compare.int", "compare.cmp", "convert", "fold", "peg.phi", "peg.phi.cond", "peg.phi.factor",
+    "compare.int", "compare.cmp", "convert", "fold", "peg.phi", "peg.phi.cond", "peg.phi.factor", "peg.phi.facts",
     "peg.distrib.phi", "peg.distrib.eval",
-    "peg.loop", "peg.loop.strength", "peg.loop.closed", "heap.array.read", "heap.field.read", "effects.divisor",
+    "peg.loop", "peg.loop.strength", "peg.loop.closed", "peg.loop.unswitch", "heap.array.read", "heap.field.read",
+    "effects.divisor",
 )
 #: sub-groups under the prefixes above that stay off (blow-up, see axioms/*.ax)
 EXCLUDED_SUBGROUPS: tuple[str, ...] = ("arith.int.ac", "arith.long.ac", "peg.distrib.phi.more",

@@ -1,12 +1,14 @@
 """One Java source through the full stage with every rewrite kept, for tests of the rewrites themselves.
 
 Inputs: a JDK, a work directory, a pytest MonkeyPatch, the class name and its source. Output: the original class
-directory, the optimized one and the report rows by method name. The emitted-cost rule is switched off
+directory, the optimized one and the report rows by method name. :func:`listing` reads a method's instructions
+off javap, for the tests' shape assertions. The emitted-cost rule is switched off
 (``conftest.keep_every_rewrite``: the rewrites' behaviour is tested, not whether they pay), and with
 ``self_check=False`` the self-check too (what extraction's own checks let through).
 """
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -30,3 +32,12 @@ def optimize_source(java_home: Path, work: Path, mp: pytest.MonkeyPatch, name: s
         mp.setattr(pipeline, "_self_check", lambda *args, **kwargs: None)
     _, report = optimize_input(orig / f"{name}.class", out / f"{name}.class", Stage.FULL, jobs=1)
     return orig, out, {m.name: m for m in report.methods}
+
+
+def listing(java_home: Path, cp: Path, cls: str, method: str) -> list[tuple[int, str, str]]:
+    """(offset, mnemonic, operands) of ``cls.method`` in the class directory ``cp``, in order (javap -c)."""
+    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(cp), cls],
+                          capture_output=True, text=True, check=True).stdout
+    body = re.search(rf" {method}\(.*?\n\n", text, re.S)
+    assert body is not None, text
+    return [(int(o), op, rest.strip()) for o, op, rest in re.findall(r"(\d+): (\w+)(.*)", body.group(0))]

@@ -1,0 +1,166 @@
+"""The rewrite fuzzer for the built-in rules that copy terms (rules/branchfacts.py ``branch-facts``,
+rules/unswitch.py ``loop-unswitch``): seeded random PEGs (branches on ``x == k``, ``x != k``, ``x < k``, loops
+with a loop-invariant test in the body), one rule applied to every match in a fresh E-PEG, then each class the
+rule merged read back as a PEG through the rule's own new nodes (the newest node of every class) and evaluated
+against the original PEG (peggy_jvm.peg.evaluate) on edge arguments. The rules' deliberate mutants must be
+caught by the same inputs, so the fuzzer is shown able to fail."""
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from peggy_jvm.epeg import EPeg
+from peggy_jvm.ir import interp as I
+from peggy_jvm.peg.evaluate import evaluate_peg
+from peggy_jvm.peg.graph import PEG
+from peggy_jvm.rules.branchfacts import BranchFacts
+from peggy_jvm.rules.unswitch import LoopUnswitch
+
+ARGS = [(x, y, n) for x, y, n in itertools.product([-1, 0, 3, 4, 5], [0, 5, -7], [-1, 0, 1, 3])]
+CONSTS = [0, 1, 4, 5, -1]
+
+
+def _expr(g: PEG, rng: random.Random, leaves: list[int], depth: int) -> int:
+    """A random int term over ``leaves``: arithmetic, and phis on tests of a leaf against a constant."""
+    if depth == 0 or rng.random() < 0.25:
+        return rng.choice(leaves) if rng.random() < 0.8 else g.add("const.i", rng.choice(CONSTS))
+    if rng.random() < 0.35:
+        test = g.add(rng.choice(["eq.i", "ne.i", "lt.i"]), None, (rng.choice(leaves), g.add("const.i", rng.choice(CONSTS))))
+        return g.add("phi", None, (test, _expr(g, rng, leaves, depth - 1), _expr(g, rng, leaves, depth - 1)))
+    op = rng.choice(["add.i", "sub.i", "mul.i", "shl.i", "xor.i"])
+    return g.add(op, None, (_expr(g, rng, leaves, depth - 1), _expr(g, rng, leaves, depth - 1)))
+
+
+def random_peg(seed: int, loop: bool) -> PEG:
+    """``f(x, y, n)``: a term (``loop`` False), or ``s = e0; for (i = 0; i < n; i++) s = phi(t, e1, e2)`` with
+    ``t`` a test of ``x`` or ``y`` (invariant) and ``e1``, ``e2`` terms over ``s``, ``i``, ``x``, ``y``."""
+    rng = random.Random(seed)
+    g = PEG(name=f"fuzz{seed}", param_types=["int", "int", "int"])
+    s0 = g.add("sigma0")
+    x, y, n = (g.add("param", k) for k in range(3))
+    if not loop:
+        g.root = g.add("return", None, (s0, _expr(g, rng, [x, y], 4)))
+    else:
+        zero, one = g.add("const.i", 0), g.add("const.i", 1)
+        i, s = g.new_theta(1), g.new_theta(1)
+        g.set_theta(i, zero, g.add("add.i", None, (i, one)))
+        test = g.add(rng.choice(["eq.i", "ne.i", "lt.i"]), None, (rng.choice([x, y]), g.add("const.i", rng.choice(CONSTS))))
+        body = g.add("phi", None, (test, _expr(g, rng, [s, i, x, y], 2), _expr(g, rng, [s, i, x], 2)))
+        g.set_theta(s, _expr(g, rng, [x, y], 2), body)
+        stop = g.add("guard", None, (s0, g.add("phi", None, (g.add("ge.i", None, (i, n)), g.add("const.b", True),
+                                                                g.add("const.b", False)))))
+        p = g.add("pass", 1, (stop,))
+        g.root = g.add("return", None, (g.add("eval", 1, (s0, p)), g.add("eval", 1, (s, p))))
+    g.seal()
+    return g
+
+
+class _Cycle(Exception):
+    pass
+
+
+def _read_back(eg: EPeg, root: int, template: PEG) -> PEG:
+    """The PEG of ``root`` through the newest node of every class (the rule's own nodes where it made any); where
+    those choices close a cycle not through a theta, the innermost class of the cycle that chose its newest node
+    is read through its oldest instead (the original PEG's choices have no such cycle)."""
+    oldest: set[int] = set()
+    while True:
+        try:
+            return _read_back_once(eg, root, template, oldest)
+        except _Cycle as c:
+            if c.args[0] is None:
+                raise AssertionError("no acyclic reading") from None
+            oldest.add(c.args[0])
+
+
+def _read_back_once(eg: EPeg, root: int, template: PEG, oldest: set[int]) -> PEG:
+    g = PEG(name=template.name, param_types=list(template.param_types))
+    find = eg.find
+
+    def choose(cid: int) -> tuple:
+        age = [(eg._memo.get(n, -1), n) for n in eg.nodes(cid)]
+        return (min(age) if cid in oldest else max(age))[1]
+
+    chosen: dict[int, tuple] = {}
+    stack = [find(root)]
+    while stack:  # the classes the choices reach; thetas first get their PEG node, as EPeg.add_peg does
+        cid = stack.pop()
+        if cid not in chosen:
+            chosen[cid] = choose(cid)
+            stack.extend(find(c) for c in chosen[cid][2])
+    memo = {cid: g.new_theta(n[1]) for cid, n in sorted(chosen.items()) if n[0] == "theta"}
+    path: list[int] = []  # non-theta classes being built
+
+    def build(cid: int) -> int:
+        cid = find(cid)
+        if cid in memo:
+            return memo[cid]
+        if cid in path:
+            cycle = path[path.index(cid):]
+            raise _Cycle(next((c for c in reversed(cycle) if c not in oldest and len(eg.nodes(c)) > 1), None))
+        op, attr, ch = chosen[cid]
+        path.append(cid)
+        out = g.add(op, attr, tuple(build(c) for c in ch))
+        path.pop()
+        memo[cid] = out
+        return out
+
+    g.root = build(root)
+    for cid, (op, _attr, ch) in sorted(chosen.items()):
+        if op == "theta":
+            g.set_theta(memo[cid], build(ch[0]), build(ch[1]))
+    g.seal()
+    return g
+
+
+def _outcome(peg: PEG, args: tuple) -> object:
+    got = evaluate_peg(peg, list(args), I.Heap(), budget=20_000)
+    return got.value if isinstance(got, I.Returned) else type(got).__name__
+
+
+def _fuzz(rule_factory, loop: bool, seeds: range) -> tuple[int, list]:
+    """(rewrites checked, mismatches) of the rule on the random PEGs of ``seeds``."""
+    checked, bad = 0, []
+    for seed in seeds:
+        peg = random_peg(seed, loop)
+        eg = EPeg()
+        root = eg.add_peg(peg)[peg.root]
+        eg.rebuild()
+        rule = rule_factory()
+        fired = False
+        for _round in range(3):
+            matches, _ = rule.search(eg, 100, 0.0)
+            changed = [rule.apply(eg, m) for m in matches]
+            eg.rebuild()
+            fired |= any(changed)
+            if not any(changed):
+                break
+        if not fired:
+            continue
+        new = _read_back(eg, root, peg)
+        checked += 1
+        for args in ARGS:
+            want, got = _outcome(peg, args), _outcome(new, args)
+            if want != got:
+                bad.append((seed, args, want, got))
+                break
+    return checked, bad
+
+
+@pytest.mark.parametrize("make,loop", [(BranchFacts, False), (BranchFacts, True), (LoopUnswitch, True)],
+                         ids=["branch-facts", "branch-facts-loops", "loop-unswitch"])
+def test_the_rewrites_keep_every_value(make, loop):
+    checked, bad = _fuzz(make, loop, range(100))
+    assert bad == []
+    assert checked >= 20, checked  # the rule fired on enough of the random PEGs to mean something
+
+
+@pytest.mark.parametrize("make,loop", [(lambda: BranchFacts(mutant="wrong-constant"), False),
+                                       (lambda: BranchFacts(mutant="wrong-arm"), False),
+                                       (lambda: LoopUnswitch(mutant="swap"), True)],
+                         ids=["wrong-constant", "wrong-arm", "swap"])
+def test_the_fuzzer_catches_the_mutants(make, loop):
+    _checked, bad = _fuzz(make, loop, range(60))
+    assert bad, "a wrong rewrite went unnoticed"
