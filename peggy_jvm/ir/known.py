@@ -91,15 +91,18 @@ def _outcome(lo: int, hi: int, cond: Cond, c: int) -> bool | None:
     return ends.pop() if len(ends) == 1 else None
 
 
-def decided_arm(blocks: dict[int, Block], bid: int, preds: dict[int, list[int]]) -> int | None:
-    """The target block ``bid``'s int ``if`` always goes to (see the module docstring), else None."""
+def decided_arm(blocks: dict[int, Block], bid: int, preds: dict[int, list[int]],
+                by_constants: bool = True) -> int | None:
+    """The target block ``bid``'s int ``if`` always goes to (see the module docstring), else None.
+    ``by_constants`` False: only a test an earlier test decides, not one of constants alone."""
     t = blocks[bid].terminator
-    return decided_after(blocks, bid, t, preds) if isinstance(t, If) else None
+    return decided_after(blocks, bid, t, preds, by_constants) if isinstance(t, If) else None
 
 
-def decided_after(blocks: dict[int, Block], bid: int, t: If, preds: dict[int, list[int]]) -> int | None:
+def decided_after(blocks: dict[int, Block], bid: int, t: If, preds: dict[int, list[int]],
+                  by_constants: bool = True) -> int | None:
     """The target the int test ``t`` would always go to if it ended block ``bid`` (its own ``if`` or one put in
-    place of its jump), else None."""
+    place of its jump), else None; ``by_constants`` as in :func:`decided_arm`."""
     b = blocks[bid]
     if t.if_true == t.if_false:
         return None
@@ -107,7 +110,7 @@ def decided_after(blocks: dict[int, Block], bid: int, t: If, preds: dict[int, li
     if test is None:
         return None
     if isinstance(test, bool):
-        return t.if_true if test else t.if_false
+        return (t.if_true if test else t.if_false) if by_constants else None
     v, cond, c = test
     cur = bid
     for _ in range(MAX_CHAIN):
