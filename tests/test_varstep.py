@@ -5,8 +5,9 @@
 
 Checked three ways: on hand-built PEGs (the equality is found, and the mutants with an arm's constant wrong or the
 arms swapped are not merged); by ``validate`` on tests/java/varstep (the hand strength-reduced ``equiv`` is proved,
-each ``mutant`` refuted with a counterexample confirmed on the JVM); and by the full stage on ``inv`` (no
-multiplication left, verified and run on the JVM against the original)."""
+each ``mutant`` refuted with a counterexample confirmed on the JVM); by the full stage on ``inv`` (no
+multiplication left, verified and run on the JVM against the original); and with mutants of the rules (a wrong
+step refused by the self-check, swapped arms by the fuzzer)."""
 from __future__ import annotations
 
 import subprocess
@@ -21,6 +22,9 @@ from peggy_jvm.epeg import EPeg
 from peggy_jvm.ir.nodes import INT
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.pipeline import Stage, optimize_input
+from peggy_jvm.rules import parse_axioms
+from peggy_jvm.rules.check import check_rule
+from peggy_jvm.rules.policy import RuleOptions
 
 SOURCES = Path(__file__).resolve().parent / "java" / "varstep"
 
@@ -111,3 +115,28 @@ def test_full_stage_reduces_the_invariant_phi_step(trees, java_home, tmp_path, v
     assert "goto" in body and "imul" not in body, body
     assert verifier(out).returncode == 0
     assert run_mains(out, ["VarStep"]) == run_mains(trees["orig"], ["VarStep"])
+
+
+MUTANT_SR = """group mutant.sr
+rule bad-sr-const: (mul.i ?t@(theta[$l] ?a (add.i ?t ?c)) ?k)
+                   => (theta[$l] (mul.i ?a ?k) (add.i (mul.i ?t ?k) (add.i (mul.i ?c ?k) (const.i 1))))
+                   if invariant(?k, $l)
+"""
+
+
+def test_mutants_of_the_rules_are_refused(trees, tmp_path, run_mains):
+    """A strength-reduction rule with a wrong step (the fuzzer cannot evaluate loop rules) steers extraction to a
+    wrong loop for inv, which the self-check does not prove: inv keeps its code and the program prints the same.
+    A distribution over a phi with the arms swapped is found unsound by the fuzzer."""
+    ax = tmp_path / "bad.ax"
+    ax.write_text(MUTANT_SR)
+    out = tmp_path / "out"
+    with pytest.MonkeyPatch.context() as mp:
+        keep_every_rewrite(mp)
+        _, report = optimize_input(trees["orig"], out, Stage.FULL, jobs=1, rules=RuleOptions(axioms=(ax,)))
+    row = {m.name: m for m in report.methods}["inv"]
+    assert row.status == "unchanged" and row.reason.startswith("self-check: the emitted code is not proved"), row
+    assert run_mains(out, ["VarStep"]) == run_mains(trees["orig"], ["VarStep"])
+    (swap,) = parse_axioms("rule bad: (%f:pure2 (phi ?c ?a ?b) ?k) => (phi ?c (%f ?b ?k) (%f ?a ?k))"
+                           " if const(?a) and const(?b) and const(?k)", "bad.ax").rules
+    assert check_rule(swap).status == "unsound"
