@@ -60,8 +60,9 @@ __all__ = ["safe_rules", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES", 
 #     an invariant sigma means the loop has no effect and no inner loop (inner loops thread the sigma too).
 #     theta-bisimulation merges thetas with equal initial values whose next values are equal by induction
 #     (through loop nests: a cycle of the comparison must make the loop indexes decrease lexicographically).
-#   peg.loop.strength: t*k for t = theta(a, t + c) with invariant k, c is theta(a*k, t*k + c*k) by
-#     distributivity, which holds in Z/2^32 and Z/2^64 (wrap-around); likewise << k (multiplication by 2^(k&31)).
+#   peg.loop.strength: t*k for t = theta(a, t + c) with invariant k is theta(a*k, t*k + c*k) by induction and
+#     distributivity, which holds in Z/2^32 and Z/2^64 (wrap-around) for every value of c, so the step c may vary
+#     per iteration; likewise << k (multiplication by 2^(k&31)).
 #   peg.loop.closed: the exit value of a +-1 counter against an invariant bound (it cannot overflow before
 #     reaching the bound); the guarded form may exit earlier on an exception, but then the method ends with it
 #     (handlers are not reverted, see revert.py) and the value is never read. theta-linear (builtin):
