@@ -290,15 +290,38 @@ def renumber_class(cf: ClassFile, order: list[int]) -> ClassFile:
     return _Renumber(cf, order).renumbered()
 
 
+def _resolved_code(cf: ClassFile) -> list[tuple[str, list[tuple[int, str]], list[str]]]:
+    """Per method: its name and descriptor, its pool-operand instructions (``ldc_w`` read as ``ldc``) with their
+    constants spelled out, and its catch types spelled out: what renumbering must not change."""
+    out = []
+    for m in cf.methods:
+        parsed = _code_of(m, cf.pool)
+        insns: list[tuple[int, str]] = []
+        catches: list[str] = []
+        if parsed is not None:
+            code, decoded = parsed
+            insns = [(LDC if i.opcode == LDC_W else i.opcode, cf.pool.describe(i.arg)) for i in decoded
+                     if OPERAND_OF[i.opcode] in _POOL_OPERANDS]
+            catches = [cf.pool.describe(x.catch_type) if x.catch_type else "" for x in code.exception_table]
+        out.append((m.name + m.descriptor, insns, catches))
+    return out
+
+
 def reorder_for_ldc(data: bytes) -> bytes:
     """``data`` with its pool in :func:`ldc_first_order`, or ``data`` itself when that saves nothing or the
-    class cannot be renumbered safely."""
+    class cannot be renumbered safely. The result is read back and its code compared with the original's, its
+    constants resolved (a slip in the renumbering keeps the class as it was rather than changing a program)."""
     cf = read_class(data)
     order = ldc_first_order(cf)
     if order == sorted(order):
         return data
     try:
         out = write_class(renumber_class(cf, order))
+        if len(out) >= len(data):
+            return data
+        back = read_class(out)
     except (ClassFileError, UnsupportedCodeError):  # refused, or a method grew past what its fields hold
         return data
-    return out if len(out) < len(data) else data
+    same = (back.name, back.super_name, back.interfaces) == (cf.name, cf.super_name, cf.interfaces) \
+        and _resolved_code(back) == _resolved_code(cf)
+    return out if same else data
