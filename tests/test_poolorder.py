@@ -60,6 +60,9 @@ public class PoolShapes {
         return sb.toString() + cur;
     }
 
+    record P(@Tag(name = "c", kind = int.class, policy = RetentionPolicy.SOURCE) int x,
+             java.util.List<String> names) {}
+
     static int lambda(int k) {
         IntUnaryOperator f = x -> x * k + 100000;
         Supplier<String> s = () -> "HOT" + k;
@@ -73,6 +76,10 @@ public class PoolShapes {
         Tag t = PoolShapes.class.getDeclaredMethod("hot", Object.class, int.class).getAnnotation(Tag.class);
         System.out.println(t.name() + " " + t.weight() + " " + t.kind() + " " + t.policy() + " "
                            + String.join(",", t.aliases()));
+        P p = new P(4, java.util.List.of("u", "v"));
+        System.out.println(p + " " + p.equals(new P(4, java.util.List.of("u", "v"))) + " " + p.hashCode());
+        for (var c : P.class.getRecordComponents())
+            System.out.println(c.getName() + " " + c.getGenericType() + " " + java.util.Arrays.toString(c.getAnnotations()));
         String[] m = many();
         System.out.println(m.length + m[199]);
     }
@@ -232,6 +239,32 @@ def test_renumbered_class_runs_the_same_under_verify_all(shapes, java_home):
         outputs.append(proc.stdout)
     assert outputs[0] == outputs[1]
     assert "hot 7 class java.lang.StringBuilder CLASS a,b" in outputs[1] and "100013" in outputs[1]
+
+
+def test_any_order_keeps_every_class_running_the_same(shapes, java_home, tmp_path):
+    """The pool reversed (the most demanding order: javac's low-index constants, loaded by ldc, move above 255
+    and need ldc_w) for the class, its record (Record, its components' Signature and annotations, the
+    ObjectMethods bootstrap) and the annotation interface (AnnotationDefault)."""
+    orig, _ = shapes
+    rev = tmp_path / "reversed"
+    rev.mkdir()
+    for path in orig.glob("*.class"):
+        cf = read_class(path.read_bytes())
+        (rev / path.name).write_bytes(write_class(renumber_class(cf, [i for i, _ in cf.pool][::-1])))
+    record = read_class((rev / "PoolShapes$P.class").read_bytes())
+    assert {"Record", "BootstrapMethods"} <= {a.name for a in record.attributes}
+    assert "AnnotationDefault" in {a.name for m in read_class((rev / "Tag.class").read_bytes()).methods
+                                   for a in m.attributes}
+    _, methods = _methods(rev)
+    assert sum(i.opcode == op.LDC_W for i in methods["many"][2]) > 150  # the growth path was taken
+    outputs = []
+    for classes in (orig, rev):
+        proc = subprocess.run([str(java_home / "bin" / "java"), "-Xverify:all", "-cp", str(classes), "PoolShapes"],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]
+    assert "x int [@Tag(" in outputs[1] and "names java.util.List<java.lang.String>" in outputs[1]
 
 
 def test_a_class_with_an_unknown_attribute_is_left_as_it_was(shapes):

@@ -91,6 +91,11 @@ _POOL_FIELDS: dict[type, frozenset[str]] = {t: frozenset(f) for t, f in {
     at.Record: (), at.RecordComponent: ("name_index", "descriptor_index"),
 }.items()}
 
+
+#: The Code-level tables whose offsets :func:`~.recode.relocate_code_attributes` moves.
+_OFFSET_TABLES = ("LineNumberTable", "LocalVariableTable", "LocalVariableTypeTable")
+
+
 # -- the order ----------------------------------------------------------------------------------------------
 def _code_of(m: MethodInfo, pool: ConstantPool) -> tuple[CodeAttribute, list[Instruction]] | None:
     attr = m.code_attribute()
@@ -142,9 +147,6 @@ class _Renumber:
                 fields[k] = self.map[fields[k]]
             entries[self.map[old]] = tuple(fields)
         self.pool = ConstantPool(entries)
-
-    def index(self, i: int) -> int:
-        return self.map[i]
 
     def walk(self, value: object) -> None:
         """Renumber, in place, every pool index inside a typed attribute view (see :data:`_POOL_FIELDS`)."""
@@ -200,8 +202,7 @@ class _Renumber:
     def _relocated(self, m: MethodInfo, code: CodeAttribute, insns: list[Instruction], table: list[ExceptionEntry],
                    attrs: list[Attribute]) -> bytes:
         """The code re-assembled for the new ``ldc`` forms, with its tables and frames moved along."""
-        extra = [pc for x in attrs if x.name == "LineNumberTable" or x.name.startswith("LocalVariable")
-                 for pc in offsets_of(x)]
+        extra = [pc for x in attrs if x.name in _OFFSET_TABLES for pc in offsets_of(x)]
         count = len(insns)
         asm, offset_map = reassemble(code.code, table, extra, insns)
         if len(asm.instructions) != count:  # a branch grew into two instructions: frames would be needed there
