@@ -314,3 +314,12 @@ def test_commons_lang3_renumbered_verifies_and_runs_its_workload(corpus_jars, ve
     runs = [workloads.run_workload(j, classes, "Lang3Work", home=java_home, timeout=180) for j in (jar, out)]
     assert runs[0].returncode == 0 and len(runs[0].stdout_bytes) > 1000
     assert workloads.difference(runs[0], runs[1], "original", "renumbered") is None
+
+
+def test_a_bad_index_in_an_attribute_leaves_the_class_as_it_was(shapes):
+    orig, _ = shapes
+    cf = read_class((orig / "PoolShapes.class").read_bytes())
+    # a Signature pointing past the pool: the views parse structure only, so the renumbering meets it
+    cf.attributes.append(Attribute(cf.pool.add_utf8("Signature"), "Signature", (len(cf.pool) + 9).to_bytes(2, "big")))
+    data = write_class(cf)
+    assert reorder_for_ldc(data) == data

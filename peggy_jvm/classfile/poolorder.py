@@ -321,7 +321,9 @@ def reorder_for_ldc(data: bytes) -> bytes:
         if len(out) >= len(data):
             return data
         back = read_class(out)
-    except (ClassFileError, UnsupportedCodeError):  # refused, or a method grew past what its fields hold
+    except (ClassFileError, UnsupportedCodeError, IndexError, KeyError):
+        # refused; a method grew past what its fields hold; or an index the attribute views do not check (they
+        # parse structure only) or a frame offset is not in the class: the class stays as it was
         return data
     same = (back.name, back.super_name, back.interfaces) == (cf.name, cf.super_name, cf.interfaces) \
         and _resolved_code(back) == _resolved_code(cf)
