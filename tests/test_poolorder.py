@@ -1,9 +1,11 @@
 """The constant-pool renumbering of ``--goal size`` (``classfile/poolorder.py``): the identity order writes every
 class back byte for byte (fixtures, commons-lang3, JDK classes read with our jimage reader, ``module-info``
 included); the ``ldc`` order keeps a hand-written class's meaning exactly (constants, catch types, frames,
-annotation, lambdas, string concatenation's bootstrap arguments) and it runs the same under ``-Xverify:all``;
-commons-lang3 renumbered verifies and prints the same workload output; a class with an attribute the module does
-not know is left as it was; ``optimize --goal size`` applies it and reports the shorter methods.
+annotation, lambdas, string concatenation's bootstrap arguments) and it runs the same under ``-Xverify:all``, as
+it does with the pool reversed (``ldc`` growing to ``ldc_w``; a record, an annotation interface); commons-lang3
+renumbered verifies and prints the same workload output; a class with an attribute the module does not know, or
+an attribute index past the pool, is left as it was; ``optimize --goal size`` applies it and reports the shorter
+methods.
 """
 from __future__ import annotations
 
@@ -225,13 +227,16 @@ def test_annotation_and_bootstrap_methods_keep_their_constants(shapes):
     assert any(repr("HOT\u0001") in arg for _, args in views[0][2] for arg in args)  # the concatenation's recipe
 
 
+def _run(java_home: Path, classes: Path) -> str:
+    """PoolShapes' output under -Xverify:all."""
+    proc = subprocess.run([str(java_home / "bin" / "java"), "-Xverify:all", "-cp", str(classes), "PoolShapes"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 def test_renumbered_class_runs_the_same_under_verify_all(shapes, java_home):
-    outputs = []
-    for classes in shapes:
-        proc = subprocess.run([str(java_home / "bin" / "java"), "-Xverify:all", "-cp", str(classes), "PoolShapes"],
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-        outputs.append(proc.stdout)
+    outputs = [_run(java_home, classes) for classes in shapes]
     assert outputs[0] == outputs[1]
     assert "hot 7 class java.lang.StringBuilder CLASS a,b" in outputs[1] and "100013" in outputs[1]
 
@@ -252,12 +257,7 @@ def test_any_order_keeps_every_class_running_the_same(shapes, java_home, tmp_pat
                                    for a in m.attributes}
     _, methods = _methods(rev)
     assert sum(i.opcode == op.LDC_W for i in methods["many"][2]) > 150  # the growth path was taken
-    outputs = []
-    for classes in (orig, rev):
-        proc = subprocess.run([str(java_home / "bin" / "java"), "-Xverify:all", "-cp", str(classes), "PoolShapes"],
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-        outputs.append(proc.stdout)
+    outputs = [_run(java_home, classes) for classes in (orig, rev)]
     assert outputs[0] == outputs[1]
     assert "x int [@Tag(" in outputs[1] and "names java.util.List<java.lang.String>" in outputs[1]
 
@@ -281,8 +281,8 @@ def test_goal_size_renumbers_and_reports_the_shorter_code(shapes):
     data = (orig / "PoolShapes.class").read_bytes()
     h = ClassHierarchy([orig])
     sized, rows = optimize_class(data, h, Stage.CLASSFILE, goal=Goal.SIZE)
-    spoken, _ = optimize_class(data, h, Stage.CLASSFILE, goal=Goal.SPEED)
-    assert sized == reorder_for_ldc(spoken) != spoken
+    speed, _ = optimize_class(data, h, Stage.CLASSFILE, goal=Goal.SPEED)
+    assert sized == reorder_for_ldc(speed) != speed
     by_name = {r.name: r for r in rows}
     cf, methods = _methods(orig)
     for name in ("many", "hot", "main"):
