@@ -23,6 +23,8 @@ cost is strictly lower and its size grows by no more than 1.5 times its relative
 size`` a method whose extraction finds no cheaper PEG is judged on the round trip of its own PEG (lowered for
 size), by the same rule; and the size peepholes on bytecode (``classfile.shrink``) run on the rewrite and on the
 original code, the shortest of the three that passes the rule and the self-check being kept (:func:`_smallest`).
+Last, ``--goal size`` renumbers each class's constant pool so that ``ldc`` reaches the constants it loads most
+(``classfile.poolorder``: ``ldc_w`` becomes ``ldc``; kept only when the class gets smaller, as it was otherwise).
 
 Budgets (peggy_jvm/budget.py): the full stage's sub-stages are bounded by work (:class:`WorkBudget`), never by
 the clock, so the output depends on the input and options only. ``--method-timeout`` is a wall-clock safety net
@@ -48,7 +50,8 @@ class).
 Invariants (the safety net of DESIGN section 6):
 - a method whose stage raises, or overruns its safety net, keeps its original bytes (status ``fallback`` with the
   reason); a method without code is ``unchanged``;
-- a class none of whose methods changed is written back byte-identical;
+- a class none of whose methods changed is written back byte-identical (under ``--goal size``: unless the
+  renumbering of its pool for ``ldc`` makes it smaller);
 - bad input (a malformed class) is an :class:`~peggy_jvm.archive.InputError`, never a partial output.
 """
 from __future__ import annotations
@@ -68,6 +71,7 @@ from .classfile.reader import read_class, read_code, read_instructions
 from .classfile.attributes import LineNumberTable, LocalVariableTable
 from .classfile.bytecode import Instruction
 from .classfile.model import ClassFile, CodeAttribute, MethodInfo
+from .classfile.poolorder import reorder_for_ldc
 from .classfile.recode import RecodeResult, recode_method
 from .classfile.shrink import shrink_method
 from .ir.lift import lift_method
@@ -612,17 +616,30 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
         reports.append(row("rewritten", _dropped_reason(result.dropped, debug), spent, _code_length(result.data),
                            "cost_after"))
         reports[-1].debug_dropped = debug
-    if not changed:
-        return data, reports
-    try:
-        return write_class(cf), reports
-    except ClassFileError as e:  # e.g. the pool overflowed with frame classes: keep the class as it was
+    if changed:
+        try:
+            data = write_class(cf)
+        except ClassFileError as e:  # e.g. the pool overflowed with frame classes: keep the class as it was
+            for r in reports:
+                if r.status == "rewritten":
+                    r.status, r.reason, r.bytes_after = "fallback", f"class not writable: {e}", r.bytes_before
+                    r.cost_after, r.emitted_cost_after = r.cost_before, r.emitted_cost_before
+                    r.debug_dropped = None
+    if goal is Goal.SIZE:
+        data = _pool_for_ldc(data, reports)
+    return data, reports
+
+
+def _pool_for_ldc(data: bytes, reports: list[MethodReport]) -> bytes:
+    """``--goal size``: the class with its constant pool renumbered so that ``ldc`` reaches the constants it
+    loads most (classfile/poolorder.py); every row's ``bytes_after`` becomes its method's code as written."""
+    new = reorder_for_ldc(data)
+    if new is not data:
+        lengths = {(m.name, m.descriptor): _code_length(a.data) for m in read_class(new).methods
+                   if (a := m.code_attribute()) is not None}
         for r in reports:
-            if r.status == "rewritten":
-                r.status, r.reason, r.bytes_after = "fallback", f"class not writable: {e}", r.bytes_before
-                r.cost_after, r.emitted_cost_after = r.cost_before, r.emitted_cost_before
-                r.debug_dropped = None
-        return data, reports
+            r.bytes_after = lengths.get((r.name, r.descriptor), r.bytes_after)
+    return new
 
 
 # -- whole inputs -------------------------------------------------------------------------------------------

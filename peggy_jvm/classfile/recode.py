@@ -1,7 +1,9 @@
 """Re-encoding one method's Code attribute: through the assembler, with frames and maxes computed afresh.
 
-Owns: :func:`recode_method`, what ``optimize --stage classfile`` does to every method, and
-:func:`build_code_attribute`, which later stages use to emit code they generated.
+Owns: :func:`recode_method`, what ``optimize --stage classfile`` does to every method,
+:func:`build_code_attribute`, which later stages use to emit code they generated, and
+:func:`relocate_code_attributes` (with :func:`offsets_of`), the moving of Code-level tables to new offsets that
+``recode_method`` and the constant-pool renumbering (:mod:`.poolorder`) share.
 
 Inputs: a :class:`~.model.ClassFile`, one of its methods, a :class:`~.hierarchy.ClassHierarchy`. Output: the
 new Code attribute's bytes (the caller decides whether to install them).
@@ -62,7 +64,7 @@ def build_code_attribute(cf: ClassFile, method: MethodInfo, insns: list[Instruct
     return write_code(code_attr)
 
 
-def _offsets_of(attr: Attribute) -> list[int]:
+def offsets_of(attr: Attribute) -> list[int]:
     if attr.name == "LineNumberTable":
         return [e.start_pc for e in LineNumberTable.parse(attr.data).entries]
     table = (LocalVariableTable if attr.name == "LocalVariableTable" else LocalVariableTypeTable).parse(attr.data)
@@ -73,20 +75,17 @@ def _offsets_of(attr: Attribute) -> list[int]:
     return out
 
 
-def recode_method(cf: ClassFile, method: MethodInfo, code: CodeAttribute, insns: list[Instruction],
-                  hierarchy: ClassHierarchy | None) -> RecodeResult:
-    """Re-encode ``method``'s code (parsed as ``code``, decoded as ``insns``) through the assembler and
-    recompute its frames and maxes."""
-    remappable = [a for a in code.attributes if a.name == "LineNumberTable" or a.name in _LOCAL_TABLES]
-    extra: list[int] = []
-    for a in remappable:
-        extra.extend(_offsets_of(a))
-    asm, offset_map = reassemble(code.code, code.exception_table, extra, insns)
+def relocate_code_attributes(attributes: list[Attribute], offset_map: dict[int, int], pool: ConstantPool
+                             ) -> tuple[list[Attribute], list[str], int]:
+    """The Code-level ``attributes`` moved to new offsets (``offset_map``: old instruction start -> new, and the
+    old code length -> the new): LineNumberTable and LocalVariable(Type)Table remapped, any other attribute
+    kept only if no offset moved and named in ``dropped`` otherwise; StackMapTable is left out (the caller
+    writes frames). Returns (kept, dropped, the ``max_locals`` the local-variable tables need)."""
     moved = any(old != new for old, new in offset_map.items())
     kept: list[Attribute] = []
     dropped: list[str] = []
     min_locals = 0
-    for a in code.attributes:
+    for a in attributes:
         if a.name == "StackMapTable":
             continue
         if a.name == "LineNumberTable":
@@ -100,13 +99,26 @@ def recode_method(cf: ClassFile, method: MethodInfo, code: CodeAttribute, insns:
                 start = offset_map[e.start_pc]
                 e.length = offset_map[e.start_pc + e.length] - start
                 e.start_pc = start
-                size = 2 if a.name == "LocalVariableTable" and cf.pool.utf8(e.descriptor_index) in ("J", "D") else 1
+                size = 2 if a.name == "LocalVariableTable" and pool.utf8(e.descriptor_index) in ("J", "D") else 1
                 min_locals = max(min_locals, e.index + size)
             kept.append(Attribute(a.name_index, a.name, lvt.to_bytes()))
         elif moved:
             dropped.append(a.name)
         else:
             kept.append(a)
+    return kept, dropped, min_locals
+
+
+def recode_method(cf: ClassFile, method: MethodInfo, code: CodeAttribute, insns: list[Instruction],
+                  hierarchy: ClassHierarchy | None) -> RecodeResult:
+    """Re-encode ``method``'s code (parsed as ``code``, decoded as ``insns``) through the assembler and
+    recompute its frames and maxes."""
+    remappable = [a for a in code.attributes if a.name == "LineNumberTable" or a.name in _LOCAL_TABLES]
+    extra: list[int] = []
+    for a in remappable:
+        extra.extend(offsets_of(a))
+    asm, offset_map = reassemble(code.code, code.exception_table, extra, insns)
+    kept, dropped, min_locals = relocate_code_attributes(code.attributes, offset_map, cf.pool)
     data = build_code_attribute(cf, method, asm.instructions, asm.code, asm.exception_table, kept, hierarchy,
                                 min_locals)
     return RecodeResult(data, dropped)
