@@ -15,6 +15,7 @@ import pytest
 
 import difftest as dt
 from support.fullstage import optimize_source
+from peggy_jvm import pipeline
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.ir.lift import lift_method
@@ -200,20 +201,23 @@ public class Stencil {
 """
 
 
-def test_a_rewrite_the_rotated_loops_make_too_large_keeps_javacs_loops(java_home, tmp_path):
+def test_a_rewrite_the_rotated_loops_make_too_large_keeps_javacs_loops(java_home, tmp_path, monkeypatch):
     """BenchKernels.jacobi1d: n - 1 hoisted pays (0.85x, docs/cost-model.md), but with its four loops tested at
-    the bottom the code grows past the allowance (130 -> 145 bytes, +14 allowed); the full stage (the real
-    emitted-code rule) then lowers the same PEG with javac's loop shape, which fits, and keeps that."""
+    the bottom the code grows (130 -> 141 bytes); with no growth allowed the full stage (the real emitted-code
+    rule otherwise) lowers the same PEG with javac's loop shape, which fits, and keeps that."""
     src, orig, out = tmp_path / "src", tmp_path / "orig", tmp_path / "out"
     src.mkdir()
     (src / "Stencil.java").write_text(STENCIL)
     subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(src / "Stencil.java")], check=True)
+    # no growth allowed: the rotated loops (141 bytes since extraction's tie-break) are refused, the top-tested
+    # lowering of the same PEG (130, as javac's) fits
+    monkeypatch.setattr(pipeline, "size_allowance", lambda before, after: 0)
     _, report = optimize_input(orig / "Stencil.class", out / "Stencil.class", Stage.FULL, jobs=1)
     r = next(m for m in report.methods if m.name == "jacobi1d")
     assert r.status == "rewritten", r.reason
     code = _code_of(out / "Stencil.class", "jacobi1d")
     assert all(o == op.GOTO for off, o, t in code if t is not None and t <= off), code  # top-tested, as javac
-    assert r.bytes_after <= 140 and r.emitted_cost_after < r.emitted_cost_before, r
+    assert r.bytes_after <= r.bytes_before and r.emitted_cost_after < r.emitted_cost_before, r
     calls = [dt.Call("Stencil", "jacobi1d", "([DI)D", (a, n)) for a, n in itertools.product(
         [None, [], [1.0], [1.0, 2.0, 4.0], [0.5, -1.0, 3.0, 8.0, -0.0]], [-1, 0, 1, 2, 3, 5])]
     result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)

@@ -15,18 +15,30 @@ from pathlib import Path
 
 import pytest
 from conftest import keep_every_rewrite, validate_rows
-from test_axioms_equalities import LIMITS, RULES, ci, peg_with, saturate
+from test_axioms_equalities import LIMITS, ci, peg_with
 
-from peggy_jvm.egraph import Runner
+from peggy_jvm.egraph import Runner, StopReason
 from peggy_jvm.epeg import EPeg
 from peggy_jvm.ir.nodes import INT
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.pipeline import Stage, optimize_input
-from peggy_jvm.rules import parse_axioms
+from peggy_jvm.rules import default_rules, parse_axioms
 from peggy_jvm.rules.check import check_rule
 from peggy_jvm.rules.policy import RuleOptions
 
 SOURCES = Path(__file__).resolve().parent / "java" / "varstep"
+#: the default rules with the varying-step group and the phi-of-constants folding (both off by default in
+#: validate's rules, axioms/peg-loop.ax and axioms/peg-distrib.ax) switched on
+RULES = default_rules().enable("peg.loop.strength.varying", "peg.distrib.phi.const").active()
+
+
+def saturate(peg: PEG, roots: list[int]) -> tuple[EPeg, dict[int, int]]:
+    eg = EPeg()
+    m = eg.add_peg(peg, roots=roots)
+    rep = Runner(RULES, LIMITS).run(eg)
+    assert rep.stop_reason is StopReason.SATURATED, rep
+    assert eg.conflicts == [], eg.conflicts
+    return eg, m
 
 
 def _stepped(peg: PEG, loop: int, zero: int, step: int, add: str = "add.i") -> int:
@@ -52,7 +64,7 @@ def test_varying_step_times_a_constant_is_stepped_by_a_phi_of_constants():
     wrong = _stepped(peg, 1, ci(peg, 0), _phi(peg, c, ci(peg, 100), ci(peg, 151)))
     eg, m = saturate(peg, [times50, right, swapped, wrong])
     assert eg.equiv(m[times50], m[right])
-    assert "sr-mul-int" in eg.explain(m[times50], m[right]).rules()  # type: ignore[union-attr]
+    assert "sr-mul-int-var" in eg.explain(m[times50], m[right]).rules()  # type: ignore[union-attr]
     assert not eg.equiv(m[times50], m[swapped]) and not eg.equiv(m[times50], m[wrong])
     # the step's product is folded by distributing mul over the phi of constants: without it, not found
     eg = EPeg()
@@ -90,10 +102,10 @@ def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
 
 
 def test_validate_proves_the_hand_reduced_loops_and_refutes_the_mutants(trees):
-    proved = validate_rows({"orig": trees["orig"], "opt": trees["equiv"]}, "VarStep")
+    proved = validate_rows({"orig": trees["orig"], "opt": trees["equiv"]}, "VarStep", rules=RULES)
     assert {n: p.verdict.value for n, p in proved.items() if n != "main"} == dict.fromkeys(
         ("<init>", "inv", "var2", "var3", "varl"), "equivalent"), {n: p.reason for n, p in proved.items()}
-    refuted = validate_rows({"orig": trees["orig"], "opt": trees["mutant"]}, "VarStep")
+    refuted = validate_rows({"orig": trees["orig"], "opt": trees["mutant"]}, "VarStep", rules=RULES)
     for name in ("inv", "var2", "varl"):  # a wrong constant, the arms swapped, a wrong long constant
         assert refuted[name].verdict.value == "not-equivalent", (name, refuted[name].reason)
         assert "confirmed on the JVM" in refuted[name].reason, refuted[name].reason

@@ -130,7 +130,7 @@ SAFE_GROUPS: tuple[str, ...] = (
 )
 #: sub-groups under the prefixes above that stay off (blow-up, see axioms/*.ax)
 EXCLUDED_SUBGROUPS: tuple[str, ...] = ("arith.int.ac", "arith.long.ac", "peg.distrib.phi.more",
-                                       "peg.distrib.phi.one")
+                                       "peg.distrib.phi.one", "peg.loop.strength.varying")
 #: Rules of the safe groups kept off. Dead-loop deletion (eval-invariant-heap: eval of an invariant sigma, given a
 #: terminating index) is on: it takes an effect-free loop off the sigma chain, and the reverter computes such a
 #: loop where its values are wanted (peg.loops.pure_loops re-checks on the extracted PEG itself that the loop has
