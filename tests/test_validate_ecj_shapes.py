@@ -2,7 +2,8 @@
 (ecj fetched like the corpus, tests/support/ecjpair.py): an enum's ``values()`` (javac ``$VALUES.clone()``, ecj
 ``System.arraycopy`` out of ``ENUM$VALUES``: the two fields pair as the enum's array of constants,
 validate/pairing.py; the copy is rules/arrays.py's) and the null check of a method reference's receiver (javac
-``Objects.requireNonNull``, ecj ``getClass()``: axioms/java-null-check.ax)."""
+``Objects.requireNonNull``, ecj ``getClass()``: axioms/java-null-check.ax) and ``!=`` of two booleans (javac a
+branch to ``0``/``1``, ecj ``ixor``: axioms/java-compilers.ax)."""
 from __future__ import annotations
 
 import subprocess
@@ -22,6 +23,16 @@ public class Refs {
     static int checked(String s) { Objects.requireNonNull(s); return 1; }
 }
 """
+BOOLS = """
+public class Flags {
+    boolean negated; static boolean on; char lo, hi;
+    boolean differ() { return negated != on; }
+    boolean same() { return negated == on; }
+    boolean contains(char c) { return (c >= lo && c <= hi) != negated; }
+}
+"""
+# the mutant: `!=` of ints that are not booleans is not `^` (2 != 0 is 1, 2 ^ 0 is 2)
+INTS = "public class Flags {{ int a, b; int differ() {{ return {}; }} }}"
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +78,23 @@ def test_null_check_of_a_method_references_receiver(compilers, tmp_path):
                    check=True, capture_output=True)
     rows, _ = _rows(orig, tmp_path / "nocheck")
     assert rows["checked"].verdict.value == "not-equivalent", rows["checked"].reason
+
+
+def test_boolean_not_equal_is_xor(compilers, tmp_path):
+    orig, opt = _build(compilers, BOOLS, "Flags.java", tmp_path)
+    rows, _ = _rows(orig, opt)
+    for name in ("differ", "same", "contains"):
+        assert rows[name].verdict.value == "equivalent", (name, rows[name].reason)
+    assert "bit-ne-xor" in (rows["contains"].axioms or ()), rows["contains"].axioms
+
+
+def test_int_not_equal_is_not_xor(compilers, tmp_path):
+    trees = []
+    for which, expr in (("ne", "a != b ? 1 : 0"), ("xor", "a ^ b")):
+        (tmp_path / f"{which}-src").mkdir()
+        (tmp_path / f"{which}-src" / "Flags.java").write_text(INTS.format(expr))
+        subprocess.run([*compilers["javac"], "-d", str(tmp_path / which), str(tmp_path / f"{which}-src" / "Flags.java")],
+                       check=True, capture_output=True)
+        trees.append(tmp_path / which)
+    rows, _ = _rows(*trees)
+    assert rows["differ"].verdict.value == "not-equivalent", rows["differ"].reason
