@@ -31,6 +31,16 @@ public class Flags {
     boolean contains(char c) { return (c >= lo && c <= hi) != negated; }
 }
 """
+# ecj's chain starts with new StringBuilder(String.valueOf(String)) and appends spacer()'s builder as an Object, an
+# operand read under an operator (this.spaces - 2) between two appends; javac calls String.valueOf(spacer(..))
+# first (commons-lang3's MultilineRecursiveToStringStyle.resetIndent)
+SPACER = """
+public class Indent {
+    int spaces; String end;
+    StringBuilder spacer(int n) { StringBuilder sb = new StringBuilder(); for (int i = 0; i < n; i++) sb.append(' '); return sb; }
+    void reset() { end = System.lineSeparator() + spacer(spaces - 2) + "}"; }
+}
+"""
 # the mutant: `!=` of ints that are not booleans is not `^` (2 != 0 is 1, 2 ^ 0 is 2)
 INTS = "public class Flags {{ int a, b; int differ() {{ return {}; }} }}"
 
@@ -98,3 +108,17 @@ def test_int_not_equal_is_not_xor(compilers, tmp_path):
         trees.append(tmp_path / which)
     rows, _ = _rows(*trees)
     assert rows["differ"].verdict.value == "not-equivalent", rows["differ"].reason
+
+
+def test_concatenation_with_an_operand_read_under_an_operator(compilers, tmp_path):
+    orig, opt = _build(compilers, SPACER, "Indent.java", tmp_path)
+    rows, _ = _rows(orig, opt)
+    assert rows["reset"].verdict.value == "equivalent", rows["reset"].reason
+    assert "builder-tostring-fresh" in (rows["reset"].axioms or ()), rows["reset"].axioms
+    # another operand (spaces - 1) is another string: not proved
+    (tmp_path / "m-src").mkdir()
+    (tmp_path / "m-src" / "Indent.java").write_text(SPACER.replace("spaces - 2", "spaces - 1"))
+    subprocess.run([*compilers["ecj"], "-d", str(tmp_path / "m"), str(tmp_path / "m-src" / "Indent.java")],
+                   check=True, capture_output=True)
+    rows, _ = _rows(orig, tmp_path / "m")
+    assert rows["reset"].verdict.value != "equivalent", rows["reset"].reason
