@@ -63,6 +63,15 @@ def _build(compilers, src: str, name: str, base: Path) -> tuple[Path, Path]:
     return out[0], out[1]
 
 
+def _compile(compilers, which: str, src: str, name: str, out: Path) -> Path:
+    """``src`` (one file ``name``) compiled by ``which`` into ``out``, its source kept beside it."""
+    (out.parent / f"{out.name}-src").mkdir()
+    (out.parent / f"{out.name}-src" / name).write_text(src)
+    subprocess.run([*compilers[which], "-d", str(out), str(out.parent / f"{out.name}-src" / name)], check=True,
+                   capture_output=True)
+    return out
+
+
 def _rows(orig: Path, opt: Path):
     rep = validate_inputs(orig, opt, ValidateOptions(method_timeout=8.0, explain=True))
     return {p.name: p for p in rep.pairs}, rep.unpaired
@@ -82,11 +91,9 @@ def test_null_check_of_a_method_references_receiver(compilers, tmp_path):
     assert rows["trimmer"].verdict.value == "equivalent", rows["trimmer"].reason
     assert "requirenonnull-getclass" in (rows["trimmer"].axioms or ()), rows["trimmer"].axioms
     # the check is an effect: dropping it is a difference (null throws on one side only)
-    (tmp_path / "nocheck-src").mkdir()
-    (tmp_path / "nocheck-src" / "Refs.java").write_text(REFS.replace("Objects.requireNonNull(s); return 1;", "return 1;"))
-    subprocess.run([*compilers["javac"], "-d", str(tmp_path / "nocheck"), str(tmp_path / "nocheck-src" / "Refs.java")],
-                   check=True, capture_output=True)
-    rows, _ = _rows(orig, tmp_path / "nocheck")
+    nocheck = _compile(compilers, "javac", REFS.replace("Objects.requireNonNull(s); return 1;", "return 1;"),
+                       "Refs.java", tmp_path / "nocheck")
+    rows, _ = _rows(orig, nocheck)
     assert rows["checked"].verdict.value == "not-equivalent", rows["checked"].reason
 
 
@@ -99,13 +106,8 @@ def test_boolean_not_equal_is_xor(compilers, tmp_path):
 
 
 def test_int_not_equal_is_not_xor(compilers, tmp_path):
-    trees = []
-    for which, expr in (("ne", "a != b ? 1 : 0"), ("xor", "a ^ b")):
-        (tmp_path / f"{which}-src").mkdir()
-        (tmp_path / f"{which}-src" / "Flags.java").write_text(INTS.format(expr))
-        subprocess.run([*compilers["javac"], "-d", str(tmp_path / which), str(tmp_path / f"{which}-src" / "Flags.java")],
-                       check=True, capture_output=True)
-        trees.append(tmp_path / which)
+    trees = [_compile(compilers, "javac", INTS.format(expr), "Flags.java", tmp_path / which)
+             for which, expr in (("ne", "a != b ? 1 : 0"), ("xor", "a ^ b"))]
     rows, _ = _rows(*trees)
     assert rows["differ"].verdict.value == "not-equivalent", rows["differ"].reason
 
@@ -116,9 +118,6 @@ def test_concatenation_with_an_operand_read_under_an_operator(compilers, tmp_pat
     assert rows["reset"].verdict.value == "equivalent", rows["reset"].reason
     assert "builder-tostring-fresh" in (rows["reset"].axioms or ()), rows["reset"].axioms
     # another operand (spaces - 1) is another string: not proved
-    (tmp_path / "m-src").mkdir()
-    (tmp_path / "m-src" / "Indent.java").write_text(SPACER.replace("spaces - 2", "spaces - 1"))
-    subprocess.run([*compilers["ecj"], "-d", str(tmp_path / "m"), str(tmp_path / "m-src" / "Indent.java")],
-                   check=True, capture_output=True)
-    rows, _ = _rows(orig, tmp_path / "m")
+    mutant = _compile(compilers, "ecj", SPACER.replace("spaces - 2", "spaces - 1"), "Indent.java", tmp_path / "m")
+    rows, _ = _rows(orig, mutant)
     assert rows["reset"].verdict.value != "equivalent", rows["reset"].reason
