@@ -3,7 +3,9 @@
 ``System.arraycopy`` out of ``ENUM$VALUES``: the two fields pair as the enum's array of constants,
 validate/pairing.py; the copy is rules/arrays.py's) and the null check of a method reference's receiver (javac
 ``Objects.requireNonNull``, ecj ``getClass()``: axioms/java-null-check.ax) and ``!=`` of two booleans (javac a
-branch to ``0``/``1``, ecj ``ixor``: axioms/java-compilers.ax)."""
+branch to ``0``/``1``, ecj ``ixor``: axioms/java-compilers.ax), and a concatenation with an operand read under an
+operator between two appends (rules/strings.py ``_rebase``); the last three each with a mutant that must not be
+proved."""
 from __future__ import annotations
 
 import subprocess
