@@ -18,7 +18,9 @@ public class Arr {
     static int[] shorter(int[] a) { return a.clone(); }
     static Object[] nulls() { return new Object[] {null}; }
     static boolean[] flags() { return new boolean[] {false, true}; }
+    static boolean[] later() { return new boolean[] {true, false, true}; }
     static int[] five() { return new int[] {0, 5}; }
+    static int[] again() { int[] a = new int[2]; a[0] = 7; a[0] = 0; return a; }
     static int[] outside() { int[] a = new int[1]; a[1] = 0; return a; }
 }
 """
@@ -36,7 +38,9 @@ public class Arr {
     // the default values left out, as ecj does
     static Object[] nulls() { return new Object[1]; }
     static boolean[] flags() { boolean[] b = new boolean[2]; b[1] = true; return b; }
+    static boolean[] later() { boolean[] b = new boolean[3]; b[0] = true; b[2] = true; return b; }
     static int[] five() { return new int[2]; }
+    static int[] again() { int[] a = new int[2]; a[0] = 7; return a; }
     static int[] outside() { return new int[1]; }
 }
 """
@@ -67,8 +71,10 @@ def test_clone_is_a_copy_into_a_new_array_of_the_exact_class(java_home, tmp_path
 def test_a_default_value_stored_into_a_new_array_changes_nothing(java_home, tmp_path):
     javac = [str(java_home / "bin" / "javac")]
     rows, _ = _rows(_compile(javac, ORIG, "Arr.java", tmp_path, "orig"), _compile(javac, OPT, "Arr.java", tmp_path, "opt"))
-    for name in ("nulls", "flags"):
+    # later: javac's false at 1 comes after its true at 0, another index of the same new array
+    for name in ("nulls", "flags", "later"):
         assert rows[name].verdict.value == "equivalent", (name, rows[name].reason)
         assert "array-store-default-new" in (rows[name].axioms or ()), rows[name].axioms
     assert rows["five"].verdict.value == "not-equivalent", rows["five"].reason  # 5 is no default
+    assert rows["again"].verdict.value == "not-equivalent", rows["again"].reason  # 0 overwrites the 7 at 0
     assert rows["outside"].verdict.value == "not-equivalent", rows["outside"].reason  # index 1 of 1 throws

@@ -2,7 +2,10 @@
 (ecj fetched like the corpus, tests/support/ecjpair.py): an enum's ``values()`` (javac ``$VALUES.clone()``, ecj
 ``System.arraycopy`` out of ``ENUM$VALUES``: the two fields pair as the enum's array of constants,
 validate/pairing.py; the copy is rules/arrays.py's) and the null check of a method reference's receiver (javac
-``Objects.requireNonNull``, ecj ``getClass()``: axioms/java-null-check.ax)."""
+``Objects.requireNonNull``, ecj ``getClass()``: axioms/java-null-check.ax) and ``!=`` of two booleans (javac a
+branch to ``0``/``1``, ecj ``ixor``: axioms/java-compilers.ax), and a concatenation with an operand read under an
+operator between two appends (rules/strings.py ``_rebase``); the last three each with a mutant that must not be
+proved."""
 from __future__ import annotations
 
 import subprocess
@@ -22,6 +25,26 @@ public class Refs {
     static int checked(String s) { Objects.requireNonNull(s); return 1; }
 }
 """
+BOOLS = """
+public class Flags {
+    boolean negated; static boolean on; char lo, hi;
+    boolean differ() { return negated != on; }
+    boolean same() { return negated == on; }
+    boolean contains(char c) { return (c >= lo && c <= hi) != negated; }
+}
+"""
+# ecj's chain starts with new StringBuilder(String.valueOf(String)) and appends spacer()'s builder as an Object, an
+# operand read under an operator (this.spaces - 2) between two appends; javac calls String.valueOf(spacer(..))
+# first (commons-lang3's MultilineRecursiveToStringStyle.resetIndent)
+SPACER = """
+public class Indent {
+    int spaces; String end;
+    StringBuilder spacer(int n) { StringBuilder sb = new StringBuilder(); for (int i = 0; i < n; i++) sb.append(' '); return sb; }
+    void reset() { end = System.lineSeparator() + spacer(spaces - 2) + "}"; }
+}
+"""
+# the mutant: `!=` of ints that are not booleans is not `^` (2 != 0 is 1, 2 ^ 0 is 2)
+INTS = "public class Flags {{ int a, b; int differ() {{ return {}; }} }}"
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +63,15 @@ def _build(compilers, src: str, name: str, base: Path) -> tuple[Path, Path]:
                        capture_output=True)
         out.append(base / which)
     return out[0], out[1]
+
+
+def _compile(compilers, which: str, src: str, name: str, out: Path) -> Path:
+    """``src`` (one file ``name``) compiled by ``which`` into ``out``, its source kept beside it."""
+    (out.parent / f"{out.name}-src").mkdir()
+    (out.parent / f"{out.name}-src" / name).write_text(src)
+    subprocess.run([*compilers[which], "-d", str(out), str(out.parent / f"{out.name}-src" / name)], check=True,
+                   capture_output=True)
+    return out
 
 
 def _rows(orig: Path, opt: Path):
@@ -61,9 +93,33 @@ def test_null_check_of_a_method_references_receiver(compilers, tmp_path):
     assert rows["trimmer"].verdict.value == "equivalent", rows["trimmer"].reason
     assert "requirenonnull-getclass" in (rows["trimmer"].axioms or ()), rows["trimmer"].axioms
     # the check is an effect: dropping it is a difference (null throws on one side only)
-    (tmp_path / "nocheck-src").mkdir()
-    (tmp_path / "nocheck-src" / "Refs.java").write_text(REFS.replace("Objects.requireNonNull(s); return 1;", "return 1;"))
-    subprocess.run([*compilers["javac"], "-d", str(tmp_path / "nocheck"), str(tmp_path / "nocheck-src" / "Refs.java")],
-                   check=True, capture_output=True)
-    rows, _ = _rows(orig, tmp_path / "nocheck")
+    nocheck = _compile(compilers, "javac", REFS.replace("Objects.requireNonNull(s); return 1;", "return 1;"),
+                       "Refs.java", tmp_path / "nocheck")
+    rows, _ = _rows(orig, nocheck)
     assert rows["checked"].verdict.value == "not-equivalent", rows["checked"].reason
+
+
+def test_boolean_not_equal_is_xor(compilers, tmp_path):
+    orig, opt = _build(compilers, BOOLS, "Flags.java", tmp_path)
+    rows, _ = _rows(orig, opt)
+    for name in ("differ", "same", "contains"):
+        assert rows[name].verdict.value == "equivalent", (name, rows[name].reason)
+    assert "bit-ne-xor" in (rows["contains"].axioms or ()), rows["contains"].axioms
+
+
+def test_int_not_equal_is_not_xor(compilers, tmp_path):
+    trees = [_compile(compilers, "javac", INTS.format(expr), "Flags.java", tmp_path / which)
+             for which, expr in (("ne", "a != b ? 1 : 0"), ("xor", "a ^ b"))]
+    rows, _ = _rows(*trees)
+    assert rows["differ"].verdict.value == "not-equivalent", rows["differ"].reason
+
+
+def test_concatenation_with_an_operand_read_under_an_operator(compilers, tmp_path):
+    orig, opt = _build(compilers, SPACER, "Indent.java", tmp_path)
+    rows, _ = _rows(orig, opt)
+    assert rows["reset"].verdict.value == "equivalent", rows["reset"].reason
+    assert "builder-tostring-fresh" in (rows["reset"].axioms or ()), rows["reset"].axioms
+    # another operand (spaces - 1) is another string: not proved
+    mutant = _compile(compilers, "ecj", SPACER.replace("spaces - 2", "spaces - 1"), "Indent.java", tmp_path / "m")
+    rows, _ = _rows(orig, mutant)
+    assert rows["reset"].verdict.value != "equivalent", rows["reset"].reason

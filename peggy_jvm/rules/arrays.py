@@ -14,7 +14,8 @@ What this module owns
     * ``checkcast-new-array``: a ``checkcast`` to ``[T`` of a value that is a ``newarray [T`` is that value and
       changes nothing (the array is of that very class; JVMS checkcast).
     * ``array-store-default-new``: a store of the default value at a constant index inside a constant length,
-      right after the allocation, changes nothing (javac's ``{null}`` against ecj's nothing).
+      right after the allocation or after stores at other constant indexes of it, changes nothing (javac's
+      ``{null}`` and ``{true, false}`` against ecj's nothing).
 
 Inputs / outputs: :class:`~peggy_jvm.egraph.runner.Rewrite`-like objects over the E-PEG, listed by
 :func:`~peggy_jvm.rules.builtin.builtin_rules`.
@@ -107,7 +108,8 @@ class CheckcastNewArray(_ArrayRule):
 
 class StoreDefaultIntoNew(_ArrayRule):
     """``array-store-default-new``: storing an element's default value (``0``, ``false``, ``null``: JLS 4.12.5)
-    at a constant index within a constant length into an array allocated just before changes nothing: the
+    at a constant index within a constant length into an array allocated just before (or with only stores at
+    other constant indexes of it in between) changes nothing: the
     element already holds it, the index is in bounds, and ``null`` passes the store check. javac writes the
     ``null`` of ``new Type[] {null}`` and the ``false`` of ``{false, true}``; ecj leaves them out."""
 
@@ -119,9 +121,11 @@ class StoreDefaultIntoNew(_ArrayRule):
             for op, _e, ch in eg.nodes(cid):
                 if op != "astore" or len(ch) != 4 or not _is_default(eg, ch[3]):
                     continue
-                fresh = _new_array_under(eg, ch[0], ch[1])
                 index = eg.const(ch[2])
-                if fresh is None or index is None or index[0] != "const.i":
+                if index is None or index[0] != "const.i":
+                    continue
+                fresh = _new_array_under(eg, _before_other_stores(eg, ch[0], ch[1], index[1]), ch[1])
+                if fresh is None:
                     continue
                 length = eg.const(fresh[1])
                 if length is not None and length[0] == "const.i" and 0 <= index[1] < length[1]:
@@ -141,6 +145,32 @@ def _is_default(eg: EPeg, cid: int) -> bool:
         return True
     return any(op == "const.a" and isinstance(a, Const) and a.kind is ConstKind.VALUE and a.value is None
                for op, a, _c in eg.nodes(cid))
+
+
+#: stores into the same new array walked back over (javac's initializer of a long constant array stores every
+#: element in turn; the walk is per match, so it stays short)
+_MAX_OTHER_STORES = 64
+
+
+def _before_other_stores(eg: EPeg, sigma: int, array: int, index: int) -> int:
+    """The heap before the stores into ``array`` at constant indexes other than ``index`` that lead to ``sigma``
+    (each leaves element ``index`` as it was; one that threw ended the method, so what follows is never seen):
+    javac's ``{true, false}`` stores ``false`` at 1 after ``true`` at 0, and element 1 is still the default."""
+    find = eg.find
+    for _ in range(_MAX_OTHER_STORES):
+        earlier = None
+        for op, _a, ch in eg.nodes(sigma):
+            if op != "rho_sigma":
+                continue
+            for node in eg.nodes(ch[0]):
+                if node[0] == "astore" and len(node[2]) == 4 and find(node[2][1]) == find(array):
+                    other = eg.const(node[2][2])
+                    if other is not None and other[0] == "const.i" and other[1] != index:
+                        earlier = node[2][0]
+        if earlier is None:
+            return sigma
+        sigma = earlier
+    return sigma
 
 
 def _new_array_under(eg: EPeg, sigma: int, array: int) -> tuple | None:

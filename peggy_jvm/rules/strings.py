@@ -743,12 +743,17 @@ def _replay(eg: EPeg, sigma: int, plan: Sequence[Step]) -> tuple[int, list[Part]
 def _rebase(eg: EPeg, value: int, heaps: dict[int, int], builder: int, depth: int) -> None:
     """``value`` read by an effect on one of a chain's heaps (``heaps``: chain heap -> replayed heap) is the
     value the same read has on the replayed heap (the read does not take the builder, which is all that
-    differs); its operands likewise, ``depth`` levels down."""
+    differs); its operands likewise, ``depth`` levels down, through pure operators too (ecj's
+    ``spacer(this.spaces - 2)`` reads the field under a subtraction)."""
     find = eg.find
     if depth <= 0:
         return
     for op, _a, ch in list(eg.nodes(value)):
         if op != "rho_value":
+            spec = OPS.get(op)
+            if spec is not None and spec.role is Role.PURE:
+                for k in ch:
+                    _rebase(eg, k, heaps, builder, depth - 1)
             continue
         for e in list(eg.nodes(ch[0])):
             spec = OPS.get(e[0])

@@ -24,6 +24,7 @@ A missing ProGuard or JDK image, or a ProGuard failure, raises SystemExit with a
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import statistics
@@ -127,7 +128,15 @@ _LINE = re.compile(r"\s*// line \d+")
 
 
 def code_listings(jar: Path) -> dict[tuple[str, str, str], list[str]]:
-    """(class, name, descriptor) -> disassembled code, constants resolved (javap-like lines, no offsets)."""
+    """(class, name, descriptor) -> disassembled code, constants resolved (javap-like lines, no offsets). Read
+    once per jar and version (a listing of commons-lang3 takes seconds, and a test asks for it several times);
+    callers must not change the mapping."""
+    st = Path(jar).stat()
+    return _code_listings(Path(jar).resolve(), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _code_listings(jar: Path, _size: int, _mtime_ns: int) -> dict[tuple[str, str, str], list[str]]:
     out: dict[tuple[str, str, str], list[str]] = {}
     with zipfile.ZipFile(jar) as z:
         for entry in z.namelist():
