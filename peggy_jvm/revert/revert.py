@@ -1,8 +1,13 @@
 """Reversion: a PEG back to an IR method (Tate 2012, chapter 8, in a demand-driven form).
 
 What this module owns
-    :func:`revert_peg`: PEG -> :class:`~peggy_jvm.ir.nodes.IRMethod` with the same meaning, and
-    :class:`RevertUnsupported` for the PEGs it cannot turn into code yet (one line saying why).
+    :func:`revert_peg`: PEG -> :class:`~peggy_jvm.ir.nodes.IRMethod` with the same meaning, or
+    :class:`~.schedule.RevertUnsupported` for the PEGs it cannot turn into code yet (one line saying why), and
+    the emission: :class:`_Emitter` writes blocks, variables and statements for values, effects, conditions,
+    phis, loops and results (``gen_*``). What is computed where (availability, the nodes certainly evaluated,
+    reach sets, what to hoist, which phis share a branch, sigma chains) it asks its
+    :class:`~.schedule.Schedule`, which also keeps the scopes; the blocks it wrote are then tidied by
+    :func:`.tidy.tidy_method`.
 
 How
     Code is generated on demand from the root, under one rule that makes it correct: *effects happen in sigma
@@ -59,26 +64,20 @@ import sys
 from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Catch, CheckCast, ClassInit,
                         Cond, Const, Copy, GetField, GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic,
                         InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
-                        PutStatic, Return, Stmt, Throw, Unary, Var, type_of_descriptor)
+                        PutStatic, Return, Stmt, Throw, Unary, Var)
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE, CarriedLocal
 from ..peg.build import minimize
 from ..peg.graph import PEG, Node
-from ..peg.loops import poly_sigma, pure_loops
-from ..peg.ops import HANDLER_OPS, OPS, THROWING_DIVISIONS, Role, T
+from ..peg.loops import poly_sigma
+from ..peg.ops import HANDLER_OPS, OPS, Role, T
 from ..semantics import int_bits_to_float, long_bits_to_double
+from .schedule import DONE, INVOKE, RevertUnsupported, Schedule
 from .tidy import tidy_method
 
 
-class RevertUnsupported(Exception):
-    """The PEG cannot be turned into code by this reverter (one line saying why)."""
-
-
-_DONE = object()  # memo marker of an emitted sigma
-_KIND_TYPE = {T.INT: INT, T.LONG: LONG, T.FLOAT: FLOAT, T.DOUBLE: DOUBLE, T.REF: REF, T.BOOL: INT}
 HANDLERS_NOT_REVERTED = "exception handlers are not reverted yet"
 #: reverted code of a method with exception handling may have this many statements per original one (plus 64)
 STATEMENTS_PER_ORIGINAL = 4
-_INVOKE = {f"invoke.{k.value}": k for k in InvokeKind}
 _NO_VALUE = frozenset({"putfield", "putstatic", "astore", "classinit", "monitorenter", "monitorexit",
                        "check.zero.i", "check.zero.l"})
 
@@ -96,7 +95,10 @@ def _zero(t: IRType) -> Const:
     return Const(NULL_TYPE, None)
 
 
-class _Reverter:
+class _Emitter:
+    """Writes the code: blocks, variables and statements for values, effects, conditions, phis, loops and
+    results (the ``gen_*`` methods), asking its :class:`~.schedule.Schedule` what is computed where."""
+
     def __init__(self, peg: PEG, original: IRMethod, result_prefixes: bool = True,
                  returns_in_place: bool = True, rotate_loops: bool = False) -> None:
         self.peg = peg
@@ -106,38 +108,21 @@ class _Reverter:
         self.returns_in_place = returns_in_place
         self.nodes = peg.nodes
         self.m = original
-        self.variance = peg.variance()
-        self.types: dict[int, IRType | None] = {}
+        self.sched = Schedule(peg, original.params)
         self.blocks: dict[int, Block] = {}
         self.cur: Block | None = None
-        self.scopes: list[dict[int, object]] = [{}]
-        self.spent: list[set[int]] = [set()]  # per scope: effects that ran in arms already joined
-        self.joined: list[set[int]] = []  # per branch being generated: effects its finished arms ran
-        self.facts: list[dict[int, bool]] = [{}]  # per scope: conditions known on the current path
-        self.result_outs: dict[int, tuple[str, Var | None]] = {}
-        self.last_init: tuple[ClassInit, int] | None = None  # the latest ClassInit, for pairing with its New  # eval of a return/throw -> its value
-        self.next_var = 0
+        self.result_outs: dict[int, tuple[str, Var | None]] = {}  # eval of a return/throw -> its value
+        self.last_init: tuple[ClassInit, int] | None = None  # the latest ClassInit, for pairing with its New
         self.variables: list[Var] = list(original.params)
         self.next_var = max((v.id for v in original.params), default=-1) + 1
-        self.users: dict[int, list[int]] = {}
-        for i, n in enumerate(peg.nodes):
-            for c in n.children:
-                self.users.setdefault(c, []).append(i)
         self.room: int | None = None
         if uses_handlers(peg):
-            why = _unsupported_handling(peg.nodes, self.variance, self.users)
+            why = _unsupported_handling(peg.nodes, self.sched.variance, self.sched.users)
             if why is not None:
                 raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: {why}")
             # each try region's continuation is generated on its normal path and again after its handler, so a
             # chain of them (a $SwitchMap <clinit>) doubles the code per region: refused past this many statements
             self.room = STATEMENTS_PER_ORIGINAL * sum(len(b.stmts) + 1 for b in original.blocks.values()) + 64
-        self.evals_of: dict[int, list[int]] = {}
-        for i, n in enumerate(peg.nodes):
-            if n.op == "eval" and self.nodes[n.children[1]].op == "pass":
-                self.evals_of.setdefault(n.children[1], []).append(i)
-        # loops without effects that provably end: computed where their values are wanted (see pure_loops)
-        self.pure = pure_loops(peg, self.variance)
-        self.open_depths: list[int] = []  # depths of the loops whose iteration is being generated
         # a theta's variable, the original local it carries (PEG.locals) and its loop's header block: debug
         # information, given to the variables whose header survives tidying (:meth:`mark_locals`)
         self.carried: list[tuple[Var, tuple[int, int], Block]] = []
@@ -171,197 +156,12 @@ class _Reverter:
     def goto(self, b: Block) -> None:
         self.end(Goto(b.id))
 
-    # -- scopes ---------------------------------------------------------------------------------------------
-    def lookup(self, n: int) -> object:
-        for s in reversed(self.scopes):
-            v = s.get(n)
-            if v is not None:
-                return v
-        return None
-
-    def bind(self, n: int, v: object) -> None:
-        self.scopes[-1][n] = v
-
-    def push(self, start: dict | None = None, known: tuple[int, bool] | None = None) -> None:
-        """Enter a branch arm or loop iteration; ``known``: the condition this arm knows the value of."""
-        self.scopes.append(start if start is not None else {})
-        self.spent.append(set())
-        if known is not None:
-            c, value = known
-            while self.nodes[c].op == "not":  # kept under the operand: fact() looks through negations the same way
-                c, value = self.nodes[c].children[0], not value
-            known = (c, value)
-        self.facts.append({} if known is None else {known[0]: known[1]})
-
-
-    def fact(self, c: int) -> bool | None:
-        """The value of bool node ``c`` on the current path, if a branch on it (or its negation) led here."""
-        neg = False
-        while self.nodes[c].op == "not":
-            c, neg = self.nodes[c].children[0], not neg
-        if self.nodes[c].op == "const.b":
-            return bool(self.nodes[c].attr) != neg
-        for f in reversed(self.facts):
-            v = f.get(c)
-            if v is not None:
-                return v != neg
-        return None
-
-    def pop(self, joined: bool = True) -> None:
-        """Leave a branch arm or loop. When control goes on after it (``joined``), the effects it ran have
-        happened for everything after the join, so no later code may run them again."""
-        d = self.scopes.pop()
-        self.facts.pop()
-        gone = self.spent.pop() | {k for k in d if OPS[self.nodes[k].op].role is Role.EFFECT
-                                   or self.nodes[k].op == "pass"}
-        if joined:
-            self.joined[-1] |= gone
-
-    def arms(self) -> None:
-        """Start a branch whose arms are generated next: their spent effects apply only after all of them."""
-        self.joined.append(set())
-
-    def join(self) -> None:
-        self.spent[-1] |= self.joined.pop()
-
-    # -- types ----------------------------------------------------------------------------------------------
-    def type_of(self, n: int) -> IRType:
-        t = self.types.get(n)
-        if t is None:
-            t = self._type(n, set())
-            self.types[n] = t
-        return t
-
-    def _type(self, n: int, seen: set) -> IRType:
-        if n in self.types and self.types[n] is not None:
-            return self.types[n]  # type: ignore[return-value]
-        if n in seen:
-            return REF
-        seen.add(n)
-        node = self.nodes[n]
-        op, attr = node.op, node.attr
-        spec = OPS[op]
-        if op == "param":
-            return self.m.params[attr].type  # type: ignore[index]
-        if op == "const.a":
-            return attr.type  # type: ignore[union-attr]
-        if spec.output in _KIND_TYPE and op not in ("rho_value",):
-            if op in ("checkcast",):
-                return IRType(Kind.REF, attr)  # type: ignore[arg-type]
-            return _KIND_TYPE[spec.output]
-        if op in ("phi", "theta", "eval", "shift", "peel"):
-            kids = node.children[1:] if op == "phi" else node.children[:1]
-            for c in kids:
-                t = self._type(c, seen)
-                if t is not None:
-                    return t
-            return REF
-        if op == "rho_value":
-            return self.value_type(node.children[0])
-        raise RevertUnsupported(f"no value type for {op}")
-
-    def value_type(self, o: int) -> IRType:
-        node = self.nodes[o]
-        op, attr = node.op, node.attr
-        if op in ("getfield", "getstatic"):
-            return type_of_descriptor(attr.descriptor)  # type: ignore[union-attr]
-        if op == "aload":
-            return type_of_descriptor(attr if attr != "L" else "Ljava/lang/Object;")  # type: ignore[arg-type]
-        if op == "arraylength":
-            return INT
-        if op == "newarray":
-            return IRType(Kind.REF, attr)  # type: ignore[arg-type]
-        if op == "new":
-            return IRType(Kind.REF, attr[0])  # type: ignore[index]
-        if op == "checkcast":
-            return IRType(Kind.REF, attr)  # type: ignore[arg-type]
-        if op in _INVOKE:
-            r = attr.descriptor[attr.descriptor.index(")") + 1:]  # type: ignore[union-attr]
-            return type_of_descriptor(r)
-        if op == "invokedynamic":
-            d = attr[1]  # type: ignore[index]
-            return type_of_descriptor(d[d.index(")") + 1:])
-        if op in ("check.zero.i",):
-            return INT
-        if op in ("check.zero.l",):
-            return LONG
-        raise RevertUnsupported(f"no value type for {op}")
-
-    def is_sigma(self, n: int) -> bool:
-        op = self.nodes[n].op
-        spec = OPS[op]
-        if spec.output is T.SIGMA:
-            return True
-        if op in ("phi", "theta", "eval"):
-            return self._sigma_poly(n, set())
-        return False
-
-    def is_result(self, n: int) -> bool:
-        node = self.nodes[n]
-        if node.op == "phi":
-            return self.is_result(node.children[1]) or self.is_result(node.children[2])
-        if node.op == "eval":
-            return self.is_result(node.children[0])
-        return node.op in ("return", "throw")
-
-    def _sigma_poly(self, n: int, seen: set) -> bool:
-        if n in seen:
-            return False
-        seen.add(n)
-        node = self.nodes[n]
-        if node.op not in ("phi", "theta", "eval"):
-            return OPS[node.op].output is T.SIGMA
-        kids = node.children[1:] if node.op == "phi" else node.children[:1]
-        return any(self._sigma_poly(c, seen) for c in kids)
-
-    # -- availability ---------------------------------------------------------------------------------------
-    def available(self, n: int, loops: bool = False, inside: frozenset[int] = frozenset()) -> bool:
-        """Whether ``n`` can be computed here without running an effect, loop or theta this path has not run.
-        With ``loops``, a pure loop (:func:`pure_loops`) not run yet counts as computable (it is then run
-        here) when everything it needs is; ``inside``: the pure loops (passes) being judged (their thetas are
-        computed by those loops)."""
-        seen: set[tuple[int, frozenset[int]]] = set()
-        stack = [(n, inside)]
-        while stack:
-            x, ins = stack.pop()
-            if (x, ins) in seen or self.lookup(x) is not None:
-                continue
-            seen.add((x, ins))
-            node = self.nodes[x]
-            op = node.op
-            depths = {self.nodes[q].attr for q in ins}
-            if (op == "theta" and node.attr in depths) or x in ins:
-                stack.extend((c, ins) for c in node.children)
-                continue
-            if op == "eval" and self.lookup(node.children[1]) is None:
-                p = node.children[1]
-                if p in ins:
-                    stack.append((node.children[0], ins))
-                    continue
-                if not loops or p not in self.pure or node.attr in depths or node.attr in self.open_depths:
-                    return False
-                stack.append((node.children[0], ins | {p}))
-                stack.append((p, ins | {p}))
-                continue
-            role = OPS[op].role
-            if role is Role.EFFECT or op in ("pass", "theta", "sigma0"):
-                return False
-            if op == "eval":
-                continue
-            if op == "phi":
-                k = self.fact(node.children[0])
-                if k is not None:
-                    stack.append((node.children[1 if k else 2], ins))
-                    continue
-            stack.extend((c, ins) for c in node.children)
-        return True
-
     # -- values ---------------------------------------------------------------------------------------------
     def gen(self, n: int):
         """Emit what computes ``n`` (if not yet in scope) and return its operand (None for sigma)."""
-        got = self.lookup(n)
+        got = self.sched.lookup(n)
         if got is not None:
-            return None if got is _DONE else got
+            return None if got is DONE else got
         node = self.nodes[n]
         op, attr, ch = node.op, node.attr, node.children
         spec = OPS[op]
@@ -381,14 +181,14 @@ class _Reverter:
             if len(ch) > 1:
                 self.hoist_common(ch)
             args = [self.gen(c) for c in ch]
-            dst = self.new_var(self.type_of(n))
+            dst = self.new_var(self.sched.type_of(n))
             if op == "instanceof":
                 self.emit(InstanceOf(dst, args[0], attr))  # type: ignore[arg-type]
             elif len(args) == 1:
                 self.emit(Unary(dst, op, args[0]))
             else:
                 self.emit(Binary(dst, op, args[0], args[1]))
-            self.bind(n, dst)
+            self.sched.bind(n, dst)
             return dst
         if role is Role.PROJECTION:
             if op == "threw":
@@ -437,12 +237,12 @@ class _Reverter:
             self.emit(Copy(dst, Const(INT, v)))
             self.goto(j)
         self.cur = j
-        self.bind(n, dst)
+        self.sched.bind(n, dst)
         return dst
 
     # -- effects --------------------------------------------------------------------------------------------
     def gen_sigma(self, s: int) -> None:
-        if self.lookup(s) is not None:
+        if self.sched.lookup(s) is not None:
             return
         op = self.nodes[s].op
         if op == "rho_sigma":
@@ -457,15 +257,15 @@ class _Reverter:
             raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: an exception's heap needed outside its handler")
         else:
             raise RevertUnsupported(f"sigma from {op}")
-        self.bind(s, _DONE)
+        self.sched.bind(s, DONE)
 
     def gen_effect(self, o: int, handler: Block | None = None, normal: Block | None = None):
         """Emit effect ``o`` (after its heap and operands) and return its value's variable. With ``handler``, the
         statement is alone in a block whose exceptions go to ``handler`` (any type), and ``normal`` follows it."""
-        got = self.lookup(o)
+        got = self.sched.lookup(o)
         if got is not None:
-            return None if got is _DONE else got
-        if any(o in sp for sp in self.spent):
+            return None if got is DONE else got
+        if self.sched.ran_in_joined_arm(o):
             raise RevertUnsupported("an effect is needed again after the branch it ran in")
         node = self.nodes[o]
         op, attr, ch = node.op, node.attr, node.children
@@ -473,25 +273,21 @@ class _Reverter:
         args = [self.gen(c) for c in ch[1:]]
         dst: Var | None = None
         if op not in _NO_VALUE and not self._void(op, attr):
-            dst = self.new_var(self.value_type(o))
+            dst = self.new_var(self.sched.value_type(o))
         if op in ("check.zero.i", "check.zero.l"):
             if handler is not None:
                 raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: a checked division in a try region")
-            self.bind(o, args[0])
+            self.sched.bind(o, args[0])
             # the check is a division by the checked value: emit one the method needs here if its dividend is
             # at hand (javac's own shape), else divide zero by it
-            for rv in self.users.get(o, ()):
-                if self.nodes[rv].op != "rho_value":
-                    continue
-                for d in self.users.get(rv, ()):
-                    dn = self.nodes[d]
-                    if dn.op in THROWING_DIVISIONS and dn.children[1] == rv and \
-                            self.lookup(d) is None and self.available(dn.children[0]):
-                        a = self.gen(dn.children[0])
-                        dst = self.new_var(self.type_of(d))
-                        self.emit(Binary(dst, dn.op, a, args[0], origin=self.peg.origins.get(o, -1)))
-                        self.bind(d, dst)
-                        return args[0]
+            d = self.sched.division_checked_by(o)
+            if d is not None:
+                dn = self.nodes[d]
+                a = self.gen(dn.children[0])
+                dst = self.new_var(self.sched.type_of(d))
+                self.emit(Binary(dst, dn.op, a, args[0], origin=self.peg.origins.get(o, -1)))
+                self.sched.bind(d, dst)
+                return args[0]
             wide = op.endswith("l")
             tmp = self.new_var(LONG if wide else INT)
             self.emit(Binary(tmp, "div.l" if wide else "div.i", Const(LONG if wide else INT, 0), args[0],
@@ -527,8 +323,8 @@ class _Reverter:
                 init = li[0]
                 self.last_init = None
             st = New(dst, attr[0], attr[1], list(args), init)  # type: ignore[index, arg-type]
-        elif op in _INVOKE:
-            kind = _INVOKE[op]
+        elif op in INVOKE:
+            kind = INVOKE[op]
             recv = args[0] if kind is not InvokeKind.STATIC else None
             rest = args[1:] if kind is not InvokeKind.STATIC else args
             st = Invoke(dst, kind, attr, recv, list(rest))  # type: ignore[arg-type]
@@ -560,7 +356,7 @@ class _Reverter:
             else:
                 self.emit(st)
                 self.goto(normal)  # type: ignore[arg-type]
-        self.bind(o, dst if dst is not None else _DONE)
+        self.sched.bind(o, dst if dst is not None else DONE)
         return dst
 
     def gen_try(self, o: int, caught: Block, normal: Block) -> None:
@@ -568,23 +364,23 @@ class _Reverter:
         and goes to ``caught``; the normal path goes to ``normal``. The PEG's own dispatch (``instanceof`` tests
         and a ``throw`` of what no handler takes) follows in ``caught``, so catching everything here changes
         nothing: an exception no original handler took is thrown again, the same object."""
-        if self.lookup(o) is not None:
+        if self.sched.lookup(o) is not None:
             raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: an exception test after its effect ran")
         handler = self.new_block()
         self.gen_effect(o, handler, normal)
         exc = self.new_var(REF)
-        for u in self.users.get(o, ()):
+        for u in self.sched.users.get(o, ()):
             if self.nodes[u].op == "rho_exc":
-                self.bind(u, exc)
+                self.sched.bind(u, exc)
             elif self.nodes[u].op == "rho_esigma":
-                self.bind(u, _DONE)
+                self.sched.bind(u, DONE)
         self.cur = handler
         self.emit(Catch(exc))
         self.goto(caught)
 
     @staticmethod
     def _void(op: str, attr: object) -> bool:
-        if op in _INVOKE:
+        if op in INVOKE:
             return attr.descriptor.endswith(")V")  # type: ignore[union-attr]
         if op == "invokedynamic":
             return attr[1].endswith(")V")  # type: ignore[index]
@@ -597,7 +393,7 @@ class _Reverter:
         op, ch = node.op, node.children
         if self.cur is None:
             return
-        known = self.fact(c)
+        known = self.sched.fact(c)
         if known is not None:
             self.goto(t if known else f)
         elif op == "const.b":
@@ -616,21 +412,21 @@ class _Reverter:
             else:
                 self.gen_cond(ch[0], t, mid)
             self.cur = mid
-            self.arms()
-            self.push()
+            self.sched.arms()
+            self.sched.push()
             self.gen_cond(ch[1], t, f)
-            self.pop()
-            self.join()
+            self.sched.pop()
+            self.sched.join()
         elif op == "phi":
             a, b = self.new_block(), self.new_block()
             self.gen_cond(ch[0], a, b)
-            self.arms()
+            self.sched.arms()
             for blk, k in ((a, 1), (b, 2)):
                 self.cur = blk
-                self.push(known=(ch[0], k == 1))
+                self.sched.push(known=(ch[0], k == 1))
                 self.gen_cond(ch[k], t, f)
-                self.pop()
-            self.join()
+                self.sched.pop()
+            self.sched.join()
         elif op in ("eq.a", "ne.a"):
             x, y = self.gen(ch[0]), self.gen(ch[1])
             self.end(If(Cond.EQ if op == "eq.a" else Cond.NE, x, y, t.id, f.id))
@@ -646,249 +442,83 @@ class _Reverter:
     # -- phi ------------------------------------------------------------------------------------------------
     def gen_phi(self, n: int):
         c = self.nodes[n].children[0]
-        known = self.fact(c)
+        known = self.sched.fact(c)
         if known is not None:
             k = 1 if known else 2
             r = self.gen(self.nodes[n].children[k])
-            self.bind(n, r if r is not None else _DONE)
+            self.sched.bind(n, r if r is not None else DONE)
             return r
-        if self.is_sigma(n):
+        if self.sched.is_sigma(n):
             self.emit_common_prefix(n)  # first: then the siblings' needs are judged from the branch point
         else:
             self.pull_sigma_phi(n, c)  # a value made by effects of a branch: emit that branch as a whole
-        if self.lookup(n) is not None:
-            r = self.lookup(n)
-            return None if r is _DONE else r
-        group = self.siblings(n, c)
-        if len([p for p in group if self.is_sigma(p)]) > 1:
-            group = [p for p in group if p == n or not self.is_sigma(p)]
+        if self.sched.lookup(n) is not None:
+            r = self.sched.lookup(n)
+            return None if r is DONE else r
+        group = self.sched.siblings(n, c)
+        if len([p for p in group if self.sched.is_sigma(p)]) > 1:
+            group = [p for p in group if p == n or not self.sched.is_sigma(p)]
         self.branch_group(c, group)
-        r = self.lookup(n)
-        return None if r is _DONE else r
+        r = self.sched.lookup(n)
+        return None if r is DONE else r
 
     def pull_sigma_phi(self, n: int, c: int) -> None:
-        """Value phi ``n`` is wanted before the sigma phi of its branch (by a condition, say). If its arms need
-        effects that only that branch's arms run, emit the branch now, with ``n`` fused into it; otherwise
-        the arms would run those effects a second time after the branch."""
-        arms_n = self.nodes[n].children[1:]
-        need: set[int] = set()
-        for a in arms_n:
-            need |= self.effects_needed(a)
-        if not need:
-            return
-        for u in self.users.get(c, ()):
-            node = self.nodes[u]
-            if node.op != "phi" or node.children[0] != c or u == n or self.lookup(u) is not None or \
-                    self.variance[u] != self.variance[n] or not self.is_sigma(u):
-                continue
-            e1 = self.effects_needed(node.children[1])
-            e2 = self.effects_needed(node.children[2])
-            if not need & (e1 ^ e2):
-                continue
-            if self.reaches_node(node.children[1:], n):
-                continue  # that branch comes after n's use: not n's branch
+        """Value phi ``n`` is wanted before the sigma phi of its branch: emit that branch now when its arms run
+        effects ``n``'s arms need (:meth:`~.schedule.Schedule.branch_to_pull`)."""
+        u = self.sched.branch_to_pull(n, c)
+        if u is not None:
             self.gen_sigma(u)
-            return
-
-    def reaches_node(self, starts, target: int) -> bool:
-        return any(target in self.reach_set(x) for x in starts)
-
-    def siblings(self, n: int, c: int) -> list[int]:
-        """The phis on condition ``c`` wanted with ``n`` (branch fusion): same condition, same loops, not yet
-        emitted, and computable inside the arms without effects or loops beyond the arms' own."""
-        out = [n]
-        var = self.variance[n]
-        for u in self.users.get(c, ()):
-            if u == n or self.nodes[u].op != "phi" or self.nodes[u].children[0] != c or self.variance[u] != var:
-                continue
-            if self.lookup(u) is not None or self.is_result(u):
-                continue  # a phi of method results is code, generated where the result is wanted
-            if self.is_sigma(u) and not self.is_sigma(n):
-                continue  # a value phi never pulls effects forward: its sigma phi is emitted in sigma order
-            out.append(u)
-        if len(out) == 1:
-            return out
-        # keep value phis whose arms need no effect or loop other than what the sigma phi's same arm runs, and
-        # none that needs another value sibling (that one may come later in the program); sigma phis on the same
-        # condition inside the arms are fine: the arms resolve them
-        sig = [p for p in out if self.is_sigma(p)]
-        members = {p for p in out if p == n or not self.is_sigma(p)}
-        arm_reach = [self.reach_set(self.nodes[sig[0]].children[k]) if sig else set() for k in (1, 2)]
-        keep = []
-        for p in out:
-            if p == n or self.is_sigma(p):
-                keep.append(p)
-                continue
-            if all(self.arm_ok(self.nodes[p].children[k], arm_reach[k - 1], members) for k in (1, 2)):
-                keep.append(p)
-        return keep
-
-    def reach_set(self, n: int) -> set[int]:
-        """Nodes ``n`` needs that are not computed yet (through every child)."""
-        seen: set[int] = set()
-        stack = [n]
-        while stack:
-            x = stack.pop()
-            if x in seen or self.lookup(x) is not None:
-                continue
-            seen.add(x)
-            stack.extend(self.nodes[x].children)
-        return seen
-
-    def arm_ok(self, a: int, sigma_arm: set[int], members: set[int]) -> bool:
-        """Whether value ``a`` can be computed at the end of an arm that runs ``sigma_arm``: every effect and
-        loop it needs is one the arm runs, and it needs no other value sibling."""
-        for x in self.reach_set(a):
-            if x != a and x in members:
-                return False
-            op = self.nodes[x].op
-            if (OPS[op].role is Role.EFFECT or op == "pass") and x not in sigma_arm:
-                return False
-            if op == "sigma0":
-                return False
-        return True
-
-    def effects_needed(self, n: int) -> set[int]:
-        """The effects ``n`` needs that are not emitted yet."""
-        return {x for x in self.reach_set(n) if OPS[self.nodes[x].op].role is Role.EFFECT}
 
     def emit_common_prefix(self, p: int) -> None:
         """Emit the effects both arms of sigma phi ``p`` certainly start from (the sigma where control split)."""
-        memo: dict[int, tuple[int, ...]] = {}
-        a, b = self.nodes[p].children[1], self.nodes[p].children[2]
-        common = _common_suffix(self.sigma_chain(a, memo), self.sigma_chain(b, memo))
-        if common:
-            self.gen_sigma(common[0])
-
-    def sigma_chain(self, s: int, memo: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
-        """The sigma nodes every computation of ``s`` passes through, nearest first, down to the first one
-        already emitted (a phi contributes only what both its arms pass through; a loop, what its sigma theta's
-        initial value does)."""
-        out: list[int] = []
-        x: int | None = s
-        while x is not None:
-            if x in memo:
-                out.extend(memo[x])
-                break
-            out.append(x)
-            if self.lookup(x) is not None:
-                break
-            node = self.nodes[x]
-            if node.op == "rho_sigma":
-                x = self.nodes[node.children[0]].children[0]
-            elif node.op == "theta":
-                x = node.children[0]
-            elif node.op == "eval":  # what the loop starts from: its iteration's own sigmas are not shared
-                d = node.attr
-                out.extend(y for y in self.sigma_chain(node.children[0], memo) if d not in self.variance[y])
-                break
-            elif node.op == "phi":
-                rest = _common_suffix(self.sigma_chain(node.children[1], memo),
-                                      self.sigma_chain(node.children[2], memo))
-                out.extend(rest)
-                break
-            else:
-                break
-        memo[s] = tuple(out)
-        return memo[s]
-
-    def must(self, n: int, memo: dict[int, frozenset[int]]) -> frozenset[int]:
-        """Nodes certainly evaluated whenever ``n`` is (not through one arm of a phi only, nor into loops), that
-        are not computed yet."""
-        got = memo.get(n)
-        if got is not None:
-            return got
-        memo[n] = frozenset()
-        if self.lookup(n) is not None:
-            return memo[n]
-        node = self.nodes[n]
-        if node.op == "phi":
-            r = self.must(node.children[0], memo) | (self.must(node.children[1], memo) &
-                                                     self.must(node.children[2], memo))
-        elif node.op in ("theta", "eval", "pass"):
-            r = frozenset()
-        else:
-            r = frozenset().union(*(self.must(c, memo) for c in node.children)) if node.children else frozenset()
-        r = r | {n}
-        memo[n] = r
-        return r
+        first = self.sched.split_point(p)
+        if first is not None:
+            self.gen_sigma(first)
 
     def hoist_common(self, ch: tuple[int, ...]) -> None:
         """Before the operands of one pure node are generated in order: a value a later operand certainly needs,
         and that something else uses too, is computed first, here, so that it is computed once on every path
         (partial redundancy elimination: without this an earlier operand may compute it in a branch arm, whose
         scope ends at the join, and the later operand computes it again). Only pure values available here, which
-        have no effect and always end, are moved; the walk is bounded (a smaller must-set is still one)."""
+        have no effect and always end, are moved."""
         for j in range(1, len(ch)):
-            budget = [64]
-            for x in sorted(self.must_bounded(ch[j], budget, {})):
-                node = self.nodes[x]
-                if OPS[node.op].role is not Role.PURE or OPS[node.op].output is T.BOOL or node.op == "guard" or \
-                        self.lookup(x) is not None or len(self.users.get(x, ())) < 2:
-                    continue
-                if self.hoistable(x, set()) and self.available(x):
+            for x in self.sched.operand_hoists(ch[j]):
+                if self.sched.lookup(x) is None and self.sched.hoistable(x, set()) and self.sched.available(x):
                     self.gen(x)
 
-    def must_bounded(self, n: int, budget: list[int], memo: dict[int, frozenset[int]]) -> frozenset[int]:
-        """A subset of :meth:`must` (nodes certainly evaluated whenever ``n`` is) found within ``budget`` steps."""
-        got = memo.get(n)
-        if got is not None:
-            return got
-        if self.lookup(n) is not None:
-            return frozenset()
-        budget[0] -= 1
-        node = self.nodes[n]
-        if budget[0] < 0 or node.op in ("theta", "eval", "pass"):
-            r: frozenset[int] = frozenset()
-        elif node.op == "phi":
-            r = self.must_bounded(node.children[0], budget, memo) | \
-                (self.must_bounded(node.children[1], budget, memo) & self.must_bounded(node.children[2], budget, memo))
-        else:
-            r = frozenset().union(*(self.must_bounded(c, budget, memo) for c in node.children))
-        memo[n] = r | {n}
-        return memo[n]
-
-    def hoist_shared(self, c: int, arms: list[tuple[int, int]]) -> None:
+    def hoist_shared(self, arms: list[tuple[int, int]]) -> None:
         """Compute before a branch the values both arms certainly need (hoisting of always-evaluated nodes),
         when that needs no effect, loop or theta the branch point has not run."""
-        memo: dict[int, frozenset[int]] = {}
-        shared: set[int] = set()
-        for a, b in arms:
-            shared |= self.must(a, memo) & self.must(b, memo)
-        for x in sorted(shared):
-            node = self.nodes[x]
-            if OPS[node.op].role in (Role.CONST, Role.PARAM) or self.is_sigma(x) or \
-                    OPS[node.op].output is T.BOOL or self.lookup(x) is not None:
-                continue
-            if self.available(x):
+        for x in self.sched.shared_needs(arms):
+            if self.sched.lookup(x) is None and self.sched.available(x):
                 self.gen(x)
 
     def branch_group(self, c: int, group: list[int]) -> None:
         """One branch on ``c`` computing every phi of ``group``, values joined in fresh variables."""
-        self.hoist_shared(c, [(self.nodes[p].children[1], self.nodes[p].children[2]) for p in group
-                              if not self.is_sigma(p)])
-        vals = {p: self.new_var(self.type_of(p)) for p in group if not self.is_sigma(p)}
+        self.hoist_shared([(self.nodes[p].children[1], self.nodes[p].children[2]) for p in group
+                              if not self.sched.is_sigma(p)])
+        vals = {p: self.new_var(self.sched.type_of(p)) for p in group if not self.sched.is_sigma(p)}
         t, f, j = self.new_block(), self.new_block(), self.new_block()
         self.gen_cond(c, t, f)
         reached = False
-        self.arms()
+        self.sched.arms()
         for blk, k in ((t, 1), (f, 2)):
             self.cur = blk
-            self.push(known=(c, k == 1))
+            self.sched.push(known=(c, k == 1))
             for p in group:
-                if self.is_sigma(p):
+                if self.sched.is_sigma(p):
                     self.gen_sigma(self.nodes[p].children[k])
             for p, v in vals.items():
                 r = self.gen(self.nodes[p].children[k])
                 self.emit(Copy(v, r))
-            self.pop(joined=self.cur is not None)
+            self.sched.pop(joined=self.cur is not None)
             if self.cur is not None:
                 reached = True
                 self.goto(j)
-        self.join()
+        self.sched.join()
         self.cur = j if reached else None
         for p in group:
-            self.bind(p, vals.get(p, _DONE))
+            self.sched.bind(p, vals.get(p, DONE))
 
     # -- loops ----------------------------------------------------------------------------------------------
     def gen_eval(self, n: int):
@@ -896,54 +526,34 @@ class _Reverter:
         if self.nodes[p].op != "pass":
             raise RevertUnsupported("eval of a non-pass index")
         d = self.nodes[n].attr
-        if d not in self.variance[x]:  # invariant in the loop: its value once the loop has ended
-            if p not in self.pure:  # a pure loop ends and does nothing else: no need to run it for x
+        if d not in self.sched.variance[x]:  # invariant in the loop: its value once the loop has ended
+            if p not in self.sched.pure:  # a pure loop ends and does nothing else: no need to run it for x
                 self.gen_loop(p)
             r = self.gen(x)
-            self.bind(n, r if r is not None else _DONE)
+            self.sched.bind(n, r if r is not None else DONE)
             return r
         self.gen_loop(p)
-        r = self.lookup(n)
-        if r is None and p in self.pure and self.cur is not None:
+        r = self.sched.lookup(n)
+        if r is None and p in self.sched.pure and self.cur is not None:
             # a pure loop that ran elsewhere (another arm, an earlier iteration) or without this output: running
             # it again here computes the same values and does nothing else
             self.gen_loop(p, only=n)
-            r = self.lookup(n)
+            r = self.sched.lookup(n)
         if r is None:
             raise RevertUnsupported("a loop output was not computed")
-        return None if r is _DONE else r
-
-    def loop_thetas(self, p: int, d: int, evals: list[int]) -> list[int]:
-        roots = [self.nodes[p].children[0]] + [self.nodes[e].children[0] for e in evals]
-        seen: set[int] = set()
-        thetas: list[int] = []
-        stack = list(roots)
-        while stack:
-            x = stack.pop()
-            if x in seen or d not in self.variance[x]:
-                continue
-            seen.add(x)
-            node = self.nodes[x]
-            if node.op == "theta" and node.attr == d:
-                thetas.append(x)
-                stack.append(node.children[1])
-                continue
-            if node.op == "eval" and node.attr == d:
-                continue
-            stack.extend(node.children)
-        return sorted(thetas)
+        return None if r is DONE else r
 
     def gen_loop(self, p: int, only: int | None = None) -> None:
         """Emit loop ``p`` here with the values its ``eval`` nodes read (``only``: a pure loop run again for
         that one eval)."""
-        if only is None and self.lookup(p) is not None:
+        if only is None and self.sched.lookup(p) is not None:
             return
         if self.cur is None:
-            self.bind(p, _DONE)
+            self.sched.bind(p, DONE)
             return
         d = self.nodes[p].attr
         assert isinstance(d, int)
-        if p in self.pure and d in self.open_depths:
+        if p in self.sched.pure and d in self.sched.open_depths:
             # its thetas may be shared with the open loop's (equal sequences are one class): values computed from
             # the open loop's variables would be reused inside this one
             raise RevertUnsupported("a loop is needed inside another loop of the same depth")
@@ -951,28 +561,28 @@ class _Reverter:
         if self.nodes[guard].op != "guard":
             raise RevertUnsupported("a loop without a guarded break condition")
         s_end, brk = self.nodes[guard].children
-        evals = [e for e in self.evals_of.get(p, ()) if d in self.variance[self.nodes[e].children[0]]]
-        if p in self.pure:
+        evals = [e for e in self.sched.evals_of.get(p, ()) if d in self.sched.variance[self.nodes[e].children[0]]]
+        if p in self.sched.pure:
             # a pure loop computes the outputs that can be computed here; one wanted later, where more is
             # available, runs it again (an eval needing an effect not run yet must not get a dead zero)
             evals = [e for e in evals if e == only or
-                     (only is None and self.available(self.nodes[e].children[0], True, frozenset({p})))]
-        thetas = self.loop_thetas(p, d, evals)
+                     (only is None and self.sched.available(self.nodes[e].children[0], True, frozenset({p})))]
+        thetas = self.sched.loop_thetas(p, d, evals)
         # preheader: initial values, then hoisted invariant inputs
         tvars: dict[int, object] = {}
         carried: list[tuple[Var, tuple[int, int]]] = []
         for th in thetas:
             init = self.nodes[th].children[0]
-            if self.is_sigma(th):
+            if self.sched.is_sigma(th):
                 self.gen_sigma(init)
-                tvars[th] = _DONE
+                tvars[th] = DONE
             else:
-                v = self.new_var(self.type_of(th))
+                v = self.new_var(self.sched.type_of(th))
                 self.emit(Copy(v, self.gen(init)))
                 tvars[th] = v
                 if th in self.peg.locals:
                     carried.append((v, self.peg.locals[th]))
-        if p in self.pure:
+        if p in self.sched.pure:
             # its heap does not change in the loop: any effect it still needs runs once, here, never in the header
             self.gen_sigma(s_end)
         self.hoist_invariants(p, d, thetas, evals)
@@ -980,8 +590,8 @@ class _Reverter:
         self.carried += [(v, local, header) for v, local in carried]
         self.goto(header)
         self.cur = header
-        self.arms()
-        self.push(dict(tvars))
+        self.sched.arms()
+        self.sched.push(dict(tvars))
         # the iteration: one fused branch structure over the sigma the iteration ends with; each path ends by
         # going to the exit (loop outputs assigned) or back to the header (thetas assigned)
         # outputs: every value the loop's evals read; a method result read at the exit (a return inside the
@@ -993,48 +603,49 @@ class _Reverter:
                 v = self.nodes[x].children[1]
                 var = None
                 if self.nodes[v].op != "unit":
-                    var = self.new_var(self.type_of(v))
+                    var = self.new_var(self.sched.type_of(v))
                     outs.append((v, var))
                 self.result_outs[e] = (self.nodes[x].op, var)
-            elif self.is_result(x):
+            elif self.sched.is_result(x):
                 raise RevertUnsupported("a loop ends the method in several ways")
-            elif not self.is_sigma(e):
-                outs.append((x, self.new_var(self.type_of(e))))
+            elif not self.sched.is_sigma(e):
+                outs.append((x, self.new_var(self.sched.type_of(e))))
         loop = _LoopCode(header, exit_, brk,
-                         [(self.nodes[th].children[1], tvars[th]) for th in thetas if not self.is_sigma(th)],
+                         [(self.nodes[th].children[1], tvars[th]) for th in thetas if not self.sched.is_sigma(th)],
                          outs)
-        self.open_depths.append(d)
+        self.sched.open_loop(d)
         self.iteration(s_end, loop, [x for x, _ in loop.nexts] + [x for x, _ in loop.outs] + [brk])
-        self.open_depths.pop()
-        self.pop()
-        self.join()
+        self.sched.close_loop()
+        self.sched.pop()
+        self.sched.join()
         self.cur = exit_
-        self.bind(p, _DONE)
+        self.sched.bind(p, DONE)
         by_node = {x: v for x, v in outs}
         for e in evals:
             x = self.nodes[e].children[0]
-            self.bind(e, by_node.get(x, _DONE) if e not in self.result_outs and not self.is_sigma(e) else _DONE)
+            own = e not in self.result_outs and not self.sched.is_sigma(e)
+            self.sched.bind(e, by_node.get(x, DONE) if own else DONE)
 
     def iteration(self, s: int, loop: _LoopCode, wanted: list[int]) -> None:
         """Emit the effects of sigma tree ``s``; on each path, leave the iteration as the break condition says."""
         node = self.nodes[s]
-        if node.op == "phi" and self.lookup(s) is None:
+        if node.op == "phi" and self.sched.lookup(s) is None:
             c = node.children[0]
-            known = self.fact(c)  # a branch this path already took (e.g. an exception's, in its handler)
+            known = self.sched.fact(c)  # a branch this path already took (e.g. an exception's, in its handler)
             if known is not None or self.nodes[c].op == "const.b":
                 k = 1 if (known if known is not None else self.nodes[c].attr) else 2
-                self.iteration(node.children[k], loop.split(self, c, k), self.split(wanted, c, k))
+                self.iteration(node.children[k], loop.split(self.sched, c, k), self.sched.split(wanted, c, k))
                 return
             self.emit_common_prefix(s)
             t, f = self.new_block(), self.new_block()
             self.gen_cond(c, t, f)
-            self.arms()
+            self.sched.arms()
             for blk, k in ((t, 1), (f, 2)):
                 self.cur = blk
-                self.push(known=(c, k == 1))
-                self.iteration(node.children[k], loop.split(self, c, k), self.split(wanted, c, k))
-                self.pop()
-            self.join()
+                self.sched.push(known=(c, k == 1))
+                self.iteration(node.children[k], loop.split(self.sched, c, k), self.sched.split(wanted, c, k))
+                self.sched.pop()
+            self.sched.join()
             self.cur = None
             return
         self.gen_sigma(s)
@@ -1044,13 +655,13 @@ class _Reverter:
             return
         x, b = self.new_block(), self.new_block()
         self.gen_cond(loop.brk, x, b)
-        self.arms()
+        self.sched.arms()
         for blk, out in ((x, True), (b, False)):
             self.cur = blk
-            self.push(known=(loop.brk, out))
+            self.sched.push(known=(loop.brk, out))
             self.leave(loop, out)
-            self.pop()
-        self.join()
+            self.sched.pop()
+        self.sched.join()
         self.cur = None
 
     def leave(self, loop: _LoopCode, out: bool) -> None:
@@ -1084,113 +695,42 @@ class _Reverter:
         path has not decided is tested here; an arm that needs an effect or loop this path has not run cannot
         be the one taken (the sigma the path ran would then differ, and the iteration's branches follow the
         sigma), so it gets a zero that is never read."""
-        if self.available(x, loops=True):
+        if self.sched.available(x, loops=True):
             return self.gen(x)
         node = self.nodes[x]
         if node.op != "phi":
             return self.dead_value(x, t)
         c = node.children[0]
-        k = self.fact(c)
+        k = self.sched.fact(c)
         if k is not None:
             return self.gen_on_path(node.children[1 if k else 2], t)
-        if not self.available(c, loops=True):
+        if not self.sched.available(c, loops=True):
             return self.dead_value(x, t)
         v = self.new_var(t)
         a, b, j = self.new_block(), self.new_block(), self.new_block()
         self.gen_cond(c, a, b)
-        self.arms()
+        self.sched.arms()
         for blk, arm in ((a, 1), (b, 2)):
             self.cur = blk
-            self.push(known=(c, arm == 1))
+            self.sched.push(known=(c, arm == 1))
             self.emit(Copy(v, self.gen_on_path(node.children[arm], t)))
-            self.pop()
+            self.sched.pop()
             self.goto(j)
-        self.join()
+        self.sched.join()
         self.cur = j
         return v
 
     def dead_value(self, x: int, t: IRType) -> Const:
-        """A zero for a value no run of this path can need: it needs an effect or loop on the sigma chain that
-        no path reaching this point has run. If one of those ran in a branch already joined, the value was
-        computed there and is lost: that is not dead, and the method is left alone. A pure loop (off the sigma
-        chain) proves nothing about the path: a value that needs only such loops is not dead, and when it
-        cannot be computed here the method is left alone."""
-        reach = self.reach_set(x)
-        spent = set().union(*self.spent)
-        if spent & reach:
-            raise RevertUnsupported("an effect is needed again after the branch it ran in")
-        if not any(OPS[self.nodes[y].op].role is Role.EFFECT or
-                   (self.nodes[y].op == "pass" and y not in self.pure) for y in reach):
-            if any(self.nodes[y].op == "theta" for y in reach):  # e.g. an inner loop's counter at an outer latch
-                raise RevertUnsupported("a value that varies in a loop is needed outside it")
-            raise RevertUnsupported("a value of a loop off the sigma chain cannot be computed where it is needed")
+        """A zero for a value no run of this path can need (:meth:`~.schedule.Schedule.refuse_unless_dead`)."""
+        self.sched.refuse_unless_dead(x)
         return _zero(t)
-
-    def split(self, wanted: list[int], c: int, k: int) -> list[int]:
-        return [self.arm(x, c, k) for x in wanted]
-
-    def arm(self, x: int, c: int, k: int) -> int:
-        """``x`` on the arm ``k`` of a branch on ``c`` (phis on ``c`` resolved)."""
-        while self.nodes[x].op == "phi" and self.nodes[x].children[0] == c:
-            x = self.nodes[x].children[k]
-        return x
 
     def hoist_invariants(self, p: int, d: int, thetas: list[int], evals: list[int]) -> None:
         """Compute before the loop the pure inputs of its body that do not vary in it and need no branch, loop
         or effect (loop-invariant code motion)."""
-        roots = [self.nodes[th].children[1] for th in thetas] + [self.nodes[p].children[0]]
-        roots += [self.nodes[e].children[0] for e in evals]
-        seen: set[int] = set()
-        inputs: list[int] = []
-        stack = list(roots)
-        while stack:
-            x = stack.pop()
-            if x in seen:
-                continue
-            seen.add(x)
-            if d not in self.variance[x]:
-                inputs.append(x)
-                continue
-            node = self.nodes[x]
-            if node.op == "eval" and node.attr == d:
-                continue
-            stack.extend(node.children)
-        for x in inputs:
-            if self.hoistable(x, set()):
+        for x in self.sched.invariant_inputs(p, d, thetas, evals):
+            if self.sched.hoistable(x, set()):
                 self.gen(x)
-
-    def hoistable(self, x: int, seen: set[int]) -> bool:
-        """``x`` needs only pure operators, constants and parameters (and branches on such conditions), so it
-        can be computed ahead of where it is needed: it has no effect and always ends."""
-        if x in seen or self.lookup(x) is not None:
-            return True
-        seen.add(x)
-        node = self.nodes[x]
-        role = OPS[node.op].role
-        if role in (Role.CONST,) or node.op == "param":
-            return True
-        if role is Role.PURE and OPS[node.op].output is not T.BOOL and node.op != "guard":
-            return all(self.hoistable(c, seen) for c in node.children)
-        if node.op == "phi" and not self.is_sigma(x) and not self.is_result(x):
-            # a branch on an invariant condition (branch hoisting): the condition is tested, not materialized
-            return self.cond_hoistable(node.children[0], seen) and \
-                all(self.hoistable(c, seen) for c in node.children[1:])
-        return False
-
-    def cond_hoistable(self, c: int, seen: set[int]) -> bool:
-        """Bool ``c`` is a condition :meth:`gen_cond` tests with pure, hoistable operands."""
-        node = self.nodes[c]
-        if node.op == "const.b":
-            return True
-        if node.op in ("not", "and", "or"):
-            return all(self.cond_hoistable(k, seen) for k in node.children)
-        if node.op == "phi":
-            return self.cond_hoistable(node.children[0], seen) and \
-                all(self.cond_hoistable(k, seen) for k in node.children[1:])
-        if node.op in ("eq.a", "ne.a") or (node.op.endswith(".i") and
-                                           node.op[:-2] in ("eq", "ne", "lt", "ge", "gt", "le")):
-            return all(self.hoistable(k, seen) for k in node.children)
-        return False
 
     # -- results --------------------------------------------------------------------------------------------
     def gen_result(self, r: int) -> None:
@@ -1204,20 +744,19 @@ class _Reverter:
                 return
             # the effects both arms start with run before the test, once (as for a phi on sigma): otherwise each
             # arm writes them, and what follows them, again
-            common = _common_suffix(self.result_sigma_chain(node.children[1], {}, {}),
-                                    self.result_sigma_chain(node.children[2], {}, {})) \
-                if self.result_prefixes and not self.effects_needed(c) else ()
-            if common:
-                self.gen_sigma(common[0])
+            first = self.sched.results_split_point(node.children[1], node.children[2]) \
+                if self.result_prefixes and not self.sched.effects_needed(c) else None
+            if first is not None:
+                self.gen_sigma(first)
                 if self.cur is None:
                     return
             t, f = self.new_block(), self.new_block()
             self.gen_cond(c, t, f)
             for blk, k in ((t, 1), (f, 2)):
                 self.cur = blk
-                self.push(known=(c, k == 1))
+                self.sched.push(known=(c, k == 1))
                 self.gen_result(node.children[k])
-                self.pop(joined=False)  # an arm that ends the method joins nothing
+                self.sched.pop(joined=False)  # an arm that ends the method joins nothing
             self.cur = None
             return
         if node.op == "eval":
@@ -1240,30 +779,9 @@ class _Reverter:
         else:
             raise RevertUnsupported(f"result {node.op}")
 
-    def result_sigma_chain(self, r: int, memo: dict[int, tuple[int, ...]],
-                           results: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
-        """The sigma nodes every path to result ``r`` (a ``return``/``throw`` or a phi of them) passes through,
-        nearest first (:meth:`sigma_chain`; a result computed by a loop: none)."""
-        got = results.get(r)
-        if got is not None:
-            return got
-        node = self.nodes[r]
-        if node.op == "phi":
-            out = _common_suffix(self.result_sigma_chain(node.children[1], memo, results),
-                                 self.result_sigma_chain(node.children[2], memo, results))
-        elif node.op in ("return", "throw"):
-            out = self.sigma_chain(node.children[0], memo)
-        else:
-            out = ()
-        results[r] = out
-        return out
-
     def run(self) -> IRMethod:
         entry = self.new_block()
         self.cur = entry
-        for i, n in enumerate(self.nodes):
-            if n.op == "sigma0":
-                self.scopes[0][i] = _DONE
         self.gen_result(self.peg.root)
         for b in self.blocks.values():
             if b.terminator is None:  # a block nothing reaches (a branch arm cut off by a constant)
@@ -1291,18 +809,9 @@ class _LoopCode:
                  outs: list[tuple[int, Var]]) -> None:
         self.header, self.exit, self.brk, self.nexts, self.outs = header, exit_, brk, nexts, outs
 
-    def split(self, r: _Reverter, c: int, k: int) -> _LoopCode:
+    def split(self, r: Schedule, c: int, k: int) -> _LoopCode:
         return _LoopCode(self.header, self.exit, r.arm(self.brk, c, k), [(r.arm(x, c, k), v) for x, v in self.nexts],
                          [(r.arm(x, c, k), v) for x, v in self.outs])
-
-
-def _common_suffix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    """The part two sigma chains share (once chains meet they coincide: sigma is linear)."""
-    inb = set(b)
-    for i, x in enumerate(a):
-        if x in inb:
-            return a[i:]
-    return ()
 
 
 def _unsupported_handling(nodes: list, variance: list, users: dict[int, list[int]]) -> str | None:
@@ -1348,11 +857,11 @@ def revert_peg(peg: PEG, original: IRMethod, returns_in_place: bool = True, rota
     try:
         peg = _without_passed_through_thetas(peg)
         try:
-            return _Reverter(peg, original, returns_in_place=returns_in_place, rotate_loops=rotate_loops).run()
+            return _Emitter(peg, original, returns_in_place=returns_in_place, rotate_loops=rotate_loops).run()
         except RevertUnsupported:
             # the effects emitted before a result's test can be ones a value phi of an arm needed fused into
             # their branch (jsoup Attribute.equals): then the arms write them, as they did before
-            return _Reverter(peg, original, result_prefixes=False, returns_in_place=returns_in_place,
+            return _Emitter(peg, original, result_prefixes=False, returns_in_place=returns_in_place,
                              rotate_loops=rotate_loops).run()
     except RecursionError:
         raise RevertUnsupported("PEG too deep for the reverter") from None
