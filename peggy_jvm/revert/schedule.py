@@ -14,8 +14,9 @@ What this module owns
 Inputs: a PEG and the original method's parameters; then, from the emitter, the scope changes (``push``,
 ``pop``, ``arms``, ``join``, ``bind``) as it opens and closes arms and loops and binds computed nodes.
 Outputs: answers only: the schedule writes no code and creates no variable.
-Invariants: a node is bound in at most one open scope at a time; every answer depends only on the PEG and the
-scope state (so the same input gives the same code); the PEG is never changed.
+Invariants: a binding lives until its scope is popped and the innermost one is what ``lookup`` sees; every
+answer depends only on the PEG and the scope state (so the same input gives the same code; node lists come in
+a fixed order); the PEG is never changed.
 """
 from __future__ import annotations
 
@@ -91,7 +92,6 @@ class Schedule:
                 c, value = self.nodes[c].children[0], not value
             known = (c, value)
         self.facts.append({} if known is None else {known[0]: known[1]})
-
 
     def fact(self, c: int) -> bool | None:
         """The value of bool node ``c`` on the current path, if a branch on it (or its negation) led here."""
@@ -518,7 +518,7 @@ class Schedule:
         """The pure non-bool values operand ``n`` certainly needs that something else uses too, in node order:
         what :meth:`~.revert._Emitter.hoist_common` may compute before the earlier operands. The walk is bounded
         (a smaller must-set is still one)."""
-        out = []
+        out: list[int] = []
         for x in sorted(self.must_bounded(n, [64], {})):
             node = self.nodes[x]
             if OPS[node.op].role is not Role.PURE or OPS[node.op].output is T.BOOL or node.op == "guard" or \
@@ -534,7 +534,7 @@ class Schedule:
         shared: set[int] = set()
         for a, b in arms:
             shared |= self.must(a, memo) & self.must(b, memo)
-        out = []
+        out: list[int] = []
         for x in sorted(shared):
             node = self.nodes[x]
             if OPS[node.op].role in (Role.CONST, Role.PARAM) or self.is_sigma(x) or OPS[node.op].output is T.BOOL:
