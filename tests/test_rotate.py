@@ -162,7 +162,7 @@ def test_a_rotation_that_drops_the_bottom_test_is_caught(java_home, tmp_path, mo
     """A broken rotation (the bottom copy of the test sent out of the loop whatever it says: one iteration) with
     the self-check off: the same calls see the difference, and with the self-check on it is refused."""
     from peggy_jvm.ir.nodes import Goto
-    from peggy_jvm.revert import revert as R
+    from peggy_jvm.revert import tidy as R
     real = R._rotate_loops
 
     def broken(blocks, entry, new_var):

@@ -31,7 +31,7 @@ from ..ir.nodes import Block, Const, Goto, If, IRMethod, Stmt, Var
 
 MAX_TAIL_STMTS = 4
 """Statements before the test a shared tail may have (a rotated loop's header copy: at most
-``revert.ROTATE_MAX_HEADER_STMTS``, each possibly lifted into two: an operand stack temporary)."""
+``revert.tidy.ROTATE_MAX_HEADER_STMTS``, each possibly lifted into two: an operand stack temporary)."""
 
 
 def top_tested(m: IRMethod) -> bool:

@@ -1,0 +1,600 @@
+"""The reverter's scheduling: what is computed where, asked by the emitter (:mod:`.revert`) as it writes code.
+
+What this module owns
+    :class:`Schedule`: the PEG's facts the reverter needs (users, loop variance, the ``eval`` nodes of each loop,
+    the pure loops off the sigma chain, value types, which nodes are heaps or method results) and the scope
+    state of the code written so far (the nodes bound in each open branch arm or loop iteration, the effects
+    arms already joined ran, the conditions known on the current path, the loops whose iteration is open).
+    From these it answers the scheduling questions: whether a node can be computed here (``available``), the
+    nodes certainly evaluated with another (``must``), reach sets, the values to hoist before a pure node's
+    operands, before a branch and out of a loop, the phis fused into one branch (``siblings``), a loop's
+    thetas, and the sigma chains that give the effects two arms share.
+    :class:`RevertUnsupported`, raised by both halves for a PEG the reverter cannot turn into code.
+
+Inputs: a PEG and the original method's parameters; then, from the emitter, the scope changes (``push``,
+``pop``, ``arms``, ``join``, ``bind``) as it opens and closes arms and loops and binds computed nodes.
+Outputs: answers only: the schedule writes no code and creates no variable.
+Invariants: a binding lives until its scope is popped and the innermost one is what ``lookup`` sees; every
+answer depends only on the PEG and the scope state (so the same input gives the same code; node lists come in
+a fixed order); the PEG is never changed.
+"""
+from __future__ import annotations
+
+from ..ir.nodes import (INT, LONG, FLOAT, DOUBLE, REF, InvokeKind, IRType, Kind, Var, type_of_descriptor)
+from ..peg.graph import PEG
+from ..peg.loops import pure_loops
+from ..peg.ops import OPS, THROWING_DIVISIONS, Role, T
+
+
+class RevertUnsupported(Exception):
+    """The PEG cannot be turned into code by this reverter (one line saying why)."""
+
+
+DONE = object()  # memo marker of an emitted sigma (or of a node with no value: a loop, an effect without one)
+_KIND_TYPE = {T.INT: INT, T.LONG: LONG, T.FLOAT: FLOAT, T.DOUBLE: DOUBLE, T.REF: REF, T.BOOL: INT}
+INVOKE = {f"invoke.{k.value}": k for k in InvokeKind}  # PEG operator -> invoke kind
+
+
+def common_suffix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The part two sigma chains share (once chains meet they coincide: sigma is linear)."""
+    inb = set(b)
+    for i, x in enumerate(a):
+        if x in inb:
+            return a[i:]
+    return ()
+
+
+class Schedule:
+    """What is computed where: the PEG's facts and the scope state of the code the emitter has written."""
+
+    def __init__(self, peg: PEG, params: list[Var]) -> None:
+        self.nodes = peg.nodes
+        self.params = params
+        self.variance = peg.variance()
+        self.types: dict[int, IRType | None] = {}
+        self.scopes: list[dict[int, object]] = [{}]
+        self.spent: list[set[int]] = [set()]  # per scope: effects that ran in arms already joined
+        self.joined: list[set[int]] = []  # per branch being generated: effects its finished arms ran
+        self.facts: list[dict[int, bool]] = [{}]  # per scope: conditions known on the current path
+        self.users: dict[int, list[int]] = {}
+        for i, n in enumerate(peg.nodes):
+            for c in n.children:
+                self.users.setdefault(c, []).append(i)
+        self.evals_of: dict[int, list[int]] = {}
+        for i, n in enumerate(peg.nodes):
+            if n.op == "eval" and self.nodes[n.children[1]].op == "pass":
+                self.evals_of.setdefault(n.children[1], []).append(i)
+        # loops without effects that provably end: computed where their values are wanted (see pure_loops)
+        self.pure = pure_loops(peg, self.variance)
+        self.open_depths: list[int] = []  # depths of the loops whose iteration is being generated
+        for i, n in enumerate(self.nodes):
+            if n.op == "sigma0":  # the entry heap: every path starts from it
+                self.scopes[0][i] = DONE
+
+    # -- scopes ----------------------------------------------------------------------------------------------
+    def lookup(self, n: int) -> object:
+        for s in reversed(self.scopes):
+            v = s.get(n)
+            if v is not None:
+                return v
+        return None
+
+    def bind(self, n: int, v: object) -> None:
+        self.scopes[-1][n] = v
+
+    def push(self, start: dict | None = None, known: tuple[int, bool] | None = None) -> None:
+        """Enter a branch arm or loop iteration; ``known``: the condition this arm knows the value of."""
+        self.scopes.append(start if start is not None else {})
+        self.spent.append(set())
+        if known is not None:
+            c, value = known
+            while self.nodes[c].op == "not":  # kept under the operand: fact() looks through negations the same way
+                c, value = self.nodes[c].children[0], not value
+            known = (c, value)
+        self.facts.append({} if known is None else {known[0]: known[1]})
+
+    def fact(self, c: int) -> bool | None:
+        """The value of bool node ``c`` on the current path, if a branch on it (or its negation) led here."""
+        neg = False
+        while self.nodes[c].op == "not":
+            c, neg = self.nodes[c].children[0], not neg
+        if self.nodes[c].op == "const.b":
+            return bool(self.nodes[c].attr) != neg
+        for f in reversed(self.facts):
+            v = f.get(c)
+            if v is not None:
+                return v != neg
+        return None
+
+    def pop(self, joined: bool = True) -> None:
+        """Leave a branch arm or loop. When control goes on after it (``joined``), the effects it ran have
+        happened for everything after the join, so no later code may run them again."""
+        d = self.scopes.pop()
+        self.facts.pop()
+        gone = self.spent.pop() | {k for k in d if OPS[self.nodes[k].op].role is Role.EFFECT
+                                   or self.nodes[k].op == "pass"}
+        if joined:
+            self.joined[-1] |= gone
+
+    def arms(self) -> None:
+        """Start a branch whose arms are generated next: their spent effects apply only after all of them."""
+        self.joined.append(set())
+
+    def join(self) -> None:
+        self.spent[-1] |= self.joined.pop()
+
+    def ran_in_joined_arm(self, o: int) -> bool:
+        """Whether effect ``o`` ran in a branch arm already joined (it cannot run again on this path)."""
+        return any(o in sp for sp in self.spent)
+
+    def open_loop(self, d: int) -> None:
+        """The iteration of a loop of depth ``d`` is being generated (until :meth:`close_loop`)."""
+        self.open_depths.append(d)
+
+    def close_loop(self) -> None:
+        self.open_depths.pop()
+
+    # -- types -----------------------------------------------------------------------------------------------
+    def type_of(self, n: int) -> IRType:
+        t = self.types.get(n)
+        if t is None:
+            t = self._type(n, set())
+            self.types[n] = t
+        return t
+
+    def _type(self, n: int, seen: set) -> IRType:
+        if n in self.types and self.types[n] is not None:
+            return self.types[n]  # type: ignore[return-value]
+        if n in seen:
+            return REF
+        seen.add(n)
+        node = self.nodes[n]
+        op, attr = node.op, node.attr
+        spec = OPS[op]
+        if op == "param":
+            return self.params[attr].type  # type: ignore[index]
+        if op == "const.a":
+            return attr.type  # type: ignore[union-attr]
+        if spec.output in _KIND_TYPE and op not in ("rho_value",):
+            if op in ("checkcast",):
+                return IRType(Kind.REF, attr)  # type: ignore[arg-type]
+            return _KIND_TYPE[spec.output]
+        if op in ("phi", "theta", "eval", "shift", "peel"):
+            kids = node.children[1:] if op == "phi" else node.children[:1]
+            for c in kids:
+                t = self._type(c, seen)
+                if t is not None:
+                    return t
+            return REF
+        if op == "rho_value":
+            return self.value_type(node.children[0])
+        raise RevertUnsupported(f"no value type for {op}")
+
+    def value_type(self, o: int) -> IRType:
+        node = self.nodes[o]
+        op, attr = node.op, node.attr
+        if op in ("getfield", "getstatic"):
+            return type_of_descriptor(attr.descriptor)  # type: ignore[union-attr]
+        if op == "aload":
+            return type_of_descriptor(attr if attr != "L" else "Ljava/lang/Object;")  # type: ignore[arg-type]
+        if op == "arraylength":
+            return INT
+        if op == "newarray":
+            return IRType(Kind.REF, attr)  # type: ignore[arg-type]
+        if op == "new":
+            return IRType(Kind.REF, attr[0])  # type: ignore[index]
+        if op == "checkcast":
+            return IRType(Kind.REF, attr)  # type: ignore[arg-type]
+        if op in INVOKE:
+            r = attr.descriptor[attr.descriptor.index(")") + 1:]  # type: ignore[union-attr]
+            return type_of_descriptor(r)
+        if op == "invokedynamic":
+            d = attr[1]  # type: ignore[index]
+            return type_of_descriptor(d[d.index(")") + 1:])
+        if op in ("check.zero.i",):
+            return INT
+        if op in ("check.zero.l",):
+            return LONG
+        raise RevertUnsupported(f"no value type for {op}")
+
+    def is_sigma(self, n: int) -> bool:
+        op = self.nodes[n].op
+        spec = OPS[op]
+        if spec.output is T.SIGMA:
+            return True
+        if op in ("phi", "theta", "eval"):
+            return self._sigma_poly(n, set())
+        return False
+
+    def is_result(self, n: int) -> bool:
+        node = self.nodes[n]
+        if node.op == "phi":
+            return self.is_result(node.children[1]) or self.is_result(node.children[2])
+        if node.op == "eval":
+            return self.is_result(node.children[0])
+        return node.op in ("return", "throw")
+
+    def _sigma_poly(self, n: int, seen: set) -> bool:
+        if n in seen:
+            return False
+        seen.add(n)
+        node = self.nodes[n]
+        if node.op not in ("phi", "theta", "eval"):
+            return OPS[node.op].output is T.SIGMA
+        kids = node.children[1:] if node.op == "phi" else node.children[:1]
+        return any(self._sigma_poly(c, seen) for c in kids)
+
+    # -- availability ----------------------------------------------------------------------------------------
+    def available(self, n: int, loops: bool = False, inside: frozenset[int] = frozenset()) -> bool:
+        """Whether ``n`` can be computed here without running an effect, loop or theta this path has not run.
+        With ``loops``, a pure loop (:func:`pure_loops`) not run yet counts as computable (it is then run
+        here) when everything it needs is; ``inside``: the pure loops (passes) being judged (their thetas are
+        computed by those loops)."""
+        seen: set[tuple[int, frozenset[int]]] = set()
+        stack = [(n, inside)]
+        while stack:
+            x, ins = stack.pop()
+            if (x, ins) in seen or self.lookup(x) is not None:
+                continue
+            seen.add((x, ins))
+            node = self.nodes[x]
+            op = node.op
+            depths = {self.nodes[q].attr for q in ins}
+            if (op == "theta" and node.attr in depths) or x in ins:
+                stack.extend((c, ins) for c in node.children)
+                continue
+            if op == "eval" and self.lookup(node.children[1]) is None:
+                p = node.children[1]
+                if p in ins:
+                    stack.append((node.children[0], ins))
+                    continue
+                if not loops or p not in self.pure or node.attr in depths or node.attr in self.open_depths:
+                    return False
+                stack.append((node.children[0], ins | {p}))
+                stack.append((p, ins | {p}))
+                continue
+            role = OPS[op].role
+            if role is Role.EFFECT or op in ("pass", "theta", "sigma0"):
+                return False
+            if op == "eval":
+                continue
+            if op == "phi":
+                k = self.fact(node.children[0])
+                if k is not None:
+                    stack.append((node.children[1 if k else 2], ins))
+                    continue
+            stack.extend((c, ins) for c in node.children)
+        return True
+
+    # -- needs: reach sets, must-sets, branch fusion, sigma chains -------------------------------------------
+    def reaches_node(self, starts, target: int) -> bool:
+        return any(target in self.reach_set(x) for x in starts)
+
+    def siblings(self, n: int, c: int) -> list[int]:
+        """The phis on condition ``c`` wanted with ``n`` (branch fusion): same condition, same loops, not yet
+        emitted, and computable inside the arms without effects or loops beyond the arms' own."""
+        out = [n]
+        var = self.variance[n]
+        for u in self.users.get(c, ()):
+            if u == n or self.nodes[u].op != "phi" or self.nodes[u].children[0] != c or self.variance[u] != var:
+                continue
+            if self.lookup(u) is not None or self.is_result(u):
+                continue  # a phi of method results is code, generated where the result is wanted
+            if self.is_sigma(u) and not self.is_sigma(n):
+                continue  # a value phi never pulls effects forward: its sigma phi is emitted in sigma order
+            out.append(u)
+        if len(out) == 1:
+            return out
+        # keep value phis whose arms need no effect or loop other than what the sigma phi's same arm runs, and
+        # none that needs another value sibling (that one may come later in the program); sigma phis on the same
+        # condition inside the arms are fine: the arms resolve them
+        sig = [p for p in out if self.is_sigma(p)]
+        members = {p for p in out if p == n or not self.is_sigma(p)}
+        arm_reach = [self.reach_set(self.nodes[sig[0]].children[k]) if sig else set() for k in (1, 2)]
+        keep = []
+        for p in out:
+            if p == n or self.is_sigma(p):
+                keep.append(p)
+                continue
+            if all(self.arm_ok(self.nodes[p].children[k], arm_reach[k - 1], members) for k in (1, 2)):
+                keep.append(p)
+        return keep
+
+    def reach_set(self, n: int) -> set[int]:
+        """Nodes ``n`` needs that are not computed yet (through every child)."""
+        seen: set[int] = set()
+        stack = [n]
+        while stack:
+            x = stack.pop()
+            if x in seen or self.lookup(x) is not None:
+                continue
+            seen.add(x)
+            stack.extend(self.nodes[x].children)
+        return seen
+
+    def arm_ok(self, a: int, sigma_arm: set[int], members: set[int]) -> bool:
+        """Whether value ``a`` can be computed at the end of an arm that runs ``sigma_arm``: every effect and
+        loop it needs is one the arm runs, and it needs no other value sibling."""
+        for x in self.reach_set(a):
+            if x != a and x in members:
+                return False
+            op = self.nodes[x].op
+            if (OPS[op].role is Role.EFFECT or op == "pass") and x not in sigma_arm:
+                return False
+            if op == "sigma0":
+                return False
+        return True
+
+    def effects_needed(self, n: int) -> set[int]:
+        """The effects ``n`` needs that are not emitted yet."""
+        return {x for x in self.reach_set(n) if OPS[self.nodes[x].op].role is Role.EFFECT}
+
+    def sigma_chain(self, s: int, memo: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
+        """The sigma nodes every computation of ``s`` passes through, nearest first, down to the first one
+        already emitted (a phi contributes only what both its arms pass through; a loop, what its sigma theta's
+        initial value does)."""
+        out: list[int] = []
+        x: int | None = s
+        while x is not None:
+            if x in memo:
+                out.extend(memo[x])
+                break
+            out.append(x)
+            if self.lookup(x) is not None:
+                break
+            node = self.nodes[x]
+            if node.op == "rho_sigma":
+                x = self.nodes[node.children[0]].children[0]
+            elif node.op == "theta":
+                x = node.children[0]
+            elif node.op == "eval":  # what the loop starts from: its iteration's own sigmas are not shared
+                d = node.attr
+                out.extend(y for y in self.sigma_chain(node.children[0], memo) if d not in self.variance[y])
+                break
+            elif node.op == "phi":
+                rest = common_suffix(self.sigma_chain(node.children[1], memo),
+                                      self.sigma_chain(node.children[2], memo))
+                out.extend(rest)
+                break
+            else:
+                break
+        memo[s] = tuple(out)
+        return memo[s]
+
+    def must(self, n: int, memo: dict[int, frozenset[int]]) -> frozenset[int]:
+        """Nodes certainly evaluated whenever ``n`` is (not through one arm of a phi only, nor into loops), that
+        are not computed yet."""
+        got = memo.get(n)
+        if got is not None:
+            return got
+        memo[n] = frozenset()
+        if self.lookup(n) is not None:
+            return memo[n]
+        node = self.nodes[n]
+        if node.op == "phi":
+            r = self.must(node.children[0], memo) | (self.must(node.children[1], memo) &
+                                                     self.must(node.children[2], memo))
+        elif node.op in ("theta", "eval", "pass"):
+            r = frozenset()
+        else:
+            r = frozenset().union(*(self.must(c, memo) for c in node.children)) if node.children else frozenset()
+        r = r | {n}
+        memo[n] = r
+        return r
+
+    def must_bounded(self, n: int, budget: list[int], memo: dict[int, frozenset[int]]) -> frozenset[int]:
+        """A subset of :meth:`must` (nodes certainly evaluated whenever ``n`` is) found within ``budget`` steps."""
+        got = memo.get(n)
+        if got is not None:
+            return got
+        if self.lookup(n) is not None:
+            return frozenset()
+        budget[0] -= 1
+        node = self.nodes[n]
+        if budget[0] < 0 or node.op in ("theta", "eval", "pass"):
+            r: frozenset[int] = frozenset()
+        elif node.op == "phi":
+            r = self.must_bounded(node.children[0], budget, memo) | \
+                (self.must_bounded(node.children[1], budget, memo) & self.must_bounded(node.children[2], budget, memo))
+        else:
+            r = frozenset().union(*(self.must_bounded(c, budget, memo) for c in node.children))
+        memo[n] = r | {n}
+        return memo[n]
+
+    def hoistable(self, x: int, seen: set[int]) -> bool:
+        """``x`` needs only pure operators, constants and parameters (and branches on such conditions), so it
+        can be computed ahead of where it is needed: it has no effect and always ends."""
+        if x in seen or self.lookup(x) is not None:
+            return True
+        seen.add(x)
+        node = self.nodes[x]
+        role = OPS[node.op].role
+        if role in (Role.CONST,) or node.op == "param":
+            return True
+        if role is Role.PURE and OPS[node.op].output is not T.BOOL and node.op != "guard":
+            return all(self.hoistable(c, seen) for c in node.children)
+        if node.op == "phi" and not self.is_sigma(x) and not self.is_result(x):
+            # a branch on an invariant condition (branch hoisting): the condition is tested, not materialized
+            return self.cond_hoistable(node.children[0], seen) and \
+                all(self.hoistable(c, seen) for c in node.children[1:])
+        return False
+
+    def cond_hoistable(self, c: int, seen: set[int]) -> bool:
+        """Bool ``c`` is a condition :meth:`gen_cond` tests with pure, hoistable operands."""
+        node = self.nodes[c]
+        if node.op == "const.b":
+            return True
+        if node.op in ("not", "and", "or"):
+            return all(self.cond_hoistable(k, seen) for k in node.children)
+        if node.op == "phi":
+            return self.cond_hoistable(node.children[0], seen) and \
+                all(self.cond_hoistable(k, seen) for k in node.children[1:])
+        if node.op in ("eq.a", "ne.a") or (node.op.endswith(".i") and
+                                           node.op[:-2] in ("eq", "ne", "lt", "ge", "gt", "le")):
+            return all(self.hoistable(k, seen) for k in node.children)
+        return False
+
+    def result_sigma_chain(self, r: int, memo: dict[int, tuple[int, ...]],
+                           results: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
+        """The sigma nodes every path to result ``r`` (a ``return``/``throw`` or a phi of them) passes through,
+        nearest first (:meth:`sigma_chain`; a result computed by a loop: none)."""
+        got = results.get(r)
+        if got is not None:
+            return got
+        node = self.nodes[r]
+        if node.op == "phi":
+            out = common_suffix(self.result_sigma_chain(node.children[1], memo, results),
+                                 self.result_sigma_chain(node.children[2], memo, results))
+        elif node.op in ("return", "throw"):
+            out = self.sigma_chain(node.children[0], memo)
+        else:
+            out = ()
+        results[r] = out
+        return out
+
+    # -- loops -----------------------------------------------------------------------------------------------
+    def loop_thetas(self, p: int, d: int, evals: list[int]) -> list[int]:
+        roots = [self.nodes[p].children[0]] + [self.nodes[e].children[0] for e in evals]
+        seen: set[int] = set()
+        thetas: list[int] = []
+        stack = list(roots)
+        while stack:
+            x = stack.pop()
+            if x in seen or d not in self.variance[x]:
+                continue
+            seen.add(x)
+            node = self.nodes[x]
+            if node.op == "theta" and node.attr == d:
+                thetas.append(x)
+                stack.append(node.children[1])
+                continue
+            if node.op == "eval" and node.attr == d:
+                continue
+            stack.extend(node.children)
+        return sorted(thetas)
+
+    def split(self, wanted: list[int], c: int, k: int) -> list[int]:
+        return [self.arm(x, c, k) for x in wanted]
+
+    def arm(self, x: int, c: int, k: int) -> int:
+        """``x`` on the arm ``k`` of a branch on ``c`` (phis on ``c`` resolved)."""
+        while self.nodes[x].op == "phi" and self.nodes[x].children[0] == c:
+            x = self.nodes[x].children[k]
+        return x
+
+    # -- decisions the emitter acts on -----------------------------------------------------------------------
+    def branch_to_pull(self, n: int, c: int) -> int | None:
+        """Value phi ``n`` is wanted before the sigma phi of its branch (by a condition, say). If its arms need
+        effects that only that branch's arms run, that branch's sigma phi, to be emitted now with ``n`` fused into
+        it (otherwise the arms would run those effects a second time after the branch); else None."""
+        arms_n = self.nodes[n].children[1:]
+        need: set[int] = set()
+        for a in arms_n:
+            need |= self.effects_needed(a)
+        if not need:
+            return None
+        for u in self.users.get(c, ()):
+            node = self.nodes[u]
+            if node.op != "phi" or node.children[0] != c or u == n or self.lookup(u) is not None or \
+                    self.variance[u] != self.variance[n] or not self.is_sigma(u):
+                continue
+            e1 = self.effects_needed(node.children[1])
+            e2 = self.effects_needed(node.children[2])
+            if not need & (e1 ^ e2):
+                continue
+            if self.reaches_node(node.children[1:], n):
+                continue  # that branch comes after n's use: not n's branch
+            return u
+        return None
+
+    def split_point(self, p: int) -> int | None:
+        """The nearest sigma both arms of sigma phi ``p`` certainly start from (where control split), or None."""
+        memo: dict[int, tuple[int, ...]] = {}
+        a, b = self.nodes[p].children[1], self.nodes[p].children[2]
+        common = common_suffix(self.sigma_chain(a, memo), self.sigma_chain(b, memo))
+        return common[0] if common else None
+
+    def operand_hoists(self, n: int) -> list[int]:
+        """The pure non-bool values operand ``n`` certainly needs that something else uses too, in node order:
+        what :meth:`~.revert._Emitter.hoist_common` may compute before the earlier operands. The walk is bounded
+        (a smaller must-set is still one)."""
+        out: list[int] = []
+        for x in sorted(self.must_bounded(n, [64], {})):
+            node = self.nodes[x]
+            if OPS[node.op].role is not Role.PURE or OPS[node.op].output is T.BOOL or node.op == "guard" or \
+                    len(self.users.get(x, ())) < 2:
+                continue
+            out.append(x)
+        return out
+
+    def shared_needs(self, arms: list[tuple[int, int]]) -> list[int]:
+        """The values (not constants, parameters, heaps or bools) both arms of each pair certainly need, in node
+        order: what may be computed once before the branch."""
+        memo: dict[int, frozenset[int]] = {}
+        shared: set[int] = set()
+        for a, b in arms:
+            shared |= self.must(a, memo) & self.must(b, memo)
+        out: list[int] = []
+        for x in sorted(shared):
+            node = self.nodes[x]
+            if OPS[node.op].role in (Role.CONST, Role.PARAM) or self.is_sigma(x) or OPS[node.op].output is T.BOOL:
+                continue
+            out.append(x)
+        return out
+
+    def refuse_unless_dead(self, x: int) -> None:
+        """Raise unless no run of this path can need ``x``: it needs an effect or loop on the sigma chain that
+        no path reaching this point has run. If one of those ran in a branch already joined, the value was
+        computed there and is lost: that is not dead, and the method is left alone. A pure loop (off the sigma
+        chain) proves nothing about the path: a value that needs only such loops is not dead, and when it
+        cannot be computed here the method is left alone."""
+        reach = self.reach_set(x)
+        spent = set().union(*self.spent)
+        if spent & reach:
+            raise RevertUnsupported("an effect is needed again after the branch it ran in")
+        if not any(OPS[self.nodes[y].op].role is Role.EFFECT or
+                   (self.nodes[y].op == "pass" and y not in self.pure) for y in reach):
+            if any(self.nodes[y].op == "theta" for y in reach):  # e.g. an inner loop's counter at an outer latch
+                raise RevertUnsupported("a value that varies in a loop is needed outside it")
+            raise RevertUnsupported("a value of a loop off the sigma chain cannot be computed where it is needed")
+
+    def invariant_inputs(self, p: int, d: int, thetas: list[int], evals: list[int]) -> list[int]:
+        """The inputs of loop ``p``'s body (depth ``d``; its ``thetas`` and wanted ``evals``) that do not vary in
+        it, the candidates for computing before the loop (loop-invariant code motion)."""
+        roots = [self.nodes[th].children[1] for th in thetas] + [self.nodes[p].children[0]]
+        roots += [self.nodes[e].children[0] for e in evals]
+        seen: set[int] = set()
+        inputs: list[int] = []
+        stack = list(roots)
+        while stack:
+            x = stack.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            if d not in self.variance[x]:
+                inputs.append(x)
+                continue
+            node = self.nodes[x]
+            if node.op == "eval" and node.attr == d:
+                continue
+            stack.extend(node.children)
+        return inputs
+
+    def results_split_point(self, a: int, b: int) -> int | None:
+        """The nearest sigma every path to results ``a`` and ``b`` passes through (:meth:`result_sigma_chain`),
+        or None."""
+        common = common_suffix(self.result_sigma_chain(a, {}, {}), self.result_sigma_chain(b, {}, {}))
+        return common[0] if common else None
+
+    def division_checked_by(self, o: int) -> int | None:
+        """A division by the value zero-check ``o`` checks that the method needs, not computed yet, whose
+        dividend can be computed here: the emitter writes it in place of the check (javac's own shape)."""
+        for rv in self.users.get(o, ()):
+            if self.nodes[rv].op != "rho_value":
+                continue
+            for d in self.users.get(rv, ()):
+                dn = self.nodes[d]
+                if dn.op in THROWING_DIVISIONS and dn.children[1] == rv and \
+                        self.lookup(d) is None and self.available(dn.children[0]):
+                    return d
+        return None
