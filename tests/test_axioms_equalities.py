@@ -15,10 +15,11 @@ RULES = default_rules().active()
 LIMITS = Limits(max_nodes=20_000, time_limit_s=10, max_iterations=40)
 
 
-def saturate(peg: PEG, roots: list[int]) -> tuple[EPeg, dict[int, int]]:
+def saturate(peg: PEG, roots: list[int], rules: list | None = None) -> tuple[EPeg, dict[int, int]]:
+    """Saturate ``peg`` (its ``roots`` kept) with ``rules`` (default: the shipped default rules); it must saturate."""
     eg = EPeg()
     m = eg.add_peg(peg, roots=roots)
-    rep = Runner(RULES, LIMITS).run(eg)
+    rep = Runner(RULES if rules is None else rules, LIMITS).run(eg)
     assert rep.stop_reason is StopReason.SATURATED, rep
     assert eg.conflicts == [], eg.conflicts
     eg.check_invariants()

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import keep_every_rewrite, validate_rows
 from test_axioms_equalities import LIMITS, ci, peg_with
+from test_axioms_equalities import saturate as saturate_with
 
-from peggy_jvm.egraph import Runner, StopReason
+from peggy_jvm.egraph import Runner
 from peggy_jvm.epeg import EPeg
 from peggy_jvm.ir.nodes import INT
 from peggy_jvm.peg.graph import PEG
@@ -33,12 +34,7 @@ RULES = default_rules().enable("peg.loop.strength.varying", "peg.distrib.phi.con
 
 
 def saturate(peg: PEG, roots: list[int]) -> tuple[EPeg, dict[int, int]]:
-    eg = EPeg()
-    m = eg.add_peg(peg, roots=roots)
-    rep = Runner(RULES, LIMITS).run(eg)
-    assert rep.stop_reason is StopReason.SATURATED, rep
-    assert eg.conflicts == [], eg.conflicts
-    return eg, m
+    return saturate_with(peg, roots, RULES)
 
 
 def _stepped(peg: PEG, loop: int, zero: int, step: int, add: str = "add.i") -> int:
