@@ -198,3 +198,40 @@ def test_suspects_are_measured_again_and_their_median_reported() -> None:
     once = {k.name: br.KernelRow(k.name, k.n, k.opportunities) for k in kernels}
     br.measure(once, kernels, (xint,), 1, run)  # --remeasure 1 (and --quick): the first run stands
     assert len(calls) == 1 and once["noisy"].ratio["xint"] == 1.195
+
+
+def test_a_runs_ratio_is_against_both_copies_of_the_original() -> None:
+    """``run_ratio``: B's median over the geometric mean of A's and C's (the original loaded twice); without the
+    control, the harness's B/A."""
+    br = _bench_runtime()
+    both = {"orig_ns": "1000", "opt_ns": "1050", "ctl_ns": "1210", "ratio": "1.0500", "control": "1.2100"}
+    assert br.run_ratio(both) == pytest.approx(1050 / 1100)
+    assert br.run_ratio({"orig_ns": "1000", "opt_ns": "1050", "ratio": "1.0500"}) == 1.05
+
+
+def test_a_ratio_over_the_goal_within_its_A_A_is_noise_and_beyond_it_fails() -> None:
+    """The "no kernel slower than" goal: a kernel at 1.03 whose identical-code control was 1.04 off is named as
+    noise and the goal is met; at 1.03 with a control of 1.01 (or none) it fails; the worst reported is the worst
+    kernel beyond noise."""
+    br = _bench_runtime()
+    xint = br.Mode("xint", ("-Xint",), 2, 41, 1000)
+    goal = f"-Xint: no kernel slower than {br.XINT_WORST}x"
+
+    def row(name: str, ratio: float, control: float | None) -> object:
+        r = br.KernelRow(name, 10, "I")
+        r.ratio["xint"] = ratio
+        if control is not None:
+            r.control["xint"] = control
+        return r
+
+    def verdict(*rows) -> tuple[bool, str]:
+        return next((ok, d) for g, ok, d in br.summary(list(rows), (xint,))["goals"] if g == goal)
+
+    ok, detail = verdict(row("fine", 0.95, 1.0), row("crc", 1.03, 1.04))
+    assert ok and "noise: crc 1.030, A/A 1.040" in detail and detail.startswith("worst fine 0.950"), detail
+    ok, detail = verdict(row("fine", 0.95, 1.0), row("crc", 1.03, 0.96))  # as far the other way: noise too
+    assert ok, detail
+    ok, detail = verdict(row("fine", 0.95, 1.0), row("crc", 1.03, 1.01))
+    assert not ok and detail.startswith("worst crc 1.030, A/A 1.010"), detail
+    ok, detail = verdict(row("crc", 1.03, None))
+    assert not ok, detail
