@@ -23,7 +23,10 @@ What it owns (the kernels, the harness's modes and its run are ``tests/support/b
       ``JIT_WORST``), or whose A/A is as far from 1, is run again ``REMEASURE_RUNS - 1`` times (fresh JVMs,
       twice the samples: more alternating rounds) before the table is printed, and the median of all its runs
       (the first included) is reported, each run listed under the table. A slowdown that reproduces stays a
-      slowdown (two runs of three above the goal keep the median above it); a FAIL then means a real one.
+      slowdown (two runs of three above the goal keep the median above it).
+    * Noise, named (:func:`within_noise`): a kernel still over its goal whose ratio is no farther above 1 than its
+      A/A is from 1 is listed as noise in the goal's line, and the goal is met; one beyond its A/A fails it, so
+      a FAIL means a slowdown identical code did not show in the same runs.
     * The jar part (slow: optimizing commons-lang3 takes minutes; ``--kernels-only`` skips it): per corpus jar
       (``scripts/fetch_corpus.sh``), ``optimize`` of the whole jar, ProGuard's intra-method output
       (``proguard.proguard_intra``), the methods rewritten and their predicted gain (the JSON report's
@@ -157,6 +160,7 @@ def suspects(rows: dict[str, KernelRow], mode: str, kernels: tuple[Kernel, ...])
     worst = WORST.get(mode)
     if worst is None:
         return ()
+
     def out(r: KernelRow) -> bool:
         ratio, control = r.ratio[mode], r.control.get(mode, 1.0)
         return ratio > worst or not 1 / worst <= control <= worst
