@@ -23,6 +23,7 @@ from support import fixture_build
 from support.fullstage import listing
 import peggy_jvm.pipeline as pipeline
 from peggy_jvm.budget import DEFAULT_WORK_BUDGET
+from peggy_jvm.codecost import Goal
 from peggy_jvm.classfile.bytecode import decode
 from peggy_jvm.classfile.hierarchy import ClassHierarchy
 from peggy_jvm.classfile.model import Attribute, ClassFile, MethodInfo
@@ -35,7 +36,7 @@ from peggy_jvm.validate.selfcheck import prove_rewrite
 
 CLASS = "InfiniteLoops"
 #: the methods whose loop never exits, or exits only by a return or throw from inside it
-REWRITTEN = ("serve", "serveFolded", "fill", "nested", "maybeServe", "untilReturn", "untilThrow")
+REWRITTEN = ("serve", "serveFolded", "fill", "nested", "maybeServe", "enter", "untilReturn", "untilThrow")
 INTS = [-2**31, -3, 0, 2, 46341, 2**31 - 1]
 
 
@@ -110,8 +111,8 @@ def test_folding_inside_a_loop_without_exit(optimized, java_home):
 
 def test_invariants_leave_nested_and_value_returning_loops(optimized, java_home):
     """``fill`` (returns an int, never by its loop): ``(k << 2) * k`` before the loop, no multiplication in it.
-    ``nested``: ``k * k`` before the outer loop that never exits, none inside either loop. ``maybeServe``: the
-    loop on one arm, strength-reduced there. ``untilThrow``: ``i * 12`` stepped by 12, ``c + k * k`` before the
+    ``nested``: ``k * k`` before the outer loop that never exits, none inside either loop. ``maybeServe``,
+    ``enter``: the loop on one arm (of a loop that ends, for ``enter``), ``k * k`` before it, no multiplication in it. ``untilThrow``: ``i * 12`` stepped by 12, ``c + k * k`` before the
     loop."""
     _orig, out, _rows = optimized
     fill = _code(java_home, out, "fill")
@@ -121,8 +122,9 @@ def test_invariants_leave_nested_and_value_returning_loops(optimized, java_home)
     assert len(_loops(nested)) == 2, nested
     assert [off for off, op, _r in nested if op == "imul"] and \
         all(off < outer for off, op, _r in nested if op == "imul"), nested
-    maybe = _code(java_home, out, "maybeServe")
-    assert len(_loops(maybe)) == 1 and "imul" not in _ops(_inside(maybe)), maybe
+    for name in ("maybeServe", "enter"):
+        code = _code(java_home, out, name)
+        assert "imul" not in _ops(_inside(code)) and _ops(code).count("imul") == 1, (name, code)
     until = _code(java_home, out, "untilThrow")
     assert "imul" not in _ops(_inside(until)) and 12 in _steps(_inside(until)), until
 
@@ -133,6 +135,7 @@ def _calls() -> list[dt.Call]:
     calls += [dt.Call(c, "observeServeFolded", "(I)Ljava/lang/String;", (k,)) for k in INTS]
     calls += [dt.Call(c, "observeNested", "(II)Ljava/lang/String;", (n, k)) for n in (-1, 0, 3) for k in INTS]
     calls += [dt.Call(c, "observeMaybeServe", "(I)Ljava/lang/String;", (k,)) for k in INTS]
+    calls += [dt.Call(c, "observeEnter", "(II)Ljava/lang/String;", (n, k)) for n in (0, 2, 9) for k in (-1, 0, 1, 3)]
     calls += [dt.Call(c, "observeFill", "([II)Ljava/lang/String;", (a, k))
               for a in (None, [], [5], [1, 2, 3, 4]) for k in (-1, 0, 7)]
     # (inputs on which they end soon: with c = MAX_VALUE neither would)
@@ -152,6 +155,19 @@ def test_rewritten_methods_behave_like_the_originals(optimized, java_home):
     assert result.compared == len(calls)
     spins = dt.run_jvm(out, [dt.Call(CLASS, "spinsFor", "(II)Z", (3, 300))], java_home=java_home)
     assert (spins[0].kind, spins[0].value) == ("RET", "1"), spins  # true: still running
+
+
+def test_a_loop_without_effects_is_its_jump_alone(optimized, java_home, tmp_path):
+    """``spin`` computes nothing anyone sees and never ends: the full stage for size (the round trip, proved by
+    the self-check) leaves the loop and nothing else, which still spins on the JVM."""
+    orig, _out, _rows = optimized
+    small = tmp_path / "size"
+    _, report = optimize_input(orig / f"{CLASS}.class", small / f"{CLASS}.class", Stage.FULL, goal=Goal.SIZE)
+    row = next(m for m in report.methods if m.name == "spin")
+    assert row.status == "rewritten", row.reason
+    assert [(op, rest) for _o, op, rest in _code(java_home, small, "spin")] == [("goto", "0")]
+    spins = dt.run_jvm(small, [dt.Call(CLASS, "spinsFor", "(II)Z", (5, 300))], java_home=java_home)
+    assert (spins[0].kind, spins[0].value) == ("RET", "1"), spins
 
 
 def test_validate_proves_the_rewritten_methods(optimized):
