@@ -4,8 +4,9 @@
     python3 scripts/build_fixtures.py [--force]
 
 The command line of ``tests/support/fixture_build.py`` (which owns the trees, their staleness check and the
-build): builds ``fixtures/classes/release17``, ``release8``, ``old``, ``pairs`` and ``loops`` when stale (``--force``:
-always) and prints one line saying what it did. A missing or failing javac is one line on stderr and exit 1.
+build): builds ``fixtures/classes/release17``, ``release8``, ``old``, ``pairs`` and ``loops`` when stale
+(``--force``: always) and prints one line saying what it did. A missing or failing javac is one line on stderr
+and exit 1.
 """
 
 from __future__ import annotations
