@@ -81,8 +81,9 @@ def _steps(rows: list[tuple[int, str, str]]) -> list[int]:
 
 
 def test_loops_without_exit_are_rewritten_and_proved(optimized):
-    """Before, every extraction of a loop that never exits was refused ("pass[1] is not on the sigma chain");
-    now each of these is rewritten, which with the self-check on means proved."""
+    """Before, every extraction of a loop that never exits was refused ("pass[1] is not on the sigma chain"):
+    the first six stayed unchanged (the last two, left by a return or throw, were rewritten already). Now each is
+    rewritten, which with the self-check on means proved."""
     _orig, _out, rows = optimized
     for name in REWRITTEN:
         assert rows[name].status == "rewritten", (name, rows[name].reason)
@@ -106,8 +107,9 @@ def test_folding_inside_a_loop_without_exit(optimized, java_home):
     """``serveFolded``: ``i * 1 + 0 * k`` is ``i``: the loop is the call, the step and the jump back."""
     _orig, out, _rows = optimized
     after = _code(java_home, out, "serveFolded")
-    assert _ops(_inside(after)) == ["iload_1", "invokestatic", "iinc", "goto"], after
-    assert _ops(after)[:2] == ["iconst_0", "istore_1"], after
+    assert [op.split("_")[0] for op in _ops(_inside(after))] == ["iload", "invokestatic", "iinc", "goto"], after
+    assert [op.split("_")[0] for op in _ops(after)] == ["iconst", "istore", "iload", "invokestatic", "iinc",
+                                                         "goto"], after
 
 
 def test_invariants_leave_nested_and_value_returning_loops(optimized, java_home):
