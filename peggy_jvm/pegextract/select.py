@@ -88,16 +88,18 @@ class ExtractReport:
 
 
 def loops_on_sigma(peg: PEG) -> list[str]:
-    """Every loop (``pass`` node) the root reaches must be read by an ``eval`` of a sigma, as in every PEG the
-    builder makes (each loop threads the heap), or be a pure loop (:func:`peggy_jvm.peg.loops.pure_loops`:
-    no effect, and its break condition provably becomes true), which the reverter computes where its values are
-    wanted. Dead-loop deletion makes the latter; any other loop off the sigma chain could hide a
-    non-termination the method must keep, so such a PEG is refused (problems as strings)."""
+    """Every loop (``pass`` node) the root reaches must be read by an ``eval`` of a sigma or of a method result,
+    as in every PEG the builder makes (each loop threads the heap; a loop that never exits is read only by the
+    ``eval`` of the ``return`` its virtual exit builds inside it, whose heap is the iteration's: see
+    :mod:`peggy_jvm.peg.build`), or be a pure loop (:func:`peggy_jvm.peg.loops.pure_loops`: no effect, and its
+    break condition provably becomes true), which the reverter computes where its values are wanted. Dead-loop
+    deletion makes the latter; any other loop off the sigma chain could hide a non-termination the method must
+    keep, so such a PEG is refused (problems as strings)."""
     reached = peg.reachable()
     kinds = _kinds(peg)
     passes = {n for n in reached if peg.nodes[n].op == "pass"}
     on_sigma = {peg.nodes[n].children[1] for n in reached
-                if peg.nodes[n].op == "eval" and kinds[peg.nodes[n].children[0]] is T.SIGMA}
+                if peg.nodes[n].op == "eval" and kinds[peg.nodes[n].children[0]] in (T.SIGMA, T.RESULT)}
     off = passes - on_sigma
     if off:
         off -= pure_loops(peg)
