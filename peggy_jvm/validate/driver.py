@@ -129,6 +129,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                 interfaces = _interface_params(pair, orig.hierarchy)
                 shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
                 why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
+                if pair.opt_receiver is not None:  # the harness calls a method its class declares
+                    why_not = f"not searched: OPT's {pair.opt_receiver.name} inherits it from {pair.opt_class.name}"
                 if why_not is not None:
                     row.reason += f"; {why_not}"
                 elif proof.orig_ir is None or proof.opt_ir is None:

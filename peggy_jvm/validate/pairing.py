@@ -13,6 +13,14 @@ What this module owns
       sites of two paired methods, site by site in code order, are paired too (:func:`_site_renames`; then the
       lambdas' own sites, so nested lambdas pair as well); an enum's array of its constants (javac ``$VALUES``,
       ecj ``ENUM$VALUES``) is the one synthetic static field of the enum's array type (:func:`_enum_array_rename`).
+    * A bridge one side declares and the other inherits (javac emits ``compareTo(Object)`` into a final nested
+      subclass of a ``Comparable`` class, ``invokespecial`` of the superclass's ``compareTo(T)``; ecj emits none
+      there, so the class inherits its superclass's bridge): ORIG's bridge is paired with the method OPT's class
+      runs for that name and descriptor, found up its superclasses (:func:`_inherited`), and the pair says so
+      (``MethodPair.opt_receiver``). It is what each side runs on a receiver of that class, so proving the two
+      equal on such a receiver is what a call that may reach the bridge needs; only methods flagged
+      ``ACC_BRIDGE | ACC_SYNTHETIC`` are paired so (any other method one side lacks stays unpaired and blocks
+      its callers).
 
 Inputs: two paths (a .class, a .jar or a directory each), the class map and the member renames. Outputs:
 :class:`MethodPair` list plus the unpaired list. Errors: :class:`~peggy_jvm.archive.InputError` naming the file
@@ -66,6 +74,9 @@ class MethodPair:
     opt_class: ClassFile
     orig: MethodInfo
     opt: MethodInfo
+    #: OPT's class whose instances run ``opt``, inherited from ``opt_class`` (a bridge ORIG declares and OPT's
+    #: class inherits); None: ``opt_class`` itself declares it
+    opt_receiver: ClassFile | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -196,6 +207,9 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
             key = (members.get((old_name, m.name), m.name), rename_descriptor(m.descriptor, class_map))
             seen.add(key)
             n = opt_methods.get(key)
+            if n is None and (inherited := _inherited_bridge(m, ncf, key, opt.classes)) is not None:
+                result.pairs.append(MethodPair(ocf, inherited[0], m, inherited[1], opt_receiver=ncf))
+                continue
             if n is None:
                 result.unpaired.append(f"only in ORIG: method {old_name}.{m.name}{m.descriptor}")
                 continue
@@ -210,6 +224,32 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
         if new_name not in targets:
             result.unpaired.append(f"only in OPT: class {new_name}")
     return result
+
+
+BRIDGE = Access.VOLATILE | Access.SYNTHETIC  # ACC_BRIDGE shares ACC_VOLATILE's bit (JVMS 4.6)
+#: the flags a bridge and the method it is paired with must agree on (how it is found by callers, and dispatched)
+_DISPATCH = Access.PUBLIC | Access.PROTECTED | Access.PRIVATE | Access.STATIC
+
+
+def _inherited_bridge(m: MethodInfo, ncf: ClassFile, key: tuple[str, str],
+                      classes: dict[str, ClassFile]) -> tuple[ClassFile, MethodInfo] | None:
+    """For ORIG's bridge ``m`` that OPT's ``ncf`` does not declare: the class and method a receiver of ``ncf``
+    runs for ``key`` (name, descriptor in OPT's names), the first declaration up ``ncf``'s superclasses, all of
+    them in the input; None when ``m`` is no instance bridge with code or that method is not found so (a class
+    outside the input, an interface's default method) or is not dispatched alike (other access or ``static``)
+    or has no code."""
+    if m.access & BRIDGE != BRIDGE or m.is_static or m.code_attribute() is None:
+        return None
+    name = ncf.super_name
+    while name is not None and name in classes:
+        cf = classes[name]
+        found = next((x for x in cf.methods if (x.name, x.descriptor) == key), None)
+        if found is not None:
+            if found.access & _DISPATCH != m.access & _DISPATCH or found.code_attribute() is None:
+                return None
+            return cf, found
+        name = cf.super_name
+    return None
 
 
 def bootstrap_handles(cf: ClassFile, k: int) -> list[MethodRef]:
