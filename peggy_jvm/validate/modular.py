@@ -295,6 +295,10 @@ class CallView:
             return renamed
         return replace(renamed, name=renamed.name + UNPROVED)
 
+    def field(self, ref: FieldRef) -> FieldRef:
+        """ORIG's field reference in OPT's names (``--map``, member renames)."""
+        return self._field(ref)
+
     def _field(self, ref: FieldRef) -> FieldRef:
         cmap = self.program.class_map
         return FieldRef(rename_class(ref.owner, cmap), self.program.members.get((ref.owner, ref.name), ref.name),
