@@ -105,12 +105,14 @@ def exact_array_fields(cf: ClassFile) -> frozenset[tuple[str, str]]:
                 continue
             ref = cf.pool.member_ref(insn.arg)
             key = (ref.name, ref.descriptor)
-            if ref.owner != cf.name or key not in fields:
+            if key not in fields:
                 continue
             start = _fresh_array_at(cf, insns[k], at, entries)
-            if start is None or _array_class(cf, insns[k][start]) != ref.descriptor:
-                if not _helper_call(cf, insns[k], at, entries, helpers, ref.descriptor):
-                    fields.discard(key)
+            fresh = start is not None and _array_class(cf, insns[k][start]) == ref.descriptor \
+                or _helper_call(cf, insns[k], at, entries, helpers, ref.descriptor)
+            # a store named through another class (a subclass's name resolves to this field too) is not judged
+            if ref.owner != cf.name or not fresh:
+                fields.discard(key)
     return frozenset(fields)
 
 

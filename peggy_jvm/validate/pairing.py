@@ -16,7 +16,7 @@ What this module owns
     * A bridge one side declares and the other inherits (javac emits ``compareTo(Object)`` into a final nested
       subclass of a ``Comparable`` class, ``invokespecial`` of the superclass's ``compareTo(T)``; ecj emits none
       there, so the class inherits its superclass's bridge): ORIG's bridge is paired with the method OPT's class
-      runs for that name and descriptor, found up its superclasses (:func:`_inherited`), and the pair says so
+      runs for that name and descriptor, found up its superclasses (:func:`_inherited_bridge`), and the pair says so
       (``MethodPair.opt_receiver``). It is what each side runs on a receiver of that class, so proving the two
       equal on such a receiver is what a call that may reach the bridge needs; only methods flagged
       ``ACC_BRIDGE | ACC_SYNTHETIC`` are paired so (any other method one side lacks stays unpaired and blocks

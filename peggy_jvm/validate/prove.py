@@ -160,7 +160,11 @@ def _final_on_both(orig_h: ClassHierarchy, opt_h: ClassHierarchy) -> Callable[[s
 
 def _exact_fields_on_both(pair: MethodPair, view: OrigView | None) -> Callable[[FieldRef], bool]:
     """Static field (OPT's names) -> it holds arrays of exactly its type in both versions (rules/arrays.py
-    ``exact_array_fields``; the fields of the pair's own classes, ORIG's read through the view's renames)."""
+    ``exact_array_fields``; the fields of the pair's own classes, ORIG's read through the view's renames). None
+    in the optimizer's self-check, whose one class stands for both versions while its ``<clinit>`` may be
+    rewritten too."""
+    if pair.opt_class is pair.orig_class:
+        return lambda _f: False
     rename = getattr(view, "field", lambda f: f)
     orig = {rename(FieldRef(pair.orig_class.name, n, d)) for n, d in exact_array_fields(pair.orig_class)}
     opt = {FieldRef(pair.opt_class.name, n, d) for n, d in exact_array_fields(pair.opt_class)}
