@@ -28,7 +28,9 @@ Inputs: two paths (a .class, a .jar or a directory each), the class map and the 
 
 Invariants
     * Classes pair by internal name after the map is applied to ORIG's names; methods by name + descriptor (with
-      the map applied to ORIG's descriptors: ``Old make()`` pairs with ``New make()``).
+      the map applied to ORIG's descriptors: ``Old make()`` pairs with ``New make()``); the one exception, an
+      ORIG bridge OPT's class inherits, pairs with a method of OPT's superclass and says which class inherits it
+      (``opt_receiver``): its key is still ORIG's class, name and descriptor.
     * A member rename (given or derived) is only which methods are compared: a wrong one is a pair that is not
       proved (the lambda with another body), never an assumption. A derived one is taken only when both names are
       free (the ORIG name absent from OPT's class, the OPT name absent from ORIG's), both methods synthetic, of
