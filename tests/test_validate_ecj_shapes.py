@@ -6,8 +6,8 @@ validate/pairing.py; the copy is rules/arrays.py's) and the null check of a meth
 branch to ``0``/``1``, ecj ``ixor``: axioms/java-compilers.ax), and a concatenation with an operand read under an
 operator between two appends (rules/strings.py ``_rebase``), and javac's bridge in a final nested subclass of a
 ``Comparable`` class, which ecj does not emit (the class inherits its superclass's bridge: validate/pairing.py pairs
-the two, validate/modular.py reads javac's ``invokespecial`` as the ``invokevirtual`` it runs); the last four each
-with a mutant that must not be proved."""
+the two, validate/modular.py reads javac's ``invokespecial`` as the ``invokevirtual`` it runs; javac as ORIG and as
+OPT); the last four each with a mutant that must not be proved."""
 from __future__ import annotations
 
 import subprocess
@@ -165,37 +165,41 @@ BRIDGE_KEY = ("Box$Empty", "compareTo(Ljava/lang/Object;)I")
 CMP_KEY = ("Box", "cmp(Ljava/lang/Comparable;Ljava/lang/Object;)I")
 
 
-def test_bridge_one_compiler_emits_and_the_other_inherits(compilers, tmp_path):
-    orig, opt = _build(compilers, BRIDGE, "Box.java", tmp_path)
-    assert "compareTo" not in {m.name for m in read_class((opt / "Box$Empty.class").read_bytes()).methods}
-    rows, unpaired = _methods(orig, opt)
+@pytest.mark.parametrize("javac_side", ["ORIG", "OPT"])
+def test_bridge_one_compiler_emits_and_the_other_inherits(compilers, tmp_path, javac_side):
+    javac, ecj = _build(compilers, BRIDGE, "Box.java", tmp_path)
+    assert "compareTo" not in {m.name for m in read_class((ecj / "Box$Empty.class").read_bytes()).methods}
+    rows, unpaired = _methods(*((javac, ecj) if javac_side == "ORIG" else (ecj, javac)))
     assert unpaired == [], unpaired
     for key in (BRIDGE_KEY, CMP_KEY):
         assert rows[key].verdict.value == "equivalent", (key, rows[key].reason)
 
 
-def test_bridge_against_another_inherited_method_is_not_proved(compilers, tmp_path):
-    orig = _compile(compilers, "javac", BRIDGE, "Box.java", tmp_path / "javac")
-    opt = _compile(compilers, "ecj", BRIDGE_MUTANT, "Box.java", tmp_path / "ecj")
-    rows, _ = _methods(orig, opt)
+@pytest.mark.parametrize("javac_side", ["ORIG", "OPT"])
+def test_bridge_against_another_inherited_method_is_not_proved(compilers, tmp_path, javac_side):
+    javac = _compile(compilers, "javac", BRIDGE, "Box.java", tmp_path / "javac")
+    ecj = _compile(compilers, "ecj", BRIDGE_MUTANT, "Box.java", tmp_path / "ecj")
+    rows, _ = _methods(*((javac, ecj) if javac_side == "ORIG" else (ecj, javac)))
     # javac's bridge of Empty pairs with the compareTo(Object) the mutant's Empty inherits: another method
     for key in (BRIDGE_KEY, CMP_KEY):
         assert rows[key].verdict.value != "equivalent", (key, rows[key].reason)
 
 
+@pytest.mark.parametrize("javac_side", ["ORIG", "OPT"])
 @pytest.mark.parametrize("patch", ["not final", "not a bridge"])
-def test_bridge_pairing_and_reading_need_their_conditions(compilers, tmp_path, patch):
-    orig, opt = _build(compilers, BRIDGE, "Box.java", tmp_path)
+def test_bridge_pairing_and_reading_need_their_conditions(compilers, tmp_path, patch, javac_side):
+    javac, ecj = _build(compilers, BRIDGE, "Box.java", tmp_path)
     if patch == "not final":
         # a subclass of Empty that overrides compareTo(Box) would run Box's through javac's invokespecial and
         # its own through the inherited bridge's invokevirtual: the reading as invokevirtual needs a final class
-        _patch_access(orig / "Box$Empty.class", cls=Access.FINAL)
+        _patch_access(javac / "Box$Empty.class", cls=Access.FINAL)
     else:
-        # a method OPT's class lacks that is not a bridge is no pair: a call that may reach it stays apart
-        _patch_access(orig / "Box$Empty.class", method=(BRIDGE_KEY[1], Access.VOLATILE))  # ACC_BRIDGE's bit
-    rows, unpaired = _methods(orig, opt)
+        # a method one side's class lacks that is not a bridge is no pair: a call that may reach it stays apart
+        _patch_access(javac / "Box$Empty.class", method=(BRIDGE_KEY[1], Access.VOLATILE))  # ACC_BRIDGE's bit
+    rows, unpaired = _methods(*((javac, ecj) if javac_side == "ORIG" else (ecj, javac)))
     assert rows[CMP_KEY].verdict.value != "equivalent", rows[CMP_KEY].reason
     if patch == "not final":
         assert rows[BRIDGE_KEY].verdict.value != "equivalent", rows[BRIDGE_KEY].reason
     else:
-        assert BRIDGE_KEY not in rows and "only in ORIG: method Box$Empty.compareTo(Ljava/lang/Object;)I" in unpaired
+        assert BRIDGE_KEY not in rows
+        assert f"only in {javac_side}: method Box$Empty.compareTo(Ljava/lang/Object;)I" in unpaired, unpaired

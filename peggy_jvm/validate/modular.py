@@ -15,7 +15,7 @@ What this module owns
       operators and nothing about the callee is assumed. One call is read as another that runs the same method:
       ``invokespecial`` of a superclass's method on ``this`` of a final class that does not declare it (javac's
       bridge in a final subclass) is ``invokevirtual`` of it (:meth:`_Side.super_call_is_virtual`): both select
-      the first declaration above the class.
+      the first declaration above the class. ORIG's are read so in the view, OPT's by :meth:`CallView.opt`.
 
 Inputs: the pairing, both sides, the class map and member renames, the set of assumed pair keys. Outputs: an
 order of pair indexes; a PEG -> PEG function for ORIG.
@@ -136,6 +136,15 @@ def _declared(cf: ClassFile, ref: MethodRef):
     return next((m for m in cf.methods if m.name == ref.name and m.descriptor == ref.descriptor), None)
 
 
+def _exact_super_call(side: _Side, peg: PEG, n: Node) -> bool:
+    """``invokespecial`` on ``this`` that runs what ``invokevirtual`` would (:meth:`_Side.super_call_is_virtual`;
+    the PEG is that side's, in its own names)."""
+    if n.op != "invoke.special" or peg.is_static or len(n.children) < 2 or not isinstance(n.attr, MethodRef):
+        return False
+    receiver = peg.nodes[n.children[1]]
+    return receiver.op == "param" and receiver.attr == 0 and side.super_call_is_virtual(peg.class_name, n.attr)
+
+
 class Program:
     """The input's own methods on both sides, for deciding which calls may be read as one."""
 
@@ -230,7 +239,7 @@ class CallView:
                   peg.synchronized, root=peg.root, param_types=[self._type(t) for t in peg.param_types],
                   origins=dict(peg.origins), locals=dict(peg.locals))
         for n in peg.nodes:
-            op = "invoke.virtual" if self._exact_super_call(peg, n) else n.op
+            op = "invoke.virtual" if _exact_super_call(self.program.orig, peg, n) else n.op
             out.nodes.append(Node(op, self._attr(op, n.attr), n.children))
         for i, n in enumerate(out.nodes):
             if n.op != "theta":
@@ -238,14 +247,20 @@ class CallView:
         out.sealed = peg.sealed
         return out
 
-    def _exact_super_call(self, peg: PEG, n: Node) -> bool:
-        """``invokespecial`` on ``this`` that runs what ``invokevirtual`` would (:meth:`_Side.super_call_is_virtual`;
-        the PEG is ORIG's, in ORIG's names)."""
-        if n.op != "invoke.special" or peg.is_static or len(n.children) < 2 or not isinstance(n.attr, MethodRef):
-            return False
-        receiver = peg.nodes[n.children[1]]
-        return receiver.op == "param" and receiver.attr == 0 and \
-            self.program.orig.super_call_is_virtual(peg.class_name, n.attr)
+    def opt(self, peg: PEG) -> PEG:
+        """OPT's PEG with its ``invokespecial`` calls that run what ``invokevirtual`` would read so, as ORIG's are
+        (:func:`_exact_super_call`); the PEG itself when there is none."""
+        special = [i for i, n in enumerate(peg.nodes) if _exact_super_call(self.program.opt, peg, n)]
+        if not special:
+            return peg
+        out = PEG(peg.name, peg.class_name, peg.is_static, peg.synchronized, root=peg.root,
+                  param_types=list(peg.param_types), origins=dict(peg.origins), locals=dict(peg.locals))
+        out.nodes = [Node("invoke.virtual", n.attr, n.children) if i in special else n for i, n in enumerate(peg.nodes)]
+        for i, n in enumerate(out.nodes):
+            if n.op != "theta":
+                out._index.setdefault(n, i)
+        out.sealed = peg.sealed
+        return out
 
     def unassumed(self, pair: MethodPair) -> dict[str, set[Key]]:
         """The methods of the input that ORIG's method calls (by its bytecode) and that are not assumed, as

@@ -194,6 +194,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         pa, pb = build_peg(a), build_peg(b)
         if view is not None:
             pa = view(pa)
+            pb = getattr(view, "opt", lambda peg: peg)(pb)  # OPT's calls read as ORIG's are (validate/modular.py)
     except PegUnsupported as e:
         return ProofResult(False, f"no PEG: {e}", orig_ir=a, opt_ir=b)
     except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
