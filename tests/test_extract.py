@@ -507,6 +507,25 @@ def test_neighbourhood_search_alone_reaches_the_optimum() -> None:
     assert by_lns >= 2
 
 
+def test_neighbourhood_search_stops_once_every_seed_is_refused() -> None:
+    """A neighbourhood whose fixed part the hard clauses refuse changes nothing but the seed: once every seed
+    of the incumbent has been refused in a row, the rounds would only repeat until the work is spent (guava's
+    ``Interners$InternerImpl.intern``: 239 122 refused rounds, 60 s, where the shrunk problem held nothing below
+    the incumbent). The search stops there, with the incumbent, having spent next to none of its work."""
+    p = max2sat_problem(80, 300, seed=3)
+    weights = integer_costs(p)
+    enc = encode(shrink(p, weight=weights[0]), weights=weights)
+    enc.wcnf.hard.extend([[1], [-1]])  # nothing below the incumbent: every propagation conflicts
+    incumbent = evaluate_selection(p, greedy_extract(p).selection).reached_nodes(greedy_extract(p).selection)
+    candidates = [maxsat._Candidate(enc.objective(n for n in incumbent if n in enc.var), incumbent, "greedy")]
+    notes: list[str] = []
+    work = 1_000_000
+    proof, spent = maxsat._lns(p, enc, None, 100, work, [], candidates, notes)
+    assert proof is None and len(candidates) == 1
+    assert notes == ["lns: 0 rounds, 0 improving, then every seed's neighbourhood refused by the hard clauses"]
+    assert spent < work // 10  # the rounds used to go on until ``work`` was spent
+
+
 # ============================================================================================ the hook
 
 def test_checker_forbidding_a_node_blocks_and_resolves() -> None:

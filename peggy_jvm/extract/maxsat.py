@@ -716,6 +716,10 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
     round_no = 0
     seed_at = 0
     improved = 0
+    # seeds tried in a row whose fixed part the hard clauses refuse: such a round changes nothing but the seed,
+    # so once every seed has failed in a row the rounds only repeat (until the work is spent: seconds of CPU,
+    # each failed round being charged only its literals)
+    refused = 0
     while spent < work:
         chosen = {p.nodes[n].eclass: n for n in best.nodes if n in enc.var}
         seeds = [c for c in (problem.nodes[n].eclass for n in best.nodes) if c in p.classes] or list(p.roots)
@@ -734,10 +738,14 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
         ok, implied = propagator.propagate(assumptions=fixed_lits)
         spent += len(fixed_lits) + len(implied)
         if not ok:  # this neighbourhood cannot hold the fixed part: try the next seed
-            if whole:
-                break
+            refused += 1
+            if whole or refused >= len(seeds):
+                notes.append(f"lns: {round_no} rounds, {improved} improving, then every seed's neighbourhood "
+                             f"refused by the hard clauses")
+                return None, spent
             seed_at += 1
             continue
+        refused = 0
         value = {abs(lit): lit > 0 for lit in implied}
         # fixed literals' soft clauses leave the formula (their weight goes to the offset when violated):
         # otherwise RC2 would find each of them a unit core, one oracle call apiece
