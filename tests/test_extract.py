@@ -553,6 +553,32 @@ def test_checker_forbidding_a_node_blocks_and_resolves() -> None:
     assert result.greedy_cost is None
 
 
+def test_a_checker_done_for_good_ends_the_search_with_the_same_result() -> None:
+    """A checker whose budget is for the whole search raises a final OutOfWork: nothing can be accepted after
+    it, so no later configuration or neighbourhood round could add a candidate or a proof. The search ends
+    there with the result it would have reached by asking on (and being refused) until its own work ran out."""
+    p = max2sat_problem(80, 700, seed=1)
+
+    def counting(final: bool):
+        calls: list[int] = []
+
+        def checker(problem: ExtractionProblem, selection: Selection):
+            calls.append(1)
+            if len(calls) > 3:
+                raise maxsat.OutOfWork("spent", final=final)
+            return []
+        return checker, calls
+
+    on, asked_on = counting(final=False)
+    done, asked_done = counting(final=True)
+    plain, ended = solve(p, work=100_000, checker=on), solve(p, work=100_000, checker=done)
+    assert (ended.selection, ended.cost, ended.status, ended.lower_bound, ended.source) == \
+           (plain.selection, plain.cost, plain.status, plain.lower_bound, plain.source)
+    assert len(asked_done) == 4 <= len(asked_on)
+    assert ended.extra_work < plain.extra_work  # the neighbourhood rounds after the refusal are not run
+    assert ended.notes[-1].endswith("then the checker accepted nothing more"), ended.notes
+
+
 def test_checker_blocking_inside_the_worker(tmp_path: Path) -> None:
     # Greedy (tree costs 3.5 < 3.75) picks the leaves A2 and B2 (7); the solver's first optimum shares X
     # (A1 + B1 + X = 4.75), which the checker forbids: the worker must add the blocking clause, call RC2
