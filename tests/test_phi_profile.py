@@ -241,44 +241,6 @@ def test_checker_answers_a_selection_asked_again_at_the_same_price(monkeypatch):
         checker(pp.problem, sel)
 
 
-def test_checker_stops_after_new_candidates_refused_in_a_row_for_one_effect(monkeypatch):
-    """Where a violation's explanation misses its cause, each block cuts one candidate and the next one fails
-    the same way (guava's TreeMultiset.count: 20 candidates in a row, all for one effect, until the checker's
-    budget ran out). After ``same_cause`` new candidates in a row refused for the phi-profiles of one effect
-    class the checker accepts nothing more (a final OutOfWork); another cause in between starts the count
-    again, and repeated questions (answered from the first time) do not count."""
-    from peggy_jvm.epeg import EPeg
-    from peggy_jvm.extract import maxsat
-    from peggy_jvm.extract.problem import Selection
-    from peggy_jvm.pegextract import select
-    from peggy_jvm.pegextract.peg_problem import build_problem
-    from support.extraction import problem_of
-
-    peg, _e, _unrelated = thesis_example()
-    eg = EPeg()
-    pp = build_problem(eg, eg.add_peg(peg)[peg.root], peg)
-    # candidates: one root class with ten interchangeable leaves
-    problem = problem_of(*((f"r{k}", "r", k, ()) for k in range(10)))
-    causes: list[str] = []
-    monkeypatch.setattr(select, "_problems", lambda *a, **k: (None, {}, "refused", frozenset(), [], causes[-1]))
-
-    def ask(checker, k: int, cause: str):
-        causes.append(cause)
-        return checker(problem, Selection({"r": f"r{k}"}))
-
-    checker = select.make_checker(pp, same_cause=3)
-    for k in range(2):
-        assert ask(checker, k, "c7") == [((f"r{k}", False),)]
-    assert ask(checker, 0, "c7")  # asked again: the first answer, not a new refusal
-    assert ask(checker, 2, "c7")
-    with pytest.raises(maxsat.OutOfWork) as stop:
-        ask(checker, 3, "c7")
-    assert stop.value.final
-    checker = select.make_checker(pp, same_cause=3)
-    for k, cause in enumerate(["c7", "c7", "c9", "c7", "c7"]):
-        assert ask(checker, k, cause)
-
-
 def test_builder_pegs_pass_against_themselves(tmp_path, java_home):
     import subprocess
 

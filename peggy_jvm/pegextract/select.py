@@ -19,9 +19,7 @@ How (DESIGN section 4)
        comparisons, checks, and ``accept``'s node pairs: the reverter's cost grows with the square of a
        candidate's size), so that no sub-stage's work goes uncounted; a selection the solver asks about again
        (a model met inside RC2's search, then as its optimum) is answered as the first time and charged the
-       same; after :data:`SAME_CAUSE` new candidates in a row refused for the phi-profiles of one effect class
-       the checker stops (its blocks are missing the cause: each cuts one candidate and the next fails alike).
-       Once the checker accepts nothing more, the solver's search ends (a final ``OutOfWork``).
+       same. Once the checker accepts nothing more, the solver's search ends (a final ``OutOfWork``).
        Greedy is the fallback when the solver fails.
     3. Among selections as cheap as the solver's, :func:`.tiebreak.break_ties` looks for smaller code (for
        ``--goal size``: faster); what it finds is checked like any candidate, and the solver's selection is
@@ -191,28 +189,27 @@ def prefer_original(pp: PegProblem, sel: Selection, original: frozenset[str]) ->
 
 
 def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept: Acceptance | None = None,
-              effort: Effort | None = None
-              ) -> tuple[PEG | None, dict, str | None, frozenset[int], list[int], str | None]:
+              effort: Effort | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int], list[int]]:
     """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection, the
-    effects off the sigma chain when that is why, the e-class of the effect whose phi-profiles are why)."""
+    effects off the sigma chain when that is why)."""
     try:
         peg, back = selection_to_peg(pp, sel)
     except ValueError as e:
-        return None, {}, str(e), frozenset(), [], None
+        return None, {}, str(e), frozenset(), []
     bad = peg_problems(peg) or loops_on_sigma(peg)
     off = [] if bad else _off_chain(peg)
     if bad or off:
         bad = bad or effects_on_sigma(peg)
-        return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes))), off, None
+        return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes))), off
     nodes = pp.problem.nodes
     v = find_violation(peg, key=lambda n: class_number(nodes[back[n][0]].eclass), baseline=baseline,
                        effort=effort)
     if v is not None:
-        return peg, back, v.reason, v.explanation, [], nodes[back[v.effect][0]].eclass
+        return peg, back, v.reason, v.explanation, []
     why = accept(peg) if accept is not None else None
     if why is not None:
-        return peg, back, why, frozenset(range(len(peg.nodes))), [], None
-    return peg, back, None, frozenset(), [], None
+        return peg, back, why, frozenset(range(len(peg.nodes))), []
+    return peg, back, None, frozenset(), []
 
 
 #: the checker's work budget for one extraction: phi-profile route-step comparisons
@@ -227,10 +224,6 @@ MAX_CHECKS = 40
 ACCEPT_WORK = 10_000_000
 
 
-#: new candidates refused in a row for the phi-profiles of one effect class, after which the checker stops
-SAME_CAUSE = 8
-
-
 def accept_cost(peg: PEG) -> int:
     """What asking ``accept`` about ``peg`` costs of :data:`ACCEPT_WORK`."""
     return len(peg.nodes) ** 2
@@ -238,15 +231,13 @@ def accept_cost(peg: PEG) -> int:
 
 def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Acceptance | None = None,
                  work: int = CHECK_WORK, max_checks: int = MAX_CHECKS,
-                 original: frozenset[str] = frozenset(), accept_work: int = ACCEPT_WORK,
-                 same_cause: int = SAME_CAUSE) -> maxsat.Checker:
+                 original: frozenset[str] = frozenset(), accept_work: int = ACCEPT_WORK) -> maxsat.Checker:
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
     function of the selections it is asked about, in order: after ``max_checks`` calls, once the
     phi-profiles have used ``work`` step comparisons, or when asking ``accept`` about a candidate would take
-    the ``accept_work`` node pairs (:func:`accept_cost`) over, or after ``same_cause`` new candidates in a row
-    refused for the phi-profiles of one effect class, it raises a final :class:`maxsat.OutOfWork` (the solver
-    stops with what it accepted so far). Work, not time, so the blocking loop gives the same answers on every
-    run."""
+    the ``accept_work`` node pairs (:func:`accept_cost`) over, it raises a final :class:`maxsat.OutOfWork` (the
+    solver stops with what it accepted so far: its budgets are for the whole search). Work, not time, so the
+    blocking loop gives the same answers on every run."""
     effort = Effort(work)
     accepting = Effort(accept_work)
     calls = 0
@@ -255,10 +246,6 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
     # checks on commons-math3's largest methods), which then cost what they cost the first time
     answers: dict[frozenset[str], _Answer] = {}
     asked: list[int] = []  # the node pairs ``accept`` was asked about by the current check
-    # the effect class of the latest rejections, once per new candidate refused for its phi-profiles in a row:
-    # where the violation's explanation misses its cause (a use of the value removed off the routes it names),
-    # each block cuts one candidate and the next differs from it elsewhere, up to the checker's whole budget
-    refused: list[str] = []
 
     def counted(peg: PEG) -> str | None:
         assert accept is not None
@@ -282,9 +269,6 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         if calls > max_checks or effort.spent_out or accepting.spent_out:
             raise maxsat.OutOfWork(f"checker: {max_checks} checks, {work} comparisons or {accept_work} node pairs",
                                    final=True)
-        if len(refused) >= same_cause:
-            raise maxsat.OutOfWork(f"checker: {len(refused)} candidates in a row refused for the phi-profiles of "
-                                   f"effect class {refused[-1]}", final=True)
         report = evaluate_selection(problem, sel)
         reached = set(report.reached_nodes(sel))
         key = frozenset(reached)
@@ -295,14 +279,10 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         # is a function of each class's node, so blaming the solver's node of the same class blocks the cause
         left = effort.left
         asked.clear()
-        _, back, why, explain, off, cause = _problems(pp, prefer_original(pp, sel, original), baseline,
-                                                      counted if accept is not None else None, effort)
+        _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline,
+                                               counted if accept is not None else None, effort)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons", final=True)
-        if cause is None or refused[-1:] != [cause]:
-            refused.clear()
-        if cause is not None:
-            refused.append(cause)
         clauses = _blocking(problem, sel, reached, back, why, explain, off)
         answers[key] = _Answer(clauses, left - effort.left, tuple(asked))
         return clauses
@@ -407,11 +387,11 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
     # code (the faster for --goal size) when that passes the same checks, else the solver's selection stands
     solved = prefer_original(pp, sel, original)
     sel = prefer_original(pp, break_ties(pp, solved, original), original)
-    new, back, why, _, _, _ = _problems(pp, sel, baseline, accept)
+    new, back, why, _, _ = _problems(pp, sel, baseline, accept)
     if sel != solved and (new is None or why is not None):
         report.notes.append(f"tie-break refused: {why}")
         sel = solved
-        new, back, why, _, _, _ = _problems(pp, sel, baseline, accept)
+        new, back, why, _, _ = _problems(pp, sel, baseline, accept)
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report
