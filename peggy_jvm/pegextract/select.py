@@ -283,12 +283,12 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
                                                counted if accept is not None else None, effort)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons", final=True)
-        clauses = _blocking(problem, sel, reached, back, why, explain, off)
+        clauses = blocking(problem, sel, reached, back, why, explain, off)
         answers[key] = _Answer(clauses, left - effort.left, tuple(asked))
         return clauses
 
-    def _blocking(problem: ExtractionProblem, sel: Selection, reached: set[str], back: dict, why: str | None,
-                  explain: frozenset[int], off: list[int]) -> list[maxsat.NodeClause]:
+    def blocking(problem: ExtractionProblem, sel: Selection, reached: set[str], back: dict, why: str | None,
+                 explain: frozenset[int], off: list[int]) -> list[maxsat.NodeClause]:
         if why is None:
             return []
         nodes = problem.nodes
