@@ -46,6 +46,7 @@ def test_every_kernel_has_a_row() -> None:
     assert {c for k in bench_harness.KERNELS for c in k.opportunities} == set("ISR")  # every goal has kernels
 
 
+@pytest.mark.slow  # the slow tier: every kernel optimized and timed on the JVM, -Xint and JIT (83 s, loaded)
 def test_quick_run_is_a_differential_test(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     printed = subprocess.run([sys.executable, str(BENCH_RUNTIME), "--kernels-only", "--quick", "--json", str(out),

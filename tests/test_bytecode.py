@@ -6,6 +6,7 @@ import struct
 import pytest
 
 from peggy_jvm.classfile import bytecode
+from peggy_jvm.classfile import opcodes
 from peggy_jvm.classfile.bytecode import Instruction, decode, encode
 from peggy_jvm.classfile.constpool import ConstantPool, decode_mutf8, encode_entry, encode_mutf8
 from peggy_jvm.classfile.errors import ClassFileError
@@ -23,6 +24,16 @@ def one(code: bytes) -> Instruction:
 def test_every_operandless_opcode_round_trips(opcode):
     i = one(bytes([opcode]))
     assert (i.opcode, i.length) == (opcode, 1)
+
+
+def test_named_opcode_constants_agree_with_the_table():
+    """opcodes.py spells some constants out (for the type checker) after setting all of them from the table: a
+    wrong number there would silently win."""
+    named = {n: v for n, v in vars(opcodes).items()
+             if n.isupper() and isinstance(v, int) and n.lower() in opcodes.BY_NAME}
+    assert len(named) == len(opcodes.BY_NAME)
+    for name, value in named.items():
+        assert value == opcodes.BY_NAME[name.lower()].opcode, name
 
 
 def test_signed_immediates():

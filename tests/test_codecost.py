@@ -247,7 +247,8 @@ def test_a_rewrite_whose_emitted_code_does_not_pay_keeps_the_original(pay, tmp_p
     assert (tmp_path / "Pay.class").read_bytes() == (pay / "Pay.class").read_bytes()
 
 
-@pytest.mark.parametrize("goal", [Goal.SPEED, Goal.SIZE])
+# --goal size in the slow tier (48 s of a loaded fast-tier run); speed, the default, stays in the fast one
+@pytest.mark.parametrize("goal", [Goal.SPEED, pytest.param(Goal.SIZE, marks=pytest.mark.slow)])
 def test_no_kept_rewrite_is_larger_or_costlier(goal, pay, fixture_classes, java_home, tmp_path):
     """Both goals on Pay and on the fixture Kernels: every rewritten method is no costlier than its original and
     no larger than its size allowance lets it be (strictly smaller or cheaper, by the goal), by the figures

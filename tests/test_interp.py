@@ -513,6 +513,7 @@ ORACLE_SOURCE = EDGE_SOURCES / "oracle" / "FloatToStringOracle.java"
 FLOAT_TEXT_RANDOM = 50_000  # per kind: random bit patterns and random short decimals, each value also negated
 
 
+@pytest.mark.slow  # the slow tier: ~590k values through the JVM and the model (151 s of a loaded fast-tier run)
 def test_float_and_double_to_string_are_the_jdks(java_home: Path, tmp_path: Path) -> None:
     """The model's Double.toString and Float.toString against the JVM's on ~590k values in one JVM run: per
     type 200k random values (50k random bit patterns and 50k random short decimals, each also negated) and ~95k

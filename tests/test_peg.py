@@ -116,6 +116,7 @@ def test_evaluator_rejects_a_sigma_used_twice():
 
 
 # -- well-formedness ----------------------------------------------------------------------------------------
+@pytest.mark.slow  # the slow tier: a sweep over every fixture method (47 s of a loaded fast-tier run)
 def test_checks_accept_every_fixture_peg(fixture_classes):
     count = 0
     for release in ("release17", "release8", "old"):

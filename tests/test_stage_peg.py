@@ -14,6 +14,11 @@ from peggy_jvm.pipeline import Stage, optimize_input
 from test_stage_classfile import runnable
 from test_stage_ir import assert_static_methods_agree
 
+# the slow tier, the whole file: its module fixture takes every fixture tree through the PEG stage (112 s of a
+# loaded fast-tier run's 3,041 s) and its tests run every fixture program on the JVM; the fast tier keeps the
+# IR stage's round trip (test_stage_ir.py) and the full stage on chosen methods (test_optimize_full.py)
+pytestmark = pytest.mark.slow
+
 TREES = ["release17", "release8", "old"]
 # methods the reverter leaves alone today, with its reason (a value computed inside a branch arm that has joined
 # would be needed again after the join; the reverter does not yet carry it out of the arm)

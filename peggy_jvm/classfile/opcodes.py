@@ -113,19 +113,23 @@ OPERAND_OF: list[Operand | None] = [OPCODES[i].operand if i in OPCODES else None
 NAME_OF: list[str | None] = [OPCODES[i].name if i in OPCODES else None for i in range(256)]
 
 globals().update({name.upper(): op for op, name, _ in _TABLE})
+# the constants code names, spelled out again so that a type checker sees them (the table sets them all;
+# tests/test_bytecode.py checks the two agree)
 NOP = 0x00; ACONST_NULL = 0x01; ICONST_M1 = 0x02; ICONST_0 = 0x03; ICONST_5 = 0x08  # noqa: E702
 BIPUSH = 0x10; SIPUSH = 0x11; LDC = 0x12; LDC_W = 0x13; LDC2_W = 0x14  # noqa: E702
 ILOAD = 0x15; LLOAD = 0x16; FLOAD = 0x17; DLOAD = 0x18; ALOAD = 0x19  # noqa: E702
 ILOAD_0 = 0x1a; ALOAD_3 = 0x2d  # noqa: E702
 ISTORE = 0x36; LSTORE = 0x37; FSTORE = 0x38; DSTORE = 0x39; ASTORE = 0x3a  # noqa: E702
 ISTORE_0 = 0x3b; ASTORE_3 = 0x4e  # noqa: E702
+POP = 0x57; POP2 = 0x58; DUP = 0x59; DUP2 = 0x5c; ARRAYLENGTH = 0xbe  # noqa: E702
 IINC = 0x84; IFEQ = 0x99; IF_ACMPNE = 0xa6; GOTO = 0xa7; JSR = 0xa8; RET = 0xa9  # noqa: E702
 TABLESWITCH = 0xaa; LOOKUPSWITCH = 0xab; IRETURN = 0xac; ARETURN = 0xb0; RETURN = 0xb1  # noqa: E702
 DUP = 0x59; AASTORE = 0x53  # noqa: E702
 GETSTATIC = 0xb2; PUTSTATIC = 0xb3; GETFIELD = 0xb4; PUTFIELD = 0xb5  # noqa: E702
 INVOKEVIRTUAL = 0xb6; INVOKESPECIAL = 0xb7; INVOKESTATIC = 0xb8; INVOKEINTERFACE = 0xb9  # noqa: E702
 INVOKEDYNAMIC = 0xba; NEW = 0xbb; NEWARRAY = 0xbc; ANEWARRAY = 0xbd; ATHROW = 0xbf  # noqa: E702
-CHECKCAST = 0xc0; INSTANCEOF = 0xc1; WIDE = 0xc4; MULTIANEWARRAY = 0xc5  # noqa: E702
+CHECKCAST = 0xc0; INSTANCEOF = 0xc1; MONITORENTER = 0xc2; MONITOREXIT = 0xc3; WIDE = 0xc4  # noqa: E702
+MULTIANEWARRAY = 0xc5  # noqa: E702
 IFNULL = 0xc6; IFNONNULL = 0xc7; GOTO_W = 0xc8; JSR_W = 0xc9  # noqa: E702
 
 #: conditional branches -> their negation (used to turn a far conditional jump into `if!cond; goto_w`)

@@ -105,6 +105,7 @@ from __future__ import annotations
 
 import heapq
 import time
+import typing
 from collections import deque
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -770,6 +771,7 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
             break
         worker = _Worker(problem, replace(enc, wcnf=formula, offset=offset), _LNS_CONFIG, checker, max_blocks,
                          best.objective, best.nodes, share, extra)
+        outcome: str
         try:
             outcome = worker.run()[0]
         except _Settled:
@@ -784,8 +786,8 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
                 spent += stats + worker.rc2.calls * worker.rc2.call_charge
             worker.close()
         round_no += 1
-        for c in worker.found:
-            c.source = "lns"
+        for cand in worker.found:
+            cand.source = "lns"
         candidates.extend(worker.found)
         if worker.found:
             improved += 1
@@ -908,6 +910,7 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
         incumbent = None if best is None else best.objective
         hint = () if best is None else best.nodes
         worker = _Worker(problem, enc, cfg, checker, max_blocks, incumbent, hint, work, extra)
+        outcome: _Outcome
         try:
             outcome = worker.run()
         except _Settled:
@@ -923,13 +926,17 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
         candidates.extend(worker.found)
         if worker.found:
             best = min([best, *worker.found] if best is not None else worker.found, key=lambda c: c.objective)
+        if outcome[0] == "proof":
+            return outcome[1], final
         kind, detail = outcome
-        if kind == "proof":
-            return detail, final  # type: ignore[return-value]
         notes.append(f"{cfg.name}: {detail}")
         if kind == "infeasible":
             return None, final
     return None, final
+
+
+#: how a worker's run ends: its optimum proved (the bound), or a note saying why not, or "infeasible" and why
+_Outcome = tuple[typing.Literal["proof"], int] | tuple[typing.Literal["note", "infeasible"], str]
 
 
 class _Worker:
@@ -1032,7 +1039,7 @@ class _Worker:
             if objective <= self.enc.trivial_bound:  # meets a solver-free lower bound: optimal already
                 raise _Settled
 
-    def run(self) -> tuple[str, object]:
+    def run(self) -> _Outcome:
         self.rc2 = rc2 = self.make_rc2()
         while True:
             model = rc2.compute()
@@ -1089,7 +1096,7 @@ def _hooked(base: type[RC2]) -> type[RC2]:
     Every clause RC2 adds keeps the hard clauses (totalizers and relaxations only add fresh variables), so a
     model of any oracle call, whatever its assumptions, is a model of the hard part: a valid selection.
     """
-    class Hooked(base):  # type: ignore[valid-type, misc]
+    class Hooked(base):
         on_model: Callable[[Sequence[int]], None] | None = None
         #: work units this oracle may spend in all (None: unbounded): its unit propagations plus, per call,
         #: ``call_charge`` (the Python side of a call, decoding its model above all, grows with the formula,

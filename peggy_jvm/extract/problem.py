@@ -146,7 +146,7 @@ class ExtractionProblem:
         wanted = set(classes)
         # in this problem's class order, not the set's: string hashing varies per process, and the class order
         # is the encoding's clause order (and so which of equally cheap selections the SAT solver returns)
-        cls = {c: [] for c in self.classes if c in wanted}
+        cls: dict[ClassId, list[NodeId]] = {c: [] for c in self.classes if c in wanted}
         cls.update((c, []) for c in sorted(wanted - cls.keys()))
         keep_set = set(keep)
         for nid in self.nodes:  # original order, so results do not depend on set iteration order

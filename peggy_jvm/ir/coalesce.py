@@ -69,10 +69,6 @@ def coalesce_copies(m: IRMethod) -> None:
         _sink_updates(b, temps)
 
 
-def _stmts(b: Block) -> list[Stmt]:
-    return [*b.stmts, b.terminator]  # type: ignore[list-item]
-
-
 def _reads(st: Stmt, v: Var) -> bool:
     return any(x is v for x in st.operands())
 
@@ -86,7 +82,7 @@ def _counts(m: IRMethod) -> tuple[Counter[int], Counter[int]]:
     defs: Counter[int] = Counter(p.id for p in m.params)
     uses: Counter[int] = Counter()
     for b in m.blocks.values():
-        for st in _stmts(b):
+        for st in b.all_stmts():
             d = st.defined()
             if d is not None:
                 defs[d.id] += 1
@@ -139,10 +135,10 @@ def _propagate_copy(m: IRMethod, b: Block, k: int, st: Copy, defs: Counter[int],
     if s.id in params and defs[s.id] == 1:
         # s never changes: every read of t (all dominated by this copy) sees s
         for bb in m.blocks.values():
-            for x in _stmts(bb):
+            for x in bb.all_stmts():
                 _substitute(x, t, s)
     elif _local_reads_see(b, k, t, s, uses[t.id]):
-        for x in _stmts(b)[k + 1:]:
+        for x in b.all_stmts()[k + 1:]:
             _substitute(x, t, s)
     else:
         return False
@@ -152,7 +148,7 @@ def _propagate_copy(m: IRMethod, b: Block, k: int, st: Copy, defs: Counter[int],
 
 def _local_reads_see(b: Block, k: int, t: Var, s: Var, reads: int) -> bool:
     """All ``reads`` reads of ``t`` come after statement k of ``b`` with ``s`` unchanged until the last one."""
-    rest = _stmts(b)[k + 1:]
+    rest = b.all_stmts()[k + 1:]
     seen = 0
     for x in rest:
         n = sum(1 for y in x.operands() if y is t)
@@ -233,7 +229,7 @@ def _tree_open_across(b: Block, j: int, temps: set[int]) -> bool:
     across statement j, and a variable update emitted there would split its tree."""
     before = {x.defined().id for x in b.stmts[:j] if x.defined() is not None}  # type: ignore[union-attr]
     return any(isinstance(o, Var) and o.id in temps and o.id in before
-               for x in _stmts(b)[j + 1:] for o in x.operands())
+               for x in b.all_stmts()[j + 1:] for o in x.operands())
 
 
 #: the int and long operators whose operands commute (exactly: two's complement, no rounding)
@@ -335,7 +331,7 @@ def rename_variables(blocks: dict[int, Block], find: Callable[[Var], Var]) -> No
     """Every read and write of a variable ``v`` in ``blocks`` becomes one of ``find(v)`` (the caller has
     checked that the variables it merges are never live at once)."""
     for blk in blocks.values():
-        for st in _stmts(blk):
+        for st in blk.all_stmts():
             for x in st.operands():
                 if isinstance(x, Var) and find(x) is not x:
                     _substitute(st, x, find(x))
@@ -351,7 +347,7 @@ def interference(m: IRMethod) -> dict[int, set[int]]:
     adj: dict[int, set[int]] = {}
     for b in m.blocks.values():
         live = _live_out(b, live_in)
-        for st in reversed(_stmts(b)):
+        for st in reversed(b.all_stmts()):
             d = st.defined()
             if d is not None:
                 src = st.src.id if isinstance(st, Copy) and isinstance(st.src, Var) else None
@@ -375,7 +371,7 @@ def liveness(blocks: dict[int, Block]) -> dict[int, set[int]]:
         changed = False
         for b in order:
             live = _live_out(b, live_in)
-            for st in reversed(_stmts(b)):
+            for st in reversed(b.all_stmts()):
                 d = st.defined()
                 if d is not None:
                     live.discard(d.id)
@@ -409,7 +405,7 @@ def _order_trees(b: Block, temps: set[int]) -> None:
     only its temporaries, so nothing else it could depend on changes."""
     k = 0
     while k < len(b.stmts) + 1:
-        st = _stmts(b)[k]
+        st = b.all_stmts()[k]
         ops = [x for x in st.operands() if isinstance(x, Var) and (x.id in temps or _stored_root(b, k, x))]
         ops = list({x.id: x for x in ops}.values())  # a root read twice (r * r) is one tree, placed once
         seg = _tree_segment(b, k, ops, temps) if len(ops) > 1 else None
@@ -433,7 +429,7 @@ def _stored_root(b: Block, k: int, v: Var) -> bool:
         return False
     defs = [j for j, x in enumerate(b.stmts[:k]) if x.defined() is v]
     return len(defs) == 1 and not any(_reads(x, v) for x in b.stmts[:k]) \
-        and not any(_writes(x, v) for x in _stmts(b)[k:])
+        and not any(_writes(x, v) for x in b.all_stmts()[k:])
 
 
 def _tree_segment(b: Block, k: int, ops: list[Var], temps: set[int]) -> tuple[int, dict[int, list[Stmt]]] | None:
@@ -478,7 +474,7 @@ def _temporaries(m: IRMethod) -> set[int]:
     where_def: dict[int, list[int]] = {}
     where_use: dict[int, list[int]] = {}
     for b in m.blocks.values():
-        for st in _stmts(b):
+        for st in b.all_stmts():
             d = st.defined()
             if d is not None:
                 where_def.setdefault(d.id, []).append(b.id)

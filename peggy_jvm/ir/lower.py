@@ -84,8 +84,10 @@ _LOAD = {k: opcode_of(Form.LOAD, k) for k in Kind}
 _STORE = {k: opcode_of(Form.STORE, k) for k in Kind}
 _NEGATE = {Cond.EQ: Cond.NE, Cond.NE: Cond.EQ, Cond.LT: Cond.GE, Cond.GE: Cond.LT, Cond.GT: Cond.LE,
            Cond.LE: Cond.GT}
-#: int tests against 1 or -1 that are tests against 0 (x < 1 is x <= 0, x > -1 is x >= 0, ...)
-_TO_ZERO = {(1, Cond.LT): Cond.LE, (1, Cond.GE): Cond.GT, (-1, Cond.GT): Cond.GE, (-1, Cond.LE): Cond.LT}
+#: int tests against 1 or -1 that are tests against 0 (x < 1 is x <= 0, x > -1 is x >= 0, ...), looked up by
+#: any constant's value
+_TO_ZERO: dict[tuple[object, Cond], Cond] = {(1, Cond.LT): Cond.LE, (1, Cond.GE): Cond.GT, (-1, Cond.GT): Cond.GE,
+                                             (-1, Cond.LE): Cond.LT}
 #: primitive element descriptor -> its ``newarray`` type code
 _NEWARRAY_CODE = {desc[1:]: code for code, desc in op.NEWARRAY_TYPES.items()}
 
@@ -96,6 +98,18 @@ def _float_bits(x: float) -> int:
 
 def _double_bits(x: float) -> int:
     return struct.unpack(">Q", struct.pack(">d", x))[0]
+
+
+def _number(c: Const) -> float:
+    """The value of a float or double constant (an int, if one stands there, is the same number to ``struct``)."""
+    assert isinstance(c.value, (int, float)), c
+    return c.value
+
+
+def _text(c: Const) -> str:
+    """The string of a String, class or method-type constant."""
+    assert isinstance(c.value, str), c
+    return c.value
 
 
 class _Lowerer:
@@ -126,7 +140,7 @@ class _Lowerer:
         # labels once placed
         self.carried_stores: dict[int, tuple[Insn, int]] = {}
         self.carried_marks: list[tuple[Label, int]] = []
-        self.used_anywhere = {x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
+        self.used_anywhere = {x.id for b in ir.blocks.values() for st in b.all_stmts()
                               for x in st.operands() if isinstance(x, Var)}
 
     # -- slots ------------------------------------------------------------------------------------------
@@ -145,7 +159,7 @@ class _Lowerer:
         # block-local and get slots above those, reused from block to block
         blocks_of: dict[int, set[int]] = {}
         for b in ir.blocks.values():
-            for s in [*b.stmts, b.terminator]:
+            for s in b.all_stmts():
                 for x in [*s.operands(), s.defined()]:
                     if isinstance(x, Var) and x.id not in self.slots:
                         blocks_of.setdefault(x.id, set()).add(b.id)
@@ -155,7 +169,7 @@ class _Lowerer:
         # variable not live there instead of one above all of them
         params = {p.id for p in ir.params}
         rebuilt = all(v.slot is None or v.id in params for v in ir.variables)
-        reads: Counter[int] = Counter(x.id for b in ir.blocks.values() for st in [*b.stmts, b.terminator]
+        reads: Counter[int] = Counter(x.id for b in ir.blocks.values() for st in b.all_stmts()
                                       for x in st.operands() if isinstance(x, Var))
         self.chains = _dup_chains(ir) if rebuilt else {}
         shared = [vid for vid, where in blocks_of.items()
@@ -182,7 +196,7 @@ class _Lowerer:
         looping = blocks_on_cycles(ir.blocks)
         weight: Counter[int] = Counter()
         for b in ir.blocks.values():
-            for st in [*b.stmts, b.terminator]:
+            for st in b.all_stmts():
                 if isinstance(st, Binary) and st.a is st.dst and st.op in ("add.i", "sub.i") \
                         and isinstance(st.b, Const):
                     continue
@@ -274,11 +288,11 @@ class _Lowerer:
             elif k is Kind.LONG:
                 self.emit(op.LDC2_W, self.pool.add((5, v)))
             elif k is Kind.FLOAT:
-                self.emit(op.LDC, self.pool.add((4, _float_bits(v))))  # type: ignore[arg-type]
+                self.emit(op.LDC, self.pool.add((4, _float_bits(_number(c)))))
             elif k is Kind.DOUBLE:
-                self.emit(op.LDC2_W, self.pool.add((6, _double_bits(v))))  # type: ignore[arg-type]
+                self.emit(op.LDC2_W, self.pool.add((6, _double_bits(_number(c)))))
             else:
-                self.emit(op.LDC, self.pool.add_string(v))  # type: ignore[arg-type]
+                self.emit(op.LDC, self.pool.add_string(_text(c)))
             return
         index = self.loadable_index(c)
         self.emit(op.LDC2_W if k.wide else op.LDC, index)
@@ -286,14 +300,16 @@ class _Lowerer:
     def loadable_index(self, c: Const) -> int:
         """Pool index of a class / method type / method handle / dynamic constant."""
         if c.kind is ConstKind.CLASS:
-            return self.pool.add_class(c.value)  # type: ignore[arg-type]
+            return self.pool.add_class(_text(c))
         if c.kind is ConstKind.METHOD_TYPE:
-            return self.pool.add((16, self.pool.add_utf8(c.value)))  # type: ignore[arg-type]
+            return self.pool.add((16, self.pool.add_utf8(_text(c))))
         if c.kind is ConstKind.METHOD_HANDLE:
-            kind, ref = c.value  # type: ignore[misc]
+            assert isinstance(c.value, tuple), c  # (reference kind name, MethodRef | FieldRef)
+            kind, ref = c.value
             return self.pool.add((15, REFERENCE_KIND_NUMBERS[kind], self.member_index(ref)))
         if c.kind is ConstKind.DYNAMIC:
-            d: DynamicConst = c.value  # type: ignore[assignment]
+            d = c.value
+            assert isinstance(d, DynamicConst), c
             return self.pool.add((17, self.bootstrap_index(d.bootstrap),
                                   self.pool.add_name_and_type(d.name, d.descriptor)))
         return self.literal_index(c)
@@ -305,10 +321,10 @@ class _Lowerer:
         if k is Kind.LONG:
             return self.pool.add((5, c.value))
         if k is Kind.FLOAT:
-            return self.pool.add((4, _float_bits(c.value)))  # type: ignore[arg-type]
+            return self.pool.add((4, _float_bits(_number(c))))
         if k is Kind.DOUBLE:
-            return self.pool.add((6, _double_bits(c.value)))  # type: ignore[arg-type]
-        return self.pool.add_string(c.value)  # type: ignore[arg-type]
+            return self.pool.add((6, _double_bits(_number(c))))
+        return self.pool.add_string(_text(c))
 
     def member_index(self, ref: FieldRef | MethodRef) -> int:
         tag = 9 if isinstance(ref, FieldRef) else (11 if ref.interface else 10)
@@ -341,7 +357,7 @@ class _Lowerer:
         ir = self.ir
         preds: dict[int, list[Block]] = {bid: [] for bid in ir.blocks}
         for b in ir.blocks.values():
-            for t in b.terminator.targets():  # type: ignore[union-attr]
+            for t in b.successors(include_exceptional=False):
                 preds[t].append(b)
         receives = {bid for bid, b in ir.blocks.items() if b.entry_stack and preds[bid] and bid != ir.entry}
         changed = True
@@ -360,7 +376,7 @@ class _Lowerer:
 
     def exit_plan(self, b: Block, receives: set[int]) -> tuple[list, set[int]] | None:
         """(operands the terminator leaves on the stack for its successors, ids of the copies they replace)."""
-        succs = b.terminator.targets()  # type: ignore[union-attr]
+        succs = b.successors(include_exceptional=False)
         if not succs or any(t not in receives for t in succs):
             return None
         want = self.ir.blocks[succs[0]].entry_stack
@@ -368,9 +384,11 @@ class _Lowerer:
             return None
         copies: dict[int, Copy] = {}
         k = len(b.stmts)
-        while k > 0 and isinstance(b.stmts[k - 1], Copy) and any(b.stmts[k - 1].dst is w for w in want) \
-                and b.stmts[k - 1].dst.id not in copies:  # type: ignore[union-attr]
-            copies[b.stmts[k - 1].dst.id] = b.stmts[k - 1]  # type: ignore[union-attr, assignment]
+        while k > 0:
+            last = b.stmts[k - 1]
+            if not (isinstance(last, Copy) and any(last.dst is w for w in want) and last.dst.id not in copies):
+                break
+            copies[last.dst.id] = last
             k -= 1
         ops: list = []
         for d, w in enumerate(want):
@@ -385,7 +403,7 @@ class _Lowerer:
 
     @staticmethod
     def reads(b: Block, v: Var) -> bool:
-        return any(x is v for st in [*b.stmts, b.terminator] for x in st.operands()) or \
+        return any(x is v for st in b.all_stmts() for x in st.operands()) or \
             any(st.defined() is v for st in b.stmts)
 
     # -- blocks -----------------------------------------------------------------------------------------
@@ -399,8 +417,10 @@ class _Lowerer:
             self.lower_block(block, nxt)
 
     def lower_block(self, block: Block, nxt: int | None) -> None:
+        if block.terminator is None:
+            raise LowerError(f"block B{block.id} without a terminator")
         self.items.append(self.labels[block.id])
-        stmts: list[Stmt] = [*block.stmts, block.terminator]  # type: ignore[list-item]
+        stmts = block.all_stmts()
         uses: Counter[int] = Counter()
         for st in stmts:
             for x in st.operands():
@@ -409,7 +429,8 @@ class _Lowerer:
         exit_ops, exit_copies = self.exits.get(block.id, ([], set()))
         self.block_uses = uses
         self.local_only = {vid for vid in uses if vid not in self.slots}
-        self.estack: list[Var] = []
+        # the values on the JVM stack, bottom first; a ClassInit stands for the object it left there (`new; dup`)
+        self.estack: list[Var | ClassInit] = []
         self.pending: list[Stmt] = []  # deferred statements whose single-use results feed what follows
         self.pending_by_dst: dict[int, Stmt] = {}
         self.paired = self.pair_class_inits(block)
@@ -422,7 +443,7 @@ class _Lowerer:
         for st in block.stmts:
             if id(st) not in exit_copies:
                 self.visit(st)
-        self.visit(block.terminator, nxt)  # type: ignore[arg-type]
+        self.visit(block.terminator, nxt)
         if self.estack or self.pending:
             raise LowerError(f"values left on the stack at the end of block B{block.id}")
 
@@ -436,14 +457,14 @@ class _Lowerer:
         # a statement emitted now must take all of them, or those left would be emitted after it; anything else
         # emits them first, in order
         inner = {x.id for p in self.pending for x in p.operands() if isinstance(x, Var)}
-        roots = [p.defined() for p in self.pending if p.defined().id not in inner]  # type: ignore[union-attr]
+        roots = [d for d in map(_pending_dst, self.pending) if d.id not in inner]
         dst = st.defined()
-        keeps = self.stackable(dst) and not isinstance(st, Catch)
-        if (roots[len(roots) - len(deferred):] if keeps else roots) != deferred:
+        keep = dst if dst is not None and self.stackable(dst) and not isinstance(st, Catch) else None
+        if (roots[len(roots) - len(deferred):] if keep is not None else roots) != deferred:
             self.flush()
-        if keeps:
+        if keep is not None:
             self.pending.append(st)
-            self.pending_by_dst[dst.id] = st  # type: ignore[union-attr]
+            self.pending_by_dst[keep.id] = st
             return
         self.settle_stack_for(st)
         if isinstance(st, (Goto, If, Switch, Return, Throw)):
@@ -505,10 +526,10 @@ class _Lowerer:
         # only the roots: a pending statement whose result another pending statement reads is emitted inside
         # that one (its leaves first), which keeps the post-order, i.e. the original order of statements
         inner = {x.id for st in self.pending for x in st.operands() if isinstance(x, Var)}
-        roots = [st for st in self.pending if st.defined().id not in inner]  # type: ignore[union-attr]
+        roots = [st for st in self.pending if _pending_dst(st).id not in inner]
         for st in roots:
             self.pending.remove(st)
-            del self.pending_by_dst[st.defined().id]  # type: ignore[union-attr]
+            del self.pending_by_dst[_pending_dst(st).id]
             self.settle_stack_for(st)
             self.lower_stmt(st)
         assert not self.pending and not self.pending_by_dst
@@ -519,20 +540,22 @@ class _Lowerer:
         tree the New belongs to pushes the new object first. (Others become ``new C; pop``.)"""
         if block.id in self.receives:  # values received on the stack may have to be stored from under it
             return {}
-        stmts = [*block.stmts, block.terminator]
+        stmts = block.all_stmts()
         index = {id(st): k for k, st in enumerate(stmts)}
-        defining = {st.defined().id: st for st in stmts if st.defined() is not None}  # type: ignore[union-attr]
+        defining = {v.id: st for st in stmts if (v := st.defined()) is not None}
         consumer = {x.id: st for st in stmts for x in st.operands() if isinstance(x, Var)}
         out: dict[int, New] = {}
         for st in block.stmts:
             if not isinstance(st, New) or st.init is None or id(st.init) not in index:
                 continue
             owned: set[int] = set()
-            work = [st]
+            work: list[Stmt] = [st]
             while work:
                 cur = work.pop()
                 for x in cur.operands():
-                    d = defining.get(x.id) if isinstance(x, Var) else None
+                    if not isinstance(x, Var):
+                        continue
+                    d = defining.get(x.id)
                     if d is not None and self.stackable(x) and id(d) not in owned:
                         owned.add(id(d))
                         work.append(d)
@@ -548,8 +571,8 @@ class _Lowerer:
             # the whole expression tree the New is part of must push the new object first: anything pushed
             # before it would sit between the object and its constructor's arguments
             root: Stmt = st
-            while self.stackable(root.defined()) and root.defined().id in consumer:  # type: ignore[union-attr]
-                root = consumer[root.defined().id]  # type: ignore[union-attr]
+            while (v := root.defined()) is not None and self.stackable(v) and v.id in consumer:
+                root = consumer[v.id]
             if self.static_pushes(root, defining)[:1] != [st]:
                 continue
             out[id(st.init)] = st
@@ -694,7 +717,7 @@ class _Lowerer:
             self.emit(op.NEW, self.pool.add_class(s.cls))
             if id(s) in self.paired:  # the object stays under the arguments, as javac leaves it
                 self.emit(op.DUP)
-                self.estack.append(s)  # type: ignore[arg-type]
+                self.estack.append(s)
             else:
                 self.emit(op.POP)  # initializes the class; the uninitialized object is dropped
         elif isinstance(s, New):
@@ -756,13 +779,14 @@ class _Lowerer:
                 self.spill_from(d)
                 return
 
-    def try_iinc(self, dst: Var, a, opname: str | None, b) -> bool:
+    def try_iinc(self, dst: Var, a: Var | Const, opname: str | None, b: Var | Const | None) -> bool:
         """``l = l + c`` (or ``- c``) on an int variable in a slot -> iinc."""
         if opname not in ("add.i", "sub.i") or dst.type.kind is not Kind.INT or a is not dst:
             return False
         if not isinstance(b, Const) or self.stackable(dst):
             return False
-        c = b.value if opname == "add.i" else -b.value  # type: ignore[operator]
+        assert isinstance(b.value, int), b  # an int operation's constant
+        c = b.value if opname == "add.i" else -b.value
         if not -32768 <= c <= 32767:
             return False
         slot = self.slot_of(dst)
@@ -842,7 +866,7 @@ class _Lowerer:
     # -- exception table --------------------------------------------------------------------------------
     def handlers(self) -> list[AsmHandler]:
         order = self.ir.block_order()
-        end_labels = {}
+        end_labels: dict[str, Label] = {}
         out: list[AsmHandler] = []
         k = 0
         while k < len(order):
@@ -907,7 +931,7 @@ def _dup_chains(ir: IRMethod) -> dict[int, int]:
     out: dict[int, int] = {}
     bad: set[int] = set(params)
     for b in ir.blocks.values():
-        stmts = [*b.stmts, b.terminator]
+        stmts = b.all_stmts()
         seen_def: set[int] = set()
         for st in stmts:
             for k, x in enumerate(st.operands()):
@@ -924,20 +948,31 @@ def _dup_chains(ir: IRMethod) -> dict[int, int]:
                 seen_def.add(d.id)
     chains = {vid: n for vid, n in out.items() if vid not in bad and n > 1}
     for b in ir.blocks.values():
-        stmts = [*b.stmts, b.terminator]
-        for vid in [vid for vid in chains if any(st.defined() is not None and st.defined().id == vid
-                                                 for st in b.stmts)]:
+        stmts = b.all_stmts()
+        for vid in [vid for vid in chains if any(_defines(st, vid) for st in b.stmts)]:
             if not _stays_on_top(stmts, vid):
                 del chains[vid]
     return chains
 
 
-def _stays_on_top(stmts: list, vid: int) -> bool:
+def _defines(st: Stmt, vid: int) -> bool:
+    d = st.defined()
+    return d is not None and d.id == vid
+
+
+def _pending_dst(st: Stmt) -> Var:
+    """The variable a deferred statement defines (only a statement with a stackable result is deferred)."""
+    d = st.defined()
+    assert d is not None
+    return d
+
+
+def _stays_on_top(stmts: list[Stmt], vid: int) -> bool:
     """Whether nothing computed between the definition of ``vid`` and its last use waits on the stack above it
     at one of its uses: a use's own result is read by nobody (an array store, a void call, a dropped result), and
     any other result is read before the next use, or by it as a single-use operand (a tree it pushes)."""
     at = [k for k, st in enumerate(stmts) if any(isinstance(x, Var) and x.id == vid for x in st.operands())]
-    start = next(k for k, st in enumerate(stmts) if st.defined() is not None and st.defined().id == vid)
+    start = next(k for k, st in enumerate(stmts) if _defines(st, vid))
     reads: dict[int, list[int]] = {}
     for k, st in enumerate(stmts):
         for x in st.operands():
@@ -1277,10 +1312,10 @@ def _runs(e: LocalEntry, index: int, claimed: list[bool], insns: list[Instructio
     out: list[LocalEntry] = []
     start: int | None = None
     for k, ins in enumerate([*insns, None]):
-        ok = ins is not None and claimed[k]
-        if ok and start is None:
-            start = ins.offset  # type: ignore[union-attr]
-        elif not ok and start is not None:
+        if ins is not None and claimed[k]:
+            if start is None:
+                start = ins.offset
+        elif start is not None:
             end = ins.offset if ins is not None else code_length
             out.append(replace(e, start_pc=start, length=end - start, index=index))
             start = None
@@ -1308,7 +1343,7 @@ def _live_at_header(ir: IRMethod, v: Var, header: int) -> bool:
             continue
         seen.add(bid)
         b = ir.blocks[bid]
-        for st in [*b.stmts, b.terminator]:
+        for st in b.all_stmts():
             if any(x is v for x in st.operands()):
                 return True
             if st.defined() is v:
@@ -1379,15 +1414,17 @@ def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, asm: Assemble
     new_flow, old_flow = _Flow(asm.instructions, asm.exception_table), _Flow(old_insns, old_code.exception_table)
     kept: dict[str, tuple[Attribute, list]] = {}
     for a in original:
+        table_entries: list[LocalEntry]
         if a.name == "LocalVariableTable":
-            table: LocalVariableTable | LocalVariableTypeTable = LocalVariableTable.parse(a.data)
-            kinds = [type_of_descriptor(cf.pool.utf8(e.descriptor_index)).kind for e in table.entries]
+            plain_entries = LocalVariableTable.parse(a.data).entries
+            kinds = [type_of_descriptor(cf.pool.utf8(e.descriptor_index)).kind for e in plain_entries]
+            table_entries = list(plain_entries)
         else:
-            table = LocalVariableTypeTable.parse(a.data)
-            kinds = [Kind.REF] * len(table.entries)  # signatures are of references
+            table_entries = list(LocalVariableTypeTable.parse(a.data).entries)
+            kinds = [Kind.REF] * len(table_entries)  # signatures are of references
         widths = [2 if k.wide else 1 for k in kinds]
-        entries = []
-        for e, width, kind in zip(table.entries, widths, kinds):
+        entries: list[LocalEntry] = []
+        for e, width, kind in zip(table_entries, widths, kinds):
             kept_e = remap_local_entries([e], [width], segments, code_length, stores, slot_widths,
                                          _code_length_of(attr.data))
             entries += kept_e or \
@@ -1407,6 +1444,12 @@ def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, asm: Assemble
     out = []
     for a, entries in kept.values():
         if entries:
-            cls = LocalVariableTable if a.name == "LocalVariableTable" else LocalVariableTypeTable
-            out.append(Attribute(a.name_index, a.name, cls(entries).to_bytes()))  # type: ignore[arg-type]
+            out.append(Attribute(a.name_index, a.name, _local_table_bytes(a.name, entries)))
     return out
+
+
+def _local_table_bytes(name: str, entries: list[LocalEntry]) -> bytes:
+    """A LocalVariableTable's or LocalVariableTypeTable's bytes (its entries are all of its own kind)."""
+    if name == "LocalVariableTable":
+        return LocalVariableTable([e for e in entries if isinstance(e, LocalVariableEntry)]).to_bytes()
+    return LocalVariableTypeTable([e for e in entries if isinstance(e, LocalVariableTypeEntry)]).to_bytes()

@@ -519,6 +519,10 @@ class Block:
     # lowering may pass them on the JVM stack instead of through slots
     entry_stack: tuple[Var, ...] = ()
 
+    def all_stmts(self) -> list[Stmt]:
+        """The statements, then the terminator (which only a block still being built lacks)."""
+        return [*self.stmts, self.terminator] if self.terminator is not None else list(self.stmts)
+
     def successors(self, include_exceptional: bool = True) -> list[int]:
         out = list(self.terminator.targets()) if self.terminator is not None else []
         if include_exceptional and self.can_throw():
