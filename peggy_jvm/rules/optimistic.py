@@ -10,7 +10,7 @@ What this module owns
       Outer level, a least fixpoint over the back edges: every theta class of a value sort gets a hypothesis
       (its facts at every iteration), bottom at first; each round the hypotheses are joined with what the
       theta's initial value and next value are found to be under them, after two rounds widened (a bound that
-      grew goes to the type's limit), until no hypothesis grows; then up to two narrowing rounds, each kept
+      grew goes to the next of the method's constants, or to the type's limit), until no hypothesis grows; then up to two narrowing rounds, each kept
       only when it is again a post-fixpoint. Inner level, for fixed hypotheses: the facts of every class in one
       pass in rank order (see below), each the meet of the pessimistic constant (``EPeg.const``) and what each
       usable node of the class computes from its children's facts; a theta node's fact is its class's
@@ -151,12 +151,30 @@ def leq(a: Fact, b: Fact) -> bool:
     return join(a, b) == b
 
 
-def widen(old: Fact, new: Fact) -> Fact:
-    """``new`` (which includes ``old``) with every bound that moved pushed to the type's limit."""
+def widen(old: Fact, new: Fact, thresholds: dict[int, list[int]] | None = None) -> Fact:
+    """``new`` (which includes ``old``) with every bound that moved pushed to the next threshold (the method's
+    own constants, and one below each: ``k < 8`` bounds k by 7) or else to the type's limit; finitely many
+    thresholds, so a hypothesis is widened finitely often."""
     if not isinstance(old, Interval) or not isinstance(new, Interval) or old.bits != new.bits:
         return new
     mn, mx = _LIMITS[new.bits]
-    return Interval(new.bits, mn if new.lo < old.lo else new.lo, mx if new.hi > old.hi else new.hi)
+    ts = (thresholds or {}).get(new.bits, [])
+    lo, hi = new.lo, new.hi
+    if lo < old.lo:
+        lo = max((t for t in ts if t <= lo), default=mn)
+    if hi > old.hi:
+        hi = min((t for t in ts if t >= hi), default=mx)
+    return Interval(new.bits, lo, hi)
+
+
+def _thresholds(eg: EPeg) -> dict[int, list[int]]:
+    out: dict[int, set[int]] = {32: set(), 64: set()}
+    for op, bits in (("const.i", 32), ("const.l", 64)):
+        for cid in eg.classes_with_op(op):
+            for nop, attr, _ch in eg.nodes(cid):
+                if nop == op:
+                    out[bits].update((attr, attr - 1))
+    return {b: sorted(v) for b, v in out.items()}
 
 
 # -- transfer functions (what a node computes from its children's facts) -----------------------------------
@@ -409,6 +427,7 @@ def analyze(eg: EPeg, max_rounds: int = MAX_ROUNDS, max_visits: int = MAX_VISITS
     hyp: dict[int, Fact] = {t: BOTTOM for t in thetas}
     visits = 0
     none = Facts({}, {}, False, 0)
+    thresholds = _thresholds(eg)
     for rnd in range(max_rounds):
         visits += g.size
         if visits > max_visits:
@@ -420,7 +439,7 @@ def analyze(eg: EPeg, max_rounds: int = MAX_ROUNDS, max_visits: int = MAX_VISITS
             break
         for t, f in grown.items():
             new = join(hyp[t], f)
-            hyp[t] = widen(hyp[t], new) if rnd >= _WIDEN_AFTER else new
+            hyp[t] = widen(hyp[t], new, thresholds) if rnd >= _WIDEN_AFTER else new
     else:
         return none
     for _ in range(_NARROWINGS):  # a post-fixpoint's image is one too (monotone transfer); checked anyway
