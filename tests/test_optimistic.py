@@ -3,11 +3,12 @@
 loop-carried constant, a range, a value that wraps, an update in one arm, the ranks that stop a class from
 justifying itself), then purpose-written methods through the full stage (every rewrite kept, the self-check on):
 the shape read off javap, the code run against the original on the JVM (``-Xverify:all``), proved by
-``validate``. The mutant that trusts a loop-carried value's initial value is refused by the self-check, and
+``validate``; a hand-written pair that ``validate`` proves only with the analysis. The mutant that trusts a loop-carried value's initial value is refused by the self-check, and
 without it its output differs on the JVM and ``validate`` shows it not equivalent."""
 from __future__ import annotations
 
 import itertools
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -283,3 +284,53 @@ def test_the_mutants_output_is_not_equivalent(java_home, tmp_path, monkeypatch):
     monkeypatch.undo()
     report = validate_inputs(orig, out, ValidateOptions(method_timeout=10.0))
     assert {p.name: p for p in report.pairs}["arm"].verdict is Verdict.NOT_EQUIVALENT
+
+
+# -- the validator on a hand-written pair --------------------------------------------------------------------------
+PAIR_ORIG = r"""
+public class Pair {
+    static int keep(int n) { int x = 7; for (int i = 0; i < n; i++) { if (x != 7) x = x + 1; } return x; }
+    static int ranged(int n) {
+        int k = 0, s = 0;
+        for (int i = 0; i < n; i++) { k = (k + 3) & 7; if (k < 8) s += k; else s -= 100; }
+        return s;
+    }
+}
+"""
+PAIR_OPT = r"""
+public class Pair {
+    static int keep(int n) { return 7; }
+    static int ranged(int n) {
+        int k = 0, s = 0;
+        for (int i = 0; i < n; i++) { k = (k + 3) & 7; s += k; }
+        return s;
+    }
+}
+"""
+
+
+def _compile(java_home: Path, work: Path, source: str) -> Path:
+    work.mkdir(parents=True)
+    (work / "Pair.java").write_text(source)
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(work), str(work / "Pair.java")], check=True)
+    return work
+
+
+def test_validate_needs_the_analysis_for_a_loop_constant(java_home, tmp_path, monkeypatch):
+    """A hand-written pair whose proofs need a loop-carried constant (``keep``) and a range that decides a test
+    (``ranged``): equivalent with the default rules; without ``loop-optimistic`` (also in the optimizer's proof
+    that ``validate`` tries second) neither is proved."""
+    orig = _compile(java_home, tmp_path / "orig", PAIR_ORIG)
+    opt = _compile(java_home, tmp_path / "opt", PAIR_OPT)
+    report = validate_inputs(orig, opt, ValidateOptions(method_timeout=10.0))
+    rows = {p.name: p for p in report.pairs}
+    assert rows["keep"].verdict is Verdict.EQUIVALENT, rows["keep"].reason
+    assert rows["ranged"].verdict is Verdict.EQUIVALENT, rows["ranged"].reason
+    from peggy_jvm.rules import default_rules
+    without = [r for r in default_rules().active() if r.name != "loop-optimistic"]
+    real = policy.safe_rules
+    monkeypatch.setattr(policy, "safe_rules", lambda rules=None: [r for r in real(rules) if r.name != "loop-optimistic"])
+    report = validate_inputs(orig, opt, ValidateOptions(method_timeout=10.0, rules=without))
+    rows = {p.name: p for p in report.pairs}
+    assert rows["keep"].verdict is not Verdict.EQUIVALENT
+    assert rows["ranged"].verdict is not Verdict.EQUIVALENT
