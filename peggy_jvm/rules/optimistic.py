@@ -289,9 +289,14 @@ def transfer(op: str, args: list[Fact]) -> Fact:
     if op in ("not", "and", "or") and spec.output is T.BOOL:
         return _bools(op, args)
     # an int or long input known nothing of is its type's whole range (``x & 7`` is in 0..7 whatever x is)
-    ivs = [Interval(_BITS[t], *_LIMITS[_BITS[t]]) if a is None and t in _BITS else a
-           for a, t in zip(args, spec.inputs)]
-    if not ivs or not all(isinstance(a, Interval) for a in ivs):
+    ivs: list[Interval] = []
+    for a, t in zip(args, spec.inputs):
+        if a is None and t in _BITS:
+            a = Interval(_BITS[t], *_LIMITS[_BITS[t]])
+        if not isinstance(a, Interval):
+            return None
+        ivs.append(a)
+    if not ivs:
         return None
     if spec.output is T.BOOL or op.startswith("cmp."):
         return _compare(op, ivs[0], ivs[1]) if len(ivs) == 2 and ivs[0].bits == ivs[1].bits else None
