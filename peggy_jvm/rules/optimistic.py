@@ -10,11 +10,13 @@ What this module owns
       Outer level, a least fixpoint over the back edges: every theta class of a value sort gets a hypothesis
       (its facts at every iteration), bottom at first; each round the hypotheses are joined with what the
       theta's initial value and next value are found to be under them, after two rounds widened (a bound that
-      grew goes to the next of the method's constants, or to the type's limit), until no hypothesis grows; then up to two narrowing rounds, each kept
-      only when it is again a post-fixpoint. Inner level, for fixed hypotheses: the facts of every class in one
-      pass in rank order (see below), each the meet of the pessimistic constant (``EPeg.const``) and what each
-      usable node of the class computes from its children's facts; a theta node's fact is its class's
-      hypothesis, so the inner level ignores back-edge inputs. :class:`Facts` is the result.
+      grew goes to the next of the method's constants, or to the type's limit), until no hypothesis grows;
+      then up to two narrowing rounds, each kept only when it is again a post-fixpoint. Inner level, for fixed
+      hypotheses: the facts of every class in one pass in rank order (see below), each the meet of the
+      pessimistic constant (``EPeg.const``) and what each usable node of the class computes from its children's
+      facts; a theta node's fact is its class's hypothesis, so the inner level ignores back-edge inputs (after
+      the first round only the classes that depend on a hypothesis are computed again). :class:`Facts` is the
+      result.
     * :class:`LoopOptimism` (``loop-optimistic``, group ``peg.loop.optimistic``): the rule. Only converged facts
       gate rewrites: a class found equal to a constant (a loop-carried value that never changes, a test it
       decides) is merged with that constant; a divisor check (``check.zero.i``/``.l``) of a value whose interval
@@ -22,8 +24,9 @@ What this module owns
       got), as ``effects.divisor`` says of a non-zero constant.
 
 Why a converged fact holds (docs/optimistic.md has the argument in full)
-    A naive optimistic analysis is unsound in an e-graph: a class ``{p, and(t, p)}`` used as the initial value
-    of ``t = theta(.., t + 1)`` would justify ``t`` by ``t`` itself at the same iteration. Ranks rule that out:
+    A naive optimistic analysis is unsound in an e-graph: a class ``{p, or(p, and(t, 0))}`` used as the initial
+    value of ``t = theta(.., t + 1)`` would make ``t`` depend on ``t`` itself at the same iteration (a meet with
+    its bottom hypothesis would leave ``t`` no value at all). Ranks rule that out:
     ``rank(c)`` is the least, over the class's nodes, of one more than the largest rank of the children the
     node READS at the same iteration (a pure operator and phi read all of theirs, a theta only its initial
     value, every other node none: eval, pass, effects, parameters give top). Only the nodes of a class whose
@@ -308,16 +311,17 @@ def transfer(op: str, args: list[Fact]) -> Fact:
     return _arith(op, ivs[0], ivs[1])
 
 
+#: the operators whose fact is computed from their inputs' (``guard`` is a condition after a heap: its fact is top)
+_COMPUTED = frozenset(n for n, spec in OPS.items() if spec.role is Role.PURE and n != "guard")
+
+
 def _reads(op: str, ch: tuple) -> tuple:
     """The children a node's fact is computed from AT THE SAME ITERATION (its rank depends on them): all of a
     pure operator's and a phi's, a theta's initial value (its next value is read one iteration earlier), none of
     any other node's (eval, pass, effects, projections, parameters: their facts are top)."""
     if op == "theta":
         return ch[:1]
-    spec = OPS.get(op)
-    if spec is not None and (spec.role is Role.PURE and op != "guard" or spec.role is Role.CHOICE):
-        return ch
-    return ()
+    return ch if op in _COMPUTED or op == "phi" else ()
 
 
 # -- the analysis ---------------------------------------------------------------------------------------------
@@ -394,7 +398,7 @@ def _inner(g: _Graph, pess: dict[int, Fact], hyp: dict[int, Fact], base: dict[in
                 c = get(ch[0])
                 nf = BOTTOM if c is BOTTOM else get(ch[1]) if c == _TRUE else get(ch[2]) if c == _FALSE \
                     else join(get(ch[1]), get(ch[2]))
-            elif ch and op in OPS and OPS[op].role is Role.PURE:
+            elif ch and op in _COMPUTED:
                 nf = transfer(op, [get(c) for c in ch])
             else:
                 continue
