@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
 from ..egraph.explain import Reason
-from ..epeg.analyses import ConstantAnalysis, const_value
+from ..epeg.analyses import fold_keys
 from ..peg.ops import OPS, Role, T
 
 if TYPE_CHECKING:
@@ -182,26 +182,9 @@ def _thresholds(eg: EPeg) -> dict[int, list[int]]:
 
 
 # -- transfer functions (what a node computes from its children's facts) -----------------------------------
-_FOLD = ConstantAnalysis().fold  # the constant folding table of the pessimistic analysis: one mechanism
-
-
 def _fold(op: str, args: list[Fact]) -> Fact:
-    f = _FOLD.get(op)
-    if f is None:
-        return None
-    fn, ins, mk = f
-    vals = []
-    for a, want in zip(args, ins):
-        k = _key_of(a)
-        if k is None or k[0] != want:
-            return None
-        vals.append(const_value(k))
-    if op in _DIVISIONS and vals[1] == 0:
-        return None  # a checked divisor is never zero: no value to fold
-    return _of_key(mk(fn(*vals)))
-
-
-_DIVISIONS = frozenset(n for n in OPS if n.startswith(("div.", "rem.")) and n[-1] in "il")
+    """``op`` folded when every input is one value (the pessimistic analysis' folding: one mechanism)."""
+    return _of_key(fold_keys(op, [_key_of(a) for a in args]))
 
 
 def _arith(op: str, a: Interval, b: Interval | None) -> Fact:
