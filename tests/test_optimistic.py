@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import difftest as dt
-from support.fullstage import listing, optimize_source
+from support.fullstage import assert_behaves_like_original, listing, optimize_source
 from peggy_jvm.epeg import EPeg
 from peggy_jvm.egraph.explain import Reason
 from peggy_jvm.peg.graph import PEG
@@ -244,11 +244,7 @@ def test_values_that_change_get_no_fact(optimized, java_home):
 
 def test_rewritten_methods_behave_like_the_originals(optimized, java_home):
     orig, out, rows = optimized
-    assert all(r.status != "fallback" for r in rows.values()), {n: r.reason for n, r in rows.items()}
-    calls = _calls()
-    result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
-    assert result.mismatches == [], result.report()
-    assert result.compared == len(calls)
+    assert_behaves_like_original(java_home, orig, out, rows, _calls())
 
 
 def test_validate_proves_the_rewritten_methods(optimized):
