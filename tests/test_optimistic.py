@@ -19,7 +19,8 @@ from peggy_jvm.epeg import EPeg
 from peggy_jvm.egraph.explain import Reason
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.rules import policy
-from peggy_jvm.rules.optimistic import BOTTOM, Interval, LoopOptimism, analyze
+from peggy_jvm.rules.builtin import ThetaBisimulation
+from peggy_jvm.rules.optimistic import BOTTOM, Interval, LoopOptimism, analyze, value_numbers
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
 
 MAX = 2**31 - 1
@@ -146,6 +147,48 @@ def test_the_rule_merges_the_constant_and_drops_a_divisor_check():
     assert eg.lookup("rho_value", None, (ids["check"],)) == eg.find(ids["d"])
 
 
+def _joint(x_moves: bool) -> tuple[EPeg, dict[str, int]]:
+    """``a = b = 0; x = y = 1; loop { x = a == b ? x (+ 1) : 5; y = a == b ? y : 7; a += x; b += y; }``: a and b
+    are equal only if x and y are, and x and y only if a and b are (``x_moves``: x also counts up, so not)."""
+    g = PEG(name="joint", param_types=["int"])
+    s0, n = g.add("sigma0"), g.add("param", 0)
+    zero, one = g.add("const.i", 0), g.add("const.i", 1)
+    i, a, b, x, y = (g.new_theta(1) for _ in range(5))
+    g.set_theta(i, zero, g.add("add.i", None, (i, one)))
+    same = g.add("eq.i", None, (a, b))
+    x1 = g.add("phi", None, (same, g.add("add.i", None, (x, one)) if x_moves else x, g.add("const.i", 5)))
+    y1 = g.add("phi", None, (same, y, g.add("const.i", 7)))
+    g.set_theta(x, one, x1)
+    g.set_theta(y, one, y1)
+    g.set_theta(a, zero, g.add("add.i", None, (a, x1)))
+    g.set_theta(b, zero, g.add("add.i", None, (b, y1)))
+    p = g.add("pass", 1, (g.add("guard", None, (s0, g.add("ge.i", None, (i, n)))),))
+    g.root = g.add("return", None, (g.add("eval", 1, (s0, p)), g.add("eval", 1, (g.add("sub.i", None, (a, b)), p))))
+    g.seal()
+    eg = EPeg()
+    ids = eg.add_peg(g)
+    return eg, {"a": ids[a], "b": ids[b], "x": ids[x], "y": ids[y]}
+
+
+def test_value_numbering_proves_two_loops_equal_together():
+    """a = b needs x = y and x = y needs a = b (their tests read a == b): optimistic value numbering assumes both
+    and checks them together; theta-bisimulation's pairwise induction does not find it."""
+    eg, ids = _joint(False)
+    groups = value_numbers(eg, analyze(eg))
+    find = eg.find
+    as_sets = [{find(c) for c in g} for g in groups]
+    assert {find(ids["a"]), find(ids["b"])} in as_sets and {find(ids["x"]), find(ids["y"])} in as_sets
+    pairs, _ = ThetaBisimulation().search(eg, 100, float("inf"))
+    assert not any({find(u), find(v)} == {find(ids["a"]), find(ids["b"])} for ps in pairs for u, v, _n, _m in ps)
+
+
+def test_value_numbering_splits_what_differs():
+    """x also counts up: the hypothesis x = y fails, and with it a = b."""
+    eg, ids = _joint(True)
+    find = eg.find
+    assert not any(find(ids["a"]) in {find(c) for c in g} for g in value_numbers(eg, analyze(eg)))
+
+
 # -- the full stage on Java --------------------------------------------------------------------------------------
 SOURCE = r"""
 public class Optimism {
@@ -171,6 +214,18 @@ public class Optimism {
         int t = 0; for (int j = 0; j < n; j++) t += j;
         return s - t;
     }
+    // a and b are equal only if x and y are, and x and y only if a and b are: value numbering proves both
+    static int joint(int n) {
+        int a = 0, b = 0, x = 1, y = 1;
+        for (int i = 0; i < n; i++) { x = a == b ? x : 5; y = a == b ? y : 7; a += x; b += y; }
+        return a - b;
+    }
+    // not equal: x also counts up
+    static int jointMoves(int n) {
+        int a = 0, b = 0, x = 1, y = 1;
+        for (int i = 0; i < n; i++) { x = a == b ? x + 1 : 5; y = a == b ? y : 7; a += x; b += y; }
+        return a - b;
+    }
     // not constant: MAX + 1 wraps
     static int wraps(int n) { int x = 2147483647; for (int i = 0; i < n; i++) { if (x > 0) x = x + 1; } return x; }
     // not constant: an extra update in one arm
@@ -191,8 +246,8 @@ NS = [-1, 0, 1, 2, 3, 4, 5, 9, 20]
 
 def _calls() -> list[dt.Call]:
     c = "Optimism"
-    calls = [dt.Call(c, name, "(I)I", (n,)) for name in ("keep", "square", "ranged", "twice", "wraps", "arm")
-             for n in NS]
+    calls = [dt.Call(c, name, "(I)I", (n,)) for name in ("keep", "square", "ranged", "twice", "joint", "jointMoves",
+                                                           "wraps", "arm") for n in NS]
     calls += [dt.Call(c, name, "(II)I", (n, m)) for name in ("divs", "divZero")
               for n, m in itertools.product(NS, [0, 7, -2**31])]
     return calls
@@ -216,7 +271,7 @@ def test_the_rule_is_among_the_optimizers_and_the_proofs_rules():
 def test_loop_constants_are_returned(optimized, java_home):
     _orig, out, rows = optimized
     for name, want in (("keep", [("bipush", "7"), ("ireturn", "")]), ("square", [("iconst_1", ""), ("ireturn", "")]),
-                       ("twice", [("iconst_0", ""), ("ireturn", "")])):
+                       ("twice", [("iconst_0", ""), ("ireturn", "")]), ("joint", [("iconst_0", ""), ("ireturn", "")])):
         assert rows[name].status == "rewritten", (name, rows[name].reason)
         assert _ops(java_home, out, name) == want, name
 
@@ -240,6 +295,7 @@ def test_values_that_change_get_no_fact(optimized, java_home):
         assert ("iadd", "") in _ops(java_home, out, name) or any(op == "iinc" and rest.startswith("1,")
                                                                  for op, rest in _ops(java_home, out, name)), name
     assert ("idiv", "") in _ops(java_home, out, "divZero")
+    assert ("isub", "") in _ops(java_home, out, "jointMoves")
 
 
 def test_rewritten_methods_behave_like_the_originals(optimized, java_home):
@@ -251,7 +307,7 @@ def test_validate_proves_the_rewritten_methods(optimized):
     orig, out, _rows = optimized
     report = validate_inputs(orig, out, ValidateOptions(method_timeout=10.0))
     rows = {p.name: p for p in report.pairs}
-    for name in ("keep", "square", "ranged", "divs", "twice"):
+    for name in ("keep", "square", "ranged", "divs", "twice", "joint"):
         assert rows[name].verdict is Verdict.EQUIVALENT, (name, rows[name].reason)
 
 

@@ -17,11 +17,14 @@ What this module owns
       facts; a theta node's fact is its class's hypothesis, so the inner level ignores back-edge inputs (after
       the first round only the classes that depend on a hypothesis are computed again). :class:`Facts` is the
       result.
+    * :func:`value_numbers`: optimistic value numbering across loops, groups of thetas equal at every
+      iteration (thetas of one depth with equal initial values assumed equal, split by their next values'
+      numbers under that hypothesis until no group splits; docs/optimistic.md).
     * :class:`LoopOptimism` (``loop-optimistic``, group ``peg.loop.optimistic``): the rule. Only converged facts
       gate rewrites: a class found equal to a constant (a loop-carried value that never changes, a test it
       decides) is merged with that constant; a divisor check (``check.zero.i``/``.l``) of a value whose interval
       excludes zero neither throws nor changes the heap (``rho_value`` is the divisor, ``rho_sigma`` the heap it
-      got), as ``effects.divisor`` says of a non-zero constant.
+      got), as ``effects.divisor`` says of a non-zero constant; the thetas of a value-numbering group are merged.
 
 Why a converged fact holds (docs/optimistic.md has the argument in full)
     A naive optimistic analysis is unsound in an e-graph: a class ``{p, or(p, and(t, 0))}`` used as the initial
@@ -59,7 +62,7 @@ from ..peg.ops import OPS, Role, T
 if TYPE_CHECKING:
     from ..epeg import EPeg
 
-__all__ = ["Interval", "Facts", "analyze", "LoopOptimism", "BOTTOM", "MAX_ROUNDS", "MAX_VISITS"]
+__all__ = ["Interval", "Facts", "analyze", "value_numbers", "LoopOptimism", "BOTTOM", "MAX_ROUNDS", "MAX_VISITS"]
 
 #: outer rounds before the analysis gives up (no facts); widening makes real loops converge in a few
 MAX_ROUNDS = 24
@@ -465,6 +468,101 @@ def analyze(eg: EPeg, max_rounds: int = MAX_ROUNDS, max_visits: int = MAX_VISITS
     return Facts(facts, hyp, True, rnd + 1)
 
 
+# -- value numbering across loops ----------------------------------------------------------------------------
+_NOT_POINTWISE = frozenset({"eval", "pass", "shift", "peel"})  # they read other iterations than their own
+_SAME_IS = {"eq.i": True, "eq.a": True, "le.i": True, "ge.i": True, "ne.i": False, "ne.a": False, "lt.i": False,
+            "gt.i": False}  # a comparison of a value with itself
+
+
+class _Numbers:
+    """Value numbers of the classes under a hypothesis: a union-find over class ids (and the constants, as
+    their keys), closed under congruence of the pointwise nodes and theta, a comparison of a value with itself
+    decided, a phi under a decided condition its arm."""
+
+    def __init__(self, nodes: list[tuple[int, str, Any, tuple]], groups: list[list[int]],
+                 constants: dict[int, tuple]) -> None:
+        self.parent: dict[Any, Any] = {}
+        for g in groups:
+            for c in g[1:]:
+                self.union(g[0], c)
+        for cid, key in constants.items():
+            self.union(cid, key)
+        self.visits = 0
+        changed = True
+        while changed:
+            changed = False
+            table: dict[tuple, Any] = {}
+            find = self.find
+            for cid, op, attr, ch in nodes:
+                self.visits += 1
+                r = find(cid)
+                kids = tuple(find(c) for c in ch)
+                sig = (op, attr, kids)
+                other = table.setdefault(sig, r)
+                changed |= self.union(other, r)
+                if op in _SAME_IS and kids[0] == kids[1]:
+                    changed |= self.union(r, ("const.b", _SAME_IS[op]))
+                elif op == "phi" and kids[0] in (find(_TRUE), find(_FALSE)):
+                    changed |= self.union(r, ch[1] if kids[0] == find(_TRUE) else ch[2])
+
+    def find(self, x: Any) -> Any:
+        parent = self.parent
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    def union(self, a: Any, b: Any) -> bool:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        self.parent[rb] = ra  # which is the representative decides nothing: groups keep their members' order
+        return True
+
+
+def value_numbers(eg: EPeg, facts: Facts, max_visits: int = MAX_VISITS) -> list[list[int]]:
+    """Groups of theta classes equal at every iteration (optimistic value numbering): thetas of one loop depth
+    with equal initial values (one class, or one constant) start in one group; the groups are split by their
+    next values' numbers under the hypothesis that every group holds, until every group's next values are one
+    number. Sound by induction over the iteration vectors (docs/optimistic.md): a group's thetas are equal at
+    iteration 0 of their loop by their initial values, and at ``k + 1`` because the derivation of their next
+    values' equality uses the hypothesis only at iteration ``k`` or earlier (congruence of pointwise nodes and
+    theta; eval, pass, shift and peel, which read later iterations, are left out)."""
+    if not facts.converged:
+        return []
+    find = eg.find
+    nodes = [(cid, op, attr, tuple(find(c) for c in ch)) for cid in sorted(eg.class_ids())
+             for op, attr, ch in eg.nodes(cid) if op not in _NOT_POINTWISE]
+    constants = {cid: k for cid, f in sorted(facts.facts.items()) if (k := _key_of(f)) is not None}
+    step: dict[int, int] = {}
+    keyed: dict[tuple, list[int]] = {}
+    for cid in sorted({find(c) for c in eg.classes_with_op("theta")}):
+        theta = min(n for n in eg.nodes(cid) if n[0] == "theta")
+        _op, loop, (init, nxt) = theta
+        init = find(init)
+        step[cid] = find(nxt)
+        keyed.setdefault((loop, constants.get(init, init)), []).append(cid)
+    groups = [g for g in keyed.values() if len(g) > 1]
+    visits = 0
+    while groups:
+        numbers = _Numbers(nodes, groups, constants)
+        visits += numbers.visits
+        if visits > max_visits:
+            return []
+        split: list[list[int]] = []
+        for g in groups:
+            parts: dict[Any, list[int]] = {}
+            for c in g:
+                parts.setdefault(numbers.find(step[c]), []).append(c)
+            split.extend(p for p in parts.values() if len(p) > 1)
+        if split == groups:
+            return groups
+        groups = split
+    return []
+
+
 # -- the rule -------------------------------------------------------------------------------------------------
 _CHECKS = {"check.zero.i": 32, "check.zero.l": 64}
 
@@ -502,6 +600,7 @@ class LoopOptimism:
         if not res.converged:
             return [], False
         out: list[tuple] = []
+        find = eg.find
         for cid, f in res.facts.items():
             k = _key_of(f)
             if k is not None and eg.const(cid) is None:
@@ -513,12 +612,17 @@ class LoopOptimism:
                     if isinstance(d, Interval) and d.bits == bits and not d.lo <= 0 <= d.hi \
                             and eg.const(ch[1]) is None:
                         out.append(("nonzero", eg.find(cid), eg.find(ch[0]), eg.find(ch[1])))
+        for group in value_numbers(eg, res):
+            out.extend(("equal", group[0], c) for c in group[1:] if find(c) != find(group[0]))
         return out[:limit], False
 
     def apply(self, eg: EPeg, match: tuple) -> bool:
         if match[0] == "const":
             _k, cid, (op, attr) = match
             return eg.union(cid, eg.add(op, attr), Reason(self.name, ("class", "value"), (cid, attr)))
+        if match[0] == "equal":
+            _k, a, b = match
+            return eg.union(a, b, Reason(self.name, ("theta", "theta'"), (a, b)))
         _k, check, heap, divisor = match
         why = Reason(self.name, ("check", "nonzero"), (check, divisor))
         merged = eg.union(eg.add("rho_value", None, (check,)), divisor, why)
