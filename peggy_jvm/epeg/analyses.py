@@ -46,7 +46,7 @@ Invariants (after :meth:`EGraph.rebuild <peggy_jvm.egraph.egraph.EGraph.rebuild>
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 from .. import semantics as S
 from ..egraph.analysis import Analysis
@@ -131,7 +131,7 @@ _DIVISIONS = frozenset(S.THROWING)
 _FOLDABLE = _foldable()
 
 
-def fold_keys(op: str, keys: list[tuple[str, Any] | None]) -> tuple[str, Any] | None:
+def fold_keys(op: str, keys: Iterable[tuple[str, Any] | None]) -> tuple[str, Any] | None:
     """The constant key of pure ``op`` applied to constant inputs (their keys), or None when ``op`` does not fold
     or an input is not a constant of its type. A division by zero is never folded: our PEGs divide only by a
     checked divisor, so a zero there is unreachable, not a value (semantics would raise). Shared by this module's
@@ -166,7 +166,7 @@ class ConstantAnalysis(Analysis[JavaFacts, "tuple[str, Any] | None"]):
             return None
         const = eg.const
         if op in self.fold:
-            return fold_keys(op, [const(c) for c in ch])
+            return fold_keys(op, (const(c) for c in ch))  # lazily: the first non-constant input ends it
         if op == "phi":
             c = const(ch[0])
             if c is not None and c[0] == "const.b":
