@@ -522,6 +522,14 @@ class _Numbers:
         return True
 
 
+def theta_node_id(eg: EPeg, cid: int) -> int:
+    """The id of the class's theta node that :func:`value_numbers` reads (the id it was created with), so that a
+    union between two of them explains how each theta got into its class."""
+    op, attr, ch = min(n for n in eg.nodes(cid) if n[0] == "theta")
+    nid = eg._memo.get((op, attr, tuple(eg.find(c) for c in ch)))
+    return cid if nid is None else nid
+
+
 def value_numbers(eg: EPeg, facts: Facts, max_visits: int = MAX_VISITS) -> list[list[int]]:
     """Groups of theta classes equal at every iteration (optimistic value numbering): thetas of one loop depth
     with equal initial values (one class, or one constant) start in one group; the groups are split by their
@@ -613,7 +621,8 @@ class LoopOptimism:
                             and eg.const(ch[1]) is None:
                         out.append(("nonzero", eg.find(cid), eg.find(ch[0]), eg.find(ch[1])))
         for group in value_numbers(eg, res):
-            out.extend(("equal", group[0], c) for c in group[1:] if find(c) != find(group[0]))
+            out.extend(("equal", theta_node_id(eg, group[0]), theta_node_id(eg, c)) for c in group[1:]
+                       if find(c) != find(group[0]))
         return out[:limit], False
 
     def apply(self, eg: EPeg, match: tuple) -> bool:
