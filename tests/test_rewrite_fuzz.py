@@ -1,8 +1,10 @@
 """The rewrite fuzzer for the built-in rules that copy terms (rules/branchfacts.py ``branch-facts``,
-rules/unswitch.py ``loop-unswitch``): seeded random PEGs (branches on ``x == k``, ``x != k``, ``x < k``, loops
-with a loop-invariant test in the body), one rule applied to every match in a fresh E-PEG, then each class the
-rule merged read back as a PEG through the rule's own new nodes (the newest node of every class) and evaluated
-against the original PEG (peggy_jvm.peg.evaluate) on edge arguments. The rules' deliberate mutants must be
+rules/unswitch.py ``loop-unswitch``) and for the unions of the optimistic analysis (rules/optimistic.py
+``loop-optimistic``): seeded random PEGs (branches on ``x == k``, ``x != k``, ``x < k``, loops with a
+loop-invariant test in the body, loops whose carried value is tested against constants), one rule applied to
+every match in a fresh E-PEG, then each class the rule merged read back as a PEG through the rule's own new
+nodes (the newest node of every class; for ``loop-optimistic`` a class's constant first) and evaluated against
+the original PEG (peggy_jvm.peg.evaluate) on edge arguments. The rules' deliberate mutants must be
 caught by the same inputs, so the fuzzer is shown able to fail."""
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from peggy_jvm.ir import interp as I
 from peggy_jvm.peg.evaluate import evaluate_peg
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.rules.branchfacts import BranchFacts
+from peggy_jvm.rules.optimistic import LoopOptimism
 from peggy_jvm.rules.unswitch import LoopUnswitch
 
 ARGS = [(x, y, n) for x, y, n in itertools.product([-1, 0, 3, 4, 5], [0, 5, -7], [-1, 0, 1, 3])]
@@ -57,29 +60,54 @@ def random_peg(seed: int, loop: bool) -> PEG:
     return g
 
 
+def random_carried_peg(seed: int) -> PEG:
+    """``f(x, y, n)``: ``s = c; for (i = 0; i < n; i++) s = phi(t, e1, e2)`` with ``t`` a test of ``s`` against a
+    constant and ``e1``, ``e2`` terms over ``s``, ``i``, ``y``: the carried value often never changes, or stays
+    in a range that decides a test (what the optimistic analysis finds), and often does not."""
+    rng = random.Random(seed)
+    g = PEG(name=f"carried{seed}", param_types=["int", "int", "int"])
+    s0 = g.add("sigma0")
+    _x, y, n = (g.add("param", k) for k in range(3))
+    zero, one = g.add("const.i", 0), g.add("const.i", 1)
+    i, s = g.new_theta(1), g.new_theta(1)
+    g.set_theta(i, zero, g.add("add.i", None, (i, one)))
+    test = g.add(rng.choice(["eq.i", "ne.i", "lt.i"]), None, (s, g.add("const.i", rng.choice(CONSTS))))
+    body = g.add("phi", None, (test, _expr(g, rng, [s, i, y], 2), _expr(g, rng, [s], 2)))
+    g.set_theta(s, g.add("const.i", rng.choice(CONSTS)), body)
+    stop = g.add("guard", None, (s0, g.add("ge.i", None, (i, n))))
+    p = g.add("pass", 1, (stop,))
+    g.root = g.add("return", None, (g.add("eval", 1, (s0, p)), g.add("eval", 1, (s, p))))
+    g.seal()
+    return g
+
+
 class _Cycle(Exception):
     pass
 
 
-def _read_back(eg: EPeg, root: int, template: PEG) -> PEG:
+def _read_back(eg: EPeg, root: int, template: PEG, constants: bool = False) -> PEG:
     """The PEG of ``root`` through the newest node of every class (the rule's own nodes where it made any); where
     those choices close a cycle not through a theta, the innermost class of the cycle that chose its newest node
-    is read through its oldest instead (the original PEG's choices have no such cycle)."""
+    is read through its oldest instead (the original PEG's choices have no such cycle). With ``constants`` a class
+    with a constant node reads as that constant (a rule merged it with one)."""
     oldest: set[int] = set()
     while True:
         try:
-            return _read_back_once(eg, root, template, oldest)
+            return _read_back_once(eg, root, template, oldest, constants)
         except _Cycle as c:
             if c.args[0] is None:
                 raise AssertionError("no acyclic reading") from None
             oldest.add(c.args[0])
 
 
-def _read_back_once(eg: EPeg, root: int, template: PEG, oldest: set[int]) -> PEG:
+def _read_back_once(eg: EPeg, root: int, template: PEG, oldest: set[int], constants: bool) -> PEG:
     g = PEG(name=template.name, param_types=list(template.param_types))
     find = eg.find
 
     def choose(cid: int) -> tuple:
+        leaf = [n for n in eg.nodes(cid) if n[0] == "const.i" or n[0] == "const.b"]
+        if constants and leaf:
+            return leaf[0]
         age = [(eg._memo.get(n, -1), n) for n in eg.nodes(cid)]
         return (min(age) if cid in oldest else max(age))[1]
 
@@ -116,15 +144,20 @@ def _read_back_once(eg: EPeg, root: int, template: PEG, oldest: set[int]) -> PEG
 
 
 def _outcome(peg: PEG, args: tuple) -> object:
-    got = evaluate_peg(peg, list(args), I.Heap(), budget=20_000)
+    try:
+        got = evaluate_peg(peg, list(args), I.Heap(), budget=20_000)
+    except I.Unsupported:  # out of steps: a loop that no longer ends (the originals' all end within it)
+        return "no end"
     return got.value if isinstance(got, I.Returned) else type(got).__name__
 
 
-def _fuzz(rule_factory, loop: bool, seeds: range) -> tuple[int, list]:
-    """(rewrites checked, mismatches) of the rule on the random PEGs of ``seeds``."""
+def _fuzz(rule_factory, loop: bool | str, seeds: range) -> tuple[int, list]:
+    """(rewrites checked, mismatches) of the rule on the random PEGs of ``seeds`` (``loop`` "carried": the
+    loops of :func:`random_carried_peg`, read back constants first)."""
     checked, bad = 0, []
+    carried = loop == "carried"
     for seed in seeds:
-        peg = random_peg(seed, loop)
+        peg = random_carried_peg(seed) if carried else random_peg(seed, bool(loop))
         eg = EPeg()
         root = eg.add_peg(peg)[peg.root]
         eg.rebuild()
@@ -139,7 +172,7 @@ def _fuzz(rule_factory, loop: bool, seeds: range) -> tuple[int, list]:
                 break
         if not fired:
             continue
-        new = _read_back(eg, root, peg)
+        new = _read_back(eg, root, peg, constants=carried)
         checked += 1
         for args in ARGS:
             want, got = _outcome(peg, args), _outcome(new, args)
@@ -149,8 +182,9 @@ def _fuzz(rule_factory, loop: bool, seeds: range) -> tuple[int, list]:
     return checked, bad
 
 
-@pytest.mark.parametrize("make,loop", [(BranchFacts, False), (BranchFacts, True), (LoopUnswitch, True)],
-                         ids=["branch-facts", "branch-facts-loops", "loop-unswitch"])
+@pytest.mark.parametrize("make,loop", [(BranchFacts, False), (BranchFacts, True), (LoopUnswitch, True),
+                                       (LoopOptimism, "carried")],
+                         ids=["branch-facts", "branch-facts-loops", "loop-unswitch", "loop-optimistic"])
 def test_the_rewrites_keep_every_value(make, loop):
     checked, bad = _fuzz(make, loop, range(100))
     assert bad == []
@@ -159,8 +193,9 @@ def test_the_rewrites_keep_every_value(make, loop):
 
 @pytest.mark.parametrize("make,loop", [(lambda: BranchFacts(mutant="wrong-constant"), False),
                                        (lambda: BranchFacts(mutant="wrong-arm"), False),
-                                       (lambda: LoopUnswitch(mutant="swap"), True)],
-                         ids=["wrong-constant", "wrong-arm", "swap"])
+                                       (lambda: LoopUnswitch(mutant="swap"), True),
+                                       (lambda: LoopOptimism(mutant="trust-init"), "carried")],
+                         ids=["wrong-constant", "wrong-arm", "swap", "trust-init"])
 def test_the_fuzzer_catches_the_mutants(make, loop):
     _checked, bad = _fuzz(make, loop, range(60))
     assert bad, "a wrong rewrite went unnoticed"

@@ -46,7 +46,7 @@ Invariants (after :meth:`EGraph.rebuild <peggy_jvm.egraph.egraph.EGraph.rebuild>
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 from .. import semantics as S
 from ..egraph.analysis import Analysis
@@ -54,7 +54,7 @@ from ..egraph.types import ENode
 from ..peg.ops import OPS, POLYMORPHIC, Role, T
 
 __all__ = ["JavaFacts", "ConstantAnalysis", "VarianceAnalysis", "SortAnalysis",
-           "const_value", "const_key", "CONST_OPS", "ALL_LOOPS", "LINEAR_SORTS"]
+           "const_value", "const_key", "fold_keys", "CONST_OPS", "ALL_LOOPS", "LINEAR_SORTS"]
 
 ALL_LOOPS = -1  # the variance mask "may vary in every loop depth" (all bits set)
 LINEAR_SORTS = frozenset({T.SIGMA, T.OUTCOME, T.RESULT})
@@ -128,6 +128,26 @@ def _foldable() -> dict[str, tuple[Callable, tuple[str, ...], Callable]]:
 
 
 _DIVISIONS = frozenset(S.THROWING)
+_FOLDABLE = _foldable()
+
+
+def fold_keys(op: str, keys: Iterable[tuple[str, Any] | None]) -> tuple[str, Any] | None:
+    """The constant key of pure ``op`` applied to constant inputs (their keys), or None when ``op`` does not fold
+    or an input is not a constant of its type. A division by zero is never folded: our PEGs divide only by a
+    checked divisor, so a zero there is unreachable, not a value (semantics would raise). Shared by this module's
+    :class:`ConstantAnalysis` and the optimistic analysis (:mod:`peggy_jvm.rules.optimistic`)."""
+    f = _FOLDABLE.get(op)
+    if f is None:
+        return None
+    fn, ins, mk = f
+    args = []
+    for k, want in zip(keys, ins):
+        if k is None or k[0] != want:
+            return None
+        args.append(const_value(k))
+    if op in _DIVISIONS and args[1] == 0:
+        return None
+    return mk(fn(*args))
 
 
 class ConstantAnalysis(Analysis[JavaFacts, "tuple[str, Any] | None"]):
@@ -136,7 +156,7 @@ class ConstantAnalysis(Analysis[JavaFacts, "tuple[str, Any] | None"]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.fold = _foldable()
+        self.fold = _FOLDABLE
 
     def make(self, eg: JavaFacts, node: ENode) -> tuple[str, Any] | None:
         op, attr, ch = node
@@ -145,18 +165,8 @@ class ConstantAnalysis(Analysis[JavaFacts, "tuple[str, Any] | None"]):
         if not ch:
             return None
         const = eg.const
-        f = self.fold.get(op)
-        if f is not None:
-            fn, ins, mk = f
-            args = []
-            for c, want in zip(ch, ins):
-                k = const(c)
-                if k is None or k[0] != want:
-                    return None
-                args.append(const_value(k))
-            if op in _DIVISIONS and args[1] == 0:
-                return None  # the checked divisor is never zero here: nothing to fold (semantics would raise)
-            return mk(fn(*args))
+        if op in self.fold:
+            return fold_keys(op, (const(c) for c in ch))  # lazily: the first non-constant input ends it
         if op == "phi":
             c = const(ch[0])
             if c is not None and c[0] == "const.b":

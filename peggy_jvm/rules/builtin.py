@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from ..egraph.explain import Reason
 from .branchfacts import BranchFacts
 from .hoist import LoopHoist
+from .optimistic import LoopOptimism
 from .induction import InductionMemo, prove_by_induction
 from .peel import LoopPeel
 from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
@@ -326,5 +327,5 @@ def builtin_rules() -> list:
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
             ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
             StoreDefaultIntoNew(), LoopPeel(),
-            LoopHoist(), LoopUnswitch(), BranchFacts()]
+            LoopHoist(), LoopUnswitch(), BranchFacts(), LoopOptimism()]
 

@@ -94,6 +94,12 @@ __all__ = ["safe_rules", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES", 
 #     whole body equals its copy under that value (branch-facts' argument), the copies' heaps are threaded in
 #     the same order (effects keep their order), and c is a value (no pure node throws; a heap value it reads
 #     was read before the loop). The copies are priced in full (docs/cost-model.md): chosen only when they pay.
+#   peg.loop.optimistic (loop-optimistic, rules/optimistic.py, under the peg.loop prefix; docs/optimistic.md): a
+#     class merged with a constant, and a divisor check dropped, only on facts of a converged optimistic
+#     analysis; the facts hold at every iteration vector by induction over the vectors (lexicographic) and, at
+#     one vector, over ranks (no class's fact rests on the class itself at the same iteration), and say nothing
+#     from a loop's exit test, so the unions are PEG equalities. Its value numbering merges thetas by the same
+#     induction (the hypothesis used only through pointwise nodes and theta, at the same or earlier iterations).
 #   heap.array.read, heap.field.read (docs/axioms.md, "Heap reads the optimizer uses"): (a) a read's VALUE over
 #     an effect that cannot change what it reads (a read, a divisor check, a write of another field or of a
 #     field rather than an element; for arraylength any write: lengths are final). If that effect completes

@@ -2,9 +2,9 @@
 
 Inputs: a JDK, a work directory, a pytest MonkeyPatch, the class name and its source. Output: the original class
 directory, the optimized one and the report rows by method name. :func:`listing` reads a method's instructions
-off javap, for the tests' shape assertions. The emitted-cost rule is switched off
-(``conftest.keep_every_rewrite``: the rewrites' behaviour is tested, not whether they pay), and with
-``self_check=False`` the self-check too (what extraction's own checks let through).
+off javap, for the tests' shape assertions; :func:`assert_behaves_like_original` runs both on the JVM. The
+emitted-cost rule is switched off (``conftest.keep_every_rewrite``: the rewrites' behaviour is tested, not
+whether they pay), and with ``self_check=False`` the self-check too (what extraction's own checks let through).
 """
 from __future__ import annotations
 
@@ -32,6 +32,16 @@ def optimize_source(java_home: Path, work: Path, mp: pytest.MonkeyPatch, name: s
         mp.setattr(pipeline, "_self_check", lambda *args, **kwargs: None)
     _, report = optimize_input(orig / f"{name}.class", out / f"{name}.class", Stage.FULL, jobs=1)
     return orig, out, {m.name: m for m in report.methods}
+
+
+def assert_behaves_like_original(java_home: Path, orig: Path, out: Path, rows: dict, calls: list) -> None:
+    """No method fell back, and every call gives the same result on the JVM (``-Xverify:all``) before and
+    after (``difftest.compare``)."""
+    import difftest as dt
+    assert all(r.status != "fallback" for r in rows.values()), {n: r.reason for n, r in rows.items()}
+    result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
+    assert result.mismatches == [], result.report()
+    assert result.compared == len(calls)
 
 
 def listing(java_home: Path, cp: Path, cls: str, method: str) -> list[tuple[int, str, str]]:

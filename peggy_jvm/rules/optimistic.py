@@ -1,0 +1,648 @@
+"""Optimistic analysis of loops (Arbore, Cheung, Willsey, "Optimism in Equality Saturation"): facts about
+loop-carried values that the pessimistic e-class analyses cannot learn across a theta's back edge, and the rule
+that turns the converged ones into unions.
+
+What this module owns
+    * :func:`analyze`: the two-level fixpoint over a rebuilt E-PEG. The domain is per class: Java constants
+      (bool, float and double keys as :mod:`peggy_jvm.epeg.analyses` writes them) and intervals of int and long
+      values (:class:`Interval`; a constant is a one-value interval) with exact Java overflow: an operation
+      whose exact result could leave the type's range gives no interval at all (top), never a wrapped one.
+      Outer level, a least fixpoint over the back edges: every theta class of a value sort gets a hypothesis
+      (its facts at every iteration), bottom at first; each round the hypotheses are joined with what the
+      theta's initial value and next value are found to be under them, after two rounds widened (a bound that
+      grew goes to the next of the method's constants, or to the type's limit), until no hypothesis grows;
+      then up to two narrowing rounds, each kept only when it is again a post-fixpoint. Inner level, for fixed
+      hypotheses: the facts of every class in one pass in rank order (see below), each the meet of the
+      pessimistic constant (``EPeg.const``) and what each usable node of the class computes from its children's
+      facts; a theta node's fact is its class's hypothesis, so the inner level ignores back-edge inputs (after
+      the first round only the classes that depend on a hypothesis are computed again). :class:`Facts` is the
+      result.
+    * :func:`value_numbers`: optimistic value numbering across loops, groups of thetas equal at every
+      iteration (thetas of one depth with equal initial values assumed equal, split by their next values'
+      numbers under that hypothesis until no group splits; docs/optimistic.md).
+    * :class:`LoopOptimism` (``loop-optimistic``, group ``peg.loop.optimistic``): the rule. Only converged facts
+      gate rewrites: a class found equal to a constant (a loop-carried value that never changes, a test it
+      decides) is merged with that constant; a divisor check (``check.zero.i``/``.l``) of a value whose interval
+      excludes zero neither throws nor changes the heap (``rho_value`` is the divisor, ``rho_sigma`` the heap it
+      got), as ``effects.divisor`` says of a non-zero constant; the thetas of a value-numbering group are merged.
+
+Why a converged fact holds (docs/optimistic.md has the argument in full)
+    A naive optimistic analysis is unsound in an e-graph: a class ``{p, or(p, and(t, 0))}`` used as the initial
+    value of ``t = theta(.., t + 1)`` would make ``t`` depend on ``t`` itself at the same iteration (a meet with
+    its bottom hypothesis would leave ``t`` no value at all). Ranks rule that out:
+    ``rank(c)`` is the least, over the class's nodes, of one more than the largest rank of the children the
+    node READS at the same iteration (a pure operator and phi read all of theirs, a theta only its initial
+    value, every other node none: eval, pass, effects, parameters give top). Only the nodes of a class whose
+    read children all rank lower are used (``usable``), and a theta class is hypothesized through its usable
+    theta nodes only. Then, by induction over the iteration vectors (lexicographic) and, at one vector, over
+    ranks, every fact holds at every vector where the value is defined: a theta of loop ``l`` at iteration 0
+    of ``l`` is its initial value at the same vector (lower rank), at iteration ``k + 1`` its next value at
+    iteration ``k`` (an earlier vector), and both are within the final hypothesis because the hypotheses are
+    a post-fixpoint. The facts hold at every iteration (also past a loop's exit), so the unions made from them
+    hold as PEG equalities; nothing here reasons from a loop's exit test.
+
+Inputs / outputs: an ``EPeg`` after rebuild; unions with reasons (``Reason("loop-optimistic", ...)``).
+
+Invariants
+    * Deterministic: classes are visited in id order, the rounds are bounded (:data:`MAX_ROUNDS`) and the work
+      by :data:`MAX_VISITS` node visits per analysis (over it: no facts); no clock is read. The rule analyses
+      an e-graph at its 1st, 2nd, 4th, 8th ... search (what the runner's iteration count decides, never time).
+    * A hypothesis that did not converge gives nothing: the rule only ever sees a post-fixpoint.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Union
+
+from ..egraph.explain import Reason
+from ..epeg.analyses import fold_keys
+from ..peg.ops import OPS, Role, T
+
+if TYPE_CHECKING:
+    from ..epeg import EPeg
+
+__all__ = ["Interval", "Facts", "analyze", "value_numbers", "LoopOptimism", "BOTTOM", "MAX_ROUNDS", "MAX_VISITS"]
+
+#: outer rounds before the analysis gives up (no facts); widening makes real loops converge in a few
+MAX_ROUNDS = 24
+#: node visits (all rounds together) before the analysis gives up: keeps large E-PEGs within the time goal
+MAX_VISITS = 400_000
+_WIDEN_AFTER = 2  # rounds of plain joins before widening (a loop that settles after one step stays exact)
+_NARROWINGS = 2
+
+
+class _Bottom:
+    """No value yet (the optimistic start of a hypothesis)."""
+
+    def __repr__(self) -> str:
+        return "BOTTOM"
+
+
+BOTTOM = _Bottom()
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """The int (``bits`` 32) or long (64) values ``lo..hi``, both included."""
+
+    bits: int
+    lo: int
+    hi: int
+
+    @property
+    def const(self) -> int | None:
+        return self.lo if self.lo == self.hi else None
+
+
+#: a class's fact: None = top (any value), BOTTOM, an Interval, or a constant key ("const.b", True)...
+Fact = Union[None, _Bottom, Interval, tuple]
+
+_LIMITS = {32: (-(1 << 31), (1 << 31) - 1), 64: (-(1 << 63), (1 << 63) - 1)}
+_BITS = {T.INT: 32, T.LONG: 64}
+_TRUE, _FALSE = ("const.b", True), ("const.b", False)
+_VALUE_SORTS = frozenset({T.INT, T.LONG, T.BOOL, T.FLOAT, T.DOUBLE})
+
+
+def _interval(bits: int, lo: int, hi: int) -> Fact:
+    """The interval, or top when the exact bounds leave the type's range (Java would wrap: no interval)."""
+    mn, mx = _LIMITS[bits]
+    return Interval(bits, lo, hi) if mn <= lo and hi <= mx else None
+
+
+def _of_key(key: tuple | None) -> Fact:
+    """The fact of a constant key (ints and longs as one-value intervals)."""
+    if key is None:
+        return None
+    if key[0] == "const.i":
+        return Interval(32, key[1], key[1])
+    if key[0] == "const.l":
+        return Interval(64, key[1], key[1])
+    return key
+
+
+def _key_of(f: Fact) -> tuple | None:
+    """The constant key of a one-value fact, else None."""
+    if isinstance(f, Interval):
+        return None if f.lo != f.hi else ("const.i" if f.bits == 32 else "const.l", f.lo)
+    return f if isinstance(f, tuple) else None
+
+
+def meet(a: Fact, b: Fact) -> Fact:
+    """What both facts say (two sound facts about one class)."""
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    if a is BOTTOM or b is BOTTOM:
+        return BOTTOM
+    if isinstance(a, Interval) and isinstance(b, Interval) and a.bits == b.bits:
+        lo, hi = max(a.lo, b.lo), min(a.hi, b.hi)
+        return Interval(a.bits, lo, hi) if lo <= hi else BOTTOM
+    return BOTTOM if isinstance(a, tuple) and isinstance(b, tuple) else a  # contradiction: no value at all
+
+
+def join(a: Fact, b: Fact) -> Fact:
+    """A fact both values satisfy."""
+    if a is BOTTOM:
+        return b
+    if b is BOTTOM or a == b:
+        return a
+    if isinstance(a, Interval) and isinstance(b, Interval) and a.bits == b.bits:
+        return Interval(a.bits, min(a.lo, b.lo), max(a.hi, b.hi))
+    return None
+
+
+def leq(a: Fact, b: Fact) -> bool:
+    """``a`` says at least what ``b`` says."""
+    return join(a, b) == b
+
+
+def widen(old: Fact, new: Fact, thresholds: dict[int, list[int]] | None = None) -> Fact:
+    """``new`` (which includes ``old``) with every bound that moved pushed to the next threshold (the method's
+    own constants, and one below each: ``k < 8`` bounds k by 7) or else to the type's limit; finitely many
+    thresholds, so a hypothesis is widened finitely often."""
+    if not isinstance(old, Interval) or not isinstance(new, Interval) or old.bits != new.bits:
+        return new
+    mn, mx = _LIMITS[new.bits]
+    ts = (thresholds or {}).get(new.bits, [])
+    lo, hi = new.lo, new.hi
+    if lo < old.lo:
+        lo = max((t for t in ts if t <= lo), default=mn)
+    if hi > old.hi:
+        hi = min((t for t in ts if t >= hi), default=mx)
+    return Interval(new.bits, lo, hi)
+
+
+def _thresholds(eg: EPeg) -> dict[int, list[int]]:
+    out: dict[int, set[int]] = {32: set(), 64: set()}
+    for op, bits in (("const.i", 32), ("const.l", 64)):
+        for cid in eg.classes_with_op(op):
+            for nop, attr, _ch in eg.nodes(cid):
+                if nop == op:
+                    out[bits].update((attr, attr - 1))
+    return {b: sorted(v) for b, v in out.items()}
+
+
+# -- transfer functions (what a node computes from its children's facts) -----------------------------------
+def _fold(op: str, args: list[Fact]) -> Fact:
+    """``op`` folded when every input is one value (the pessimistic analysis' folding: one mechanism)."""
+    return _of_key(fold_keys(op, [_key_of(a) for a in args]))
+
+
+def _arith(op: str, a: Interval, b: Interval | None) -> Fact:
+    base, bits = op.split(".")[0], a.bits
+    if b is None:
+        if base == "neg":
+            return _interval(bits, -a.hi, -a.lo)
+        return None
+    if base == "add":
+        return _interval(bits, a.lo + b.lo, a.hi + b.hi)
+    if base == "sub":
+        return _interval(bits, a.lo - b.hi, a.hi - b.lo)
+    if base == "mul":
+        ps = (a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi)
+        return _interval(bits, min(ps), max(ps))
+    if base == "and":
+        if a.lo >= 0 and b.lo >= 0:
+            return Interval(bits, 0, min(a.hi, b.hi))
+        if a.lo >= 0 or b.lo >= 0:
+            return Interval(bits, 0, a.hi if a.lo >= 0 else b.hi)
+        return None
+    if base in ("or", "xor") and a.lo >= 0 and b.lo >= 0:
+        return Interval(bits, 0, (1 << max(a.hi, b.hi).bit_length()) - 1)
+    if base in ("shr", "ushr") and b.const is not None and (base == "shr" or a.lo >= 0):
+        s = b.const & (bits - 1)
+        return Interval(bits, a.lo >> s, a.hi >> s)  # floor shifts are monotone; ushr of a non-negative is shr
+    if base == "rem" and b.const is not None and b.const != 0:
+        m = abs(b.const) - 1  # |a % d| < |d|, with a's sign
+        return Interval(bits, 0 if a.lo >= 0 else max(a.lo, -m), 0 if a.hi <= 0 else min(a.hi, m))
+    if base == "div" and b.const is not None and b.const > 0:
+        fn = OPS[op].fn
+        assert fn is not None
+        return Interval(bits, fn(a.lo, b.const), fn(a.hi, b.const))  # truncation by d > 0 is monotone
+    return None
+
+
+_NARROW = {"i2b": (-128, 127), "i2s": (-32768, 32767), "i2c": (0, 65535)}
+
+
+def _convert(op: str, a: Interval) -> Fact:
+    if op == "i2l":
+        return Interval(64, a.lo, a.hi)
+    if op == "l2i":
+        return _interval(32, a.lo, a.hi)
+    if op in _NARROW:
+        lo, hi = _NARROW[op]
+        return a if lo <= a.lo and a.hi <= hi else Interval(32, lo, hi)
+    return None
+
+
+def _compare(op: str, a: Interval, b: Interval) -> Fact:
+    """A comparison decided by the intervals (``lt.i`` ... as a bool constant, ``cmp.l`` as -1/0/1 or its
+    range), else top."""
+    c = op.split(".")[0]
+    if c == "cmp":
+        if a.hi < b.lo:
+            return Interval(32, -1, -1)
+        if a.lo > b.hi:
+            return Interval(32, 1, 1)
+        return Interval(32, -1, 1)
+    lt, gt = a.hi < b.lo, a.lo > b.hi  # certainly a < b, certainly a > b
+    le, ge = a.hi <= b.lo, a.lo >= b.hi
+    decided = {"lt": (lt, ge), "le": (le, gt), "gt": (gt, le), "ge": (ge, lt),
+               "eq": (False, lt or gt), "ne": (lt or gt, False)}.get(c)
+    if decided is None:
+        return None
+    yes, no = decided
+    return _TRUE if yes else _FALSE if no else None
+
+
+def _bools(op: str, args: list[Fact]) -> Fact:
+    if op == "not":
+        return _FALSE if args[0] == _TRUE else _TRUE if args[0] == _FALSE else None
+    if op == "and" and _FALSE in args:
+        return _FALSE
+    if op == "or" and _TRUE in args:
+        return _TRUE
+    return None
+
+
+def transfer(op: str, args: list[Fact]) -> Fact:
+    """The fact of a pure operator's value given its inputs' facts (top when nothing is known)."""
+    if any(a is BOTTOM for a in args):
+        return BOTTOM
+    folded = _fold(op, args)
+    if folded is not None:
+        return folded
+    spec = OPS[op]
+    if op in ("not", "and", "or") and spec.output is T.BOOL:
+        return _bools(op, args)
+    # an int or long input known nothing of is its type's whole range (``x & 7`` is in 0..7 whatever x is)
+    ivs: list[Interval] = []
+    for a, t in zip(args, spec.inputs):
+        if a is None and t in _BITS:
+            a = Interval(_BITS[t], *_LIMITS[_BITS[t]])
+        if not isinstance(a, Interval):
+            return None
+        ivs.append(a)
+    if not ivs:
+        return None
+    if spec.output is T.BOOL or op.startswith("cmp."):
+        return _compare(op, ivs[0], ivs[1]) if len(ivs) == 2 and ivs[0].bits == ivs[1].bits else None
+    if len(ivs) == 1:
+        return _convert(op, ivs[0]) if op[1] == "2" else _arith(op, ivs[0], None)
+    if ivs[0].bits != _BITS.get(spec.output):
+        return None
+    return _arith(op, ivs[0], ivs[1])
+
+
+#: the operators whose fact is computed from their inputs' (``guard`` is a condition after a heap: its fact is top)
+_COMPUTED = frozenset(n for n, spec in OPS.items() if spec.role is Role.PURE and n != "guard")
+
+
+def _reads(op: str, ch: tuple) -> tuple:
+    """The children a node's fact is computed from AT THE SAME ITERATION (its rank depends on them): all of a
+    pure operator's and a phi's, a theta's initial value (its next value is read one iteration earlier), none of
+    any other node's (eval, pass, effects, projections, parameters: their facts are top)."""
+    if op == "theta":
+        return ch[:1]
+    return ch if op in _COMPUTED or op == "phi" else ()
+
+
+# -- the analysis ---------------------------------------------------------------------------------------------
+@dataclass
+class Facts:
+    """The converged facts of one analysis (``converged`` False: none, every class top). Class ids are the
+    representatives of the e-graph's state that was analysed."""
+
+    facts: dict[int, Fact]
+    hypotheses: dict[int, Fact]
+    converged: bool
+    rounds: int
+
+    def of(self, eg: EPeg, cid: int) -> Fact:
+        return self.facts.get(eg.find(cid)) if self.converged else None
+
+
+class _Graph:
+    """The e-graph's classes in rank order, with their usable nodes (read children already canonical)."""
+
+    def __init__(self, eg: EPeg) -> None:
+        find = eg.find
+        nodes: dict[int, list[tuple[str, Any, tuple, tuple]]] = {}
+        users: dict[int, list[tuple[int, int]]] = {}  # child class -> (class, node index) that read it
+        missing: list[int] = []  # per (class, node index): read children not ranked yet
+        slot: dict[tuple[int, int], int] = {}
+        heap: list[tuple[int, int]] = []
+        for cid in sorted(eg.class_ids()):
+            lst = nodes[cid] = []
+            for op, attr, ch in eg._classes[cid].nodes:
+                ch = tuple(find(c) for c in ch)
+                reads = tuple(sorted(set(_reads(op, ch))))
+                idx = len(lst)
+                lst.append((op, attr, ch, reads))
+                slot[(cid, idx)] = len(missing)
+                missing.append(len(reads))
+                for r in reads:
+                    users.setdefault(r, []).append((cid, idx))
+                if not reads:
+                    heapq.heappush(heap, (1, cid))
+        rank: dict[int, int] = {}
+        while heap:  # Knuth's generalization of Dijkstra: min over nodes of 1 + max over read children
+            r, cid = heapq.heappop(heap)
+            if cid in rank:
+                continue
+            rank[cid] = r
+            for user, idx in users.get(cid, ()):
+                s = slot[(user, idx)]
+                missing[s] -= 1
+                if missing[s] == 0 and user not in rank:
+                    heapq.heappush(heap, (r + 1, user))
+        self.rank = rank
+        self.order = sorted(rank, key=lambda c: (rank[c], c))
+        self.usable: dict[int, list[tuple[str, Any, tuple]]] = {}
+        for cid in self.order:
+            rc = rank[cid]
+            self.usable[cid] = [(op, attr, ch) for op, attr, ch, reads in nodes[cid]
+                                if all(rank.get(x, rc) < rc for x in reads)]
+        self.size = sum(len(v) for v in self.usable.values())
+
+
+def _inner(g: _Graph, pess: dict[int, Fact], hyp: dict[int, Fact], base: dict[int, Fact] | None = None,
+           order: list[int] | None = None) -> dict[int, Fact]:
+    """The facts of every ranked class under the hypotheses ``hyp`` (one pass in rank order); with ``base`` (an
+    earlier pass's facts) only the classes of ``order`` are computed again: those that depend on a hypothesis."""
+    facts: dict[int, Fact] = dict(base) if base is not None else {}
+    get = facts.get
+    for cid in (order if order is not None else g.order):
+        f = pess.get(cid)
+        for op, _attr, ch in g.usable[cid]:
+            if op == "theta":
+                nf = hyp.get(cid)
+            elif op == "phi":
+                c = get(ch[0])
+                nf = BOTTOM if c is BOTTOM else get(ch[1]) if c == _TRUE else get(ch[2]) if c == _FALSE \
+                    else join(get(ch[1]), get(ch[2]))
+            elif ch and op in _COMPUTED:
+                nf = transfer(op, [get(c) for c in ch])
+            else:
+                continue
+            f = meet(f, nf)
+        facts[cid] = f
+    return facts
+
+
+def _thetas(eg: EPeg, g: _Graph) -> dict[int, list[tuple[int, int]]]:
+    """Theta classes of a value sort -> their usable theta nodes as (initial value, next value) classes."""
+    out: dict[int, list[tuple[int, int]]] = {}
+    for cid in eg.classes_with_op("theta"):
+        cid = eg.find(cid)
+        if cid not in g.rank or eg.sort(cid) not in _VALUE_SORTS:
+            continue
+        pairs = [(ch[0], ch[1]) for op, _a, ch in g.usable[cid] if op == "theta"]
+        if pairs:
+            out[cid] = pairs
+    return dict(sorted(out.items()))
+
+
+def _dependent(g: _Graph, thetas: dict[int, list[tuple[int, int]]]) -> list[int]:
+    """The classes whose facts depend on a hypothesis (the hypothesized thetas and every class a usable node of
+    which reads one of them), in rank order."""
+    dep: set[int] = set(thetas)
+    for cid in g.order:
+        if cid not in dep and any(op != "theta" and any(c in dep for c in ch) for op, _a, ch in g.usable[cid]):
+            dep.add(cid)
+    return [c for c in g.order if c in dep]
+
+
+def _step(thetas: dict[int, list[tuple[int, int]]], facts: dict[int, Fact]) -> dict[int, Fact]:
+    """What each hypothesized theta is found to be at some iteration: its initial or its next value."""
+    out = {}
+    for t, pairs in thetas.items():
+        f: Fact = BOTTOM
+        for init, nxt in pairs:
+            f = join(f, join(facts.get(init), facts.get(nxt)))
+        out[t] = f
+    return out
+
+
+def analyze(eg: EPeg, max_rounds: int = MAX_ROUNDS, max_visits: int = MAX_VISITS) -> Facts:
+    """The optimistic facts of the (rebuilt) e-graph; see the module docstring."""
+    none = Facts({}, {}, False, 0)
+    if not any(eg.sort(t) in _VALUE_SORTS for t in eg.classes_with_op("theta")):
+        return none  # no loop-carried value: nothing optimism could add
+    g = _Graph(eg)
+    pess = {cid: _of_key(eg.const(cid)) for cid in g.order}
+    thetas = _thetas(eg, g)
+    hyp: dict[int, Fact] = {t: BOTTOM for t in thetas}
+    dep = _dependent(g, thetas)
+    dep_size = sum(len(g.usable[c]) for c in dep)
+    thresholds = _thresholds(eg)
+    facts = _inner(g, pess, hyp)
+    visits = g.size
+    for rnd in range(max_rounds):
+        if rnd:
+            visits += dep_size
+            if visits > max_visits:
+                return none
+            facts = _inner(g, pess, hyp, facts, dep)
+        found = _step(thetas, facts)
+        grown = {t: f for t, f in found.items() if not leq(f, hyp[t])}
+        if not grown:
+            break
+        for t, f in grown.items():
+            new = join(hyp[t], f)
+            hyp[t] = widen(hyp[t], new, thresholds) if rnd >= _WIDEN_AFTER else new
+    else:
+        return none
+    for _ in range(_NARROWINGS):  # a post-fixpoint's image is one too (monotone transfer); checked anyway
+        narrower = _step(thetas, facts)
+        if narrower == hyp or visits + dep_size > max_visits:
+            break
+        visits += dep_size
+        nfacts = _inner(g, pess, narrower, facts, dep)
+        if not all(leq(f, narrower[t]) for t, f in _step(thetas, nfacts).items()):
+            break
+        hyp, facts = narrower, nfacts
+    return Facts(facts, hyp, True, rnd + 1)
+
+
+# -- value numbering across loops ----------------------------------------------------------------------------
+_NOT_POINTWISE = frozenset({"eval", "pass", "shift", "peel"})  # they read other iterations than their own
+_SAME_IS = {"eq.i": True, "eq.a": True, "le.i": True, "ge.i": True, "ne.i": False, "ne.a": False, "lt.i": False,
+            "gt.i": False}  # a comparison of a value with itself
+
+
+class _Numbers:
+    """Value numbers of the classes under a hypothesis: a union-find over class ids (and the constants, as
+    their keys), closed under congruence of the pointwise nodes and theta, a comparison of a value with itself
+    decided, a phi under a decided condition its arm."""
+
+    def __init__(self, nodes: list[tuple[int, str, Any, tuple]], groups: list[list[int]],
+                 constants: dict[int, tuple]) -> None:
+        self.parent: dict[Any, Any] = {}
+        for g in groups:
+            for c in g[1:]:
+                self.union(g[0], c)
+        for cid, key in constants.items():
+            self.union(cid, key)
+        self.visits = 0
+        changed = True
+        while changed:
+            changed = False
+            table: dict[tuple, Any] = {}
+            find = self.find
+            for cid, op, attr, ch in nodes:
+                self.visits += 1
+                r = find(cid)
+                kids = tuple(find(c) for c in ch)
+                sig = (op, attr, kids)
+                other = table.setdefault(sig, r)
+                changed |= self.union(other, r)
+                if op in _SAME_IS and kids[0] == kids[1]:
+                    changed |= self.union(r, ("const.b", _SAME_IS[op]))
+                elif op == "phi" and kids[0] in (find(_TRUE), find(_FALSE)):
+                    changed |= self.union(r, ch[1] if kids[0] == find(_TRUE) else ch[2])
+
+    def find(self, x: Any) -> Any:
+        parent = self.parent
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    def union(self, a: Any, b: Any) -> bool:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        self.parent[rb] = ra  # which is the representative decides nothing: groups keep their members' order
+        return True
+
+
+def theta_node_id(eg: EPeg, cid: int) -> int:
+    """The id of the class's theta node that :func:`value_numbers` reads (the id it was created with), so that a
+    union between two of them explains how each theta got into its class."""
+    op, attr, ch = min(n for n in eg.nodes(cid) if n[0] == "theta")
+    nid = eg._memo.get((op, attr, tuple(eg.find(c) for c in ch)))
+    return cid if nid is None else nid
+
+
+def value_numbers(eg: EPeg, facts: Facts, max_visits: int = MAX_VISITS) -> list[list[int]]:
+    """Groups of theta classes equal at every iteration (optimistic value numbering): thetas of one loop depth
+    with equal initial values (one class, or one constant) start in one group; the groups are split by their
+    next values' numbers under the hypothesis that every group holds, until every group's next values are one
+    number. Sound by induction over the iteration vectors (docs/optimistic.md): a group's thetas are equal at
+    iteration 0 of their loop by their initial values, and at ``k + 1`` because the derivation of their next
+    values' equality uses the hypothesis only at iteration ``k`` or earlier (congruence of pointwise nodes and
+    theta; eval, pass, shift and peel, which read later iterations, are left out)."""
+    if not facts.converged:
+        return []
+    find = eg.find
+    nodes = [(cid, op, attr, tuple(find(c) for c in ch)) for cid in sorted(eg.class_ids())
+             for op, attr, ch in eg.nodes(cid) if op not in _NOT_POINTWISE]
+    constants = {cid: k for cid, f in sorted(facts.facts.items()) if (k := _key_of(f)) is not None}
+    step: dict[int, int] = {}
+    keyed: dict[tuple, list[int]] = {}
+    for cid in sorted({find(c) for c in eg.classes_with_op("theta")}):
+        theta = min(n for n in eg.nodes(cid) if n[0] == "theta")
+        _op, loop, (init, nxt) = theta
+        init = find(init)
+        step[cid] = find(nxt)
+        keyed.setdefault((loop, constants.get(init, init)), []).append(cid)
+    groups = [g for g in keyed.values() if len(g) > 1]
+    visits = 0
+    while groups:
+        numbers = _Numbers(nodes, groups, constants)
+        visits += numbers.visits
+        if visits > max_visits:
+            return []
+        split: list[list[int]] = []
+        for g in groups:
+            parts: dict[Any, list[int]] = {}
+            for c in g:
+                parts.setdefault(numbers.find(step[c]), []).append(c)
+            split.extend(p for p in parts.values() if len(p) > 1)
+        if split == groups:
+            return groups
+        groups = split
+    return []
+
+
+# -- the rule -------------------------------------------------------------------------------------------------
+_CHECKS = {"check.zero.i": 32, "check.zero.l": 64}
+
+
+class LoopOptimism:
+    """See the module docstring. ``mutant`` builds deliberately wrong variants for the tests that must catch
+    them: ``"trust-init"`` takes every loop-carried value to be its initial value, never checking that the
+    hypothesis converged."""
+
+    name = "loop-optimistic"
+    group = "peg.loop.optimistic"
+    source = "builtin"
+    depth = None
+    cache_matches = True
+
+    def __init__(self, mutant: str | None = None) -> None:
+        self.mutant = mutant
+        self._graph = -1  # the serial of the e-graph searched last (one instance serves many in turn)
+        self._searches = 0  # searches of that e-graph so far
+        self._seen = -1  # its version when last analysed
+
+    def _analyze(self, eg: EPeg) -> Facts:
+        return _first_guess(eg) if self.mutant == "trust-init" else analyze(eg)
+
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        if eg.serial != self._graph:
+            self._graph, self._searches, self._seen = eg.serial, 0, -1
+        self._searches += 1
+        # analysed at the 1st, 2nd, 4th, 8th ... search of an e-graph: most facts are there in the PEG as built,
+        # and a full analysis every iteration cost a tenth of the optimizer's time on commons-lang3
+        if self._searches & (self._searches - 1) or eg.version == self._seen or not eg.classes_with_op("theta"):
+            return [], False
+        self._seen = eg.version
+        res = self._analyze(eg)
+        if not res.converged:
+            return [], False
+        out: list[tuple] = []
+        find = eg.find
+        for cid, f in res.facts.items():
+            k = _key_of(f)
+            if k is not None and eg.const(cid) is None:
+                out.append(("const", cid, k))
+        for op, bits in _CHECKS.items():
+            for cid in sorted(eg.classes_with_op(op)):
+                for nop, _a, ch in eg.nodes(cid):
+                    d = res.facts.get(eg.find(ch[1])) if nop == op else None
+                    if isinstance(d, Interval) and d.bits == bits and not d.lo <= 0 <= d.hi \
+                            and eg.const(ch[1]) is None:
+                        out.append(("nonzero", eg.find(cid), eg.find(ch[0]), eg.find(ch[1])))
+        for group in value_numbers(eg, res):
+            out.extend(("equal", theta_node_id(eg, group[0]), theta_node_id(eg, c)) for c in group[1:]
+                       if find(c) != find(group[0]))
+        return out[:limit], False
+
+    def apply(self, eg: EPeg, match: tuple) -> bool:
+        if match[0] == "const":
+            _k, cid, (op, attr) = match
+            return eg.union(cid, eg.add(op, attr), Reason(self.name, ("class", "value"), (cid, attr)))
+        if match[0] == "equal":
+            _k, a, b = match
+            return eg.union(a, b, Reason(self.name, ("theta", "theta'"), (a, b)))
+        _k, check, heap, divisor = match
+        why = Reason(self.name, ("check", "nonzero"), (check, divisor))
+        merged = eg.union(eg.add("rho_value", None, (check,)), divisor, why)
+        return eg.union(eg.add("rho_sigma", None, (check,)), heap, why) or merged
+
+
+def _first_guess(eg: EPeg) -> Facts:
+    """The ``trust-init`` mutant's facts: every theta taken to be its initial value, never checked."""
+    g = _Graph(eg)
+    pess = {cid: _of_key(eg.const(cid)) for cid in g.order}
+    thetas = _thetas(eg, g)
+    facts = _inner(g, pess, {t: BOTTOM for t in thetas})
+    hyp = {t: facts.get(pairs[0][0]) for t, pairs in thetas.items()}
+    return Facts(_inner(g, pess, hyp), hyp, True, 1)
