@@ -629,6 +629,26 @@ def test_bench_goes_on_past_a_bad_instance_and_takes_two_folders(tmp_path: Path)
     assert "2 instances (1 errors)" in text and "error: " in text
 
 
+def test_bench_says_why_an_instance_is_not_proved(tmp_path: Path) -> None:
+    """An instance the solver cannot prove within the bench's work gets a line saying why: the gap between its
+    cost and the proved lower bound (those of its JSON row) and how the solver's phases ended."""
+    p = max2sat_problem(40, 300, seed=1)
+    nodes = {n.id: {"op": n.op, "cost": n.cost, "eclass": n.eclass,
+                    "children": [p.classes[c][0] for c in n.children]} for n in p.nodes.values()}
+    (tmp_path / "m.json").write_text(json.dumps({"nodes": nodes, "root_eclasses": list(p.roots)}))
+    out = tmp_path / "rows.json"
+    bench = Path(__file__).parent.parent / "scripts" / "bench_extract.py"
+    run = subprocess.run([sys.executable, str(bench), str(tmp_path / "m.json"), "--work", "5000", "--json",
+                          str(out)], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (row,) = json.loads(out.read_text())
+    assert row["status"] != "optimal" and row["lower"] < row["cost"]
+    (line,) = [ln for ln in run.stdout.splitlines() if ln.strip().startswith(f"{row['file']}: gap ")]
+    gap = line.split(": gap ", 1)[1].split(" ", 1)[0]
+    assert math.isclose(float(gap), row["cost"] - row["lower"], rel_tol=1e-5)
+    assert "rc2-strat: work budget spent (5000 units)" in line
+
+
 def test_bench_own_extract_records_every_extraction(tmp_path: Path) -> None:
     """The optimizer's own e-graphs: every call of maxsat.solve the full stage makes on a fixture class is
     recorded with its status and CPU time (none recorded would mean the wrapper no longer sees the calls)."""

@@ -889,7 +889,7 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
         except _Settled:
             outcome = ("proof", enc.trivial_bound)
         except OutOfWork as e:
-            outcome = ("note", f"work budget spent ({e or f'{work} propagations'})")
+            outcome = ("note", f"work budget spent ({str(e) or f'{work} units'})")  # str: the exception is truthy
         except Exception as e:  # e.g. RC2Stratified after blocking clauses can fail to return a model:
             # the config gives up, keeping what it found; the next one (or greedy) carries on
             outcome = ("note", f"error: {type(e).__name__}: {e}")
