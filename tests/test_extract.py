@@ -473,6 +473,23 @@ def test_work_budget_is_honoured_and_the_result_reproducible() -> None:
     assert more.cost <= result.cost
 
 
+def test_cores_of_a_run_cut_short_bound_the_optimum() -> None:
+    """RC2 stopped by its work budget keeps the bound its proved cores give: never above the optimum (proved by
+    an unbounded run), above the solver-free bound (all 60 clauses satisfied), the same on every run."""
+    for seed in range(4):
+        p = max2sat_problem(14, 60, seed=seed)
+        opt = solve(p, work=None)
+        assert opt.status is Status.OPTIMAL
+        for work in (300, 1000, 3000):
+            result = solve(p, work=work)
+            assert result.lower_bound is not None and result.lower_bound <= opt.cost, (seed, work)
+    p = max2sat_problem(14, 60, seed=1)
+    result, again = solve(p, work=1000), solve(p, work=1000)
+    assert result.status is Status.BEST_FOUND and any(n.startswith("cores: ") for n in result.notes)
+    assert result.lower_bound > -60.0
+    assert (again.lower_bound, again.cost, again.notes) == (result.lower_bound, result.cost, result.notes)
+
+
 def test_neighbourhood_search_improves_what_rc2_cannot_prove() -> None:
     """RC2 runs out of work on this Max-2-SAT e-graph; the neighbourhood search, within the extra work share,
     improves on every greedy (the DAG greedy's included), reproducibly, and stays within its share."""
