@@ -620,13 +620,12 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
         if best_known is None or best_known > lower:
             proof, cores = _run_configs(problem, enc, _diversify(configs, enc), checker, max_blocks, work, extra,
                                         candidates, notes)
-            if proof is None and cores is not None and cores > lower:
-                # the cores RC2 proved before its work ran out: a bound that a later solution may meet
+            if cores is not None:
+                # the cores RC2 proved before its work ran out (no candidate meets them: _run_configs would
+                # have called that a proof): a bound that the neighbourhood search's solutions may meet
                 notes.append(f"cores: lower bound {enc.to_cost(cores):.6g}")
                 lower = cores
                 enc = replace(enc, trivial_bound=cores)
-                if candidates and min(c.objective for c in candidates) <= cores:
-                    proof = cores
             # unbounded configurations end with a proof or a reason the search cannot go on: no LNS then
             if proof is None and candidates and extra_budget is not None and extra_spent < extra_budget:
                 proof, lns_spent = _lns(problem, enc, checker, max_blocks, extra_budget - extra_spent, extra,
