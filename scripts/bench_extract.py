@@ -11,8 +11,9 @@ in-process; on a machine shared with other jobs the wall time says little, so th
 time).  The summary
 line gives the instances proved optimal (count and %), checks that no result is worse than a greedy (tree or
 bottom-up DAG; the exit status is 1 otherwise), the mean gain over the DAG greedy and the worst times; then a
-line per instance that could not be solved (unreadable, or no valid selection: the run goes on past it) and
-one naming the instances not proved.  Goals (issue 21): never worse than the DAG greedy, mean gain over it
+line per instance that could not be solved (unreadable, or no valid selection: the run goes on past it), one
+naming the instances not proved, and for each of those why (:func:`why_unproved`: the gap to the proved lower
+bound and how each phase of the solver ended).  Goals (issue 21): never worse than the DAG greedy, mean gain over it
 >= 6%, proved optimal on >= 90% of the instances within 10 s each.
 
     scripts/bench_extract.py [PATH ...] [--work UNITS (default 2e6)] [--jobs N] [--json OUT]
@@ -153,12 +154,29 @@ def main(argv: list[str] | None = None) -> int:
     errors = [r for r in rows if r.status == "error"]
     for r in errors:
         console.print(f"error: {r.notes}", markup=False)
-    unproved = [r.file for r in rows if r.status not in (Status.OPTIMAL.value, "error")]
+    unproved = [r for r in rows if r.status not in (Status.OPTIMAL.value, "error")]
     if unproved:
-        console.print(f"not proved optimal: {', '.join(unproved)}")
+        console.print(f"not proved optimal: {', '.join(r.file for r in unproved)}")
+        for r in unproved:
+            console.print(f"  {r.file}: {why_unproved(r)}", markup=False, soft_wrap=True)  # one line each
     if args.json:
         args.json.write_text(json.dumps([r.__dict__ for r in rows], indent=1))
     return 1 if worse_than_greedy(rows) else 0
+
+
+def why_unproved(r: Row) -> str:
+    """Why a row is not proved optimal: the gap between its cost and the proved lower bound (relative to the
+    cost's magnitude), then how each phase of ``solve`` ended (its notes: a configuration's work spent, the
+    Lagrangian bound reached, the neighbourhood search's rounds)."""
+    if r.cost is None:
+        head = "no selection"
+    elif r.lower is None:
+        head = f"cost {_fmt(r.cost)}, no lower bound"
+    else:
+        gap = r.cost - r.lower
+        rel = f" ({100 * gap / abs(r.cost):.1f}%)" if r.cost else ""
+        head = f"gap {gap:.6g}{rel} between cost {_fmt(r.cost)} and lower bound {_fmt(r.lower)}"
+    return f"{head}; {r.notes}" if r.notes else head
 
 
 def worse_than_greedy(rows: list[Row]) -> list[str]:

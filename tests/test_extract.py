@@ -473,6 +473,26 @@ def test_work_budget_is_honoured_and_the_result_reproducible() -> None:
     assert more.cost <= result.cost
 
 
+def test_cores_of_a_run_cut_short_bound_the_optimum() -> None:
+    """RC2 stopped by its work budget keeps the bound its proved cores give: never above the optimum (proved by
+    an unbounded run), with or without a checker, above the solver-free bound (all 60 clauses satisfied), the
+    same on every run."""
+    for seed in range(4):
+        p = max2sat_problem(14, 60, seed=seed)
+        opt = solve(p, work=None)
+        assert opt.status is Status.OPTIMAL
+        for work in (300, 1000, 3000):
+            # a checker (accepting everything) turns off dominance and stratified RC2's hardening
+            for checker in (None, lambda problem, selection: ()):
+                result = solve(p, work=work, checker=checker)
+                assert result.lower_bound is not None and result.lower_bound <= opt.cost, (seed, work)
+    p = max2sat_problem(14, 60, seed=1)
+    result, again = solve(p, work=1000), solve(p, work=1000)
+    assert result.status is Status.BEST_FOUND and any(n.startswith("cores: ") for n in result.notes)
+    assert result.lower_bound > -60.0
+    assert (again.lower_bound, again.cost, again.notes) == (result.lower_bound, result.cost, result.notes)
+
+
 def test_neighbourhood_search_improves_what_rc2_cannot_prove() -> None:
     """RC2 runs out of work on this Max-2-SAT e-graph; the neighbourhood search, within the extra work share,
     improves on every greedy (the DAG greedy's included), reproducibly, and stays within its share."""
@@ -672,6 +692,26 @@ def test_bench_goes_on_past_a_bad_instance_and_takes_two_folders(tmp_path: Path)
     assert rows["two/c_good.json"]["status"] == "optimal" and rows["two/c_good.json"]["cost"] == 3.0
     text = run.stdout
     assert "2 instances (1 errors)" in text and "error: " in text
+
+
+def test_bench_says_why_an_instance_is_not_proved(tmp_path: Path) -> None:
+    """An instance the solver cannot prove within the bench's work gets a line saying why: the gap between its
+    cost and the proved lower bound (those of its JSON row) and how the solver's phases ended."""
+    p = max2sat_problem(40, 300, seed=1)
+    nodes = {n.id: {"op": n.op, "cost": n.cost, "eclass": n.eclass,
+                    "children": [p.classes[c][0] for c in n.children]} for n in p.nodes.values()}
+    (tmp_path / "m.json").write_text(json.dumps({"nodes": nodes, "root_eclasses": list(p.roots)}))
+    out = tmp_path / "rows.json"
+    bench = Path(__file__).parent.parent / "scripts" / "bench_extract.py"
+    run = subprocess.run([sys.executable, str(bench), str(tmp_path / "m.json"), "--work", "5000", "--json",
+                          str(out)], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (row,) = json.loads(out.read_text())
+    assert row["status"] != "optimal" and row["lower"] < row["cost"]
+    (line,) = [ln for ln in run.stdout.splitlines() if ln.strip().startswith(f"{row['file']}: gap ")]
+    gap = line.split(": gap ", 1)[1].split(" ", 1)[0]
+    assert math.isclose(float(gap), row["cost"] - row["lower"], rel_tol=1e-5)
+    assert "rc2-strat: work budget spent (5000 units)" in line
 
 
 def test_bench_own_extract_records_every_extraction(tmp_path: Path) -> None:

@@ -66,7 +66,10 @@ Solving (anytime, bounded)
        No clock and no race decides anything: the same problem and options give the same selection on any
        machine, under any load, with any ``--jobs`` (SAT solvers are deterministic given their input).
        Every SAT model RC2's oracle finds along the way satisfies all hard clauses, so improving ones are
-       kept as they appear: that is ``best_found`` when no proof comes within the work budget.
+       kept as they appear: that is ``best_found`` when no proof comes within the work budget.  The cores
+       a configuration proved before its work ran out bound the optimum from below (RC2's cost,
+       :meth:`_Worker.core_bound`): that bound is kept, the next configuration and the neighbourhood search
+       end when a solution meets it, and a selection already meeting it is optimal.
     5. when no configuration proved its result: large-neighbourhood search (:func:`_lns`), rounds of RC2 on the
        formula with every class the incumbent reaches outside a ball of classes held at the incumbent's node,
        improving the incumbent where whole-problem proofs are out of reach.
@@ -95,7 +98,8 @@ The checker hook (for the phi-profile checker of DESIGN section 4)
 Invariants
     * Every kept selection has been checked by :func:`evaluate_selection`, the extra clauses and the checker;
       one that fails is dropped.
-    * ``lower_bound`` is always proved (solver-free bounds, or an RC2 optimum), capped at the result's cost.
+    * ``lower_bound`` is always proved (solver-free bounds, the cores of an RC2 run cut short, or an RC2
+      optimum), capped at the result's cost.
     * The result is never worse than the greedy incumbents: status ``optimal`` (proved), ``best_found``
       (found by a solver or the neighbourhood search, strictly better than every greedy, not proved),
       ``greedy`` (a greedy's selection, not proved), or ``none`` (only with
@@ -615,8 +619,14 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
     else:
         lower = enc.trivial_bound
         if best_known is None or best_known > lower:
-            proof, checker_done = _run_configs(problem, enc, _diversify(configs, enc), checker, max_blocks, work,
-                                               extra, candidates, notes)
+            proof, cores, checker_done = _run_configs(problem, enc, _diversify(configs, enc), checker, max_blocks,
+                                                      work, extra, candidates, notes)
+            if cores is not None:
+                # the cores RC2 proved before its work ran out (no candidate meets them: _run_configs would
+                # have called that a proof): a bound that the neighbourhood search's solutions may meet
+                notes.append(f"cores: lower bound {enc.to_cost(cores):.6g}")
+                lower = cores
+                enc = replace(enc, trivial_bound=cores)
             # unbounded configurations end with a proof or a reason the search cannot go on: no LNS then
             if (proof is None and candidates and extra_budget is not None and extra_spent < extra_budget
                     and not checker_done):
@@ -895,13 +905,16 @@ class OutOfWork(Exception):
 
 def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[SolverConfig],
                  checker: Checker | None, max_blocks: int, work: int | None, extra: Sequence[NodeClause],
-                 candidates: list[_Candidate], notes: list[str]) -> tuple[int | None, bool]:
+                 candidates: list[_Candidate], notes: list[str]) -> tuple[int | None, int | None, bool]:
     """Run the configs one after the other, in their order, each within ``work`` units, until one proves
     its result optimal (or the problem infeasible) or the checker accepts nothing any more (a final
-    :class:`OutOfWork`); returns the proved bound and whether the checker is done. Every improving solution
-    met on the way is appended to ``candidates`` in the order found: the same on any machine, under any
-    load."""
+    :class:`OutOfWork`); returns (the proved bound or None, the best lower bound the configs' cores proved
+    when there is no proof, or None, whether the checker is done).  A config that runs out of work still
+    proved every core it took: RC2's cost is then a lower bound on the optimum (:meth:`_Worker.core_bound`),
+    and the next config ends as soon as one of its models meets it.  Every improving solution met on the way
+    is appended to ``candidates`` in the order found: the same on any machine, under any load."""
     best = min(candidates, key=lambda c: c.objective, default=None)
+    cores: int | None = None
     final = False
     for cfg in configs:
         if final:
@@ -911,15 +924,17 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
         hint = () if best is None else best.nodes
         worker = _Worker(problem, enc, cfg, checker, max_blocks, incumbent, hint, work, extra)
         outcome: _Outcome
+        bound = None
         try:
             outcome = worker.run()
         except _Settled:
             outcome = ("proof", enc.trivial_bound)
         except OutOfWork as e:
-            outcome = ("note", f"work budget spent ({e or f'{work} propagations'})")
+            outcome = ("note", f"work budget spent ({str(e) or f'{work} units'})")  # str: the exception is truthy
             final = e.final
+            bound = worker.core_bound()
         except Exception as e:  # e.g. RC2Stratified after blocking clauses can fail to return a model:
-            # the config gives up, keeping what it found; the next one (or greedy) carries on
+            # the config gives up, keeping what it found (but not its cores' bound); the next one carries on
             outcome = ("note", f"error: {type(e).__name__}: {e}")
         finally:
             worker.close()
@@ -927,12 +942,17 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
         if worker.found:
             best = min([best, *worker.found] if best is not None else worker.found, key=lambda c: c.objective)
         if outcome[0] == "proof":
-            return outcome[1], final
+            return outcome[1], None, final
         kind, detail = outcome
         notes.append(f"{cfg.name}: {detail}")
         if kind == "infeasible":
-            return None, final
-    return None, final
+            return None, None, final
+        if bound is not None and bound > (enc.trivial_bound if cores is None else cores):
+            cores = bound
+            enc = replace(enc, trivial_bound=bound)  # the next config's model meeting it settles the search
+            if best is not None and best.objective <= bound:
+                return bound, None, final
+    return None, cores, final
 
 
 #: how a worker's run ends: its optimum proved (the bound), or a note saying why not, or "infeasible" and why
@@ -955,11 +975,24 @@ class _Worker:
         self.added: list[list[int]] = []
         self.found: list[_Candidate] = []
         self.rc2: RC2 | None = None
+        self.rebuilt = False
 
     def close(self) -> None:
         if self.rc2 is not None:
             self.rc2.delete()
             self.rc2 = None
+
+    def core_bound(self) -> int | None:
+        """The lower bound on the objective that the cores RC2 has proved so far give (its cost plus the
+        offset), or None after a rebuild that followed a doubtful UNSAT (not trusted then).
+
+        Why it holds when RC2 stops early: its cost only grows by a core's weight once that core is proved (an
+        oracle call cut short by the work budget raises before RC2 uses it), every valid selection is a model
+        of the hard clauses, and hardening (stratified RC2 without a checker) keeps every solution no dearer
+        than RC2's best model.  Blocking clauses only remove selections the checker rejects."""
+        if self.rc2 is None or self.rebuilt:
+            return None
+        return self.rc2.cost + self.enc.offset
 
     def make_rc2(self) -> RC2:
         cfg = self.cfg
@@ -1051,6 +1084,7 @@ class _Worker:
                     if sat:
                         rc2.delete()
                         self.rc2 = rc2 = self.make_rc2()
+                        self.rebuilt = True
                         continue
                 return "infeasible", "no acceptable selection exists"
             lower = rc2.cost + self.enc.offset
