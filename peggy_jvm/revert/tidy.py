@@ -221,13 +221,7 @@ def _bottom_entries(blocks: dict[int, Block], entry: int, succs: dict[int, list[
     """For each header ``h`` of ``bottom`` that can go to the bottom of its loop (its test has exactly one arm
     ``L`` in the loop, and every block entering the loop from outside ends with ``goto h``): each such entering
     block -> ``(h, L)``."""
-    latches: dict[int, list[int]] = {}
-    for latch, header in _back_edges(succs, entry):
-        latches.setdefault(header, []).append(latch)
-    preds: dict[int, list[int]] = {bid: [] for bid in blocks}
-    for bid, ts in succs.items():
-        for t in ts:
-            preds[t].append(bid)
+    latches, preds = _loop_edges(succs, entry)
     into: dict[int, tuple[int, int]] = {}
     for h in sorted(bottom):
         term = blocks[h].terminator
@@ -278,13 +272,7 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
     header writes and only it reads gets a variable of its own in the copy: written once, it
     stays on the operand stack (lowering's expression trees)."""
     succs = {bid: b.successors() for bid, b in blocks.items()}
-    back: dict[int, list[int]] = {}  # latches by header
-    for latch, header in _back_edges(succs, entry):
-        back.setdefault(header, []).append(latch)
-    preds: dict[int, list[int]] = {bid: [] for bid in blocks}
-    for bid, ts in succs.items():
-        for t in ts:
-            preds[t].append(bid)
+    back, preds = _loop_edges(succs, entry)  # latches by header
     handler_targets = {h.target for b in blocks.values() for h in b.handlers}
     used_in: dict[int, set[int]] = {}  # variable id -> the blocks that read or write it
     for b in blocks.values():
@@ -550,6 +538,18 @@ def _natural_loop(h: int, latches: list[int], preds: dict[int, list[int]]) -> se
 
 def _copy_stmt(st: Stmt) -> Stmt:
     return type(st)(**{f.name: getattr(st, f.name) for f in fields(st)})  # type: ignore[arg-type]
+
+
+def _loop_edges(succs: dict[int, list[int]], entry: int) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """The latches of each loop header (:func:`_back_edges`) and every block's predecessors."""
+    latches: dict[int, list[int]] = {}
+    for latch, header in _back_edges(succs, entry):
+        latches.setdefault(header, []).append(latch)
+    preds: dict[int, list[int]] = {bid: [] for bid in succs}
+    for bid, ts in succs.items():
+        for t in ts:
+            preds[t].append(bid)
+    return latches, preds
 
 
 def _back_edges(succs: dict[int, list[int]], entry: int) -> list[tuple[int, int]]:
