@@ -383,11 +383,14 @@ def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, s
 @click.option("--assume", "assume", multiple=True, type=click.Choice(sorted(ASSUMPTIONS)),
               help="Also prove what holds under this assumption (repeatable); proofs that need it say so. "
                    "strings-by-value: Strings made by concatenation are compared by value, never by identity.")
+@click.option("--rules", "switches", multiple=True, metavar="+GROUP,-GROUP,...",
+              help="Switch rule groups (or rules) on or off for the proofs, as optimize's --rules: e.g. "
+                   "+peg.loop.strength.varying for hand-reduced loops with a varying step.")
 @click.option("--all", "every", is_flag=True,
               help="List every pair in the table (default: only the pairs not proved equivalent).")
 def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path: Path | None,
              html_path: Path | None, class_map: tuple[str, ...], method_timeout: float, explain: bool,
-             axioms: Path | None, assume: tuple[str, ...], every: bool) -> int:
+             axioms: Path | None, assume: tuple[str, ...], switches: tuple[str, ...], every: bool) -> int:
     """Check that OPT is a correct translation of ORIG, method by method (exit 0/1/3, 2 on bad input)."""
     from rich.console import Console
 
@@ -399,7 +402,13 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
         mapping = parse_class_map(class_map)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    rules = _load_axioms(axioms).active()
+    rule_set = _load_axioms(axioms)
+    for spec in switches:
+        try:
+            rule_set.switch(spec)
+        except ValueError as e:
+            raise click.UsageError(f"--rules: {e}") from None
+    rules = rule_set.active()
     reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (junit_path, Form.XML),
                                                      (html_path, Form.HTML)) if path is not None]
     display = _ProgressDisplay("validate", "pairs")

@@ -326,15 +326,20 @@ def _full_facts(d: Detail, view: FullStageView) -> None:
 
 def validate_details(report: ValidationReport, orig: InputSet, opt: InputSet,
                      mapping: dict[str, str]) -> dict[str, Detail]:
-    """Every pair's bytecode on both sides (``mapping``: ORIG class -> OPT class, ``--map``) and its proof or
-    counterexample (:func:`pair_facts`)."""
+    """Every pair's bytecode on both sides (``mapping``: ``--map``'s items, class and member renames) and its proof
+    or counterexample (:func:`pair_facts`). OPT's side of a pair is looked up under its new names: the class the map
+    gives, the member's new name, the descriptor with renamed classes."""
+    from .validate.pairing import rename_descriptor, split_map
     names = {p.class_name for p in report.pairs}
     before = _classes(orig, names)
-    after = _classes(opt, {mapping.get(n, n) for n in names})
+    classes, members = split_map(mapping, before)
+    after = _classes(opt, {classes.get(n, n) for n in names})
     out: dict[str, Detail] = {}
     for p in report.pairs:
         key = row_key(p.class_name, p.name, p.descriptor)
         out[key] = Detail(key, method_listing(before.get(p.class_name), p.name, p.descriptor),
-                          method_listing(after.get(mapping.get(p.class_name, p.class_name)), p.name, p.descriptor),
+                          method_listing(after.get(classes.get(p.class_name, p.class_name)),
+                                         members.get((p.class_name, p.name), p.name),
+                                         rename_descriptor(p.descriptor, classes)),
                           pair_facts(p))
     return out

@@ -507,6 +507,25 @@ def test_neighbourhood_search_alone_reaches_the_optimum() -> None:
     assert by_lns >= 2
 
 
+def test_neighbourhood_search_stops_once_every_seed_is_refused() -> None:
+    """A neighbourhood whose fixed part the hard clauses refuse changes nothing but the seed: once every seed
+    of the incumbent has been refused in a row, the rounds would only repeat until the work is spent (guava's
+    ``Interners$InternerImpl.intern``: 239 122 refused rounds, 60 s, where the shrunk problem held nothing below
+    the incumbent). The search stops there, with the incumbent, having spent next to none of its work."""
+    p = max2sat_problem(80, 300, seed=3)
+    weights = integer_costs(p)
+    enc = encode(shrink(p, weight=weights[0]), weights=weights)
+    enc.wcnf.hard.extend([[1], [-1]])  # nothing below the incumbent: every propagation conflicts
+    incumbent = evaluate_selection(p, greedy_extract(p).selection).reached_nodes(greedy_extract(p).selection)
+    candidates = [maxsat._Candidate(enc.objective(n for n in incumbent if n in enc.var), incumbent, "greedy")]
+    notes: list[str] = []
+    work = 1_000_000
+    proof, spent = maxsat._lns(p, enc, None, 100, work, [], candidates, notes)
+    assert proof is None and len(candidates) == 1
+    assert notes == ["lns: 0 rounds, 0 improving, then every seed's neighbourhood refused by the hard clauses"]
+    assert spent < work // 10  # the rounds used to go on until ``work`` was spent
+
+
 # ============================================================================================ the hook
 
 def test_checker_forbidding_a_node_blocks_and_resolves() -> None:
@@ -532,6 +551,32 @@ def test_checker_forbidding_a_node_blocks_and_resolves() -> None:
     result = solve(p, checker=no_a1_no_a2)
     assert result.status is Status.NONE and result.selection is None  # class a has no other node
     assert result.greedy_cost is None
+
+
+def test_a_checker_done_for_good_ends_the_search_with_the_same_result() -> None:
+    """A checker whose budget is for the whole search raises a final OutOfWork: nothing can be accepted after
+    it, so no later configuration or neighbourhood round could add a candidate or a proof. The search ends
+    there with the result it would have reached by asking on (and being refused) until its own work ran out."""
+    p = max2sat_problem(80, 700, seed=1)
+
+    def counting(final: bool):
+        calls: list[int] = []
+
+        def checker(problem: ExtractionProblem, selection: Selection):
+            calls.append(1)
+            if len(calls) > 3:
+                raise maxsat.OutOfWork("spent", final=final)
+            return []
+        return checker, calls
+
+    on, asked_on = counting(final=False)
+    done, asked_done = counting(final=True)
+    plain, ended = solve(p, work=100_000, checker=on), solve(p, work=100_000, checker=done)
+    assert (ended.selection, ended.cost, ended.status, ended.lower_bound, ended.source) == \
+           (plain.selection, plain.cost, plain.status, plain.lower_bound, plain.source)
+    assert len(asked_done) == 4 <= len(asked_on)
+    assert ended.extra_work < plain.extra_work  # the neighbourhood rounds after the refusal are not run
+    assert ended.notes[-1].endswith("then the checker accepted nothing more"), ended.notes
 
 
 def test_checker_blocking_inside_the_worker(tmp_path: Path) -> None:

@@ -181,6 +181,66 @@ def test_checker_refuses_to_ask_accept_beyond_its_node_pair_budget():
     assert len(asked) == 1
 
 
+def test_checker_answers_a_selection_asked_again_at_the_same_price(monkeypatch):
+    """The solver asks again about selections it met before (a model inside RC2's search, then as its optimum):
+    the checker answers from what it found the first time, without computing the profiles or asking ``accept``
+    again, yet charges its budgets as computing it again would, so that they run out at the same question."""
+    from peggy_jvm.epeg import EPeg
+    from peggy_jvm.extract import maxsat
+    from peggy_jvm.extract.greedy import greedy_extract
+    from peggy_jvm.pegextract import select
+    from peggy_jvm.pegextract.peg_problem import build_problem
+
+    peg, _e, _unrelated = thesis_example()  # rejected by the phi-profiles
+    eg = EPeg()
+    mapping = eg.add_peg(peg)
+    pp = build_problem(eg, mapping[peg.root], peg)
+    sel = greedy_extract(pp.problem).selection
+    computed: list[int] = []
+    real = select.find_violation
+    monkeypatch.setattr(select, "find_violation", lambda *a, **k: computed.append(1) or real(*a, **k))
+    checker = select.make_checker(pp)
+    first = checker(pp.problem, sel)
+    assert first and checker(pp.problem, sel) == first and len(computed) == 1
+
+    def fits(work: int) -> bool:
+        try:
+            select.make_checker(pp, work=work)(pp.problem, sel)
+        except maxsat.OutOfWork:
+            return False
+        return True
+    low, high = 0, select.CHECK_WORK  # the comparisons one check of this selection takes: the least that fits
+    while low < high:
+        mid = (low + high) // 2
+        low, high = (low, mid) if fits(mid) else (mid + 1, high)
+    assert low > 0
+    once = select.make_checker(pp, work=low)
+    assert once(pp.problem, sel) == first
+    with pytest.raises(maxsat.OutOfWork):  # computing it again would overdraw the comparisons: so does the answer
+        once(pp.problem, sel)
+    twice = select.make_checker(pp, work=2 * low)
+    assert twice(pp.problem, sel) == twice(pp.problem, sel) == first
+    with pytest.raises(maxsat.OutOfWork):
+        twice(pp.problem, sel)
+
+    # accept (the reverter) is asked once; the answer given again charges its node pairs again
+    peg, s0, x, c = _base()
+    _e, rs, rv = _call(peg, s0, x)
+    peg.root = peg.add("return", None, (rs, peg.add("phi", None, (c, rv, x))))
+    peg.seal()
+    eg = EPeg()
+    mapping = eg.add_peg(peg)
+    pp = build_problem(eg, mapping[peg.root], peg)
+    sel = greedy_extract(pp.problem).selection
+    asked: list[int] = []
+    cost = select.accept_cost(select.selection_to_peg(pp, select.prefer_original(pp, sel, frozenset()))[0])
+    checker = select.make_checker(pp, accept=lambda candidate: asked.append(1) or "refused", accept_work=2 * cost)
+    first = checker(pp.problem, sel)
+    assert first and checker(pp.problem, sel) == first and asked == [1]
+    with pytest.raises(maxsat.OutOfWork):
+        checker(pp.problem, sel)
+
+
 def test_builder_pegs_pass_against_themselves(tmp_path, java_home):
     import subprocess
 

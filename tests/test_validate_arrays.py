@@ -1,9 +1,12 @@
-"""An array's ``clone()`` against a new array filled by ``System.arraycopy`` (rules/arrays.py); enums' ``values()``
-by javac and ecj are in tests/test_validate_ecj_shapes.py."""
+"""An array's ``clone()`` against a new array filled by ``System.arraycopy`` (rules/arrays.py), also of a field
+that only ever holds an array made for it (an enum with constant bodies: its class is not final); enums'
+``values()`` by javac and ecj are in tests/test_validate_ecj_shapes.py."""
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from peggy_jvm.validate import ValidateOptions, validate_inputs
 
@@ -78,3 +81,36 @@ def test_a_default_value_stored_into_a_new_array_changes_nothing(java_home, tmp_
     assert rows["five"].verdict.value == "not-equivalent", rows["five"].reason  # 5 is no default
     assert rows["again"].verdict.value == "not-equivalent", rows["again"].reason  # 0 overwrites the 7 at 0
     assert rows["outside"].verdict.value == "not-equivalent", rows["outside"].reason  # index 1 of 1 throws
+
+
+# a private static final field set once from a helper returning `new ELEM[] {null}`, as javac's enum $VALUES from
+# $values(); all() clones it (javac's values()) or copies it into a new Holder[] (ecj's)
+HOLDER = """
+public abstract class Holder {{
+    {decl} Holder[] ALL = make();
+    private static Holder[] make() {{ return new {elem}[] {{ null }}; }}
+    static final class Sub extends Holder {{ }}
+    {extra}
+    static Holder[] all() {{ {body} }}
+}}
+"""
+CLONE = "return ALL.clone();"
+COPY = "Holder[] a = ALL; int n = a.length; Holder[] c = new Holder[n]; System.arraycopy(a, 0, c, 0, n); return c;"
+
+
+@pytest.mark.parametrize("case", ["exact", "a subclass's array", "not final"])
+def test_clone_of_a_field_holding_arrays_of_its_exact_class(java_home, tmp_path, case):
+    javac = [str(java_home / "bin" / "javac")]
+    decl, elem, extra = "private static final", "Holder", ""
+    if case == "a subclass's array":
+        elem = "Sub"  # ALL holds a Sub[]: its clone is a Sub[], the copy a Holder[]
+    elif case == "not final":
+        decl, extra = "private static", "static void set(Holder[] a) { ALL = a; }"  # any Holder[] may be stored
+    trees = [_compile(javac, HOLDER.format(decl=decl, elem=elem, extra=extra, body=body), "Holder.java", tmp_path,
+                      which) for which, body in (("orig", CLONE), ("opt", COPY))]
+    rows, _ = _rows(*trees)
+    if case == "exact":
+        assert rows["all"].verdict.value == "equivalent", rows["all"].reason
+        assert "array-clone-copy" in (rows["all"].axioms or ()), rows["all"].axioms
+    else:
+        assert rows["all"].verdict.value != "equivalent", rows["all"].reason

@@ -4,8 +4,10 @@
 validate/pairing.py; the copy is rules/arrays.py's) and the null check of a method reference's receiver (javac
 ``Objects.requireNonNull``, ecj ``getClass()``: axioms/java-null-check.ax) and ``!=`` of two booleans (javac a
 branch to ``0``/``1``, ecj ``ixor``: axioms/java-compilers.ax), and a concatenation with an operand read under an
-operator between two appends (rules/strings.py ``_rebase``); the last three each with a mutant that must not be
-proved."""
+operator between two appends (rules/strings.py ``_rebase``), and javac's bridge in a final nested subclass of a
+``Comparable`` class, which ecj does not emit (the class inherits its superclass's bridge: validate/pairing.py pairs
+the two, validate/modular.py reads javac's ``invokespecial`` as the ``invokevirtual`` it runs; javac as ORIG and as
+OPT); the last four each with a mutant that must not be proved."""
 from __future__ import annotations
 
 import subprocess
@@ -14,6 +16,9 @@ from pathlib import Path
 import pytest
 from support import ecjpair
 
+from peggy_jvm.classfile.model import Access
+from peggy_jvm.classfile.reader import read_class
+from peggy_jvm.classfile.writer import write_class
 from peggy_jvm.validate import ValidateOptions, validate_inputs
 
 ENUM = "public enum Planet { MERCURY, VENUS, EARTH; static int count() { return values().length; } }"
@@ -43,6 +48,21 @@ public class Indent {
     void reset() { end = System.lineSeparator() + spacer(spaces - 2) + "}"; }
 }
 """
+# javac emits a bridge compareTo(Object) into Empty (invokespecial of Box.compareTo(Box)); ecj does not, so an
+# Empty runs Box's own bridge (invokevirtual of compareTo(Box)); cmp's call may reach either
+BRIDGE = """
+public abstract class Box<T> implements Comparable<Box<T>> {
+    private static final class Empty<T> extends Box<T> { @Override public T get() { return null; } }
+    public abstract T get();
+    @Override public int compareTo(Box<T> o) { return o == this ? 0 : 1; }
+    public static <T> Box<T> empty() { return new Empty<>(); }
+    static int cmp(Comparable<Object> a, Object b) { return a.compareTo(b); }
+}
+"""
+# the mutant: Box's compareTo(Object) is a method of its own (returns 2), no bridge to compareTo(Box)
+BRIDGE_MUTANT = BRIDGE.replace("Comparable<Box<T>>", "Comparable<Object>").replace(
+    "@Override public int compareTo(Box<T> o) { return o == this ? 0 : 1; }",
+    "@Override public int compareTo(Object o) { return o == this ? 0 : 2; }")
 # the mutant: `!=` of ints that are not booleans is not `^` (2 != 0 is 1, 2 ^ 0 is 2)
 INTS = "public class Flags {{ int a, b; int differ() {{ return {}; }} }}"
 
@@ -77,6 +97,22 @@ def _compile(compilers, which: str, src: str, name: str, out: Path) -> Path:
 def _rows(orig: Path, opt: Path):
     rep = validate_inputs(orig, opt, ValidateOptions(method_timeout=8.0, explain=True))
     return {p.name: p for p in rep.pairs}, rep.unpaired
+
+
+def _methods(orig: Path, opt: Path):
+    """(class, method name + descriptor) -> row, and the unpaired list."""
+    rep = validate_inputs(orig, opt, ValidateOptions(method_timeout=8.0))
+    return {(p.class_name, p.name + p.descriptor): p for p in rep.pairs}, rep.unpaired
+
+
+def _patch_access(path: Path, cls: int = 0, method: tuple[str, int] | None = None) -> None:
+    """Clear access flags in a class file: ``cls`` of the class, ``method``'s (name + descriptor, flags)."""
+    cf = read_class(path.read_bytes())
+    cf.access &= ~cls
+    for m in cf.methods:
+        if method is not None and m.name + m.descriptor == method[0]:
+            m.access &= ~method[1]
+    path.write_bytes(write_class(cf))
 
 
 def test_enum_values_by_javac_and_ecj(compilers, tmp_path):
@@ -123,3 +159,47 @@ def test_concatenation_with_an_operand_read_under_an_operator(compilers, tmp_pat
     mutant = _compile(compilers, "ecj", SPACER.replace("spaces - 2", "spaces - 1"), "Indent.java", tmp_path / "m")
     rows, _ = _rows(orig, mutant)
     assert rows["reset"].verdict.value != "equivalent", rows["reset"].reason
+
+
+BRIDGE_KEY = ("Box$Empty", "compareTo(Ljava/lang/Object;)I")
+CMP_KEY = ("Box", "cmp(Ljava/lang/Comparable;Ljava/lang/Object;)I")
+
+
+@pytest.mark.parametrize("javac_side", ["ORIG", "OPT"])
+def test_bridge_one_compiler_emits_and_the_other_inherits(compilers, tmp_path, javac_side):
+    javac, ecj = _build(compilers, BRIDGE, "Box.java", tmp_path)
+    assert "compareTo" not in {m.name for m in read_class((ecj / "Box$Empty.class").read_bytes()).methods}
+    rows, unpaired = _methods(*((javac, ecj) if javac_side == "ORIG" else (ecj, javac)))
+    assert unpaired == [], unpaired
+    for key in (BRIDGE_KEY, CMP_KEY):
+        assert rows[key].verdict.value == "equivalent", (key, rows[key].reason)
+
+
+@pytest.mark.parametrize("javac_side", ["ORIG", "OPT"])
+def test_bridge_against_another_inherited_method_is_not_proved(compilers, tmp_path, javac_side):
+    javac = _compile(compilers, "javac", BRIDGE, "Box.java", tmp_path / "javac")
+    ecj = _compile(compilers, "ecj", BRIDGE_MUTANT, "Box.java", tmp_path / "ecj")
+    rows, _ = _methods(*((javac, ecj) if javac_side == "ORIG" else (ecj, javac)))
+    # javac's bridge of Empty pairs with the compareTo(Object) the mutant's Empty inherits: another method
+    for key in (BRIDGE_KEY, CMP_KEY):
+        assert rows[key].verdict.value != "equivalent", (key, rows[key].reason)
+
+
+@pytest.mark.parametrize("javac_side", ["ORIG", "OPT"])
+@pytest.mark.parametrize("patch", ["not final", "not a bridge"])
+def test_bridge_pairing_and_reading_need_their_conditions(compilers, tmp_path, patch, javac_side):
+    javac, ecj = _build(compilers, BRIDGE, "Box.java", tmp_path)
+    if patch == "not final":
+        # a subclass of Empty that overrides compareTo(Box) would run Box's through javac's invokespecial and
+        # its own through the inherited bridge's invokevirtual: the reading as invokevirtual needs a final class
+        _patch_access(javac / "Box$Empty.class", cls=Access.FINAL)
+    else:
+        # a method one side's class lacks that is not a bridge is no pair: a call that may reach it stays apart
+        _patch_access(javac / "Box$Empty.class", method=(BRIDGE_KEY[1], Access.VOLATILE))  # ACC_BRIDGE's bit
+    rows, unpaired = _methods(*((javac, ecj) if javac_side == "ORIG" else (ecj, javac)))
+    assert rows[CMP_KEY].verdict.value != "equivalent", rows[CMP_KEY].reason
+    if patch == "not final":
+        assert rows[BRIDGE_KEY].verdict.value != "equivalent", rows[BRIDGE_KEY].reason
+    else:
+        assert BRIDGE_KEY not in rows
+        assert f"only in {javac_side}: method Box$Empty.compareTo(Ljava/lang/Object;)I" in unpaired, unpaired

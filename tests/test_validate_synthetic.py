@@ -7,6 +7,8 @@ swaps the two bodies' names, so each site binds the other lambda.
 """
 from __future__ import annotations
 
+import re
+
 import subprocess
 from pathlib import Path
 
@@ -112,6 +114,15 @@ def test_map_renames_a_member(trees, tmp_path):
     assert "plain" not in rows and "only in ORIG: method Lam.plain(I)I" in unpaired
     rows, unpaired = _rows(trees["orig"], tmp_path / "opt", "Lam.plain=Lam.simple")
     assert rows["plain"].verdict.value == "equivalent" and unpaired == []
+    # the HTML report shows OPT's side of the pair under its new name (not "no such method")
+    page = tmp_path / "val.html"
+    result = CliRunner().invoke(main, ["validate", str(trees["orig"]), str(tmp_path / "opt"), "--map",
+                                       "Lam.plain=Lam.simple", "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    section = page.read_text().split("Lam.plain(I)I</h2>", 1)[1].split("<h2", 1)[0]
+    listings = re.findall(r"<pre>(.*?)</pre>", section, re.S)
+    assert len(listings) == 2 and "simple(I)I" in listings[1] and "iadd" in listings[1], listings
+    assert listings[0].replace("plain(I)I", "simple(I)I") == listings[1], listings
     # a member rename that moves the member to another class is bad input, in one line
     result = CliRunner().invoke(main, ["validate", str(trees["orig"]), str(tmp_path / "opt"),
                                        "--map", "Lam.plain=Other.simple"])

@@ -54,6 +54,9 @@ class PegInfo:
     #: class name -> it is final in every program the e-graph's PEGs come from (set by the validator; by default
     #: nothing is known to be final)
     final_class: Callable[[str], bool] = field(default=lambda _name: False)
+    #: static field -> it only ever holds null or an array of exactly its declared class, in every program the
+    #: e-graph's PEGs come from (set by the validator: rules/arrays.py ``exact_array_fields``)
+    exact_array_field: Callable[[Any], bool] = field(default=lambda _field: False)
 
 
 class EPeg(EGraph):
@@ -115,7 +118,7 @@ class EPeg(EGraph):
                              if r in mapping],
                             string_params=frozenset(i for i, t in enumerate(getattr(peg, "param_types", None) or [])
                                                     if getattr(t, "cls", None) == "java/lang/String"),
-                            final_class=self.info.final_class)
+                            final_class=self.info.final_class, exact_array_field=self.info.exact_array_field)
         return {nid: self.find(c) for nid, c in mapping.items()}
 
     def _import_node(self, peg: PEG, start: int, mapping: dict[int, int], wanted: set[int]) -> None:

@@ -614,10 +614,11 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
     else:
         lower = enc.trivial_bound
         if best_known is None or best_known > lower:
-            proof = _run_configs(problem, enc, _diversify(configs, enc), checker, max_blocks, work, extra,
-                                 candidates, notes)
+            proof, checker_done = _run_configs(problem, enc, _diversify(configs, enc), checker, max_blocks, work,
+                                               extra, candidates, notes)
             # unbounded configurations end with a proof or a reason the search cannot go on: no LNS then
-            if proof is None and candidates and extra_budget is not None and extra_spent < extra_budget:
+            if (proof is None and candidates and extra_budget is not None and extra_spent < extra_budget
+                    and not checker_done):
                 proof, lns_spent = _lns(problem, enc, checker, max_blocks, extra_budget - extra_spent, extra,
                                         candidates, notes)
                 extra_spent += lns_spent
@@ -716,6 +717,10 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
     round_no = 0
     seed_at = 0
     improved = 0
+    # seeds tried in a row whose fixed part the hard clauses refuse: such a round changes nothing but the seed,
+    # so once every seed has failed in a row the rounds only repeat (until the work is spent: seconds of CPU,
+    # each failed round being charged only its literals)
+    refused = 0
     while spent < work:
         chosen = {p.nodes[n].eclass: n for n in best.nodes if n in enc.var}
         seeds = [c for c in (problem.nodes[n].eclass for n in best.nodes) if c in p.classes] or list(p.roots)
@@ -734,10 +739,14 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
         ok, implied = propagator.propagate(assumptions=fixed_lits)
         spent += len(fixed_lits) + len(implied)
         if not ok:  # this neighbourhood cannot hold the fixed part: try the next seed
-            if whole:
-                break
+            refused += 1
+            if whole or refused >= len(seeds):
+                notes.append(f"lns: {round_no} rounds, {improved} improving, then every seed's neighbourhood "
+                             f"refused by the hard clauses")
+                return None, spent
             seed_at += 1
             continue
+        refused = 0
         value = {abs(lit): lit > 0 for lit in implied}
         # fixed literals' soft clauses leave the formula (their weight goes to the offset when violated):
         # otherwise RC2 would find each of them a unit core, one oracle call apiece
@@ -765,8 +774,8 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
             outcome = worker.run()[0]
         except _Settled:
             outcome = "settled"
-        except OutOfWork:
-            outcome = "out"
+        except OutOfWork as e:
+            outcome = "final" if e.final else "out"
         except Exception as e:  # as in _run_configs: this round gives up, the incumbent stands
             outcome = f"error: {type(e).__name__}"
         finally:
@@ -781,6 +790,9 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
         if worker.found:
             improved += 1
             best = min([best, *worker.found], key=lambda c: c.objective)
+        if outcome == "final":
+            notes.append(f"lns: {round_no} rounds, {improved} improving, then the checker accepted nothing more")
+            return None, spent
         if outcome == "settled":
             notes.append(f"lns: {round_no} rounds, {improved} improving, met the lower bound")
             return enc.trivial_bound, spent
@@ -870,17 +882,29 @@ class _Settled(Exception):
 class OutOfWork(Exception):
     """A work budget is spent: raised out of RC2 when its oracle has spent the configuration's propagations, or
     by a checker whose own work budget is spent (the selection it was asked about is neither accepted nor
-    blocked). The configuration stops with the best selection found so far."""
+    blocked). The configuration stops with the best selection found so far. ``final``: the checker will accept
+    nothing any more (its budget is for the whole search), so the search ends: no later configuration or
+    neighbourhood round could add a candidate or a proof, both of which need an accepted selection."""
+
+    def __init__(self, *args: object, final: bool = False) -> None:
+        super().__init__(*args)
+        self.final = final
 
 
 def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[SolverConfig],
                  checker: Checker | None, max_blocks: int, work: int | None, extra: Sequence[NodeClause],
-                 candidates: list[_Candidate], notes: list[str]) -> int | None:
+                 candidates: list[_Candidate], notes: list[str]) -> tuple[int | None, bool]:
     """Run the configs one after the other, in their order, each within ``work`` units, until one proves
-    its result optimal (or the problem infeasible); returns the proved bound. Every improving solution met on
-    the way is appended to ``candidates`` in the order found: the same on any machine, under any load."""
+    its result optimal (or the problem infeasible) or the checker accepts nothing any more (a final
+    :class:`OutOfWork`); returns the proved bound and whether the checker is done. Every improving solution
+    met on the way is appended to ``candidates`` in the order found: the same on any machine, under any
+    load."""
     best = min(candidates, key=lambda c: c.objective, default=None)
+    final = False
     for cfg in configs:
+        if final:
+            notes.append(f"{cfg.name}: not run (the checker accepts nothing any more)")
+            continue
         incumbent = None if best is None else best.objective
         hint = () if best is None else best.nodes
         worker = _Worker(problem, enc, cfg, checker, max_blocks, incumbent, hint, work, extra)
@@ -890,6 +914,7 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
             outcome = ("proof", enc.trivial_bound)
         except OutOfWork as e:
             outcome = ("note", f"work budget spent ({e or f'{work} propagations'})")
+            final = e.final
         except Exception as e:  # e.g. RC2Stratified after blocking clauses can fail to return a model:
             # the config gives up, keeping what it found; the next one (or greedy) carries on
             outcome = ("note", f"error: {type(e).__name__}: {e}")
@@ -900,11 +925,11 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
             best = min([best, *worker.found] if best is not None else worker.found, key=lambda c: c.objective)
         kind, detail = outcome
         if kind == "proof":
-            return detail  # type: ignore[return-value]
+            return detail, final  # type: ignore[return-value]
         notes.append(f"{cfg.name}: {detail}")
         if kind == "infeasible":
-            return None
-    return None
+            return None, final
+    return None, final
 
 
 class _Worker:

@@ -15,7 +15,15 @@ How (Tate 2012, chapter 7; DESIGN section 3)
        rethrow) is an edge into one virtual EXIT.
     2. Reducibility is checked on the segment graph; an irreducible method raises PegUnsupported. A loop that
        nothing leaves gets a virtual exit edge guarded by ``false`` (so ``pass`` never fires), which keeps
-       infinite loops, with or without effects, in the PEG instead of silently dropping them.
+       infinite loops, with or without effects, in the PEG instead of silently dropping them. That edge ends the
+       method with ``return`` of the iteration's heap and the zero of the return type, so the method's result
+       there is ``eval_d(return(sigma_d, zero), pass_d(guard(sigma_d, false)))``: an ``eval`` at a pass that
+       never exists. Exact: the pass reads the guard, hence the iteration's heap, at every index, so an effect of
+       the loop that throws ends the method with its exception (projections propagate it), and otherwise no
+       index exists and the method does not end; the zero is never seen (it gives the result its type). Such a
+       loop is on the method's result as other loops are on the sigma chain (the extraction checks count an
+       eval of a result as such, ``pegextract.select.loops_on_sigma``), and no rule drops it (docs/axioms.md,
+       "The model the axioms are sound for").
     3. Values flow per loop context, innermost loops collapsed to single nodes, back edges cut (the acyclic
        "region" of a loop): the value of a variable where control joins is a phi-tree decided from the join's
        immediate dominator (Tate's Decide), built once per join as a tree over the incoming edges and mapped per

@@ -17,7 +17,10 @@ How (DESIGN section 4)
        explanation for phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's
        ``accept`` refuses) and RC2 is called again. The checker has work budgets of its own (phi-profile
        comparisons, checks, and ``accept``'s node pairs: the reverter's cost grows with the square of a
-       candidate's size), so that no sub-stage's work goes uncounted. Greedy is the fallback when the solver fails.
+       candidate's size), so that no sub-stage's work goes uncounted; a selection the solver asks about again
+       (a model met inside RC2's search, then as its optimum) is answered as the first time and charged the
+       same. Once the checker accepts nothing more, the solver's search ends (a final ``OutOfWork``).
+       Greedy is the fallback when the solver fails.
     3. Among selections as cheap as the solver's, :func:`.tiebreak.break_ties` looks for smaller code (for
        ``--goal size``: faster); what it finds is checked like any candidate, and the solver's selection is
        kept when the checks refuse it.
@@ -88,16 +91,18 @@ class ExtractReport:
 
 
 def loops_on_sigma(peg: PEG) -> list[str]:
-    """Every loop (``pass`` node) the root reaches must be read by an ``eval`` of a sigma, as in every PEG the
-    builder makes (each loop threads the heap), or be a pure loop (:func:`peggy_jvm.peg.loops.pure_loops`:
-    no effect, and its break condition provably becomes true), which the reverter computes where its values are
-    wanted. Dead-loop deletion makes the latter; any other loop off the sigma chain could hide a
-    non-termination the method must keep, so such a PEG is refused (problems as strings)."""
+    """Every loop (``pass`` node) the root reaches must be read by an ``eval`` of a sigma or of a method result,
+    as in every PEG the builder makes (each loop threads the heap; a loop that never exits is read only by the
+    ``eval`` of the ``return`` its virtual exit builds inside it, whose heap is the iteration's: see
+    :mod:`peggy_jvm.peg.build`), or be a pure loop (:func:`peggy_jvm.peg.loops.pure_loops`: no effect, and its
+    break condition provably becomes true), which the reverter computes where its values are wanted. Dead-loop
+    deletion makes the latter; any other loop off the sigma chain could hide a non-termination the method must
+    keep, so such a PEG is refused (problems as strings)."""
     reached = peg.reachable()
     kinds = _kinds(peg)
     passes = {n for n in reached if peg.nodes[n].op == "pass"}
     on_sigma = {peg.nodes[n].children[1] for n in reached
-                if peg.nodes[n].op == "eval" and kinds[peg.nodes[n].children[0]] is T.SIGMA}
+                if peg.nodes[n].op == "eval" and kinds[peg.nodes[n].children[0]] in (T.SIGMA, T.RESULT)}
     off = passes - on_sigma
     if off:
         off -= pure_loops(peg)
@@ -232,17 +237,24 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
     function of the selections it is asked about, in order: after ``max_checks`` calls, once the
     phi-profiles have used ``work`` step comparisons, or when asking ``accept`` about a candidate would take
-    the ``accept_work`` node pairs (:func:`accept_cost`) over, it raises :class:`maxsat.OutOfWork` (the solver
-    stops with what it accepted so far). Work, not time, so the blocking loop gives the same answers on every
-    run."""
+    the ``accept_work`` node pairs (:func:`accept_cost`) over, it raises a final :class:`maxsat.OutOfWork` (the
+    solver stops with what it accepted so far: its budgets are for the whole search). Work, not time, so the
+    blocking loop gives the same answers on every run."""
     effort = Effort(work)
     accepting = Effort(accept_work)
     calls = 0
+    # the answers already given, by the reached nodes they are a function of; the solver asks again about
+    # selections it met before (a model RC2's oracle finds inside its search, then as its optimum: half the
+    # checks on commons-math3's largest methods), which then cost what they cost the first time
+    answers: dict[frozenset[str], _Answer] = {}
+    asked: list[int] = []  # the node pairs ``accept`` was asked about by the current check
 
     def counted(peg: PEG) -> str | None:
         assert accept is not None
         if not accepting.spend(accept_cost(peg)):
-            raise maxsat.OutOfWork(f"checker: {accept_work} node pairs to revert (next: {accept_cost(peg)})")
+            raise maxsat.OutOfWork(f"checker: {accept_work} node pairs to revert (next: {accept_cost(peg)})",
+                                   final=True)
+        asked.append(accept_cost(peg))
         return accept(peg)
 
     # per effect class, the problem nodes that read its heap: an effect off the chain is blocked by "not this
@@ -257,15 +269,28 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         nonlocal calls
         calls += 1
         if calls > max_checks or effort.spent_out or accepting.spent_out:
-            raise maxsat.OutOfWork(f"checker: {max_checks} checks, {work} comparisons or {accept_work} node pairs")
+            raise maxsat.OutOfWork(f"checker: {max_checks} checks, {work} comparisons or {accept_work} node pairs",
+                                   final=True)
         report = evaluate_selection(problem, sel)
         reached = set(report.reached_nodes(sel))
+        key = frozenset(reached)
+        known = answers.get(key)
+        if known is not None:
+            return known.again(effort, accepting, work, accept_work)
         # what is checked is the selection with the builder's forms preferred (the one extraction returns); it
         # is a function of each class's node, so blaming the solver's node of the same class blocks the cause
+        left = effort.left
+        asked.clear()
         _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline,
                                                counted if accept is not None else None, effort)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
-            raise maxsat.OutOfWork(f"checker: {work} comparisons")
+            raise maxsat.OutOfWork(f"checker: {work} comparisons", final=True)
+        clauses = blocking(problem, sel, reached, back, why, explain, off)
+        answers[key] = _Answer(clauses, left - effort.left, tuple(asked))
+        return clauses
+
+    def blocking(problem: ExtractionProblem, sel: Selection, reached: set[str], back: dict, why: str | None,
+                 explain: frozenset[int], off: list[int]) -> list[maxsat.NodeClause]:
         if why is None:
             return []
         nodes = problem.nodes
@@ -278,6 +303,29 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         return [tuple((nid, False) for nid in blocked)]
 
     return checker
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """One answer of :func:`make_checker`'s checker and the work it cost: asked again, the checker gives the same
+    answer at the same price, so that its budgets run out exactly where computing it again would make them."""
+
+    clauses: list[maxsat.NodeClause]
+    #: phi-profile route-step comparisons spent (:class:`.phi_profile.Effort`)
+    comparisons: int
+    #: the node pairs of each question put to ``accept`` (none or one)
+    pairs: tuple[int, ...]
+
+    def again(self, effort: Effort, accepting: Effort, work: int, accept_work: int) -> list[maxsat.NodeClause]:
+        # the same order as the first time: the profiles, then ``accept``; a budget that would run out on the
+        # way runs out here the same (the comparisons are a fixed sequence of charges, all before ``accept``)
+        effort.spend(self.comparisons)
+        if effort.spent_out:
+            raise maxsat.OutOfWork(f"checker: {work} comparisons", final=True)
+        for pairs in self.pairs:
+            if not accepting.spend(pairs):
+                raise maxsat.OutOfWork(f"checker: {accept_work} node pairs to revert (next: {pairs})", final=True)
+        return list(self.clauses)
 
 
 def checkable(peg: PEG) -> bool:

@@ -760,7 +760,14 @@ class _Emitter:
             self.cur = None
             return
         if node.op == "eval":
-            self.gen_loop(node.children[1])
+            x, p = node.children
+            if node.attr not in self.sched.variance[x]:
+                # a result the loop does not compute: the virtual exit of a loop without effects that never exits
+                # (its heap is the entry's). The loop runs first (it does not end); the result is then its own
+                self.gen_loop(p)
+                self.gen_result(x)
+                return
+            self.gen_loop(p)
             if self.cur is None:
                 return
             got = self.result_outs.get(r)

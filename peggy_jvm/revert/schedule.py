@@ -409,6 +409,8 @@ class Schedule:
         seen.add(x)
         node = self.nodes[x]
         role = OPS[node.op].role
+        if node.op == "unit":
+            return False  # the value of a void return (a loop that never exits returns it): nothing to compute
         if role in (Role.CONST,) or node.op == "param":
             return True
         if role is Role.PURE and OPS[node.op].output is not T.BOOL and node.op != "guard":

@@ -10,7 +10,16 @@ What this module owns
       step). The class is exact when the ``clone`` call's owner is a primitive array or an array of a class that is
       final in both versions (``PegInfo.final_class``): the verifier holds the receiver to the owner type, and a
       final class has no subclass an array of it could hold instead. ecj's enum ``values()`` is this copy where
-      javac's is ``$VALUES.clone()``.
+      javac's is ``$VALUES.clone()``. The class is exact too when the receiver is read from a static field that
+      only ever holds an array made for it (``PegInfo.exact_array_field``, found by :func:`exact_array_fields`):
+      the enum's array of its constants when the enum's class is not final (constants with bodies).
+    * :func:`exact_array_fields`: the ``private static final`` array fields of a class whose every
+      ``putstatic`` (JVMS 6.5: a final static field is only written by its own class's ``<clinit>``) stores an
+      array allocated just before for exactly the field's type: ``anewarray`` of its element class followed only
+      by element stores that leave it on the stack (``dup``, an index, a constant or static read, ``aastore``;
+      no jump into that stretch), or the return of a private static helper whose whole code is that (javac's
+      ``$values()``). Such a field holds null or an array of exactly its declared class; nothing in Java (nor
+      reflection: ``Field.set`` refuses static final fields) writes it otherwise.
     * ``checkcast-new-array``: a ``checkcast`` to ``[T`` of a value that is a ``newarray [T`` is that value and
       changes nothing (the array is of that very class; JVMS checkcast).
     * ``array-store-default-new``: a store of the default value at a constant index inside a constant length,
@@ -24,14 +33,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..classfile import opcodes as op_
+from ..classfile.bytecode import Instruction, decode
+from ..classfile.errors import ClassFileError
+from ..classfile.model import Access, ClassFile
+from ..classfile.reader import read_code
 from ..egraph.explain import Reason
-from ..ir.nodes import Const, ConstKind, MethodRef
+from ..ir.nodes import Const, ConstKind, FieldRef, MethodRef
 from ..jdk.facts import ARRAYCOPY
 
 if TYPE_CHECKING:
     from ..epeg import EPeg
 
-__all__ = ["ArrayCloneCopy", "CheckcastNewArray", "StoreDefaultIntoNew"]
+__all__ = ["ArrayCloneCopy", "CheckcastNewArray", "StoreDefaultIntoNew", "exact_array_fields"]
 
 CLONE_DESCRIPTOR = "()Ljava/lang/Object;"
 
@@ -45,6 +59,90 @@ def _exact_array(eg: EPeg, desc: str) -> bool:
     if elem[0] != "L":
         return True
     return elem.endswith(";") and eg.info.final_class(elem[1:-1])
+
+
+def _read_of_exact_field(eg: EPeg, value: int, desc: str) -> bool:
+    """``value`` is read from a static field of type ``desc`` that holds arrays of exactly that class."""
+    for op, _a, ch in eg.nodes(value):
+        if op == "rho_value" and len(ch) == 1:
+            for fop, f, _fch in eg.nodes(ch[0]):
+                if fop == "getstatic" and isinstance(f, FieldRef) and f.descriptor == desc \
+                        and eg.info.exact_array_field(f):
+                    return True
+    return False
+
+
+_PRIVATE_STATIC_FINAL = Access.PRIVATE | Access.STATIC | Access.FINAL
+_INT_PUSH = frozenset({*range(op_.ICONST_M1, op_.ICONST_5 + 1), op_.BIPUSH, op_.SIPUSH})
+_REF_PUSH = frozenset({op_.ACONST_NULL, op_.GETSTATIC})  # an element: a constant or another static field
+
+
+def exact_array_fields(cf: ClassFile) -> frozenset[tuple[str, str]]:
+    """(name, descriptor) of the fields of ``cf`` that only ever hold null or an array of exactly their declared
+    class (see the module docstring); a class whose code does not decode has none."""
+    fields = {(f.name, f.descriptor) for f in cf.fields
+              if f.access & _PRIVATE_STATIC_FINAL == _PRIVATE_STATIC_FINAL and f.descriptor.startswith("[L")}
+    if not fields:
+        return frozenset()
+    try:
+        codes = {(m.name, m.descriptor): (m, read_code(attr.data, cf.pool))
+                 for m in cf.methods if (attr := m.code_attribute()) is not None}
+        insns = {k: list(decode(code.code)) for k, (_m, code) in codes.items()}
+    except ClassFileError:
+        return frozenset()
+    # javac's $values(): `n; anewarray; element stores; areturn` and nothing else
+    helpers = {k for k, (m, code) in codes.items()
+               if m.access & (Access.PRIVATE | Access.STATIC) == Access.PRIVATE | Access.STATIC
+               and k[1].startswith("()") and not code.exception_table and len(insns[k]) >= 3
+               and insns[k][-1].opcode == op_.ARETURN and insns[k][0].opcode in _INT_PUSH
+               and _fresh_array_at(cf, insns[k], len(insns[k]) - 1, set()) == 1
+               and _array_class(cf, insns[k][1]) == k[1][2:]}
+    for k, (_m, code) in codes.items():
+        entries = {e.handler for e in code.exception_table}
+        entries.update(t for i in insns[k] for t in i.successors_targets())
+        for at, insn in enumerate(insns[k]):
+            if insn.opcode != op_.PUTSTATIC:
+                continue
+            ref = cf.pool.member_ref(insn.arg)
+            key = (ref.name, ref.descriptor)
+            if key not in fields:
+                continue
+            start = _fresh_array_at(cf, insns[k], at, entries)
+            fresh = start is not None and _array_class(cf, insns[k][start]) == ref.descriptor \
+                or _helper_call(cf, insns[k], at, entries, helpers, ref.descriptor)
+            # a store named through another class (a subclass's name resolves to this field too) is not judged
+            if ref.owner != cf.name or not fresh:
+                fields.discard(key)
+    return frozenset(fields)
+
+
+def _array_class(cf: ClassFile, insn: Instruction) -> str | None:
+    """The class of the array an ``anewarray`` makes, as a descriptor."""
+    if insn.opcode != op_.ANEWARRAY:
+        return None
+    elem = cf.pool.class_name(insn.arg)
+    return "[" + (elem if elem.startswith("[") else f"L{elem};")
+
+
+def _fresh_array_at(cf: ClassFile, insns: list[Instruction], at: int, entries: set[int]) -> int | None:
+    """The index of the ``anewarray`` whose array is on top of the stack before ``insns[at]``: only element stores
+    (``dup``, an int push, a reference push, ``aastore``) in between, and no jump or handler entering them."""
+    i = at - 1
+    while i >= 3 and insns[i].opcode == op_.AASTORE and insns[i - 1].opcode in _REF_PUSH \
+            and insns[i - 2].opcode in _INT_PUSH and insns[i - 3].opcode == op_.DUP:
+        i -= 4
+    if i < 0 or insns[i].opcode != op_.ANEWARRAY or any(x.offset in entries for x in insns[i + 1:at + 1]):
+        return None
+    return i
+
+
+def _helper_call(cf: ClassFile, insns: list[Instruction], at: int, entries: set[int], helpers: set,
+                 desc: str) -> bool:
+    """``insns[at]`` stores what a call just before it of a fresh-array helper of ``cf`` returns."""
+    if at == 0 or insns[at - 1].opcode != op_.INVOKESTATIC or insns[at].offset in entries:
+        return False
+    ref = cf.pool.member_ref(insns[at - 1].arg)
+    return ref.owner == cf.name and (ref.name, ref.descriptor) in helpers and ref.descriptor == f"(){desc}"
 
 
 class _ArrayRule:
@@ -63,7 +161,8 @@ class ArrayCloneCopy(_ArrayRule):
         for cid in eg.classes_with_op("invoke.virtual"):
             for op, m, ch in eg.nodes(cid):
                 if op == "invoke.virtual" and isinstance(m, MethodRef) and m.name == "clone" \
-                        and m.descriptor == CLONE_DESCRIPTOR and len(ch) == 2 and _exact_array(eg, m.owner):
+                        and m.descriptor == CLONE_DESCRIPTOR and len(ch) == 2 \
+                        and (_exact_array(eg, m.owner) or _read_of_exact_field(eg, ch[1], m.owner)):
                     out.append((eg.find(cid), eg.find(ch[0]), eg.find(ch[1]), m.owner))
             if len(out) >= limit:
                 break

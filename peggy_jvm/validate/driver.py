@@ -114,7 +114,7 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
             proof, relied, view = proofs[i]
             t0 = time.perf_counter()
             deadline = time.monotonic() + options.method_timeout - run.spent[i]
-            row = PairResult(pair.orig_class.name, pair.orig.name, pair.orig.descriptor,
+            row = PairResult(pair.key[0], pair.orig.name, pair.orig.descriptor,
                              Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
                              axioms=proof.axioms if proof.proved else None,
                              assumptions=relied if assumptions else None)
@@ -129,6 +129,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                 interfaces = _interface_params(pair, orig.hierarchy)
                 shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
                 why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
+                if pair.inherited:  # the harness calls a method its class declares
+                    why_not = "not searched: one side's class inherits it"
                 if why_not is not None:
                     row.reason += f"; {why_not}"
                 elif proof.orig_ir is None or proof.opt_ir is None:
@@ -177,7 +179,7 @@ class _Run:
 
     def same(self, pair: MethodPair, view: CallView) -> bool:
         """Byte-identical classes, and every call ORIG's method makes read as OPT's."""
-        return pair.orig_class.name in self.same_bytes and view.calls_assumed(pair)
+        return pair.orig_class.name in self.same_bytes and not pair.inherited and view.calls_assumed(pair)
 
     def prove_component(self, pairs: list[MethodPair],
                         component: Component) -> dict[int, tuple[ProofResult, list[str], CallView]]:

@@ -12,7 +12,10 @@ What this module owns
       reference to the input's own methods kept as OPT's only when every method it may run is *assumed*: a pair
       proved equivalent, or a pair of the recursive component being proved (the regression-verification rule).
       Any other such reference gets a name no OPT method has (:data:`UNPROVED`), so the two calls are different
-      operators and nothing about the callee is assumed.
+      operators and nothing about the callee is assumed. One call is read as another that runs the same method:
+      ``invokespecial`` of a superclass's method on ``this`` of a final class that does not declare it (javac's
+      bridge in a final subclass) is ``invokevirtual`` of it (:meth:`_Side.super_call_is_virtual`): both select
+      the first declaration above the class. ORIG's are read so in the view, OPT's by :meth:`CallView.opt`.
 
 Inputs: the pairing, both sides, the class map and member renames, the set of assumed pair keys. Outputs: an
 order of pair indexes; a PEG -> PEG function for ORIG.
@@ -34,7 +37,7 @@ import networkx as nx
 from ..classfile.bytecode import decode
 from ..classfile.constpool import ConstantPool
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
-from ..classfile.model import ClassFile
+from ..classfile.model import Access, ClassFile
 from ..classfile.reader import read_code
 from ..classfile.opcodes import INVOKEDYNAMIC, INVOKEINTERFACE, INVOKESPECIAL, INVOKESTATIC, INVOKEVIRTUAL
 from ..ir.nodes import Bootstrap, Const, ConstKind, DynamicConst, FieldRef, IRType, MethodRef
@@ -101,10 +104,45 @@ class _Side:
                     out.add(self.key(cls, name, desc))
         return out
 
+    def super_call_is_virtual(self, cls: str, ref: MethodRef) -> bool:
+        """Whether ``invokespecial ref`` on ``this`` of an instance method of ``cls`` runs what ``invokevirtual
+        ref`` does there. Both select by walking up from a class (JVMS 6.5: ``invokespecial`` of a superclass's
+        method from the direct superclass, since Java 8 every class counts as ACC_SUPER; ``invokevirtual`` from
+        the receiver's class), so they agree when the receiver's class is exactly ``cls`` (``cls`` final: ``this``
+        is then no subclass's), ``cls`` does not declare the method, and the first declaration above it is the
+        one ``ref`` names, with code (so the two ways of matching a declaration, by name and descriptor or by
+        being able to override it, meet the same method). Only classes of this side are walked: a superclass
+        outside the input answers False."""
+        cf = self.classes.get(cls)
+        if cf is None or not cf.access & Access.FINAL or ref.name.startswith("<") or _declared(cf, ref) is not None:
+            return False
+        name = cf.super_name
+        while name is not None and name in self.classes:
+            m = _declared(self.classes[name], ref)
+            if name == ref.owner:
+                return m is not None and m.code_attribute() is not None and not m.is_static
+            if m is not None:
+                return False
+            name = self.classes[name].super_name
+        return False
+
     def key(self, cls: str, name: str, desc: str) -> Key:
         """The pair key of this side's method ``cls.name desc`` (ORIG's names)."""
         return (rename_class(cls, self.to_orig), self.members_to_orig.get((cls, name), name),
                 rename_descriptor(desc, self.to_orig))
+
+
+def _declared(cf: ClassFile, ref: MethodRef):
+    return next((m for m in cf.methods if m.name == ref.name and m.descriptor == ref.descriptor), None)
+
+
+def _exact_super_call(side: _Side, peg: PEG, n: Node) -> bool:
+    """``invokespecial`` on ``this`` that runs what ``invokevirtual`` would (:meth:`_Side.super_call_is_virtual`;
+    the PEG is that side's, in its own names)."""
+    if n.op != "invoke.special" or peg.is_static or len(n.children) < 2 or not isinstance(n.attr, MethodRef):
+        return False
+    receiver = peg.nodes[n.children[1]]
+    return receiver.op == "param" and receiver.attr == 0 and side.super_call_is_virtual(peg.class_name, n.attr)
 
 
 class Program:
@@ -201,7 +239,23 @@ class CallView:
                   peg.synchronized, root=peg.root, param_types=[self._type(t) for t in peg.param_types],
                   origins=dict(peg.origins), locals=dict(peg.locals))
         for n in peg.nodes:
-            out.nodes.append(Node(n.op, self._attr(n.op, n.attr), n.children))
+            op = "invoke.virtual" if _exact_super_call(self.program.orig, peg, n) else n.op
+            out.nodes.append(Node(op, self._attr(op, n.attr), n.children))
+        for i, n in enumerate(out.nodes):
+            if n.op != "theta":
+                out._index.setdefault(n, i)
+        out.sealed = peg.sealed
+        return out
+
+    def opt(self, peg: PEG) -> PEG:
+        """OPT's PEG with its ``invokespecial`` calls that run what ``invokevirtual`` would read so, as ORIG's are
+        (:func:`_exact_super_call`); the PEG itself when there is none."""
+        special = [i for i, n in enumerate(peg.nodes) if _exact_super_call(self.program.opt, peg, n)]
+        if not special:
+            return peg
+        out = PEG(peg.name, peg.class_name, peg.is_static, peg.synchronized, root=peg.root,
+                  param_types=list(peg.param_types), origins=dict(peg.origins), locals=dict(peg.locals))
+        out.nodes = [Node("invoke.virtual", n.attr, n.children) if i in special else n for i, n in enumerate(peg.nodes)]
         for i, n in enumerate(out.nodes):
             if n.op != "theta":
                 out._index.setdefault(n, i)
@@ -255,6 +309,10 @@ class CallView:
         if self._assumes(ref, virtual):
             return renamed
         return replace(renamed, name=renamed.name + UNPROVED)
+
+    def field(self, ref: FieldRef) -> FieldRef:
+        """ORIG's field reference in OPT's names (``--map``, member renames)."""
+        return self._field(ref)
 
     def _field(self, ref: FieldRef) -> FieldRef:
         cmap = self.program.class_map

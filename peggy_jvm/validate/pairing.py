@@ -13,6 +13,15 @@ What this module owns
       sites of two paired methods, site by site in code order, are paired too (:func:`_site_renames`; then the
       lambdas' own sites, so nested lambdas pair as well); an enum's array of its constants (javac ``$VALUES``,
       ecj ``ENUM$VALUES``) is the one synthetic static field of the enum's array type (:func:`_enum_array_rename`).
+    * A bridge one side declares and the other inherits (javac emits ``compareTo(Object)`` into a final nested
+      subclass of a ``Comparable`` class, ``invokespecial`` of the superclass's ``compareTo(T)``; ecj emits none
+      there, so the class inherits its superclass's bridge): the bridge is paired with the method the other
+      side's class runs for that name and descriptor, found up its superclasses (:func:`_inherited_bridge`), and
+      the pair says which class inherits it (``MethodPair.opt_receiver`` when ORIG declares the bridge,
+      ``orig_receiver`` when OPT does). It is what each side runs on a receiver of that class, so proving the two
+      equal on such a receiver is what a call that may reach the bridge needs; only methods flagged
+      ``ACC_BRIDGE | ACC_SYNTHETIC`` are paired so (any other method one side lacks stays unpaired and blocks
+      its callers).
 
 Inputs: two paths (a .class, a .jar or a directory each), the class map and the member renames. Outputs:
 :class:`MethodPair` list plus the unpaired list. Errors: :class:`~peggy_jvm.archive.InputError` naming the file
@@ -20,7 +29,9 @@ Inputs: two paths (a .class, a .jar or a directory each), the class map and the 
 
 Invariants
     * Classes pair by internal name after the map is applied to ORIG's names; methods by name + descriptor (with
-      the map applied to ORIG's descriptors: ``Old make()`` pairs with ``New make()``).
+      the map applied to ORIG's descriptors: ``Old make()`` pairs with ``New make()``); the one exception, a
+      bridge the other side's class inherits, pairs with a method of that side's superclass and says which class
+      inherits it: its key is the class the pair stands for (``MethodPair.key``), its name and descriptor.
     * A member rename (given or derived) is only which methods are compared: a wrong one is a pair that is not
       proved (the lambda with another body), never an assumption. A derived one is taken only when both names are
       free (the ORIG name absent from OPT's class, the OPT name absent from ORIG's), both methods synthetic, of
@@ -37,6 +48,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from ..archive import InputError, read_input
 from ..classfile.attributes import BootstrapMethods
@@ -66,10 +78,20 @@ class MethodPair:
     opt_class: ClassFile
     orig: MethodInfo
     opt: MethodInfo
+    #: OPT's class whose instances run ``opt``, inherited from ``opt_class`` (a bridge ORIG declares and OPT's
+    #: class inherits); None: ``opt_class`` itself declares it
+    opt_receiver: ClassFile | None = None
+    #: the same for ORIG (a bridge OPT declares and ORIG's class inherits from ``orig_class``)
+    orig_receiver: ClassFile | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
-        return self.orig_class.name, self.orig.name, self.orig.descriptor
+        return (self.orig_receiver or self.orig_class).name, self.orig.name, self.orig.descriptor
+
+    @property
+    def inherited(self) -> bool:
+        """One side's method is inherited from another class than the one the pair stands for."""
+        return self.opt_receiver is not None or self.orig_receiver is not None
 
 
 @dataclass(slots=True)
@@ -196,6 +218,11 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
             key = (members.get((old_name, m.name), m.name), rename_descriptor(m.descriptor, class_map))
             seen.add(key)
             n = opt_methods.get(key)
+            inherited = None if n is not None else _inherited_bridge(
+                m, ncf, opt.classes, lambda _c, x, key=key: (x.name, x.descriptor) == key)
+            if inherited is not None:
+                result.pairs.append(MethodPair(ocf, inherited[0], m, inherited[1], opt_receiver=ncf))
+                continue
             if n is None:
                 result.unpaired.append(f"only in ORIG: method {old_name}.{m.name}{m.descriptor}")
                 continue
@@ -204,12 +231,45 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
                 continue
             result.pairs.append(MethodPair(ocf, ncf, m, n))
         for key, n in opt_methods.items():
-            if key not in seen:
+            if key in seen:
+                continue
+            inherited = _inherited_bridge(n, ocf, orig.classes, lambda c, x, key=key: (
+                members.get((c.name, x.name), x.name), rename_descriptor(x.descriptor, class_map)) == key)
+            if inherited is not None:
+                result.pairs.append(MethodPair(inherited[0], ncf, inherited[1], n, orig_receiver=ocf))
+            else:
                 result.unpaired.append(f"only in OPT: method {new_name}.{key[0]}{key[1]}")
     for new_name in sorted(opt.classes):
         if new_name not in targets:
             result.unpaired.append(f"only in OPT: class {new_name}")
     return result
+
+
+BRIDGE = Access.VOLATILE | Access.SYNTHETIC  # ACC_BRIDGE shares ACC_VOLATILE's bit (JVMS 4.6)
+#: the flags a bridge and the method it is paired with must agree on (how it is found by callers, and dispatched)
+_DISPATCH = Access.PUBLIC | Access.PROTECTED | Access.PRIVATE | Access.STATIC
+
+
+def _inherited_bridge(m: MethodInfo, cls: ClassFile, classes: dict[str, ClassFile],
+                      counterpart: Callable[[ClassFile, MethodInfo], bool]) -> tuple[ClassFile, MethodInfo] | None:
+    """For one side's bridge ``m`` that the other side's ``cls`` does not declare: the class and method a
+    receiver of ``cls`` runs instead, the first declaration up ``cls``'s superclasses (all of them in the input:
+    ``classes``, that side's) that is ``m``'s ``counterpart`` (the same name and descriptor, in the pairing's
+    names); None when ``m`` is no instance bridge with code or that method is not found so (a class outside the
+    input, an interface's default method) or is not dispatched alike (other access or ``static``) or has no
+    code."""
+    if m.access & BRIDGE != BRIDGE or m.is_static or m.code_attribute() is None:
+        return None
+    name = cls.super_name
+    while name is not None and name in classes:
+        cf = classes[name]
+        found = next((x for x in cf.methods if counterpart(cf, x)), None)
+        if found is not None:
+            if found.access & _DISPATCH != m.access & _DISPATCH or found.code_attribute() is None:
+                return None
+            return cf, found
+        name = cf.super_name
+    return None
 
 
 def bootstrap_handles(cf: ClassFile, k: int) -> list[MethodRef]:

@@ -37,12 +37,13 @@ from ..egraph import Limits, Runner
 from ..egraph.explain import Reason
 from ..epeg import EPeg
 from ..ir.lift import LiftError, lift_method
-from ..ir.nodes import IRMethod, MethodRef
+from ..ir.nodes import FieldRef, IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
 from .loopshape import top_tested
 from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, joint_pegs, pair_of,
                         settle_exit_phis, simplify_known_conditions)
+from ..rules.arrays import exact_array_fields
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
 from ..rules.inline import Body, CalleeSource, choose_bodies, inline_calls
@@ -157,6 +158,20 @@ def _final_on_both(orig_h: ClassHierarchy, opt_h: ClassHierarchy) -> Callable[[s
     return final
 
 
+def _exact_fields_on_both(pair: MethodPair, view: OrigView | None) -> Callable[[FieldRef], bool]:
+    """Static field (OPT's names) -> it holds arrays of exactly its type in both versions (rules/arrays.py
+    ``exact_array_fields``; the fields of the pair's own classes, ORIG's read through the view's renames). None
+    in the optimizer's self-check, whose one class stands for both versions while its ``<clinit>`` may be
+    rewritten too."""
+    if pair.opt_class is pair.orig_class:
+        return lambda _f: False
+    rename = getattr(view, "field", lambda f: f)
+    orig = {rename(FieldRef(pair.orig_class.name, n, d)) for n, d in exact_array_fields(pair.orig_class)}
+    opt = {FieldRef(pair.opt_class.name, n, d) for n, d in exact_array_fields(pair.opt_class)}
+    both = orig & opt
+    return lambda f: f in both
+
+
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
            same_class_bytes: bool, explain: bool, view: OrigView | None,
            callees: tuple[CalleeSource, CalleeSource] | None = None, shaped: list[bool] | None = None
@@ -179,6 +194,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         pa, pb = build_peg(a), build_peg(b)
         if view is not None:
             pa = view(pa)
+            pb = getattr(view, "opt", lambda peg: peg)(pb)  # OPT's calls read as ORIG's are (validate/modular.py)
     except PegUnsupported as e:
         return ProofResult(False, f"no PEG: {e}", orig_ir=a, opt_ir=b)
     except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
@@ -216,6 +232,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
             return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"] + used, a, b)
     eg = EPeg()
     eg.info.final_class = _final_on_both(orig_h, opt_h)
+    eg.info.exact_array_field = _exact_fields_on_both(pair, view)
     got = eg.add_peg(every, roots=roots)
     ra, rb = got[roots[0]], got[roots[1]]
     if eg.equiv(ra, rb):  # same PEG after hash-consing (copies, dead stores, slots and block order differ)

@@ -16,8 +16,11 @@ The runtime benchmark's kernels (``fixtures/src/bench``) are built only on
 request, by :func:`build_bench` (the runtime benchmark's harness calls it), into
 ``fixtures/classes/bench``, and so are the labelled validation pairs
 (``fixtures/src/pairs``, both versions of each pair in one tree), by
-:func:`build_pairs` (the pair suite) into ``fixtures/classes/pairs``:
-they are not fixtures every test sweeps. The command line builds the pairs too.
+:func:`build_pairs` (the pair suite) into ``fixtures/classes/pairs``, and
+the loops that never exit (``fixtures/src/loops``), by :func:`build_loops`
+into ``fixtures/classes/loops``: they are not fixtures every test sweeps
+(some of the loops' methods never return). The command line builds the
+pairs and the loops too.
 
 The build is idempotent: an output tree is rebuilt only when it is missing,
 when any source (or this module) is newer than its stamp file, or when the
@@ -55,6 +58,7 @@ SRC_COMMON = FIXTURES / "src" / "common"
 SRC_JAVA17 = FIXTURES / "src" / "java17"
 SRC_BENCH = FIXTURES / "src" / "bench"
 SRC_PAIRS = FIXTURES / "src" / "pairs"
+SRC_LOOPS = FIXTURES / "src" / "loops"
 CLASSES = FIXTURES / "classes"
 
 STAMP_NAME = ".build-stamp"
@@ -197,6 +201,13 @@ def build_pairs(force: bool = False) -> Path:
     """``fixtures/classes/pairs``: the labelled validation pairs (``fixtures/src/pairs``, ``--release 17``),
     rebuilt when stale like the other trees. Raises ``BuildError``."""
     return _build_on_request("pairs", SRC_PAIRS, force)
+
+
+def build_loops(force: bool = False) -> Path:
+    """``fixtures/classes/loops``: the loops that never exit (``fixtures/src/loops``, ``--release 17``; a sweep
+    of every fixture method would wait on them), rebuilt when stale like the other trees. Raises
+    ``BuildError``."""
+    return _build_on_request("loops", SRC_LOOPS, force)
 
 
 def _build_on_request(name: str, src_dir: Path, force: bool) -> Path:
