@@ -409,9 +409,11 @@ def test_an_accumulation_is_one_tree_with_the_step_at_the_end(shapes):
     insns = new["stepSum"][0]
     ops = _opcodes(insns)
 
-    def body(code):  # the loop body: after the loop's (entry) test, the first forward conditional jump, up to the
-        # back edge (iinc; goto in javac's code, iinc; the test again in a rotated loop: revert._rotate_loops)
-        start = next(j for j, (off, o, arg, _) in enumerate(code) if o in op.CONDITIONAL_BRANCHES and arg > off) + 1
+    def body(code):  # the loop body: after the loop's entry, the first forward jump (its test, or a goto to its
+        # test at the bottom: revert.tidy._enter_by_goto), up to the back edge (iinc; goto in javac's code, iinc;
+        # the test again in a rotated loop: revert._rotate_loops)
+        start = next(j for j, (off, o, arg, _) in enumerate(code)
+                     if o in (op.GOTO, *op.CONDITIONAL_BRANCHES) and arg > off) + 1
         return code[start:next(j for j, (off, o, arg, _) in enumerate(code) if o in (op.GOTO, *op.CONDITIONAL_BRANCHES)
                                and arg < off) + 1]
 

@@ -856,9 +856,11 @@ def revert_peg(peg: PEG, original: IRMethod, returns_in_place: bool = True, rota
     """An IR method computing what ``peg`` means (see the module docstring). ``returns_in_place``: a ``goto`` to
     a block that only returns becomes that return (:func:`.tidy._returns_in_place_of_gotos`); the full stage asks for it
     only under ``--goal size``, since the self-check does not yet prove every such shape (peeled loops whose
-    first iteration returns on its own path, tests/test_peel.py). ``rotate_loops``: loops tested at the bottom
-    after an entry test (:func:`.tidy._rotate_loops`: one jump per iteration for a few bytes more); the full stage asks
-    for it under ``--goal speed``, ``--stage peg`` keeps javac's shape."""
+    first iteration returns on its own path, tests/test_peel.py). ``rotate_loops``: loops tested at the bottom,
+    one jump per iteration (:func:`.tidy._rotate_loops`: the test copied to the bottom, the entry test dropped
+    where an earlier test decides it; :func:`.tidy._enter_by_goto`: an outermost loop whose entry test stays
+    entered by a goto to its bottom test instead, javac's bytes); the full stage asks for it under ``--goal
+    speed``, ``--stage peg`` keeps javac's shape."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
     try:

@@ -9,8 +9,10 @@ What this module owns
     a chain of equality tests, values set before a join moved into it; under ``rotate_loops`` (``--goal speed``)
     loops tested at the bottom (:func:`_rotate_loops`), a hoisted loop's zero-trip values set before its entry
     test (:func:`_zero_trip_values_first`), entry tests an earlier test decides dropped
-    (:func:`_settle_known_tests`), constants just set tested as constants; last, under ``returns_in_place``, a
-    ``goto`` to a block that only returns or throws replaced by that return.
+    (:func:`_settle_known_tests`), an outermost loop whose entry test stays entered by a goto to its bottom test
+    instead of the copy (:func:`_enter_by_goto`, laid out by :func:`_layout`), constants just set tested as
+    constants; last, under ``returns_in_place``, a ``goto`` to a block that only returns or throws replaced by
+    that return.
 
 Inputs: the original IR method (name, descriptor, parameters), the emitted blocks (every block terminated) and
 their entry, the method's variable list (extended in place by coalescing and rotation) and the next free
@@ -25,7 +27,7 @@ the result depends only on the input blocks (no hash or timing order).
 from __future__ import annotations
 
 import struct
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Callable
 
 from ..ir.coalesce import coalesce_copies, interference, liveness, rename_variables
@@ -65,13 +67,16 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
         variables.append(v)
         return v
 
-    rotated = _rotate_loops(blocks, entry_id, new_var) if rotate_loops else {}
+    rotated, rotations = _rotate_loops(blocks, entry_id, new_var) if rotate_loops else ({}, [])
     if rotated and _zero_trip_values_first(blocks):
         blocks = _reachable_blocks(blocks, entry_id)
     if rotated:
         blocks, entry_id = tidy_blocks(blocks, entry_id)
         if _settle_known_tests(blocks):
             blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
+        bottom = _enter_by_goto(blocks, entry_id, rotations, rotated)
+        if bottom:
+            blocks, entry_id = tidy_blocks(blocks, entry_id, bottom)
         _constants_into_tests(blocks)
     _values_into_joins(blocks, entry_id, {p.id for p in m.params})
     if returns_in_place and _returns_in_place_of_gotos(blocks):
@@ -84,11 +89,13 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
 
 
 
-def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block], int]:
+def tidy_blocks(blocks: dict[int, Block], entry: int, bottom: frozenset[int] = frozenset()
+                ) -> tuple[dict[int, Block], int]:
     """Jumps to empty blocks go straight to where those lead; a block reached only by a goto from its one
     predecessor joins it; an if on two constants becomes a goto; blocks are renumbered in javac's layout
     (:func:`_layout`: joins after their predecessors, each block falling into its goto target or its if's false
-    arm; lowering emits blocks in id order). Meaning unchanged: no statement moves past a branch."""
+    arm; lowering emits blocks in id order), the loop headers in ``bottom`` (by the identity of their blocks)
+    at the bottom of their loops. Meaning unchanged: no statement moves past a branch."""
     def final(t: int) -> int:
         seen = set()
         while t not in seen:
@@ -127,7 +134,7 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
             nxt = blocks.pop(t)
             b.stmts.extend(nxt.stmts)
             b.terminator = nxt.terminator
-    order = _layout(blocks, entry)
+    order = _layout(blocks, entry, {bid for bid, b in blocks.items() if id(b) in bottom})
     new_id = {old: k for k, old in enumerate(order)}
     out: dict[int, Block] = {}
     for old in order:
@@ -143,12 +150,22 @@ def tidy_blocks(blocks: dict[int, Block], entry: int) -> tuple[dict[int, Block],
     return out, new_id[entry]
 
 
-def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
+def _layout(blocks: dict[int, Block], entry: int, bottom: frozenset[int] | set[int] = frozenset()) -> list[int]:
     """Block order as javac lays code out: a block is placed once all its forward predecessors are (so a join
     comes after both arms and only a loop's back edge jumps backward); among the blocks ready, each block's
     goto target or if's false arm comes next (it falls through; a loop header's test falls into the arm that stays
-    in the loop), else the block that became ready last (a loop body before the loop's exit)."""
+    in the loop), else the block that became ready last (a loop body before the loop's exit).
+
+    A header in ``bottom`` is laid out as ecj lays a loop out (:func:`_enter_by_goto`): its loop's first block
+    ``L`` where the header would be, the header after the loop's body, falling into the exit and jumping back to
+    ``L``. For the order the jumps into the header from outside the loop count as jumps to ``L`` (the block
+    entering the loop falls into ``L``, and lowering writes its ``goto`` to the header), and the header's jump to
+    ``L`` as the loop's back edge."""
     succs = {bid: list(dict.fromkeys(b.successors())) for bid, b in blocks.items()}
+    into = _bottom_entries(blocks, entry, succs, bottom)  # a block entering a bottom loop -> (header, L)
+    first_of = {h: first for h, first in into.values()}
+    for p, (h, first) in into.items():
+        succs[p] = [first if t == h else t for t in succs[p]]
     back = set(_back_edges(succs, entry))
     headers = {t for _, t in back}
     preds: dict[int, list[int]] = {bid: [] for bid in blocks}
@@ -180,7 +197,11 @@ def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
                     became.append(t)
         term = blocks[bid].terminator
         prefer = term.target if isinstance(term, Goto) else term.if_false if isinstance(term, If) else None
-        if isinstance(term, If) and bid in headers and term.if_true != term.if_false:
+        if bid in into:
+            prefer = into[bid][1]  # the loop's first block, the header being at the bottom
+        elif bid in first_of and isinstance(term, If):
+            prefer = term.if_false if term.if_true == first_of[bid] else term.if_true  # it falls out of the loop
+        elif isinstance(term, If) and bid in headers and term.if_true != term.if_false:
             # a loop's test falls into the arm that stays in the loop, as javac lays a loop out (the exit is the
             # taken branch, once; the lowering negates the test): not the exit, which would make every iteration
             # jump into the body
@@ -195,6 +216,27 @@ def _layout(blocks: dict[int, Block], entry: int) -> list[int]:
     return order
 
 
+def _bottom_entries(blocks: dict[int, Block], entry: int, succs: dict[int, list[int]],
+                    bottom: frozenset[int] | set[int]) -> dict[int, tuple[int, int]]:
+    """For each header ``h`` of ``bottom`` that can go to the bottom of its loop (its test has exactly one arm
+    ``L`` in the loop, and every block entering the loop from outside ends with ``goto h``): each such entering
+    block -> ``(h, L)``."""
+    latches, preds = _loop_edges(succs, entry)
+    into: dict[int, tuple[int, int]] = {}
+    for h in sorted(bottom):
+        term = blocks[h].terminator
+        if h not in latches or not isinstance(term, If):
+            continue
+        body = _natural_loop(h, latches[h], preds)
+        inside = [t for t in dict.fromkeys(term.targets()) if t in body]
+        entering = [p for p in preds[h] if p not in body]
+        if len(inside) != 1 or inside[0] == h or not entering or \
+                any(not isinstance(blocks[p].terminator, Goto) or p in into for p in entering):
+            continue
+        into.update((p, (h, inside[0])) for p in entering)
+    return into
+
+
 ROTATE_MAX_HEADER_STMTS = 2
 """Loop inversion (:func:`_rotate_loops`) copies a loop's test to its bottom only when the header computes at
 most this many statements before it, each one of :data:`_ROTATE_STMTS` (an ``arraylength``, a field read:
@@ -204,24 +246,33 @@ the ``goto`` saved."""
 _ROTATE_STMTS = (Binary, Unary, Copy, ArrayLength, ArrayLoad, GetField, GetStatic)
 
 
-def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRType], Var]) -> dict[int, Block]:
+@dataclass(eq=False)
+class _Rotation:
+    """One loop :func:`_rotate_loops` tested at the bottom, by identity (later passes renumber and join
+    blocks): the old header (now the entry test), its statements and test, and the copy's."""
+    header: Block
+    stmts: list[Stmt]
+    entry: If
+    copy_stmts: list[Stmt]
+    bottom: If
+    operands: tuple[object, object, object, object]  # the tests' a and b when copied
+    nested: bool  # inside another loop
+
+
+def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRType], Var]
+                  ) -> tuple[dict[int, Block], list[_Rotation]]:
     """Loop inversion: a loop whose header only tests (``H: s; if c goto body else exit`` with at most
     :data:`ROTATE_MAX_HEADER_STMTS` statements ``s``) and whose back edges are ``goto H`` gets a copy of its header
     as the target of those back edges, so the loop is tested at the bottom (``if c goto body``, the one jump of
     an iteration) and ``H`` is left as the entry test, run once. Meaning unchanged: the copy does what ``H`` did
     at the same point, with ``H``'s handlers; the loop's header becomes ``body``, whose every entry comes from
     ``H`` or the copy. In place; returns the headers that stopped being one, by identity, mapped to the block
-    now heading their loop (the thetas' debug information moves there: it holds the same iteration's values).
-    A temporary the header writes and only it reads gets a variable of its own in the copy: written once, it
+    now heading their loop (the thetas' debug information moves there: it holds the same iteration's values),
+    and the rotations (:func:`_enter_by_goto` takes the copy back where the entry test stays). A temporary the
+    header writes and only it reads gets a variable of its own in the copy: written once, it
     stays on the operand stack (lowering's expression trees)."""
     succs = {bid: b.successors() for bid, b in blocks.items()}
-    back: dict[int, list[int]] = {}  # latches by header
-    for latch, header in _back_edges(succs, entry):
-        back.setdefault(header, []).append(latch)
-    preds: dict[int, list[int]] = {bid: [] for bid in blocks}
-    for bid, ts in succs.items():
-        for t in ts:
-            preds[t].append(bid)
+    back, preds = _loop_edges(succs, entry)  # latches by header
     handler_targets = {h.target for b in blocks.values() for h in b.handlers}
     used_in: dict[int, set[int]] = {}  # variable id -> the blocks that read or write it
     for b in blocks.values():
@@ -231,6 +282,7 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
                     used_in.setdefault(x.id, set()).add(b.id)
     bodies = {h: _natural_loop(h, back[h], preds) for h in back}
     moved: dict[int, Block] = {}
+    rotations: list[_Rotation] = []
     for h in sorted(back):
         hb, latches = blocks[h], sorted(set(back[h]))
         term = hb.terminator
@@ -263,7 +315,71 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
         for p in latches:
             blocks[p].terminator = Goto(copy.id, origin=blocks[p].terminator.origin)  # type: ignore[union-attr]
         moved[id(hb)] = blocks[inside[0]]
-    return moved
+        bottom = copy.terminator
+        assert isinstance(bottom, If)
+        rotations.append(_Rotation(hb, list(hb.stmts), term, list(copy.stmts), bottom,
+                                   (term.a, term.b, bottom.a, bottom.b),
+                                   any(h in other for g, other in bodies.items() if g != h)))
+    return moved, rotations
+
+
+def _enter_by_goto(blocks: dict[int, Block], entry: int, rotations: list[_Rotation], moved: dict[int, Block]
+                   ) -> frozenset[int]:
+    """Each rotated loop nested in no other whose entry test stayed (no earlier test decides it:
+    :func:`_settle_known_tests`) is entered by a jump to its bottom test instead (``goto T; L: body; T: s; if c
+    goto L``, as ecj writes loops): the entry test and its statements go, the block that ended with them jumps to
+    the bottom copy, split from its latch when tidying joined them. The copy of the test cost its bytes again (2
+    to 6) where the jump costs the ``goto`` javac's loop has at its bottom: the same bytes as javac's loop, and
+    still one jump per iteration; a loop entered with no test at all (the copy's case) is smaller than javac's,
+    by that ``goto``, and keeps its copy. So does a loop that more than one block would jump into (the entry
+    test's block left empty, and not reached by one ``goto``: two arms of an ``if`` before the loop), where
+    javac's layout falls into the loop from one of them.
+
+    Why not a nested loop: HotSpot compiles a long-running loop on stack replacement from the target of its
+    backward jump (here ``L``); an inner loop entered at ``T`` by its enclosing loop is then a loop with two
+    entries in that compilation (irreducible, left unoptimized): BenchKernels.insertionSort's rewrite ran 2.4x
+    slower under the JIT with its inner loop entered so, 0.99-1.01 with ``-XX:-UseOnStackReplacement`` or the
+    copy (docs/benchmarks.md). An outermost loop is entered at ``T`` only from the method's start, which such a
+    compilation does not contain.
+
+    Meaning unchanged: the bottom copy does what the entry test did (the same statements but for temporaries of
+    its own, the same test and targets, the same handlers), from the same state. In place; ``moved`` maps such a
+    loop's old header to its bottom test (the loop's header again). Returns the bottom tests, by identity, for
+    the layout (:func:`tidy_blocks`)."""
+    ends = {id(b.terminator): b for b in blocks.values()}
+    into: dict[int, list[Block]] = {}
+    for b in blocks.values():
+        for t in dict.fromkeys(b.successors()):
+            into.setdefault(t, []).append(b)
+    out: set[int] = set()
+    for r in rotations:
+        e, b = ends.get(id(r.entry)), ends.get(id(r.bottom))
+        k = len(r.stmts)
+        if r.nested or e is None or b is None or e is b or e.handlers != b.handlers or \
+                (r.entry.a, r.entry.b, r.bottom.a, r.bottom.b) != r.operands or r.entry.cond is not r.bottom.cond or \
+                (r.entry.if_true, r.entry.if_false) != (r.bottom.if_true, r.bottom.if_false) or \
+                not _ends_with(e.stmts, r.stmts) or not _ends_with(b.stmts, r.copy_stmts):
+            continue  # the entry test went, or a pass changed one of the two
+        if len(e.stmts) == k and (e.id == entry or len(into.get(e.id, [])) != 1
+                                  or not isinstance(into[e.id][0].terminator, Goto)):
+            continue  # e left empty: the blocks jumping to it would jump to the loop
+        t = b
+        if len(b.stmts) > k:  # tidying joined the copy to its one latch
+            t = Block(max(blocks) + 1, b.stmts[len(b.stmts) - k:], b.terminator, handlers=b.handlers,
+                      origin=r.header.origin)
+            blocks[t.id] = t
+            del b.stmts[len(b.stmts) - k:]
+            b.terminator = Goto(t.id, origin=r.bottom.origin)
+        del e.stmts[len(e.stmts) - k:]
+        e.terminator = Goto(t.id, origin=r.entry.origin)
+        moved[id(r.header)] = t
+        out.add(id(t))
+    return frozenset(out)
+
+
+def _ends_with(stmts: list[Stmt], tail: list[Stmt]) -> bool:
+    """Whether ``stmts`` ends with the very statements ``tail`` (by identity)."""
+    return len(stmts) >= len(tail) and all(x is y for x, y in zip(stmts[len(stmts) - len(tail):], tail))
 
 
 def _zero_trip_values_first(blocks: dict[int, Block]) -> bool:
@@ -322,7 +438,8 @@ def _settle_known_tests(blocks: dict[int, Block]) -> bool:
     rotated loop's entry test ``k < n`` with ``k = 0`` under the hoisted read's test ``n > 0``) becomes a jump to
     its arm. True when a test went. A test of constants alone (``0 < 16``) stays, as javac keeps it: a rotated
     loop entered with no test at all ran 1.31x slower under HotSpot's JIT (strideSum, alternating runs; 0.94 with
-    the test kept), a loop shape its compiler does not treat as a counted loop."""
+    the test kept), a loop shape its compiler does not treat as a counted loop. (An outermost loop whose entry
+    test stays is then entered by a goto, :func:`_enter_by_goto`: no test copied.)"""
     preds: dict[int, list[int]] = {}
     for b in blocks.values():
         for t in dict.fromkeys(b.successors()):
@@ -421,6 +538,18 @@ def _natural_loop(h: int, latches: list[int], preds: dict[int, list[int]]) -> se
 
 def _copy_stmt(st: Stmt) -> Stmt:
     return type(st)(**{f.name: getattr(st, f.name) for f in fields(st)})  # type: ignore[arg-type]
+
+
+def _loop_edges(succs: dict[int, list[int]], entry: int) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """The latches of each loop header (:func:`_back_edges`) and every block's predecessors."""
+    latches: dict[int, list[int]] = {}
+    for latch, header in _back_edges(succs, entry):
+        latches.setdefault(header, []).append(latch)
+    preds: dict[int, list[int]] = {bid: [] for bid in succs}
+    for bid, ts in succs.items():
+        for t in ts:
+            preds[t].append(bid)
+    return latches, preds
 
 
 def _back_edges(succs: dict[int, list[int]], entry: int) -> list[tuple[int, int]]:
