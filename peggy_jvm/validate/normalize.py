@@ -41,11 +41,15 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 from .. import semantics as S
 from ..peg.build import minimize
 from ..peg.graph import PEG, Node
 from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
+
+if TYPE_CHECKING:
+    from ..rules.inline import Body
 
 __all__ = ["expand_library_calls", "hoist_loop_lengths", "simplify_known_conditions", "settle_exit_phis",
            "bisimilar", "equal_by_cases", "joint_peg", "joint_pegs", "pair_of"]
@@ -274,6 +278,32 @@ def expand_library_calls(peg: PEG) -> PEG:
                 alias[i] = nodes[call].children[0]
 
     return _rebuilt(peg, nodes, alias)
+
+
+def inline_bodies(peg: PEG, bodies: dict[int, Body]) -> PEG:
+    """``peg`` with each call ``n`` of ``bodies`` (loop-free callees, chosen by the prover with
+    ``rules.inline.inlinable_calls`` and ``CalleeSource.body``, whose conditions make a call and its body the
+    same) replaced by the body: the call's ``rho_value`` by the value the body returns, its ``rho_sigma`` by the
+    heap it ends with. Done on the PEG, before the normal forms, so that the branch conditions around a call
+    decide the body's own tests (``x > 0`` known at ``lib(x)``: ``lib``'s ``x == 0`` is false), which the
+    e-graph's inlining (after them) cannot use. The input itself when there is nothing to inline."""
+    from ..rules.inline import body_outcome
+    nodes = list(peg.nodes)
+
+    def add(op: str, attr: object, kids: tuple[int, ...]) -> int:
+        nodes.append(Node(op, attr, kids))
+        return len(nodes) - 1
+
+    outcome = {n: body_outcome(b.peg, list(peg.nodes[n].children), add, {}) for n, b in sorted(bodies.items())
+               if not b.has_loop}
+    alias: dict[int, int] = {}
+    for i, node in enumerate(peg.nodes):
+        if node.op in ("rho_value", "rho_sigma") and node.children[0] in outcome:
+            value, heap = outcome[node.children[0]]
+            target = value if node.op == "rho_value" else heap
+            if target is not None:
+                alias[i] = target
+    return _rebuilt(peg, nodes, alias) if alias else peg
 
 
 def _rebuilt(peg: PEG, nodes: list[Node], alias: dict[int, int]) -> PEG:
