@@ -17,8 +17,12 @@ there is a true finding, counted apart as ``helper differs``).
 
 * ``proved``: an Eq pair whose every entry method is ``equivalent``;
 * ``shown``: a Neq pair with an entry method ``not-equivalent`` (a counterexample the JVM confirmed);
-* ``wrong``: an Eq pair with an entry method ``not-equivalent``, or a Neq pair proved; the counterexample is
-  printed so that a reader can tell a soundness bug from a mislabelled pair (EqBench has a few);
+* ``contradicted``: an Eq pair with an entry method ``not-equivalent`` on an input the JVM ran both versions on
+  with different outcomes. EqBench labels some pairs equivalent that are so only over unbounded integers (Java's
+  ints wrap), or whose one version does not terminate on some input, and one that is simply different; such a
+  verdict is the exact-semantics answer, not an error, but it is counted and listed with its input (check it
+  yourself: the report prints the arguments and both outcomes);
+* ``wrong``: a Neq pair proved equivalent, or an Eq pair called different without a counterexample;
 * else open, grouped by the cause read off the reason of its first unsettled entry method.
 
 Outputs: the table (proved % of Eq, shown % of Neq, wrong, p50/p95 of the validator's time per pair, summed over
@@ -182,7 +186,8 @@ def judge(pair: Pair, rows: list[dict], entries: set[tuple[str, str]]) -> Outcom
     helper_differs = any(m["verdict"] == "not-equivalent" and m not in entry_rows for m in rows)
     verdicts = {m["verdict"] for m in entry_rows}
     if pair.label == "Eq":
-        result = ("wrong" if "not-equivalent" in verdicts else
+        differs = [m for m in entry_rows if m["verdict"] == "not-equivalent"]
+        result = (("contradicted" if all(m["counterexample"] for m in differs) else "wrong") if differs else
                   "proved" if entry_rows and verdicts == {"equivalent"} else "unproved")
     else:
         result = ("shown" if any(m["verdict"] == "not-equivalent" and m["counterexample"] for m in entry_rows) else
@@ -218,6 +223,7 @@ def report_text(outcomes: list[Outcome], wall_s: float) -> str:
     times = [o.time_ms / 1000 for o in outcomes if o.result != "error"]
     p50, p95 = (statistics.median(times) if times else 0.0), _quantile(times, 0.95)
     wrong = [o.id for o in outcomes if o.result == "wrong"]
+    contradicted = [o.id for o in outcomes if o.result == "contradicted"]
     share = lambda n, d: f"{n}/{d} = {n / d:.1%}" if d else "0/0"  # noqa: E731
     lines = [f"{len(outcomes)} pairs ({eq} Eq, {neq} Neq, {results['error']} not built or not run), "
              f"wall {wall_s:.1f} s",
@@ -226,7 +232,10 @@ def report_text(outcomes: list[Outcome], wall_s: float) -> str:
              f"{'yes' if eq and results['proved'] / eq >= GOAL_PROVED else 'NO'}",
              f"{'Neq pairs shown (JVM input)':34} {share(results['shown'], neq):22} "
              f"{'>= ' + format(GOAL_SHOWN, '.0%'):9} {'yes' if neq and results['shown'] / neq >= GOAL_SHOWN else 'NO'}",
+             f"{'Eq pairs proved, of those not contradicted':34} "
+             f"{share(results['proved'], eq - len(contradicted)):22}",
              f"{'wrong verdicts':34} {len(wrong):<22} {'0':9} {'yes' if not wrong else 'NO'}",
+             f"{'Eq labels contradicted (JVM input)':34} {len(contradicted):<22}",
              f"{'p50 time per pair':34} {p50:<22.3f} {'<= ' + str(GOAL_P50_S):9} {'yes' if p50 <= GOAL_P50_S else 'NO'}",
              f"{'p95 time per pair':34} {p95:<22.3f} {'<= ' + str(GOAL_P95_S):9} {'yes' if p95 <= GOAL_P95_S else 'NO'}"]
     helpers = [o.id for o in outcomes if o.helper_differs]
@@ -235,17 +244,18 @@ def report_text(outcomes: list[Outcome], wall_s: float) -> str:
     by_suite: dict[str, Counter] = defaultdict(Counter)
     for o in outcomes:
         by_suite[o.id.split("/")[0]][o.result] += 1
-    lines.append("\nby suite: proved/Eq  shown/Neq  wrong  error")
+    lines.append("\nby suite: proved/Eq  shown/Neq  wrong  contradicted  error")
     for suite, c in sorted(by_suite.items()):
-        lines.append(f"  {suite:14} {c['proved']:>3}/{c['proved'] + c['unproved'] + (0):<3} "
-                     f"{c['shown']:>5}/{c['shown'] + c['unshown']:<3} {c['wrong']:>5} {c['error']:>6}")
+        lines.append(f"  {suite:14} {c['proved']:>3}/{c['proved'] + c['unproved'] + c['contradicted']:<3} "
+                     f"{c['shown']:>5}/{c['shown'] + c['unshown']:<3} {c['wrong']:>5} {c['contradicted']:>13} "
+                     f"{c['error']:>6}")
     causes: dict[str, list[str]] = defaultdict(list)
     for o in outcomes:
         if o.result in ("unproved", "unshown", "error"):
             causes[f"{o.result}: {o.cause if o.result != 'error' else 'not built or not run'}"].append(o.id)
     lines.append("\nopen pairs by cause:")
     lines += [f"  {k:52} {len(v):>3}  {' '.join(v)}" for k, v in sorted(causes.items(), key=lambda kv: -len(kv[1]))]
-    lines.append("\nopen, wrong and failed pairs (the first unsettled entry method's reason):")
+    lines.append("\nopen, wrong, contradicted and failed pairs (the first unsettled entry method's reason):")
     for o in outcomes:
         if o.result in ("proved", "shown"):
             continue

@@ -53,6 +53,9 @@ Why it is exact
     exception raised inside inlined code lacks the callee's frame and names the call site's line (the inlined
     effects carry the call's bytecode origin, ``PegInfo.copied_from``).
 
+The copy of a body (:func:`body_outcome`, :func:`copy_node`) is shared with the validator, which also inlines
+loop-free helpers only one side calls on the PEG itself, before its normal forms (``validate/prove.py``).
+
 Inputs / outputs: a PEG, its import mapping into an :class:`~peggy_jvm.epeg.EPeg`, and a :class:`CalleeSource`
 per side; new e-nodes and unions (reason ``inline``). Invariants: the rewrite adds only equalities that hold; a
 callee that cannot be built, checked or resolved is simply not inlined.
@@ -74,7 +77,7 @@ if TYPE_CHECKING:
     from ..peg.graph import PEG
 
 __all__ = ["MAX_CALLEE_NODES", "CalleeSource", "Body", "inlinable_calls", "choose_bodies", "inline_calls",
-           "same_body", "inlinable_call_count", "body_outcome"]
+           "same_body", "inlinable_call_count", "body_outcome", "copy_node"]
 
 #: the size threshold: PEG nodes reachable from the callee's root (its minimized PEG). 40 nodes is a getter,
 #: a guard, or a one-line arithmetic helper; larger bodies would grow the e-graph more than they save.
@@ -404,41 +407,43 @@ def _copy_body(eg: EPeg, callee: PEG, args: list[int], call_cls: int) -> tuple[i
     out = body_outcome(callee, args, add, made)
     for t in thetas:
         node = callee.nodes[t]
-        kids = tuple(body_outcome(callee, args, add, made, node.children[k]) for k in (0, 1))
+        kids = tuple(copy_node(callee, args, add, made, node.children[k]) for k in (0, 1))
         eg.union(made[t], eg.add("theta", node.attr, kids), _REASON)
     return out
 
 
+def copy_node(callee: PEG, args: list[int], add: Callable[[str, object, tuple[int, ...]], int],
+              made: dict[int, int], n: int) -> int:
+    """Node ``n`` of the callee copied through ``add`` (op, attribute, children -> the copy): ``sigma0`` is the
+    call's heap (``args[0]``), ``param i`` the call's argument ``i`` (receiver first); ``made`` maps the nodes
+    copied so far (and thetas made beforehand by the caller, whose cycles close through them). Children come
+    first in a depth-first walk, thetas excepted."""
+    if n in made:
+        return made[n]
+    nd = callee.nodes[n]
+    if nd.op == "sigma0":
+        c = args[0]
+    elif nd.op == "param":
+        c = args[1 + int(nd.attr)]  # type: ignore[call-overload]  # param's attribute is its index
+    else:
+        c = add(nd.op, nd.attr, tuple(copy_node(callee, args, add, made, k) for k in nd.children))
+    made[n] = c
+    return c
+
+
 def body_outcome(callee: PEG, args: list[int], add: Callable[[str, object, tuple[int, ...]], int],
-                 made: dict[int, int], node: int | None = None):
-    """The callee's body copied through ``add`` (op, attribute, children -> the copy): ``sigma0`` is the call's
-    heap (``args[0]``), ``param i`` the call's argument ``i`` (receiver first); ``made`` maps the nodes copied so
-    far (thetas made beforehand by the caller, whose cycles close through them). Returns the returned value
-    (None for void) and the final heap; with ``node``, the copy of that node only. Children always come first
-    in a depth-first walk, thetas excepted."""
-    def copy(n: int) -> int:
-        if n in made:
-            return made[n]
-        nd = callee.nodes[n]
-        if nd.op == "sigma0":
-            c = args[0]
-        elif nd.op == "param":
-            c = args[1 + int(nd.attr)]  # type: ignore[call-overload]  # param's attribute is its index
-        else:
-            c = add(nd.op, nd.attr, tuple(copy(k) for k in nd.children))
-        made[n] = c
-        return c
-
-    if node is not None:
-        return copy(node)
-
+                 made: dict[int, int]) -> tuple[int | None, int]:
+    """The callee's returned value (None for void) and final heap, its body copied by :func:`copy_node`: the
+    root's phi-tree of results becomes a phi of values and a phi of heaps. Shared by the e-graph's inlining
+    (:func:`inline_calls`) and the validator's inlining on the PEG (``validate.normalize.inline_bodies``)."""
     def ends(n: int) -> tuple[int | None, int]:
         nd = callee.nodes[n]
         if nd.op == "return":
             s, v = nd.children
-            return (None if callee.nodes[v].op == "unit" else copy(v)), copy(s)
+            value = None if callee.nodes[v].op == "unit" else copy_node(callee, args, add, made, v)
+            return value, copy_node(callee, args, add, made, s)
         cond, a, b = nd.children  # a phi of results (checked by _callee_peg)
-        c = copy(cond)
+        c = copy_node(callee, args, add, made, cond)
         (va, sa), (vb, sb) = ends(a), ends(b)
         value = None if va is None or vb is None else add("phi", None, (c, va, vb))
         return value, add("phi", None, (c, sa, sb))

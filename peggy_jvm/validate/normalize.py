@@ -18,6 +18,9 @@ What this module owns
       (``Math.max``, ``Integer.signum`` ...) replaced by its definition, the heap after it by the heap before, as
       those axioms say: so that the normal forms above decide the definition's phis by the branch conditions
       (``lo = Math.min(a, b)`` against ``if (a <= b) lo = a; ...``) where the e-graph cannot.
+    * :func:`inline_bodies`: calls replaced by their callees' bodies (the prover chooses them: loop-free helpers
+      only one side calls, under ``rules/inline.py``'s conditions; copied by ``rules.inline.body_outcome``), for
+      the same reason: the conditions around a call decide the body's own tests.
     * :func:`hoist_loop_lengths`: a loop whose iterations each begin by reading the length of one array (javac's
       ``for (i = 0; i < a.length; i++)``) read as the loop that reads it once in front (a for-each loop's copy
       of the length): only the first read can throw, and every later one sees the same length on the same heap;
@@ -51,7 +54,7 @@ from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
 if TYPE_CHECKING:
     from ..rules.inline import Body
 
-__all__ = ["expand_library_calls", "hoist_loop_lengths", "simplify_known_conditions", "settle_exit_phis",
+__all__ = ["expand_library_calls", "inline_bodies", "hoist_loop_lengths", "simplify_known_conditions", "settle_exit_phis",
            "bisimilar", "equal_by_cases", "joint_peg", "joint_pegs", "pair_of"]
 
 MAX_KNOWN = 8

@@ -1,7 +1,8 @@
 """Proof of equivalence of one method pair in one merged e-graph (the E-PEG of both methods).
 
 What this module owns
-    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, and try,
+    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, inline
+    the loop-free helpers only one side calls (each side's own body, ``normalize.inline_bodies``), and try,
     cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
     included), the same after simplifying conditions known inside branches, the same in every case of the branch
     conditions, each also with the loops' phis on their own exit conditions settled; then add both (in both
@@ -41,9 +42,8 @@ from ..ir.nodes import IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
 from .loopshape import top_tested
-from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, inline_bodies, joint_pegs,
-                        pair_of,
-                        settle_exit_phis, simplify_known_conditions)
+from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, inline_bodies,
+                        joint_pegs, pair_of, settle_exit_phis, simplify_known_conditions)
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
 from ..rules.inline import Body, CalleeSource, choose_bodies, inlinable_calls, inline_calls
@@ -152,7 +152,7 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
         return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
 
 
-def _inline_unproved_calls(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]) -> tuple[PEG, PEG]:
+def _inline_one_sided_calls(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]) -> tuple[PEG, PEG]:
     """Both PEGs with each call whose operator the other side's PEG does not have inlined (loop-free bodies
     only, ``normalize.inline_bodies``): ORIG's calls the view kept apart (:data:`~.modular.UNPROVED`: a helper
     whose pair is not proved, or that has no partner) with ORIG's body, OPT's calls of the same helpers, or of
@@ -222,7 +222,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # the conditions around the call decide the body's tests; pure library calls (Math.max, Integer.signum ...)
     # as their java.lang definitions, for the same reason
     before = (pa, pb)
-    pa, pb = _inline_unproved_calls(pa, pb, callees)
+    pa, pb = _inline_one_sided_calls(pa, pb, callees)
     if inlined is not None:
         inlined.append(pa is not before[0] or pb is not before[1])
     pa, pb = expand_library_calls(pa), expand_library_calls(pb)
