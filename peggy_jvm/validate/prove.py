@@ -2,7 +2,7 @@
 
 What this module owns
     :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, inline
-    the loop-free helpers only one side calls (each side's own body, ``normalize.inline_bodies``), and try,
+    the helpers only one side calls (each side's own body, ``normalize.inline_bodies``), and try,
     cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
     included), the same after simplifying conditions known inside branches, the same in every case of the branch
     conditions, each also with the loops' phis on their own exit conditions settled; then add both (in both
@@ -153,12 +153,13 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
 
 
 def _inline_one_sided_calls(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]) -> tuple[PEG, PEG]:
-    """Both PEGs with each call whose operator the other side's PEG does not have inlined (loop-free bodies
-    only, ``normalize.inline_bodies``): ORIG's calls the view kept apart (:data:`~.modular.UNPROVED`: a helper
-    whose pair is not proved, or that has no partner) with ORIG's body, OPT's calls of the same helpers, or of
-    one of its own, with OPT's. Such a call can only meet the other side through its body; a call both sides
-    make as one operator (a proved pair) stays a call, which congruence proves cheaper. Each side's body on its
-    own side is exact, whatever the other side does."""
+    """Both PEGs with each call whose operator the other side's PEG does not have inlined
+    (``normalize.inline_bodies``; a body with loops only at a call no loop varies, as in the e-graph): ORIG's
+    calls the view kept apart (:data:`~.modular.UNPROVED`: a helper whose pair is not proved, or that has no
+    partner) with ORIG's body, OPT's calls of the same helpers, or of one of its own, with OPT's. Such a call can
+    only meet the other side through its body; a call both sides make as one operator (a proved pair) stays a
+    call, which congruence proves cheaper. Each side's body on its own side is exact, whatever the other side
+    does."""
     def calls(peg: PEG) -> dict[int, tuple[str, MethodRef]]:
         return {n: (peg.nodes[n].op, peg.nodes[n].attr) for n in inlinable_calls(peg)}
 
@@ -167,11 +168,16 @@ def _inline_one_sided_calls(pa: PEG, pb: PEG, callees: tuple[CalleeSource, Calle
     for peg, source, mine, theirs in ((pa, callees[0], ca, cb), (pb, callees[1], cb, ca)):
         other = set(theirs.values())
         bodies = {}
+        variance: list | None = None
         for n, (op, ref) in mine.items():
             if (op, ref) in other:
                 continue
             got = source.body(op.split(".")[1], ref)
-            if isinstance(got, Body) and not got.has_loop:
+            if isinstance(got, Body) and got.has_loop:
+                variance = variance if variance is not None else peg.variance()
+                if variance[n]:  # a call some loop varies: the body's loops would need other depths
+                    continue
+            if isinstance(got, Body):
                 bodies[n] = got
         out.append(inline_bodies(peg, bodies) if bodies else peg)
     return out[0], out[1]
