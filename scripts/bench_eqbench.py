@@ -9,11 +9,12 @@ https://github.com/shrBadihi/EqBench && python3 scripts/bench_eqbench.py EqBench
 suites: the script takes every folder under SRC holding both ``oldV.java`` and ``newV.java``).
 
 For each pair the script compiles each version into its own directory (``javac``: ``oldV.java`` and the folder's
-helper classes into ``old/``, ``newV.java`` and the same helpers into ``new/``), runs ``peggy-jvm validate old new
---map <pkg>.oldV=<pkg>.newV --json ...`` and judges the outcome against the label **on the pair's entry methods**:
-the methods of ``oldV`` no other method of ``oldV`` calls (EqBench's claim is about what a client calls; a private
-helper such as ``foo(a, b)`` may well differ on inputs the entry never passes it, and a JVM-confirmed difference
-there is a true finding, counted apart as ``helper differs``).
+helper classes into ``old/``, ``newV.java`` and the same helpers into ``new/``), runs what ``peggy-jvm validate old
+new --map <pkg>.oldV=<pkg>.newV --method-timeout S`` runs (``validate_inputs``, in this process: a Python start
+per pair costs seconds on a loaded machine), and judges the outcome against the label **on the pair's entry
+methods**: the methods of ``oldV`` no other method of ``oldV`` calls (EqBench's claim is about what a client
+calls; a private helper such as ``foo(a, b)`` may well differ on inputs the entry never passes it, and a
+JVM-confirmed difference there is a true finding, counted apart as ``helper differs``).
 
 * ``proved``: an Eq pair whose every entry method is ``equivalent``;
 * ``shown``: a Neq pair with an entry method ``not-equivalent`` (a counterexample the JVM confirmed);
