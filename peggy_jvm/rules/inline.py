@@ -53,6 +53,9 @@ Why it is exact
     exception raised inside inlined code lacks the callee's frame and names the call site's line (the inlined
     effects carry the call's bytecode origin, ``PegInfo.copied_from``).
 
+The copy of a body (:func:`body_outcome`, :func:`copy_node`) is shared with the validator, which also inlines
+loop-free helpers only one side calls on the PEG itself, before its normal forms (``validate/prove.py``).
+
 Inputs / outputs: a PEG, its import mapping into an :class:`~peggy_jvm.epeg.EPeg`, and a :class:`CalleeSource`
 per side; new e-nodes and unions (reason ``inline``). Invariants: the rewrite adds only equalities that hold; a
 callee that cannot be built, checked or resolved is simply not inlined.
@@ -60,7 +63,7 @@ callee that cannot be built, checked or resolved is simply not inlined.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
@@ -74,7 +77,7 @@ if TYPE_CHECKING:
     from ..peg.graph import PEG
 
 __all__ = ["MAX_CALLEE_NODES", "CalleeSource", "Body", "inlinable_calls", "choose_bodies", "inline_calls",
-           "same_body", "inlinable_call_count"]
+           "same_body", "inlinable_call_count", "body_outcome", "copy_node"]
 
 #: the size threshold: PEG nodes reachable from the callee's root (its minimized PEG). 40 nodes is a getter,
 #: a guard, or a one-line arithmetic helper; larger bodies would grow the e-graph more than they save.
@@ -388,50 +391,64 @@ def inline_calls(eg: EPeg, peg: PEG, mapping: dict[int, int], bodies: dict[int, 
 
 
 def _copy_body(eg: EPeg, callee: PEG, args: list[int], call_cls: int) -> tuple[int | None, int]:
-    """The callee's returned value (None for void) and final heap as classes of ``eg``: ``sigma0`` is the
-    call's heap (``args[0]``), ``param i`` the call's argument ``i`` (receiver first). The body is loop-free,
-    so children always come first in a depth-first walk; new effect classes remember the call they came from
-    (their line is the call's)."""
-    made: dict[int, int] = {}
+    """The callee's returned value (None for void) and final heap as classes of ``eg`` (:func:`body_outcome`);
+    new effect classes remember the call they came from (their line is the call's)."""
     # a callee with loops: each theta is a placeholder class first (its cycle closes through it), added and
     # merged with it once its initial and next values are copied (as EPeg.add_peg imports thetas)
     thetas = [n for n in callee.reachable([callee.root]) if callee.nodes[n].op == "theta"]
-    for t in thetas:
-        made[t] = eg.add_placeholder()
+    made = {t: eg.add_placeholder() for t in thetas}
 
-    def copy(n: int) -> int:
-        if n in made:
-            return made[n]
-        node = callee.nodes[n]
-        if node.op == "sigma0":
-            c = args[0]
-        elif node.op == "param":
-            c = args[1 + int(node.attr)]  # type: ignore[call-overload]  # param's attribute is its index
-        else:
-            kids = [copy(k) for k in node.children]
-            c = eg.add(node.op, node.attr, kids)
-            if node.op in EFFECTS:
-                eg.info.copied_from.setdefault(c, call_cls)
-        made[n] = c
+    def add(op: str, attr: object, kids: tuple[int, ...]) -> int:
+        c = eg.add(op, attr, kids)
+        if op in EFFECTS:
+            eg.info.copied_from.setdefault(c, call_cls)
         return c
 
-    def ends(n: int) -> tuple[int | None, int]:
-        node = callee.nodes[n]
-        if node.op == "return":
-            s, v = node.children
-            vn = callee.nodes[v]
-            return (None if vn.op == "unit" else copy(v)), copy(s)
-        cond, a, b = node.children  # a phi of results (checked by _callee_peg)
-        c = copy(cond)
-        (va, sa), (vb, sb) = ends(a), ends(b)
-        value = None if va is None or vb is None else eg.add("phi", None, (c, va, vb))
-        return value, eg.add("phi", None, (c, sa, sb))
-
-    out = ends(callee.root)
+    out = body_outcome(callee, args, add, made)
     for t in thetas:
         node = callee.nodes[t]
-        eg.union(made[t], eg.add("theta", node.attr, (copy(node.children[0]), copy(node.children[1]))), _REASON)
+        kids = tuple(copy_node(callee, args, add, made, node.children[k]) for k in (0, 1))
+        eg.union(made[t], eg.add("theta", node.attr, kids), _REASON)
     return out
+
+
+def copy_node(callee: PEG, args: list[int], add: Callable[[str, object, tuple[int, ...]], int],
+              made: dict[int, int], n: int) -> int:
+    """Node ``n`` of the callee copied through ``add`` (op, attribute, children -> the copy): ``sigma0`` is the
+    call's heap (``args[0]``), ``param i`` the call's argument ``i`` (receiver first); ``made`` maps the nodes
+    copied so far (and thetas made beforehand by the caller, whose cycles close through them). Children come
+    first in a depth-first walk, thetas excepted."""
+    if n in made:
+        return made[n]
+    nd = callee.nodes[n]
+    if nd.op == "sigma0":
+        c = args[0]
+    elif nd.op == "param":
+        c = args[1 + int(nd.attr)]  # type: ignore[call-overload]  # param's attribute is its index
+    else:
+        c = add(nd.op, nd.attr, tuple(copy_node(callee, args, add, made, k) for k in nd.children))
+    made[n] = c
+    return c
+
+
+def body_outcome(callee: PEG, args: list[int], add: Callable[[str, object, tuple[int, ...]], int],
+                 made: dict[int, int]) -> tuple[int | None, int]:
+    """The callee's returned value (None for void) and final heap, its body copied by :func:`copy_node`: the
+    root's phi-tree of results becomes a phi of values and a phi of heaps. Shared by the e-graph's inlining
+    (:func:`inline_calls`) and the validator's inlining on the PEG (``validate.normalize.inline_bodies``)."""
+    def ends(n: int) -> tuple[int | None, int]:
+        nd = callee.nodes[n]
+        if nd.op == "return":
+            s, v = nd.children
+            value = None if callee.nodes[v].op == "unit" else copy_node(callee, args, add, made, v)
+            return value, copy_node(callee, args, add, made, s)
+        cond, a, b = nd.children  # a phi of results (checked by _callee_peg)
+        c = copy_node(callee, args, add, made, cond)
+        (va, sa), (vb, sb) = ends(a), ends(b)
+        value = None if va is None or vb is None else add("phi", None, (c, va, vb))
+        return value, add("phi", None, (c, sa, sb))
+
+    return ends(callee.root)
 
 
 def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSource]]) -> dict[int, Body]:

@@ -1,7 +1,8 @@
 """Proof of equivalence of one method pair in one merged e-graph (the E-PEG of both methods).
 
 What this module owns
-    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, and try,
+    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, inline
+    the helpers only one side calls (each side's own body, ``normalize.inline_bodies``), and try,
     cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
     included), the same after simplifying conditions known inside branches, the same in every case of the branch
     conditions, each also with the loops' phis on their own exit conditions settled; then add both (in both
@@ -41,12 +42,12 @@ from ..ir.nodes import FieldRef, IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
 from .loopshape import top_tested
-from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, joint_pegs, pair_of,
-                        settle_exit_phis, simplify_known_conditions)
+from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, inline_bodies,
+                        joint_pegs, pair_of, settle_exit_phis, simplify_known_conditions)
 from ..rules.arrays import exact_array_fields
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
-from ..rules.inline import Body, CalleeSource, choose_bodies, inline_calls
+from ..rules.inline import Body, CalleeSource, choose_bodies, inlinable_calls, inline_calls
 from .pairing import MethodPair
 
 
@@ -115,7 +116,7 @@ class _ViewedCallees(CalleeSource):
             ref = replace(ref, name=ref.name[:-len(UNPROVED)])
         got = super().body(kind, ref)
         if isinstance(got, Body) and self.view is not None:
-            return Body(self.view(got.peg), got.is_static)
+            return Body(self.view(got.peg), got.is_static, got.has_loop)  # its loops: inlined outside loops only
         return got
 
 
@@ -133,18 +134,54 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
     from (rules/inline.py); default: each side's own class."""
     try:
         shaped: list[bool] = []
+        inlined: list[bool] = []
         result = _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view,
-                        callees, shaped)
+                        callees, shaped, inlined)
         if not result.proved and any(shaped):
             # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
             # lifted may still prove (a do-while written against a while): the code as lifted, as before
+            inlined.clear()
             result = _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view,
-                            callees)
+                            callees, inlined=inlined)
+        if result.proved and any(inlined) and "inline" not in result.axioms:
+            # helpers inlined before the normal forms: the proof path went through their bodies
+            result = replace(result, axioms=["inline", *result.axioms])
         return result
     except RecursionError:
         return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
     except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
         return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
+
+
+def _inline_one_sided_calls(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]) -> tuple[PEG, PEG]:
+    """Both PEGs with each call whose operator the other side's PEG does not have inlined
+    (``normalize.inline_bodies``; a body with loops only at a call no loop varies, as in the e-graph): ORIG's
+    calls the view kept apart (:data:`~.modular.UNPROVED`: a helper whose pair is not proved, or that has no
+    partner) with ORIG's body, OPT's calls of the same helpers, or of one of its own, with OPT's. Such a call can
+    only meet the other side through its body; a call both sides make as one operator (a proved pair) stays a
+    call, which congruence proves cheaper. Each side's body on its own side is exact, whatever the other side
+    does."""
+    def calls(peg: PEG) -> dict[int, tuple[str, MethodRef]]:
+        return {n: (peg.nodes[n].op, peg.nodes[n].attr) for n in inlinable_calls(peg)}
+
+    ca, cb = calls(pa), calls(pb)
+    out = []
+    for peg, source, mine, theirs in ((pa, callees[0], ca, cb), (pb, callees[1], cb, ca)):
+        other = set(theirs.values())
+        bodies = {}
+        variance: list | None = None
+        for n, (op, ref) in mine.items():
+            if (op, ref) in other:
+                continue
+            got = source.body(op.split(".")[1], ref)
+            if isinstance(got, Body) and got.has_loop:
+                variance = variance if variance is not None else peg.variance()
+                if variance[n]:  # a call some loop varies: the body's loops would need other depths
+                    continue
+            if isinstance(got, Body):
+                bodies[n] = got
+        out.append(inline_bodies(peg, bodies) if bodies else peg)
+    return out[0], out[1]
 
 
 def _final_on_both(orig_h: ClassHierarchy, opt_h: ClassHierarchy) -> Callable[[str], bool]:
@@ -174,8 +211,8 @@ def _exact_fields_on_both(pair: MethodPair, view: OrigView | None) -> Callable[[
 
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
            same_class_bytes: bool, explain: bool, view: OrigView | None,
-           callees: tuple[CalleeSource, CalleeSource] | None = None, shaped: list[bool] | None = None
-           ) -> ProofResult:
+           callees: tuple[CalleeSource, CalleeSource] | None = None, shaped: list[bool] | None = None,
+           inlined: list[bool] | None = None) -> ProofResult:
     if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
         side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
         return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
@@ -199,8 +236,17 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         return ProofResult(False, f"no PEG: {e}", orig_ir=a, opt_ir=b)
     except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
         return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
-    # pure library calls (Math.max, Integer.signum ...) as their java.lang definitions, so that the normal forms
-    # decide their phis by the branch conditions around them
+    if callees is None:
+        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True, constructors=True)
+        callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, loops=True,
+                                  constructors=True, view=view, opt=opt), opt)
+    # calls of helpers whose pair is not proved, each side's own body inlined before the normal forms, so that
+    # the conditions around the call decide the body's tests; pure library calls (Math.max, Integer.signum ...)
+    # as their java.lang definitions, for the same reason
+    before = (pa, pb)
+    pa, pb = _inline_one_sided_calls(pa, pb, callees)
+    if inlined is not None:
+        inlined.append(pa is not before[0] or pb is not before[1])
     pa, pb = expand_library_calls(pa), expand_library_calls(pb)
     # and loops that read an array's length at each iteration as the for-each loop that reads it once; the
     # forms as built stay too (into the e-graph below, each side's two roots merged): hoisting can also part two
@@ -249,10 +295,6 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         eg.rebuild()
     # the calls of each side's own small methods, inlined in the shared e-graph (rules/inline.py): a side that
     # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
-    if callees is None:
-        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True, constructors=True)
-        callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, loops=True,
-                                  constructors=True, view=view, opt=opt), opt)
     sides = [(pa, callees[0]), (pb, callees[1])]
     inline_calls(eg, every, got, choose_bodies(every, roots, sides))
     start = time.perf_counter()

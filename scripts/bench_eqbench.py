@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Issue 17's goals on pairs we did not write: ``peggy-jvm validate`` on the EqBench benchmark, judged by its labels.
+
+EqBench (github.com/shrBadihi/EqBench) holds pairs ``benchmarks/<SUITE>/<NAME>/<Eq|Neq>/{oldV,newV}.java``: each a
+class ``oldV`` / ``newV`` in package ``benchmarks.<SUITE>.<NAME>.<Eq|Neq>``, some with helper classes beside them,
+labelled equivalent (``Eq``) or not (``Neq``). Its code is reference data and never goes into this repository:
+fetch it yourself into a folder outside the checkout, keeping the layout below ``benchmarks/`` (``git clone
+https://github.com/shrBadihi/EqBench && python3 scripts/bench_eqbench.py EqBench/benchmarks``, or copy single
+suites: the script takes every folder under SRC holding both ``oldV.java`` and ``newV.java``).
+
+For each pair the script compiles each version into its own directory (``javac``: ``oldV.java`` and the folder's
+helper classes into ``old/``, ``newV.java`` and the same helpers into ``new/``), runs what ``peggy-jvm validate old
+new --map <pkg>.oldV=<pkg>.newV --method-timeout S`` runs (``validate_inputs``, in this process: a Python start
+per pair costs seconds on a loaded machine), and judges the outcome against the label **on the pair's entry
+methods**: the methods of ``oldV`` no other method of ``oldV`` calls (EqBench's claim is about what a client
+calls; a private helper such as ``foo(a, b)`` may well differ on inputs the entry never passes it, and a
+JVM-confirmed difference there is a true finding, counted apart as ``helper differs``).
+
+* ``proved``: an Eq pair whose every entry method is ``equivalent``;
+* ``shown``: a Neq pair with an entry method ``not-equivalent`` (a counterexample the JVM confirmed);
+* ``contradicted``: an Eq pair with an entry method ``not-equivalent`` on an input the JVM ran both versions on
+  with different outcomes. EqBench labels some pairs equivalent that are so only over unbounded integers (Java's
+  ints wrap), or whose one version does not terminate on some input, and one that is simply different; such a
+  verdict is the exact-semantics answer, not an error, but it is counted and listed with its input (check it
+  yourself: the report prints the arguments and both outcomes);
+* ``wrong``: a Neq pair proved equivalent, or an Eq pair called different without a counterexample;
+* else open, grouped by the cause read off the reason of its first unsettled entry method.
+
+Outputs: the table (proved % of Eq, shown % of Neq, wrong, p50/p95 of the validator's time per pair, summed over
+its methods), the open pairs by cause and each open or wrong pair's reason on stdout; ``--json FILE`` the
+outcomes. SRC without any pair, or no ``javac``, is one line on stderr and exit 2.
+
+Usage::
+
+    python3 scripts/bench_eqbench.py SRC [--method-timeout S] [--only SUBSTRING ...] [--json FILE] [--work DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.pairsuite import GOAL_P50_S, GOAL_P95_S, GOAL_PROVED, GOAL_SHOWN, _quantile  # noqa: E402
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    id: str  # SUITE/NAME/Eq
+    folder: Path
+    label: str  # Eq or Neq
+
+    def package(self, side: str) -> str:
+        """The package ``side`` (oldV or newV) declares (a few EqBench files declare their Eq twin's)."""
+        text = (self.folder / f"{side}.java").read_text(encoding="utf-8", errors="replace")
+        m = re.search(r"^\s*package\s+([\w.]+)\s*;", text, re.M)
+        return m.group(1) if m else ""
+
+    def internal(self, side: str) -> str:
+        pkg = self.package(side)
+        return f"{pkg.replace('.', '/')}/{side}" if pkg else side
+
+
+@dataclass(slots=True)
+class Outcome:
+    id: str
+    label: str
+    result: str  # proved / unproved / shown / unshown / wrong / error
+    cause: str  # why it is open (or the error), "" when settled
+    time_ms: float
+    helper_differs: bool = False
+    methods: list[dict] = field(default_factory=list)
+    entries: list[str] = field(default_factory=list)
+
+
+def find_pairs(src: Path) -> list[Pair]:
+    """Every folder under ``src`` with both versions, in path order; its id the last three path parts."""
+    pairs = []
+    for old in sorted(src.rglob("oldV.java")):
+        folder = old.parent
+        if (folder / "newV.java").is_file() and folder.name in ("Eq", "Neq"):
+            pairs.append(Pair("/".join(folder.parts[-3:]), folder, folder.name))
+    return pairs
+
+
+def _sources(pair: Pair, side: str) -> list[Path]:
+    """``side``'s file and the folder's helper classes."""
+    return [pair.folder / f"{side}.java",
+            *(f for f in sorted(pair.folder.glob("*.java")) if f.name not in ("oldV.java", "newV.java"))]
+
+
+def _javac(files: list[Path], out: Path) -> subprocess.CompletedProcess:
+    out.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(out), *map(str, files)],
+                          capture_output=True, text=True)
+
+
+def compile_all(pairs: list[Pair], work: Path) -> dict[str, str]:
+    """Each side of every pair compiled into ``work/<id>/{old,new}``; the pairs that did not build -> javac's
+    first error. javac starts slowly, so the pairs whose classes cannot collide (each package declared once per
+    side) are compiled in one run per side and split by package; a pair whose file fails, or shares a package,
+    is compiled alone (to get its own error)."""
+    errors: dict[str, str] = {}
+    alone: list[Pair] = []
+    for side, short in (("oldV", "old"), ("newV", "new")):
+        seen: Counter = Counter(p.package(side) for p in pairs)
+        batch = [p for p in pairs if seen[p.package(side)] == 1 and p.package(side)]
+        alone += [p for p in pairs if p not in batch and p not in alone]
+        shared = work / f"_all_{short}"
+        for _attempt in range(3):
+            if not batch:
+                break
+            proc = _javac([f for p in batch for f in _sources(p, side)], shared)
+            if proc.returncode == 0:
+                break
+            bad = {Path(m).resolve() for m in re.findall(r"^(\S+\.java):\d+: error", proc.stderr, re.M)}
+            failed = [p for p in batch if any(f.resolve() in bad for f in _sources(p, side))] or batch
+            alone += [p for p in failed if p not in alone]
+            batch = [p for p in batch if p not in failed]
+        for p in batch:
+            if p in alone:
+                continue
+            dest = work / p.id / short / p.package(side).replace(".", "/")
+            shutil.rmtree(dest, ignore_errors=True)
+            shutil.copytree(shared / p.package(side).replace(".", "/"), dest)
+    for p in alone:
+        for side, short in (("oldV", "old"), ("newV", "new")):
+            shutil.rmtree(work / p.id / short, ignore_errors=True)
+            proc = _javac(_sources(p, side), work / p.id / short)
+            if proc.returncode:
+                first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:200])
+                errors[p.id] = f"javac {side}: {first.split('/')[-1]}"
+                break
+    return errors
+
+
+def entry_methods(old_dir: Path, pair: Pair) -> set[tuple[str, str]]:
+    """The methods (name, descriptor) of ``oldV`` that no other method of ``oldV`` calls."""
+    from peggy_jvm.classfile.reader import read_class
+    from tests.support.proguard import method_listings
+
+    internal = pair.internal("oldV")
+    listings = method_listings(read_class((old_dir / f"{internal}.class").read_bytes()))
+    called = set()
+    own = re.compile(rf"Method {re.escape(internal)}\.(\S+?):?(\(\S*)")
+    for key, lines in listings.items():
+        for ln in lines:
+            for name, desc in own.findall(ln):
+                if (name.strip('"'), desc) != key:
+                    called.add((name.strip('"'), desc))
+    return {k for k in listings if k not in called}
+
+
+def cause_of(reason: str, label: str) -> str:
+    """A short bucket for an unsettled method's reason: for an Eq pair why the proof failed (the reason's first
+    part), for a Neq pair why the search found nothing (the rest)."""
+    proof, _, search = reason.partition("; ")
+    buckets = ((("equivalent if its callees are", "own code proved, a callee not"),
+                ("calls whose pair is not proved", "calls an unproved pair"),
+                ("time limit", "saturation time limit"), ("node limit", "saturation node limit"),
+                ("cannot lift", "not modelled (lift)"), ("no PEG", "not modelled (PEG)"),
+                ("saturated", "axioms do not prove it"))
+               if label == "Eq" else
+               (("did not finish", "JVM run stopped for time"), ("no receiver", "no receiver built"),
+                ("did not confirm", "interpreter difference not confirmed"),
+                ("not searched", "not searched (callee given)"),
+                ("no difference found", "no differing input found"), ("step budget", "interpreter step budget")))
+    text = proof if label == "Eq" else search or proof
+    for needle, bucket in buckets:
+        if needle in text:
+            return bucket
+    return text[:60] or "no method paired"
+
+
+def judge(pair: Pair, rows: list[dict], entries: set[tuple[str, str]]) -> Outcome:
+    entry_rows = [m for m in rows if (m["name"], m["descriptor"]) in entries]
+    helper_differs = any(m["verdict"] == "not-equivalent" and m not in entry_rows for m in rows)
+    verdicts = {m["verdict"] for m in entry_rows}
+    if pair.label == "Eq":
+        differs = [m for m in entry_rows if m["verdict"] == "not-equivalent"]
+        result = (("contradicted" if all(m["counterexample"] for m in differs) else "wrong") if differs else
+                  "proved" if entry_rows and verdicts == {"equivalent"} else "unproved")
+    else:
+        result = ("shown" if any(m["verdict"] == "not-equivalent" and m["counterexample"] for m in entry_rows) else
+                  "wrong" if entry_rows and verdicts == {"equivalent"} else "unshown")
+    open_rows = [m for m in entry_rows if m["verdict"] == "unknown"]
+    cause = cause_of(open_rows[0]["reason"], pair.label) if result in ("unproved", "unshown") and open_rows else ""
+    if result in ("unproved", "unshown") and not entry_rows:
+        cause = "no entry method paired"
+    return Outcome(pair.id, pair.label, result, cause, sum(m["time_ms"] for m in rows), helper_differs, rows,
+                   [f"{n}{d}" for n, d in sorted(entries)])
+
+
+def run_pair(pair: Pair, work: Path, method_timeout: float) -> Outcome:
+    """``validate old new --map <pkg>.oldV=<pkg>.newV --method-timeout S`` in this process (javac and the
+    interpreter start slowly on a loaded machine; the CLI is a thin wrapper of the same call)."""
+    from peggy_jvm.validate import ValidateOptions, validate_inputs
+
+    old, new = work / "old", work / "new"
+    options = ValidateOptions(method_timeout=method_timeout,
+                              class_map={pair.internal("oldV"): pair.internal("newV")})
+    try:
+        report = validate_inputs(old, new, options)
+    except Exception as exc:  # noqa: BLE001 - a crash is a measured outcome of this benchmark, not its end
+        return Outcome(pair.id, pair.label, "error", f"validate: {type(exc).__name__}: {exc}"[:200], 0.0)
+    rows = [p.to_json() for p in report.pairs if p.class_name == pair.internal("oldV")]
+    return judge(pair, rows, entry_methods(old, pair))
+
+
+def report_text(outcomes: list[Outcome], wall_s: float) -> str:
+    results = Counter(o.result for o in outcomes)
+    eq = sum(o.label == "Eq" for o in outcomes if o.result != "error")
+    neq = sum(o.label == "Neq" for o in outcomes if o.result != "error")
+    times = [o.time_ms / 1000 for o in outcomes if o.result != "error"]
+    p50, p95 = (statistics.median(times) if times else 0.0), _quantile(times, 0.95)
+    wrong = [o.id for o in outcomes if o.result == "wrong"]
+    contradicted = [o.id for o in outcomes if o.result == "contradicted"]
+    share = lambda n, d: f"{n}/{d} = {n / d:.1%}" if d else "0/0"  # noqa: E731
+    lines = [f"{len(outcomes)} pairs ({eq} Eq, {neq} Neq, {results['error']} not built or not run), "
+             f"wall {wall_s:.1f} s",
+             f"{'goal':34} {'measured':22} {'target':9} met",
+             f"{'Eq pairs proved':34} {share(results['proved'], eq):22} {'>= ' + format(GOAL_PROVED, '.0%'):9} "
+             f"{'yes' if eq and results['proved'] / eq >= GOAL_PROVED else 'NO'}",
+             f"{'Neq pairs shown (JVM input)':34} {share(results['shown'], neq):22} "
+             f"{'>= ' + format(GOAL_SHOWN, '.0%'):9} {'yes' if neq and results['shown'] / neq >= GOAL_SHOWN else 'NO'}",
+             f"{'Eq pairs proved, of those not contradicted':34} "
+             f"{share(results['proved'], eq - len(contradicted)):22}",
+             f"{'wrong verdicts':34} {len(wrong):<22} {'0':9} {'yes' if not wrong else 'NO'}",
+             f"{'Eq labels contradicted (JVM input)':34} {len(contradicted):<22}",
+             f"{'p50 time per pair':34} {p50:<22.3f} {'<= ' + str(GOAL_P50_S):9} "
+             f"{'yes' if p50 <= GOAL_P50_S else 'NO'}",
+             f"{'p95 time per pair':34} {p95:<22.3f} {'<= ' + str(GOAL_P95_S):9} "
+             f"{'yes' if p95 <= GOAL_P95_S else 'NO'}"]
+    helpers = [o.id for o in outcomes if o.helper_differs]
+    if helpers:
+        lines.append(f"helper differs (JVM-confirmed, not an entry): {len(helpers)}  {' '.join(helpers)}")
+    by_suite: dict[str, Counter] = defaultdict(Counter)
+    for o in outcomes:
+        by_suite[o.id.split("/")[0]][o.result] += 1
+    lines.append("\nby suite: proved/Eq  shown/Neq  wrong  contradicted  error")
+    for suite, c in sorted(by_suite.items()):
+        lines.append(f"  {suite:14} {c['proved']:>3}/{c['proved'] + c['unproved'] + c['contradicted']:<3} "
+                     f"{c['shown']:>5}/{c['shown'] + c['unshown']:<3} {c['wrong']:>5} {c['contradicted']:>13} "
+                     f"{c['error']:>6}")
+    causes: dict[str, list[str]] = defaultdict(list)
+    for o in outcomes:
+        if o.result in ("unproved", "unshown", "error"):
+            causes[f"{o.result}: {o.cause if o.result != 'error' else 'not built or not run'}"].append(o.id)
+    lines.append("\nopen pairs by cause:")
+    lines += [f"  {k:52} {len(v):>3}  {' '.join(v)}" for k, v in sorted(causes.items(), key=lambda kv: -len(kv[1]))]
+    lines.append("\nopen, wrong, contradicted and failed pairs (the first unsettled entry method's reason):")
+    for o in outcomes:
+        if o.result in ("proved", "shown"):
+            continue
+        entry = [m for m in o.methods if f"{m['name']}{m['descriptor']}" in o.entries]
+        row = next((m for m in entry if m["verdict"] == "unknown"), None) or next(
+            (m for m in entry if m["verdict"] == ("not-equivalent" if o.label == "Eq" else "equivalent")), None)
+        text = (f"{row['name']}{row['descriptor']}: {row['verdict']}: {row['reason']}"
+                + (f" [{row['counterexample']}]" if row["counterexample"] else "")) if row else o.cause
+        lines.append(f"  {o.id:34} {o.result:8} {text[:220]}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("src", type=Path, help="folder holding <SUITE>/<NAME>/<Eq|Neq>/{oldV,newV}.java")
+    parser.add_argument("--method-timeout", type=float, default=10.0, help="validate's budget per method pair")
+    parser.add_argument("--only", nargs="*", help="pairs whose id (SUITE/NAME/Eq) contains one of these")
+    parser.add_argument("--json", type=Path, help="write the outcomes here")
+    parser.add_argument("--work", type=Path, help="keep the compiled pairs and reports here")
+    args = parser.parse_args(argv)
+    pairs = find_pairs(args.src)
+    if args.only:
+        pairs = [p for p in pairs if any(s in p.id for s in args.only)]
+    if not pairs:
+        print(f"bench_eqbench: error: {args.src}: no <SUITE>/<NAME>/<Eq|Neq>/ folder with oldV.java and newV.java",
+              file=sys.stderr)
+        return 2
+    if not shutil.which("javac"):
+        print("bench_eqbench: error: javac: not on PATH", file=sys.stderr)
+        return 2
+    work = args.work or Path(tempfile.mkdtemp(prefix="peggy-eqbench-"))
+    t0 = time.perf_counter()
+    errors = compile_all(pairs, work)
+    outcomes = []
+    for pair in pairs:
+        outcomes.append(Outcome(pair.id, pair.label, "error", errors[pair.id], 0.0) if pair.id in errors
+                        else run_pair(pair, work / pair.id, args.method_timeout))
+        print(f"{pair.id:40} {outcomes[-1].result:8} {outcomes[-1].time_ms / 1000:7.2f} s", file=sys.stderr)
+    print(report_text(outcomes, time.perf_counter() - t0))
+    if args.json:
+        args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=1), encoding="utf-8")
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
