@@ -40,6 +40,7 @@ statements never cross block boundaries.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from typing import Callable
 from dataclasses import fields
@@ -400,13 +401,15 @@ def _handler_live(b: Block, live_in: dict[int, set[int]]) -> set[int]:
 def _order_trees(b: Block, temps: set[int]) -> None:
     """Put the expression trees a statement reads in the order of its operands, when the statements just before
     it are exactly those trees: lowering then pushes them in place (``x = x * c + a[i]``: the product first). A
-    tree whose root is read again later (stored by lowering, see :func:`_stored_root`) goes before them all.
+    tree whose root is read again later (stored by lowering, see :meth:`_Positions.stored_root`) goes before them all.
     Each tree keeps its own order and the statements that can throw or have effects keep theirs; a tree writes
     only its temporaries, so nothing else it could depend on changes."""
+    where = None if b.handlers else _Positions(b)
     k = 0
     while k < len(b.stmts) + 1:
-        st = b.all_stmts()[k]
-        ops = [x for x in st.operands() if isinstance(x, Var) and (x.id in temps or _stored_root(b, k, x))]
+        st = b.stmts[k] if k < len(b.stmts) else b.terminator
+        ops = [x for x in st.operands()
+               if isinstance(x, Var) and (x.id in temps or where is not None and where.stored_root(k, x))]
         ops = list({x.id: x for x in ops}.values())  # a root read twice (r * r) is one tree, placed once
         seg = _tree_segment(b, k, ops, temps) if len(ops) > 1 else None
         if seg is not None:
@@ -420,16 +423,29 @@ def _order_trees(b: Block, temps: set[int]) -> None:
         k += 1
 
 
-def _stored_root(b: Block, k: int, v: Var) -> bool:
-    """``v``, read by statement k of ``b`` and again later, is the root of a tree just before it that lowering
-    stores (``through = w[i][k] + w[k][j]; if (through < w[i][j])``): its definition may be ordered like a
-    temporary's when it is the block's only one and nothing before k reads it. Not in a block with handlers,
-    which could see ``v`` written earlier or later."""
-    if b.handlers:
-        return False
-    defs = [j for j, x in enumerate(b.stmts[:k]) if x.defined() is v]
-    return len(defs) == 1 and not any(_reads(x, v) for x in b.stmts[:k]) \
-        and not any(_writes(x, v) for x in b.all_stmts()[k:])
+class _Positions:
+    """Where each variable of a block without handlers is written and first read (statement indices, the
+    terminator last), for :meth:`stored_root`: ``v``, read by statement k and again later, is the root of a tree
+    just before it that lowering stores (``through = w[i][k] + w[k][j]; if (through < w[i][j])``): its definition
+    may be ordered like a temporary's when it is the block's only one and nothing before k reads it. (A block
+    with handlers could see ``v`` written earlier or later: no such roots there.) Computed once per block: the
+    reordering of :func:`_order_trees` only permutes statements before the next k it asks about, which keeps
+    every answer "before k" / "from k on" the same (a block of n statements: O(n) instead of O(n^2))."""
+
+    def __init__(self, b: Block) -> None:
+        self.defs: dict[int, list[int]] = {}  # id(var) -> the indices that write it, ascending
+        self.first_read: dict[int, int] = {}  # id(var) -> the first index that reads it
+        for j, st in enumerate(b.all_stmts()):
+            d = st.defined()
+            if d is not None:
+                self.defs.setdefault(id(d), []).append(j)
+            for x in st.operands():
+                self.first_read.setdefault(id(x), j)
+
+    def stored_root(self, k: int, v: Var) -> bool:
+        defs = self.defs.get(id(v), [])
+        return bisect_left(defs, k) == 1 and (not defs or defs[-1] < k) \
+            and self.first_read.get(id(v), k) >= k
 
 
 def _tree_segment(b: Block, k: int, ops: list[Var], temps: set[int]) -> tuple[int, dict[int, list[Stmt]]] | None:
