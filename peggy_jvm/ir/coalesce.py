@@ -406,8 +406,9 @@ def _order_trees(b: Block, temps: set[int]) -> None:
     only its temporaries, so nothing else it could depend on changes."""
     where = None if b.handlers else _Positions(b)
     k = 0
-    while k < len(b.stmts) + 1:
+    while k < len(b.stmts) + (b.terminator is not None):
         st = b.stmts[k] if k < len(b.stmts) else b.terminator
+        assert st is not None
         ops = [x for x in st.operands()
                if isinstance(x, Var) and (x.id in temps or where is not None and where.stored_root(k, x))]
         ops = list({x.id: x for x in ops}.values())  # a root read twice (r * r) is one tree, placed once
