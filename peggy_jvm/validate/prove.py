@@ -1,8 +1,9 @@
 """Proof of equivalence of one method pair in one merged e-graph (the E-PEG of both methods).
 
 What this module owns
-    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs, inline
-    the helpers only one side calls (each side's own body, ``normalize.inline_bodies``), and try,
+    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs (when the
+    first attempt fails, again with the helpers only one side calls inlined, each side's own body,
+    ``normalize.inline_bodies``), and try,
     cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
     included), the same after simplifying conditions known inside branches, the same in every case of the branch
     conditions, each also with the loops' phis on their own exit conditions settled; then add both (in both
@@ -132,20 +133,27 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
     to ORIG's PEG before the two meet; ``calls_assumed`` False (some callee of ORIG's code is not assumed
     equivalent) turns off the byte-identical shortcut. ``callees``: the methods each side's calls may be inlined
     from (rules/inline.py); default: each side's own class."""
-    try:
+    def attempt(one_sided: bool) -> tuple[ProofResult, bool]:
         shaped: list[bool] = []
-        inlined: list[bool] = []
+        could: list[bool] = []
         result = _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view,
-                        callees, shaped, inlined)
+                        callees, shaped, could, one_sided)
         if not result.proved and any(shaped):
             # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
             # lifted may still prove (a do-while written against a while): the code as lifted, as before
-            inlined.clear()
             result = _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view,
-                            callees, inlined=inlined)
-        if result.proved and any(inlined) and "inline" not in result.axioms:
-            # helpers inlined before the normal forms: the proof path went through their bodies
-            result = replace(result, axioms=["inline", *result.axioms])
+                            callees, None, could, one_sided)
+        return result, any(could)
+
+    try:
+        result, could = attempt(False)
+        if not result.proved and could:
+            # the helpers only one side calls, inlined before the normal forms (each side's own body), so that
+            # the conditions around a call decide its body's tests; tried second because the bodies can also
+            # grow a pair the calls prove (a rewritten caller whose callees' pairs are proved) past its budget
+            result = attempt(True)[0]
+            if result.proved and "inline" not in result.axioms:
+                result = replace(result, axioms=["inline", *result.axioms])
         return result
     except RecursionError:
         return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
@@ -153,9 +161,10 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
         return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
 
 
-def _inline_one_sided_calls(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]) -> tuple[PEG, PEG]:
-    """Both PEGs with each call whose operator the other side's PEG does not have inlined
-    (``normalize.inline_bodies``; a body with loops only at a call no loop varies, as in the e-graph): ORIG's
+def _one_sided_bodies(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]
+                      ) -> tuple[dict[int, Body], dict[int, Body]]:
+    """For each side, the bodies to inline (``normalize.inline_bodies``) at each call whose operator the other
+    side's PEG does not have (a body with loops only at a call no loop varies, as in the e-graph): ORIG's
     calls the view kept apart (:data:`~.modular.UNPROVED`: a helper whose pair is not proved, or that has no
     partner) with ORIG's body, OPT's calls of the same helpers, or of one of its own, with OPT's. Such a call can
     only meet the other side through its body; a call both sides make as one operator (a proved pair) stays a
@@ -165,10 +174,10 @@ def _inline_one_sided_calls(pa: PEG, pb: PEG, callees: tuple[CalleeSource, Calle
         return {n: (peg.nodes[n].op, peg.nodes[n].attr) for n in inlinable_calls(peg)}
 
     ca, cb = calls(pa), calls(pb)
-    out = []
+    out: list[dict[int, Body]] = []
     for peg, source, mine, theirs in ((pa, callees[0], ca, cb), (pb, callees[1], cb, ca)):
         other = set(theirs.values())
-        bodies = {}
+        bodies: dict[int, Body] = {}
         variance: list | None = None
         for n, (op, ref) in mine.items():
             if (op, ref) in other:
@@ -180,7 +189,7 @@ def _inline_one_sided_calls(pa: PEG, pb: PEG, callees: tuple[CalleeSource, Calle
                     continue
             if isinstance(got, Body):
                 bodies[n] = got
-        out.append(inline_bodies(peg, bodies) if bodies else peg)
+        out.append(bodies)
     return out[0], out[1]
 
 
@@ -212,7 +221,9 @@ def _exact_fields_on_both(pair: MethodPair, view: OrigView | None) -> Callable[[
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
            same_class_bytes: bool, explain: bool, view: OrigView | None,
            callees: tuple[CalleeSource, CalleeSource] | None = None, shaped: list[bool] | None = None,
-           inlined: list[bool] | None = None) -> ProofResult:
+           could_inline: list[bool] | None = None, one_sided: bool = False) -> ProofResult:
+    """One attempt of :func:`prove_pair`; ``could_inline`` gets whether some helper only one side calls has a
+    body to inline, ``one_sided`` inlines them (:func:`_one_sided_bodies`)."""
     if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
         side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
         return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
@@ -243,10 +254,12 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # calls of helpers whose pair is not proved, each side's own body inlined before the normal forms, so that
     # the conditions around the call decide the body's tests; pure library calls (Math.max, Integer.signum ...)
     # as their java.lang definitions, for the same reason
-    before = (pa, pb)
-    pa, pb = _inline_one_sided_calls(pa, pb, callees)
-    if inlined is not None:
-        inlined.append(pa is not before[0] or pb is not before[1])
+    bodies = _one_sided_bodies(pa, pb, callees)
+    if could_inline is not None:
+        could_inline.append(bool(bodies[0] or bodies[1]))
+    if one_sided:
+        pa = inline_bodies(pa, bodies[0]) if bodies[0] else pa
+        pb = inline_bodies(pb, bodies[1]) if bodies[1] else pb
     pa, pb = expand_library_calls(pa), expand_library_calls(pb)
     # and loops that read an array's length at each iteration as the for-each loop that reads it once; the
     # forms as built stay too (into the e-graph below, each side's two roots merged): hoisting can also part two
