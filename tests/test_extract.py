@@ -11,6 +11,7 @@ import math
 import random
 import subprocess
 import sys
+import traceback
 from dataclasses import replace
 from pathlib import Path
 
@@ -743,3 +744,26 @@ def test_the_engine_imports_no_peg_egraph_or_adapter_module():
     assert "peggy_jvm.extract.maxsat" in loaded, loaded
     for other in ("peggy_jvm.peg", "peggy_jvm.egraph", "peggy_jvm.pegextract", "peggy_jvm.saturate"):
         assert f"'{other}" not in loaded, loaded
+
+
+def test_a_safety_net_interruption_leaves_the_solver_unfreed() -> None:
+    """The safety net (MethodTimeout) can stop pysat's own Python code mid-update, and freeing its solver then
+    can abort the process (a double free in pycard). Such a solver is abandoned instead: kept alive with the
+    interruption, never deleted, and the interruption still propagates to the pipeline's fallback."""
+    from peggy_jvm.budget import MethodTimeout
+
+    p = max2sat_problem(40, 300, seed=2)
+
+    def checker(problem: ExtractionProblem, selection: Selection):
+        # the first checks are of the greedy incumbents, before any solver exists; the net fires inside RC2
+        if any(f.name == "run" and f.filename.endswith("maxsat.py") for f in traceback.extract_stack()):
+            raise MethodTimeout("net fired inside the search")
+        return []
+
+    before = len(maxsat._ABANDONED)
+    with pytest.raises(MethodTimeout):
+        solve(p, work=100_000, checker=checker)
+    assert len(maxsat._ABANDONED) == before + 1
+    rc2, interruption = maxsat._ABANDONED[-1]
+    assert isinstance(interruption, MethodTimeout)
+    assert rc2 is not None and rc2.oracle is not None  # not deleted

@@ -790,6 +790,9 @@ def _lns_rounds(problem: ExtractionProblem, enc: Encoding, checker: Checker | No
             outcome = "final" if e.final else "out"
         except Exception as e:  # as in _run_configs: this round gives up, the incumbent stands
             outcome = f"error: {type(e).__name__}"
+        except BaseException as e:  # the safety net or Ctrl-C, raised anywhere, pysat's own code included
+            worker.abandon(e)
+            raise
         finally:
             if worker.rc2 is not None:
                 stats = worker.rc2.oracle.accum_stats()["propagations"]
@@ -936,6 +939,9 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
         except Exception as e:  # e.g. RC2Stratified after blocking clauses can fail to return a model:
             # the config gives up, keeping what it found (but not its cores' bound); the next one carries on
             outcome = ("note", f"error: {type(e).__name__}: {e}")
+        except BaseException as e:  # the safety net or Ctrl-C, raised anywhere, pysat's own code included
+            worker.abandon(e)
+            raise
         finally:
             worker.close()
         candidates.extend(worker.found)
@@ -957,6 +963,10 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
 
 #: how a worker's run ends: its optimum proved (the bound), or a note saying why not, or "infeasible" and why
 _Outcome = tuple[typing.Literal["proof"], int] | tuple[typing.Literal["note", "infeasible"], str]
+
+
+#: solvers (and the interruptions that stopped them) never to be freed, see :meth:`_Worker.abandon`
+_ABANDONED: list[tuple[RC2 | None, BaseException]] = []
 
 
 class _Worker:
@@ -981,6 +991,16 @@ class _Worker:
         if self.rc2 is not None:
             self.rc2.delete()
             self.rc2 = None
+
+    def abandon(self, interruption: BaseException) -> None:
+        """Drop the solver without freeing it. An asynchronous interruption (the safety net's
+        :class:`~peggy_jvm.budget.MethodTimeout`, Ctrl-C) may have stopped pysat's Python code mid-update (a
+        totalizer merged into another but not yet marked merged), and freeing it then aborts the whole process
+        (a double free in pycard: seen once in a CI run of test_budgets' safety-net test). The solver and the
+        interrupted frames (the exception's traceback holds their locals, a solver being rebuilt included) stay
+        alive for the life of the process: a leak, only for a method that hit its net."""
+        _ABANDONED.append((self.rc2, interruption))
+        self.rc2 = None
 
     def core_bound(self) -> int | None:
         """The lower bound on the objective that the cores RC2 has proved so far give (its cost plus the
