@@ -67,7 +67,7 @@ class WorkBudget:
     def proof(self) -> ProofBudget:
         from .validate.prove import ProofBudget
         return ProofBudget(time_s=None, max_nodes=self.proof_nodes, max_iterations=self.proof_iterations,
-                           induction_steps=self.proof_induction_steps)
+                           induction_steps=self.proof_induction_steps, retry_inlined=False)
 
 
 DEFAULT_WORK_BUDGET = WorkBudget()

@@ -80,6 +80,10 @@ class ProofBudget:
     max_iterations: int = 60
     #: matching steps of each loop-induction search from the roots (:func:`prove_by_induction`'s budget)
     induction_steps: int = 20_000
+    #: when the first attempt fails, try again with the helpers only one side calls inlined (validate); off in the
+    #: optimizer's self-check, whose two sides are one class (its inlining is replayed in the e-graph) and where
+    #: a second saturation to the node limit doubled a refused method's time (JAMA's Matrix.read: 168 s)
+    retry_inlined: bool = True
 
     def deadline(self, start: float, share: float = 1.0) -> float:
         """``start`` plus ``share`` of the time budget; infinite without one."""
@@ -147,7 +151,7 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
 
     try:
         result, could = attempt(False)
-        if not result.proved and could:
+        if not result.proved and could and budget.retry_inlined:
             # the helpers only one side calls, inlined before the normal forms (each side's own body), so that
             # the conditions around a call decide its body's tests; tried second because the bodies can also
             # grow a pair the calls prove (a rewritten caller whose callees' pairs are proved) past its budget
