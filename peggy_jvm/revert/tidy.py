@@ -81,7 +81,7 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
     _values_into_joins(blocks, entry_id, {p.id for p in m.params})
     if returns_in_place and _returns_in_place_of_gotos(blocks):
         blocks = _reachable_blocks(blocks, entry_id)
-    present = {x.id for b in blocks.values() for st in [*b.stmts, b.terminator]
+    present = {x.id for b in blocks.values() for st in b.all_stmts()
                for x in [*st.operands(), st.defined()] if isinstance(x, Var)}
     kept = [v for v in variables if v.id in present or v in m.params]
     return IRMethod(m.class_name, m.name, m.descriptor, m.is_static, list(m.params), blocks, entry_id,
@@ -276,7 +276,7 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
     handler_targets = {h.target for b in blocks.values() for h in b.handlers}
     used_in: dict[int, set[int]] = {}  # variable id -> the blocks that read or write it
     for b in blocks.values():
-        for st in [*b.stmts, b.terminator]:
+        for st in b.all_stmts():
             for x in [*st.operands(), st.defined()]:
                 if isinstance(x, Var):
                     used_in.setdefault(x.id, set()).add(b.id)
@@ -594,7 +594,7 @@ def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:
     while True:
         where: dict[int, set[int]] = {}
         for b in blocks.values():
-            for st in [*b.stmts, b.terminator]:
+            for st in b.all_stmts():
                 for x in [*st.operands(), st.defined()]:
                     if isinstance(x, Var):
                         where.setdefault(x.id, set()).add(b.id)
@@ -765,7 +765,7 @@ def _block_signature(b: Block, where: dict[int, set[int]], renamed: list[Var] | 
     if b.entry_stack:
         return None
     local: dict[int, int] = {}
-    stmts = [*b.stmts, b.terminator]
+    stmts = b.all_stmts()
     index = {id(st): k for k, st in enumerate(stmts)}
     # its own variables: written in it before any read, and not used anywhere else (a parameter read only here
     # is not one: its value comes from outside)
@@ -873,7 +873,7 @@ def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -
     for b in blocks.values():
         for t in set(b.successors()):
             preds.setdefault(t, []).append(b)
-        for st in [*b.stmts, b.terminator]:
+        for st in b.all_stmts():
             for x in st.operands():
                 if isinstance(x, Var):
                     reads.setdefault(x.id, []).append(b.id)

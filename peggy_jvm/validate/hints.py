@@ -81,7 +81,7 @@ def _collect(ir: IRMethod, solved: dict[int, list[float]], constants: list[float
     first = 0 if ir.is_static else 1  # the receiver is no descriptor parameter
     index = {v: k - first for k, v in enumerate(ir.params) if k >= first}
     for block in ir.block_order():
-        for s in [*block.stmts, block.terminator]:
+        for s in block.all_stmts():
             if s is None:
                 continue
             for o in s.operands():

@@ -39,7 +39,7 @@ def top_tested(m: IRMethod) -> bool:
     uses: dict[int, list[int]] = {}  # variable id -> ids of the blocks using it, once per use
     defs: dict[int, int] = {}
     for b in m.blocks.values():
-        for st in [*b.stmts, b.terminator]:
+        for st in b.all_stmts():
             for x in st.operands():
                 if isinstance(x, Var):
                     uses.setdefault(x.id, []).append(b.id)
