@@ -96,3 +96,44 @@ def test_a_chain_deeper_than_the_recursion_limit_is_no_proof_not_a_crash():
     limit = sys.getrecursionlimit()
     assert prove_by_induction(eg, ends[0], ends[1], budget=10**6) is None
     assert sys.getrecursionlimit() == limit
+
+
+def test_node_pairs_tried_count_toward_the_budget(monkeypatch):
+    """Two classes of K e-nodes each, every pair failing at the same recorded child pair: one step of the budget
+    but K * K node pairs tried. The search must stop after its share of node pairs (JAMA's Matrix.read tried 14
+    million for 20,000 steps), and only that share: with room for all of them it tries every one."""
+    import peggy_jvm.rules.induction as induction
+
+    k = 60
+    eg = EPeg()
+    g = PEG(name="m", class_name="C", param_types=["int"] * 4)
+    p, r = g.add("param", 0), g.add("param", 1)  # unequal: the first child of every pair fails
+    left = [g.add("add.i", None, (p, g.add("const.i", i))) for i in range(k)]
+    right = [g.add("add.i", None, (r, g.add("const.i", 1000 + i))) for i in range(k)]
+    g.root = g.add("return", None, (g.add("sigma0"), left[0]))
+    g.seal()
+    ids = eg.add_peg(g)
+    for group in (left, right):
+        for node in group[1:]:
+            eg.union(ids[group[0]], ids[node])
+    eg.rebuild()
+    a, b = ids[left[0]], ids[right[0]]
+    assert not eg.equiv(a, b)
+
+    tried = []
+    real = induction._Search._alternatives
+
+    def counting(self, *args):
+        for alternative in real(self, *args):
+            tried.append(alternative)
+            yield alternative
+
+    monkeypatch.setattr(induction._Search, "_alternatives", counting)
+    budget = 4
+    assert prove_by_induction(eg, a, b, budget=budget) is None
+    per_search = budget * induction.ALTERNATIVES_PER_STEP
+    assert per_search < k * k
+    assert 0 < len(tried) <= 2 * (per_search + 1)  # the strict search and one loose search, each cut short
+    tried.clear()
+    assert prove_by_induction(eg, a, b, budget=k * k) is None
+    assert len(tried) >= k * k  # the cap, not the budget of pairs, is what stopped the first search
