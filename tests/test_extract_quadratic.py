@@ -112,8 +112,9 @@ def test_spectral_bound_never_proves_more_than_the_optimum() -> None:
 
 
 def test_spectral_bound_proves_max_cut_of_the_odd_cycle_and_the_cube_with_no_solver() -> None:
-    """The 5-cycle's max-cut (4 edges; the bound 4.52, so a weight of -9 in whole units) and the 3-cube's (all 12: it is bipartite) are proved
-    with no solver configuration and no neighbourhood search; a random graph's is not, and RC2 proves it."""
+    """The 5-cycle's max-cut (4 edges; the bound 4.52, so a weight of -9 in whole units) and the 3-cube's (all
+    12: it is bipartite) are proved with no solver configuration and no neighbourhood search; a random graph's
+    is not, and RC2 proves it."""
     cycle = max_cut(5, [(i, (i + 1) % 5) for i in range(5)])
     cube = max_cut(8, [(a, a ^ (1 << b)) for a in range(8) for b in range(3) if a < a ^ (1 << b)])
     for p, cut, edges in ((cycle, 4, 5), (cube, 12, 12)):

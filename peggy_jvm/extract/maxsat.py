@@ -533,8 +533,9 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
     a function of the arguments only (no clock).
 
     See the module docstring for the statuses, ``extra_hard`` and ``checker``; ``use_shrink`` and
-    ``use_quadratic`` turn shrinking and the quadratic phase (step 2 above) off, for tests of the other phases.  Raises
-    :class:`InfeasibleProblemError` when the problem itself (without extra clauses) has no valid selection.
+    ``use_quadratic`` turn shrinking and the quadratic phase (step 2 above) off, for tests of the other
+    phases.  Raises :class:`InfeasibleProblemError` when the problem itself (without extra clauses) has no
+    valid selection.
     """
     t0 = time.monotonic()  # for the report only
     notes: list[str] = []
@@ -681,9 +682,10 @@ _QUAD_SHARE = 4
 _QUAD_UNBOUNDED = 1_000_000
 
 
-def _quadratic(problem: ExtractionProblem, weights: tuple[dict[NodeId, int], Fraction], candidates: list[_Candidate],
-               acceptable: Callable[[Iterable[NodeId]], tuple[bool, list[NodeClause]]], extra: list[NodeClause],
-               work: int | None, notes: list[str]) -> tuple[int, int | None]:
+def _quadratic(problem: ExtractionProblem, weights: tuple[dict[NodeId, int], Fraction],
+               candidates: list[_Candidate],
+               acceptable: Callable[[Iterable[NodeId]], tuple[bool, list[NodeClause]]],
+               extra: list[NodeClause], work: int | None, notes: list[str]) -> tuple[int, int | None]:
     """On a problem of the quadratic shape (``quadratic.py``: Max-2-SAT and max-cut as e-graphs): a tabu
     search from the best candidate (its selection, when acceptable, becomes a candidate "tabu"), then the
     spectral bound at the best candidate's weight.  Returns (the work spent, that weight when the bound proves
@@ -694,6 +696,8 @@ def _quadratic(problem: ExtractionProblem, weights: tuple[dict[NodeId, int], Fra
     if model is None or not candidates:
         return 0, None
     budget = _QUAD_UNBOUNDED if work is None else work
+    if budget <= 0:
+        return 0, None
     best = min(candidates, key=lambda c: c.objective)
     tabu = tabu_search(model, model.assignment(_selection_of(problem, best.nodes).choices),
                        budget // _QUAD_SHARE)

@@ -173,9 +173,7 @@ def tabu_search(model: QuadraticModel, start: Sequence[int], work: int, stop_at:
     restarts without a new best."""
     k = len(model.lin)
     x = list(start)
-    field = list(model.lin)  # field[i]: dF/dx_i, so flipping i changes F by -2 x_i field[i]
-    for i, row in enumerate(model.adj):
-        field[i] += sum(c * x[j] for j, c in row)
+    field = _fields(model, x)
     value = model.value(x)
     best, best_x = value, tuple(x)
     tabu_until = [0] * k
@@ -210,12 +208,15 @@ def tabu_search(model: QuadraticModel, start: Sequence[int], work: int, stop_at:
                 for _ in range(max(1, k // 10)):
                     seed = (seed * 1103515245 + 12345) % 2**31
                     x[seed % k] = -x[seed % k]
-                field = list(model.lin)
-                for i, row in enumerate(model.adj):
-                    field[i] += sum(c * x[j] for j, c in row)
+                field = _fields(model, x)
                 value = model.value(x)
                 spent += k + sum(len(row) for row in model.adj)
     return TabuResult(best_x, best, spent, moves)
+
+
+def _fields(model: QuadraticModel, x: Sequence[int]) -> list[int]:
+    """Per variable i, dF/dx_i at x: flipping x_i changes F by ``-2 x_i field[i]``."""
+    return [b + sum(c * x[j] for j, c in row) for b, row in zip(model.lin, model.adj)]
 
 
 # ============================================================================================ spectral bound
