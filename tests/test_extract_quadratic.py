@@ -111,6 +111,18 @@ def test_spectral_bound_never_proves_more_than_the_optimum() -> None:
     assert proved >= 3, proved
 
 
+def test_spectral_bound_within_its_work() -> None:
+    """The checks cost about N^3/3 units each: with less work there is no proof and nothing is spent; the
+    5-cycle (N = 5) needs 2 * (41 + 25) units."""
+    cycle = max_cut(5, [(i, (i + 1) % 5) for i in range(5)])
+    model = quadratic_model(cycle, integer_costs(cycle)[0])
+    assert model is not None
+    assert spectral_proves(model, -9, 131) == (False, 0)
+    assert spectral_proves(model, -9, 132) == (True, 132)
+    assert spectral_proves(model, -10, 132) == (True, 132)  # a weaker claim, proved as well
+    assert spectral_proves(model, -8, 132) == (False, 66)  # above the optimum: the float check refuses it
+
+
 def test_spectral_bound_proves_max_cut_of_the_odd_cycle_and_the_cube_with_no_solver() -> None:
     """The 5-cycle's max-cut (4 edges; the bound 4.52, so a weight of -9 in whole units) and the 3-cube's (all
     12: it is bipartite) are proved with no solver configuration and no neighbourhood search; a random graph's

@@ -12,8 +12,8 @@ The shape (checked on the problem as given; anything else gives None)
     * one root class with one node ``r``, whose children are the *decision* classes;
     * a decision class has exactly two nodes, ``plus`` and ``minus`` (variable ``x_i`` = +1 or -1), whose
       children are *leaf* classes only;
-    * a leaf class has one node and no children, and at most two literals (a decision node reaching it) that
-      are not of one decision class; both nodes of one decision class reaching it make it always reached.
+    * a leaf class has one node and no children, and is a child of at most two decision nodes (its
+      *literals*); when those are the two nodes of one decision class, it is always reached.
     Valid selections are then exactly the 2^k choices of the decision classes (no cycle is possible), and a
     selection's integer weight (``problem.integer_costs``) times four is
     ``F(x) = const + sum(lin[i] x_i) + sum(quad[i, j] x_i x_j)`` with integer coefficients: a leaf of weight w
@@ -29,9 +29,9 @@ The spectral bound
     integer matrix ``N A - 2 (4B - 4 - const) I`` positive definite, checked by fraction-free (Bareiss)
     elimination: its pivots are the leading principal minors, all positive exactly when it is (Sylvester).
     A floating-point Cholesky factorisation runs first and only decides whether the exact check is worth its
-    work: the proof is the exact check alone.  On max-cut of vertex-transitive graphs the bound is tight
-    (hamming6-2: 992 edges cut; johnson8-4-4: 1085): there, with the tabu search's selection, it proves the
-    optimum.
+    work: the proof is the exact check alone.  On max-cut it is the Laplacian's eigenvalue bound, tight where
+    a top eigenvector is a +-1 cut, as on hamming6-2 (992 edges cut) and johnson8-4-4 (1085): there, with the
+    tabu search's selection, it proves the optimum.  On random graphs it is far above the optimum.
 
 Invariants
     * No clock and no randomness beyond a fixed-seed generator of its own: results and work are functions of
@@ -238,13 +238,13 @@ def _matrix(model: QuadraticModel) -> list[list[int]]:
 def spectral_proves(model: QuadraticModel, target: int, work: int) -> tuple[bool, int]:
     """Whether the spectral bound proves that no selection weighs less than ``target`` (an integer weight),
     and the work spent; False when it does not, or when the checks would need more than ``work`` units."""
-    a = _matrix(model)
-    n = len(a)
+    n = len(model.lin) + (1 if any(model.lin) else 0)
     if n == 0:
         return model.const >= 4 * target, 0
     cost = n * n * n // 3 + n * n
-    if 2 * cost > work:
+    if 2 * cost > work:  # before the matrix is built: it has n * n entries
         return False, 0
+    a = _matrix(model)
     shift = 2 * (4 * target - 4 - model.const)  # N A - shift I must be positive definite
     m = [[n * v for v in row] for row in a]
     for i in range(n):
