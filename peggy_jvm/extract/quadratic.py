@@ -165,12 +165,10 @@ _STALL = 2000
 _RESTARTS = 4
 
 
-def tabu_search(model: QuadraticModel, start: Sequence[int], work: int, stop_at: int | None = None
-                ) -> TabuResult:
+def tabu_search(model: QuadraticModel, start: Sequence[int], work: int) -> TabuResult:
     """Single-flip tabu search minimising F from ``start`` within ``work`` units (see the module docstring):
     each move flips the best variable not flipped in the last few moves (a flip reaching a new best is always
-    allowed); ties go to the lowest index.  Stops early when F reaches ``stop_at``, or after ``_RESTARTS``
-    restarts without a new best."""
+    allowed); ties go to the lowest index.  Stops early after ``_RESTARTS`` restarts without a new best."""
     k = len(model.lin)
     x = list(start)
     field = _fields(model, x)
@@ -180,7 +178,7 @@ def tabu_search(model: QuadraticModel, start: Sequence[int], work: int, stop_at:
     spent = k + sum(len(row) for row in model.adj)
     moves = since_best = restarts = 0
     seed = 12345
-    while spent < work and k and (stop_at is None or best > stop_at):
+    while spent < work and k:
         moves += 1
         spent += k
         pick, pick_delta = -1, 0
@@ -193,7 +191,7 @@ def tabu_search(model: QuadraticModel, start: Sequence[int], work: int, stop_at:
         for j, c in model.adj[pick]:
             field[j] += 2 * c * x[pick]
         spent += len(model.adj[pick])
-        seed = (seed * 1103515245 + 12345) % 2**31  # a fixed generator: the same moves on every run
+        seed = _next(seed)
         tabu_until[pick] = moves + min(k // 2, _TENURE + seed % (k // 10 + 1))
         if value < best:
             best, best_x, since_best, restarts = value, tuple(x), 0, 0
@@ -206,12 +204,17 @@ def tabu_search(model: QuadraticModel, start: Sequence[int], work: int, stop_at:
                 since_best = 0
                 x = list(best_x)
                 for _ in range(max(1, k // 10)):
-                    seed = (seed * 1103515245 + 12345) % 2**31
+                    seed = _next(seed)
                     x[seed % k] = -x[seed % k]
                 field = _fields(model, x)
                 value = model.value(x)
                 spent += k + sum(len(row) for row in model.adj)
     return TabuResult(best_x, best, spent, moves)
+
+
+def _next(seed: int) -> int:
+    """A fixed linear congruential generator: the same moves on every run and machine."""
+    return (seed * 1103515245 + 12345) % 2**31
 
 
 def _fields(model: QuadraticModel, x: Sequence[int]) -> list[int]:
