@@ -7,7 +7,8 @@ record, per call, the status it returned (``optimal``, ``best_found``, ``greedy`
 size and the CPU time it took (its checker's work included: the phi-profile checks and the reverter's
 trials are part of extraction). Prints per jar: the solver calls and the share of each status (whatever the
 pipeline then keeps: a proved optimum that is no cheaper than the original still counts as proved), the mean
-gain over the bottom-up DAG greedy (where the checker accepted its selection), and the CPU time in extraction
+gain over the bottom-up DAG greedy (where the checker accepted its selection), how many problems had the
+quadratic shape (``extract/quadratic.py``: its phase ran), and the CPU time in extraction
 against the CPU time of the whole run (and the share of the wall-clock time the report's ``full.extract``
 sub-stage took).
 
@@ -45,7 +46,8 @@ def run_jar(jar: Path, out_dir: Path) -> dict:
                           "nodes": len(problem.nodes)})
             raise
         calls.append({"status": res.status.value, "cpu": time.process_time() - t0, "nodes": len(problem.nodes),
-                      "source": res.source, "cost": res.cost, "dag_greedy": res.dag_greedy_cost})
+                      "source": res.source, "cost": res.cost, "dag_greedy": res.dag_greedy_cost,
+                      "quadratic": any(n.startswith("quadratic:") for n in res.notes)})
         return res
 
     maxsat.solve = recording  # pegextract.select calls maxsat.solve through the module
@@ -64,6 +66,7 @@ def run_jar(jar: Path, out_dir: Path) -> dict:
             "statuses": dict(statuses), "solve_cpu": sum(c["cpu"] for c in calls), "run_cpu": cpu,
             "gain": sum(gains) / len(gains) if gains else 0.0, "gains": len(gains),
             "better": sum(g > 0 for g in gains), "worse": sum(g < 0 for g in gains),
+            "quadratic": sum(bool(c.get("quadratic")) for c in calls),
             "run_wall": wall, "full_extract_wall": extract_ms / 1000,
             "slowest": sorted(calls, key=lambda c: -c["cpu"])[:5]}
 
@@ -86,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['jar']}: {r['methods']} methods, {r['solver_calls']} extractions: {shares}; extraction "
               f"{r['solve_cpu']:.1f} s CPU of {r['run_cpu']:.1f} s ({share:.1f}%); mean gain over the DAG "
               f"greedy {100 * r['gain']:.2f}% on {r['gains']} (better on {r['better']}, worse on {r['worse']}); "
+              f"of the quadratic shape {r['quadratic']}; "
               f"full.extract {r['full_extract_wall']:.1f} s of {r['run_wall']:.1f} s wall", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))

@@ -496,10 +496,11 @@ def test_cores_of_a_run_cut_short_bound_the_optimum() -> None:
 
 def test_neighbourhood_search_improves_what_rc2_cannot_prove() -> None:
     """RC2 runs out of work on this Max-2-SAT e-graph; the neighbourhood search, within the extra work share,
-    improves on every greedy (the DAG greedy's included), reproducibly, and stays within its share."""
+    improves on every greedy (the DAG greedy's included), reproducibly, and stays within its share (the
+    quadratic phase off: its tabu search would find a better selection first)."""
     p = max2sat_problem(80, 700, seed=1)
     work = 100_000
-    results = [solve(p, work=work) for _ in range(2)]
+    results = [solve(p, work=work, use_quadratic=False) for _ in range(2)]
     result = results[0]
     assert any(n.startswith("rc2") and "work budget spent" in n for n in result.notes), result.notes
     assert result.source == "lns" and result.status is Status.BEST_FOUND
@@ -577,7 +578,8 @@ def test_checker_forbidding_a_node_blocks_and_resolves() -> None:
 def test_a_checker_done_for_good_ends_the_search_with_the_same_result() -> None:
     """A checker whose budget is for the whole search raises a final OutOfWork: nothing can be accepted after
     it, so no later configuration or neighbourhood round could add a candidate or a proof. The search ends
-    there with the result it would have reached by asking on (and being refused) until its own work ran out."""
+    there with the result it would have reached by asking on (and being refused) until its own work ran out
+    (the quadratic phase off: it asks about its tabu selection first)."""
     p = max2sat_problem(80, 700, seed=1)
 
     def counting(final: bool):
@@ -592,7 +594,8 @@ def test_a_checker_done_for_good_ends_the_search_with_the_same_result() -> None:
 
     on, asked_on = counting(final=False)
     done, asked_done = counting(final=True)
-    plain, ended = solve(p, work=100_000, checker=on), solve(p, work=100_000, checker=done)
+    plain, ended = (solve(p, work=100_000, checker=on, use_quadratic=False),
+                    solve(p, work=100_000, checker=done, use_quadratic=False))
     assert (ended.selection, ended.cost, ended.status, ended.lower_bound, ended.source) == \
            (plain.selection, plain.cost, plain.status, plain.lower_bound, plain.source)
     assert len(asked_done) == 4 <= len(asked_on)

@@ -5,6 +5,7 @@
 ``greedy``     bottom-up greedy extraction (the floor and the fallback)
 ``shrink``     problem reductions that keep the optimum
 ``bound``      the Lagrangian lower bound (LP relaxation) and the nodes its reduced costs rule out
+``quadratic``  Max-2-SAT-shaped problems: tabu search and a spectral lower bound checked exactly
 ``maxsat``     weighted partial MaxSAT with RC2: :func:`solve` (anytime, bounded, with a checker hook)
 """
 from __future__ import annotations

@@ -43,18 +43,22 @@ Solving (anytime, bounded)
        satisfies the extra clauses and the checker (the checker's clauses for a rejected greedy selection are
        added to the encoding straight away).  The DAG greedy is extraction-gym's baseline: having it as an
        incumbent makes the result never worse than that baseline whenever it finishes within its work;
-    2. shrinking (``shrink.py``) also drops the nodes that only occur in selections dearer than the
+    2. on a problem of the quadratic shape (``quadratic.py``: Max-2-SAT and max-cut as e-graphs; never a PEG's
+       in practice), a tabu search from the incumbent within a quarter of the extra work share, then the
+       spectral bound at the best incumbent's weight (checked in exact integer arithmetic): when it holds, the
+       incumbent is optimal and no solver runs (hamming6-2 and johnson8-4-4, whose max-cut the bound meets);
+    3. shrinking (``shrink.py``) also drops the nodes that only occur in selections dearer than the
        incumbent; if the incumbent reaches a solver-free lower bound (the cheapest node of each forced class
        plus every negative cost elsewhere, or with non-negative costs the dearest unavoidable chain of
        nodes or the disjoint-sum bound, whichever is largest), it is optimal and no solver runs; a solver's
        solution that reaches it
        later ends the search the same way (see docs/cost-model.md, "Proving optimality");
-    3. otherwise the Lagrangian bound (``bound.py``: the LP relaxation's dual by subgradient ascent, exact
+    4. otherwise the Lagrangian bound (``bound.py``: the LP relaxation's dual by subgradient ascent, exact
        integer arithmetic) runs within what is left of the extra work share (below) until its ascent
        stalls: it raises the solver-free bound (an incumbent meeting it is optimal with no solver; a
        solution meeting it later ends the search), and the nodes its reduced costs rule out (only in
        selections dearer than the incumbent) are dropped before the problem is shrunk and encoded again;
-    4. then each :class:`SolverConfig` runs in turn, in this process, in a fixed order: by default
+    5. then each :class:`SolverConfig` runs in turn, in this process, in a fixed order: by default
        RC2Stratified with core exhaustion, then plain RC2 with core exhaustion and minimisation, both on
        Glucose 3 (when a stratified config would search exactly like a plain one, which happens with a single
        soft weight, it becomes plain RC2 on Maplesat instead); plain RC2's oracle starts its polarities at the
@@ -70,11 +74,12 @@ Solving (anytime, bounded)
        a configuration proved before its work ran out bound the optimum from below (RC2's cost,
        :meth:`_Worker.core_bound`): that bound is kept, the next configuration and the neighbourhood search
        end when a solution meets it, and a selection already meeting it is optimal.
-    5. when no configuration proved its result: large-neighbourhood search (:func:`_lns`), rounds of RC2 on the
+    6. when no configuration proved its result: large-neighbourhood search (:func:`_lns`), rounds of RC2 on the
        formula with every class the incumbent reaches outside a ball of classes held at the incumbent's node,
        improving the incumbent where whole-problem proofs are out of reach.
     Work: each configuration gets ``work`` units; one more share of ``work`` pays for the DAG greedy (elements
-    of the sets it builds), the encoding (one unit per clause), the Lagrangian bound (nodes and constraints
+    of the sets it builds), the quadratic phase (variables scanned and updated per tabu move, entries updated
+    by the bound's eliminations), the encoding (one unit per clause), the Lagrangian bound (nodes and constraints
     per iteration, and the second encoding) and the neighbourhood search (its oracle work and its formulas'
     clauses), in that order, so those phases are bounded by work as well
     (``ExtractionResult.extra_work``).  The tree and chain greedies and shrinking are linear-time passes and
@@ -127,6 +132,7 @@ from .bound import lagrangian_bound
 from .greedy import chain_extract, dag_greedy_extract, greedy_extract
 from .problem import (ClassId, ExtractionProblem, NodeId, Selection, evaluate_selection, integer_costs,
                       usable_nodes)
+from .quadratic import quadratic_model, spectral_proves, tabu_search
 from .shrink import ShrinkResult, ShrinkStats, disjoint_sum_bound, path_lower_bound, shrink
 
 __all__ = [
@@ -503,8 +509,9 @@ class ExtractionResult:
     #: the bottom-up DAG greedy's DAG cost (extraction-gym's baseline), None when it gave up (its work share
     #: spent, or its choice not valid or not acceptable)
     dag_greedy_cost: float | None = None
-    #: work units spent outside the RC2 configurations: the DAG greedy, the encoding (one per clause) and the
-    #: neighbourhood search, all within the one extra ``work`` share (see :func:`solve`)
+    #: work units spent outside the RC2 configurations: the DAG greedy, the quadratic phase, the encoding (one
+    #: per clause), the Lagrangian bound and the neighbourhood search, all within the one extra ``work`` share
+    #: (see :func:`solve`)
     extra_work: int = 0
 
 
@@ -520,13 +527,15 @@ class _Candidate:
 
 def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_hard: Sequence[NodeClause] = (),
           checker: Checker | None = None, configs: Sequence[SolverConfig] = DEFAULT_CONFIGS,
-          max_blocks: int = 100, use_shrink: bool = True) -> ExtractionResult:
+          max_blocks: int = 100, use_shrink: bool = True, use_quadratic: bool = True) -> ExtractionResult:
     """Extract a least-cost valid selection of ``problem``, each solver configuration within ``work`` units
     (its SAT oracle's propagations plus the variable count per oracle call; None: unbounded).  The result is
     a function of the arguments only (no clock).
 
-    See the module docstring for the statuses, ``extra_hard`` and ``checker``.  Raises
-    :class:`InfeasibleProblemError` when the problem itself (without extra clauses) has no valid selection.
+    See the module docstring for the statuses, ``extra_hard`` and ``checker``; ``use_shrink`` and
+    ``use_quadratic`` turn shrinking and the quadratic phase (step 2 above) off, for tests of the other
+    phases.  Raises :class:`InfeasibleProblemError` when the problem itself (without extra clauses) has no
+    valid selection.
     """
     t0 = time.monotonic()  # for the report only
     notes: list[str] = []
@@ -586,6 +595,12 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
                 dag_cost_ = dag.result.cost
                 candidates.append(_Candidate(sum(weight[n] for n in dag_nodes), dag_nodes, "greedy-dag"))
 
+    quad_bound = None
+    if use_quadratic:
+        quad_spent, quad_bound = _quadratic(problem, weights, candidates, acceptable, extra,
+                                            None if extra_budget is None else extra_budget - extra_spent, notes)
+        extra_spent += quad_spent
+
     protected = {nid for cl in extra for nid, _ in cl}
     upper = min((c.objective for c in candidates), default=None)
     if use_shrink:
@@ -602,6 +617,8 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
     extra.extend(blocks2)
     enc = encode(shrunk, extra, weights=weights)
     extra_spent += len(enc.wcnf.hard) + len(enc.wcnf.soft)
+    if quad_bound is not None and quad_bound > enc.trivial_bound:
+        enc = replace(enc, trivial_bound=quad_bound)
     best_known = min((c.objective for c in candidates), default=None)
     if (use_shrink and not enc.infeasible and best_known is not None and best_known > enc.trivial_bound
             and extra_budget is not None and extra_spent < extra_budget):
@@ -657,6 +674,46 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
     bound = None if lower is None else enc.to_cost(min(lower, chosen.objective))
     return ExtractionResult(status, selection, cost, greedy_cost, bound, elapsed, shrunk.stats, chosen.source,
                             chosen.blocks, tuple(notes), dag_cost_, extra_spent)
+
+
+#: the quadratic phase's tabu search may take this share of the extra work (the rest goes on to the spectral
+#: bound and the phases after it); without a work budget it gets this many units
+_QUAD_SHARE = 4
+_QUAD_UNBOUNDED = 1_000_000
+
+
+def _quadratic(problem: ExtractionProblem, weights: tuple[dict[NodeId, int], Fraction],
+               candidates: list[_Candidate],
+               acceptable: Callable[[Iterable[NodeId]], tuple[bool, list[NodeClause]]],
+               extra: list[NodeClause], work: int | None, notes: list[str]) -> tuple[int, int | None]:
+    """On a problem of the quadratic shape (``quadratic.py``: Max-2-SAT and max-cut as e-graphs): a tabu
+    search from the best candidate (its selection, when acceptable, becomes a candidate "tabu"), then the
+    spectral bound at the best candidate's weight.  Returns (the work spent, that weight when the bound proves
+    that no selection weighs less, else None).  A checker's blocking clauses for the tabu selection go to
+    ``extra``; the bound, proved over all valid selections, holds for the acceptable ones as well."""
+    weight, unit = weights
+    model = quadratic_model(problem, weight)
+    if model is None or not candidates:
+        return 0, None
+    budget = _QUAD_UNBOUNDED if work is None else work
+    if budget <= 0:
+        return 0, None
+    best = min(candidates, key=lambda c: c.objective)
+    tabu = tabu_search(model, model.assignment(_selection_of(problem, best.nodes).choices),
+                       budget // _QUAD_SHARE)
+    spent = tabu.work
+    note = f"quadratic: tabu search {tabu.moves} moves, best {float(tabu.value // 4 * unit):.6g}"
+    if tabu.value // 4 < best.objective:
+        nodes = _reached_nodes(problem, model.selection(tabu.x))
+        ok, blocks = acceptable(nodes)
+        extra.extend(blocks)
+        if ok:
+            best = _Candidate(sum(weight[n] for n in nodes), nodes, "tabu")
+            candidates.append(best)
+    proved, bound_work = spectral_proves(model, best.objective, budget - spent)
+    spent += bound_work
+    notes.append(f"{note}; spectral bound {'proves' if proved else 'does not prove'} it optimal")
+    return spent, best.objective if proved else None
 
 
 def _lagrangian(problem: ExtractionProblem, enc: Encoding, shrunk: ShrinkResult,
