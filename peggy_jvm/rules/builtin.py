@@ -31,6 +31,7 @@ from .branchfacts import BranchFacts
 from .hoist import LoopHoist
 from .optimistic import LoopOptimism
 from .induction import InductionMemo, prove_by_induction
+from .firsttest import DecidedFirstTest
 from .peel import LoopPeel
 from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
 from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
@@ -326,6 +327,6 @@ def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
             ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
-            StoreDefaultIntoNew(), LoopPeel(),
+            StoreDefaultIntoNew(), LoopPeel(), DecidedFirstTest(),
             LoopHoist(), LoopUnswitch(), BranchFacts(), LoopOptimism()]
 
