@@ -32,6 +32,7 @@ from .hoist import LoopHoist
 from .optimistic import LoopOptimism
 from .induction import InductionMemo, prove_by_induction
 from .firsttest import DecidedFirstTest
+from .loopshift import DecidedFirstExit, ShiftedCounterPeel
 from .peel import LoopPeel
 from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
 from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
@@ -327,6 +328,6 @@ def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
             ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
-            StoreDefaultIntoNew(), LoopPeel(), DecidedFirstTest(),
+            StoreDefaultIntoNew(), LoopPeel(), DecidedFirstTest(), ShiftedCounterPeel(), DecidedFirstExit(),
             LoopHoist(), LoopUnswitch(), BranchFacts(), LoopOptimism()]
 
