@@ -2,9 +2,10 @@
 
 What this module owns
     * :class:`ShiftedCounterPeel` (``loop-peel-shifted``, group ``validate.loop.shift``): a loop ``l`` with a
-      counter ``i = theta_l(k, i + c)`` (``k``, ``c`` int constants) is peeled (rules/peel.py's rewrite) when the
-      e-graph holds another counter ``theta_l(k + c, j + c)`` of the same step: ``for (i = 0; i <= n; i++)``
-      against ``for (j = 1; j <= n; j++)``. After the peel the first loop is ``phi(C@0, X@0, eval_l(X+,
+      counter ``i = theta_l(k, i + c)`` (``k``, ``c`` int constants) compared with loop invariants in its break
+      test is peeled (rules/peel.py's rewrite) when another break test of a loop at the same depth compares, in
+      the same place and with the same invariants, a counter ``theta_l(k + c, j + c)`` of the same step:
+      ``for (i = 0; i <= n; i++)`` against ``for (j = 1; j <= n; j++)`` (the bounds shifted alike). After the peel the first loop is ``phi(C@0, X@0, eval_l(X+,
       pass_l(C+)))``, and its loop from iteration 1 starts its counter at ``k + c``: the other loop's, which the
       theta-bisimulation rule then merges with it when the bodies agree.
     * :class:`DecidedFirstExit` (``phi-first-exit``, same group): ``phi(c0, a, eval_l(X, pass_l(C)))`` is
@@ -83,45 +84,51 @@ class ShiftedCounterPeel(LoopPeel):
 
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         done = {eg.find(x) for x in self._seen(eg)}
-        out = []
-        by_loop: dict[int, list[tuple[int, int, int]]] = {}
+        tests: dict[int, list[tuple[int, int, tuple, int, int]]] = {}  # loop -> (pass, cond, shape, start, step)
+        known: dict[int, dict[int, tuple[int, int]]] = {}  # loop -> its counters' (start, step)
         for p in sorted(eg.classes_with_op("pass")):
-            if p in done:
-                continue
             for op, attr, ch in eg.nodes(p):
-                if op != "pass" or not isinstance(attr, int):
+                if op == "pass" and isinstance(attr, int):
+                    if attr not in known:
+                        known[attr] = {c: (start, step) for c, start, step in counters(eg, attr)}
+                        tests[attr] = []
+                    tests[attr] += [(p, ch[0], *t) for t in _counter_tests(eg, attr, ch[0], known[attr])]
+        out = []
+        for loop, found in sorted(tests.items()):
+            later = {(shape, start, step) for _p, _c, shape, start, step in found}
+            for p, cond, shape, start, step in found:
+                if p in done or ((shape, _wrap(start + step), step) not in later):
                     continue
-                if attr not in by_loop:
-                    by_loop[attr] = counters(eg, attr)
-                found = by_loop[attr]
-                starts = {(start, step) for _c, start, step in found}
-                mine = _reached_counters(eg, attr, ch[0], {c for c, _s, _t in found})
-                shifted = any(((start + step + 2**31) % 2**32 - 2**31, step) in starts
-                              for c, start, step in found if c in mine)
-                evals = _evals_at(eg, p, attr) if shifted else []
+                evals = _evals_at(eg, p, loop)
                 if evals:
-                    out.append((p, attr, ch[0], tuple(evals)))
-                    break
+                    done.add(p)
+                    out.append((p, loop, cond, tuple(evals)))
             if len(out) >= limit:
                 break
-        return out, False
+        return out[:limit], False
 
 
-def _reached_counters(eg: EPeg, loop: int, cond: int, counter_classes: set[int], limit: int = 200) -> set[int]:
-    """The counters among ``counter_classes`` the break condition ``cond`` reads (within ``limit`` classes)."""
+def _wrap(v: int) -> int:
+    return (v + 2**31) % 2**32 - 2**31
+
+
+def _counter_tests(eg: EPeg, loop: int, cond: int, counter: dict[int, tuple[int, int]]
+                   ) -> list[tuple[tuple, int, int]]:
+    """(shape, start, step) of each way the break test ``cond`` compares a counter of ``counter`` (class ->
+    start, step) with loop invariants: the shape is the comparison with the counter's place marked and the other operands (the
+    bound), so two tests of one shape differ only in their counter ("bounds shifted alike")."""
     find = eg.find
-    stack, seen, out = [find(cond)], set(), set()
-    while stack and len(seen) < limit:
-        c = stack.pop()
-        if c in seen or not eg.varies(c, loop):
-            continue
-        seen.add(c)
-        if c in counter_classes:
-            out.add(c)
-            continue
-        for op, attr, ch in eg.nodes(c):
-            if op != "theta":
-                stack.extend(find(x) for x in ch)
+    classes = [find(cond)] + [find(ch[1]) for op, _a, ch in eg.nodes(cond) if op == "guard"]
+    out = []
+    for cls in classes:
+        for op, attr, ch in eg.nodes(cls):
+            if op not in _BOUNDS and op not in ("eq.i", "ne.i"):
+                continue
+            for i, c in enumerate(ch):
+                got = counter.get(find(c))
+                others = tuple(find(x) for j, x in enumerate(ch) if j != i)
+                if got is not None and not any(eg.varies(x, loop) for x in others):
+                    out.append(((op, attr, i, others), *got))
     return out
 
 
