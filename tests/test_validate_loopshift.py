@@ -9,7 +9,7 @@ import pytest
 from conftest import compile_versions, validate_rows
 
 from peggy_jvm.epeg import EPeg
-from peggy_jvm.rules.loopshift import implies
+from peggy_jvm.rules.loopshift import NextConstBound, implies
 from peggy_jvm.validate import Verdict
 
 OLD = r"""
@@ -23,6 +23,8 @@ public class Old {
     }
     static int sumPlusOne(int n) { int x = 0; for (int i = 0; i <= n; i++) { x = x + i + 1; } return x; }
     static int sumBound(int n) { int x = 0; for (int i = 0; i < n; i++) { x = x + i; } return x; }
+    static int doubling(int z) { int x = 1; while (x <= 9) { x = 2 * (x + 2); } return 2 * x + z; }
+    static int doublingBad(int z) { int x = z; while (x <= 10) { x = 2 * (x + 2); } return x; }
 }
 """
 NEW = r"""
@@ -36,6 +38,8 @@ public class New {
     }
     static int sumPlusOne(int n) { int x = 0; for (int j = 1; j <= n; j++) { x = x + j + 1; } return x; }
     static int sumBound(int n) { int x = 0; for (int j = 1; j <= n; j++) { x = x + j; } return x; }
+    static int doubling(int z) { int x = 1; while (x < 10) { int y = 2 + x; x = y + y; } return x * 2 + z; }
+    static int doublingBad(int z) { int x = z; while (x < 10) { int y = 2 + x; x = y + y; } return x; }
 }
 """
 
@@ -48,14 +52,15 @@ def rows(java_home, tmp_path_factory):
     return validate_rows(trees, method_timeout=6.0, class_map={"Old": "New"})
 
 
-@pytest.mark.parametrize("name", ["sum", "twoLoops"])
+@pytest.mark.parametrize("name", ["sum", "twoLoops", "doubling"])
 def test_a_counter_started_one_step_later_is_proved(rows, name):
     assert rows[name].verdict is Verdict.EQUIVALENT, rows[name].reason
 
 
-@pytest.mark.parametrize("name", ["sumPlusOne", "sumBound"])
+@pytest.mark.parametrize("name", ["sumPlusOne", "sumBound", "doublingBad"])
 def test_mutants_are_shown_different(rows, name):
-    """A first iteration that adds 1, not 0; ``i < n`` from 0 against ``j <= n`` from 1 (0..n-1 against 1..n)."""
+    """A first iteration that adds 1, not 0; ``i < n`` from 0 against ``j <= n`` from 1 (0..n-1 against 1..n);
+    ``x <= 10`` against ``x < 10`` (``z = 10``)."""
     row = rows[name]
     assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
     assert row.counterexample["orig"] != row.counterexample["opt"], row.counterexample
@@ -73,3 +78,21 @@ def test_implies_reads_comparisons_with_constants_as_intervals():
     assert not implies(eg, below1, below0)  # n = 0
     assert not implies(eg, not_ge5, below1)  # n = 3
     assert not implies(eg, below0, eg.add("lt.i", None, (m, k[1])))  # another term
+
+
+def test_a_strict_bound_is_the_non_strict_one_with_the_next_constant():
+    """``x > 9`` is ``x >= 10``, ``x <= 9`` is ``x < 10``; at ``MAX_VALUE`` nothing (``x > MAX`` is false,
+    ``x >= MIN`` is true)."""
+    eg = EPeg()
+    x = eg.add("param", 0)
+    gt9 = eg.add("gt.i", None, (x, eg.add("const.i", 9)))
+    le9 = eg.add("le.i", None, (x, eg.add("const.i", 9)))
+    gt_max = eg.add("gt.i", None, (x, eg.add("const.i", 2**31 - 1)))
+    rule = NextConstBound()
+    for match in rule.search(eg, 100, 0.0)[0]:
+        rule.apply(eg, match)
+    eg.rebuild()
+    assert eg.equiv(gt9, eg.add("ge.i", None, (x, eg.add("const.i", 10))))
+    assert eg.equiv(le9, eg.add("lt.i", None, (x, eg.add("const.i", 10))))
+    assert not eg.equiv(gt_max, eg.add("ge.i", None, (x, eg.add("const.i", -2**31))))
+    assert all(m[3] != -2**31 for m in rule.search(eg, 100, 0.0)[0])

@@ -32,7 +32,7 @@ from .hoist import LoopHoist
 from .optimistic import LoopOptimism
 from .induction import InductionMemo, prove_by_induction
 from .firsttest import DecidedFirstTest
-from .loopshift import DecidedFirstExit, ShiftedCounterPeel
+from .loopshift import DecidedFirstExit, NextConstBound, ShiftedCounterPeel
 from .peel import LoopPeel
 from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
 from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
@@ -329,5 +329,6 @@ def builtin_rules() -> list:
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
             ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
             StoreDefaultIntoNew(), LoopPeel(), DecidedFirstTest(), ShiftedCounterPeel(), DecidedFirstExit(),
+            NextConstBound(),
             LoopHoist(), LoopUnswitch(), BranchFacts(), LoopOptimism()]
 

@@ -43,7 +43,7 @@ from .peel import LoopPeel, _evals_at, _OWN_LOOP_OPS
 if TYPE_CHECKING:
     from ..epeg import EPeg
 
-__all__ = ["ShiftedCounterPeel", "DecidedFirstExit", "implies", "counters"]
+__all__ = ["ShiftedCounterPeel", "DecidedFirstExit", "NextConstBound", "implies", "counters"]
 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 MAX_FIRST_NODES = 60  # nodes DecidedFirstExit may build for X@0 and C@0: a loop's test and one value
@@ -283,3 +283,35 @@ class DecidedFirstExit:
         if x0 is None or c_first is None or eg.find(x0) != eg.find(a) or not implies(eg, c0, c_first):
             return False
         return eg.union(phi, e, Reason(self.name, ("phi", "eval"), (phi, e)))
+
+
+# -- a bound written strict or not -------------------------------------------------------------------------------
+_NEXT = {"gt.i": "ge.i", "le.i": "lt.i"}  # x > k is x >= k + 1; x <= k is x < k + 1
+
+
+class NextConstBound:
+    """``x > k`` is ``x >= k + 1`` and ``x <= k`` is ``x < k + 1`` for an int constant ``k`` other than
+    ``MAX_VALUE`` (where ``k + 1`` wraps: ``x > MAX_VALUE`` is false, ``x >= MIN_VALUE`` true): ``while (x <= 9)``
+    and ``while (x < 10)`` are one test (``cmp-next-const``, group ``validate.compare.next``; EqBench
+    ``REVE/bug15``). One way only, to ``k + 1``, so no chain of constants grows."""
+
+    name = "cmp-next-const"
+    group = "validate.compare.next"
+    source = "builtin"
+    depth = None
+    cache_matches = True
+
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        for op, to in _NEXT.items():
+            for cid in sorted(eg.classes_with_op(op)):
+                for nop, _attr, ch in eg.nodes(cid):
+                    k = _int(eg, ch[1]) if nop == op else None
+                    if k is not None and k != INT_MAX:
+                        out.append((eg.find(cid), to, eg.find(ch[0]), k + 1))
+        return out[:limit], len(out) > limit
+
+    def apply(self, eg: EPeg, match: tuple) -> bool:
+        cid, op, x, bound = match
+        rhs = eg.add(op, None, (x, eg.add("const.i", bound)))
+        return eg.union(cid, rhs, Reason(self.name, ("x", "k"), (x, bound)))
