@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..epeg.analyses import fold_keys
-from .peel import LoopPeel, _evals_at
+from .peel import LoopPeel
 
 if TYPE_CHECKING:
     from ..epeg import EPeg
@@ -100,20 +100,7 @@ class DecidedFirstTest(LoopPeel):
     name = "loop-peel-decided"
     group = "validate.loop.peel"
 
-    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
-        done = {eg.find(x) for x in self._seen(eg)}
-        out = []
-        for p in eg.classes_with_op("pass"):
-            if p in done:
-                continue
-            for op, attr, ch in eg.nodes(p):
-                if op != "pass" or not isinstance(attr, int):
-                    continue
-                decided = first_value(eg, attr, ch[0])
-                evals = _evals_at(eg, p, attr)
-                if evals and decided is not None and decided[0] == "const.b":
-                    out.append((p, attr, ch[0], tuple(evals)))
-                    break
-            if len(out) >= limit:
-                break
-        return out, False
+    def wants(self, eg: EPeg, loop: int, cond: int, evals: list[tuple[int, int]]) -> bool:
+        """A loop whose first break test is a constant."""
+        decided = first_value(eg, loop, cond) if isinstance(loop, int) else None
+        return decided is not None and decided[0] == "const.b"

@@ -5,14 +5,18 @@ What this module owns
       counter ``i = theta_l(k, i + c)`` (``k``, ``c`` int constants) compared with loop invariants in its break
       test is peeled (rules/peel.py's rewrite) when another break test of a loop at the same depth compares, in
       the same place and with the same invariants, a counter ``theta_l(k + c, j + c)`` of the same step:
-      ``for (i = 0; i <= n; i++)`` against ``for (j = 1; j <= n; j++)`` (the bounds shifted alike). After the peel the first loop is ``phi(C@0, X@0, eval_l(X+,
-      pass_l(C+)))``, and its loop from iteration 1 starts its counter at ``k + c``: the other loop's, which the
-      theta-bisimulation rule then merges with it when the bodies agree.
+      ``for (i = 0; i <= n; i++)`` against ``for (j = 1; j <= n; j++)`` (the bounds shifted alike). After the
+      peel the first loop is ``phi(C@0, X@0, eval_l(X+, pass_l(C+)))``, and its loop from iteration 1 starts
+      its counter at ``k + c``: the other loop's, which the theta-bisimulation rule then merges with it when
+      the bodies agree.
     * :class:`DecidedFirstExit` (``phi-first-exit``, same group): ``phi(c0, a, eval_l(X, pass_l(C)))`` is
       ``eval_l(X, pass_l(C))`` when ``X@0`` is ``a`` and ``c0`` implies ``C@0`` (both int comparisons of one
       term with constants, :func:`implies`): when ``c0`` holds the loop exits before its first iteration, so
       its value is ``X@0 = a``; otherwise the phi is its else arm. This closes the peel above: ``phi(0 > n, 0,
       L)`` against ``L``, the loop from ``j = 1`` whose test at iteration 0 is ``1 > n``.
+    * :class:`NextConstBound` (``cmp-next-const``, group ``validate.compare.next``): a loop bound written strict
+      or not, ``x > k`` as ``x >= k + 1`` and ``x <= k`` as ``x < k + 1`` for an int constant ``k`` other than
+      ``MAX_VALUE`` (the only ``k`` where ``k + 1`` wraps around).
 
 Why they are sound
     The peel is :class:`~.peel.LoopPeel`'s rewrite with another trigger (its argument: ``pass_l(C)`` is 0 when
@@ -115,8 +119,9 @@ def _wrap(v: int) -> int:
 def _counter_tests(eg: EPeg, loop: int, cond: int, counter: dict[int, tuple[int, int]]
                    ) -> list[tuple[tuple, int, int]]:
     """(shape, start, step) of each way the break test ``cond`` compares a counter of ``counter`` (class ->
-    start, step) with loop invariants: the shape is the comparison with the counter's place marked and the other operands (the
-    bound), so two tests of one shape differ only in their counter ("bounds shifted alike")."""
+    start, step) with loop invariants: the shape is the comparison with the counter's place marked and the
+    other operands (the bound), so two tests of one shape differ only in their counter ("bounds shifted
+    alike")."""
     find = eg.find
     classes = [find(cond)] + [find(ch[1]) for op, _a, ch in eg.nodes(cond) if op == "guard"]
     out = []

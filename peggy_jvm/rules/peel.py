@@ -27,8 +27,8 @@ Invariants
       else, or an ``eval``/``pass``/``shift``/``peel`` of ``l`` itself inside the loop, leaves the loop alone.
     * A loop is peeled at most once per e-graph and a peeled copy never again (else saturation would unroll
       loops forever), by this rule or any subclass (the validator's, rules/firsttest.py, rules/loopshift.py:
-      one record per e-graph, ``_PEELED``); only loops with a theta whose next value is invariant and whose body is small
-      (:attr:`LoopPeel.max_classes`) are peeled, so the e-graph grows by a bounded amount.
+      one record per e-graph, ``_PEELED``); only loops with a theta whose next value is invariant and whose
+      body is small (:attr:`LoopPeel.max_classes`) are peeled, so the e-graph grows by a bounded amount.
     * Variance of each copy is set from the original (``v@0`` varies where ``v`` does, except in ``l``;
       ``v+`` where ``v`` does): the analysis alone cannot see through the new cycles.
 """
@@ -175,12 +175,17 @@ class LoopPeel:
                 if op != "pass":
                     continue
                 evals = _evals_at(eg, p, attr)
-                if evals and _has_first_only_value(eg, attr, [x for _e, x in evals] + [ch[0]], self.max_classes):
+                if evals and self.wants(eg, attr, ch[0], evals):
                     out.append((p, attr, ch[0], tuple(evals)))
                     break
             if len(out) >= limit:
                 break
         return out, False
+
+    def wants(self, eg: EPeg, loop: int, cond: int, evals: list[tuple[int, int]]) -> bool:
+        """Whether to peel the loop exited at ``pass_loop(cond)`` with these evals: here, a loop with a value
+        special on the first iteration (subclasses peel for other reasons)."""
+        return _has_first_only_value(eg, loop, [x for _e, x in evals] + [cond], self.max_classes)
 
     def apply(self, eg: EPeg, match: tuple) -> bool:
         p, loop, cond, evals = match

@@ -153,10 +153,10 @@ def shape_of(cf: ClassFile, method: MethodInfo, opt_method: MethodInfo | None = 
     if opt_method is not None and opt_method.is_static != method.is_static:
         return Shape("none", why="the method became static or stopped being: no one call fits both")
     statics = tuple((f.name, f.descriptor) for f in cf.fields if f.access & Access.STATIC)
-    if method.name == "<clinit>":
-        return Shape("none", why="a class initializer is not called")
     if method.is_static:
         return Shape(static_types=statics)
+    if method.name == "<clinit>":
+        return Shape("none", why="a class initializer is not called")
     if cf.is_interface or cf.access & Access.ABSTRACT:
         return Shape("none", why="no receiver: the class is abstract")
     own = tuple((f.name, f.descriptor) for f in cf.fields if not f.access & Access.STATIC)
