@@ -129,7 +129,8 @@ def test_hand_peeled_loops_are_proved_by_peeling(trees):
     rows = {p.name: p for p in report.pairs}
     for name in ("join", "print"):
         assert rows[name].verdict is Verdict.EQUIVALENT, (name, rows[name].reason)
-        assert "loop-peel" in (rows[name].axioms or []), (name, rows[name].axioms)
+        # loop-peel, or a validation-only rule making the same peel first (rules/firsttest.py, rules/loopshift.py)
+        assert any(a.startswith("loop-peel") for a in rows[name].axioms or []), (name, rows[name].axioms)
 
 
 def test_wrongly_peeled_loops_are_not_equivalent(trees):

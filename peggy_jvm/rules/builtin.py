@@ -31,6 +31,8 @@ from .branchfacts import BranchFacts
 from .hoist import LoopHoist
 from .optimistic import LoopOptimism
 from .induction import InductionMemo, prove_by_induction
+from .firsttest import DecidedFirstTest
+from .loopshift import DecidedFirstExit, NextConstBound, ShiftedCounterPeel
 from .peel import LoopPeel
 from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
 from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
@@ -326,6 +328,7 @@ def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
             ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
-            StoreDefaultIntoNew(), LoopPeel(),
+            StoreDefaultIntoNew(), LoopPeel(), DecidedFirstTest(), ShiftedCounterPeel(), DecidedFirstExit(),
+            NextConstBound(),
             LoopHoist(), LoopUnswitch(), BranchFacts(), LoopOptimism()]
 

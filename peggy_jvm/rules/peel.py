@@ -26,8 +26,9 @@ Invariants
       those choices can only form cycles through the placeholders that close thetas; a cycle through anything
       else, or an ``eval``/``pass``/``shift``/``peel`` of ``l`` itself inside the loop, leaves the loop alone.
     * A loop is peeled at most once per e-graph and a peeled copy never again (else saturation would unroll
-      loops forever); only loops with a theta whose next value is invariant and whose body is small
-      (:attr:`LoopPeel.max_classes`) are peeled, so the e-graph grows by a bounded amount.
+      loops forever), by this rule or any subclass (the validator's, rules/firsttest.py, rules/loopshift.py:
+      one record per e-graph, ``_PEELED``); only loops with a theta whose next value is invariant and whose
+      body is small (:attr:`LoopPeel.max_classes`) are peeled, so the e-graph grows by a bounded amount.
     * Variance of each copy is set from the original (``v@0`` varies where ``v`` does, except in ``l``;
       ``v+`` where ``v`` does): the analysis alone cannot see through the new cycles.
 """
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["LoopPeel"]
 
 _OWN_LOOP_OPS = frozenset({"eval", "pass", "shift", "peel"})  # with the loop's own depth: not pointwise in it
+_PEELED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # e-graph -> LoopPeel._seen
 
 
 class _NotPeelable(Exception):
@@ -153,14 +155,15 @@ class LoopPeel:
 
     def __init__(self, max_classes: int = 160) -> None:
         self.max_classes = max_classes  # classes of the loop body (varying in the loop) a peel may copy
-        self._graph: weakref.ref | None = None
-        self._done: set[int] = set()  # pass classes peeled, or made by a peel (representatives when recorded)
 
-    def _seen(self, eg: EPeg) -> set[int]:
-        if self._graph is None or self._graph() is not eg:  # one instance serves many e-graphs in turn
-            self._graph = weakref.ref(eg)
-            self._done = set()
-        return self._done
+    @staticmethod
+    def _seen(eg: EPeg) -> set[int]:
+        """The pass classes peeled in ``eg``, or made by a peel (representatives when recorded): one set for
+        every peeling rule (the validator's subclasses too), so that no rule peels another's copy again."""
+        done = _PEELED.get(eg)
+        if done is None:
+            done = _PEELED[eg] = set()
+        return done
 
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         done = {eg.find(x) for x in self._seen(eg)}
@@ -172,12 +175,17 @@ class LoopPeel:
                 if op != "pass":
                     continue
                 evals = _evals_at(eg, p, attr)
-                if evals and _has_first_only_value(eg, attr, [x for _e, x in evals] + [ch[0]], self.max_classes):
+                if evals and self.wants(eg, attr, ch[0], evals):
                     out.append((p, attr, ch[0], tuple(evals)))
                     break
             if len(out) >= limit:
                 break
         return out, False
+
+    def wants(self, eg: EPeg, loop: int, cond: int, evals: list[tuple[int, int]]) -> bool:
+        """Whether to peel the loop exited at ``pass_loop(cond)`` with these evals: here, a loop with a value
+        special on the first iteration (subclasses peel for other reasons)."""
+        return _has_first_only_value(eg, loop, [x for _e, x in evals] + [cond], self.max_classes)
 
     def apply(self, eg: EPeg, match: tuple) -> bool:
         p, loop, cond, evals = match
@@ -185,7 +193,7 @@ class LoopPeel:
         try:
             copier = _Copier(eg, loop, [cond] + [x for _e, x in evals], self.max_classes)
             new_pass, rhs = _split_evals(eg, copier, loop, cond, evals)
-            self._done.add(new_pass)
+            self._seen(eg).add(new_pass)
         except _NotPeelable:
             return False  # the copies made so far are unused classes: harmless, and the extractor skips them
         return _union_evals(eg, self.name, p, rhs)

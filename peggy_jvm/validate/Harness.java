@@ -30,7 +30,10 @@
  * ("R V" for a constructor), "T <exception class>", "TIMEOUT", "BUDGET" (not run: the pair's budget was spent),
  * "SKIPPED" (not run: an earlier run of the call did not finish) or "ERROR <what>", followed by " ;args=" and
  * the arguments' state after the call, for a receiver or a built object ";this=" and its instance fields
- * (name=value|..., sorted by name), and ";out=" and what the call printed on System.out (hex). Values: integers
+ * (name=value|..., sorted by name), ";static0=" the static fields of the class under test once it is initialized,
+ * before the call runs, and ";static=" those the call changed with their values after it (both name=value|...,
+ * sorted by name: the caller compares the changes only where the two versions started from the same statics),
+ * and ";out=" and what the call printed on System.out (hex). Values: integers
  * decimal, float/double as raw bits with every NaN written NaN, N, S..., arrays as [desc elements separated by
  * ','], an object of the class under test Oself (the two versions' classes may be named apart), other objects
  * O<class>.
@@ -131,10 +134,15 @@ public class Harness {
         final Object[] fargs = args;
         final String[] result = new String[1];
         final Object[] self = new Object[1];
+        final Map<String, String> staticsBefore = new TreeMap<>();
         PrintStream capture = new PrintStream(buf, true);
         Thread th = new Thread(() -> {
             try {
                 Object r;
+                // initialized here, as the call itself would first (an initializer's exception is its outcome),
+                // so that the statics before the call are those its own code starts from
+                Class.forName(fc.getName(), true, fc.getClassLoader());
+                staticsBefore.putAll(staticsOf(fc));
                 if (fm instanceof Constructor) {
                     r = ((Constructor<?>) fm).newInstance(fargs);
                     self[0] = r;
@@ -176,6 +184,13 @@ public class Harness {
         sb.append(" ;args=");
         for (Object a : fargs) sb.append(encode(a, c)).append(' ');
         if (self[0] != null) sb.append(";this=").append(fieldsOf(self[0], c));
+        if (!staticsBefore.isEmpty()) {
+            Map<String, String> after = staticsOf(c), changed = new TreeMap<>();
+            for (Map.Entry<String, String> e : after.entrySet()) {
+                if (!e.getValue().equals(staticsBefore.get(e.getKey()))) changed.put(e.getKey(), e.getValue());
+            }
+            sb.append(";static0=").append(joined(staticsBefore)).append(";static=").append(joined(changed));
+        }
         sb.append(";out=");
         for (byte x : buf.toByteArray()) sb.append(String.format("%02x", x & 0xff));
         return sb.toString();
@@ -200,9 +215,19 @@ public class Harness {
 
     /** The instance fields c declares, by name: name=value|... (sorted: the two versions may order them apart). */
     static String fieldsOf(Object o, Class<?> c) {
+        return joined(declaredFields(o, c, false));
+    }
+
+    /** The static fields c declares, by name (c initialized: reading them runs no code). */
+    static Map<String, String> staticsOf(Class<?> c) {
+        return declaredFields(null, c, true);
+    }
+
+    /** The instance (or static) fields c declares, by name, encoded. */
+    static Map<String, String> declaredFields(Object o, Class<?> c, boolean statics) {
         TreeMap<String, String> out = new TreeMap<>();
         for (Field fd : c.getDeclaredFields()) {
-            if (Modifier.isStatic(fd.getModifiers())) continue;
+            if (Modifier.isStatic(fd.getModifiers()) != statics) continue;
             try {
                 fd.setAccessible(true);
                 out.put(fd.getName(), encode(fd.get(o), c));
@@ -210,6 +235,10 @@ public class Harness {
                 out.put(fd.getName(), "ERROR");
             }
         }
+        return out;
+    }
+
+    static String joined(Map<String, String> out) {
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<String, String> e : out.entrySet()) {
             if (sb.length() > 0) sb.append('|');

@@ -130,12 +130,14 @@ class Shape:
     own instance fields ``fields`` (those of a type the search generates) get generated values, the others
     their defaults; ``constructor``: the object it builds is the outcome; ``none``: no call can be made
     (``why``). ``field_types``: every instance field the class declares, (name, descriptor): the receiver's
-    state after the call, compared and shown."""
+    state after the call, compared and shown. ``static_types``: the static fields the class declares, compared
+    after the call whatever its kind."""
 
     kind: str = "static"
     fields: tuple[tuple[str, str], ...] = ()
     field_types: tuple[tuple[str, str], ...] = ()
     why: str = ""
+    static_types: tuple[tuple[str, str], ...] = ()
 
     def generated(self, descriptor: str) -> str:
         """The descriptor inputs are generated for: the parameters, then the receiver's generated fields (the
@@ -150,17 +152,18 @@ def shape_of(cf: ClassFile, method: MethodInfo, opt_method: MethodInfo | None = 
     """The call shape of ``method`` of ORIG's class ``cf`` (``opt_method``: its partner in OPT)."""
     if opt_method is not None and opt_method.is_static != method.is_static:
         return Shape("none", why="the method became static or stopped being: no one call fits both")
+    statics = tuple((f.name, f.descriptor) for f in cf.fields if f.access & Access.STATIC)
     if method.is_static:
-        return Shape()
+        return Shape(static_types=statics)
     if method.name == "<clinit>":
         return Shape("none", why="a class initializer is not called")
     if cf.is_interface or cf.access & Access.ABSTRACT:
         return Shape("none", why="no receiver: the class is abstract")
     own = tuple((f.name, f.descriptor) for f in cf.fields if not f.access & Access.STATIC)
     if method.name == "<init>":
-        return Shape("constructor", field_types=own)
+        return Shape("constructor", field_types=own, static_types=statics)
     settable = tuple((n, d) for n, d in own if d not in (OBJECT,) and _supported_param(d))
-    return Shape("instance", settable, own)
+    return Shape("instance", settable, own, static_types=statics)
 
 
 def eligible(shape: Shape, descriptor: str, interfaces: frozenset[str] = frozenset()) -> str | None:
@@ -352,9 +355,13 @@ def _interp_outcome(ir: IRMethod, params: Sequence[str], args: list, handler: De
                      for name, d in shape.field_types)
     printed = heap.take_output()
     after = tuple(_canon(a) for a in actual[:n])
+    # the class's static fields after the call, each side's own class (--map may rename it); a field at its
+    # default is one the model may never have stored: left out on both sides alike
+    statics = tuple(sorted((f.name, f.descriptor, _canon(v)) for f, v in heap.statics.items()
+                           if f.owner == ir.class_name and _canon(v) != _canon(default_value(f.descriptor))))
     if isinstance(out, Returned):
-        return ("R", _canon(out.value), after, this, printed)
-    return ("T", out.exception, after, this, printed)
+        return ("R", _canon(out.value), after, this, statics, printed)
+    return ("T", out.exception, after, this, statics, printed)
 
 
 @dataclass(slots=True)
@@ -672,8 +679,44 @@ class JvmHarness:
                 opt = parts[2]
                 for pattern, old in self.renames:
                     opt = pattern.sub(old, opt)
-                answers.append(JvmOutcomes(parts[1], opt, parts[3], int(parts[4]), int(parts[5]), int(parts[6])))
+                orig, opt, again = _statics_compared(parts[1], opt, parts[3])
+                answers.append(JvmOutcomes(orig, opt, again, int(parts[4]), int(parts[5]), int(parts[6])))
         return answers[:len(calls)]
+
+
+def _split_statics(text: str) -> tuple[str, str, str | None, str]:
+    """A harness outcome cut around its static fields: the text before them, the ``;out=`` part after them, the
+    statics before the call (None: not reported) and those the call changed (``name=value|...``)."""
+    front, mark, out = text.rpartition(";out=")
+    if not mark:
+        return text, "", None, ""
+    front, mark, statics = front.partition(";static0=")
+    if not mark:
+        return front, ";out=" + out, None, ""
+    before, _, changed = statics.partition(";static=")
+    return front, ";out=" + out, before, changed
+
+
+def _compared_statics(text: str) -> tuple[str, str]:
+    """An outcome as compared (:func:`_statics_compared`) without its static fields, and those (``""``: none)."""
+    front, mark, rest = text.partition(";static=")
+    if not mark:
+        return text, ""
+    changed, _, out = rest.rpartition(";out=")
+    return f"{front};out={out}", changed
+
+
+def _statics_compared(orig: str, opt: str, again: str) -> tuple[str, str, str]:
+    """The three outcomes of a call with the static fields of the class under test in the form compared: the
+    fields each run changed, with their values after it, when both versions started the call with the same
+    statics (then the values after are equal exactly when the changes are); none of them when the statics
+    before differ (the class initializers differ: a difference of ``<clinit>``, not of the method, which is
+    judged from one initial heap)."""
+    split = [_split_statics(t) for t in (orig, opt, again)]
+    alike = split[0][2] is not None and split[0][2] == split[1][2]
+    a, b, c = (front + (f";static={changed}" if alike and before is not None and changed else "") + tail
+               for front, tail, before, changed in split)
+    return a, b, c
 
 
 def _show_value(v: str, ret: str) -> str:
@@ -741,6 +784,9 @@ def _returned_float(text: str, ret: str) -> float | None:
 def why_different(params: Sequence[str], args: list, orig: str, opt: str, ret: str) -> str:
     """Why two JVM outcomes that a reader might take for equal are not (exact Java semantics, not ideal
     arithmetic), or "" when it is plain to see."""
+    (a, sa), (b, sb) = _compared_statics(orig), _compared_statics(opt)
+    if a == b and sa != sb:
+        return "the same outcome but for the static fields of the class the call leaves"
     overflow = "T java/lang/StackOverflowError"
     for side, o, other in (("ORIG", orig, opt), ("OPT", opt, orig)):
         if o.startswith(overflow) and other.startswith("R "):
@@ -779,6 +825,7 @@ def _show_fields(this: str, field_types: Sequence[tuple[str, str]]) -> str:
 def describe_outcome(text: str, ret: str = "", shape: Shape = Shape()) -> str:
     """A JVM outcome line made readable: 'returns 3', 'throws java/lang/ArithmeticException' (+ output, the
     arrays passed in as they were left, and for an instance method or constructor the object's fields after)."""
+    text, statics = _compared_statics(text)
     head, _, rest = text.partition(" ;args=")
     rest, _, out = rest.partition(";out=")
     args_after, _, this = rest.partition(";this=")
@@ -799,4 +846,6 @@ def describe_outcome(text: str, ret: str = "", shape: Shape = Shape()) -> str:
         s = f"builds {_show_fields(this, shape.field_types)}" + s[len("returns"):]
     elif shape.kind == "instance" and head[:2] in ("R ", "T "):
         s += f", this after: {_show_fields(this, shape.field_types)}"
+    if statics:
+        s += f", static fields set: {_show_fields(statics, shape.static_types)}"
     return s

@@ -90,10 +90,7 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     pairing = pair_methods(orig, opt, class_map, members)
     if (error := nothing_paired(pairing, orig_path, opt_path)) is not None:
         raise error
-    rules = options.rules
-    if rules is None:
-        from ..rules import default_rules
-        rules = default_rules().active()
+    rules = options.rules if options.rules is not None else _default_rules()
     assumptions = tuple(dict.fromkeys(options.assumptions))
     if assumptions:
         assumption_rules(assumptions)  # an unknown name is an error before any work
@@ -329,6 +326,22 @@ def pair_param_types(pair: MethodPair) -> list[str]:
     """Field descriptors of the pair's ``param`` nodes by index: ``this`` first unless static."""
     params, _ret = parse_method_descriptor(pair.orig.descriptor)
     return list(params) if pair.orig.is_static else [f"L{pair.orig_class.name};", *params]
+
+
+_DEFAULT_RULES: dict[tuple, list] = {}
+
+
+def _default_rules() -> list:
+    """The default axioms' active rewrites, parsed and compiled once per process for the same axiom files (their
+    names, sizes and modification times): loading them took 1.5-3 s of every ``validate_inputs`` call, more than
+    a small input's proofs (a run of the EqBench bench, or a test that validates a few classes)."""
+    from ..rules.library import axiom_files, default_axiom_dir, default_rules
+    files = axiom_files(default_axiom_dir())
+    key = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.exists())
+    if key not in _DEFAULT_RULES:
+        _DEFAULT_RULES.clear()
+        _DEFAULT_RULES[key] = default_rules().active()
+    return _DEFAULT_RULES[key]
 
 
 def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, opt_raw: dict,
