@@ -39,7 +39,7 @@ and its peeled copy never (:class:`~.peel.LoopPeel`'s bookkeeping); each phi and
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
 from .peel import LoopPeel, _evals_at, _OWN_LOOP_OPS
