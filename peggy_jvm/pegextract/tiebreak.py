@@ -96,28 +96,32 @@ def break_ties(pp: PegProblem, sel: Selection, original: frozenset[NodeId] = fro
     choices = dict(sel.choices)
     best = _key(pp, choices, report, original)
     spent = 0
+
+    def better(c: str, alt: NodeId) -> tuple[tuple[float, float, int], dict[str, NodeId], SelectionReport] | None:
+        """The selection with ``alt`` for ``c``'s node, when valid and better than the best so far (one try)."""
+        nonlocal spent
+        spent += 1
+        trial = {**choices, c: alt}
+        r = evaluate_selection(problem, Selection(trial))
+        k = _key(pp, trial, r, original) if r.valid else best
+        return (k, trial, r) if k < best else None
+
     while spent < tries:
         steps: list[tuple[tuple[float, float, int], int, str, NodeId]] = []
         for order, (c, alt) in enumerate(_candidates(pp, choices, set(report.reached), original)):
             if spent >= tries:
                 break
-            spent += 1
-            trial = {**choices, c: alt}
-            r = evaluate_selection(problem, Selection(trial))
-            if r.valid and (k := _key(pp, trial, r, original)) < best:
-                steps.append((k, order, c, alt))
-        if not steps:
-            break
+            if (got := better(c, alt)) is not None:
+                steps.append((got[0], order, c, alt))
         # the best swap first; then the others in the order of their gain, each kept only when the selection
         # with it is still better than without (evaluated again): one round takes the independent swaps of a
         # loop body (its sums, its index arithmetic) instead of one per round
         for n, (_k, _order, c, alt) in enumerate(sorted(steps)):
-            if n > 0:
-                if spent >= tries:
-                    break
-                spent += 1
-            trial = {**choices, c: alt}
-            r = evaluate_selection(problem, Selection(trial))
-            if r.valid and (k := _key(pp, trial, r, original)) < best:
-                best, choices, report = k, trial, r
+            if n > 0 and spent >= tries:
+                break
+            got = better(c, alt)
+            if got is not None:
+                best, choices, report = got
+        if not steps:
+            break
     return Selection(choices)
