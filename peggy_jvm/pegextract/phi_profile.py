@@ -70,8 +70,8 @@ from typing import Callable, Hashable, cast
 from ..peg.graph import PEG
 from ..peg.ops import OPS, T
 
-__all__ = ["Step", "Path", "Polarity", "Violation", "Effort", "MAX_PATHS", "phi_profiles", "prune", "effect_profiles",
-           "find_violation"]
+__all__ = ["Step", "Path", "Polarity", "Violation", "Effort", "MAX_PATHS", "phi_profiles", "prune",
+           "effect_profiles", "find_violation"]
 
 Key = Hashable
 """What names a phi's condition in a step: its node id, or (effect_profiles) a key that compares two PEGs."""

@@ -209,8 +209,9 @@ def negations(pp: PegProblem) -> Polarity:
     """The e-classes of ``pp`` proved to be each other's negation (a ``not`` node of one class over the other),
     as a :data:`.phi_profile.Polarity` over class numbers: each class named by the least class number of its
     group (classes linked by ``not`` nodes, a parity union-find), with whether it is that class's negation.
-    A pure function of the problem. A group whose parities contradict (a class its own negation: only in an
-    e-graph that merged what it should not) is left as independent classes."""
+    A pure function of the problem. Each parity follows from ``not`` nodes, facts the e-graph proved; a
+    ``not`` that would contradict its group's parities (a class its own negation: only in an e-graph that merged
+    what it should not) is not used."""
     parent: dict[int, tuple[int, bool]] = {}
 
     def find(c: int) -> tuple[int, bool]:
@@ -228,11 +229,12 @@ def negations(pp: PegProblem) -> Polarity:
         if a != b:  # the smaller root names the group: the same choice whatever order the pairs come in
             lo, hi = (a, b) if a < b else (b, a)
             parent[hi] = (lo, not (na ^ nb))
-    return find
+    return lambda k: find(k) if isinstance(k, int) else (k, False)
 
 
 def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept: Acceptance | None = None,
-              effort: Effort | None = None, polarity: Polarity | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int], list[int]]:
+              effort: Effort | None = None, polarity: Polarity | None = None
+              ) -> tuple[PEG | None, dict, str | None, frozenset[int], list[int]]:
     """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection, the
     effects off the sigma chain when that is why)."""
     try:
