@@ -16,6 +16,7 @@ original on the JVM, on zero-trip loops, null and short rows.
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 
@@ -65,40 +66,20 @@ def test_ties_go_to_javacs_forms_in_the_hoisted_copies(view) -> None:
     assert not any(x.op == "add.i" and any(ops[c] == "sub.i" for c in x.children) for x in nodes)
 
 
-SOURCE = r"""
-import java.util.Arrays;
-
-public class Stencil2 {
-    static double jacobi2d(double[][] a, int n) {
-        double[][] b = new double[n][n];
-        for (int t = 0; t < 2; t++) {
-            for (int i = 1; i < n - 1; i++) {
-                for (int j = 1; j < n - 1; j++) {
-                    b[i][j] = 0.2 * (a[i][j] + a[i][j - 1] + a[i][j + 1] + a[i + 1][j] + a[i - 1][j]);
-                }
-            }
-            for (int i = 1; i < n - 1; i++) {
-                for (int j = 1; j < n - 1; j++) {
-                    a[i][j] = 0.2 * (b[i][j] + b[i][j - 1] + b[i][j + 1] + b[i + 1][j] + b[i - 1][j]);
-                }
-            }
-        }
-        double sum = 0.0;
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) {
-                sum += a[i][j];
-            }
-        }
-        return sum;
-    }
-
+def _source() -> str:
+    """BenchKernels' jacobi2d (its source text, so the test follows the kernel) in a class of its own, with a
+    wrapper that reports an exception's class and the matrix afterwards."""
+    text = (fixture_build.SRC_BENCH / "BenchKernels.java").read_text()
+    kernel = re.search(r"\n    public static double jacobi2d\(.*?\n    }\n", text, re.S)
+    assert kernel is not None
+    return ("import java.util.Arrays;\n\npublic class Stencil2 {" + kernel.group(0) + """
     static String observe(double[][] a, int n) {
         String r;
         try { r = String.valueOf(jacobi2d(a, n)); } catch (RuntimeException e) { r = e.getClass().getName(); }
         return r + Arrays.deepToString(a);
     }
 }
-"""
+""")
 
 
 def _matrix(k: int, short: int | None = None, null_row: int | None = None) -> list | None:
@@ -111,7 +92,7 @@ def _matrix(k: int, short: int | None = None, null_row: int | None = None) -> li
 @pytest.fixture(scope="module")
 def optimized(java_home, tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
-        return optimize_source(java_home, tmp_path_factory.mktemp("stencil2"), mp, "Stencil2", SOURCE)
+        return optimize_source(java_home, tmp_path_factory.mktemp("stencil2"), mp, "Stencil2", _source())
 
 
 def test_the_rewrite_is_proved_reads_fewer_rows_and_behaves_like_the_original(optimized, java_home) -> None:
