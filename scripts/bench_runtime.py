@@ -30,7 +30,8 @@ What it owns (the kernels, the harness's modes and its run are ``tests/support/b
     * The jar part (slow: optimizing commons-lang3 takes minutes; ``--kernels-only`` skips it): per corpus jar
       (``scripts/fetch_corpus.sh``), ``optimize`` of the whole jar, ProGuard's intra-method output
       (``proguard.proguard_intra``), the methods rewritten and their predicted gain (the JSON report's
-      cost_before/cost_after summed over the rewritten methods), the bytecode of all methods of the three jars,
+      emitted_cost_before/after, the emitted code's cost the rewrite was kept by, and cost_before/cost_after, the
+      PEG cost model's, summed over the rewritten methods), the bytecode of all methods of the three jars,
       and our workload (``tests/java/workloads/``) run ``--rounds`` times on the original, the optimized and the
       original jar again (the A/A control), in rotation, in separate JVMs (``workloads.run_workload``):
       identical output required, ratios of the median CPU times.
@@ -88,8 +89,11 @@ class KernelRow:
     status: str = "missing"
     bytes_before: int = 0
     bytes_after: int = 0
-    cost_before: float | None = None
+    cost_before: float | None = None  # the PEG cost model's (pegextract/cost.py)
     cost_after: float | None = None
+    #: the emitted code's cost (codecost.py): what the full stage decided with (``_check_emitted``)
+    emitted_before: float | None = None
+    emitted_after: float | None = None
     ratio: dict[str, float] = field(default_factory=dict)  # mode -> median opt / median orig
     control: dict[str, float] = field(default_factory=dict)  # mode -> median orig again / median orig (A/A)
     samples: dict[str, int] = field(default_factory=dict)
@@ -104,8 +108,10 @@ class JarRow:
     methods: int = 0
     rewritten: int = 0
     fallback: int = 0
-    cost_before: float = 0.0  # over the rewritten methods
+    cost_before: float = 0.0  # over the rewritten methods: the PEG cost model's
     cost_after: float = 0.0
+    emitted_before: float = 0.0  # over the rewritten methods: the emitted code's (what the decision used)
+    emitted_after: float = 0.0
     rewritten_bytes_before: int = 0
     rewritten_bytes_after: int = 0
     code_orig: int = 0  # bytecode of every method of the jar
@@ -119,6 +125,10 @@ class JarRow:
     @property
     def predicted_gain(self) -> float:
         return 1.0 - self.cost_after / self.cost_before if self.cost_before else 0.0
+
+    @property
+    def emitted_gain(self) -> float:
+        return 1.0 - self.emitted_after / self.emitted_before if self.emitted_before else 0.0
 
 
 def geomean(values: list[float]) -> float | None:
@@ -206,6 +216,7 @@ def bench_kernels(work: Path, modes: tuple[Mode, ...], extra: list[str], kernels
         if row is not None:
             row.status, row.bytes_before, row.bytes_after = m["status"], m["bytes_before"], m["bytes_after"]
             row.cost_before, row.cost_after = m.get("cost_before"), m.get("cost_after")
+            row.emitted_before, row.emitted_after = m.get("emitted_cost_before"), m.get("emitted_cost_after")
     for name in same_code(orig / f"{KERNEL_CLASS}.class", opt / f"{KERNEL_CLASS}.class", set(rows)):
         rows[name].same_bytes = True
         rows[name].ratio = {mode.name: 1.0 for mode in modes}
@@ -283,6 +294,9 @@ def bench_jar(name: str, jars: dict[str, Path], work: Path, extra: list[str], ro
         if m.get("cost_before") is not None and m.get("cost_after") is not None:
             row.cost_before += m["cost_before"]
             row.cost_after += m["cost_after"]
+        if m.get("emitted_cost_before") is not None and m.get("emitted_cost_after") is not None:
+            row.emitted_before += m["emitted_cost_before"]
+            row.emitted_after += m["emitted_cost_after"]
     pg = work / f"{name}.pg.jar"
     proguard.proguard_intra(proguard.proguard_jar(), jar, pg, [proguard.jdk_library_jar(), *deps])
     row.code_orig, row.code_opt, row.code_proguard = code_bytes(jar), code_bytes(opt), code_bytes(pg)
@@ -290,6 +304,11 @@ def bench_jar(name: str, jars: dict[str, Path], work: Path, extra: list[str], ro
         row.workload, row.workload_rounds = WORKLOAD_OF[name], rounds
         row.workload_cpu_ratio, row.workload_cpu_control = workload_ratio(name, jar, opt, deps, rounds)
     return row
+
+
+def predicted(before: float | None, after: float | None) -> float | None:
+    """A cost model's prediction for a rewrite: cost after / cost before (None without both figures)."""
+    return after / before if before and after is not None else None
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -359,20 +378,21 @@ def summary(rows: list[KernelRow], modes: tuple[Mode, ...]) -> dict:
 
 def print_kernels(rows: list[KernelRow], modes: tuple[Mode, ...], summ: dict) -> None:
     cols = [c for m in modes for c in (m.name, f"{m.name} A/A")]
-    head = f"{'kernel':<18}{'opp':>4}{'n':>7}{'bytes':>12}{'size':>7}{'status':>11}{'cost pred':>10}" + "".join(
-        f"{c:>10}" for c in cols)
+    head = (f"{'kernel':<18}{'opp':>4}{'n':>7}{'bytes':>12}{'size':>7}{'status':>11}{'emit pred':>10}"
+            f"{'peg pred':>9}" + "".join(f"{c:>10}" for c in cols))
     print(head)
     print("-" * len(head))
     for r in rows:
-        pred = (r.cost_after / r.cost_before if r.status == "rewritten" and r.cost_before else None)
+        emit, peg = (predicted(r.emitted_before, r.emitted_after) if r.status == "rewritten" else None,
+                     predicted(r.cost_before, r.cost_after) if r.status == "rewritten" else None)
         times = ("".join(f"{'same':>10}{'bytes':>10}" for _m in modes) if r.same_bytes else
                  "".join(f"{_fmt(r.ratio.get(m.name)):>10}{_fmt(r.control.get(m.name)):>10}" for m in modes))
         print(f"{r.name:<18}{r.opportunities or '-':>4}{r.n:>7}{f'{r.bytes_before}->{r.bytes_after}':>12}"
               f"{_fmt(r.bytes_after / r.bytes_before if r.bytes_before else None, 2):>7}{r.status:>11}"
-              f"{_fmt(pred, 2):>10}" + times)
+              f"{_fmt(emit, 2):>10}{_fmt(peg, 2):>9}" + times)
     for subset in ("all", "opportunity"):
         label = "geomean (all)" if subset == "all" else "geomean (I/S/R)"
-        print(f"{label:<69}" + "".join(f"{_fmt(summ['geomean'][c][subset]):>10}" for c in cols))
+        print(f"{label:<78}" + "".join(f"{_fmt(summ['geomean'][c][subset]):>10}" for c in cols))
     _print_goals(summ["goals"])
     for r in rows:
         for mode, runs in r.runs.items():
@@ -401,14 +421,16 @@ def _print_goals(goals: list[tuple[str, bool, str]]) -> None:
 
 
 def print_jars(rows: list[JarRow]) -> None:
-    head = (f"{'jar':<15}{'methods':>8}{'rewritten':>10}{'fallback':>9}{'pred gain':>10}{'rw bytes':>14}"
+    head = (f"{'jar':<15}{'methods':>8}{'rewritten':>10}{'fallback':>9}{'emit gain':>10}{'peg gain':>9}"
+            f"{'rw bytes':>14}"
             f"{'code orig':>10}{'opt/orig':>9}{'pg/orig':>8}{'opt/pg':>7}{'workload cpu':>30}")
     print(head)
     print("-" * len(head))
     for r in rows:
         work = (f"{r.workload} {_fmt(r.workload_cpu_ratio)} (A/A {_fmt(r.workload_cpu_control)})" if r.workload
                 else "-")
-        print(f"{r.name:<15}{r.methods:>8}{r.rewritten:>10}{r.fallback:>9}{100 * r.predicted_gain:>9.1f}%"
+        print(f"{r.name:<15}{r.methods:>8}{r.rewritten:>10}{r.fallback:>9}{100 * r.emitted_gain:>9.1f}%"
+              f"{100 * r.predicted_gain:>8.1f}%"
               f"{f'{r.rewritten_bytes_before}->{r.rewritten_bytes_after}':>14}{r.code_orig:>10}"
               f"{r.code_opt / r.code_orig:>9.4f}{r.code_proguard / r.code_orig:>8.4f}"
               f"{r.code_opt / r.code_proguard:>7.3f}{work:>30}")
@@ -439,7 +461,9 @@ def main(argv: list[str] | None = None) -> int:
             summ = summary(rows, modes)
             how = "quick: few samples" if args.quick else "medians"
             print(f"kernels: ratio = optimized / original (both its copies A and C; {how} of alternating calls, "
-                  f"thread CPU time); A/A = C / A; size = bytecode optimized / original")
+                  f"thread CPU time); A/A = C / A; size = bytecode optimized / original; emit pred, peg pred = "
+                  f"cost after / before of a rewrite by the emitted code's cost (what it was kept by) and by the "
+                  f"PEG cost model")
             print_kernels(rows, modes, summ)
             jar_rows: list[JarRow] = []
             if not args.kernels_only:
@@ -449,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
                                               args.rounds))
                     print(f"(jar {name} done)", file=sys.stderr)
                 print()
-                print("jars: pred gain = 1 - cost after / cost before over the rewritten methods; code = bytecode "
+                print("jars: emit gain, peg gain = 1 - cost after / cost before over the rewritten methods, by the "
+                      "emitted code's cost (what the rewrite was kept by) and the PEG cost model's; code = bytecode "
                       "of all methods; pg = ProGuard intra-method; workload cpu = median CPU optimized / original")
                 print_jars(jar_rows)
             if args.json:
@@ -458,7 +483,8 @@ def main(argv: list[str] | None = None) -> int:
                     "geomean": summ["geomean"],
                     "goals": [{"goal": g, "met": ok, "detail": d}
                               for g, ok, d in [*summ["goals"], *jar_goals(jar_rows)]],
-                    "jars": [asdict(r) | {"predicted_gain": r.predicted_gain} for r in jar_rows],
+                    "jars": [asdict(r) | {"predicted_gain": r.predicted_gain, "emitted_gain": r.emitted_gain}
+                             for r in jar_rows],
                 }, indent=1))
     except Difference as e:
         print(f"bench_runtime: DIFFERENCE: {e}", file=sys.stderr)

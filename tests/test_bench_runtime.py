@@ -236,3 +236,27 @@ def test_a_ratio_over_the_goal_within_its_A_A_is_noise_and_beyond_it_fails() -> 
     assert not ok and detail.startswith("worst crc 1.030, A/A 1.010"), detail
     ok, detail = verdict(row("crc", 1.03, None))
     assert not ok, detail
+
+
+def test_the_prediction_shown_is_the_emitted_cost_the_rewrite_was_kept_by(capsys) -> None:
+    """``print_kernels``: a rewritten kernel's ``emit pred`` is its emitted code's cost after / before (what the
+    full stage decided with, ``pipeline._check_emitted``), ``peg pred`` the PEG model's; an unchanged kernel shows
+    neither (its figures are a refused candidate's). The geometric means stay under their columns."""
+    br = _bench_runtime()
+    xint = br.Mode("xint", ("-Xint",), 2, 41, 1000)
+    kept = br.KernelRow("kept", 10, "I", "rewritten", 100, 110, cost_before=1000.0, cost_after=700.0,
+                        emitted_before=400.0, emitted_after=332.0)
+    refused = br.KernelRow("refused", 10, "I", "unchanged", 100, 100, cost_before=1000.0, cost_after=900.0,
+                           emitted_before=400.0, emitted_after=450.0)
+    for r, x in ((kept, 0.81), (refused, 1.0)):
+        r.ratio["xint"], r.control["xint"] = x, 1.0
+    rows = [kept, refused]
+    br.print_kernels(rows, (xint,), br.summary(rows, (xint,)))
+    lines = capsys.readouterr().out.splitlines()
+    head = lines[0].split()
+    assert head[6:10] == ["emit", "pred", "peg", "pred"], lines[0]
+    assert lines[2].split()[6:8] == ["0.83", "0.70"], lines[2]  # 332 / 400 and 700 / 1000
+    assert lines[3].split()[6:8] == ["-", "-"], lines[3]
+    geo = next(ln for ln in lines if ln.startswith("geomean (all)"))
+    end = lines[0].index("xint ") + 3  # the xint column's last character
+    assert geo[end - 4:end + 1] == "0.900" and lines[2][end - 4:end + 1] == "0.810", (geo, lines[0])

@@ -87,6 +87,63 @@ def test_value_read_where_the_effect_did_not_happen_is_rejected():
     assert v is not None and v.effect == e
 
 
+def _negated_test(value_where_effect_is: bool) -> tuple[PEG, int, int, int]:
+    """``if (x > 0) f(x)`` on the sigma, and its value read under the other form of the same test, ``x <= 0``:
+    on that test's false arm (where the call ran, ``value_where_effect_is``) or on its true arm (where it did
+    not: a mutant that must stay refused). Returns (peg, the effect, ``x > 0``, ``x <= 0``)."""
+    peg, s0, x, c = _base()
+    e, rs, rv = _call(peg, s0, x)
+    nc = peg.add("le.i", None, (x, peg.add("const.i", 0)))
+    sig = peg.add("phi", None, (c, rs, s0))
+    val = peg.add("phi", None, (nc, x, rv) if value_where_effect_is else (nc, rv, x))
+    peg.root = peg.add("return", None, (sig, val))
+    peg.seal()
+    return peg, e, c, nc
+
+
+def test_a_test_and_its_negation_are_one_branch_with_the_polarity():
+    """The builder's PEG of one test uses one condition node; extraction may pick ``x > 0`` for the sigma and
+    the class's other form ``x <= 0`` for the value (jacobi2d's sum loop: ``0 < n`` and ``0 >= n``). As
+    independent conditions the value looks read where the call may not have run; named as one condition with
+    its arms swapped (``polarity``, what ``select.negations`` finds in the e-graph) it is the valid PEG."""
+    peg, e, c, nc = _negated_test(value_where_effect_is=True)
+    v = find_violation(peg)
+    assert v is not None and v.effect == e  # without the polarity: two unrelated tests
+    polarity = {nc: (c, True)}
+    assert find_violation(peg, polarity=lambda k: polarity.get(k, (k, False))) is None
+
+
+def test_the_polarity_still_refuses_a_value_read_where_the_effect_did_not_run():
+    peg, e, c, nc = _negated_test(value_where_effect_is=False)
+    polarity = {nc: (c, True)}
+    v = find_violation(peg, polarity=lambda k: polarity.get(k, (k, False)))
+    assert v is not None and v.effect == e
+    # and a polarity that does not swap the arms (the same test, not its negation) refuses the valid one
+    ok, e2, c2, nc2 = _negated_test(value_where_effect_is=True)
+    assert find_violation(ok, polarity=lambda k: (c2, False) if k == nc2 else (k, False)) is not None
+
+
+def test_negations_are_found_through_not_nodes_in_either_direction():
+    """``select.negations``: classes joined by ``not`` nodes are named by the least class number of their group,
+    with their parity; a class negated twice is the same test; classes with no ``not`` stay themselves."""
+    from peggy_jvm.extract.problem import ExtractionProblem, Node
+    from peggy_jvm.pegextract.peg_problem import PegProblem
+    from peggy_jvm.pegextract.select import negations
+
+    def n(nid: str, op: str, kids: tuple[str, ...] = ()) -> Node:
+        return Node(nid, op, 1.0, nid.split(".")[0], kids)
+    # c3 = x < 0 = not(c5); c5 = x >= 0 = not(c3); c7 = not(c5) (= c3 again); c9 = not(c8): c8 = y > 0
+    nodes = [n("c1.0", "use", ("c3", "c5", "c7", "c9", "c11")), n("c3.0", "lt.i"), n("c3.1", "not", ("c5",)),
+             n("c5.0", "ge.i"), n("c5.1", "not", ("c3",)), n("c7.0", "not", ("c5",)), n("c8.0", "gt.i"),
+             n("c9.0", "not", ("c8",)), n("c11.0", "eq.i")]
+    problem = ExtractionProblem.build(nodes, ["c1"])
+    enodes = {x.id: (x.op, None, tuple(int(k[1:]) for k in x.children)) for x in nodes}
+    polarity = negations(PegProblem(problem, enodes, "c1", None))  # type: ignore[arg-type]
+    assert polarity(3) == (3, False) and polarity(5) == (3, True) and polarity(7) == (3, False)
+    assert polarity(8) == (8, False) and polarity(9) == (8, True)
+    assert polarity(11) == (11, False)
+
+
 def test_join_of_both_arms_prunes_to_unconditional():
     peg, s0, x, c = _base()
     e, rs, rv = _call(peg, s0, x)

@@ -189,3 +189,24 @@ def test_the_pass_never_trades_cost_for_size():
     assert break_ties(pp, sel) == sel
     # the cheaper node is taken even though it is larger
     assert break_ties(pp, Selection({"c0": "c0.0", "c1": "c1.1", "c2": "c2.0"})).choices["c1"] == "c1.0"
+
+
+def test_an_equal_tie_goes_to_the_builders_form():
+    """``j + 1`` as the builder's ``add(j, 1)`` or as ``add(j - 1, 2)`` (jacobi2d's inner loops after the hoist,
+    where ``j - 1`` and the constant 2 are read anyway): the same cost and size, but the second makes ``j - 1``
+    a value read twice (a store and loads) and the loop's update a copy instead of ``iinc``. The pass takes the
+    builder's form; without knowing it (no ``original``), nothing is gained and the selection stays."""
+    def n(nid, op, cost, c, kids=()):
+        return Node(nid, op, cost, c, kids)
+    nodes = [n("c0.0", "use", 20, "c0", ("c1", "c3", "c5")),
+             n("c1.0", "add", 20, "c1", ("c2", "c4")), n("c1.1", "add", 20, "c1", ("c3", "c5")),
+             n("c2.0", "param", 0, "c2"), n("c3.0", "sub", 20, "c3", ("c2", "c4")),
+             n("c4.0", "const", 1, "c4"), n("c5.0", "const", 1, "c5")]
+    pp = _problem(nodes, {x.id: 1.0 for x in nodes})
+    solved = Selection({f"c{x}": f"c{x}.0" for x in range(6)} | {"c1": "c1.1"})
+    builders = frozenset(x.id for x in nodes if x.id != "c1.1")
+    out = break_ties(pp, solved, original=builders)
+    assert out.choices["c1"] == "c1.0"
+    before, after = evaluate_selection(pp.problem, solved), evaluate_selection(pp.problem, out)
+    assert after.valid and after.cost == before.cost
+    assert break_ties(pp, solved) == solved

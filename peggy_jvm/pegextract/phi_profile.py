@@ -35,6 +35,17 @@ The definitions
       tested twice). So the extractor passes the builder's PEG's profiles, with steps and effects named by
       e-class: an effect whose linear profile is the baseline's and whose value is read only where the baseline
       read it (each value route extends a baseline value route) is no worse than the original, and passes.
+    * Polarity (``polarity``, the extractor's :func:`peggy_jvm.pegextract.select.negations`): a condition the
+      e-graph proved the negation of another (``0 >= n`` in the class of ``not (0 < n)``) names the same step
+      variable with its arms swapped: ``(0 >= n, T)`` is ``(0 < n, F)``. The builder tests one condition node per
+      branch, but an extraction may take a test's two forms in two places (jacobi2d's sum loop: the heap under
+      ``0 < n``, the sum under ``0 >= n``), which as independent variables look like a value read where its effect
+      may not have run. Why it is sound: ``phi(not c, a, b)`` and ``phi(c, b, a)`` are the same value, and so
+      the profiles computed with the polarity are exactly the plain profiles of the PEG with every such ``phi``
+      rewritten on the named condition with its arms swapped, a PEG of the same meaning whose branches are
+      the same tests; the checker's verdict on that PEG is the one given. The two forms vary in the same loops
+      (one e-class pair, equal values), so nothing is merged across iterations that one node would not merge.
+      A value read on the arm where the effect did not run stays refused (tests/test_phi_profile.py).
     * When the profiles of a node exceed :data:`MAX_PATHS` routes, or their computation its work allowance
       (:class:`Effort`, route-step comparisons: never a clock), the checker cannot decide; it then reports
       a violation (sound: the selection is refused, the method keeps a PEG that passed).
@@ -59,8 +70,8 @@ from typing import Callable, Hashable, cast
 from ..peg.graph import PEG
 from ..peg.ops import OPS, T
 
-__all__ = ["Step", "Path", "Violation", "Effort", "MAX_PATHS", "phi_profiles", "prune", "effect_profiles",
-           "find_violation"]
+__all__ = ["Step", "Path", "Polarity", "Violation", "Effort", "MAX_PATHS", "phi_profiles", "prune",
+           "effect_profiles", "find_violation"]
 
 Key = Hashable
 """What names a phi's condition in a step: its node id, or (effect_profiles) a key that compares two PEGs."""
@@ -225,6 +236,9 @@ def _show(p: Path) -> str:
 
 #: per effect key: its pruned (linear, value) profiles, steps keyed by ``key``; None: too large to decide
 Profiles = dict[Key, "tuple[frozenset[Path], frozenset[Path]] | None"]
+#: a condition's key -> the key that names it in steps and whether the condition is that key's negation
+#: (:func:`peggy_jvm.pegextract.select.negations`: ``x < n`` and its e-class's ``not (x >= n)`` are one variable)
+Polarity = Callable[[Key], "tuple[Key, bool]"]
 
 
 def _effect_users(peg: PEG) -> dict[int, tuple[list[int], list[int]]]:
@@ -239,14 +253,21 @@ def _effect_users(peg: PEG) -> dict[int, tuple[list[int], list[int]]]:
             if lv[0] and lv[1] and OPS[peg.nodes[e].op].output is T.OUTCOME}
 
 
-def effect_profiles(peg: PEG, key: Callable[[int], Key] | None = None, effort: Effort | None = None) -> Profiles:
+def effect_profiles(peg: PEG, key: Callable[[int], Key] | None = None, effort: Effort | None = None,
+                    polarity: Polarity | None = None) -> Profiles:
     """The pruned (linear, value) phi-profiles of every effect read both ways, effects and the condition of
-    every step named by ``key`` (default: the node id), so profiles of two PEGs of one e-graph compare. An
-    effect whose profiles could not be computed within the work limits (``effort``, default
-    :data:`MAX_PROFILE_WORK` step comparisons for the whole computation) gets None. Keys should hash the same in
-    every process (ints, not strings: string hashing is randomised per process, and the order sets of routes
-    are visited in decides where a work limit stops)."""
+    every step named by ``key`` (default: the node id), so profiles of two PEGs of one e-graph compare; with
+    ``polarity``, a condition proved the negation of another is named by the same key, its branches swapped
+    (see the module docstring). An effect whose profiles could not be computed within the work limits
+    (``effort``, default :data:`MAX_PROFILE_WORK` step comparisons for the whole computation) gets None. Keys
+    should hash the same in every process (ints, not strings: string hashing is randomised per process, and the
+    order sets of routes are visited in decides where a work limit stops)."""
     key = key or (lambda n: n)
+    polar = polarity or (lambda k: (k, False))
+
+    def step(c: int, b: bool) -> Step:
+        k, negated = polar(key(c))
+        return k, b != negated
     effort = effort if effort is not None else Effort(MAX_PROFILE_WORK)
     users = _effect_users(peg)
     prof = phi_profiles(peg, effort) if users else {}
@@ -261,7 +282,7 @@ def effect_profiles(peg: PEG, key: Callable[[int], Key] | None = None, effort: E
             for n in ns:
                 for p in prof.get(n, frozenset()):
                     # phi_profiles names conditions by node id
-                    paths.add(frozenset((key(cast(int, c)), b) for c, b in p))
+                    paths.add(frozenset(step(cast(int, c), b) for c, b in p))
             pruned = prune(paths, effort=effort)
             return None if pruned is None else frozenset(pruned)
 
@@ -290,7 +311,7 @@ def _excused(now: tuple[frozenset[Path], frozenset[Path]], base: tuple[frozenset
 
 
 def find_violation(peg: PEG, key: Callable[[int], Key] | None = None, baseline: Profiles | None = None,
-                   effort: Effort | None = None) -> Violation | None:
+                   effort: Effort | None = None, polarity: Polarity | None = None) -> Violation | None:
     """The first effect (by node id) whose pruned phi-profiles break the condition, or None when all pass.
 
     With ``baseline`` (the :func:`effect_profiles` of the PEG the builder made, keyed by e-class through ``key``),
@@ -301,7 +322,7 @@ def find_violation(peg: PEG, key: Callable[[int], Key] | None = None, baseline: 
     if not users:
         return None
     kf = key or (lambda n: n)
-    profs = effect_profiles(peg, key, effort)
+    profs = effect_profiles(peg, key, effort, polarity)
     for e, (lin, val) in users.items():
         now = profs.get(kf(e))
         if now is None:

@@ -3,8 +3,8 @@
 What this module owns
     :func:`extract_peg` (saturated E-PEG -> PEG and :class:`ExtractReport`), :func:`checkable` (whether the
     checker can judge any extraction of a PEG at all: the pipeline saturates only then), :func:`make_checker`
-    (the validity checker handed to the MaxSAT driver), :func:`loops_on_sigma`, :func:`effects_on_sigma` and
-    :func:`prefer_original`.
+    (the validity checker handed to the MaxSAT driver), :func:`loops_on_sigma`, :func:`effects_on_sigma`,
+    :func:`negations`, :func:`original_nodes` (the builder's nodes and their copies) and :func:`prefer_original`.
 
 How (DESIGN section 4)
     1. :func:`.peg_problem.build_problem` makes the extraction problem of what the saturated root reaches,
@@ -13,7 +13,8 @@ How (DESIGN section 4)
        configuration), with a checker that turns each candidate selection (with the builder's forms preferred
        among equals, :func:`prefer_original`) into a PEG and runs :func:`peggy_jvm.peg.check.peg_problems`
        (well-formed, CFG-like), :func:`loops_on_sigma`, :func:`effects_on_sigma` and the phi-profile checker
-       (:mod:`.phi_profile`); a rejection comes back as a blocking clause (the violation's
+       (:mod:`.phi_profile`, with the tests the e-graph proved each other's negation named as one condition:
+       :func:`negations`); a rejection comes back as a blocking clause (the violation's
        explanation for phi-profiles, the whole reached selection for malformed PEGs, or ones the caller's
        ``accept`` refuses) and RC2 is called again. The checker has work budgets of its own (phi-profile
        comparisons, checks, and ``accept``'s node pairs: the reverter's cost grows with the square of a
@@ -53,11 +54,11 @@ from ..peg.ops import OPS, Role, T
 from ..saturate import Saturation
 from .cost import peg_cost
 from .peg_problem import PegProblem, build_problem, class_number, selection_to_peg
-from .phi_profile import Effort, Profiles, effect_profiles, find_violation
+from .phi_profile import Effort, Polarity, Profiles, effect_profiles, find_violation
 from .tiebreak import break_ties
 
 __all__ = ["ACCEPT_WORK", "Acceptance", "ExtractReport", "accept_cost", "checkable", "effects_on_sigma",
-           "extract_peg", "loops_on_sigma", "make_checker", "prefer_original"]
+           "extract_peg", "loops_on_sigma", "make_checker", "negations", "original_nodes", "prefer_original"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
@@ -161,12 +162,26 @@ def _carry_origins(peg: PEG, class_of: dict[int, str], copies: dict[str, str], n
 
 def original_nodes(pp: PegProblem, peg: PEG, eg: EPeg, mapping: dict[int, int]) -> frozenset[str]:
     """The problem nodes that are nodes of the builder's PEG ``peg`` (same operator, attribute and child
-    classes)."""
+    classes), or copies of them: a class a rule copied (``PegInfo.copied_from``: a peeled or hoisted loop's
+    body) and its copied children taken back to the classes they were copied from. A hoist copies the whole
+    loop body, so without the copies its sums and products would have no builder's form to prefer."""
     find = eg.find
-    wanted = {(f"c{find(mapping[n])}", node.op, node.attr, tuple(f"c{find(mapping[c])}" for c in node.children))
+    source: dict[int, int] = {}
+    for c, o in eg.info.copied_from.items():
+        source.setdefault(find(c), find(o))
+
+    def origin(c: int) -> int:
+        seen = {c}
+        while (o := source.get(c)) is not None and o not in seen:  # a copy of a copy: back to the first
+            seen.add(o)
+            c = o
+        return c
+
+    wanted = {(find(mapping[n]), node.op, node.attr, tuple(find(mapping[c]) for c in node.children))
               for n, node in enumerate(peg.nodes) if n in mapping}
     return frozenset(nid for nid, (op, attr, kids) in pp.enodes.items()
-                     if (pp.problem.nodes[nid].eclass, op, attr, tuple(f"c{k}" for k in kids)) in wanted)
+                     if (origin(class_number(pp.problem.nodes[nid].eclass)), op, attr,
+                         tuple(origin(k) for k in kids)) in wanted)
 
 
 def prefer_original(pp: PegProblem, sel: Selection, original: frozenset[str]) -> Selection:
@@ -190,8 +205,36 @@ def prefer_original(pp: PegProblem, sel: Selection, original: frozenset[str]) ->
     return Selection(out)
 
 
+def negations(pp: PegProblem) -> Polarity:
+    """The e-classes of ``pp`` proved to be each other's negation (a ``not`` node of one class over the other),
+    as a :data:`.phi_profile.Polarity` over class numbers: each class named by the least class number of its
+    group (classes linked by ``not`` nodes, a parity union-find), with whether it is that class's negation.
+    A pure function of the problem. Each parity follows from ``not`` nodes, facts the e-graph proved; a
+    ``not`` that would contradict its group's parities (a class its own negation: only in an e-graph that merged
+    what it should not) is not used."""
+    parent: dict[int, tuple[int, bool]] = {}
+
+    def find(c: int) -> tuple[int, bool]:
+        root, neg = c, False
+        while root in parent:
+            root, flip = parent[root]
+            neg ^= flip
+        return root, neg
+
+    nodes = pp.problem.nodes
+    for nid, (op, _attr, kids) in sorted(pp.enodes.items()):
+        if op != "not":
+            continue
+        (a, na), (b, nb) = find(class_number(nodes[nid].eclass)), find(kids[0])
+        if a != b:  # the smaller root names the group: the same choice whatever order the pairs come in
+            lo, hi = (a, b) if a < b else (b, a)
+            parent[hi] = (lo, not (na ^ nb))
+    return lambda k: find(k) if isinstance(k, int) else (k, False)
+
+
 def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept: Acceptance | None = None,
-              effort: Effort | None = None) -> tuple[PEG | None, dict, str | None, frozenset[int], list[int]]:
+              effort: Effort | None = None, polarity: Polarity | None = None
+              ) -> tuple[PEG | None, dict, str | None, frozenset[int], list[int]]:
     """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection, the
     effects off the sigma chain when that is why)."""
     try:
@@ -205,7 +248,7 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept:
         return peg, back, "; ".join(bad[:2]), frozenset(range(len(peg.nodes))), off
     nodes = pp.problem.nodes
     v = find_violation(peg, key=lambda n: class_number(nodes[back[n][0]].eclass), baseline=baseline,
-                       effort=effort)
+                       effort=effort, polarity=polarity)
     if v is not None:
         return peg, back, v.reason, v.explanation, []
     why = accept(peg) if accept is not None else None
@@ -233,7 +276,8 @@ def accept_cost(peg: PEG) -> int:
 
 def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Acceptance | None = None,
                  work: int = CHECK_WORK, max_checks: int = MAX_CHECKS,
-                 original: frozenset[str] = frozenset(), accept_work: int = ACCEPT_WORK) -> maxsat.Checker:
+                 original: frozenset[str] = frozenset(), accept_work: int = ACCEPT_WORK,
+                 polarity: Polarity | None = None) -> maxsat.Checker:
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
     function of the selections it is asked about, in order: after ``max_checks`` calls, once the
     phi-profiles have used ``work`` step comparisons, or when asking ``accept`` about a candidate would take
@@ -282,7 +326,7 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         left = effort.left
         asked.clear()
         _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline,
-                                               counted if accept is not None else None, effort)
+                                               counted if accept is not None else None, effort, polarity)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons", final=True)
         clauses = blocking(problem, sel, reached, back, why, explain, off)
@@ -357,9 +401,10 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
     pp = build_problem(eg, root, peg, goal)
     times["problem"] = (clock() - t1) * 1000
     t2 = clock()
-    baseline = effect_profiles(peg, key=lambda n: eg.find(mapping[n]))
+    polarity = negations(pp)
+    baseline = effect_profiles(peg, key=lambda n: eg.find(mapping[n]), polarity=polarity)
     original = original_nodes(pp, peg, eg, mapping)
-    checker = make_checker(pp, baseline, accept, original=original)
+    checker = make_checker(pp, baseline, accept, original=original, polarity=polarity)
     notes: list[str] = []
     status, sel, blocks = "original", None, 0
     try:
@@ -389,11 +434,11 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
     # code (the faster for --goal size) when that passes the same checks, else the solver's selection stands
     solved = prefer_original(pp, sel, original)
     sel = prefer_original(pp, break_ties(pp, solved, original), original)
-    new, back, why, _, _ = _problems(pp, sel, baseline, accept)
+    new, back, why, _, _ = _problems(pp, sel, baseline, accept, polarity=polarity)
     if sel != solved and (new is None or why is not None):
         report.notes.append(f"tie-break refused: {why}")
         sel = solved
-        new, back, why, _, _ = _problems(pp, sel, baseline, accept)
+        new, back, why, _, _ = _problems(pp, sel, baseline, accept, polarity=polarity)
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report

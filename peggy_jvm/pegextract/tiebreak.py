@@ -20,9 +20,14 @@ How
     In rounds: over the reached classes in class-number order, each other node of the class whose children
     are all reached already (so no new class needs a choice) and that is locally no dearer by the primary cost
     and cheaper by either cost is tried: the whole selection is evaluated (:func:`evaluate_selection`:
-    validity, DAG cost, so classes the swap leaves unreached stop counting). The round keeps the best swap that
-    lowers the pair (primary, secondary) of the whole selection, and among equal pairs the one leaving the
-    fewest nodes that are not the builder's: a first-found swap took jacobi1d's ``i = theta(1, i + 1)`` for
+    validity, DAG cost, so classes the swap leaves unreached stop counting). A swap helps when it lowers the
+    whole selection's (primary, secondary, nodes that are not the builder's), in that order: a node of the
+    builder (or of a copy of the builder's loop, :func:`.select.original_nodes`) as cheap and as small as the
+    current one is taken too (jacobi2d's hoisted copies: ``j + 1`` as ``add(j, 1)``, not ``add(j - 1, 2)``, which
+    made ``j - 1`` a value read twice and the loop's update a copy). The round takes the best swap first, then
+    the other helping ones in the order of their gain, each evaluated again and kept only while it still
+    helps (a loop body's independent ties in one round). Among equal pairs the fewest nodes that are not the
+    builder's: a first-found swap took jacobi1d's ``i = theta(1, i + 1)`` for
     ``(i - 1) + 1`` over a ``theta(0, i)`` (one loop variable fewer, but ``i``, used three times, then
     lowered to a store and three loads: 133 bytes and a dearer emitted cost), where the builder's
     ``sub(i, 1)`` for ``i - 1`` is as small. It stops when no swap helps or after :data:`TIE_TRIES`
@@ -44,8 +49,8 @@ from .peg_problem import PegProblem, class_number
 __all__ = ["TIE_TRIES", "break_ties"]
 
 #: whole-selection evaluations one call may spend (each walks the reached classes once); jacobi1d's tie takes
-#: one
-TIE_TRIES = 64
+#: one, jacobi2d's seven swaps two rounds of about 60 candidates
+TIE_TRIES = 256
 
 
 def _key(pp: PegProblem, choices: dict[str, NodeId], report: SelectionReport,
@@ -56,9 +61,11 @@ def _key(pp: PegProblem, choices: dict[str, NodeId], report: SelectionReport,
             sum(1 for n in chosen if n not in original))
 
 
-def _candidates(pp: PegProblem, choices: dict[str, NodeId], reached: set[str]) -> list[tuple[str, NodeId]]:
+def _candidates(pp: PegProblem, choices: dict[str, NodeId], reached: set[str], original: frozenset[NodeId]
+                ) -> list[tuple[str, NodeId]]:
     """The swaps worth evaluating, in class-number then node order: another node of a reached class, its
-    children reached already, no dearer by the primary cost and cheaper by one of the two costs."""
+    children reached already, no dearer by the primary cost and cheaper by one of the two costs, or as cheap
+    by both and the builder's where the current node is not."""
     problem = pp.problem
     nodes = problem.nodes
     sec = pp.secondary
@@ -69,7 +76,8 @@ def _candidates(pp: PegProblem, choices: dict[str, NodeId], reached: set[str]) -
             a = nodes[alt]
             if alt == cur.id or a.cost > cur.cost or not all(k in reached for k in a.children):
                 continue
-            if a.cost == cur.cost and sec.get(alt, 0.0) >= sec.get(cur.id, 0.0):
+            if a.cost == cur.cost and sec.get(alt, 0.0) >= sec.get(cur.id, 0.0) and not (
+                    sec.get(alt, 0.0) == sec.get(cur.id, 0.0) and alt in original and cur.id not in original):
                 continue
             out.append((c, alt))
     return out
@@ -88,20 +96,32 @@ def break_ties(pp: PegProblem, sel: Selection, original: frozenset[NodeId] = fro
     choices = dict(sel.choices)
     best = _key(pp, choices, report, original)
     spent = 0
+
+    def better(c: str, alt: NodeId) -> tuple[tuple[float, float, int], dict[str, NodeId], SelectionReport] | None:
+        """The selection with ``alt`` for ``c``'s node, when valid and better than the best so far (one try)."""
+        nonlocal spent
+        spent += 1
+        trial = {**choices, c: alt}
+        r = evaluate_selection(problem, Selection(trial))
+        k = _key(pp, trial, r, original) if r.valid else best
+        return (k, trial, r) if k < best else None
+
     while spent < tries:
-        step: tuple[tuple[float, float, int], dict[str, NodeId], SelectionReport] | None = None
-        for c, alt in _candidates(pp, choices, set(report.reached)):
+        steps: list[tuple[tuple[float, float, int], int, str, NodeId]] = []
+        for order, (c, alt) in enumerate(_candidates(pp, choices, set(report.reached), original)):
             if spent >= tries:
                 break
-            spent += 1
-            trial = {**choices, c: alt}
-            r = evaluate_selection(problem, Selection(trial))
-            if not r.valid:
-                continue
-            k = _key(pp, trial, r, original)
-            if k[:2] < best[:2] and (step is None or k < step[0]):
-                step = (k, trial, r)
-        if step is None:
+            if (got := better(c, alt)) is not None:
+                steps.append((got[0], order, c, alt))
+        # the best swap first; then the others in the order of their gain, each kept only when the selection
+        # with it is still better than without (evaluated again): one round takes the independent swaps of a
+        # loop body (its sums, its index arithmetic) instead of one per round
+        for n, (_k, _order, c, alt) in enumerate(sorted(steps)):
+            if n > 0 and spent >= tries:
+                break
+            got = better(c, alt)
+            if got is not None:
+                best, choices, report = got
+        if not steps:
             break
-        best, choices, report = step
     return Selection(choices)

@@ -93,6 +93,9 @@ class _Copier:
     def _close(self, ph: int, kids: tuple[int, int], loop: int, original: int) -> None:
         eg = self.eg
         eg.union(ph, eg.add("theta", loop, kids), Reason("loop-peel", ("copy of",), (original,)))
+        # a copied loop's variable, as every other copied class: extraction prefers the builder's forms of the
+        # copy's nodes (``pegextract.select.original_nodes``), ``s + a[i]`` over ``a[i] + s``
+        eg.info.copied_from.setdefault(eg.find(ph), original)
 
     def _collect(self, tops: list[int], limit: int) -> None:
         """The body classes (varying in the loop) and their oldest nodes: a node's children existed before it,
