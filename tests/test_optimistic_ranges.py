@@ -231,6 +231,15 @@ def test_validate_proves_the_rewritten_methods(optimized):
 MUTANTS = {"range-high": "last", "range-low": "down", "sibling": "sibling", "after-exit": "afterExit"}
 
 
+def _only(name: str) -> str:
+    """The class with just the method ``name`` (and the one javap needs after it): a mutant's test optimizes and
+    validates only the method its wrong rewrite breaks."""
+    start = SOURCE.index(f" {name}(")
+    start = SOURCE.rindex("\n    //", 0, start)
+    end = SOURCE.index("\n    //", start + 1)
+    return "public class Ranges {" + SOURCE[start:end] + "\n    static int end() { return 0; }\n}\n"
+
+
 def _with_mutant(monkeypatch: pytest.MonkeyPatch, where: str, mutant: str) -> None:
     real = getattr(policy, where)
     monkeypatch.setattr(policy, where, lambda rules=None: [LoopOptimism(mutant=mutant)
@@ -240,19 +249,19 @@ def _with_mutant(monkeypatch: pytest.MonkeyPatch, where: str, mutant: str) -> No
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_the_self_check_refuses_the_mutant(java_home, tmp_path, monkeypatch, mutant):
     """Each mutant in the optimizer's rules only: the method it breaks keeps its original code (the self-check,
-    proving with the real rules, does not prove the wrong rewrite), the others are unaffected."""
-    _with_mutant(monkeypatch, "optimizer_rules", mutant)
-    _orig, _out, rows = optimize_source(java_home, tmp_path, monkeypatch, "Ranges", SOURCE)
+    proving with the real rules, does not prove the wrong rewrite)."""
     name = MUTANTS[mutant]
+    _with_mutant(monkeypatch, "optimizer_rules", mutant)
+    _orig, _out, rows = optimize_source(java_home, tmp_path, monkeypatch, "Ranges", _only(name))
     assert rows[name].status == "unchanged", rows[name].reason
     assert rows[name].reason.startswith("self-check: "), rows[name].reason
 
 
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_the_mutants_output_is_not_equivalent(java_home, tmp_path, monkeypatch, mutant):
-    _with_mutant(monkeypatch, "safe_rules", mutant)
-    orig, out, rows = optimize_source(java_home, tmp_path, monkeypatch, "Ranges", SOURCE, self_check=False)
     name = MUTANTS[mutant]
+    _with_mutant(monkeypatch, "safe_rules", mutant)
+    orig, out, rows = optimize_source(java_home, tmp_path, monkeypatch, "Ranges", _only(name), self_check=False)
     assert rows[name].status == "rewritten", rows[name].reason
     calls = [c for c in _calls() if c.name == name]
     result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
