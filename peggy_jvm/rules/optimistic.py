@@ -20,11 +20,20 @@ What this module owns
     * :func:`value_numbers`: optimistic value numbering across loops, groups of thetas equal at every
       iteration (thetas of one depth with equal initial values assumed equal, split by their next values'
       numbers under that hypothesis until no group splits; docs/optimistic.md).
+    * :func:`loop_contexts`: facts from a loop's exit test. For each loop (a pass class and the thetas its evals
+      read), the same fixpoint over the classes varying in the loop, true only at the iterations before its
+      exit: the exit test false there, its int comparisons met in as interval bounds (``i < n``: ``i`` at most
+      ``hi(n) - 1``), each class starting from its global fact. What it decides (a test, a divisor check) is a
+      substitution valid at those iterations only, never merged into a class.
     * :class:`LoopOptimism` (``loop-optimistic``, group ``peg.loop.optimistic``): the rule. Only converged facts
       gate rewrites: a class found equal to a constant (a loop-carried value that never changes, a test it
       decides) is merged with that constant; a divisor check (``check.zero.i``/``.l``) of a value whose interval
       excludes zero neither throws nor changes the heap (``rho_value`` is the divisor, ``rho_sigma`` the heap it
       got), as ``effects.divisor`` says of a non-zero constant; the thetas of a value-numbering group are merged.
+      A loop context's substitution is applied to a copy of the loop (:class:`_InLoop`), and only the loop's
+      thetas are merged with their copies at its exit (``eval(t, p) = eval(t', p)``), with ``p`` given a pass
+      that reads the copies: those unions hold at every iteration (docs/optimistic.md, "Facts from a loop's exit
+      test").
 
 Why a converged fact holds (docs/optimistic.md has the argument in full)
     A naive optimistic analysis is unsound in an e-graph: a class ``{p, or(p, and(t, 0))}`` used as the initial
@@ -39,15 +48,19 @@ Why a converged fact holds (docs/optimistic.md has the argument in full)
     of ``l`` is its initial value at the same vector (lower rank), at iteration ``k + 1`` its next value at
     iteration ``k`` (an earlier vector), and both are within the final hypothesis because the hypotheses are
     a post-fixpoint. The facts hold at every iteration (also past a loop's exit), so the unions made from them
-    hold as PEG equalities; nothing here reasons from a loop's exit test.
+    hold as PEG equalities. A loop context's facts are proved the same way over the iterations before the exit
+    (closed under going back one iteration of the loop), and used only through the loop copy.
 
-Inputs / outputs: an ``EPeg`` after rebuild; unions with reasons (``Reason("loop-optimistic", ...)``).
+Inputs / outputs: an ``EPeg`` after rebuild; unions with reasons (``Reason("loop-optimistic", ...)``), and the nodes
+of the loop copies.
 
 Invariants
     * Deterministic: classes are visited in id order, the rounds are bounded (:data:`MAX_ROUNDS`) and the work
       by :data:`MAX_VISITS` node visits per analysis (over it: no facts); no clock is read. The rule analyses
       an e-graph at its 1st, 2nd, 4th, 8th ... search (what the runner's iteration count decides, never time).
     * A hypothesis that did not converge gives nothing: the rule only ever sees a post-fixpoint.
+    * A loop is copied at most once per e-graph (:data:`MAX_CONTEXTS` loops; regions of at most
+      :data:`MAX_REGION` classes; a copy explores at most ``max_classes`` classes).
 """
 from __future__ import annotations
 
@@ -699,20 +712,21 @@ class _InLoop(Assume):
     whose initial value does not vary in it and through the loop operators of inner loops, every other loop
     operator (of an outer loop, and eval, pass, shift, peel of this one: they read other iterations) kept whole."""
 
-    def __init__(self, eg: EPeg, subst: dict[int, int], depth: int, limit: int) -> None:
+    def __init__(self, eg: EPeg, subst: dict[int, int], depth: int, limit: int, copy_values: bool = True) -> None:
         super().__init__(eg, subst, limit, rule=LoopOptimism.name)
         self.depth = depth
+        self.copy_values = copy_values
 
     def _leaf(self, cid: int) -> bool:
         return super()._leaf(cid) or not self.eg.varies(cid, self.depth)
 
     # a value that varies in the loop (a divisor check's divisor and heap) is copied too: the copy stays one loop
     def _explore(self, tops: list[int]) -> None:
-        super()._explore([*tops, *sorted(set(self.subst.values()))])
+        super()._explore([*tops, *sorted(set(self.subst.values()))] if self.copy_values else tops)
 
     def _copy(self, cid: int) -> int:
         value = self.subst.get(self.eg.find(cid))
-        return super()._copy(cid if value is None else value)
+        return super()._copy(cid if value is None or not self.copy_values else value)
 
     def _kept(self, node: ENode) -> bool:
         op, attr, ch = node
@@ -923,7 +937,7 @@ class LoopOptimism:
             made = body.copy(tops + extra)
             copies = dict(zip(tops, made))
             thetas = {c: body.copies[c] for c in changed if body.chosen[c][:2] == ("theta", depth)}
-            at_exit = _InLoop(eg, thetas, depth, self.max_classes)
+            at_exit = _InLoop(eg, thetas, depth, self.max_classes, copy_values=False)
             if shape is None:
                 exit_test = at_exit.copy([d])[0]
             else:  # the iteration's heap before the exit as the body's copy has it, at the exit through thetas only
