@@ -839,8 +839,6 @@ def value_numbers(eg: EPeg, facts: Facts, max_visits: int = MAX_VISITS) -> list[
 
 
 # -- the rule -------------------------------------------------------------------------------------------------
-
-
 class LoopOptimism:
     """See the module docstring. ``mutant`` builds deliberately wrong variants for the tests that must catch
     them: ``"trust-init"`` takes every loop-carried value to be its initial value, never checking that the
@@ -862,6 +860,7 @@ class LoopOptimism:
         self._searches = 0  # searches of that e-graph so far
         self._seen = -1  # its version when last analysed
         self._done: set[int] = set()  # its pass nodes whose loop was rewritten under its exit test
+        self._loops = 0  # and how many loops that is
 
     def _analyze(self, eg: EPeg) -> Facts:
         return _first_guess(eg) if self.mutant == "trust-init" else analyze(eg)
@@ -869,7 +868,7 @@ class LoopOptimism:
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         if eg.serial != self._graph:
             self._graph, self._searches, self._seen = eg.serial, 0, -1
-            self._done = set()
+            self._done, self._loops = set(), 0
         self._searches += 1
         # analysed at the 1st, 2nd, 4th, 8th ... search of an e-graph: most facts are there in the PEG as built,
         # and a full analysis every iteration cost a tenth of the optimizer's time on commons-lang3
@@ -895,7 +894,7 @@ class LoopOptimism:
         for group in value_numbers(eg, res):
             out.extend(("equal", theta_node_id(eg, group[0]), theta_node_id(eg, c)) for c in group[1:]
                        if find(c) != find(group[0]))
-        if len(self._done) < MAX_CONTEXTS:
+        if self._loops < MAX_CONTEXTS:
             out.extend(m for m in loop_contexts(eg, res, self.mutant) if not self._done & _pass_ids(eg, m[2]))
         return out[:limit], False
 
@@ -913,13 +912,12 @@ class LoopOptimism:
         merged = eg.union(eg.add("rho_value", None, (check,)), divisor, why)
         return eg.union(eg.add("rho_sigma", None, (check,)), heap, why) or merged
 
-
     def _rewrite_loop(self, eg: EPeg, match: tuple) -> bool:
         """The loop of a context copied with its substitutions (docs/optimistic.md, "Facts from a loop's exit
         test"): ``eval(t, p) = eval(t', p)`` for each theta ``t`` the loop's evals read, and ``p = pass(d')``,
         the exit test ``d`` reading the copied thetas."""
         _k, depth, p, d, tops, subst, pairs = match
-        if self._done & _pass_ids(eg, p) or len(self._done) >= MAX_CONTEXTS:
+        if self._done & _pass_ids(eg, p) or self._loops >= MAX_CONTEXTS:
             return False
         find = eg.find
         facts = {find(t): eg.add(*v) if kind == "const" else find(v) for t, kind, v in subst}
@@ -957,6 +955,7 @@ class LoopOptimism:
                 merged |= eg.union(eg.add("eval", depth, (t, q)), eg.add("eval", depth, (t2, q)), why)
         if merged:  # once per loop (a loop with nothing to rewrite yet is tried again at the next analysis)
             self._done |= _pass_ids(eg, p)
+            self._loops += 1
         return merged
 
 
