@@ -72,6 +72,7 @@ from ..egraph.explain import Reason
 from ..epeg.analyses import fold_keys
 from ..peg.ops import OPS, Role, T
 from .branchfacts import LOOP_OPS, Assume, CopyTooLarge
+from .peel import _evals_at
 
 if TYPE_CHECKING:
     from ..egraph.types import ENode
@@ -627,17 +628,16 @@ def loop_contexts(eg: EPeg, res: Facts, mutant: str | None = None) -> list[tuple
     if not res.converged or g is None or budget is None:
         return []
     find = eg.find
-    evals: dict[tuple[int, int], set[int]] = {}
-    for cid in sorted(eg.classes_with_op("eval")):
-        for op, attr, ch in eg.nodes(cid):
-            if op == "eval":
-                evals.setdefault((attr, find(ch[1])), set()).add(find(ch[0]))
+    evals: dict[tuple[int, int], set[int]] = {}  # (depth, pass class) -> the classes its evals read
+    for p in sorted(eg.classes_with_op("pass")):
+        for depth in sorted({a for op, a, _ch in eg.nodes(p) if op == "pass"}):
+            evals[(depth, p)] = {x for _e, x in _evals_at(eg, p, depth)}
     thresholds = _thresholds(eg)
     skew = {"lt": 1} if mutant == "range-high" else {"gt": 1} if mutant == "range-low" else {}
     out: list[tuple] = []
     for (depth, p), seqs in sorted(evals.items()):
         conds = sorted({find(ch[0]) for op, a, ch in eg.nodes(p) if op == "pass" and a == depth})
-        if not conds or eg.variance(conds[0]) >> (depth + 1):
+        if not seqs or eg.variance(conds[0]) >> (depth + 1):
             continue  # no exit test, or one that varies in an inner loop (the exit is not one index)
         d = conds[0]
         if mutant == "after-exit":
