@@ -96,9 +96,9 @@ def test_the_exit_bound_is_exact_and_the_mutant_is_not():
 
 
 def test_the_rewrite_keeps_the_loop_whole():
-    """The rule's unions for ``i >= 0``: the returned value's eval gets a copy whose theta reads no test, and the
-    pass class a second pass (its exit test reading the copied thetas); nothing else of the class ``i >= 0`` is
-    touched (it is not merged with true: past the exit it may be false)."""
+    """The rule's unions for ``i >= 0``: the returned value's eval gets a copy of ``s`` whose next value reads no
+    test (``i`` reaches no substituted class: not copied, so the exit test and its pass stay as they are); the
+    class ``i >= 0`` itself is not merged with true (past the exit it may be false)."""
     eg, ids = _counted(lambda g, i, n: g.add("ge.i", None, (i, g.add("const.i", 0))))
     rule = LoopOptimism()
     matches, _ = rule.search(eg, 100, 0.0)
@@ -106,13 +106,14 @@ def test_the_rewrite_keeps_the_loop_whole():
     assert any(rule.apply(eg, m) for m in matches)
     eg.rebuild()
     assert eg.const(ids["test"]) is None
+    assert sum(op == "pass" for c in eg.classes_with_op("pass") for op, _a, _c in eg.nodes(c)) == 1
     evals = [ch[0] for cid in eg.classes_with_op("eval") for op, _a, ch in eg.nodes(cid) if op == "eval"]
     copies = [t for t in evals if eg.find(t) != eg.find(ids["s"]) and any(op == "theta" for op, _a, _c in eg.nodes(t))]
     assert copies, "no copy of s is evaluated"
-    # the copy's next value reads no comparison any more (only phis on the constant true, folded by other rules)
+    # the copy's next value reads no comparison any more (a phi on the constant true, folded by other rules)
     nxt = [ch[1] for op, _a, ch in eg.nodes(copies[0]) if op == "theta"][0]
-    assert all(not op.startswith("ge.") for c in [nxt] for _o, _a, ch in eg.nodes(c) for k in ch
-               for op, _a2, _c2 in eg.nodes(k))
+    reads = {op for _o, _a, ch in eg.nodes(nxt) for k in ch for op, _a2, _c2 in eg.nodes(k)}
+    assert "const.b" in reads and not any(op.startswith("ge.") for op in reads), reads
 
 
 # -- the full stage on Java --------------------------------------------------------------------------------------
