@@ -1,7 +1,8 @@
 """The rewrite fuzzer for the built-in rules that copy terms (rules/branchfacts.py ``branch-facts``,
 rules/unswitch.py ``loop-unswitch``) and for the unions of the optimistic analysis (rules/optimistic.py
-``loop-optimistic``): seeded random PEGs (branches on ``x == k``, ``x != k``, ``x < k``, loops with a
-loop-invariant test in the body, loops whose carried value is tested against constants), one rule applied to
+``loop-optimistic``, also its loop copies under an exit test): seeded random PEGs (branches on ``x == k``,
+``x != k``, ``x < k``, loops with a loop-invariant test in the body, loops whose carried value is tested against
+constants, counted loops whose body tests the counter), one rule applied to
 every match in a fresh E-PEG, then each class the rule merged read back as a PEG through the rule's own new
 nodes (the newest node of every class; for ``loop-optimistic`` a class's constant first) and evaluated against
 the original PEG (peggy_jvm.peg.evaluate) on edge arguments. The rules' deliberate mutants must be
@@ -83,38 +84,33 @@ def random_carried_peg(seed: int) -> PEG:
 
 def random_counted_peg(seed: int) -> PEG:
     """``f(x, y, n)``: a counted loop, ``i`` from a constant up while ``i < n`` (or a constant bound) or from ``n``
-    down while ``i > k``,
-    whose body tests ``i`` against a constant, ``n`` or ``x`` (``s = phi(t, e1, e2)``), what the facts from its
-    exit test decide at some seeds; often a second loop after it with a counter of the same class up to ``y``
-    and its own test of that counter against ``n`` (a sibling loop); the result ``eval(s)``, plus at some seeds
-    a value of the body read at the exit (``phi(t, 1, 2)``)."""
+    down while ``i > k``, whose body tests ``i`` against a constant, ``n`` or ``x`` (``s = phi(t, e1, e2)``), what
+    the facts from its exit test decide at some seeds; often a second loop after it with a counter of the same
+    class up to ``y`` and its own test of that counter (a sibling loop); the result ``eval(s)``, plus at some
+    seeds a value of the body read at the exit (``phi(t, 1, 2)``)."""
     rng = random.Random(seed)
     g = PEG(name=f"counted{seed}", param_types=["int", "int", "int"])
     s0 = g.add("sigma0")
     x, y, n = (g.add("param", k) for k in range(3))
-    one = g.add("const.i", 1)
+    one, two = g.add("const.i", 1), g.add("const.i", 2)
 
-    def loop(bound: int, up: bool, start: int, init: int) -> tuple[int, int]:
+    def loop(bound: int, up: bool, start: int, init: int) -> int:
         i, s = g.new_theta(1), g.new_theta(1)
         g.set_theta(i, start, g.add("add.i" if up else "sub.i", None, (i, one)))
         other = rng.choice([g.add("const.i", rng.choice(CONSTS + [2, 9])), n, x])
         test = g.add(rng.choice(["eq.i", "ne.i", "lt.i", "le.i", "gt.i", "ge.i"]), None, (i, other))
-        body = g.add("phi", None, (test, _expr(g, rng, [s, i, y], 2), _expr(g, rng, [s, x], 2)))
-        g.set_theta(s, init, body)
-        stop = g.add("ge.i", None, (i, bound)) if up else g.add("le.i", None, (i, bound))
+        g.set_theta(s, init, g.add("phi", None, (test, _expr(g, rng, [s, i, y], 2), _expr(g, rng, [s, x], 2))))
+        stop = g.add("ge.i" if up else "le.i", None, (i, bound))
         p = g.add("pass", 1, (g.add("guard", None, (s0, stop)),))
         value = g.add("eval", 1, (s, p))
         if rng.random() < 0.3:
-            value = g.add("add.i", None, (value, g.add("eval", 1, (g.add("phi", None, (test, one, g.add("const.i", 2))), p))))
-        return value, s
+            value = g.add("add.i", None, (value, g.add("eval", 1, (g.add("phi", None, (test, one, two)), p))))
+        return value
     up = rng.random() < 0.6
     bound = rng.choice([n, g.add("const.i", rng.choice([3, 5]))]) if up else g.add("const.i", rng.choice([0, 1]))
-    first, s = loop(bound, up,
-                    g.add("const.i", rng.choice([0, 1])) if up else n, g.add("const.i", rng.choice(CONSTS)))
-    result = first
+    result = loop(bound, up, g.add("const.i", rng.choice([0, 1])) if up else n, g.add("const.i", rng.choice(CONSTS)))
     if rng.random() < 0.5:  # a sibling: a counter of the same class (same start and step) up to y
-        second, _s2 = loop(y, up, g.add("const.i", 0) if up else n, first)
-        result = second
+        result = loop(y, up, g.add("const.i", 0) if up else n, result)
     g.root = g.add("return", None, (s0, result))
     g.seal()
     return g
@@ -192,7 +188,8 @@ def _outcome(peg: PEG, args: tuple) -> object:
 
 def _fuzz(rule_factory, loop: bool | str, seeds: range) -> tuple[int, list]:
     """(rewrites checked, mismatches) of the rule on the random PEGs of ``seeds`` (``loop`` "carried": the
-    loops of :func:`random_carried_peg`, read back constants first)."""
+    loops of :func:`random_carried_peg`, "counted": those of :func:`random_counted_peg`, both read back constants
+    first)."""
     checked, bad = 0, []
     carried = loop in ("carried", "counted")
     for seed in seeds:
