@@ -34,12 +34,12 @@ _counts = {"loops": 0, "found": 0}
 def _instrument() -> None:
     rewrite, contexts = O.LoopOptimism._rewrite_loop, O.loop_contexts
 
-    def counted_rewrite(self, eg, match):  # type: ignore[no-untyped-def]
+    def counted_rewrite(self, eg, match):
         done = rewrite(self, eg, match)
         _counts["loops"] += bool(done)
         return done
 
-    def counted_contexts(eg, res, mutant=None):  # type: ignore[no-untyped-def]
+    def counted_contexts(eg, res, mutant=None):
         out = contexts(eg, res, mutant)
         _counts["found"] += len(out)
         return out
