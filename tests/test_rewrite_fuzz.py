@@ -1,7 +1,8 @@
 """The rewrite fuzzer for the built-in rules that copy terms (rules/branchfacts.py ``branch-facts``,
 rules/unswitch.py ``loop-unswitch``) and for the unions of the optimistic analysis (rules/optimistic.py
-``loop-optimistic``): seeded random PEGs (branches on ``x == k``, ``x != k``, ``x < k``, loops with a
-loop-invariant test in the body, loops whose carried value is tested against constants), one rule applied to
+``loop-optimistic``, also its loop copies under an exit test): seeded random PEGs (branches on ``x == k``,
+``x != k``, ``x < k``, loops with a loop-invariant test in the body, loops whose carried value is tested against
+constants, counted loops whose body tests the counter), one rule applied to
 every match in a fresh E-PEG, then each class the rule merged read back as a PEG through the rule's own new
 nodes (the newest node of every class; for ``loop-optimistic`` a class's constant first) and evaluated against
 the original PEG (peggy_jvm.peg.evaluate) on edge arguments. The rules' deliberate mutants must be
@@ -81,6 +82,40 @@ def random_carried_peg(seed: int) -> PEG:
     return g
 
 
+def random_counted_peg(seed: int) -> PEG:
+    """``f(x, y, n)``: a counted loop, ``i`` from a constant up while ``i < n`` (or a constant bound) or from ``n``
+    down while ``i > k``, whose body tests ``i`` against a constant, ``n`` or ``x`` (``s = phi(t, e1, e2)``), what
+    the facts from its exit test decide at some seeds; often a second loop after it with a counter of the same
+    class up to ``y`` and its own test of that counter (a sibling loop); the result ``eval(s)``, plus at some
+    seeds a value of the body read at the exit (``phi(t, 1, 2)``)."""
+    rng = random.Random(seed)
+    g = PEG(name=f"counted{seed}", param_types=["int", "int", "int"])
+    s0 = g.add("sigma0")
+    x, y, n = (g.add("param", k) for k in range(3))
+    one, two = g.add("const.i", 1), g.add("const.i", 2)
+
+    def loop(bound: int, up: bool, start: int, init: int) -> int:
+        i, s = g.new_theta(1), g.new_theta(1)
+        g.set_theta(i, start, g.add("add.i" if up else "sub.i", None, (i, one)))
+        other = rng.choice([g.add("const.i", rng.choice(CONSTS + [2, 9])), n, x])
+        test = g.add(rng.choice(["eq.i", "ne.i", "lt.i", "le.i", "gt.i", "ge.i"]), None, (i, other))
+        g.set_theta(s, init, g.add("phi", None, (test, _expr(g, rng, [s, i, y], 2), _expr(g, rng, [s, x], 2))))
+        stop = g.add("ge.i" if up else "le.i", None, (i, bound))
+        p = g.add("pass", 1, (g.add("guard", None, (s0, stop)),))
+        value = g.add("eval", 1, (s, p))
+        if rng.random() < 0.3:
+            value = g.add("add.i", None, (value, g.add("eval", 1, (g.add("phi", None, (test, one, two)), p))))
+        return value
+    up = rng.random() < 0.6
+    bound = rng.choice([n, g.add("const.i", rng.choice([3, 5]))]) if up else g.add("const.i", rng.choice([0, 1]))
+    result = loop(bound, up, g.add("const.i", rng.choice([0, 1])) if up else n, g.add("const.i", rng.choice(CONSTS)))
+    if rng.random() < 0.5:  # a sibling: a counter of the same class (same start and step) up to y
+        result = loop(y, up, g.add("const.i", 0) if up else n, result)
+    g.root = g.add("return", None, (s0, result))
+    g.seal()
+    return g
+
+
 class _Cycle(Exception):
     pass
 
@@ -153,11 +188,13 @@ def _outcome(peg: PEG, args: tuple) -> object:
 
 def _fuzz(rule_factory, loop: bool | str, seeds: range) -> tuple[int, list]:
     """(rewrites checked, mismatches) of the rule on the random PEGs of ``seeds`` (``loop`` "carried": the
-    loops of :func:`random_carried_peg`, read back constants first)."""
+    loops of :func:`random_carried_peg`, "counted": those of :func:`random_counted_peg`, both read back constants
+    first)."""
     checked, bad = 0, []
-    carried = loop == "carried"
+    carried = loop in ("carried", "counted")
     for seed in seeds:
-        peg = random_carried_peg(seed) if carried else random_peg(seed, bool(loop))
+        peg = random_counted_peg(seed) if loop == "counted" else random_carried_peg(seed) if carried \
+            else random_peg(seed, bool(loop))
         eg = EPeg()
         root = eg.add_peg(peg)[peg.root]
         eg.rebuild()
@@ -183,8 +220,9 @@ def _fuzz(rule_factory, loop: bool | str, seeds: range) -> tuple[int, list]:
 
 
 @pytest.mark.parametrize("make,loop", [(BranchFacts, False), (BranchFacts, True), (LoopUnswitch, True),
-                                       (LoopOptimism, "carried")],
-                         ids=["branch-facts", "branch-facts-loops", "loop-unswitch", "loop-optimistic"])
+                                       (LoopOptimism, "carried"), (LoopOptimism, "counted")],
+                         ids=["branch-facts", "branch-facts-loops", "loop-unswitch", "loop-optimistic",
+                              "loop-optimistic-exit"])
 def test_the_rewrites_keep_every_value(make, loop):
     checked, bad = _fuzz(make, loop, range(100))
     assert bad == []
@@ -194,8 +232,13 @@ def test_the_rewrites_keep_every_value(make, loop):
 @pytest.mark.parametrize("make,loop", [(lambda: BranchFacts(mutant="wrong-constant"), False),
                                        (lambda: BranchFacts(mutant="wrong-arm"), False),
                                        (lambda: LoopUnswitch(mutant="swap"), True),
-                                       (lambda: LoopOptimism(mutant="trust-init"), "carried")],
-                         ids=["wrong-constant", "wrong-arm", "swap", "trust-init"])
+                                       (lambda: LoopOptimism(mutant="trust-init"), "carried"),
+                                       (lambda: LoopOptimism(mutant="range-high"), "counted"),
+                                       (lambda: LoopOptimism(mutant="range-low"), "counted"),
+                                       (lambda: LoopOptimism(mutant="sibling"), "counted"),
+                                       (lambda: LoopOptimism(mutant="after-exit"), "counted")],
+                         ids=["wrong-constant", "wrong-arm", "swap", "trust-init", "range-high", "range-low", "sibling",
+                              "after-exit"])
 def test_the_fuzzer_catches_the_mutants(make, loop):
     _checked, bad = _fuzz(make, loop, range(60))
     assert bad, "a wrong rewrite went unnoticed"

@@ -92,6 +92,11 @@ class Assume:
         """Kept as it is whatever its node: a constant."""
         return self.eg.const(cid) is not None
 
+    def _kept(self, node: ENode) -> bool:
+        """A class copied through ``node`` would not equal its original: the node reads its children at other
+        indexes of a loop some target varies in (the class is kept whole)."""
+        return node[0] in LOOP_OPS and bool((self.forbidden >> node[1]) & 1)
+
     def _explore(self, tops: list[int]) -> None:
         eg = self.eg
         find, memo = eg.find, eg._memo
@@ -110,7 +115,7 @@ class Assume:
                 continue
             node = min(nodes, key=lambda n: memo.get(n, 1 << 60))
             op, attr, ch = node
-            if op in LOOP_OPS and (self.forbidden >> attr) & 1:
+            if self._kept(node):
                 if inside:
                     raise CopyTooLarge
                 continue

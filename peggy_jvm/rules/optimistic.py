@@ -20,11 +20,20 @@ What this module owns
     * :func:`value_numbers`: optimistic value numbering across loops, groups of thetas equal at every
       iteration (thetas of one depth with equal initial values assumed equal, split by their next values'
       numbers under that hypothesis until no group splits; docs/optimistic.md).
+    * :func:`loop_contexts`: facts from a loop's exit test. For each loop (a pass class and the thetas its evals
+      read), the same fixpoint over the classes varying in the loop, true only at the iterations before its
+      exit: the exit test false there, its int comparisons met in as interval bounds (``i < n``: ``i`` at most
+      ``hi(n) - 1``), each class starting from its global fact. What it decides (a test, a divisor check) is a
+      substitution valid at those iterations only, never merged into a class.
     * :class:`LoopOptimism` (``loop-optimistic``, group ``peg.loop.optimistic``): the rule. Only converged facts
       gate rewrites: a class found equal to a constant (a loop-carried value that never changes, a test it
       decides) is merged with that constant; a divisor check (``check.zero.i``/``.l``) of a value whose interval
       excludes zero neither throws nor changes the heap (``rho_value`` is the divisor, ``rho_sigma`` the heap it
       got), as ``effects.divisor`` says of a non-zero constant; the thetas of a value-numbering group are merged.
+      A loop context's substitution is applied to a copy of the loop (:class:`_InLoop`), and only the loop's
+      thetas are merged with their copies at its exit (``eval(t, p) = eval(t', p)``), with ``p`` given a pass
+      that reads the copies: those unions hold at every iteration (docs/optimistic.md, "Facts from a loop's exit
+      test").
 
 Why a converged fact holds (docs/optimistic.md has the argument in full)
     A naive optimistic analysis is unsound in an e-graph: a class ``{p, or(p, and(t, 0))}`` used as the initial
@@ -39,27 +48,34 @@ Why a converged fact holds (docs/optimistic.md has the argument in full)
     of ``l`` is its initial value at the same vector (lower rank), at iteration ``k + 1`` its next value at
     iteration ``k`` (an earlier vector), and both are within the final hypothesis because the hypotheses are
     a post-fixpoint. The facts hold at every iteration (also past a loop's exit), so the unions made from them
-    hold as PEG equalities; nothing here reasons from a loop's exit test.
+    hold as PEG equalities. A loop context's facts are proved the same way over the iterations before the exit
+    (closed under going back one iteration of the loop), and used only through the loop copy.
 
-Inputs / outputs: an ``EPeg`` after rebuild; unions with reasons (``Reason("loop-optimistic", ...)``).
+Inputs / outputs: an ``EPeg`` after rebuild; unions with reasons (``Reason("loop-optimistic", ...)``), and the nodes
+of the loop copies.
 
 Invariants
     * Deterministic: classes are visited in id order, the rounds are bounded (:data:`MAX_ROUNDS`) and the work
       by :data:`MAX_VISITS` node visits per analysis (over it: no facts); no clock is read. The rule analyses
       an e-graph at its 1st, 2nd, 4th, 8th ... search (what the runner's iteration count decides, never time).
     * A hypothesis that did not converge gives nothing: the rule only ever sees a post-fixpoint.
+    * A loop is copied at most once per e-graph (:data:`MAX_CONTEXTS` loops; regions of at most
+      :data:`MAX_REGION` classes; a copy explores at most ``max_classes`` classes).
 """
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from ..egraph.explain import Reason
 from ..epeg.analyses import fold_keys
 from ..peg.ops import OPS, Role, T
+from .branchfacts import LOOP_OPS, Assume, CopyTooLarge
+from .peel import _evals_at
 
 if TYPE_CHECKING:
+    from ..egraph.types import ENode
     from ..epeg import EPeg
 
 __all__ = ["Interval", "Facts", "analyze", "value_numbers", "LoopOptimism", "BOTTOM", "MAX_ROUNDS", "MAX_VISITS"]
@@ -102,6 +118,7 @@ _LIMITS = {32: (-(1 << 31), (1 << 31) - 1), 64: (-(1 << 63), (1 << 63) - 1)}
 _BITS = {T.INT: 32, T.LONG: 64}
 _TRUE, _FALSE = ("const.b", True), ("const.b", False)
 _VALUE_SORTS = frozenset({T.INT, T.LONG, T.BOOL, T.FLOAT, T.DOUBLE})
+_CHECKS = {"check.zero.i": 32, "check.zero.l": 64}  # the divisor checks, and their divisor's width
 
 
 def _interval(bits: int, lo: int, hi: int) -> Fact:
@@ -320,6 +337,8 @@ class Facts:
     hypotheses: dict[int, Fact]
     converged: bool
     rounds: int
+    graph: _Graph | None = field(default=None, repr=False, compare=False)  # what the loop contexts reuse
+    budget: _Budget | None = field(default=None, repr=False, compare=False)  # the visits they may still spend
 
     def of(self, eg: EPeg, cid: int) -> Fact:
         return self.facts.get(eg.find(cid)) if self.converged else None
@@ -370,11 +389,14 @@ class _Graph:
 
 
 def _inner(g: _Graph, pess: dict[int, Fact], hyp: dict[int, Fact], base: dict[int, Fact] | None = None,
-           order: list[int] | None = None) -> dict[int, Fact]:
+           order: list[int] | None = None, ctx: _Context | None = None) -> dict[int, Fact]:
     """The facts of every ranked class under the hypotheses ``hyp`` (one pass in rank order); with ``base`` (an
-    earlier pass's facts) only the classes of ``order`` are computed again: those that depend on a hypothesis."""
+    earlier pass's facts) only the classes of ``order`` are computed again: those that depend on a hypothesis.
+    With ``ctx`` (a loop's iterations before its exit), only the classes of ``order`` (the loop's region) are
+    computed, starting from ``pess`` (the global facts, which also stand for every class outside the region),
+    and the context's assumptions are met in (:meth:`_Context.refine`)."""
     facts: dict[int, Fact] = dict(base) if base is not None else {}
-    get = facts.get
+    get = facts.get if ctx is None else (lambda c: facts[c] if c in facts else pess.get(c))
     for cid in (order if order is not None else g.order):
         f = pess.get(cid)
         for op, _attr, ch in g.usable[cid]:
@@ -389,7 +411,7 @@ def _inner(g: _Graph, pess: dict[int, Fact], hyp: dict[int, Fact], base: dict[in
             else:
                 continue
             f = meet(f, nf)
-        facts[cid] = f
+        facts[cid] = f if ctx is None else ctx.refine(g, cid, f, get)
     return facts
 
 
@@ -427,26 +449,34 @@ def _step(thetas: dict[int, list[tuple[int, int]]], facts: dict[int, Fact]) -> d
     return out
 
 
-def analyze(eg: EPeg, max_rounds: int = MAX_ROUNDS, max_visits: int = MAX_VISITS) -> Facts:
-    """The optimistic facts of the (rebuilt) e-graph; see the module docstring."""
-    none = Facts({}, {}, False, 0)
-    if not any(eg.sort(t) in _VALUE_SORTS for t in eg.classes_with_op("theta")):
-        return none  # no loop-carried value: nothing optimism could add
-    g = _Graph(eg)
-    pess = {cid: _of_key(eg.const(cid)) for cid in g.order}
-    thetas = _thetas(eg, g)
+class _Budget:
+    """Node visits left for one analysis (the global fixpoint and every loop context share it)."""
+
+    def __init__(self, visits: int) -> None:
+        self.left = visits
+
+    def take(self, n: int) -> bool:
+        """Spend ``n`` visits; False (nothing spent) when fewer are left."""
+        if n > self.left:
+            return False
+        self.left -= n
+        return True
+
+
+def _solve(thetas: dict[int, list[tuple[int, int]]], facts: dict[int, Fact],
+           compute: Callable[[dict[int, Fact], dict[int, Fact]], dict[int, Fact]], cost: int,
+           thresholds: dict[int, list[int]], budget: _Budget, max_rounds: int
+           ) -> tuple[dict[int, Fact], dict[int, Fact], int] | None:
+    """The outer level: the least post-fixpoint of the hypotheses of ``thetas`` (see the module docstring), from
+    ``facts`` (computed under bottom hypotheses); ``compute(hyp, previous facts)`` is the inner level, ``cost``
+    visits each. Returns (hypotheses, facts, rounds), or None when it did not converge within the rounds or the
+    budget."""
     hyp: dict[int, Fact] = {t: BOTTOM for t in thetas}
-    dep = _dependent(g, thetas)
-    dep_size = sum(len(g.usable[c]) for c in dep)
-    thresholds = _thresholds(eg)
-    facts = _inner(g, pess, hyp)
-    visits = g.size
     for rnd in range(max_rounds):
         if rnd:
-            visits += dep_size
-            if visits > max_visits:
-                return none
-            facts = _inner(g, pess, hyp, facts, dep)
+            if not budget.take(cost):
+                return None
+            facts = compute(hyp, facts)
         found = _step(thetas, facts)
         grown = {t: f for t, f in found.items() if not leq(f, hyp[t])}
         if not grown:
@@ -455,17 +485,254 @@ def analyze(eg: EPeg, max_rounds: int = MAX_ROUNDS, max_visits: int = MAX_VISITS
             new = join(hyp[t], f)
             hyp[t] = widen(hyp[t], new, thresholds) if rnd >= _WIDEN_AFTER else new
     else:
-        return none
+        return None
     for _ in range(_NARROWINGS):  # a post-fixpoint's image is one too (monotone transfer); checked anyway
         narrower = _step(thetas, facts)
-        if narrower == hyp or visits + dep_size > max_visits:
+        if narrower == hyp or not budget.take(cost):
             break
-        visits += dep_size
-        nfacts = _inner(g, pess, narrower, facts, dep)
+        nfacts = compute(narrower, facts)
         if not all(leq(f, narrower[t]) for t, f in _step(thetas, nfacts).items()):
             break
         hyp, facts = narrower, nfacts
-    return Facts(facts, hyp, True, rnd + 1)
+    return hyp, facts, rnd + 1
+
+
+def analyze(eg: EPeg, max_rounds: int = MAX_ROUNDS, max_visits: int = MAX_VISITS) -> Facts:
+    """The optimistic facts of the (rebuilt) e-graph; see the module docstring."""
+    none = Facts({}, {}, False, 0)
+    if not any(eg.sort(t) in _VALUE_SORTS for t in eg.classes_with_op("theta")):
+        return none  # no loop-carried value: nothing optimism could add
+    g = _Graph(eg)
+    pess = {cid: _of_key(eg.const(cid)) for cid in g.order}
+    thetas = _thetas(eg, g)
+    dep = _dependent(g, thetas)
+    budget = _Budget(max_visits - g.size)
+    solved = _solve(thetas, _inner(g, pess, {t: BOTTOM for t in thetas}),
+                    lambda hyp, facts: _inner(g, pess, hyp, facts, dep), sum(len(g.usable[c]) for c in dep),
+                    _thresholds(eg), budget, max_rounds)
+    if solved is None:
+        return none
+    hyp, facts, rounds = solved
+    return Facts(facts, hyp, True, rounds, g, budget)
+
+
+# -- facts inside a loop: what its exit test establishes -----------------------------------------------------
+#: a comparison's relation when it is false, and with its operands swapped
+_REL_NOT = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
+_REL_FLIP = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+#: boolean classes assumed from one exit test, classes of one loop's region, contexts rewritten per e-graph
+MAX_ASSUMED = 32
+MAX_REGION = 3000
+MAX_CONTEXTS = 8
+
+
+def _assumed(eg: EPeg, cond: int, value: bool) -> dict[int, bool]:
+    """Boolean classes whose value follows from ``cond`` being ``value``: through ``guard`` (its condition),
+    ``not``, the operands of a false ``or`` and of a true ``and``, a phi of the two constants, and an int
+    comparison's negation and mirror image where the e-graph has them."""
+    find = eg.find
+    out: dict[int, bool] = {}
+    stack = [(find(cond), value)]
+    while stack and len(out) < MAX_ASSUMED:
+        c, v = stack.pop()
+        if c in out:
+            continue
+        out[c] = v
+        for op, _a, ch in eg.nodes(c):
+            if op == "guard":
+                stack.append((find(ch[1]), v))
+            elif op == "not":
+                stack.append((find(ch[0]), not v))
+            elif (op == "or" and not v) or (op == "and" and v):
+                stack.extend((find(k), v) for k in ch)
+            elif op == "phi" and (eg.const(ch[1]), eg.const(ch[2])) in ((_TRUE, _FALSE), (_FALSE, _TRUE)):
+                stack.append((find(ch[0]), v if eg.const(ch[1]) == _TRUE else not v))
+            elif op.endswith(".i") and op[:-2] in _REL_NOT:
+                rel, (x, y) = op[:-2], ch
+                for other, args, same in ((_REL_NOT[rel], (x, y), False), (_REL_FLIP[rel], (y, x), True),
+                                          (_REL_NOT[_REL_FLIP[rel]], (y, x), False)):
+                    found = eg.lookup(other + ".i", None, args)
+                    if found is not None:
+                        stack.append((find(found), v if same else not v))
+    return out
+
+
+def _bound(rel: str, y: Fact, skew: dict[str, int]) -> Fact:
+    """The int values ``x`` with ``x rel y`` for some ``y`` in the fact ``y`` (top for ``ne``); ``skew`` moves a
+    bound the wrong way (the range mutants)."""
+    if y is BOTTOM:
+        return BOTTOM
+    mn, mx = _LIMITS[32]
+    if y is None:
+        y = Interval(32, mn, mx)
+    if not isinstance(y, Interval) or y.bits != 32:
+        return None
+    lo, hi = {"lt": (mn, y.hi - 1 - skew.get("lt", 0)), "le": (mn, y.hi), "gt": (y.lo + 1 + skew.get("gt", 0), mx),
+              "ge": (y.lo, mx), "eq": (y.lo, y.hi)}.get(rel, (mn, mx))
+    return Interval(32, lo, hi) if lo <= hi else BOTTOM
+
+
+@dataclass
+class _Context:
+    """The iterations of a loop before its exit: at each, every class of ``assumed`` has its fact (the exit test
+    is false), and for every ``x -> (rel, y)`` of ``relations``, ``x rel y`` holds."""
+
+    region: set[int]
+    assumed: dict[int, Fact]
+    relations: dict[int, list[tuple[str, int]]]
+    skew: dict[str, int]
+
+    def refine(self, g: _Graph, cid: int, f: Fact, get: Callable[[int], Fact]) -> Fact:
+        """``f`` met with what the context says of ``cid`` at an iteration where every class of lower rank (and
+        every class outside the region: global facts) is within its fact."""
+        a = self.assumed.get(cid)
+        if a is not None:
+            f = meet(f, a)
+        rank = g.rank[cid]
+        for rel, other in self.relations.get(cid, ()):
+            if other in self.region and g.rank.get(other, rank) >= rank:
+                continue  # not known yet at this iteration (the induction reaches it later)
+            f = meet(f, _bound(rel, get(other), self.skew))
+        return f
+
+
+def _region(eg: EPeg, tops: list[int], depth: int) -> set[int] | None:
+    """The classes varying in loop ``depth`` below ``tops`` (through every node), or None when more than
+    :data:`MAX_REGION`."""
+    find = eg.find
+    seen: set[int] = set()
+    stack = [find(t) for t in tops]
+    while stack:
+        c = stack.pop()
+        if c in seen or not eg.varies(c, depth):
+            continue
+        seen.add(c)
+        if len(seen) > MAX_REGION:
+            return None
+        for _op, _a, ch in eg.nodes(c):
+            stack.extend(find(k) for k in ch)
+    return seen
+
+
+def _has_theta(eg: EPeg, cid: int, depth: int) -> bool:
+    return any(op == "theta" and a == depth for op, a, _ch in eg.nodes(cid))
+
+
+def loop_contexts(eg: EPeg, res: Facts, mutant: str | None = None) -> list[tuple]:
+    """For every loop (a pass class and the thetas of its depth that ``eval`` reads at it), the substitutions
+    that hold at its iterations before the exit and are not known globally: a class found to be one constant,
+    and a divisor check whose divisor cannot be zero there (``rho_value`` its divisor, ``rho_sigma`` its heap).
+    Each as a ``("context", depth, pass class, exit test, tops, substitutions, evals)`` match of
+    :class:`LoopOptimism`; docs/optimistic.md says why the rewrite it makes holds."""
+    g, budget = res.graph, res.budget
+    if not res.converged or g is None or budget is None:
+        return []
+    find = eg.find
+    evals: dict[tuple[int, int], set[int]] = {}  # (depth, pass class) -> the classes its evals read
+    for p in sorted(eg.classes_with_op("pass")):
+        for depth in sorted({a for op, a, _ch in eg.nodes(p) if op == "pass"}):
+            evals[(depth, p)] = {x for _e, x in _evals_at(eg, p, depth)}
+    thresholds = _thresholds(eg)
+    skew = {"lt": 1} if mutant == "range-high" else {"gt": 1} if mutant == "range-low" else {}
+    out: list[tuple] = []
+    for (depth, p), seqs in sorted(evals.items()):
+        conds = sorted({find(ch[0]) for op, a, ch in eg.nodes(p) if op == "pass" and a == depth})
+        if not seqs or eg.variance(conds[0]) >> (depth + 1):
+            continue  # no exit test, or one that varies in an inner loop (the exit is not one index)
+        d = conds[0]
+        if mutant == "after-exit":
+            tops = sorted(t for t in seqs if eg.varies(t, depth))
+        elif mutant == "sibling":
+            tops = sorted({t for (dd, _q), ss in evals.items() if dd == depth for t in ss if _has_theta(eg, t, depth)})
+        else:
+            tops = sorted(t for t in seqs if _has_theta(eg, t, depth))
+        region = _region(eg, [*tops, d], depth) if tops else None
+        if region is None:
+            continue
+        assumed: dict[int, bool] = {}
+        for c in conds:
+            assumed.update(_assumed(eg, c, False))
+        relations: dict[int, list[tuple[str, int]]] = {}
+        for c, v in sorted(assumed.items()):
+            for op, _a, ch in eg.nodes(c):
+                if op.endswith(".i") and op[:-2] in _REL_NOT:
+                    rel = op[:-2] if v else _REL_NOT[op[:-2]]
+                    x, y = find(ch[0]), find(ch[1])
+                    relations.setdefault(x, []).append((rel, y))
+                    relations.setdefault(y, []).append((_REL_FLIP[rel], x))
+        ctx = _Context(region, {c: _TRUE if v else _FALSE for c, v in assumed.items()}, relations, skew)
+        order = [c for c in g.order if c in region]
+        thetas = {t: [(ch[0], ch[1]) for op, a, ch in g.usable[t] if op == "theta" and a == depth]
+                  for t in order if eg.sort(t) in _VALUE_SORTS and _has_theta(eg, t, depth)}
+        thetas = {t: pairs for t, pairs in thetas.items() if pairs}
+        cost = sum(len(g.usable[c]) for c in order)
+        if not budget.take(cost):
+            break
+        # the initial values (computed before the loop, outside the region) as :func:`_step` reads them
+        outside = {i: res.facts.get(i) for pairs in thetas.values() for i, _n in pairs if i not in region}
+
+        def compute(hyp: dict[int, Fact], _prev: dict[int, Fact], order: list[int] = order,
+                    ctx: _Context = ctx, outside: dict[int, Fact] = outside) -> dict[int, Fact]:
+            return _inner(g, res.facts, hyp, outside, order, ctx)
+
+        solved = _solve(thetas, compute({t: BOTTOM for t in thetas}, {}), compute, cost, thresholds, budget,
+                        MAX_ROUNDS)
+        if solved is None:
+            continue
+        facts = solved[1]
+        subst: list[tuple] = []
+        for c in order:
+            k = _key_of(facts.get(c))
+            if k is not None and _key_of(res.facts.get(c)) is None and eg.const(c) is None:
+                subst.append((c, "const", k))
+            for op, _a, ch in eg.nodes(c):
+                if op not in _CHECKS:
+                    continue
+                dv = find(ch[1])
+                fd, gd = facts.get(dv, res.facts.get(dv)), res.facts.get(dv)
+                if isinstance(fd, Interval) and not fd.lo <= 0 <= fd.hi and \
+                        not (isinstance(gd, Interval) and not gd.lo <= 0 <= gd.hi) and eg.const(dv) is None:
+                    for proj, to in (("rho_value", dv), ("rho_sigma", find(ch[0]))):
+                        t = eg.lookup(proj, None, (c,))
+                        if t is not None:
+                            subst.append((find(t), "class", to))
+        if not subst:
+            continue
+        if mutant == "sibling":
+            pairs = tuple((t, q) for (dd, q), ss in sorted(evals.items()) if dd == depth for t in sorted(ss) if t in tops)
+        else:
+            pairs = tuple((t, p) for t in tops)
+        out.append(("context", depth, p, d, tuple(tops), tuple(subst), pairs))
+    return out
+
+
+class _InLoop(Assume):
+    """A copy equal to its original at every iteration of loop ``depth`` before its exit, given substitutions
+    true there (docs/optimistic.md): only classes varying in the loop are copied; through the loop's thetas
+    whose initial value does not vary in it and through the loop operators of inner loops, every other loop
+    operator (of an outer loop, and eval, pass, shift, peel of this one: they read other iterations) kept whole."""
+
+    def __init__(self, eg: EPeg, subst: dict[int, int], depth: int, limit: int, copy_values: bool = True) -> None:
+        super().__init__(eg, subst, limit, rule=LoopOptimism.name)
+        self.depth = depth
+        self.copy_values = copy_values
+
+    def _leaf(self, cid: int) -> bool:
+        return super()._leaf(cid) or not self.eg.varies(cid, self.depth)
+
+    # a value that varies in the loop (a divisor check's divisor and heap) is copied too: the copy stays one loop
+    def _explore(self, tops: list[int]) -> None:
+        super()._explore([*tops, *sorted(set(self.subst.values()))] if self.copy_values else tops)
+
+    def _copy(self, cid: int) -> int:
+        value = self.subst.get(self.eg.find(cid))
+        return super()._copy(cid if value is None or not self.copy_values else value)
+
+    def _kept(self, node: ENode) -> bool:
+        op, attr, ch = node
+        if op not in LOOP_OPS or attr > self.depth:
+            return False
+        return not (op == "theta" and attr == self.depth and not self.eg.varies(ch[0], self.depth))
 
 
 # -- value numbering across loops ----------------------------------------------------------------------------
@@ -572,13 +839,13 @@ def value_numbers(eg: EPeg, facts: Facts, max_visits: int = MAX_VISITS) -> list[
 
 
 # -- the rule -------------------------------------------------------------------------------------------------
-_CHECKS = {"check.zero.i": 32, "check.zero.l": 64}
-
-
 class LoopOptimism:
     """See the module docstring. ``mutant`` builds deliberately wrong variants for the tests that must catch
     them: ``"trust-init"`` takes every loop-carried value to be its initial value, never checking that the
-    hypothesis converged."""
+    hypothesis converged; ``"range-high"`` and ``"range-low"`` take ``x < y`` as ``x < y - 1`` and ``x > y`` as
+    ``x > y + 1`` in a loop's exit test; ``"sibling"`` rewrites the loops at the same depth with another loop's
+    facts; ``"after-exit"`` also rewrites the values of the loop's body read at its exit (not only thetas).
+    ``max_classes`` bounds the classes a loop copy explores."""
 
     name = "loop-optimistic"
     group = "peg.loop.optimistic"
@@ -586,11 +853,14 @@ class LoopOptimism:
     depth = None
     cache_matches = True
 
-    def __init__(self, mutant: str | None = None) -> None:
+    def __init__(self, mutant: str | None = None, max_classes: int = 64) -> None:
         self.mutant = mutant
+        self.max_classes = max_classes
         self._graph = -1  # the serial of the e-graph searched last (one instance serves many in turn)
         self._searches = 0  # searches of that e-graph so far
         self._seen = -1  # its version when last analysed
+        self._done: set[int] = set()  # its pass nodes whose loop was rewritten under its exit test
+        self._loops = 0  # and how many loops that is
 
     def _analyze(self, eg: EPeg) -> Facts:
         return _first_guess(eg) if self.mutant == "trust-init" else analyze(eg)
@@ -598,6 +868,7 @@ class LoopOptimism:
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
         if eg.serial != self._graph:
             self._graph, self._searches, self._seen = eg.serial, 0, -1
+            self._done, self._loops = set(), 0
         self._searches += 1
         # analysed at the 1st, 2nd, 4th, 8th ... search of an e-graph: most facts are there in the PEG as built,
         # and a full analysis every iteration cost a tenth of the optimizer's time on commons-lang3
@@ -623,6 +894,8 @@ class LoopOptimism:
         for group in value_numbers(eg, res):
             out.extend(("equal", theta_node_id(eg, group[0]), theta_node_id(eg, c)) for c in group[1:]
                        if find(c) != find(group[0]))
+        if self._loops < MAX_CONTEXTS:
+            out.extend(m for m in loop_contexts(eg, res, self.mutant) if not self._done & _pass_ids(eg, m[2]))
         return out[:limit], False
 
     def apply(self, eg: EPeg, match: tuple) -> bool:
@@ -632,10 +905,79 @@ class LoopOptimism:
         if match[0] == "equal":
             _k, a, b = match
             return eg.union(a, b, Reason(self.name, ("theta", "theta'"), (a, b)))
+        if match[0] == "context":
+            return self._rewrite_loop(eg, match)
         _k, check, heap, divisor = match
         why = Reason(self.name, ("check", "nonzero"), (check, divisor))
         merged = eg.union(eg.add("rho_value", None, (check,)), divisor, why)
         return eg.union(eg.add("rho_sigma", None, (check,)), heap, why) or merged
+
+    def _rewrite_loop(self, eg: EPeg, match: tuple) -> bool:
+        """The loop of a context copied with its substitutions (docs/optimistic.md, "Facts from a loop's exit
+        test"): ``eval(t, p) = eval(t', p)`` for each theta ``t`` the loop's evals read, and ``p = pass(d')``,
+        the exit test ``d`` reading the copied thetas."""
+        _k, depth, p, d, tops, subst, pairs = match
+        if self._done & _pass_ids(eg, p) or self._loops >= MAX_CONTEXTS:
+            return False
+        find = eg.find
+        facts = {find(t): eg.add(*v) if kind == "const" else find(v) for t, kind, v in subst}
+        tops = [find(t) for t in tops]
+        shape = _exit_heap(eg, find(d))
+        try:  # (each copier copies once: a second copy would make new thetas)
+            body = _InLoop(eg, facts, depth, self.max_classes)
+            extra = [shape[3]] if shape else []
+            changed = body.plan(tops + extra)
+            if not changed.intersection(tops):
+                return False
+            if self.mutant != "after-exit" and any(
+                    body.chosen[t][:2] != ("theta", depth) for t in tops if t in changed):
+                return False  # the copy must be a theta of the loop: only its value at the exit is the original's
+            made = body.copy(tops + extra)
+            copies = dict(zip(tops, made))
+            thetas = {c: body.copies[c] for c in changed if body.chosen[c][:2] == ("theta", depth)}
+            at_exit = _InLoop(eg, thetas, depth, self.max_classes, copy_values=False)
+            if shape is None:
+                exit_test = at_exit.copy([d])[0]
+            else:  # the iteration's heap before the exit as the body's copy has it, at the exit through thetas only
+                cond, heap_cond, heap_exit, _heap_iter, first = shape
+                c2, hc2, he2 = at_exit.copy([cond, heap_cond, heap_exit])
+                heap = eg.add("phi", None, (hc2, he2, made[-1]) if first else (hc2, made[-1], he2))
+                exit_test = eg.add("guard", None, (heap, c2))
+        except CopyTooLarge:
+            return False  # the copies made so far are unused classes: harmless
+        why = Reason(self.name, ("loop", "exit"), (find(p), find(d)))
+        merged = False
+        if find(exit_test) != find(d):
+            merged |= eg.union(p, eg.add("pass", depth, (exit_test,)), why)
+        for t, q in pairs:
+            t2 = copies.get(find(t))
+            if t2 is not None and find(t2) != find(t):
+                merged |= eg.union(eg.add("eval", depth, (t, q)), eg.add("eval", depth, (t2, q)), why)
+        if merged:  # once per loop (a loop with nothing to rewrite yet is tried again at the next analysis)
+            self._done |= _pass_ids(eg, p)
+            self._loops += 1
+        return merged
+
+
+def _exit_heap(eg: EPeg, d: int) -> tuple[int, int, int, int, bool] | None:
+    """The exit test's heap as the builder makes it, ``d = guard(phi(x, a, b), c)`` with ``x`` one value at every
+    iteration before the exit and the other at the exit: (``c``, ``x``, the arm taken at the exit, the arm taken
+    before it, whether the exit's arm is the first), else None."""
+    before, at = _assumed(eg, d, False), _assumed(eg, d, True)
+    for op, _a, ch in eg.nodes(d):
+        if op != "guard":
+            continue
+        for hop, _ha, (x, a, b) in (n for n in eg.nodes(ch[0]) if n[0] == "phi"):
+            x = eg.find(x)
+            if x in before and at.get(x) is (not before[x]):
+                return (eg.find(ch[1]), x, a, b, True) if at[x] else (eg.find(ch[1]), x, b, a, False)
+    return None
+
+
+def _pass_ids(eg: EPeg, p: int) -> set[int]:
+    """The node ids of the pass nodes of class ``p`` (what marks a loop rewritten under its exit test)."""
+    memo = eg._memo
+    return {memo.get(n, -1) for n in eg.nodes(p) if n[0] == "pass"}
 
 
 def _first_guess(eg: EPeg) -> Facts:
