@@ -16,7 +16,7 @@ from support.fullstage import assert_behaves_like_original, listing, optimize_so
 from peggy_jvm.epeg import EPeg
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.rules import policy
-from peggy_jvm.rules.optimistic import Interval, LoopOptimism, analyze, loop_contexts
+from peggy_jvm.rules.optimistic import LoopOptimism, analyze, loop_contexts
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
 
 MAX = 2**31 - 1
