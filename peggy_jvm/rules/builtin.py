@@ -33,7 +33,7 @@ from .optimistic import LoopOptimism
 from .induction import InductionMemo, prove_by_induction
 from .peel import LoopPeel
 from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
-from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
+from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh, ConcatNoThrow,
                       StringClassInit, StringLengthConst)
 from .unswitch import LoopUnswitch
 
@@ -325,7 +325,7 @@ class ThetaLinear:
 def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
-            ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
+            ConcatIndyFresh(), ConcatNoThrow(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
             StoreDefaultIntoNew(), LoopPeel(),
             LoopHoist(), LoopUnswitch(), BranchFacts(), LoopOptimism()]
 
