@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from support import ecjpair
+from support import proguard as pp
 
 from peggy_jvm.classfile.model import Access
 from peggy_jvm.classfile.reader import read_class
@@ -244,8 +245,35 @@ def test_concatenation_near_misses_are_not_proved(compilers, tmp_path):
         rows, _ = _rows(orig, _compile(compilers, which, CONCAT_NEAR[1], "Near.java", tmp_path / which))
         for name in ("acc", "show", "wrap"):
             assert rows[name].verdict.value != "equivalent", (which, name, rows[name].reason)
-    # the JVM shows two of them: wrap(null) and show(an object whose toString() throws) are not searched for
+    # the JVM shows wrap's (at null); show's needs an object whose toString() throws, which is not generated
     assert rows["wrap"].verdict.value == "not-equivalent", rows["wrap"].reason
+
+
+# ecj casts each element of a for-each loop over an Iterable<T> to T's erasure Object (EventListenerSupport's
+# proxy handler), javac does not; a cast to String instead is a ClassCastException for other elements
+EACH = """
+import java.util.ArrayList;
+import java.util.List;
+public class Each {
+    static <T> List<Object> copy(List<T> items) { List<Object> out = new ArrayList<>(); for (T o : items) out.add(o); return out; }
+}
+"""
+
+
+def test_cast_to_object_of_each_element(compilers, tmp_path):
+    orig, opt = _build(compilers, EACH, "Each.java", tmp_path)
+    assert "checkcast" in "".join(pp_listing(opt, "Each", "copy"))
+    rows, _ = _rows(orig, opt)
+    assert rows["copy"].verdict.value == "equivalent", rows["copy"].reason
+    mutant = _compile(compilers, "ecj", EACH.replace("out.add(o)", "out.add((String) o)"), "Each.java", tmp_path / "m")
+    rows, _ = _rows(orig, mutant)
+    assert rows["copy"].verdict.value != "equivalent", rows["copy"].reason
+
+
+def pp_listing(tree: Path, cls: str, name: str) -> list[str]:
+    """The disassembled code of method ``name`` of class ``cls`` in ``tree``."""
+    cf = read_class((tree / f"{cls}.class").read_bytes())
+    return next(v for (n, _d), v in pp.method_listings(cf).items() if n == name)
 
 
 BRIDGE_KEY = ("Box$Empty", "compareTo(Ljava/lang/Object;)I")
