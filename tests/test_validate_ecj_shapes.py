@@ -203,7 +203,9 @@ public class Near {
         return out;
     }
     static String show(Object o) { try { return "a" + o; } catch (RuntimeException e) { return "err"; } }
-    static String wrap(String s) { try { return new StringBuilder(s).append('x').toString(); } catch (NullPointerException e) { return "!"; } }
+    static String wrap(String s) {
+        try { return new StringBuilder(s).append('x').toString(); } catch (NullPointerException e) { return "!"; }
+    }
 }
 """, """
 import java.util.ArrayList;
@@ -255,7 +257,11 @@ EACH = """
 import java.util.ArrayList;
 import java.util.List;
 public class Each {
-    static <T> List<Object> copy(List<T> items) { List<Object> out = new ArrayList<>(); for (T o : items) out.add(o); return out; }
+    static <T> List<Object> copy(List<T> items) {
+        List<Object> out = new ArrayList<>();
+        for (T o : items) out.add(o);
+        return out;
+    }
 }
 """
 

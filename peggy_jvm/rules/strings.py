@@ -302,6 +302,12 @@ def render_constant(kind: str, key: tuple[str, object] | None) -> str | None:
     return None
 
 
+def _is_value_of(node: tuple) -> bool:
+    """``node`` is a call of one of the one-argument ``String.valueOf`` overloads."""
+    return node[0] == "invoke.static" and isinstance(node[1], MethodRef) and node[1].owner == STRING_CLASS \
+        and node[1].name == STRING_VALUE_OF and len(node[2]) == 2
+
+
 def _string_literal(eg: EPeg, cid: int) -> str | None:
     """"null" for the null constant, the text of a string literal, else None (rendered as append renders them)."""
     for op, attr, _ch in eg.nodes(cid):
@@ -537,8 +543,7 @@ class StringValueOf(_ValueRule):
         out = []
         for cid in eg.classes_with_op("invoke.static"):
             for op, m, ch in eg.nodes(cid):
-                if op != "invoke.static" or not isinstance(m, MethodRef) or m.owner != STRING_CLASS \
-                        or m.name != STRING_VALUE_OF or len(ch) != 2:
+                if not _is_value_of((op, m, ch)):
                     continue
                 kind = m.descriptor[1:-len(")" + STRING)]
                 if m.descriptor != f"({kind}){STRING}":
@@ -632,15 +637,15 @@ class BuilderToStringValue(_ValueRule):
         for op, _a, ch in eg.nodes(sigma):
             if op != "phi" or not _plain_condition(eg, ch[0]):
                 continue
-            arms = [self._arm(eg, eg.find(h), builder, owner) for h in ch[1:]]
-            if arms[0] is None or arms[1] is None:
+            then, other = (self._arm(eg, eg.find(h), builder, owner) for h in ch[1:])
+            if then is None or other is None:
                 continue
-            heaps_a = [h for h, _ in arms[0]]
-            join = next((h for h, _ in arms[1] if h in heaps_a), None)
+            heaps_a = [h for h, _ in then]
+            join = next((h for h, _ in other if h in heaps_a), None)
             if join is None:
                 continue
             plans = []
-            for arm in arms:
+            for arm in (then, other):
                 steps: list[Step] = []
                 for h, effect in arm:
                     if h == join:
@@ -678,8 +683,7 @@ class BuilderToStringValue(_ValueRule):
                 continue
             for e in eg.nodes(ch[0]):
                 m = e[1]
-                if e[0] != "invoke.static" or not isinstance(m, MethodRef) or m.owner != STRING_CLASS \
-                        or m.name != STRING_VALUE_OF or len(e[2]) != 2:
+                if not _is_value_of(e):
                     continue
                 kind = m.descriptor[1:m.descriptor.index(")")]
                 if kind == "Ljava/lang/Object;" and _string_typed(eg, e[2][1], self.string_params):
@@ -1097,8 +1101,7 @@ class ConcatNoThrow:
             if attr.name == "toString" and attr.descriptor == f"(){STRING}":
                 return True
             return attr.name == "append" and len(kids) == 3 and self._renders(eg, attr.descriptor, kids[2])
-        if op == "invoke.static" and isinstance(attr, MethodRef) and attr.owner == STRING_CLASS \
-                and attr.name == STRING_VALUE_OF and len(kids) == 2:
+        if _is_value_of(e):
             return self._renders(eg, attr.descriptor, kids[1])
         if op == "invokedynamic" and isinstance(attr, tuple) and len(attr) == 3:
             return self._indy._parts(eg, attr[1], attr[2], kids[1:]) is not None
@@ -1106,10 +1109,8 @@ class ConcatNoThrow:
 
     def _rendered(self, eg: EPeg, text: int) -> bool:
         """``text`` is what ``String.valueOf`` returns for a part it renders without foreign code: never null."""
-        return any(op == "rho_value" and any(
-            e[0] == "invoke.static" and isinstance(e[1], MethodRef) and e[1].owner == STRING_CLASS
-            and e[1].name == STRING_VALUE_OF and len(e[2]) == 2 and self._renders(eg, e[1].descriptor, e[2][1])
-            for e in eg.nodes(ch[0])) for op, _a, ch in eg.nodes(text))
+        return any(op == "rho_value" and any(_is_value_of(e) and self._renders(eg, e[1].descriptor, e[2][1])
+                                             for e in eg.nodes(ch[0])) for op, _a, ch in eg.nodes(text))
 
     def _renders(self, eg: EPeg, desc: str, arg: int) -> bool:
         """A one-argument ``desc`` whose argument is rendered without running foreign code."""
