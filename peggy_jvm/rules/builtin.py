@@ -33,8 +33,8 @@ from .optimistic import LoopOptimism
 from .induction import InductionMemo, prove_by_induction
 from .peel import LoopPeel
 from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
-from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh, ConcatNoThrow,
-                      StringClassInit, StringLengthConst)
+from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
+                      ConcatNoThrow, StringClassInit, StringLengthConst)
 from .unswitch import LoopUnswitch
 
 if TYPE_CHECKING:
