@@ -36,7 +36,7 @@ from .loopshift import DecidedFirstExit, NextConstBound, ShiftedCounterPeel
 from .peel import LoopPeel
 from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
 from .strings import (BuilderAppendReturnsThis, BuilderInitAppend, BuilderToStringFresh, ConcatIndyFresh,
-                      StringClassInit, StringLengthConst)
+                      ConcatNoThrow, StringClassInit, StringLengthConst)
 from .unswitch import LoopUnswitch
 
 if TYPE_CHECKING:
@@ -327,7 +327,7 @@ class ThetaLinear:
 def builtin_rules() -> list:
     return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
-            ConcatIndyFresh(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
+            ConcatIndyFresh(), ConcatNoThrow(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
             StoreDefaultIntoNew(), LoopPeel(), DecidedFirstTest(), ShiftedCounterPeel(), DecidedFirstExit(),
             NextConstBound(),
             LoopHoist(), LoopUnswitch(), BranchFacts(), LoopOptimism()]

@@ -26,7 +26,13 @@ What this module owns
       type is left alone (javac 9-16 ran its ``toString()`` late: JDK-8273914; javac 17 passes
       ``String.valueOf(o)``). ecj's ``new StringBuilder(String.valueOf(x))`` starts the chain with ``x``'s part;
       effects between two appends (operands computed by calls or reads) are replayed without the builder
-      (:func:`_replay`), and ``append(Object)`` is ``append(String.valueOf(o))``.
+      (:func:`_replay`), also when an operand is computed in a branch between two appends (each arm's effects
+      replayed, joined by the same condition), and ``append(Object)`` is ``append(String.valueOf(o))``. A chain
+      inside a loop is fine: the check that nothing uses the builder after its ``toString()`` stops at the
+      builder's own ``new`` in the next iteration (:func:`_dead_after`).
+    * ``concat-nothrow``: those operations (and ``String.valueOf`` of such a part, and ``classinit`` of a boot
+      class) do not throw, running out of memory aside: ``threw`` of each is false (:class:`ConcatNoThrow`), so
+      a concatenation inside a ``try`` block has no branch to the handlers from each builder operation.
     * ``string-classinit-noop``: ``classinit`` of ``String``/``StringBuilder`` changes nothing: both are
       initialized while the JVM boots (:class:`StringClassInit`); javac puts one between ``String.valueOf(x)``
       and ``new StringBuilder(...)``.
@@ -107,7 +113,7 @@ if TYPE_CHECKING:
 __all__ = ["BuilderAppendReturnsThis", "BuilderInitAppend", "StringLengthConst", "ASSUMPTIONS", "STRINGS_BY_VALUE",
            "VALUE_OWNER", "assumption_rules", "StringValueOf", "StringConcatValue", "BuilderToStringValue",
            "StringValueNormal", "StringClassInit", "render_constant", "build_value", "FRESH_OWNER", "build_fresh",
-           "BuilderToStringFresh", "ConcatIndyFresh"]
+           "BuilderToStringFresh", "ConcatIndyFresh", "ConcatNoThrow"]
 
 
 class StringLengthConst:
@@ -294,6 +300,12 @@ def render_constant(kind: str, key: tuple[str, object] | None) -> str | None:
     if kind == "Z" and op == "const.i" and v in (0, 1):
         return "true" if v else "false"
     return None
+
+
+def _is_value_of(node: tuple) -> bool:
+    """``node`` is a call of one of the one-argument ``String.valueOf`` overloads."""
+    return node[0] == "invoke.static" and isinstance(node[1], MethodRef) and node[1].owner == STRING_CLASS \
+        and node[1].name == STRING_VALUE_OF and len(node[2]) == 2
 
 
 def _string_literal(eg: EPeg, cid: int) -> str | None:
@@ -531,8 +543,7 @@ class StringValueOf(_ValueRule):
         out = []
         for cid in eg.classes_with_op("invoke.static"):
             for op, m, ch in eg.nodes(cid):
-                if op != "invoke.static" or not isinstance(m, MethodRef) or m.owner != STRING_CLASS \
-                        or m.name != STRING_VALUE_OF or len(ch) != 2:
+                if not _is_value_of((op, m, ch)):
                     continue
                 kind = m.descriptor[1:-len(")" + STRING)]
                 if m.descriptor != f"({kind}){STRING}":
@@ -599,7 +610,8 @@ class BuilderToStringValue(_ValueRule):
             if sigma in seen:
                 return None
             seen.add(sigma)
-            step = self._step(eg, sigma, builder, owner) or _foreign_effect(eg, sigma, builder)
+            step = self._step(eg, sigma, builder, owner) or _foreign_effect(eg, sigma, builder) \
+                or self._branch(eg, sigma, builder, owner)
             if step is None:
                 return None
             kind, arg, before = step
@@ -612,8 +624,50 @@ class BuilderToStringValue(_ValueRule):
                 if outcome is None or not _confined(eg, builder, owner) or not _dead_after(eg, outcome, builder):
                     return None
                 return before, plan
-            plan.append(arg if kind in ("effect", "valueof") else ("part", kind, arg))
+            plan.append(arg if kind in ("effect", "valueof", "branch") else ("part", kind, arg))
             sigma = before
+        return None
+
+    def _branch(self, eg: EPeg, sigma: int, builder: int, owner: str) -> tuple | None:
+        """("branch", (condition, each arm's steps), heap before) when ``sigma`` is a phi of two heaps that each
+        arm of a branch made from one heap by foreign effects alone (ecj's ``new StringBuilder("x: ").append(o
+        == null ? "<null>" : o.getClass().getName())``: the operand is computed in a branch between two builder
+        operations). The condition must be a pure function of values (:func:`_plain_condition`): it is the same
+        whether or not the confined builder is on the heap."""
+        for op, _a, ch in eg.nodes(sigma):
+            if op != "phi" or not _plain_condition(eg, ch[0]):
+                continue
+            then, other = (self._arm(eg, eg.find(h), builder, owner) for h in ch[1:])
+            if then is None or other is None:
+                continue
+            heaps_a = [h for h, _ in then]
+            join = next((h for h, _ in other if h in heaps_a), None)
+            if join is None:
+                continue
+            plans = []
+            for arm in (then, other):
+                steps: list[Step] = []
+                for h, effect in arm:
+                    if h == join:
+                        break
+                    steps += [("heap", h), effect]
+                steps.reverse()
+                plans.append(tuple(steps))
+            return ("branch", ("branch", eg.find(ch[0]), tuple(plans)), join)
+        return None
+
+    def _arm(self, eg: EPeg, heap: int, builder: int, owner: str, limit: int = 32) -> list | None:
+        """(heap, the foreign effect that made it) back from ``heap`` until a builder operation, a heap no foreign
+        effect made, or ``limit`` steps; the last heap with None. None when a step would loop."""
+        out: list = []
+        seen: set[int] = set()
+        while len(out) < limit and heap not in seen:
+            seen.add(heap)
+            effect = None if self._step(eg, heap, builder, owner) else _foreign_effect(eg, heap, builder)
+            out.append((heap, None if effect is None else effect[1]))
+            if effect is None:
+                return out
+            heap = effect[2]
         return None
 
     def _resolve(self, eg: EPeg, sigma: int, parts: Sequence) -> tuple[int, Sequence[Part]]:
@@ -629,8 +683,7 @@ class BuilderToStringValue(_ValueRule):
                 continue
             for e in eg.nodes(ch[0]):
                 m = e[1]
-                if e[0] != "invoke.static" or not isinstance(m, MethodRef) or m.owner != STRING_CLASS \
-                        or m.name != STRING_VALUE_OF or len(e[2]) != 2:
+                if not _is_value_of(e):
                     continue
                 kind = m.descriptor[1:m.descriptor.index(")")]
                 if kind == "Ljava/lang/Object;" and _string_typed(eg, e[2][1], self.string_params):
@@ -691,6 +744,32 @@ def _foreign_effect(eg: EPeg, sigma: int, builder: int) -> tuple | None:
     return None
 
 
+_CONDITION_OPS = frozenset({"phi", "rho_value"})
+
+
+def _plain_condition(eg: EPeg, cond: int, limit: int = 64) -> bool:
+    """``cond`` is a pure function of values: every class under it, down to constants, parameters and the
+    values of effects (``rho_value``), has a pure operator or phi (``guard``, which reads a heap, excluded)."""
+    seen = {eg.find(cond)}
+    work = [eg.find(cond)]
+    while work:
+        node = next((n for n in eg.nodes(work.pop())
+                     if n[0] in _CONDITION_OPS or ((spec := OPS.get(n[0])) is not None and n[0] != "guard"
+                                                   and spec.role in (Role.PURE, Role.CONST, Role.PARAM))), None)
+        if node is None:
+            return False
+        if node[0] == "rho_value":
+            continue
+        for k in node[2]:
+            k = eg.find(k)
+            if k not in seen:
+                if len(seen) >= limit:
+                    return False
+                seen.add(k)
+                work.append(k)
+    return True
+
+
 def _effects_onto(eg: EPeg, sigma: int):
     """(outcome class, node) of every node of an effect whose heap after is ``sigma``."""
     for op, _a, ch in eg.nodes(sigma):
@@ -727,17 +806,42 @@ def _replay(eg: EPeg, sigma: int, plan: Sequence[Step]) -> tuple[int, list[Part]
             used.append(step[1])
             call = eg.add("invoke.static", _VALUE_OF_OBJECT, (sigma, step[1]))
             parts.append((STRING, eg.add("rho_value", None, (call,))))
+            sigma = eg.add("rho_sigma", None, (call,))
+        elif step[0] == "branch":  # each arm's effects again, joined by the same condition
+            _, cond, arms = step
+            used.append(cond)
+            joined = []
+            for arm in arms:
+                at = sigma
+                for s in arm:
+                    if s[0] == "heap":
+                        heaps[eg.find(s[1])] = at
+                    else:
+                        at = _replay_effect(eg, at, s, used, builder)
+                joined.append(at)
+            sigma = eg.add("phi", None, (cond, *joined))
         else:
-            _, op, attr, kids, outcome = step
-            used.extend(kids)
-            call = eg.add(op, attr, (sigma, *kids))
-            value = eg.lookup("rho_value", None, (outcome,))
-            if value is not None:
-                eg.union(value, eg.add("rho_value", None, (call,)), Reason("builder-effect-replay", ("?s",), (sigma,)))
-        sigma = eg.add("rho_sigma", None, (call,))
+            sigma = _replay_effect(eg, sigma, step, used, builder)
     for v in used:
         _rebase(eg, v, heaps, builder, 3)
     return sigma, parts
+
+
+def _replay_effect(eg: EPeg, sigma: int, step: Step, used: list[int], builder: int) -> int:
+    """An ("effect", ...) step made again on ``sigma``; the heap after it. Its value, whether it throws and what
+    it throws are the original's (the original's projections that exist merged with the replayed ones): the
+    confined builder is all that differs between the two heaps, and the effect cannot see it. So is the heap it
+    leaves when it throws, when no use of the builder comes after that (:func:`_dead_after`): the builder is
+    then garbage on that path, as it is after the final ``toString()``."""
+    _, op, attr, kids, outcome = step
+    used.extend(kids)
+    call = eg.add(op, attr, (sigma, *kids))
+    why = Reason("builder-effect-replay", ("?s",), (sigma,))
+    for proj in ("rho_value", "threw", "rho_exc", "rho_esigma"):
+        was = eg.lookup(proj, None, (outcome,))
+        if was is not None and (proj != "rho_esigma" or _dead_after(eg, outcome, builder, exceptional=True)):
+            eg.union(was, eg.add(proj, None, (call,)), why)
+    return eg.add("rho_sigma", None, (call,))
 
 
 def _rebase(eg: EPeg, value: int, heaps: dict[int, int], builder: int, depth: int) -> None:
@@ -788,18 +892,27 @@ def _builder_uses(eg: EPeg, builder: int, limit: int = 256) -> set[int] | None:
     return uses
 
 
-def _dead_after(eg: EPeg, outcome: int, builder: int, limit: int = 4096) -> bool:
-    """No use of the builder comes after the effect ``outcome`` (the final ``toString()``): nothing reached from
-    its heap, through any node, uses the builder. (Uses in another branch, on a heap before it, are allowed:
-    javac and our PEG builder share one ``new`` between the two arms of a branch.)"""
+def _dead_after(eg: EPeg, outcome: int, builder: int, limit: int = 4096, exceptional: bool = False) -> bool:
+    """No use of the builder comes after the effect ``outcome`` (the final ``toString()``): no effect on a heap
+    made from its heap uses the builder. (Uses in another branch, on a heap before it, are allowed: javac and
+    our PEG builder share one ``new`` between the two arms of a branch.) Every use is an effect (the builder is
+    confined) and every effect after this one takes a heap made from this one's, so the walk follows heaps and
+    outcomes only: a value such as ``this`` merged with its own value after a loop would otherwise lead it back
+    to every use of ``this`` before the ``toString()``.
+
+    A chain inside a loop: the walk stops at the builder's own ``new``, reached around the back edge. What
+    lies beyond it comes after the allocation ran again: the builder being confined (no phi, theta or eval
+    carries its reference), every use there takes the new object, not this one.
+    ``exceptional``: the same from the heap ``outcome`` leaves when it throws."""
     uses = _builder_uses(eg, builder)
     if uses is None:
         return False
     find = eg.find
     used = {find(u) for u in uses}
-    start = eg.lookup("rho_sigma", None, (outcome,))
+    start = eg.lookup("rho_esigma" if exceptional else "rho_sigma", None, (outcome,))
     if start is None:
         return True
+    made = _allocations(eg, builder)
     seen = {start}
     work = [start]
     while work:
@@ -809,12 +922,21 @@ def _dead_after(eg: EPeg, outcome: int, builder: int, limit: int = 4096) -> bool
             c = find(pid)
             if c in used or c == find(outcome):
                 return False
+            if c in made or eg.is_linear(c) is False:
+                continue  # the builder made again, or a value (what reads it takes a heap made from this one)
             if c not in seen:
                 if len(seen) >= limit:
                     return False
                 seen.add(c)
                 work.append(c)
     return True
+
+
+def _allocations(eg: EPeg, builder: int) -> set[int]:
+    """The outcome classes of the ``new`` whose value is ``builder``."""
+    find = eg.find
+    return {find(ch[0]) for op, _a, ch in eg.nodes(builder)
+            if op == "rho_value" and any(e[0] == "new" for e in eg.nodes(ch[0]))}
 
 
 FRESH_OWNER = "peggy/strict/FreshString"
@@ -932,6 +1054,76 @@ class ConcatIndyFresh(_FreshRule):
             else:
                 parts.append(("T", ch))
         return parts if ai == len(args) else None
+
+
+class ConcatNoThrow:
+    """``concat-nothrow``: the operations of a concatenation do not throw (running out of memory aside, as
+    everywhere in these models): ``new B()``; ``new B(s)`` of a non-null String; on a non-null builder,
+    ``append`` of a part rendered without foreign code (a primitive, a String, or an ``Object`` or
+    ``CharSequence`` known to hold a String or null: "null" or its characters) and ``toString()``;
+    ``String.valueOf`` of such a part; an ``invokedynamic`` of ``makeConcatWithConstants`` whose arguments are
+    such parts (:meth:`ConcatIndyFresh._parts`). So ``threw`` of each is false. Inside a ``try`` region the PEG
+    branches to the handlers on every statement that may throw, and ecj's chain makes three such statements
+    where javac's indy makes one: without this, a concatenation in a ``try`` block is never proved."""
+
+    name = "concat-nothrow"
+    group = "java.lang.string"
+    source = "builtin"
+    depth = None
+    cache_matches = True
+
+    def __init__(self) -> None:
+        self.applied = 0
+        self._indy = ConcatIndyFresh()
+
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        self._indy.string_params = eg.info.string_params
+        out = []
+        for cid in eg.classes_with_op("threw"):
+            for op, _a, ch in eg.nodes(cid):
+                if op == "threw" and eg.const(cid) is None \
+                        and any(self._safe(eg, e) for e in eg.nodes(ch[0])):
+                    out.append(eg.find(cid))
+                    break
+            if len(out) >= limit:
+                break
+        return out, False
+
+    def _safe(self, eg: EPeg, e: tuple) -> bool:
+        op, attr, kids = e
+        if op == "new" and isinstance(attr, tuple) and is_builder_method(attr[1], "<init>"):
+            desc = attr[1].descriptor
+            return desc == "()V" or (desc == f"({STRING})V" and (_nonnull_string(eg, kids[1])
+                                                                 or self._rendered(eg, kids[1])))
+        if op == "classinit" and attr in BOOT_CLASSES:
+            return True  # initialized while the JVM boots: nothing runs (string-classinit-noop)
+        if op == "invoke.virtual" and is_builder_method(attr) and len(kids) >= 2 and nonnull(eg, kids[1]):
+            if attr.name == "toString" and attr.descriptor == f"(){STRING}":
+                return True
+            return attr.name == "append" and len(kids) == 3 and self._renders(eg, attr.descriptor, kids[2])
+        if _is_value_of(e):
+            return self._renders(eg, attr.descriptor, kids[1])
+        if op == "invokedynamic" and isinstance(attr, tuple) and len(attr) == 3:
+            return self._indy._parts(eg, attr[1], attr[2], kids[1:]) is not None
+        return False
+
+    def _rendered(self, eg: EPeg, text: int) -> bool:
+        """``text`` is what ``String.valueOf`` returns for a part it renders without foreign code: never null."""
+        return any(op == "rho_value" and any(_is_value_of(e) and self._renders(eg, e[1].descriptor, e[2][1])
+                                             for e in eg.nodes(ch[0])) for op, _a, ch in eg.nodes(text))
+
+    def _renders(self, eg: EPeg, desc: str, arg: int) -> bool:
+        """A one-argument ``desc`` whose argument is rendered without running foreign code."""
+        kind = desc[1:desc.index(")")]
+        if kind in ("Ljava/lang/Object;", "Ljava/lang/CharSequence;"):
+            return _string_typed(eg, arg, self._indy.string_params)
+        return kind in _PRIMS or kind == STRING
+
+    def apply(self, eg: EPeg, cid: int) -> bool:
+        changed = eg.union(cid, eg.add("const.b", False), Reason(self.name, ("?t",), (cid,)))
+        if changed:
+            self.applied += 1
+        return changed
 
 
 class StringClassInit:
