@@ -745,9 +745,10 @@ class _Tally:
                         self.bytes_total)
 
 
-#: a class of more bytes than this is split, for worker processes and Dask, into parts of about this many bytes
-#: (its methods' code bytes, the predictor of their work): one huge class no longer bounds a run's parallelism.
-#: Which parts a class has changes nothing in the output (:func:`optimize_methods`), only the cache's keys
+#: a class of more bytes than this is split into tasks of parts of about this many bytes (by its methods' code
+#: bytes, the predictor of their work): one huge class no longer bounds the parallelism of ``--jobs`` or Dask.
+#: The parts change nothing in the output (:func:`optimize_methods`); they are the cache's unit (its keys), and
+#: the same for every job count and executor
 SPLIT_BYTES = 8192
 
 
@@ -834,11 +835,10 @@ def _implied_class_name(entry_name: str) -> str:
 _Result = tuple[int, bytes | None, "list[MethodReport] | tuple[str, str]"]
 
 
-def _work(item: tuple[int, str, bytes] | Task) -> _Result:
+def _work(item: Task) -> _Result:
     """One class, or part of one (a :class:`Task` with a ``part``), in a worker; a malformed class comes back as
     ``(where, message)`` instead of reports."""
-    index, where, data = item[:3]
-    part = item.part if isinstance(item, Task) else None
+    index, where, data, part = item[:4]
     st = _worker_state
 
     def compute(program: dict[str, bytes] | None) -> tuple[bytes, list[MethodReport]]:
@@ -873,64 +873,68 @@ def decode_part(blob: bytes, reports: list[MethodReport]) -> list[MethodOutcome]
             for r, (code, added) in zip(reports, body)]
 
 
-def _run_pool(work: list[tuple[int, str, bytes]], jobs: int, init_args: tuple,
-              results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]],
-              progress: Callable[[Progress], None] | None, scheduler: str | None = None,
-              split_bytes: int | None = SPLIT_BYTES) -> None:
-    """The classes of ``work`` on ``jobs`` worker processes (:func:`peggy_jvm.workers.run_pool`, one task per
-    class or, for a class of more than ``split_bytes``, per part of its methods (:func:`_tasks`): a task takes
-    milliseconds to seconds, far more than sending its bytes), or on the Dask cluster at ``scheduler``
-    (:func:`peggy_jvm.dask_executor.run_dask`); the largest tasks first; a split class is merged
-    (:func:`merge_class`) here when its last part is in, in method order whatever order the parts came in. Fills
-    ``results`` and stops at the first bad class; a class or part whose worker died is kept as it was
-    (:func:`_unprocessed`)."""
-    goal: Goal = init_args[4]  # as _init_worker gets it: the merge of a split class is goal's
-    tally = _Tally(work)
-    tasks = _tasks(work, split_bytes)
-    missing = {t.index: 0 for t in tasks}
-    for t in tasks:
-        missing[t.index] += 1
-    parts: dict[int, dict[int, tuple[bytes, list[MethodReport]]]] = {}
+class _Collector:
+    """The results of one run's tasks as they come, in any order: a whole class's kept, a split class's parts
+    held until its last one is in and then merged in method order (:func:`merge_class`), so that the output
+    does not depend on which task finished when; the running :class:`Progress` given to ``progress``."""
 
-    def record(item: Task, res: _Result) -> bool:
+    def __init__(self, work: list[tuple[int, str, bytes]], tasks: list[Task], goal: Goal,
+                 results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]],
+                 progress: Callable[[Progress], None] | None) -> None:
+        self.tally, self.goal, self.results, self.progress = _Tally(work), goal, results, progress
+        self.missing: dict[int, int] = {}
+        for t in tasks:
+            self.missing[t.index] = self.missing.get(t.index, 0) + 1
+        self.parts: dict[int, dict[int, tuple[bytes, list[MethodReport]]]] = {}
+
+    def record(self, item: Task, res: _Result) -> bool:
         """Keep one task's result; True when it was bad input (the run ends)."""
         k, out, reps = res
         if isinstance(reps, tuple):
-            results[k] = (out, reps)
+            self.results[k] = (out, reps)
             return True
-        missing[k] -= 1
+        self.missing[k] -= 1
         if item.part is None:
-            results[k] = (out, reps)
+            self.results[k] = (out, reps)
         else:
-            assert out is not None
-            got = parts.setdefault(k, {})
+            assert out is not None  # a part's outcomes (encode_part)
+            got = self.parts.setdefault(k, {})
             got[item.part[0]] = (out, reps)
-            if not missing[k]:
+            if not self.missing[k]:
                 outcomes = [o for lo in sorted(got) for o in decode_part(*got[lo])]
-                results[k] = merge_class(item.data, outcomes, goal)
-                del parts[k]
-        tally.add(item.weight, reps, class_done=not missing[k])
-        if progress:
-            progress(tally.now())
+                self.results[k] = merge_class(item.data, outcomes, self.goal)
+                del self.parts[k]
+        self.tally.add(item.weight, reps, class_done=not self.missing[k])
+        self.tick()
         return False
 
-    def tick() -> None:
-        if progress:
-            progress(tally.now())
+    def tick(self) -> None:
+        if self.progress:
+            self.progress(self.tally.now())
 
+
+def _run_pool(tasks: list[Task], jobs: int, init_args: tuple, collector: _Collector,
+              scheduler: str | None = None) -> None:
+    """``tasks`` (:func:`_tasks`: a class each, or a part of its methods for a class of more than
+    :data:`SPLIT_BYTES`; a task takes milliseconds to seconds, far more than sending its bytes) on ``jobs`` worker
+    processes (:func:`peggy_jvm.workers.run_pool`) or on the Dask cluster at ``scheduler``
+    (:func:`peggy_jvm.dask_executor.run_dask`), the largest first, each result to ``collector`` (which stops
+    the run at the first bad class); a class or part whose worker died is kept as it was
+    (:func:`_unprocessed`)."""
     # the largest tasks first (a class's bytes predict its work): no worker idles at the end
     ordered = largest_first(tasks, lambda t: t.weight)
     if scheduler is not None:
         from .dask_executor import run_dask  # Dask is an optional extra: imported only when asked for
-        run_dask(ordered, scheduler, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
+        run_dask(ordered, scheduler, _work, _init_worker, init_args, collector.record, _unprocessed,
+                 collector.tick, PROGRESS_TICK)
     else:
-        run_pool(ordered, jobs, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
+        run_pool(ordered, jobs, _work, _init_worker, init_args, collector.record, _unprocessed, collector.tick,
+                 PROGRESS_TICK)
 
 
-def _unprocessed(item: tuple[int, str, bytes] | Task, why: str) -> _Result:
+def _unprocessed(item: Task, why: str) -> _Result:
     """A class (or part) no worker could finish: written back as it was, every method with code a ``fallback``."""
-    index, where, data = item[:3]
-    part = item.part if isinstance(item, Task) else None
+    index, where, data, part = item[:4]
     try:
         cf = read_class(data)
     except ClassFileError as e:
@@ -960,8 +964,8 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     (:func:`~peggy_jvm.archive.check_outputs`) before any work, so that a bad one fails the run early.
     ``cache``: the result cache (:mod:`peggy_jvm.cache`) each class is looked up in first; None: none.
     ``scheduler``: a Dask scheduler's address: the classes run on that cluster instead (``jobs`` is then
-    unused; :mod:`peggy_jvm.dask_executor`), with the same output. ``split_bytes``: on workers or Dask, a class
-    of more bytes is split into parts of its methods (:data:`SPLIT_BYTES`; None: never), with the same output."""
+    unused; :mod:`peggy_jvm.dask_executor`), with the same output. ``split_bytes``: a class of more bytes is
+    split into tasks of parts of its methods (:data:`SPLIT_BYTES`; None: never), with the same output."""
     started = time.perf_counter()
     inp: InputSet = read_input(input_path)
     target = resolve_output(inp.kind, inp.path, output)
@@ -972,21 +976,17 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     report = RunReport(stage.value, classes=len(work), goal=goal.value)
     results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]] = {}
     cp = list(classpath or [])
-    pooled = scheduler is not None or (jobs > 1 and (len(work) > 1 or len(_tasks(work, split_bytes)) > 1))
+    # the same tasks whatever runs them (so the cache's entries are shared by every --jobs and executor)
+    tasks = _tasks(work, split_bytes)
+    collector = _Collector(work, tasks, goal, results, progress)
+    pooled = scheduler is not None or (jobs > 1 and len(tasks) > 1)
     if pooled:
-        _run_pool(work, jobs, (cp, input_classes, stage, method_timeout, goal, rules, cache), results, progress,
-                  scheduler, split_bytes)
+        _run_pool(tasks, jobs, (cp, input_classes, stage, method_timeout, goal, rules, cache), collector, scheduler)
     else:
         _init_worker(cp, input_classes, stage, method_timeout, goal, rules, cache)
-        tally = _Tally(work)
-        for item in work:
-            k, out, reps = _work(item)
-            results[k] = (out, reps)
-            if isinstance(reps, tuple):
+        for task in tasks:
+            if collector.record(task, _work(task)):
                 break
-            tally.add(len(item[2]), reps)
-            if progress:
-                progress(tally.now())
     new_entries: list[Entry] = []
     for k, e in enumerate(inp.entries):
         if k in results:
