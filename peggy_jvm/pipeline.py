@@ -1,8 +1,16 @@
 """The per-method driver and the whole-input orchestration of ``peggy-jvm optimize``.
 
 Owns: :class:`Stage`, :class:`MethodReport`, :class:`RunReport`, :func:`optimize_class` (one class, every
-method through the chosen stage, each with its own fallback) and :func:`optimize_input` (a class, jar or
-directory, optionally on several processes).
+method through the chosen stage, each with its own fallback: :func:`optimize_methods` then :func:`merge_class`)
+and :func:`optimize_input` (a class, jar or directory, optionally on several processes).
+
+Methods are independent (issue 19): each is optimized against the class as read, with its own copy of the
+constant pool (:func:`optimize_methods`; same-class callees are inlined from their original code, a
+deterministic choice), and comes back as a :class:`MethodOutcome` (its new code, indices into its private
+pool, and the entries it added). :func:`merge_class` adds those entries to the class's pool in method order
+and renumbers each rewrite's code to them (``classfile.poolorder``: instructions, catch types, StackMapTable
+object types, debug tables; an ``ldc`` pushed past 255 becomes ``ldc_w``). So a class may be split into parts
+of its methods computed anywhere, in any order, and merged into the same bytes.
 
 The full stage is one line of stages, each a function of this module taking the previous one's output
 (:func:`_full`): build (``peg.build``) -> saturate (:mod:`peggy_jvm.saturate`, the rules of
@@ -32,16 +40,20 @@ per method (:class:`SafetyNet`, default :data:`DEFAULT_METHOD_TIMEOUT`): checked
 the end, and interrupting saturation + extraction by an alarm; when it fires the method keeps its original bytes
 (status ``fallback``, reason ``timeout: ...``), even one that was to stay unchanged.
 
-Worker processes (``--jobs N``, :mod:`peggy_jvm.workers`: process groups, signals, parent death, Ctrl-Z): one
-task per class, the largest classes first (``workers.largest_first``: no worker idles at the end while another
-runs a large class started last). A worker that dies (killed, out of memory) leaves its classes as they were:
-every method of them ``fallback``. Which worker takes which class changes nothing in the output: each
-method's result is a function of its class, the hierarchy and the options. An interruption kills every worker's
+Tasks (:func:`_tasks`, the same for ``--jobs 1``, worker processes and Dask): one per class, and a class of
+more than :data:`SPLIT_BYTES` bytes in parts (contiguous ranges of its methods of about that many bytes by
+code size), so that one huge class does not bound the run; on workers (``--jobs N``, :mod:`peggy_jvm.workers`:
+process groups, signals, parent death, Ctrl-Z) or Dask the largest first (``workers.largest_first``: no worker
+idles at the end while another runs a large task started last); a split class is merged in the main process
+when its last part is in (:class:`_Collector`). A worker that dies (killed, out of memory) leaves its class
+or part as it was: every method of it ``fallback``. Which worker takes which task changes nothing in the
+output: each method's result is a function of its class, the hierarchy and the options. An interruption kills every worker's
 group at once; the caller's ``finally`` blocks then remove temporaries and nothing is written.
 
-Result cache (``--cache``, :mod:`peggy_jvm.cache`): each class is looked up in it first, in the process that
-would optimize it (:func:`_work`, the one call); a hit is the stored output and report rows, a miss is optimized
-with the hierarchy facts it consults recorded and then stored. The main process evicts at the end of the run.
+Result cache (``--cache``, :mod:`peggy_jvm.cache`): each task (a class, or a part of one) is looked up in it
+first, in the process that would optimize it (:func:`_work`, the one call); a hit is the stored output (a
+class's bytes, a part's outcomes: :func:`encode_part`) and report rows, a miss is optimized with the hierarchy
+facts it consults recorded and then stored. The main process evicts at the end of the run.
 
 Progress: the caller's ``progress`` gets a :class:`Progress` when a class finishes and, with worker processes,
 about every :data:`PROGRESS_TICK` seconds while classes run (so a time-paced display never waits for a slow
