@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from peggy_jvm.classfile import opcodes as op
+from peggy_jvm.classfile.constpool import ConstantPool
 from peggy_jvm.classfile.hierarchy import ClassHierarchy
+from peggy_jvm.classfile.poolorder import merge_entries
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import (Stage, _tasks, merge_class, optimize_class, optimize_input,
                                 optimize_methods)
@@ -143,3 +145,25 @@ def test_a_part_lost_keeps_its_methods(sp, tmp_path, monkeypatch):
     f1 = next(m for m in out.methods if m.name == "f1")
     assert f1.code_attribute().data == next(m for m in read_class(data).methods if m.name == "f1"
                                             ).code_attribute().data
+
+
+def test_merge_entries_shares_and_renumbers():
+    """Two rewrites' private pools, each grown from the same class pool: merged in order, the second's entries
+    land after the first's, an entry both added is shared, references are renumbered, and a Long keeps two
+    slots."""
+    base = ConstantPool()
+    base.add_class("java/lang/Object")
+    start = len(base.entries)
+    first, second = base.copy(), base.copy()
+    ref = first.add_member_ref(10, "p/X", "m", "()V")
+    big = first.add((5, 1 << 40))
+    cls, num = second.add_class("p/X"), second.add_int(70000)
+    assert cls < ref and num >= start  # the same private indices as the first's entries
+    merged = base.copy()
+    m1 = merge_entries(merged, first, start)
+    assert all(m1[i] == i for i in range(start, len(m1)) if first.entries[i])  # the first: where it was
+    m2 = merge_entries(merged, second, start)
+    assert merged.describe(m1[ref]) == "Method p/X.m:()V" and merged.describe(m1[big]) == f"long {1 << 40}"
+    assert m2[cls] == merged.entries[m1[ref]][1]  # class p/X: the first's entry, shared
+    assert merged.describe(m2[num]) == "int 70000" and m2[num] == len(first.entries)  # after the Long's 2 slots
+    assert len(base.entries) == start  # the copies grew, not the class's pool
