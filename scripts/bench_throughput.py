@@ -137,10 +137,12 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=1, help="alternations per measurement")
     ap.add_argument("--jobs", type=int, nargs="*", default=[1, 2], help="job counts of the new build")
     ap.add_argument("--old-jobs", type=int, nargs="*", default=[1], help="job counts of the old build")
+    ap.add_argument("--keep", type=Path, help="a folder for the samples, outputs and JSON reports (kept)")
     args = ap.parse_args()
     status = 0
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
-        work = Path(tmp)
+        work = Path(tmp) if args.keep is None else args.keep
+        work.mkdir(parents=True, exist_ok=True)
         print(f"<!-- load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} -->")
         print("| jar | classes | methods | build | jobs | CPU s | wall s | methods/CPU-s | methods/wall-s | load |")
         print("|---|---|---|---|---|---|---|---|---|---|")
