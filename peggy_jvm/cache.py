@@ -11,8 +11,8 @@ What a result depends on, and so what its key holds
     * ``optimize``, one class or one part of it (a range of its methods, ``pipeline.optimize_methods``: a class
       split over workers): the class's bytes (every method's code and every constant-pool entry it can use),
       the part (a part's entry holds its methods' new code and the pool entries each added, before the merge;
-      a class's, the merged class), the stage, goal and work budget, the rules (:func:`rules_digest`: the user's axiom
-      texts and switches) and the tool (:func:`code_digest`: the package's sources, the bundled axioms, the
+      a class's, the merged class), the stage, goal and work budget, the rules (:func:`rules_digest`: the
+      user's axiom texts and switches) and the tool (:func:`code_digest`: the package's sources, the bundled axioms, the
       libraries' versions).
       ``--method-timeout`` is not in the key: a class whose safety net fired is never stored (its result depends
       on the machine), and every other result is what any timeout would give.

@@ -47,8 +47,8 @@ process groups, signals, parent death, Ctrl-Z) or Dask the largest first (``work
 idles at the end while another runs a large task started last); a split class is merged in the main process
 when its last part is in (:class:`_Collector`). A worker that dies (killed, out of memory) leaves its class
 or part as it was: every method of it ``fallback``. Which worker takes which task changes nothing in the
-output: each method's result is a function of its class, the hierarchy and the options. An interruption kills every worker's
-group at once; the caller's ``finally`` blocks then remove temporaries and nothing is written.
+output: each method's result is a function of its class, the hierarchy and the options. An interruption kills
+every worker's group at once; the caller's ``finally`` blocks then remove temporaries and nothing is written.
 
 Result cache (``--cache``, :mod:`peggy_jvm.cache`): each task (a class, or a part of one) is looked up in it
 first, in the process that would optimize it (:func:`_work`, the one call); a hit is the stored output (a

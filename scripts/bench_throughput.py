@@ -178,8 +178,9 @@ def main() -> int:
                       + ("" if same else " OUTPUT DIFFERS"), flush=True)
             for build, jobs in plan:
                 if jobs != 1 and (build, 1) in rate:
-                    print(f"<!-- {jar.stem} {build}: --jobs {jobs} / --jobs 1 = {rate[build, jobs][1] / rate[build, 1][1]:.2f}x "
-                          f"methods per wall-second, {rate[build, jobs][0] / rate[build, 1][0]:.2f}x per CPU-second -->")
+                    (cpu_n, wall_n), (cpu_1, wall_1) = rate[build, jobs], rate[build, 1]
+                    print(f"<!-- {jar.stem} {build}: --jobs {jobs} / --jobs 1 = {wall_n / wall_1:.2f}x methods per "
+                          f"wall-second, {cpu_n / cpu_1:.2f}x per CPU-second -->")
             if "old" in reference and reference["old"] != reference["new"]:
                 print(f"<!-- {jar.stem}: the old and new builds' outputs differ -->")
     return status
