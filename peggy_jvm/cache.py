@@ -8,10 +8,11 @@ What this module owns
     of the pair's own classes does not cover.
 
 What a result depends on, and so what its key holds
-    * ``optimize``, one class: the class's bytes (every method's code and every constant-pool entry it can use;
-      a class, not a method, is the unit because rewritten code interns new pool entries after those of the
-      methods before it), the stage, goal and work budget, the rules (:func:`rules_digest`: the user's axiom
-      texts and switches) and the tool (:func:`code_digest`: the package's sources, the bundled axioms, the
+    * ``optimize``, one class or one part of it (a range of its methods, ``pipeline.optimize_methods``: a class
+      split over workers): the class's bytes (every method's code and every constant-pool entry it can use),
+      the part (a part's entry holds its methods' new code and the pool entries each added, before the merge;
+      a class's, the merged class), the stage, goal and work budget, the rules (:func:`rules_digest`: the
+      user's axiom texts and switches) and the tool (:func:`code_digest`: the package's sources, the bundled axioms, the
       libraries' versions).
       ``--method-timeout`` is not in the key: a class whose safety net fired is never stored (its result depends
       on the machine), and every other result is what any timeout would give.
@@ -326,16 +327,18 @@ def _reads_hold(stored: object, program: dict[str, bytes] | None) -> bool:
 def optimize_class_cached(cache: ResultCache | None, data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                           work: WorkBudget, goal: Goal, rules: RuleOptions | None,
                           program: dict[str, bytes] | None,
-                          compute: Callable[[dict[str, bytes] | None], tuple[bytes, list[MethodReport]]]
-                          ) -> tuple[bytes, list[MethodReport]]:
-    """``compute(program)`` (one class through ``optimize_class``, given the input's classes it may inline from),
-    or its stored result when everything it depends on is the same (module docstring): the class-hierarchy facts
-    and the bytes of every other input class it read."""
+                          compute: Callable[[dict[str, bytes] | None], tuple[bytes, list[MethodReport]]],
+                          part: tuple[int, int] | None = None) -> tuple[bytes, list[MethodReport]]:
+    """``compute(program)`` (one class through ``optimize_class``, given the input's classes it may inline from;
+    with ``part``, the methods ``part = (lo, hi)`` of it through ``optimize_methods``, as
+    ``pipeline.encode_part`` gives them), or its stored result when everything it depends on is the same (module
+    docstring): the class-hierarchy facts and the bytes of every other input class it read."""
     if cache is None:
         return compute(program)
     from .pipeline import MethodReport
     start = time.perf_counter()
-    key = _digest("optimize", code_digest(), stage.value, goal.value, repr(work), rules_digest(rules), data)
+    key = _digest("optimize", code_digest(), stage.value, goal.value, repr(work), rules_digest(rules), data,
+                  "class" if part is None else f"methods {part[0]}-{part[1]}")
     hit = cache.get(key, [hierarchy])
     if hit is not None:
         stored, out = hit

@@ -1,4 +1,5 @@
-"""The distributed executor of ``optimize --executor dask``: the classes of a run on a Dask cluster.
+"""The distributed executor of ``optimize --executor dask``: the tasks of a run (classes, and parts of the
+methods of large classes: ``pipeline._tasks``) on a Dask cluster.
 
 What this module owns
     :func:`run_dask`, the Dask counterpart of :func:`peggy_jvm.workers.run_pool` (same task, initializer and
@@ -8,7 +9,7 @@ What this module owns
     worker (a different rule set or class library could choose other code: not the same bytes).
 
 Why Dask (issue 19): an existing scheduler that already places tasks, moves data, notices a lost worker and
-runs its tasks again elsewhere; we only adapt our per-class task to it. Dask is an optional extra
+runs its tasks again elsewhere; we only adapt our task (a class or part of one) to it. Dask is an optional extra
 (``pip install 'peggy-jvm[dask]'``); nothing else in the package imports it.
 
 Inputs: the items, the module-level task and initializer (pickled by reference: the workers import

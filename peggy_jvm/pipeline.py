@@ -1,8 +1,16 @@
 """The per-method driver and the whole-input orchestration of ``peggy-jvm optimize``.
 
 Owns: :class:`Stage`, :class:`MethodReport`, :class:`RunReport`, :func:`optimize_class` (one class, every
-method through the chosen stage, each with its own fallback) and :func:`optimize_input` (a class, jar or
-directory, optionally on several processes).
+method through the chosen stage, each with its own fallback: :func:`optimize_methods` then :func:`merge_class`)
+and :func:`optimize_input` (a class, jar or directory, optionally on several processes).
+
+Methods are independent (issue 19): each is optimized against the class as read, with its own copy of the
+constant pool (:func:`optimize_methods`; same-class callees are inlined from their original code, a
+deterministic choice), and comes back as a :class:`MethodOutcome` (its new code, indices into its private
+pool, and the entries it added). :func:`merge_class` adds those entries to the class's pool in method order
+and renumbers each rewrite's code to them (``classfile.poolorder``: instructions, catch types, StackMapTable
+object types, debug tables; an ``ldc`` pushed past 255 becomes ``ldc_w``). So a class may be split into parts
+of its methods computed anywhere, in any order, and merged into the same bytes.
 
 The full stage is one line of stages, each a function of this module taking the previous one's output
 (:func:`_full`): build (``peg.build``) -> saturate (:mod:`peggy_jvm.saturate`, the rules of
@@ -32,16 +40,20 @@ per method (:class:`SafetyNet`, default :data:`DEFAULT_METHOD_TIMEOUT`): checked
 the end, and interrupting saturation + extraction by an alarm; when it fires the method keeps its original bytes
 (status ``fallback``, reason ``timeout: ...``), even one that was to stay unchanged.
 
-Worker processes (``--jobs N``, :mod:`peggy_jvm.workers`: process groups, signals, parent death, Ctrl-Z): one
-task per class, the largest classes first (``workers.largest_first``: no worker idles at the end while another
-runs a large class started last). A worker that dies (killed, out of memory) leaves its classes as they were:
-every method of them ``fallback``. Which worker takes which class changes nothing in the output: each
-method's result is a function of its class, the hierarchy and the options. An interruption kills every worker's
-group at once; the caller's ``finally`` blocks then remove temporaries and nothing is written.
+Tasks (:func:`_tasks`, the same for ``--jobs 1``, worker processes and Dask): one per class, and a class of
+more than :data:`SPLIT_BYTES` bytes in parts (contiguous ranges of its methods of about that many bytes by
+code size), so that one huge class does not bound the run; on workers (``--jobs N``, :mod:`peggy_jvm.workers`:
+process groups, signals, parent death, Ctrl-Z) or Dask the largest first (``workers.largest_first``: no worker
+idles at the end while another runs a large task started last); a split class is merged in the main process
+when its last part is in (:class:`_Collector`). A worker that dies (killed, out of memory) leaves its class
+or part as it was: every method of it ``fallback``. Which worker takes which task changes nothing in the
+output: each method's result is a function of its class, the hierarchy and the options. An interruption kills
+every worker's group at once; the caller's ``finally`` blocks then remove temporaries and nothing is written.
 
-Result cache (``--cache``, :mod:`peggy_jvm.cache`): each class is looked up in it first, in the process that
-would optimize it (:func:`_work`, the one call); a hit is the stored output and report rows, a miss is optimized
-with the hierarchy facts it consults recorded and then stored. The main process evicts at the end of the run.
+Result cache (``--cache``, :mod:`peggy_jvm.cache`): each task (a class, or a part of one) is looked up in it
+first, in the process that would optimize it (:func:`_work`, the one call); a hit is the stored output (a
+class's bytes, a part's outcomes: :func:`encode_part`) and report rows, a miss is optimized with the hierarchy
+facts it consults recorded and then stored. The main process evicts at the end of the run.
 
 Progress: the caller's ``progress`` gets a :class:`Progress` when a class finishes and, with worker processes,
 about every :data:`PROGRESS_TICK` seconds while classes run (so a time-paced display never waits for a slow
@@ -56,22 +68,23 @@ Invariants (the safety net of DESIGN section 6):
 """
 from __future__ import annotations
 
+import json
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 from .archive import (Entry, InputError, InputSet, Output, check_outputs, output_form, read_input, resolve_output,
                       write_output)
-from .classfile.errors import ClassFileError
+from .classfile.errors import ClassFileError, UnsupportedCodeError
 from .classfile.hierarchy import ClassHierarchy
 from .classfile.reader import read_class, read_code, read_instructions
 from .classfile.attributes import LineNumberTable, LocalVariableTable
 from .classfile.bytecode import Instruction
 from .classfile.model import ClassFile, CodeAttribute, MethodInfo
-from .classfile.poolorder import reorder_for_ldc
+from .classfile.poolorder import merge_entries, renumber_code, reorder_for_ldc
 from .classfile.recode import RecodeResult, recode_method
 from .classfile.shrink import shrink_method
 from .ir.lift import lift_method
@@ -544,27 +557,40 @@ def _dropped_reason(attributes: list[str], debug: dict[str, list]) -> str:
     return "; ".join(parts)
 
 
-def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
-                   method_timeout: float | None = DEFAULT_METHOD_TIMEOUT, work: WorkBudget = DEFAULT_WORK_BUDGET,
-                   goal: Goal = Goal.SPEED, rules: RuleOptions | None = None, program: dict[str, bytes] | None = None
-                   ) -> tuple[bytes, list[MethodReport]]:
-    """Run every method of one class through ``stage`` (the full stage for ``goal``, with the user's
-    ``rules``; ``program``: the input's classes by name, whose small methods the full stage may inline, the
-    class's own always); returns the new class bytes and the reports.
-    ``method_timeout``: the safety net per method (seconds; None: none); ``work``: the full stage's limits.
+@dataclass(slots=True)
+class MethodOutcome:
+    """One method's result against the ORIGINAL class (:func:`optimize_methods`): its report row and, for a
+    rewrite, its new Code attribute body with the pool entries the rewrite added to its private copy of the
+    class's pool (``added``: the entries from the original pool's size on, in order; their indices are those
+    the code holds until :func:`merge_class` renumbers them)."""
+    report: MethodReport
+    code: bytes | None = None
+    added: list = field(default_factory=list)
 
-    Raises ClassFileError when the class itself is malformed (the caller reports bad input).
+
+def optimize_methods(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
+                     method_timeout: float | None = DEFAULT_METHOD_TIMEOUT, work: WorkBudget = DEFAULT_WORK_BUDGET,
+                     goal: Goal = Goal.SPEED, rules: RuleOptions | None = None,
+                     program: dict[str, bytes] | None = None, methods: range | None = None) -> list[MethodOutcome]:
+    """The methods ``methods`` (indices into the class's method list; None: all) of one class through ``stage``,
+    each against the class as read (never as rewritten by another method: inlined callees of the class are
+    its original code) with its own copy of the constant pool, so that each outcome is a function of the
+    class, the method, the hierarchy and the options alone: any grouping of the methods into tasks, in any
+    order, on any process, gives the same outcomes, and :func:`merge_class` the same bytes.
+    Arguments as :func:`optimize_class`. Raises ClassFileError when the class or a Code attribute is malformed.
     """
     cf = read_class(data)
-    reports: list[MethodReport] = []
-    changed = False
-    # the callees' PEGs and classes (rules/inline.py), built and parsed once for all the class's callers
+    start_pool = len(cf.pool.entries)
+    outcomes: list[MethodOutcome] = []
+    # the callees' PEGs and classes (rules/inline.py), built from the original class and parsed once for all the
+    # callers of this call
     callee_pegs: dict = {}
     callee_classes: dict = {}
-    for m in cf.methods:
+    for m in (cf.methods if methods is None else [cf.methods[j] for j in methods]):
         attr = m.code_attribute()
         if attr is None:
-            reports.append(MethodReport(cf.name, m.name, m.descriptor, "unchanged", "no code (abstract or native)"))
+            outcomes.append(MethodOutcome(MethodReport(cf.name, m.name, m.descriptor, "unchanged",
+                                                       "no code (abstract or native)")))
             continue
         before = _code_length(attr.data)
         start = time.perf_counter()
@@ -575,47 +601,82 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
             raise ClassFileError(f"method {m.name}{m.descriptor}: {e}") from None
         info: dict = {}  # the full stage's costs, extraction status and sub-stage times
         net = SafetyNet(method_timeout, start=start)
+        own = replace(cf, pool=cf.pool.copy())  # what this method's rewrite interns stays its own
 
         def row(status: str, reason: str, spent: float, after: int = before, cost_key: str = "cost_before"
-                ) -> MethodReport:
+                ) -> MethodOutcome:
             # the time reported is the time the safety net was checked against (never a later reading)
-            return MethodReport(cf.name, m.name, m.descriptor, status, reason, bytes_before=before,
-                                bytes_after=after, time_ms={stage.value: spent * 1000, **info.get("time_ms", {})},
-                                cost_before=info.get("cost_before"), cost_after=info.get(cost_key),
-                                extraction=info.get("extraction"),
-                                emitted_cost_before=info.get("emitted_cost_before"),
-                                emitted_cost_after=info.get(f"emitted_{cost_key}"),
-                                epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"),
-                                inlined=info.get("inlined"))
+            return MethodOutcome(MethodReport(
+                cf.name, m.name, m.descriptor, status, reason, bytes_before=before, bytes_after=after,
+                time_ms={stage.value: spent * 1000, **info.get("time_ms", {})},
+                cost_before=info.get("cost_before"), cost_after=info.get(cost_key), extraction=info.get("extraction"),
+                emitted_cost_before=info.get("emitted_cost_before"), emitted_cost_after=info.get(f"emitted_{cost_key}"),
+                epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"), inlined=info.get("inlined")))
         try:
             callees = CalleeSource(cf, hierarchy, program, m.is_static, callee_pegs, callee_classes)
-            result = _transform(stage, cf, m, code, insns, hierarchy, net, info, work, goal, rules, callees)
+            result = _transform(stage, own, m, code, insns, hierarchy, net, info, work, goal, rules, callees)
         except MethodTimeout as e:  # the net fired between two sub-stages, or inside saturation + extraction
-            reports.append(row("fallback", f"timeout: {e}", time.perf_counter() - start))
+            outcomes.append(row("fallback", f"timeout: {e}", time.perf_counter() - start))
             continue
         except MethodUnchanged as e:
             spent = time.perf_counter() - start
             if method_timeout is not None and spent > method_timeout:  # over the net: a timeout all the same
-                reports.append(row("fallback", f"timeout: {spent * 1000:.0f} ms > {method_timeout:g} s, at the "
-                                               f"end (and the method was to stay unchanged: {e})", spent))
+                outcomes.append(row("fallback", f"timeout: {spent * 1000:.0f} ms > {method_timeout:g} s, at the "
+                                                f"end (and the method was to stay unchanged: {e})", spent))
             else:
-                reports.append(row("unchanged", str(e), spent))
+                outcomes.append(row("unchanged", str(e), spent))
             continue
         except Exception as e:  # any failure of the stage keeps the original method
-            reports.append(row("fallback", f"{type(e).__name__}: {e}", time.perf_counter() - start))
+            outcomes.append(row("fallback", f"{type(e).__name__}: {e}", time.perf_counter() - start))
             continue
         spent = time.perf_counter() - start
         if method_timeout is not None and spent > method_timeout:
             # finished, but late (a sub-stage that cannot be interrupted ran long): the net is a promise
-            reports.append(row("fallback", f"timeout: {spent * 1000:.0f} ms > {method_timeout:g} s, at the end",
-                               spent))
+            outcomes.append(row("fallback", f"timeout: {spent * 1000:.0f} ms > {method_timeout:g} s, at the end",
+                                spent))
             continue
-        debug = debug_dropped(code, read_code(result.data, cf.pool), cf.pool)
-        attr.data = result.data
+        debug = debug_dropped(code, read_code(result.data, own.pool), own.pool)
+        done = row("rewritten", _dropped_reason(result.dropped, debug), spent, _code_length(result.data),
+                   "cost_after")
+        done.report.debug_dropped = debug
+        done.code, done.added = result.data, own.pool.entries[start_pool:]
+        outcomes.append(done)
+    return outcomes
+
+
+def merge_class(data: bytes, outcomes: list[MethodOutcome], goal: Goal = Goal.SPEED
+                ) -> tuple[bytes, list[MethodReport]]:
+    """The class ``data`` with the rewrites of ``outcomes`` (one per method, in the class's order, from
+    :func:`optimize_methods`) in place: each rewrite's added pool entries are added to the class's pool in
+    method order (entries an earlier method added shared) and its code renumbered to them
+    (``classfile.poolorder.merge_entries``, ``renumber_code``), so the bytes depend on the outcomes alone,
+    never on which process computed which. A rewrite whose code cannot be renumbered safely keeps the method's
+    original code (``fallback``). Returns the class bytes and the report rows."""
+    cf = read_class(data)
+    original = cf.pool.copy()
+    start = len(original.entries)
+    reports = [o.report for o in outcomes]
+    changed = False
+    for m, o in zip(cf.methods, outcomes):
+        attr = m.code_attribute()
+        if o.code is None or attr is None:
+            continue
+        private = original.copy()
+        private.entries.extend(o.added)
+        pool = cf.pool.copy()  # committed only when the whole method renumbers: no stray entries otherwise
+        try:
+            mapping = merge_entries(pool, private, start)
+            same = all(mapping[i] == i for i in range(start, len(mapping)))
+            code = o.code if same else renumber_code(cf.name, m, o.code, private, mapping, pool)
+        except (ClassFileError, UnsupportedCodeError, IndexError, KeyError) as e:
+            r = o.report
+            r.status, r.reason, r.bytes_after = "fallback", f"constant pool merge: {e}", r.bytes_before
+            r.cost_after, r.emitted_cost_after, r.debug_dropped = r.cost_before, r.emitted_cost_before, None
+            continue
+        cf.pool = pool
+        attr.data = code
+        o.report.bytes_after = _code_length(code)
         changed = True
-        reports.append(row("rewritten", _dropped_reason(result.dropped, debug), spent, _code_length(result.data),
-                           "cost_after"))
-        reports[-1].debug_dropped = debug
     if changed:
         try:
             data = write_class(cf)
@@ -628,6 +689,22 @@ def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
     if goal is Goal.SIZE:
         data = _pool_for_ldc(data, reports)
     return data, reports
+
+
+def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
+                   method_timeout: float | None = DEFAULT_METHOD_TIMEOUT, work: WorkBudget = DEFAULT_WORK_BUDGET,
+                   goal: Goal = Goal.SPEED, rules: RuleOptions | None = None, program: dict[str, bytes] | None = None
+                   ) -> tuple[bytes, list[MethodReport]]:
+    """Run every method of one class through ``stage`` (the full stage for ``goal``, with the user's
+    ``rules``; ``program``: the input's classes by name, whose small methods the full stage may inline, the
+    class's own always); returns the new class bytes and the reports: :func:`optimize_methods` of all its
+    methods, then :func:`merge_class`.
+    ``method_timeout``: the safety net per method (seconds; None: none); ``work``: the full stage's limits.
+
+    Raises ClassFileError when the class itself is malformed (the caller reports bad input).
+    """
+    return merge_class(data, optimize_methods(data, hierarchy, stage, method_timeout, work, goal, rules, program),
+                       goal)
 
 
 def _pool_for_ldc(data: bytes, reports: list[MethodReport]) -> bytes:
@@ -663,21 +740,79 @@ class Progress:
 
 
 class _Tally:
-    """The running :class:`Progress` of one input."""
+    """The running :class:`Progress` of one input (a split class counts as done when its last part is)."""
 
     def __init__(self, work: list[tuple[int, str, bytes]]) -> None:
         self.classes, self.bytes_total = len(work), sum(len(item[2]) for item in work)
         self.classes_done = self.methods = self.rewritten = self.bytes_done = 0
 
-    def add(self, data: bytes, reports: list[MethodReport]) -> None:
-        self.classes_done += 1
-        self.bytes_done += len(data)
+    def add(self, weight: int, reports: list[MethodReport], class_done: bool = True) -> None:
+        self.classes_done += class_done
+        self.bytes_done += weight
         self.methods += len(reports)
         self.rewritten += sum(1 for r in reports if r.status == "rewritten")
 
     def now(self) -> Progress:
         return Progress(self.classes_done, self.classes, self.methods, self.rewritten, self.bytes_done,
                         self.bytes_total)
+
+
+#: a class of more bytes than this is split into tasks of parts of about this many bytes (by its methods' code
+#: bytes, the predictor of their work): one huge class no longer bounds the parallelism of ``--jobs`` or Dask.
+#: The parts change nothing in the output (:func:`optimize_methods`); they are the cache's unit (its keys), and
+#: the same for every job count and executor
+SPLIT_BYTES = 8192
+
+
+class Task(NamedTuple):
+    """One task of a run on workers: the input entry ``index`` (its name ``where``, its bytes ``data``), whole
+    (``part`` None) or the methods ``part = (lo, hi)`` of it; ``weight``: its predicted work in class bytes
+    (a part's share of its class's by code bytes), the order :func:`~peggy_jvm.workers.largest_first` gives."""
+    index: int
+    where: str
+    data: bytes
+    part: tuple[int, int] | None
+    weight: int
+
+
+def _tasks(work: list[tuple[int, str, bytes]], split_bytes: int | None) -> list[Task]:
+    """``work``'s classes as tasks: each class of more than ``split_bytes`` bytes (None: none) as contiguous
+    ranges of its methods of about ``split_bytes`` each by code bytes, the others whole."""
+    tasks: list[Task] = []
+    for k, where, data in work:
+        ranges = _method_ranges(data, split_bytes) if split_bytes and len(data) > split_bytes else []
+        if len(ranges) < 2:
+            tasks.append(Task(k, where, data, None, len(data)))
+            continue
+        total = sum(w for _, _, w in ranges)
+        given = 0
+        for n, (lo, hi, w) in enumerate(ranges):
+            share = len(data) - given if n == len(ranges) - 1 else len(data) * w // total
+            given += share
+            tasks.append(Task(k, where, data, (lo, hi), share))
+    return tasks
+
+
+def _method_ranges(data: bytes, split_bytes: int) -> list[tuple[int, int, int]]:
+    """Contiguous ranges ``(lo, hi, code bytes)`` of the class's methods, each about ``split_bytes`` of the
+    class's bytes by its share of the code (a method is never cut; a method with no code counts one byte); []
+    for a class that does not parse (its one task reports it)."""
+    try:
+        cf = read_class(data)
+    except ClassFileError:
+        return []
+    sizes = [1 + (_code_length(a.data) if (a := m.code_attribute()) is not None else 0) for m in cf.methods]
+    target = sum(sizes) * split_bytes / len(data)
+    ranges: list[tuple[int, int, int]] = []
+    lo = acc = 0
+    for j, size in enumerate(sizes):
+        if acc and acc + size / 2 > target:
+            ranges.append((lo, j, acc))
+            lo, acc = j, 0
+        acc += size
+    if acc:
+        ranges.append((lo, len(sizes), acc))
+    return ranges
 
 
 def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: Stage, timeout: float | None,
@@ -707,69 +842,124 @@ def _implied_class_name(entry_name: str) -> str:
     return name
 
 
+#: a task's result: its entry's index, the class bytes (a part: its outcomes' code, :func:`encode_part`) and
+#: the report rows, or ``(where, message)`` for a malformed class
 _Result = tuple[int, bytes | None, "list[MethodReport] | tuple[str, str]"]
 
 
-def _work(item: tuple[int, str, bytes]) -> _Result:
-    """One class in a worker; a malformed class comes back as ``(where, message)`` instead of reports."""
-    index, where, data = item
+def _work(item: Task) -> _Result:
+    """One class, or part of one (a :class:`Task` with a ``part``), in a worker; a malformed class comes back as
+    ``(where, message)`` instead of reports."""
+    index, where, data, part = item[:4]
     st = _worker_state
+
+    def compute(program: dict[str, bytes] | None) -> tuple[bytes, list[MethodReport]]:
+        if part is None:
+            return optimize_class(data, st["hierarchy"], st["stage"], st["timeout"], goal=st["goal"],
+                                  rules=st["rules"], program=program)
+        return encode_part(optimize_methods(data, st["hierarchy"], st["stage"], st["timeout"], goal=st["goal"],
+                                            rules=st["rules"], program=program, methods=range(*part)))
     try:
         out, reports = optimize_class_cached(
             st["cache"], data, st["hierarchy"], st["stage"], DEFAULT_WORK_BUDGET, st["goal"], st["rules"],
-            st["program"],
-            lambda program: optimize_class(data, st["hierarchy"], st["stage"], st["timeout"], goal=st["goal"],
-                                           rules=st["rules"], program=program))
+            st["program"], compute, part=part)
     except ClassFileError as e:
         return index, None, (where, str(e))
     return index, out, reports
 
 
-def _run_pool(work: list[tuple[int, str, bytes]], jobs: int, init_args: tuple,
-              results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]],
-              progress: Callable[[Progress], None] | None, scheduler: str | None = None) -> None:
-    """The classes of ``work`` on ``jobs`` worker processes (:func:`peggy_jvm.workers.run_pool`, one task per
-    class: a class's methods take milliseconds to seconds, far more than sending its bytes), or on the Dask
-    cluster at ``scheduler`` (:func:`peggy_jvm.dask_executor.run_dask`); fills ``results`` and stops at the
-    first bad class; a class whose worker died is kept as it was (:func:`_unprocessed`)."""
-    tally = _Tally(work)
+def encode_part(outcomes: list[MethodOutcome]) -> tuple[bytes, list[MethodReport]]:
+    """A part's outcomes as bytes (each method's new code and added pool entries, JSON: what the result cache
+    stores and a worker sends) and its report rows; :func:`decode_part` is the inverse."""
+    body = [[None, []] if o.code is None else [o.code.hex(), o.added] for o in outcomes]
+    return json.dumps(body, separators=(",", ":")).encode(), [o.report for o in outcomes]
 
-    def record(item: tuple[int, str, bytes], res: _Result) -> bool:
-        """Keep one class's result; True when it was bad input (the run ends)."""
+
+def decode_part(blob: bytes, reports: list[MethodReport]) -> list[MethodOutcome]:
+    """:func:`encode_part`'s outcomes again (JSON lists back to the pool's entry tuples)."""
+    body = json.loads(blob)
+    if len(body) != len(reports):
+        raise ValueError("a part's code and report rows do not match")
+    return [MethodOutcome(r, None if code is None else bytes.fromhex(code),
+                          [None if e is None else tuple(e) for e in added])
+            for r, (code, added) in zip(reports, body)]
+
+
+class _Collector:
+    """The results of one run's tasks as they come, in any order: a whole class's kept, a split class's parts
+    held until its last one is in and then merged in method order (:func:`merge_class`), so that the output
+    does not depend on which task finished when; the running :class:`Progress` given to ``progress``."""
+
+    def __init__(self, work: list[tuple[int, str, bytes]], tasks: list[Task], goal: Goal,
+                 results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]],
+                 progress: Callable[[Progress], None] | None) -> None:
+        self.tally, self.goal, self.results, self.progress = _Tally(work), goal, results, progress
+        self.missing: dict[int, int] = {}
+        for t in tasks:
+            self.missing[t.index] = self.missing.get(t.index, 0) + 1
+        self.parts: dict[int, dict[int, tuple[bytes, list[MethodReport]]]] = {}
+
+    def record(self, item: Task, res: _Result) -> bool:
+        """Keep one task's result; True when it was bad input (the run ends)."""
         k, out, reps = res
-        results[k] = (out, reps)
         if isinstance(reps, tuple):
+            self.results[k] = (out, reps)
             return True
-        tally.add(item[2], reps)
-        if progress:
-            progress(tally.now())
+        self.missing[k] -= 1
+        if item.part is None:
+            self.results[k] = (out, reps)
+        else:
+            assert out is not None  # a part's outcomes (encode_part)
+            got = self.parts.setdefault(k, {})
+            got[item.part[0]] = (out, reps)
+            if not self.missing[k]:
+                outcomes = [o for lo in sorted(got) for o in decode_part(*got[lo])]
+                self.results[k] = merge_class(item.data, outcomes, self.goal)
+                del self.parts[k]
+        self.tally.add(item.weight, reps, class_done=not self.missing[k])
+        self.tick()
         return False
 
-    def tick() -> None:
-        if progress:
-            progress(tally.now())
+    def tick(self) -> None:
+        if self.progress:
+            self.progress(self.tally.now())
 
-    # the largest classes first (a class's bytes predict its work): no worker idles at the end
-    ordered = largest_first(work, lambda item: len(item[2]))
+
+def _run_pool(tasks: list[Task], jobs: int, init_args: tuple, collector: _Collector,
+              scheduler: str | None = None) -> None:
+    """``tasks`` (:func:`_tasks`: a class each, or a part of its methods for a class of more than
+    :data:`SPLIT_BYTES`; a task takes milliseconds to seconds, far more than sending its bytes) on ``jobs`` worker
+    processes (:func:`peggy_jvm.workers.run_pool`) or on the Dask cluster at ``scheduler``
+    (:func:`peggy_jvm.dask_executor.run_dask`), the largest first, each result to ``collector`` (which stops
+    the run at the first bad class); a class or part whose worker died is kept as it was
+    (:func:`_unprocessed`)."""
+    # the largest tasks first (a class's bytes predict its work): no worker idles at the end
+    ordered = largest_first(tasks, lambda t: t.weight)
     if scheduler is not None:
         from .dask_executor import run_dask  # Dask is an optional extra: imported only when asked for
-        run_dask(ordered, scheduler, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
+        run_dask(ordered, scheduler, _work, _init_worker, init_args, collector.record, _unprocessed,
+                 collector.tick, PROGRESS_TICK)
     else:
-        run_pool(ordered, jobs, _work, _init_worker, init_args, record, _unprocessed, tick, PROGRESS_TICK)
+        run_pool(ordered, jobs, _work, _init_worker, init_args, collector.record, _unprocessed, collector.tick,
+                 PROGRESS_TICK)
 
 
-def _unprocessed(item: tuple[int, str, bytes], why: str) -> _Result:
-    """A class no worker could finish: written back as it was, every method with code a ``fallback``."""
-    index, where, data = item
+def _unprocessed(item: Task, why: str) -> _Result:
+    """A class (or part) no worker could finish: written back as it was, every method with code a ``fallback``."""
+    index, where, data, part = item[:4]
     try:
         cf = read_class(data)
     except ClassFileError as e:
         return index, None, (where, str(e))
-    return index, data, [MethodReport(cf.name, m.name, m.descriptor, "fallback", why,
-                                      bytes_before=_code_length(a.data), bytes_after=_code_length(a.data))
-                         if (a := m.code_attribute()) is not None else
-                         MethodReport(cf.name, m.name, m.descriptor, "unchanged", "no code (abstract or native)")
-                         for m in cf.methods]
+    methods = cf.methods if part is None else cf.methods[part[0]:part[1]]
+    reports = [MethodReport(cf.name, m.name, m.descriptor, "fallback", why, bytes_before=_code_length(a.data),
+                            bytes_after=_code_length(a.data))
+               if (a := m.code_attribute()) is not None else
+               MethodReport(cf.name, m.name, m.descriptor, "unchanged", "no code (abstract or native)")
+               for m in methods]
+    if part is not None:
+        return (index, *encode_part([MethodOutcome(r) for r in reports]))
+    return index, data, reports
 
 
 def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpath: list[Path] | None = None,
@@ -777,7 +967,7 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
                    progress: Callable[[Progress], None] | None = None,
                    reports: Sequence[Output] = (), goal: Goal = Goal.SPEED,
                    rules: RuleOptions | None = None, cache: ResultCache | None = None,
-                   scheduler: str | None = None) -> tuple[Path, RunReport]:
+                   scheduler: str | None = None, split_bytes: int | None = SPLIT_BYTES) -> tuple[Path, RunReport]:
     """Optimize a class, jar or directory and write the result (the full stage aiming at ``goal``, with the
     user's ``rules``, already checked by the caller: a loading error here is raised in a worker); returns the
     output path and the report. ``method_timeout``: the wall-clock safety net per method (seconds; None: none).
@@ -786,7 +976,8 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     (:func:`~peggy_jvm.archive.check_outputs`) before any work, so that a bad one fails the run early.
     ``cache``: the result cache (:mod:`peggy_jvm.cache`) each class is looked up in first; None: none.
     ``scheduler``: a Dask scheduler's address: the classes run on that cluster instead (``jobs`` is then
-    unused; :mod:`peggy_jvm.dask_executor`), with the same output."""
+    unused; :mod:`peggy_jvm.dask_executor`), with the same output. ``split_bytes``: a class of more bytes is
+    split into tasks of parts of its methods (:data:`SPLIT_BYTES`; None: never), with the same output."""
     started = time.perf_counter()
     inp: InputSet = read_input(input_path)
     target = resolve_output(inp.kind, inp.path, output)
@@ -797,20 +988,17 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     report = RunReport(stage.value, classes=len(work), goal=goal.value)
     results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]] = {}
     cp = list(classpath or [])
-    if scheduler is not None or (jobs > 1 and len(work) > 1):
-        _run_pool(work, jobs, (cp, input_classes, stage, method_timeout, goal, rules, cache), results, progress,
-                  scheduler)
+    # the same tasks whatever runs them (so the cache's entries are shared by every --jobs and executor)
+    tasks = _tasks(work, split_bytes)
+    collector = _Collector(work, tasks, goal, results, progress)
+    pooled = scheduler is not None or (jobs > 1 and len(tasks) > 1)
+    if pooled:
+        _run_pool(tasks, jobs, (cp, input_classes, stage, method_timeout, goal, rules, cache), collector, scheduler)
     else:
         _init_worker(cp, input_classes, stage, method_timeout, goal, rules, cache)
-        tally = _Tally(work)
-        for item in work:
-            k, out, reps = _work(item)
-            results[k] = (out, reps)
-            if isinstance(reps, tuple):
+        for task in tasks:
+            if collector.record(task, _work(task)):
                 break
-            tally.add(item[2], reps)
-            if progress:
-                progress(tally.now())
     new_entries: list[Entry] = []
     for k, e in enumerate(inp.entries):
         if k in results:
@@ -826,7 +1014,7 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
         hits = sum(1 for m in report.methods if "cache" in m.time_ms)  # the workers' hits are seen only here
         report.cache = {"dir": str(cache.root), "methods_cached": hits, "evicted": cache.evict()}
     report.seconds = time.perf_counter() - started
-    report.peak_memory_mib = peak_memory_mib(workers=jobs > 1 and len(work) > 1)
+    report.peak_memory_mib = peak_memory_mib(workers=pooled and scheduler is None)
     return target, report
 
 

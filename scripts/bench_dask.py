@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -75,6 +76,7 @@ def main() -> int:
         kinds = {"jobs 1": ["--jobs", "1"],
                  f"dask {a.workers}w": ["--executor", "dask", "--scheduler", cluster.scheduler_address]}
         times: dict[str, list[tuple[float, float, int]]] = {k: [] for k in kinds}
+        load_before = os.getloadavg()
         reference: dict[str, bytes] | None = None
         ok = True
         for r in range(a.rounds):
@@ -88,7 +90,8 @@ def main() -> int:
                     print(f"bench_dask: {kind} round {r + 1}: output differs from the first --jobs 1 run")
                     ok = False
         print(f"{a.jar}: {len(names)} classes (1 in {a.sample}), {a.rounds} rounds alternating, "
-              f"LocalCluster of {a.workers} workers x 1 thread")
+              f"LocalCluster of {a.workers} workers x 1 thread; load average (1, 5, 15 min) before "
+              f"{' '.join(f'{x:.2f}' for x in load_before)}, after {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print(f"{'executor':<12} {'methods':>8} {'wall s':>8} {'client cpu s':>13} {'methods/s':>10} {'ratio':>7}")
         base_rate = None
         for kind, rows in times.items():

@@ -77,13 +77,15 @@ def test_cached_runs_on_workers_match_an_uncached_run(fixture_classes, tmp_path)
     assert _rows(r0) == _rows(r1) == _rows(r2)
 
     # every entry corrupted in its result bytes: ignored, recomputed, rewritten, and the output still right
-    for entry in (tmp_path / "c" / "v1").glob("*/*"):
+    entries = list((tmp_path / "c" / "v1").glob("*/*"))  # one per class, or per part of a large class
+    assert len(entries) >= 10
+    for entry in entries:
         data = bytearray(entry.read_bytes())
         data[-1] ^= 0xFF
         entry.write_bytes(bytes(data))
     c3 = ResultCache(tmp_path / "c")
     out3, r3 = optimize_input(inp, tmp_path / "o3", Stage.IR, cache=c3)
-    assert r3.cache["methods_cached"] == 0 and len(c3.ignored) == 10 and c3.stored == 10
+    assert r3.cache["methods_cached"] == 0 and len(c3.ignored) == len(entries) and c3.stored == len(entries)
     assert _files(out3) == _files(out0)
     out4, r4 = optimize_input(inp, tmp_path / "o4", Stage.IR, cache=ResultCache(tmp_path / "c"))
     assert r4.cache["methods_cached"] == len(r4.methods) and _files(out4) == _files(out0)

@@ -1,6 +1,7 @@
 """``optimize --executor dask`` (peggy_jvm/dask_executor.py, issue 19 item 3) on a two-worker ``LocalCluster``:
 the same output bytes and report as a local run, a worker killed mid-run loses no class, clear one-line errors
-(no scheduler, an unreachable one, a worker on another tool), and the pipeline's per-class task unchanged.
+(no scheduler, an unreachable one, a worker on another tool), the pipeline's per-class task unchanged, and
+classes split into parts of their methods merged to the same bytes.
 
 The cluster's workers are separate processes that import peggy-jvm themselves, as on a real cluster.
 """
@@ -82,6 +83,27 @@ def test_a_worker_killed_mid_run_loses_no_class(classes, cluster, tmp_path):
     assert killed.is_set()
     assert _outputs(tmp_path / "dask") == _outputs(tmp_path / "local")
     assert _statuses(remote) == _statuses(local)  # nothing fell back: the lost worker's classes ran again
+
+
+def test_split_classes_same_bytes_with_a_worker_killed(classes, cluster, tmp_path):
+    """Every class split into one task per method (``split_bytes=1``), the parts merged by the client in method
+    order, a worker killed after the first part: the same bytes and report rows as the local run of whole
+    classes (the lost worker's parts ran again)."""
+    _, local = optimize_input(classes, tmp_path / "local", Stage.FULL, jobs=1)
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as c:
+        pids = list(c.run(os.getpid).values())
+    killed = threading.Event()
+
+    def progress(p) -> None:
+        if p.methods >= 1 and not killed.is_set():
+            killed.set()
+            os.kill(pids[0], 9)
+
+    _, remote = optimize_input(classes, tmp_path / "dask", Stage.FULL, progress=progress,
+                               scheduler=cluster.scheduler_address, split_bytes=1)
+    assert killed.is_set()
+    assert _outputs(tmp_path / "dask") == _outputs(tmp_path / "local")
+    assert _statuses(remote) == _statuses(local)
 
 
 def test_cli_runs_on_the_cluster(classes, cluster, tmp_path):

@@ -115,21 +115,30 @@ def test_largest_first_order():
     assert [k for k, _ in largest_first(items, lambda item: item[1])] == ["b", "e", "a", "c", "d"]
 
 
-def test_pool_gets_the_largest_classes_first(fixture_classes, tmp_path, monkeypatch):
-    """``optimize_input`` with ``--jobs 2`` hands the pool its classes largest first (the class bytes)."""
-    seen: list[int] = []
+@pytest.mark.parametrize("split", [None, pipeline.SPLIT_BYTES])
+def test_pool_gets_the_largest_classes_first(fixture_classes, tmp_path, monkeypatch, split):
+    """``optimize_input`` with ``--jobs 2`` hands the pool its classes largest first (the class bytes); a class
+    split into parts of its methods (the default ``split_bytes``) as parts whose predicted work adds up to its
+    bytes, each in its place by that work."""
+    seen: list[tuple[int, int]] = []
 
     def fake_pool(items, jobs, task, initializer, initargs, record, died, tick=None, tick_seconds=1.0):
         initializer(*initargs)
         for item in items:
-            seen.append(len(item[2]))
+            seen.append((item.index, item.weight))
             record(item, task(item))
 
     monkeypatch.setattr(pipeline, "run_pool", fake_pool)
     src = fixture_classes["release17"]
-    optimize_input(src, tmp_path / "out", Stage.CLASSFILE, jobs=2)
+    optimize_input(src, tmp_path / "out", Stage.CLASSFILE, jobs=2, split_bytes=split)
     sizes = sorted((p.stat().st_size for p in src.rglob("*.class")), reverse=True)
-    assert seen == sizes and len(seen) > 3
+    weights = [w for _, w in seen]
+    assert weights == sorted(weights, reverse=True) and len(seen) > 3
+    per_class: dict[int, int] = {}
+    for k, w in seen:
+        per_class[k] = per_class.get(k, 0) + w
+    assert sorted(per_class.values(), reverse=True) == sizes
+    assert (len(seen) > len(sizes)) == (split is not None)  # the fixtures have classes over SPLIT_BYTES
 
 
 def test_progress_bar_counts_and_time_left(monkeypatch):

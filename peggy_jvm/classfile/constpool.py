@@ -267,6 +267,15 @@ class ConstantPool:
         return f"Package {self.utf8(e[1])}"
 
     # -- writing ---------------------------------------------------------------------------------------
+    def copy(self) -> "ConstantPool":
+        """An independent pool with the same entries: what is added to one is not in the other (the pipeline
+        optimizes each method against its own copy of the class's pool, ``pipeline.optimize_methods``)."""
+        twin = ConstantPool(list(self.entries), self._original)
+        twin._original_count = self._original_count
+        twin._intern = None if self._intern is None else dict(self._intern)
+        twin._members = dict(self._members)
+        return twin
+
     def add(self, entry: tuple) -> int:
         """Return the index of ``entry``, appending it if the pool has no equal entry yet."""
         intern = self._intern

@@ -2,7 +2,9 @@
 
 Owns: :func:`ldc_first_order` (the new order: the constants loaded by ``ldc``/``ldc_w`` first, most load sites
 first, then every other entry in its old order), :func:`renumber_class` (a class rewritten for any order of its
-entries) and :func:`reorder_for_ldc` (both, on class bytes: what ``pipeline.py`` calls under ``--goal size``).
+entries) and :func:`reorder_for_ldc` (both, on class bytes: what ``pipeline.py`` calls under ``--goal size``);
+and, with the same renumbering, the merge of methods rewritten against private copies of one pool
+(:func:`merge_entries`, :func:`renumber_code`: ``pipeline.merge_class``).
 
 Inputs: a :class:`~.model.ClassFile` as :func:`~.reader.read_class` gives it (a pool possibly with appended
 entries). Output: a new ClassFile (a fresh :class:`~.constpool.ConstantPool`, every entry encoded anew) in which
@@ -138,6 +140,7 @@ class _Renumber:
 
     def __init__(self, cf: ClassFile, order: list[int]) -> None:
         self.cf = cf
+        self.class_name = cf.name
         self.old = cf.pool
         self.map = _mapping(cf.pool, order)
         entries: list[tuple | None] = [None] * len(cf.pool.entries)
@@ -147,6 +150,14 @@ class _Renumber:
                 fields[k] = self.map[fields[k]]
             entries[self.map[old]] = tuple(fields)
         self.pool = ConstantPool(entries)
+
+    @classmethod
+    def between(cls, class_name: str, old: ConstantPool, mapping: list[int], new: ConstantPool) -> _Renumber:
+        """A renumbering of code read against ``old`` into ``new`` by ``mapping`` (:func:`renumber_code`): no
+        class to rewrite, only its name (for the frames' ``this``)."""
+        self = cls.__new__(cls)
+        self.class_name, self.old, self.map, self.pool = class_name, old, mapping, new
+        return self
 
     def walk(self, value: object) -> None:
         """Renumber, in place, every pool index inside a typed attribute view (see :data:`_POOL_FIELDS`)."""
@@ -212,7 +223,7 @@ class _Renumber:
             raise PoolOrderRefused(f"method {m.name}{m.descriptor}: cannot move {', '.join(dropped)}")
         stack_map = next((x for x in code.attributes if x.name == "StackMapTable"), None)
         if stack_map is not None:
-            init = initial_frame(self.cf.name, m.name, m.descriptor, m.is_static)
+            init = initial_frame(self.class_name, m.name, m.descriptor, m.is_static)
             frames = [_moved(f, offset_map) for f in decode_stack_map(stack_map.data, init, self.old)]
             body = encode_stack_map(frames, init, self.pool)
             kept.append(Attribute(self.map[stack_map.name_index], "StackMapTable", body))
@@ -289,6 +300,36 @@ def renumber_class(cf: ClassFile, order: list[int]) -> ClassFile:
     if cf.pool.to_bytes()[2:] != cf.pool.encode_all():
         raise PoolOrderRefused("the pool does not encode back to its bytes")
     return _Renumber(cf, order).renumbered()
+
+
+def merge_entries(pool: ConstantPool, private: ConstantPool, start: int) -> list[int]:
+    """The entries of ``private`` from index ``start`` on (those a method's rewrite added to its own copy of the
+    class's pool, whose first ``start`` entries are ``pool``'s) added to ``pool`` in their order, with their
+    references renumbered; returns ``private``'s index -> ``pool``'s (the identity below ``start``). Entries
+    ``pool`` holds already (added by an earlier method) are shared, so the result depends on the order of the
+    calls only, never on which process made the rewrites."""
+    mapping = list(range(start)) + [0] * (len(private.entries) - start)
+    for i in range(start, len(private.entries)):
+        e = private.entries[i]
+        if e is None:  # the second slot of a Long/Double
+            continue
+        fields = list(e)
+        for k in _ENTRY_REFS[e[0]]:
+            if not 0 < fields[k] < i:  # interning adds what an entry refers to first
+                raise PoolOrderRefused(f"constant #{i} refers forward to #{fields[k]}")
+            fields[k] = mapping[fields[k]]
+        mapping[i] = pool.add(tuple(fields))
+    return mapping
+
+
+def renumber_code(class_name: str, m: MethodInfo, data: bytes, old: ConstantPool, mapping: list[int],
+                  new: ConstantPool) -> bytes:
+    """Method ``m``'s Code attribute body ``data``, read against ``old``, with every pool index it holds
+    (instructions, catch types, its attributes' names and indices, StackMapTable object types) through
+    ``mapping`` into ``new`` (:func:`merge_entries`); an ``ldc`` whose constant moved above 255 becomes
+    ``ldc_w``, re-assembled with its tables and frames moved as in :func:`renumber_class`. Raises
+    :class:`PoolOrderRefused` when that cannot be done safely."""
+    return _Renumber.between(class_name, old, mapping, new).code(Attribute(0, "Code", data), m)
 
 
 def _resolved_code(cf: ClassFile) -> list[tuple[str, list[tuple[int, str]], list[str]]]:
