@@ -1,0 +1,228 @@
+"""Rewritten loops no larger than javac's where their speed does not pay for the bytes (issue 15, `kernsize`):
+javac's methods through the round trip (lift, PEG, revert with ``rotate_loops`` as ``--goal speed`` does, lower),
+the shapes read off the bytecode, and the code run against javac's on the JVM (``-Xverify:all``) with loops that
+run zero times, once, many times, and that throw at their first or a later iteration.
+
+The shapes:
+
+* a loop between two others (nested, with a loop inside) keeps javac's shape, its test at the top and a
+  ``goto`` back (revert.tidy._rotate_loops): its test runs once per run of a whole inner loop, so the jump that
+  rotation saves there is worth less than the copied test's bytes;
+* a rotated loop's entry test of a counter just set to 0 (``0 < n``) is a test of ``n`` alone: ``iload; ifle``
+  (ir/lower.py), and the prover still sees the loop top-tested (validate/loopshape.py);
+* an invariant the reverter hoisted out of loops, one instruction on parameters the method never writes, read
+  only outside the innermost loops, is computed where it is read as javac does (``iload; i2d``, no local:
+  ir/coalesce.recompute_invariants); read in the innermost loop it stays hoisted;
+* ``store n; load n`` (n > 3) of rebuilt code is ``dup; store n``;
+* the prover's view shares a loop's tests only through variables that hold the same value on both paths."""
+from __future__ import annotations
+
+import functools
+import itertools
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import difftest as dt
+from peggy_jvm import pipeline
+from peggy_jvm.classfile import opcodes as op
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
+from peggy_jvm.ir.lift import lift_method
+from peggy_jvm.ir.nodes import INT, Block, Cond, Copy, Goto, If, IRMethod, Return, Var
+from peggy_jvm.pipeline import Stage, optimize_input
+from peggy_jvm.revert.revert import revert_peg
+from peggy_jvm.validate.loopshape import top_tested
+
+SOURCE = r"""
+public class Kern {
+    static long cube(int[] a, int n) {
+        long s = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                for (int k = 0; k < n; k++) { s += a[k] ^ (i + j); }
+            }
+        }
+        return s;
+    }
+    static double solve(double[][] l, double[] b, int n) {
+        double[] x = new double[n];
+        double sum = 0.0;
+        for (int i = 0; i < n; i++) {
+            double s = b[i];
+            for (int j = 0; j < i; j++) { s -= l[i][j] * x[j]; }
+            x[i] = s / (l[i][i] + n);
+            sum += x[i];
+        }
+        return sum;
+    }
+    static double scale(double[] a, int n) { double s = 0; for (int i = 0; i < a.length; i++) { s += a[i] * n; } return s; }
+    static int relax(int[] w, int n) {
+        int best = 0;
+        for (int i = 0; i < n; i++) {
+            int through = w[i] + w[n - 1 - i];
+            if (through < w[0]) { best += through; }
+        }
+        return best;
+    }
+}
+"""
+_JUMPS = (op.Operand.BRANCH2, op.Operand.BRANCH4)
+
+
+@pytest.fixture(scope="module")
+def round_trip(java_home, tmp_path_factory):
+    """javac's class and its round trip with loops rotated, as (orig dir, out dir)."""
+    work = tmp_path_factory.mktemp("kernsize")
+    src, orig, out = work / "src", work / "orig", work / "out"
+    src.mkdir()
+    (src / "Kern.java").write_text(SOURCE)
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(src / "Kern.java")], check=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "revert_peg", functools.partial(revert_peg, rotate_loops=True))
+        _, report = optimize_input(orig / "Kern.class", out / "Kern.class", Stage.PEG, jobs=1)
+    assert all(r.status != "fallback" for r in report.methods), [(r.name, r.reason) for r in report.methods]
+    return orig, out
+
+
+def _insns(classes: Path, name: str):
+    cf = read_class((classes / "Kern.class").read_bytes())
+    m = next(m for m in cf.methods if m.name == name)
+    return list(read_instructions(read_code(m.code_attribute().data, cf.pool)))
+
+
+def _code(classes: Path, name: str) -> list[tuple[int, int, int | None]]:
+    """(offset, opcode, branch target or None) of ``Kern.name``."""
+    return [(i.offset, i.opcode, i.arg if op.OPCODES[i.opcode].operand in _JUMPS else None)
+            for i in _insns(classes, name)]
+
+
+def _loops(code) -> list[tuple[int, int]]:
+    """(first, last offset) of each loop: a backward jump's target up to the jump, outermost first."""
+    return sorted((t, off) for off, _, t in code if t is not None and t <= off)
+
+
+def test_a_loop_between_two_others_keeps_javacs_shape(round_trip):
+    """cube: the outermost loop entered by a goto to its bottom test, the middle loop tested at its top and
+    closed by a goto back to that test (javac's), the innermost loop rotated (its test copied to its bottom,
+    entered by falling through its entry test)."""
+    _, out = round_trip
+    code = _code(out, "cube")
+    (o_lo, o_hi), (m_lo, m_hi), (i_lo, i_hi) = _loops(code)
+    assert o_lo < m_lo < i_lo <= i_hi < m_hi < o_hi, code
+    kind = {off: o for off, o, _ in code}
+    assert kind[o_hi] in op.CONDITIONAL_BRANCHES and kind[i_hi] in op.CONDITIONAL_BRANCHES, code
+    assert kind[m_hi] == op.GOTO, code
+    off, _, exit_to = next(x for x in code if x[0] >= m_lo and x[1] in op.CONDITIONAL_BRANCHES)
+    assert off <= m_lo + 3 and exit_to > m_hi, code  # iload j; iload n; if_icmpge past the goto
+    gotos = [(off, t) for off, o, t in code if o == op.GOTO]
+    assert len(gotos) == 2 and gotos[0][0] < o_lo and o_hi - 3 <= gotos[0][1] <= o_hi, code
+
+
+def test_an_entry_test_of_zero_is_a_test_of_the_bound_alone(round_trip):
+    """cube's innermost loop: ``k = 0`` then its entry test ``0 < n`` as ``iload_1; ifle`` (javac's loop has no
+    entry test; the copy costs a byte over javac's goto, where ``iconst_0; iload_1; if_icmpge`` cost two)."""
+    _, out = round_trip
+    code = _code(out, "cube")
+    _, (m_lo, _), (i_lo, _) = _loops(code)
+    entry = [(off, o) for off, o, _ in code if m_lo < off < i_lo and o in op.CONDITIONAL_BRANCHES]
+    assert [o for _, o in entry] == [op.IF_ICMPGE, op.IFLE], code  # the middle loop's test, then the entry test
+    ops = [o for _, o, _ in code]
+    k = ops.index(op.IFLE)
+    assert ops[k - 1] == op.ILOAD_0 + 1 and ops[k - 2] != op.ICONST_0, code
+
+
+def test_the_prover_sees_the_mirrored_entry_test_top_tested(round_trip):
+    """The innermost loop's entry test (``if n <= 0``) and its bottom test (``if k < n``) are one test mirrored:
+    the prover's view shares them (a loop tested at the top), so the proof is of the loop javac wrote."""
+    _, out = round_trip
+    cf = read_class((out / "Kern.class").read_bytes())
+    ir = lift_method(cf, next(m for m in cf.methods if m.name == "cube"), None)
+    assert top_tested(ir)
+
+
+def test_an_invariant_read_outside_the_innermost_loop_is_recomputed(round_trip):
+    """solve: ``(double) n``, read once per outer iteration, is ``iload_2; i2d`` where it is read (javac's
+    bytes), not a ``dstore`` before the loops and a ``dload`` in them."""
+    orig, out = round_trip
+    for classes in (orig, out):
+        ops = [i.opcode for i in _insns(classes, "solve")]
+        k = ops.index(op.I2D)
+        assert ops.count(op.I2D) == 1 and ops[k - 1] == op.ILOAD_0 + 2 and ops[k + 1] == op.DADD, (classes, ops)
+    stores = lambda classes: [(i.opcode, i.arg) for i in _insns(classes, "solve")  # noqa: E731
+                              if i.opcode in (op.DSTORE, *range(op.DSTORE_0, op.DSTORE_0 + 4))]
+    assert len(stores(out)) == len(stores(orig))
+
+
+def test_an_invariant_read_in_the_innermost_loop_stays_hoisted(round_trip):
+    """scale: ``(double) n`` is read in its only loop, where the method spends its time: computed once before the
+    loop and loaded in it (javac converts it every iteration)."""
+    _, out = round_trip
+    code = _code(out, "scale")
+    (lo, hi), = _loops(code)
+    conv = [off for off, o, _ in code if o == op.I2D]
+    assert len(conv) == 1 and conv[0] < lo, code
+
+
+def test_a_stored_value_read_next_is_duplicated(round_trip):
+    """relax: ``through`` is stored and read at once by the test: ``dup; istore n`` (n > 3), a byte less than
+    javac's ``istore n; iload n``; no store of rebuilt code is followed by a load of its slot above 3."""
+    orig, out = round_trip
+    before, after = _insns(orig, "relax"), _insns(out, "relax")
+    pairs = lambda insns: [(a.opcode, b.opcode) for a, b in zip(insns, insns[1:])  # noqa: E731
+                           if a.opcode == op.ISTORE and b.opcode == op.ILOAD and a.arg == b.arg]
+    assert pairs(before) and not pairs(after)
+    ops = [i.opcode for i in after]
+    k = ops.index(op.DUP)
+    assert ops[k + 1] == op.ISTORE and after[k + 1].arg >= 4, ops
+
+
+def _calls() -> list[dt.Call]:
+    """Zero-trip (n <= 0), one-trip and longer loops; null and short arrays (an index out of bounds at the first
+    or a later iteration), null rows."""
+    c = "Kern"
+    ints = [None, [], [0], [5, -3], [3, 1, 4], [1, 2, 3, 4, 5]]
+    ns = [-1, 0, 1, 2, 3, 5]
+    calls = [dt.Call(c, "cube", "([II)J", (a, n)) for a, n in itertools.product(ints, ns)]
+    calls += [dt.Call(c, "relax", "([II)I", (a, n)) for a, n in itertools.product(ints, ns)]
+    dbls = [None, [], [1.5], [2.0, -1.0, 0.5]]
+    calls += [dt.Call(c, "scale", "([DI)D", (a, n)) for a, n in itertools.product(dbls, ns)]
+    rows = [None, [], [[1.0]], [[2.0, 0.0], [1.0, 3.0]], [[2.0, 0.0], None], [[4.0, 0, 0], [1.0, 5.0, 0], [2.0, 1.0, 6.0]]]
+    calls += [dt.Call(c, "solve", "([[D[DI)D", (m, b, n))
+              for m, b, n in itertools.product(rows, [None, [1.0, 2.0], [1.0, 2.0, 3.0]], [-1, 0, 1, 2, 3])]
+    return calls
+
+
+def test_the_round_trip_behaves_like_javacs_code(round_trip, java_home):
+    orig, out = round_trip
+    calls = _calls()
+    result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
+    assert result.mismatches == [], result.report()
+    assert result.compared == len(calls)
+
+
+def _v(k: int) -> Var:
+    return Var(k, INT, f"v{k}")
+
+
+def test_the_prover_shares_a_test_only_through_a_variable_both_paths_hold():
+    """A bottom-tested loop whose two tests read different variables that one local holds on both paths
+    (``l4 = l3; if l3 < n`` entering, ``l4 = l6; if l6 < n`` at the bottom: shellSort's inner loop written with
+    ``dup; istore``) is shared as a test of that local (``if l4 < n``), never of one path's own variable: from
+    the entry, ``l6`` holds something else."""
+    n, l3, l4, l6 = _v(1), _v(3), _v(4), _v(6)
+    blocks = {
+        0: Block(0, [Copy(l3, n), Copy(l6, n)], Goto(1)),
+        1: Block(1, [Copy(l4, l3)], If(Cond.LT, l3, n, 4, 2)),  # the entry test
+        2: Block(2, [Copy(l6, l4)], Goto(3)),  # the body
+        3: Block(3, [Copy(l4, l6)], If(Cond.LT, l6, n, 4, 2)),  # the bottom test
+        4: Block(4, [], Return(l4)),
+    }
+    m = IRMethod("Kern", "t", "(I)I", True, [n], blocks, 0, variables=[n, l3, l4, l6])
+    assert top_tested(m)
+    shared = [b for b in m.blocks.values() if b.id > 4]
+    assert len(shared) == 1 and isinstance(shared[0].terminator, If)
+    t = shared[0].terminator
+    assert (t.a, t.b) == (l4, n), t
+    assert all(isinstance(m.blocks[k].terminator, Goto) and m.blocks[k].terminator.target == shared[0].id
+               for k in (1, 3))
