@@ -176,7 +176,9 @@ def _same(xs: list[Stmt], ys: list[Stmt], a: Block, b: Block, uses: dict[int, li
     held: dict[str, Var] = {}
 
     def value(x: object, y: object, in_test: str | None = None) -> bool:
-        if in_test and isinstance(x, Var) and isinstance(y, Var) and x is not y:
+        if in_test and len(xs) == 1 and isinstance(x, Var) and isinstance(y, Var) and x is not y:
+            # (only for a tail of the test alone: with statements shared, a holder could be a temporary of a's
+            # tail, which the shared tail does not write)
             common = _holders(a, x).keys() & _holders(b, y).keys()
             if common:  # the shared test reads a variable that holds the value on both paths
                 held[in_test] = y if y.id in common else _holders(a, x)[min(common)]
