@@ -1032,8 +1032,11 @@ def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_si
     """``store n; load n`` (k loads; no label between, so no jump lands inside) becomes ``dup``/``dup2`` k times
     and the store: the same values on the stack and in the slot, a ``dup`` one byte where a load is one or two,
     and a dispatch of the interpreter's cheapest kind (docs/cost-model.md, ``stack``). Under ``--goal speed``
-    only where it saves a byte (a slot above 3) and never for a float: HotSpot's interpreter stalls on a ``dup``
-    of a float just computed (``FLOAT_SPILL_EXTRA``)."""
+    only where it saves a byte (a slot above 3), never for a float (HotSpot's interpreter stalls on a ``dup`` of
+    a float just computed, ``FLOAT_SPILL_EXTRA``) and never where the load is an ``iload`` the interpreter
+    fuses with the next instruction (``iload n; iload m`` is one dispatch, ``fast_iload2``, and so is ``iload;
+    caload``: BenchKernels.insertionSort's ``istore 5; iload 5; iload 4`` as ``dup; istore 5; iload 4`` ran
+    1.08-1.2x slower under ``-Xint``)."""
     k = 0
     while k < len(items):
         x = items[k]
@@ -1043,6 +1046,9 @@ def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_si
             while j < len(items) and isinstance(items[j], Insn) and items[j].opcode == load \
                     and items[j].arg == x.arg:
                 j += 1
+            nxt = next((y for y in items[j:] if isinstance(y, Insn)), None)  # the next in the code, past labels
+            if not for_size and load == op.ILOAD and isinstance(nxt, Insn) and nxt.opcode in (op.ILOAD, op.CALOAD):
+                j = k + 1  # a load the interpreter would pair with the next one stays
             if j > k + 1:
                 dups = []
                 for y in items[k + 1:j]:

@@ -298,10 +298,6 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
         if len(inside) != 1 or inside[0] == h:
             continue
         nested = any(h in other for g, other in bodies.items() if g != h)
-        if nested and any(g in body for g in bodies if g != h):
-            # a loop between two others runs its test once per run of a whole inner loop: the jump rotation saves
-            # there is worth nothing against the copy's bytes (javac's shape: the test at the top, a goto back)
-            continue
         out = term.if_false if inside[0] == term.if_true else term.if_true
         if out in bodies and h in bodies[out]:
             # the loop's exit is an enclosing loop's header: at the bottom both arms would jump back (an if and a
