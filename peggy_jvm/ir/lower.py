@@ -1032,15 +1032,17 @@ def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_si
     """``store n; load n`` (k loads; no label between, so no jump lands inside) becomes ``dup``/``dup2`` k times
     and the store: the same values on the stack and in the slot, a ``dup`` one byte where a load is one or two,
     and a dispatch of the interpreter's cheapest kind (docs/cost-model.md, ``stack``). Under ``--goal speed``
-    only where it saves a byte (a slot above 3), never for a float (HotSpot's interpreter stalls on a ``dup`` of
-    a float just computed, ``FLOAT_SPILL_EXTRA``) and never where the load is an ``iload`` the interpreter
-    fuses with the next instruction (``iload n; iload m`` is one dispatch, ``fast_iload2``, and so is ``iload;
-    caload``: BenchKernels.insertionSort's ``istore 5; iload 5; iload 4`` as ``dup; istore 5; iload 4`` ran
-    1.08-1.2x slower under ``-Xint``)."""
+    only for an int or a reference in a slot above 3 (a byte saved): never for a float (HotSpot's interpreter
+    stalls on a ``dup`` of a float just computed, ``FLOAT_SPILL_EXTRA``), nor a long or double (the prover's view
+    of a loop, validate/loopshape.py, matches an entry test and a bottom test that read the local, not the
+    value an ``lcmp`` in the test's tail reads off the stack: Kernels.sieve's rewrite went unproved), and never
+    where the load is an ``iload`` the interpreter fuses with the next instruction (``iload n; iload m`` is one
+    dispatch, ``fast_iload2``, and so is ``iload; caload``: BenchKernels.insertionSort's ``istore 5; iload 5;
+    iload 4`` as ``dup; istore 5; iload 4`` ran 1.08-1.2x slower under ``-Xint``)."""
     k = 0
     while k < len(items):
         x = items[k]
-        if isinstance(x, Insn) and x.opcode in _LOAD_OF_STORE and (for_size or (x.opcode != op.FSTORE
+        if isinstance(x, Insn) and x.opcode in _LOAD_OF_STORE and (for_size or (x.opcode in (op.ISTORE, op.ASTORE)
                                                                              and x.arg >= 4)):
             load, j = _LOAD_OF_STORE[x.opcode], k + 1
             while j < len(items) and isinstance(items[j], Insn) and items[j].opcode == load \
