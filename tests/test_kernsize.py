@@ -1,5 +1,5 @@
-"""Rewritten loops no larger than javac's where their speed does not pay for the bytes (issue 15, `kernsize`):
-javac's methods through the round trip (lift, PEG, revert with ``rotate_loops`` as ``--goal speed`` does, lower),
+"""Rewritten code no larger than javac's where speed does not pay for the bytes (issue 15, `kernsize`): javac's
+methods through the round trip (lift, PEG, revert with ``rotate_loops`` as ``--goal speed`` does, lower),
 the shapes read off the bytecode, and the code run against javac's on the JVM (``-Xverify:all``) with loops that
 run zero times, once, many times, and that throw at their first or a later iteration.
 
@@ -10,8 +10,8 @@ The shapes:
 * an invariant the reverter hoisted out of loops, one instruction on parameters the method never writes, read
   only outside the innermost loops, is computed where it is read as javac does (``iload; i2d``, no local:
   ir/coalesce.recompute_invariants); read in the innermost loop it stays hoisted;
-* ``store n; load n`` (n > 3) of rebuilt code is ``dup; store n``, but for a float and an ``iload`` the
-  interpreter fuses with the next load (the end-to-end shape: test_backend's relax);
+* ``store n; load n`` (n > 3) of rebuilt code is ``dup; store n`` for ints and references, but for an ``iload``
+  the interpreter fuses with the next load (the end-to-end shape: test_backend's relax);
 * the prover's view shares a loop's tests only through variables that hold the same value on both paths."""
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ import difftest as dt
 from peggy_jvm import pipeline
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.assembler import Insn
-from peggy_jvm.ir import lower
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
-from peggy_jvm.ir.lift import lift_method
+from peggy_jvm.ir import lower
 from peggy_jvm.ir.coalesce import recompute_invariants
+from peggy_jvm.ir.lift import lift_method
 from peggy_jvm.ir.nodes import DOUBLE, INT, Binary, Block, Cond, Const, Copy, Goto, If, IRMethod, Return, Unary, Var
 from peggy_jvm.pipeline import Stage, optimize_input
 from peggy_jvm.revert.revert import revert_peg

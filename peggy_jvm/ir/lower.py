@@ -1048,9 +1048,10 @@ def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_si
             while j < len(items) and isinstance(items[j], Insn) and items[j].opcode == load \
                     and items[j].arg == x.arg:
                 j += 1
-            nxt = next((y for y in items[j:] if isinstance(y, Insn)), None)  # the next in the code, past labels
-            if not for_size and load == op.ILOAD and isinstance(nxt, Insn) and nxt.opcode in (op.ILOAD, op.CALOAD):
-                j = k + 1  # a load the interpreter would pair with the next one stays
+            if j > k + 1 and not for_size and load == op.ILOAD:
+                nxt = next((items[q] for q in range(j, len(items)) if isinstance(items[q], Insn)), None)
+                if nxt is not None and nxt.opcode in (op.ILOAD, op.CALOAD):  # the next in the code, past labels
+                    j = k + 1  # a load the interpreter would pair with the next one stays
             if j > k + 1:
                 dups = []
                 for y in items[k + 1:j]:
