@@ -15,24 +15,21 @@ The shapes:
 * the prover's view shares a loop's tests only through variables that hold the same value on both paths."""
 from __future__ import annotations
 
-import functools
 import itertools
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import difftest as dt
-from peggy_jvm import pipeline
+from support.fullstage import round_trip_rotated
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.assembler import Insn
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.ir import lower
 from peggy_jvm.ir.coalesce import recompute_invariants
 from peggy_jvm.ir.lift import lift_method
-from peggy_jvm.ir.nodes import DOUBLE, INT, Binary, Block, Cond, Const, Copy, Goto, If, IRMethod, Return, Unary, Var
-from peggy_jvm.pipeline import Stage, optimize_input
-from peggy_jvm.revert.revert import revert_peg
+from peggy_jvm.ir.nodes import (DOUBLE, INT, Binary, Block, Cond, Const, Copy, Goto, If, IRMethod, Return, Unary,
+                                Var)
 from peggy_jvm.validate.loopshape import top_tested
 
 SOURCE = r"""
@@ -74,16 +71,7 @@ _JUMPS = (op.Operand.BRANCH2, op.Operand.BRANCH4)
 @pytest.fixture(scope="module")
 def round_trip(java_home, tmp_path_factory):
     """javac's class and its round trip with loops rotated, as (orig dir, out dir)."""
-    work = tmp_path_factory.mktemp("kernsize")
-    src, orig, out = work / "src", work / "orig", work / "out"
-    src.mkdir()
-    (src / "Kern.java").write_text(SOURCE)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(src / "Kern.java")], check=True)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pipeline, "revert_peg", functools.partial(revert_peg, rotate_loops=True))
-        _, report = optimize_input(orig / "Kern.class", out / "Kern.class", Stage.PEG, jobs=1)
-    assert all(r.status != "fallback" for r in report.methods), [(r.name, r.reason) for r in report.methods]
-    return orig, out
+    return round_trip_rotated(java_home, tmp_path_factory.mktemp("kernsize"), "Kern", SOURCE)
 
 
 def _insns(classes: Path, name: str):
