@@ -169,6 +169,7 @@ def test_a_store_and_load_become_dup_and_store_where_it_pays_and_runs_as_fast():
 
     assert run((op.ISTORE, 5), (op.ILOAD, 5), (op.IFLE, 0)) == [(op.DUP, 0), (op.ISTORE, 5), (op.IFLE, 0)]
     assert run((op.ASTORE, 6), (op.ALOAD, 6), (op.ALOAD, 4)) == [(op.DUP, 0), (op.ASTORE, 6), (op.ALOAD, 4)]
+    assert run((op.ISTORE, 5), (op.ILOAD, 5), (op.ILOAD, 2)) == [(op.DUP, 0), (op.ISTORE, 5), (op.ILOAD, 2)]
     for kept in [((op.ISTORE, 5), (op.ILOAD, 5), (op.ILOAD, 4)), ((op.ISTORE, 5), (op.ILOAD, 5), (op.CALOAD, 0)),
                  ((op.FSTORE, 5), (op.FLOAD, 5), (op.FNEG, 0)), ((op.ISTORE, 2), (op.ILOAD, 2), (op.IFLE, 0)),
                  ((op.LSTORE, 6), (op.LLOAD, 6), (op.LLOAD, 10))]:

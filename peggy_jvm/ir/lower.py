@@ -1036,9 +1036,9 @@ def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_si
     stalls on a ``dup`` of a float just computed, ``FLOAT_SPILL_EXTRA``), nor a long or double (the prover's view
     of a loop, validate/loopshape.py, matches an entry test and a bottom test that read the local, not the
     value an ``lcmp`` in the test's tail reads off the stack: Kernels.sieve's rewrite went unproved), and never
-    where the load is an ``iload`` the interpreter fuses with the next instruction (``iload n; iload m`` is one
-    dispatch, ``fast_iload2``, and so is ``iload; caload``: BenchKernels.insertionSort's ``istore 5; iload 5;
-    iload 4`` as ``dup; istore 5; iload 4`` ran 1.08-1.2x slower under ``-Xint``)."""
+    where the load is an ``iload`` the interpreter fuses with the next instruction (``iload n; iload m``, both
+    with an operand, is one dispatch, ``fast_iload2``, and so is ``iload; caload``: BenchKernels.insertionSort's
+    ``istore 5; iload 5; iload 4`` as ``dup; istore 5; iload 4`` ran 1.08-1.2x slower under ``-Xint``)."""
     k = 0
     while k < len(items):
         x = items[k]
@@ -1050,7 +1050,8 @@ def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_si
                 j += 1
             if j > k + 1 and not for_size and load == op.ILOAD:
                 nxt = next((items[q] for q in range(j, len(items)) if isinstance(items[q], Insn)), None)
-                if nxt is not None and nxt.opcode in (op.ILOAD, op.CALOAD):  # the next in the code, past labels
+                # the next in the code, past labels; ``iload_0..3`` (slots below 4) are not paired
+                if nxt is not None and ((nxt.opcode == op.ILOAD and nxt.arg >= 4) or nxt.opcode == op.CALOAD):
                     j = k + 1  # a load the interpreter would pair with the next one stays
             if j > k + 1:
                 dups = []
