@@ -293,7 +293,7 @@ def _op_bytes(st: Stmt) -> int:
 
 def copy_stmt(st: Stmt, dst: Var | None = None) -> Stmt:
     """A new statement with ``st``'s fields (the same operands), writing ``dst`` when given."""
-    out = type(st)(**{f.name: getattr(st, f.name) for f in fields(st)})  # type: ignore[arg-type]
+    out = type(st)(**{f.name: getattr(st, f.name) for f in fields(st)})
     if dst is not None:
         out.dst = dst  # type: ignore[attr-defined]
     return out
