@@ -442,13 +442,17 @@ def test_constants_come_second(shapes):
 def test_a_stored_value_is_computed_where_its_test_reads_it(shapes):
     # through = w[i][k] + w[k][j]; if (through < w[i][j]): through is read twice (the test, the store) and goes
     # to a local, so its tree is computed before w[i][j]'s, as javac does; the other way round the three loaded
-    # elements were stored (and reloaded) to get from under w[i][j]
+    # elements were stored (and reloaded) to get from under w[i][j]. In rebuilt code javac's `istore n; iload n`
+    # (n > 3) is `dup; istore n`, a byte shorter (the full stage may keep javac's code)
     orig, new, _ = shapes
     insns = new["relax"][0]
     assert len(_stores(insns)) <= len(_stores(orig["relax"][0]))
     ops = _opcodes(insns)
     k = ops.index(0x60)  # the iadd of through
-    assert ops[k + 1] == op.ISTORE and ops[k + 2] == op.ILOAD and insns[k + 1][2] == insns[k + 2][2]
+    if insns == orig["relax"][0]:
+        assert ops[k + 1:k + 3] == [op.ISTORE, op.ILOAD] and insns[k + 1][2] == insns[k + 2][2]
+    else:
+        assert ops[k + 1:k + 3] == [op.DUP, op.ISTORE] and insns[k + 2][2] >= 4
 
 
 def test_a_test_against_one_is_a_test_against_zero(shapes):

@@ -11,20 +11,16 @@ bottom test is entered away from the target of its backward jump, where HotSpot 
 replacement (an irreducible loop there: measured 2.4x slower, docs/benchmarks.md)."""
 from __future__ import annotations
 
-import functools
 import itertools
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 import difftest as dt
-from peggy_jvm import pipeline
+from support.fullstage import round_trip_rotated
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
-from peggy_jvm.pipeline import Stage, optimize_input
-from peggy_jvm.revert.revert import revert_peg
 
 SOURCE = r"""
 public class Loops {
@@ -49,16 +45,7 @@ _JUMPS = (op.Operand.BRANCH2, op.Operand.BRANCH4)
 @pytest.fixture(scope="module")
 def round_trip(java_home, tmp_path_factory):
     """javac's class and its round trip with loops rotated, as (orig dir, out dir)."""
-    work = tmp_path_factory.mktemp("rotgoto")
-    src, orig, out = work / "src", work / "orig", work / "out"
-    src.mkdir()
-    (src / "Loops.java").write_text(SOURCE)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(src / "Loops.java")], check=True)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pipeline, "revert_peg", functools.partial(revert_peg, rotate_loops=True))
-        _, report = optimize_input(orig / "Loops.class", out / "Loops.class", Stage.PEG, jobs=1)
-    assert all(r.status != "fallback" for r in report.methods), [(r.name, r.reason) for r in report.methods]
-    return orig, out
+    return round_trip_rotated(java_home, tmp_path_factory.mktemp("rotgoto"), "Loops", SOURCE)
 
 
 def _code(classes: Path, name: str) -> list[tuple[int, int, int | None]]:

@@ -28,8 +28,11 @@ What this module owns
       the last point where no expression tree is open, so the trees of the statements it passes are not
       split (javac puts a loop counter's ``iinc`` just before the back edge).
 
-    It also owns :func:`interference` (statement-level liveness), which lowering uses to share slots, and
-    :func:`rename_variables`, which merges variables the caller found never live at once.
+    It also owns :func:`interference` (statement-level liveness), which lowering uses to share slots,
+    :func:`rename_variables`, which merges variables the caller found never live at once, and
+    :func:`recompute_invariants`, which the reverter runs once its loops have their final shape: a hoisted
+    invariant computed again where it is read, as javac does, when that is shorter and no reader is in an
+    innermost loop.
 
 Inputs: an IRMethod whose blocks carry no ``entry_stack`` (values are passed in variables, as the reverter
 does); IR lifted from bytecode is left alone by the caller.
@@ -45,6 +48,9 @@ from collections import Counter
 from typing import Callable
 from dataclasses import fields
 
+import networkx as nx
+
+from .cfg import natural_loops
 from .nodes import INT, Binary, Block, ClassInit, Cond, Const, Copy, If, IRMethod, Kind, Stmt, Unary, Var
 
 _MAX_ROUNDS = 8
@@ -223,6 +229,84 @@ def _recompute_steps(m: IRMethod) -> bool:
             changed = True
             break  # the block's statements moved: its other copies are seen next round
     return changed
+
+
+def recompute_invariants(m: IRMethod) -> bool:
+    """A value hoisted out of loops that javac would compute where it is read: ``t = x op c`` (or ``op x``; one
+    instruction that cannot throw, from constants and parameters the method never writes) read by few
+    statements, none of them in the method's innermost loops, each reading it once. Each reader gets its own
+    ``t' = x op c`` just before it (a tree lowering keeps on the stack) and ``t`` goes: fewer bytes than the
+    store, the slot and its loads (``(double) n`` in an outer loop of BenchKernels.trisolv: ``iload_2; i2d``
+    where the hoisted value took ``iload_2; i2d; dstore 11`` and ``dload 11``). The price is the operation
+    again per reader, in loops that each run a whole inner loop per iteration, so never where the method
+    spends its time. Meaning unchanged: the operands hold the same values everywhere, and the operation has
+    no effect and cannot throw. True when a value was recomputed."""
+    defs, uses = _counts(m)
+    params = {p.id for p in m.params}
+    depth = _loop_depths(m)
+    deepest = max(depth.values(), default=0)
+    readers: dict[int, list[tuple[Block, Stmt]]] = {}
+    for b in m.blocks.values():
+        for st in b.all_stmts():
+            for x in dict.fromkeys(x for x in st.operands() if isinstance(x, Var)):
+                readers.setdefault(x.id, []).append((b, st))
+    changed = False
+    for b in list(m.blocks.values()):
+        for st in list(b.stmts):
+            t = st.defined()
+            if t is None or t.id in params or defs[t.id] != 1 or not _invariant_op(st, defs, params):
+                continue
+            at = readers.get(t.id, [])
+            # recomputed k times against stored once and loaded k times (one byte each at best)
+            if not at or len(at) != uses[t.id] or (len(at) - 1) * _op_bytes(st) >= 1 + len(at) or \
+                    any(depth[rb.id] >= deepest for rb, _ in at):
+                continue
+            for rb, reader in at:
+                vid = max(v.id for v in [*m.variables, *m.params]) + 1
+                fresh = Var(vid, t.type, f"p{vid}")
+                m.variables.append(fresh)
+                k = len(rb.stmts) if reader is rb.terminator else rb.stmts.index(reader)
+                rb.stmts.insert(k, copy_stmt(st, fresh))
+                _substitute(reader, t, fresh)
+            b.stmts.remove(st)
+            changed = True
+    return changed
+
+
+def _invariant_op(st: Stmt, defs: Counter[int], params: set[int]) -> bool:
+    """``st`` is one operation that cannot throw (a division only by a constant other than zero) on constants
+    and parameters never written."""
+    if isinstance(st, Binary):
+        if st.may_throw and not (isinstance(st.b, Const) and isinstance(st.b.value, int) and st.b.value != 0):
+            return False
+    elif not isinstance(st, Unary):
+        return False
+    return all(isinstance(x, Const) or (x.id in params and defs[x.id] == 1) for x in st.operands())
+
+
+def _op_bytes(st: Stmt) -> int:
+    """The bytes of ``st`` as a tree at its reader, at least: the opcode, a load or short constant per operand
+    (two for a constant outside ``iconst``'s range)."""
+    return 1 + sum(2 if isinstance(x, Const) and not (isinstance(x.value, (int, float)) and -1 <= x.value <= 5)
+                   else 1 for x in st.operands())
+
+
+def copy_stmt(st: Stmt, dst: Var | None = None) -> Stmt:
+    """A new statement with ``st``'s fields (the same operands), writing ``dst`` when given."""
+    out = type(st)(**{f.name: getattr(st, f.name) for f in fields(st)})
+    if dst is not None:
+        out.dst = dst  # type: ignore[attr-defined]
+    return out
+
+
+def _loop_depths(m: IRMethod) -> dict[int, int]:
+    """Block id -> the number of natural loops containing it (exception edges included)."""
+    g = nx.DiGraph()
+    for b in m.blocks.values():
+        g.add_node(b.id)
+        g.add_edges_from((b.id, t) for t in b.successors())
+    forest = natural_loops(g, m.entry)
+    return {bid: forest.depth_of(bid) for bid in m.blocks}
 
 
 def _tree_open_across(b: Block, j: int, temps: set[int]) -> bool:

@@ -18,8 +18,9 @@ How:
   stored get slots above those, reused from block to block;
 - each operation's opcode comes from :mod:`.opmap` (the table lifting reads the other way round);
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
-  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``dup``/``dup2`` for a
-  local loaded twice in a row when that is shorter);
+  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``0 < n`` as ``n > 0``,
+  ``dup``/``dup2`` for a local loaded twice in a row when that is shorter, and in rebuilt code ``store n;
+  load n`` as ``dup; store n`` where that saves a byte);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
 - frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
   rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
@@ -67,7 +68,7 @@ from ..classfile.bytecode import Instruction
 from ..classfile.model import Attribute, ClassFile, ExceptionEntry, MethodInfo
 from ..classfile.reader import read_code, read_instructions
 from ..classfile.recode import build_code_attribute
-from .coalesce import interference
+from .coalesce import _MIRROR, interference
 from .opmap import REFERENCE_KIND_NUMBERS, Form, const_opcode, opcode_of
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
                     Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField, GetStatic, Goto, If,
@@ -119,6 +120,7 @@ class _Lowerer:
         self.ir = ir
         # --goal size: slots by use alone (no original local's slot kept for the interpreter's sake)
         self.for_size = False
+        self.rebuilt = False  # IR rebuilt from a PEG: no variable lifted from a slot but the parameters
         self.items: list[Insn | Label] = []
         self.labels = {bid: Label(f"B{bid}") for bid in ir.blocks}
         self.slots: dict[int, int] = {}
@@ -168,7 +170,7 @@ class _Lowerer:
         # read more than once needs a slot too: it takes part in the colouring, so it can reuse the slot of a
         # variable not live there instead of one above all of them
         params = {p.id for p in ir.params}
-        rebuilt = all(v.slot is None or v.id in params for v in ir.variables)
+        rebuilt = self.rebuilt = all(v.slot is None or v.id in params for v in ir.variables)
         reads: Counter[int] = Counter(x.id for b in ir.blocks.values() for st in b.all_stmts()
                                       for x in st.operands() if isinstance(x, Var))
         self.chains = _dup_chains(ir) if rebuilt else {}
@@ -826,6 +828,8 @@ class _Lowerer:
         if yes == nxt and no != nxt:  # fall into the true arm: branch on the negation
             cond, yes, no = _NEGATE[cond], no, yes
         a, b = t.a, t.b
+        if isinstance(a, Const) and a.type.kind is Kind.INT and not isinstance(b, Const):
+            a, b, cond = b, a, _MIRROR[cond]  # 0 < n (a rotated loop's entry test, i = 0 put in) is n > 0: ifle
         if isinstance(b, Const) and b.type.kind is Kind.INT and (b.value, cond) in _TO_ZERO:
             b, cond = Const(b.type, 0), _TO_ZERO[b.value, cond]  # x < 1 is x <= 0: ifle, no iconst_1
         is_ref = a.type.kind is Kind.REF or b.type.kind is Kind.REF
@@ -1024,22 +1028,31 @@ _LOAD_OF_STORE = {_STORE[k]: _LOAD[k] for k in _STORE}
 _TWO_WORD_STORES = frozenset({op.LSTORE, op.DSTORE})
 
 
-def _size_peepholes(items: list, origin_of: dict[int, tuple[Insn, int]],
-                    carried_stores: dict[int, tuple[Insn, int]]) -> None:
-    """``--goal size``'s rewrites of the instruction list (no label between the instructions they touch, so no
-    jump lands inside): ``store n; load n`` (k loads) becomes ``dup``/``dup2`` k times and the store (a
-    ``dup`` is one byte, a load one or two); then a store into a slot no instruction ever reads (no load, no
-    ``iinc``) is dead: dropped with the ``dup`` before it, else replaced by a ``pop``/``pop2``. A store of a
-    variable that carries an original local is kept (its local-variable entry is placed by it). Same values on
-    the stack and in every slot that is read, never more bytes."""
+def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_size: bool) -> None:
+    """``store n; load n`` (k loads; no label between, so no jump lands inside) becomes ``dup``/``dup2`` k times
+    and the store: the same values on the stack and in the slot, a ``dup`` one byte where a load is one or two,
+    and a dispatch of the interpreter's cheapest kind (docs/cost-model.md, ``stack``). Under ``--goal speed``
+    only for an int or a reference in a slot above 3 (a byte saved): never for a float (HotSpot's interpreter
+    stalls on a ``dup`` of a float just computed, ``FLOAT_SPILL_EXTRA``), nor a long or double (the prover's view
+    of a loop, validate/loopshape.py, matches an entry test and a bottom test that read the local, not the
+    value an ``lcmp`` in the test's tail reads off the stack: Kernels.sieve's rewrite went unproved), and never
+    where the load is an ``iload`` the interpreter fuses with the next instruction (``iload n; iload m``, both
+    with an operand, is one dispatch, ``fast_iload2``, and so is ``iload; caload``: BenchKernels.insertionSort's
+    ``istore 5; iload 5; iload 4`` as ``dup; istore 5; iload 4`` ran 1.08-1.2x slower under ``-Xint``)."""
     k = 0
     while k < len(items):
         x = items[k]
-        if isinstance(x, Insn) and x.opcode in _LOAD_OF_STORE:
+        if isinstance(x, Insn) and x.opcode in _LOAD_OF_STORE and (for_size or (x.opcode in (op.ISTORE, op.ASTORE)
+                                                                             and x.arg >= 4)):
             load, j = _LOAD_OF_STORE[x.opcode], k + 1
             while j < len(items) and isinstance(items[j], Insn) and items[j].opcode == load \
                     and items[j].arg == x.arg:
                 j += 1
+            if j > k + 1 and not for_size and load == op.ILOAD:
+                nxt = next((items[q] for q in range(j, len(items)) if isinstance(items[q], Insn)), None)
+                # the next in the code, past labels; ``iload_0..3`` (slots below 4) are not paired
+                if nxt is not None and ((nxt.opcode == op.ILOAD and nxt.arg >= 4) or nxt.opcode == op.CALOAD):
+                    j = k + 1  # a load the interpreter would pair with the next one stays
             if j > k + 1:
                 dups = []
                 for y in items[k + 1:j]:
@@ -1051,6 +1064,16 @@ def _size_peepholes(items: list, origin_of: dict[int, tuple[Insn, int]],
                 items[k:j] = [*dups, x]
                 k += len(dups)
         k += 1
+
+
+def _size_peepholes(items: list, origin_of: dict[int, tuple[Insn, int]],
+                    carried_stores: dict[int, tuple[Insn, int]]) -> None:
+    """``--goal size``'s rewrites of the instruction list: :func:`_store_load_dups` for every kind, then a store
+    into a slot no instruction ever reads (no load, no ``iinc``) is dead: dropped with the ``dup`` before it,
+    else replaced by a ``pop``/``pop2``. A store of a variable that carries an original local is kept (its
+    local-variable entry is placed by it). Same values on the stack and in every slot that is read, never more
+    bytes."""
+    _store_load_dups(items, origin_of, for_size=True)
     read: set[int] = set()
     for x in items:
         if isinstance(x, Insn) and (x.opcode in _LOAD.values() or x.opcode == op.IINC):
@@ -1127,6 +1150,8 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
     _dup2_pairs(lw.items, lw.origin_of)
     if for_size:
         _size_peepholes(lw.items, lw.origin_of, lw.carried_stores)
+    elif lw.rebuilt:  # lifted code keeps javac's stores and loads (and its local-variable entries)
+        _store_load_dups(lw.items, lw.origin_of, for_size=False)
     items, origin_marks, store_marks = lw.place_origin_labels()
     asm = assemble(items, handlers)
     attributes = []

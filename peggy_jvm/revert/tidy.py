@@ -30,7 +30,8 @@ import struct
 from dataclasses import dataclass, fields
 from typing import Callable
 
-from ..ir.coalesce import coalesce_copies, interference, liveness, rename_variables
+from ..ir.coalesce import (coalesce_copies, copy_stmt, interference, liveness, recompute_invariants,
+                           rename_variables)
 from ..ir.known import HOLDS, constant_set, decided_arm
 from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import (INT, ArrayLength, ArrayLoad, Binary, Block, Cond, Const, ConstKind, Copy, GetField, GetStatic,
@@ -78,6 +79,7 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
         if bottom:
             blocks, entry_id = tidy_blocks(blocks, entry_id, bottom)
         _constants_into_tests(blocks)
+    recompute_invariants(method(blocks, entry_id))  # after rotation: the readers a copied test added count
     _values_into_joins(blocks, entry_id, {p.id for p in m.params})
     if returns_in_place and _returns_in_place_of_gotos(blocks):
         blocks = _reachable_blocks(blocks, entry_id)
@@ -205,7 +207,7 @@ def _layout(blocks: dict[int, Block], entry: int, bottom: frozenset[int] | set[i
             # a loop's test falls into the arm that stays in the loop, as javac lays a loop out (the exit is the
             # taken branch, once; the lowering negates the test): not the exit, which would make every iteration
             # jump into the body
-            inside = _reaching(preds, bid)
+            inside = _natural_loop(bid, [p for p, t in back if t == bid], preds)  # not an enclosing loop's
             if term.if_true in inside and term.if_false not in inside:
                 prefer = term.if_true
         for t in reversed(became):
@@ -295,12 +297,13 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
         inside = [t for t in term.targets() if t in body]
         if len(inside) != 1 or inside[0] == h:
             continue
+        nested = any(h in other for g, other in bodies.items() if g != h)
         out = term.if_false if inside[0] == term.if_true else term.if_true
         if out in bodies and h in bodies[out]:
             # the loop's exit is an enclosing loop's header: at the bottom both arms would jump back (an if and a
             # goto where the top-tested loop has one goto)
             continue
-        copy = Block(max(blocks) + 1, [_copy_stmt(st) for st in hb.stmts],
+        copy = Block(max(blocks) + 1, [copy_stmt(st) for st in hb.stmts],
                      If(term.cond, term.a, term.b, term.if_true, term.if_false, origin=term.origin),
                      handlers=hb.handlers, origin=hb.origin)
         own: dict[int, Var] = {}
@@ -318,8 +321,7 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
         bottom = copy.terminator
         assert isinstance(bottom, If)
         rotations.append(_Rotation(hb, list(hb.stmts), term, list(copy.stmts), bottom,
-                                   (term.a, term.b, bottom.a, bottom.b),
-                                   any(h in other for g, other in bodies.items() if g != h)))
+                                   (term.a, term.b, bottom.a, bottom.b), nested))
     return moved, rotations
 
 
@@ -536,10 +538,6 @@ def _natural_loop(h: int, latches: list[int], preds: dict[int, list[int]]) -> se
     return body
 
 
-def _copy_stmt(st: Stmt) -> Stmt:
-    return type(st)(**{f.name: getattr(st, f.name) for f in fields(st)})  # type: ignore[arg-type]
-
-
 def _loop_edges(succs: dict[int, list[int]], entry: int) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
     """The latches of each loop header (:func:`_back_edges`) and every block's predecessors."""
     latches: dict[int, list[int]] = {}
@@ -571,18 +569,6 @@ def _back_edges(succs: dict[int, list[int]], entry: int) -> list[tuple[int, int]
             state[bid] = 2
             stack.pop()
     return back
-
-
-def _reaching(preds: dict[int, list[int]], target: int) -> set[int]:
-    """The blocks from which ``target`` can be reached (itself included)."""
-    seen = {target}
-    todo = [target]
-    while todo:
-        for p in preds[todo.pop()]:
-            if p not in seen:
-                seen.add(p)
-                todo.append(p)
-    return seen
 
 
 def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:

@@ -26,8 +26,9 @@ import math
 from dataclasses import fields
 
 from ..ir.known import constant_set, decided_after
+from ..ir.coalesce import _MIRROR
 from ..ir.lower import _NEGATE
-from ..ir.nodes import Block, Const, Goto, If, IRMethod, Stmt, Var
+from ..ir.nodes import Block, Const, Copy, Goto, If, IRMethod, Stmt, Var
 
 MAX_TAIL_STMTS = 4
 """Statements before the test a shared tail may have (a rotated loop's header copy: at most
@@ -56,10 +57,10 @@ def top_tested(m: IRMethod) -> bool:
             a = m.blocks[aid]
             if aid == bid or not isinstance(a.terminator, If):
                 continue
-            k = _common_tail(a, b, uses, defs, lambda t: _through_jumps(m, t))
-            if k is None:
+            found = _common_tail(a, b, uses, defs, lambda t: _through_jumps(m, t))
+            if found is None:
                 continue
-            _share_tail(m, a, b, k)
+            _share_tail(m, a, b, *found)
             changed = True
             break
     return changed
@@ -96,11 +97,10 @@ def _decided_entry_tests(m: IRMethod) -> bool:
     return changed
 
 
-def _share_tail(m: IRMethod, a: Block, b: Block, k: int) -> None:
-    """The last ``k`` statements and the test of ``b`` in a new block; ``a`` and ``b`` end by jumping to it."""
-    term = b.terminator
-    assert isinstance(term, If)
-    tail = Block(max(m.blocks) + 1, b.stmts[len(b.stmts) - k:], term, handlers=b.handlers if k else ())
+def _share_tail(m: IRMethod, a: Block, b: Block, k: int, test: If) -> None:
+    """The last ``k`` statements of ``b`` and ``test`` (``b``'s, or the same test of variables holding the same
+    values at the end of both blocks) in a new block; ``a`` and ``b`` end by jumping to it."""
+    tail = Block(max(m.blocks) + 1, b.stmts[len(b.stmts) - k:], test, handlers=b.handlers if k else ())
     m.blocks[tail.id] = tail
     for blk in (a, b):
         origin = blk.terminator.origin  # type: ignore[union-attr]
@@ -118,22 +118,28 @@ def _through_jumps(m: IRMethod, t: int) -> int:
     return t
 
 
-def _common_tail(a: Block, b: Block, uses: dict[int, list[int]], defs: dict[int, int], final) -> int | None:
+def _common_tail(a: Block, b: Block, uses: dict[int, list[int]], defs: dict[int, int], final
+                 ) -> tuple[int, If] | None:
     """The most statements (at most :data:`MAX_TAIL_STMTS`) that ``a`` and ``b`` end with before equivalent
-    tests (their targets compared through ``final``), or None when their tests differ."""
+    tests (their targets compared through ``final``), with the test the shared tail ends with; None when their
+    tests differ."""
     ta, tb = a.terminator, b.terminator
     assert isinstance(ta, If) and isinstance(tb, If)
     ta = If(ta.cond, ta.a, ta.b, final(ta.if_true), final(ta.if_false), origin=ta.origin)
     tb = If(tb.cond, tb.a, tb.b, final(tb.if_true), final(tb.if_false), origin=tb.origin)
-    if _test(ta) != _test(tb) and _test(ta) != _test(_negated(tb)):
-        return None
+    # the entry test as lowering writes it: ``0 < n`` as ``n > 0`` (ifle), the same test mirrored
+    forms = [f for f in (tb, _negated(tb), _mirrored(tb), _negated(_mirrored(tb))) if _test(f) == _test(ta)]
     best = None
     for k in range(0, min(len(a.stmts), len(b.stmts), MAX_TAIL_STMTS) + 1):
         if k and a.handlers != b.handlers:
             break
         sa, sb = a.stmts[len(a.stmts) - k:], b.stmts[len(b.stmts) - k:]
-        if _same(sa + [ta], sb + [tb], a, b, uses, defs):
-            best = k
+        for f in forms:
+            held = _same(sa + [ta], sb + [f], a, b, uses, defs)
+            if held is not None:
+                best = (k, If(f.cond, held.get("a", f.a), held.get("b", f.b), f.if_true, f.if_false,
+                              origin=tb.origin) if held else b.terminator)
+                break
     return best
 
 
@@ -145,10 +151,17 @@ def _negated(t: If) -> If:
     return If(_NEGATE[t.cond], t.a, t.b, t.if_false, t.if_true, origin=t.origin)
 
 
+def _mirrored(t: If) -> If:
+    return If(_MIRROR[t.cond], t.b, t.a, t.if_true, t.if_false, origin=t.origin)
+
+
 def _same(xs: list[Stmt], ys: list[Stmt], a: Block, b: Block, uses: dict[int, list[int]],
-          defs: dict[int, int]) -> bool:
+          defs: dict[int, int]) -> dict[str, Var] | None:
     """Whether two statement lists do the same: equal fields but origins, the tests equivalent, each variable
-    the same one or both temporaries of their tail (written once, in it, before any read, used only there)."""
+    the same one or both temporaries of their tail (written once, in it, before any read, used only there), or,
+    in the tests, two variables that one variable holds at the end of both blocks (``dup; istore n; if..``
+    against ``iload n; if..``). None when they differ, else the test's operands (by field) to be read from such
+    a common variable."""
     own_a, own_b = _temporaries(xs, a.id, uses, defs), _temporaries(ys, b.id, uses, defs)
     pairs: dict[int, int] = {}
     back: dict[int, int] = {}
@@ -160,7 +173,16 @@ def _same(xs: list[Stmt], ys: list[Stmt], a: Block, b: Block, uses: dict[int, li
             return False
         return pairs.setdefault(x.id, y.id) == y.id and back.setdefault(y.id, x.id) == x.id
 
-    def value(x: object, y: object, in_test: bool = False) -> bool:
+    held: dict[str, Var] = {}
+
+    def value(x: object, y: object, in_test: str | None = None) -> bool:
+        if in_test and len(xs) == 1 and isinstance(x, Var) and isinstance(y, Var) and x is not y:
+            # (only for a tail of the test alone: with statements shared, a holder could be a temporary of a's
+            # tail, which the shared tail does not write)
+            common = _holders(a, x).keys() & _holders(b, y).keys()
+            if common:  # the shared test reads a variable that holds the value on both paths
+                held[in_test] = y if y.id in common else _holders(a, x)[min(common)]
+                return True
         if in_test and isinstance(x, Const) and isinstance(y, Var) and not any(st.defined() is y for st in xs):
             # a's test of the constant its block set the variable to (revert._constants_into_tests)
             c = constant_set(a, y)
@@ -179,14 +201,30 @@ def _same(xs: list[Stmt], ys: list[Stmt], a: Block, b: Block, uses: dict[int, li
         return type(x) is type(y) and x == y
 
     for x, y in zip(xs, ys):
-        if isinstance(x, If) and isinstance(y, If) and _test(x) != _test(y):
-            y = _negated(y)
         if type(x) is not type(y):
-            return False
+            return None
         for f in fields(x):  # type: ignore[arg-type]
-            if f.name != "origin" and not value(getattr(x, f.name), getattr(y, f.name), isinstance(x, If)):
-                return False
-    return True
+            if f.name != "origin" and \
+                    not value(getattr(x, f.name), getattr(y, f.name), f.name if isinstance(x, If) else None):
+                return None
+    return held
+
+
+def _holders(blk: Block, x: Var) -> dict[int, Var]:
+    """The variables (by id) that hold ``x``'s value at the end of ``blk``: ``x`` and those ``blk`` copies it
+    into, neither written after the copy."""
+    out = {x.id: x}
+    written: set[int] = set()
+    for st in reversed(blk.stmts):
+        d = st.defined()
+        if d is None:
+            continue
+        if d.id == x.id:
+            break
+        if isinstance(st, Copy) and st.src is x and d.id not in written:
+            out[d.id] = d
+        written.add(d.id)
+    return out
 
 
 def _temporaries(stmts: list[Stmt], block: int, uses: dict[int, list[int]], defs: dict[int, int]) -> set[int]:

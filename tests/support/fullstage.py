@@ -1,7 +1,8 @@
 """One Java source through the full stage with every rewrite kept, for tests of the rewrites themselves.
 
 Inputs: a JDK, a work directory, a pytest MonkeyPatch, the class name and its source. Output: the original class
-directory, the optimized one and the report rows by method name. :func:`listing` reads a method's instructions
+directory, the optimized one and the report rows by method name (:func:`round_trip_rotated`: the same through
+``--stage peg`` with loops rotated, no rewrite). :func:`listing` reads a method's instructions
 off javap, for the tests' shape assertions; :func:`assert_behaves_like_original` runs both on the JVM. The
 emitted-cost rule is switched off (``conftest.keep_every_rewrite``: the rewrites' behaviour is tested, not
 whether they pay), and with ``self_check=False`` the self-check too (what extraction's own checks let through).
@@ -32,6 +33,23 @@ def optimize_source(java_home: Path, work: Path, mp: pytest.MonkeyPatch, name: s
         mp.setattr(pipeline, "_self_check", lambda *args, **kwargs: None)
     _, report = optimize_input(orig / f"{name}.class", out / f"{name}.class", Stage.FULL, jobs=1)
     return orig, out, {m.name: m for m in report.methods}
+
+
+def round_trip_rotated(java_home: Path, work: Path, name: str, source: str) -> tuple[Path, Path]:
+    """javac's class and its round trip through ``--stage peg`` with loops rotated as ``--goal speed`` does
+    (lift, PEG, revert with ``rotate_loops``, lower: the reverter's loop shapes with no rewrite needed), as
+    (orig dir, out dir); no method may fall back."""
+    import functools
+    from peggy_jvm.revert.revert import revert_peg
+    src, orig, out = work / "src", work / "orig", work / "out"
+    src.mkdir(parents=True)
+    (src / f"{name}.java").write_text(source)
+    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(src / f"{name}.java")], check=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "revert_peg", functools.partial(revert_peg, rotate_loops=True))
+        _, report = optimize_input(orig / f"{name}.class", out / f"{name}.class", Stage.PEG, jobs=1)
+    assert all(r.status != "fallback" for r in report.methods), [(r.name, r.reason) for r in report.methods]
+    return orig, out
 
 
 def assert_behaves_like_original(java_home: Path, orig: Path, out: Path, rows: dict, calls: list) -> None:

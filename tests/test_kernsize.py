@@ -1,0 +1,229 @@
+"""Rewritten code no larger than javac's where speed does not pay for the bytes (issue 15, `kernsize`): javac's
+methods through the round trip (lift, PEG, revert with ``rotate_loops`` as ``--goal speed`` does, lower),
+the shapes read off the bytecode, and the code run against javac's on the JVM (``-Xverify:all``) with loops that
+run zero times, once, many times, and that throw at their first or a later iteration.
+
+The shapes:
+
+* a rotated loop's entry test of a counter just set to 0 (``0 < n``) is a test of ``n`` alone: ``iload; ifle``
+  (ir/lower.py), and the prover still sees the loop top-tested (validate/loopshape.py);
+* an invariant the reverter hoisted out of loops, one instruction on parameters the method never writes, read
+  only outside the innermost loops, is computed where it is read as javac does (``iload; i2d``, no local:
+  ir/coalesce.recompute_invariants); read in the innermost loop it stays hoisted;
+* ``store n; load n`` (n > 3) of rebuilt code is ``dup; store n`` for ints and references, but for an ``iload``
+  the interpreter fuses with the next load (the end-to-end shape: test_backend's relax);
+* the prover's view shares a loop's tests only through variables that hold the same value on both paths."""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+import difftest as dt
+from support.fullstage import round_trip_rotated
+from peggy_jvm.classfile import opcodes as op
+from peggy_jvm.classfile.assembler import Insn
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
+from peggy_jvm.ir import lower
+from peggy_jvm.ir.coalesce import recompute_invariants
+from peggy_jvm.ir.lift import lift_method
+from peggy_jvm.ir.nodes import (DOUBLE, INT, Binary, Block, Cond, Const, Copy, Goto, If, IRMethod, Return, Unary,
+                                Var)
+from peggy_jvm.validate.loopshape import top_tested
+
+SOURCE = r"""
+public class Kern {
+    static long cube(int[] a, int n) {
+        long s = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                for (int k = 0; k < n; k++) { s += a[k] ^ (i + j); }
+            }
+        }
+        return s;
+    }
+    static double solve(double[][] l, double[] b, int n) {
+        double[] x = new double[n];
+        double sum = 0.0;
+        for (int i = 0; i < n; i++) {
+            double s = b[i];
+            for (int j = 0; j < i; j++) { s -= l[i][j] * x[j]; }
+            x[i] = s / (l[i][i] + n);
+            sum += x[i];
+        }
+        return sum;
+    }
+    static double scale(double[] a, int n) { double s = 0; for (int i = 0; i < a.length; i++) { s += a[i] * n; } return s; }
+    static int relax(int[] w, int n) {
+        int best = 0;
+        for (int i = 0; i < n; i++) {
+            int through = w[i] + w[n - 1 - i];
+            if (through > 0) { best += through; }
+        }
+        return best;
+    }
+}
+"""
+_JUMPS = (op.Operand.BRANCH2, op.Operand.BRANCH4)
+
+
+@pytest.fixture(scope="module")
+def round_trip(java_home, tmp_path_factory):
+    """javac's class and its round trip with loops rotated, as (orig dir, out dir)."""
+    return round_trip_rotated(java_home, tmp_path_factory.mktemp("kernsize"), "Kern", SOURCE)
+
+
+def _insns(classes: Path, name: str):
+    cf = read_class((classes / "Kern.class").read_bytes())
+    m = next(m for m in cf.methods if m.name == name)
+    return list(read_instructions(read_code(m.code_attribute().data, cf.pool)))
+
+
+def _code(classes: Path, name: str) -> list[tuple[int, int, int | None]]:
+    """(offset, opcode, branch target or None) of ``Kern.name``."""
+    return [(i.offset, i.opcode, i.arg if op.OPCODES[i.opcode].operand in _JUMPS else None)
+            for i in _insns(classes, name)]
+
+
+def _loops(code) -> list[tuple[int, int]]:
+    """(first, last offset) of each loop: a backward jump's target up to the jump, outermost first."""
+    return sorted((t, off) for off, _, t in code if t is not None and t <= off)
+
+
+def test_an_entry_test_of_zero_is_a_test_of_the_bound_alone(round_trip):
+    """cube's two nested loops: ``j = 0``, ``k = 0`` then their entry tests ``0 < n`` as ``iload_1; ifle`` (the
+    copy costs a byte over javac's goto, where ``iconst_0; iload_1; if_icmpge`` cost two)."""
+    _, out = round_trip
+    code = _code(out, "cube")
+    ops = [o for _, o, _ in code]
+    zero_tests = [k for k, o in enumerate(ops) if o == op.IFLE]
+    assert len(zero_tests) == 2 and all(ops[k - 1] == op.ILOAD_0 + 1 for k in zero_tests), code
+    assert not any(a == op.ICONST_0 and c in op.CONDITIONAL_BRANCHES for a, c in zip(ops, ops[2:])), code
+
+
+def test_the_prover_sees_the_mirrored_entry_test_top_tested(round_trip):
+    """The innermost loop's entry test (``if n <= 0``) and its bottom test (``if k < n``) are one test mirrored:
+    the prover's view shares them (a loop tested at the top), so the proof is of the loop javac wrote."""
+    _, out = round_trip
+    cf = read_class((out / "Kern.class").read_bytes())
+    ir = lift_method(cf, next(m for m in cf.methods if m.name == "cube"), None)
+    assert top_tested(ir)
+
+
+def _nest(reader_depth: int, conv: str = "i2d", readers: int = 1) -> tuple[IRMethod, Block]:
+    """``t = conv n`` before two nested loops, read by ``readers`` statements in the outer loop's body after the
+    inner loop (``reader_depth`` 1) or in the inner loop's body (2); the method and the block defining ``t``."""
+    n, i, j, s = _v(1), _v(2), _v(3), Var(4, DOUBLE, "s")
+    t = Var(5, DOUBLE if conv == "i2d" else INT, "t")
+    conv_st = Unary(t, "i2d", n) if conv == "i2d" else Binary(t, "div.i", n, Const(INT, 3))
+    reads = [Binary(s, "add.d", s, t) if conv == "i2d" else Binary(j, "add.i", j, t) for _ in range(readers)]
+    blocks = {
+        0: Block(0, [conv_st, Copy(i, Const(INT, 0)), Copy(s, Const(DOUBLE, 0.0))], Goto(1)),
+        1: Block(1, [], If(Cond.LT, i, n, 2, 5)),  # the outer loop
+        2: Block(2, [Copy(j, Const(INT, 0))], Goto(3)),
+        3: Block(3, [], If(Cond.LT, j, i, 4, 6)),  # the inner loop
+        4: Block(4, [*(reads if reader_depth == 2 else []), Binary(j, "add.i", j, Const(INT, 1))], Goto(3)),
+        6: Block(6, [*(reads if reader_depth == 1 else []), Binary(i, "add.i", i, Const(INT, 1))], Goto(1)),
+        5: Block(5, [], Return(s)),
+    }
+    return IRMethod("Kern", "t", "(I)D", True, [n], blocks, 0, variables=[n, i, j, s, t]), blocks[0]
+
+
+def test_an_invariant_read_outside_the_innermost_loop_is_recomputed():
+    """``(double) n`` hoisted before two loops and read once per outer iteration (trisolv's, as the full stage
+    extracts it) is computed where it is read (``iload; i2d``, javac's bytes, no local); read in the innermost
+    loop, or twice where recomputing costs more bytes than a local (``n / 3``), it stays where it is."""
+    m, b0 = _nest(1)
+    assert recompute_invariants(m)
+    assert not any(isinstance(st, Unary) for st in b0.stmts)
+    conv, add = m.blocks[6].stmts[:2]
+    assert isinstance(conv, Unary) and conv.op == "i2d" and conv.a.id == 1 and add.b is conv.dst
+    for kept in (_nest(2), _nest(1, "div", readers=2)):
+        m, b0 = kept
+        before = list(b0.stmts)
+        assert not recompute_invariants(m) and b0.stmts == before
+    m, b0 = _nest(1, "div")  # n / 3 read once: recomputed (a division by a constant other than 0 cannot throw)
+    assert recompute_invariants(m) and not any(isinstance(st, Binary) for st in b0.stmts)
+
+
+def test_an_invariant_read_in_the_innermost_loop_stays_hoisted(round_trip):
+    """scale: ``(double) n`` is read in its only loop, where the method spends its time: computed once before the
+    loop and loaded in it (javac converts it every iteration)."""
+    _, out = round_trip
+    code = _code(out, "scale")
+    (lo, hi), = _loops(code)
+    conv = [off for off, o, _ in code if o == op.I2D]
+    assert len(conv) == 1 and conv[0] < lo, code
+
+
+def test_a_store_and_load_become_dup_and_store_where_it_pays_and_runs_as_fast():
+    """``store n; load n`` under ``--goal speed``: ``dup; store n`` for an int or a reference in a slot above 3, but
+    not for a float (the interpreter stalls on its ``dup``) nor a long (the prover's loop view), not below slot
+    4 (no byte saved), and not where the ``iload`` would be fused with the next ``iload`` or ``caload``
+    (insertionSort's ``istore 5; iload 5; iload 4``); under ``--goal size`` every one."""
+    def run(*insns, for_size=False):
+        items = [Insn(o, a) for o, a in insns]
+        lower._store_load_dups(items, {}, for_size)
+        return [(x.opcode, x.arg) for x in items]
+
+    assert run((op.ISTORE, 5), (op.ILOAD, 5), (op.IFLE, 0)) == [(op.DUP, 0), (op.ISTORE, 5), (op.IFLE, 0)]
+    assert run((op.ASTORE, 6), (op.ALOAD, 6), (op.ALOAD, 4)) == [(op.DUP, 0), (op.ASTORE, 6), (op.ALOAD, 4)]
+    assert run((op.ISTORE, 5), (op.ILOAD, 5), (op.ILOAD, 2)) == [(op.DUP, 0), (op.ISTORE, 5), (op.ILOAD, 2)]
+    for kept in [((op.ISTORE, 5), (op.ILOAD, 5), (op.ILOAD, 4)), ((op.ISTORE, 5), (op.ILOAD, 5), (op.CALOAD, 0)),
+                 ((op.FSTORE, 5), (op.FLOAD, 5), (op.FNEG, 0)), ((op.ISTORE, 2), (op.ILOAD, 2), (op.IFLE, 0)),
+                 ((op.LSTORE, 6), (op.LLOAD, 6), (op.LLOAD, 10))]:
+        assert run(*kept) == list(kept)
+        dup = op.DUP2 if kept[0][0] == op.LSTORE else op.DUP
+        assert run(*kept, for_size=True)[:2] == [(dup, 0), kept[0]]
+
+
+def _calls() -> list[dt.Call]:
+    """Zero-trip (n <= 0), one-trip and longer loops; null and short arrays (an index out of bounds at the first
+    or a later iteration), null rows."""
+    c = "Kern"
+    ints = [None, [], [0], [5, -3], [3, 1, 4], [1, 2, 3, 4, 5]]
+    ns = [-1, 0, 1, 2, 3, 5]
+    calls = [dt.Call(c, "cube", "([II)J", (a, n)) for a, n in itertools.product(ints, ns)]
+    calls += [dt.Call(c, "relax", "([II)I", (a, n)) for a, n in itertools.product(ints, ns)]
+    dbls = [None, [], [1.5], [2.0, -1.0, 0.5]]
+    calls += [dt.Call(c, "scale", "([DI)D", (a, n)) for a, n in itertools.product(dbls, ns)]
+    rows = [None, [], [[1.0]], [[2.0, 0.0], [1.0, 3.0]], [[2.0, 0.0], None], [[4.0, 0, 0], [1.0, 5.0, 0], [2.0, 1.0, 6.0]]]
+    calls += [dt.Call(c, "solve", "([[D[DI)D", (m, b, n))
+              for m, b, n in itertools.product(rows, [None, [1.0, 2.0], [1.0, 2.0, 3.0]], [-1, 0, 1, 2, 3])]
+    return calls
+
+
+def test_the_round_trip_behaves_like_javacs_code(round_trip, java_home):
+    orig, out = round_trip
+    calls = _calls()
+    result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
+    assert result.mismatches == [], result.report()
+    assert result.compared == len(calls)
+
+
+def _v(k: int) -> Var:
+    return Var(k, INT, f"v{k}")
+
+
+def test_the_prover_shares_a_test_only_through_a_variable_both_paths_hold():
+    """A bottom-tested loop whose two tests read different variables that one local holds on both paths
+    (``l4 = l3; if l3 < n`` entering, ``l4 = l6; if l6 < n`` at the bottom: shellSort's inner loop written with
+    ``dup; istore``) is shared as a test of that local (``if l4 < n``), never of one path's own variable: from
+    the entry, ``l6`` holds something else."""
+    n, l3, l4, l6 = _v(1), _v(3), _v(4), _v(6)
+    blocks = {
+        0: Block(0, [Copy(l3, n), Copy(l6, n)], Goto(1)),
+        1: Block(1, [Copy(l4, l3)], If(Cond.LT, l3, n, 4, 2)),  # the entry test
+        2: Block(2, [Copy(l6, l4)], Goto(3)),  # the body
+        3: Block(3, [Copy(l4, l6)], If(Cond.LT, l6, n, 4, 2)),  # the bottom test
+        4: Block(4, [], Return(l4)),
+    }
+    m = IRMethod("Kern", "t", "(I)I", True, [n], blocks, 0, variables=[n, l3, l4, l6])
+    assert top_tested(m)
+    shared = [b for b in m.blocks.values() if b.id > 4]
+    assert len(shared) == 1 and isinstance(shared[0].terminator, If)
+    t = shared[0].terminator
+    assert (t.a, t.b) == (l4, n), t
+    assert all(isinstance(m.blocks[k].terminator, Goto) and m.blocks[k].terminator.target == shared[0].id
+               for k in (1, 3))
