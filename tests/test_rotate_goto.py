@@ -25,6 +25,7 @@ from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import Stage, optimize_input
 from peggy_jvm.revert.revert import revert_peg
+from conftest import javac_command
 
 SOURCE = r"""
 public class Loops {
@@ -53,7 +54,7 @@ def round_trip(java_home, tmp_path_factory):
     src, orig, out = work / "src", work / "orig", work / "out"
     src.mkdir()
     (src / "Loops.java").write_text(SOURCE)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(src / "Loops.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(orig), str(src / "Loops.java")], check=True)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(pipeline, "revert_peg", functools.partial(revert_peg, rotate_loops=True))
         _, report = optimize_input(orig / "Loops.class", out / "Loops.class", Stage.PEG, jobs=1)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import keep_every_rewrite
+from conftest import javac_command, keep_every_rewrite
 import peggy_jvm.pipeline as pipeline
 from peggy_jvm.pipeline import Stage, optimize_input
 
@@ -25,7 +25,7 @@ def optimize_source(java_home: Path, work: Path, mp: pytest.MonkeyPatch, name: s
     src.mkdir(parents=True)
     (src / f"{name}.java").write_text(source)
     orig = work / "orig"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(src / f"{name}.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(orig), str(src / f"{name}.java")], check=True)
     out = work / "out"
     keep_every_rewrite(mp)
     if not self_check:
