@@ -20,6 +20,7 @@ import pytest
 from peggy_jvm.budget import DEFAULT_METHOD_TIMEOUT, MethodTimeout, SafetyNet, alarm
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.pipeline import Stage, optimize_input
+from conftest import javac_command
 
 SOURCES = {
     "BudgetA": """
@@ -45,7 +46,7 @@ def classes(java_home, tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("budgets")
     for name, text in SOURCES.items():
         (d / f"{name}.java").write_text(text)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(d), *[str(d / f"{n}.java") for n in SOURCES]],
+    subprocess.run([*javac_command(java_home), "-d", str(d), *[str(d / f"{n}.java") for n in SOURCES]],
                    check=True)
     for p in d.glob("*.java"):
         p.unlink()

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import javac_command
 
 _SCRIPT = Path(sys.executable).parent / "peggy-jvm"
 CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "peggy_jvm.cli"]
@@ -74,7 +75,7 @@ def test_validate_progress_and_table_without_a_terminal(java_home, tmp_path):
     trees = {}
     for name in ("orig", "mutant"):
         trees[name] = tmp_path / name
-        subprocess.run([str(java_home / "bin" / "javac"), "-d", str(trees[name]), str(sources / name / "V.java")],
+        subprocess.run([*javac_command(java_home), "-d", str(trees[name]), str(sources / name / "V.java")],
                        check=True, capture_output=True)
     done = run(["validate", trees["orig"], trees["mutant"], "--method-timeout", "1"], "0.05")
     assert done.returncode == 1, done.stderr

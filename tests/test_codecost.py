@@ -24,6 +24,7 @@ from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.codecost import (FLOAT_SPILL_EXTRA, KIND_OF, LOOP_FACTOR, TAKEN_EXTRA, WEIGHTS, EmittedCost, Goal,
                                 Kind, loop_depths, price_code, price_instructions)
 from peggy_jvm.pipeline import MethodUnchanged, Stage, _check_emitted, optimize_input, size_allowance
+from conftest import javac_command
 
 W = WEIGHTS
 GOTO = W[Kind.BRANCH] + TAKEN_EXTRA  # a goto is always taken
@@ -223,7 +224,7 @@ def pay(java_home, tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("pay-src")
     (src / "Pay.java").write_text(SOURCE)
     out = tmp_path_factory.mktemp("pay")
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(out), str(src / "Pay.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(out), str(src / "Pay.java")], check=True)
     return out
 
 

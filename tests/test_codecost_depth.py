@@ -28,6 +28,7 @@ from peggy_jvm.classfile.bytecode import decode
 from peggy_jvm.pegextract.cost import loop_depths
 from peggy_jvm import pipeline
 from peggy_jvm.pipeline import Stage, optimize_input
+from conftest import javac_command
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS_SOURCE = ROOT / "fixtures" / "src" / "bench" / "BenchKernels.java"
@@ -75,7 +76,7 @@ def kern(java_home, tmp_path_factory) -> tuple[Path, Path, dict]:
     work = tmp_path_factory.mktemp("kern")
     (work / "Kern.java").write_text(SOURCE)
     orig, out = work / "orig", work / "out"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(work / "Kern.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(orig), str(work / "Kern.java")], check=True)
     # javac's loop shape (loops tested at the top): what is compared below is where extraction puts the work
     # per loop depth, and a loop tested at the bottom moves its inner loop's entry test into the middle loop
     real_revert = pipeline.revert_peg

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import javac_command
 
 distributed = pytest.importorskip("distributed")  # the 'dask' extra; CI installs it with the test extra
 
@@ -36,7 +37,7 @@ def classes(java_home, tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("dask-in")
     for name, text in SOURCES.items():
         (d / f"{name}.java").write_text(text)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(d), *[str(d / f"{n}.java") for n in SOURCES]],
+    subprocess.run([*javac_command(java_home), "-d", str(d), *[str(d / f"{n}.java") for n in SOURCES]],
                    check=True)
     for p in d.glob("*.java"):
         p.unlink()

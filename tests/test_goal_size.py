@@ -18,6 +18,7 @@ from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.codecost import Goal
 from peggy_jvm.pipeline import Stage, optimize_input
 from test_backend import _LOADS, _STORES
+from conftest import javac_command
 
 SOURCE = """
 public class Sized {
@@ -40,7 +41,7 @@ METHODS = {"twice": "(II)I", "spread": "(II)I", "pick": "(II)I"}
 def built(java_home, tmp_path_factory):
     src = tmp_path_factory.mktemp("sized")
     (src / "Sized.java").write_text(SOURCE)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(src), str(src / "Sized.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(src), str(src / "Sized.java")], check=True)
     outs = {}
     for goal in (Goal.SIZE, Goal.SPEED):
         out = tmp_path_factory.mktemp(f"sized-{goal.value}") / "out"

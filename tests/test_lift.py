@@ -11,6 +11,7 @@ from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.ir.lift import lift_method
 from peggy_jvm.ir.nodes import Catch, ClassInit, If, New
 from peggy_jvm.ir.printer import format_method
+from conftest import javac_command
 
 SHAPES = """
 public class Shapes {
@@ -31,7 +32,7 @@ public class Shapes {
 def shapes(java_home, tmp_path_factory):
     d = tmp_path_factory.mktemp("shapes")
     (d / "Shapes.java").write_text(SHAPES)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(d), str(d / "Shapes.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(d), str(d / "Shapes.java")], check=True)
     cf = read_class((d / "Shapes.class").read_bytes())
     h = ClassHierarchy([d])
     return {m.name: lift_method(cf, m, h) for m in cf.methods if m.name != "<init>"}

@@ -22,6 +22,7 @@ from peggy_jvm.rules import policy
 from peggy_jvm.rules.builtin import ThetaBisimulation
 from peggy_jvm.rules.optimistic import BOTTOM, Interval, LoopOptimism, analyze, value_numbers
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
+from conftest import javac_command
 
 MAX = 2**31 - 1
 
@@ -364,7 +365,7 @@ public class Pair {
 def _compile(java_home: Path, work: Path, source: str) -> Path:
     work.mkdir(parents=True)
     (work / "Pair.java").write_text(source)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(work), str(work / "Pair.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(work), str(work / "Pair.java")], check=True)
     return work
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import keep_every_rewrite
+from conftest import javac_command, keep_every_rewrite
 from peggy_jvm.epeg import EPeg
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.rules.peel import LoopPeel
@@ -118,7 +118,7 @@ def trees(java_home, tmp_path_factory) -> dict[str, Path]:
     for name, text in (("orig", ORIGINAL), ("peeled", PEELED), ("wrong", WRONG)):
         d = tmp_path_factory.mktemp(f"peel-{name}")
         (d / "P.java").write_text(text)
-        subprocess.run([str(java_home / "bin" / "javac"), "-d", str(d), str(d / "P.java")], check=True)
+        subprocess.run([*javac_command(java_home), "-d", str(d), str(d / "P.java")], check=True)
         (d / "P.java").unlink()
         out[name] = d
     return out
@@ -176,7 +176,7 @@ def test_peeled_shapes_behave_like_the_originals(java_home, tmp_path, monkeypatc
 
     (tmp_path / "Adv.java").write_text(SHAPES)
     orig = tmp_path / "orig"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Adv.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Adv.java")], check=True)
     _, report = optimize_input(orig, tmp_path / "out", Stage.FULL, jobs=1)  # work budgets: load changes nothing
     rewritten = {m.name for m in report.methods if m.status == "rewritten"}
     assert {"nestedFlag", "throwsFirst", "returnInLoop", "twoFlags"} <= rewritten, \

@@ -12,6 +12,7 @@ import pytest
 from peggy_jvm.pegextract.phi_profile import effect_profiles, find_violation, phi_profiles, prune
 from peggy_jvm.ir.nodes import MethodRef
 from peggy_jvm.peg.graph import PEG
+from conftest import javac_command
 
 CALL = MethodRef("C", "f", "(I)I")
 
@@ -314,7 +315,7 @@ public class P {
     static int c(int[] a) { int s = 0; for (int i = 0; i < a.length; i++) if (a[i] > 0) s += a[i]; return s; }
 }
 """)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path), str(src)], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(src)], check=True)
     cf = read_class((tmp_path / "P.class").read_bytes())
     h = ClassHierarchy([])
     for m in cf.methods:

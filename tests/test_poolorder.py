@@ -28,6 +28,7 @@ from peggy_jvm.classfile.writer import write_class
 from peggy_jvm.codecost import Goal
 from peggy_jvm.pipeline import Stage, optimize_class
 from support import workloads
+from conftest import javac_command
 
 FIXTURE_CLASSES = Path(__file__).resolve().parent.parent / "fixtures" / "classes"
 
@@ -130,7 +131,7 @@ def shapes(java_home, tmp_path_factory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("poolshapes")
     (base / "PoolShapes.java").write_text(SOURCE)
     orig = base / "orig"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(base / "PoolShapes.java")], check=True,
+    subprocess.run([*javac_command(java_home), "-d", str(orig), str(base / "PoolShapes.java")], check=True,
                    capture_output=True)
     new = base / "new"
     shutil.copytree(orig, new)

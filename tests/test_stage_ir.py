@@ -9,6 +9,7 @@ import pytest
 from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.pipeline import Stage, optimize_input
 from test_stage_classfile import runnable
+from conftest import javac_command
 
 TREES = ["release17", "release8", "old"]
 
@@ -55,7 +56,7 @@ def test_expression_trees_lower_to_exactly_what_javac_emits(java_home, tmp_path)
     from test_lift import SHAPES
 
     (tmp_path / "Shapes.java").write_text(SHAPES)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(tmp_path), str(tmp_path / "Shapes.java")],
+    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "Shapes.java")],
                    check=True)
     cf = read_class((tmp_path / "Shapes.class").read_bytes())
     h = ClassHierarchy([tmp_path])
@@ -110,7 +111,7 @@ def test_new_with_effects_between_new_and_the_constructor(java_home, tmp_path, v
     src = tmp_path / "NewShapes.java"
     src.write_text(NEW_SHAPES)
     orig = tmp_path / "orig"
-    subprocess.run([str(java_home / "bin" / "javac"), "--release", release, "-Xlint:-options", "-d", str(orig),
+    subprocess.run([*javac_command(java_home), "--release", release, "-Xlint:-options", "-d", str(orig),
                     str(src)], check=True)
     out = tmp_path / "out"
     _, report = optimize_input(orig, out, Stage.IR)
@@ -145,7 +146,7 @@ def test_values_crossing_branches_stay_on_the_stack(java_home, tmp_path, verifie
 
     (tmp_path / "Across.java").write_text(ACROSS)
     orig = tmp_path / "orig"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Across.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Across.java")], check=True)
     cf = read_class((orig / "Across.class").read_bytes())
     h = ClassHierarchy([orig])
     for name in ("plus", "pick", "nested", "both"):
@@ -218,7 +219,7 @@ def test_stack_traces_keep_their_line_numbers(java_home, tmp_path, run_mains):
 
     (tmp_path / "Traces.java").write_text(TRACES)
     orig = tmp_path / "orig"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Traces.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Traces.java")], check=True)
     out = tmp_path / "out"
     _, report = optimize_input(orig, out, Stage.IR)
     assert all(m.status == "rewritten" for m in report.methods)
@@ -278,7 +279,7 @@ public class Dups {
 }
 """)
     orig = tmp_path / "orig"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Dups.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Dups.java")], check=True)
     out = tmp_path / "out"
     optimize_input(orig, out, Stage.IR)
     cf = read_class((out / "Dups.class").read_bytes())
@@ -304,7 +305,7 @@ public class Compound {
 }
 """)
     orig = tmp_path / "orig"
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(orig), str(tmp_path / "Compound.java")], check=True)
+    subprocess.run([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Compound.java")], check=True)
     cf = read_class((orig / "Compound.class").read_bytes())
     m = next(m for m in cf.methods if m.name == "add")
     h = ClassHierarchy([orig])

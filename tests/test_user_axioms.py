@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import keep_every_rewrite
+from conftest import javac_command, keep_every_rewrite
 from test_cli import files_under, invoke, java, one_error_line, run_cli
 from test_optimize_full import _javap
 from peggy_jvm.archive import OUTPUT_MARKER
@@ -56,7 +56,7 @@ def compiled(java_home, tmp_path_factory) -> Path:
     sources = {"U": SOURCE, **OTHERS}
     for name, src in sources.items():
         (d / f"{name}.java").write_text(src)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(d / "classes"),
+    subprocess.run([*javac_command(java_home), "-d", str(d / "classes"),
                     *(str(d / f"{name}.java") for name in sources)], check=True)
     return d / "classes"
 

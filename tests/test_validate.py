@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import compile_versions
+from conftest import compile_versions, javac_command
 from click.testing import CliRunner
 
 from peggy_jvm.cli import main
@@ -32,7 +32,7 @@ PAIR_KEYS = {"class", "name", "descriptor", "verdict", "reason", "counterexample
 
 def _javac(java_home: Path, out: Path, *sources: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([str(java_home / "bin" / "javac"), "-d", str(out), *map(str, sources)], check=True,
+    subprocess.run([*javac_command(java_home), "-d", str(out), *map(str, sources)], check=True,
                    capture_output=True)
     return out
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from peggy_jvm.validate import ValidateOptions, validate_inputs
+from conftest import javac_command
 
 ORIG = """
 public class Arr {
@@ -62,7 +63,7 @@ def _rows(orig: Path, opt: Path):
 
 
 def test_clone_is_a_copy_into_a_new_array_of_the_exact_class(java_home, tmp_path):
-    javac = [str(java_home / "bin" / "javac")]
+    javac = [*javac_command(java_home)]
     rows, _ = _rows(_compile(javac, ORIG, "Arr.java", tmp_path, "orig"), _compile(javac, OPT, "Arr.java", tmp_path, "opt"))
     for name in ("ints", "fins", "rows"):
         assert rows[name].verdict.value == "equivalent", (name, rows[name].reason)
@@ -72,7 +73,7 @@ def test_clone_is_a_copy_into_a_new_array_of_the_exact_class(java_home, tmp_path
 
 
 def test_a_default_value_stored_into_a_new_array_changes_nothing(java_home, tmp_path):
-    javac = [str(java_home / "bin" / "javac")]
+    javac = [*javac_command(java_home)]
     rows, _ = _rows(_compile(javac, ORIG, "Arr.java", tmp_path, "orig"), _compile(javac, OPT, "Arr.java", tmp_path, "opt"))
     # later: javac's false at 1 comes after its true at 0, another index of the same new array
     for name in ("nulls", "flags", "later"):
@@ -100,7 +101,7 @@ COPY = "Holder[] a = ALL; int n = a.length; Holder[] c = new Holder[n]; System.a
 
 @pytest.mark.parametrize("case", ["exact", "a subclass's array", "not final"])
 def test_clone_of_a_field_holding_arrays_of_its_exact_class(java_home, tmp_path, case):
-    javac = [str(java_home / "bin" / "javac")]
+    javac = [*javac_command(java_home)]
     decl, elem, extra = "private static final", "Holder", ""
     if case == "a subclass's array":
         elem = "Sub"  # ALL holds a Sub[]: its clone is a Sub[], the copy a Holder[]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from peggy_jvm.validate import ValidateOptions, validate_inputs
+from conftest import javac_command
 
 SOURCE = """
 public class Cat {
@@ -56,7 +57,7 @@ def trees(java_home, tmp_path_factory) -> dict[str, Path]:
         (base / f"{name}-src").mkdir()
         (base / f"{name}-src" / "Cat.java").write_text(src)
         out[name] = base / name
-        subprocess.run([str(java_home / "bin" / "javac"), "--release", release, "-d", str(out[name]),
+        subprocess.run([*javac_command(java_home), "--release", release, "-d", str(out[name]),
                         str(base / f"{name}-src" / "Cat.java")], check=True, capture_output=True)
     return out
 

@@ -21,6 +21,7 @@ from peggy_jvm.classfile.model import Access
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.classfile.writer import write_class
 from peggy_jvm.validate import ValidateOptions, validate_inputs
+from conftest import javac_command
 
 ENUM = "public enum Planet { MERCURY, VENUS, EARTH; static int count() { return values().length; } }"
 REFS = """
@@ -71,7 +72,7 @@ INTS = "public class Flags {{ int a, b; int differ() {{ return {}; }} }}"
 @pytest.fixture(scope="module")
 def compilers(java_home) -> dict[str, list[str]]:
     ecj, _src = ecjpair.fetch_inputs()
-    return {"javac": [str(java_home / "bin" / "javac"), "--release", "11"],
+    return {"javac": [*javac_command(java_home), "--release", "11"],
             "ecj": ["java", "-cp", str(ecj), ecjpair.ECJ_MAIN, "-proc:none", "--release", "11"]}
 
 

@@ -60,11 +60,13 @@ none (``origin = -1``).
 from __future__ import annotations
 
 import sys
+from typing import cast
 
-from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Catch, CheckCast, ClassInit,
-                        Cond, Const, Copy, GetField, GetStatic, Goto, Handler, If, InstanceOf, Invoke, InvokeDynamic,
-                        InvokeKind, IRMethod, IRType, Kind, MonitorEnter, MonitorExit, New, NewArray, PutField,
-                        PutStatic, Return, Stmt, Throw, Unary, Var)
+from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast,
+                        ClassInit, Cond, Const, Copy, FieldRef, GetField, GetStatic, Goto, Handler, If, InstanceOf,
+                        Invoke, InvokeDynamic, InvokeKind, IRMethod, IRType, Kind, MethodRef, MonitorEnter,
+                        MonitorExit, New, NewArray, Operand, PutField, PutStatic, Return, Stmt, Terminator, Throw,
+                        Unary, Var)
 from ..ir.nodes import FLOAT, DOUBLE, REF, NULL_TYPE, CarriedLocal
 from ..peg.build import minimize
 from ..peg.graph import PEG, Node
@@ -148,7 +150,7 @@ class _Emitter:
                     raise RevertUnsupported(f"{HANDLERS_NOT_REVERTED}: the try regions' code would be copied "
                                             f"more than {STATEMENTS_PER_ORIGINAL} times over")
 
-    def end(self, term) -> None:
+    def end(self, term: Terminator) -> None:
         if self.cur is not None:
             self.cur.terminator = term
         self.cur = None
@@ -169,8 +171,8 @@ class _Emitter:
         if role is Role.CONST:
             v = self.constant(op, attr)
             return v
-        if op == "param":
-            return self.m.params[attr]  # type: ignore[index]
+        if op == "param":  # a node's attribute has the type its operator gives it (peg/ops.py, OpSpec.attr)
+            return self.m.params[cast(int, attr)]
         if op == "sigma0":
             raise RevertUnsupported("the entry heap was not bound")
         if role is Role.PURE:
@@ -183,7 +185,7 @@ class _Emitter:
             args = [self.gen(c) for c in ch]
             dst = self.new_var(self.sched.type_of(n))
             if op == "instanceof":
-                self.emit(InstanceOf(dst, args[0], attr))  # type: ignore[arg-type]
+                self.emit(InstanceOf(dst, args[0], cast(str, attr)))
             elif len(args) == 1:
                 self.emit(Unary(dst, op, args[0]))
             else:
@@ -219,11 +221,11 @@ class _Emitter:
         if op == "const.l":
             return Const(LONG, attr)
         if op == "const.f":
-            return Const(FLOAT, int_bits_to_float(attr))  # type: ignore[arg-type]
+            return Const(FLOAT, int_bits_to_float(cast(int, attr)))  # the raw bits (peg/ops.py)
         if op == "const.d":
-            return Const(DOUBLE, long_bits_to_double(attr))  # type: ignore[arg-type]
+            return Const(DOUBLE, long_bits_to_double(cast(int, attr)))
         if op == "const.a":
-            return attr  # type: ignore[return-value]
+            return cast(Const, attr)
         if op == "const.b":
             return Const(INT, 1 if attr else 0)
         raise RevertUnsupported(f"constant {op}")
@@ -293,46 +295,51 @@ class _Emitter:
             self.emit(Binary(tmp, "div.l" if wide else "div.i", Const(LONG if wide else INT, 0), args[0],
                              origin=self.peg.origins.get(o, -1)))
             return args[0]
+        # the attribute has the type its operator gives it (peg/ops.py, OpSpec.attr): the casts say which
+        st: Stmt
+        val = cast(Var, dst)  # the variable of an operator with a value (set above; read only by those)
         if op == "getfield":
-            st = GetField(dst, args[0], attr)  # type: ignore[arg-type]
+            st = GetField(val, args[0], cast(FieldRef, attr))
         elif op == "putfield":
-            st = PutField(args[0], attr, args[1])  # type: ignore[arg-type]
+            st = PutField(args[0], cast(FieldRef, attr), args[1])
         elif op == "getstatic":
-            st = GetStatic(dst, attr)  # type: ignore[arg-type]
+            st = GetStatic(val, cast(FieldRef, attr))
         elif op == "putstatic":
-            st = PutStatic(attr, args[0])  # type: ignore[arg-type]
+            st = PutStatic(cast(FieldRef, attr), args[0])
         elif op == "aload":
-            st = ArrayLoad(dst, args[0], args[1], attr)  # type: ignore[arg-type]
+            st = ArrayLoad(val, args[0], args[1], cast(str, attr))
         elif op == "astore":
-            st = ArrayStore(args[0], args[1], args[2], attr)  # type: ignore[arg-type]
+            st = ArrayStore(args[0], args[1], args[2], cast(str, attr))
         elif op == "arraylength":
-            st = ArrayLength(dst, args[0])  # type: ignore[arg-type]
+            st = ArrayLength(val, args[0])
         elif op == "newarray":
-            st = NewArray(dst, attr, list(args))  # type: ignore[arg-type]
+            st = NewArray(val, cast(str, attr), list(args))
         elif op == "classinit":
-            st = ClassInit(attr)  # type: ignore[arg-type]
-            self.last_init = (st, o)
+            init_st = ClassInit(cast(str, attr))
+            st = init_st
+            self.last_init = (init_st, o)
         elif op == "new":
             init = None
             prev = self.nodes[ch[0]]
             li = self.last_init
             # the latest class initialization of this class in this block, if no New took it yet: lowering pairs
             # the two (``new; dup`` under the arguments) when what lies between computes only the arguments
-            if prev.op == "rho_sigma" and li is not None and self.nodes[li[1]].attr == attr[0] \
-                    and self.cur is not None and li[0] in self.cur.stmts:  # type: ignore[index]
+            cls, constructor = cast(tuple[str, MethodRef], attr)
+            if prev.op == "rho_sigma" and li is not None and self.nodes[li[1]].attr == cls \
+                    and self.cur is not None and li[0] in self.cur.stmts:
                 init = li[0]
                 self.last_init = None
-            st = New(dst, attr[0], attr[1], list(args), init)  # type: ignore[index, arg-type]
+            st = New(val, cls, constructor, list(args), init)
         elif op in INVOKE:
             kind = INVOKE[op]
             recv = args[0] if kind is not InvokeKind.STATIC else None
             rest = args[1:] if kind is not InvokeKind.STATIC else args
-            st = Invoke(dst, kind, attr, recv, list(rest))  # type: ignore[arg-type]
+            st = Invoke(dst, kind, cast(MethodRef, attr), recv, list(rest))
         elif op == "invokedynamic":
-            name, desc, bsm = attr  # type: ignore[misc]
+            name, desc, bsm = cast(tuple[str, str, Bootstrap], attr)
             st = InvokeDynamic(dst, name, desc, bsm, list(args))
         elif op == "checkcast":
-            st = CheckCast(dst, args[0], attr)  # type: ignore[arg-type]
+            st = CheckCast(val, args[0], cast(str, attr))
         elif op == "monitorenter":
             st = MonitorEnter(args[0])
         elif op == "monitorexit":
@@ -355,7 +362,7 @@ class _Emitter:
                 self.end(st)
             else:
                 self.emit(st)
-                self.goto(normal)  # type: ignore[arg-type]
+                self.goto(cast(Block, normal))  # given with every handler (gen_try)
         self.sched.bind(o, dst if dst is not None else DONE)
         return dst
 
@@ -381,9 +388,9 @@ class _Emitter:
     @staticmethod
     def _void(op: str, attr: object) -> bool:
         if op in INVOKE:
-            return attr.descriptor.endswith(")V")  # type: ignore[union-attr]
+            return cast(MethodRef, attr).descriptor.endswith(")V")  # typed by the operator, as in gen_effect
         if op == "invokedynamic":
-            return attr[1].endswith(")V")  # type: ignore[index]
+            return cast(tuple[str, str, Bootstrap], attr)[1].endswith(")V")
         return False
 
     # -- conditions -----------------------------------------------------------------------------------------
@@ -600,18 +607,19 @@ class _Emitter:
         for e in evals:
             x = self.nodes[e].children[0]
             if self.nodes[x].op in ("return", "throw"):
-                v = self.nodes[x].children[1]
+                value = self.nodes[x].children[1]
                 var = None
-                if self.nodes[v].op != "unit":
-                    var = self.new_var(self.sched.type_of(v))
-                    outs.append((v, var))
+                if self.nodes[value].op != "unit":
+                    var = self.new_var(self.sched.type_of(value))
+                    outs.append((value, var))
                 self.result_outs[e] = (self.nodes[x].op, var)
             elif self.sched.is_result(x):
                 raise RevertUnsupported("a loop ends the method in several ways")
             elif not self.sched.is_sigma(e):
                 outs.append((x, self.new_var(self.sched.type_of(e))))
         loop = _LoopCode(header, exit_, brk,
-                         [(self.nodes[th].children[1], tvars[th]) for th in thetas if not self.sched.is_sigma(th)],
+                         [(self.nodes[th].children[1], cast(Var, tvars[th]))  # a value theta's variable
+                          for th in thetas if not self.sched.is_sigma(th)],
                          outs)
         self.sched.open_loop(d)
         self.iteration(s_end, loop, [x for x, _ in loop.nexts] + [x for x, _ in loop.outs] + [brk])
@@ -676,7 +684,7 @@ class _Emitter:
             return
         ops = [(v, self.gen_on_path(x, v.type)) for x, v in loop.nexts]
         targets = {id(v) for v, _ in ops}
-        late: list[tuple[Var, Var]] = []
+        late: list[tuple[Var, Operand]] = []
         for v, op in ops:
             if op is v:
                 continue
@@ -685,7 +693,7 @@ class _Emitter:
                 self.emit(Copy(t, op))
                 late.append((v, t))
             else:
-                late.append((v, op))  # type: ignore[arg-type]
+                late.append((v, op))
         for v, op in late:
             self.emit(Copy(v, op))
         self.goto(loop.header)
@@ -774,7 +782,7 @@ class _Emitter:
             if got is None:
                 raise RevertUnsupported("a result computed by a loop")
             op, var = got
-            self.end(Return(var) if op == "return" else Throw(var))
+            self.end(Return(var) if op == "return" else Throw(cast(Var, var)))  # a throw's value is never unit
             return
         s, v = node.children
         self.gen_sigma(s)

@@ -20,7 +20,10 @@ a fixed order); the PEG is never changed.
 """
 from __future__ import annotations
 
-from ..ir.nodes import (INT, LONG, FLOAT, DOUBLE, REF, InvokeKind, IRType, Kind, Var, type_of_descriptor)
+from typing import cast
+
+from ..ir.nodes import (INT, LONG, FLOAT, DOUBLE, REF, Const, FieldRef, InvokeKind, IRType, Kind, MethodRef, Var,
+                        type_of_descriptor)
 from ..peg.graph import PEG
 from ..peg.loops import pure_loops
 from ..peg.ops import OPS, THROWING_DIVISIONS, Role, T
@@ -143,21 +146,23 @@ class Schedule:
         return t
 
     def _type(self, n: int, seen: set) -> IRType:
-        if n in self.types and self.types[n] is not None:
-            return self.types[n]  # type: ignore[return-value]
+        known = self.types.get(n)
+        if known is not None:
+            return known
         if n in seen:
             return REF
         seen.add(n)
         node = self.nodes[n]
+        # a node's attribute has the type its operator gives it (peg/ops.py, OpSpec.attr): the casts say which
         op, attr = node.op, node.attr
         spec = OPS[op]
         if op == "param":
-            return self.params[attr].type  # type: ignore[index]
+            return self.params[cast(int, attr)].type
         if op == "const.a":
-            return attr.type  # type: ignore[union-attr]
+            return cast(Const, attr).type
         if spec.output in _KIND_TYPE and op not in ("rho_value",):
             if op in ("checkcast",):
-                return IRType(Kind.REF, attr)  # type: ignore[arg-type]
+                return IRType(Kind.REF, cast(str, attr))
             return _KIND_TYPE[spec.output]
         if op in ("phi", "theta", "eval", "shift", "peel"):
             kids = node.children[1:] if op == "phi" else node.children[:1]
@@ -172,24 +177,23 @@ class Schedule:
 
     def value_type(self, o: int) -> IRType:
         node = self.nodes[o]
-        op, attr = node.op, node.attr
+        op, attr = node.op, node.attr  # typed by the operator, as in ``_type``
         if op in ("getfield", "getstatic"):
-            return type_of_descriptor(attr.descriptor)  # type: ignore[union-attr]
+            return type_of_descriptor(cast(FieldRef, attr).descriptor)
         if op == "aload":
-            return type_of_descriptor(attr if attr != "L" else "Ljava/lang/Object;")  # type: ignore[arg-type]
+            elem = cast(str, attr)
+            return type_of_descriptor(elem if elem != "L" else "Ljava/lang/Object;")
         if op == "arraylength":
             return INT
-        if op == "newarray":
-            return IRType(Kind.REF, attr)  # type: ignore[arg-type]
+        if op in ("newarray", "checkcast"):
+            return IRType(Kind.REF, cast(str, attr))
         if op == "new":
-            return IRType(Kind.REF, attr[0])  # type: ignore[index]
-        if op == "checkcast":
-            return IRType(Kind.REF, attr)  # type: ignore[arg-type]
+            return IRType(Kind.REF, cast(tuple[str, MethodRef], attr)[0])
         if op in INVOKE:
-            r = attr.descriptor[attr.descriptor.index(")") + 1:]  # type: ignore[union-attr]
-            return type_of_descriptor(r)
+            desc = cast(MethodRef, attr).descriptor
+            return type_of_descriptor(desc[desc.index(")") + 1:])
         if op == "invokedynamic":
-            d = attr[1]  # type: ignore[index]
+            d = cast(tuple[str, str, object], attr)[1]
             return type_of_descriptor(d[d.index(")") + 1:])
         if op in ("check.zero.i",):
             return INT
