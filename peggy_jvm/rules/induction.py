@@ -31,7 +31,8 @@ one matching only through such a cycle hides the next alternative, which may be 
 is judged by :func:`well_founded`, so ruling pairs out can lose proofs, never make one.
 
 The budget counts work, not time: each pair of classes matched costs a step, and each pair of e-nodes tried
-costs 1/:data:`ALTERNATIVES_PER_STEP` of one. Pairs alone did not bound it: a pair met again is answered from the
+costs 1/:data:`ALTERNATIVES_PER_STEP` of one (only e-nodes of the same operator, attribute and arity are paired:
+:meth:`_Search._by_shape`). Pairs alone did not bound it: a pair met again is answered from the
 search's own record for free, and two classes of a saturated graph can hold hundreds of e-nodes of one operator
 each, so one pair could try tens of thousands of node pairs that each fail at a recorded child (JAMA's
 ``Matrix.read``: 14 million node pairs for 20,000 steps, 23 s of CPU in one self-check).
@@ -54,9 +55,9 @@ if TYPE_CHECKING:
 __all__ = ["InductionMemo", "prove_by_induction", "well_founded"]
 
 
-#: e-node pairs tried per step of the budget (module docstring): no search of JAMA's or the fixtures' proofs that
-#: succeeds tries more than one per step; 25 bounds a 20,000-step search at about a second of CPU
-ALTERNATIVES_PER_STEP = 25
+#: e-node pairs tried per step of the budget (module docstring): the successful searches of JAMA's and the fixtures'
+#: optimization (every rewrite kept, so every self-check run) try at most 66 per step, the pair suite's at most 1
+ALTERNATIVES_PER_STEP = 100
 
 Key = tuple[int, int]
 Pair = tuple[int, int, tuple, tuple, list]  # class x, class y, node of x, node of y, child keys (None: equal)
@@ -68,12 +69,13 @@ class InductionMemo:
     rule tries hundreds of theta pairs per saturation step in a method with many loops; most fail on the same
     pairs below them, and without the memo every attempt matched those again (80% of JAMA's largest proofs)."""
 
-    __slots__ = ("version", "failed", "sorted")
+    __slots__ = ("version", "failed", "sorted", "grouped")
 
     def __init__(self, eg: EGraph) -> None:
         self.version = eg.version
         self.failed: set[Key] = set()
         self.sorted: dict[tuple[int, str], list] = {}
+        self.grouped: dict[tuple[int, str], dict] = {}
 
 
 class _Search:
@@ -89,6 +91,7 @@ class _Search:
         # a strict failure holds in every context (recorded only when no pair on the stack was met): shareable
         self.failed: set[Key] = memo.failed if memo is not None and strict else set()
         self.sorted: dict[tuple[int, str], list] = memo.sorted if memo is not None else {}  # see _entries
+        self.grouped: dict[tuple[int, str], dict] = memo.grouped if memo is not None else {}  # see _by_shape
         self.busy: set[Key] = set()  # non-theta pairs being matched
         self.circular = 0  # times a pair on the stack was met again (a failure after that depends on the stack)
 
@@ -117,10 +120,6 @@ class _Search:
         self.busy.add(key)
         try:
             for op, n, m in self._alternatives(x, y, cx, cy):
-                self.tries -= 1
-                if self.tries < 0:  # out of work: no verdict on this pair (not recorded as failed)
-                    self.budget = -1
-                    return False
                 mark = len(self.order)
                 entry: Pair = (x, y, n, m, [])
                 if op == "theta" or not self.strict:
@@ -138,6 +137,9 @@ class _Search:
                     self.pairs.pop(self.order.pop(), None)
                 if self.budget < 0:
                     return False
+            if self.tries < 0:  # out of work (the alternatives were cut short): no verdict, not recorded as failed
+                self.budget = -1
+                return False
         finally:
             self.busy.discard(key)
         if self.circular == circular:  # failed whatever is on the stack: it fails in every context
@@ -157,11 +159,12 @@ class _Search:
             ys = cy.get(op)
             if ys is None:
                 continue
-            ys = self._entries(y, op, ys)
+            shapes = self._by_shape(y, op, ys)
             for n, own_n, late_n in self._entries(x, op, xs):
-                for m, own_m, late_m in ys:
-                    if m[1] != n[1] or len(m[2]) != len(n[2]):
-                        continue
+                for m, own_m, late_m in shapes.get((n[1], len(n[2])), ()):
+                    self.tries -= 1
+                    if self.tries < 0:
+                        return
                     if own_n and own_m and own_n & own_m:
                         continue  # (x, y) = op(.., (x, y), ..) not as a theta's next value: never well founded
                     if late_n or late_m:
@@ -193,6 +196,20 @@ class _Search:
                 own = frozenset(i for i, c in enumerate(kids) if find(c) == cid)
                 done.append((n, own, op != "theta" and self._reaches(n, cid)))
             self.sorted[key] = done
+        return done
+
+    def _by_shape(self, cid: int, op: str, nodes: list) -> dict[tuple, list[tuple[tuple, frozenset, bool]]]:
+        """:meth:`_entries` grouped by attribute and arity, each group in the same order: only e-nodes of the
+        same shape can pair, and a class of a saturated graph can hold hundreds of one operator (looking at every
+        pair of two such classes cost JAMA's and the fixtures' proofs most of their time)."""
+        key = (cid, op)
+        done = self.grouped.get(key)
+        if done is None:
+            done = {}
+            for entry in self._entries(cid, op, nodes):
+                node = entry[0]
+                done.setdefault((node[1], len(node[2])), []).append(entry)
+            self.grouped[key] = done
         return done
 
     def _reaches(self, node: tuple, cid: int) -> bool:
