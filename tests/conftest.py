@@ -134,6 +134,13 @@ def compile_versions(java_home: Path, base: Path, file_name: str, sources: dict[
     return out
 
 
+def compile_old_new(java_home: Path, base: Path, old: str, new: str) -> dict[str, Path]:
+    """The ORIG/OPT trees of a pair written as two classes ``Old`` and ``New`` (validated with ``--map
+    Old=New``): ``Old.java`` into ``base/orig``, ``New.java`` into ``base/opt``."""
+    return {**compile_versions(java_home, base, "Old.java", {"orig": old}),
+            **compile_versions(java_home, base, "New.java", {"opt": new})}
+
+
 def validate_rows(trees: dict[str, Path], class_name: str | None = None, method_timeout: float = 8.0, **options):
     """``validate`` ORIG against OPT (a :func:`compile_versions` result): method name -> its row, for the
     methods of ``class_name`` (every class when None). ``options`` are further ``ValidateOptions`` fields."""

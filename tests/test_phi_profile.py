@@ -203,24 +203,32 @@ def test_checker_blocks_a_few_choices_not_the_whole_selection():
     assert unrelated_nodes and not (unrelated_nodes & blocked)
 
 
-def test_checker_refuses_to_ask_accept_beyond_its_node_pair_budget():
-    """The caller's accept (the reverter) costs n * n node pairs per candidate of n nodes: with a budget one
-    pair short of the first candidate the checker raises OutOfWork without asking; with exactly enough it asks
-    once and the next check is refused."""
+def _valid_call_problem():
+    """A valid PEG (the checks before ``accept`` pass) returning a call's result or ``x`` by a condition, as an
+    extraction problem, with the greedy selection of it."""
     from peggy_jvm.epeg import EPeg
-    from peggy_jvm.extract import maxsat
     from peggy_jvm.extract.greedy import greedy_extract
-    from peggy_jvm.pegextract.peg_problem import build_problem, selection_to_peg
-    from peggy_jvm.pegextract.select import accept_cost, make_checker, prefer_original
+    from peggy_jvm.pegextract.peg_problem import build_problem
 
-    peg, s0, x, c = _base()  # a valid PEG, so that the checks before accept pass
+    peg, s0, x, c = _base()
     _e, rs, rv = _call(peg, s0, x)
     peg.root = peg.add("return", None, (rs, peg.add("phi", None, (c, rv, x))))
     peg.seal()
     eg = EPeg()
     mapping = eg.add_peg(peg)
     pp = build_problem(eg, mapping[peg.root], peg)
-    sel = greedy_extract(pp.problem).selection
+    return pp, greedy_extract(pp.problem).selection
+
+
+def test_checker_refuses_to_ask_accept_beyond_its_node_pair_budget():
+    """The caller's accept (the reverter) costs n * n node pairs per candidate of n nodes: with a budget one
+    pair short of the first candidate the checker raises OutOfWork without asking; with exactly enough it asks
+    once and the next check is refused."""
+    from peggy_jvm.extract import maxsat
+    from peggy_jvm.pegextract.peg_problem import selection_to_peg
+    from peggy_jvm.pegextract.select import accept_cost, make_checker, prefer_original
+
+    pp, sel = _valid_call_problem()
     cost = accept_cost(selection_to_peg(pp, prefer_original(pp, sel, frozenset()))[0])
     asked: list[int] = []
 
@@ -282,14 +290,7 @@ def test_checker_answers_a_selection_asked_again_at_the_same_price(monkeypatch):
         twice(pp.problem, sel)
 
     # accept (the reverter) is asked once; the answer given again charges its node pairs again
-    peg, s0, x, c = _base()
-    _e, rs, rv = _call(peg, s0, x)
-    peg.root = peg.add("return", None, (rs, peg.add("phi", None, (c, rv, x))))
-    peg.seal()
-    eg = EPeg()
-    mapping = eg.add_peg(peg)
-    pp = build_problem(eg, mapping[peg.root], peg)
-    sel = greedy_extract(pp.problem).selection
+    pp, sel = _valid_call_problem()
     asked: list[int] = []
     cost = select.accept_cost(select.selection_to_peg(pp, select.prefer_original(pp, sel, frozenset()))[0])
     checker = select.make_checker(pp, accept=lambda candidate: asked.append(1) or "refused", accept_work=2 * cost)

@@ -6,7 +6,7 @@ first iteration or bound differs, are never proved and are shown different on th
 from __future__ import annotations
 
 import pytest
-from conftest import compile_versions, validate_rows
+from conftest import compile_old_new, validate_rows
 
 from peggy_jvm.epeg import EPeg
 from peggy_jvm.rules.loopshift import NextConstBound, implies
@@ -47,8 +47,7 @@ public class New {
 @pytest.fixture(scope="module")
 def rows(java_home, tmp_path_factory):
     base = tmp_path_factory.mktemp("loop-shift")
-    trees = {"orig": compile_versions(java_home, base, "Old.java", {"orig": OLD})["orig"],
-             "opt": compile_versions(java_home, base, "New.java", {"opt": NEW})["opt"]}
+    trees = compile_old_new(java_home, base, OLD, NEW)
     return validate_rows(trees, method_timeout=6.0, class_map={"Old": "New"})
 
 

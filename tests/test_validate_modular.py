@@ -6,7 +6,7 @@ proved is never assumed; a side that keeps running where the other returns is sh
 from __future__ import annotations
 
 import pytest
-from conftest import compile_versions, validate_rows
+from conftest import compile_old_new, compile_versions, validate_rows
 
 from peggy_jvm.validate import Verdict
 from peggy_jvm.validate import modular
@@ -69,9 +69,7 @@ OPT = """public class New {
 @pytest.fixture(scope="module")
 def trees(java_home, tmp_path_factory):
     base = tmp_path_factory.mktemp("modular")
-    orig = compile_versions(java_home, base, "Old.java", {"orig": ORIG})
-    opt = compile_versions(java_home, base, "New.java", {"opt": OPT})
-    return {**orig, **opt}
+    return compile_old_new(java_home, base, ORIG, OPT)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ difference of a method that leaves the field alone.
 from __future__ import annotations
 
 import pytest
-from conftest import compile_versions, validate_rows
+from conftest import compile_old_new, validate_rows
 
 from peggy_jvm.validate import Verdict
 
@@ -48,8 +48,7 @@ class New2 {
 @pytest.fixture(scope="module")
 def rows(java_home, tmp_path_factory):
     base = tmp_path_factory.mktemp("static-cex")
-    trees = {"orig": compile_versions(java_home, base, "Old.java", {"orig": OLD})["orig"],
-             "opt": compile_versions(java_home, base, "New.java", {"opt": NEW})["opt"]}
+    trees = compile_old_new(java_home, base, OLD, NEW)
     return validate_rows(trees, method_timeout=4.0, class_map={"Old": "New", "Old2": "New2"})
 
 
