@@ -328,3 +328,43 @@ def evaluate_peg(peg: PEG, args: list, heap: I.Heap, call: I.CallHandler | None 
         return r
     raise PegEvalError(f"the root evaluated to {r!r}, not a method outcome")
 
+
+
+_LOOP_NODES = frozenset(name for name, spec in OPS.items() if spec.role is Role.LOOP)
+
+
+class _ClosedEvaluator(_Evaluator):
+    """An evaluator of a computation that reads no argument and no heap: a parameter, an effect or a projection
+    of one is Unsupported; a ``guard`` whose heap varies in no loop is read as its condition (see
+    :func:`evaluate_closed`)."""
+
+    def compute(self, n: int, idx: tuple) -> object:
+        node = self.nodes[n]
+        if node.op == "guard" and not self.variance[node.children[0]]:
+            return self.ev(node.children[1], idx)
+        if OPS[node.op].role in (Role.PARAM, Role.EFFECT, Role.PROJECTION, Role.EXIT):
+            raise I.Unsupported(f"not closed: {node.op}")
+        return super().compute(n, idx)
+
+
+def evaluate_closed(peg: PEG, n: int, *, budget: int) -> object:
+    """The value of node ``n`` of ``peg`` (one that varies in no loop) when it is a closed computation: built from
+    constants by pure operators, phis and loops, reading no argument and no heap, done within ``budget`` steps.
+    Raises :class:`~peggy_jvm.ir.interp.Unsupported` otherwise (an argument, a heap or an effect read, the
+    budget spent: a loop that does not end), never returns a guess.
+
+    A loop's break test is ``guard(sigma, c)``: ``c`` after the heap ``sigma`` its iteration ends with. When that
+    heap varies in no loop (the loop has no effects, so it is the heap the loop was entered with), the test is read
+    as ``c``: the heap is the one the program reached before the loop, on which everything after the loop, the
+    method's own result included, is made, so whether it was reached (or an exception ended the method first)
+    is decided there as well, not by this value."""
+    ev = _ClosedEvaluator(peg, [], I.Heap(), None, budget, peg.class_name)
+    depth = max((x.attr for x in peg.nodes if x.op in _LOOP_NODES and isinstance(x.attr, int)), default=0)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 200_000))
+    try:
+        return ev.ev(n, (0,) * depth)
+    except (I.JavaThrow, RecursionError, PegEvalError) as e:
+        raise I.Unsupported(f"not evaluated: {type(e).__name__}") from None
+    finally:
+        sys.setrecursionlimit(old)

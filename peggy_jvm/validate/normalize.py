@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .. import semantics as S
 from ..peg.build import minimize
@@ -131,9 +131,11 @@ def _implied(nodes: list[Node], c: int, ctx: frozenset[tuple[int, bool]]) -> boo
     return None if want is None else _implied_relation(nodes, *want, ctx)
 
 
-def _implied_relation(nodes: list[Node], term: Term, rel: str, k: int,
-                      ctx: frozenset[tuple[int, bool]]) -> bool | None:
-    """:func:`_implied` of the relation ``term rel k``."""
+def known_interval(nodes: list[Node], term: Term, ctx: frozenset[tuple[int, bool]]
+                   ) -> tuple[float, float, set[int]]:
+    """(low, high, holes): the values of ``term`` wherever the known conditions ``ctx`` hold lie in [low, high]
+    (either may be infinite) and are none of ``holes`` (inside the interval); low > high when none does. Read
+    off the known comparisons of the same term, exactly (integers, no arithmetic)."""
     lo, hi, holes = -math.inf, math.inf, set()
     for known, value in ctx:
         base, negated = _cond(nodes, known)
@@ -153,6 +155,13 @@ def _implied_relation(nodes: list[Node], term: Term, rel: str, k: int,
         lo += 1
     while hi in holes:
         hi -= 1
+    return lo, hi, {h for h in holes if lo < h < hi}
+
+
+def _implied_relation(nodes: list[Node], term: Term, rel: str, k: int,
+                      ctx: frozenset[tuple[int, bool]]) -> bool | None:
+    """:func:`_implied` of the relation ``term rel k``."""
+    lo, hi, holes = known_interval(nodes, term, ctx)
     if lo > hi:
         return None  # no value satisfies the context: an arm never taken; leave it as it is
     if rel in ("eq", "ne"):
@@ -873,11 +882,20 @@ def _with_fact(u: PEG, c: int) -> PEG:
     return out
 
 
-def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf) -> int | None:
+def _known_facts(u: PEG, values: tuple[bool, ...]) -> frozenset[tuple[int, bool]]:
+    """The known conditions of a case: its facts (the root's children after the two roots) with their values."""
+    facts = u.nodes[u.root].children[2:]
+    return frozenset((_cond(u.nodes, f)[0], v != _cond(u.nodes, f)[1]) for f, v in zip(facts, values))
+
+
+def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf,
+                   leaf: Callable[[PEG, frozenset[tuple[int, bool]], float], bool] | None = None) -> int | None:
     """How many cases it took to show the two roots of ``joint`` (:func:`joint_peg`) equal (0: bisimilar as they
     are), or None when not shown within ``max_cases`` simplified copies and ``deadline`` (``time.monotonic()``).
     See the module docstring. Each case knows the conditions of the cases it is in (kept as children of the
-    root after the two roots, their values in ``values``), so comparisons they imply are decided too."""
+    root after the two roots, their values in ``values``), so comparisons they imply are decided too. ``leaf``
+    (the PEG of a case, its known conditions, the deadline) may still show a case no condition left splits
+    (validate/finite.py: few values of a parameter, each computed)."""
     made = 0
 
     def split(u: PEG, values: tuple[bool, ...]) -> bool:
@@ -886,17 +904,17 @@ def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf) 
             return True
         c = _top_condition(u)
         if c is None:
-            return False
+            return leaf is not None and leaf(u, _known_facts(u, values), deadline)
         for value in (True, False):
             made += 1
             if made > max_cases or time.monotonic() > deadline:
                 return False
             w = _with_fact(u, c)
-            facts = w.nodes[w.root].children[2:]
-            known = frozenset((_cond(w.nodes, f)[0], v != _cond(w.nodes, f)[1])
-                              for f, v in zip(facts, values + (value,)))
+            known = _known_facts(w, values + (value,))
             case = simplify_known_conditions(w, known, deadline)
-            if case is w or not split(case, values + (value,)):  # unchanged: the condition decides nothing
+            if case is w:  # unchanged: the condition decides nothing
+                return leaf is not None and leaf(u, _known_facts(u, values), deadline)
+            if not split(case, values + (value,)):
                 return False
         return True
 

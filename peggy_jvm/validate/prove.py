@@ -42,6 +42,7 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import FieldRef, IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
+from .finite import equal_on_values
 from .loopshape import top_tested
 from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, inline_bodies,
                         joint_pegs, pair_of, settle_exit_phis, simplify_known_conditions)
@@ -287,10 +288,19 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     every, roots = joint_pegs([pa, pb] + ([sa, sb] if settled else []) + (unhoisted if hoisted else []))
     forms = [(roots[0], roots[1], [])] + ([(roots[2], roots[3], ["exit-phis"])] if settled else [])
     for x, y, used in forms:
-        cases = equal_by_cases(pair_of(every, x, y), deadline=normal_forms_until)
+        by_values: list[bool] = []  # cases shown by their few parameter values (validate/finite.py)
+
+        def leaf(u: PEG, known: frozenset, until: float) -> bool:
+            by_values.append(equal_on_values(u, known, until))
+            return by_values[-1]
+
+        cases = equal_by_cases(pair_of(every, x, y), deadline=normal_forms_until, leaf=leaf)
         if cases == 0:
             return ProofResult(True, "same PEG once conditions known in branches are used",
                                ["known-conditions"] + used, a, b)
+        if cases is not None and any(by_values):
+            return ProofResult(True, "same PEG in every case of the branch conditions, computed for each value a "
+                                     "parameter has in some", ["case-split", "finite-values"] + used, a, b)
         if cases is not None:
             return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"] + used, a, b)
     eg = EPeg()
