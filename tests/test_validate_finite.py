@@ -1,6 +1,8 @@
 """Cases computed value by value (validate/finite.py): where the branch conditions leave an int parameter a few
-values, each is put in place and both methods computed, loops included (EqBench's ``LoopMult*``: ``x`` in [5, 7)
-times ``+5`` against ``5`` times ``+x``; ``oneBound``: ``x > x - 1`` for every ``x`` the case leaves). The
+values, each is put in place and both methods computed, loops and calls included (EqBench's ``LoopMult*``: ``x``
+in [5, 7) times ``+5`` against ``5`` times ``+x``; ``oneBound``: ``x > x - 1`` for every ``x`` the case leaves;
+``factorial``: a loop against a private recursive method for ``x < 5``, the recursion unfolded once where ``x <=
+0`` and computed call by call where ``x`` is 1 to 4). The
 mutants beside them (a loop one short, a range one wider, a case open to ``MIN_VALUE``, a loop that never ends
 for one of the values) are never proved, and are shown different on the JVM.
 """
@@ -28,6 +30,12 @@ public class Old {
         if (x >= 0 && x < 3) { int i = 0; while (i != x) i += 2; return i; }
         return x;
     }
+    private static int fact(int n) {
+        if (n > 0) { int acc = 1; int x = 1; while (x < n + 1) { acc = acc * x; x = x + 1; } return acc; }
+        return 0;
+    }
+    static int factorial(int x) { if (x < 5) return fact(x); return 0; }
+    static int factorialBase(int x) { if (x < 5) return fact(x); return 0; }
 }
 """
 NEW = r"""
@@ -46,6 +54,12 @@ public class New {
         if (x >= 0 && x < 3) return x;
         return x;
     }
+    private static int fact(int n) { if (n <= 0) return 0; else if (n == 1) return 1; else return n * fact(n - 1); }
+    private static int factBase(int n) {
+        if (n <= 0) return 0; else if (n == 1) return 2; else return n * factBase(n - 1);
+    }
+    static int factorial(int x) { if (x < 5) return fact(x); return 0; }
+    static int factorialBase(int x) { if (x < 5) return factBase(x); return 0; }
 }
 """
 
@@ -57,17 +71,17 @@ def rows(java_home, tmp_path_factory):
     return validate_rows(trees, method_timeout=6.0, class_map={"Old": "New"})
 
 
-@pytest.mark.parametrize("name", ["mult", "bound"])
+@pytest.mark.parametrize("name", ["mult", "bound", "factorial"])
 def test_a_case_with_few_values_is_computed_value_by_value(rows, name):
     row = rows[name]
     assert row.verdict is Verdict.EQUIVALENT, row.reason
     assert "computed for each value" in row.reason
 
 
-@pytest.mark.parametrize("name", ["multShort", "multWider", "unbounded"])
+@pytest.mark.parametrize("name", ["multShort", "multWider", "unbounded", "factorialBase"])
 def test_mutants_are_shown_different(rows, name):
     """A loop one iteration short (``x = 5``: 20 against 25); the range one wider (``x = 7``: 0 against 35); no
-    range at all (``MIN_VALUE``, where ``x > x - 1`` is false)."""
+    range at all (``MIN_VALUE``, where ``x > x - 1`` is false); a recursion's wrong base case (``x = 1``)."""
     row = rows[name]
     assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
     assert row.counterexample["orig"] != row.counterexample["opt"], row.counterexample

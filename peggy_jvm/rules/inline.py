@@ -125,6 +125,9 @@ class CalleeSource:
     #: ``this(...)`` too: a constructor's ``invokespecial`` of another constructor of its own class on ``this``
     #: (the validator's; the optimizer keeps the call, which the verifier's ``uninitializedThis`` rules need)
     constructors: bool = False
+    #: recursive callees too (the validator's, in its normal forms and value by value: validate/prove.py,
+    #: validate/finite.py): the body's own calls of itself stay calls, so each inlining unfolds the recursion once
+    recursive: bool = False
 
     def body(self, kind: str, ref: MethodRef) -> Body | str:
         """The callee's body for a call ``invoke.<kind>`` of ``ref`` from the caller, or why it is not inlined."""
@@ -207,7 +210,7 @@ class CalleeSource:
                 return "private to another class"
             if self._superclasses(cls.name) is None:
                 return "a superclass outside the input"  # its protected members would become reachable
-        return _callee_peg(cls, m, ref, self.hierarchy, self.loops)
+        return _callee_peg(cls, m, ref, self.hierarchy, self.loops, self.recursive)
 
 
 def _package(name: str) -> str:
@@ -289,7 +292,7 @@ def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile,
 
 
 def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassHierarchy | None,
-                loops: bool = False) -> Body | str:
+                loops: bool = False, recursive: bool = False) -> Body | str:
     from ..ir.lift import lift_method  # the stages below the rules: imported where used, as pipeline does
     from ..peg.build import build_peg
     from ..peg.check import check_peg
@@ -309,7 +312,7 @@ def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassH
             return "has a loop"
         if node.op in ("throw", "monitorenter", "monitorexit"):
             return f"has {node.op}"
-        if node.op.startswith("invoke.") and node.attr == ref:
+        if node.op.startswith("invoke.") and node.attr == ref and not recursive:
             return "recursive"
     if not all(peg.nodes[n].op in ("return", "phi") for n in _result_tree(peg)):
         return "ends otherwise than by return"

@@ -38,19 +38,23 @@ from ..peg.build import minimize
 from ..peg.evaluate import evaluate_closed
 from ..peg.graph import PEG, Node
 from ..peg.ops import OPS, T
-from .normalize import _cond, known_interval
+from ..rules.inline import Body, CalleeSource, inlinable_calls
+from .normalize import _cond, inline_bodies, known_interval
 
 __all__ = ["equal_on_values", "specialize", "evaluated", "MAX_VALUES"]
 
 MAX_VALUES = 256  # combinations of parameter values tried in one case
 LOOP_STEPS = 20_000  # evaluator steps for one loop's value in one combination
 MAX_ROUNDS = 6  # fold, then fold what the folded loops decide, ...
+MAX_UNFOLDS = 64  # calls of constants replaced by their bodies in one combination
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 _VALUE_TYPES = {T.INT: "const.i", T.LONG: "const.l", T.BOOL: "const.b"}
 
 
-def equal_on_values(u: PEG, known: frozenset[tuple[int, bool]], deadline: float = math.inf) -> bool:
-    """The two roots of ``u`` are equal on every input satisfying ``known`` (see the module docstring)."""
+def equal_on_values(u: PEG, known: frozenset[tuple[int, bool]], deadline: float = math.inf,
+                    callees: CalleeSource | None = None) -> bool:
+    """The two roots of ``u`` are equal on every input satisfying ``known`` (see the module docstring);
+    ``callees``: the methods whose calls of constants may be unfolded (:func:`evaluated`)."""
     a, b = u.nodes[u.root].children[:2]
     domains = _domains(u, u.reachable([a, b]), known)
     if domains is None:
@@ -66,7 +70,7 @@ def equal_on_values(u: PEG, known: frozenset[tuple[int, bool]], deadline: float 
     for combo in combos:
         if time.monotonic() > deadline:
             return False
-        w = evaluated(specialize(u, combo))
+        w = evaluated(specialize(u, combo), callees)
         x, y, *folded = w.nodes[w.root].children
         if x != y and not _outside(w, folded, expect):
             return False
@@ -117,17 +121,43 @@ def specialize(u: PEG, values: dict[int, int]) -> PEG:
     return out
 
 
-def evaluated(peg: PEG) -> PEG:
+def evaluated(peg: PEG, callees: CalleeSource | None = None) -> PEG:
     """``peg`` minimized with its pure operators of constants, phis of constant conditions and closed loops (a
     top-level ``eval`` whose value :func:`~peggy_jvm.peg.evaluate.evaluate_closed` computes) folded, again on
-    what each round decides, up to :data:`MAX_ROUNDS` rounds."""
+    what each round decides, up to :data:`MAX_ROUNDS` rounds; then each call no loop varies whose arguments are
+    constants (the receiver aside) replaced by its callee's body when ``callees`` has one
+    (``normalize.inline_bodies``: a recursive callee unfolded once per call, its own calls folded in turn), up to
+    :data:`MAX_UNFOLDS` calls."""
     peg = minimize(peg)
-    for _ in range(MAX_ROUNDS):
-        folded = _fold_once(peg)
-        if folded is None:
-            break
-        peg = folded
-    return peg
+    unfolds = 0
+    while True:
+        for _ in range(MAX_ROUNDS):
+            folded = _fold_once(peg)
+            if folded is None:
+                break
+            peg = folded
+        bodies = _constant_calls(peg, callees, MAX_UNFOLDS - unfolds) if callees is not None else {}
+        if not bodies:
+            return peg
+        unfolds += len(bodies)
+        peg = minimize(inline_bodies(peg, bodies))
+
+
+def _constant_calls(peg: PEG, callees: CalleeSource, room: int) -> dict[int, Body]:
+    """The bodies of at most ``room`` calls of ``peg`` (``rules.inline.inlinable_calls``) that no loop varies and
+    whose arguments are constants."""
+    a, b = peg.nodes[peg.root].children[:2]
+    variance = peg.variance()
+    out: dict[int, Body] = {}
+    for n in inlinable_calls(peg, [a, b]):
+        node = peg.nodes[n]
+        args = node.children[1:] if node.op == "invoke.static" else node.children[2:]
+        if len(out) >= room or variance[n] or not all(_const_key(peg.nodes[c]) for c in args):
+            continue
+        got = callees.body(node.op.split(".")[1], node.attr)
+        if isinstance(got, Body):
+            out[n] = got
+    return out
 
 
 def _const_key(node: Node) -> tuple[str, object] | None:

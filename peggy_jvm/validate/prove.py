@@ -198,6 +198,16 @@ def _one_sided_bodies(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSourc
     return out[0], out[1]
 
 
+def _unfolding(callees: tuple[CalleeSource, CalleeSource]) -> tuple[CalleeSource, CalleeSource]:
+    """``callees`` with recursive callees inlinable too (``CalleeSource.recursive``), for the normal forms and the
+    cases computed value by value; the e-graph's inlining keeps the callees as they are."""
+    def one(c: CalleeSource) -> CalleeSource:
+        if isinstance(c, _ViewedCallees) and c.opt is not None:
+            return replace(c, recursive=True, pegs={}, opt=one(c.opt))
+        return replace(c, recursive=True, pegs={})
+    return one(callees[0]), one(callees[1])
+
+
 def _final_on_both(orig_h: ClassHierarchy, opt_h: ClassHierarchy) -> Callable[[str], bool]:
     """Class name -> final in both versions (ORIG's PEG is read in OPT's names: a class ``--map`` renames is
     not found in ORIG's hierarchy and so is never called final)."""
@@ -259,7 +269,9 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # calls of helpers whose pair is not proved, each side's own body inlined before the normal forms, so that
     # the conditions around the call decide the body's tests; pure library calls (Math.max, Integer.signum ...)
     # as their java.lang definitions, for the same reason
-    bodies = _one_sided_bodies(pa, pb, callees)
+    # (a recursive helper too, unfolded once: its own calls of itself stay calls)
+    unfolding = _unfolding(callees)
+    bodies = _one_sided_bodies(pa, pb, unfolding)
     if could_inline is not None:
         could_inline.append(bool(bodies[0] or bodies[1]))
     if one_sided:
@@ -291,7 +303,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         by_values: list[bool] = []  # cases shown by their few parameter values (validate/finite.py)
 
         def leaf(u: PEG, known: frozenset, until: float) -> bool:
-            by_values.append(equal_on_values(u, known, until))
+            by_values.append(equal_on_values(u, known, until, unfolding[0]))
             return by_values[-1]
 
         cases = equal_by_cases(pair_of(every, x, y), deadline=normal_forms_until, leaf=leaf)
