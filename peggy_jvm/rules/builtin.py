@@ -32,6 +32,7 @@ from .hoist import LoopHoist
 from .optimistic import LoopOptimism
 from .induction import InductionMemo, prove_by_induction
 from .firsttest import DecidedFirstTest
+from .counters import CounterAtExit
 from .loopshift import DecidedFirstExit, NextConstBound, ShiftedCounterPeel
 from .peel import LoopPeel
 from .arrays import ArrayCloneCopy, CheckcastNewArray, StoreDefaultIntoNew
@@ -329,6 +330,6 @@ def builtin_rules() -> list:
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
             ConcatIndyFresh(), ConcatNoThrow(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
             StoreDefaultIntoNew(), LoopPeel(), DecidedFirstTest(), ShiftedCounterPeel(), DecidedFirstExit(),
-            NextConstBound(),
+            NextConstBound(), CounterAtExit(),
             LoopHoist(), LoopUnswitch(), BranchFacts(), LoopOptimism()]
 
