@@ -10,8 +10,11 @@ What this module owns
     of the parameters (:func:`specialize`) and the PEG folded (:func:`evaluated`): pure operators of constants
     (``epeg.analyses.fold_keys``, the constant analysis' own folding), phis of a constant condition, and loops
     whose value is a closed computation of constants (``peg.evaluate.evaluate_closed``, the PEG evaluator's
-    semantics, within :data:`LOOP_STEPS`). The case is shown when the two roots meet (bisimilar) for every
-    combination; a case whose conditions no value satisfies is shown as it is (no input reaches it).
+    semantics, within :data:`LOOP_STEPS`), and calls whose arguments are constants, replaced by their callees'
+    bodies (``normalize.inline_bodies`` with the prover's callees, a recursive one unfolded once per call, so a
+    recursion on constants is computed call by call). The case is shown when the two roots meet (bisimilar) for
+    every combination, skipping those for which a known condition folds to its other value (no input of the
+    case has them); a case whose conditions no value satisfies is shown as it is (no input reaches it).
 
 Why it is sound
     Every step is an equality on the inputs of the case: the known conditions are pure comparisons of int
@@ -19,17 +22,21 @@ Why it is sound
     (:func:`~.normalize.known_interval` reads them exactly, holes included); for an input whose parameters have
     those values, the PEG with the values in place means what the PEG means; folding a pure operator of constants,
     a phi of a constant condition or a loop the evaluator ran to its end replaces a node by its value. Equal on
-    each combination is equal on the case. A loop the evaluator cannot finish (it does not end, it reads the heap
+    each combination is equal on the case. A call replaced by its callee's body is the prover's own inlining
+    (``rules/inline.py``'s conditions: no dispatch, no class initialization, no null check left), a recursive
+    callee's body keeping its own calls. A loop the evaluator cannot finish (it does not end, it reads the heap
     or an argument not substituted) is left as it is, so that combination, and the case, is not shown.
 
 Inputs: a :func:`~.normalize.joint_peg` (its root a pair of the two roots, then the case's facts), the known
 conditions (node, value) of the case, a deadline. Output: True (equal on every input of the case) or False (not
-shown). Deterministic: the work is bounded by counts, the deadline only ends it early (then False).
+shown). Deterministic: the work is bounded by counts (:class:`Work` per case, for the optimizer's self-check,
+which has no clock), the deadline only ends it early (then False).
 """
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 from ..epeg.analyses import fold_keys
 from ..ir.interp import Unsupported
@@ -47,6 +54,19 @@ MAX_VALUES = 256  # combinations of parameter values tried in one case
 LOOP_STEPS = 20_000  # evaluator steps for one loop's value in one combination
 MAX_ROUNDS = 6  # fold, then fold what the folded loops decide, ...
 MAX_UNFOLDS = 64  # calls of constants replaced by their bodies in one combination
+# the work of one case, all combinations together (the optimizer's self-check has no clock to stop it)
+CASE_LOOP_RUNS = 256  # loops run by the evaluator
+CASE_UNFOLDS = 256  # calls unfolded
+
+
+@dataclass(slots=True)
+class Work:
+    """What one case may still spend: loop runs and call unfoldings."""
+
+    loop_runs: int = CASE_LOOP_RUNS
+    unfolds: int = CASE_UNFOLDS
+
+
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 _VALUE_TYPES = {T.INT: "const.i", T.LONG: "const.l", T.BOOL: "const.b"}
 
@@ -67,10 +87,11 @@ def equal_on_values(u: PEG, known: frozenset[tuple[int, bool]], deadline: float 
     facts = u.nodes[u.root].children[2:]
     # each fact's value in this case: known holds its condition without negations
     expect = [dict(known).get(_cond(u.nodes, f)[0]) != _cond(u.nodes, f)[1] for f in facts]
+    work = Work()
     for combo in combos:
         if time.monotonic() > deadline:
             return False
-        w = evaluated(specialize(u, combo), callees)
+        w = evaluated(specialize(u, combo), callees, work)
         x, y, *folded = w.nodes[w.root].children
         if x != y and not _outside(w, folded, expect):
             return False
@@ -121,25 +142,28 @@ def specialize(u: PEG, values: dict[int, int]) -> PEG:
     return out
 
 
-def evaluated(peg: PEG, callees: CalleeSource | None = None) -> PEG:
+def evaluated(peg: PEG, callees: CalleeSource | None = None, work: Work | None = None) -> PEG:
     """``peg`` minimized with its pure operators of constants, phis of constant conditions and closed loops (a
     top-level ``eval`` whose value :func:`~peggy_jvm.peg.evaluate.evaluate_closed` computes) folded, again on
     what each round decides, up to :data:`MAX_ROUNDS` rounds; then each call no loop varies whose arguments are
     constants (the receiver aside) replaced by its callee's body when ``callees`` has one
     (``normalize.inline_bodies``: a recursive callee unfolded once per call, its own calls folded in turn), up to
-    :data:`MAX_UNFOLDS` calls."""
+    :data:`MAX_UNFOLDS` calls; all within ``work`` (spent as it goes; a fresh :class:`Work` when None)."""
+    work = Work() if work is None else work
     peg = minimize(peg)
     unfolds = 0
     while True:
         for _ in range(MAX_ROUNDS):
-            folded = _fold_once(peg)
+            folded = _fold_once(peg, work)
             if folded is None:
                 break
             peg = folded
-        bodies = _constant_calls(peg, callees, MAX_UNFOLDS - unfolds) if callees is not None else {}
+        room = min(MAX_UNFOLDS - unfolds, work.unfolds)
+        bodies = _constant_calls(peg, callees, room) if callees is not None and room > 0 else {}
         if not bodies:
             return peg
         unfolds += len(bodies)
+        work.unfolds -= len(bodies)
         peg = minimize(inline_bodies(peg, bodies))
 
 
@@ -166,7 +190,7 @@ def _const_key(node: Node) -> tuple[str, object] | None:
     return (node.op, node.attr) if node.op in ("const.i", "const.l", "const.f", "const.d") else None
 
 
-def _fold_once(peg: PEG) -> PEG | None:
+def _fold_once(peg: PEG, work: Work) -> PEG | None:
     """One round of :func:`evaluated` over a minimized PEG (children before parents but for theta back edges), or
     None when nothing folds."""
     nodes = list(peg.nodes)
@@ -195,12 +219,12 @@ def _fold_once(peg: PEG) -> PEG | None:
                 if node.attr not in variance[node.children[0]]:
                     # the loop's value at its exit of something it does not change (the heap of a loop without
                     # effects): that thing, once the loop is known to end
-                    if _ends(peg, node.children[1], ends):
+                    if _ends(peg, node.children[1], ends, work):
                         alias[n] = kids[0]
                         changed = True
                         continue
                 else:
-                    got = _loop_value(peg, n)
+                    got = _loop_value(peg, n, work)
             if got is not None:
                 nodes[n] = Node(got[0], got[1], ())
                 changed = True
@@ -216,9 +240,12 @@ def _fold_once(peg: PEG) -> PEG | None:
     return minimize(out)
 
 
-def _ends(peg: PEG, p: int, memo: dict[int, bool]) -> bool:
+def _ends(peg: PEG, p: int, memo: dict[int, bool], work: Work) -> bool:
     """The loop exit ``p`` (a ``pass`` no loop varies) is reached: the evaluator finds its iteration."""
     if p not in memo:
+        if work.loop_runs <= 0:
+            return False
+        work.loop_runs -= 1
         try:
             evaluate_closed(peg, p, budget=LOOP_STEPS)
             memo[p] = True
@@ -227,12 +254,13 @@ def _ends(peg: PEG, p: int, memo: dict[int, bool]) -> bool:
     return memo[p]
 
 
-def _loop_value(peg: PEG, n: int) -> tuple[str, object] | None:
+def _loop_value(peg: PEG, n: int, work: Work) -> tuple[str, object] | None:
     """The constant key of loop value ``n`` (an ``eval`` no loop varies) when it is a closed computation of an int,
     long or boolean type the evaluator finishes, else None."""
     want = _VALUE_TYPES.get(_value_type(peg, n))
-    if want is None:
+    if want is None or work.loop_runs <= 0:
         return None
+    work.loop_runs -= 1
     try:
         v = evaluate_closed(peg, n, budget=LOOP_STEPS)
     except Unsupported:
