@@ -2,8 +2,10 @@
 
 What this module owns
     :func:`pure_loops` (the ``pass`` nodes of loops without effects whose break condition provably becomes
-    true) and :func:`poly_sigma` (whether a phi/theta/eval carries a heap). A PEG analysis: the extraction
-    checker (``pegextract.select.loops_on_sigma``) and the reverter both ask it.
+    true), :func:`poly_sigma` (whether a phi/theta/eval carries a heap) and :func:`chosen_values` (the nodes
+    a phi/theta/eval takes its values from, which says its type). A PEG analysis: the extraction checker
+    (``pegextract.select.loops_on_sigma``), the reverter and the validator's value-by-value cases
+    (``validate/finite.py``) ask it.
 
 Why: the builder puts every loop on the sigma chain (each loop threads the heap), and the reverter places
 loops by that chain. Dead-loop deletion (eval-invariant-heap) takes an effect-free loop whose
@@ -17,10 +19,12 @@ Invariants: a node is reported pure only when both facts hold; anything not reco
 """
 from __future__ import annotations
 
+from typing import Iterator
+
 from .graph import PEG
 from .ops import OPS, Role, T
 
-__all__ = ["pure_loops", "poly_sigma"]
+__all__ = ["pure_loops", "poly_sigma", "chosen_values"]
 
 
 def _int_step(peg: PEG, var: list[frozenset[int]], i: int, loop: int) -> int | None:
@@ -105,8 +109,9 @@ def pure_loops(peg: PEG, var: list[frozenset[int]] | None = None) -> frozenset[i
     return frozenset(out)
 
 
-def poly_sigma(peg: PEG, n: int) -> bool:
-    """Whether the phi/theta/eval ``n`` carries a heap (its value inputs do)."""
+def chosen_values(peg: PEG, n: int) -> Iterator[int]:
+    """The nodes the phi/theta/eval ``n`` takes its values from (its arms, initial values, evaluated values, through
+    nested ones), each once; ``n`` itself when it is none of these."""
     seen: set[int] = set()
     stack = [n]
     while stack:
@@ -117,6 +122,10 @@ def poly_sigma(peg: PEG, n: int) -> bool:
         node = peg.nodes[x]
         if node.op in ("phi", "theta", "eval"):
             stack.extend(node.children[1:] if node.op == "phi" else node.children[:1])
-        elif OPS[node.op].output in (T.SIGMA, T.OUTCOME, T.RESULT):
-            return True
-    return False
+        else:
+            yield x
+
+
+def poly_sigma(peg: PEG, n: int) -> bool:
+    """Whether the phi/theta/eval ``n`` carries a heap (its value inputs do)."""
+    return any(OPS[peg.nodes[x].op].output in (T.SIGMA, T.OUTCOME, T.RESULT) for x in chosen_values(peg, n))

@@ -44,6 +44,7 @@ from ..ir.nodes import Kind
 from ..peg.build import minimize
 from ..peg.evaluate import evaluate_closed
 from ..peg.graph import PEG, Node
+from ..peg.loops import chosen_values
 from ..peg.ops import OPS, T
 from ..rules.inline import Body, CalleeSource, inlinable_calls
 from .normalize import _cond, inline_bodies, known_interval
@@ -273,17 +274,8 @@ def _loop_value(peg: PEG, n: int, work: Work) -> tuple[str, object] | None:
 def _value_type(peg: PEG, n: int) -> T | None:
     """The PEG type of value node ``n``: its operator's output, through phis, thetas and evals to the values they
     choose from (None when unknown here)."""
-    seen: set[int] = set()
-    stack = [n]
-    while stack:
-        x = stack.pop()
-        if x in seen:
-            continue
-        seen.add(x)
+    for x in chosen_values(peg, n):
         node = peg.nodes[x]
-        if node.op in ("phi", "theta", "eval"):
-            stack.extend(node.children[1:] if node.op == "phi" else node.children[:1])
-            continue
         if node.op == "param":
             return T.INT if _is_int(peg, node.attr) else None
         out = OPS[node.op].output
