@@ -329,7 +329,6 @@ def evaluate_peg(peg: PEG, args: list, heap: I.Heap, call: I.CallHandler | None 
     raise PegEvalError(f"the root evaluated to {r!r}, not a method outcome")
 
 
-
 _LOOP_NODES = frozenset(name for name, spec in OPS.items() if spec.role is Role.LOOP)
 
 

@@ -33,8 +33,8 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       exact.
     * Not ``synchronized`` (the monitor would have to be modelled), not native or abstract, not recursive
       (its body calls itself; for the validator's normal forms, ``CalleeSource.recursive``, it may: the body's
-      own calls of itself stay calls, so one inlining unfolds the recursion once, which is exact), no loop (a loop's depth attributes would have to be shifted to the call's
-      depth; for the validator, ``CalleeSource.loops``, a loop is allowed at a call no loop of the caller
+      own calls of itself stay calls, so one inlining unfolds the recursion once, which is exact), no loop (a
+      loop's depth attributes would have to be shifted to the call's depth; for the validator, ``CalleeSource.loops``, a loop is allowed at a call no loop of the caller
       varies, where the callee's loops keep their own depths, and its bodies may have up to
       :data:`MAX_LOOP_CALLEE_NODES` nodes), no ``throw`` exit (an explicit throw ends the callee's PEG in a
       ``throw`` result, which has no outcome form in the caller), at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the

@@ -47,6 +47,7 @@ from ..peg.graph import PEG, Node
 from ..peg.loops import chosen_values
 from ..peg.ops import OPS, T
 from ..rules.inline import Body, CalleeSource, inlinable_calls
+from .modular import UNPROVED
 from .normalize import _cond, inline_bodies, known_interval
 
 __all__ = ["equal_on_values", "specialize", "evaluated", "MAX_VALUES"]
@@ -73,9 +74,9 @@ _VALUE_TYPES = {T.INT: "const.i", T.LONG: "const.l", T.BOOL: "const.b"}
 
 
 def equal_on_values(u: PEG, known: frozenset[tuple[int, bool]], deadline: float = math.inf,
-                    callees: CalleeSource | None = None) -> bool:
+                    callees: tuple[CalleeSource, CalleeSource] | None = None) -> bool:
     """The two roots of ``u`` are equal on every input satisfying ``known`` (see the module docstring);
-    ``callees``: the methods whose calls of constants may be unfolded (:func:`evaluated`)."""
+    ``callees``: ORIG's and OPT's methods whose calls of constants may be unfolded (:func:`evaluated`)."""
     a, b = u.nodes[u.root].children[:2]
     domains = _domains(u, u.reachable([a, b]), known)
     if domains is None:
@@ -143,12 +144,15 @@ def specialize(u: PEG, values: dict[int, int]) -> PEG:
     return out
 
 
-def evaluated(peg: PEG, callees: CalleeSource | None = None, work: Work | None = None) -> PEG:
+def evaluated(peg: PEG, callees: tuple[CalleeSource, CalleeSource] | None = None,
+              work: Work | None = None) -> PEG:
     """``peg`` minimized with its pure operators of constants, phis of constant conditions and closed loops (a
     top-level ``eval`` whose value :func:`~peggy_jvm.peg.evaluate.evaluate_closed` computes) folded, again on
     what each round decides, up to :data:`MAX_ROUNDS` rounds; then each call no loop varies whose arguments are
-    constants (the receiver aside) replaced by its callee's body when ``callees`` has one
-    (``normalize.inline_bodies``: a recursive callee unfolded once per call, its own calls folded in turn), up to
+    constants (the receiver aside) replaced by its callee's body when ``callees`` has one: a call ORIG's view
+    kept apart (:data:`~.modular.UNPROVED`, ORIG's only) by ORIG's, any other (OPT's, or a pair proved or assumed
+    equal) by OPT's (``normalize.inline_bodies``: a recursive callee unfolded once per call, its own calls folded
+    in turn), up to
     :data:`MAX_UNFOLDS` calls; all within ``work`` (spent as it goes; a fresh :class:`Work` when None)."""
     work = Work() if work is None else work
     peg = minimize(peg)
@@ -168,7 +172,7 @@ def evaluated(peg: PEG, callees: CalleeSource | None = None, work: Work | None =
         peg = minimize(inline_bodies(peg, bodies))
 
 
-def _constant_calls(peg: PEG, callees: CalleeSource, room: int) -> dict[int, Body]:
+def _constant_calls(peg: PEG, callees: tuple[CalleeSource, CalleeSource], room: int) -> dict[int, Body]:
     """The bodies of at most ``room`` calls of ``peg`` (``rules.inline.inlinable_calls``) that no loop varies and
     whose arguments are constants."""
     a, b = peg.nodes[peg.root].children[:2]
@@ -179,7 +183,8 @@ def _constant_calls(peg: PEG, callees: CalleeSource, room: int) -> dict[int, Bod
         args = node.children[1:] if node.op == "invoke.static" else node.children[2:]
         if len(out) >= room or variance[n] or not all(_const_key(peg.nodes[c]) for c in args):
             continue
-        got = callees.body(node.op.split(".")[1], node.attr)
+        source = callees[0] if node.attr.name.endswith(UNPROVED) else callees[1]
+        got = source.body(node.op.split(".")[1], node.attr)
         if isinstance(got, Body):
             out[n] = got
     return out

@@ -303,7 +303,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         by_values: list[bool] = []  # cases shown by their few parameter values (validate/finite.py)
 
         def leaf(u: PEG, known: frozenset, until: float) -> bool:
-            by_values.append(equal_on_values(u, known, until, unfolding[0]))
+            by_values.append(equal_on_values(u, known, until, unfolding))
             return by_values[-1]
 
         cases = equal_by_cases(pair_of(every, x, y), deadline=normal_forms_until, leaf=leaf)
