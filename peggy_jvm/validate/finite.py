@@ -88,7 +88,9 @@ def equal_on_values(u: PEG, known: frozenset[tuple[int, bool]], deadline: float 
         combos = [{**c, p: v} for c in combos for v in values]
     facts = u.nodes[u.root].children[2:]
     # each fact's value in this case: known holds its condition without negations
-    expect = [dict(known).get(_cond(u.nodes, f)[0]) != _cond(u.nodes, f)[1] for f in facts]
+    given = dict(known)
+    expect = [None if _cond(u.nodes, f)[0] not in given else given[_cond(u.nodes, f)[0]] != _cond(u.nodes, f)[1]
+              for f in facts]
     work = Work()
     for combo in combos:
         if time.monotonic() > deadline:
@@ -100,10 +102,10 @@ def equal_on_values(u: PEG, known: frozenset[tuple[int, bool]], deadline: float 
     return True
 
 
-def _outside(w: PEG, facts: list[int], expect: list[bool]) -> bool:
+def _outside(w: PEG, facts: list[int], expect: list[bool | None]) -> bool:
     """Some fact of the case folded to the other value: no input with these parameter values reaches the case
     (``x <= x - 1`` known true, which only ``MIN_VALUE`` satisfies, and ``x`` in [-100, 10])."""
-    return any(_const_key(w.nodes[f]) == ("const.b", not want) for f, want in zip(facts, expect))
+    return any(want is not None and _const_key(w.nodes[f]) == ("const.b", not want) for f, want in zip(facts, expect))
 
 
 def _domains(u: PEG, reach: list[int], known: frozenset[tuple[int, bool]]) -> list[tuple[int, list[int]]] | None:
