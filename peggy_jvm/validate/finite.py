@@ -154,8 +154,8 @@ def evaluated(peg: PEG, callees: tuple[CalleeSource, CalleeSource] | None = None
     constants (the receiver aside) replaced by its callee's body when ``callees`` has one: a call ORIG's view
     kept apart (:data:`~.modular.UNPROVED`, ORIG's only) by ORIG's, any other (OPT's, or a pair proved or assumed
     equal) by OPT's (``normalize.inline_bodies``: a recursive callee unfolded once per call, its own calls folded
-    in turn), up to
-    :data:`MAX_UNFOLDS` calls; all within ``work`` (spent as it goes; a fresh :class:`Work` when None)."""
+    in turn), up to :data:`MAX_UNFOLDS` calls; all within ``work`` (spent as it goes; a fresh :class:`Work` when
+    None)."""
     work = Work() if work is None else work
     peg = minimize(peg)
     unfolds = 0
