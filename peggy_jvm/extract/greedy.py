@@ -98,9 +98,23 @@ def tree_costs(problem: ExtractionProblem, usable: set[NodeId] | None = None
         for parent in watchers.get(cls, ()):
             waiting[parent] -= 1
             if waiting[parent] == 0 and problem.nodes[parent].eclass not in chosen:
-                total = problem.nodes[parent].cost + math.fsum(cost[k] for k in kids[parent])
+                total = _tree_sum(problem.nodes[parent].cost, [cost[k] for k in kids[parent]])
                 heapq.heappush(heap, (total, order[parent], parent))
     return chosen, cost
+
+
+def _tree_sum(own: float, parts: list[float]) -> float:
+    """``own`` plus the children's tree costs, correctly rounded; +inf once the sum leaves the float range.
+
+    Tree costs grow exponentially with the depth of shared sub-terms (each level can count the level below
+    twice), so a deep DAG's tree costs overflow: ``fsum`` raises there (``OverflowError``, and ``ValueError``
+    once an infinite part meets a negative infinite one) instead of answering.  An overflowing tree cost is
+    dearer than every finite one, which is all the settling order needs; such a class is still settled,
+    after the finite ones, in node order."""
+    try:
+        return own + math.fsum(parts)
+    except (OverflowError, ValueError):
+        return math.inf
 
 
 def greedy_extract(problem: ExtractionProblem, usable: set[NodeId] | None = None) -> GreedyResult:
