@@ -104,7 +104,7 @@ def tree_costs(problem: ExtractionProblem, usable: set[NodeId] | None = None
 
 
 def _tree_sum(own: float, parts: list[float]) -> float:
-    """``own`` plus the children's tree costs, correctly rounded; +inf once the sum leaves the float range.
+    """``own`` plus the children's tree costs (their sum correctly rounded); +inf once it leaves the float range.
 
     Tree costs grow exponentially with the depth of shared sub-terms (each level can count the level below
     twice), so a deep DAG's tree costs overflow: ``fsum`` raises there (``OverflowError``, and ``ValueError``
