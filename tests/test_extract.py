@@ -251,7 +251,8 @@ def deep_chain(n: int) -> ExtractionProblem:
     alternative: n leaves of 2, whose dearest chain (3) is far below the chain's (n) but whose DAG cost is 2n+1."""
     return problem_of(("L0", "c0", 1, []), ("L1", "c1", 1, []),
                       *((f"S{i}", f"c{i}", 1, [f"c{i - 1}", f"c{i - 2}"]) for i in range(2, n)),
-                      ("Y", f"c{n - 1}", 1, [f"f{j}" for j in range(n)]), *((f"F{j}", f"f{j}", 2, []) for j in range(n)),
+                      ("Y", f"c{n - 1}", 1, [f"f{j}" for j in range(n)]),
+                      *((f"F{j}", f"f{j}", 2, []) for j in range(n)),
                       roots=(f"c{n - 1}",))
 
 

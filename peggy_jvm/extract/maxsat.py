@@ -79,10 +79,10 @@ Solving (anytime, bounded)
        formula with every class the incumbent reaches outside a ball of classes held at the incumbent's node,
        improving the incumbent where whole-problem proofs are out of reach.
     Work: each configuration gets ``work`` units; one more share of ``work`` pays for the DAG greedy (candidates
-    priced, bit-set operations on class sets, classes added to one), the quadratic phase (variables scanned and updated per tabu move, entries updated
-    by the bound's eliminations), the encoding (one unit per clause), the Lagrangian bound (nodes and constraints
-    per iteration, and the second encoding) and the neighbourhood search (its oracle work and its formulas'
-    clauses), in that order, so those phases are bounded by work as well
+    priced, bit-set operations on class sets, classes added to one), the quadratic phase (variables scanned and
+    updated per tabu move, entries updated by the bound's eliminations), the encoding (one unit per clause), the
+    Lagrangian bound (nodes and constraints per iteration, and the second encoding) and the neighbourhood search
+    (its oracle work and its formulas' clauses), in that order, so those phases are bounded by work as well
     (``ExtractionResult.extra_work``).  The tree and chain greedies and shrinking are linear-time passes and
     are not counted.
     A proof is an RC2 optimum whose decoded selection costs exactly RC2's lower bound (with negative costs
@@ -693,7 +693,8 @@ def _quadratic(problem: ExtractionProblem, weights: tuple[dict[NodeId, int], Fra
                ) -> tuple[int, int | None]:
     """On a problem of the quadratic shape (``quadratic.py``: Max-2-SAT and max-cut as e-graphs): a tabu
     search from the best candidate (its selection, when acceptable, becomes a candidate "tabu"), then the
-    spectral bound at the best candidate's weight.  Returns (the work spent, that weight when the bound proves
+    spectral bound at the best candidate's weight, within ``work`` units (the tabu search within ``tabu_work``
+    of them, default a quarter).  Returns (the work spent, that weight when the bound proves
     that no selection weighs less, else None).  A checker's blocking clauses for the tabu selection go to
     ``extra``; the bound, proved over all valid selections, holds for the acceptable ones as well."""
     weight, unit = weights
