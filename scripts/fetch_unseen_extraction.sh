@@ -56,6 +56,6 @@ echo "$LIST" | while read -r commit path; do
     [ -s "$out" ] && continue
     mkdir -p "$(dirname "$out")"
     printf 'fetch_unseen_extraction: %s\n' "$path" >&2
-    curl -fsSL "$BASE/$commit/data/$path" -o "$out.part"
+    curl -fsSL "$BASE/$commit/data/$path" -o "$out.part" || { rm -f "$out.part"; exit 1; }
     mv "$out.part" "$out"
 done
