@@ -246,6 +246,29 @@ def test_dag_greedy_shares_what_tree_greedy_counts_twice() -> None:
     assert dag_greedy_extract(p, work=3).result is None
 
 
+def deep_chain(n: int) -> ExtractionProblem:
+    """n classes, each one's node using the two below (DAG cost: one per class), and at the root a wide
+    alternative: n leaves of 2, whose dearest chain (3) is far below the chain's (n) but whose DAG cost is 2n+1."""
+    return problem_of(("L0", "c0", 1, []), ("L1", "c1", 1, []),
+                      *((f"S{i}", f"c{i}", 1, [f"c{i - 1}", f"c{i - 2}"]) for i in range(2, n)),
+                      ("Y", f"c{n - 1}", 1, [f"f{j}" for j in range(n)]),
+                      *((f"F{j}", f"f{j}", 2, []) for j in range(n)),
+                      roots=(f"c{n - 1}",))
+
+
+def test_dag_greedy_finishes_a_deep_shared_chain_within_little_work() -> None:
+    # With copied sets the DAG greedy paid for every class below each node (n*n/2 = 20,000 units here) and gave
+    # up within 5,000; the tree and chain greedies then took the wide alternative (401). Bit sets priced from the
+    # largest child's set cost a few units per node.
+    n = 200
+    p = deep_chain(n)
+    assert greedy_extract(p).cost == chain_extract(p, integer_costs(p)[0]).cost == 2.0 * n + 1
+    run = dag_greedy_extract(p, work=5_000)
+    assert run.result is not None and run.result.cost == float(n) and run.work <= 5_000
+    result = solve(p, work=5_000, configs=())
+    assert (result.cost, result.source) == (float(n), "greedy-dag")
+
+
 def test_dag_greedy_is_valid_on_random_problems() -> None:
     for seed in range(200):
         p = random_problem(seed, n_classes=6, may_close=0.3 if seed % 2 else 0.0, negative=seed % 3 == 0)
@@ -254,6 +277,39 @@ def test_dag_greedy_is_valid_on_random_problems() -> None:
             continue
         assert evaluate_selection(p, run.result.selection).valid, seed
         assert run.result.cost >= brute_force(p)
+
+
+def test_greedy_survives_tree_costs_beyond_the_float_range() -> None:
+    # A deep DAG where each class uses the two below it: its DAG cost is one node per class, but its tree cost
+    # doubles every level or two (Fibonacci) and leaves the float range near depth 1475. fsum raised
+    # OverflowError there, which crashed solve (it runs the tree greedy again on the shrunk problem, whose
+    # cheap leaves can be gone) and with it a whole benchmark run.
+    n = 1600
+    p = problem_of(("L0", "c0", 1, []), ("L1", "c1", 1, []),
+                   *((f"S{i}", f"c{i}", 1, [f"c{i - 1}", f"c{i - 2}"]) for i in range(2, n)), roots=(f"c{n - 1}",))
+    g = greedy_extract(p)
+    assert g.cost == float(n) and evaluate_selection(p, g.selection).valid
+    assert g.tree_cost[f"c{n - 1}"] == math.inf and g.tree_cost["c100"] < math.inf
+    result = solve(p)
+    assert result.status is Status.OPTIMAL and result.cost == float(n)
+
+
+def test_result_never_worse_than_the_dag_greedy_on_random_problems() -> None:
+    # the property the benchmark checks on every instance, here on small random e-graphs with sharing and
+    # cycles: the DAG greedy (unbounded, as extraction-gym runs it) is a floor the result never goes below,
+    # with the solvers (default budget) and without any (the incumbents alone)
+    compared = 0
+    for seed in range(120):
+        p = random_problem(seed, n_classes=7 + seed % 4, max_nodes=3, may_close=0.2 if seed % 3 == 0 else 0.0,
+                           negative=seed % 7 == 0, fractional=seed % 2 == 1)
+        run = dag_greedy_extract(p)
+        if run.result is None:
+            continue
+        compared += 1
+        for configs in (DEFAULT_CONFIGS, ()):
+            result = solve(p, configs=configs)
+            assert result.cost is not None and result.cost <= run.result.cost, (seed, configs)
+    assert compared >= 60
 
 
 def test_shrinking_preserves_the_optimum() -> None:

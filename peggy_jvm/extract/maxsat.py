@@ -44,7 +44,8 @@ Solving (anytime, bounded)
        added to the encoding straight away).  The DAG greedy is extraction-gym's baseline: having it as an
        incumbent makes the result never worse than that baseline whenever it finishes within its work;
     2. on a problem of the quadratic shape (``quadratic.py``: Max-2-SAT and max-cut as e-graphs; never a PEG's
-       in practice), a tabu search from the incumbent within a quarter of the extra work share, then the
+       in practice), a tabu search from the incumbent within a quarter of the extra work share (of the whole
+       share, whatever the DAG greedy spent of it), then the
        spectral bound at the best incumbent's weight (checked in exact integer arithmetic): when it holds, the
        incumbent is optimal and no solver runs (hamming6-2 and johnson8-4-4, whose max-cut the bound meets);
     3. shrinking (``shrink.py``) also drops the nodes that only occur in selections dearer than the
@@ -77,11 +78,11 @@ Solving (anytime, bounded)
     6. when no configuration proved its result: large-neighbourhood search (:func:`_lns`), rounds of RC2 on the
        formula with every class the incumbent reaches outside a ball of classes held at the incumbent's node,
        improving the incumbent where whole-problem proofs are out of reach.
-    Work: each configuration gets ``work`` units; one more share of ``work`` pays for the DAG greedy (elements
-    of the sets it builds), the quadratic phase (variables scanned and updated per tabu move, entries updated
-    by the bound's eliminations), the encoding (one unit per clause), the Lagrangian bound (nodes and constraints
-    per iteration, and the second encoding) and the neighbourhood search (its oracle work and its formulas'
-    clauses), in that order, so those phases are bounded by work as well
+    Work: each configuration gets ``work`` units; one more share of ``work`` pays for the DAG greedy (candidates
+    priced, bit-set operations on class sets, classes added to one), the quadratic phase (variables scanned and
+    updated per tabu move, entries updated by the bound's eliminations), the encoding (one unit per clause), the
+    Lagrangian bound (nodes and constraints per iteration, and the second encoding) and the neighbourhood search
+    (its oracle work and its formulas' clauses), in that order, so those phases are bounded by work as well
     (``ExtractionResult.extra_work``).  The tree and chain greedies and shrinking are linear-time passes and
     are not counted.
     A proof is an RC2 optimum whose decoded selection costs exactly RC2's lower bound (with negative costs
@@ -581,7 +582,7 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
 
     # The bottom-up DAG greedy, within the extra work share: it sees sharing the tree greedy counts twice.
     extra_budget = work
-    dag = dag_greedy_extract(problem, usable=usable, work=extra_budget)
+    dag = dag_greedy_extract(problem, usable=usable, work=extra_budget, weights=weights)
     extra_spent = dag.work
     dag_cost_ = None
     if dag.result is not None:
@@ -597,8 +598,11 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
 
     quad_bound = None
     if use_quadratic:
+        # the tabu search's quarter is of the whole share, not of what the DAG greedy left: so its moves, and
+        # the selection it ends at, do not shift whenever the greedy's work is counted differently
         quad_spent, quad_bound = _quadratic(problem, weights, candidates, acceptable, extra,
-                                            None if extra_budget is None else extra_budget - extra_spent, notes)
+                                            None if extra_budget is None else extra_budget - extra_spent, notes,
+                                            None if extra_budget is None else extra_budget // _QUAD_SHARE)
         extra_spent += quad_spent
 
     protected = {nid for cl in extra for nid, _ in cl}
@@ -685,10 +689,12 @@ _QUAD_UNBOUNDED = 1_000_000
 def _quadratic(problem: ExtractionProblem, weights: tuple[dict[NodeId, int], Fraction],
                candidates: list[_Candidate],
                acceptable: Callable[[Iterable[NodeId]], tuple[bool, list[NodeClause]]],
-               extra: list[NodeClause], work: int | None, notes: list[str]) -> tuple[int, int | None]:
+               extra: list[NodeClause], work: int | None, notes: list[str], tabu_work: int | None = None
+               ) -> tuple[int, int | None]:
     """On a problem of the quadratic shape (``quadratic.py``: Max-2-SAT and max-cut as e-graphs): a tabu
     search from the best candidate (its selection, when acceptable, becomes a candidate "tabu"), then the
-    spectral bound at the best candidate's weight.  Returns (the work spent, that weight when the bound proves
+    spectral bound at the best candidate's weight, within ``work`` units (the tabu search within ``tabu_work``
+    of them, default a quarter).  Returns (the work spent, that weight when the bound proves
     that no selection weighs less, else None).  A checker's blocking clauses for the tabu selection go to
     ``extra``; the bound, proved over all valid selections, holds for the acceptable ones as well."""
     weight, unit = weights
@@ -700,7 +706,7 @@ def _quadratic(problem: ExtractionProblem, weights: tuple[dict[NodeId, int], Fra
         return 0, None
     best = min(candidates, key=lambda c: c.objective)
     tabu = tabu_search(model, model.assignment(_selection_of(problem, best.nodes).choices),
-                       budget // _QUAD_SHARE)
+                       budget // _QUAD_SHARE if tabu_work is None else min(tabu_work, budget))
     spent = tabu.work
     note = f"quadratic: tabu search {tabu.moves} moves, best {float(tabu.value // 4 * unit):.6g}"
     if tabu.value // 4 < best.objective:
