@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import difftest as dt
-from support.fullstage import assert_behaves_like_original, round_trip_rotated
+from support.fullstage import assert_behaves_like_original, optimize_source, round_trip_rotated
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.assembler import Insn
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
@@ -176,6 +176,42 @@ def test_a_store_and_load_become_dup_and_store_where_it_pays_and_runs_as_fast():
         assert run(*kept) == list(kept)
         dup = op.DUP2 if kept[0][0] == op.LSTORE else op.DUP
         assert run(*kept, for_size=True)[:2] == [(dup, 0), kept[0]]
+
+
+TWICE = r"""
+public class Twice {
+    static double twice(double[] x, double[] y, int n) {
+        double s = 0.0;
+        for (int r = 0; r < 3; r++) {
+            for (int i = 0; i < n; i++) { s += x[i] * y[i] + (x[i] * y[i]) * 0.5 + r; }
+        }
+        return s;
+    }
+}
+"""
+
+
+def test_an_accumulator_is_loaded_under_a_value_computed_for_two_uses(java_home, tmp_path):
+    """BenchKernels.redundantProduct through the full stage: ``p = x[i] * y[i]`` computed once and read twice,
+    ``s += p + p * 0.5 + r``: ``s`` is loaded before ``p``'s code and ``p`` ``dup2``ed on the stack (javac's tree
+    order), not stored into a local and loaded back above ``s`` (``dstore 7; dload_3; dload 7; dup2``, 4 bytes
+    more): the loop's only ``dstore`` is the accumulator's. Same results as javac's code, zero-trip, one-trip,
+    null and short arrays."""
+    with pytest.MonkeyPatch.context() as mp:
+        orig, out, rows = optimize_source(java_home, tmp_path, mp, "Twice", TWICE)
+    assert rows["twice"].status == "rewritten", rows["twice"].reason
+    cf = read_class((out / "Twice.class").read_bytes())
+    m = next(m for m in cf.methods if m.name == "twice")
+    code = [(i.offset, i.opcode, i.arg if op.OPCODES[i.opcode].operand in _JUMPS else None)
+            for i in read_instructions(read_code(m.code_attribute().data, cf.pool))]
+    lo, hi = _loops(code)[-1]
+    body = [op.SHORT_FORMS.get(o, (o, None))[0] for off, o, _ in code if lo <= off <= hi]
+    assert body.count(op.DSTORE) == 1 and body.count(op.DUP2) == 1, code
+    assert body[:2] == [op.DLOAD, op.ALOAD], code  # s, then x[i] * y[i]
+    dbls = [None, [], [1.5], [2.0, -1.0, 0.5]]
+    calls = [dt.Call("Twice", "twice", "([D[DI)D", (a, b, n))
+             for a, b, n in itertools.product(dbls, [None, [1.0], [3.0, -2.0, 0.25]], [-1, 0, 1, 2, 3])]
+    assert_behaves_like_original(java_home, orig, out, rows, calls)
 
 
 def _calls() -> list[dt.Call]:
