@@ -18,9 +18,11 @@ How:
   stored get slots above those, reused from block to block;
 - each operation's opcode comes from :mod:`.opmap` (the table lifting reads the other way round);
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
-  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``0 < n`` as ``n > 0``,
-  ``dup``/``dup2`` for a local loaded twice in a row when that is shorter, and in rebuilt code ``store n;
-  load n`` as ``dup; store n`` where that saves a byte);
+  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``0 < n`` as ``n > 0``
+  (and ``0 < 16`` as ``16 > 0``), ``dup``/``dup2`` for a local loaded twice in a row when that is shorter, and
+  in rebuilt code ``store n; load n`` as ``dup; store n`` where that saves a byte, and the locals a statement
+  pushes first loaded under the stack values its operand trees read rather than those values stored and
+  loaded back: ``dload s; <t>; dup2; ...`` for ``s = s + (t + t * 0.5)``, :meth:`_Lowerer.load_under`);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
 - frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
   rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
@@ -924,8 +926,10 @@ class _Lowerer:
         if yes == nxt and no != nxt:  # fall into the true arm: branch on the negation
             cond, yes, no = _NEGATE[cond], no, yes
         a, b = t.a, t.b
-        if isinstance(a, Const) and a.type.kind is Kind.INT and not isinstance(b, Const):
-            a, b, cond = b, a, _MIRROR[cond]  # 0 < n (a rotated loop's entry test, i = 0 put in) is n > 0: ifle
+        if isinstance(a, Const) and a.type.kind is Kind.INT and (not isinstance(b, Const) or a.value == 0):
+            # 0 < n (a rotated loop's entry test, i = 0 put in) is n > 0: ifle; 0 < 16 (a nested loop's of
+            # constants, kept for the JIT) is 16 > 0: bipush 16; ifle, a byte less than iconst_0; bipush 16; if_icmpge
+            a, b, cond = b, a, _MIRROR[cond]
         if isinstance(b, Const) and b.type.kind is Kind.INT and (b.value, cond) in _TO_ZERO:
             b, cond = Const(b.type, 0), _TO_ZERO[b.value, cond]  # x < 1 is x <= 0: ifle, no iconst_1
         is_ref = a.type.kind is Kind.REF or b.type.kind is Kind.REF
