@@ -74,16 +74,16 @@ def round_trip(java_home, tmp_path_factory):
     return round_trip_rotated(java_home, tmp_path_factory.mktemp("kernsize"), "Kern", SOURCE)
 
 
-def _insns(classes: Path, name: str):
-    cf = read_class((classes / "Kern.class").read_bytes())
+def _insns(classes: Path, name: str, cls: str = "Kern"):
+    cf = read_class((classes / f"{cls}.class").read_bytes())
     m = next(m for m in cf.methods if m.name == name)
     return list(read_instructions(read_code(m.code_attribute().data, cf.pool)))
 
 
-def _code(classes: Path, name: str) -> list[tuple[int, int, int | None]]:
-    """(offset, opcode, branch target or None) of ``Kern.name``."""
+def _code(classes: Path, name: str, cls: str = "Kern") -> list[tuple[int, int, int | None]]:
+    """(offset, opcode, branch target or None) of ``cls.name``."""
     return [(i.offset, i.opcode, i.arg if op.OPCODES[i.opcode].operand in _JUMPS else None)
-            for i in _insns(classes, name)]
+            for i in _insns(classes, name, cls)]
 
 
 def _loops(code) -> list[tuple[int, int]]:
@@ -148,10 +148,7 @@ def test_a_second_loop_over_the_same_bound_is_entered_without_a_test(sweeps):
     entry test for the two loops, no jump into the second, and the self-check proved it."""
     _, out, rows = sweeps
     assert rows["sweeps"].status == "rewritten", rows["sweeps"].reason
-    cf = read_class((out / "Sweeps.class").read_bytes())
-    m = next(m for m in cf.methods if m.name == "sweeps")
-    code = [(i.offset, i.opcode, i.arg if op.OPCODES[i.opcode].operand in _JUMPS else None)
-            for i in read_instructions(read_code(m.code_attribute().data, cf.pool))]
+    code = _code(out, "sweeps", "Sweeps")
     loops = _loops(code)
     outer, first, second = loops[0], loops[1], loops[2]
     assert outer[0] <= first[0] < first[1] < second[0] < second[1] <= outer[1], code
@@ -271,10 +268,7 @@ def test_an_accumulator_is_loaded_under_a_value_computed_for_two_uses(java_home,
     with pytest.MonkeyPatch.context() as mp:
         orig, out, rows = optimize_source(java_home, tmp_path, mp, "Twice", TWICE)
     assert rows["twice"].status == "rewritten", rows["twice"].reason
-    cf = read_class((out / "Twice.class").read_bytes())
-    m = next(m for m in cf.methods if m.name == "twice")
-    code = [(i.offset, i.opcode, i.arg if op.OPCODES[i.opcode].operand in _JUMPS else None)
-            for i in read_instructions(read_code(m.code_attribute().data, cf.pool))]
+    code = _code(out, "twice", "Twice")
     lo, hi = _loops(code)[-1]
     body = [op.SHORT_FORMS.get(o, (o, None))[0] for off, o, _ in code if lo <= off <= hi]
     assert body.count(op.DSTORE) == 1 and body.count(op.DUP2) == 1, code

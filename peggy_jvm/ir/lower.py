@@ -695,7 +695,8 @@ class _Lowerer:
         under the ``m`` values the others read; they leave the stack's model, and the other operands are taken
         (returned) as usual, above them. Nothing may be stored from below the loaded locals while the statement
         takes its operands (``spill_floor``): the model no longer holds them."""
-        st, n, m = self.loaded_under
+        assert self.loaded_under is not None
+        _, n, m = self.loaded_under
         self.loaded_under = None
         est = self.estack
         base = len(est) - m - n
@@ -758,8 +759,9 @@ class _Lowerer:
             while kept < min(len(below), len(self.estack) - 1) and below[kept] is self.estack[kept]:
                 kept += 1
             starts = [self.est_start.get(id(v)) for v in below[kept:]]
-            if None not in starts:
-                self.est_start[id(d)] = min([start, *starts])
+            known = [x for x in starts if x is not None]
+            if len(known) == len(starts):
+                self.est_start[id(d)] = min([start, *known])
 
     def lower_stmt_code(self, s: Stmt) -> None:
         if isinstance(s, Copy):
