@@ -380,3 +380,20 @@ def test_a_loop_entered_at_its_test_gives_its_first_evaluation_only_inside_it():
     inner = If(Cond.LT, k, n, 2, 5)
     assert decided_after(blocks, 1, inner, _preds(blocks), False, entry=0) == 2
     assert decided_after(blocks, 4, If(Cond.LT, k, n, 5, 2), _preds(blocks), False, entry=0) is None
+
+
+def test_a_first_evaluation_says_nothing_when_both_arms_stay_in_the_loop():
+    """``i = 0; goto T; T: if i < n goto A else B``, A and B both in the loop (B steps ``i`` down and jumps back):
+    A is also reached at later evaluations with ``n <= 0`` (B first, then ``i = -1 < n``), so ``0 < n`` is not
+    decided at A."""
+    from peggy_jvm.ir.known import decided_after
+    n, i, k = _v(1), _v(2), _v(3)
+    blocks = {
+        0: Block(0, [Copy(i, Const(INT, 0))], Goto(3)),
+        1: Block(1, [Copy(k, Const(INT, 0))], Goto(2)),  # A
+        2: Block(2, [Binary(i, "add.i", i, Const(INT, 1))], If(Cond.LT, i, Const(INT, 10), 3, 5)),
+        4: Block(4, [Binary(i, "sub.i", i, Const(INT, 1))], Goto(3)),  # B
+        3: Block(3, [], If(Cond.LT, i, n, 1, 4)),  # T
+        5: Block(5, [], Return(None)),
+    }
+    assert decided_after(blocks, 1, If(Cond.LT, k, n, 2, 5), _preds(blocks), False, entry=0) is None

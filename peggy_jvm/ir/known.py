@@ -173,9 +173,9 @@ def _first_evaluation(blocks: dict[int, Block], p: Block, pt: If, cur: int, pred
     """The test ``pt`` of a loop entered by a jump to it (``p`` holds only the test: a loop tested at its bottom
     and entered there, ecj's shape, ``revert.tidy._enter_by_goto``) as it is first evaluated, with the constants
     the one block outside the loop that jumps to it sets (``i = 0; goto T; ... T: if i < n``: ``0 < n``), when that
-    is a test of ``v`` and ``cur`` is in the loop. ``v`` is written nowhere in the loop (:func:`_way_in`), so
-    what the first evaluation found of it holds wherever the loop runs: it runs only if that evaluation entered
-    it."""
+    is a test of ``v``, ``cur`` is in the loop and the test's other arm leaves it. ``v`` is written nowhere in
+    the loop (:func:`_way_in`), so what the first evaluation found of it holds wherever the loop runs: it runs
+    only if that evaluation entered it."""
     if p.stmts:
         return None
     outside = _way_in(blocks, p.id, preds, v, entry)
@@ -186,8 +186,9 @@ def _first_evaluation(blocks: dict[int, Block], p: Block, pt: If, cur: int, pred
         back = _dominated_back(q, p.id, preds, entry)
         if back is not None:
             loop |= back
-    if cur not in loop:
-        return None
+    other = pt.if_false if pt.if_true == cur else pt.if_true
+    if cur not in loop or other in loop:
+        return None  # the other arm must leave the loop: every way to cur passed the first evaluation's arm
     fact = _comparison(blocks[outside], pt, at_end=True)
     return fact if isinstance(fact, tuple) else None
 
