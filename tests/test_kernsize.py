@@ -12,7 +12,11 @@ The shapes:
   ir/coalesce.recompute_invariants); read in the innermost loop it stays hoisted;
 * ``store n; load n`` (n > 3) of rebuilt code is ``dup; store n`` for ints and references, but for an ``iload``
   the interpreter fuses with the next load (the end-to-end shape: test_backend's relax);
-* the prover's view shares a loop's tests only through variables that hold the same value on both paths."""
+* the prover's view shares a loop's tests only through variables that hold the same value on both paths;
+* (session 12) nested loops' entry tests an enclosing loop's first test decides go, and the prover's view
+  reads that test at its first evaluation (ir/known.py); a second loop over the same bound is entered with no
+  test (the first one's entry test threaded past it, revert/tidy.py), the prover's view rejoining the arm
+  (validate/loopshape.py); an accumulator loaded under a value ``dup2``ed for two uses (ir/lower.py)."""
 from __future__ import annotations
 
 import itertools
