@@ -12,7 +12,11 @@ The shapes:
   ir/coalesce.recompute_invariants); read in the innermost loop it stays hoisted;
 * ``store n; load n`` (n > 3) of rebuilt code is ``dup; store n`` for ints and references, but for an ``iload``
   the interpreter fuses with the next load (the end-to-end shape: test_backend's relax);
-* the prover's view shares a loop's tests only through variables that hold the same value on both paths."""
+* the prover's view shares a loop's tests only through variables that hold the same value on both paths;
+* (session 12) nested loops' entry tests an enclosing loop's first test decides go, and the prover's view
+  reads that test at its first evaluation (ir/known.py); a second loop over the same bound is entered with no
+  test (the first one's entry test threaded past it, revert/tidy.py), the prover's view rejoining the arm
+  (validate/loopshape.py); an accumulator loaded under a value ``dup2``ed for two uses (ir/lower.py)."""
 from __future__ import annotations
 
 import itertools
@@ -21,7 +25,7 @@ from pathlib import Path
 import pytest
 
 import difftest as dt
-from support.fullstage import assert_behaves_like_original, round_trip_rotated
+from support.fullstage import assert_behaves_like_original, optimize_source, round_trip_rotated
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.assembler import Insn
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
@@ -74,16 +78,16 @@ def round_trip(java_home, tmp_path_factory):
     return round_trip_rotated(java_home, tmp_path_factory.mktemp("kernsize"), "Kern", SOURCE)
 
 
-def _insns(classes: Path, name: str):
-    cf = read_class((classes / "Kern.class").read_bytes())
+def _insns(classes: Path, name: str, cls: str = "Kern"):
+    cf = read_class((classes / f"{cls}.class").read_bytes())
     m = next(m for m in cf.methods if m.name == name)
     return list(read_instructions(read_code(m.code_attribute().data, cf.pool)))
 
 
-def _code(classes: Path, name: str) -> list[tuple[int, int, int | None]]:
-    """(offset, opcode, branch target or None) of ``Kern.name``."""
+def _code(classes: Path, name: str, cls: str = "Kern") -> list[tuple[int, int, int | None]]:
+    """(offset, opcode, branch target or None) of ``cls.name``."""
     return [(i.offset, i.opcode, i.arg if op.OPCODES[i.opcode].operand in _JUMPS else None)
-            for i in _insns(classes, name)]
+            for i in _insns(classes, name, cls)]
 
 
 def _loops(code) -> list[tuple[int, int]]:
@@ -91,24 +95,92 @@ def _loops(code) -> list[tuple[int, int]]:
     return sorted((t, off) for off, _, t in code if t is not None and t <= off)
 
 
-def test_an_entry_test_of_zero_is_a_test_of_the_bound_alone(round_trip):
-    """cube's two nested loops: ``j = 0``, ``k = 0`` then their entry tests ``0 < n`` as ``iload_1; ifle`` (the
-    copy costs a byte over javac's goto, where ``iconst_0; iload_1; if_icmpge`` cost two)."""
+def test_nested_entry_tests_an_enclosing_loops_test_decides_go(round_trip):
+    """cube's three loops over ``n``: the outermost is entered by a goto to its bottom test ``i < n`` (its entry
+    test ``0 < n``), which decides the nested loops' own ``0 < n`` (``n`` is not written in the loops:
+    ir/known.py through the loop headers): they are entered with no test at all, not ``iload_1; ifle`` each
+    (javac's code tests each at its top and jumps back with a goto)."""
     _, out = round_trip
     code = _code(out, "cube")
     ops = [o for _, o, _ in code]
-    zero_tests = [k for k, o in enumerate(ops) if o == op.IFLE]
-    assert len(zero_tests) == 2 and all(ops[k - 1] == op.ILOAD_0 + 1 for k in zero_tests), code
-    assert not any(a == op.ICONST_0 and c in op.CONDITIONAL_BRANCHES for a, c in zip(ops, ops[2:])), code
+    assert len(_loops(code)) == 3 and ops.count(op.GOTO) == 1 and op.IFLE not in ops, code
+    (goto, bottom), = [(off, t) for off, o, t in code if o == op.GOTO]
+    assert goto < _loops(code)[0][0] and bottom > _loops(code)[0][0], code  # into the outer loop's bottom test
 
 
-def test_the_prover_sees_the_mirrored_entry_test_top_tested(round_trip):
-    """The innermost loop's entry test (``if n <= 0``) and its bottom test (``if k < n``) are one test mirrored:
-    the prover's view shares them (a loop tested at the top), so the proof is of the loop javac wrote."""
+def test_the_prover_reads_the_first_test_of_a_loop_entered_at_its_bottom(round_trip):
+    """The prover's view of cube puts the nested loops' entry tests back (validate/loopshape.py): it finds
+    ``n > 0`` in the outer loop's bottom test as first evaluated from the method's start, ``i = 0; goto T``
+    (ir/known._first_evaluation), and ``n`` is written nowhere in the loops."""
     _, out = round_trip
     cf = read_class((out / "Kern.class").read_bytes())
     ir = lift_method(cf, next(m for m in cf.methods if m.name == "cube"), None)
+    before = len(ir.blocks)
     assert top_tested(ir)
+    ifs = [b for b in ir.blocks.values() if isinstance(b.terminator, If)]
+    assert len(ir.blocks) > before and len(ifs) >= 3
+
+
+SWEEPS = r"""
+public class Sweeps {
+    static double sweeps(double[] a, int n) {
+        double[] b = new double[n];
+        for (int t = 0; t < 3; t++) {
+            for (int i = 1; i < n - 1; i++) { b[i] = 0.5 * (a[i - 1] + a[i] + a[i + 1]); }
+            for (int i = 1; i < n - 1; i++) { a[i] = 0.5 * (b[i - 1] + b[i] + b[i + 1]); }
+        }
+        double s = 0.0;
+        for (int i = 0; i < n; i++) { s += a[i]; }
+        return s;
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def sweeps(java_home, tmp_path_factory):
+    """BenchKernels.jacobi1d's shape through the full stage (``n - 1`` hoisted and shared by both inner loops,
+    self-check on): (orig dir, out dir, report rows)."""
+    with pytest.MonkeyPatch.context() as mp:
+        return optimize_source(java_home, tmp_path_factory.mktemp("sweeps"), mp, "Sweeps", SWEEPS)
+
+
+def test_a_second_loop_over_the_same_bound_is_entered_without_a_test(sweeps):
+    """The first inner loop's entry test ``n - 1 <= 1`` jumps past both inner loops (revert/tidy.
+    _thread_decided_entries: the second one's test decides the same on that arm) and the second is entered
+    from the first one's exit, where that test decided it (ir/known.py through the first loop's header): one
+    entry test for the two loops, no jump into the second, and the self-check proved it."""
+    _, out, rows = sweeps
+    assert rows["sweeps"].status == "rewritten", rows["sweeps"].reason
+    code = _code(out, "sweeps", "Sweeps")
+    loops = _loops(code)
+    outer, first, second = loops[0], loops[1], loops[2]
+    assert outer[0] <= first[0] < first[1] < second[0] < second[1] <= outer[1], code
+    forward = [(off, t) for off, o, t in code if t is not None and t > off and o != op.GOTO]
+    inside = [(off, t) for off, t in forward if outer[0] <= off < outer[1]]
+    (test, past), = inside  # the first loop's entry test, jumping past the second loop
+    assert test < first[0] and past > second[1], code
+
+
+def test_the_second_loop_behaves_like_javacs_and_the_prover_rejoins_the_threaded_arm(sweeps, java_home):
+    """The prover's view of the rewrite (validate/loopshape._rejoin_threaded_arms) sends the arm that skips
+    both loops through the second loop's entry again, so every loop is tested at its top as javac wrote it;
+    and the code runs as javac's: zero-trip (n <= 2), one-trip, a null or short array (thrown at the first
+    or a later iteration)."""
+    orig, out, rows = sweeps
+    cf = read_class((out / "Sweeps.class").read_bytes())
+    ir = lift_method(cf, next(m for m in cf.methods if m.name == "sweeps"), None)
+    assert top_tested(ir)
+    # the outer loop's step (t++) is reached from the second loop's top test alone, as in javac's code
+    outer = next(b.terminator.a for b in ir.blocks.values() if isinstance(b.terminator, If)
+                 and b.terminator.b == Const(INT, 3))
+    step, = [b.id for b in ir.blocks.values()
+             if any(isinstance(st, Binary) and st.dst is outer for st in b.stmts)]
+    into = [b.id for b in ir.blocks.values() if step in b.successors()]
+    assert len(into) == 1 and isinstance(ir.blocks[into[0]].terminator, If), into
+    arrays = [None, [], [1.5], [2.0, -1.0], [2.0, -1.0, 0.5], [1.0, 2.0, 3.0, 4.0, 5.0]]
+    calls = [dt.Call("Sweeps", "sweeps", "([DI)D", (a, n)) for a, n in itertools.product(arrays, [-1, 0, 1, 2, 3, 4, 5, 7])]
+    assert_behaves_like_original(java_home, orig, out, rows, calls)
 
 
 def _nest(reader_depth: int, conv: str = "i2d", readers: int = 1) -> tuple[IRMethod, Block]:
@@ -178,6 +250,39 @@ def test_a_store_and_load_become_dup_and_store_where_it_pays_and_runs_as_fast():
         assert run(*kept, for_size=True)[:2] == [(dup, 0), kept[0]]
 
 
+TWICE = r"""
+public class Twice {
+    static double twice(double[] x, double[] y, int n) {
+        double s = 0.0;
+        for (int r = 0; r < 3; r++) {
+            for (int i = 0; i < n; i++) { s += x[i] * y[i] + (x[i] * y[i]) * 0.5 + r; }
+        }
+        return s;
+    }
+}
+"""
+
+
+def test_an_accumulator_is_loaded_under_a_value_computed_for_two_uses(java_home, tmp_path):
+    """BenchKernels.redundantProduct through the full stage: ``p = x[i] * y[i]`` computed once and read twice,
+    ``s += p + p * 0.5 + r``: ``s`` is loaded before ``p``'s code and ``p`` ``dup2``ed on the stack (javac's tree
+    order), not stored into a local and loaded back above ``s`` (``dstore 7; dload_3; dload 7; dup2``, 4 bytes
+    more): the loop's only ``dstore`` is the accumulator's. Same results as javac's code, zero-trip, one-trip,
+    null and short arrays."""
+    with pytest.MonkeyPatch.context() as mp:
+        orig, out, rows = optimize_source(java_home, tmp_path, mp, "Twice", TWICE)
+    assert rows["twice"].status == "rewritten", rows["twice"].reason
+    code = _code(out, "twice", "Twice")
+    lo, hi = _loops(code)[-1]
+    body = [op.SHORT_FORMS.get(o, (o, None))[0] for off, o, _ in code if lo <= off <= hi]
+    assert body.count(op.DSTORE) == 1 and body.count(op.DUP2) == 1, code
+    assert body[:2] == [op.DLOAD, op.ALOAD], code  # s, then x[i] * y[i]
+    dbls = [None, [], [1.5], [2.0, -1.0, 0.5]]
+    calls = [dt.Call("Twice", "twice", "([D[DI)D", (a, b, n))
+             for a, b, n in itertools.product(dbls, [None, [1.0], [3.0, -2.0, 0.25]], [-1, 0, 1, 2, 3])]
+    assert_behaves_like_original(java_home, orig, out, rows, calls)
+
+
 def _calls() -> list[dt.Call]:
     """Zero-trip (n <= 0), one-trip and longer loops; null and short arrays (an index out of bounds at the first
     or a later iteration), null rows."""
@@ -224,3 +329,75 @@ def test_the_prover_shares_a_test_only_through_a_variable_both_paths_hold():
     assert (t.a, t.b) == (l4, n), t
     assert all(isinstance(m.blocks[k].terminator, Goto) and m.blocks[k].terminator.target == shared[0].id
                for k in (1, 3))
+
+
+def _preds(blocks: dict[int, Block]) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for b in blocks.values():
+        for t in dict.fromkeys(b.successors()):
+            out.setdefault(t, []).append(b.id)
+    return out
+
+
+def _two_loops(write_bound_in_first: bool = False) -> dict[int, Block]:
+    """jacobi1d's inner loops once threaded: ``m = n - 1; i = 1; if m <= 1 goto 5`` (B0), the first loop B1
+    (``i++; if i < m goto B1``), ``j = 1`` (B2) and the second loop's entry test ``1 < m`` (B3), its body B4."""
+    n, m, i, j = _v(1), _v(2), _v(3), _v(4)
+    step = [Binary(i, "add.i", i, Const(INT, 1))] + ([Binary(m, "sub.i", m, Const(INT, 1))]
+                                                     if write_bound_in_first else [])
+    return {
+        0: Block(0, [Binary(m, "sub.i", n, Const(INT, 1)), Copy(i, Const(INT, 1))], If(Cond.LE, m, Const(INT, 1), 5, 1)),
+        1: Block(1, step, If(Cond.LT, i, m, 1, 2)),
+        2: Block(2, [Copy(j, Const(INT, 1))], Goto(3)),
+        3: Block(3, [], If(Cond.LT, Const(INT, 1), m, 4, 5)),
+        4: Block(4, [Binary(j, "add.i", j, Const(INT, 1))], If(Cond.LT, j, m, 4, 5)),
+        5: Block(5, [], Return(None)),
+    }
+
+
+def test_an_entry_test_is_decided_through_a_loop_that_keeps_the_bound():
+    """ir/known: the second loop's test ``1 < m`` (put in place of B2's jump) is decided by the first loop's entry
+    test ``m <= 1`` (false into B1) through the first loop's header, which only B0 enters from outside: given
+    the method's entry; not without it (no dominance known), and not when the first loop writes ``m``."""
+    from peggy_jvm.ir.known import decided_after
+    blocks = _two_loops()
+    test = blocks[3].terminator
+    assert decided_after(blocks, 2, test, _preds(blocks), False, entry=0) == 4
+    assert decided_after(blocks, 2, test, _preds(blocks), False) is None
+    blocks = _two_loops(write_bound_in_first=True)
+    assert decided_after(blocks, 2, blocks[3].terminator, _preds(blocks), False, entry=0) is None
+
+
+def test_a_loop_entered_at_its_test_gives_its_first_evaluation_only_inside_it():
+    """ir/known: ``i = 0; goto T`` with ``T: if i < n goto L else X``: inside the loop (``L``) ``n > 0`` holds, so
+    an inner ``0 < n`` there is decided; at the exit ``X`` nothing is known of ``n`` (the loop may have run)."""
+    from peggy_jvm.ir.known import decided_after
+    n, i, k = _v(1), _v(2), _v(3)
+    blocks = {
+        0: Block(0, [Copy(i, Const(INT, 0))], Goto(3)),
+        1: Block(1, [Copy(k, Const(INT, 0))], Goto(2)),  # L: the inner loop's preheader
+        2: Block(2, [Binary(i, "add.i", i, Const(INT, 1))], Goto(3)),
+        3: Block(3, [], If(Cond.LT, i, n, 1, 4)),  # T
+        4: Block(4, [Copy(k, Const(INT, 0))], Goto(5)),  # X
+        5: Block(5, [], Return(None)),
+    }
+    inner = If(Cond.LT, k, n, 2, 5)
+    assert decided_after(blocks, 1, inner, _preds(blocks), False, entry=0) == 2
+    assert decided_after(blocks, 4, If(Cond.LT, k, n, 5, 2), _preds(blocks), False, entry=0) is None
+
+
+def test_a_first_evaluation_says_nothing_when_both_arms_stay_in_the_loop():
+    """``i = 0; goto T; T: if i < n goto A else B``, A and B both in the loop (B steps ``i`` down and jumps back):
+    A is also reached at later evaluations with ``n <= 0`` (B first, then ``i = -1 < n``), so ``0 < n`` is not
+    decided at A."""
+    from peggy_jvm.ir.known import decided_after
+    n, i, k = _v(1), _v(2), _v(3)
+    blocks = {
+        0: Block(0, [Copy(i, Const(INT, 0))], Goto(3)),
+        1: Block(1, [Copy(k, Const(INT, 0))], Goto(2)),  # A
+        2: Block(2, [Binary(i, "add.i", i, Const(INT, 1))], If(Cond.LT, i, Const(INT, 10), 3, 5)),
+        4: Block(4, [Binary(i, "sub.i", i, Const(INT, 1))], Goto(3)),  # B
+        3: Block(3, [], If(Cond.LT, i, n, 1, 4)),  # T
+        5: Block(5, [], Return(None)),
+    }
+    assert decided_after(blocks, 1, If(Cond.LT, k, n, 2, 5), _preds(blocks), False, entry=0) is None

@@ -18,9 +18,11 @@ How:
   stored get slots above those, reused from block to block;
 - each operation's opcode comes from :mod:`.opmap` (the table lifting reads the other way round);
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
-  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``0 < n`` as ``n > 0``,
-  ``dup``/``dup2`` for a local loaded twice in a row when that is shorter, and in rebuilt code ``store n;
-  load n`` as ``dup; store n`` where that saves a byte);
+  ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``0 < n`` as ``n > 0``
+  (and ``0 < 16`` as ``16 > 0``), ``dup``/``dup2`` for a local loaded twice in a row when that is shorter, and
+  in rebuilt code ``store n; load n`` as ``dup; store n`` where that saves a byte, and the locals a statement
+  pushes first loaded under the stack values its operand trees read rather than those values stored and
+  loaded back: ``dload s; <t>; dup2; ...`` for ``s = s + (t + t * 0.5)``, :meth:`_Lowerer.load_under`);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
 - frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
   rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
@@ -435,6 +437,11 @@ class _Lowerer:
         self.estack: list[Var | ClassInit] = []
         self.pending: list[Stmt] = []  # deferred statements whose single-use results feed what follows
         self.pending_by_dst: dict[int, Stmt] = {}
+        # where the code of each value on the stack begins (by id of its variable): a local can be loaded there,
+        # under it (:meth:`load_under`)
+        self.est_start: dict[int, int] = {}
+        self.loaded_under: tuple[Stmt, int, int] | None = None
+        self.spill_floor = 0
         self.paired = self.pair_class_inits(block)
         if block.id in self.receives:
             self.estack = list(block.entry_stack)
@@ -518,10 +525,65 @@ class _Lowerer:
         used = [x for x in seq if isinstance(x, Var) and id(x) in on_stack]
         if not used:
             return
-        k = len(used)
-        if seq[:k] == used and self.estack[len(self.estack) - k:] == used:
+        if self.takes_top(seq, used) or self.load_under(st, used):
             return
         self.spill_from(min(d for d, v in enumerate(self.estack) if id(v) in {id(u) for u in used}))
+
+    def takes_top(self, seq: list, used: list[Var]) -> bool:
+        """Whether the pushes ``seq`` begin with the stack values ``used`` (all it reads off the stack), and they
+        are its top entries in that order. A value ``dup``ed for each use (a chain, :func:`_dup_chains`) read by
+        a statement as its first operand and again first by the tree of its next operand is one entry: the
+        statement ``dup``s it."""
+        k = len(used)
+        if seq[:k] != used:
+            return False
+        entries = [x for n, x in enumerate(used) if not (n and used[n - 1] is x and x.id in self.chains)]
+        return self.estack[len(self.estack) - len(entries):] == entries
+
+    def load_under(self, st: Stmt, used: list[Var]) -> bool:
+        """``s = s + t * 0.5`` with ``t`` already on the stack (a value ``dup``ed for two uses): the locals
+        ``st`` pushes first are loaded where the code of the stack values it reads begins, under them, rather
+        than those values stored and loaded again (javac's tree order: ``dload s; <t>; dup2; ...``). Only
+        statements that push their own operands in order, in rebuilt code, and only when nothing between that
+        point and here writes those locals' slots (the load then reads the same value) and the code there does
+        not begin with a ``dup`` of the instruction before it. On success :meth:`operands_in` takes the loaded
+        locals from under the values ``st``'s operand trees read (``loaded_under``)."""
+        if not self.rebuilt or not isinstance(st, (Binary, ArrayStore, PutField)):
+            return False
+        ops, est = st.operands(), self.estack
+        on_stack = {id(v) for v in est}
+        lead: list[Var] = []
+        for x in ops:
+            if not (isinstance(x, Var) and id(x) not in on_stack and x.id not in self.pending_by_dst
+                    and x.id in self.slots and x.id not in self.chains):
+                break
+            lead.append(x)
+        if not lead or not self.takes_top(self.pushes(st)[len(lead):], used):
+            return False
+        entries = [x for n, x in enumerate(used) if not (n and used[n - 1] is x and x.id in self.chains)]
+        at = self.est_start.get(id(entries[0]))
+        if at is None or at >= len(self.items):
+            return False
+        first = self.items[at]
+        if isinstance(first, Insn) and first.opcode in (op.DUP, op.DUP2):
+            return False
+        held = {self.slots[x.id] + w for x in lead for w in range(2 if x.type.kind.wide else 1)}
+        for y in self.items[at:]:
+            if isinstance(y, Insn) and (y.opcode in _STORE_OPS or y.opcode == op.IINC) \
+                    and {y.arg, y.arg + (y.opcode in _TWO_WORD_STORES)} & held:
+                return False
+        loads = [Insn(_LOAD[x.type.kind], self.slots[x.id]) for x in lead]
+        if st.origin >= 0:
+            for insn in loads:
+                self.origin_of[id(insn)] = (insn, st.origin)
+        self.items[at:at] = loads
+        for key, where in self.est_start.items():
+            if where >= at:
+                self.est_start[key] = where + len(loads)
+        depth = len(est) - len(entries)
+        est[depth:depth] = lead
+        self.loaded_under = (st, len(lead), len(entries))
+        return True
 
     def flush(self) -> None:
         """Emit the pending statements in order; their values stay on the stack."""
@@ -606,21 +668,43 @@ class _Lowerer:
         for x in ops:
             if isinstance(x, Var) and x.id in self.chains:
                 self.chains[x.id] -= 1
-        j = 0
-        for cand in range(min(len(ops), len(est)), 0, -1):
-            if all(est[len(est) - cand + i] is ops[i] for i in range(cand)):
-                j = cand
-                break
-        need = {id(x) for x in ops[j:] if isinstance(x, Var)}
-        deepest = next((d for d in range(len(est) - j) if id(est[d]) in need), None)
-        if deepest is not None:
-            self.spill_from(deepest)  # this also stores the j entries above it
+        floor = self.spill_floor
+        if self.loaded_under is not None and self.loaded_under[0] is self.current_stmt:
+            ops = self.take_loaded_under(ops)
+        try:
             j = 0
-        del est[len(est) - j:]
-        for x in ops[j:]:
-            self.push_operand(x)
+            for cand in range(min(len(ops), len(est)), 0, -1):
+                if all(est[len(est) - cand + i] is ops[i] for i in range(cand)):
+                    j = cand
+                    break
+            need = {id(x) for x in ops[j:] if isinstance(x, Var)}
+            deepest = next((d for d in range(len(est) - j) if id(est[d]) in need), None)
+            if deepest is not None:
+                self.spill_from(deepest)  # this also stores the j entries above it
+                j = 0
+            del est[len(est) - j:]
+            for x in ops[j:]:
+                self.push_operand(x)
+        finally:
+            self.spill_floor = floor
         if self.current_stmt is not None:  # the statement's own instruction follows: its line again
             self.mark_line(self.current_stmt)
+
+    def take_loaded_under(self, ops: list) -> list:
+        """The operands of the statement :meth:`load_under` prepared: its first ``n`` operands are on the stack
+        under the ``m`` values the others read; they leave the stack's model, and the other operands are taken
+        (returned) as usual, above them. Nothing may be stored from below the loaded locals while the statement
+        takes its operands (``spill_floor``): the model no longer holds them."""
+        assert self.loaded_under is not None
+        _, n, m = self.loaded_under
+        self.loaded_under = None
+        est = self.estack
+        base = len(est) - m - n
+        if base < 0 or any(est[base + i] is not ops[i] for i in range(n)):
+            raise LowerError("locals loaded under the stack are not the statement's first operands")
+        del est[base:base + n]
+        self.spill_floor = base
+        return ops[n:]
 
     def push_operand(self, x: Var | Const) -> None:
         if isinstance(x, Var):
@@ -636,6 +720,8 @@ class _Lowerer:
     def spill_from(self, depth: int) -> None:
         """Store the stack entries from ``depth`` up into slots (top first)."""
         est = self.estack
+        if depth < self.spill_floor:
+            raise LowerError("a value under locals loaded beneath the stack would have to be stored")
         while len(est) > depth:
             v = est.pop()
             if not isinstance(v, Var):
@@ -647,6 +733,7 @@ class _Lowerer:
         if dst is None:
             return
         if self.stackable(dst) or dst.id in self.chains:
+            self.est_start.pop(id(dst), None)
             self.estack.append(dst)
         elif dst.id not in self.used_anywhere and dst.slot is None:
             self.emit(op.POP2 if dst.type.kind.wide else op.POP)  # a result nobody reads
@@ -656,12 +743,25 @@ class _Lowerer:
     def lower_stmt(self, s: Stmt) -> None:
         """Emit one statement (its deferred operands inside it), with its source line."""
         outer = self.current_stmt
+        start, below = len(self.items), list(self.estack)
         self.mark_line(s)
         self.current_stmt = s
         try:
             self.lower_stmt_code(s)
         finally:
             self.current_stmt = outer
+        if self.loaded_under is not None and self.loaded_under[0] is s:
+            raise LowerError("locals loaded under the stack were not taken")
+        d = s.defined()
+        if d is not None and self.estack and self.estack[-1] is d:
+            # its code begins where the code of the stack values it took begins
+            kept = 0
+            while kept < min(len(below), len(self.estack) - 1) and below[kept] is self.estack[kept]:
+                kept += 1
+            starts = [self.est_start.get(id(v)) for v in below[kept:]]
+            known = [x for x in starts if x is not None]
+            if len(known) == len(starts):
+                self.est_start[id(d)] = min([start, *known])
 
     def lower_stmt_code(self, s: Stmt) -> None:
         if isinstance(s, Copy):
@@ -828,8 +928,10 @@ class _Lowerer:
         if yes == nxt and no != nxt:  # fall into the true arm: branch on the negation
             cond, yes, no = _NEGATE[cond], no, yes
         a, b = t.a, t.b
-        if isinstance(a, Const) and a.type.kind is Kind.INT and not isinstance(b, Const):
-            a, b, cond = b, a, _MIRROR[cond]  # 0 < n (a rotated loop's entry test, i = 0 put in) is n > 0: ifle
+        if isinstance(a, Const) and a.type.kind is Kind.INT and (not isinstance(b, Const) or a.value == 0):
+            # 0 < n (a rotated loop's entry test, i = 0 put in) is n > 0: ifle; 0 < 16 (a nested loop's of
+            # constants, kept for the JIT) is 16 > 0: bipush 16; ifle, a byte less than iconst_0; bipush 16; if_icmpge
+            a, b, cond = b, a, _MIRROR[cond]
         if isinstance(b, Const) and b.type.kind is Kind.INT and (b.value, cond) in _TO_ZERO:
             b, cond = Const(b.type, 0), _TO_ZERO[b.value, cond]  # x < 1 is x <= 0: ifle, no iconst_1
         is_ref = a.type.kind is Kind.REF or b.type.kind is Kind.REF
@@ -974,7 +1076,9 @@ def _pending_dst(st: Stmt) -> Var:
 def _stays_on_top(stmts: list[Stmt], vid: int) -> bool:
     """Whether nothing computed between the definition of ``vid`` and its last use waits on the stack above it
     at one of its uses: a use's own result is read by nobody (an array store, a void call, a dropped result), and
-    any other result is read before the next use, or by it as a single-use operand (a tree it pushes)."""
+    any other result is read before the next use, or by it as a single-use operand (a tree it pushes). A use whose
+    result only the next use reads (``u = t * 0.5; w = t + u``) leaves it on the copy the next use ``dup``ed for
+    it, or is emitted inside that use's tree on that copy."""
     at = [k for k, st in enumerate(stmts) if any(isinstance(x, Var) and x.id == vid for x in st.operands())]
     start = next(k for k, st in enumerate(stmts) if _defines(st, vid))
     reads: dict[int, list[int]] = {}
@@ -987,7 +1091,8 @@ def _stays_on_top(stmts: list[Stmt], vid: int) -> bool:
         if d is None or d.id not in reads:
             continue
         nxt = next(u for u in at if u > k)
-        if k in at or any(r > nxt for r in reads[d.id]) or (nxt in reads[d.id] and len(reads[d.id]) > 1):
+        if (k in at and reads[d.id] != [nxt]) or any(r > nxt for r in reads[d.id]) \
+                or (nxt in reads[d.id] and len(reads[d.id]) > 1):
             return False
     return True
 
@@ -1026,6 +1131,7 @@ def _dup2_pairs(items: list, origin_of: dict[int, tuple[Insn, int]] | None = Non
 
 _LOAD_OF_STORE = {_STORE[k]: _LOAD[k] for k in _STORE}
 _TWO_WORD_STORES = frozenset({op.LSTORE, op.DSTORE})
+_STORE_OPS = frozenset(_STORE.values())
 
 
 def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_size: bool) -> None:

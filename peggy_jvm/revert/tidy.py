@@ -8,8 +8,10 @@ What this module owns
     of equal blocks and of regions equal up to renaming of variables never live at once, ``switch`` rebuilt from
     a chain of equality tests, values set before a join moved into it; under ``rotate_loops`` (``--goal speed``)
     loops tested at the bottom (:func:`_rotate_loops`), a hoisted loop's zero-trip values set before its entry
-    test (:func:`_zero_trip_values_first`), entry tests an earlier test decides dropped
-    (:func:`_settle_known_tests`), an outermost loop whose entry test stays entered by a goto to its bottom test
+    test (:func:`_zero_trip_values_first`), an arm of a loop's entry test that the next loop's entry test
+    repeats sent past that loop (:func:`_thread_decided_entries`), entry tests an earlier test decides dropped
+    (:func:`_settle_known_tests`: also through the loops between, and an outermost loop's test of constants),
+    an outermost loop whose entry test stays entered by a goto to its bottom test
     instead of the copy (:func:`_enter_by_goto`, laid out by :func:`_layout`), constants just set tested as
     constants; last, under ``returns_in_place``, a ``goto`` to a block that only returns or throws replaced by
     that return.
@@ -32,7 +34,7 @@ from typing import Callable
 
 from ..ir.coalesce import (coalesce_copies, copy_stmt, interference, liveness, recompute_invariants,
                            rename_variables)
-from ..ir.known import HOLDS, constant_set, decided_arm
+from ..ir.known import HOLDS, constant_set, decided_arm, deciding_test, heads_loop
 from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import (INT, ArrayLength, ArrayLoad, Binary, Block, Cond, Const, ConstKind, Copy, GetField, GetStatic,
                         Goto, Handler, If, IRMethod, IRType, Kind, Return, Stmt, Switch, Throw, Unary, Var)
@@ -73,7 +75,9 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
         blocks = _reachable_blocks(blocks, entry_id)
     if rotated:
         blocks, entry_id = tidy_blocks(blocks, entry_id)
-        if _settle_known_tests(blocks):
+        if _thread_decided_entries(blocks):
+            blocks = _reachable_blocks(blocks, entry_id)
+        if _settle_known_tests(blocks, entry_id):
             blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
         bottom = _enter_by_goto(blocks, entry_id, rotations, rotated)
         if bottom:
@@ -435,25 +439,79 @@ def _zero_trip_values_first(blocks: dict[int, Block]) -> bool:
     return changed
 
 
-def _settle_known_tests(blocks: dict[int, Block]) -> bool:
-    """An int test an earlier test decides on every path into it (:func:`peggy_jvm.ir.known.decided_arm`: a
-    rotated loop's entry test ``k < n`` with ``k = 0`` under the hoisted read's test ``n > 0``) becomes a jump to
-    its arm. True when a test went. A test of constants alone (``0 < 16``) stays, as javac keeps it: a rotated
-    loop entered with no test at all ran 1.31x slower under HotSpot's JIT (strideSum, alternating runs; 0.94 with
-    the test kept), a loop shape its compiler does not treat as a counted loop. (An outermost loop whose entry
-    test stays is then entered by a goto, :func:`_enter_by_goto`: no test copied.)"""
+def _thread_decided_entries(blocks: dict[int, Block]) -> bool:
+    """An arm of a test into a block that only sets variables by copies and tests what that arm decided
+    (jacobi1d: ``if n1 <= 1`` skipping the first of two loops over the same bound, into ``i = 1; if n1 <= 1``
+    before the second, :func:`peggy_jvm.ir.known.decided_after` on that one edge) goes straight to the
+    decided target when the copies' variables are dead there. Meaning unchanged: on that edge the block's test
+    takes that target, and what the block set is read by no one. The second loop's entry test then has one
+    way in, from the first loop's exit, where the first test decides it (:func:`_settle_known_tests`). True
+    when an arm changed."""
+    changed = False
+    live: dict[int, set[int]] | None = None
+    for bid in sorted(blocks):
+        t = blocks[bid].terminator
+        if not isinstance(t, If) or t.if_true == t.if_false:
+            continue
+        for arm in dict.fromkeys((t.if_true, t.if_false)):
+            j = blocks[arm]
+            jt = j.terminator
+            if arm == bid or not isinstance(jt, If) or not all(isinstance(st, Copy) for st in j.stmts):
+                continue
+            to = decided_arm(blocks, arm, {arm: [bid]}, by_constants=False)
+            if to is None or to == arm:
+                continue
+            if live is None:
+                live = liveness(blocks)
+            if any(st.dst.id in live[to] for st in j.stmts):  # type: ignore[union-attr]
+                continue
+            if t.if_true == arm:
+                t.if_true = to
+            if t.if_false == arm:
+                t.if_false = to
+            changed = True
+    return changed
+
+
+def _settle_known_tests(blocks: dict[int, Block], entry: int) -> bool:
+    """An int test an earlier test decides on every path into it (:func:`peggy_jvm.ir.known.deciding_test`: a
+    rotated loop's entry test ``k < n`` with ``k = 0`` under the hoisted read's test ``n > 0``, or under the
+    entry test of an enclosing loop or of a loop before it over the same ``n``, through loop headers where the
+    prover's view can put the test back, :func:`_straight_into_loop`) becomes a jump to its arm. True when a
+    test went. A test of constants alone (``0 < 8``) goes only outside every loop (an outermost loop's entry:
+    the loop then starts at the method's first iteration, one entry for an on-stack-replacement compilation);
+    a nested loop's (``0 < 16``) stays, as javac keeps it: a nested loop entered with no test at all ran 1.31x
+    and 1.38x slower under HotSpot's JIT (strideSum, alternating runs; 0.94 with the test kept), a loop shape
+    its compiler does not treat as a counted loop. (An outermost loop whose entry test stays is then entered by
+    a goto, :func:`_enter_by_goto`: no test copied.)"""
     preds: dict[int, list[int]] = {}
     for b in blocks.values():
         for t in dict.fromkeys(b.successors()):
             preds.setdefault(t, []).append(b.id)
+    looping = blocks_on_cycles(blocks)
     changed = False
     for bid in sorted(blocks):
-        arm = decided_arm(blocks, bid, preds, by_constants=False)
+        term = blocks[bid].terminator
+        found = deciding_test(blocks, bid, term, preds, bid not in looping, entry) if isinstance(term, If) \
+            else None
+        if found is None or (found.through_loop and not _straight_into_loop(blocks, found.target, preds, entry)):
+            continue
+        arm = found.target
         if arm is not None:
             blocks[bid].terminator = Goto(arm, origin=blocks[bid].terminator.origin)  # type: ignore[union-attr]
             changed = True
             preds = {t: [p for p in ps if p != bid or t == arm] for t, ps in preds.items()}
     return changed
+
+
+def _straight_into_loop(blocks: dict[int, Block], arm: int, preds: dict[int, list[int]], entry: int) -> bool:
+    """Whether ``arm`` heads a loop, or only sets variables by copies: the prover's view of the code
+    (validate/loopshape.py) puts a test dropped before ``arm`` back at the end of the block that jumps to the
+    loop, which must be where it stood, before any read it guarded. matmul's row ``a[i]``, hoisted behind the
+    inner loop's entry test ``n > 0`` that the outer loops' entry test decides: with the test dropped, the row is
+    read first, and the self-check cannot prove the read safe (it does not know ``n > 0`` there: a fact of the
+    path, which the PEGs do not carry into a loop's body), so the method would keep its original code."""
+    return heads_loop(arm, preds, entry) or all(isinstance(st, Copy) for st in blocks[arm].stmts)
 
 
 def _constants_into_tests(blocks: dict[int, Block]) -> None:

@@ -6,7 +6,10 @@ What this module owns
     the reverter emits a rotated loop, ``revert._rotate_loops``) has that common tail taken out into one new
     block that both jump to. The loop is then tested at the top, as javac writes it, and its PEG is the one the
     top-tested loop builds to (the PEG builder reads a loop whose test is at its bottom as a loop whose first
-    test was peeled, which the prover cannot match with the original's).
+    test was peeled, which the prover cannot match with the original's). Before that, an entry test the
+    reverter dropped as decided is put back (:func:`_decided_entry_tests`), and an arm of a test that the
+    reverter sent past a loop whose entry test it decides is sent through that entry again
+    (:func:`_rejoin_threaded_arms`), so that each loop is entered from the join javac's code enters it from.
 
 Why it is sound
     Cross-jumping: the two tails are the same statements over the same variables (temporaries written in a
@@ -26,7 +29,7 @@ import math
 from dataclasses import fields
 
 from ..ir.known import constant_set, decided_after
-from ..ir.coalesce import _MIRROR
+from ..ir.coalesce import _MIRROR, liveness
 from ..ir.lower import _NEGATE
 from ..ir.nodes import Block, Const, Copy, Goto, If, IRMethod, Stmt, Var
 
@@ -49,6 +52,7 @@ def top_tested(m: IRMethod) -> bool:
                 uses.setdefault(d.id, []).append(b.id)
                 defs[d.id] = defs.get(d.id, 0) + 1
     changed = _decided_entry_tests(m)
+    changed = _rejoin_threaded_arms(m) or changed
     for bid in sorted(m.blocks):
         b = m.blocks[bid]
         if not isinstance(b.terminator, If) or all(t > bid for t in b.terminator.targets()):
@@ -87,13 +91,58 @@ def _decided_entry_tests(m: IRMethod) -> bool:
                 continue
             p = m.blocks[others[0]]
             test = If(term.cond, term.a, term.b, term.if_true, term.if_false, origin=term.origin)
-            if decided_after(m.blocks, p.id, test, preds) != loop:
+            if decided_after(m.blocks, p.id, test, preds, entry=m.entry) != loop:
                 continue
             entry = Block(max(m.blocks) + 1, [], test)
             m.blocks[entry.id] = entry
             p.terminator = Goto(entry.id, origin=p.terminator.origin)  # type: ignore[union-attr]
             preds[loop] = [bid, entry.id]
             changed = True
+    return changed
+
+
+def _rejoin_threaded_arms(m: IRMethod) -> bool:
+    """An arm of a test that jumps past a loop whose entry test that arm decides (the reverter's
+    ``revert.tidy._thread_decided_entries``: jacobi1d's ``if n1 <= 1`` skipping both loops over the same bound)
+    goes through that loop's entry again: to the block ``J`` before the entry test (``J`` only sets variables
+    by copies, dead where the arm went, and jumps to the test), whose test, put in place of ``J``'s jump and
+    reached from that arm, goes where the arm went (:func:`peggy_jvm.ir.known.decided_after` on that one edge).
+    Meaning unchanged: the copies are dead there and the test takes the arm's target. The loop is then entered
+    as javac's code enters it, from the join of both ways, so its PEG is the original's."""
+    joins: list[tuple[int, If]] = []  # J and its loop's entry test
+    for jid in sorted(m.blocks):
+        j = m.blocks[jid]
+        if isinstance(j.terminator, Goto) and j.stmts and all(isinstance(st, Copy) for st in j.stmts):
+            target = m.blocks[j.terminator.target]
+            if not target.stmts and isinstance(target.terminator, If):
+                joins.append((jid, target.terminator))
+    changed = False
+    live: dict[int, set[int]] | None = None
+    for bid in sorted(m.blocks) if joins else []:
+        t = m.blocks[bid].terminator
+        if not isinstance(t, If) or t.if_true == t.if_false:
+            continue
+        for jid, test in joins:
+            j = m.blocks[jid]
+            if jid == bid or jid in (t.if_true, t.if_false):
+                continue
+            for arm in dict.fromkeys((t.if_true, t.if_false)):
+                # the arm as if it went to J: does J's test then go where the arm goes?
+                was = (t.if_true, t.if_false)
+                t.if_true, t.if_false = (jid if x == arm else x for x in was)
+                to = decided_after(m.blocks, jid, test, {jid: [bid]}, by_constants=False)
+                t.if_true, t.if_false = was
+                if to != arm:
+                    continue
+                if live is None:
+                    live = liveness(m.blocks)
+                if any(st.dst.id in live[to] for st in j.stmts):  # type: ignore[union-attr]
+                    continue
+                t.if_true, t.if_false = (jid if x == arm else x for x in was)
+                changed, live = True, None  # the new edge changes what is live
+                break
+            if changed and jid in (t.if_true, t.if_false):
+                break
     return changed
 
 
