@@ -325,3 +325,71 @@ def test_bridge_pairing_and_reading_need_their_conditions(compilers, tmp_path, p
     else:
         assert BRIDGE_KEY not in rows
         assert f"only in {javac_side}: method Box$Empty.compareTo(Ljava/lang/Object;)I" in unpaired, unpaired
+
+
+# two switches (validate/branchshape.py): a sparse switch in a loop, javac's lookupswitch of the keys it names
+# against ecj's tableswitch whose key 4 jumps to the default (FastDateParser$TimeZoneStrategy.<init>), and a
+# switch on a String, javac's switch on hashCode() setting an index and a second switch on it against ecj's one
+# (JavaVersion.get)
+SWITCHES = """
+public class Sw {
+    static Object pick(String[] names, Object a) {
+        Object r = a;
+        for (int i = 1; i < names.length; i++) {
+            switch (i) { case 3: r = new StringBuilder(); break; case 5: r = a; break; }
+            if (names[i] != null) r = names[i];
+        }
+        return r;
+    }
+    static int version(String s) {
+        if (s == null) return -1;
+        switch (s) {
+        case "0.9": return 9;
+        case "1.1": return 11;
+        case "10": return 10;
+        case "11": return s.hashCode();
+        default: return s.length();
+        }
+    }
+}
+"""
+# the mutants: key 4 takes case 5's arm; two strings' results swapped
+SWITCH_MUTANTS = {"pick": ("case 5: r = a;", "case 4: case 5: r = a;"),
+                  "version": ('case "1.1": return 11;', 'case "1.1": return 10;')}
+# a switch on an index that one path sets to a value not known (q): jumping past the switch there would be wrong
+INDEX = """
+public class Idx {{
+    static int f(int p, int q) {{
+        int k = 0;
+        if (p > 0) k = {};
+        switch (k) {{ case 0: return 10; case 1: return 20; default: return 30; }}
+    }}
+}}
+"""
+
+
+def test_switches_by_javac_and_ecj(compilers, tmp_path):
+    orig, opt = _build(compilers, SWITCHES, "Sw.java", tmp_path)
+    assert any("lookupswitch" in ln for ln in pp_listing(orig, "Sw", "pick"))
+    assert any("tableswitch" in ln for ln in pp_listing(opt, "Sw", "pick"))
+    assert sum("switch" in ln for ln in pp_listing(orig, "Sw", "version")) == 2
+    assert sum("switch" in ln for ln in pp_listing(opt, "Sw", "version")) == 1
+    rows, _ = _rows(orig, opt)
+    for name in SWITCH_MUTANTS:
+        assert rows[name].verdict.value == "equivalent", (name, rows[name].reason)
+    # javac's two switches threaded into one and its ifeq read as ecj's ifne: the same graph, no search
+    assert rows["version"].axioms == ["bisimulation"], rows["version"].axioms
+    src = SWITCHES
+    for old, new in SWITCH_MUTANTS.values():
+        assert old in src
+        src = src.replace(old, new)
+    rows, _ = _rows(orig, _compile(compilers, "ecj", src, "Sw.java", tmp_path / "mutant"))
+    for name in SWITCH_MUTANTS:
+        assert rows[name].verdict.value != "equivalent", (name, rows[name].reason)
+
+
+def test_switch_on_an_index_not_known_is_not_threaded(compilers, tmp_path):
+    trees = [_compile(compilers, "javac", INDEX.format(k), "Idx.java", tmp_path / name)
+             for name, k in (("q", "q"), ("one", "1"))]
+    rows, _ = _rows(*trees)
+    assert rows["f"].verdict.value == "not-equivalent", rows["f"].reason

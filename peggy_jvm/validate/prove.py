@@ -1,7 +1,8 @@
 """Proof of equivalence of one method pair in one merged e-graph (the E-PEG of both methods).
 
 What this module owns
-    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs (when the
+    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy; branches in one form,
+    :mod:`.branchshape`), build both PEGs (when the
     first attempt fails, again with the helpers only one side calls inlined, each side's own body,
     ``normalize.inline_bodies``), and try,
     cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
@@ -43,6 +44,7 @@ from ..ir.nodes import FieldRef, IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
 from .loopshape import top_tested
+from .branchshape import drop_default_cases, equal_tests_first, thread_constant_switches
 from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, inline_bodies,
                         joint_pegs, pair_of, settle_exit_phis, simplify_known_conditions)
 from ..rules.arrays import exact_array_fields
@@ -240,6 +242,13 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         b = lift_method(pair.opt_class, pair.opt, opt_h)
     except (LiftError, ClassFileError) as e:
         return ProofResult(False, f"cannot lift: {e}")
+    # `!=` tests as `==` tests with their targets swapped, a tableswitch's keys that jump to its default as the
+    # lookupswitch of the other keys, and javac's second switch of a switch on a String threaded into the first
+    # (branchshape.py)
+    for m in (a, b):
+        equal_tests_first(m)
+        drop_default_cases(m)
+        thread_constant_switches(m)
     if shaped is not None:  # loops the reverter emitted bottom-tested: the same code with one test (loopshape.py)
         shaped += [top_tested(a), top_tested(b)]
     try:
