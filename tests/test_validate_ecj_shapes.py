@@ -393,3 +393,19 @@ def test_switch_on_an_index_not_known_is_not_threaded(compilers, tmp_path):
              for name, k in (("q", "q"), ("one", "1"))]
     rows, _ = _rows(*trees)
     assert rows["f"].verdict.value == "not-equivalent", rows["f"].reason
+
+
+# javac's <clinit> of an enum calls its synthetic $values() (no partner: ecj builds the array in place); with 12
+# constants its body is over the inlining size of other helpers (rules/inline.py MAX_SYNTHETIC_CALLEE_NODES)
+LEVELS = "public enum Level { A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, B0, B1; }"
+
+
+def test_enum_initializer_through_javacs_values_helper(compilers, tmp_path):
+    orig, opt = _build(compilers, LEVELS, "Level.java", tmp_path)
+    rows, unpaired = _rows(orig, opt)
+    assert unpaired == ["only in ORIG: method Level.$values()[LLevel;"], unpaired
+    assert rows["<clinit>"].verdict.value == "equivalent", rows["<clinit>"].reason
+    # two constants in the other order: other ordinals, another array
+    mutant = _compile(compilers, "ecj", LEVELS.replace("A0, A1,", "A1, A0,"), "Level.java", tmp_path / "m")
+    rows, _ = _rows(orig, mutant)
+    assert rows["<clinit>"].verdict.value != "equivalent", rows["<clinit>"].reason

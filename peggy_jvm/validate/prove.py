@@ -261,9 +261,10 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
         return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
     if callees is None:
-        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True, constructors=True)
+        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True, constructors=True,
+                           synthetic=True)
         callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, loops=True,
-                                  constructors=True, view=view, opt=opt), opt)
+                                  constructors=True, synthetic=True, view=view, opt=opt), opt)
     # calls of helpers whose pair is not proved, each side's own body inlined before the normal forms, so that
     # the conditions around the call decide the body's tests; pure library calls (Math.max, Integer.signum ...)
     # as their java.lang definitions, for the same reason
