@@ -7,7 +7,9 @@ branch to ``0``/``1``, ecj ``ixor``: axioms/java-compilers.ax), and a concatenat
 operator between two appends (rules/strings.py ``_rebase``), and javac's bridge in a final nested subclass of a
 ``Comparable`` class, which ecj does not emit (the class inherits its superclass's bridge: validate/pairing.py pairs
 the two, validate/modular.py reads javac's ``invokespecial`` as the ``invokevirtual`` it runs; javac as ORIG and as
-OPT); the last four each with a mutant that must not be proved."""
+OPT); the last four each with a mutant that must not be proved; and two switches (a tableswitch's holes against a
+lookupswitch, a switch on a String as javac's two switches against ecj's one: validate/branchshape.py) and an
+enum's ``<clinit>`` through javac's ``$values()`` helper (rules/inline.py's synthetic callees), with mutants."""
 from __future__ import annotations
 
 import subprocess
@@ -233,13 +235,18 @@ def test_concatenations_in_a_loop_a_branch_and_a_try_block(compilers, tmp_path):
     for name in ("describe", "lookup"):
         assert "builder-tostring-fresh" in (rows[name].axioms or ()), (name, rows[name].axioms)
     assert "concat-nothrow" in (rows["lookup"].axioms or ()) or "phi-false" in rows["lookup"].axioms
-    src = CONCAT
-    for old, new in CONCAT_MUTANTS.values():
+    _assert_mutants_not_proved(compilers, orig, CONCAT, CONCAT_MUTANTS, "Concat.java", tmp_path)
+
+
+def _assert_mutants_not_proved(compilers, orig: Path, src: str, mutants: dict[str, tuple[str, str]], name: str,
+                               tmp_path: Path) -> None:
+    """``src`` with every mutant's text replaced, compiled by ecj: none of the mutated methods is proved."""
+    for old, new in mutants.values():
         assert old in src
         src = src.replace(old, new)
-    rows, _ = _rows(orig, _compile(compilers, "ecj", src, "Concat.java", tmp_path / "mutant"))
-    for name in CONCAT_MUTANTS:
-        assert rows[name].verdict.value != "equivalent", (name, rows[name].reason)
+    rows, _ = _rows(orig, _compile(compilers, "ecj", src, name, tmp_path / "mutant"))
+    for method in mutants:
+        assert rows[method].verdict.value != "equivalent", (method, rows[method].reason)
 
 
 def test_concatenation_near_misses_are_not_proved(compilers, tmp_path):
@@ -379,13 +386,7 @@ def test_switches_by_javac_and_ecj(compilers, tmp_path):
         assert rows[name].verdict.value == "equivalent", (name, rows[name].reason)
     # javac's two switches threaded into one and its ifeq read as ecj's ifne: the same graph, no search
     assert rows["version"].axioms == ["bisimulation"], rows["version"].axioms
-    src = SWITCHES
-    for old, new in SWITCH_MUTANTS.values():
-        assert old in src
-        src = src.replace(old, new)
-    rows, _ = _rows(orig, _compile(compilers, "ecj", src, "Sw.java", tmp_path / "mutant"))
-    for name in SWITCH_MUTANTS:
-        assert rows[name].verdict.value != "equivalent", (name, rows[name].reason)
+    _assert_mutants_not_proved(compilers, orig, SWITCHES, SWITCH_MUTANTS, "Sw.java", tmp_path)
 
 
 def test_switch_on_an_index_not_known_is_not_threaded(compilers, tmp_path):
