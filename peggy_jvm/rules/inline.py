@@ -37,7 +37,8 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       varies, where the callee's loops keep their own depths, and its bodies may have up to
       :data:`MAX_LOOP_CALLEE_NODES` nodes), no ``throw`` exit (an explicit throw ends the callee's PEG in a
       ``throw`` result, which has no outcome form in the caller), at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
-      documented size threshold; :data:`MAX_SYNTHETIC_CALLEE_NODES` for a synthetic method in the validator), and when it returns ``boolean``/``byte``/``char``/``short``, every value it
+      documented size threshold; :data:`MAX_SYNTHETIC_CALLEE_NODES` for a synthetic method in the validator,
+      ``CalleeSource.synthetic``), and when it returns ``boolean``/``byte``/``char``/``short``, every value it
       returns is certainly in that type's range (constants, phis of them, ``i2b``/``i2c``/``i2s``): whether
       ``ireturn`` narrows (JVMS 9+) or not (older JVMs) then makes no difference.
     * The call's outcome is read by ``rho_value``/``rho_sigma`` only: a call inside a try region (read by

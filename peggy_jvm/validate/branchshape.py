@@ -32,8 +32,8 @@ Why it is sound
     the blocks of the chain of only predecessors before it (entered by their predecessors' jumps, not by
     exceptions), up to one whose last write of ``v`` copies ``k``. Every run through that jump reaches ``J``
     with ``v == k`` and goes on to the target ``k`` selects, which the jump now goes to directly (the same
-    statements run, in the same order). A block no path from the entry reaches (jumps and the handlers of
-    blocks that may throw) runs in no execution.
+    statements run, in the same order). A block no path from the entry reaches (jumps and handlers) runs in
+    no execution.
 
 Inputs / outputs: an :class:`~peggy_jvm.ir.nodes.IRMethod` from ``ir.lift``, changed in place; True when
 something changed. Code without a ``!=`` test, a ``switch`` key that repeats the default or a jump into a
@@ -155,10 +155,13 @@ def _retarget(b: Block, old: int, new: int) -> None:
 
 
 def _drop_unreached(m: IRMethod) -> None:
+    """Drops the blocks that no jump or handler of a block reached from the entry leads to (the handler of a
+    block that cannot throw is kept too: the block still names it)."""
     seen = {m.entry}
     work = [m.entry]
     while work:
-        for t in m.blocks[work.pop()].successors():
+        b = m.blocks[work.pop()]
+        for t in [*b.successors(False), *(h.target for h in b.handlers)]:
             if t not in seen:
                 seen.add(t)
                 work.append(t)
