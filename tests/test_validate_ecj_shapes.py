@@ -7,7 +7,9 @@ branch to ``0``/``1``, ecj ``ixor``: axioms/java-compilers.ax), and a concatenat
 operator between two appends (rules/strings.py ``_rebase``), and javac's bridge in a final nested subclass of a
 ``Comparable`` class, which ecj does not emit (the class inherits its superclass's bridge: validate/pairing.py pairs
 the two, validate/modular.py reads javac's ``invokespecial`` as the ``invokevirtual`` it runs; javac as ORIG and as
-OPT); the last four each with a mutant that must not be proved."""
+OPT); the last four each with a mutant that must not be proved; and two switches (a tableswitch's holes against a
+lookupswitch, a switch on a String as javac's two switches against ecj's one: validate/branchshape.py) and an
+enum's ``<clinit>`` through javac's ``$values()`` helper (rules/inline.py's synthetic callees), with mutants."""
 from __future__ import annotations
 
 import subprocess
@@ -233,13 +235,18 @@ def test_concatenations_in_a_loop_a_branch_and_a_try_block(compilers, tmp_path):
     for name in ("describe", "lookup"):
         assert "builder-tostring-fresh" in (rows[name].axioms or ()), (name, rows[name].axioms)
     assert "concat-nothrow" in (rows["lookup"].axioms or ()) or "phi-false" in rows["lookup"].axioms
-    src = CONCAT
-    for old, new in CONCAT_MUTANTS.values():
+    _assert_mutants_not_proved(compilers, orig, CONCAT, CONCAT_MUTANTS, "Concat.java", tmp_path)
+
+
+def _assert_mutants_not_proved(compilers, orig: Path, src: str, mutants: dict[str, tuple[str, str]], name: str,
+                               tmp_path: Path) -> None:
+    """``src`` with every mutant's text replaced, compiled by ecj: none of the mutated methods is proved."""
+    for old, new in mutants.values():
         assert old in src
         src = src.replace(old, new)
-    rows, _ = _rows(orig, _compile(compilers, "ecj", src, "Concat.java", tmp_path / "mutant"))
-    for name in CONCAT_MUTANTS:
-        assert rows[name].verdict.value != "equivalent", (name, rows[name].reason)
+    rows, _ = _rows(orig, _compile(compilers, "ecj", src, name, tmp_path / "mutant"))
+    for method in mutants:
+        assert rows[method].verdict.value != "equivalent", (method, rows[method].reason)
 
 
 def test_concatenation_near_misses_are_not_proved(compilers, tmp_path):
@@ -325,3 +332,81 @@ def test_bridge_pairing_and_reading_need_their_conditions(compilers, tmp_path, p
     else:
         assert BRIDGE_KEY not in rows
         assert f"only in {javac_side}: method Box$Empty.compareTo(Ljava/lang/Object;)I" in unpaired, unpaired
+
+
+# two switches (validate/branchshape.py): a sparse switch in a loop, javac's lookupswitch of the keys it names
+# against ecj's tableswitch whose key 4 jumps to the default (FastDateParser$TimeZoneStrategy.<init>), and a
+# switch on a String, javac's switch on hashCode() setting an index and a second switch on it against ecj's one
+# (JavaVersion.get)
+SWITCHES = """
+public class Sw {
+    static Object pick(String[] names, Object a) {
+        Object r = a;
+        for (int i = 1; i < names.length; i++) {
+            switch (i) { case 3: r = new StringBuilder(); break; case 5: r = a; break; }
+            if (names[i] != null) r = names[i];
+        }
+        return r;
+    }
+    static int version(String s) {
+        if (s == null) return -1;
+        switch (s) {
+        case "0.9": return 9;
+        case "1.1": return 11;
+        case "10": return 10;
+        case "11": return s.hashCode();
+        default: return s.length();
+        }
+    }
+}
+"""
+# the mutants: key 4 takes case 5's arm; two strings' results swapped
+SWITCH_MUTANTS = {"pick": ("case 5: r = a;", "case 4: case 5: r = a;"),
+                  "version": ('case "1.1": return 11;', 'case "1.1": return 10;')}
+# a switch on an index that one path sets to a value not known (q): jumping past the switch there would be wrong
+INDEX = """
+public class Idx {{
+    static int f(int p, int q) {{
+        int k = 0;
+        if (p > 0) k = {};
+        switch (k) {{ case 0: return 10; case 1: return 20; default: return 30; }}
+    }}
+}}
+"""
+
+
+def test_switches_by_javac_and_ecj(compilers, tmp_path):
+    orig, opt = _build(compilers, SWITCHES, "Sw.java", tmp_path)
+    assert any("lookupswitch" in ln for ln in pp_listing(orig, "Sw", "pick"))
+    assert any("tableswitch" in ln for ln in pp_listing(opt, "Sw", "pick"))
+    assert sum("switch" in ln for ln in pp_listing(orig, "Sw", "version")) == 2
+    assert sum("switch" in ln for ln in pp_listing(opt, "Sw", "version")) == 1
+    rows, _ = _rows(orig, opt)
+    for name in SWITCH_MUTANTS:
+        assert rows[name].verdict.value == "equivalent", (name, rows[name].reason)
+    # javac's two switches threaded into one and its ifeq read as ecj's ifne: the same graph, no search
+    assert rows["version"].axioms == ["bisimulation"], rows["version"].axioms
+    _assert_mutants_not_proved(compilers, orig, SWITCHES, SWITCH_MUTANTS, "Sw.java", tmp_path)
+
+
+def test_switch_on_an_index_not_known_is_not_threaded(compilers, tmp_path):
+    trees = [_compile(compilers, "javac", INDEX.format(k), "Idx.java", tmp_path / name)
+             for name, k in (("q", "q"), ("one", "1"))]
+    rows, _ = _rows(*trees)
+    assert rows["f"].verdict.value == "not-equivalent", rows["f"].reason
+
+
+# javac's <clinit> of an enum calls its synthetic $values() (no partner: ecj builds the array in place); with 12
+# constants its body is over the inlining size of other helpers (rules/inline.py MAX_SYNTHETIC_CALLEE_NODES)
+LEVELS = "public enum Level { A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, B0, B1; }"
+
+
+def test_enum_initializer_through_javacs_values_helper(compilers, tmp_path):
+    orig, opt = _build(compilers, LEVELS, "Level.java", tmp_path)
+    rows, unpaired = _rows(orig, opt)
+    assert unpaired == ["only in ORIG: method Level.$values()[LLevel;"], unpaired
+    assert rows["<clinit>"].verdict.value == "equivalent", rows["<clinit>"].reason
+    # two constants in the other order: other ordinals, another array
+    mutant = _compile(compilers, "ecj", LEVELS.replace("A0, A1,", "A1, A0,"), "Level.java", tmp_path / "m")
+    rows, _ = _rows(orig, mutant)
+    assert rows["<clinit>"].verdict.value != "equivalent", rows["<clinit>"].reason

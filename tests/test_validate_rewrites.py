@@ -32,14 +32,15 @@ public class R {
         return s;
     }
     static int length() { return "h\u00e9llo \ud83d\ude00".length(); }
-    static int flipped(int[] a) { int n = 0; for (int i = 0; i < a.length; i++) { if (a[i] != 0) { n++; } } return n; }
+    static int flipped(int[] a) { int n = 0; for (int i = 0; i < a.length; i++) { if (a[i] > 0) { n++; } } return n; }
     static String message(String s) { return new StringBuilder().append("bad: ").append(s).toString(); }
     Object[] items;
+    int[] counts;
     int dedup() {
         int n = 0;
         for (int i = 0; i < this.items.length; i++) {
             Object x = this.items[i];
-            for (int j = i + 1; j < this.items.length; j++) { if (this.items[j] != null) { if (this.items[j] == x) { n++; } } }
+            for (int j = i + 1; j < this.items.length; j++) { if (this.counts[j] > 0) { if (this.items[j] == x) { n++; } } }
         }
         return n;
     }
@@ -47,7 +48,7 @@ public class R {
         int n = 0;
         for (int i = 0; i < this.items.length; i++) {
             Object x = this.items[i];
-            for (int j = i + 1; j < this.items.length; j++) { if (this.items[j] != null) { if (this.items[j] == x) { n++; } } }
+            for (int j = i + 1; j < this.items.length; j++) { if (this.counts[j] > 0) { if (this.items[j] == x) { n++; } } }
         }
         return n;
     }
@@ -74,23 +75,24 @@ public class R {
         return s;
     }
     static int length() { return 8; }
-    static int flipped(int[] a) { int n = 0; for (int i = 0; i < a.length; i++) { if (a[i] == 0) { continue; } n++; }
+    static int flipped(int[] a) { int n = 0; for (int i = 0; i < a.length; i++) { if (a[i] <= 0) { continue; } n++; }
                                   return n; }
     static String message(String s) { return "bad: ".concat(String.valueOf(s)); }
     Object[] items;
-    int dedup() {  // the null test flipped inside the inner loop (continue)
+    int[] counts;
+    int dedup() {  // the count test flipped inside the inner loop (continue)
         int n = 0;
         for (int i = 0; i < this.items.length; i++) {
             Object x = this.items[i];
-            for (int j = i + 1; j < this.items.length; j++) { if (this.items[j] == null) { continue; } if (this.items[j] == x) { n++; } }
+            for (int j = i + 1; j < this.items.length; j++) { if (this.counts[j] <= 0) { continue; } if (this.items[j] == x) { n++; } }
         }
         return n;
     }
-    int dedupWrong() {  // flipped the wrong way: counts null entries equal to x
+    int dedupWrong() {  // flipped the wrong way: counts the entries equal to x whose count is not positive
         int n = 0;
         for (int i = 0; i < this.items.length; i++) {
             Object x = this.items[i];
-            for (int j = i + 1; j < this.items.length; j++) { if (this.items[j] != null) { continue; } if (this.items[j] == x) { n++; } }
+            for (int j = i + 1; j < this.items.length; j++) { if (this.counts[j] > 0) { continue; } if (this.items[j] == x) { n++; } }
         }
         return n;
     }
@@ -117,7 +119,8 @@ def _without(trees, rule: str) -> dict:
     return validate_rows(trees, rules=rules.active(), counterexamples=False)
 
 
-# loop-optimistic's value numbering and theta-bisimulation are both loop induction: either proves "flipped"
+# loop-optimistic's value numbering and theta-bisimulation are both loop induction: either proves "flipped". The
+# flipped tests are `>`/`<=`: a flipped `!=`/`==` is one form before any axiom (validate/branchshape.py)
 ALSO_PROVED_BY = {"builder-init-append": ("builder-tostring-fresh",), "loop-optimistic": ("theta-bisimulation",)}
 
 

@@ -38,7 +38,8 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       varies, where the callee's loops keep their own depths, and its bodies may have up to
       :data:`MAX_LOOP_CALLEE_NODES` nodes), no ``throw`` exit (an explicit throw ends the callee's PEG in a
       ``throw`` result, which has no outcome form in the caller), at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
-      documented size threshold), and when it returns ``boolean``/``byte``/``char``/``short``, every value it
+      documented size threshold; :data:`MAX_SYNTHETIC_CALLEE_NODES` for a synthetic method in the validator,
+      ``CalleeSource.synthetic``), and when it returns ``boolean``/``byte``/``char``/``short``, every value it
       returns is certainly in that type's range (constants, phis of them, ``i2b``/``i2c``/``i2s``): whether
       ``ireturn`` narrows (JVMS 9+) or not (older JVMs) then makes no difference.
     * The call's outcome is read by ``rho_value``/``rho_sigma`` only: a call inside a try region (read by
@@ -85,6 +86,9 @@ __all__ = ["MAX_CALLEE_NODES", "CalleeSource", "Body", "inlinable_calls", "choos
 MAX_CALLEE_NODES = 40
 #: the same for a callee with loops (``CalleeSource.loops``): a loop over an array with its bounds checks
 MAX_LOOP_CALLEE_NODES = 120
+#: the same for a synthetic callee (``CalleeSource.synthetic``): javac's ``$values()`` of an enum of 20
+#: constants (126 nodes) that ecj writes into the enum's ``<clinit>`` itself
+MAX_SYNTHETIC_CALLEE_NODES = 200
 
 _CALL_OPS = frozenset({"invoke.static", "invoke.special", "invoke.virtual"})
 _HANDLER_READS = frozenset({"threw", "rho_exc", "rho_esigma"})
@@ -129,6 +133,9 @@ class CalleeSource:
     #: recursive callees too (the validator's, in its normal forms and value by value: validate/prove.py,
     #: validate/finite.py): the body's own calls of itself stay calls, so each inlining unfolds the recursion once
     recursive: bool = False
+    #: synthetic callees up to :data:`MAX_SYNTHETIC_CALLEE_NODES` (the validator's: a helper one compiler
+    #: emits where the other writes its code in place, which meets the other side only through its body)
+    synthetic: bool = False
 
     def body(self, kind: str, ref: MethodRef) -> Body | str:
         """The callee's body for a call ``invoke.<kind>`` of ``ref`` from the caller, or why it is not inlined."""
@@ -211,7 +218,7 @@ class CalleeSource:
                 return "private to another class"
             if self._superclasses(cls.name) is None:
                 return "a superclass outside the input"  # its protected members would become reachable
-        return _callee_peg(cls, m, ref, self.hierarchy, self.loops, self.recursive)
+        return _callee_peg(cls, m, ref, self.hierarchy, self.loops, self.recursive, self.synthetic)
 
 
 def _package(name: str) -> str:
@@ -293,7 +300,7 @@ def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile,
 
 
 def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassHierarchy | None,
-                loops: bool = False, recursive: bool = False) -> Body | str:
+                loops: bool = False, recursive: bool = False, synthetic: bool = False) -> Body | str:
     from ..ir.lift import lift_method  # the stages below the rules: imported where used, as pipeline does
     from ..peg.build import build_peg
     from ..peg.check import check_peg
@@ -305,6 +312,8 @@ def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassH
     reach = peg.reachable([peg.root])
     has_loop = any(peg.nodes[n].op == "theta" for n in reach)
     limit = MAX_LOOP_CALLEE_NODES if has_loop and loops else MAX_CALLEE_NODES
+    if synthetic and m.access & Access.SYNTHETIC:
+        limit = max(limit, MAX_SYNTHETIC_CALLEE_NODES)
     if len(reach) > limit:
         return f"too large ({len(reach)} > {limit} PEG nodes)"
     for n in reach:

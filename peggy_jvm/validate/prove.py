@@ -1,7 +1,8 @@
 """Proof of equivalence of one method pair in one merged e-graph (the E-PEG of both methods).
 
 What this module owns
-    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy), build both PEGs (when the
+    :func:`prove_pair`: lift both methods (each with its own side's class hierarchy; branches in one form,
+    :mod:`.branchshape`), build both PEGs (when the
     first attempt fails, again with the helpers only one side calls inlined, each side's own body,
     ``normalize.inline_bodies``), and try,
     cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
@@ -44,6 +45,7 @@ from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
 from .finite import equal_on_values
 from .loopshape import top_tested
+from .branchshape import drop_default_cases, equal_tests_first, thread_constant_switches
 from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, inline_bodies,
                         joint_pegs, pair_of, settle_exit_phis, simplify_known_conditions)
 from ..rules.arrays import exact_array_fields
@@ -251,6 +253,13 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         b = lift_method(pair.opt_class, pair.opt, opt_h)
     except (LiftError, ClassFileError) as e:
         return ProofResult(False, f"cannot lift: {e}")
+    # `!=` tests as `==` tests with their targets swapped, a tableswitch's keys that jump to its default as the
+    # lookupswitch of the other keys, and javac's second switch of a switch on a String threaded into the first
+    # (branchshape.py)
+    for m in (a, b):
+        equal_tests_first(m)
+        drop_default_cases(m)
+        thread_constant_switches(m)
     if shaped is not None:  # loops the reverter emitted bottom-tested: the same code with one test (loopshape.py)
         shaped += [top_tested(a), top_tested(b)]
     try:
@@ -263,9 +272,10 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
         return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
     if callees is None:
-        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True, constructors=True)
+        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True, constructors=True,
+                           synthetic=True)
         callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, loops=True,
-                                  constructors=True, view=view, opt=opt), opt)
+                                  constructors=True, synthetic=True, view=view, opt=opt), opt)
     # calls of helpers whose pair is not proved, each side's own body inlined before the normal forms, so that
     # the conditions around the call decide the body's tests; pure library calls (Math.max, Integer.signum ...)
     # as their java.lang definitions, for the same reason
