@@ -46,8 +46,8 @@ sys.path.insert(0, str(ROOT))
 
 from peggy_jvm.classfile.reader import read_class, read_code  # noqa: E402
 from peggy_jvm.classfile.bytecode import decode  # noqa: E402
-from peggy_jvm.codecost import (FLOAT_SPILL_EXTRA, KIND_OF, TAKEN_EXTRA, WEIGHTS, Kind, kind_of,  # noqa: E402
-                                loop_depths, price_code)
+from peggy_jvm.codecost import (FLOAT_SPILL_EXTRA, KIND_OF, LDC_READ_EXTRA, TAKEN_EXTRA, WEIGHTS,  # noqa: E402
+                                Kind, kind_of, loop_depths, price_code)
 
 REPS = 10
 
@@ -102,6 +102,10 @@ CONTEXT = [
     # `fload; dup; fstore; fstore` against `stack`'s `iload_3; dup; istore_2; istore_1`: a float spilled by a
     # 4-byte store and read back by dup as an 8-byte word
     (Bench("fdup", None, "f = g = h;"), "stack"),
+    # `iload y; ldc; iand` against `ldc; iload y; iand`: the same instructions, but HotSpot's interpreter pushes an
+    # `ldc`'s constant to the stack in memory (the value before it too), and the `iand` right after reads it back
+    (Bench("ldcsecond", None, "x = y & 100000;"), "ldcfirst"),
+    (Bench("ldcfirst", None, "x = 100000 & y;"), "iadd"),
 ]
 
 JAVA = """\
@@ -236,7 +240,8 @@ def context_effects(per_iter: dict[str, float], unit: float) -> dict[str, float]
 
     return {"taken": (ns("taken") - ns("branch")) / unit + 2 * WEIGHTS[Kind.LOCAL],
             "iload2": (ns("iadd") - ns("iload2")) / unit,
-            "fdup": (ns("fdup") - ns("stack")) / unit}
+            "fdup": (ns("fdup") - ns("stack")) / unit,
+            "ldc": (ns("ldcsecond") - ns("ldcfirst")) / unit}
 
 
 #: Kernels' methods, how the harness calls one (arguments from its setup) and how often per measurement
@@ -316,7 +321,7 @@ def kernels(rounds: int) -> int:
 
 def _kernel_prices(class_file: Path) -> dict[str, int]:
     cf = read_class(class_file.read_bytes())
-    return {m.name: price_code(read_code(m.code_attribute().data, cf.pool)).cost for m in cf.methods}
+    return {m.name: price_code(read_code(m.code_attribute().data, cf.pool), cf.pool).cost for m in cf.methods}
 
 
 #: the jacobi2d stencil in five shapes (docs/cost-model.md): javac's form of the original, the index expressions
@@ -440,6 +445,8 @@ def main() -> int:
                       f"measured {ctx['iload2']:.1f}")
                 print(f"dup of a float just computed, extra over an int's: table {FLOAT_SPILL_EXTRA}, "
                       f"measured {ctx['fdup']:.1f}")
+                print(f"ldc read at once by the next instruction, extra over an ldc before a load: table "
+                      f"{LDC_READ_EXTRA}, measured {ctx['ldc']:.1f}")
     return 0
 
 
