@@ -11,10 +11,12 @@ loads/stores) and ``iadd`` (``x = x + y``): their instructions on average weigh 
 interpreter's dispatch dominates such simple instructions; one of them alone is too short to time apart).
 Every other benchmark's target group gets what its time leaves after its other instructions, priced with the
 table's weights; a callee's own instructions (``extra``) are priced the same way and subtracted. So the
-measured column reads in the table's units. Two more benchmarks (:data:`CONTEXT`) measure what an instruction's
+measured column reads in the table's units. More benchmarks (:data:`CONTEXT`) measure what an instruction's
 neighbours change, each against a benchmark that differs from it only in that: the extra price of a taken jump
 (``codecost.TAKEN_EXTRA``), the saving of HotSpot's fused ``iload n; iload m`` (``fast_iload2``, not priced:
-it measures about nothing), and the stall of a ``dup`` of a float just computed (``codecost.FLOAT_SPILL_EXTRA``).
+it measures about nothing), the stall of a ``dup`` of a float just computed (``codecost.FLOAT_SPILL_EXTRA``), and
+the read of an ``ldc``'s number by the instruction right after it (``codecost.LDC_READ_EXTRA``: ``y & 100000``
+against ``100000 & y``).
 
     scripts/calibrate_cost.py [--mode xint|jit|both] [--rounds N]
     scripts/calibrate_cost.py --kernels [--rounds N]

@@ -1,9 +1,9 @@
 """An ``ldc`` constant of a commutative operation stays before the other operand (ir/coalesce's constants-second
 rule moves only constants with a one- to three-byte form): HotSpot's interpreter stores an ``ldc``'s number to the
 stack in memory, so the operation right after it reads it back (docs/cost-model.md, ``LDC_READ_EXTRA``);
-``BenchKernels.crc32``'s rewrite with ``-(crc & 1) & 0xedb88320`` ran 1.02x under -Xint where javac's
-``0xedb88320 & -(crc & 1)`` order runs 0.97x. Shapes read off the round trip's bytecode (lift, PEG, revert with
-loops rotated, lower), then both classes run on the JVM (``-Xverify:all``)."""
+``BenchKernels.crc32``'s rewrite had turned javac's ``0xedb88320 & -(crc & 1)`` into ``-(crc & 1) & 0xedb88320``,
+one such read more per inner iteration. Shapes read off the round trip's bytecode (lift, PEG, revert with loops
+rotated, lower), then both classes run on the JVM (``-Xverify:all``)."""
 from __future__ import annotations
 
 import itertools

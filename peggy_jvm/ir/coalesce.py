@@ -331,8 +331,8 @@ def _constants_second(m: IRMethod) -> None:
     ``iload; iflt`` for ``0 > x``, and ``v = 1 + v`` becomes the ``v = v + 1`` that coalescing and lowering
     turn into ``iinc``. A constant pushes no tree, so no evaluation moves. A constant that needs ``ldc`` stays
     where it is: HotSpot's interpreter stores an ``ldc``'s number to the stack in memory, and an operation right
-    after it reads it back (``codecost.LDC_READ_EXTRA``; ``BenchKernels.crc32``'s ``-(crc & 1) & 0xedb88320``
-    ran 1.02x, javac's order 0.97x), and it has no ``iinc`` form."""
+    after it reads it back (``codecost.LDC_READ_EXTRA``: ``BenchKernels.crc32``'s ``0xedb88320 & -(crc & 1)``
+    turned around cost one such read per inner iteration), and it has no ``iinc`` form."""
     for b in m.blocks.values():
         for st in b.stmts:
             if isinstance(st, Binary) and st.op in _COMMUTATIVE and isinstance(st.a, Const) \
