@@ -4,7 +4,7 @@ What this module owns
     :class:`Kind` (the instruction groups the JVM prices alike), :data:`WEIGHTS` (THE per-group interpreter
     weights, integers relative to ``iadd``), :data:`LOOP_FACTOR`, :class:`EmittedCost` and the functions that
     price decoded code: :func:`instruction_weight`, :func:`taken_halves`, :data:`TAKEN_EXTRA`,
-    :data:`FLOAT_SPILL_EXTRA`,
+    :data:`FLOAT_SPILL_EXTRA`, :data:`LDC_READ_EXTRA`, :func:`pushes_number`,
     :func:`loop_depths`, :func:`instruction_prices`, :func:`price_instructions`,
     :func:`price_code`; :class:`Goal` (what a rewrite must pay in). ``docs/cost-model.md`` gives the measured
     numbers behind the weights (``scripts/calibrate_cost.py`` measures them on the running JVM).
@@ -15,13 +15,15 @@ The model
     basic block (exception edges count: a handler that jumps back into a loop is part of it) and ``taken`` how
     often a jump is expected to be taken (:func:`taken_halves`: always for ``goto``; for a conditional branch,
     by which of its two ways stays in its loop), plus :data:`FLOAT_SPILL_EXTRA` for a ``dup``/``swap`` right
-    after an instruction that leaves a float. ``size`` is the code length in bytes.
+    after an instruction that leaves a float, plus :data:`LDC_READ_EXTRA` for an instruction that takes the top
+    of the stack right after an ``ldc`` of a number. ``size`` is the code length in bytes.
     Unlike the PEG model (:mod:`peggy_jvm.pegextract.cost`), this prices what the lowering actually emitted:
     loads, stores, stack shuffles and jumps included, so a PEG that is cheaper but lowers to more or slower
     instructions is seen for what it is.
 
 Inputs: decoded instructions (:func:`peggy_jvm.classfile.bytecode.decode`) and the exception table, or a parsed
-:class:`~peggy_jvm.classfile.model.CodeAttribute`. Outputs: :class:`EmittedCost` (integers).
+:class:`~peggy_jvm.classfile.model.CodeAttribute`; optionally the class's constant pool (which ``ldc`` loads a
+number). Outputs: :class:`EmittedCost` (integers).
 Invariants: every opcode of :data:`peggy_jvm.classfile.opcodes.OPCODES` has exactly one kind and a positive
 weight; the price depends only on the code (never on time or the machine); an instruction in a loop nested
 ``k`` deep costs ``LOOP_FACTOR ** k`` times its weight.
@@ -36,11 +38,13 @@ import networkx as nx
 
 from .classfile.bytecode import Instruction, decode
 from .classfile.model import CodeAttribute
-from .classfile.opcodes import CONDITIONAL_BRANCHES, GOTO, GOTO_W, JSR, JSR_W, NO_FALLTHROUGH, OPCODES, RET
+from .classfile.constpool import ConstantPool, Tag
+from .classfile.opcodes import (CONDITIONAL_BRANCHES, GOTO, GOTO_W, JSR, JSR_W, LDC, LDC2_W, LDC_W, NO_FALLTHROUGH,
+                                OPCODES, RET)
 from .ir.cfg import LoopForest, natural_loops
 
-__all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "TAKEN_EXTRA", "FLOAT_SPILL_EXTRA", "KIND_OF", "EmittedCost",
-           "kind_of",
+__all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "TAKEN_EXTRA", "FLOAT_SPILL_EXTRA", "LDC_READ_EXTRA", "KIND_OF",
+           "EmittedCost", "kind_of", "pushes_number",
            "instruction_weight", "taken_halves", "loop_depths", "instruction_prices",
            "price_instructions", "price_code"]
 
@@ -118,6 +122,17 @@ TAKEN_EXTRA = 4
 #: ``x = y = z;``, 8.1 against 3.5 ns per statement); an int or reference is spilled as a whole word, no stall.
 FLOAT_SPILL_EXTRA = 10
 
+#: what an instruction that takes its operand from the top of the stack costs beyond its weight right after an
+#: ``ldc`` of a number (``ldc2_w``; ``ldc``/``ldc_w`` of an int or float): HotSpot's interpreter keeps the top of
+#: the stack in a register, but its ``ldc`` template stores the number to the stack in memory (and the value in
+#: the register before it), and the instruction after reads it back, a store forwarded to a load on the path of
+#: every value computed from it. Measured 0.7-1.3 (``scripts/calibrate_cost.py``: ``ldcsecond``, ``y & 100000``,
+#: against ``ldcfirst``, ``100000 & y``: the same instructions, the ``ldc`` before the load in one and after it in
+#: the other). ``BenchKernels.crc32``'s rewrite had put its constant second in ``-(crc & 1) & 0xedb88320``: one
+#: more such read per inner iteration for no fewer instructions, priced 4113 against javac's 4073 (4013 with the
+#: constant first, as the lowering now leaves it).
+LDC_READ_EXTRA = 1
+
 #: the instructions that leave a float on top of the stack (a float field or call result is not known here)
 _FLOAT_RESULTS = frozenset(op for op, info in OPCODES.items()
                            if info.name.startswith(("fload", "fconst_")) or info.name in (
@@ -125,6 +140,11 @@ _FLOAT_RESULTS = frozenset(op for op, info in OPCODES.items()
 #: the stack instructions that copy or move words
 _WORD_MOVES = frozenset(op for op, info in OPCODES.items() if info.name in ("dup", "dup_x1", "dup_x2", "swap"))
 
+
+#: the instructions that push a number to the stack in memory: ``ldc2_w``, and ``ldc``/``ldc_w`` of a pool entry
+#: with one of :data:`_NUMBER_TAGS` (a String or Class constant stays in the register, HotSpot's ``fast_aldc``)
+_NUMBER_LOADS = frozenset((LDC, LDC_W))
+_NUMBER_TAGS = (Tag.INTEGER, Tag.FLOAT)
 
 #: the mnemonics whose group their name alone does not tell by its prefix or suffix
 _EXACT = {"nop": Kind.NOP, "iinc": Kind.IINC, "imul": Kind.INT_MUL, "arraylength": Kind.ARRAY_LENGTH,
@@ -171,6 +191,13 @@ def kind_of(name: str) -> Kind:
 
 #: opcode -> kind, for every opcode of the one opcode table (None: not an opcode)
 KIND_OF: list[Kind | None] = [kind_of(OPCODES[i].name) if i in OPCODES else None for i in range(256)]
+
+#: the instructions that take the top of the stack into the register at once: arithmetic, conversions,
+#: comparisons, conditional branches, local and array stores, array loads (the index), returns
+_TOP_READERS = frozenset(op for op, info in OPCODES.items()
+                         if op in CONDITIONAL_BRANCHES or info.name[1:].startswith("store") or KIND_OF[op] in (
+                             Kind.INT_ARITH, Kind.INT_MUL, Kind.WIDE_ARITH, Kind.DIV_REM, Kind.CONVERT,
+                             Kind.COMPARE, Kind.ARRAY_LOAD, Kind.ARRAY_STORE, Kind.RETURN) and info.name != "return")
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,10 +281,23 @@ def loop_depths(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int,
     return [depth for _, depth in instruction_prices(insns, handlers)]
 
 
-def instruction_prices(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()
-                       ) -> list[tuple[int, int]]:
+def pushes_number(insn: Instruction, pool: ConstantPool | None = None) -> bool:
+    """``insn`` is an ``ldc`` whose number the interpreter stores to the stack in memory (:data:`LDC_READ_EXTRA`):
+    ``ldc2_w``, or ``ldc``/``ldc_w`` of an int or float; without the pool every ``ldc``/``ldc_w`` counts."""
+    if insn.opcode == LDC2_W:
+        return True
+    if insn.opcode not in _NUMBER_LOADS:
+        return False
+    entry = pool.entries[insn.arg] if pool is not None and 0 < insn.arg < len(pool.entries) else None
+    return entry is None or entry[0] in _NUMBER_TAGS
+
+
+def instruction_prices(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = (),
+                       pool: ConstantPool | None = None) -> list[tuple[int, int]]:
     """Per instruction, its weight (its group's, plus :data:`TAKEN_EXTRA` per expected taking of a jump, plus
-    :data:`FLOAT_SPILL_EXTRA` for a word move of a float just computed in the same block) and its loop depth."""
+    :data:`FLOAT_SPILL_EXTRA` for a word move of a float just computed in the same block, plus
+    :data:`LDC_READ_EXTRA` for a reader of the top of the stack right after an ``ldc`` of a number in the same
+    block, :func:`pushes_number` with ``pool``) and its loop depth."""
     if not insns:
         return []
     g, block_of = _block_graph(insns, handlers)
@@ -267,19 +307,26 @@ def instruction_prices(insns: Sequence[Instruction], handlers: Iterable[tuple[in
         block = block_of[k]
         fallthrough = insns[k + 1].offset if k + 1 < len(insns) else None
         weight = instruction_weight(insn) + TAKEN_EXTRA * taken_halves(insn, block, fallthrough, forest) // 2
-        if insn.opcode in _WORD_MOVES and k > 0 and insns[k - 1].opcode in _FLOAT_RESULTS and insn.offset not in g:
-            weight += FLOAT_SPILL_EXTRA
+        if k > 0 and insn.offset not in g:  # the instruction before it is in the same block
+            before = insns[k - 1]
+            if insn.opcode in _WORD_MOVES and before.opcode in _FLOAT_RESULTS:
+                weight += FLOAT_SPILL_EXTRA
+            if insn.opcode in _TOP_READERS and pushes_number(before, pool):
+                weight += LDC_READ_EXTRA
         out.append((weight, forest.depth_of(block)))
     return out
 
 
-def price_instructions(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()) -> EmittedCost:
-    """The emitted cost of decoded code with its exception table (as (start, end, handler) offsets)."""
-    cost = sum(w * LOOP_FACTOR ** d for w, d in instruction_prices(insns, handlers))
+def price_instructions(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = (),
+                       pool: ConstantPool | None = None) -> EmittedCost:
+    """The emitted cost of decoded code with its exception table (as (start, end, handler) offsets); ``pool``
+    tells which ``ldc`` loads a number (:func:`pushes_number`)."""
+    cost = sum(w * LOOP_FACTOR ** d for w, d in instruction_prices(insns, handlers, pool))
     size = insns[-1].offset + insns[-1].length if insns else 0
     return EmittedCost(cost, size)
 
 
-def price_code(code: CodeAttribute) -> EmittedCost:
-    """The emitted cost of a parsed Code attribute."""
-    return price_instructions(decode(code.code), [(x.start, x.end, x.handler) for x in code.exception_table])
+def price_code(code: CodeAttribute, pool: ConstantPool | None = None) -> EmittedCost:
+    """The emitted cost of a parsed Code attribute, its ``ldc`` operands read in ``pool`` (the class's)."""
+    return price_instructions(decode(code.code), [(x.start, x.end, x.handler) for x in code.exception_table],
+                              pool)

@@ -384,7 +384,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
     data = _lower(cf, m, code, reverted, hierarchy, for_size=goal is Goal.SIZE)
     emitted = read_code(data, cf.pool)
     times["full.lower"] = round((clock() - t1) * 1000, 3)
-    old_price, new_price = price_code(code), price_code(emitted)
+    old_price, new_price = price_code(code, cf.pool), price_code(emitted, cf.pool)
     info.update(emitted_cost_before=old_price.cost, emitted_cost_after=new_price.cost)
     try:
         _check_emitted(goal, old_price, new_price)
@@ -397,7 +397,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
         net.check("reverting")
         plain = _lower(cf, m, code, revert_peg(new, ir, returns_in_place=False), hierarchy)
         plain_emitted = read_code(plain, cf.pool)
-        plain_price = price_code(plain_emitted)
+        plain_price = price_code(plain_emitted, cf.pool)
         try:
             _check_emitted(goal, old_price, plain_price)
         except MethodUnchanged:
@@ -474,7 +474,7 @@ def _smallest(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Ins
     self-check cannot prove the peepholed original, the peepholes that keep its PEG the same graph
     (``same_graph``) are tried in its place."""
     times: dict[str, float] = info.setdefault("time_ms", {})
-    old_price = price_code(code)
+    old_price = price_code(code, cf.pool)
     candidates: list[tuple[RecodeResult, CodeAttribute, bool]] = []  # (code, parsed, proved already)
     why = ""
     try:
@@ -499,7 +499,7 @@ def _smallest(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Ins
     while i < len(candidates):
         result, emitted, proved = candidates[i]
         i += 1
-        new_price = price_code(emitted)
+        new_price = price_code(emitted, cf.pool)
         try:
             _check_emitted(Goal.SIZE, old_price, new_price)
             if not proved:

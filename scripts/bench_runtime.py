@@ -17,6 +17,13 @@ What it owns (the kernels, the harness's modes and its run are ``tests/support/b
       call (a difference fails the run, naming the kernel).
     * The ratio of a run is the optimized side's median over the geometric mean of the original's two copies
       (A and the control C, :func:`run_ratio`): each copy's placement shifts its time by more than the noise.
+    * Each timed run is two harness JVMs, each with half the mode's samples (:func:`run_both_orders`): the
+      original loaded first (A and C the original, B the optimized class) and the optimized class loaded first
+      (A and C the optimized class, B the original); the run's ratio is the geometric mean of the first's ratio
+      and the inverse of the second's (:func:`counterbalanced`), its A/A the geometric mean of their controls.
+      The side loaded once, between two copies of other code, runs slower than it would as the majority: under
+      ``-Xint`` BenchKernels.shellSort's rewrite measured 0.89 loaded once and the original 1.20-1.25 loaded once
+      against it (a 4-5% penalty on whichever is B); no such penalty when all three sides are the same code.
     * A kernel whose optimized method is the original's code (the same bytes over the same constants) is not
       timed: its ratio is 1 by construction (``same bytes`` in the table), not a reading of the machine's noise.
     * Re-measurement (:func:`suspects`): a kernel whose ratio is above the mode's goal (``XINT_WORST``,
@@ -100,6 +107,8 @@ class KernelRow:
     result: str = ""
     same_bytes: bool = False  # the optimized method is the original's code: not timed, ratio 1
     runs: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # mode -> (ratio, A/A) of every run
+    #: mode -> per run, the ratio with the optimized class loaded second and with the original loaded second
+    orders: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -190,10 +199,35 @@ def run_ratio(fields: dict[str, str]) -> float:
     return float(fields["ratio"])
 
 
+def counterbalanced(forward: dict[str, str], backward: dict[str, str]) -> dict[str, str]:
+    """One kernel's figures from the two harness runs of :func:`run_both_orders`: ``forward`` timed the optimized
+    class as B (the original as A and C), ``backward`` the original as B. The ratio is the geometric mean of the
+    forward ratio and the inverse of the backward one, so an effect of being B cancels; the A/A the geometric
+    mean of both runs' controls (each C/A of identical code)."""
+    out = {"ratio": f"{math.sqrt(run_ratio(forward) / run_ratio(backward)):.6f}",
+           "samples": str(int(forward["samples"]) + int(backward["samples"])), "result": forward["result"],
+           "forward": f"{run_ratio(forward):.6f}", "backward": f"{run_ratio(backward):.6f}"}
+    if "control" in forward and "control" in backward:
+        out["control"] = f"{math.sqrt(float(forward['control']) * float(backward['control'])):.6f}"
+    return out
+
+
+def run_both_orders(harness: Path, orig: Path, opt: Path, mode: Mode, kernels: tuple[Kernel, ...]
+                    ) -> dict[str, dict[str, str]]:
+    """``mode``'s measurement of ``kernels``: two harness JVMs with half its samples each, the original loaded
+    first in one and the optimized class in the other, combined per kernel by :func:`counterbalanced`."""
+    half = replace(mode, samples=-(-mode.samples // 2), min_ms=mode.min_ms // 2)
+    forward = run_harness(harness, orig, opt, half, kernels)
+    backward = run_harness(harness, opt, orig, half, kernels)
+    return {k.name: counterbalanced(forward[k.name], backward[k.name]) for k in kernels}
+
+
 def _record(row: KernelRow, mode: Mode, fields: dict[str, str]) -> None:
     """One run's figures for ``row`` in ``mode``; the reported ratio and A/A are the medians over its runs."""
     runs = row.runs.setdefault(mode.name, [])
     runs.append((run_ratio(fields), float(fields["control"]) if "control" in fields else float("nan")))
+    if "forward" in fields:
+        row.orders.setdefault(mode.name, []).append((float(fields["forward"]), float(fields["backward"])))
     row.ratio[mode.name] = statistics.median(r for r, _ in runs)
     if mode.control:
         row.control[mode.name] = statistics.median(c for _, c in runs)
@@ -224,7 +258,7 @@ def bench_kernels(work: Path, modes: tuple[Mode, ...], extra: list[str], kernels
     harness = compile_harness()
     for name, fields in run_harness(harness, orig, opt, CHECK, kernels).items():
         rows[name].result = fields["result"]
-    measure(rows, timed, modes, remeasure, lambda mode, ks: run_harness(harness, orig, opt, mode, ks))
+    measure(rows, timed, modes, remeasure, lambda mode, ks: run_both_orders(harness, orig, opt, mode, ks))
     return list(rows.values())
 
 
@@ -399,6 +433,19 @@ def print_kernels(rows: list[KernelRow], modes: tuple[Mode, ...], summ: dict) ->
             if len(runs) > 1:
                 print(f"re-measured {r.name} {mode}: median of {len(runs)} runs, ratio "
                       f"{' '.join(_fmt(x) for x, _ in runs)}, A/A {' '.join(_fmt(c) for _, c in runs)}")
+    for mode in modes:
+        effect = {r.name: order_effect(r, mode.name) for r in rows if r.orders.get(mode.name)}
+        if effect:
+            worst = max(effect, key=lambda k: abs(math.log(effect[k])))
+            print(f"load order ({mode.name}): the side loaded once between copies of the other ran "
+                  f"{_fmt(geomean(list(effect.values())))} of its time as the majority (geomean over kernels, "
+                  f"cancelled in the ratios); farthest {worst} {_fmt(effect[worst])}")
+
+
+def order_effect(row: KernelRow, mode: str) -> float:
+    """What being B did to ``row``'s times in ``mode``: the geometric mean over its runs of the square root of the
+    product of its forward and backward ratios (1 when the load order does not matter)."""
+    return geomean([math.sqrt(f * b) for f, b in row.orders[mode]]) or 1.0
 
 
 def jar_goals(rows: list[JarRow]) -> list[tuple[str, bool, str]]:

@@ -11,10 +11,12 @@ loads/stores) and ``iadd`` (``x = x + y``): their instructions on average weigh 
 interpreter's dispatch dominates such simple instructions; one of them alone is too short to time apart).
 Every other benchmark's target group gets what its time leaves after its other instructions, priced with the
 table's weights; a callee's own instructions (``extra``) are priced the same way and subtracted. So the
-measured column reads in the table's units. Two more benchmarks (:data:`CONTEXT`) measure what an instruction's
+measured column reads in the table's units. More benchmarks (:data:`CONTEXT`) measure what an instruction's
 neighbours change, each against a benchmark that differs from it only in that: the extra price of a taken jump
 (``codecost.TAKEN_EXTRA``), the saving of HotSpot's fused ``iload n; iload m`` (``fast_iload2``, not priced:
-it measures about nothing), and the stall of a ``dup`` of a float just computed (``codecost.FLOAT_SPILL_EXTRA``).
+it measures about nothing), the stall of a ``dup`` of a float just computed (``codecost.FLOAT_SPILL_EXTRA``), and
+the read of an ``ldc``'s number by the instruction right after it (``codecost.LDC_READ_EXTRA``: ``y & 100000``
+against ``100000 & y``).
 
     scripts/calibrate_cost.py [--mode xint|jit|both] [--rounds N]
     scripts/calibrate_cost.py --kernels [--rounds N]
@@ -46,8 +48,8 @@ sys.path.insert(0, str(ROOT))
 
 from peggy_jvm.classfile.reader import read_class, read_code  # noqa: E402
 from peggy_jvm.classfile.bytecode import decode  # noqa: E402
-from peggy_jvm.codecost import (FLOAT_SPILL_EXTRA, KIND_OF, TAKEN_EXTRA, WEIGHTS, Kind, kind_of,  # noqa: E402
-                                loop_depths, price_code)
+from peggy_jvm.codecost import (FLOAT_SPILL_EXTRA, KIND_OF, LDC_READ_EXTRA, TAKEN_EXTRA, WEIGHTS,  # noqa: E402
+                                Kind, kind_of, loop_depths, price_code)
 
 REPS = 10
 
@@ -102,6 +104,10 @@ CONTEXT = [
     # `fload; dup; fstore; fstore` against `stack`'s `iload_3; dup; istore_2; istore_1`: a float spilled by a
     # 4-byte store and read back by dup as an 8-byte word
     (Bench("fdup", None, "f = g = h;"), "stack"),
+    # `iload y; ldc; iand` against `ldc; iload y; iand`: the same instructions, but HotSpot's interpreter pushes an
+    # `ldc`'s constant to the stack in memory (the value before it too), and the `iand` right after reads it back
+    (Bench("ldcsecond", None, "x = y & 100000;"), "ldcfirst"),
+    (Bench("ldcfirst", None, "x = 100000 & y;"), "iadd"),
 ]
 
 JAVA = """\
@@ -236,7 +242,8 @@ def context_effects(per_iter: dict[str, float], unit: float) -> dict[str, float]
 
     return {"taken": (ns("taken") - ns("branch")) / unit + 2 * WEIGHTS[Kind.LOCAL],
             "iload2": (ns("iadd") - ns("iload2")) / unit,
-            "fdup": (ns("fdup") - ns("stack")) / unit}
+            "fdup": (ns("fdup") - ns("stack")) / unit,
+            "ldc": (ns("ldcsecond") - ns("ldcfirst")) / unit}
 
 
 #: Kernels' methods, how the harness calls one (arguments from its setup) and how often per measurement
@@ -316,7 +323,7 @@ def kernels(rounds: int) -> int:
 
 def _kernel_prices(class_file: Path) -> dict[str, int]:
     cf = read_class(class_file.read_bytes())
-    return {m.name: price_code(read_code(m.code_attribute().data, cf.pool)).cost for m in cf.methods}
+    return {m.name: price_code(read_code(m.code_attribute().data, cf.pool), cf.pool).cost for m in cf.methods}
 
 
 #: the jacobi2d stencil in five shapes (docs/cost-model.md): javac's form of the original, the index expressions
@@ -440,6 +447,8 @@ def main() -> int:
                       f"measured {ctx['iload2']:.1f}")
                 print(f"dup of a float just computed, extra over an int's: table {FLOAT_SPILL_EXTRA}, "
                       f"measured {ctx['fdup']:.1f}")
+                print(f"ldc read at once by the next instruction, extra over an ldc before a load: table "
+                      f"{LDC_READ_EXTRA}, measured {ctx['ldc']:.1f}")
     return 0
 
 

@@ -210,6 +210,34 @@ def test_a_runs_ratio_is_against_both_copies_of_the_original() -> None:
     assert br.run_ratio({"orig_ns": "1000", "opt_ns": "1050", "ratio": "1.0500"}) == 1.05
 
 
+def test_a_run_times_both_load_orders_and_the_order_effect_cancels(monkeypatch) -> None:
+    """``run_both_orders``: two harness JVMs with half the mode's samples, the original loaded first (A, C) in one
+    and the optimized class in the other; ``counterbalanced``: a side that runs 4% slower whenever it is B (the
+    one loaded between two copies of the other) reads 0.95 * 1.04 forward and 1.04 / 0.95 backward, and the
+    run's ratio is the true 0.95 again, its A/A the geometric mean of both controls."""
+    br = _bench_runtime()
+    calls: list[tuple[str, str, int, int]] = []
+
+    def harness(h, a, b, mode, ks):
+        calls.append((a.name, b.name, mode.samples, mode.min_ms))
+        ratio, control = (0.95 * 1.04, 1.01) if a.name == "orig" else (1.04 / 0.95, 0.98)
+        return {k.name: {"orig_ns": "1000", "opt_ns": f"{1000 * ratio}", "ctl_ns": "1000", "ratio": f"{ratio}",
+                         "control": f"{control}", "samples": str(mode.samples), "result": "7"} for k in ks}
+
+    monkeypatch.setattr(br, "run_harness", harness)
+    kernel = br.Kernel("k", 10, "I")
+    got = br.run_both_orders(Path("h"), Path("orig"), Path("opt"), br.Mode("xint", ("-Xint",), 2, 41, 1000),
+                             (kernel,))["k"]
+    assert calls == [("orig", "opt", 21, 500), ("opt", "orig", 21, 500)]
+    assert float(got["ratio"]) == pytest.approx(0.95, abs=1e-6)
+    assert float(got["control"]) == pytest.approx((1.01 * 0.98) ** 0.5, abs=1e-6)
+    assert got["samples"] == "42" and got["result"] == "7"
+    row = br.KernelRow("k", 10, "I")
+    br._record(row, br.Mode("xint", ("-Xint",), 2, 41, 1000), got)
+    assert row.ratio["xint"] == pytest.approx(0.95, abs=1e-6)
+    assert br.order_effect(row, "xint") == pytest.approx(1.04, abs=1e-5)
+
+
 def test_a_ratio_over_the_goal_within_its_A_A_is_noise_and_beyond_it_fails() -> None:
     """The "no kernel slower than" goal: a kernel at 1.03 whose identical-code control was 1.04 off is named as
     noise and the goal is met; at 1.03 with a control of 1.01 (or none) it fails; the worst reported is the worst

@@ -21,8 +21,9 @@ from peggy_jvm import pipeline
 from peggy_jvm.classfile.bytecode import decode
 from peggy_jvm.classfile.opcodes import OPCODES
 from peggy_jvm.classfile.reader import read_class, read_code
-from peggy_jvm.codecost import (FLOAT_SPILL_EXTRA, KIND_OF, LOOP_FACTOR, TAKEN_EXTRA, WEIGHTS, EmittedCost, Goal,
-                                Kind, loop_depths, price_code, price_instructions)
+from peggy_jvm.classfile.constpool import ConstantPool
+from peggy_jvm.codecost import (FLOAT_SPILL_EXTRA, KIND_OF, LDC_READ_EXTRA, LOOP_FACTOR, TAKEN_EXTRA, WEIGHTS,
+                                EmittedCost, Goal, Kind, loop_depths, price_code, price_instructions)
 from peggy_jvm.pipeline import MethodUnchanged, Stage, _check_emitted, optimize_input, size_allowance
 from conftest import javac_command
 
@@ -159,6 +160,57 @@ def test_a_dup_of_a_float_just_computed_pays_for_the_stall():
     # a float pushed earlier has been stored long before: no stall
     assert cost([0x22, 0x1a, 0x57, 0x59, 0x6a, 0xae]) == cost([0x22, 0x1a, 0x57, 0x22, 0x6a, 0xae]) \
         + W[Kind.STACK] - W[Kind.LOCAL]  # fload_0 iload_0 pop dup|fload_0 fmul freturn
+
+
+def test_a_reader_of_an_ldc_number_right_after_it_pays_the_stack_round_trip():
+    """``x & 100000`` as ``iload; ldc; iand`` costs more than ``ldc; iload; iand``: the interpreter's ``ldc``
+    stores the number to the stack in memory and the ``iand`` right after reads it back (docs/cost-model.md,
+    ``ldcsecond``); an ``ldc`` followed by a load costs nothing more. A String constant stays in the register
+    (``fast_aldc``): not counted when the pool tells, counted when it does not."""
+    pool = ConstantPool()
+    number, text = pool.add_int(100000), pool.add_string("s")
+    assert number < 256 and text < 256
+
+    def cost(code: list[int], p: ConstantPool | None = pool) -> int:
+        return price_instructions(decode(bytes(code)), pool=p).cost
+
+    plain = W[Kind.LOCAL] + W[Kind.LDC] + W[Kind.INT_ARITH] + W[Kind.RETURN]
+    assert cost([0x1a, 0x12, number, 0x7e, 0xac]) == plain + LDC_READ_EXTRA  # iload_0 ldc iand ireturn
+    assert cost([0x12, number, 0x1a, 0x7e, 0xac]) == plain  # ldc iload_0 iand ireturn
+    assert cost([0x14, 0x00, number, 0xad]) == W[Kind.LDC] + LDC_READ_EXTRA + W[Kind.RETURN]  # ldc2_w lreturn
+    assert cost([0x12, text, 0xb0]) == W[Kind.LDC] + W[Kind.RETURN]  # ldc "s" areturn
+    assert cost([0x12, text, 0xb0], None) == W[Kind.LDC] + LDC_READ_EXTRA + W[Kind.RETURN]
+    # in a loop, per iteration: LOOP with `ldc; istore_1` in its body
+    looped = LOOP[:5] + bytes([0xa2, 0x00, 0x0c, 0x12, number, 0x3c, 0x84, 0x00, 0x01, 0xa7, 0xff, 0xf4, 0xb1])
+    assert price_instructions(decode(looped), pool=pool).cost - price_instructions(decode(LOOP)).cost \
+        == LOOP_FACTOR * (W[Kind.LDC] + W[Kind.LOCAL] + LDC_READ_EXTRA)
+
+
+# BenchKernels.crc32 as javac wrote it (`0xedb88320 & -(crc & 1)`: the ldc before the tree), the rewrite the full
+# stage kept at 42df0e2 (the constant moved second: `-(crc & 1) & 0xedb88320`, and `i++` before the inner loop,
+# whose exit then jumps straight to the outer test: a `goto` fewer per outer iteration) and the rewrite now (the
+# constant left first). -Xint, one JVM, alternating (tests/support/bench_harness, 101 samples, five runs with each
+# class loaded second): the rewrite at 42df0e2 1.00-1.07 loaded second, and the original 1.07-1.11 loaded second
+# against it; the rewrite now 0.95-0.98 loaded second, the original 1.02-1.05 against it (docs/benchmarks.md)
+CRC32 = bytes.fromhex(
+    "023d033e1d1ba2002f1c2a1d331100ff7e823d03360415041008a200151c047c123d1c047e747e823d840401a7ffea840301a7ffd21c02"
+    "828514003e7fad")
+CRC32_CONSTANT_SECOND = bytes.fromhex(
+    "033e023d1d1ba2002c1c2a1d331100ff7e823d84030103360415041008a2ffe71c047c1c047e74123d7e823d840401a7ffea1c0282851400"
+    "3e7fad")
+CRC32_REWRITTEN = bytes.fromhex(
+    "033e023d1d1ba2002c1c2a1d331100ff7e823d84030103360415041008a2ffe71c047c123d1c047e747e823d840401a7ffea1c0282851400"
+    "3e7fad")
+
+
+def test_crc32s_constant_second_is_priced_as_not_cheaper():
+    """The two crc32 rewrites differ only in the order of ``ldc`` and ``-(crc & 1)``: one more read of an ``ldc``'s
+    number per inner iteration (8 per outer one, depth 2) where the moved ``iinc`` saves a ``goto`` per outer
+    iteration (depth 1): exact figures."""
+    javac, second, now = (price_instructions(decode(c)).cost for c in (CRC32, CRC32_CONSTANT_SECOND, CRC32_REWRITTEN))
+    assert second - now == LOOP_FACTOR ** 2 * LDC_READ_EXTRA
+    assert javac - now == LOOP_FACTOR * GOTO
+    assert (javac, second, now) == (4073, 4113, 4013)
 
 
 # Kernels.mandelbrot (fixtures/src/common, the calibration set of `calibrate_cost.py --kernels`) and its rewrite

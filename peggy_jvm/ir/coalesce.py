@@ -13,7 +13,8 @@ What this module owns
       nor written between: ``v = e`` and the copy goes. A loop variable's update then writes the variable
       itself (``i = i + 1``, which lowering turns into ``iinc``) and a back edge keeps one slot per variable;
     * *constants second*: ``c + x`` -> ``x + c`` for commutative int/long operators, ``c < x`` -> ``x > c``
-      for int tests (javac's order; ``i = 1 + i`` becomes ``iinc``, ``0 > x`` becomes ``iflt``);
+      for int tests (javac's order; ``i = 1 + i`` becomes ``iinc``, ``0 > x`` becomes ``iflt``), but for a
+      constant ``ldc`` loads;
     * *recomputing a step*: ``t = v + c; ...; S(t); v = t`` while an expression tree computed before ``t`` is
       still open gives S its own ``v + c``, so the update can follow the tree (see :func:`_recompute_steps`);
     * *doubling*: ``x + x`` of an int or long read nowhere else -> ``x << 1``, so ``x`` stays on the stack;
@@ -52,6 +53,7 @@ import networkx as nx
 
 from .cfg import natural_loops
 from .nodes import INT, Binary, Block, ClassInit, Cond, Const, Copy, If, IRMethod, Kind, Stmt, Unary, Var
+from .opmap import const_opcode
 
 _MAX_ROUNDS = 8
 
@@ -327,16 +329,25 @@ def _constants_second(m: IRMethod) -> None:
     """``c op x`` of a commutative int or long operator becomes ``x op c``, and a test ``c cond x`` of ints
     ``x mirror(cond) c`` (the extraction does not keep the source's order): javac's ``iload; iconst; iadd``,
     ``iload; iflt`` for ``0 > x``, and ``v = 1 + v`` becomes the ``v = v + 1`` that coalescing and lowering
-    turn into ``iinc``. A constant pushes no tree, so no evaluation moves."""
+    turn into ``iinc``. A constant pushes no tree, so no evaluation moves. A constant that needs ``ldc`` stays
+    where it is: HotSpot's interpreter stores an ``ldc``'s number to the stack in memory, and an operation right
+    after it reads it back (``codecost.LDC_READ_EXTRA``: ``BenchKernels.crc32``'s ``0xedb88320 & -(crc & 1)``
+    turned around cost one such read per inner iteration), and it has no ``iinc`` form."""
     for b in m.blocks.values():
         for st in b.stmts:
             if isinstance(st, Binary) and st.op in _COMMUTATIVE and isinstance(st.a, Const) \
-                    and not isinstance(st.b, Const):
+                    and not isinstance(st.b, Const) and not _pooled(st.a):
                 st.a, st.b = st.b, st.a
         t = b.terminator
         if isinstance(t, If) and isinstance(t.a, Const) and not isinstance(t.b, Const) \
                 and t.a.type.kind is Kind.INT:
             t.a, t.b, t.cond = t.b, t.a, _MIRROR[t.cond]
+
+
+def _pooled(c: Const) -> bool:
+    """``c`` is pushed by ``ldc``/``ldc2_w`` (no ``iconst``, ``bipush`` or ``sipush`` form)."""
+    return const_opcode(c) is None and not (c.type.kind is Kind.INT and isinstance(c.value, int)
+                                            and -32768 <= c.value <= 32767)
 
 
 def _doublings_as_shifts(m: IRMethod) -> None:
