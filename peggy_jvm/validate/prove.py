@@ -159,7 +159,8 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
         shaped: list[bool] = []
         could: list[bool] = []
         checkpoint()
-        result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed, explain, view, callees, shaped, could, one_sided)
+        result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
+                        explain, view, callees, shaped, could, one_sided)
         if not result.proved and any(shaped) and time.perf_counter() < end:
             # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
             # lifted may still prove (a do-while written against a while): the code as lifted, as before
@@ -337,7 +338,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     start = time.perf_counter()
     saturate_s = None if budget.time_s is None else max(0.05, SATURATION_SHARE * budget.time_s)
     report = _CheckedRunner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,
-                                  time_limit_s=saturate_s)).run(eg)
+                                          time_limit_s=saturate_s)).run(eg)
     if eg.conflicts:  # two different constants in one class: some rule was unsound here, so prove nothing
         return ProofResult(False, f"not proved: the e-graph contradicts itself ({len(eg.conflicts)} analysis "
                                   "conflicts: an axiom is unsound on this method)", orig_ir=a, opt_ir=b)
