@@ -2,8 +2,9 @@
 never does.
 
 Owns: :class:`WorkBudget` (the full stage's limits in units of work, :data:`DEFAULT_WORK_BUDGET`),
-:data:`DEFAULT_METHOD_TIMEOUT`, :class:`SafetyNet` (one method's wall-clock limit), :class:`MethodTimeout` and
-:class:`alarm` (the interruption of code that reads no clock).
+:data:`DEFAULT_METHOD_TIMEOUT`, :class:`SafetyNet` (one method's wall-clock limit), :class:`MethodTimeout`,
+:class:`alarm` (the interruption of code that reads no clock) and :class:`cooperative` with :func:`checkpoint`
+(the stop of code that may not be interrupted anywhere, at the places it chooses).
 
 Why two kinds (issue 15, reproducible output): everything that chooses between outputs (how far saturation
 goes, how long the MaxSAT solver searches, whether the self-check's proof succeeds) is bounded by work (e-graph
@@ -17,7 +18,11 @@ Inputs: the options (``--method-timeout``). Outputs: limits for :mod:`peggy_jvm.
 :mod:`peggy_jvm.extract.maxsat` and :mod:`peggy_jvm.validate.prove`; :class:`MethodTimeout` when the net fires.
 
 Invariants: no limit of :class:`WorkBudget` reads a clock; the safety net is checked between sub-stages and at
-the end of a method, and interrupts saturation + extraction (which touch nothing shared) by an alarm.
+the end of a method, interrupts saturation + extraction (which touch nothing shared) by an alarm, and stops the
+self-check (which reads the shared class hierarchy, so no alarm) at its checkpoints: between its attempts and
+stages, once per saturation iteration and every 64 steps of loop induction (``validate/prove.py``,
+``rules/induction.py``). A checkpoint only reads the clock and raises; it decides nothing, so a net that does
+not fire leaves the output as it was.
 """
 from __future__ import annotations
 
@@ -33,7 +38,7 @@ if TYPE_CHECKING:  # the e-graph and proof stacks are imported by the stage that
     from .validate.prove import ProofBudget
 
 __all__ = ["WorkBudget", "DEFAULT_WORK_BUDGET", "DEFAULT_SOLVER_WORK", "DEFAULT_METHOD_TIMEOUT",
-           "SafetyNet", "MethodTimeout", "alarm"]
+           "SafetyNet", "MethodTimeout", "alarm", "cooperative", "checkpoint"]
 
 #: work units per RC2 configuration (the default of :func:`peggy_jvm.extract.maxsat.solve` too): the SAT
 #: oracle's unit propagations, all its calls summed, plus the formula's variable count per call
@@ -148,3 +153,36 @@ class alarm:
             # disarm first: a signal already pending when the old handler is back is dropped by Python
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.old)  # type: ignore[arg-type]  # what signal.signal returned
+
+
+class cooperative:
+    """``with cooperative(net, what):`` makes every :func:`checkpoint` reached inside the block raise
+    :class:`MethodTimeout` once ``net``'s limit has passed: for code that consults shared state (the self-check
+    lifts against the shared class hierarchy and its caches), where :class:`alarm` could interrupt an update
+    half done. The code decides where it may stop; between two checkpoints it runs on. Blocks nest (the inner
+    one's net is the one checked); outside every block a checkpoint does nothing (``validate``'s proofs, tests)."""
+
+    def __init__(self, net: SafetyNet, what: str) -> None:
+        self.net, self.what = net, what
+        self.outer: cooperative | None = None
+
+    def __enter__(self) -> cooperative:
+        global _ACTIVE
+        self.outer, _ACTIVE = _ACTIVE, self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _ACTIVE
+        _ACTIVE = self.outer
+
+
+_ACTIVE: cooperative | None = None  # the innermost cooperative block being run (the pipeline runs one method at a time)
+
+
+def checkpoint() -> None:
+    """A place where the enclosing :class:`cooperative` block may stop: raises :class:`MethodTimeout` when its
+    net's limit has passed, else nothing (nothing at all outside such a block)."""
+    block = _ACTIVE
+    if block is not None and block.net.over():
+        raise MethodTimeout(f"{block.what} stopped at the {block.net.seconds:g} s safety net "
+                            f"({block.net.spent() * 1000:.0f} ms spent)")

@@ -37,7 +37,8 @@ Last, ``--goal size`` renumbers each class's constant pool so that ``ldc`` reach
 Budgets (peggy_jvm/budget.py): the full stage's sub-stages are bounded by work (:class:`WorkBudget`), never by
 the clock, so the output depends on the input and options only. ``--method-timeout`` is a wall-clock safety net
 per method (:class:`SafetyNet`, default :data:`DEFAULT_METHOD_TIMEOUT`): checked between the sub-stages and at
-the end, and interrupting saturation + extraction by an alarm; when it fires the method keeps its original bytes
+the end, interrupting saturation + extraction by an alarm and the self-check at its checkpoints
+(``budget.cooperative``); when it fires the method keeps its original bytes
 (status ``fallback``, reason ``timeout: ...``), even one that was to stay unchanged.
 
 Tasks (:func:`_tasks`, the same for ``--jobs 1``, worker processes and Dask): one per class, and a class of
@@ -94,7 +95,8 @@ from .peg.check import check_peg
 from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
 from .revert.revert import RevertUnsupported, revert_peg
 from .rules.inline import CalleeSource, inlinable_call_count
-from .budget import DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm
+from .budget import (DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm,
+                     cooperative)
 from .classfile.writer import write_class
 from .codecost import EmittedCost, Goal, price_code
 from .cache import ResultCache, optimize_class_cached
@@ -295,16 +297,19 @@ def _lower(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Cla
 
 
 def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, work: WorkBudget,
-                rules: RuleOptions | None = None, callees: CalleeSource | None = None) -> None:
+                net: SafetyNet | None = None, rules: RuleOptions | None = None,
+                callees: CalleeSource | None = None) -> None:
     """Self-check (DESIGN section 6, step 2): the emitted bytecode ``data`` is lifted again and validated
     against the original method (``validate.selfcheck.prove_rewrite``: both PEGs in one e-graph, saturated within
     ``work``'s proof limits (work, not time, since the verdict decides the output) with the default safe rules
     and only those of the user's ``rules`` that the soundness fuzzer finds sound, ``rules.policy.proof_rules``;
     the roots must meet; the calls ``callees`` allows inlined in both, as the full stage did). Not proved: the
-    method keeps its original code."""
+    method keeps its original code. The safety net ``net`` stops it at its checkpoints (``budget.cooperative``:
+    no alarm, since it reads the shared class hierarchy), raising :class:`MethodTimeout`."""
     from .rules.policy import proof_rules
     from .validate.selfcheck import prove_rewrite
-    proof = prove_rewrite(cf, m, data, hierarchy, proof_rules(rules), work.proof(), callees)
+    with cooperative(net if net is not None else SafetyNet(None), "the self-check"):
+        proof = prove_rewrite(cf, m, data, hierarchy, proof_rules(rules), work.proof(), callees)
     if not proof.proved:
         raise MethodUnchanged(f"self-check: the emitted code is {proof.reason}")
 
@@ -407,7 +412,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
     net.check("the self-check")
     t2 = clock()
     try:
-        _self_check(cf, m, data, hierarchy, work, rules, callees)
+        _self_check(cf, m, data, hierarchy, work, net, rules, callees)
     finally:
         times["full.self_check"] = round((clock() - t2) * 1000, 3)
     return data, emitted
@@ -506,7 +511,7 @@ def _smallest(cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Ins
                 net.check("the self-check of the peepholes")
                 t1 = time.perf_counter()
                 try:
-                    _self_check(cf, m, result.data, hierarchy, work, rules, callees)
+                    _self_check(cf, m, result.data, hierarchy, work, net, rules, callees)
                 finally:
                     times["size.self_check"] = round((time.perf_counter() - t1) * 1000, 3)
         except MethodUnchanged as e:

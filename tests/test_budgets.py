@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from peggy_jvm.budget import DEFAULT_METHOD_TIMEOUT, MethodTimeout, SafetyNet, alarm
+from peggy_jvm.budget import DEFAULT_METHOD_TIMEOUT, MethodTimeout, SafetyNet, alarm, checkpoint, cooperative
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.pipeline import Stage, optimize_input
 from conftest import javac_command
@@ -168,6 +168,51 @@ def test_a_net_that_fires_keeps_that_method_and_leaves_the_others_as_in_the_norm
     assert _outputs(out)["BudgetA.class"] == outputs["BudgetA.class"]
 
 
+def test_a_slow_self_check_stops_at_the_net_and_the_other_methods_are_as_in_the_normal_run(classes, normal, tmp_path,
+                                                                                          monkeypatch):
+    """The self-check reads the shared class hierarchy, so no alarm interrupts it: the net stops it at its
+    checkpoints (budget.cooperative). One method's self-check made slow (every e-graph rebuild of its proof
+    sleeps): it falls back with the self-check named in its reason, stopped inside the proof (not by the
+    end-of-method check, whose reason says "at the end"), with its original bytes; the class's other method
+    and the other class are byte-identical to the normal run's."""
+    from peggy_jvm.egraph.egraph import EGraph
+    from peggy_jvm.validate import selfcheck
+
+    outputs, rows = normal
+    assert rows["licm"].status == rows["fold"].status == "rewritten"
+    slow = {"on": False, "sleeps": 0}
+    prove_pair, rebuild = selfcheck.prove_pair, EGraph.rebuild
+
+    def slow_prove_pair(pair, *a, **k):
+        slow["on"] = pair.orig.name == "licm"
+        try:
+            return prove_pair(pair, *a, **k)
+        finally:
+            slow["on"] = False
+
+    def slow_rebuild(self, *a, **k):
+        if slow["on"]:
+            slow["sleeps"] += 1
+            time.sleep(0.4)
+        return rebuild(self, *a, **k)
+
+    monkeypatch.setattr(selfcheck, "prove_pair", slow_prove_pair)
+    monkeypatch.setattr(EGraph, "rebuild", slow_rebuild)
+    out = tmp_path / "slow-self-check"
+    _, report = optimize_input(classes, out, Stage.FULL, jobs=1, method_timeout=2.0)
+    got = _rows(report)
+    assert got["licm"].status == "fallback", got["licm"]
+    assert got["licm"].reason.startswith("timeout: the self-check stopped at the 2 s safety net"), got["licm"]
+    assert "at the end" not in got["licm"].reason
+    assert slow["sleeps"] >= 1
+    assert got["fold"].status == "rewritten"
+    original = _codes((classes / "BudgetA.class").read_bytes())
+    now, before = _codes((out / "BudgetA.class").read_bytes()), _codes(outputs["BudgetA.class"])
+    assert now["licm(III)I"] == original["licm(III)I"]
+    assert now["fold(I)I"] == before["fold(I)I"] != original["fold(I)I"]
+    assert _outputs(out)["BudgetB.class"] == outputs["BudgetB.class"]
+
+
 def test_a_spent_net_keeps_the_original_bytes_with_a_named_reason(classes, tmp_path):
     """A net too small for anything: every method with code falls back with a ``timeout:`` reason naming
     where it stopped, and every class is written back byte-identical (never half-written)."""
@@ -230,6 +275,14 @@ def test_the_net_checks_and_the_alarm_interrupts_code_that_checks_no_clock():
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
     with alarm(SafetyNet(None), "none"):  # no net: no alarm at all
         assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    # cooperative: a checkpoint raises only inside a block whose net has passed, the innermost block's net
+    checkpoint()  # outside every block: nothing
+    with cooperative(SafetyNet(2.0, start=time.perf_counter() - 2.5), "the outer check"):
+        with cooperative(SafetyNet(5.0), "the inner check"):
+            checkpoint()  # the inner net has time left
+        with pytest.raises(MethodTimeout, match="the outer check stopped at the 2 s safety net"):
+            checkpoint()
+    checkpoint()
 
 
 def _dying_work(item: tuple) -> tuple:

@@ -28,14 +28,15 @@ Inputs / outputs: an e-graph after rebuild; new nodes and one union per ``eval``
 
 Invariants: each loop (its ``pass`` class) peeled at most once per e-graph, its peeled copy never (as
 :class:`~.peel.LoopPeel`: else ``while (i <= 10)`` would be unrolled ten times); at most ``max_classes`` body
-classes copied.
+classes copied; every first-test read and peel charged to the e-graph's loop-rule meter (rules/loopwork.py),
+and no loop tried once it is spent.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from ..epeg.analyses import fold_keys
-from .peel import LoopPeel
+from .loopwork import MeteredPeel, meter
 
 if TYPE_CHECKING:
     from ..epeg import EPeg
@@ -94,13 +95,19 @@ def _node_first(eg: EPeg, loop: int, op: str, attr: Any, ch: tuple, budget: list
     return fold_keys(op, keys)
 
 
-class DecidedFirstTest(LoopPeel):
+class DecidedFirstTest(MeteredPeel):
     """See the module docstring."""
 
     name = "loop-peel-decided"
     group = "validate.loop.peel"
 
     def wants(self, eg: EPeg, loop: int, cond: int, evals: list[tuple[int, int]]) -> bool:
-        """A loop whose first break test is a constant."""
-        decided = first_value(eg, loop, cond) if isinstance(loop, int) else None
+        """A loop whose first break test is a constant (each read charged to the e-graph's meter)."""
+        work = meter(eg)
+        if work.spent or not isinstance(loop, int):
+            return False
+        visits = min(MAX_VISITS, work.left)
+        budget = [visits]
+        decided = first_value(eg, loop, cond, budget)
+        work.charge(1 + visits - budget[0])
         return decided is not None and decided[0] == "const.b"

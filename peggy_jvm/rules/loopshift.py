@@ -34,7 +34,9 @@ Why validation only: the groups are not among rules/policy.py's ``SAFE_GROUPS``;
 from a peeled copy it is not looking for.
 
 Inputs / outputs: an e-graph after rebuild; new nodes and unions. Each loop is peeled at most once per e-graph
-and its peeled copy never (:class:`~.peel.LoopPeel`'s bookkeeping); each phi and eval pair tried once.
+and its peeled copy never (:class:`~.peel.LoopPeel`'s bookkeeping); each phi and eval pair tried at most
+:data:`MAX_ATTEMPTS` times. Every match tried, class read at iteration 0 and node added is charged to the
+e-graph's loop-rule meter (rules/loopwork.py); once it is spent these rules find no more matches.
 """
 from __future__ import annotations
 
@@ -42,7 +44,8 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
-from .peel import LoopPeel, _evals_at, _OWN_LOOP_OPS
+from .loopwork import LoopWork, MeteredPeel, meter
+from .peel import _evals_at, _OWN_LOOP_OPS
 
 if TYPE_CHECKING:
     from ..epeg import EPeg
@@ -80,13 +83,15 @@ def counters(eg: EPeg, loop: int) -> list[tuple[int, int, int]]:
     return out
 
 
-class ShiftedCounterPeel(LoopPeel):
+class ShiftedCounterPeel(MeteredPeel):
     """See the module docstring."""
 
     name = "loop-peel-shifted"
     group = "validate.loop.shift"
 
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        if meter(eg).spent:
+            return [], False
         done = {eg.find(x) for x in self._seen(eg)}
         tests: dict[int, list[tuple[int, int, tuple, int, int]]] = {}  # loop -> (pass, cond, shape, start, step)
         known: dict[int, dict[int, tuple[int, int]]] = {}  # loop -> its counters' (start, step)
@@ -183,11 +188,13 @@ def implies(eg: EPeg, a: int, b: int) -> bool:
 class _FirstIteration:
     """Classes at iteration 0 of loop ``loop``, each built from its oldest node that can be (a node whose children
     lead back to a class being built, ``phi(c, true, false)`` in the class of ``c``, is passed over; thetas are
-    read as their initial values)."""
+    read as their initial values). Each class is read once, a failure too (without that, a class reached along
+    many paths was read again along each: millions of reads for one phi), and each read and node built is
+    charged to ``work``; once it is spent nothing more is built."""
 
-    def __init__(self, eg: EPeg, loop: int) -> None:
-        self.eg, self.loop = eg, loop
-        self.memo: dict[int, int] = {}
+    def __init__(self, eg: EPeg, loop: int, work: LoopWork) -> None:
+        self.eg, self.loop, self.work = eg, loop, work
+        self.memo: dict[int, int | None] = {}
         self.busy: set[int] = set()  # classes being built: a cycle not through a theta gives up
         self.built = 0
 
@@ -198,9 +205,12 @@ class _FirstIteration:
             return cid
         if cid in self.memo:
             return self.memo[cid]
+        if cid in self.busy:
+            return None  # on this path only: not remembered
         nodes = eg.nodes(cid)
-        if not nodes or self.built >= MAX_FIRST_NODES or cid in self.busy:
+        if not nodes or self.built >= MAX_FIRST_NODES or self.work.spent:
             return None
+        self.work.charge(1)
         self.busy.add(cid)
         out = None
         try:
@@ -210,8 +220,7 @@ class _FirstIteration:
                     break
         finally:
             self.busy.discard(cid)
-        if out is not None:
-            self.memo[cid] = out
+        self.memo[cid] = out
         return out
 
     def _build(self, cid: int, node: tuple) -> int | None:
@@ -236,6 +245,7 @@ class _FirstIteration:
                     return None
                 kids.append(got)
             self.built += 1
+            self.work.charge(1)
             out = eg.add(op, attr, kids)
         return out
 
@@ -262,6 +272,8 @@ class DecidedFirstExit:
         return self._tried
 
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        if meter(eg).spent:
+            return [], False
         tried = self._seen(eg)
         find = eg.find
         out = []
@@ -283,9 +295,15 @@ class DecidedFirstExit:
 
     def apply(self, eg: EPeg, match: tuple) -> bool:
         phi, c0, a, e, loop, x, cond = match
-        first = _FirstIteration(eg, loop)
-        x0, c_first = first.at(x), first.at(cond)
-        if x0 is None or c_first is None or eg.find(x0) != eg.find(a) or not implies(eg, c0, c_first):
+        work = meter(eg)
+        work.charge(1)
+        first = _FirstIteration(eg, loop, work)
+        # the test first: it is a few nodes, and it rules out most matches before the value is built
+        c_first = first.at(cond)
+        if c_first is None or not implies(eg, c0, c_first):
+            return False
+        x0 = first.at(x)
+        if x0 is None or eg.find(x0) != eg.find(a):
             return False
         return eg.union(phi, e, Reason(self.name, ("phi", "eval"), (phi, e)))
 
@@ -314,7 +332,8 @@ class NextConstBound:
                     k = _int(eg, ch[1]) if nop == op else None
                     if k is not None and k != INT_MAX:
                         out.append((eg.find(cid), to, eg.find(ch[0]), k + 1))
-        return out[:limit], len(out) > limit
+        # more matches than the limit is the runner's to judge (it bans the rule for a while), not a deadline
+        return out[:limit], False
 
     def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, op, x, bound = match

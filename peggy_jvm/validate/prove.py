@@ -26,6 +26,10 @@ Invariants
       known in branches or at loop exits, or in every case of their branch conditions), or ``EGraph.equiv``
       holds for the two roots after (or before) saturation.
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
+    * Time: the attempts of :func:`prove_pair` share the budget's time (each gets what the earlier ones left). The
+      optimizer's self-check has no time budget; its safety net stops it at checkpoints
+      (:func:`~peggy_jvm.budget.checkpoint`: between attempts and stages, once per saturation iteration, in loop
+      induction), which decide nothing.
 """
 from __future__ import annotations
 
@@ -34,9 +38,11 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from ..budget import checkpoint
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
-from ..egraph import Limits, Runner
+from ..egraph import EGraph, Limits, Runner
+from ..egraph.runner import RunReport
 from ..egraph.explain import Reason
 from ..epeg import EPeg
 from ..ir.lift import LiftError, lift_method
@@ -61,6 +67,7 @@ EXPLAIN_DEPTH = 200  # congruence steps expanded: a sigma chain is one level per
 # can afford them (the theta-bisimulation rule, which tries hundreds of theta pairs per iteration, does not)
 ROOT_INDUCTION_RETRIES = 3
 CASES_SHARE = 0.2  # of the proof budget, at most, for the normal forms (known conditions, case split)
+MIN_ATTEMPT_S = 0.01  # the least time an attempt of prove_pair is given (one is started only before the end)
 
 
 @dataclass(slots=True)
@@ -78,7 +85,7 @@ class ProofBudget:
     the output and so must not depend on the machine's speed): saturation by nodes and iterations, the normal
     forms by their own size limits and case count, loop induction by ``induction_steps``."""
 
-    time_s: float | None = 5.0
+    time_s: float | None = 5.0  # of the whole proof: prove_pair's attempts share it
     max_nodes: int = 50_000
     max_iterations: int = 60
     #: matching steps of each loop-induction search from the roots (:func:`prove_by_induction`'s budget)
@@ -91,6 +98,13 @@ class ProofBudget:
     def deadline(self, start: float, share: float = 1.0) -> float:
         """``start`` plus ``share`` of the time budget; infinite without one."""
         return math.inf if self.time_s is None else start + share * self.time_s
+
+
+def _rest(budget: ProofBudget, end: float) -> ProofBudget:
+    """``budget`` with the time left until ``end`` (``perf_counter``); itself when it has no time limit."""
+    if budget.time_s is None:
+        return budget
+    return replace(budget, time_s=max(MIN_ATTEMPT_S, end - time.perf_counter()))
 
 
 def _identical(pair: MethodPair, same_pool: bool) -> bool:
@@ -136,25 +150,31 @@ OrigView = Callable[[PEG], PEG]
 def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
                *, same_class_bytes: bool = False, explain: bool = False, view: OrigView | None = None,
                calls_assumed: bool = True, callees: tuple[CalleeSource, CalleeSource] | None = None) -> ProofResult:
-    """Try to prove the pair equivalent; never raises for a method the stages cannot handle. ``view`` is applied
-    to ORIG's PEG before the two meet; ``calls_assumed`` False (some callee of ORIG's code is not assumed
+    """Try to prove the pair equivalent; never raises for a method the stages cannot handle (only
+    ``MethodTimeout``, from a :func:`~peggy_jvm.budget.checkpoint` of the optimizer's safety net). ``view`` is
+    applied to ORIG's PEG before the two meet; ``calls_assumed`` False (some callee of ORIG's code is not assumed
     equivalent) turns off the byte-identical shortcut. ``callees``: the methods each side's calls may be inlined
-    from (rules/inline.py); default: each side's own class."""
+    from (rules/inline.py); default: each side's own class. The attempts share ``budget``'s time: each gets what
+    the earlier ones left (:func:`_rest`), and none starts once it is spent."""
+    end = budget.deadline(time.perf_counter())
+
     def attempt(one_sided: bool) -> tuple[ProofResult, bool]:
         shaped: list[bool] = []
         could: list[bool] = []
-        result = _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view,
-                        callees, shaped, could, one_sided)
-        if not result.proved and any(shaped):
+        checkpoint()
+        result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
+                        explain, view, callees, shaped, could, one_sided)
+        if not result.proved and any(shaped) and time.perf_counter() < end:
             # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
             # lifted may still prove (a do-while written against a while): the code as lifted, as before
-            result = _prove(pair, orig_h, opt_h, rules, budget, same_class_bytes and calls_assumed, explain, view,
-                            callees, None, could, one_sided)
+            checkpoint()
+            result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
+                            explain, view, callees, None, could, one_sided)
         return result, any(could)
 
     try:
         result, could = attempt(False)
-        if not result.proved and could and budget.retry_inlined:
+        if not result.proved and could and budget.retry_inlined and time.perf_counter() < end:
             # the helpers only one side calls, inlined before the normal forms (each side's own body), so that
             # the conditions around a call decide its body's tests; tried second because the bodies can also
             # grow a pair the calls prove (a rewritten caller whose callees' pairs are proved) past its budget
@@ -346,14 +366,16 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
     sides = [(pa, callees[0]), (pb, callees[1])]
     inline_calls(eg, every, got, choose_bodies(every, roots, sides))
+    checkpoint()
     start = time.perf_counter()
     saturate_s = None if budget.time_s is None else max(0.05, SATURATION_SHARE * budget.time_s)
-    report = Runner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,
-                                  time_limit_s=saturate_s)).run(eg)
+    report = _CheckedRunner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,
+                                          time_limit_s=saturate_s)).run(eg)
     if eg.conflicts:  # two different constants in one class: some rule was unsound here, so prove nothing
         return ProofResult(False, f"not proved: the e-graph contradicts itself ({len(eg.conflicts)} analysis "
                                   "conflicts: an axiom is unsound on this method)", orig_ir=a, opt_ir=b)
     induction = any(r.name == "theta-bisimulation" for r in rules)  # the same principle, from the roots
+    checkpoint()
     if induction and not eg.equiv(ra, rb) and time.perf_counter() < budget.deadline(start):
         _close_by_bisimulation(eg, ra, rb, budget.deadline(start), budget.induction_steps)
     if eg.equiv(ra, rb):
@@ -367,6 +389,16 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     why = f"not proved: saturation {report.stop_reason.value} after {report.iterations} iterations, " \
           f"{report.nodes} nodes"
     return ProofResult(False, why + _call_difference(pa, pb), orig_ir=a, opt_ir=b)
+
+
+class _CheckedRunner(Runner):
+    """The runner with a :func:`~peggy_jvm.budget.checkpoint` of the optimizer's safety net once per iteration
+    (before the rebuild that ends it): the self-check may not be interrupted by an alarm (budget.py), and a
+    saturation of 20,000 nodes can run long between the other checkpoints. The checkpoint decides nothing."""
+
+    def _rebuild(self, eg: EGraph, report: RunReport) -> None:
+        checkpoint()
+        super()._rebuild(eg, report)
 
 
 def _close_by_bisimulation(eg: EPeg, ra: int, rb: int, deadline: float, steps: int) -> None:
