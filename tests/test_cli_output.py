@@ -77,7 +77,7 @@ def test_validate_progress_and_table_without_a_terminal(java_home, tmp_path):
     for name in ("orig", "mutant"):
         trees[name] = tmp_path / name
         run_javac([*javac_command(java_home), "-d", str(trees[name]), str(sources / name / "V.java")],
-                       check=True, capture_output=True)
+                  check=True, capture_output=True)
     done = run(["validate", trees["orig"], trees["mutant"], "--method-timeout", "1"], "0.05")
     assert done.returncode == 1, done.stderr
     assert "\x1b" not in done.stdout + done.stderr

@@ -38,7 +38,7 @@ def classes(java_home, tmp_path_factory) -> Path:
     for name, text in SOURCES.items():
         (d / f"{name}.java").write_text(text)
     run_javac([*javac_command(java_home), "-d", str(d), *[str(d / f"{n}.java") for n in SOURCES]],
-                   check=True)
+              check=True)
     for p in d.glob("*.java"):
         p.unlink()
     return d

@@ -158,7 +158,7 @@ def imprecisions(ours: Frame, javac: Frame, h: ClassHierarchy) -> list[str]:
 def javac(java_home: Path, sources: list[Path], out: Path, *flags: str) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     proc = run_javac([*javac_command(java_home), "-g", "-d", str(out), *flags, *map(str, sources)],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+                     capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
 

@@ -33,7 +33,7 @@ def z(name: str) -> str:
 def zoo_dir(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("zoo-classes")
     proc = run_javac([*javac_command(java_home), "-d", str(out), str(ZOO_SOURCE)],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+                     capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     found = sorted(p.stem for p in (out / "zoo").glob("*.class"))
     assert found == sorted(ZOO_CLASSES)

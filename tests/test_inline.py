@@ -268,7 +268,7 @@ def jar(java_home, tmp_path_factory):
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         (src / name).write_text(text)
     run_javac([*javac_command(java_home), "-d", str(classes), *map(str, src.rglob("*.java"))],
-                   check=True)
+              check=True)
     path = base / "two.jar"
     with zipfile.ZipFile(path, "w") as z:
         for f in sorted(classes.rglob("*.class")):
@@ -360,7 +360,7 @@ def test_the_self_check_refuses_a_wrong_inlining(java_home, tmp_path, monkeypatc
     monkeypatch.setattr(sat, "inline_calls", off_by_one)
     (tmp_path / "Inl.java").write_text(SOURCE)
     run_javac([*javac_command(java_home), "-d", str(tmp_path / "src"), str(tmp_path / "Inl.java")],
-                   check=True)
+              check=True)
     _, report = optimize_input(tmp_path / "src", tmp_path / "out", Stage.FULL)
     rows = {m.name: m for m in report.methods}
     after = _code(tmp_path / "out")

@@ -278,7 +278,7 @@ def edge_classes(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     out = tmp_path_factory.mktemp("interp-edges")
     sources = sorted(str(p) for p in EDGE_SOURCES.glob("*.java"))
     proc = run_javac([*javac_command(java_home), "--release", "17", "-g", "-d", str(out), *sources],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+                     capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
 

@@ -161,7 +161,7 @@ def test_where_the_code_is_javacs_the_tables_are_javacs(java_home: Path, tmp_pat
     (tmp_path / "SameCode.java").write_text(SAME_CODE)
     orig = tmp_path / "orig"
     run_javac([*javac_command(java_home), "-g", "-d", str(orig), str(tmp_path / "SameCode.java")],
-                   check=True)
+              check=True)
     cf = read_class((orig / "SameCode.class").read_bytes())
     h = ClassHierarchy([orig])
     identical = []
@@ -216,7 +216,7 @@ def test_a_slot_reused_inside_a_range_drops_that_entry(java_home: Path, tmp_path
     x's slot inside x's range; x's entry must go, the others stay."""
     (tmp_path / "Slots.java").write_text(SLOTS)
     run_javac([*javac_command(java_home), "-g", "-d", str(tmp_path), str(tmp_path / "Slots.java")],
-                   check=True)
+              check=True)
     cf = read_class((tmp_path / "Slots.class").read_bytes())
     m = next(m for m in cf.methods if m.name == "f")
     h = ClassHierarchy([tmp_path])
@@ -298,7 +298,7 @@ def test_ir_without_origins_keeps_only_parameters_never_assigned(java_home: Path
     lifted IR: b (assigned) and c go, a stays."""
     (tmp_path / "Reassigned.java").write_text(REASSIGNED)
     run_javac([*javac_command(java_home), "-g", "-d", str(tmp_path), str(tmp_path / "Reassigned.java")],
-                   check=True)
+              check=True)
     cf = read_class((tmp_path / "Reassigned.class").read_bytes())
     m = next(m for m in cf.methods if m.name == "f")
     h = ClassHierarchy([tmp_path])

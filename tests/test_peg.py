@@ -392,7 +392,7 @@ def test_pure_loops_off_the_sigma_chain_revert_where_their_values_are_wanted(jav
 
     (tmp_path / "PureLoops.java").write_text(PURE_LOOPS)
     run_javac([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "PureLoops.java")],
-                   check=True)
+              check=True)
     cf = read_class((tmp_path / "PureLoops.class").read_bytes())
     h = ClassHierarchy(classpath=[tmp_path])
     off_chain = 0

@@ -133,7 +133,7 @@ def shapes(java_home, tmp_path_factory) -> tuple[Path, Path]:
     (base / "PoolShapes.java").write_text(SOURCE)
     orig = base / "orig"
     run_javac([*javac_command(java_home), "-d", str(orig), str(base / "PoolShapes.java")], check=True,
-                   capture_output=True)
+              capture_output=True)
     new = base / "new"
     shutil.copytree(orig, new)
     data = (orig / "PoolShapes.class").read_bytes()

@@ -277,7 +277,7 @@ def oracle(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     """``{op: [(wire operands, normalized JVM result)]}`` for every operation, from one JVM run."""
     classes = tmp_path_factory.mktemp("semantics-oracle")
     compiled = run_javac([*javac_command(java_home), "-d", str(classes), str(ORACLE_SOURCE)],
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if compiled.returncode != 0:
         pytest.fail(f"could not compile {ORACLE_SOURCE}:\n{compiled.stdout}{compiled.stderr}", pytrace=False)
     rng = random.Random(SEED)

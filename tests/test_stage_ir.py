@@ -57,7 +57,7 @@ def test_expression_trees_lower_to_exactly_what_javac_emits(java_home, tmp_path)
 
     (tmp_path / "Shapes.java").write_text(SHAPES)
     run_javac([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "Shapes.java")],
-                   check=True)
+              check=True)
     cf = read_class((tmp_path / "Shapes.class").read_bytes())
     h = ClassHierarchy([tmp_path])
     same = set()

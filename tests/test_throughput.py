@@ -46,7 +46,7 @@ def triage_class(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     work = tmp_path_factory.mktemp("triage")
     (work / "Triage.java").write_text(SOURCE)
     run_javac([*javac_command(java_home), "-d", str(work / "classes"), str(work / "Triage.java")],
-                   check=True)
+              check=True)
     return work / "classes" / "Triage.class"
 
 

@@ -34,7 +34,7 @@ PAIR_KEYS = {"class", "name", "descriptor", "verdict", "reason", "counterexample
 def _javac(java_home: Path, out: Path, *sources: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     run_javac([*javac_command(java_home), "-d", str(out), *map(str, sources)], check=True,
-                   capture_output=True)
+              capture_output=True)
     return out
 
 

@@ -234,7 +234,7 @@ def oracle(java_home: Path, tmp_path_factory) -> dict[str, str]:
     d = tmp_path_factory.mktemp("oracle")
     (d / "Oracle.java").write_text(ORACLE)
     run_javac([*javac_command(java_home), "-d", str(d), str(d / "Oracle.java")], check=True,
-                   capture_output=True)
+              capture_output=True)
     out = subprocess.run([str(java_home / "bin" / "java"), "-cp", str(d), "Oracle"], check=True,
                          capture_output=True, text=True, timeout=120).stdout
     return dict(line.rsplit(" ", 1) for line in out.splitlines())

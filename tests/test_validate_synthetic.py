@@ -61,7 +61,7 @@ def trees(java_home, tmp_path_factory) -> dict[str, Path]:
     (base / "Lam.java").write_text(SOURCE)
     orig = base / "orig"
     run_javac([*javac_command(java_home), "-d", str(orig), str(base / "Lam.java")], check=True,
-                   capture_output=True)
+              capture_output=True)
     data = (orig / "Lam.class").read_bytes()
     lambdas = sorted(m.name for m in read_class(data).methods if m.name.startswith("lambda$"))
     assert len(lambdas) == 5, lambdas

@@ -94,7 +94,7 @@ def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
     for name in ("orig", "equiv", "mutant"):
         out[name] = base / name
         run_javac([*javac_command(java_home), "-d", str(out[name]), str(SOURCES / name / "VarStep.java")],
-                       check=True, capture_output=True)
+                  check=True, capture_output=True)
     return out
 
 

@@ -3,7 +3,8 @@ by everything that decides them.
 
 Input: a compiler command line (``javac ...`` or ``java -cp ecj.jar ... Main ...``) with ``-d OUT`` and its
 source files, as a test would hand it to ``subprocess.run``. Output: the same ``subprocess.CompletedProcess``
-(its exit status, stdout and stderr replayed on a hit) and the same class files under OUT. A compile costs
+(its exit status, stdout and stderr replayed on a hit: a warning names the source path of the compile that
+filled the entry) and the same class files under OUT. A compile costs
 ~0.75 s of CPU (a JVM start and the compiler's warm-up); the tests compile the same sources again and again (a
 parametrized test, a module fixture per worker, the same pair in several files) and the same sources on every
 run, so a hit saves all of it.
@@ -12,11 +13,10 @@ Invariants
     * The key is the whole command line except OUT, each source by its file name and text (not its directory,
       a test's temporary one), and for each other argument naming a file (the compiler's executable, ecj's
       jar) its real path, size and time: the JDK or the ecj jar updated, a source edited, a flag changed is
-      another key. A command whose output could depend on
-      anything else (an argument naming a directory: a class path, a source path; an ``@argfile``) is never
-      cached, only run.
-    * Only a compile that succeeded is stored; a failing one runs every time (its message is what the test
-      reads). An entry is written in a private directory and renamed into place: a reader sees a complete
+      another key. A command whose output could depend on anything else (an argument naming a directory: a
+      class path, a source path; an ``@argfile``) is never cached, only run.
+    * Only a compile that succeeded is stored; a failing one runs every time and its result (exit status,
+      messages) is the test's, as ``subprocess.run`` gives it. An entry is written in a private directory and renamed into place: a reader sees a complete
       entry or none, whichever worker or checkout wrote it.
     * Class files are copied with a fresh modification time, as the compiler would have written them.
     * ``PEGGY_TEST_JAVAC_CACHE=off`` runs every compile (a cold run's cost, measured).
@@ -80,24 +80,33 @@ def run_javac(command: Sequence[str], *, check: bool = False, capture_output: bo
         return subprocess.run(command, check=check, capture_output=capture_output, text=text, **kwargs)
     entry = cache_root() / key
     if not (entry / "result.json").is_file():
-        _store(command, out_index, entry, kwargs)
-    if not (entry / "result.json").is_file():  # the compile failed: run it where the test asked, as it asked
-        return subprocess.run(command, check=check, capture_output=capture_output, text=text, **kwargs)
+        failed = _store(command, out_index, entry, kwargs)
+        if failed is not None:
+            return _as_asked(command, failed.returncode, failed.stdout, failed.stderr, check, capture_output, text)
     shutil.copytree(entry / "classes", command[out_index], dirs_exist_ok=True, copy_function=shutil.copyfile)
     result = json.loads((entry / "result.json").read_text())
-    stdout, stderr = result["stdout"], result["stderr"]
-    if not text:
-        stdout, stderr = stdout.encode(), stderr.encode()
+    return _as_asked(command, 0, result["stdout"], result["stderr"], check, capture_output, text)
+
+
+def _as_asked(command: list[str], status: int, stdout: str, stderr: str, check: bool, capture_output: bool,
+              text: bool) -> subprocess.CompletedProcess:
+    """The compiler's result as ``subprocess.run`` with these options would have given it."""
     if not capture_output:  # the compiler's messages go where they would have gone
-        print(result["stdout"], end="")
-        print(result["stderr"], end="", file=sys.stderr)
-        stdout = stderr = None
-    return subprocess.CompletedProcess(command, 0, stdout, stderr)
+        print(stdout, end="")
+        print(stderr, end="", file=sys.stderr)
+        done = subprocess.CompletedProcess(command, status, None, None)
+    elif text:
+        done = subprocess.CompletedProcess(command, status, stdout, stderr)
+    else:
+        done = subprocess.CompletedProcess(command, status, stdout.encode(), stderr.encode())
+    if check:
+        done.check_returncode()
+    return done
 
 
-def _store(command: list[str], out_index: int, entry: Path, kwargs: dict) -> None:
+def _store(command: list[str], out_index: int, entry: Path, kwargs: dict) -> subprocess.CompletedProcess | None:
     """Compile into a private directory; on success rename it to ``entry`` (a concurrent writer's equal entry
-    may win the rename: either is the same compile)."""
+    may win the rename: either is the same compile) and return None, else return the failed compile."""
     entry.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{entry.name[:16]}-", dir=entry.parent))
     try:
@@ -105,12 +114,13 @@ def _store(command: list[str], out_index: int, entry: Path, kwargs: dict) -> Non
         proc = subprocess.run(run, capture_output=True, text=True, **{k: v for k, v in kwargs.items()
                                                                      if k in ("stdin", "timeout", "env")})
         if proc.returncode != 0:
-            return
+            return proc
         (work / "classes").mkdir(exist_ok=True)
         (work / "result.json").write_text(json.dumps({"stdout": proc.stdout, "stderr": proc.stderr}))
         try:
             os.rename(work, entry)
         except OSError:
             pass  # another process stored the same compile first
+        return None
     finally:
         shutil.rmtree(work, ignore_errors=True)
