@@ -4,10 +4,9 @@ by everything that decides them.
 Input: a compiler command line (``javac ...`` or ``java -cp ecj.jar ... Main ...``) with ``-d OUT`` and its
 source files, as a test would hand it to ``subprocess.run``. Output: the same ``subprocess.CompletedProcess``
 (its exit status, stdout and stderr replayed on a hit: a warning names the source path of the compile that
-filled the entry) and the same class files under OUT. A compile costs
-~0.75 s of CPU (a JVM start and the compiler's warm-up); the tests compile the same sources again and again (a
-parametrized test, a module fixture per worker, the same pair in several files) and the same sources on every
-run, so a hit saves all of it.
+filled the entry) and the same class files under OUT. A compile costs ~0.75 s of CPU (a JVM start and the
+compiler's warm-up); the tests compile the same sources again and again (a parametrized test, a module fixture
+per worker, the same pair in several files) and the same sources on every run, so a hit saves all of it.
 
 Invariants
     * The key is the whole command line except OUT, each source by its file name and text (not its directory,
