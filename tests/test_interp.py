@@ -616,6 +616,23 @@ def test_runner_times_out_and_goes_on(java_home: Path, tmp_path: Path) -> None:
     assert cmp.ok and cmp.compared == 2 and cmp.inconclusive == 2  # the rest of a timed-out group is unknown
 
 
+def test_compare_does_not_run_what_the_original_left_uncomparable(java_home: Path, tmp_path: Path) -> None:
+    # a call that timed out on the original side (and the rest of its group) is not made on the rewritten side;
+    # the group between two runs of another group still resets its statics there (the second "h" call sees a
+    # fresh n: 1, not 2), so the comparison is the one of two full runs
+    src = tmp_path / "Spin.java"
+    src.write_text("public class Spin { static int n;\n"
+                   "  static int spin(int a) { n++; while (a != 0) { a |= 1; } return n; }\n}\n")
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(src)], check=True)
+    calls = [dt.Call("Spin", "spin", "(I)I", (0,), group="h"), dt.Call("Spin", "spin", "(I)I", (1,), group="g"),
+             dt.Call("Spin", "spin", "(I)I", (0,), group="g"), dt.Call("Spin", "spin", "(I)I", (0,), group="h")]
+    cmp = dt.compare(tmp_path, tmp_path, calls, java_home=java_home, timeout_ms=2000)
+    assert [str(r) for r in cmp.original] == ["RET 1", "TIMEOUT", "RET 2", "RET 1"]
+    assert [r.message for r in cmp.rewritten[1:3]] == ["not run: its outcome could not be compared"] * 2
+    assert [str(r) for r in (cmp.rewritten[0], cmp.rewritten[3])] == ["RET 1", "RET 1"]
+    assert cmp.ok and cmp.compared == 2 and cmp.inconclusive == 2, cmp.report()
+
+
 def test_runner_keeps_a_no_class_def_found_error_that_happens_again(java_home: Path, tmp_path: Path) -> None:
     # a batch with NoClassDefFoundError runs once more in a fresh JVM (a JDK class can fail to initialize under
     # memory pressure); a missing class is missing again, so it stays the result
