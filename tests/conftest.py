@@ -54,6 +54,7 @@ from typing import Callable
 
 import pytest
 from support import fixture_build
+from support.javac_cache import run_javac
 
 ROOT = Path(__file__).resolve().parent.parent
 VERIFY_SOURCE = ROOT / "tests" / "java" / "VerifyClasses.java"
@@ -129,8 +130,8 @@ def compile_versions(java_home: Path, base: Path, file_name: str, sources: dict[
         src_dir.mkdir()
         (src_dir / file_name).write_text(src)
         out[version] = base / version
-        subprocess.run([*javac_command(java_home), "-d", str(out[version]), str(src_dir / file_name)],
-                       check=True, capture_output=True)
+        run_javac([*javac_command(java_home), "-d", str(out[version]), str(src_dir / file_name)],
+                  check=True, capture_output=True)
     return out
 
 
@@ -175,7 +176,7 @@ def verifier(
     java_home: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[..., subprocess.CompletedProcess]:
     harness = tmp_path_factory.mktemp("verify-harness")
-    compiled = subprocess.run(
+    compiled = run_javac(
         [*javac_command(java_home), "-d", str(harness), str(VERIFY_SOURCE)],
         capture_output=True,
         text=True,
@@ -214,8 +215,8 @@ def run_mains(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Call
     under -Xverify:all and returns the transcript (``=== Name``, output, ``=== Name end: ok|threw X``)."""
     harness = tmp_path_factory.mktemp("run-mains")
     source = ROOT / "tests" / "java" / "RunMains.java"
-    compiled = subprocess.run([*javac_command(java_home), "-d", str(harness), str(source)],
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    compiled = run_javac([*javac_command(java_home), "-d", str(harness), str(source)],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if compiled.returncode != 0:
         pytest.fail(f"could not compile {source}:\n{compiled.stdout}{compiled.stderr}", pytrace=False)
 

@@ -36,6 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from conftest import JAVAC_JVM_FLAGS
+from support.javac_cache import run_javac
+
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER_SOURCE = ROOT / "tests" / "java" / "DiffRunner.java"
 
@@ -426,8 +429,8 @@ def harness_dir(java_home: Path | None = None) -> Path:
     if found is not None and (found / "DiffRunner.class").is_file():
         return found
     out = Path(tempfile.mkdtemp(prefix="diffrunner-"))
-    proc = subprocess.run([_java_tool("javac", java_home), "-d", str(out), str(RUNNER_SOURCE)],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    proc = run_javac([_java_tool("javac", java_home), *JAVAC_JVM_FLAGS, "-d", str(out), str(RUNNER_SOURCE)],
+                     capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
         raise RuntimeError(f"could not compile {RUNNER_SOURCE}:\n{proc.stdout}{proc.stderr}")
     _HARNESS[key] = out
@@ -436,21 +439,49 @@ def harness_dir(java_home: Path | None = None) -> Path:
 
 def run_jvm(classes_dir: Path | str, calls: Sequence[Call], *, java_home: Path | None = None,
             timeout_ms: int = 5000, extra_classpath: Sequence[Path | str] = (),
-            process_timeout: float | None = 900) -> list[Result]:
+            process_timeout: float | None = 900, skip: frozenset[int] = frozenset()) -> list[Result]:
     """Run ``calls`` in one JVM (``-Xverify:all``) on the classes in ``classes_dir``; one Result per call.
 
     ``timeout_ms`` bounds each call (its result is then TIMEOUT); ``extra_classpath`` entries follow the
-    classes on the class path. Raises RuntimeError if the JVM does not answer every call.
+    classes on the class path. The calls at the indices in ``skip`` are not made (their result is a TIMEOUT
+    saying so); static state is still reset where the state group changes in the whole list, so the other calls
+    see what they would have seen. Raises RuntimeError if the JVM does not answer every call.
     """
     if not calls:
         return []
+    if skip:
+        made = [i for i in range(len(calls)) if i not in skip]
+        if not made:
+            return [_SKIPPED for _ in calls]
     lines = []
     group: object = object()
-    for c in calls:
+    for i, c in enumerate(calls):
         if c.state_group != group:
             lines.append("!reset")
             group = c.state_group
-        lines.append(c.line())
+        if i not in skip:
+            lines.append(c.line())
+    if skip:
+        answered = _run_lines(classes_dir, calls, [calls[i] for i in made], lines, java_home=java_home,
+                              timeout_ms=timeout_ms, extra_classpath=extra_classpath,
+                              process_timeout=process_timeout)
+        out = [_SKIPPED] * len(calls)
+        for i, r in zip(made, answered):
+            out[i] = r
+        return out
+    return _run_lines(classes_dir, calls, calls, lines, java_home=java_home, timeout_ms=timeout_ms,
+                      extra_classpath=extra_classpath, process_timeout=process_timeout)
+
+
+# a call run_jvm was asked not to make
+_SKIPPED = Result("TIMEOUT", message="not run: its outcome could not be compared")
+
+
+def _run_lines(classes_dir: Path | str, all_calls: Sequence[Call], calls: Sequence[Call], lines: list[str], *,
+               java_home: Path | None, timeout_ms: int, extra_classpath: Sequence[Path | str],
+               process_timeout: float | None) -> list[Result]:
+    """One DiffRunner JVM over ``lines`` (the ``calls`` it makes, resets among them); ``all_calls`` is the list
+    they were chosen from (run whole, in halves, when the harness runs out of memory)."""
     cp = os.pathsep.join([str(classes_dir), *(str(e) for e in extra_classpath), str(harness_dir(java_home))])
     for attempt in range(2):
         proc = subprocess.run([_java_tool("java", java_home), "-Xverify:all", "-Xss4m",
@@ -468,6 +499,9 @@ def run_jvm(classes_dir: Path | str, calls: Sequence[Call], *, java_home: Path |
             break
     if proc.returncode != 0 or len(results) != len(calls):
         groups = _state_groups(calls)
+        if len(calls) != len(all_calls):  # a skipping run in trouble: made again with every call
+            return run_jvm(classes_dir, all_calls, java_home=java_home, timeout_ms=timeout_ms,
+                           extra_classpath=extra_classpath, process_timeout=process_timeout)
         if "OutOfMemoryError" in proc.stderr and len(groups) > 1:
             # still dying of memory: the groups (calls sharing static state) run apart, and a group that alone
             # kills its JVM twice is inconclusive (TIMEOUT) rather than a failure of the code under test
@@ -576,5 +610,20 @@ def compare(original_dir: Path | str, rewritten_dir: Path | str, calls: Sequence
     bit-exact, NaN == NaN), exception class, printed output. ``comparison.ok`` is True when nothing differs;
     ``comparison.report()`` lists the differences."""
     a = run_jvm(original_dir, calls, java_home=java_home, timeout_ms=timeout_ms, extra_classpath=extra_classpath)
-    b = run_jvm(rewritten_dir, calls, java_home=java_home, timeout_ms=timeout_ms, extra_classpath=extra_classpath)
+    # what compare_results leaves uncompared whatever the rewritten side does (a call that timed out on the
+    # original and the later calls of its group) is not run there: a call that times out spins for the whole
+    # timeout, the most expensive part of many batches
+    b = run_jvm(rewritten_dir, calls, java_home=java_home, timeout_ms=timeout_ms, extra_classpath=extra_classpath,
+                skip=_uncomparable(calls, a))
     return compare_results(calls, a, b)
+
+
+def _uncomparable(calls: Sequence[Call], original: Sequence[Result]) -> frozenset[int]:
+    """The indices of the calls compare_results counts inconclusive from the original side alone."""
+    tainted: set = set()
+    out = set()
+    for i, (c, a) in enumerate(zip(calls, original)):
+        if c.state_group in tainted or a.kind == "TIMEOUT":
+            tainted.add(c.state_group)
+            out.add(i)
+    return frozenset(out)

@@ -8,7 +8,6 @@ rewritten classes are verified (``-Xverify:all``) and run against the originals 
 """
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.codecost import EmittedCost
 from peggy_jvm.pipeline import Stage, optimize_input, size_allowance
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SOURCE = """
 public class Backend {
@@ -160,7 +160,7 @@ _LOADS = {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD}
 def built(java_home, tmp_path_factory):
     src = tmp_path_factory.mktemp("backend")
     (src / "Backend.java").write_text(SOURCE)
-    subprocess.run([*javac_command(java_home), "-d", str(src), str(src / "Backend.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(src), str(src / "Backend.java")], check=True)
     outs = {}
     for stage in (Stage.PEG, Stage.FULL):
         out = tmp_path_factory.mktemp(f"backend-{stage.value}") / "out"

@@ -21,6 +21,7 @@ from peggy_jvm.budget import DEFAULT_METHOD_TIMEOUT, MethodTimeout, SafetyNet, a
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.pipeline import Stage, optimize_input
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SOURCES = {
     "BudgetA": """
@@ -46,8 +47,8 @@ def classes(java_home, tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("budgets")
     for name, text in SOURCES.items():
         (d / f"{name}.java").write_text(text)
-    subprocess.run([*javac_command(java_home), "-d", str(d), *[str(d / f"{n}.java") for n in SOURCES]],
-                   check=True)
+    run_javac([*javac_command(java_home), "-d", str(d), *[str(d / f"{n}.java") for n in SOURCES]],
+              check=True)
     for p in d.glob("*.java"):
         p.unlink()
     return d

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 _SCRIPT = Path(sys.executable).parent / "peggy-jvm"
 CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "peggy_jvm.cli"]
@@ -75,8 +76,8 @@ def test_validate_progress_and_table_without_a_terminal(java_home, tmp_path):
     trees = {}
     for name in ("orig", "mutant"):
         trees[name] = tmp_path / name
-        subprocess.run([*javac_command(java_home), "-d", str(trees[name]), str(sources / name / "V.java")],
-                       check=True, capture_output=True)
+        run_javac([*javac_command(java_home), "-d", str(trees[name]), str(sources / name / "V.java")],
+                  check=True, capture_output=True)
     done = run(["validate", trees["orig"], trees["mutant"], "--method-timeout", "1"], "0.05")
     assert done.returncode == 1, done.stderr
     assert "\x1b" not in done.stdout + done.stderr

@@ -26,6 +26,7 @@ from peggy_jvm.codecost import (FLOAT_SPILL_EXTRA, KIND_OF, LDC_READ_EXTRA, LOOP
                                 EmittedCost, Goal, Kind, loop_depths, price_code, price_instructions)
 from peggy_jvm.pipeline import MethodUnchanged, Stage, _check_emitted, optimize_input, size_allowance
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 W = WEIGHTS
 GOTO = W[Kind.BRANCH] + TAKEN_EXTRA  # a goto is always taken
@@ -276,7 +277,7 @@ def pay(java_home, tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("pay-src")
     (src / "Pay.java").write_text(SOURCE)
     out = tmp_path_factory.mktemp("pay")
-    subprocess.run([*javac_command(java_home), "-d", str(out), str(src / "Pay.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(out), str(src / "Pay.java")], check=True)
     return out
 
 

@@ -16,7 +16,6 @@ builder does not check, while the original's check of the local stays on its hea
 """
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,7 @@ from peggy_jvm.pegextract.cost import loop_depths
 from peggy_jvm import pipeline
 from peggy_jvm.pipeline import Stage, optimize_input
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS_SOURCE = ROOT / "fixtures" / "src" / "bench" / "BenchKernels.java"
@@ -76,7 +76,7 @@ def kern(java_home, tmp_path_factory) -> tuple[Path, Path, dict]:
     work = tmp_path_factory.mktemp("kern")
     (work / "Kern.java").write_text(SOURCE)
     orig, out = work / "orig", work / "out"
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(work / "Kern.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(work / "Kern.java")], check=True)
     # javac's loop shape (loops tested at the top): what is compared below is where extraction puts the work
     # per loop depth, and a loop tested at the bottom moves its inner loop's entry test into the middle loop
     real_revert = pipeline.revert_peg

@@ -8,13 +8,13 @@ The cluster's workers are separate processes that import peggy-jvm themselves, a
 from __future__ import annotations
 
 import os
-import subprocess
 import threading
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 distributed = pytest.importorskip("distributed")  # the 'dask' extra; CI installs it with the test extra
 
@@ -37,8 +37,8 @@ def classes(java_home, tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("dask-in")
     for name, text in SOURCES.items():
         (d / f"{name}.java").write_text(text)
-    subprocess.run([*javac_command(java_home), "-d", str(d), *[str(d / f"{n}.java") for n in SOURCES]],
-                   check=True)
+    run_javac([*javac_command(java_home), "-d", str(d), *[str(d / f"{n}.java") for n in SOURCES]],
+              check=True)
     for p in d.glob("*.java"):
         p.unlink()
     return d

@@ -27,6 +27,7 @@ from peggy_jvm.classfile.model import CodeAttribute
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import Stage, optimize_class
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SOURCE = """\
 public class Dbg {
@@ -113,7 +114,7 @@ def _line_of(code: CodeAttribute, pc: int) -> int:
 def compiled(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("dbg")
     (d / "Dbg.java").write_text(SOURCE)
-    subprocess.run([*javac_command(java_home), "-g", "-d", str(d), str(d / "Dbg.java")], check=True)
+    run_javac([*javac_command(java_home), "-g", "-d", str(d), str(d / "Dbg.java")], check=True)
     return d
 
 

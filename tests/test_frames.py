@@ -32,6 +32,7 @@ from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.classfile.recode import recode_method
 from peggy_jvm.classfile.writer import write_class
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAME_SOURCES = ROOT / "tests" / "java" / "frames"
@@ -156,8 +157,8 @@ def imprecisions(ours: Frame, javac: Frame, h: ClassHierarchy) -> list[str]:
 
 def javac(java_home: Path, sources: list[Path], out: Path, *flags: str) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([*javac_command(java_home), "-g", "-d", str(out), *flags, *map(str, sources)],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    proc = run_javac([*javac_command(java_home), "-g", "-d", str(out), *flags, *map(str, sources)],
+                     capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
 

@@ -8,7 +8,6 @@ originals on generated arguments; ``--goal speed`` leaves the same methods as ja
 """
 from __future__ import annotations
 
-import subprocess
 
 import pytest
 
@@ -19,6 +18,7 @@ from peggy_jvm.codecost import Goal
 from peggy_jvm.pipeline import Stage, optimize_input
 from test_backend import _LOADS, _STORES
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SOURCE = """
 public class Sized {
@@ -41,7 +41,7 @@ METHODS = {"twice": "(II)I", "spread": "(II)I", "pick": "(II)I"}
 def built(java_home, tmp_path_factory):
     src = tmp_path_factory.mktemp("sized")
     (src / "Sized.java").write_text(SOURCE)
-    subprocess.run([*javac_command(java_home), "-d", str(src), str(src / "Sized.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(src), str(src / "Sized.java")], check=True)
     outs = {}
     for goal in (Goal.SIZE, Goal.SPEED):
         out = tmp_path_factory.mktemp(f"sized-{goal.value}") / "out"

@@ -18,6 +18,7 @@ from peggy_jvm.classfile.hierarchy import OBJECT, ClassHierarchy, ClassInfo, Unk
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.classfile.writer import write_class
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO_SOURCE = ROOT / "tests" / "java" / "frames" / "hierarchy" / "Zoo.java"
@@ -31,8 +32,8 @@ def z(name: str) -> str:
 @pytest.fixture(scope="session")
 def zoo_dir(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("zoo-classes")
-    proc = subprocess.run([*javac_command(java_home), "-d", str(out), str(ZOO_SOURCE)],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    proc = run_javac([*javac_command(java_home), "-d", str(out), str(ZOO_SOURCE)],
+                     capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     found = sorted(p.stem for p in (out / "zoo").glob("*.class"))
     assert found == sorted(ZOO_CLASSES)

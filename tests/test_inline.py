@@ -8,13 +8,13 @@ inlined effect keeps the call site's line. ``validate`` proves hand-inlined vers
 """
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import difftest as dt
 from conftest import compile_versions, javac_command, keep_every_rewrite
+from support.javac_cache import run_javac
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.attributes import LineNumberTable
 from peggy_jvm.classfile.model import CodeAttribute
@@ -78,7 +78,7 @@ _INVOKES = {op.INVOKESTATIC, op.INVOKESPECIAL, op.INVOKEVIRTUAL, op.INVOKEINTERF
 def built(java_home, tmp_path_factory):
     src = tmp_path_factory.mktemp("inline")
     (src / "Inl.java").write_text(SOURCE)
-    subprocess.run([*javac_command(java_home), "-g", "-d", str(src), str(src / "Inl.java")], check=True)
+    run_javac([*javac_command(java_home), "-g", "-d", str(src), str(src / "Inl.java")], check=True)
     out = tmp_path_factory.mktemp("inline-full") / "out"
     with pytest.MonkeyPatch.context() as mp:
         keep_every_rewrite(mp)
@@ -267,8 +267,8 @@ def jar(java_home, tmp_path_factory):
     for name, text in JAR.items():
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         (src / name).write_text(text)
-    subprocess.run([*javac_command(java_home), "-d", str(classes), *map(str, src.rglob("*.java"))],
-                   check=True)
+    run_javac([*javac_command(java_home), "-d", str(classes), *map(str, src.rglob("*.java"))],
+              check=True)
     path = base / "two.jar"
     with zipfile.ZipFile(path, "w") as z:
         for f in sorted(classes.rglob("*.class")):
@@ -359,8 +359,8 @@ def test_the_self_check_refuses_a_wrong_inlining(java_home, tmp_path, monkeypatc
     keep_every_rewrite(monkeypatch)
     monkeypatch.setattr(sat, "inline_calls", off_by_one)
     (tmp_path / "Inl.java").write_text(SOURCE)
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path / "src"), str(tmp_path / "Inl.java")],
-                   check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path / "src"), str(tmp_path / "Inl.java")],
+              check=True)
     _, report = optimize_input(tmp_path / "src", tmp_path / "out", Stage.FULL)
     rows = {m.name: m for m in report.methods}
     after = _code(tmp_path / "out")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -276,8 +277,8 @@ def test_the_comparison_is_not_vacuous(fixture_classes: dict[str, Path], java_ho
 def edge_classes(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("interp-edges")
     sources = sorted(str(p) for p in EDGE_SOURCES.glob("*.java"))
-    proc = subprocess.run([*javac_command(java_home), "--release", "17", "-g", "-d", str(out), *sources],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    proc = run_javac([*javac_command(java_home), "--release", "17", "-g", "-d", str(out), *sources],
+                     capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
 
@@ -521,7 +522,7 @@ def test_float_and_double_to_string_are_the_jdks(java_home: Path, tmp_path: Path
     fixed ones: every power of two and of ten with neighbours, the format's switch points, subnormals, integers
     near 2^53 and 2^63, and values whose midpoints to a neighbour are short decimals (the digit loop's ties).
     Not one may differ. (Checked once with 500k per family: 4.15M values, none differ.)"""
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(ORACLE_SOURCE)], check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(ORACLE_SOURCE)], check=True)
     proc = subprocess.run([str(java_home / "bin" / "java"), "-cp", str(tmp_path), "FloatToStringOracle",
                            str(FLOAT_TEXT_RANDOM), str(SEED)], capture_output=True, text=True, check=True)
     counts = Counter()
@@ -588,7 +589,7 @@ def test_compare_finds_a_changed_class(java_home: Path, tmp_path: Path) -> None:
             "public class Twice { static int calls;\n"
             f"  static int twice(int a) {{ calls++; System.out.println(calls); {body} }}\n}}\n")
         out = tmp_path / f"t{k}"
-        subprocess.run([*javac_command(java_home), "-d", str(out), str(src / "Twice.java")], check=True)
+        run_javac([*javac_command(java_home), "-d", str(out), str(src / "Twice.java")], check=True)
         trees.append(out)
     calls = [dt.Call("Twice", "twice", "(I)I", (a,)) for a in (1, 3, -7, INT_MAX)]
     same = dt.compare(trees[0], trees[1], calls, java_home=java_home)
@@ -606,7 +607,7 @@ def test_runner_times_out_and_goes_on(java_home: Path, tmp_path: Path) -> None:
     src = tmp_path / "Spin.java"
     src.write_text("public class Spin { static int n;\n"
                    "  static int spin(int a) { n++; while (a != 0) { a |= 1; } return n; }\n}\n")
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(src)], check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(src)], check=True)
     calls = [dt.Call("Spin", "spin", "(I)I", (0,)), dt.Call("Spin", "spin", "(I)I", (1,)),
              dt.Call("Spin", "spin", "(I)I", (0,)), dt.Call("Spin", "spin", "(I)I", (0,), group="fresh")]
     results = dt.run_jvm(tmp_path, calls, java_home=java_home, timeout_ms=300)
@@ -615,13 +616,30 @@ def test_runner_times_out_and_goes_on(java_home: Path, tmp_path: Path) -> None:
     assert cmp.ok and cmp.compared == 2 and cmp.inconclusive == 2  # the rest of a timed-out group is unknown
 
 
+def test_compare_does_not_run_what_the_original_left_uncomparable(java_home: Path, tmp_path: Path) -> None:
+    # a call that timed out on the original side (and the rest of its group) is not made on the rewritten side;
+    # the group between two runs of another group still resets its statics there (the second "h" call sees a
+    # fresh n: 1, not 2), so the comparison is the one of two full runs
+    src = tmp_path / "Spin.java"
+    src.write_text("public class Spin { static int n;\n"
+                   "  static int spin(int a) { n++; while (a != 0) { a |= 1; } return n; }\n}\n")
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(src)], check=True)
+    calls = [dt.Call("Spin", "spin", "(I)I", (0,), group="h"), dt.Call("Spin", "spin", "(I)I", (1,), group="g"),
+             dt.Call("Spin", "spin", "(I)I", (0,), group="g"), dt.Call("Spin", "spin", "(I)I", (0,), group="h")]
+    cmp = dt.compare(tmp_path, tmp_path, calls, java_home=java_home, timeout_ms=2000)
+    assert [str(r) for r in cmp.original] == ["RET 1", "TIMEOUT", "RET 2", "RET 1"]
+    assert [r.message for r in cmp.rewritten[1:3]] == ["not run: its outcome could not be compared"] * 2
+    assert [str(r) for r in (cmp.rewritten[0], cmp.rewritten[3])] == ["RET 1", "RET 1"]
+    assert cmp.ok and cmp.compared == 2 and cmp.inconclusive == 2, cmp.report()
+
+
 def test_runner_keeps_a_no_class_def_found_error_that_happens_again(java_home: Path, tmp_path: Path) -> None:
     # a batch with NoClassDefFoundError runs once more in a fresh JVM (a JDK class can fail to initialize under
     # memory pressure); a missing class is missing again, so it stays the result
     src = tmp_path / "Uses.java"
     src.write_text("class Gone { static int v() { return 1; } }\n"
                    "public class Uses { static int call() { return Gone.v(); } static int two() { return 2; } }\n")
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(src)], check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(src)], check=True)
     (tmp_path / "Gone.class").unlink()
     calls = [dt.Call("Uses", "call", "()I"), dt.Call("Uses", "two", "()I")]
     results = dt.run_jvm(tmp_path, calls, java_home=java_home)

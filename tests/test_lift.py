@@ -2,7 +2,6 @@
 purpose-written methods has exactly the expected shape."""
 from __future__ import annotations
 
-import subprocess
 
 import pytest
 
@@ -12,6 +11,7 @@ from peggy_jvm.ir.lift import lift_method
 from peggy_jvm.ir.nodes import Catch, ClassInit, If, New
 from peggy_jvm.ir.printer import format_method
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SHAPES = """
 public class Shapes {
@@ -32,7 +32,7 @@ public class Shapes {
 def shapes(java_home, tmp_path_factory):
     d = tmp_path_factory.mktemp("shapes")
     (d / "Shapes.java").write_text(SHAPES)
-    subprocess.run([*javac_command(java_home), "-d", str(d), str(d / "Shapes.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(d), str(d / "Shapes.java")], check=True)
     cf = read_class((d / "Shapes.class").read_bytes())
     h = ClassHierarchy([d])
     return {m.name: lift_method(cf, m, h) for m in cf.methods if m.name != "<init>"}

@@ -29,6 +29,7 @@ from peggy_jvm.ir import lower as L
 from peggy_jvm.ir.lift import lift_method
 from peggy_jvm.ir.lower import lower_method, remap_local_entries
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 _ENDS_FLOW = {0xa7, 0xc8, 0xbf, 0xac, 0xad, 0xae, 0xaf, 0xb0, 0xb1, 0xaa, 0xab}  # goto, throw, returns, switches
 
@@ -91,7 +92,9 @@ def _lines(line_of: dict[int, int], start: int, end: int) -> set[int]:
     return {line for pc, line in line_of.items() if start <= pc < end}
 
 
-@pytest.mark.parametrize("tree", ["release17", "release8"])  # the old tree's classes have no tables
+# the old tree's classes have no tables; the release 8 sweep is the slow tier's (5 s of CPU), release 17's the
+# fast tier's (the same code: every fixture method lowered, its tables held to javac's)
+@pytest.mark.parametrize("tree", ["release17", pytest.param("release8", marks=pytest.mark.slow)])
 def test_fixture_local_tables_name_javacs_variables_over_the_same_code(fixture_classes: dict[str, Path], tree: str):
     d = fixture_classes[tree]
     h = ClassHierarchy([d])
@@ -157,8 +160,8 @@ def test_where_the_code_is_javacs_the_tables_are_javacs(java_home: Path, tmp_pat
     as ``javap -l`` prints them."""
     (tmp_path / "SameCode.java").write_text(SAME_CODE)
     orig = tmp_path / "orig"
-    subprocess.run([*javac_command(java_home), "-g", "-d", str(orig), str(tmp_path / "SameCode.java")],
-                   check=True)
+    run_javac([*javac_command(java_home), "-g", "-d", str(orig), str(tmp_path / "SameCode.java")],
+              check=True)
     cf = read_class((orig / "SameCode.class").read_bytes())
     h = ClassHierarchy([orig])
     identical = []
@@ -212,8 +215,8 @@ def test_a_slot_reused_inside_a_range_drops_that_entry(java_home: Path, tmp_path
     slot reuse finer allocation will bring): the temporary holding ``a * 3`` (read twice, so stored) goes to
     x's slot inside x's range; x's entry must go, the others stay."""
     (tmp_path / "Slots.java").write_text(SLOTS)
-    subprocess.run([*javac_command(java_home), "-g", "-d", str(tmp_path), str(tmp_path / "Slots.java")],
-                   check=True)
+    run_javac([*javac_command(java_home), "-g", "-d", str(tmp_path), str(tmp_path / "Slots.java")],
+              check=True)
     cf = read_class((tmp_path / "Slots.class").read_bytes())
     m = next(m for m in cf.methods if m.name == "f")
     h = ClassHierarchy([tmp_path])
@@ -294,8 +297,8 @@ def test_ir_without_origins_keeps_only_parameters_never_assigned(java_home: Path
     parameters that are never assigned may stay (over the whole code). Simulated by clearing the origins of the
     lifted IR: b (assigned) and c go, a stays."""
     (tmp_path / "Reassigned.java").write_text(REASSIGNED)
-    subprocess.run([*javac_command(java_home), "-g", "-d", str(tmp_path), str(tmp_path / "Reassigned.java")],
-                   check=True)
+    run_javac([*javac_command(java_home), "-g", "-d", str(tmp_path), str(tmp_path / "Reassigned.java")],
+              check=True)
     cf = read_class((tmp_path / "Reassigned.class").read_bytes())
     m = next(m for m in cf.methods if m.name == "f")
     h = ClassHierarchy([tmp_path])

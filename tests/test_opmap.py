@@ -2,7 +2,6 @@
 and each of its rows survives lowering and lifting again (IR -> the row's opcode -> the same IR)."""
 from __future__ import annotations
 
-import subprocess
 
 import pytest
 
@@ -19,6 +18,7 @@ from peggy_jvm.ir.nodes import (DOUBLE, FLOAT, INT, LONG, NULL_TYPE, ArrayLoad, 
 from peggy_jvm.ir.opmap import LIFTED, Form, const_opcode, opcode_of
 from peggy_jvm.peg.ops import OPS, T
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 OBJECT = IRType(Kind.REF, "java/lang/Object")
 _IR_TYPE = {T.INT: INT, T.LONG: LONG, T.FLOAT: FLOAT, T.DOUBLE: DOUBLE}
@@ -74,7 +74,7 @@ def test_constants_take_their_one_byte_opcode_and_negative_zero_does_not():
 def host(java_home, tmp_path_factory):
     d = tmp_path_factory.mktemp("opmap")
     (d / "Host.java").write_text("public class Host {}\n")
-    subprocess.run([*javac_command(java_home), "-d", str(d), str(d / "Host.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(d), str(d / "Host.java")], check=True)
     return read_class((d / "Host.class").read_bytes()), ClassHierarchy([d])
 
 

@@ -8,7 +8,6 @@ without it its output differs on the JVM and ``validate`` shows it not equivalen
 from __future__ import annotations
 
 import itertools
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from peggy_jvm.rules.builtin import ThetaBisimulation
 from peggy_jvm.rules.optimistic import BOTTOM, Interval, LoopOptimism, analyze, value_numbers
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 MAX = 2**31 - 1
 
@@ -365,7 +365,7 @@ public class Pair {
 def _compile(java_home: Path, work: Path, source: str) -> Path:
     work.mkdir(parents=True)
     (work / "Pair.java").write_text(source)
-    subprocess.run([*javac_command(java_home), "-d", str(work), str(work / "Pair.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(work), str(work / "Pair.java")], check=True)
     return work
 
 

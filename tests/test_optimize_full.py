@@ -19,6 +19,7 @@ import pytest
 from peggy_jvm.classfile.model import Access
 from peggy_jvm.classfile.reader import read_class
 from conftest import javac_command, keep_every_rewrite
+from support.javac_cache import run_javac
 from peggy_jvm.pipeline import Stage, optimize_input
 
 SOURCE = r"""
@@ -133,7 +134,7 @@ def compiled(java_home, tmp_path_factory) -> tuple[Path, Path, dict]:
     src_dir = tmp_path_factory.mktemp("full-src")
     (src_dir / "Full.java").write_text(SOURCE)
     orig = tmp_path_factory.mktemp("full-orig")
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(src_dir / "Full.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(src_dir / "Full.java")], check=True)
     out = tmp_path_factory.mktemp("full-out") / "out"
     with pytest.MonkeyPatch.context() as mp:
         keep_every_rewrite(mp)  # the rewrites' shapes and behaviour are tested here, not whether they pay
@@ -188,7 +189,7 @@ def test_the_self_check_keeps_what_it_cannot_prove(tmp_path, java_home):
 
     (tmp_path / "Two.java").write_text("class Two { static int a(int x) { return x + 1; } "
                                        "static int b(int x) { return x + 2; } }")
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "Two.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "Two.java")], check=True)
     cf = read_class((tmp_path / "Two.class").read_bytes())
     a = next(m for m in cf.methods if m.name == "a")
     b = next(m for m in cf.methods if m.name == "b")
@@ -209,7 +210,7 @@ def test_a_selection_the_reverter_refuses_gives_way_to_the_next_cheapest(tmp_pat
     (tmp_path / "M.java").write_text("public class M { static int f(int x) { return x * 4 + x * 4; } "
                                      "public static void main(String[] a) { for (String s : a) "
                                      "System.out.println(f(Integer.parseInt(s))); } }")
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "M.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "M.java")], check=True)
     real, refused = pipeline.revert_peg, []
 
     def no_shifts(peg, ir, **options):  # options: returns_in_place, as pipeline._revert passes it
@@ -468,7 +469,7 @@ def test_exception_handling_the_reverter_refuses(tmp_path, java_home, body, why)
     from peggy_jvm.revert.revert import RevertUnsupported, revert_peg
 
     (tmp_path / "R.java").write_text(f"class R {{ static int f(String s) {{ {body} }} }}")
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "R.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "R.java")], check=True)
     cf = read_class((tmp_path / "R.class").read_bytes())
     ir = lift_method(cf, next(m for m in cf.methods if m.name == "f"), ClassHierarchy([tmp_path]))
     with pytest.raises(RevertUnsupported, match=f"exception handlers are not reverted yet: {why}"):

@@ -3,13 +3,13 @@ fires and when it does not, and validation of hand-peeled loops (proved) against
 counterexample). The optimizer's use of it is in tests/test_optimize_full.py (``peelFirst`` and friends)."""
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
 from conftest import javac_command, keep_every_rewrite
+from support.javac_cache import run_javac
 from peggy_jvm.epeg import EPeg
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.rules.peel import LoopPeel
@@ -118,7 +118,7 @@ def trees(java_home, tmp_path_factory) -> dict[str, Path]:
     for name, text in (("orig", ORIGINAL), ("peeled", PEELED), ("wrong", WRONG)):
         d = tmp_path_factory.mktemp(f"peel-{name}")
         (d / "P.java").write_text(text)
-        subprocess.run([*javac_command(java_home), "-d", str(d), str(d / "P.java")], check=True)
+        run_javac([*javac_command(java_home), "-d", str(d), str(d / "P.java")], check=True)
         (d / "P.java").unlink()
         out[name] = d
     return out
@@ -176,7 +176,7 @@ def test_peeled_shapes_behave_like_the_originals(java_home, tmp_path, monkeypatc
 
     (tmp_path / "Adv.java").write_text(SHAPES)
     orig = tmp_path / "orig"
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Adv.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Adv.java")], check=True)
     _, report = optimize_input(orig, tmp_path / "out", Stage.FULL, jobs=1)  # work budgets: load changes nothing
     rewritten = {m.name for m in report.methods if m.status == "rewritten"}
     assert {"nestedFlag", "throwsFirst", "returnInLoop", "twoFlags"} <= rewritten, \

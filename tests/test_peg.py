@@ -10,7 +10,6 @@ effects stay infinite exactly where the original's are).
 """
 from __future__ import annotations
 
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from peggy_jvm.pipeline import Stage, optimize_input
 from peggy_jvm.revert.revert import RevertUnsupported, revert_peg
 from peggy_jvm.validate.normalize import settle_exit_phis
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 
 # -- the evaluator against the interpreter ------------------------------------------------------------------
@@ -223,7 +223,7 @@ public class PegShapes {
 def shapes(java_home, tmp_path_factory):
     src = tmp_path_factory.mktemp("pegshapes")
     (src / "PegShapes.java").write_text(SHAPES)
-    subprocess.run([*javac_command(java_home), "-d", str(src), str(src / "PegShapes.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(src), str(src / "PegShapes.java")], check=True)
     cf = read_class((src / "PegShapes.class").read_bytes())
     h = ClassHierarchy(classpath=[src])
     reverted = {}
@@ -391,8 +391,8 @@ def test_pure_loops_off_the_sigma_chain_revert_where_their_values_are_wanted(jav
     from peggy_jvm.saturate import saturate
 
     (tmp_path / "PureLoops.java").write_text(PURE_LOOPS)
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "PureLoops.java")],
-                   check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "PureLoops.java")],
+              check=True)
     cf = read_class((tmp_path / "PureLoops.class").read_bytes())
     h = ClassHierarchy(classpath=[tmp_path])
     off_chain = 0

@@ -13,6 +13,7 @@ from peggy_jvm.pegextract.phi_profile import effect_profiles, find_violation, ph
 from peggy_jvm.ir.nodes import MethodRef
 from peggy_jvm.peg.graph import PEG
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 CALL = MethodRef("C", "f", "(I)I")
 
@@ -301,7 +302,6 @@ def test_checker_answers_a_selection_asked_again_at_the_same_price(monkeypatch):
 
 
 def test_builder_pegs_pass_against_themselves(tmp_path, java_home):
-    import subprocess
 
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
     from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
@@ -316,7 +316,7 @@ public class P {
     static int c(int[] a) { int s = 0; for (int i = 0; i < a.length; i++) if (a[i] > 0) s += a[i]; return s; }
 }
 """)
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(src)], check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(src)], check=True)
     cf = read_class((tmp_path / "P.class").read_bytes())
     h = ClassHierarchy([])
     for m in cf.methods:

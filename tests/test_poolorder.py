@@ -29,6 +29,7 @@ from peggy_jvm.codecost import Goal
 from peggy_jvm.pipeline import Stage, optimize_class
 from support import workloads
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 FIXTURE_CLASSES = Path(__file__).resolve().parent.parent / "fixtures" / "classes"
 
@@ -131,8 +132,8 @@ def shapes(java_home, tmp_path_factory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("poolshapes")
     (base / "PoolShapes.java").write_text(SOURCE)
     orig = base / "orig"
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(base / "PoolShapes.java")], check=True,
-                   capture_output=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(base / "PoolShapes.java")], check=True,
+              capture_output=True)
     new = base / "new"
     shutil.copytree(orig, new)
     data = (orig / "PoolShapes.class").read_bytes()
@@ -291,6 +292,9 @@ def test_goal_size_renumbers_and_reports_the_shorter_code(shapes):
         assert by_name[name].bytes_after == by_name[name].bytes_before - ldc_w > 0
 
 
+# the slow tier: a whole jar renumbered, verified and run (7 s of CPU); the fast tier runs PoolShapes renumbered
+# (every order) under -Xverify:all
+@pytest.mark.slow
 def test_commons_lang3_renumbered_verifies_and_runs_its_workload(corpus_jars, verifier, java_home, tmp_path):
     jar = corpus_jars["commons-lang3"]
     out = tmp_path / "lang3-ldc.jar"

@@ -8,7 +8,6 @@ throws at the entry test or at the bottom copy of it."""
 from __future__ import annotations
 
 import itertools
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from peggy_jvm.revert import tidy
 from peggy_jvm.pipeline import Stage, optimize_input
 from peggy_jvm.validate.loopshape import top_tested
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SOURCE = r"""
 public class Rot {
@@ -243,7 +243,7 @@ def test_a_rewrite_the_rotated_loops_make_too_large_keeps_javacs_loops(java_home
     src, orig, out = tmp_path / "src", tmp_path / "orig", tmp_path / "out"
     src.mkdir()
     (src / "Stencil.java").write_text(STENCIL)
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(src / "Stencil.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(src / "Stencil.java")], check=True)
     # no growth allowed: the rotated loops (141 bytes since extraction's tie-break) are refused, the top-tested
     # lowering of the same PEG (130, as javac's) fits
     monkeypatch.setattr(pipeline, "size_allowance", lambda before, after: 0)

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from peggy_jvm import semantics as S
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE_SOURCE = ROOT / "tests" / "java" / "SemanticsOracle.java"
@@ -275,8 +276,8 @@ ALL_OPS = {**S.OPERATIONS, **CONDITION_OPS}
 def oracle(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[tuple, str]]]:
     """``{op: [(wire operands, normalized JVM result)]}`` for every operation, from one JVM run."""
     classes = tmp_path_factory.mktemp("semantics-oracle")
-    compiled = subprocess.run([*javac_command(java_home), "-d", str(classes), str(ORACLE_SOURCE)],
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    compiled = run_javac([*javac_command(java_home), "-d", str(classes), str(ORACLE_SOURCE)],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if compiled.returncode != 0:
         pytest.fail(f"could not compile {ORACLE_SOURCE}:\n{compiled.stdout}{compiled.stderr}", pytrace=False)
     rng = random.Random(SEED)

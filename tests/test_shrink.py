@@ -7,7 +7,6 @@ original is kept only when the self-check proves it (a broken one is refused).
 """
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from peggy_jvm.classfile.writer import write_class
 from peggy_jvm.codecost import Goal
 from peggy_jvm.pipeline import Stage, optimize_input
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SOURCE = """
 public class Shrunk {
@@ -89,7 +89,7 @@ METHODS = {"branch": "(I[I)V", "late": "(III)I", "stacked": "(JI)J", "floats": "
 def javac_out(java_home, tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("shrunk")
     (src / "Shrunk.java").write_text(SOURCE)
-    subprocess.run([*javac_command(java_home), "-g", "-d", str(src), str(src / "Shrunk.java")], check=True)
+    run_javac([*javac_command(java_home), "-g", "-d", str(src), str(src / "Shrunk.java")], check=True)
     return src
 
 

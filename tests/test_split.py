@@ -16,6 +16,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import javac_command
+from support.javac_cache import run_javac
 
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.constpool import ConstantPool
@@ -54,7 +56,7 @@ def _source(strings: int, ints: int) -> str:
 def _compile(java_home: Path, src: str, d: Path) -> bytes:
     d.mkdir(parents=True, exist_ok=True)
     (d / "Sp.java").write_text(src)
-    subprocess.run([str(java_home / "bin" / "javac"), "-g", "-d", str(d), str(d / "Sp.java")], check=True)
+    run_javac([*javac_command(java_home), "-g", "-d", str(d), str(d / "Sp.java")], check=True)
     (d / "Sp.java").unlink()
     return (d / "Sp.class").read_bytes()
 

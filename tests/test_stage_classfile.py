@@ -21,6 +21,7 @@ from peggy_jvm.classfile.recode import build_code_attribute
 from peggy_jvm.classfile.writer import write_class
 from peggy_jvm.pipeline import Stage, optimize_class, optimize_input
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "fixtures" / "old"))
@@ -196,7 +197,7 @@ def test_a_merge_needing_an_unknown_class_keeps_the_method_and_the_classpath_fix
     for name, text in HIERARCHY_SRC.items():
         (src / name).write_text(text)
     lib = tmp_path / "lib"
-    subprocess.run([*javac_command(java_home), "-d", str(lib), *map(str, src.glob("*.java"))], check=True)
+    run_javac([*javac_command(java_home), "-d", str(lib), *map(str, src.glob("*.java"))], check=True)
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.copy(lib / "Use.class", alone / "Use.class")

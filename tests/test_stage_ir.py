@@ -10,6 +10,7 @@ from peggy_jvm.classfile.reader import read_class, read_code
 from peggy_jvm.pipeline import Stage, optimize_input
 from test_stage_classfile import runnable
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 TREES = ["release17", "release8", "old"]
 
@@ -48,7 +49,6 @@ def test_lowered_fixtures_verify_and_print_the_same(lowered, fixture_classes, ve
 def test_expression_trees_lower_to_exactly_what_javac_emits(java_home, tmp_path):
     """Stack scheduling: leaves first, temporaries on the stack, locals in their slots, short forms. For
     straight-line expression code the result is javac's own bytecode, byte for byte."""
-    import subprocess
 
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
     from peggy_jvm.ir.lift import lift_method
@@ -56,8 +56,8 @@ def test_expression_trees_lower_to_exactly_what_javac_emits(java_home, tmp_path)
     from test_lift import SHAPES
 
     (tmp_path / "Shapes.java").write_text(SHAPES)
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "Shapes.java")],
-                   check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "Shapes.java")],
+              check=True)
     cf = read_class((tmp_path / "Shapes.class").read_bytes())
     h = ClassHierarchy([tmp_path])
     same = set()
@@ -106,12 +106,11 @@ public class NewShapes {
 
 @pytest.mark.parametrize("release", ["8", "17"])
 def test_new_with_effects_between_new_and_the_constructor(java_home, tmp_path, verifier, run_mains, release):
-    import subprocess
 
     src = tmp_path / "NewShapes.java"
     src.write_text(NEW_SHAPES)
     orig = tmp_path / "orig"
-    subprocess.run([*javac_command(java_home), "--release", release, "-Xlint:-options", "-d", str(orig),
+    run_javac([*javac_command(java_home), "--release", release, "-Xlint:-options", "-d", str(orig),
                     str(src)], check=True)
     out = tmp_path / "out"
     _, report = optimize_input(orig, out, Stage.IR)
@@ -138,7 +137,6 @@ public class Across {
 def test_values_crossing_branches_stay_on_the_stack(java_home, tmp_path, verifier, run_mains):
     """Conditional expressions: javac keeps the operands below a branch on the JVM stack, and so does
     lowering (no store/load through slots), giving javac's exact code."""
-    import subprocess
 
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
     from peggy_jvm.ir.lift import lift_method
@@ -146,7 +144,7 @@ def test_values_crossing_branches_stay_on_the_stack(java_home, tmp_path, verifie
 
     (tmp_path / "Across.java").write_text(ACROSS)
     orig = tmp_path / "orig"
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Across.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Across.java")], check=True)
     cf = read_class((orig / "Across.class").read_bytes())
     h = ClassHierarchy([orig])
     for name in ("plus", "pick", "nested", "both"):
@@ -215,11 +213,10 @@ public class Traces {
 
 
 def test_stack_traces_keep_their_line_numbers(java_home, tmp_path, run_mains):
-    import subprocess
 
     (tmp_path / "Traces.java").write_text(TRACES)
     orig = tmp_path / "orig"
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Traces.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Traces.java")], check=True)
     out = tmp_path / "out"
     _, report = optimize_input(orig, out, Stage.IR)
     assert all(m.status == "rewritten" for m in report.methods)
@@ -267,7 +264,6 @@ def test_lowered_static_methods_agree_with_the_originals(lowered, fixture_classe
 
 
 def test_a_local_loaded_twice_in_a_row_is_duplicated_when_that_is_shorter(java_home, tmp_path, run_mains):
-    import subprocess
 
     from peggy_jvm.classfile.bytecode import decode
 
@@ -279,7 +275,7 @@ public class Dups {
 }
 """)
     orig = tmp_path / "orig"
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Dups.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Dups.java")], check=True)
     out = tmp_path / "out"
     optimize_input(orig, out, Stage.IR)
     cf = read_class((out / "Dups.class").read_bytes())
@@ -291,7 +287,6 @@ public class Dups {
 
 
 def test_compound_array_assignment_lowers_like_javac_with_dup2(java_home, tmp_path, run_mains):
-    import subprocess
 
     from peggy_jvm.classfile.bytecode import decode
     from peggy_jvm.classfile.hierarchy import ClassHierarchy
@@ -305,7 +300,7 @@ public class Compound {
 }
 """)
     orig = tmp_path / "orig"
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Compound.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(tmp_path / "Compound.java")], check=True)
     cf = read_class((orig / "Compound.class").read_bytes())
     m = next(m for m in cf.methods if m.name == "add")
     h = ClassHierarchy([orig])

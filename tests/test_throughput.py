@@ -23,6 +23,7 @@ from peggy_jvm.pipeline import Stage, full_stage_view, optimize_input
 from peggy_jvm.triage import cost_lower_bound
 from peggy_jvm.workers import largest_first
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SOURCE = """
 public class Triage {
@@ -44,8 +45,8 @@ CANNOT_PAY = re.compile(r"no cheaper PEG \(cannot pay: every extraction costs at
 def triage_class(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("triage")
     (work / "Triage.java").write_text(SOURCE)
-    subprocess.run([*javac_command(java_home), "-d", str(work / "classes"), str(work / "Triage.java")],
-                   check=True)
+    run_javac([*javac_command(java_home), "-d", str(work / "classes"), str(work / "Triage.java")],
+              check=True)
     return work / "classes" / "Triage.class"
 
 

@@ -23,6 +23,7 @@ from peggy_jvm.pegextract.peg_problem import PegProblem
 from peggy_jvm.pegextract.tiebreak import break_ties
 from peggy_jvm.pipeline import Stage, optimize_input
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SOURCE = r"""
 import java.util.Arrays;
@@ -59,7 +60,7 @@ def _optimize(java_home: Path, work: Path, tie_break: bool) -> tuple[Path, Path,
     src.mkdir(parents=True)
     (src / "Stencil.java").write_text(SOURCE)
     orig = work / "orig"
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(src / "Stencil.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(src / "Stencil.java")], check=True)
     out = work / "out"
     with pytest.MonkeyPatch.context() as mp:
         if not tie_break:

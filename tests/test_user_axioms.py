@@ -13,12 +13,12 @@ sound; ``--jobs 2`` gives the bytes of ``--jobs 1``.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import javac_command, keep_every_rewrite
+from support.javac_cache import run_javac
 from test_cli import files_under, invoke, java, one_error_line, run_cli
 from test_optimize_full import _javap
 from peggy_jvm.archive import OUTPUT_MARKER
@@ -56,7 +56,7 @@ def compiled(java_home, tmp_path_factory) -> Path:
     sources = {"U": SOURCE, **OTHERS}
     for name, src in sources.items():
         (d / f"{name}.java").write_text(src)
-    subprocess.run([*javac_command(java_home), "-d", str(d / "classes"),
+    run_javac([*javac_command(java_home), "-d", str(d / "classes"),
                     *(str(d / f"{name}.java") for name in sources)], check=True)
     return d / "classes"
 

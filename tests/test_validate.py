@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import compile_versions, javac_command
+from support.javac_cache import run_javac
 from click.testing import CliRunner
 
 from peggy_jvm.cli import main
@@ -32,8 +33,8 @@ PAIR_KEYS = {"class", "name", "descriptor", "verdict", "reason", "counterexample
 
 def _javac(java_home: Path, out: Path, *sources: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([*javac_command(java_home), "-d", str(out), *map(str, sources)], check=True,
-                   capture_output=True)
+    run_javac([*javac_command(java_home), "-d", str(out), *map(str, sources)], check=True,
+              capture_output=True)
     return out
 
 

@@ -3,13 +3,13 @@ that only ever holds an array made for it (an enum with constant bodies: its cla
 ``values()`` by javac and ecj are in tests/test_validate_ecj_shapes.py."""
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from peggy_jvm.validate import ValidateOptions, validate_inputs
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 ORIG = """
 public class Arr {
@@ -53,7 +53,7 @@ public class Arr {
 def _compile(cmd: list[str], src: str, name: str, base: Path, out: str) -> Path:
     (base / f"{out}-src").mkdir(exist_ok=True)
     (base / f"{out}-src" / name).write_text(src)
-    subprocess.run([*cmd, "-d", str(base / out), str(base / f"{out}-src" / name)], check=True, capture_output=True)
+    run_javac([*cmd, "-d", str(base / out), str(base / f"{out}-src" / name)], check=True, capture_output=True)
     return base / out
 
 

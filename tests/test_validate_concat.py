@@ -5,13 +5,13 @@
 """
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from peggy_jvm.validate import ValidateOptions, validate_inputs
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SOURCE = """
 public class Cat {
@@ -57,7 +57,7 @@ def trees(java_home, tmp_path_factory) -> dict[str, Path]:
         (base / f"{name}-src").mkdir()
         (base / f"{name}-src" / "Cat.java").write_text(src)
         out[name] = base / name
-        subprocess.run([*javac_command(java_home), "--release", release, "-d", str(out[name]),
+        run_javac([*javac_command(java_home), "--release", release, "-d", str(out[name]),
                         str(base / f"{name}-src" / "Cat.java")], check=True, capture_output=True)
     return out
 

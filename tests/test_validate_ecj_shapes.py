@@ -12,7 +12,6 @@ lookupswitch, a switch on a String as javac's two switches against ecj's one: va
 enum's ``<clinit>`` through javac's ``$values()`` helper (rules/inline.py's synthetic callees), with mutants."""
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,8 @@ from peggy_jvm.classfile.model import Access
 from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.classfile.writer import write_class
 from peggy_jvm.validate import ValidateOptions, validate_inputs
-from conftest import javac_command
+from conftest import JAVAC_JVM_FLAGS, javac_command
+from support.javac_cache import run_javac
 
 ENUM = "public enum Planet { MERCURY, VENUS, EARTH; static int count() { return values().length; } }"
 REFS = """
@@ -75,7 +75,9 @@ INTS = "public class Flags {{ int a, b; int differ() {{ return {}; }} }}"
 def compilers(java_home) -> dict[str, list[str]]:
     ecj, _src = ecjpair.fetch_inputs()
     return {"javac": [*javac_command(java_home), "--release", "11"],
-            "ecj": ["java", "-cp", str(ecj), ecjpair.ECJ_MAIN, "-proc:none", "--release", "11"]}
+            # ecj's JVM as javac's (conftest.JAVAC_JVM_FLAGS): C1 and the serial collector
+            "ecj": [str(java_home / "bin" / "java"), *(f.removeprefix("-J") for f in JAVAC_JVM_FLAGS), "-cp", str(ecj),
+                    ecjpair.ECJ_MAIN, "-proc:none", "--release", "11"]}
 
 
 def _build(compilers, src: str, name: str, base: Path) -> tuple[Path, Path]:
@@ -83,8 +85,8 @@ def _build(compilers, src: str, name: str, base: Path) -> tuple[Path, Path]:
     (base / "src" / name).write_text(src)
     out = []
     for which in ("javac", "ecj"):
-        subprocess.run([*compilers[which], "-d", str(base / which), str(base / "src" / name)], check=True,
-                       capture_output=True)
+        run_javac([*compilers[which], "-d", str(base / which), str(base / "src" / name)], check=True,
+                  capture_output=True)
         out.append(base / which)
     return out[0], out[1]
 
@@ -93,8 +95,8 @@ def _compile(compilers, which: str, src: str, name: str, out: Path) -> Path:
     """``src`` (one file ``name``) compiled by ``which`` into ``out``, its source kept beside it."""
     (out.parent / f"{out.name}-src").mkdir()
     (out.parent / f"{out.name}-src" / name).write_text(src)
-    subprocess.run([*compilers[which], "-d", str(out), str(out.parent / f"{out.name}-src" / name)], check=True,
-                   capture_output=True)
+    run_javac([*compilers[which], "-d", str(out), str(out.parent / f"{out.name}-src" / name)], check=True,
+              capture_output=True)
     return out
 
 

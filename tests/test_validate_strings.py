@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import compile_versions, javac_command, validate_rows
+from support.javac_cache import run_javac
 
 from peggy_jvm.cli import main
 from peggy_jvm.rules import default_rules
@@ -232,8 +233,8 @@ public class Oracle {
 def oracle(java_home: Path, tmp_path_factory) -> dict[str, str]:
     d = tmp_path_factory.mktemp("oracle")
     (d / "Oracle.java").write_text(ORACLE)
-    subprocess.run([*javac_command(java_home), "-d", str(d), str(d / "Oracle.java")], check=True,
-                   capture_output=True)
+    run_javac([*javac_command(java_home), "-d", str(d), str(d / "Oracle.java")], check=True,
+              capture_output=True)
     out = subprocess.run([str(java_home / "bin" / "java"), "-cp", str(d), "Oracle"], check=True,
                          capture_output=True, text=True, timeout=120).stdout
     return dict(line.rsplit(" ", 1) for line in out.splitlines())
@@ -288,7 +289,7 @@ def test_the_null_cases_the_model_relies_on(oracle):
 def test_string_classes_are_initialized_before_any_application_class(java_home, oracle, tmp_path):
     # string-classinit-noop: classinit of these classes never runs code once the input's classes run
     (tmp_path / "M.java").write_text("public class M { public static void main(String[] a) { } }")
-    subprocess.run([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "M.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "M.java")], check=True)
     log = subprocess.run([str(java_home / "bin" / "java"), "-Xlog:class+init=info", "-cp", str(tmp_path), "M"],
                          check=True, capture_output=True, text=True, timeout=60).stdout
     order = [line.split("Initializing '")[1].split("'")[0] for line in log.splitlines() if "Initializing '" in line]

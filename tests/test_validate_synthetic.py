@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from peggy_jvm.cli import main
 from peggy_jvm.validate import ValidateOptions, validate_inputs
 from peggy_jvm.validate.pairing import load_side, pair_methods, parse_class_map, split_map
 from conftest import javac_command
+from support.javac_cache import run_javac
 
 SOURCE = """
 import java.util.function.IntUnaryOperator;
@@ -60,8 +60,8 @@ def trees(java_home, tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("synthetic")
     (base / "Lam.java").write_text(SOURCE)
     orig = base / "orig"
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(base / "Lam.java")], check=True,
-                   capture_output=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(base / "Lam.java")], check=True,
+              capture_output=True)
     data = (orig / "Lam.class").read_bytes()
     lambdas = sorted(m.name for m in read_class(data).methods if m.name.startswith("lambda$"))
     assert len(lambdas) == 5, lambdas

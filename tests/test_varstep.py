@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import javac_command, keep_every_rewrite, validate_rows
+from support.javac_cache import run_javac
 from test_axioms_equalities import LIMITS, ci, peg_with
 from test_axioms_equalities import saturate as saturate_with
 
@@ -92,8 +93,8 @@ def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
     out = {}
     for name in ("orig", "equiv", "mutant"):
         out[name] = base / name
-        subprocess.run([*javac_command(java_home), "-d", str(out[name]), str(SOURCES / name / "VarStep.java")],
-                       check=True, capture_output=True)
+        run_javac([*javac_command(java_home), "-d", str(out[name]), str(SOURCES / name / "VarStep.java")],
+                  check=True, capture_output=True)
     return out
 
 

@@ -112,7 +112,7 @@ def _targets(x: Insn) -> list[Label]:
     if x.target is not None:
         return [x.target]
     if x.targets is not None:
-        return [x.default, *x.targets]  # type: ignore[list-item]
+        return [x.default, *x.targets]  # type: ignore[list-item]  # a switch (targets set) has its default
     return []
 
 
@@ -154,7 +154,7 @@ def _thread_jumps(body: _Body) -> bool:
         k = at[lab]
         while k < len(insns) and insns[k].opcode == op.GOTO and k not in seen:
             seen.add(k)
-            lab = insns[k].target  # type: ignore[assignment]
+            lab = insns[k].target  # type: ignore[assignment]  # a goto has its target
             k = at[lab]
         return lab if k not in seen else label_of.get(at[lab], lab)
 
@@ -166,7 +166,7 @@ def _thread_jumps(body: _Body) -> bool:
             x.target = t
         elif x.targets is not None:
             new = [final(t) for t in x.targets]
-            dflt = final(x.default)  # type: ignore[arg-type]
+            dflt = final(x.default)  # type: ignore[arg-type]  # a switch (targets set) has its default
             changed |= dflt is not x.default or any(a is not b for a, b in zip(new, x.targets))
             x.targets, x.default = new, dflt
     return changed
@@ -189,7 +189,7 @@ def _return_copy(x: Insn, k: int, insns: list[Insn], at: dict[Label, int], handl
                  monitors: bool) -> list[Insn] | None:
     if x.opcode != op.GOTO:
         return None
-    t = at[x.target]  # type: ignore[index]
+    t = at[x.target]  # type: ignore[index]  # a goto has its target
     ends = _RETURNS | {op.ATHROW}
     first = insns[t]
     if first.opcode in ends:
@@ -260,6 +260,7 @@ def _drop_jumps_to_next(body: _Body, invert: bool = True) -> bool:
     when nothing jumps to the ``goto`` (nor starts or ends a try range there) and the method has no loops."""
     invert = invert and not _has_loops(body)
     insns, at = body.code()
+    # a goto (and, below, a conditional branch) has its target: the ignores on at[x.target]
     drop = {id(x) for k, x in enumerate(insns) if x.opcode == op.GOTO and at[x.target] == k + 1}  # type: ignore[index]
     jumped = _entered(insns, at, body.handlers)
     for k, x in enumerate(insns[:-1]):
@@ -379,6 +380,7 @@ def _find_webs(cf: ClassFile, m: MethodInfo, body: _Body) -> _Webs:
                 first = d
             else:
                 parent[find(d)] = find(first)
+        # reaching is not empty (above), so first is set: the two ignores below
         if a[3]:  # an iinc writes the value it read: one web
             parent[find(def_at[k])] = find(first)  # type: ignore[arg-type]
         use_defs[k] = first  # type: ignore[assignment]

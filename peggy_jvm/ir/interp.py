@@ -59,7 +59,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable, NoReturn, Protocol
+from typing import Callable, NoReturn, Protocol, cast
 
 from .. import semantics as S
 from ..classfile.descriptors import parse_method_descriptor
@@ -603,17 +603,18 @@ class Interpreter:
 
     def _compile_stmt(self, s: Stmt, owner: str) -> Callable[[dict], None]:
         # dispatch on t = type(s) with `is` (faster than isinstance on the hot path), which mypy does not narrow
-        # s through: each type: ignore[attr-defined, arg-type] here reads a field of the statement class t is
+        # s through: each branch reads s as the statement class t is (cast)
         t = type(s)
         value = self._value
         if t is Copy:
-            d, x = s.dst, s.src  # type: ignore[attr-defined]
+            copy_stmt = cast(Copy, s)
+            d, x = copy_stmt.dst, copy_stmt.src
             if type(x) is Var:
                 def copy(env: dict) -> None:
                     env[d] = env[x]
                 return copy
-            if x.kind is _VALUE:
-                v = x.value
+            if x.kind is _VALUE:  # type: ignore[union-attr]  # not a Var: a Const
+                v = x.value  # type: ignore[union-attr]  # not a Var: a Const
 
                 def copy_const(env: dict) -> None:
                     env[d] = v
@@ -623,7 +624,8 @@ class Interpreter:
                 env[d] = value(x, env)
             return copy_other
         if t is Binary:
-            d, a, c, op = s.dst, s.a, s.b, s.op  # type: ignore[attr-defined]
+            binary_stmt = cast(Binary, s)
+            d, a, c, op = binary_stmt.dst, binary_stmt.a, binary_stmt.b, binary_stmt.op
             fn = _OPS[op]
             if op in _THROWING:
                 throw = self.throw
@@ -638,8 +640,8 @@ class Interpreter:
                 def binary(env: dict) -> None:
                     env[d] = fn(env[a], env[c])
                 return binary
-            if type(a) is Var and c.kind is _VALUE:
-                cv = c.value
+            if type(a) is Var and c.kind is _VALUE:  # type: ignore[union-attr]  # not both Vars (above): c is a Const
+                cv = c.value  # type: ignore[union-attr]  # not both Vars (above): c is a Const
 
                 def binary_const(env: dict) -> None:
                     env[d] = fn(env[a], cv)
@@ -649,7 +651,8 @@ class Interpreter:
                 env[d] = fn(value(a, env), value(c, env))
             return binary_other
         if t is Unary:
-            d, a, fn = s.dst, s.a, _OPS[s.op]  # type: ignore[attr-defined]
+            unary_stmt = cast(Unary, s)
+            d, a, fn = unary_stmt.dst, unary_stmt.a, _OPS[unary_stmt.op]
             if type(a) is Var:
                 def unary(env: dict) -> None:
                     env[d] = fn(env[a])
@@ -659,17 +662,23 @@ class Interpreter:
                 env[d] = fn(value(a, env))
             return unary_other
         if t is Catch:
-            d = s.dst  # type: ignore[attr-defined]
+            d = cast(Catch, s).dst
 
             def catch(env: dict) -> None:
                 env[d] = env.get(_CAUGHT)
             return catch
-        if t is ArrayLoad and type(s.array) is Var:  # type: ignore[attr-defined]
-            return self._compile_array_load(s)  # type: ignore[arg-type]
-        if t is GetField and type(s.obj) is Var:  # type: ignore[attr-defined]
-            return self._compile_get_field(s, owner)  # type: ignore[arg-type]
-        if t is ArrayStore and type(s.array) is Var:  # type: ignore[attr-defined]
-            return self._compile_array_store(s, owner)  # type: ignore[arg-type]
+        if t is ArrayLoad:
+            load = cast(ArrayLoad, s)
+            if type(load.array) is Var:
+                return self._compile_array_load(load)
+        elif t is GetField:
+            getf = cast(GetField, s)
+            if type(getf.obj) is Var:
+                return self._compile_get_field(getf, owner)
+        elif t is ArrayStore:
+            store = cast(ArrayStore, s)
+            if type(store.array) is Var:
+                return self._compile_array_store(store, owner)
         stmt = self._stmt
 
         def other(env: dict) -> None:
@@ -690,7 +699,7 @@ class Interpreter:
             items = arr.items
             if not 0 <= i < len(items):  # type: ignore[operator]  # an index is an int
                 throw("java/lang/ArrayIndexOutOfBoundsException", f"Index {i} out of bounds for length {len(items)}")
-            env[d] = items[i]  # type: ignore[index]
+            env[d] = items[i]  # type: ignore[index]  # an index is an int
         return array_load
 
     def _compile_get_field(self, s: GetField, owner: str) -> Callable[[dict], None]:
@@ -736,22 +745,24 @@ class Interpreter:
 
     def _stmt(self, s: Stmt, t: type, env: dict, owner: str) -> None:
         # t is type(s), dispatched on with `is` (faster than isinstance), which mypy does not narrow s through:
-        # attr-defined ignores below read a field of the statement class t is; operator/index/arg-type ignores use
-        # a value as the type the verified IR gives it (an index is an int, an array a JArray, ...)
+        # each branch reads s as the statement class t is (cast); the operator/index/arg-type ignores use a value
+        # as the type the verified IR gives it (an index is an int, an array a JArray, ...)
         heap = self.heap
         val = self._value
         if t is ArrayLoad:
-            arr = val(s.array, env)  # type: ignore[attr-defined]
-            i = val(s.index, env)  # type: ignore[attr-defined]
+            load = cast(ArrayLoad, s)
+            arr = val(load.array, env)
+            i = val(load.index, env)
             items = self._array(arr).items
             if not 0 <= i < len(items):  # type: ignore[operator]
                 self.throw("java/lang/ArrayIndexOutOfBoundsException",
                            f"Index {i} out of bounds for length {len(items)}")
-            env[s.dst] = items[i]  # type: ignore[attr-defined, call-overload]
+            env[load.dst] = items[i]  # type: ignore[call-overload]
         elif t is ArrayStore:
-            arr = val(s.array, env)  # type: ignore[attr-defined]
-            i = val(s.index, env)  # type: ignore[attr-defined]
-            v = val(s.value, env)  # type: ignore[attr-defined]
+            store = cast(ArrayStore, s)
+            arr = val(store.array, env)
+            i = val(store.index, env)
+            v = val(store.value, env)
             ja = self._array(arr)
             items = ja.items
             if not 0 <= i < len(items):  # type: ignore[operator]
@@ -765,88 +776,102 @@ class Interpreter:
                 v = narrow(comp, v)
             items[i] = v  # type: ignore[call-overload]
         elif t is ArrayLength:
-            env[s.dst] = len(self._array(val(s.array, env)).items)  # type: ignore[attr-defined]
+            alen = cast(ArrayLength, s)
+            env[alen.dst] = len(self._array(val(alen.array, env)).items)
         elif t is GetField:
-            obj = val(s.obj, env)  # type: ignore[attr-defined]
+            getf = cast(GetField, s)
+            obj = val(getf.obj, env)
             if obj is None:
                 self.throw(NPE)
             if type(obj) is not JObject:
-                raise Unsupported(f"field {s.field} of a {runtime_class(obj)}")  # type: ignore[attr-defined]
-            key = self.field_key(s.field)  # type: ignore[attr-defined]
+                raise Unsupported(f"field {getf.field} of a {runtime_class(obj)}")
+            key = self.field_key(getf.field)
             fields = obj.fields
-            env[s.dst] = fields[key] if key in fields else default_value(key.descriptor)  # type: ignore[attr-defined]
+            env[getf.dst] = fields[key] if key in fields else default_value(key.descriptor)
         elif t is PutField:
-            obj = val(s.obj, env)  # type: ignore[attr-defined]
-            v = val(s.value, env)  # type: ignore[attr-defined]
+            putf = cast(PutField, s)
+            obj = val(putf.obj, env)
+            v = val(putf.value, env)
             if obj is None:
                 self.throw(NPE)
             if type(obj) is not JObject:
-                raise Unsupported(f"field {s.field} of a {runtime_class(obj)}")  # type: ignore[attr-defined]
-            key = self.field_key(s.field)  # type: ignore[attr-defined]
+                raise Unsupported(f"field {putf.field} of a {runtime_class(obj)}")
+            key = self.field_key(putf.field)
             obj.fields[key] = narrow(key.descriptor, v)
         elif t is GetStatic:
-            f = s.field  # type: ignore[attr-defined]
+            gets = cast(GetStatic, s)
+            f = gets.field
             if f.owner == owner:
                 key = self.field_key(f)
                 statics = heap.statics
                 v = statics[key] if key in statics else default_value(key.descriptor)
-                env[s.dst] = v  # type: ignore[attr-defined]
+                env[gets.dst] = v
             else:
-                env[s.dst] = self.call.get_static(self, f)  # type: ignore[attr-defined]
+                env[gets.dst] = self.call.get_static(self, f)
         elif t is PutStatic:
-            f = s.field  # type: ignore[attr-defined]
-            v = val(s.value, env)  # type: ignore[attr-defined]
+            puts = cast(PutStatic, s)
+            f = puts.field
+            v = val(puts.value, env)
             if f.owner == owner:
                 key = self.field_key(f)
                 heap.statics[key] = narrow(key.descriptor, v)
             else:
                 self.call.put_static(self, f, v)
         elif t is Invoke:
+            inv = cast(Invoke, s)
             recv = None
-            if s.receiver is not None:  # type: ignore[attr-defined]
-                recv = val(s.receiver, env)  # type: ignore[attr-defined]
-            args = [val(a, env) for a in s.args]  # type: ignore[attr-defined]
-            if s.kind is not InvokeKind.STATIC and recv is None:  # type: ignore[attr-defined]
+            if inv.receiver is not None:
+                recv = val(inv.receiver, env)
+            args = [val(a, env) for a in inv.args]
+            if inv.kind is not InvokeKind.STATIC and recv is None:
                 self.throw(NPE)
-            r = self.call.invoke(self, s.kind, s.method, recv, args)  # type: ignore[attr-defined]
-            if s.dst is not None:  # type: ignore[attr-defined]
-                env[s.dst] = r  # type: ignore[attr-defined]
+            r = self.call.invoke(self, inv.kind, inv.method, recv, args)
+            if inv.dst is not None:
+                env[inv.dst] = r
         elif t is New:
-            args = [val(a, env) for a in s.args]  # type: ignore[attr-defined]
-            env[s.dst] = self.call.new(self, s.cls, s.constructor, args)  # type: ignore[attr-defined]
+            newo = cast(New, s)
+            args = [val(a, env) for a in newo.args]
+            env[newo.dst] = self.call.new(self, newo.cls, newo.constructor, args)
         elif t is NewArray:
-            sizes = [val(x, env) for x in s.sizes]  # type: ignore[attr-defined]
+            newa = cast(NewArray, s)
+            sizes = [val(x, env) for x in newa.sizes]
             for n in sizes:
                 if n < 0:  # type: ignore[operator]
                     self.throw("java/lang/NegativeArraySizeException", str(n))
-            env[s.dst] = self._new_array(s.array_type, sizes)  # type: ignore[attr-defined, arg-type]
+            env[newa.dst] = self._new_array(newa.array_type, sizes)  # type: ignore[arg-type]
         elif t is CheckCast:
-            v = val(s.src, env)  # type: ignore[attr-defined]
-            if v is not None and not heap.is_assignable(runtime_class(v), s.cls):  # type: ignore[attr-defined]
+            cc = cast(CheckCast, s)
+            v = val(cc.src, env)
+            if v is not None and not heap.is_assignable(runtime_class(v), cc.cls):
                 self.throw("java/lang/ClassCastException")
-            env[s.dst] = v  # type: ignore[attr-defined]
+            env[cc.dst] = v
         elif t is InstanceOf:
-            v = val(s.src, env)  # type: ignore[attr-defined]
-            is_instance = v is not None and heap.is_assignable(runtime_class(v), s.cls)  # type: ignore[attr-defined]
-            env[s.dst] = int(is_instance)  # type: ignore[attr-defined]
+            inst = cast(InstanceOf, s)
+            v = val(inst.src, env)
+            is_instance = v is not None and heap.is_assignable(runtime_class(v), inst.cls)
+            env[inst.dst] = int(is_instance)
         elif t is MonitorEnter:
-            v = val(s.obj, env)  # type: ignore[attr-defined]
+            enter = cast(MonitorEnter, s)
+            v = val(enter.obj, env)
             if v is None:
                 self.throw(NPE)
             heap.monitor_enter(v)
         elif t is MonitorExit:
-            v = val(s.obj, env)  # type: ignore[attr-defined]
+            exit_ = cast(MonitorExit, s)
+            v = val(exit_.obj, env)
             if v is None:
                 self.throw(NPE)
             if not heap.monitor_exit(v):
                 self.throw("java/lang/IllegalMonitorStateException")
         elif t is InvokeDynamic:
-            args = [val(a, env) for a in s.args]  # type: ignore[attr-defined]
-            r = self.call.invoke_dynamic(self, s, args)  # type: ignore[arg-type]
-            if s.dst is not None:  # type: ignore[attr-defined]
-                env[s.dst] = r  # type: ignore[attr-defined]
+            indy = cast(InvokeDynamic, s)
+            args = [val(a, env) for a in indy.args]
+            r = self.call.invoke_dynamic(self, indy, args)
+            if indy.dst is not None:
+                env[indy.dst] = r
         elif t is ClassInit:
-            self.call.class_init(self, s.cls)  # type: ignore[attr-defined]
+            init = cast(ClassInit, s)
+            self.call.class_init(self, init.cls)
         else:
             raise InterpError(f"unknown statement {type(s).__name__}")
 

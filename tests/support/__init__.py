@@ -12,6 +12,7 @@ test imports from ``scripts/``: a script is a command line over these modules an
 * ``pairsuite``: issue 17's labelled pair suite (manifest, validation, judging, report).
 * ``bench_harness``: the runtime benchmark's kernels and its JVM harness.
 * ``extraction``: small extraction problems (random, hand-written) and their brute-force optimum.
+* ``javac_cache``: the tests' Java compiles, each done once (class files cached under the temporary directory).
 
 Nothing here is product code: the package ``peggy_jvm`` imports none of it.
 """

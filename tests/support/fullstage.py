@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import javac_command, keep_every_rewrite
+from support.javac_cache import run_javac
 import peggy_jvm.pipeline as pipeline
 from peggy_jvm.pipeline import Stage, optimize_input
 
@@ -26,7 +27,7 @@ def optimize_source(java_home: Path, work: Path, mp: pytest.MonkeyPatch, name: s
     src.mkdir(parents=True)
     (src / f"{name}.java").write_text(source)
     orig = work / "orig"
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(src / f"{name}.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(src / f"{name}.java")], check=True)
     out = work / "out"
     keep_every_rewrite(mp)
     if not self_check:
@@ -44,7 +45,7 @@ def round_trip_rotated(java_home: Path, work: Path, name: str, source: str) -> t
     src, orig, out = work / "src", work / "orig", work / "out"
     src.mkdir(parents=True)
     (src / f"{name}.java").write_text(source)
-    subprocess.run([*javac_command(java_home), "-d", str(orig), str(src / f"{name}.java")], check=True)
+    run_javac([*javac_command(java_home), "-d", str(orig), str(src / f"{name}.java")], check=True)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(pipeline, "revert_peg", functools.partial(revert_peg, rotate_loops=True))
         _, report = optimize_input(orig / f"{name}.class", out / f"{name}.class", Stage.PEG, jobs=1)

@@ -1,0 +1,125 @@
+"""The tests' Java compiles, each done once: a compile's class files cached under the temporary directory, keyed
+by everything that decides them.
+
+Input: a compiler command line (``javac ...`` or ``java -cp ecj.jar ... Main ...``) with ``-d OUT`` and its
+source files, as a test would hand it to ``subprocess.run``. Output: the same ``subprocess.CompletedProcess``
+(its exit status, stdout and stderr replayed on a hit: a warning names the source path of the compile that
+filled the entry) and the same class files under OUT. A compile costs ~0.75 s of CPU (a JVM start and the
+compiler's warm-up); the tests compile the same sources again and again (a parametrized test, a module fixture
+per worker, the same pair in several files) and the same sources on every run, so a hit saves all of it.
+
+Invariants
+    * The key is the whole command line except OUT, each source by its file name and text (not its directory,
+      a test's temporary one), and for each other argument naming a file (the compiler's executable, ecj's
+      jar) its real path, size and time: the JDK or the ecj jar updated, a source edited, a flag changed is
+      another key. A command whose output could depend on anything else (an argument naming a directory: a
+      class path, a source path; an ``@argfile``) is never cached, only run.
+    * Only a compile that succeeded is stored; a failing one runs every time and its result (exit status,
+      messages) is the test's, as ``subprocess.run`` gives it. An entry is written in a private directory and renamed into place: a reader sees a complete
+      entry or none, whichever worker or checkout wrote it.
+    * Class files are copied with a fresh modification time, as the compiler would have written them.
+    * ``PEGGY_TEST_JAVAC_CACHE=off`` runs every compile (a cold run's cost, measured).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Sequence
+
+CACHE_ENV = "PEGGY_TEST_JAVAC_CACHE"
+
+
+def cache_root() -> Path:
+    return Path(tempfile.gettempdir()) / f"peggy-jvm-javac-cache-{os.getuid()}"
+
+
+def _key(command: Sequence[str], out_index: int) -> str | None:
+    """The cache key of ``command`` (its ``-d`` value at ``out_index`` left out), or None when it is not
+    cacheable."""
+    h = hashlib.sha256()
+    # javac's default class and source path: $CLASSPATH, else the working directory
+    h.update(f"{os.environ.get('CLASSPATH')}\0{os.getcwd()}\0".encode())
+    for i, arg in enumerate(command):
+        if i == out_index:
+            h.update(b"<out>\0")
+            continue
+        if arg.startswith("@"):
+            return None
+        path = Path(arg)
+        if not path.is_absolute() and os.sep not in arg:
+            h.update(arg.encode() + b"\0")  # a flag or value, not a path
+            continue
+        if path.is_dir():
+            return None
+        if arg.endswith(".java") and path.is_file():
+            # a source by name and text, wherever the test wrote it (javac does not search its directory)
+            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        elif path.is_file():
+            st = path.resolve().stat()
+            h.update(f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}\0".encode())
+        else:
+            h.update(arg.encode() + b"\0")
+    return h.hexdigest()
+
+
+def run_javac(command: Sequence[str], *, check: bool = False, capture_output: bool = False,
+              text: bool = False, **kwargs: Any) -> subprocess.CompletedProcess:
+    """``subprocess.run(command, check=..., capture_output=..., text=..., **kwargs)`` for a compile, served from
+    the cache when the same compile succeeded before."""
+    command = [str(a) for a in command]
+    out_index = command.index("-d") + 1 if "-d" in command else -1
+    key = _key(command, out_index) if out_index > 0 and os.environ.get(CACHE_ENV) != "off" else None
+    if key is None:
+        return subprocess.run(command, check=check, capture_output=capture_output, text=text, **kwargs)
+    entry = cache_root() / key
+    if not (entry / "result.json").is_file():
+        failed = _store(command, out_index, entry, kwargs)
+        if failed is not None:
+            return _as_asked(command, failed.returncode, failed.stdout, failed.stderr, check, capture_output, text)
+    shutil.copytree(entry / "classes", command[out_index], dirs_exist_ok=True, copy_function=shutil.copyfile)
+    result = json.loads((entry / "result.json").read_text())
+    return _as_asked(command, 0, result["stdout"], result["stderr"], check, capture_output, text)
+
+
+def _as_asked(command: list[str], status: int, stdout: str, stderr: str, check: bool, capture_output: bool,
+              text: bool) -> subprocess.CompletedProcess:
+    """The compiler's result as ``subprocess.run`` with these options would have given it."""
+    if not capture_output:  # the compiler's messages go where they would have gone
+        print(stdout, end="")
+        print(stderr, end="", file=sys.stderr)
+        done = subprocess.CompletedProcess(command, status, None, None)
+    elif text:
+        done = subprocess.CompletedProcess(command, status, stdout, stderr)
+    else:
+        done = subprocess.CompletedProcess(command, status, stdout.encode(), stderr.encode())
+    if check:
+        done.check_returncode()
+    return done
+
+
+def _store(command: list[str], out_index: int, entry: Path, kwargs: dict) -> subprocess.CompletedProcess | None:
+    """Compile into a private directory; on success rename it to ``entry`` (a concurrent writer's equal entry
+    may win the rename: either is the same compile) and return None, else return the failed compile."""
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{entry.name[:16]}-", dir=entry.parent))
+    try:
+        run = [*command[:out_index], str(work / "classes"), *command[out_index + 1:]]
+        proc = subprocess.run(run, capture_output=True, text=True, **{k: v for k, v in kwargs.items()
+                                                                     if k in ("stdin", "timeout", "env")})
+        if proc.returncode != 0:
+            return proc
+        (work / "classes").mkdir(exist_ok=True)
+        (work / "result.json").write_text(json.dumps({"stdout": proc.stdout, "stderr": proc.stderr}))
+        try:
+            os.rename(work, entry)
+        except OSError:
+            pass  # another process stored the same compile first
+        return None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
