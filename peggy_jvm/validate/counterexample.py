@@ -2,8 +2,8 @@
 
 What this module owns
     * :class:`Shape`, :func:`shape_of`: how a pair's method is called: static, on a receiver allocated without a
-      constructor whose own fields get generated values (compared after the call too), or as a constructor
-      whose outcome is the object it builds.
+      constructor whose own fields get generated values (compared after the call too) or on one its class's
+      simplest constructor builds (:class:`Built`), or as a constructor whose outcome is the object it builds.
     * :func:`eligible`: which pairs can be searched (static and instance methods and constructors, not of an
       abstract class, whose parameters are primitives, Strings,
       ``Object``, interfaces, one-dimensional arrays of primitives or Strings, two-dimensional arrays of
@@ -35,6 +35,8 @@ Invariants
       started for lack of time (``TIMEOUT``, ``BUDGET``, ``SKIPPED``) on either side confirms nothing, with one
       exception: a side still running when stopped, :data:`HANG_FACTOR` times as long as the other side took
       to finish and at least :data:`HANG_FLOOR_MS` (:attr:`JvmOutcomes.runs_on`: non-termination).
+    * A call on a :class:`Built` receiver confirms something only when both versions' receivers started alike
+      (:func:`_receivers_compared`): otherwise the difference would be the constructors', not the method's.
     * A pair's JVM runs never take more than what its ``--method-timeout`` left after proof and screen.
     * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call: a
       call whose ORIG outcome differs from itself (identity hash codes, time) confirms nothing.
