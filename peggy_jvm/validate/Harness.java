@@ -16,12 +16,13 @@
  * NAME is a static method, an instance method (called on a receiver allocated without a constructor, whose
  * fields named by F tokens are set, or on one built by the constructor a K token names) or <init> (a
  * constructor: the object it builds is the outcome). Tokens: the arguments, then F<name>=<token> for each
- * receiver field, or K<constructor descriptor> and C<token> for each of its arguments. Argument tokens: integers in decimal (char and boolean
- * too), float/double as the decimal value of their raw bits, N for null, S followed by the UTF-16 code units in
- * hex separated by '.', A followed by array elements separated by '|' (in a row of a two-dimensional array by
- * '~'; there ^K is the very row object K of the same array), @K for the very object of token K (arguments, then
- * fields or constructor arguments: aliasing), P for a plain object (Plain; for an interface parameter a stub implementing it), Q for an
- * object whose toString() returns null (NullString; for an interface a stub whose toString() returns null too).
+ * receiver field, or K<constructor descriptor> and C<token> for each of its arguments. Argument tokens:
+ * integers in decimal (char and boolean too), float/double as the decimal value of their raw bits, N for null, S
+ * followed by the UTF-16 code units in hex separated by '.', A followed by array elements separated by '|' (in a
+ * row of a two-dimensional array by '~'; there ^K is the very row object K of the same array), @K for the very
+ * object of token K (arguments, then fields or constructor arguments: aliasing), P for a plain object (Plain; for
+ * an interface parameter a stub implementing it), Q for an object whose toString() returns null (NullString; for
+ * an interface a stub whose toString() returns null too).
  *
  * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <ms>
  * \t <ms of ORIG's first run> \t <ms of OPT's run> (a run stopped for time: how long it was waited for).
@@ -157,7 +158,9 @@ public class Harness {
         final Object[] fargs = args;
         final Constructor<?> fctor = ctor;
         final Object[] fctorArgs = ctorArgs.toArray();
-        final java.util.concurrent.atomic.AtomicReference<String> before = new java.util.concurrent.atomic.AtomicReference<>();
+        // the built receiver's state before the call, set by the call's thread (read also when it runs on)
+        final java.util.concurrent.atomic.AtomicReference<String> before =
+                new java.util.concurrent.atomic.AtomicReference<>();
         final String[] result = new String[1];
         final Object[] self = new Object[1];
         final Map<String, String> staticsBefore = new TreeMap<>();
@@ -244,7 +247,9 @@ public class Harness {
      *  whole (its state could differ where its class name does not) is ?. */
     static String stateOf(Object o, Class<?> c, boolean statics) {
         TreeMap<String, Field> byName = new TreeMap<>();
-        for (Field fd : c.getDeclaredFields()) if (Modifier.isStatic(fd.getModifiers()) == statics) byName.put(fd.getName(), fd);
+        for (Field fd : c.getDeclaredFields()) {
+            if (Modifier.isStatic(fd.getModifiers()) == statics) byName.put(fd.getName(), fd);
+        }
         Map<Object, Integer> seen = new IdentityHashMap<>();
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<String, Field> e : byName.entrySet()) {

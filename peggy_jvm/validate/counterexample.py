@@ -214,7 +214,8 @@ def _simplest_constructor(cf: ClassFile) -> str:
         if m.name != "<init>" or m.access & Access.PRIVATE:
             continue
         params, _ret = parse_method_descriptor(m.descriptor)
-        if all(_supported_param(p) for p in params) and (not best or len(params) < len(parse_method_descriptor(best)[0])):
+        fewer = not best or len(params) < len(parse_method_descriptor(best)[0])
+        if fewer and all(_supported_param(p) for p in params):
             best = m.descriptor
     return best
 
@@ -765,7 +766,8 @@ class JvmHarness:
             toks = [encode_arg(p, a) for p, a in zip(params, c.args)]
             rest = c.args[len(params):]
             if rest and isinstance(rest[0], Built):
-                toks += [f"K{c.shape.ctor}", *(f"C{encode_arg(d, a)}" for d, a in zip(c.shape.ctor_params, rest[0].args))]
+                toks += [f"K{c.shape.ctor}",
+                         *(f"C{encode_arg(d, a)}" for d, a in zip(c.shape.ctor_params, rest[0].args))]
             else:
                 toks += [f"F{name}={encode_arg(d, a)}" for (name, d), a in zip(c.shape.fields, rest)]
             lines.append("\t".join([str(c.group), str(c.budget_ms), c.orig_class, c.opt_class, c.name,
@@ -800,13 +802,16 @@ BUILT_APART = "ERROR the two constructors built different receivers"
 def _receivers_compared(orig: str, opt: str, again: str) -> tuple[str, str, str]:
     """The outcomes of a call on a :class:`Built` receiver with its state before the call (``;this0=``: its
     fields, arrays shared among them, and the class's static fields, after the constructor) taken out. When
-    ORIG's and OPT's differ, or hold an object the harness cannot compare (``?``), OPT's outcome becomes
-    :data:`BUILT_APART`: only calls on receivers alike in both versions can show the method's difference."""
+    ORIG's and OPT's differ (or ORIG's second run's), or hold an object the harness cannot compare (``?``),
+    OPT's outcome becomes :data:`BUILT_APART`: only calls on receivers alike in both versions can show the
+    method's difference."""
     split = [_cut_before_state(t) for t in (orig, opt, again)]
-    (a, pre_a), (b, pre_b), (c, _pre_c) = split
+    (a, pre_a), (b, pre_b), (c, pre_c) = split
     if pre_a is None and pre_b is None:
         return a, b, c
-    if pre_a is not None and pre_a == pre_b and "?" not in pre_a:
+    # ORIG's second run (when it ran) must have built the same too: a constructor that builds differently
+    # each time (a clock, a hash code) builds nothing the two versions can be compared on
+    if pre_a is not None and pre_a == pre_b and pre_c in (None, pre_a) and "?" not in pre_a:
         return a, b, c
     return a, BUILT_APART, c
 
