@@ -81,3 +81,33 @@ def test_the_state_before_the_call_must_be_alike():
         assert _receivers_compared(out + ";this0=" + a, out + ";this0=" + b, out)[1] == BUILT_APART
     # a run stopped while the call ran still carries the state its receiver started from
     assert _receivers_compared("R 1;this0=n=1/", "TIMEOUT;this0=n=2/", "R 1") == ("R 1", BUILT_APART, "R 1")
+
+
+SPIN = r"""
+public class Spin {
+    int base;
+    Spin(int n) { while (n < 0) n = n | 1; base = n; }
+    int f(int x) { return x + base + DELTA; }
+}
+"""
+
+
+def test_a_constructor_that_never_ends_stops_only_its_own_pair(java_home, tmp_path):
+    """``new Spin(-1)`` never returns: that run is stopped, its call confirms nothing, and a fresh JVM answers the
+    next pair's call (which differs: 1 + 1 + 0 against 1 + 1 + 1)."""
+    from peggy_jvm.validate.counterexample import Built, Call, JvmHarness, Shape
+
+    trees = compile_versions(java_home, tmp_path, "Spin.java",
+                             {"orig": SPIN.replace("DELTA", "0"), "opt": SPIN.replace("DELTA", "1")})
+    raw = {side: {"Spin": (trees[side] / "Spin.class").read_bytes()} for side in ("orig", "opt")}
+    shape = Shape("instance", field_types=(("base", "I"),), ctor="(I)V", owner="Spin")
+    calls = [Call("Spin", "Spin", "f", "(I)I", [1, Built((n,))], shape=shape, group=g, budget_ms=5000)
+             for g, n in ((0, -1), (1, 1))]
+    harness = JvmHarness(raw["orig"], raw["opt"])
+    try:
+        hung, other = harness.run(calls)
+    finally:
+        harness.close()
+    assert hung is not None and hung.out_of_time and not hung.confirms and hung.runs_on is None, hung
+    assert other is not None and other.confirms, other
+    assert other.orig.startswith("R 2 ") and other.opt.startswith("R 3 "), other

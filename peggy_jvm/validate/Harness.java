@@ -38,7 +38,7 @@
  * and ";out=" and what the call printed on System.out (hex); for a receiver a constructor built, last
  * ";this0=" and its state before the call (instance fields as for ";this=", but an array met again as #K, the
  * K-th array met, and an object that is no string, boxed value or array as ?; then '/' and the static fields),
- * also after "TIMEOUT" (a constructor that did not finish is "ERROR"). Values: integers
+ * also after "TIMEOUT" (? when it was the constructor that did not finish). Values: integers
  * decimal, float/double as raw bits with every NaN written NaN, N, S..., arrays as [desc elements separated by
  * ','], an object of the class under test Oself (the two versions' classes may be named apart), other objects
  * O<class>.
@@ -222,7 +222,8 @@ public class Harness {
         if (th.isAlive()) {
             runaway = true;
             if (ctor == null) return "TIMEOUT";
-            return before.get() == null ? "ERROR the constructor did not finish" : "TIMEOUT;this0=" + before.get();
+            // a constructor that did not finish built no receiver: a state (?) that is like no other
+            return "TIMEOUT;this0=" + (before.get() == null ? "?" : before.get());
         }
         StringBuilder sb = new StringBuilder(result[0]);
         sb.append(" ;args=");

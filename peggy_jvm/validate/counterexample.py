@@ -646,6 +646,7 @@ class JvmOutcomes:
     ms: int = 0  # the call's time in the JVM (its three runs)
     orig_ms: int = -1  # ORIG's first run and OPT's run (a run stopped for time: how long it ran); -1 unknown
     opt_ms: int = -1
+    stopped: bool = False  # a run was stopped for time (its JVM then ends), whatever the outcomes now read
 
     @property
     def confirms(self) -> bool:
@@ -670,7 +671,7 @@ class JvmOutcomes:
     @property
     def out_of_time(self) -> bool:
         """Some run of the call did not finish, or did not start, within the pair's budget."""
-        return any(o.startswith(NOT_RUN) for o in (self.orig, self.opt, self.orig_again))
+        return self.stopped or any(o.startswith(NOT_RUN) for o in (self.orig, self.opt, self.orig_again))
 
 
 NOT_RUN = ("TIMEOUT", "BUDGET", "SKIPPED")  # harness outcomes of a run stopped or never started for lack of time
@@ -788,9 +789,11 @@ class JvmHarness:
                 opt = parts[2]
                 for pattern, old in self.renames:
                     opt = pattern.sub(old, opt)
+                # a run stopped on a built receiver may read BUILT_APART now: its JVM ended all the same
+                stopped = any(o.startswith("TIMEOUT") for o in (parts[1], opt, parts[3]))
                 orig, opt, again = _receivers_compared(parts[1], opt, parts[3])
                 orig, opt, again = _statics_compared(orig, opt, again)
-                answers.append(JvmOutcomes(orig, opt, again, int(parts[4]), int(parts[5]), int(parts[6])))
+                answers.append(JvmOutcomes(orig, opt, again, int(parts[4]), int(parts[5]), int(parts[6]), stopped))
         return answers[:len(calls)]
 
 
