@@ -14,13 +14,15 @@
  * would keep a core busy) the harness answers that call and exits; the caller starts a new JVM for the rest.
  *
  * NAME is a static method, an instance method (called on a receiver allocated without a constructor, whose
- * fields named by F tokens are set) or <init> (a constructor: the object it builds is the outcome). Tokens: the
- * arguments, then F<name>=<token> for each receiver field. Argument tokens: integers in decimal (char and boolean
- * too), float/double as the decimal value of their raw bits, N for null, S followed by the UTF-16 code units in
- * hex separated by '.', A followed by array elements separated by '|' (in a row of a two-dimensional array by
- * '~'; there ^K is the very row object K of the same array), @K for the very object of token K (arguments, then
- * fields: aliasing), P for a plain object (Plain; for an interface parameter a stub implementing it), Q for an
- * object whose toString() returns null (NullString; for an interface a stub whose toString() returns null too).
+ * fields named by F tokens are set, or on one built by the constructor a K token names) or <init> (a
+ * constructor: the object it builds is the outcome). Tokens: the arguments, then F<name>=<token> for each
+ * receiver field, or K<constructor descriptor> and C<token> for each of its arguments. Argument tokens:
+ * integers in decimal (char and boolean too), float/double as the decimal value of their raw bits, N for null, S
+ * followed by the UTF-16 code units in hex separated by '.', A followed by array elements separated by '|' (in a
+ * row of a two-dimensional array by '~'; there ^K is the very row object K of the same array), @K for the very
+ * object of token K (arguments, then fields or constructor arguments: aliasing), P for a plain object (Plain; for
+ * an interface parameter a stub implementing it), Q for an object whose toString() returns null (NullString; for
+ * an interface a stub whose toString() returns null too).
  *
  * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <ms>
  * \t <ms of ORIG's first run> \t <ms of OPT's run> (a run stopped for time: how long it was waited for).
@@ -33,7 +35,10 @@
  * (name=value|..., sorted by name), ";static0=" the static fields of the class under test once it is initialized,
  * before the call runs, and ";static=" those the call changed with their values after it (both name=value|...,
  * sorted by name: the caller compares the changes only where the two versions started from the same statics),
- * and ";out=" and what the call printed on System.out (hex). Values: integers
+ * and ";out=" and what the call printed on System.out (hex); for a receiver a constructor built, last
+ * ";this0=" and its state before the call (instance fields as for ";this=", but an array met again as #K, the
+ * K-th array met, and an object that is no string, boxed value or array as ?; then '/' and the static fields),
+ * also after "TIMEOUT" (? when it was the constructor that did not finish). Values: integers
  * decimal, float/double as raw bits with every NaN written NaN, N, S..., arrays as [desc elements separated by
  * ','], an object of the class under test Oself (the two versions' classes may be named apart), other objects
  * O<class>.
@@ -95,6 +100,8 @@ public class Harness {
         Class<?> c;
         List<Field> fields = new ArrayList<>();
         List<Object> fieldValues = new ArrayList<>();
+        Constructor<?> ctor = null;
+        List<Object> ctorArgs = new ArrayList<>();
         try {
             URLClassLoader loader = new URLClassLoader(cp, ClassLoader.getPlatformClassLoader());
             c = Class.forName(cls.replace('/', '.'), false, loader);
@@ -107,6 +114,21 @@ public class Harness {
             int k = 0;
             for (int t = 5; t < f.length; t++) {
                 String tok = f[t];
+                if (tok.startsWith("K")) { // the receiver is built by this constructor
+                    ctor = (Constructor<?>) find(c, "<init>", tok.substring(1));
+                    if (ctor == null) return "ERROR no constructor";
+                    ctor.setAccessible(true);
+                    continue;
+                }
+                if (tok.startsWith("C")) { // an argument of that constructor
+                    if (ctor == null || ctorArgs.size() == ctor.getParameterCount()) return "ERROR argument count";
+                    String v = tok.substring(1);
+                    Object value = v.startsWith("@") ? vals.get(Integer.parseInt(v.substring(1)))
+                            : decode(ctor.getParameterTypes()[ctorArgs.size()], v, 0);
+                    vals.add(value);
+                    ctorArgs.add(value);
+                    continue;
+                }
                 if (tok.startsWith("F")) { // a receiver field: F<name>=<token>
                     int eq = tok.indexOf('=');
                     Field fd = declared(c, tok.substring(1, eq));
@@ -125,13 +147,20 @@ public class Harness {
                 args[k] = tok.startsWith("@") ? vals.get(Integer.parseInt(tok.substring(1))) : decode(ps[k], tok, 0);
                 vals.add(args[k++]);
             }
-            if (k != ps.length) return "ERROR argument count";
+            if (k != ps.length || ctor != null && ctorArgs.size() != ctor.getParameterCount()) {
+                return "ERROR argument count";
+            }
         } catch (Throwable t) {
             return "ERROR " + t.getClass().getName();
         }
         final Executable fm = m;
         final Class<?> fc = c;
         final Object[] fargs = args;
+        final Constructor<?> fctor = ctor;
+        final Object[] fctorArgs = ctorArgs.toArray();
+        // the built receiver's state before the call, set by the call's thread (read also when it runs on)
+        final java.util.concurrent.atomic.AtomicReference<String> before =
+                new java.util.concurrent.atomic.AtomicReference<>();
         final String[] result = new String[1];
         final Object[] self = new Object[1];
         final Map<String, String> staticsBefore = new TreeMap<>();
@@ -151,8 +180,22 @@ public class Harness {
                     r = ((Method) fm).invoke(null, fargs);
                     result[0] = "R " + encode(r, fc);
                 } else {
-                    self[0] = allocate(fc);
-                    for (int i = 0; i < fields.size(); i++) fields.get(i).set(self[0], fieldValues.get(i));
+                    if (fctor != null) {
+                        Object built;
+                        try {
+                            built = fctor.newInstance(fctorArgs);
+                        } catch (InvocationTargetException e) { // no receiver: not the method's outcome
+                            result[0] = "ERROR the constructor threw " + e.getCause().getClass().getName();
+                            return;
+                        }
+                        self[0] = built;
+                        staticsBefore.clear(); // the call starts from the statics the constructor left
+                        staticsBefore.putAll(staticsOf(fc));
+                        before.set(stateOf(built, fc, false) + "/" + stateOf(null, fc, true));
+                    } else {
+                        self[0] = allocate(fc);
+                        for (int i = 0; i < fields.size(); i++) fields.get(i).set(self[0], fieldValues.get(i));
+                    }
                     r = ((Method) fm).invoke(self[0], fargs);
                     result[0] = "R " + encode(r, fc);
                 }
@@ -178,7 +221,9 @@ public class Harness {
         }
         if (th.isAlive()) {
             runaway = true;
-            return "TIMEOUT";
+            if (ctor == null) return "TIMEOUT";
+            // a constructor that did not finish built no receiver: a state (?) that is like no other
+            return "TIMEOUT;this0=" + (before.get() == null ? "?" : before.get());
         }
         StringBuilder sb = new StringBuilder(result[0]);
         sb.append(" ;args=");
@@ -193,7 +238,46 @@ public class Harness {
         }
         sb.append(";out=");
         for (byte x : buf.toByteArray()) sb.append(String.format("%02x", x & 0xff));
+        if (before.get() != null) sb.append(";this0=").append(before.get());
         return sb.toString();
+    }
+
+    /** A built receiver's instance fields (or the class's static fields) before the call, sorted by name, as
+     *  name=value|...: an array met before (in a field or as a row) is #K, the K-th array met, so that two
+     *  versions' receivers compare equal only when they share arrays alike; an object the encoding cannot show
+     *  whole (its state could differ where its class name does not) is ?. */
+    static String stateOf(Object o, Class<?> c, boolean statics) {
+        TreeMap<String, Field> byName = new TreeMap<>();
+        for (Field fd : c.getDeclaredFields()) {
+            if (Modifier.isStatic(fd.getModifiers()) == statics) byName.put(fd.getName(), fd);
+        }
+        Map<Object, Integer> seen = new IdentityHashMap<>();
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, Field> e : byName.entrySet()) {
+            if (sb.length() > 0) sb.append('|');
+            sb.append(e.getKey()).append('=');
+            try {
+                e.getValue().setAccessible(true);
+                sb.append(shared(e.getValue().get(o), seen));
+            } catch (Throwable t) {
+                sb.append('?');
+            }
+        }
+        return sb.toString();
+    }
+
+    static String shared(Object v, Map<Object, Integer> seen) {
+        if (v == null || !v.getClass().isArray()) {
+            String e = encode(v, null);
+            return e.startsWith("O") ? "?" : e; // a string or boxed value is shown whole, another object is not
+        }
+        Integer k = seen.get(v);
+        if (k != null) return "#" + k;
+        seen.put(v, seen.size());
+        StringBuilder sb = new StringBuilder("[").append(v.getClass().getName().replace('.', '/'));
+        int n = Array.getLength(v);
+        for (int i = 0; i < n; i++) sb.append(i == 0 ? " " : ",").append(shared(Array.get(v, i), seen));
+        return sb.append(']').toString();
     }
 
     /** An instance of c made without running a constructor (its fields at their defaults). */

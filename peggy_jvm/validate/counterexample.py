@@ -2,8 +2,8 @@
 
 What this module owns
     * :class:`Shape`, :func:`shape_of`: how a pair's method is called: static, on a receiver allocated without a
-      constructor whose own fields get generated values (compared after the call too), or as a constructor
-      whose outcome is the object it builds.
+      constructor whose own fields get generated values (compared after the call too) or on one its class's
+      simplest constructor builds (:class:`Built`), or as a constructor whose outcome is the object it builds.
     * :func:`eligible`: which pairs can be searched (static and instance methods and constructors, not of an
       abstract class, whose parameters are primitives, Strings,
       ``Object``, interfaces, one-dimensional arrays of primitives or Strings, two-dimensional arrays of
@@ -35,6 +35,8 @@ Invariants
       started for lack of time (``TIMEOUT``, ``BUDGET``, ``SKIPPED``) on either side confirms nothing, with one
       exception: a side still running when stopped, :data:`HANG_FACTOR` times as long as the other side took
       to finish and at least :data:`HANG_FLOOR_MS` (:attr:`JvmOutcomes.runs_on`: non-termination).
+    * A call on a :class:`Built` receiver confirms something only when both versions' receivers started alike
+      (:func:`_receivers_compared`): otherwise the difference would be the constructors', not the method's.
     * A pair's JVM runs never take more than what its ``--method-timeout`` left after proof and screen.
     * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call: a
       call whose ORIG outcome differs from itself (identity hash codes, time) confirms nothing.
@@ -58,8 +60,9 @@ from typing import Any, Sequence
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
-from ..ir.interp import InterpError, JArray, JObject, Returned, Unsupported, default_value, run_method
-from ..ir.nodes import FieldRef, IRMethod
+from ..ir.interp import (InterpError, Interpreter, JArray, JavaThrow, JObject, Returned, Unsupported, default_value,
+                         run_method, runtime_class)
+from ..ir.nodes import FieldRef, IRMethod, MethodRef
 from ..jdk.handler import DefaultCallHandler
 from ..semantics import to_f32
 from .hints import Hints, input_hints
@@ -125,19 +128,32 @@ def _supported_param(d: str, interfaces: frozenset[str] = frozenset()) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class Built:
+    """The receiver of an instance call built by the shape's constructor (:attr:`Shape.ctor`) on ``args``: the
+    one argument after the method's own in an input. A :class:`SameAs` among ``args`` counts the method's
+    arguments first, then these."""
+
+    args: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Shape:
     """How a call is made. ``static``; ``instance``: on a receiver allocated without running a constructor, whose
     own instance fields ``fields`` (those of a type the search generates) get generated values, the others
-    their defaults; ``constructor``: the object it builds is the outcome; ``none``: no call can be made
-    (``why``). ``field_types``: every instance field the class declares, (name, descriptor): the receiver's
-    state after the call, compared and shown. ``static_types``: the static fields the class declares, compared
-    after the call whatever its kind."""
+    their defaults, or (an input whose argument after the method's own is :class:`Built`) on the receiver that
+    the class's constructor ``ctor`` (a descriptor; "" for none) builds, in each version its own;
+    ``constructor``: the object it builds is the outcome; ``none``: no call can be made (``why``).
+    ``field_types``: every instance field the class declares, (name, descriptor): the receiver's state after the
+    call, compared and shown. ``static_types``: the static fields the class declares, compared after the call
+    whatever its kind. ``owner``: the class's simple name, for reports."""
 
     kind: str = "static"
     fields: tuple[tuple[str, str], ...] = ()
     field_types: tuple[tuple[str, str], ...] = ()
     why: str = ""
     static_types: tuple[tuple[str, str], ...] = ()
+    ctor: str = ""
+    owner: str = ""
 
     def generated(self, descriptor: str) -> str:
         """The descriptor inputs are generated for: the parameters, then the receiver's generated fields (the
@@ -146,6 +162,26 @@ class Shape:
             return descriptor
         params, _ret = parse_method_descriptor(descriptor)
         return "(" + "".join(params) + "".join(d for _n, d in self.fields) + ")V"
+
+    @property
+    def ctor_params(self) -> list[str]:
+        return parse_method_descriptor(self.ctor)[0] if self.ctor else []
+
+    def built(self, descriptor: str) -> str:
+        """The descriptor inputs with a built receiver are generated for: the parameters, then the
+        constructor's (the method's own descriptor for a constructor without parameters)."""
+        if not self.ctor_params:
+            return descriptor
+        params, _ret = parse_method_descriptor(descriptor)
+        return "(" + "".join(params) + "".join(self.ctor_params) + ")V"
+
+    def flat(self, params: Sequence[str], args: list) -> tuple[list[str], list]:
+        """An input's types and values in the order :class:`SameAs` counts them: the method's arguments, then
+        the receiver's generated fields or its constructor's arguments."""
+        n = len(params)
+        if len(args) > n and isinstance(args[n], Built):
+            return [*params, *self.ctor_params], [*args[:n], *args[n].args]
+        return [*params, *(d for _n, d in self.fields)], list(args)
 
 
 def shape_of(cf: ClassFile, method: MethodInfo, opt_method: MethodInfo | None = None) -> Shape:
@@ -163,7 +199,25 @@ def shape_of(cf: ClassFile, method: MethodInfo, opt_method: MethodInfo | None = 
     if method.name == "<init>":
         return Shape("constructor", field_types=own, static_types=statics)
     settable = tuple((n, d) for n, d in own if d not in (OBJECT,) and _supported_param(d))
-    return Shape("instance", settable, own, static_types=statics)
+    return Shape("instance", settable, own, static_types=statics, ctor=_simplest_constructor(cf),
+                 owner=cf.name.rsplit("/", 1)[-1])
+
+
+def _simplest_constructor(cf: ClassFile) -> str:
+    """The descriptor of the constructor receivers are built with: of the class's constructors that are not
+    private and whose parameters the search generates, the one with the fewest parameters (the first declared
+    among those); "" when there is none. A receiver its constructor builds is one a client can hold, where
+    fields set one by one may be a state no client reaches, and may miss the only one that shows a difference
+    (a table the constructor fills)."""
+    best = ""
+    for m in cf.methods:
+        if m.name != "<init>" or m.access & Access.PRIVATE:
+            continue
+        params, _ret = parse_method_descriptor(m.descriptor)
+        fewer = not best or len(params) < len(parse_method_descriptor(best)[0])
+        if fewer and all(_supported_param(p) for p in params):
+            best = m.descriptor
+    return best
 
 
 def eligible(shape: Shape, descriptor: str, interfaces: frozenset[str] = frozenset()) -> str | None:
@@ -337,31 +391,57 @@ def _canon(v: Any) -> Any:
 
 
 def _interp_outcome(ir: IRMethod, params: Sequence[str], args: list, handler: DefaultCallHandler,
-                    shape: Shape) -> Any:
+                    shape: Shape) -> tuple[Any, Any]:
+    """The receiver's state before the call (None unless it is :class:`Built`: the two versions' receivers
+    must start alike for a difference to be the method's) and the call's outcome."""
     heap = handler.make_heap()
     actual: list = []
-    for p, a in zip([*params, *(d for _n, d in shape.fields)], args):
+    for p, a in zip(*shape.flat(params, args)):
         actual.append(actual[a.index] if isinstance(a, SameAs) else _to_interp(p, a))
     n = len(params)
     this: tuple = ()
+    before = None
     if shape.kind == "static":
         out = run_method(ir, actual, heap, handler, budget=INTERP_BUDGET)
     else:
-        recv = JObject(ir.class_name)  # each side's own class name: --map may rename it
-        for (name, d), v in zip(shape.fields, actual[n:]):
-            recv.fields[FieldRef(ir.class_name, name, d)] = v
+        if len(args) > n and isinstance(args[n], Built):
+            recv = _construct(ir.class_name, shape.ctor, actual[n:], heap, handler)
+            if not isinstance(recv, JObject):
+                return ("no receiver", recv), None  # its constructor threw: no call is made
+            before = (_fields_of(recv, ir.class_name, shape), _statics_of(heap, ir.class_name))
+        else:
+            recv = JObject(ir.class_name)  # each side's own class name: --map may rename it
+            for (name, d), v in zip(shape.fields, actual[n:]):
+                recv.fields[FieldRef(ir.class_name, name, d)] = v
         out = run_method(ir, [recv, *actual[:n]], heap, handler, budget=INTERP_BUDGET)
-        this = tuple(_canon(recv.fields.get(FieldRef(ir.class_name, name, d), default_value(d)))
-                     for name, d in shape.field_types)
+        this = _fields_of(recv, ir.class_name, shape)
     printed = heap.take_output()
     after = tuple(_canon(a) for a in actual[:n])
-    # the class's static fields after the call, each side's own class (--map may rename it); a field at its
-    # default is one the model may never have stored: left out on both sides alike
-    statics = tuple(sorted((f.name, f.descriptor, _canon(v)) for f, v in heap.statics.items()
-                           if f.owner == ir.class_name and _canon(v) != _canon(default_value(f.descriptor))))
+    statics = _statics_of(heap, ir.class_name)
     if isinstance(out, Returned):
-        return ("R", _canon(out.value), after, this, statics, printed)
-    return ("T", out.exception, after, this, statics, printed)
+        return before, ("R", _canon(out.value), after, this, statics, printed)
+    return before, ("T", out.exception, after, this, statics, printed)
+
+
+def _construct(cls: str, ctor: str, args: list, heap: Any, handler: DefaultCallHandler) -> JObject | str:
+    """``new cls(args)`` by constructor ``ctor`` in the interpreter: the object, or the class of the exception
+    the constructor threw."""
+    interp = Interpreter(heap, handler, budget=INTERP_BUDGET)
+    try:
+        return handler.new(interp, cls, MethodRef(cls, "<init>", ctor), list(args))
+    except JavaThrow as e:
+        return runtime_class(e.obj)
+
+
+def _fields_of(recv: JObject, cls: str, shape: Shape) -> tuple:
+    return tuple(_canon(recv.fields.get(FieldRef(cls, name, d), default_value(d))) for name, d in shape.field_types)
+
+
+def _statics_of(heap: Any, cls: str) -> tuple:
+    """The static fields of class ``cls`` (each side's own: --map may rename it); a field at its default is one
+    the model may never have stored: left out on both sides alike."""
+    return tuple(sorted((f.name, f.descriptor, _canon(v)) for f, v in heap.statics.items()
+                        if f.owner == cls and _canon(v) != _canon(default_value(f.descriptor))))
 
 
 @dataclass(slots=True)
@@ -383,13 +463,13 @@ def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
     unclear: list[list] = []
     handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
     deadline = min(deadline, time.monotonic() + SCREEN_CAP_S)
-    for args in generate_inputs(shape.generated(descriptor), interfaces=interfaces, hints=hints):
+    for args in shape_inputs(shape, descriptor, interfaces, hints):
         if time.monotonic() > deadline or len(res.candidates) >= MAX_CANDIDATES:
             break
         res.tried += 1
         try:
-            a = _interp_outcome(orig_ir, params, args, handlers[0], shape)
-            b = _interp_outcome(opt_ir, params, args, handlers[1], shape)
+            pre_a, a = _interp_outcome(orig_ir, params, args, handlers[0], shape)
+            pre_b, b = _interp_outcome(opt_ir, params, args, handlers[1], shape)
         except Unsupported as e:
             res.unsupported = res.unsupported or e.reason
             unclear.append(args)
@@ -398,6 +478,8 @@ def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
             res.unsupported = res.unsupported or f"{type(e).__name__}: {e}"
             unclear.append(args)
             continue
+        if pre_a != pre_b:
+            continue  # the constructors built different receivers: a difference of theirs, not the method's
         if a != b:
             res.differing += 1
             res.candidates.append(args)
@@ -405,6 +487,23 @@ def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
     # of generated object first: the first few would otherwise all pass the same object
     res.candidates.extend(_varied(unclear)[:MAX_UNJUDGED])
     return res
+
+
+def shape_inputs(shape: Shape, descriptor: str, interfaces: frozenset[str] = frozenset(),
+                 hints: Hints | None = None) -> list[list]:
+    """The inputs of a call of ``shape``: :func:`generate_inputs`; for an instance method with a constructor
+    (:attr:`Shape.ctor`) those with generated fields taken in turn with those whose receiver is :class:`Built`
+    (each kind gets its edge values and hints early)."""
+    fielded = generate_inputs(shape.generated(descriptor), interfaces=interfaces, hints=hints)
+    if shape.kind != "instance" or not shape.ctor:
+        return fielded
+    n = len(parse_method_descriptor(descriptor)[0])
+    built = [[*a[:n], Built(tuple(a[n:]))]
+             for a in generate_inputs(shape.built(descriptor), interfaces=interfaces, hints=hints)]
+    out = []
+    for k in range(max(len(fielded), len(built))):
+        out.extend(x[k] for x in (built, fielded) if k < len(x))
+    return out
 
 
 def _varied(inputs: list[list]) -> list[list]:
@@ -471,6 +570,11 @@ def show_call(params: Sequence[str], args: list, shape: Shape) -> list[str]:
     """A call's inputs for reports: for an instance method first the receiver's generated fields
     (``this: {n=1, xs={1, 2}}``), then the arguments."""
     n = len(params)
+    if len(args) > n and isinstance(args[n], Built):
+        types, values = shape.flat(params, args)
+        shown = show_args(types, values, [f"argument {k + 1}" for k in range(n)]
+                          + [f"constructor argument {k + 1}" for k in range(len(types) - n)])
+        return [f"this: new {shape.owner}({', '.join(shown[n:])})", *shown[:n]]
     names = [f"argument {k + 1}" for k in range(n)] + [f"field {name}" for name, _d in shape.fields]
     shown = show_args([*params, *(d for _n, d in shape.fields)], args, names)
     if shape.kind != "instance":
@@ -542,6 +646,7 @@ class JvmOutcomes:
     ms: int = 0  # the call's time in the JVM (its three runs)
     orig_ms: int = -1  # ORIG's first run and OPT's run (a run stopped for time: how long it ran); -1 unknown
     opt_ms: int = -1
+    stopped: bool = False  # a run was stopped for time (its JVM then ends), whatever the outcomes now read
 
     @property
     def confirms(self) -> bool:
@@ -566,7 +671,7 @@ class JvmOutcomes:
     @property
     def out_of_time(self) -> bool:
         """Some run of the call did not finish, or did not start, within the pair's budget."""
-        return any(o.startswith(NOT_RUN) for o in (self.orig, self.opt, self.orig_again))
+        return self.stopped or any(o.startswith(NOT_RUN) for o in (self.orig, self.opt, self.orig_again))
 
 
 NOT_RUN = ("TIMEOUT", "BUDGET", "SKIPPED")  # harness outcomes of a run stopped or never started for lack of time
@@ -660,7 +765,12 @@ class JvmHarness:
         for c in calls:
             params, _ = parse_method_descriptor(c.descriptor)
             toks = [encode_arg(p, a) for p, a in zip(params, c.args)]
-            toks += [f"F{name}={encode_arg(d, a)}" for (name, d), a in zip(c.shape.fields, c.args[len(params):])]
+            rest = c.args[len(params):]
+            if rest and isinstance(rest[0], Built):
+                toks += [f"K{c.shape.ctor}",
+                         *(f"C{encode_arg(d, a)}" for d, a in zip(c.shape.ctor_params, rest[0].args))]
+            else:
+                toks += [f"F{name}={encode_arg(d, a)}" for (name, d), a in zip(c.shape.fields, rest)]
             lines.append("\t".join([str(c.group), str(c.budget_ms), c.orig_class, c.opt_class, c.name,
                                     c.descriptor, c.opt_descriptor or c.descriptor, *toks]))
         cmd = [self.java, "-Xss8m", f"-Dharness.timeout={CALL_TIMEOUT_MS}", "-cp", str(self.classes), "Harness",
@@ -679,9 +789,40 @@ class JvmHarness:
                 opt = parts[2]
                 for pattern, old in self.renames:
                     opt = pattern.sub(old, opt)
-                orig, opt, again = _statics_compared(parts[1], opt, parts[3])
-                answers.append(JvmOutcomes(orig, opt, again, int(parts[4]), int(parts[5]), int(parts[6])))
+                # a run stopped on a built receiver may read BUILT_APART now: its JVM ended all the same
+                stopped = any(o.startswith("TIMEOUT") for o in (parts[1], opt, parts[3]))
+                orig, opt, again = _receivers_compared(parts[1], opt, parts[3])
+                orig, opt, again = _statics_compared(orig, opt, again)
+                answers.append(JvmOutcomes(orig, opt, again, int(parts[4]), int(parts[5]), int(parts[6]), stopped))
         return answers[:len(calls)]
+
+
+#: the outcome put for OPT when the two versions' constructors built receivers that are not alike: what the call
+#: then does is no difference of the method (an ``ERROR``: it confirms nothing)
+BUILT_APART = "ERROR the two constructors built different receivers"
+
+
+def _receivers_compared(orig: str, opt: str, again: str) -> tuple[str, str, str]:
+    """The outcomes of a call on a :class:`Built` receiver with its state before the call (``;this0=``: its
+    fields, arrays shared among them, and the class's static fields, after the constructor) taken out. When
+    ORIG's and OPT's differ (or ORIG's second run's), or hold an object the harness cannot compare (``?``),
+    OPT's outcome becomes :data:`BUILT_APART`: only calls on receivers alike in both versions can show the
+    method's difference."""
+    split = [_cut_before_state(t) for t in (orig, opt, again)]
+    (a, pre_a), (b, pre_b), (c, pre_c) = split
+    if pre_a is None and pre_b is None:
+        return a, b, c
+    # ORIG's second run (when it ran) must have built the same too: a constructor that builds differently
+    # each time (a clock, a hash code) builds nothing the two versions can be compared on
+    if pre_a is not None and pre_a == pre_b and pre_c in (None, pre_a) and "?" not in pre_a:
+        return a, b, c
+    return a, BUILT_APART, c
+
+
+def _cut_before_state(text: str) -> tuple[str, str | None]:
+    """A harness outcome without its ``;this0=...`` part (its last), and that part."""
+    front, mark, state = text.rpartition(";this0=")
+    return (front, state) if mark else (text, None)
 
 
 def _split_statics(text: str) -> tuple[str, str, str | None, str]:

@@ -124,7 +124,8 @@ def _validate_chunk(specs: list[PairSpec], classes: str, work: str, method_timeo
 def unchanged_methods(spec: PairSpec, classes: Path) -> set[tuple[str, str]]:
     """The methods (name, descriptor) whose code is the same in both classes up to the renaming and that call no
     method of their own class. Such a method behaves the same in both: a receiver is generated field by field,
-    not built by a (possibly changed) constructor, and no class of the suite has static state. So a
+    or built by the two constructors and used only when both built it alike, and no class of the suite has static
+    state. So a
     not-equivalent verdict on one, even in a pair labelled different, is wrong. A method with an
     ``invokedynamic`` never counts: the listing does not show its bootstrap arguments (a string concatenation's
     recipe)."""
