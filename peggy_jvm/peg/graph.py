@@ -107,6 +107,10 @@ class PEG:
         least fixpoint, so cycles through thetas are fine."""
         nodes = self.nodes
         var: list[frozenset[int]] = [frozenset()] * len(nodes)
+        # only a theta makes anything vary (eval and pass only remove depths): without one, nothing varies. Most
+        # methods have no loop, and the stages ask for this several times per method (check, cost, revert)
+        if not any(n.op == "theta" for n in nodes):
+            return var
         users: list[list[int]] = [[] for _ in nodes]
         for i, n in enumerate(nodes):
             for c in n.children:
