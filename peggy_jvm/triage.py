@@ -37,7 +37,7 @@ from .extract import maxsat
 from .extract.greedy import dag_greedy_extract, greedy_extract
 from .extract.problem import (ClassId, ExtractionProblem, InfeasibleProblemError, evaluate_selection, integer_costs,
                               must_reach, usable_nodes)
-from .extract.shrink import _settle
+from .extract.shrink import group_sum, settle
 from .pegextract.cost import peg_cost
 from .pegextract.peg_problem import build_problem
 from .pegextract.select import ExtractReport
@@ -125,9 +125,9 @@ def structural_bound(problem: ExtractionProblem) -> float | None:
 
     def grouped(children: Iterable[ClassId], bound: Mapping[ClassId, int]) -> int:
         # in M: counted in M's sum; unsettled: only the children of an M class's nodes that are not usable
-        return _group_sum((reach[k], bound[k]) for k in children if k not in mandatory and k in bound)
+        return group_sum((reach[k], bound[k]) for k in children if k not in mandatory and k in bound)
 
-    bound = _settle(problem, weight, grouped)  # B: Knuth's fixpoint, exact as ``grouped`` is monotone
+    bound = settle(problem, weight, grouped)  # B: Knuth's fixpoint, exact as ``grouped`` is monotone
     total = 0
     extras: list[tuple[int, int]] = []  # per class of M: (its region, its extra)
     for c in classes:
@@ -144,22 +144,7 @@ def structural_bound(problem: ExtractionProblem) -> float | None:
                 if k not in mandatory:
                     region |= reach[k]
         extras.append((region, min(weight[nid] - least + grouped(kids[nid], bound) for nid in mine)))
-    return float((total + _group_sum(extras)) * unit)
-
-
-def _group_sum(items: Iterable[tuple[int, int]]) -> int:
-    """``items`` (a set of classes as a bit mask, a bound) grouped by overlapping masks, transitively: the sum
-    of each group's largest bound."""
-    groups: list[tuple[int, int]] = []  # (union of the masks, largest bound)
-    for mask, value in items:
-        rest: list[tuple[int, int]] = []
-        for g_mask, g_value in groups:
-            if g_mask & mask:
-                mask, value = mask | g_mask, max(value, g_value)
-            else:
-                rest.append((g_mask, g_value))
-        groups = rest + [(mask, value)]
-    return sum(v for _, v in groups)
+    return float((total + group_sum(extras)) * unit)
 
 
 def cannot_pay(peg: PEG, sat: Saturation, goal: Goal = Goal.SPEED, solver_work: int = maxsat.DEFAULT_WORK
