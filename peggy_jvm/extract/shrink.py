@@ -231,7 +231,7 @@ def path_bounds(problem: ExtractionProblem, weight: Mapping[NodeId, int]) -> dic
 
 
 def settle(problem: ExtractionProblem, weight: Mapping[NodeId, int],
-            combine: Callable[[tuple[ClassId, ...], Mapping[ClassId, int]], int]) -> dict[ClassId, int]:
+           combine: Callable[[tuple[ClassId, ...], Mapping[ClassId, int]], int]) -> dict[ClassId, int]:
     """The least fixpoint of ``value(c) = min over c's nodes n of weight[n] + combine(n's strict child
     classes, values)`` by Knuth's generalisation of Dijkstra's algorithm: exact when ``combine`` is monotone
     and, with the weights, never below its largest argument (true for max and sums of maxima over
