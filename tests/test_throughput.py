@@ -184,3 +184,90 @@ def test_no_progress_on_a_pipe(fixture_classes, tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert "\x1b" not in done.stdout
+
+
+def _problem(spec: dict[str, list[tuple[str, float, tuple[str, ...]]]], root: str):
+    from peggy_jvm.extract.problem import ExtractionProblem, Node
+    return ExtractionProblem.build([Node(f"{c}.{k}", op, cost, c, kids) for c, nodes in spec.items()
+                                    for k, (op, cost, kids) in enumerate(nodes)], [root])
+
+
+def _optimum(problem) -> float:
+    from peggy_jvm.extract import maxsat
+    res = maxsat.solve(problem, work=None)
+    assert res.status is maxsat.Status.OPTIMAL
+    return res.cost
+
+
+def test_structural_bound_on_shapes():
+    """The solver-free bound: exact where the alternatives differ only in which of two equally dear regions they
+    use (a comparison and its negation through a free ``not``: the cycle between the two classes does not make
+    ``not`` free), never above the optimum where a region is shared (an expensive call below both arms,
+    counted once), and below the original's cost where an alternative is cheaper."""
+    from peggy_jvm.triage import structural_bound
+    flipped = _problem({
+        "ret": [("return", 0, ("sig", "phi"))], "sig": [("sigma0", 0, ())],
+        "phi": [("phi", 1, ("gt", "k4", "k5")), ("phi", 1, ("le", "k5", "k4"))],
+        "gt": [("gt.i", 1, ("p", "k2")), ("lt.i", 1, ("k2", "p")), ("not", 0, ("le",))],
+        "le": [("le.i", 1, ("p", "k2")), ("ge.i", 1, ("k2", "p")), ("not", 0, ("gt",))],
+        "p": [("param", 0, ())], "k2": [("const.i", 1, ())], "k4": [("const.i", 1, ())], "k5": [("const.i", 1, ())],
+    }, "ret")
+    assert structural_bound(flipped) == _optimum(flipped) == 5
+    shared = _problem({
+        "ret": [("add.i", 1, ("a", "b"))],
+        "a": [("neg.i", 1, ("call",)), ("sub.i", 1, ("k", "call"))],
+        "b": [("neg.i", 1, ("call",))], "call": [("invoke", 20, ("k",))], "k": [("const.i", 1, ())],
+    }, "ret")
+    assert structural_bound(shared) <= _optimum(shared) == 24
+    cheaper = _problem({
+        "ret": [("mul.i", 3, ("p", "k2")), ("shl.i", 1, ("p", "k1"))],
+        "p": [("param", 0, ())], "k2": [("const.i", 1, ())], "k1": [("const.i", 1, ())],
+    }, "ret")
+    assert structural_bound(cheaper) <= _optimum(cheaper) == 2
+
+
+def test_structural_bound_never_above_the_optimum(triage_class, fixture_classes):
+    """On the saturated methods of the triage fixture and the release17 fixtures whose problems are exactly
+    priced: the structural bound is at most the optimum the solver proves (unbounded work), and it decides at
+    least one "cannot pay" on its own."""
+    from peggy_jvm.pegextract.cost import peg_cost
+    from peggy_jvm.pegextract.peg_problem import build_problem
+    from peggy_jvm.triage import exactly_priced, structural_bound
+    checked = decided = 0
+    for path in [triage_class, *sorted(fixture_classes["release17"].rglob("*.class"))[:3]]:
+        data = path.read_bytes()
+        cf = read_class(data)
+        hierarchy = ClassHierarchy([])
+        hierarchy.add_lazy_classes({cf.name: data})
+        for m in cf.methods:
+            if m.code_attribute() is None:
+                continue
+            code = read_code(m.code_attribute().data, cf.pool)
+            try:
+                ir = lift_method(cf, m, hierarchy, code, read_instructions(code))
+                view = full_stage_view(ir, None, Goal.SPEED)
+            except Exception:
+                continue  # not lifted or built: the full stage leaves it as it is
+            sat = view.saturation
+            if sat is None or not sat.run.fired() or not exactly_priced(sat, Goal.SPEED):
+                continue
+            problem = build_problem(sat.egraph, sat.root, view.peg, Goal.SPEED).problem
+            if len(problem.nodes) > 150:
+                continue  # the exact optimum takes too long for a unit test
+            bound = structural_bound(problem)
+            assert bound is not None and bound <= _optimum(problem) + 1e-9, (cf.name, m.name)
+            checked += 1
+            decided += bound >= peg_cost(view.peg, Goal.SPEED)
+    assert checked >= 5 and decided >= 1, (checked, decided)
+
+
+def test_triage_decides_without_the_solver(triage_class, tmp_path, monkeypatch):
+    """``verify``'s "cannot pay" comes from the structural bound: with the solver proving nothing the verdict
+    stays, and so do the class's bytes."""
+    import peggy_jvm.triage as triage
+    on, _ = _run(triage_class, tmp_path / "on.class", True, monkeypatch)
+
+    monkeypatch.setattr(triage, "_optimum", lambda problem, work: None)
+    alone, _ = _run(triage_class, tmp_path / "alone.class", True, monkeypatch)
+    assert "cannot pay" in alone["verify"].reason and alone["verify"].reason == on["verify"].reason
+    assert (tmp_path / "alone.class").read_bytes() == (tmp_path / "on.class").read_bytes()

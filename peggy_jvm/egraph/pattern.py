@@ -173,14 +173,18 @@ class Matcher:
         self.depth = _depth(pattern)
         # every node of the pattern needs one of these op sets present in the graph (a cheap pre-filter)
         self.required_ops: tuple[frozenset[str], ...] = tuple(sorted(_required(pattern, set()), key=len))
+        # the same, split for speed (the runner asks every rule every iteration): the operators needed outright,
+        # and the sets of which one is needed (an operator variable's)
+        self._needed = frozenset(op for ops in self.required_ops if len(ops) == 1 for op in ops)
+        self._choices = tuple(ops for ops in self.required_ops if len(ops) > 1)
 
     def possible(self, present: dict) -> bool:
         """False when some operator the pattern needs is nowhere in the graph (``present``: the op index)."""
-        for ops in self.required_ops:
-            for op in ops:
-                if op in present:
-                    break
-            else:
+        ops = present.keys()
+        if not self._needed <= ops:
+            return False
+        for choice in self._choices:
+            if ops.isdisjoint(choice):
                 return False
         return True
 

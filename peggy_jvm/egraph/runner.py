@@ -158,6 +158,8 @@ class RunReport:
     stop_reason: StopReason = StopReason.SATURATED
     time_s: float = 0.0
     rebuild_s: float = 0.0
+    #: the rules searched at least once, in the runner's order (a rule whose operators were never all present, or
+    #: whose pattern never reached a change, has none)
     rules: dict[str, RuleStats] = field(default_factory=dict)
     conflicts: int = 0  # analysis contradictions seen (each one means an unsound rule)
     #: where a limit stopped the run: "start of iteration N", "search of RULE (iteration N)", "application
@@ -193,7 +195,8 @@ class Runner:
         clock = time.perf_counter
         start = clock()
         deadline = math.inf if lim.time_limit_s is None else start + lim.time_limit_s
-        report = RunReport(rules={r.name: RuleStats() for r in self.rules})
+        report = RunReport()
+        stats: dict[str, RuleStats] = {}  # made when a rule is first searched: most never are in most runs
         banned_until = {r.name: 0 for r in self.rules}
         bans = {r.name: 0 for r in self.rules}
         searched = {r.name: -1 for r in self.rules}  # the iteration each rule was last searched in
@@ -226,7 +229,6 @@ class Runner:
                 near: list[set[int]] = []
                 present = eg.op_index()[0]
                 for rule in self.rules[k:] + self.rules[:k]:
-                    st = report.rules[rule.name]
                     if banned_until[rule.name] > it:
                         any_banned = True
                         continue
@@ -245,6 +247,9 @@ class Runner:
                             searched[rule.name] = it
                             continue
                     searched[rule.name] = it
+                    st = stats.get(rule.name)
+                    if st is None:
+                        st = stats[rule.name] = RuleStats()
                     t0 = clock()
                     ms, late = rule.search(eg, threshold + 1, deadline, roots)
                     st.search_s += clock() - t0
@@ -273,6 +278,7 @@ class Runner:
                             banned_until[name] = 0
         finally:
             eg.rebuild()
+            report.rules = {r.name: stats[r.name] for r in self.rules if r.name in stats}  # in the rules' order
             report.iterations = it
             report.nodes = eg.node_count
             report.classes = eg.class_count

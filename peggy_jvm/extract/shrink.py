@@ -48,7 +48,7 @@ import networkx as nx
 from .problem import ClassId, ExtractionProblem, InfeasibleProblemError, NodeId, must_reach, usable_nodes
 
 __all__ = ["ShrinkStats", "ShrinkResult", "shrink", "reachable_classes", "path_bounds", "path_lower_bound",
-           "bound_prunable", "must_reach", "disjoint_sum_bound"]
+           "bound_prunable", "must_reach", "disjoint_sum_bound", "group_sum", "settle"]
 
 
 @dataclass(frozen=True)
@@ -227,11 +227,11 @@ def path_bounds(problem: ExtractionProblem, weight: Mapping[NodeId, int]) -> dic
     Computed like the greedy (Knuth's generalisation of Dijkstra), exactly, since ``w + max`` is monotone.
     Classes without a derivation are absent.
     """
-    return _settle(problem, weight, lambda kids, bound: max(bound[k] for k in kids))
+    return settle(problem, weight, lambda kids, bound: max(bound[k] for k in kids))
 
 
-def _settle(problem: ExtractionProblem, weight: Mapping[NodeId, int],
-            combine: Callable[[tuple[ClassId, ...], Mapping[ClassId, int]], int]) -> dict[ClassId, int]:
+def settle(problem: ExtractionProblem, weight: Mapping[NodeId, int],
+           combine: Callable[[tuple[ClassId, ...], Mapping[ClassId, int]], int]) -> dict[ClassId, int]:
     """The least fixpoint of ``value(c) = min over c's nodes n of weight[n] + combine(n's strict child
     classes, values)`` by Knuth's generalisation of Dijkstra's algorithm: exact when ``combine`` is monotone
     and, with the weights, never below its largest argument (true for max and sums of maxima over
@@ -303,24 +303,28 @@ def disjoint_sum_bound(problem: ExtractionProblem, weight: Mapping[NodeId, int])
     reach = {c: masks[mapping[c]] for c in graph.nodes}
 
     def combine(kids: Iterable[ClassId], bound: Mapping[ClassId, int]) -> int:
-        groups: list[tuple[int, int]] = []  # (union of reach sets, largest bound)
-        for k in kids:
-            if k in free or k not in bound:
-                continue  # free: 0 in the selection of (1); unsettled only for the roots' own call below
-            mask, value = reach[k], bound[k]
-            rest: list[tuple[int, int]] = []
-            for g_mask, g_value in groups:
-                if g_mask & mask:
-                    mask, value = mask | g_mask, max(value, g_value)
-                else:
-                    rest.append((g_mask, g_value))
-            groups = rest + [(mask, value)]
-        return sum(v for _, v in groups)
+        # free: 0 in the selection of (1); unsettled only for the roots' own call below
+        return group_sum((reach[k], bound[k]) for k in kids if k not in free and k in bound)
 
-    bound = _settle(problem, weight, combine)
+    bound = settle(problem, weight, combine)
     if any(r not in bound for r in problem.roots):
         return None
     return combine(problem.roots, bound)
+
+
+def group_sum(items: Iterable[tuple[int, int]]) -> int:
+    """``items`` (a set of classes as a bit mask, a bound on what they cost) grouped by overlapping masks,
+    transitively: the sum of each group's largest bound (what classes in disjoint sets cost at least)."""
+    groups: list[tuple[int, int]] = []  # (union of the masks, largest bound)
+    for mask, value in items:
+        rest: list[tuple[int, int]] = []
+        for g_mask, g_value in groups:
+            if g_mask & mask:
+                mask, value = mask | g_mask, max(value, g_value)
+            else:
+                rest.append((g_mask, g_value))
+        groups = rest + [(mask, value)]
+    return sum(v for _, v in groups)
 
 
 def path_lower_bound(problem: ExtractionProblem, weight: Mapping[NodeId, int]) -> int | None:

@@ -54,6 +54,8 @@ class PEG:
     #: that slot: at that offset of the original code, in each iteration, the slot holds the theta's value
     #: (debug information only, like ``origins``: the rewritten code's LocalVariableTable)
     locals: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
+    #: :meth:`variance` of the sealed PEG: (the node list it was computed on, its length, the answer)
+    _variance: tuple | None = field(default=None, repr=False, compare=False)
 
     def add(self, op: str, attr: Hashable = None, children: tuple[int, ...] = ()) -> int:
         assert not self.sealed
@@ -75,6 +77,7 @@ class PEG:
         n = self.nodes[nid]
         assert n.op == "theta"
         self.nodes[nid] = Node("theta", n.attr, (init, nxt))
+        self._variance = None
 
     def seal(self) -> None:
         self.sealed = True
@@ -104,9 +107,24 @@ class PEG:
         """For every node, the loop depths in which its value varies (Tate: not invariant_l). A theta_l varies
         in l and wherever its children vary; eval_l and pass_l remove l from what varies in their sequence
         (eval adds what its index varies in); every other node varies where its children do. Computed as a
-        least fixpoint, so cycles through thetas are fine."""
+        least fixpoint, so cycles through thetas are fine. A sealed PEG's answer is kept (the stages ask for it
+        several times per PEG: check, cost, the reverter); each caller gets its own list."""
+        memo = self._variance
+        if memo is not None and memo[0] is self.nodes and memo[1] == len(self.nodes):
+            return list(memo[2])
+        var = self._compute_variance()
+        if self.sealed:
+            self._variance = (self.nodes, len(self.nodes), var)
+            return list(var)
+        return var
+
+    def _compute_variance(self) -> list[frozenset[int]]:
         nodes = self.nodes
         var: list[frozenset[int]] = [frozenset()] * len(nodes)
+        # only a theta makes anything vary (eval and pass only remove depths): without one, nothing varies. Most
+        # methods have no loop, and the stages ask for this several times per method (check, cost, revert)
+        if not any(n.op == "theta" for n in nodes):
+            return var
         users: list[list[int]] = [[] for _ in nodes]
         for i, n in enumerate(nodes):
             for c in n.children:
