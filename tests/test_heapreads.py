@@ -142,12 +142,16 @@ def test_redundant_loads_are_shared(optimized, java_home):
 def test_shared_loads_stay_on_the_operand_stack(optimized, java_home):
     """The product of the two loads is taken as javac wrote it (x[i] * y[i], not the commuted y[i] * x[i] that
     would spill both loads to reorder them): extraction prefers the builder's form among equal-cost ones
-    (``pegextract.select.prefer_original``)."""
+    (``pegextract.select.prefer_original``); the product, read twice, is kept on the stack by ``dup2`` with the
+    accumulator loaded under it (``ir/lower.py``)."""
     _orig, out, _rows = optimized
     ops = _ops(java_home, out, "prodLoop")
     first = ops.index("daload")
     assert ops[first:first + 5] == ["daload", "aload_1", "iload", "daload", "dmul"], ops
-    assert ops.count("dstore") == 1, ops  # the product, used twice (no spill of a load)
+    # the product, used twice, stays on the stack (`dup2`; the accumulator `s` loaded first, under it): no local
+    # holds it and no load is spilled; `s` itself lives in slot 3 (`dstore_3`)
+    assert ops[first:first + 6] == ["daload", "aload_1", "iload", "daload", "dmul", "dup2"], ops
+    assert ops.count("dstore") == 0, ops
 
 
 def test_rewritten_reads_behave_like_the_originals(optimized, java_home):

@@ -247,7 +247,7 @@ def test_a_rewrite_the_rotated_loops_make_too_large_keeps_javacs_loops(java_home
     # no growth allowed: the rotated loops (141 bytes since extraction's tie-break) are refused, the top-tested
     # lowering of the same PEG (130, as javac's) fits
     monkeypatch.setattr(pipeline, "size_allowance", lambda before, after: 0)
-    monkeypatch.setattr(tidy, "_thread_decided_entries", lambda blocks: False)
+    monkeypatch.setattr(tidy, "_thread_decided_entries", lambda blocks, entry: False)
     _, report = optimize_input(orig / "Stencil.class", out / "Stencil.class", Stage.FULL, jobs=1)
     r = next(m for m in report.methods if m.name == "jacobi1d")
     assert r.status == "rewritten", r.reason

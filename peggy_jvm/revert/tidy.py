@@ -75,7 +75,7 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
         blocks = _reachable_blocks(blocks, entry_id)
     if rotated:
         blocks, entry_id = tidy_blocks(blocks, entry_id)
-        if _thread_decided_entries(blocks):
+        if _thread_decided_entries(blocks, entry_id):
             blocks = _reachable_blocks(blocks, entry_id)
         if _settle_known_tests(blocks, entry_id):
             blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
@@ -439,16 +439,19 @@ def _zero_trip_values_first(blocks: dict[int, Block]) -> bool:
     return changed
 
 
-def _thread_decided_entries(blocks: dict[int, Block]) -> bool:
+def _thread_decided_entries(blocks: dict[int, Block], entry: int) -> bool:
     """An arm of a test into a block that only sets variables by copies and tests what that arm decided
     (jacobi1d: ``if n1 <= 1`` skipping the first of two loops over the same bound, into ``i = 1; if n1 <= 1``
     before the second, :func:`peggy_jvm.ir.known.decided_after` on that one edge) goes straight to the
     decided target when the copies' variables are dead there. Meaning unchanged: on that edge the block's test
     takes that target, and what the block set is read by no one. The second loop's entry test then has one
-    way in, from the first loop's exit, where the first test decides it (:func:`_settle_known_tests`). True
-    when an arm changed."""
+    way in, from the first loop's exit, where the first test decides it (:func:`_settle_known_tests`). A block
+    that heads a loop (a back edge comes into it: an outer loop's first block, itself the inner loop's entry
+    test) is not jumped over: the loop would be entered in its middle, a shape the prover's view does not
+    rejoin (jacobi2d's sum loop nest: its self-check failed). True when an arm changed."""
     changed = False
     live: dict[int, set[int]] | None = None
+    preds: dict[int, list[int]] | None = None
     for bid in sorted(blocks):
         t = blocks[bid].terminator
         if not isinstance(t, If) or t.if_true == t.if_false:
@@ -457,6 +460,13 @@ def _thread_decided_entries(blocks: dict[int, Block]) -> bool:
             j = blocks[arm]
             jt = j.terminator
             if arm == bid or not isinstance(jt, If) or not all(isinstance(st, Copy) for st in j.stmts):
+                continue
+            if preds is None:  # the graph as it is now: an arm threaded earlier changed it
+                preds = {}
+                for b in blocks.values():
+                    for succ in dict.fromkeys(b.successors()):
+                        preds.setdefault(succ, []).append(b.id)
+            if heads_loop(arm, preds, entry):
                 continue
             to = decided_arm(blocks, arm, {arm: [bid]}, by_constants=False)
             if to is None or to == arm:
@@ -470,6 +480,7 @@ def _thread_decided_entries(blocks: dict[int, Block]) -> bool:
             if t.if_false == arm:
                 t.if_false = to
             changed = True
+            preds = None
     return changed
 
 
