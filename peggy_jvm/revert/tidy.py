@@ -461,7 +461,7 @@ def _thread_decided_entries(blocks: dict[int, Block], entry: int) -> bool:
             jt = j.terminator
             if arm == bid or not isinstance(jt, If) or not all(isinstance(st, Copy) for st in j.stmts):
                 continue
-            if preds is None:  # the graph as it is now: an arm threaded earlier changed it
+            if preds is None:
                 preds = {}
                 for b in blocks.values():
                     for succ in dict.fromkeys(b.successors()):
@@ -480,7 +480,7 @@ def _thread_decided_entries(blocks: dict[int, Block], entry: int) -> bool:
             if t.if_false == arm:
                 t.if_false = to
             changed = True
-            preds = None
+            preds = live = None  # both of the graph as it was: the next arm is judged on the graph as it is now
     return changed
 
 
