@@ -97,9 +97,15 @@ class Assume:
         indexes of a loop some target varies in (the class is kept whole)."""
         return node[0] in LOOP_OPS and bool((self.forbidden >> node[1]) & 1)
 
+    def _choose(self, cid: int, nodes: list[ENode]) -> ENode:
+        """The node class ``cid`` is copied through: its oldest (a subclass may prefer another: any node of the
+        class equals it, and a cycle not closed by a theta is refused by :meth:`_copy`)."""
+        memo = self.eg._memo
+        return min(nodes, key=lambda n: memo.get(n, 1 << 60))
+
     def _explore(self, tops: list[int]) -> None:
         eg = self.eg
-        find, memo = eg.find, eg._memo
+        find = eg.find
         stack = [find(t) for t in tops]
         while stack:
             cid = stack.pop()
@@ -113,7 +119,7 @@ class Assume:
                 if inside:
                     raise CopyTooLarge
                 continue
-            node = min(nodes, key=lambda n: memo.get(n, 1 << 60))
+            node = self._choose(cid, nodes)
             op, attr, ch = node
             if self._kept(node):
                 if inside:
