@@ -80,9 +80,9 @@ def _meet(a: Interval, b: Interval | None) -> Interval:
     return a if b is None else (max(a[0], b[0]), min(a[1], b[1]))
 
 
-def _image(eg: EPeg, t: int, x: int, iv: Interval) -> Interval | None:
+def _image(eg: EPeg, t: int, x: int, iv: Interval, wraps: bool = False) -> Interval | None:
     """The values of term ``t`` for ``x`` in ``iv``, when ``t`` is ``x``, ``-x``, ``x + j`` or ``x - j`` and none
-    of them wraps; else None."""
+    of them wraps; else None (``wraps``: the mutant that forgets wrap-around)."""
     find = eg.find
     if t == x:
         return iv
@@ -100,7 +100,7 @@ def _image(eg: EPeg, t: int, x: int, iv: Interval) -> Interval | None:
             got = (lo + j, hi + j)
         else:
             continue
-        if INT_MIN <= got[0] and got[1] <= INT_MAX:
+        if wraps or INT_MIN <= got[0] and got[1] <= INT_MAX:
             return got
     return None
 
@@ -118,7 +118,9 @@ class _Arm(Assume):
 
 
 class BoundFacts(PerGraph):
-    """See the module docstring."""
+    """See the module docstring. ``mutant`` builds deliberately wrong variants for the tests that must catch
+    them: ``"wrong-arm"`` gives each arm the other's interval, ``"wraps"`` reads ``-x`` and ``x + j`` as if ints
+    did not wrap."""
 
     name = "branch-bounds"
     group = "validate.phi.bounds"
@@ -126,9 +128,10 @@ class BoundFacts(PerGraph):
     depth = None
     cache_matches = False
 
-    def __init__(self, max_classes: int = 32, max_rewrites: int = 16) -> None:
+    def __init__(self, max_classes: int = 32, max_rewrites: int = 16, mutant: str | None = None) -> None:
         self.max_classes = max_classes
         self.max_rewrites = max_rewrites
+        self.mutant = mutant
         super().__init__()
 
     def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
@@ -157,9 +160,12 @@ class BoundFacts(PerGraph):
         find = eg.find
         x, op, k = _comparison(eg, find(cond))  # type: ignore[misc]
         full = (INT_MIN, INT_MAX)
+        yes, no = _meet(full, _where(op, k, True)), _meet(full, _where(op, k, False))
+        if self.mutant == "wrong-arm":
+            yes, no = no, yes
         try:
-            new_yes = self._arm(eg, yes_arm, x, _meet(full, _where(op, k, True)), 1)
-            new_no = self._arm(eg, no_arm, x, _meet(full, _where(op, k, False)), 1)
+            new_yes = self._arm(eg, yes_arm, x, yes, 1)
+            new_no = self._arm(eg, no_arm, x, no, 1)
         except CopyTooLarge:
             return False
         if find(new_yes) == find(yes_arm) and find(new_no) == find(no_arm):
@@ -187,10 +193,12 @@ class BoundFacts(PerGraph):
                 if find(a) != find(ch[1]) or find(b) != find(ch[2]):
                     return eg.add("phi", None, (ch[0], a, b))
         facts = self._facts(eg, arm, x, iv)
+        if arm in facts:  # the arm is x pinned to one value, or a decided comparison
+            return facts[arm]
         if not facts:
             return arm
         copier = _Arm(eg, facts, self.max_classes, rule=self.name)
-        if not copier.folds([arm]):
+        if not copier.folds([arm]) and iv[0] != iv[1]:  # x pinned: its copies fold whatever they are
             return arm
         return copier.copy([arm])[0]
 
@@ -211,7 +219,7 @@ class BoundFacts(PerGraph):
             got = _comparison(eg, c)
             if got is not None:
                 t, op, k = got
-                image = _image(eg, t, x, iv)
+                image = _image(eg, t, x, iv, wraps=self.mutant == "wraps")
                 if image is not None:
                     truths = {_HOLDS[op](image[0], k), _HOLDS[op](image[1], k)}
                     if len(truths) == 1 and _monotone_decided(op, image, k):
