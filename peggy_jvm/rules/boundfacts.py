@@ -30,8 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..egraph.explain import Reason
-from .branchfacts import LOOP_OPS, Assume, CopyTooLarge, PerGraph
+from .branchfacts import LOOP_OPS, Assume, BranchFacts
 
 if TYPE_CHECKING:
     from ..egraph.types import ENode
@@ -117,64 +116,27 @@ class _Arm(Assume):
         return super()._choose(cid, nodes)
 
 
-class BoundFacts(PerGraph):
-    """See the module docstring. ``mutant`` builds deliberately wrong variants for the tests that must catch
-    them: ``"wrong-arm"`` gives each arm the other's interval, ``"wraps"`` reads ``-x`` and ``x + j`` as if ints
-    did not wrap."""
+class BoundFacts(BranchFacts):
+    """See the module docstring: ``branch-facts``'s matching and union, with other facts in the arms.
+    ``mutant`` builds deliberately wrong variants for the tests that must catch them: ``"wrong-arm"`` gives each
+    arm the other's interval, ``"wraps"`` reads ``-x`` and ``x + j`` as if ints did not wrap."""
 
     name = "branch-bounds"
     group = "validate.phi.bounds"
-    source = "builtin"
-    depth = None
-    cache_matches = False
 
     def __init__(self, max_classes: int = 32, max_rewrites: int = 16, mutant: str | None = None) -> None:
-        self.max_classes = max_classes
-        self.max_rewrites = max_rewrites
-        self.mutant = mutant
-        super().__init__()
+        super().__init__(max_classes, max_rewrites, mutant)
 
-    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
-        done = self._seen(eg)
-        if len(done) >= 2 * self.max_rewrites:
-            return [], False
-        memo = eg._memo
-        out = []
-        for cid in sorted(eg.classes_with_op("phi")):
-            for node in eg.nodes(cid):
-                nid = memo.get(node)
-                if node[0] != "phi" or nid is None or nid in done or eg.const(node[2][0]) is not None:
-                    continue
-                if _comparison(eg, eg.find(node[2][0])) is not None:
-                    out.append((cid, nid, node[2]))
-            if len(out) >= limit:
-                break
-        return out, False
+    def _wanted(self, eg: EPeg, cond: int) -> bool:
+        return _comparison(eg, eg.find(cond)) is not None
 
-    def apply(self, eg: EPeg, match: tuple) -> bool:
-        cid, nid, (cond, yes_arm, no_arm) = match
-        done = self._seen(eg)
-        if nid in done or len(done) >= 2 * self.max_rewrites:
-            return False
-        done.add(nid)
-        find = eg.find
-        x, op, k = _comparison(eg, find(cond))  # type: ignore[misc]
+    def _arms(self, eg: EPeg, cond: int, yes_arm: int, no_arm: int) -> tuple[int, int] | None:
+        x, op, k = _comparison(eg, eg.find(cond))  # type: ignore[misc]
         full = (INT_MIN, INT_MAX)
         yes, no = _meet(full, _where(op, k, True)), _meet(full, _where(op, k, False))
         if self.mutant == "wrong-arm":
             yes, no = no, yes
-        try:
-            new_yes = self._arm(eg, yes_arm, x, yes, 1)
-            new_no = self._arm(eg, no_arm, x, no, 1)
-        except CopyTooLarge:
-            return False
-        if find(new_yes) == find(yes_arm) and find(new_no) == find(no_arm):
-            return False
-        new = eg.add("phi", None, (cond, new_yes, new_no))
-        new_id = eg._memo.get(("phi", None, (find(cond), find(new_yes), find(new_no))))
-        if new_id is not None:
-            done.add(new_id)
-        return eg.union(cid, new, Reason(self.name, ("phi",), (cid,)))
+        return self._arm(eg, yes_arm, x, yes, 1), self._arm(eg, no_arm, x, no, 1)
 
     def _arm(self, eg: EPeg, arm: int, x: int, iv: Interval, depth: int) -> int:
         """``arm`` copied under ``x`` in ``iv`` (itself when nothing is decided there)."""
