@@ -147,7 +147,7 @@ def _read_calls(peg: PEG, lemma: _Lemma) -> PEG | None:
 
 def _plus_start(body: PEG, start: int, add: str) -> PEG:
     """``body`` (a helper's PEG: a phi-tree of ``return`` results) with param ``start`` added to every value it
-    returns (``s + v``), and its parameters typed as ``types``."""
+    returns (``s + v``)."""
     from ..validate.normalize import rebuilt_peg
     nodes = list(body.nodes)
     nodes.append(Node("param", start, ()))
