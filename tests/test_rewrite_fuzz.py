@@ -18,6 +18,7 @@ from peggy_jvm.epeg import EPeg
 from peggy_jvm.ir import interp as I
 from peggy_jvm.peg.evaluate import evaluate_peg
 from peggy_jvm.peg.graph import PEG
+from peggy_jvm.rules.boundfacts import BoundFacts
 from peggy_jvm.rules.branchfacts import BranchFacts
 from peggy_jvm.rules.optimistic import LoopOptimism
 from peggy_jvm.rules.unswitch import LoopUnswitch
@@ -220,9 +221,10 @@ def _fuzz(rule_factory, loop: bool | str, seeds: range) -> tuple[int, list]:
 
 
 @pytest.mark.parametrize("make,loop", [(BranchFacts, False), (BranchFacts, True), (LoopUnswitch, True),
-                                       (LoopOptimism, "carried"), (LoopOptimism, "counted")],
+                                       (LoopOptimism, "carried"), (LoopOptimism, "counted"), (BoundFacts, False),
+                                       (BoundFacts, True)],
                          ids=["branch-facts", "branch-facts-loops", "loop-unswitch", "loop-optimistic",
-                              "loop-optimistic-exit"])
+                              "loop-optimistic-exit", "branch-bounds", "branch-bounds-loops"])
 def test_the_rewrites_keep_every_value(make, loop):
     checked, bad = _fuzz(make, loop, range(100))
     assert bad == []
@@ -236,9 +238,10 @@ def test_the_rewrites_keep_every_value(make, loop):
                                        (lambda: LoopOptimism(mutant="range-high"), "counted"),
                                        (lambda: LoopOptimism(mutant="range-low"), "counted"),
                                        (lambda: LoopOptimism(mutant="sibling"), "counted"),
-                                       (lambda: LoopOptimism(mutant="after-exit"), "counted")],
+                                       (lambda: LoopOptimism(mutant="after-exit"), "counted"),
+                                       (lambda: BoundFacts(mutant="wrong-arm"), False)],
                          ids=["wrong-constant", "wrong-arm", "swap", "trust-init", "range-high", "range-low", "sibling",
-                              "after-exit"])
+                              "after-exit", "bounds-wrong-arm"])
 def test_the_fuzzer_catches_the_mutants(make, loop):
     _checked, bad = _fuzz(make, loop, range(60))
     assert bad, "a wrong rewrite went unnoticed"

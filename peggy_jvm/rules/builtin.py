@@ -27,6 +27,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
+from .boundfacts import BoundFacts
 from .branchfacts import BranchFacts
 from .hoist import LoopHoist
 from .optimistic import LoopOptimism
@@ -331,5 +332,5 @@ def builtin_rules() -> list:
             ConcatIndyFresh(), ConcatNoThrow(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
             StoreDefaultIntoNew(), LoopPeel(), DecidedFirstTest(), ShiftedCounterPeel(), DecidedFirstExit(),
             NextConstBound(), CounterAtExit(),
-            LoopHoist(), LoopUnswitch(), BranchFacts(), LoopOptimism()]
+            LoopHoist(), LoopUnswitch(), BranchFacts(), BoundFacts(), LoopOptimism()]
 
