@@ -20,7 +20,7 @@ import pytest
 
 import difftest as dt
 from support import fixture_build
-from support.fullstage import listing
+from support.fullstage import javap, method_listing
 from peggy_jvm.pipeline import Stage, optimize_input
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
 
@@ -37,11 +37,18 @@ def optimized(tmp_path_factory) -> tuple[Path, Path, dict]:
     return orig, out, {m.name: m for m in report.methods}
 
 
-def _both(java_home: Path, optimized: tuple[Path, Path, dict], method: str) -> tuple[Listing, Listing]:
+@pytest.fixture(scope="module")
+def listings(optimized, java_home) -> tuple[str, str]:
+    """javap's text of the original class and of the optimized one."""
+    orig, out, _rows = optimized
+    return javap(java_home, orig, CLASS), javap(java_home, out, CLASS)
+
+
+def _both(optimized: tuple[Path, Path, dict], listings: tuple[str, str], method: str) -> tuple[Listing, Listing]:
     """The method's listing before and after; it must have been rewritten."""
-    orig, out, rows = optimized
+    rows = optimized[2]
     assert rows[method].status == "rewritten", (method, rows[method].reason)
-    return listing(java_home, orig, CLASS, method), listing(java_home, out, CLASS, method)
+    return method_listing(listings[0], method), method_listing(listings[1], method)
 
 
 def _ops(code: Listing) -> list[str]:
@@ -68,49 +75,49 @@ def _tests(code: Listing) -> list[tuple[int, str, str]]:
     return [row for row in code if row[1].startswith("if")]
 
 
-def test_1_constant_folding(optimized, java_home):
+def test_1_constant_folding(optimized, listings):
     """``6 * 7 + x - x`` is ``return 42``."""
-    before, after = _both(java_home, optimized, "constantFold")
+    before, after = _both(optimized, listings, "constantFold")
     assert "imul" in _ops(before), before
     assert _code(after) == [("bipush", "42"), ("ireturn", "")], after
 
 
-def test_2_dead_loop_deletion(optimized, java_home):
+def test_2_dead_loop_deletion(optimized, listings):
     """The loop computes a sum nobody reads and has no effect: ``return n + 1`` alone."""
-    before, after = _both(java_home, optimized, "deadLoop")
+    before, after = _both(optimized, listings, "deadLoop")
     assert len(_loops(before)) == 1, before
     assert _ops(after) == ["iload_0", "iconst_1", "iadd", "ireturn"], after
 
 
-def test_3_conditional_constant_folding(optimized, java_home):
+def test_3_conditional_constant_folding(optimized, listings):
     """``x << 2`` under ``x == 5`` and ``5 * x`` under ``x == 4`` are 20: every return is 20, no test is left."""
-    before, after = _both(java_home, optimized, "condFold")
+    before, after = _both(optimized, listings, "condFold")
     assert len(_tests(before)) == 2, before
     assert _code(after) == [("bipush", "20"), ("ireturn", "")], after
 
 
-def test_4_function_inlining(optimized, java_home):
+def test_4_function_inlining(optimized, listings):
     """``foo() + 1`` with ``foo`` returning 41: no call, ``return 42``."""
-    before, after = _both(java_home, optimized, "inlined")
+    before, after = _both(optimized, listings, "inlined")
     assert "invokestatic" in _ops(before), before
     assert "invokestatic" not in _ops(after), after
     assert _code(after) == [("bipush", "42"), ("ireturn", "")], after
 
 
-def test_5_loop_unrolling(optimized, java_home):
+def test_5_loop_unrolling(optimized, listings):
     """Four iterations of ``s += x``, unrolled entirely and summed: no loop, no test, no local; ``x`` times 4 by
     shifts."""
-    before, after = _both(java_home, optimized, "unrolled")
+    before, after = _both(optimized, listings, "unrolled")
     assert len(_loops(before)) == 1, before
     assert _loops(after) == [] and _tests(after) == [], after
     assert not any(op.startswith("istore") for op in _ops(after)), after
     assert set(_ops(after)) <= {"iload_0", "iconst_1", "iconst_2", "ishl", "ireturn"}, after
 
 
-def test_6_loop_peeling(optimized, java_home):
+def test_6_loop_peeling(optimized, listings):
     """The first iteration (``first`` true) is done before the loop, under the loop's entry test; the loop left
     tests only its exit: no test of ``first``, one multiplication per iteration."""
-    before, after = _both(java_home, optimized, "peeled")
+    before, after = _both(optimized, listings, "peeled")
     assert len(_tests(_inside(before))) == 2, before  # the exit test and the test of first
     assert len(_loops(after)) == 1, after
     assert len(_tests(_inside(after))) == 1, after
@@ -118,44 +125,44 @@ def test_6_loop_peeling(optimized, java_home):
     assert not any(op.startswith("iconst_1") for op in _ops(_inside(after))), after  # no flag left to set
 
 
-def test_7_branch_hoisting(optimized, java_home):
+def test_7_branch_hoisting(optimized, listings):
     """Both arms compute ``x * y``; hoisted above the branch, it cancels against the ``x * y`` after it: the
     method is ``c ? 1 : -1``, no multiplication."""
-    before, after = _both(java_home, optimized, "branchHoist")
+    before, after = _both(optimized, listings, "branchHoist")
     assert _ops(before).count("imul") == 3, before
     assert "imul" not in _ops(after), after
     assert sorted(op for op in _ops(after) if op.startswith("iconst")) == ["iconst_1", "iconst_m1"], after
 
 
-def test_8_loop_based_code_motion(optimized, java_home):
+def test_8_loop_based_code_motion(optimized, listings):
     """``y = x * 7`` in a loop, read only after it: computed once after the loop, under its entry test; the
     loop, left with nothing, is gone."""
-    before, after = _both(java_home, optimized, "loopMotion")
+    before, after = _both(optimized, listings, "loopMotion")
     assert len(_loops(before)) == 1 and _ops(_inside(before)).count("imul") == 1, before
     assert _loops(after) == [], after
     assert _ops(after).count("imul") == 1 and len(_tests(after)) == 1, after
 
 
-def test_9_loop_invariant_code_motion(optimized, java_home):
+def test_9_loop_invariant_code_motion(optimized, listings):
     """``k * k`` computed once before the loop, no multiplication in it."""
-    before, after = _both(java_home, optimized, "invariant")
+    before, after = _both(optimized, listings, "invariant")
     assert _ops(_inside(before)).count("imul") == 1, before
     assert len(_loops(after)) == 1, after
     assert "imul" not in _ops(_inside(after)) and _ops(after).count("imul") == 1, after
 
 
-def test_10_strength_reduction(optimized, java_home):
+def test_10_strength_reduction(optimized, listings):
     """``i * 13`` is a variable stepped by 13: no multiplication anywhere."""
-    before, after = _both(java_home, optimized, "strength")
+    before, after = _both(optimized, listings, "strength")
     assert _ops(_inside(before)).count("imul") == 1, before
     assert "imul" not in _ops(after), after
     assert sorted(rest.split(",")[1].strip() for _o, op, rest in _inside(after) if op == "iinc") == ["1", "13"], after
 
 
-def test_11_loop_unswitching(optimized, java_home):
+def test_11_loop_unswitching(optimized, listings):
     """The test of ``n`` (local 2) was in the loop; after unswitching it is done once, in front of the one loop
     left (the other case, without effects, is a closed form)."""
-    before, after = _both(java_home, optimized, "unswitch")
+    before, after = _both(optimized, listings, "unswitch")
 
     def n_tests(code: Listing) -> list[bool]:
         """For each test of n: inside a loop?"""
@@ -171,10 +178,10 @@ def test_11_loop_unswitching(optimized, java_home):
 @pytest.mark.xfail(strict=True, reason="refused by --goal speed's size allowance: the step phi(d == 150, 4, 1) and "
                    "its multiple phi(.., 200, 50) are computed before the loop and kept in locals: emitted cost "
                    "492 -> 394 (-20%), 36 -> 61 bytes, +9 allowed (docs/cost-model.md)")
-def test_12_strength_reduction_with_a_varying_step(optimized, java_home):
+def test_12_strength_reduction_with_a_varying_step(optimized, listings):
     """``i * 50`` with ``i += d == 150 ? 4 : 1``: a variable stepped by 200 or 50, no multiplication in the
     loop."""
-    before, after = _both(java_home, optimized, "varyingStep")
+    before, after = _both(optimized, listings, "varyingStep")
     assert _ops(_inside(before)).count("imul") == 1, before
     assert "imul" not in _ops(_inside(after)), after
 
