@@ -8,8 +8,12 @@ and the self-check on, no result cache): each shape test asserts on javap's list
 code its optimization should give, and that the original did not have it already. The optimized class runs
 against the original on the JVM (``-Xverify:all``: ``main``'s output, and each method called directly by the
 differential runner), and ``validate`` proves every rewritten method. A shape the optimizer does not reach yet is
-an ``xfail(strict=True)`` whose reason says why (the report's reason for that method); the table is in
-docs/benchmarks.md, "The twelve classic optimizations"."""
+an ``xfail(strict=True)`` whose reason says why (the report's reason for that method): the varying step's
+products not summed (12b). The table is in docs/benchmarks.md, "The twelve classic optimizations".
+
+``theta-factor`` (rules/builtin.py), the rule that takes the summed products' multiplication out of the loop
+(12), is shown on a start that is not 0, with its mutant (the start dropped) refused by the self-check and found
+not equivalent by ``validate``; tests/test_rewrite_fuzz.py evaluates its rewrites on random PEGs."""
 from __future__ import annotations
 
 import itertools
@@ -20,8 +24,10 @@ import pytest
 
 import difftest as dt
 from support import fixture_build
-from support.fullstage import javap, method_listing
+from support.fullstage import assert_behaves_like_original, javap, listing, method_listing, optimize_source
 from peggy_jvm.pipeline import Stage, optimize_input
+from peggy_jvm.rules import policy
+from peggy_jvm.rules.builtin import ThetaFactor
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
 
 CLASS = "Classic"
@@ -175,13 +181,23 @@ def test_11_loop_unswitching(optimized, listings):
     assert len(_loops(after)) == 1, after
 
 
-@pytest.mark.xfail(strict=True, reason="refused by --goal speed's size allowance: the step phi(d == 150, 4, 1) and "
-                   "its multiple phi(.., 200, 50) are computed before the loop and kept in locals: emitted cost "
-                   "492 -> 394 (-20%), 36 -> 61 bytes, +9 allowed (docs/cost-model.md)")
 def test_12_strength_reduction_with_a_varying_step(optimized, listings):
-    """``i * 50`` with ``i += d == 150 ? 4 : 1``: a variable stepped by 200 or 50, no multiplication in the
-    loop."""
+    """The issue's example: ``s += i * 50`` with ``i += d == 150 ? 4 : 1``. The products are summed, so
+    ``theta-factor`` sums ``i`` and multiplies by 50 once, after the loop; the step's test (invariant) is done
+    once, before it: no multiplication and no test of ``d`` in the loop."""
     before, after = _both(optimized, listings, "varyingStep")
+    assert _ops(_inside(before)).count("imul") == 1 and len(_tests(_inside(before))) == 2, before
+    assert "imul" not in _ops(_inside(after)) and _ops(after).count("imul") == 1, after
+    assert len(_loops(after)) == 1 and len(_tests(_inside(after))) == 1, after
+
+
+@pytest.mark.xfail(strict=True, reason="refused by --goal speed's size allowance: i * 50 stepped by phi(d == 150, "
+                   "200, 50), both steps computed before the loop and kept in locals: emitted cost 492 -> 394 "
+                   "(-20%), 36 -> 61 bytes, +9 allowed (docs/cost-model.md)")
+def test_12b_strength_reduction_with_a_varying_step_not_summed(optimized, listings):
+    """``s ^= i * 50`` with the same step: nothing to factor out, ``i * 50`` itself must be a variable stepped by
+    200 or 50: no multiplication in the loop."""
+    before, after = _both(optimized, listings, "varyingStepXor")
     assert _ops(_inside(before)).count("imul") == 1, before
     assert "imul" not in _ops(_inside(after)), after
 
@@ -203,7 +219,8 @@ def _calls() -> list[dt.Call]:
     calls += [dt.Call(c, "loopMotion", "(II)I", (n, x)) for n, x in itertools.product(small, INTS[::3])]
     calls += [dt.Call(c, "observeUnswitch", "([III)Ljava/lang/String;", (a, m, n))
               for a, m, n in itertools.product(ARRAYS, [-1, 0, 1, 3], [-5, 0, 1])]
-    calls += [dt.Call(c, "varyingStep", "(II)I", (n, d)) for n, d in itertools.product(small + [1000], [150, 3])]
+    calls += [dt.Call(c, name, "(II)I", (n, d)) for name in ("varyingStep", "varyingStepXor")
+              for n, d in itertools.product(small + [1000, 100_000], [150, 3])]
     return calls
 
 
@@ -225,6 +242,65 @@ def test_validate_proves_every_rewritten_method(optimized):
     report = validate_inputs(orig, out, ValidateOptions(method_timeout=10.0))
     proved = {p.name: p for p in report.pairs}
     rewritten = [name for name, r in rows.items() if r.status == "rewritten"]
-    assert len(rewritten) >= 11, rows
+    assert len(rewritten) >= 12, rows
     for name in rewritten:
         assert proved[name].verdict is Verdict.EQUIVALENT, (name, proved[name].reason)
+
+
+FACTOR = r"""
+public class Factor {
+    // an accumulator of products by an invariant factor, from a start that is not 0
+    static int dot(int[] a, int k, int s0) {
+        int s = s0;
+        for (int i = 0; i < a.length; i++) { s += a[i] * k; }
+        return s;
+    }
+}
+"""
+
+
+def _factor_calls() -> list[dt.Call]:
+    return [dt.Call("Factor", "dot", "([III)I", (a, k, s0))
+            for a, k, s0 in itertools.product(ARRAYS, [-3, 7, 46341], [0, 5])]
+
+
+def _with_mutant(mp: pytest.MonkeyPatch, where: str) -> None:
+    """``theta-factor`` replaced by its ``drop-init`` mutant in ``policy.<where>`` (``optimizer_rules``: the
+    optimizer's search only; ``safe_rules``: the self-check's rules too)."""
+    real = getattr(policy, where)
+    mp.setattr(policy, where, lambda rules=None: [ThetaFactor(mutant="drop-init") if r.name == "theta-factor"
+                                                  else r for r in real(rules)])
+
+
+def test_theta_factor_takes_the_multiplication_out_of_the_loop(java_home, tmp_path, monkeypatch):
+    """``s += a[i] * k`` from ``s0``: the loop sums ``a[i]``, ``s0 + sum * k`` after it (with the self-check on);
+    the same results on the JVM."""
+    orig, out, rows = optimize_source(java_home, tmp_path, monkeypatch, "Factor", FACTOR)
+    assert rows["dot"].status == "rewritten", rows["dot"].reason
+    before, after = (listing(java_home, d, "Factor", "dot") for d in (orig, out))
+    assert _ops(_inside(before)).count("imul") == 1, before
+    assert "imul" not in _ops(_inside(after)) and _ops(after).count("imul") == 1, after
+    assert_behaves_like_original(java_home, orig, out, rows, _factor_calls())
+
+
+def test_the_self_check_refuses_theta_factors_mutant(java_home, tmp_path, monkeypatch):
+    """The mutant (the accumulator's start dropped) in the optimizer's rules only: the self-check, proving with
+    the real rules, keeps the original code."""
+    _with_mutant(monkeypatch, "optimizer_rules")
+    _orig, _out, rows = optimize_source(java_home, tmp_path, monkeypatch, "Factor", FACTOR)
+    assert rows["dot"].status == "unchanged", rows["dot"].reason
+    assert rows["dot"].reason.startswith("self-check: "), rows["dot"].reason
+
+
+def test_theta_factors_mutant_output_is_not_equivalent(java_home, tmp_path, monkeypatch):
+    """The mutant everywhere and no self-check: its code is emitted, differs on the JVM (``s0 = 5``), and
+    ``validate`` with the real rules finds it not equivalent."""
+    _with_mutant(monkeypatch, "safe_rules")
+    orig, out, rows = optimize_source(java_home, tmp_path, monkeypatch, "Factor", FACTOR, self_check=False)
+    assert rows["dot"].status == "rewritten", rows["dot"].reason
+    result = dt.compare(orig, out, _factor_calls(), java_home=java_home, timeout_ms=5000)
+    assert result.mismatches, "the drop-init mutant went unnoticed on the JVM"
+    monkeypatch.undo()
+    report = validate_inputs(orig, out, ValidateOptions(method_timeout=10.0))
+    verdicts = {p.name: p for p in report.pairs}
+    assert verdicts["dot"].verdict is Verdict.NOT_EQUIVALENT, verdicts["dot"].reason

@@ -76,6 +76,6 @@ def javap(java_home: Path, cp: Path, cls: str) -> str:
 
 def method_listing(text: str, method: str) -> list[tuple[int, str, str]]:
     """(offset, mnemonic, operands) of ``method`` in ``text`` (:func:`javap`'s), in order."""
-    body = re.search(rf" {method}\(.*?\n\n", text, re.S)
+    body = re.search(rf" {method}\(.*?\n(?:\n|\}})", text, re.S)  # the class's last method ends at its brace
     assert body is not None, text
     return [(int(o), op, rest.strip()) for o, op, rest in re.findall(r"(\d+): (\w+)(.*)", body.group(0))]
