@@ -226,11 +226,7 @@ def _calls() -> list[dt.Call]:
 
 def test_the_optimized_class_behaves_like_the_original(optimized, java_home):
     orig, out, rows = optimized
-    assert all(r.status != "fallback" for r in rows.values()), {n: r.reason for n, r in rows.items()}
-    calls = _calls()
-    result = dt.compare(orig, out, calls, java_home=java_home, timeout_ms=5000)
-    assert result.mismatches == [], result.report()
-    assert result.compared == len(calls)
+    assert_behaves_like_original(java_home, orig, out, rows, _calls())
     java = str(java_home / "bin" / "java")
     runs = [subprocess.run([java, "-Xverify:all", "-cp", str(cp), CLASS], capture_output=True, text=True,
                            check=True, timeout=60).stdout for cp in (orig, out)]

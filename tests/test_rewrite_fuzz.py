@@ -68,17 +68,29 @@ def random_carried_peg(seed: int) -> PEG:
     constant and ``e1``, ``e2`` terms over ``s``, ``i``, ``y``: the carried value often never changes, or stays
     in a range that decides a test (what the optimistic analysis finds), and often does not."""
     rng = random.Random(seed)
-    g = PEG(name=f"carried{seed}", param_types=["int", "int", "int"])
-    s0 = g.add("sigma0")
-    _x, y, n = (g.add("param", k) for k in range(3))
-    zero, one = g.add("const.i", 0), g.add("const.i", 1)
-    i, s = g.new_theta(1), g.new_theta(1)
-    g.set_theta(i, zero, g.add("add.i", None, (i, one)))
+    g, (_x, y, n), i, s = _counted_loop(f"carried{seed}")
     test = g.add(rng.choice(["eq.i", "ne.i", "lt.i"]), None, (s, g.add("const.i", rng.choice(CONSTS))))
     body = g.add("phi", None, (test, _expr(g, rng, [s, i, y], 2), _expr(g, rng, [s], 2)))
     g.set_theta(s, g.add("const.i", rng.choice(CONSTS)), body)
-    stop = g.add("guard", None, (s0, g.add("ge.i", None, (i, n))))
-    p = g.add("pass", 1, (stop,))
+    return _returning_s(g, i, s, n)
+
+
+def _counted_loop(name: str) -> tuple[PEG, tuple[int, int, int], int, int]:
+    """A PEG ``f(x, y, n)`` with ``i = theta_1(0, i + 1)`` and a theta ``s`` of the same loop left to set:
+    (PEG, parameters, ``i``, ``s``)."""
+    g = PEG(name=name, param_types=["int", "int", "int"])
+    g.add("sigma0")
+    params = tuple(g.add("param", k) for k in range(3))
+    zero, one = g.add("const.i", 0), g.add("const.i", 1)
+    i, s = g.new_theta(1), g.new_theta(1)
+    g.set_theta(i, zero, g.add("add.i", None, (i, one)))
+    return g, (params[0], params[1], params[2]), i, s
+
+
+def _returning_s(g: PEG, i: int, s: int, n: int) -> PEG:
+    """``g`` of :func:`_counted_loop` returning ``s`` after the loop's last iteration with ``i < n``, sealed."""
+    s0 = g.add("sigma0")
+    p = g.add("pass", 1, (g.add("guard", None, (s0, g.add("ge.i", None, (i, n)))),))
     g.root = g.add("return", None, (g.add("eval", 1, (s0, p)), g.add("eval", 1, (s, p))))
     g.seal()
     return g
@@ -89,21 +101,13 @@ def random_accumulator_peg(seed: int) -> PEG:
     with ``k`` a term over ``x``, ``y`` (invariant) and ``e1`` one over ``s``, ``i``, ``x``: what ``theta-factor``
     matches, from a start often not 0."""
     rng = random.Random(seed)
-    g = PEG(name=f"accumulator{seed}", param_types=["int", "int", "int"])
-    s0 = g.add("sigma0")
-    x, y, n = (g.add("param", k) for k in range(3))
-    zero, one = g.add("const.i", 0), g.add("const.i", 1)
-    i, s = g.new_theta(1), g.new_theta(1)
-    g.set_theta(i, zero, g.add("add.i", None, (i, one)))
+    g, (x, y, n), i, s = _counted_loop(f"accumulator{seed}")
     k = _expr(g, rng, [x, y], 1)
     e1 = _expr(g, rng, [s, i, x], 2) if rng.random() < 0.5 else i
     product = g.add("mul.i", None, (e1, k) if rng.random() < 0.5 else (k, e1))
     step = g.add("add.i", None, (s, product) if rng.random() < 0.5 else (product, s))
     g.set_theta(s, _expr(g, rng, [x, y], 1), step)
-    p = g.add("pass", 1, (g.add("guard", None, (s0, g.add("ge.i", None, (i, n)))),))
-    g.root = g.add("return", None, (g.add("eval", 1, (s0, p)), g.add("eval", 1, (s, p))))
-    g.seal()
-    return g
+    return _returning_s(g, i, s, n)
 
 
 def random_counted_peg(seed: int) -> PEG:
