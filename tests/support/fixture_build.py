@@ -18,10 +18,11 @@ request, by :func:`build_bench` (the runtime benchmark's harness calls it), into
 (``fixtures/src/pairs``, both versions of each pair in one tree), by
 :func:`build_pairs` (the pair suite) into ``fixtures/classes/pairs``, and
 the loops that never exit (``fixtures/src/loops``), by :func:`build_loops`
-into ``fixtures/classes/loops``, and the twelve classic optimizations (``fixtures/src/classic``) by
-:func:`build_classic` into ``fixtures/classes/classic``: they are not fixtures every test sweeps
+into ``fixtures/classes/loops``, and the twelve classic optimizations
+(``fixtures/src/classic``) by :func:`build_classic` into
+``fixtures/classes/classic``: they are not fixtures every test sweeps
 (some of the loops' methods never return). The command line builds the
-pairs and the loops too.
+pairs, the loops and the classic shapes too.
 
 The build is idempotent: an output tree is rebuilt only when it is missing,
 when any source (or this module) is newer than its stamp file, or when the

@@ -4,8 +4,9 @@ Inputs: a JDK, a work directory, a pytest MonkeyPatch, the class name and its so
 directory, the optimized one and the report rows by method name (:func:`round_trip_rotated`: the same through
 ``--stage peg`` with loops rotated, no rewrite). :func:`listing` reads a method's instructions off javap (or
 :func:`javap` once per class, :func:`method_listing` per method), for the tests' shape assertions;
-:func:`assert_behaves_like_original` runs both on the JVM. The emitted-cost rule is switched off (``conftest.keep_every_rewrite``: the rewrites' behaviour is tested, not
-whether they pay), and with ``self_check=False`` the self-check too (what extraction's own checks let through).
+:func:`assert_behaves_like_original` runs both on the JVM. The emitted-cost rule is switched off
+(``conftest.keep_every_rewrite``: the rewrites' behaviour is tested, not whether they pay), and with
+``self_check=False`` the self-check too (what extraction's own checks let through).
 """
 from __future__ import annotations
 
