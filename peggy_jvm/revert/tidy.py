@@ -11,9 +11,10 @@ What this module owns
     test (:func:`_zero_trip_values_first`), an arm of a loop's entry test that the next loop's entry test
     repeats sent past that loop (:func:`_thread_decided_entries`), entry tests an earlier test decides dropped
     (:func:`_settle_known_tests`: also through the loops between, and an outermost loop's test of constants),
-    an outermost loop whose entry test stays entered by a goto to its bottom test
-    instead of the copy (:func:`_enter_by_goto`, laid out by :func:`_layout`), constants just set tested as
-    constants; last, under ``returns_in_place``, a ``goto`` to a block that only returns or throws replaced by
+    a loop nested in another and holding one whose entry test stays tested at its top again
+    (:func:`_middle_loops_tested_at_the_top`), an outermost loop whose entry test stays entered by a goto to its
+    bottom test instead of the copy (:func:`_enter_by_goto`, laid out by :func:`_layout`), constants just set
+    tested as constants; last, under ``returns_in_place``, a ``goto`` to a block that only returns or throws replaced by
     that return.
 
 Inputs: the original IR method (name, descriptor, parameters), the emitted blocks (every block terminated) and
