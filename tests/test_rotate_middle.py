@@ -10,17 +10,25 @@ code, 0.96-0.99x tested at its top): docs/benchmarks.md, section ``shelljit``.""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import pytest
 
 import difftest as dt
-from support.fullstage import assert_behaves_like_original, round_trip_rotated
-from peggy_jvm.classfile import opcodes as op
-from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
+from support.fullstage import assert_behaves_like_original, listing, round_trip_rotated
 
 SOURCE = r"""
 public class Nests {
+    // the j loop's entry test (0 < n) is decided by the r loop's (0 < n, then r < n): the j loop entered untested
+    static long cube(int[] a, int n) {
+        long s = 0;
+        for (int r = 0; r < n; r++) {
+            for (int j = 0; j < n; j++) {
+                for (int k = 0; k < n; k++) { s += a[(r + j + k) & 7] ^ k; }
+                s -= j;
+            }
+        }
+        return s;
+    }
     // BenchKernels.shellSort's nest: the i loop's entry test (i < n with i = gap) is decided by nothing before
     static long shell(int[] a, int n) {
         int gap = 1;
@@ -37,21 +45,8 @@ public class Nests {
         for (int i = 0; i < n; i++) { h = h * 31 + a[i]; }
         return h;
     }
-    // the j loop's entry test (0 < n) is the i loop's (0 < n, then i < n): decided, the loop entered untested
-    static double square(double[][] a, double[][] b, int n) {
-        double sum = 0.0;
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) {
-                double c = 0.0;
-                for (int k = 0; k < n; k++) { c += a[i][k] * b[k][j]; }
-                sum += c;
-            }
-        }
-        return sum;
-    }
 }
 """
-_JUMPS = (op.Operand.BRANCH2, op.Operand.BRANCH4)
 
 
 @pytest.fixture(scope="module")
@@ -59,17 +54,19 @@ def round_trip(java_home, tmp_path_factory):
     return round_trip_rotated(java_home, tmp_path_factory.mktemp("rotmid"), "Nests", SOURCE)
 
 
-def _code(classes: Path, name: str) -> list[tuple[int, int, int | None]]:
-    """(offset, opcode, branch target or None) of ``Nests.name``."""
-    cf = read_class((classes / "Nests.class").read_bytes())
-    m = next(m for m in cf.methods if m.name == name)
-    return [(i.offset, i.opcode, i.arg if op.OPCODES[i.opcode].operand in _JUMPS else None)
-            for i in read_instructions(read_code(m.code_attribute().data, cf.pool))]
+def _jumps(java_home, classes, name: str) -> list[tuple[int, str, int]]:
+    """(offset, mnemonic, target) of each jump of ``Nests.name``."""
+    return [(off, mn, int(rest)) for off, mn, rest in listing(java_home, classes, "Nests", name)
+            if mn.startswith(("if", "goto"))]
 
 
-def _loops(code) -> list[tuple[int, int, int]]:
-    """(first offset, offset of the backward jump, its opcode) of each loop, outermost first at equal starts."""
-    return sorted(((t, off, o) for off, o, t in code if t is not None and t <= off), key=lambda x: (x[0], -x[1]))
+def _conditional(mnemonic: str) -> bool:
+    return mnemonic.startswith("if")
+
+
+def _loops(code) -> list[tuple[int, int, str]]:
+    """(first offset, offset of the backward jump, its mnemonic) of each loop, outermost first at equal starts."""
+    return sorted(((t, off, mn) for off, mn, t in code if t <= off), key=lambda x: (x[0], -x[1]))
 
 
 def _depth(loops, loop) -> int:
@@ -77,44 +74,45 @@ def _depth(loops, loop) -> int:
     return sum(1 for lo, hi, _ in loops if (lo, hi) != loop[:2] and lo <= loop[0] and loop[1] <= hi)
 
 
-def test_the_middle_loop_of_shellsorts_nest_is_tested_at_its_top(round_trip):
+def test_the_middle_loop_of_shellsorts_nest_is_tested_at_its_top(round_trip, java_home):
     """shell: the gap loop and the insertion loop end with a conditional jump back (tested at their bottom);
     the i loop between them ends with a ``goto`` back to its test, the test at its top jumping forward past the
     loop; the two loops before and after the nest (at depth 0, holding none) are single loops."""
     _, out = round_trip
-    code = _code(out, "shell")
+    code = _jumps(java_home, out, "shell")
     loops = _loops(code)
     by_depth = {d: [x for x in loops if _depth(loops, x) == d] for d in range(3)}
     assert [len(by_depth[d]) for d in range(3)] == [3, 1, 1], loops
     (mid_lo, mid_hi, mid_op), = by_depth[1]
     (in_lo, in_hi, in_op), = by_depth[2]
     gap = next(x for x in by_depth[0] if x[0] <= mid_lo and mid_hi <= x[1])
-    assert gap[2] in op.CONDITIONAL_BRANCHES, code  # the gap loop: tested at its bottom
-    assert in_op in op.CONDITIONAL_BRANCHES, code  # the insertion loop: tested at its bottom
-    assert mid_op in (op.GOTO, op.GOTO_W), code  # the i loop: back to its test ...
-    test = next((off, t) for off, o, t in code if mid_lo <= off < in_lo and o in op.CONDITIONAL_BRANCHES)
+    assert _conditional(gap[2]), code  # the gap loop: tested at its bottom
+    assert _conditional(in_op), code  # the insertion loop: tested at its bottom
+    assert mid_op.startswith("goto"), code  # the i loop: back to its test ...
+    test = next((off, t) for off, mn, t in code if mid_lo <= off < in_lo and _conditional(mn))
     assert test[1] > mid_hi, code  # ... which leaves the loop forward, the loop's first jump
 
 
-def test_a_middle_loop_entered_with_no_test_stays_tested_at_its_bottom(round_trip):
-    """square: the j loop's entry test is decided by the i loop's, so the j loop has none to put back on top:
+def test_a_middle_loop_entered_with_no_test_stays_tested_at_its_bottom(round_trip, java_home):
+    """cube: the j loop's entry test is decided by the r loop's, so the j loop has none to put back on top:
     every loop of the nest ends with a conditional jump back, and no goto jumps backward."""
     _, out = round_trip
-    code = _code(out, "square")
+    code = _jumps(java_home, out, "cube")
     loops = _loops(code)
     assert sorted(_depth(loops, x) for x in loops) == [0, 1, 2], loops
-    assert all(o in op.CONDITIONAL_BRANCHES for _, _, o in loops), code
+    assert all(_conditional(mn) for _, _, mn in loops), code
 
 
 def _calls() -> list[dt.Call]:
     """Empty and short arrays (the i loop running zero times when n <= gap), sorted, reversed and repeated
-    values, arrays shorter than n (an exception in the middle of the sort), null; square on 0 to 3 rows."""
+    values, arrays shorter than n (an exception in the middle of the sort), null; cube on n from -1 to 4 (an
+    array too short for the index: the exception at the first read)."""
     c = "Nests"
     ints = [None, [], [1], [2, 1], [3, 1, 2], [5, 4, 3, 2, 1], [1, 2, 3, 4, 5, 6, 7, 8],
             [9, 3, 7, 3, 1, 8, 2, 6, 4, 5, 0, 11, 10, 12], list(range(40, 0, -1))]
     calls = [dt.Call(c, "shell", "([II)J", (a, n)) for a, n in itertools.product(ints, [-1, 0, 1, 2, 5, 14, 40])]
-    mats = [None, [], [[1.5]], [[1.0, 2.0], [3.0, 4.0]], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]
-    calls += [dt.Call(c, "square", "([[D[[DI)D", (m, m, n)) for m, n in itertools.product(mats, [-1, 0, 1, 2, 3])]
+    eight = [[3, 1, 4, 1, 5, 9, 2, 6], [1, 2], None]
+    calls += [dt.Call(c, "cube", "([II)J", (a, n)) for a, n in itertools.product(eight, [-1, 0, 1, 2, 4])]
     return calls
 
 

@@ -372,13 +372,7 @@ def _enter_by_goto(blocks: dict[int, Block], entry: int, rotations: list[_Rotati
         if len(e.stmts) == k and (e.id == entry or len(into.get(e.id, [])) != 1
                                   or not isinstance(into[e.id][0].terminator, Goto)):
             continue  # e left empty: the blocks jumping to it would jump to the loop
-        t = b
-        if len(b.stmts) > k:  # tidying joined the copy to its one latch
-            t = Block(max(blocks) + 1, b.stmts[len(b.stmts) - k:], b.terminator, handlers=b.handlers,
-                      origin=r.header.origin)
-            blocks[t.id] = t
-            del b.stmts[len(b.stmts) - k:]
-            b.terminator = Goto(t.id, origin=r.bottom.origin)
+        t = _split_tail(blocks, b, k, r.header, r.bottom) if len(b.stmts) > k else b  # joined to its one latch
         del e.stmts[len(e.stmts) - k:]
         e.terminator = Goto(t.id, origin=r.entry.origin)
         moved[id(r.header)] = t
@@ -409,12 +403,13 @@ def _middle_loops_tested_at_the_top(blocks: dict[int, Block], rotations: list[_R
     than the loop it holds.
 
     Why: shellSort's ``for (i = gap; i < n; i++)`` between the gap loop and the insertion loop, tested at its
-    bottom, ran 1.03-1.05x javac's code under HotSpot's default JIT, and 0.96-0.99x tested at its top (the
-    other loops rotated, -Xint 0.88 against 0.86); strideSum's middle loop 0.944 against 0.966. Without
-    on-stack replacement the two shapes run alike (0.79, 0.80), and C2's compilations of the two differ where
-    the rotated middle loop is a counted loop holding a loop: with loop predication, counted-loop safepoints
-    or unrolling off the rotated shape is the faster one (docs/benchmarks.md, ``shelljit``). A middle loop
-    entered with no test (matmul's ``j``, decided by the outer test) is no such loop and stays rotated.
+    bottom, ran 1.00-1.06x javac's code under HotSpot's default JIT (median 1.03), and 0.96-0.99x tested at
+    its top (the other loops rotated; -Xint 0.88 against 0.86); strideSum's middle loop 0.944 against 0.966.
+    Without on-stack replacement the two shapes run alike (0.79, 0.80), and with C2's loop predication,
+    counted-loop safepoints or unrolling off the rotated one is the faster: the loss comes with C2's
+    counted-loop work on a bottom-tested loop holding a loop (docs/benchmarks.md, ``shelljit``). A middle loop
+    entered with no test (matmul's ``j``, decided by the outer test) has no test to put back and stays
+    rotated.
 
     Meaning unchanged: the entry test does at the top of each iteration what the copy did at the bottom of the
     one before (the same statements but for temporaries of the copy's own, the same test and targets, the same
@@ -427,18 +422,22 @@ def _middle_loops_tested_at_the_top(blocks: dict[int, Block], rotations: list[_R
             continue
         e, b = both
         k = len(r.stmts)
-        h = e
-        if len(e.stmts) > k:  # the statements before the test stay in front of the loop
-            h = Block(max(blocks) + 1, e.stmts[len(e.stmts) - k:], e.terminator, handlers=e.handlers,
-                      origin=r.header.origin)
-            blocks[h.id] = h
-            del e.stmts[len(e.stmts) - k:]
-            e.terminator = Goto(h.id, origin=r.entry.origin)
+        h = _split_tail(blocks, e, k, r.header, r.entry) if len(e.stmts) > k else e  # the statements before stay
         del b.stmts[len(b.stmts) - k:]
         b.terminator = Goto(h.id, origin=r.bottom.origin)
         moved[id(r.header)] = h
         changed = True
     return changed
+
+
+def _split_tail(blocks: dict[int, Block], b: Block, k: int, header: Block, test: If) -> Block:
+    """``b``'s last ``k`` statements and its terminator (a rotated loop's ``test``) moved to a new block with
+    ``b``'s handlers and the loop ``header``'s origin, which ``b`` now jumps to; the new block."""
+    t = Block(max(blocks) + 1, b.stmts[len(b.stmts) - k:], b.terminator, handlers=b.handlers, origin=header.origin)
+    blocks[t.id] = t
+    del b.stmts[len(b.stmts) - k:]
+    b.terminator = Goto(t.id, origin=test.origin)
+    return t
 
 
 def _ends_with(stmts: list[Stmt], tail: list[Stmt]) -> bool:
