@@ -14,8 +14,8 @@ What this module owns
     a loop nested in another and holding one whose entry test stays tested at its top again
     (:func:`_middle_loops_tested_at_the_top`), an outermost loop whose entry test stays entered by a goto to its
     bottom test instead of the copy (:func:`_enter_by_goto`, laid out by :func:`_layout`), constants just set
-    tested as constants; last, under ``returns_in_place``, a ``goto`` to a block that only returns or throws replaced by
-    that return.
+    tested as constants; last, under ``returns_in_place``, a ``goto`` to a block that only returns or throws
+    replaced by that return.
 
 Inputs: the original IR method (name, descriptor, parameters), the emitted blocks (every block terminated) and
 their entry, the method's variable list (extended in place by coalescing and rotation) and the next free
