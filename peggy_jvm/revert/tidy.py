@@ -134,15 +134,15 @@ def tidy_blocks(blocks: dict[int, Block], entry: int, bottom: frozenset[int] = f
         for t in b.successors():
             preds[t] = preds.get(t, 0) + 1
     for bid in list(blocks):
-        b = blocks.get(bid)
-        while b is not None and isinstance(b.terminator, Goto):
-            t = b.terminator.target
+        head = blocks.get(bid)
+        while head is not None and isinstance(head.terminator, Goto):
+            t = head.terminator.target
             if t == bid or t == entry or preds.get(t, 0) != 1 or t not in blocks or \
-                    _handled_by(b) != _handled_by(blocks[t]):  # a try range holds just its own statement
+                    _handled_by(head) != _handled_by(blocks[t]):  # a try range holds just its own statement
                 break
             nxt = blocks.pop(t)
-            b.stmts.extend(nxt.stmts)
-            b.terminator = nxt.terminator
+            head.stmts.extend(nxt.stmts)
+            head.terminator = nxt.terminator
     order = _layout(blocks, entry, {bid for bid, b in blocks.items() if id(b) in bottom})
     new_id = {old: k for k, old in enumerate(order)}
     out: dict[int, Block] = {}
@@ -372,11 +372,11 @@ def _enter_by_goto(blocks: dict[int, Block], entry: int, rotations: list[_Rotati
         if len(e.stmts) == k and (e.id == entry or len(into.get(e.id, [])) != 1
                                   or not isinstance(into[e.id][0].terminator, Goto)):
             continue  # e left empty: the blocks jumping to it would jump to the loop
-        t = _split_tail(blocks, b, k, r.header, r.bottom) if len(b.stmts) > k else b  # joined to its one latch
+        tail = _split_tail(blocks, b, k, r.header, r.bottom) if len(b.stmts) > k else b  # joined to its one latch
         del e.stmts[len(e.stmts) - k:]
-        e.terminator = Goto(t.id, origin=r.entry.origin)
-        moved[id(r.header)] = t
-        out.add(id(t))
+        e.terminator = Goto(tail.id, origin=r.entry.origin)
+        moved[id(r.header)] = tail
+        out.add(id(tail))
     return frozenset(out)
 
 
@@ -461,8 +461,8 @@ def _zero_trip_values_first(blocks: dict[int, Block]) -> bool:
     throws or ``A`` has none). True when a test changed."""
     preds: dict[int, int] = {}
     for b in blocks.values():
-        for t in set(b.successors()):
-            preds[t] = preds.get(t, 0) + 1
+        for succ in set(b.successors()):
+            preds[succ] = preds.get(succ, 0) + 1
     live: dict[int, set[int]] | None = None
     changed = False
     for t in list(blocks.values()):
@@ -473,8 +473,9 @@ def _zero_trip_values_first(blocks: dict[int, Block]) -> bool:
             a, z = blocks[a_id], blocks[z_id]
             if preds.get(a_id) != 1 or preds.get(z_id) != 1 or not z.stmts or not isinstance(z.terminator, Goto):
                 continue
-            if all(isinstance(st, Copy) and isinstance(st.src, Const) for st in z.stmts):
-                sets, y = [(st.dst, st.src) for st in z.stmts], None  # type: ignore[attr-defined]
+            consts = [(st.dst, st.src) for st in z.stmts if isinstance(st, Copy) and isinstance(st.src, Const)]
+            if len(consts) == len(z.stmts):
+                sets, y = consts, None
             else:
                 if live is None:
                     live = liveness(blocks)
@@ -482,7 +483,7 @@ def _zero_trip_values_first(blocks: dict[int, Block]) -> bool:
                 if found is None:
                     continue
                 y, sets = found
-            at = [_initial_copy(a, Copy(v, c)) for v, c in sets]
+            at = [_initial_copy(a, v, c) for v, c in sets]
             if any(k is None for k in at) or any(x is v for v, _ in sets for x in term.operands()):
                 continue
             t.stmts.extend(Copy(v, c) for v, c in sets)
@@ -530,7 +531,7 @@ def _thread_decided_entries(blocks: dict[int, Block], entry: int) -> bool:
                 continue
             if live is None:
                 live = liveness(blocks)
-            if any(st.dst.id in live[to] for st in j.stmts):  # type: ignore[union-attr]
+            if any(st.dst.id in live[to] for st in j.stmts if isinstance(st, Copy)):  # j holds only copies
                 continue
             if t.if_true == arm:
                 t.if_true = to
@@ -612,7 +613,7 @@ def _continuation(blocks: dict[int, Block], z: Block, live: dict[int, set[int]]
             if type(sz) is not type(sy):
                 ok = False
                 break
-            for f in fields(sz):  # type: ignore[arg-type]
+            for f in fields(sz):
                 vz, vy = getattr(sz, f.name), getattr(sy, f.name)
                 if f.name == "origin" or vz is vy or (isinstance(vz, Const) and isinstance(vy, Const)
                                                       and _same_constant(vz, vy)):
@@ -632,10 +633,9 @@ def _continuation(blocks: dict[int, Block], z: Block, live: dict[int, set[int]]
     return None
 
 
-def _initial_copy(a: Block, copy: Copy) -> int | None:
-    """The index of a statement of ``a`` setting ``copy``'s variable to the same constant, with nothing before
-    it reading or writing the variable (or throwing, when ``a`` has handlers)."""
-    v, c = copy.dst, copy.src
+def _initial_copy(a: Block, v: Var, c: Const) -> int | None:
+    """The index of a statement of ``a`` setting ``v`` to the constant ``c``, with nothing before it reading or
+    writing ``v`` (or throwing, when ``a`` has handlers)."""
     for k, st in enumerate(a.stmts):
         if isinstance(st, Copy) and st.dst is v and isinstance(st.src, Const) and _same_constant(st.src, c):
             return k
@@ -919,10 +919,10 @@ def _block_signature(b: Block, where: dict[int, set[int]], renamed: list[Var] | 
         if exits is not None and st is b.terminator:
             out.append((type(st).__name__, *(
                 exit_(getattr(st, f.name)) if f.name in _TARGET_FIELDS else
-                tuple(exit_(t) for t in st.cases) if f.name == "cases" else  # type: ignore[attr-defined]
-                canon(getattr(st, f.name)) for f in fields(st))))  # type: ignore[arg-type]
+                tuple(exit_(t) for t in getattr(st, "cases")) if f.name == "cases" else
+                canon(getattr(st, f.name)) for f in fields(st))))
             continue
-        out.append((type(st).__name__, *(canon(getattr(st, f.name)) for f in fields(st))))  # type: ignore[arg-type]
+        out.append((type(st).__name__, *(canon(getattr(st, f.name)) for f in fields(st))))
     return tuple(out)
 
 
@@ -997,11 +997,13 @@ def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -
         ps = preds.get(bid, [])
         if bid == entry or bid in handler_targets or len(ps) < 2 or b.entry_stack:
             continue
-        if not all(isinstance(p.terminator, Goto) and p.stmts and isinstance(p.stmts[-1], Copy) for p in ps):
+        lasts = [p.stmts[-1] for p in ps if isinstance(p.terminator, Goto) and p.stmts]
+        copies = [st for st in lasts if isinstance(st, Copy)]
+        if len(copies) != len(ps):
             continue
-        v = ps[0].stmts[-1].dst  # type: ignore[attr-defined]
-        if v.id in params or any(p.stmts[-1].dst is not v for p in ps) \
-                or reads.get(v.id) != [bid] or defs.get(v.id) != len(ps):  # type: ignore[attr-defined]
+        v = copies[0].dst
+        if v.id in params or any(c.dst is not v for c in copies) or reads.get(v.id) != [bid] \
+                or defs.get(v.id) != len(ps):
             continue
         b.entry_stack = (v,)
 
@@ -1030,13 +1032,17 @@ def _returns_in_place_of_gotos(blocks: dict[int, Block]) -> bool:
         value = ret.value
         if t.entry_stack:
             # the value arrives on the stack: the jumping block computes it last, into the join's variable
-            if t.entry_stack != (value,) or not b.stmts or not isinstance(b.stmts[-1], Copy) \
-                    or b.stmts[-1].dst is not value:
+            last = b.stmts[-1] if b.stmts else None
+            if t.entry_stack != (value,) or not isinstance(last, Copy) or last.dst is not value:
                 continue
-            value = b.stmts.pop().src
+            b.stmts.pop()
+            value = last.src
         elif not _short_operand(value):
             continue
-        b.terminator = type(ret)(value, origin=ret.origin)
+        if isinstance(ret, Return):
+            b.terminator = Return(value, origin=ret.origin)
+        elif value is not None:  # a throw's operand never is None
+            b.terminator = Throw(value, origin=ret.origin)
         changed = True
     return changed
 
@@ -1118,9 +1124,10 @@ def _known_arm(b: Block, test: Block) -> int | None:
         end = len(b.stmts)
         while isinstance(x, Var):  # through copies, back to a constant set in b
             k = next((k for k in range(end - 1, -1, -1) if getattr(b.stmts[k], "dst", None) == x), None)
-            if k is None or not isinstance(b.stmts[k], Copy):  # not set here, or not by a copy
+            st = b.stmts[k] if k is not None else None
+            if k is None or not isinstance(st, Copy):  # not set here, or not by a copy
                 return None
-            x, end = b.stmts[k].src, k
+            x, end = st.src, k
         if x.type != INT or not isinstance(x.value, int):
             return None
         vals.append(x.value)
