@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The runtime benchmark: how fast and how big the optimizer's output is, against what javac wrote.
 
-    scripts/bench_runtime.py [--kernels-only|--jars-only] [--jars NAME,...] [--quick] [--rounds N] [--remeasure N] [--jobs N]
-                             [--json OUT] [--keep DIR] [OPTIMIZE-ARGS ...]
+    scripts/bench_runtime.py [--kernels-only|--jars-only] [--jars NAME,...] [--quick] [--rounds N]
+                             [--remeasure N] [--jobs N] [--json OUT] [--keep DIR] [OPTIMIZE-ARGS ...]
 
 What it owns (the kernels, the harness's modes and its run are ``tests/support/bench_harness.py``'s, shared with
 ``tests/test_bench_runtime.py``)
@@ -41,9 +41,12 @@ What it owns (the kernels, the harness's modes and its run are ``tests/support/b
       by, and cost_before/cost_after, the PEG cost model's, summed over the rewritten methods), the bytecode of
       all methods of the three jars, the per-method optimization time p50 / p95 (the report's ``time_ms`` of the
       stage, methods with code), every class of the optimized jar loaded and linked under ``-Xverify:all``
-      (``tests/java/VerifyClasses.java``, :func:`verify_jar`), and our workload (``tests/java/workloads/``) run ``--rounds`` times on the original, the optimized and the
-      original jar again (the A/A control), in rotation, in separate JVMs (``workloads.run_workload``):
-      identical output required, ratios of the median CPU times.
+      (``tests/java/VerifyClasses.java``, :func:`verify_jar`: a refused class makes the exit status 1), and our
+      workload (``tests/java/workloads/``) run ``--rounds`` times on the original, the optimized and the original
+      jar again (the A/A control), in rotation, in separate JVMs (``workloads.run_workload``): identical output
+      required, ratios of the median CPU times. Its goals (:func:`jar_goals`): the rewritten methods no larger
+      than their originals, every class verified, under ``--goal size`` the jar's code smaller than the
+      original's and ProGuard's, on commons-lang3 the per-method time p50 / p95 within the issue's bounds.
 
 Output: one table (kernels, geometric means, the issue's goals as pass/FAIL, then the jars). Every ratio is
 optimized / original from alternating runs (below 1 is faster or smaller): the machine is shared, so absolute
