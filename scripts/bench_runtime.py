@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The runtime benchmark: how fast and how big the optimizer's output is, against what javac wrote.
 
-    scripts/bench_runtime.py [--kernels-only] [--jars NAME,...] [--quick] [--rounds N] [--remeasure N] [--jobs N]
-                             [--json OUT] [--keep DIR] [OPTIMIZE-ARGS ...]
+    scripts/bench_runtime.py [--kernels-only|--jars-only] [--jars NAME,...] [--quick] [--rounds N]
+                             [--remeasure N] [--jobs N] [--json OUT] [--keep DIR] [OPTIMIZE-ARGS ...]
 
 What it owns (the kernels, the harness's modes and its run are ``tests/support/bench_harness.py``'s, shared with
 ``tests/test_bench_runtime.py``)
@@ -34,14 +34,19 @@ What it owns (the kernels, the harness's modes and its run are ``tests/support/b
     * Noise, named (:func:`within_noise`): a kernel still over its goal whose ratio is no farther above 1 than its
       A/A is from 1 is listed as noise in the goal's line, and the goal is met; one beyond its A/A fails it, so
       a FAIL means a slowdown identical code did not show in the same runs.
-    * The jar part (slow: optimizing commons-lang3 takes minutes; ``--kernels-only`` skips it): per corpus jar
-      (``scripts/fetch_corpus.sh``), ``optimize`` of the whole jar, ProGuard's intra-method output
-      (``proguard.proguard_intra``), the methods rewritten and their predicted gain (the JSON report's
-      emitted_cost_before/after, the emitted code's cost the rewrite was kept by, and cost_before/cost_after, the
-      PEG cost model's, summed over the rewritten methods), the bytecode of all methods of the three jars,
-      and our workload (``tests/java/workloads/``) run ``--rounds`` times on the original, the optimized and the
-      original jar again (the A/A control), in rotation, in separate JVMs (``workloads.run_workload``):
-      identical output required, ratios of the median CPU times.
+    * The jar part (slow: optimizing commons-lang3 takes minutes; ``--kernels-only`` skips it, ``--jars-only``
+      runs it alone): per corpus jar (``scripts/fetch_corpus.sh``), ``optimize`` of the whole jar (any
+      ``--goal``), ProGuard's intra-method output (``proguard.proguard_intra``), the methods rewritten and their
+      predicted gain (the JSON report's emitted_cost_before/after, the emitted code's cost the rewrite was kept
+      by, and cost_before/cost_after, the PEG cost model's, summed over the rewritten methods), the bytecode of
+      all methods of the three jars, the per-method optimization time p50 / p95 (the report's ``time_ms`` of the
+      stage, methods with code), every class of the optimized jar loaded and linked under ``-Xverify:all``
+      (``tests/java/VerifyClasses.java``, :func:`verify_jar`: a refused class makes the exit status 1), and our
+      workload (``tests/java/workloads/``) run ``--rounds`` times on the original, the optimized and the original
+      jar again (the A/A control), in rotation, in separate JVMs (``workloads.run_workload``): identical output
+      required, ratios of the median CPU times. Its goals (:func:`jar_goals`): the rewritten methods no larger
+      than their originals, every class verified, under ``--goal size`` the jar's code smaller than the
+      original's and ProGuard's, on commons-lang3 the per-method time p50 / p95 within the issue's bounds.
 
 Output: one table (kernels, geometric means, the issue's goals as pass/FAIL, then the jars). Every ratio is
 optimized / original from alternating runs (below 1 is faster or smaller): the machine is shared, so absolute
@@ -71,7 +76,7 @@ from tests.support.bench_harness import (  # noqa: E402
     CHECK, FULL_MODES, KERNEL_CLASS, KERNELS, QUICK_MODES, BenchError, Difference, Kernel, Mode, code_bytes,
     compile_harness, run_harness,
 )
-from tests.support.corpus import JAR_DEPS, WORKLOAD_OF, fetch_jars  # noqa: E402
+from tests.support.corpus import JAR_DEPS, WORKLOAD_OF, fetch_jars, harness_dir, percentile  # noqa: E402
 
 DEFAULT_JARS = ("jama", "commons-lang3", "jsoup")
 
@@ -81,6 +86,7 @@ XINT_WORST = 1.02  # -Xint: no kernel slower than this
 XINT_OPPORTUNITY_GEOMEAN = 0.90  # -Xint: geometric mean over the kernels with an opportunity at most this
 JIT_WORST = 1.03  # default JIT: no kernel slower than this
 WORST = {"xint": XINT_WORST, "jit": JIT_WORST}
+TIMED_JAR, P50_GOAL_S, P95_GOAL_S = "commons-lang3", 0.1, 2.0  # per-method optimization time on this jar
 
 #: a suspect kernel (see :func:`suspects`) is measured this many times in all, the median reported
 REMEASURE_RUNS = 3
@@ -130,6 +136,11 @@ class JarRow:
     workload_rounds: int = 0
     workload_cpu_ratio: float | None = None
     workload_cpu_control: float | None = None  # the original against itself (A/A)
+    goal: str = "speed"  # the optimize run's --goal (its report's)
+    time_p50: float = 0.0  # per-method optimization time (the report's time_ms of the stage), seconds
+    time_p95: float = 0.0
+    optimize_seconds: float = 0.0  # the report's whole run
+    verify_errors: int | None = None  # VerifyClasses under -Xverify:all on the optimized jar (None: not run)
 
     @property
     def predicted_gain(self) -> float:
@@ -316,7 +327,13 @@ def bench_jar(name: str, jars: dict[str, Path], work: Path, extra: list[str], ro
     opt = work / f"{name}-opt.jar"
     cp = ["--classpath", os.pathsep.join(map(str, deps))] if deps else []
     report = optimize(jar, opt, work / f"{name}-report.json", [*cp, *extra])
-    row = JarRow(name, methods=len(report["methods"]))
+    row = JarRow(name, methods=len(report["methods"]), goal=report.get("goal") or "speed",
+                 optimize_seconds=report["summary"]["seconds"])
+    times = [m["time_ms"][report["stage"]] / 1000 for m in report["methods"]
+             if m["bytes_before"] and report["stage"] in m["time_ms"]]
+    if times:
+        row.time_p50, row.time_p95 = percentile(times, 50), percentile(times, 95)
+    row.verify_errors = verify_jar(opt, deps)
     for m in report["methods"]:
         if m["status"] == "fallback":
             row.fallback += 1
@@ -338,6 +355,19 @@ def bench_jar(name: str, jars: dict[str, Path], work: Path, extra: list[str], ro
         row.workload, row.workload_rounds = WORKLOAD_OF[name], rounds
         row.workload_cpu_ratio, row.workload_cpu_control = workload_ratio(name, jar, opt, deps, rounds)
     return row
+
+
+def verify_jar(jar: Path, deps: list[Path]) -> int:
+    """How many classes of ``jar`` HotSpot refuses under ``-Xverify:all`` (``tests/java/VerifyClasses.java``, every
+    class loaded and linked, ``deps`` on the class path); raises BenchError when the harness cannot run."""
+    java = workloads.java_home() / "bin" / "java"
+    cmd = [str(java), "-Xverify:all", "-cp", str(harness_dir()), "VerifyClasses", str(jar), *map(str, deps)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    summary = [line for line in proc.stdout.splitlines() if " verify_errors=" in line]
+    if proc.returncode not in (0, 1) or not summary:
+        raise BenchError(f"VerifyClasses {jar.name} failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
+    fields = dict(kv.split("=") for kv in summary[-1].rsplit(": ", 1)[1].split())
+    return int(fields["verify_errors"]) + int(fields["other_failures"])
 
 
 def predicted(before: float | None, after: float | None) -> float | None:
@@ -449,16 +479,25 @@ def order_effect(row: KernelRow, mode: str) -> float:
 
 
 def jar_goals(rows: list[JarRow]) -> list[tuple[str, bool, str]]:
-    """The size goals per jar: rewritten methods no larger than their originals; the whole jar's bytecode smaller
-    than the original's and ProGuard's (the issue asks this of ``--goal size``; measured on every run)."""
+    """The goals per jar (issue 15): rewritten methods no larger than their originals; every class verifies; under
+    ``--goal size`` the whole jar's bytecode smaller than the original's and ProGuard's; on commons-lang3 the
+    per-method optimization time p50 <= ``P50_GOAL_S`` and p95 <= ``P95_GOAL_S``."""
     goals = []
     for r in rows:
         goals.append((f"{r.name}: rewritten methods no larger than their originals",
                       r.rewritten_bytes_after <= r.rewritten_bytes_before,
                       f"{r.rewritten_bytes_after}/{r.rewritten_bytes_before} bytes"))
-        goals.append((f"{r.name}: code smaller than the original and ProGuard's (--goal size)",
-                      r.code_opt < min(r.code_orig, r.code_proguard),
-                      f"{r.code_opt} vs {r.code_orig} and {r.code_proguard} bytes"))
+        if r.verify_errors is not None:
+            goals.append((f"{r.name}: every class verifies (-Xverify:all)", r.verify_errors == 0,
+                          f"{r.verify_errors} refused"))
+        if r.goal == "size":
+            goals.append((f"{r.name}: code smaller than the original and ProGuard's (--goal size)",
+                          r.code_opt < min(r.code_orig, r.code_proguard),
+                          f"{r.code_opt} vs {r.code_orig} and {r.code_proguard} bytes"))
+        if r.name == TIMED_JAR:
+            goals.append((f"{r.name}: per-method time p50 <= {P50_GOAL_S} s, p95 <= {P95_GOAL_S} s",
+                          r.time_p50 <= P50_GOAL_S and r.time_p95 <= P95_GOAL_S,
+                          f"p50 {r.time_p50:.3f} s, p95 {r.time_p95:.3f} s"))
     return goals
 
 
@@ -468,26 +507,29 @@ def _print_goals(goals: list[tuple[str, bool, str]]) -> None:
 
 
 def print_jars(rows: list[JarRow]) -> None:
-    head = (f"{'jar':<15}{'methods':>8}{'rewritten':>10}{'fallback':>9}{'emit gain':>10}{'peg gain':>9}"
-            f"{'rw bytes':>14}"
-            f"{'code orig':>10}{'opt/orig':>9}{'pg/orig':>8}{'opt/pg':>7}{'workload cpu':>30}")
+    head = (f"{'jar':<15}{'goal':>6}{'methods':>8}{'rewritten':>10}{'fallback':>9}{'emit gain':>10}{'peg gain':>9}"
+            f"{'rw bytes':>14}{'code orig':>10}{'code opt':>9}{'opt/orig':>9}{'pg/orig':>8}{'opt/pg':>7}"
+            f"{'p50 s':>7}{'p95 s':>7}{'verify':>7}{'workload cpu':>30}")
     print(head)
     print("-" * len(head))
     for r in rows:
         work = (f"{r.workload} {_fmt(r.workload_cpu_ratio)} (A/A {_fmt(r.workload_cpu_control)})" if r.workload
                 else "-")
-        print(f"{r.name:<15}{r.methods:>8}{r.rewritten:>10}{r.fallback:>9}{100 * r.emitted_gain:>9.1f}%"
+        verify = "-" if r.verify_errors is None else "ok" if r.verify_errors == 0 else f"{r.verify_errors} bad"
+        print(f"{r.name:<15}{r.goal:>6}{r.methods:>8}{r.rewritten:>10}{r.fallback:>9}{100 * r.emitted_gain:>9.1f}%"
               f"{100 * r.predicted_gain:>8.1f}%"
-              f"{f'{r.rewritten_bytes_before}->{r.rewritten_bytes_after}':>14}{r.code_orig:>10}"
+              f"{f'{r.rewritten_bytes_before}->{r.rewritten_bytes_after}':>14}{r.code_orig:>10}{r.code_opt:>9}"
               f"{r.code_opt / r.code_orig:>9.4f}{r.code_proguard / r.code_orig:>8.4f}"
-              f"{r.code_opt / r.code_proguard:>7.3f}{work:>30}")
+              f"{r.code_opt / r.code_proguard:>7.3f}{r.time_p50:>7.3f}{r.time_p95:>7.3f}{verify:>7}{work:>30}")
     _print_goals(jar_goals(rows))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="Arguments not listed here are passed to `peggy-jvm optimize`.")
-    ap.add_argument("--kernels-only", action="store_true", help="skip the jar part (which takes minutes)")
+    part = ap.add_mutually_exclusive_group()
+    part.add_argument("--kernels-only", action="store_true", help="skip the jar part (which takes minutes)")
+    part.add_argument("--jars-only", action="store_true", help="skip the kernel part")
     ap.add_argument("--jars", default=",".join(DEFAULT_JARS),
                     help=f"comma-separated corpus jars for the jar part (default {','.join(DEFAULT_JARS)})")
     ap.add_argument("--quick", action="store_true", help="few samples: a differential smoke run, not a measurement")
@@ -504,14 +546,17 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="bench-runtime-") as tmp:
             work = args.keep or Path(tmp)
             work.mkdir(parents=True, exist_ok=True)
-            rows = bench_kernels(work, modes, extra, remeasure=1 if args.quick else max(1, args.remeasure))
-            summ = summary(rows, modes)
-            how = "quick: few samples" if args.quick else "medians"
-            print(f"kernels: ratio = optimized / original (both its copies A and C; {how} of alternating calls, "
-                  f"thread CPU time); A/A = C / A; size = bytecode optimized / original; emit pred, peg pred = "
-                  f"cost after / before of a rewrite by the emitted code's cost (what it was kept by) and by the "
-                  f"PEG cost model")
-            print_kernels(rows, modes, summ)
+            rows: list[KernelRow] = []
+            summ: dict = {"geomean": None, "goals": []}
+            if not args.jars_only:
+                rows = bench_kernels(work, modes, extra, remeasure=1 if args.quick else max(1, args.remeasure))
+                summ = summary(rows, modes)
+                how = "quick: few samples" if args.quick else "medians"
+                print(f"kernels: ratio = optimized / original (both its copies A and C; {how} of alternating "
+                      f"calls, thread CPU time); A/A = C / A; size = bytecode optimized / original; emit pred, peg "
+                      f"pred = cost after / before of a rewrite by the emitted code's cost (what it was kept by) and "
+                      f"by the PEG cost model")
+                print_kernels(rows, modes, summ)
             jar_rows: list[JarRow] = []
             if not args.kernels_only:
                 jars = fetch_jars()
@@ -533,6 +578,9 @@ def main(argv: list[str] | None = None) -> int:
                     "jars": [asdict(r) | {"predicted_gain": r.predicted_gain, "emitted_gain": r.emitted_gain}
                              for r in jar_rows],
                 }, indent=1))
+            unverified = [r.name for r in jar_rows if r.verify_errors]
+            if unverified:
+                raise Difference(f"optimized jar fails -Xverify:all: {', '.join(unverified)}")
     except Difference as e:
         print(f"bench_runtime: DIFFERENCE: {e}", file=sys.stderr)
         return 1

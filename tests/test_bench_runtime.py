@@ -288,3 +288,44 @@ def test_the_prediction_shown_is_the_emitted_cost_the_rewrite_was_kept_by(capsys
     geo = next(ln for ln in lines if ln.startswith("geomean (all)"))
     end = lines[0].index("xint ") + 3  # the xint column's last character
     assert geo[end - 4:end + 1] == "0.900" and lines[2][end - 4:end + 1] == "0.810", (geo, lines[0])
+
+
+def test_a_jar_class_that_does_not_verify_is_counted(tmp_path: Path, java_home: Path) -> None:
+    """``verify_jar``: every class of the jar loaded and linked under ``-Xverify:all``; one byte changed
+    (``iconst_1; ireturn`` as ``fconst_1; ireturn``: a float returned by an int method) makes HotSpot refuse it,
+    and the jar's count of refused classes says so."""
+    br = _bench_runtime()
+    trees = compile_versions(java_home, tmp_path, "V.java",
+                             {"good": "public final class V { public static int one() { return 1; } }"})
+    good = (trees["good"] / "V.class").read_bytes()
+    assert good.count(bytes([0x04, 0xAC])) == 1
+    jars = {}
+    for name, data in (("good", good), ("bad", good.replace(bytes([0x04, 0xAC]), bytes([0x0C, 0xAC])))):
+        jars[name] = tmp_path / f"{name}.jar"
+        with zipfile.ZipFile(jars[name], "w") as z:
+            z.writestr("V.class", data)
+    assert br.verify_jar(jars["good"], []) == 0
+    assert br.verify_jar(jars["bad"], []) == 1
+
+
+def test_jar_goals_judge_what_the_run_was_for() -> None:
+    """``jar_goals``: the rewritten methods' size and verification on every jar; the ProGuard comparison only for a
+    ``--goal size`` run (a speed run is not meant to shrink the jar); the per-method time p50 / p95 only on
+    commons-lang3, both bounds inclusive."""
+    br = _bench_runtime()
+    speed = br.JarRow("commons-lang3", rewritten_bytes_before=100, rewritten_bytes_after=100, code_orig=1000,
+                      code_opt=1010, code_proguard=990, time_p50=0.1, time_p95=2.0, verify_errors=0)
+    size = br.JarRow("jsoup", goal="size", rewritten_bytes_before=100, rewritten_bytes_after=101, code_orig=1000,
+                     code_opt=989, code_proguard=990, time_p50=5.0, time_p95=50.0, verify_errors=2)
+    goals = {g: ok for g, ok, _ in br.jar_goals([speed, size])}
+    assert goals == {
+        "commons-lang3: rewritten methods no larger than their originals": True,
+        "commons-lang3: every class verifies (-Xverify:all)": True,
+        "commons-lang3: per-method time p50 <= 0.1 s, p95 <= 2.0 s": True,
+        "jsoup: rewritten methods no larger than their originals": False,
+        "jsoup: every class verifies (-Xverify:all)": False,
+        "jsoup: code smaller than the original and ProGuard's (--goal size)": True,
+    }
+    slow = br.JarRow("commons-lang3", time_p50=0.05, time_p95=2.01)
+    assert not dict((g, ok) for g, ok, _ in br.jar_goals([slow]))[
+        "commons-lang3: per-method time p50 <= 0.1 s, p95 <= 2.0 s"]
