@@ -17,12 +17,14 @@ How
     ``unknown`` with the proof's reason and the search's. The rows stay in pairing order.
 
 The optimizer's proof, found again
-    A pair the default rules do not prove is tried once more the way the optimizer's self-check proves its own
-    rewrites: the optimizer's safe rules within its work limits (:func:`_optimizer_proof`), and within the rest
-    of the pair's proof budget (the default rules take at most :data:`DEFAULT_RULES_SHARE` of it). The larger
-    default set can make saturation spend its budget elsewhere (JAMA's
-    ``tql2``: saturated without a proof in 5 s, proved by the safe rules in 1.3 s), and what the optimizer
-    proved, ``validate`` of its output must prove too. Both rule sets are sound, so either proof is a proof.
+    Each pair is first proved the way the optimizer's self-check proves its own rewrites: the optimizer's safe
+    rules within its work limits (:func:`_optimizer_proof`), in at most :data:`OPTIMIZER_SHARE` of the pair's
+    proof budget; then, if that did not prove it, with the default rules (:func:`_default_rules`: the bundled
+    axioms' defaults with every group of the safe set on as well) in the rest. What the optimizer proved,
+    ``validate`` of its output must prove too, and the larger default set can make saturation spend its budget
+    elsewhere (JAMA's ``tql2``: saturated without a proof in 5 s, proved by the safe rules in 1.3 s); the
+    smaller set is also the cheaper attempt, so it goes first. Both rule sets are sound, so either proof is a
+    proof. Rules given by the caller (``--axioms``, ``--rules``) are the only ones tried.
 
 Assumptions (``--assume``, :data:`~peggy_jvm.rules.strings.ASSUMPTIONS`)
     Each named assumption adds its rules, made afresh for every pair (they are told the pair's parameter types).
@@ -342,7 +344,8 @@ _DEFAULT_RULES: dict[tuple, list] = {}
 
 
 def _default_rules() -> list:
-    """The default axioms' active rewrites, parsed and compiled once per process for the same axiom files (their
+    """The default axioms' active rewrites with the optimizer's safe groups on too (so that every rule its
+    self-check proves with is among them), parsed and compiled once per process for the same axiom files (their
     names, sizes and modification times): loading them took 1.5-3 s of every ``validate_inputs`` call, more than
     a small input's proofs (a run of the EqBench bench, or a test that validates a few classes)."""
     from ..rules.library import axiom_files, default_axiom_dir, default_rules
