@@ -3,9 +3,10 @@
 What this module owns
     :data:`SAFE_GROUPS` (the rule groups the ``full`` stage saturates with, and why each is sound: the comment
     above it), :func:`safe_rules` (their active rewrites), :func:`safe_groups` (which groups of a rule set they
-    are) and :func:`with_safe_groups` (a rule set with them on as well: ``validate``'s default rules), :class:`RuleOptions` (the user's say:
-    ``optimize --axioms/--no-default-axioms/--rules``), :func:`load_rule_options`, :func:`optimizer_rules` (the
-    rules saturation runs) and :func:`proof_rules` (the rules the self-check proves with).
+    are) and :func:`with_safe_groups` (a rule set with them on as well: ``validate``'s default rules),
+    :class:`RuleOptions` (the user's say: ``optimize --axioms/--no-default-axioms/--rules``),
+    :func:`load_rule_options`, :func:`optimizer_rules` (the rules saturation runs) and :func:`proof_rules` (the
+    rules the self-check proves with).
 
 User rules
     The user's axiom files join the safe groups: every group they define (unless its ``group`` line says
