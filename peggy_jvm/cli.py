@@ -404,13 +404,18 @@ def validate(orig_path: Path, opt_path: Path, json_path: Path | None, junit_path
         mapping = parse_class_map(class_map)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    rule_set = _load_axioms(axioms)
-    for spec in switches:
-        try:
-            rule_set.switch(spec)
-        except ValueError as e:
-            raise click.UsageError(f"--rules: {e}") from None
-    rules = rule_set.active()
+    rules = None  # validate's default rules, the optimizer's own proof tried first (validate/driver.py)
+    if axioms is not None or switches:
+        rule_set = _load_axioms(axioms)
+        if axioms is None:  # switched from validate's defaults, which hold the optimizer's rules
+            from .rules.policy import with_safe_groups
+            with_safe_groups(rule_set)
+        for spec in switches:
+            try:
+                rule_set.switch(spec)
+            except ValueError as e:
+                raise click.UsageError(f"--rules: {e}") from None
+        rules = rule_set.active()
     reports = [Output(path, form) for path, form in ((json_path, Form.JSON), (junit_path, Form.XML),
                                                      (html_path, Form.HTML)) if path is not None]
     display = _ProgressDisplay("validate", "pairs")

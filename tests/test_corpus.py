@@ -259,8 +259,8 @@ def test_the_full_stage_output_validates(rewritten: Rewritten, tmp_path):
             if entry not in names:
                 out.writestr(entry, old.read(entry))
     # validate's default budget; its proof of commons-math3's AdamsMoultonIntegrator.integrate (whose rewrite makes
-    # AbstractIntegrator.integrate's virtual callee differ) is the optimizer's own (1.2 s of CPU, the default rules
-    # do not prove it), which gets 40% of the proof budget at least (validate/driver.py DEFAULT_RULES_SHARE)
+    # AbstractIntegrator.integrate's virtual callee differ) is the optimizer's own (1.2 s of CPU; 2.5 s by the
+    # default rules), which it tries first, in 40% of the proof budget (validate/driver.py OPTIMIZER_SHARE)
     report = validate_inputs(rewritten.jar, merged, ValidateOptions(method_timeout=10.0, counterexamples=False))
     rewritten_methods = {(m.class_name, m.name, m.descriptor) for m in rewritten.report.methods
                          if m.status == "rewritten"}

@@ -2,9 +2,11 @@
 
 What this module owns
     :data:`SAFE_GROUPS` (the rule groups the ``full`` stage saturates with, and why each is sound: the comment
-    above it), :func:`safe_rules` (their active rewrites), :class:`RuleOptions` (the user's say:
-    ``optimize --axioms/--no-default-axioms/--rules``), :func:`load_rule_options`, :func:`optimizer_rules` (the
-    rules saturation runs) and :func:`proof_rules` (the rules the self-check proves with).
+    above it), :func:`safe_rules` (their active rewrites), :func:`safe_groups` (which groups of a rule set they
+    are) and :func:`with_safe_groups` (a rule set with them on as well: ``validate``'s default rules),
+    :class:`RuleOptions` (the user's say: ``optimize --axioms/--no-default-axioms/--rules``),
+    :func:`load_rule_options`, :func:`optimizer_rules` (the rules saturation runs) and :func:`proof_rules` (the
+    rules the self-check proves with).
 
 User rules
     The user's axiom files join the safe groups: every group they define (unless its ``group`` line says
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from ..egraph.runner import Rewrite
 from . import check as rule_check
@@ -34,8 +36,8 @@ from .compile import compile_rule
 from .library import RuleSet, axiom_files, default_axiom_dir, default_rules, load_rules, parse_axiom_files
 from .syntax import RuleAST
 
-__all__ = ["safe_rules", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES", "RuleOptions", "UserRule",
-           "load_rule_options", "optimizer_rules", "proof_rules"]
+__all__ = ["safe_rules", "safe_groups", "with_safe_groups", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES",
+           "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
 
 # The rule groups the full stage saturates with, while the validator (issue 7) cannot check its output.
 # Fuzzer-checked (tests/test_axioms_sound.py instantiates every rule on Java edge values, bit-exact):
@@ -148,14 +150,31 @@ EXCLUDED_RULES: tuple[str, ...] = ()
 _CACHED_RULES: list[Rewrite] | None = None
 
 
+def _under(group: str, names: Sequence[str]) -> bool:
+    return any(group == n or group.startswith(n + ".") for n in names)
+
+
+def safe_groups(groups: Iterable[str]) -> list[str]:
+    """Of ``groups`` (a rule set's group names), those the optimizer saturates with: under a name of
+    :data:`SAFE_GROUPS`, not under one of :data:`EXCLUDED_SUBGROUPS`."""
+    return [g for g in groups if _under(g, SAFE_GROUPS) and not _under(g, EXCLUDED_SUBGROUPS)]
+
+
+def with_safe_groups(rs: RuleSet) -> RuleSet:
+    """``rs`` with every group of :func:`safe_groups` on as well (none switched off): ``validate``'s default
+    rules, so that they hold every rule the optimizer's self-check proves with (validate/driver.py)."""
+    for g in safe_groups(rs.groups):
+        rs.groups[g] = True
+    return rs
+
+
 def _select_safe(rs: RuleSet, extra_groups: Sequence[str] = (), safe: bool = True) -> RuleSet:
     """``rs`` with exactly the safe groups present in it (none unless ``safe``) and ``extra_groups`` (by exact
     name, not as prefixes) on, the excluded sub-groups and rules of the safe groups off."""
-    groups = [g for g in SAFE_GROUPS if safe and any(x == g or x.startswith(g + ".") for x in rs.groups)]
-    rs.only(*groups)
-    present = [g for g in EXCLUDED_SUBGROUPS if g in rs.groups]
-    if present:
-        rs.disable(*present)
+    on = set(safe_groups(rs.groups)) if safe else set()
+    for g in rs.groups:
+        rs.groups[g] = g in on
+    rs.disabled_rules.clear()
     for r in EXCLUDED_RULES:
         rs.disable(r)
     for g in extra_groups:  # the user asked for these: on whatever their names

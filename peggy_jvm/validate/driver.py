@@ -17,12 +17,14 @@ How
     ``unknown`` with the proof's reason and the search's. The rows stay in pairing order.
 
 The optimizer's proof, found again
-    A pair the default rules do not prove is tried once more the way the optimizer's self-check proves its own
-    rewrites: the optimizer's safe rules within its work limits (:func:`_optimizer_proof`), and within the rest
-    of the pair's proof budget (the default rules take at most :data:`DEFAULT_RULES_SHARE` of it). The larger
-    default set can make saturation spend its budget elsewhere (JAMA's
-    ``tql2``: saturated without a proof in 5 s, proved by the safe rules in 1.3 s), and what the optimizer
-    proved, ``validate`` of its output must prove too. Both rule sets are sound, so either proof is a proof.
+    Each pair is first proved the way the optimizer's self-check proves its own rewrites: the optimizer's safe
+    rules within its work limits (:func:`_optimizer_proof`), in at most :data:`OPTIMIZER_SHARE` of the pair's
+    proof budget; then, if that did not prove it, with the default rules (:func:`_default_rules`: the bundled
+    axioms' defaults with every group of the safe set on as well) in the rest. What the optimizer proved,
+    ``validate`` of its output must prove too, and the larger default set can make saturation spend its budget
+    elsewhere (JAMA's ``tql2``: saturated without a proof in 5 s, proved by the safe rules in 1.3 s); the
+    smaller set is also the cheaper attempt, so it goes first. Both rule sets are sound, so either proof is a
+    proof. Rules given by the caller (``--axioms``, ``--rules``) are the only ones tried.
 
 Assumptions (``--assume``, :data:`~peggy_jvm.rules.strings.ASSUMPTIONS`)
     Each named assumption adds its rules, made afresh for every pair (they are told the pair's parameter types).
@@ -50,7 +52,7 @@ from ..rules.strings import ASSUMPTIONS, CLOSED_WORLD, assumption_rules
 from . import counterexample as cx
 from .modular import CallView, Component, Key, Program, proof_order
 from .pairing import MethodPair, load_side, nothing_paired, pair_methods, split_map
-from .prove import ProofBudget, ProofResult, prove_pair
+from .prove import SHAPED_SHARE, ProofBudget, ProofResult, prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
 # of the per-method budget; the rest is the interpreter screen, which a pair whose proof stops early (saturated,
@@ -174,7 +176,8 @@ class _Run:
     def budget(self, i: int) -> ProofBudget:
         """The proof budget of pair ``i``: its share of ``--method-timeout`` less what its earlier proofs took."""
         total = self.options.method_timeout * PROOF_SHARE
-        return ProofBudget(time_s=max(MIN_OPTIMIZER_PROOF_S, total - self.spent.get(i, 0.0)))
+        return ProofBudget(time_s=max(MIN_OPTIMIZER_PROOF_S, total - self.spent.get(i, 0.0)),
+                           shaped_share=SHAPED_SHARE)
 
     def same(self, pair: MethodPair, view: CallView) -> bool:
         """Byte-identical classes, and every call ORIG's method makes read as OPT's."""
@@ -229,38 +232,40 @@ class _Run:
         return i not in self.waits or any(self.differing.get(k, 0) for k in self.waits[i])
 
     def _prove_one(self, pair: MethodPair, i: int, view: CallView) -> tuple[ProofResult, list[str]]:
-        """The pair's proof with the default (or given) rules, then the optimizer's, within its budget: the
-        default rules take at most :data:`DEFAULT_RULES_SHARE` of it when the optimizer's proof follows, which
-        gets the rest (so a pair the default rules cannot prove in time still gets the proof the optimizer
-        found: commons-math3's ``AdamsMoultonIntegrator.integrate``, 1.2 s of CPU by the optimizer's rules, had
-        only what was left of 10 s after the default rules' two attempts ran out of time)."""
-        start = time.monotonic()
+        """The pair's proof the optimizer's way first (its safe rules and work limits, :func:`_optimizer_proof`)
+        within :data:`OPTIMIZER_SHARE` of its budget, then with the default (or given) rules in what is left.
+        The optimizer's rules are a subset of the default ones, so their saturation is the cheaper, and on the
+        optimizer's own output it is the proof its self-check found: commons-math3's
+        ``AdamsMoultonIntegrator.integrate`` takes 1.1 s of CPU so, and the default rules 2.5 s (without
+        ``peg.distrib.phi.const`` they did not prove it). With rules given (``--rules``, ``--axioms``), only
+        those."""
         budget = self.budget(i)
         same = self.same(pair, view)
-        follows = self.options.rules is None
-        first = replace(budget, time_s=budget.time_s * DEFAULT_RULES_SHARE) if follows and budget.time_s else budget
+        if self.options.rules is None and budget.time_s is not None:
+            start = time.monotonic()
+            first = _optimizer_proof(pair, self.orig_h, self.opt_h, same, self.options.explain,
+                                     budget.time_s * OPTIMIZER_SHARE, view)
+            if first is not None and first.proved:
+                return first, []
+            budget = replace(budget, time_s=max(MIN_OPTIMIZER_PROOF_S,
+                                                budget.time_s - (time.monotonic() - start)))
         closed = _closed_world(self.program) if CLOSED_WORLD in self.assumptions else None
-        proof, relied = _prove(pair, self.orig_h, self.opt_h, self.rules, first, same, self.options.explain,
-                               self.assumptions, view, closed)
-        if not proof.proved and follows and budget.time_s is not None:
-            left = budget.time_s - (time.monotonic() - start)
-            again = _optimizer_proof(pair, self.orig_h, self.opt_h, same, self.options.explain, left, view)
-            if again is not None and again.proved:
-                proof, relied = again, []
-        return proof, relied
+        return _prove(pair, self.orig_h, self.opt_h, self.rules, budget, same, self.options.explain,
+                      self.assumptions, view, closed)
 
 
-#: of a pair's proof budget (``PROOF_SHARE`` of its time), the most the default rules take when the optimizer's
-#: proof follows them; the optimizer's proof gets the rest of the proof budget (the counterexamples: the rest)
-DEFAULT_RULES_SHARE = 0.6
-#: below this many seconds left the second proof is not tried
+#: of a pair's proof budget (``PROOF_SHARE`` of its time), the most the optimizer's proof takes before the
+#: default rules get the rest (which were held to 60% when they came first: no pair they proved in that time is
+#: lost)
+OPTIMIZER_SHARE = 0.4
+#: below this many seconds the optimizer's proof is not tried
 MIN_OPTIMIZER_PROOF_S = 0.05
 
 
 def _optimizer_proof(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, same_bytes: bool,
                      explain: bool, seconds: float, view: CallView) -> ProofResult | None:
     """The pair proved the way the optimizer's self-check proves a rewrite (its safe rules, its work limits),
-    within ``seconds`` as well; None when there is no time left for it."""
+    within ``seconds`` as well; None when there is no time for it."""
     if seconds < MIN_OPTIMIZER_PROOF_S:
         return None
     from ..budget import DEFAULT_WORK_BUDGET
@@ -371,15 +376,17 @@ _DEFAULT_RULES: dict[tuple, list] = {}
 
 
 def _default_rules() -> list:
-    """The default axioms' active rewrites, parsed and compiled once per process for the same axiom files (their
+    """The default axioms' active rewrites with the optimizer's safe groups on too (so that every rule its
+    self-check proves with is among them), parsed and compiled once per process for the same axiom files (their
     names, sizes and modification times): loading them took 1.5-3 s of every ``validate_inputs`` call, more than
     a small input's proofs (a run of the EqBench bench, or a test that validates a few classes)."""
     from ..rules.library import axiom_files, default_axiom_dir, default_rules
+    from ..rules.policy import with_safe_groups
     files = axiom_files(default_axiom_dir())
     key = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.exists())
     if key not in _DEFAULT_RULES:
         _DEFAULT_RULES.clear()
-        _DEFAULT_RULES[key] = default_rules().active()
+        _DEFAULT_RULES[key] = with_safe_groups(default_rules()).active()
     return _DEFAULT_RULES[key]
 
 
