@@ -14,7 +14,8 @@ of its methods computed anywhere, in any order, and merged into the same bytes.
 
 The full stage is one line of stages, each a function of this module taking the previous one's output
 (:func:`_full`): build (``peg.build``) -> saturate (:mod:`peggy_jvm.saturate`, the rules of
-:mod:`peggy_jvm.rules.policy`) -> extract (:mod:`peggy_jvm.pegextract`, with the reverter's acceptance test
+:mod:`peggy_jvm.rules.policy`; skipped with extraction when the reverter refuses every extraction,
+``triage.never_revertible``) -> extract (:mod:`peggy_jvm.pegextract`, with the reverter's acceptance test
 :func:`revertible`; skipped by the triage, :mod:`peggy_jvm.triage`, when no extraction can be cheaper) -> revert
 (``revert.revert``) -> lower (``ir.lower``) -> the decision on the emitted code (:func:`_check_emitted`) ->
 self-check (``validate.selfcheck.prove_rewrite`` with ``rules.policy.proof_rules``).
@@ -260,6 +261,15 @@ def _saturate(peg: PegGraph, rewrites: list, work: WorkBudget, callees: CalleeSo
 TRIAGE = True
 
 
+def _never_revertible(peg: PegGraph, ir, goal: Goal) -> ExtractReport | None:
+    """The triage before saturation (:func:`peggy_jvm.triage.never_revertible`): the report of a method whose
+    every extraction the reverter refuses, which is then neither saturated nor extracted; else None."""
+    if not TRIAGE:
+        return None
+    from .triage import never_revertible
+    return never_revertible(peg, ir, goal)
+
+
 def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: Goal
              ) -> tuple[PegGraph, ExtractReport]:
     """Extract: the cheapest checked PEG of ``sat`` for ``goal`` that the reverter can schedule
@@ -336,6 +346,9 @@ def full_stage_view(ir, rules: RuleOptions | None, goal: Goal = Goal.SPEED, extr
     rewrites = optimizer_rules(rules)
     if not extract:
         return FullStageView(peg, saturate(peg, rewrites, work.saturation(), callees))
+    refused = _never_revertible(peg, ir, goal)
+    if refused is not None:
+        return FullStageView(peg, None, refused)
     sat = _saturate(peg, rewrites, work, callees)
     new, rep = _extract(peg, sat, ir, work, goal)
     return FullStageView(peg, sat, rep, None if new is peg else new)
@@ -365,9 +378,10 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
         # the safety net interrupts them
         with alarm(net, "saturation and extraction"):
             t0 = clock()
-            sat = _saturate(peg, rewrites, work, callees)
+            refused = _never_revertible(peg, ir, goal)
+            sat = None if refused is not None else _saturate(peg, rewrites, work, callees)
             times["full.saturate"] = round((clock() - t0) * 1000, 3)
-            new, rep = _extract(peg, sat, ir, work, goal)
+            new, rep = (peg, refused) if refused is not None else _extract(peg, sat, ir, work, goal)
         info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status,
                     epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})

@@ -78,6 +78,9 @@ from .tidy import tidy_method
 
 
 HANDLERS_NOT_REVERTED = "exception handlers are not reverted yet"
+#: why a PEG with both exception handling and a monitor is refused (:func:`_unsupported_handling`); the triage
+#: (``triage.never_revertible``) skips the saturation of such a method on this exact refusal
+WITH_MONITORS = "exception handling with monitors"
 #: reverted code of a method with exception handling may have this many statements per original one (plus 64)
 STATEMENTS_PER_ORIGINAL = 4
 _NO_VALUE = frozenset({"putfield", "putstatic", "astore", "classinit", "monitorenter", "monitorexit",
@@ -837,7 +840,7 @@ def _unsupported_handling(nodes: list, variance: list, users: dict[int, list[int
         if n.op in HANDLER_OPS and variance[i]:
             return "exception handling inside a loop"
         if n.op in ("monitorenter", "monitorexit"):
-            return "exception handling with monitors"
+            return WITH_MONITORS
     stack = [i for i, n in enumerate(nodes) if n.op == "rho_exc"]
     seen: set[int] = set()
     while stack:
