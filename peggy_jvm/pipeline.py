@@ -94,7 +94,7 @@ from .ir.lower import lower_method
 from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
 from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
-from .revert.revert import RevertUnsupported, revert_peg
+from .revert.revert import RevertUnsupported, check_revertible, revert_peg
 from .rules.inline import CalleeSource, inlinable_call_count
 from .budget import (DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm,
                      cooperative)
@@ -229,10 +229,10 @@ def _code_length(data: bytes) -> int:
 def revertible(ir) -> Callable[[PegGraph], str | None]:
     """The full stage's acceptance test of a candidate PEG (``extract_peg``'s ``accept``; ``show --extracted``
     uses it too): a selection the reverter cannot schedule is blocked, so the next cheapest is tried instead of
-    keeping the original code."""
+    keeping the original code. Only the verdict is wanted: the code is not tidied (``check_revertible``)."""
     def accept(candidate: PegGraph) -> str | None:
         try:
-            revert_peg(candidate, ir)
+            check_revertible(candidate, ir)
         except (PegUnsupported, RevertUnsupported) as e:
             return str(e)
         return None

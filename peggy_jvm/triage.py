@@ -47,7 +47,7 @@ from .pegextract.peg_problem import build_problem
 from .pegextract.select import ExtractReport
 from .peg.build import PegUnsupported
 from .peg.graph import PEG
-from .revert.revert import HANDLERS_NOT_REVERTED, WITH_MONITORS, revert_peg
+from .revert.revert import HANDLERS_NOT_REVERTED, WITH_MONITORS, check_revertible
 from .revert.schedule import RevertUnsupported
 from .saturate import Saturation
 
@@ -80,7 +80,7 @@ def never_revertible(peg: PEG, ir, goal: Goal = Goal.SPEED) -> ExtractReport | N
     if not any(n.op in _MONITOR_OPS for n in peg.nodes):
         return None
     try:
-        revert_peg(peg, ir)
+        check_revertible(peg, ir)
     except (PegUnsupported, RevertUnsupported) as e:
         if str(e) != MONITORS_REFUSED:
             return None

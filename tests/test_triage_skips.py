@@ -73,3 +73,36 @@ def test_monitor_block_is_not_saturated(locks_class, tmp_path, monkeypatch, goal
         assert guarded.reason == f"no cheaper PEG (the reverter refuses every extraction: {MONITORS_REFUSED})"
         assert off["guarded"].reason == "no cheaper PEG (no selection passed the checks)", off["guarded"].reason
         assert on["whole"].status == "rewritten"
+
+
+def test_acceptance_test_does_not_tidy(locks_class, monkeypatch):
+    """The extraction's acceptance test of a candidate (``pipeline.revertible``) asks the reverter for its verdict
+    only (``revert.check_revertible``): the same verdict as ``revert_peg``, refusal message included, with the
+    code never tidied (tidying refuses nothing)."""
+    import peggy_jvm.revert.revert as revert
+    from peggy_jvm.classfile.hierarchy import ClassHierarchy
+    from peggy_jvm.classfile.reader import read_class
+    from peggy_jvm.ir.lift import lift_method
+    from peggy_jvm.peg.build import build_peg
+    from peggy_jvm.pipeline import revertible
+
+    data = locks_class.read_bytes()
+    cf = read_class(data)
+    hierarchy = ClassHierarchy([])
+    hierarchy.add_lazy_classes({cf.name: data})
+    verdicts = {}
+    for m in cf.methods:
+        ir = lift_method(cf, m, hierarchy)
+        peg = build_peg(ir)
+        try:
+            revert.revert_peg(peg, ir)
+            full = None
+        except revert.RevertUnsupported as e:
+            full = str(e)
+        verdicts[m.name] = full
+        tidied: list[int] = []
+        real = revert.tidy_method
+        monkeypatch.setattr(revert, "tidy_method", lambda *a, **k: tidied.append(1) or real(*a, **k))
+        assert revertible(ir)(peg) == full and tidied == [], m.name
+        monkeypatch.setattr(revert, "tidy_method", real)
+    assert verdicts["guarded"] == MONITORS_REFUSED and verdicts["whole"] is None and verdicts["caught"] is None
