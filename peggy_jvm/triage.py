@@ -30,7 +30,8 @@ class must vary in, was tried: on JAMA it proved nothing for any of 62 methods w
 run's CPU.)
 
 Inputs: the original PEG, its :class:`~peggy_jvm.saturate.Saturation` (:func:`never_revertible`: the lifted
-method instead), the goal and the solver work. Outputs: an extraction report or None. No clock: a function of its inputs (work units bound the solve).
+method instead), the goal and the solver work. Outputs: an extraction report or None. No clock: a function of
+its inputs (work units bound the solve).
 """
 from __future__ import annotations
 

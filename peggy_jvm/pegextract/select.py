@@ -21,7 +21,8 @@ How (DESIGN section 4)
        candidate's size), so that no sub-stage's work goes uncounted; a selection the solver asks about again
        (a model met inside RC2's search, then as its optimum) is answered as the first time and charged the
        same, and one that breaks a clause given already (a model met inside RC2's search before that clause
-       reached its oracle) is refused with that clause, unchecked. Once the checker accepts nothing more, the solver's search ends (a final ``OutOfWork``).
+       reached its oracle) is refused with that clause, unchecked. Once the checker accepts nothing more, the
+       solver's search ends (a final ``OutOfWork``).
        Greedy is the fallback when the solver fails.
     3. Among selections as cheap as the solver's, :func:`.tiebreak.break_ties` looks for smaller code (for
        ``--goal size``: faster); what it finds is checked like any candidate, and the solver's selection is
