@@ -16,7 +16,8 @@ order, and merged into the same bytes.
 
 The full stage is one line of stages, each a function of this module taking the previous one's output
 (:func:`_full`): build (``peg.build``) -> saturate (:mod:`peggy_jvm.saturate`, the rules of
-:mod:`peggy_jvm.rules.policy`) -> extract (:mod:`peggy_jvm.pegextract`, with the reverter's acceptance test
+:mod:`peggy_jvm.rules.policy`; skipped with extraction when the reverter refuses every extraction,
+``triage.never_revertible``) -> extract (:mod:`peggy_jvm.pegextract`, with the reverter's acceptance test
 :func:`revertible`; skipped by the triage, :mod:`peggy_jvm.triage`, when no extraction can be cheaper) -> revert
 (``revert.revert``) -> lower (``ir.lower``) -> the decision on the emitted code (:func:`_check_emitted`) ->
 self-check (``validate.selfcheck.prove_rewrite`` with ``rules.policy.proof_rules``).
@@ -95,7 +96,7 @@ from .ir.lower import lower_method
 from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
 from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
-from .revert.revert import RevertUnsupported, revert_peg
+from .revert.revert import RevertUnsupported, check_revertible, revert_peg
 from .rules.inline import CalleeSource, inlinable_call_count
 from .budget import (DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm,
                      cooperative)
@@ -230,10 +231,10 @@ def _code_length(data: bytes) -> int:
 def revertible(ir) -> Callable[[PegGraph], str | None]:
     """The full stage's acceptance test of a candidate PEG (``extract_peg``'s ``accept``; ``show --extracted``
     uses it too): a selection the reverter cannot schedule is blocked, so the next cheapest is tried instead of
-    keeping the original code."""
+    keeping the original code. Only the verdict is wanted: the code is not tidied (``check_revertible``)."""
     def accept(candidate: PegGraph) -> str | None:
         try:
-            revert_peg(candidate, ir)
+            check_revertible(candidate, ir)
         except (PegUnsupported, RevertUnsupported) as e:
             return str(e)
         return None
@@ -260,6 +261,15 @@ def _saturate(peg: PegGraph, rewrites: list, work: WorkBudget, callees: CalleeSo
 
 #: the per-method triage (:mod:`peggy_jvm.triage`) on; off only to compare its output with the full run's (tests)
 TRIAGE = True
+
+
+def _never_revertible(peg: PegGraph, ir, goal: Goal) -> ExtractReport | None:
+    """The triage before saturation (:func:`peggy_jvm.triage.never_revertible`): the report of a method whose
+    every extraction the reverter refuses, which is then neither saturated nor extracted; else None."""
+    if not TRIAGE:
+        return None
+    from .triage import never_revertible
+    return never_revertible(peg, ir, goal)
 
 
 def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: Goal
@@ -338,6 +348,9 @@ def full_stage_view(ir, rules: RuleOptions | None, goal: Goal = Goal.SPEED, extr
     rewrites = optimizer_rules(rules)
     if not extract:
         return FullStageView(peg, saturate(peg, rewrites, work.saturation(), callees))
+    refused = _never_revertible(peg, ir, goal)
+    if refused is not None:
+        return FullStageView(peg, None, refused)
     sat = _saturate(peg, rewrites, work, callees)
     new, rep = _extract(peg, sat, ir, work, goal)
     return FullStageView(peg, sat, rep, None if new is peg else new)
@@ -367,9 +380,10 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
         # the safety net interrupts them
         with alarm(net, "saturation and extraction"):
             t0 = clock()
-            sat = _saturate(peg, rewrites, work, callees)
+            refused = _never_revertible(peg, ir, goal)
+            sat = None if refused is not None else _saturate(peg, rewrites, work, callees)
             times["full.saturate"] = round((clock() - t0) * 1000, 3)
-            new, rep = _extract(peg, sat, ir, work, goal)
+            new, rep = (peg, refused) if refused is not None else _extract(peg, sat, ir, work, goal)
         info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status,
                     epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})

@@ -1,6 +1,9 @@
 """Per-method triage of the full stage: work that cannot pay is skipped before it is done.
 
 What this module owns
+    :func:`never_revertible`: before saturation, whether the reverter refuses the method's PEG for a reason
+    every extraction shares (exception handling with a monitor), so that saturation and extraction (whose
+    checker would ask the reverter about each candidate until its budget runs out) are not run;
     :func:`cannot_pay`: whether every PEG extraction could take from a saturated E-PEG costs at least as much as
     the original PEG, so that extraction (the MaxSAT solver's blocking loop and its checker, most of the full
     stage's time on a method no rewrite improves) would certainly return the original;
@@ -26,8 +29,9 @@ an upper bound), which an extracted node may not: no verdict then. (Pricing loop
 class must vary in, was tried: on JAMA it proved nothing for any of 62 methods with loops and cost 11% of the
 run's CPU.)
 
-Inputs: the original PEG, its :class:`~peggy_jvm.saturate.Saturation`, the goal and the solver work. Outputs:
-an extraction report or None. No clock: a function of its inputs (work units bound the solve).
+Inputs: the original PEG, its :class:`~peggy_jvm.saturate.Saturation` (:func:`never_revertible`: the lifted
+method instead), the goal and the solver work. Outputs: an extraction report or None. No clock: a function of
+its inputs (work units bound the solve).
 """
 from __future__ import annotations
 
@@ -42,14 +46,50 @@ from .extract.shrink import group_sum, settle
 from .pegextract.cost import peg_cost
 from .pegextract.peg_problem import build_problem
 from .pegextract.select import ExtractReport
+from .peg.build import PegUnsupported
 from .peg.graph import PEG
+from .revert.revert import HANDLERS_NOT_REVERTED, WITH_MONITORS, check_revertible
+from .revert.schedule import RevertUnsupported
 from .saturate import Saturation
 
-__all__ = ["SOLVE_SHARE", "cannot_pay", "cost_lower_bound", "exactly_priced", "structural_bound"]
+__all__ = ["SOLVE_SHARE", "cannot_pay", "cost_lower_bound", "exactly_priced", "never_revertible",
+           "structural_bound"]
 
 #: the triage's share of the extraction's solver work (``WorkBudget.solver_work``): with no checker to call
 #: a proof comes far sooner than the extraction's own; without one the triage says nothing
 SOLVE_SHARE = 4
+
+
+#: the reverter's refusal that every extraction of a method's E-PEG shares (:func:`never_revertible`)
+MONITORS_REFUSED = f"{HANDLERS_NOT_REVERTED}: {WITH_MONITORS}"
+_MONITOR_OPS = frozenset({"monitorenter", "monitorexit"})
+
+
+def never_revertible(peg: PEG, ir, goal: Goal = Goal.SPEED) -> ExtractReport | None:
+    """The report extraction would end with (status "original", the reverter's refusal as its note) when the
+    reverter refuses ``peg`` (the PEG of the lifted method ``ir``) with :data:`MONITORS_REFUSED`, a refusal
+    every extraction shares; None otherwise, and without reverting anything for a PEG with no monitor.
+
+    Why every extraction: the reverter refuses any PEG that has both a handler and a monitor effect. No rule
+    removes or replaces a monitor effect (inlining leaves ``synchronized`` callees and monitors alone; effects
+    are never dropped, ``pegextract.select.effects_on_sigma``), and the handler of a ``synchronized`` block
+    stays: its region ends with a ``monitorexit``, which may throw, and no rule folds that ``threw`` to false.
+    So the extraction's acceptance test (``pipeline.revertible``) refuses every candidate, and extraction ran
+    its whole blocking loop to return the original (guava's ``Synchronized$SynchronizedMap``: 40 checks per
+    method, 25 methods, 16% of the CPU of a 100-class sample). The reverter itself decides (its constructor
+    refuses before it emits anything), so the skip ends when the reverter learns monitors."""
+    if not any(n.op in _MONITOR_OPS for n in peg.nodes):
+        return None
+    try:
+        check_revertible(peg, ir)
+    except (PegUnsupported, RevertUnsupported) as e:
+        if str(e) != MONITORS_REFUSED:
+            return None
+    else:
+        return None
+    before = peg_cost(peg, goal)
+    return ExtractReport("original", before, before,
+                         notes=[f"the reverter refuses every extraction: {MONITORS_REFUSED}"])
 
 
 def exactly_priced(sat: Saturation, goal: Goal) -> bool:

@@ -40,6 +40,7 @@ def outcome(report: pipeline.MethodReport) -> str:
     if report.status in ("rewritten", "fallback"):
         return report.status
     for key, name in (("no rule fired", "no rule fired"), ("cannot pay", "cannot pay (triage)"),
+                      ("reverter refuses every extraction", "reverter refuses (triage)"),
                       ("self-check", "self-check refused"), ("no code", "no code")):
         if key in reason:
             return name

@@ -301,6 +301,38 @@ def test_checker_answers_a_selection_asked_again_at_the_same_price(monkeypatch):
         checker(pp.problem, sel)
 
 
+def test_checker_refuses_a_selection_that_breaks_a_clause_it_gave_unchecked(monkeypatch):
+    """A model met inside RC2's search can break a clause the checker gave before (it had not reached the
+    oracle yet): the checker refuses it with that clause without building or checking its PEG, and still counts
+    the call; a selection that keeps every clause given is checked as before."""
+    from peggy_jvm.extract import maxsat
+    from peggy_jvm.extract.problem import ExtractionProblem, Node, Selection
+    from peggy_jvm.pegextract import select
+    from peggy_jvm.pegextract.peg_problem import PegProblem
+
+    problem = ExtractionProblem.build([Node("r.0", "add.i", 1.0, "r", ("x", "y")), Node("x.0", "neg.i", 1.0, "x", ()),
+                                       Node("x.1", "neg.i", 2.0, "x", ()), Node("y.0", "neg.i", 1.0, "y", ()),
+                                       Node("y.1", "neg.i", 2.0, "y", ())], ["r"])
+    pp = PegProblem(problem, {nid: (n.op, None, ()) for nid, n in problem.nodes.items()}, "r", None)
+    checked: list[frozenset[str]] = []
+
+    def problems(pp_, sel, *args, **kwargs):  # rejects x.0 wherever it is chosen (PEG node 0 stands for it)
+        checked.append(frozenset(sel.choices.values()))
+        if sel.choices["x"] == "x.0":
+            return object(), {0: ["x.0"]}, "refused", frozenset({0}), []
+        return object(), {}, None, frozenset(), []
+    monkeypatch.setattr(select, "_problems", problems)
+    checker = select.make_checker(pp, max_checks=3)
+    first = Selection({"r": "r.0", "x": "x.0", "y": "y.0"})
+    assert checker(problem, first) == [(("x.0", False),)] and len(checked) == 1
+    # another selection with x.0: the clause given, unchecked
+    assert checker(problem, Selection({"r": "r.0", "x": "x.0", "y": "y.1"})) == [(("x.0", False),)]
+    assert len(checked) == 1
+    assert checker(problem, Selection({"r": "r.0", "x": "x.1", "y": "y.0"})) == [] and len(checked) == 2
+    with pytest.raises(maxsat.OutOfWork):  # the unchecked answer counted: the fourth call is over max_checks
+        checker(problem, Selection({"r": "r.0", "x": "x.0", "y": "y.1"}))
+
+
 def test_builder_pegs_pass_against_themselves(tmp_path, java_home):
 
     from peggy_jvm.classfile.hierarchy import ClassHierarchy

@@ -2,7 +2,8 @@
 
 What this module owns
     :func:`revert_peg`: PEG -> :class:`~peggy_jvm.ir.nodes.IRMethod` with the same meaning, or
-    :class:`~.schedule.RevertUnsupported` for the PEGs it cannot turn into code yet (one line saying why), and
+    :class:`~.schedule.RevertUnsupported` for the PEGs it cannot turn into code yet (one line saying why);
+    :func:`check_revertible`, the same verdict without the tidied code; and
     the emission: :class:`_Emitter` writes blocks, variables and statements for values, effects, conditions,
     phis, loops and results (``gen_*``). What is computed where (availability, the nodes certainly evaluated,
     reach sets, what to hoist, which phis share a branch, sigma chains) it asks its
@@ -60,7 +61,7 @@ none (``origin = -1``).
 from __future__ import annotations
 
 import sys
-from typing import cast
+from typing import Callable, TypeVar, cast
 
 from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast,
                         ClassInit, Cond, Const, Copy, FieldRef, GetField, GetStatic, Goto, Handler, If, InstanceOf,
@@ -78,6 +79,9 @@ from .tidy import tidy_method
 
 
 HANDLERS_NOT_REVERTED = "exception handlers are not reverted yet"
+#: why a PEG with both exception handling and a monitor is refused (:func:`_unsupported_handling`); the triage
+#: (``triage.never_revertible``) skips the saturation of such a method on this exact refusal
+WITH_MONITORS = "exception handling with monitors"
 #: reverted code of a method with exception handling may have this many statements per original one (plus 64)
 STATEMENTS_PER_ORIGINAL = 4
 _NO_VALUE = frozenset({"putfield", "putstatic", "astore", "classinit", "monitorenter", "monitorexit",
@@ -794,13 +798,18 @@ class _Emitter:
         else:
             raise RevertUnsupported(f"result {node.op}")
 
-    def run(self) -> IRMethod:
+    def generate(self) -> Block:
+        """The code, untidied (every refusal happens here); returns the entry block."""
         entry = self.new_block()
         self.cur = entry
         self.gen_result(self.peg.root)
         for b in self.blocks.values():
             if b.terminator is None:  # a block nothing reaches (a branch arm cut off by a constant)
                 b.terminator = Goto(b.id)
+        return entry
+
+    def run(self) -> IRMethod:
+        entry = self.generate()
         out, rotated = tidy_method(self.m, self.blocks, entry.id, self.variables, self.next_var,
                                    self.rotate_loops, self.returns_in_place)
         if rotated:
@@ -837,7 +846,7 @@ def _unsupported_handling(nodes: list, variance: list, users: dict[int, list[int
         if n.op in HANDLER_OPS and variance[i]:
             return "exception handling inside a loop"
         if n.op in ("monitorenter", "monitorexit"):
-            return "exception handling with monitors"
+            return WITH_MONITORS
     stack = [i for i, n in enumerate(nodes) if n.op == "rho_exc"]
     seen: set[int] = set()
     while stack:
@@ -869,17 +878,34 @@ def revert_peg(peg: PEG, original: IRMethod, returns_in_place: bool = True, rota
     where an earlier test decides it; :func:`.tidy._enter_by_goto`: an outermost loop whose entry test stays
     entered by a goto to its bottom test instead, javac's bytes); the full stage asks for it under ``--goal
     speed``, ``--stage peg`` keeps javac's shape."""
+    return _emit(peg, original, _Emitter.run, returns_in_place=returns_in_place, rotate_loops=rotate_loops)
+
+
+def check_revertible(peg: PEG, original: IRMethod) -> None:
+    """Raise :class:`RevertUnsupported` when :func:`revert_peg` would, whatever its options: the code is
+    generated as there (both attempts) but not tidied (:mod:`.tidy` refuses nothing; the options only change
+    what it does; a recursion too deep in tidying alone is the one refusal this does not see). The full stage's
+    acceptance test of each extraction candidate (``pipeline.revertible``): on commons-math3's methods whose
+    rewrite does not pay, tidying was three quarters of that test's time."""
+    _emit(peg, original, _Emitter.generate)
+
+
+_T = TypeVar("_T")
+
+
+def _emit(peg: PEG, original: IRMethod, finish: Callable[[_Emitter], _T], **options: bool) -> _T:
+    """``finish`` of the emitter of ``peg`` (with ``options``), once more without result prefixes when that is
+    refused; a recursion too deep is a refusal."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
     try:
         peg = _without_passed_through_thetas(peg)
         try:
-            return _Emitter(peg, original, returns_in_place=returns_in_place, rotate_loops=rotate_loops).run()
+            return finish(_Emitter(peg, original, **options))
         except RevertUnsupported:
             # the effects emitted before a result's test can be ones a value phi of an arm needed fused into
             # their branch (jsoup Attribute.equals): then the arms write them, as they did before
-            return _Emitter(peg, original, result_prefixes=False, returns_in_place=returns_in_place,
-                             rotate_loops=rotate_loops).run()
+            return finish(_Emitter(peg, original, result_prefixes=False, **options))
     except RecursionError:
         raise RevertUnsupported("PEG too deep for the reverter") from None
     finally:
