@@ -10,9 +10,11 @@ How
     (or, in a recursive component, assumed by the regression-verification rule: :meth:`_Run.prove_component`).
     Every pair goes to :func:`~.prove.prove_pair` with most of its budget (``method_timeout``; the proofs of
     a recursive component proved again share it). Pairs not
-    proved that :func:`~.counterexample.eligible` accepts are screened in the IR interpreter for the rest of their
-    budget; the candidates of all pairs are then confirmed in ONE JVM run (a JVM start costs more than most
-    proofs). A pair with a confirmed difference (or one side still running far longer than the other took:
+    proved that :func:`~.counterexample.eligible` accepts are searched for the rest of their budget
+    (:func:`~.counterexample.search`: the IR interpreter's screen, each input it finds different confirmed on
+    the JVM at once, the first confirmed one ending the search); one JVM serves the whole run (:class:`_Jvm`: a
+    JVM start costs more than most proofs), started when the first pair is searched. A pair with a confirmed
+    difference (or one side still running far longer than the other took:
     :attr:`~.counterexample.JvmOutcomes.runs_on`) is ``not-equivalent``; every other unproved pair is
     ``unknown`` with the proof's reason and the search's. The rows stay in pairing order.
 
@@ -68,16 +70,6 @@ class ValidateOptions:
     assumptions: tuple[str, ...] = ()  # names from rules.strings.ASSUMPTIONS; () is strict JVM semantics
 
 
-@dataclass(slots=True)
-class _Pending:
-    index: int  # into report.pairs
-    pair: MethodPair
-    proof: ProofResult
-    screened: cx.Screening
-    jvm_budget_ms: int  # what the pair's budget has left for its JVM runs after proof and screen
-    shape: cx.Shape  # static, instance method or constructor
-
-
 def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                     progress=None) -> ValidationReport:
     """``progress(done, total, proved)``, when given, is called after each pair's proof (and screen)."""
@@ -97,7 +89,6 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
         assumption_rules(assumptions)  # an unknown name is an error before any work
     report = ValidationReport(unpaired=pairing.unpaired, skipped=pairing.skipped, explain=options.explain,
                               assumptions=list(assumptions))
-    pending: list[_Pending] = []
     same_bytes = {name for name, data in orig.raw.items()
                   if opt.raw.get(class_map.get(name, name)) == data and not any(c == name for c, _ in members)}
     program = Program(pairing.pairs, orig.classes, orig.hierarchy, opt.classes, opt.hierarchy, class_map,
@@ -105,48 +96,51 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     run = _Run(options, orig.hierarchy, opt.hierarchy, rules, assumptions, program, same_bytes)
     rows: list[PairResult | None] = [None] * len(pairing.pairs)
     done = proved = 0
-    for component in proof_order(pairing.pairs, program):
-        proofs = run.prove_component(pairing.pairs, component)
-        for i in component.pairs:
-            pair = pairing.pairs[i]
-            proof, relied, view = proofs[i]
-            t0 = time.perf_counter()
-            deadline = time.monotonic() + options.method_timeout - run.spent[i]
-            row = PairResult(pair.key[0], pair.orig.name, pair.orig.descriptor,
-                             Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
-                             axioms=proof.axioms if proof.proved else None,
-                             assumptions=relied if assumptions else None)
-            if relied:
-                row.reason += assumption_note(relied)
-            if not proof.proved and not assumptions:
-                row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, run.budget(i),
-                                               run.same(pair, view), proof, view)
-            if not proof.proved and options.counterexamples and not run.worth_searching(i):
-                row.reason += "; not searched: no callee it waits for behaved differently in the interpreter"
-            elif not proof.proved and options.counterexamples:
-                interfaces = _interface_params(pair, orig.hierarchy)
-                shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
-                why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
-                if pair.inherited:  # the harness calls a method its class declares
-                    why_not = "not searched: one side's class inherits it"
-                if why_not is not None:
-                    row.reason += f"; {why_not}"
-                elif proof.orig_ir is None or proof.opt_ir is None:
-                    row.reason += "; no IR to search for a counterexample"
-                else:
-                    s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
-                                  deadline - cx.JVM_SHARE * options.method_timeout, interfaces, shape)
-                    run.differing[pair.key] = s.differing
-                    pending.append(_Pending(i, pair, proof, s, int((deadline - time.monotonic()) * 1000), shape))
-            row.time_ms = (run.spent[i] + time.perf_counter() - t0) * 1000
-            rows[i] = row
-            done += 1
-            proved += proof.proved
-            if progress is not None:
-                progress(done, len(pairing.pairs), proved)
+    jvm = _Jvm(orig.raw, opt.raw, class_map)
+    try:
+        for component in proof_order(pairing.pairs, program):
+            proofs = run.prove_component(pairing.pairs, component)
+            for i in component.pairs:
+                pair = pairing.pairs[i]
+                proof, relied, view = proofs[i]
+                t0 = time.perf_counter()
+                deadline = time.monotonic() + options.method_timeout - run.spent[i]
+                row = PairResult(pair.key[0], pair.orig.name, pair.orig.descriptor,
+                                 Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
+                                 axioms=proof.axioms if proof.proved else None,
+                                 assumptions=relied if assumptions else None)
+                if relied:
+                    row.reason += assumption_note(relied)
+                if not proof.proved and not assumptions:
+                    row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, run.budget(i),
+                                                   run.same(pair, view), proof, view)
+                if not proof.proved and options.counterexamples and not run.worth_searching(i):
+                    row.reason += "; not searched: no callee it waits for behaved differently in the interpreter"
+                elif not proof.proved and options.counterexamples:
+                    interfaces = _interface_params(pair, orig.hierarchy)
+                    shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
+                    why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
+                    if pair.inherited:  # the harness calls a method its class declares
+                        why_not = "not searched: one side's class inherits it"
+                    if why_not is not None:
+                        row.reason += f"; {why_not}"
+                    elif proof.orig_ir is None or proof.opt_ir is None:
+                        row.reason += "; no IR to search for a counterexample"
+                    else:
+                        s = cx.search(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
+                                      deadline - cx.JVM_SHARE * options.method_timeout, interfaces, shape,
+                                      jvm.confirmer(pair, shape, deadline))
+                        run.differing[pair.key] = s.screened.differing
+                        _settle(row, pair, shape, s, jvm.problem)
+                row.time_ms = (run.spent[i] + time.perf_counter() - t0) * 1000
+                rows[i] = row
+                done += 1
+                proved += proof.proved
+                if progress is not None:
+                    progress(done, len(pairing.pairs), proved)
+    finally:
+        jvm.close()
     report.pairs = [r for r in rows if r is not None]
-    if pending:
-        _confirm(report, pending, orig.raw, opt.raw, class_map)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -351,84 +345,78 @@ def _default_rules() -> list:
     return _DEFAULT_RULES[key]
 
 
-def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, opt_raw: dict,
-             class_map: dict[str, str]) -> None:
-    """Run every candidate in one JVM; the first confirmed difference of a pair is its counterexample."""
-    calls: list[cx.Call] = []
-    owners: list[int] = []
-    for k, p in enumerate(pending):
-        if p.jvm_budget_ms <= 0:
-            continue
-        for args in p.screened.candidates:
-            calls.append(cx.Call(p.pair.orig_class.name, p.pair.opt_class.name, p.pair.orig.name,
-                                 p.pair.orig.descriptor, args, shape=p.shape, group=k, budget_ms=p.jvm_budget_ms,
-                                 opt_descriptor=p.pair.opt.descriptor))
-            owners.append(k)
-    answers: list[cx.JvmOutcomes | None] = [None] * len(calls)
-    jvm_problem = ""
-    if calls:
-        try:
-            harness = cx.JvmHarness(orig_raw, opt_raw, class_map)
+class _Jvm:
+    """The run's JVM (:class:`~.counterexample.JvmHarness`), made when a pair first needs it and started then,
+    so that it boots while that pair's screen runs; ``problem``: why there is none (no ``java``, no harness)."""
+
+    def __init__(self, orig_raw: dict, opt_raw: dict, class_map: dict[str, str]) -> None:
+        self.raw, self.class_map = (orig_raw, opt_raw), class_map
+        self.harness: cx.JvmHarness | None = None
+        self.problem = ""
+
+    def confirmer(self, pair: MethodPair, shape: cx.Shape, deadline: float) -> cx.Confirm | None:
+        """Asks the JVM about one input of ``pair`` within its ``deadline``; None without a JVM."""
+        if self.harness is None and not self.problem:
             try:
-                answers = harness.run(calls)
-            finally:
-                harness.close()
-        except cx.JvmUnavailable as e:
-            jvm_problem = str(e)
-    found: dict[int, tuple[list, cx.JvmOutcomes]] = {}
-    late: dict[int, list] = {}  # the first input whose runs did not fit the pair's budget
-    unanswered: set[int] = set()
-    for k, call, ans in zip(owners, calls, answers):
-        if ans is None:
-            unanswered.add(k)
-            continue
-        report.pairs[pending[k].index].time_ms += ans.ms
-        if k not in found and (ans.confirms or ans.runs_on):
-            found[k] = (call.args, ans)
-        elif ans.out_of_time:
-            late.setdefault(k, call.args)
-    for k, p in enumerate(pending):
-        row = report.pairs[p.index]
-        if k in found:
-            args, ans = found[k]
-            params, ret = parse_method_descriptor(p.pair.orig.descriptor)
-            row.verdict = Verdict.NOT_EQUIVALENT
-            row.reason = "counterexample confirmed on the JVM"
-            shown = {"ORIG": cx.describe_outcome(ans.orig, ret, p.shape),
-                     "OPT": cx.describe_outcome(ans.opt, ret, p.shape)}
-            if slow := ans.runs_on:
-                fast, fast_ms, slow_ms = ("ORIG", ans.orig_ms, ans.opt_ms) if slow == "OPT" else \
-                    ("OPT", ans.opt_ms, ans.orig_ms)
-                shown[slow] = f"still running after {slow_ms} ms (stopped)"
-                row.reason += (f" ({slow} was still running after {slow_ms} ms where {fast} finished in {fast_ms} "
-                               f"ms: it does not terminate on this input, or takes over {cx.HANG_FACTOR} times "
-                               "as long)")
-            elif why := cx.why_different(params, args, ans.orig, ans.opt, ret):
-                row.reason += f" ({why})"
-            row.counterexample = {"args": cx.show_call(params, args, p.shape), "orig": shown["ORIG"],
-                                  "opt": shown["OPT"]}
-            continue
-        s = p.screened
-        note = f"no difference found on {s.tried} inputs"
-        if s.differing:
-            note = f"the interpreter saw {s.differing} differing inputs but the JVM did not confirm them"
-        elif s.unsupported:
-            note += f" (the interpreter could not model some: {s.unsupported})"
-        if jvm_problem:
-            note += f"; JVM not run: {jvm_problem}"
-        row.reason += f"; {note}{_time_note(p, late.get(k), k in unanswered)}"
+                self.harness = cx.JvmHarness(*self.raw, self.class_map)
+                self.harness.warm()
+            except (cx.JvmUnavailable, OSError) as e:
+                self.problem = str(e)
+        harness = self.harness
+        if harness is None:
+            return None
+
+        def confirm(args: list) -> tuple[cx.JvmOutcomes | None, str]:
+            call = cx.Call(pair.orig_class.name, pair.opt_class.name, pair.orig.name, pair.orig.descriptor, args,
+                           shape=shape, opt_descriptor=pair.opt.descriptor)
+            return harness.ask(call, deadline)
+        return confirm
+
+    def close(self) -> None:
+        if self.harness is not None:
+            self.harness.close()
 
 
-def _time_note(p: _Pending, late_args: list | None, unanswered: bool) -> str:
+def _settle(row: PairResult, pair: MethodPair, shape: cx.Shape, s: cx.Search, jvm_problem: str) -> None:
+    """The row of an unproved pair after its counterexample search: ``not-equivalent`` with the confirmed
+    input (or the non-termination evidence), else its reason completed with why none was confirmed."""
+    if s.found is not None:
+        args, ans = s.found
+        params, ret = parse_method_descriptor(pair.orig.descriptor)
+        row.verdict = Verdict.NOT_EQUIVALENT
+        row.reason = "counterexample confirmed on the JVM"
+        shown = {"ORIG": cx.describe_outcome(ans.orig, ret, shape), "OPT": cx.describe_outcome(ans.opt, ret, shape)}
+        if slow := ans.runs_on:
+            fast, fast_ms, slow_ms = ("ORIG", ans.orig_ms, ans.opt_ms) if slow == "OPT" else \
+                ("OPT", ans.opt_ms, ans.orig_ms)
+            shown[slow] = f"still running after {slow_ms} ms (stopped)"
+            row.reason += (f" ({slow} was still running after {slow_ms} ms where {fast} finished in {fast_ms} "
+                           f"ms: it does not terminate on this input, or takes over {cx.HANG_FACTOR} times "
+                           "as long)")
+        elif why := cx.why_different(params, args, ans.orig, ans.opt, ret):
+            row.reason += f" ({why})"
+        row.counterexample = {"args": cx.show_call(params, args, shape), "orig": shown["ORIG"], "opt": shown["OPT"]}
+        return
+    sc = s.screened
+    note = f"no difference found on {sc.tried} inputs"
+    if sc.differing:
+        note = f"the interpreter saw {sc.differing} differing inputs but the JVM did not confirm them"
+    elif sc.unsupported:
+        note += f" (the interpreter could not model some: {sc.unsupported})"
+    if jvm_problem and sc.candidates:
+        note += f"; JVM not run: {jvm_problem}"
+    row.reason += f"; {note}{_time_note(pair, shape, s)}"
+
+
+def _time_note(pair: MethodPair, shape: cx.Shape, s: cx.Search) -> str:
     """Why the JVM runs of an unconfirmed pair were cut short, if they were (the pair's budget, or a JVM slow to
     answer that was killed)."""
-    if p.screened.candidates and p.jvm_budget_ms <= 0:
+    if s.no_time:
         return "; no time left for the JVM runs within --method-timeout"
-    if late_args is not None:
-        params, _ret = parse_method_descriptor(p.pair.orig.descriptor)
-        shown = ", ".join(cx.show_call(params, late_args, p.shape))
-        return (f"; the JVM run on ({shown}) did not finish within the pair's budget "
-                f"({p.jvm_budget_ms} ms left for the JVM): stopped")
-    if unanswered:
-        return "; the JVM did not answer every call (it died, or was killed for taking too long)"
+    if s.late is not None:
+        params, _ret = parse_method_descriptor(pair.orig.descriptor)
+        shown = ", ".join(cx.show_call(params, s.late, shape))
+        return f"; the JVM run on ({shown}) did not finish within the pair's budget: stopped"
+    if s.unanswered:
+        return f"; {s.unanswered}"
     return ""
