@@ -21,7 +21,10 @@ from peggy_jvm.validate import counterexample as cx
 SRC = """public class H {
     static int inc(int x) { return x + %(inc)s; }
     static int twice(int x) { return x * 2; }
-    static int spin(int x) throws Exception { for (long i = 0; i < Long.MAX_VALUE; i++) { Thread.sleep(5); } return x + %(inc)s; }
+    static int spin(int x) throws Exception {
+        for (long i = 0; i < Long.MAX_VALUE; i++) { Thread.sleep(5); }
+        return x + %(inc)s;
+    }
     static int late(int x) throws Exception { %(late)s return x; }
     static int early(int x) throws Exception { %(early)s return x; }
 }

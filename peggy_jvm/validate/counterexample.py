@@ -82,6 +82,9 @@ MAX_CANDIDATES = 8  # inputs the interpreter found different, per pair sent to t
 # per pair sent to the JVM to evaluate; the pair's JVM budget bounds what they cost
 MAX_UNJUDGED = 40
 MAX_HINTED = 240  # inputs made from the pair's own constants and conditions (hints.py)
+# inputs screened before a pair's proof (its edge values first): a difference they show, once the JVM confirms
+# it, settles the pair without the proof attempts, which cost a different pair most of its time
+QUICK_INPUTS = 24
 CALL_TIMEOUT_MS = 2000  # per run of one version on one input, and never more than the pair's budget has left
 JVM_SHARE = 0.15  # of a pair's budget kept from the screen for the JVM runs (the screen stops that much early)
 # past a pair's deadline, how long the JVM gets to send the answer of a call whose runs it already bounded by that
@@ -471,6 +474,14 @@ class Search:
     no_time: bool = False  # nothing was left of the budget to start that input's runs
     unanswered: str = ""  # why the JVM gave no answer (the search stopped there)
     jvm_ms: int = 0  # the JVM's time on the pair's calls
+    unclear: list[list] = field(default_factory=list)  # inputs the interpreter could not judge
+    orig_ir: IRMethod | None = None  # what was screened (a resumed search screens the same)
+    opt_ir: IRMethod | None = None
+
+    @property
+    def stopped(self) -> bool:
+        """The search ended for good: an input confirmed, or the JVM could not go on within the budget."""
+        return self.found is not None or self.late is not None or bool(self.unanswered)
 
 
 #: asks the JVM about one input before a deadline: (outcomes, "") or (None, why there is no answer)
@@ -479,25 +490,31 @@ Confirm = Callable[[list], tuple["JvmOutcomes | None", str]]
 
 def search(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
            screen_deadline: float, interfaces: frozenset[str] = frozenset(), shape: Shape = Shape(),
-           confirm: Confirm | None = None) -> Search:
+           confirm: Confirm | None = None, *, quick: int = 0, resume: Search | None = None) -> Search:
     """Screen the generated inputs in the interpreter until ``screen_deadline`` (at most :data:`SCREEN_CAP_S`)
     and ask ``confirm`` about each input found different as soon as it is found: the first the JVM confirms
     ends the search, as does a call that did not fit the pair's budget or got no answer; at most
     :data:`MAX_CANDIDATES` such inputs. Then up to :data:`MAX_UNJUDGED` inputs the interpreter could not judge
-    are asked about the same way. Without ``confirm`` (no JVM) the inputs are only collected as candidates."""
-    res = Search()
-    unclear: list[list] = []
+    are asked about the same way. Without ``confirm`` (no JVM) the inputs are only collected as candidates.
+
+    ``quick``: screen only the first ``quick`` inputs and ask only about those found different (the search
+    before the proof: :data:`QUICK_INPUTS`); ``resume``: go on from where that search (of the same pair, on
+    the same IR) stopped, its counts and the inputs it could not judge kept."""
+    res = resume if resume is not None else Search()
+    res.orig_ir, res.opt_ir = orig_ir, opt_ir
     for args, differs in _screen(orig_ir, opt_ir, descriptor, orig_classes, opt_classes, screen_deadline,
-                                 interfaces, shape, res.screened):
+                                 interfaces, shape, res.screened, quick or None):
         if not differs:
-            unclear.append(args)
+            res.unclear.append(args)
         elif _ask(res, args, confirm):
             return res
         elif res.screened.differing >= MAX_CANDIDATES:
             break
+    if quick:
+        return res
     # inputs the model could not judge go to the JVM too (after the ones it found different), one of each kind of
     # generated object first: the first few would otherwise all pass the same object
-    for args in _varied(unclear)[:MAX_UNJUDGED]:
+    for args in _varied(res.unclear)[:MAX_UNJUDGED]:
         if _ask(res, args, confirm):
             break
     return res
@@ -525,15 +542,17 @@ def _ask(res: Search, args: list, confirm: Confirm | None) -> bool:
 
 
 def _screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
-            deadline: float, interfaces: frozenset[str], shape: Shape, res: Screening) -> Iterator[tuple[list, bool]]:
-    """Both methods run on the generated inputs (edge values, the pair's hints, random ones) until time is up:
-    yields each input whose outcomes differ (True) or that the interpreter could not judge (False); counts in
-    ``res``."""
+            deadline: float, interfaces: frozenset[str], shape: Shape, res: Screening,
+            limit: int | None = None) -> Iterator[tuple[list, bool]]:
+    """Both methods run on the generated inputs (edge values, the pair's hints, random ones) from the
+    ``res.tried``-th on, until time is up or ``res.tried`` reaches ``limit``: yields each input whose outcomes
+    differ (True) or that the interpreter could not judge (False); counts in ``res``."""
     params, _ = parse_method_descriptor(descriptor)
     hints = input_hints(orig_ir, opt_ir, descriptor)
     handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
     deadline = min(deadline, time.monotonic() + SCREEN_CAP_S)
-    for args in shape_inputs(shape, descriptor, interfaces, hints):
+    inputs = shape_inputs(shape, descriptor, interfaces, hints)
+    for args in inputs[res.tried:limit]:
         if time.monotonic() > deadline:
             return
         res.tried += 1

@@ -46,11 +46,13 @@ from pathlib import Path
 
 from ..archive import InputError
 from ..classfile.descriptors import parse_method_descriptor
+from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
+from ..ir.lift import LiftError, lift_method
 from ..rules.strings import ASSUMPTIONS, assumption_rules
 from . import counterexample as cx
 from .modular import CallView, Component, Key, Program, proof_order
-from .pairing import MethodPair, load_side, nothing_paired, pair_methods, split_map
+from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods, split_map
 from .prove import ProofBudget, ProofResult, prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
@@ -96,7 +98,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     run = _Run(options, orig.hierarchy, opt.hierarchy, rules, assumptions, program, same_bytes)
     rows: list[PairResult | None] = [None] * len(pairing.pairs)
     done = proved = 0
-    jvm = _Jvm(orig.raw, opt.raw, class_map)
+    searcher = _Searcher(orig, opt, class_map)
+    run.searcher = searcher if options.counterexamples else None
     try:
         for component in proof_order(pairing.pairs, program):
             proofs = run.prove_component(pairing.pairs, component)
@@ -111,27 +114,25 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                                  assumptions=relied if assumptions else None)
                 if relied:
                     row.reason += assumption_note(relied)
-                if not proof.proved and not assumptions:
+                first = run.searches.get(i)
+                if first is not None and first.found is not None:
+                    _settle(row, pair, searcher.setup(pair)[0], first, "")
+                elif not proof.proved and not assumptions:
                     row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, run.budget(i),
                                                    run.same(pair, view), proof, view)
-                if not proof.proved and options.counterexamples and not run.worth_searching(i):
+                searchable = row.verdict is Verdict.UNKNOWN and options.counterexamples
+                if searchable and not run.worth_searching(i):
                     row.reason += "; not searched: no callee it waits for behaved differently in the interpreter"
-                elif not proof.proved and options.counterexamples:
-                    interfaces = _interface_params(pair, orig.hierarchy)
-                    shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
-                    why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
-                    if pair.inherited:  # the harness calls a method its class declares
-                        why_not = "not searched: one side's class inherits it"
+                elif searchable:
+                    shape, interfaces, why_not = searcher.setup(pair)
                     if why_not is not None:
                         row.reason += f"; {why_not}"
-                    elif proof.orig_ir is None or proof.opt_ir is None:
+                    elif first is None and (proof.orig_ir is None or proof.opt_ir is None):
                         row.reason += "; no IR to search for a counterexample"
                     else:
-                        s = cx.search(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
-                                      deadline - cx.JVM_SHARE * options.method_timeout, interfaces, shape,
-                                      jvm.confirmer(pair, shape, deadline))
+                        s = searcher.full(pair, proof, deadline, options.method_timeout, first)
                         run.differing[pair.key] = s.screened.differing
-                        _settle(row, pair, shape, s, jvm.problem)
+                        _settle(row, pair, shape, s, searcher.jvm.problem)
                 row.time_ms = (run.spent[i] + time.perf_counter() - t0) * 1000
                 rows[i] = row
                 done += 1
@@ -139,7 +140,7 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
                 if progress is not None:
                     progress(done, len(pairing.pairs), proved)
     finally:
-        jvm.close()
+        searcher.jvm.close()
     report.pairs = [r for r in rows if r is not None]
     report.seconds = time.perf_counter() - start
     return report
@@ -163,6 +164,8 @@ class _Run:
         self.spent: dict[int, float] = {}
         self.waits: dict[int, set[Key]] = {}  # a pair proved given its callees -> the unproved pairs it waits for
         self.differing: dict[Key, int] = {}  # pair -> inputs its interpreter screen saw behave differently
+        self.searcher: _Searcher | None = None  # None: no counterexample search (--no-counterexamples)
+        self.searches: dict[int, cx.Search] = {}  # pair -> its search so far (the quick one before its proof)
 
     def budget(self, i: int) -> ProofBudget:
         """The proof budget of pair ``i``: its share of ``--method-timeout`` less what its earlier proofs took."""
@@ -185,7 +188,10 @@ class _Run:
             for i in todo:
                 view = CallView(self.program, frozenset(self.proved | hypothesis))
                 t0 = time.perf_counter()
-                out[i] = (*self._prove_one(pairs[i], i, view), view)
+                if self._shown_first(pairs[i], i):
+                    out[i] = (ProofResult(False, SHOWN_FIRST), [], view)
+                else:
+                    out[i] = (*self._prove_one(pairs[i], i, view), view)
                 self.spent[i] = self.spent.get(i, 0.0) + time.perf_counter() - t0
             failed = {pairs[i].key for i in todo if not out[i][0].proved}
             if not failed & hypothesis:
@@ -198,9 +204,18 @@ class _Run:
                 self.proved.add(pairs[i].key)
                 if component.recursive:
                     proof.reason += RECURSIVE_NOTE
-            elif callees := view.unassumed(pairs[i]):
+            elif proof.reason != SHOWN_FIRST and (callees := view.unassumed(pairs[i])):
                 self._given_callees(pairs[i], i, proof, callees)
         return out
+
+    def _shown_first(self, pair: MethodPair, i: int) -> bool:
+        """Whether pair ``i`` is shown different by the quick search before its proof (run once per pair)."""
+        if i not in self.searches and self.searcher is not None and not self.same(pair, CallView(self.program, None)):
+            found = self.searcher.quick(pair, self.options.method_timeout)
+            if found is not None:
+                self.searches[i] = found
+                self.differing[pair.key] = found.screened.differing
+        return i in self.searches and self.searches[i].found is not None
 
     def _given_callees(self, pair: MethodPair, i: int, proof: ProofResult, callees: dict[str, set[Key]]) -> None:
         """For a pair not proved while some callees are unproved: whether it is proved once they are taken as
@@ -375,6 +390,65 @@ class _Jvm:
     def close(self) -> None:
         if self.harness is not None:
             self.harness.close()
+
+
+#: the proof reason of a pair the quick search showed different before any proof was tried
+SHOWN_FIRST = "not proved: shown different before the proof"
+#: of a pair's budget, what the quick search before its proof may take: screen, and JVM runs
+QUICK_SCREEN_SHARE, QUICK_JVM_SHARE = 0.05, 0.2
+
+
+class _Searcher:
+    """The run's counterexample searches: a pair's call shape and whether it can be searched (``setup``), the
+    quick search before its proof on both methods as lifted (``quick``), the full one after a failed proof
+    (``full``: resuming the quick one), all asking the one JVM (``jvm``)."""
+
+    def __init__(self, orig: Side, opt: Side, class_map: dict[str, str]) -> None:
+        self.orig, self.opt = orig, opt
+        self.jvm = _Jvm(orig.raw, opt.raw, class_map)
+        self._setups: dict[Key, tuple[cx.Shape, frozenset[str], str | None]] = {}
+
+    def setup(self, pair: MethodPair) -> tuple[cx.Shape, frozenset[str], str | None]:
+        """The pair's call shape, its interface parameters, and why it cannot be searched (None: it can)."""
+        if pair.key not in self._setups:
+            interfaces = _interface_params(pair, self.orig.hierarchy)
+            shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
+            why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
+            if pair.inherited:  # the harness calls a method its class declares
+                why_not = "not searched: one side's class inherits it"
+            self._setups[pair.key] = (shape, interfaces, why_not)
+        return self._setups[pair.key]
+
+    def quick(self, pair: MethodPair, budget_s: float) -> cx.Search | None:
+        """The search of the first :data:`~.counterexample.QUICK_INPUTS` inputs, before the pair's proof (None:
+        the pair cannot be searched, or its methods do not lift)."""
+        shape, interfaces, why_not = self.setup(pair)
+        if why_not is not None or pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
+            return None
+        try:
+            a = lift_method(pair.orig_class, pair.orig, self.orig.hierarchy)
+            b = lift_method(pair.opt_class, pair.opt, self.opt.hierarchy)
+        except (LiftError, ClassFileError, UnknownClassError):
+            return None
+        now = time.monotonic()
+        return cx.search(a, b, pair.orig.descriptor, self.orig.classes, self.opt.classes,
+                         now + QUICK_SCREEN_SHARE * budget_s, interfaces, shape,
+                         self.jvm.confirmer(pair, shape, now + QUICK_JVM_SHARE * budget_s), quick=cx.QUICK_INPUTS)
+
+    def full(self, pair: MethodPair, proof: ProofResult, deadline: float, budget_s: float,
+             first: cx.Search | None) -> cx.Search:
+        """The search of an unproved pair within its ``deadline`` (the screen stops :data:`~.counterexample.
+        JVM_SHARE` of its budget early), going on from the quick one when there was one."""
+        shape, interfaces, _why_not = self.setup(pair)
+        if first is not None:
+            first.late, first.no_time, first.unanswered = None, False, ""  # the quick one's limits were its own
+            a, b = first.orig_ir, first.opt_ir
+        else:
+            a, b = proof.orig_ir, proof.opt_ir
+        assert a is not None and b is not None
+        return cx.search(a, b, pair.orig.descriptor, self.orig.classes, self.opt.classes,
+                         deadline - cx.JVM_SHARE * budget_s, interfaces, shape,
+                         self.jvm.confirmer(pair, shape, deadline), resume=first)
 
 
 def _settle(row: PairResult, pair: MethodPair, shape: cx.Shape, s: cx.Search, jvm_problem: str) -> None:
