@@ -321,6 +321,8 @@ def generate_inputs(descriptor: str, count: int = 96, interfaces: frozenset[str]
     the values that flip its conditions), aliased arrays, random values. ``interfaces`` as for
     :func:`eligible`."""
     params, _ = parse_method_descriptor(descriptor)
+    if not params:
+        return [[]]  # one call: every input is the same (a constructor or method without parameters)
     rng = random.Random(zlib.crc32(descriptor.encode()))
     edges = [_edges(p, interfaces) for p in params]
     out: list[list] = []
@@ -470,18 +472,15 @@ class Search:
 
     screened: Screening = field(default_factory=Screening)
     found: tuple[list, JvmOutcomes] | None = None
-    late: list | None = None  # the input whose runs did not fit the pair's budget (the search stopped there)
-    no_time: bool = False  # nothing was left of the budget to start that input's runs
+    late: list | None = None  # the first input whose runs were stopped for time
+    stopped_runs: int = 0  # inputs whose runs were stopped for time (the search went on after each)
+    no_time: bool = False  # nothing was left of the budget to start an input's runs, and none was stopped
     unanswered: str = ""  # why the JVM gave no answer (the search stopped there)
     jvm_ms: int = 0  # the JVM's time on the pair's calls
     unclear: list[list] = field(default_factory=list)  # inputs the interpreter could not judge
     orig_ir: IRMethod | None = None  # what was screened (a resumed search screens the same)
     opt_ir: IRMethod | None = None
 
-    @property
-    def stopped(self) -> bool:
-        """The search ended for good: an input confirmed, or the JVM could not go on within the budget."""
-        return self.found is not None or self.late is not None or bool(self.unanswered)
 
 
 #: asks the JVM about one input before a deadline: (outcomes, "") or (None, why there is no answer)
@@ -493,7 +492,8 @@ def search(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
            confirm: Confirm | None = None, *, quick: int = 0, resume: Search | None = None) -> Search:
     """Screen the generated inputs in the interpreter until ``screen_deadline`` (at most :data:`SCREEN_CAP_S`)
     and ask ``confirm`` about each input found different as soon as it is found: the first the JVM confirms
-    ends the search, as does a call that did not fit the pair's budget or got no answer; at most
+    ends the search, as does a call with nothing left of the pair's budget or that got no answer (one whose runs
+    were stopped at their cap does not: the next input may show a difference); at most
     :data:`MAX_CANDIDATES` such inputs. Then up to :data:`MAX_UNJUDGED` inputs the interpreter could not judge
     are asked about the same way. Without ``confirm`` (no JVM) the inputs are only collected as candidates.
 
@@ -535,9 +535,14 @@ def _ask(res: Search, args: list, confirm: Confirm | None) -> bool:
         res.found = (args, answer)
         return True
     if answer.out_of_time:
-        res.late = args
-        res.no_time = all(o.startswith("BUDGET") for o in (answer.orig, answer.opt))
-        return True
+        if all(o.startswith("BUDGET") for o in (answer.orig, answer.opt)):
+            res.no_time = res.late is None  # nothing left to run it in: the search is over
+            return True
+        # a run stopped at its cap with no evidence either way: the next input may still show a difference
+        # (Loop02's loop of 2^31 steps on both sides at MAX_VALUE, one side only at MIN_VALUE), as long as the
+        # pair's budget lasts (its JVM ended; the next call starts a fresh one)
+        res.late = res.late if res.late is not None else args
+        res.stopped_runs += 1
     return False
 
 

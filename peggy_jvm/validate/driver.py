@@ -441,7 +441,7 @@ class _Searcher:
         JVM_SHARE` of its budget early), going on from the quick one when there was one."""
         shape, interfaces, _why_not = self.setup(pair)
         if first is not None:
-            first.late, first.no_time, first.unanswered = None, False, ""  # the quick one's limits were its own
+            first.no_time, first.unanswered = False, ""  # the quick one's limits were its own
             a, b = first.orig_ir, first.opt_ir
         else:
             a, b = proof.orig_ir, proof.opt_ir
@@ -490,7 +490,8 @@ def _time_note(pair: MethodPair, shape: cx.Shape, s: cx.Search) -> str:
     if s.late is not None:
         params, _ret = parse_method_descriptor(pair.orig.descriptor)
         shown = ", ".join(cx.show_call(params, s.late, shape))
-        return f"; the JVM run on ({shown}) did not finish within the pair's budget: stopped"
+        more = f" (and on {s.stopped_runs - 1} more inputs)" if s.stopped_runs > 1 else ""
+        return f"; the JVM run on ({shown}) did not finish within the pair's budget: stopped{more}"
     if s.unanswered:
         return f"; {s.unanswered}"
     return ""
