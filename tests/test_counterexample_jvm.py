@@ -1,6 +1,7 @@
 """The counterexample search's JVM (``counterexample.JvmHarness``, ``Harness.java``): one JVM serves a validate
 run's calls one at a time, a run that does not finish is stopped within the pair's budget and the next pair gets
-a fresh JVM, a JVM that does not answer is killed, and the hang rule (one side returns, the other still runs
+a fresh JVM (and the search goes on: the next input may differ), a JVM that does not answer is killed, and the
+hang rule (one side returns, the other still runs
 ``HANG_FACTOR`` times as long, at least ``HANG_FLOOR_MS``) can fire whatever the side that returned took, in
 either direction.
 
@@ -23,6 +24,11 @@ SRC = """public class H {
     static int twice(int x) { return x * 2; }
     static int spin(int x) throws Exception {
         for (long i = 0; i < Long.MAX_VALUE; i++) { Thread.sleep(5); }
+        return x + %(inc)s;
+    }
+    static int once(int x) throws Exception {
+        Thread.sleep(0);
+        if (x == 0) { for (;;) { Thread.sleep(5); } }
         return x + %(inc)s;
     }
     static int late(int x) throws Exception { %(late)s return x; }
@@ -137,3 +143,10 @@ def test_a_hung_pair_is_unknown_within_its_budget_and_the_next_pair_is_still_sho
     assert spin.time_ms < (BUDGET_S + cx.ANSWER_GRACE_S) * 1000, spin.time_ms
     assert rows["inc"].verdict is Verdict.NOT_EQUIVALENT, rows["inc"].reason
     assert rows["twice"].verdict is Verdict.EQUIVALENT, rows["twice"].reason
+
+
+def test_the_search_goes_on_after_an_input_that_runs_on_in_both_versions(rows):
+    # once(0) runs for ever in both versions (stopped at the cap: no evidence either way); once(1) differs
+    row = rows["once"]
+    assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
+    assert row.counterexample["args"] == ["1"], row.counterexample

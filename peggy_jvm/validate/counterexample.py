@@ -85,6 +85,9 @@ MAX_HINTED = 240  # inputs made from the pair's own constants and conditions (hi
 # inputs screened before a pair's proof (its edge values first): a difference they show, once the JVM confirms
 # it, settles the pair without the proof attempts, which cost a different pair most of its time
 QUICK_INPUTS = 24
+# inputs of one pair whose runs may be stopped at their cap before its search ends: each keeps a core busy until
+# its JVM is replaced, and an input that runs on past the cap on both sides is seldom alone
+MAX_STOPPED = 2
 CALL_TIMEOUT_MS = 2000  # per run of one version on one input, and never more than the pair's budget has left
 JVM_SHARE = 0.15  # of a pair's budget kept from the screen for the JVM runs (the screen stops that much early)
 # past a pair's deadline, how long the JVM gets to send the answer of a call whose runs it already bounded by that
@@ -492,8 +495,9 @@ def search(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
            confirm: Confirm | None = None, *, quick: int = 0, resume: Search | None = None) -> Search:
     """Screen the generated inputs in the interpreter until ``screen_deadline`` (at most :data:`SCREEN_CAP_S`)
     and ask ``confirm`` about each input found different as soon as it is found: the first the JVM confirms
-    ends the search, as does a call with nothing left of the pair's budget or that got no answer (one whose runs
-    were stopped at their cap does not: the next input may show a difference); at most
+    ends the search, as does a call with nothing left of the pair's budget or that got no answer, and the
+    :data:`MAX_STOPPED`-th input whose runs were stopped at their cap (before it, the next input may still show
+    a difference); at most
     :data:`MAX_CANDIDATES` such inputs. Then up to :data:`MAX_UNJUDGED` inputs the interpreter could not judge
     are asked about the same way. Without ``confirm`` (no JVM) the inputs are only collected as candidates.
 
@@ -543,6 +547,7 @@ def _ask(res: Search, args: list, confirm: Confirm | None) -> bool:
         # pair's budget lasts (its JVM ended; the next call starts a fresh one)
         res.late = res.late if res.late is not None else args
         res.stopped_runs += 1
+        return res.stopped_runs >= MAX_STOPPED
     return False
 
 
