@@ -1,9 +1,8 @@
 """The counterexample search's JVM (``counterexample.JvmHarness``, ``Harness.java``): one JVM serves a validate
-run's calls one at a time, a run that does not finish is stopped within the pair's budget and the next pair gets
-a fresh JVM (and the search goes on: the next input may differ), a JVM that does not answer is killed, and the
-hang rule (one side returns, the other still runs
-``HANG_FACTOR`` times as long, at least ``HANG_FLOOR_MS``) can fire whatever the side that returned took, in
-either direction.
+run's calls one at a time, a run that does not finish is stopped within the pair's budget and a fresh JVM takes
+the next call (the search goes on: the next input may differ), a JVM that does not answer is killed, and the
+hang rule (one side returns, the other still runs ``HANG_FACTOR`` times as long, at least ``HANG_FLOOR_MS``)
+can fire whatever the side that returned took, in either direction.
 
 The looping methods sleep in their loops: a stopped run's thread goes on until its JVM exits, and it should not
 take a core of a shared machine meanwhile.
