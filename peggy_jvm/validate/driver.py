@@ -12,8 +12,9 @@ How
     a recursive component proved again share it). Pairs not
     proved that :func:`~.counterexample.eligible` accepts are searched for the rest of their budget
     (:func:`~.counterexample.search`: the IR interpreter's screen, each input it finds different confirmed on
-    the JVM at once, the first confirmed one ending the search); one JVM serves the whole run (:class:`_Jvm`: a
-    JVM start costs more than most proofs), started when the first pair is searched. A pair with a confirmed
+    the JVM at once, the first confirmed one ending the search; a quick one of the first inputs before the
+    proof: :class:`_Searcher`); one JVM serves the whole run (:class:`_Jvm`: a JVM start costs more than most
+    proofs), started as the run begins. A pair with a confirmed
     difference (or one side still running far longer than the other took:
     :attr:`~.counterexample.JvmOutcomes.runs_on`) is ``not-equivalent``; every other unproved pair is
     ``unknown`` with the proof's reason and the search's. The rows stay in pairing order.
@@ -101,6 +102,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     searcher = _Searcher(orig, opt, class_map)
     run.searcher = searcher if options.counterexamples else None
     try:
+        if options.counterexamples and any(not run.same(p, CallView(program, None)) for p in pairing.pairs):
+            searcher.jvm.start()  # it boots while the first proofs run: its first answer is what a search waits for
         for component in proof_order(pairing.pairs, program):
             proofs = run.prove_component(pairing.pairs, component)
             for i in component.pairs:
@@ -361,22 +364,27 @@ def _default_rules() -> list:
 
 
 class _Jvm:
-    """The run's JVM (:class:`~.counterexample.JvmHarness`), made when a pair first needs it and started then,
-    so that it boots while that pair's screen runs; ``problem``: why there is none (no ``java``, no harness)."""
+    """The run's JVM (:class:`~.counterexample.JvmHarness`), started when the run begins if some pair may be
+    searched (it boots while the first proofs run), else when a pair first needs it; ``problem``: why there is
+    none (no ``java``, no harness)."""
 
     def __init__(self, orig_raw: dict, opt_raw: dict, class_map: dict[str, str]) -> None:
         self.raw, self.class_map = (orig_raw, opt_raw), class_map
         self.harness: cx.JvmHarness | None = None
         self.problem = ""
 
-    def confirmer(self, pair: MethodPair, shape: cx.Shape, deadline: float) -> cx.Confirm | None:
-        """Asks the JVM about one input of ``pair`` within its ``deadline``; None without a JVM."""
+    def start(self) -> None:
+        """Make the harness and start its JVM, if not done yet (``problem`` says why not when it cannot)."""
         if self.harness is None and not self.problem:
             try:
                 self.harness = cx.JvmHarness(*self.raw, self.class_map)
                 self.harness.warm()
             except (cx.JvmUnavailable, OSError) as e:
                 self.problem = str(e)
+
+    def confirmer(self, pair: MethodPair, shape: cx.Shape, deadline: float) -> cx.Confirm | None:
+        """Asks the JVM about one input of ``pair`` within its ``deadline``; None without a JVM."""
+        self.start()
         harness = self.harness
         if harness is None:
             return None
