@@ -485,7 +485,6 @@ class Search:
     opt_ir: IRMethod | None = None
 
 
-
 #: asks the JVM about one input before a deadline: (outcomes, "") or (None, why there is no answer)
 Confirm = Callable[[list], tuple["JvmOutcomes | None", str]]
 
@@ -497,9 +496,9 @@ def search(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
     and ask ``confirm`` about each input found different as soon as it is found: the first the JVM confirms
     ends the search, as does a call with nothing left of the pair's budget or that got no answer, and the
     :data:`MAX_STOPPED`-th input whose runs were stopped at their cap (before it, the next input may still show
-    a difference); at most
-    :data:`MAX_CANDIDATES` such inputs. Then up to :data:`MAX_UNJUDGED` inputs the interpreter could not judge
-    are asked about the same way. Without ``confirm`` (no JVM) the inputs are only collected as candidates.
+    a difference); at most :data:`MAX_CANDIDATES` such inputs. Then up to :data:`MAX_UNJUDGED` inputs the
+    interpreter could not judge are asked about the same way. Without ``confirm`` (no JVM) the inputs are only
+    collected as candidates.
 
     ``quick``: screen only the first ``quick`` inputs and ask only about those found different (the search
     before the proof: :data:`QUICK_INPUTS`); ``resume``: go on from where that search (of the same pair, on
@@ -784,8 +783,8 @@ class JvmUnavailable(Exception):
 
 class JvmHarness:
     """The compiled Harness and the two class trees, each written to a directory by its declared names, and the
-    one JVM that serves a validate run's calls (:meth:`ask`), started on first use (or by :meth:`warm`, so that
-    it boots while the interpreter screens), replaced after a run it had to stop and killed when it does not
+    one JVM that serves a validate run's calls (:meth:`ask`), started on first use (or earlier by :meth:`warm`,
+    so that it boots while the caller proves), replaced after a run it had to stop, and killed when it does not
     answer in time or the run ends (:meth:`close`)."""
 
     def __init__(self, orig_raw: dict[str, bytes], opt_raw: dict[str, bytes],

@@ -498,7 +498,8 @@ def _time_note(pair: MethodPair, shape: cx.Shape, s: cx.Search) -> str:
     if s.late is not None:
         params, _ret = parse_method_descriptor(pair.orig.descriptor)
         shown = ", ".join(cx.show_call(params, s.late, shape))
-        more = f" (and on {s.stopped_runs - 1} more inputs)" if s.stopped_runs > 1 else ""
+        n = s.stopped_runs - 1
+        more = f" (and on {n} more input{'s' if n > 1 else ''})" if n else ""
         return f"; the JVM run on ({shown}) did not finish within the pair's budget: stopped{more}"
     if s.unanswered:
         return f"; {s.unanswered}"
