@@ -50,6 +50,7 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..ir.lift import LiftError, lift_method
+from ..ir.printer import format_method
 from ..rules.strings import ASSUMPTIONS, assumption_rules
 from . import counterexample as cx
 from .modular import CallView, Component, Key, Program, proof_order
@@ -429,7 +430,7 @@ class _Searcher:
 
     def quick(self, pair: MethodPair, budget_s: float) -> cx.Search | None:
         """The search of the first :data:`~.counterexample.QUICK_INPUTS` inputs, before the pair's proof (None:
-        the pair cannot be searched, or its methods do not lift)."""
+        the pair cannot be searched, its methods do not lift, or they lift to the same statements)."""
         shape, interfaces, why_not = self.setup(pair)
         if why_not is not None or pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
             return None
@@ -438,6 +439,8 @@ class _Searcher:
             b = lift_method(pair.opt_class, pair.opt, self.opt.hierarchy)
         except (LiftError, ClassFileError, UnknownClassError):
             return None
+        if list(format_method(a))[1:] == list(format_method(b))[1:]:
+            return None  # the same code as lifted (a shrinker renumbered its pool): the proof is quick, no search
         now = time.monotonic()
         return cx.search(a, b, pair.orig.descriptor, self.orig.classes, self.opt.classes,
                          now + QUICK_SCREEN_SHARE * budget_s, interfaces, shape,
