@@ -382,7 +382,9 @@ def _validate_html(orig_path: Path, opt_path: Path, report, mapping: dict[str, s
 @click.option("--axioms", type=click.Path(path_type=Path), help="Axiom directory or file (default: the bundled axioms/).")
 @click.option("--assume", "assume", multiple=True, type=click.Choice(sorted(ASSUMPTIONS)),
               help="Also prove what holds under this assumption (repeatable); proofs that need it say so. "
-                   "strings-by-value: Strings made by concatenation are compared by value, never by identity.")
+                   "strings-by-value: Strings made by concatenation are compared by value, never by identity. "
+                   "closed-world: no class outside the input extends its classes (a virtual call of a method the "
+                   "input does not override runs it).")
 @click.option("--rules", "switches", multiple=True, metavar="+GROUP,-GROUP,...",
               help="Switch rule groups (or rules) on or off for the proofs, as optimize's --rules: e.g. "
                    "+peg.loop.strength.varying for hand-reduced loops with a varying step.")

@@ -770,10 +770,10 @@ SPLIT_BYTES = 8192
 
 
 class Task(NamedTuple):
-    """One task of a run on workers: the input entry ``index`` (its name ``where``, its bytes ``data``), whole
+    """One task of a run on workers: the input entry number ``entry`` (its name ``where``, its bytes ``data``), whole
     (``part`` None) or the methods ``part = (lo, hi)`` of it; ``weight``: its predicted work in class bytes
     (a part's share of its class's by code bytes), the order :func:`~peggy_jvm.workers.largest_first` gives."""
-    index: int
+    entry: int
     where: str
     data: bytes
     part: tuple[int, int] | None
@@ -876,7 +876,7 @@ def _work(item: Task) -> _Result:
 def encode_part(outcomes: list[MethodOutcome]) -> tuple[bytes, list[MethodReport]]:
     """A part's outcomes as bytes (each method's new code and added pool entries, JSON: what the result cache
     stores and a worker sends) and its report rows; :func:`decode_part` is the inverse."""
-    body = [[None, []] if o.code is None else [o.code.hex(), o.added] for o in outcomes]
+    body: list[list[object]] = [[None, []] if o.code is None else [o.code.hex(), o.added] for o in outcomes]
     return json.dumps(body, separators=(",", ":")).encode(), [o.report for o in outcomes]
 
 
@@ -901,7 +901,7 @@ class _Collector:
         self.tally, self.goal, self.results, self.progress = _Tally(work), goal, results, progress
         self.missing: dict[int, int] = {}
         for t in tasks:
-            self.missing[t.index] = self.missing.get(t.index, 0) + 1
+            self.missing[t.entry] = self.missing.get(t.entry, 0) + 1
         self.parts: dict[int, dict[int, tuple[bytes, list[MethodReport]]]] = {}
 
     def record(self, item: Task, res: _Result) -> bool:

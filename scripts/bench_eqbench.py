@@ -16,7 +16,9 @@ methods**: the methods of ``oldV`` no other method of ``oldV`` calls (EqBench's 
 calls; a private helper such as ``foo(a, b)`` may well differ on inputs the entry never passes it, and a
 JVM-confirmed difference there is a true finding, counted apart as ``helper differs``).
 
-* ``proved``: an Eq pair whose every entry method is ``equivalent``;
+* ``proved``: an Eq pair whose every entry method is ``equivalent`` under exact JVM semantics;
+* ``proved-assuming``: the same, some entry method relying on an assumption given by ``--assume`` (e.g.
+  ``closed-world``: no class outside the pair extends it); counted apart, never as ``proved``;
 * ``shown``: a Neq pair with an entry method ``not-equivalent`` (a counterexample the JVM confirmed);
 * ``contradicted``: an Eq pair with an entry method ``not-equivalent`` on an input the JVM ran both versions on
   with different outcomes. EqBench labels some pairs equivalent that are so only over unbounded integers (Java's
@@ -34,6 +36,7 @@ or no ``javac``, is one line on stderr and exit 2.
 Usage::
 
     python3 scripts/bench_eqbench.py SRC [--method-timeout S] [--only SUBSTRING ...] [--json FILE] [--work DIR]
+                                         [--assume NAME ...]
 """
 from __future__ import annotations
 
@@ -192,8 +195,10 @@ def judge(pair: Pair, rows: list[dict], entries: set[tuple[str, str]]) -> Outcom
     verdicts = {m["verdict"] for m in entry_rows}
     if pair.label == "Eq":
         differs = [m for m in entry_rows if m["verdict"] == "not-equivalent"]
+        assumed = any(m.get("assumptions") for m in entry_rows)
         result = (("contradicted" if all(m["counterexample"] for m in differs) else "wrong") if differs else
-                  "proved" if entry_rows and verdicts == {"equivalent"} else "unproved")
+                  ("proved-assuming" if assumed else "proved") if entry_rows and verdicts == {"equivalent"} else
+                  "unproved")
     else:
         result = ("shown" if any(m["verdict"] == "not-equivalent" and m["counterexample"] for m in entry_rows) else
                   "wrong" if entry_rows and verdicts == {"equivalent"} else "unshown")
@@ -205,14 +210,14 @@ def judge(pair: Pair, rows: list[dict], entries: set[tuple[str, str]]) -> Outcom
                    [f"{n}{d}" for n, d in sorted(entries)])
 
 
-def run_pair(pair: Pair, work: Path, method_timeout: float) -> Outcome:
-    """``validate old new --map <pkg>.oldV=<pkg>.newV --method-timeout S`` in this process (javac and the
-    interpreter start slowly on a loaded machine; the CLI is a thin wrapper of the same call)."""
+def run_pair(pair: Pair, work: Path, method_timeout: float, assume: tuple[str, ...] = ()) -> Outcome:
+    """``validate old new --map <pkg>.oldV=<pkg>.newV --method-timeout S [--assume NAME ...]`` in this process
+    (javac and the interpreter start slowly on a loaded machine; the CLI is a thin wrapper of the same call)."""
     from peggy_jvm.validate import ValidateOptions, validate_inputs
 
     old, new = work / "old", work / "new"
     options = ValidateOptions(method_timeout=method_timeout,
-                              class_map={pair.internal("oldV"): pair.internal("newV")})
+                              class_map={pair.internal("oldV"): pair.internal("newV")}, assumptions=assume)
     wall, cpu = time.perf_counter(), cpu_seconds()
     try:
         report = validate_inputs(old, new, options)
@@ -248,6 +253,9 @@ def report_text(outcomes: list[Outcome], wall_s: float) -> str:
              f"{'yes' if eq and results['proved'] / eq >= GOAL_PROVED else 'NO'}",
              f"{'Neq pairs shown (JVM input)':34} {share(results['shown'], neq):22} "
              f"{'>= ' + format(GOAL_SHOWN, '.0%'):9} {'yes' if neq and results['shown'] / neq >= GOAL_SHOWN else 'NO'}",
+             *([f"{'Eq pairs proved relying on --assume':34} {share(results['proved-assuming'], eq):22} "
+                f"(apart: {' '.join(o.id for o in outcomes if o.result == 'proved-assuming')})"]
+               if results['proved-assuming'] else []),
              f"{'Eq pairs proved, of those not contradicted':34} "
              f"{share(results['proved'], eq - len(contradicted)):22}",
              f"{'wrong verdicts':34} {len(wrong):<22} {'0':9} {'yes' if not wrong else 'NO'}",
@@ -266,7 +274,8 @@ def report_text(outcomes: list[Outcome], wall_s: float) -> str:
         by_suite[o.id.split("/")[0]][o.result] += 1
     lines.append("\nby suite: proved/Eq  shown/Neq  wrong  contradicted  error")
     for suite, c in sorted(by_suite.items()):
-        lines.append(f"  {suite:14} {c['proved']:>3}/{c['proved'] + c['unproved'] + c['contradicted']:<3} "
+        eq_total = c['proved'] + c['proved-assuming'] + c['unproved'] + c['contradicted']
+        lines.append(f"  {suite:14} {c['proved']:>3}/{eq_total:<3} "
                      f"{c['shown']:>5}/{c['shown'] + c['unshown']:<3} {c['wrong']:>5} {c['contradicted']:>13} "
                      f"{c['error']:>6}")
     causes: dict[str, list[str]] = defaultdict(list)
@@ -277,7 +286,7 @@ def report_text(outcomes: list[Outcome], wall_s: float) -> str:
     lines += [f"  {k:52} {len(v):>3}  {' '.join(v)}" for k, v in sorted(causes.items(), key=lambda kv: -len(kv[1]))]
     lines.append("\nopen, wrong, contradicted and failed pairs (the first unsettled entry method's reason):")
     for o in outcomes:
-        if o.result in ("proved", "shown"):
+        if o.result in ("proved", "shown", "proved-assuming"):
             continue
         entry = [m for m in o.methods if f"{m['name']}{m['descriptor']}" in o.entries]
         row = next((m for m in entry if m["verdict"] == "unknown"), None) or next(
@@ -305,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="pairs whose id (SUITE/NAME/Eq) contains one of these")
     parser.add_argument("--json", type=Path, help="write the outcomes here")
     parser.add_argument("--work", type=Path, help="keep the compiled pairs and reports here")
+    parser.add_argument("--assume", action="append", default=[],
+                        help="validate's --assume NAME (repeatable); pairs proved relying on it are counted apart")
     args = parser.parse_args(argv)
     pairs = find_pairs(args.src)
     if args.only:
@@ -322,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = []
     for pair in pairs:
         outcomes.append(Outcome(pair.id, pair.label, "error", errors[pair.id], 0.0) if pair.id in errors
-                        else run_pair(pair, work / pair.id, args.method_timeout))
+                        else run_pair(pair, work / pair.id, args.method_timeout, tuple(args.assume)))
         print(f"{pair.id:40} {outcomes[-1].result:8} {outcomes[-1].time_ms / 1000:7.2f} s  "
               f"(wall {outcomes[-1].wall_ms / 1000:.2f} s, CPU {outcomes[-1].cpu_ms / 1000:.2f} s)", file=sys.stderr)
     print(report_text(outcomes, time.perf_counter() - t0))

@@ -4,8 +4,8 @@
     python3 scripts/build_fixtures.py [--force]
 
 The command line of ``tests/support/fixture_build.py`` (which owns the trees, their staleness check and the
-build): builds ``fixtures/classes/release17``, ``release8``, ``old``, ``pairs`` and ``loops`` when stale
-(``--force``: always) and prints one line saying what it did. A missing or failing javac is one line on stderr
+build): builds ``fixtures/classes/release17``, ``release8``, ``old``, ``pairs``, ``loops`` and ``classic`` when
+stale (``--force``: always) and prints one line saying what it did. A missing or failing javac is one line on stderr
 and exit 1.
 """
 
@@ -18,7 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.fixture_build import CLASSES, BuildError, build, build_loops, build_pairs  # noqa: E402
+from tests.support.fixture_build import (  # noqa: E402
+    CLASSES, BuildError, build, build_classic, build_loops, build_pairs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         build(force=args.force, _report=report)
         report.append(f"pairs: {sum(1 for _ in build_pairs(args.force).glob('*.class'))} classes")
         report.append(f"loops: {sum(1 for _ in build_loops(args.force).glob('*.class'))} classes")
+        report.append(f"classic: {sum(1 for _ in build_classic(args.force).glob('*.class'))} classes")
     except BuildError as exc:
         print(f"build_fixtures: error: {exc}", file=sys.stderr)
         return 1

@@ -20,6 +20,7 @@ from peggy_jvm.classfile.model import Access
 from peggy_jvm.classfile.reader import read_class
 from conftest import javac_command, keep_every_rewrite
 from support.javac_cache import run_javac
+from peggy_jvm.budget import DEFAULT_METHOD_TIMEOUT
 from peggy_jvm.pipeline import Stage, optimize_input
 
 SOURCE = r"""
@@ -550,7 +551,11 @@ def full17(fixture_classes, tmp_path_factory):
     target = tmp_path_factory.mktemp("full-release17") / "out"
     with pytest.MonkeyPatch.context() as mp:
         keep_every_rewrite(mp)  # every rewrite the optimizer makes runs on the JVM below, whether or not it pays
-        _, report = optimize_input(fixture_classes["release17"], target, Stage.FULL, jobs=1)
+        # the work budgets decide the output; the wall-clock safety net (60 s by default) fired on the slowest
+        # fixture method at load ~16-20 on this 2-core machine, a fallback the assertions below do not mean to
+        # count: ten times the default keeps a net against a hang
+        _, report = optimize_input(fixture_classes["release17"], target, Stage.FULL, jobs=1,
+                                   method_timeout=10 * DEFAULT_METHOD_TIMEOUT)
     return target, report
 
 

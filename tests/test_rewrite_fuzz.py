@@ -1,12 +1,13 @@
 """The rewrite fuzzer for the built-in rules that copy terms (rules/branchfacts.py ``branch-facts``,
-rules/unswitch.py ``loop-unswitch``) and for the unions of the optimistic analysis (rules/optimistic.py
-``loop-optimistic``, also its loop copies under an exit test): seeded random PEGs (branches on ``x == k``,
-``x != k``, ``x < k``, loops with a loop-invariant test in the body, loops whose carried value is tested against
-constants, counted loops whose body tests the counter), one rule applied to
-every match in a fresh E-PEG, then each class the rule merged read back as a PEG through the rule's own new
-nodes (the newest node of every class; for ``loop-optimistic`` a class's constant first) and evaluated against
-the original PEG (peggy_jvm.peg.evaluate) on edge arguments. The rules' deliberate mutants must be
-caught by the same inputs, so the fuzzer is shown able to fail."""
+rules/unswitch.py ``loop-unswitch``), for ``theta-factor`` (rules/builtin.py: accumulators of products) and for
+the unions of the optimistic analysis (rules/optimistic.py ``loop-optimistic``, also its loop copies under an exit
+test): seeded random PEGs (branches on ``x == k``, ``x != k``, ``x < k``, loops with a loop-invariant test in the
+body, loops whose carried value is tested against constants, counted loops whose body tests the counter,
+accumulators of products by an invariant), one rule applied to every match in a fresh E-PEG, then each class the
+rule merged read back as a PEG through the rule's own new nodes (the newest node of every class; for
+``loop-optimistic`` a class's constant first) and evaluated against the original PEG (peggy_jvm.peg.evaluate) on
+edge arguments. The rules' deliberate mutants must be caught by the same inputs, so the fuzzer is shown able to
+fail."""
 from __future__ import annotations
 
 import itertools
@@ -18,7 +19,9 @@ from peggy_jvm.epeg import EPeg
 from peggy_jvm.ir import interp as I
 from peggy_jvm.peg.evaluate import evaluate_peg
 from peggy_jvm.peg.graph import PEG
+from peggy_jvm.rules.boundfacts import BoundFacts
 from peggy_jvm.rules.branchfacts import BranchFacts
+from peggy_jvm.rules.builtin import ThetaFactor
 from peggy_jvm.rules.optimistic import LoopOptimism
 from peggy_jvm.rules.unswitch import LoopUnswitch
 
@@ -66,20 +69,46 @@ def random_carried_peg(seed: int) -> PEG:
     constant and ``e1``, ``e2`` terms over ``s``, ``i``, ``y``: the carried value often never changes, or stays
     in a range that decides a test (what the optimistic analysis finds), and often does not."""
     rng = random.Random(seed)
-    g = PEG(name=f"carried{seed}", param_types=["int", "int", "int"])
-    s0 = g.add("sigma0")
-    _x, y, n = (g.add("param", k) for k in range(3))
-    zero, one = g.add("const.i", 0), g.add("const.i", 1)
-    i, s = g.new_theta(1), g.new_theta(1)
-    g.set_theta(i, zero, g.add("add.i", None, (i, one)))
+    g, (_x, y, n), i, s = _counted_loop(f"carried{seed}")
     test = g.add(rng.choice(["eq.i", "ne.i", "lt.i"]), None, (s, g.add("const.i", rng.choice(CONSTS))))
     body = g.add("phi", None, (test, _expr(g, rng, [s, i, y], 2), _expr(g, rng, [s], 2)))
     g.set_theta(s, g.add("const.i", rng.choice(CONSTS)), body)
-    stop = g.add("guard", None, (s0, g.add("ge.i", None, (i, n))))
-    p = g.add("pass", 1, (stop,))
+    return _returning_s(g, i, s, n)
+
+
+def _counted_loop(name: str) -> tuple[PEG, tuple[int, int, int], int, int]:
+    """A PEG ``f(x, y, n)`` with ``i = theta_1(0, i + 1)`` and a theta ``s`` of the same loop left to set:
+    (PEG, parameters, ``i``, ``s``)."""
+    g = PEG(name=name, param_types=["int", "int", "int"])
+    g.add("sigma0")
+    params = tuple(g.add("param", k) for k in range(3))
+    zero, one = g.add("const.i", 0), g.add("const.i", 1)
+    i, s = g.new_theta(1), g.new_theta(1)
+    g.set_theta(i, zero, g.add("add.i", None, (i, one)))
+    return g, (params[0], params[1], params[2]), i, s
+
+
+def _returning_s(g: PEG, i: int, s: int, n: int) -> PEG:
+    """``g`` of :func:`_counted_loop` returning ``s`` after the loop's last iteration with ``i < n``, sealed."""
+    s0 = g.add("sigma0")
+    p = g.add("pass", 1, (g.add("guard", None, (s0, g.add("ge.i", None, (i, n)))),))
     g.root = g.add("return", None, (g.add("eval", 1, (s0, p)), g.add("eval", 1, (s, p))))
     g.seal()
     return g
+
+
+def random_accumulator_peg(seed: int) -> PEG:
+    """``f(x, y, n)``: ``s = e0; for (i = 0; i < n; i++) s += e1 * k`` (either operand order of ``+`` and ``*``)
+    with ``k`` a term over ``x``, ``y`` (invariant) and ``e1`` one over ``s``, ``i``, ``x``: what ``theta-factor``
+    matches, from a start often not 0."""
+    rng = random.Random(seed)
+    g, (x, y, n), i, s = _counted_loop(f"accumulator{seed}")
+    k = _expr(g, rng, [x, y], 1)
+    e1 = _expr(g, rng, [s, i, x], 2) if rng.random() < 0.5 else i
+    product = g.add("mul.i", None, (e1, k) if rng.random() < 0.5 else (k, e1))
+    step = g.add("add.i", None, (s, product) if rng.random() < 0.5 else (product, s))
+    g.set_theta(s, _expr(g, rng, [x, y], 1), step)
+    return _returning_s(g, i, s, n)
 
 
 def random_counted_peg(seed: int) -> PEG:
@@ -189,12 +218,12 @@ def _outcome(peg: PEG, args: tuple) -> object:
 def _fuzz(rule_factory, loop: bool | str, seeds: range) -> tuple[int, list]:
     """(rewrites checked, mismatches) of the rule on the random PEGs of ``seeds`` (``loop`` "carried": the
     loops of :func:`random_carried_peg`, "counted": those of :func:`random_counted_peg`, both read back constants
-    first)."""
+    first; "accumulator": those of :func:`random_accumulator_peg`)."""
     checked, bad = 0, []
     carried = loop in ("carried", "counted")
     for seed in seeds:
         peg = random_counted_peg(seed) if loop == "counted" else random_carried_peg(seed) if carried \
-            else random_peg(seed, bool(loop))
+            else random_accumulator_peg(seed) if loop == "accumulator" else random_peg(seed, bool(loop))
         eg = EPeg()
         root = eg.add_peg(peg)[peg.root]
         eg.rebuild()
@@ -220,9 +249,10 @@ def _fuzz(rule_factory, loop: bool | str, seeds: range) -> tuple[int, list]:
 
 
 @pytest.mark.parametrize("make,loop", [(BranchFacts, False), (BranchFacts, True), (LoopUnswitch, True),
-                                       (LoopOptimism, "carried"), (LoopOptimism, "counted")],
+                                       (LoopOptimism, "carried"), (LoopOptimism, "counted"), (BoundFacts, False),
+                                       (BoundFacts, True), (ThetaFactor, "accumulator")],
                          ids=["branch-facts", "branch-facts-loops", "loop-unswitch", "loop-optimistic",
-                              "loop-optimistic-exit"])
+                              "loop-optimistic-exit", "branch-bounds", "branch-bounds-loops", "theta-factor"])
 def test_the_rewrites_keep_every_value(make, loop):
     checked, bad = _fuzz(make, loop, range(100))
     assert bad == []
@@ -236,9 +266,11 @@ def test_the_rewrites_keep_every_value(make, loop):
                                        (lambda: LoopOptimism(mutant="range-high"), "counted"),
                                        (lambda: LoopOptimism(mutant="range-low"), "counted"),
                                        (lambda: LoopOptimism(mutant="sibling"), "counted"),
-                                       (lambda: LoopOptimism(mutant="after-exit"), "counted")],
+                                       (lambda: LoopOptimism(mutant="after-exit"), "counted"),
+                                       (lambda: BoundFacts(mutant="wrong-arm"), False),
+                                       (lambda: ThetaFactor(mutant="drop-init"), "accumulator")],
                          ids=["wrong-constant", "wrong-arm", "swap", "trust-init", "range-high", "range-low", "sibling",
-                              "after-exit"])
+                              "after-exit", "bounds-wrong-arm", "drop-init"])
 def test_the_fuzzer_catches_the_mutants(make, loop):
     _checked, bad = _fuzz(make, loop, range(60))
     assert bad, "a wrong rewrite went unnoticed"

@@ -127,7 +127,7 @@ def test_pool_gets_the_largest_classes_first(fixture_classes, tmp_path, monkeypa
     def fake_pool(items, jobs, task, initializer, initargs, record, died, tick=None, tick_seconds=1.0):
         initializer(*initargs)
         for item in items:
-            seen.append((item.index, item.weight))
+            seen.append((item.entry, item.weight))
             record(item, task(item))
 
     monkeypatch.setattr(pipeline, "run_pool", fake_pool)

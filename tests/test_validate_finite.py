@@ -2,7 +2,8 @@
 values, each is put in place and both methods computed, loops and calls included (EqBench's ``LoopMult*``: ``x``
 in [5, 7) times ``+5`` against ``5`` times ``+x``; ``oneBound``: ``x > x - 1`` for every ``x`` the case leaves;
 ``factorial``: a loop against a private recursive method for ``x < 5``, the recursion unfolded once where ``x <=
-0`` and computed call by call where ``x`` is 1 to 4). The
+0`` and computed call by call where ``x`` is 1 to 4; ``addhorn``: a recursive call whose constant argument decides
+its body's test, ``f(0, j + 1)`` where ``i == 1``, unfolded with ``j`` left free). The
 mutants beside them (a loop one short, a range one wider, a case open to ``MIN_VALUE``, a loop that never ends
 for one of the values) are never proved, and are shown different on the JVM.
 """
@@ -38,6 +39,8 @@ public class Old {
     static int factorialBase(int x) { if (x < 5) return fact(x); return 0; }
     private static int step(int v) { return v + 1; }
     static int stepAt3(int x) { if (x == 3) return step(x); return 0; }
+    static int addhorn(int i, int j) { return i == 0 ? j : addhorn(i - 1, j + 1); }
+    static int addhornOff(int i, int j) { return i == 0 ? j : addhornOff(i - 1, j + 1); }
 }
 """
 NEW = r"""
@@ -64,6 +67,10 @@ public class New {
     static int factorialBase(int x) { if (x < 5) return factBase(x); return 0; }
     private static synchronized int step(int v) { return v + 2; }
     static int stepAt3(int x) { if (x == 3) return step(x); return 0; }
+    static int addhorn(int i, int j) { if (i == 0) return j; if (i == 1) return j + 1; return addhorn(i - 1, j + 1); }
+    static int addhornOff(int i, int j) {
+        if (i == 0) return j; if (i == 1) return j + 2; return addhornOff(i - 1, j + 1);
+    }
 }
 """
 
@@ -75,19 +82,20 @@ def rows(java_home, tmp_path_factory):
     return validate_rows(trees, class_map={"Old": "New"})
 
 
-@pytest.mark.parametrize("name", ["mult", "bound", "factorial"])
+@pytest.mark.parametrize("name", ["mult", "bound", "factorial", "addhorn"])
 def test_a_case_with_few_values_is_computed_value_by_value(rows, name):
     row = rows[name]
     assert row.verdict is Verdict.EQUIVALENT, row.reason
     assert "computed for each value" in row.reason
 
 
-@pytest.mark.parametrize("name", ["multShort", "multWider", "unbounded", "factorialBase", "stepAt3"])
+@pytest.mark.parametrize("name", ["multShort", "multWider", "unbounded", "factorialBase", "stepAt3",
+                                  "addhornOff"])
 def test_mutants_are_shown_different(rows, name):
     """A loop one iteration short (``x = 5``: 20 against 25); the range one wider (``x = 7``: 0 against 35); no
     range at all (``MIN_VALUE``, where ``x > x - 1`` is false); a recursion's wrong base case (``x = 1``); a helper
     of the other version called on a constant (``step(3)``: OPT's is synchronized, so its body is not inlined,
-    and ORIG's must not stand in for it)."""
+    and ORIG's must not stand in for it); a recursion's case ``i == 1`` one off (``addhornOff(1, 0)``)."""
     row = rows[name]
     assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
     assert row.counterexample["orig"] != row.counterexample["opt"], row.counterexample

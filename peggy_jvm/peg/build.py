@@ -389,63 +389,61 @@ class _Builder:
         peg = self.peg
         self.origin = st.origin  # for the effects this statement makes
         val = lambda x: self.operand(env, x)  # noqa: E731
-        t = type(st)
-        # each branch reads st's fields as the class t names: mypy does not narrow st through t (the ignores)
-        if t is Copy:
-            env[st.dst] = val(st.src)  # type: ignore[attr-defined]
+        if isinstance(st, Copy):
+            env[st.dst] = val(st.src)
             return None
-        if t is Unary:
-            env[st.dst] = peg.add(st.op, None, (val(st.a),))  # type: ignore[attr-defined]
+        if isinstance(st, Unary):
+            env[st.dst] = peg.add(st.op, None, (val(st.a),))
             return None
-        if t is Binary:
-            a, b = val(st.a), val(st.b)  # type: ignore[attr-defined]
-            op = st.op  # type: ignore[attr-defined]
+        if isinstance(st, Binary):
+            a, b = val(st.a), val(st.b)
+            op = st.op
             if op in THROWING_DIVISIONS and _may_throw(st):
                 o = self.effect(env, THROWING_DIVISIONS[op], None, [b])
-                return self.finish(env, o, st.dst, lambda v: peg.add(op, None, (a, v)), deferred)  # type: ignore[attr-defined]
-            env[st.dst] = peg.add(op, None, (a, b))  # type: ignore[attr-defined]
+                return self.finish(env, o, st.dst, lambda v: peg.add(op, None, (a, v)), deferred)
+            env[st.dst] = peg.add(op, None, (a, b))
             return None
-        if t is Catch:
-            env[st.dst] = env[EXC]  # type: ignore[attr-defined]
+        if isinstance(st, Catch):
+            env[st.dst] = env[EXC]
             return None
-        if t is InstanceOf:
-            env[st.dst] = peg.add("instanceof", st.cls, (val(st.src),))  # type: ignore[attr-defined]
+        if isinstance(st, InstanceOf):
+            env[st.dst] = peg.add("instanceof", st.cls, (val(st.src),))
             return None
-        if t is GetField:
-            o = self.effect(env, "getfield", st.field, [val(st.obj)])  # type: ignore[attr-defined]
-        elif t is PutField:
-            o = self.effect(env, "putfield", st.field, [val(st.obj), val(st.value)])  # type: ignore[attr-defined]
-        elif t is GetStatic:
-            o = self.effect(env, "getstatic", st.field, [])  # type: ignore[attr-defined]
-        elif t is PutStatic:
-            o = self.effect(env, "putstatic", st.field, [val(st.value)])  # type: ignore[attr-defined]
-        elif t is ArrayLoad:
-            o = self.effect(env, "aload", st.elem, [val(st.array), val(st.index)])  # type: ignore[attr-defined]
-        elif t is ArrayStore:
-            o = self.effect(env, "astore", st.elem,  # type: ignore[attr-defined]
-                            [val(st.array), val(st.index), val(st.value)])  # type: ignore[attr-defined]
-        elif t is ArrayLength:
-            o = self.effect(env, "arraylength", None, [val(st.array)])  # type: ignore[attr-defined]
-        elif t is NewArray:
-            o = self.effect(env, "newarray", st.array_type, [val(x) for x in st.sizes])  # type: ignore[attr-defined]
-        elif t is ClassInit:
-            o = self.effect(env, "classinit", st.cls, [])  # type: ignore[attr-defined]
-        elif t is New:
-            o = self.effect(env, "new", (st.cls, st.constructor), [val(x) for x in st.args])  # type: ignore[attr-defined]
-        elif t is Invoke:
-            args = ([val(st.receiver)] if st.receiver is not None else []) + [val(x) for x in st.args]  # type: ignore[attr-defined]
-            o = self.effect(env, f"invoke.{st.kind.value}", st.method, args)  # type: ignore[attr-defined]
-        elif t is InvokeDynamic:
-            o = self.effect(env, "invokedynamic", (st.name, st.descriptor, st.bootstrap),  # type: ignore[attr-defined]
-                            [val(x) for x in st.args])  # type: ignore[attr-defined]
-        elif t is CheckCast:
-            o = self.effect(env, "checkcast", st.cls, [val(st.src)])  # type: ignore[attr-defined]
-        elif t is MonitorEnter:
-            o = self.effect(env, "monitorenter", None, [val(st.obj)])  # type: ignore[attr-defined]
-        elif t is MonitorExit:
-            o = self.effect(env, "monitorexit", None, [val(st.obj)])  # type: ignore[attr-defined]
+        if isinstance(st, GetField):
+            o = self.effect(env, "getfield", st.field, [val(st.obj)])
+        elif isinstance(st, PutField):
+            o = self.effect(env, "putfield", st.field, [val(st.obj), val(st.value)])
+        elif isinstance(st, GetStatic):
+            o = self.effect(env, "getstatic", st.field, [])
+        elif isinstance(st, PutStatic):
+            o = self.effect(env, "putstatic", st.field, [val(st.value)])
+        elif isinstance(st, ArrayLoad):
+            o = self.effect(env, "aload", st.elem, [val(st.array), val(st.index)])
+        elif isinstance(st, ArrayStore):
+            o = self.effect(env, "astore", st.elem,
+                            [val(st.array), val(st.index), val(st.value)])
+        elif isinstance(st, ArrayLength):
+            o = self.effect(env, "arraylength", None, [val(st.array)])
+        elif isinstance(st, NewArray):
+            o = self.effect(env, "newarray", st.array_type, [val(x) for x in st.sizes])
+        elif isinstance(st, ClassInit):
+            o = self.effect(env, "classinit", st.cls, [])
+        elif isinstance(st, New):
+            o = self.effect(env, "new", (st.cls, st.constructor), [val(x) for x in st.args])
+        elif isinstance(st, Invoke):
+            args = ([val(st.receiver)] if st.receiver is not None else []) + [val(x) for x in st.args]
+            o = self.effect(env, f"invoke.{st.kind.value}", st.method, args)
+        elif isinstance(st, InvokeDynamic):
+            o = self.effect(env, "invokedynamic", (st.name, st.descriptor, st.bootstrap),
+                            [val(x) for x in st.args])
+        elif isinstance(st, CheckCast):
+            o = self.effect(env, "checkcast", st.cls, [val(st.src)])
+        elif isinstance(st, MonitorEnter):
+            o = self.effect(env, "monitorenter", None, [val(st.obj)])
+        elif isinstance(st, MonitorExit):
+            o = self.effect(env, "monitorexit", None, [val(st.obj)])
         else:
-            raise PegUnsupported(f"statement {t.__name__}")
+            raise PegUnsupported(f"statement {type(st).__name__}")
         return self.finish(env, o, st.defined(), None, deferred)
 
     def finish(self, env: dict, o: int, dst: Var | None, make: Callable[[int], int] | None, deferred: bool):

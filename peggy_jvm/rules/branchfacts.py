@@ -97,9 +97,15 @@ class Assume:
         indexes of a loop some target varies in (the class is kept whole)."""
         return node[0] in LOOP_OPS and bool((self.forbidden >> node[1]) & 1)
 
+    def _choose(self, cid: int, nodes: list[ENode]) -> ENode:
+        """The node class ``cid`` is copied through: its oldest (a subclass may prefer another: any node of the
+        class equals it, and a cycle not closed by a theta is refused by :meth:`_copy`)."""
+        memo = self.eg._memo
+        return min(nodes, key=lambda n: memo.get(n, 1 << 60))
+
     def _explore(self, tops: list[int]) -> None:
         eg = self.eg
-        find, memo = eg.find, eg._memo
+        find = eg.find
         stack = [find(t) for t in tops]
         while stack:
             cid = stack.pop()
@@ -113,7 +119,7 @@ class Assume:
                 if inside:
                     raise CopyTooLarge
                 continue
-            node = min(nodes, key=lambda n: memo.get(n, 1 << 60))
+            node = self._choose(cid, nodes)
             op, attr, ch = node
             if self._kept(node):
                 if inside:
@@ -259,7 +265,7 @@ class BranchFacts(PerGraph):
                 if node[0] != "phi":
                     continue
                 nid = memo.get(node)
-                if nid is None or nid in done or eg.const(node[2][0]) is not None:
+                if nid is None or nid in done or eg.const(node[2][0]) is not None or not self._wanted(eg, node[2][0]):
                     continue
                 out.append((cid, nid, node[2]))
             if len(out) >= limit:
@@ -272,18 +278,13 @@ class BranchFacts(PerGraph):
         if nid in done or len(done) >= 2 * self.max_rewrites:
             return False
         done.add(nid)
-        yes, no = arm_facts(eg, cond)
-        if self.mutant == "wrong-constant":
-            yes, no = _bumped(eg, yes), _bumped(eg, no)
-        elif self.mutant == "wrong-arm":
-            yes, no = no, yes
         try:
-            copiers = [(Assume(eg, facts, self.max_classes), arm) for facts, arm in ((yes, yes_arm), (no, no_arm))]
-            if not any(a.folds([arm]) for a, arm in copiers):
-                return False
-            new_yes, new_no = (a.copy([arm])[0] for a, arm in copiers)
+            arms = self._arms(eg, cond, yes_arm, no_arm)
         except CopyTooLarge:
             return False  # the copies made so far are unused classes: harmless, and the extractor skips them
+        if arms is None:
+            return False
+        new_yes, new_no = arms
         find = eg.find
         if find(new_yes) == find(yes_arm) and find(new_no) == find(no_arm):
             return False
@@ -292,6 +293,24 @@ class BranchFacts(PerGraph):
         if new_id is not None:
             done.add(new_id)
         return eg.union(cid, new, Reason(self.name, ("phi",), (cid,)))
+
+
+    def _wanted(self, eg: EPeg, cond: int) -> bool:
+        """Whether a phi on ``cond`` is a match (a subclass's narrower rule: :mod:`.boundfacts`)."""
+        return True
+
+    def _arms(self, eg: EPeg, cond: int, yes_arm: int, no_arm: int) -> tuple[int, int] | None:
+        """The two arms copied with what ``cond`` establishes in each, or None when nothing would fold."""
+        yes, no = arm_facts(eg, cond)
+        if self.mutant == "wrong-constant":
+            yes, no = _bumped(eg, yes), _bumped(eg, no)
+        elif self.mutant == "wrong-arm":
+            yes, no = no, yes
+        copiers = [(Assume(eg, facts, self.max_classes), arm) for facts, arm in ((yes, yes_arm), (no, no_arm))]
+        if not any(a.folds([arm]) for a, arm in copiers):
+            return None
+        new_yes, new_no = (a.copy([arm])[0] for a, arm in copiers)
+        return new_yes, new_no
 
 
 def _bumped(eg: EPeg, facts: dict[int, int]) -> dict[int, int]:

@@ -14,6 +14,9 @@ What this module owns
       evals, and the sigma threaded through a loop nest are matched that way.
     * ``mul-pow2-shl`` / ``shl-pow2-mul`` (group ``arith.shift``): ``x * 2^k == x << k`` for int (k in 1..31,
       ``2^31`` being ``MIN_VALUE``) and long (k in 1..63): true in two's complement with wrap-around.
+    * ``theta-linear`` (group ``peg.loop.closed``) and ``theta-factor`` (group ``peg.loop.strength``): an
+      accumulator of an invariant step in closed form, and one of products by an invariant factor as the factor
+      times the accumulator of the other operands (the arguments on the classes).
     * ``shift-count-mask`` (group ``arith.shift``): a constant shift count is reduced to ``count & 31`` (int) or
       ``& 63`` (long), which is what the JVM shifts by.
 
@@ -27,6 +30,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from ..egraph.explain import Reason
+from .boundfacts import BoundFacts
 from .branchfacts import BranchFacts
 from .hoist import LoopHoist
 from .optimistic import LoopOptimism
@@ -43,7 +47,8 @@ from .unswitch import LoopUnswitch
 if TYPE_CHECKING:
     from ..epeg import EPeg
 
-__all__ = ["ConstFold", "ThetaBisimulation", "ThetaLinear", "MulPow2", "ShlPow2", "ShiftCountMask", "builtin_rules"]
+__all__ = ["ConstFold", "ThetaBisimulation", "ThetaLinear", "ThetaFactor", "accumulator", "MulPow2", "ShlPow2",
+           "ShiftCountMask", "builtin_rules"]
 
 
 class ConstFold:
@@ -305,18 +310,7 @@ class ThetaLinear:
     @staticmethod
     def counter(eg: EPeg, loop: int) -> int:
         """The class of ``theta_loop(0, i + 1)``, made if the e-graph has none."""
-        zero, one = eg.add("const.i", 0), eg.add("const.i", 1)
-        find = eg.find
-        for cid in eg.classes_with_op("theta"):
-            for op, attr, ch in eg.nodes(cid):
-                if op == "theta" and attr == loop and find(ch[0]) == find(zero) and \
-                        eg.lookup("add.i", None, (cid, one)) == find(ch[1]):
-                    return find(cid)
-        ph = eg.add_placeholder()
-        eg._classes[ph].data[1] = 1 << loop  # exactly loop `loop`: the counter is k at index k
-        th = eg.add("theta", loop, (zero, eg.add("add.i", None, (ph, one))))
-        eg.union(ph, th, Reason("theta-linear", ("counter",), (loop,)))
-        return find(ph)
+        return accumulator(eg, loop, eg.add("const.i", 0), eg.add("const.i", 1), "add.i", "theta-linear")
 
     def apply(self, eg: EPeg, match: tuple) -> bool:
         cid, loop, a, c = match
@@ -325,11 +319,91 @@ class ThetaLinear:
         return eg.union(cid, rhs, Reason(self.name, ("s", "a", "c"), (cid, a, c)))
 
 
+def accumulator(eg: EPeg, loop: int, init: int, step: int, add: str, rule: str) -> int:
+    """The class of ``u = theta_loop(init, u + step)`` (``add``: ``add.i`` or ``add.l``), made if the e-graph has
+    none. A made one varies in ``loop`` and wherever ``init`` or ``step`` does (set directly: the analysis cannot
+    see through the new cycle); ``rule`` names the union that closes it."""
+    find = eg.find
+    for cid in eg.classes_with_op("theta"):
+        for op, attr, ch in eg.nodes(cid):
+            if op == "theta" and attr == loop and find(ch[0]) == find(init) and \
+                    eg.lookup(add, None, (cid, step)) == find(ch[1]):
+                return find(cid)
+    ph = eg.add_placeholder()
+    eg._classes[ph].data[1] = eg.variance(init) | eg.variance(step) | (1 << loop)
+    th = eg.add("theta", loop, (init, eg.add(add, None, (ph, step))))
+    eg.union(ph, th, Reason(rule, ("accumulator",), (loop,)))
+    return find(ph)
+
+
+class ThetaFactor:
+    """An accumulator of products by an invariant factor is the factor times the accumulator of the other
+    operands: ``s = theta_l(a, s + x * k)`` with ``k`` invariant in ``l`` is ``a + u * k`` for ``u = theta_l(0, u
+    + x)`` (int and long). Sound by induction on the loop-``l`` index ``j``: at 0 both are ``a`` (``0 * k = 0``);
+    at ``j + 1`` the left is ``s_j + x_j * k`` and the right ``a + (u_j + x_j) * k = (a + u_j * k) + x_j * k``,
+    distributivity in Z/2^32 and Z/2^64 (int and long arithmetic wrap around on both sides alike; no
+    float/double: rounding does not distribute). ``x`` is read at the same index on both sides, whatever it
+    depends on (``s`` itself included), and ``k`` has one value in every iteration of ``l``. With the ``eval``
+    distribution the loop then adds ``x`` and the multiplication by ``k`` happens once, after it (``s += i * 50``
+    is ``s' += i``, ``s' * 50`` at the exit). Only where ``x`` varies in ``l`` (an invariant product is
+    ``theta-linear``'s) and ``k`` is not the constant 0 or 1; ``u`` is shared by every accumulator of the same
+    ``x`` (:func:`accumulator`), so saturation adds one theta per (loop, ``x``).
+
+    ``mutant="drop-init"``: ``u * k`` without ``a`` (a deliberate error, for the tests that show the self-check,
+    ``validate`` and the rewrite fuzzer refuse it)."""
+
+    name = "theta-factor"
+    group = "peg.loop.strength"
+    source = "builtin"
+    depth = None
+    cache_matches = False
+
+    _ADD_MUL = {"add.i": ("mul.i", "const.i"), "add.l": ("mul.l", "const.l")}
+
+    def __init__(self, mutant: str | None = None) -> None:
+        self.mutant = mutant
+
+    def search(self, eg: EPeg, limit: int, deadline: float, roots: set[int] | None = None) -> tuple[list, bool]:
+        out = []
+        find = eg.find
+        for cid in eg.classes_with_op("theta"):
+            for op, attr, ch in eg.nodes(cid):
+                if op != "theta" or not isinstance(attr, int):
+                    continue
+                for nop, _na, nch in eg.nodes(ch[1]):
+                    if nop not in self._ADD_MUL:
+                        continue
+                    mul, const = self._ADD_MUL[nop]
+                    for own, term in ((nch[0], nch[1]), (nch[1], nch[0])):
+                        if find(own) != find(cid):
+                            continue
+                        for mop, _ma, mch in eg.nodes(term):
+                            if mop != mul:
+                                continue
+                            for x, k in ((mch[0], mch[1]), (mch[1], mch[0])):
+                                if eg.varies(k, attr) or not eg.varies(x, attr) or \
+                                        eg.const(k) in ((const, 0), (const, 1)):
+                                    continue
+                                out.append((find(cid), attr, nop, find(ch[0]), find(x), find(k)))
+            if len(out) >= limit:
+                break
+        return out[:limit], False
+
+    def apply(self, eg: EPeg, match: tuple) -> bool:
+        cid, loop, add, a, x, k = match
+        mul, const = self._ADD_MUL[add]
+        u = accumulator(eg, loop, eg.add(const, 0), x, add, self.name)
+        rhs = eg.add(mul, None, (u, k))
+        if self.mutant != "drop-init":
+            rhs = eg.add(add, None, (a, rhs))
+        return eg.union(cid, rhs, Reason(self.name, ("s", "a", "x", "k"), (cid, a, x, k)))
+
+
 def builtin_rules() -> list:
-    return [ConstFold(), ThetaBisimulation(), ThetaLinear(), MulPow2(), ShlPow2(), ShiftCountMask(),
+    return [ConstFold(), ThetaBisimulation(), ThetaLinear(), ThetaFactor(), MulPow2(), ShlPow2(), ShiftCountMask(),
             BuilderAppendReturnsThis(), BuilderInitAppend(), StringLengthConst(), BuilderToStringFresh(),
             ConcatIndyFresh(), ConcatNoThrow(), StringClassInit(), ArrayCloneCopy(), CheckcastNewArray(),
             StoreDefaultIntoNew(), LoopPeel(), DecidedFirstTest(), ShiftedCounterPeel(), DecidedFirstExit(),
             NextConstBound(), CounterAtExit(),
-            LoopHoist(), LoopUnswitch(), BranchFacts(), LoopOptimism()]
+            LoopHoist(), LoopUnswitch(), BranchFacts(), BoundFacts(), LoopOptimism()]
 

@@ -91,6 +91,7 @@ MAX_LOOP_CALLEE_NODES = 120
 MAX_SYNTHETIC_CALLEE_NODES = 200
 
 _CALL_OPS = frozenset({"invoke.static", "invoke.special", "invoke.virtual"})
+OVERRIDABLE = "may be overridden"
 _HANDLER_READS = frozenset({"threw", "rho_exc", "rho_esigma"})
 #: the int-typed returns a JVM may narrow on ``ireturn`` (JVMS 9+ does, older JVMs do not): their range, and the
 #: narrowing operator whose result is already in it
@@ -136,6 +137,10 @@ class CalleeSource:
     #: synthetic callees up to :data:`MAX_SYNTHETIC_CALLEE_NODES` (the validator's: a helper one compiler
     #: emits where the other writes its code in place, which meets the other side only through its body)
     synthetic: bool = False
+    #: the closed-world assumption (``validate --assume closed-world``, the validator's only): ref -> whether the
+    #: input holds no override of the method a virtual call of ``ref`` names, so that, no class outside the input
+    #: extending it, the call runs that method; None: a virtual call of an overridable method is never inlined
+    only_target: Callable[[MethodRef], bool] | None = None
 
     def body(self, kind: str, ref: MethodRef) -> Body | str:
         """The callee's body for a call ``invoke.<kind>`` of ``ref`` from the caller, or why it is not inlined."""
@@ -211,6 +216,8 @@ class CalleeSource:
         if m is None:
             return "not declared in its class"
         why = _dispatch_refusal(kind, ref, m, cls, self.constructors and cls is self.cls)
+        if why == OVERRIDABLE and self.only_target is not None and self.only_target(ref):
+            why = None  # a closed world: the input is every class there is, and none overrides it
         if why is not None:
             return why
         if cls is not self.cls:
@@ -295,7 +302,7 @@ def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile,
     if kind == "virtual":
         if m.access & (Access.PRIVATE | Access.FINAL) or cls.access & Access.FINAL:
             return None
-        return "may be overridden"
+        return OVERRIDABLE
     return f"invoke{kind}"
 
 

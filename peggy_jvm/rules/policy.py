@@ -62,7 +62,9 @@ __all__ = ["safe_rules", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES", 
 #     (through loop nests: a cycle of the comparison must make the loop indexes decrease lexicographically).
 #   peg.loop.strength: t*k for t = theta(a, t + c) with invariant k is theta(a*k, t*k + c*k) by induction and
 #     distributivity, which holds in Z/2^32 and Z/2^64 (wrap-around) for every value of c, so the step c may vary
-#     per iteration; likewise << k (multiplication by 2^(k&31)).
+#     per iteration; likewise << k (multiplication by 2^(k&31)). theta-factor (builtin, same group): s = theta(a,
+#     s + x*k) with k invariant is a + u*k for u = theta(0, u + x), by the same induction and distributivity (int
+#     and long only: float rounding does not distribute); x is read at the same index on both sides.
 #   peg.loop.closed: the exit value of a +-1 counter against an invariant bound (it cannot overflow before
 #     reaching the bound); the guarded form may exit earlier on an exception, but then the method ends with it
 #     (handlers are not reverted, see revert.py) and the value is never read. theta-linear (builtin):

@@ -111,6 +111,7 @@ if TYPE_CHECKING:
     from ..epeg import EPeg
 
 __all__ = ["BuilderAppendReturnsThis", "BuilderInitAppend", "StringLengthConst", "ASSUMPTIONS", "STRINGS_BY_VALUE",
+           "CLOSED_WORLD",
            "VALUE_OWNER", "assumption_rules", "StringValueOf", "StringConcatValue", "BuilderToStringValue",
            "StringValueNormal", "StringClassInit", "render_constant", "build_value", "FRESH_OWNER", "build_fresh",
            "BuilderToStringFresh", "ConcatIndyFresh", "ConcatNoThrow"]
@@ -253,9 +254,13 @@ def _confined(eg: EPeg, builder: int, owner: str, limit: int = 256) -> bool:
 # -- the assumption strings-by-value ----------------------------------------------------------------------------
 STRINGS_BY_VALUE = "strings-by-value"
 #: every assumption ``validate --assume`` accepts, with what it assumes (docs/validation.md)
+CLOSED_WORLD = "closed-world"
 ASSUMPTIONS: dict[str, str] = {
     STRINGS_BY_VALUE: "Strings made by concatenation (builder toString, String.concat, String.valueOf) are "
                       "compared by value: their identity (==, identityHashCode, synchronized) is never observed",
+    # no rules of its own: it lets the callee sources inline (and unfold) virtual calls (validate/driver.py)
+    CLOSED_WORLD: "The input is the whole program: no class outside it extends its classes, so a virtual call "
+                  "of a method the input does not override runs that method (its body may be unfolded)",
 }
 ASSUME_GROUP = "assume." + STRINGS_BY_VALUE
 #: the pseudo-class of the model's concatenation: no JVM class has this name, so no real call is ever taken for it

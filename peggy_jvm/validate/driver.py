@@ -44,6 +44,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from ..archive import InputError
 from ..classfile.descriptors import parse_method_descriptor
@@ -51,7 +52,7 @@ from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..ir.lift import LiftError, lift_method
 from ..ir.printer import format_method
-from ..rules.strings import ASSUMPTIONS, assumption_rules
+from ..rules.strings import ASSUMPTIONS, CLOSED_WORLD, assumption_rules
 from . import counterexample as cx
 from .modular import CallView, Component, Key, Program, proof_order
 from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods, split_map
@@ -251,8 +252,9 @@ class _Run:
         same = self.same(pair, view)
         follows = self.options.rules is None
         first = replace(budget, time_s=budget.time_s * DEFAULT_RULES_SHARE) if follows and budget.time_s else budget
+        closed = _closed_world(self.program) if CLOSED_WORLD in self.assumptions else None
         proof, relied = _prove(pair, self.orig_h, self.opt_h, self.rules, first, same, self.options.explain,
-                               self.assumptions, view)
+                               self.assumptions, view, closed)
         if not proof.proved and follows and budget.time_s is not None:
             left = budget.time_s - (time.monotonic() - start)
             again = _optimizer_proof(pair, self.orig_h, self.opt_h, same, self.options.explain, left, view)
@@ -285,8 +287,36 @@ def _optimizer_proof(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHiera
 
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
            same_bytes: bool, explain: bool, assumptions: tuple[str, ...],
-           view: CallView) -> tuple[ProofResult, list[str]]:
-    """The proof of one pair and the assumptions it relied on (see the module docstring)."""
+           view: CallView, closed: tuple[Callable, Callable] | None = None) -> tuple[ProofResult, list[str]]:
+    """The proof of one pair and the assumptions it relied on (see the module docstring). ``closed``: the
+    closed-world predicates (:func:`_closed_world`), tried only once the pair is not proved without them, so a
+    pair marked ``closed-world`` needed it."""
+    start = time.perf_counter()
+    proof, relied = _prove_by_rules(pair, orig_h, opt_h, rules, budget, same_bytes, explain,
+                                    tuple(a for a in assumptions if a != CLOSED_WORLD), view)
+    if proof.proved or closed is None or CLOSED_WORLD not in assumptions:
+        return proof, relied
+    left = None if budget.time_s is None else budget.time_s - (time.perf_counter() - start)
+    if left is not None and left < MIN_OPTIMIZER_PROOF_S:
+        return proof, relied
+    world = prove_pair(pair, orig_h, opt_h, rules, replace(budget, time_s=left), same_class_bytes=same_bytes,
+                       explain=explain, view=view, only_target=closed)
+    return (world, [*relied, CLOSED_WORLD]) if world.proved else (proof, relied)
+
+
+def _closed_world(program: Program) -> tuple[Callable, Callable]:
+    """ORIG's and OPT's closed-world predicates (``CalleeSource.only_target``): a virtual call of ``ref`` (that
+    side's names) whose only target in the input is the method it names (no override on that side)."""
+    def only(side) -> Callable:
+        return lambda ref: (side.targets(ref.owner, ref.name, ref.descriptor, True)
+                            == {side.key(ref.owner, ref.name, ref.descriptor)})
+    return only(program.orig), only(program.opt)
+
+
+def _prove_by_rules(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list,
+                    budget: ProofBudget, same_bytes: bool, explain: bool, assumptions: tuple[str, ...],
+                    view: CallView) -> tuple[ProofResult, list[str]]:
+    """The proof with the rules of the named assumptions (see the module docstring)."""
     if not assumptions:
         return prove_pair(pair, orig_h, opt_h, rules, budget, same_class_bytes=same_bytes, explain=explain,
                           view=view), []
@@ -314,6 +344,8 @@ def _assumption_hint(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHiera
         return ""
     names = []
     for name in ASSUMPTIONS:
+        if name == CLOSED_WORLD:  # no rules: it widens what is inlined, which this hint does not try
+            continue
         extra = assumption_rules((name,), pair_param_types(pair))
         if prove_pair(pair, orig_h, opt_h, list(rules) + extra, budget, same_class_bytes=same_bytes,
                       view=view).proved:

@@ -12,7 +12,9 @@ What this module owns
     whose value is a closed computation of constants (``peg.evaluate.evaluate_closed``, the PEG evaluator's
     semantics, within :data:`LOOP_STEPS`), and calls whose arguments are constants, replaced by their callees'
     bodies (``normalize.inline_bodies`` with the prover's callees, a recursive one unfolded once per call, so a
-    recursion on constants is computed call by call). The case is shown when the two roots meet (bisimilar) for
+    recursion on constants is computed call by call); also a call only some of whose arguments are constants
+    when the body's branch conditions read those parameters (REVE's ``addhorn``: ``f(0, j + 1)`` in the case
+    ``i == 1``, whose body's ``i == 0`` folds with ``j`` left free). The case is shown when the two roots meet (bisimilar) for
     every combination, skipping those for which a known condition folds to its other value (no input of the
     case has them); a case whose conditions no value satisfies is shown as it is (no input reaches it).
 
@@ -176,19 +178,44 @@ def evaluated(peg: PEG, callees: tuple[CalleeSource, CalleeSource] | None = None
 
 def _constant_calls(peg: PEG, callees: tuple[CalleeSource, CalleeSource], room: int) -> dict[int, Body]:
     """The bodies of at most ``room`` calls of ``peg`` (``rules.inline.inlinable_calls``) that no loop varies and
-    whose arguments are constants."""
+    whose arguments are constants, or some of them constants where the body's branch conditions read those
+    parameters (``f(0, j + 1)`` of a body testing ``i == 0``: the test folds, whatever ``j`` is)."""
     a, b = peg.nodes[peg.root].children[:2]
     variance = peg.variance()
     out: dict[int, Body] = {}
     for n in inlinable_calls(peg, [a, b]):
         node = peg.nodes[n]
         args = node.children[1:] if node.op == "invoke.static" else node.children[2:]
-        if len(out) >= room or variance[n] or not all(_const_key(peg.nodes[c]) for c in args):
+        constant = [_const_key(peg.nodes[c]) is not None for c in args]
+        if len(out) >= room or variance[n] or not any(constant):
             continue
         source = callees[0] if node.attr.name.endswith(UNPROVED) else callees[1]
         got = source.body(node.op.split(".")[1], node.attr)
-        if isinstance(got, Body):
+        if not isinstance(got, Body):
+            continue
+        first = 0 if node.op == "invoke.static" else 1  # the index of the first argument's param node
+        if all(constant) or _tested(got.peg) & {first + i for i, c in enumerate(constant) if c}:
             out[n] = got
+    return out
+
+
+def _tested(body: PEG) -> set[int]:
+    """The parameter indexes a branch condition of ``body`` reads outside its loops (through pure operators)."""
+    variance = body.variance()
+    out: set[int] = set()
+    seen: set[int] = set()
+    stack = [body.nodes[n].children[0] for n in body.reachable([body.root])
+             if body.nodes[n].op == "phi" and not variance[n]]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        node = body.nodes[n]
+        if node.op == "param":
+            out.add(node.attr)  # type: ignore[arg-type]
+        elif OPS[node.op].fn is not None:
+            stack.extend(node.children)
     return out
 
 

@@ -112,8 +112,10 @@ def _single_def(defs: dict[Var, list], v: object):
 def _linear(o: object, defs: dict[Var, list], index: dict[Var, int], depth: int) -> Linear | float | None:
     """``o`` as a constant, or as a linear function of one parameter, or None."""
     if isinstance(o, Const):
-        ok = o.kind is ConstKind.VALUE and isinstance(o.value, (int, float)) and not isinstance(o.value, bool)
-        return float(o.value) if ok else None
+        value = o.value
+        if o.kind is ConstKind.VALUE and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        return None
     if not isinstance(o, Var) or depth == 0:
         return None
     if o in index:
@@ -148,7 +150,7 @@ def _solve(lin: object, k: object, solved: dict[int, list[float]]) -> None:
                 bucket.append(x)
 
 
-def _around(v: float, d: str, solved: bool) -> list[float]:
+def _around(v: float, d: str, solved: bool) -> list[float | int]:
     """``v`` and its neighbours in the parameter's type (for a constant also its negation)."""
     if d == "F":
         v = to_f32(v)
@@ -160,27 +162,28 @@ def _around(v: float, d: str, solved: bool) -> list[float]:
     if not math.isfinite(v):
         return []  # NaN and infinities are among every float's edge values; no integer is near them
     lo = math.floor(v)
-    out = [lo, lo + 1, lo - 1] if lo == v else [lo, lo + 1, lo - 1, lo + 2]
+    out: list[float | int] = [lo, lo + 1, lo - 1] if lo == v else [lo, lo + 1, lo - 1, lo + 2]
     return out + ([] if solved else [-lo])
 
 
 def _fit(values: list[float], d: str) -> list:
     """Values of type ``d``, in order, without repeats (floats by bits)."""
-    out: list = []
-    seen: set = set()
+    out: list[float | int] = []
+    seen: set[bytes | int] = set()
     for v in values:
         if d in ("F", "D"):
-            v = to_f32(v) if d == "F" else float(v)
-            key = struct.pack(">d", v)
+            f = to_f32(v) if d == "F" else float(v)
+            key: bytes | int = struct.pack(">d", f)
+            value: float | int = f
         else:
-            v = int(v)
+            value = int(v)
             lo, hi = _RANGES[d]
-            if not lo <= v <= hi:
+            if not lo <= value <= hi:
                 continue
-            key = v
+            key = value
         if key not in seen:
             seen.add(key)
-            out.append(v)
+            out.append(value)
     return out
 
 

@@ -30,7 +30,7 @@ Invariants
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Hashable
+from typing import Hashable, cast
 
 import networkx as nx
 
@@ -289,15 +289,15 @@ class CallView:
     def _attr(self, op: str, attr: Hashable) -> Hashable:
         cmap = self.program.class_map
         if op.startswith("invoke."):
-            return self._method(attr, virtual=op in ("invoke.virtual", "invoke.interface"))  # type: ignore[arg-type]
+            return self._method(cast(MethodRef, attr), virtual=op in ("invoke.virtual", "invoke.interface"))
         if op == "new":
-            cls, ctor = attr  # type: ignore[misc]
+            cls, ctor = cast("tuple[str, MethodRef]", attr)
             return rename_class(cls, cmap), self._method(ctor, virtual=False)
         if op == "invokedynamic":
-            name, desc, boot = attr  # type: ignore[misc]
+            name, desc, boot = cast("tuple[str, str, Bootstrap]", attr)
             return name, rename_descriptor(desc, cmap), self._bootstrap(boot)
         if op in ("getfield", "putfield", "getstatic", "putstatic"):
-            return self._field(attr)  # type: ignore[arg-type]
+            return self._field(cast(FieldRef, attr))
         if op in ("instanceof", "checkcast", "classinit", "newarray") and isinstance(attr, str):
             return rename_class(attr, cmap)
         if op == "const.a":
@@ -332,7 +332,7 @@ class CallView:
         elif c.kind is ConstKind.METHOD_TYPE:
             value = rename_descriptor(value, cmap)  # type: ignore[arg-type]
         elif c.kind is ConstKind.METHOD_HANDLE:
-            kind, ref = value  # type: ignore[misc]
+            kind, ref = cast("tuple[int, MethodRef | FieldRef]", value)
             value = (kind, self._method(ref, virtual=True) if isinstance(ref, MethodRef) else self._field(ref))
         elif c.kind is ConstKind.DYNAMIC:
             d: DynamicConst = value  # type: ignore[assignment]

@@ -55,8 +55,8 @@ from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
 if TYPE_CHECKING:
     from ..rules.inline import Body
 
-__all__ = ["expand_library_calls", "inline_bodies", "hoist_loop_lengths", "simplify_known_conditions",
-           "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg", "joint_pegs", "pair_of"]
+__all__ = ["expand_library_calls", "inline_bodies", "rebuilt_peg", "hoist_loop_lengths",
+           "simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg", "joint_pegs", "pair_of"]
 
 MAX_KNOWN = 8
 GROWTH = 4
@@ -290,7 +290,7 @@ def expand_library_calls(peg: PEG) -> PEG:
             elif call in n.children and n.op == "rho_sigma":
                 alias[i] = nodes[call].children[0]
 
-    return _rebuilt(peg, nodes, alias)
+    return rebuilt_peg(peg, nodes, alias)
 
 
 def inline_bodies(peg: PEG, bodies: dict[int, Body]) -> PEG:
@@ -327,10 +327,10 @@ def inline_bodies(peg: PEG, bodies: dict[int, Body]) -> PEG:
             target = value if node.op == "rho_value" else heap
             if target is not None:
                 alias[i] = target
-    return _rebuilt(peg, nodes, alias) if alias else peg
+    return rebuilt_peg(peg, nodes, alias) if alias else peg
 
 
-def _rebuilt(peg: PEG, nodes: list[Node], alias: dict[int, int]) -> PEG:
+def rebuilt_peg(peg: PEG, nodes: list[Node], alias: dict[int, int]) -> PEG:
     """``peg``'s rewritten ``nodes`` as a minimized PEG, every reference to a node of ``alias`` (followed to its
     end) made to the node it stands for."""
     def resolve(c: int) -> int:
@@ -439,7 +439,7 @@ def _hoist_first_reads(peg: PEG) -> PEG:
     if not alias:
         return peg
 
-    return _rebuilt(peg, nodes, alias)
+    return rebuilt_peg(peg, nodes, alias)
 
 
 def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NONE,

@@ -127,7 +127,7 @@ def split_map(class_map: dict[str, str], orig: dict[str, ClassFile]) -> tuple[di
     for old, new in class_map.items():
         owner, _, name = old.rpartition("/")
         cf = orig.get(owner)
-        if old in orig or cf is None or name not in {m.name for m in [*cf.methods, *cf.fields]}:
+        if old in orig or cf is None or name not in {m.name for m in cf.methods} | {f.name for f in cf.fields}:
             classes[old] = new
             continue
         new_owner, _, new_name = new.rpartition("/")
@@ -219,7 +219,7 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
             seen.add(key)
             n = opt_methods.get(key)
             inherited = None if n is not None else _inherited_bridge(
-                m, ncf, opt.classes, lambda _c, x, key=key: (x.name, x.descriptor) == key)
+                m, ncf, opt.classes, _same_key(key))
             if inherited is not None:
                 result.pairs.append(MethodPair(ocf, inherited[0], m, inherited[1], opt_receiver=ncf))
                 continue
@@ -233,8 +233,7 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
         for key, n in opt_methods.items():
             if key in seen:
                 continue
-            inherited = _inherited_bridge(n, ocf, orig.classes, lambda c, x, key=key: (
-                members.get((c.name, x.name), x.name), rename_descriptor(x.descriptor, class_map)) == key)
+            inherited = _inherited_bridge(n, ocf, orig.classes, _renamed_key(key, members, class_map))
             if inherited is not None:
                 result.pairs.append(MethodPair(inherited[0], ncf, inherited[1], n, orig_receiver=ocf))
             else:
@@ -248,6 +247,18 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
 BRIDGE = Access.VOLATILE | Access.SYNTHETIC  # ACC_BRIDGE shares ACC_VOLATILE's bit (JVMS 4.6)
 #: the flags a bridge and the method it is paired with must agree on (how it is found by callers, and dispatched)
 _DISPATCH = Access.PUBLIC | Access.PROTECTED | Access.PRIVATE | Access.STATIC
+
+
+def _same_key(key: tuple[str, str]) -> Callable[[ClassFile, MethodInfo], bool]:
+    """A counterpart test for :func:`_inherited_bridge`: the method's own name and descriptor are ``key``."""
+    return lambda _c, x: (x.name, x.descriptor) == key
+
+
+def _renamed_key(key: tuple[str, str], members: Members,
+                 class_map: dict[str, str]) -> Callable[[ClassFile, MethodInfo], bool]:
+    """A counterpart test for :func:`_inherited_bridge`: the method's name and descriptor as renamed by the map
+    are ``key``."""
+    return lambda c, x: (members.get((c.name, x.name), x.name), rename_descriptor(x.descriptor, class_map)) == key
 
 
 def _inherited_bridge(m: MethodInfo, cls: ClassFile, classes: dict[str, ClassFile],

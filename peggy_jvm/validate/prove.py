@@ -54,6 +54,7 @@ from .loopshape import top_tested
 from .branchshape import drop_default_cases, equal_tests_first, thread_constant_switches
 from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, inline_bodies,
                         joint_pegs, pair_of, settle_exit_phis, simplify_known_conditions)
+from ..rules.accumulator import LEMMA, LEMMA_NOTE, read_accumulators
 from ..rules.arrays import exact_array_fields
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
@@ -149,27 +150,33 @@ OrigView = Callable[[PEG], PEG]
 
 def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
                *, same_class_bytes: bool = False, explain: bool = False, view: OrigView | None = None,
-               calls_assumed: bool = True, callees: tuple[CalleeSource, CalleeSource] | None = None) -> ProofResult:
+               calls_assumed: bool = True, callees: tuple[CalleeSource, CalleeSource] | None = None,
+               only_target: tuple[Callable, Callable] | None = None) -> ProofResult:
     """Try to prove the pair equivalent; never raises for a method the stages cannot handle (only
     ``MethodTimeout``, from a :func:`~peggy_jvm.budget.checkpoint` of the optimizer's safety net). ``view`` is
     applied to ORIG's PEG before the two meet; ``calls_assumed`` False (some callee of ORIG's code is not assumed
     equivalent) turns off the byte-identical shortcut. ``callees``: the methods each side's calls may be inlined
-    from (rules/inline.py); default: each side's own class. The attempts share ``budget``'s time: each gets what
+    from (rules/inline.py); default: each side's own class (``only_target``: ORIG's and OPT's closed-world
+    predicates, ``CalleeSource.only_target``). The attempts share ``budget``'s time: each gets what
     the earlier ones left (:func:`_rest`), and none starts once it is spent."""
     end = budget.deadline(time.perf_counter())
 
     def attempt(one_sided: bool) -> tuple[ProofResult, bool]:
         shaped: list[bool] = []
         could: list[bool] = []
+        lemmas: list[str] = []
         checkpoint()
         result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
-                        explain, view, callees, shaped, could, one_sided)
+                        explain, view, callees, shaped, could, one_sided, lemmas, only_target)
         if not result.proved and any(shaped) and time.perf_counter() < end:
             # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
             # lifted may still prove (a do-while written against a while): the code as lifted, as before
             checkpoint()
+            lemmas.clear()
             result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
-                            explain, view, callees, None, could, one_sided)
+                            explain, view, callees, None, could, one_sided, lemmas, only_target)
+        if result.proved and lemmas:  # partial equivalence, as under the regression-verification rule
+            result = replace(result, reason=result.reason + LEMMA_NOTE, axioms=[LEMMA, *result.axioms])
         return result, any(could)
 
     try:
@@ -258,9 +265,11 @@ def _exact_fields_on_both(pair: MethodPair, view: OrigView | None) -> Callable[[
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
            same_class_bytes: bool, explain: bool, view: OrigView | None,
            callees: tuple[CalleeSource, CalleeSource] | None = None, shaped: list[bool] | None = None,
-           could_inline: list[bool] | None = None, one_sided: bool = False) -> ProofResult:
+           could_inline: list[bool] | None = None, one_sided: bool = False,
+           lemmas: list[str] | None = None, only_target: tuple[Callable, Callable] | None = None) -> ProofResult:
     """One attempt of :func:`prove_pair`; ``could_inline`` gets whether some helper only one side calls has a
-    body to inline, ``one_sided`` inlines them (:func:`_one_sided_bodies`)."""
+    body to inline, ``one_sided`` inlines them (:func:`_one_sided_bodies`); ``lemmas`` the helpers read by the
+    accumulator lemma."""
     if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
         side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
         return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
@@ -292,15 +301,21 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
         return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
     if callees is None:
+        closed = only_target or (None, None)
         opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True, constructors=True,
-                           synthetic=True)
+                           synthetic=True, only_target=closed[1])
         callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, loops=True,
-                                  constructors=True, synthetic=True, view=view, opt=opt), opt)
+                                  constructors=True, synthetic=True, only_target=closed[0], view=view, opt=opt), opt)
     # calls of helpers whose pair is not proved, each side's own body inlined before the normal forms, so that
     # the conditions around the call decide the body's tests; pure library calls (Math.max, Integer.signum ...)
     # as their java.lang definitions, for the same reason
     # (a recursive helper too, unfolded once: its own calls of itself stay calls)
     unfolding = _unfolding(callees)
+    # a helper with an accumulator read as the other side's recursion plus its start, where that lemma is proved
+    # by induction (rules/accumulator.py; its calls are then both sides' and are not inlined below)
+    pa, pb, read = read_accumulators(pa, pb, unfolding, rules, budget.deadline(time.perf_counter(), CASES_SHARE))
+    if lemmas is not None:
+        lemmas += read
     bodies = _one_sided_bodies(pa, pb, unfolding)
     if could_inline is not None:
         could_inline.append(bool(bodies[0] or bodies[1]))

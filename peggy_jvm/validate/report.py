@@ -48,7 +48,7 @@ class PairResult:
     assumptions: list[str] | None = None  # with --assume: the assumptions the proof relied on ([]: none)
 
     def to_json(self, with_axioms: bool = False) -> dict:
-        d = {"class": self.class_name, "name": self.name, "descriptor": self.descriptor,
+        d: dict[str, object] = {"class": self.class_name, "name": self.name, "descriptor": self.descriptor,
              "verdict": self.verdict.value, "reason": self.reason, "counterexample": self.counterexample,
              "time_ms": round(self.time_ms, 3)}
         if with_axioms:

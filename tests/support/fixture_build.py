@@ -18,9 +18,11 @@ request, by :func:`build_bench` (the runtime benchmark's harness calls it), into
 (``fixtures/src/pairs``, both versions of each pair in one tree), by
 :func:`build_pairs` (the pair suite) into ``fixtures/classes/pairs``, and
 the loops that never exit (``fixtures/src/loops``), by :func:`build_loops`
-into ``fixtures/classes/loops``: they are not fixtures every test sweeps
+into ``fixtures/classes/loops``, and the twelve classic optimizations
+(``fixtures/src/classic``) by :func:`build_classic` into
+``fixtures/classes/classic``: they are not fixtures every test sweeps
 (some of the loops' methods never return). The command line builds the
-pairs and the loops too.
+pairs, the loops and the classic shapes too.
 
 The build is idempotent: an output tree is rebuilt only when it is missing,
 when any source (or this module) is newer than its stamp file, or when the
@@ -59,6 +61,7 @@ SRC_JAVA17 = FIXTURES / "src" / "java17"
 SRC_BENCH = FIXTURES / "src" / "bench"
 SRC_PAIRS = FIXTURES / "src" / "pairs"
 SRC_LOOPS = FIXTURES / "src" / "loops"
+SRC_CLASSIC = FIXTURES / "src" / "classic"
 CLASSES = FIXTURES / "classes"
 
 STAMP_NAME = ".build-stamp"
@@ -208,6 +211,12 @@ def build_loops(force: bool = False) -> Path:
     of every fixture method would wait on them), rebuilt when stale like the other trees. Raises
     ``BuildError``."""
     return _build_on_request("loops", SRC_LOOPS, force)
+
+
+def build_classic(force: bool = False) -> Path:
+    """``fixtures/classes/classic``: the twelve classic optimizations, one method each (``fixtures/src/classic``,
+    ``--release 17``; tests/test_classic.py), rebuilt when stale like the other trees. Raises ``BuildError``."""
+    return _build_on_request("classic", SRC_CLASSIC, force)
 
 
 def _build_on_request(name: str, src_dir: Path, force: bool) -> Path:

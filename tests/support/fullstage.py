@@ -2,10 +2,11 @@
 
 Inputs: a JDK, a work directory, a pytest MonkeyPatch, the class name and its source. Output: the original class
 directory, the optimized one and the report rows by method name (:func:`round_trip_rotated`: the same through
-``--stage peg`` with loops rotated, no rewrite). :func:`listing` reads a method's instructions
-off javap, for the tests' shape assertions; :func:`assert_behaves_like_original` runs both on the JVM. The
-emitted-cost rule is switched off (``conftest.keep_every_rewrite``: the rewrites' behaviour is tested, not
-whether they pay), and with ``self_check=False`` the self-check too (what extraction's own checks let through).
+``--stage peg`` with loops rotated, no rewrite). :func:`listing` reads a method's instructions off javap (or
+:func:`javap` once per class, :func:`method_listing` per method), for the tests' shape assertions;
+:func:`assert_behaves_like_original` runs both on the JVM. The emitted-cost rule is switched off
+(``conftest.keep_every_rewrite``: the rewrites' behaviour is tested, not whether they pay), and with
+``self_check=False`` the self-check too (what extraction's own checks let through).
 """
 from __future__ import annotations
 
@@ -65,8 +66,17 @@ def assert_behaves_like_original(java_home: Path, orig: Path, out: Path, rows: d
 
 def listing(java_home: Path, cp: Path, cls: str, method: str) -> list[tuple[int, str, str]]:
     """(offset, mnemonic, operands) of ``cls.method`` in the class directory ``cp``, in order (javap -c)."""
-    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(cp), cls],
+    return method_listing(javap(java_home, cp, cls), method)
+
+
+def javap(java_home: Path, cp: Path, cls: str) -> str:
+    """javap's listing of every method of ``cls`` (one JVM start: tests of many methods read it once)."""
+    return subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(cp), cls],
                           capture_output=True, text=True, check=True).stdout
-    body = re.search(rf" {method}\(.*?\n\n", text, re.S)
+
+
+def method_listing(text: str, method: str) -> list[tuple[int, str, str]]:
+    """(offset, mnemonic, operands) of ``method`` in ``text`` (:func:`javap`'s), in order."""
+    body = re.search(rf" {method}\(.*?\n(?:\n|\}})", text, re.S)  # the class's last method ends at its brace
     assert body is not None, text
     return [(int(o), op, rest.strip()) for o, op, rest in re.findall(r"(\d+): (\w+)(.*)", body.group(0))]
