@@ -177,7 +177,9 @@ public class Harness {
                     continue;
                 }
                 if (tok.startsWith("C")) { // an argument of that constructor
-                    if (ctor == null || ctorArgs.size() == ctor.getParameterCount()) return Run.known("ERROR argument count");
+                    if (ctor == null || ctorArgs.size() == ctor.getParameterCount()) {
+                        return Run.known("ERROR argument count");
+                    }
                     String v = tok.substring(1);
                     Object value = v.startsWith("@") ? vals.get(Integer.parseInt(v.substring(1)))
                             : decode(ctor.getParameterTypes()[ctorArgs.size()], v, 0);
