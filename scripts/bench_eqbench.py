@@ -29,8 +29,9 @@ JVM-confirmed difference there is a true finding, counted apart as ``helper diff
 * else open, grouped by the cause read off the reason of its first unsettled entry method.
 
 Outputs: the table (proved % of Eq, shown % of Neq, wrong, p50/p95 of the validator's time per pair, summed over
-its methods), the open pairs by cause and each open or wrong pair's reason on stdout; ``--json FILE`` the
-outcomes. SRC without any pair, or no ``javac``, is one line on stderr and exit 2.
+its methods, and of each pair's whole validate call: wall clock and CPU, this process's and its JVMs'), the open
+pairs by cause and each open or wrong pair's reason on stdout; ``--json FILE`` the outcomes. SRC without any pair,
+or no ``javac``, is one line on stderr and exit 2.
 
 Usage::
 
@@ -42,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -84,6 +86,8 @@ class Outcome:
     helper_differs: bool = False
     methods: list[dict] = field(default_factory=list)
     entries: list[str] = field(default_factory=list)
+    wall_ms: float = 0.0  # the whole validate call (reading, pairing, the JVM's start too)
+    cpu_ms: float = 0.0  # its CPU: this process's and its children's (the JVM), all threads
 
 
 def find_pairs(src: Path) -> list[Pair]:
@@ -214,12 +218,23 @@ def run_pair(pair: Pair, work: Path, method_timeout: float, assume: tuple[str, .
     old, new = work / "old", work / "new"
     options = ValidateOptions(method_timeout=method_timeout,
                               class_map={pair.internal("oldV"): pair.internal("newV")}, assumptions=assume)
+    wall, cpu = time.perf_counter(), cpu_seconds()
     try:
         report = validate_inputs(old, new, options)
     except Exception as exc:  # noqa: BLE001 - a crash is a measured outcome of this benchmark, not its end
         return Outcome(pair.id, pair.label, "error", f"validate: {type(exc).__name__}: {exc}"[:200], 0.0)
+    wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
     rows = [p.to_json() for p in report.pairs if p.class_name == pair.internal("oldV")]
-    return judge(pair, rows, entry_methods(old, pair))
+    out = judge(pair, rows, entry_methods(old, pair))
+    out.wall_ms, out.cpu_ms = wall * 1000, cpu * 1000
+    return out
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children waited for (validate's JVMs), user and system."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def report_text(outcomes: list[Outcome], wall_s: float) -> str:
@@ -248,7 +263,9 @@ def report_text(outcomes: list[Outcome], wall_s: float) -> str:
              f"{'p50 time per pair':34} {p50:<22.3f} {'<= ' + str(GOAL_P50_S):9} "
              f"{'yes' if p50 <= GOAL_P50_S else 'NO'}",
              f"{'p95 time per pair':34} {p95:<22.3f} {'<= ' + str(GOAL_P95_S):9} "
-             f"{'yes' if p95 <= GOAL_P95_S else 'NO'}"]
+             f"{'yes' if p95 <= GOAL_P95_S else 'NO'}",
+             *timing_rows([o.wall_ms / 1000 for o in outcomes if o.result != "error"],
+                          [o.cpu_ms / 1000 for o in outcomes if o.result != "error"])]
     helpers = [o.id for o in outcomes if o.helper_differs]
     if helpers:
         lines.append(f"helper differs (JVM-confirmed, not an entry): {len(helpers)}  {' '.join(helpers)}")
@@ -280,6 +297,16 @@ def report_text(outcomes: list[Outcome], wall_s: float) -> str:
     return "\n".join(lines)
 
 
+def timing_rows(wall: list[float], cpu: list[float]) -> list[str]:
+    """p50/p95 of the whole validate call per pair, wall clock and CPU (the time rows above are the methods'
+    own ``time_ms``: wall clock, without reading the classes or the JVM's start; the CPU does not grow with
+    the machine's load as the wall clock does)."""
+    return [f"{'p50 / p95 wall per validate call':34} {statistics.median(wall) if wall else 0.0:.3f} / "
+            f"{_quantile(wall, 0.95):.3f}",
+            f"{'p50 / p95 CPU per validate call':34} {statistics.median(cpu) if cpu else 0.0:.3f} / "
+            f"{_quantile(cpu, 0.95):.3f}  (sum {sum(cpu):.1f} s, this process + its JVMs)"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("src", type=Path, help="folder holding <SUITE>/<NAME>/<Eq|Neq>/{oldV,newV}.java")
@@ -307,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     for pair in pairs:
         outcomes.append(Outcome(pair.id, pair.label, "error", errors[pair.id], 0.0) if pair.id in errors
                         else run_pair(pair, work / pair.id, args.method_timeout, tuple(args.assume)))
-        print(f"{pair.id:40} {outcomes[-1].result:8} {outcomes[-1].time_ms / 1000:7.2f} s", file=sys.stderr)
+        print(f"{pair.id:40} {outcomes[-1].result:8} {outcomes[-1].time_ms / 1000:7.2f} s  "
+              f"(wall {outcomes[-1].wall_ms / 1000:.2f} s, CPU {outcomes[-1].cpu_ms / 1000:.2f} s)", file=sys.stderr)
     print(report_text(outcomes, time.perf_counter() - t0))
     if args.json:
         args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=1), encoding="utf-8")

@@ -6,7 +6,8 @@ processes, the judging against the labels and the report): builds the pairs (``f
 validates every one (or those named by ``--only``) and prints the table against the issue's goals, the pairs by
 kind and by tag, and the open pairs by cause.
 
-Outputs: the table on stdout; ``--json FILE`` the outcomes. A malformed manifest, a failed build or ``--only``
+Outputs: the table on stdout (times per pair: wall clock; then the run's CPU in all and per pair, workers and
+JVMs included); ``--json FILE`` the outcomes. A malformed manifest, a failed build or ``--only``
 matching no pair is one line on stderr and exit 2.
 
 Usage::
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from dataclasses import asdict
@@ -27,6 +29,12 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support import fixture_build  # noqa: E402
 from tests.support.pairsuite import MANIFEST, SuiteError, load_suite, report_text, run_suite  # noqa: E402
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children waited for (the workers, the JVMs), user and system."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,9 +55,13 @@ def main(argv: list[str] | None = None) -> int:
         if not specs:
             print(f"bench_pairs: error: no pair of {MANIFEST} is named {' or '.join(args.only)}", file=sys.stderr)
             return 2
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), cpu_seconds()
     outcomes = run_suite(specs, classes, args.method_timeout, max(1, args.jobs))
-    print(report_text(specs, outcomes, time.perf_counter() - t0, classes))
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
+    print(report_text(specs, outcomes, wall, classes))
+    print(f"\nCPU {cpu:.1f} s in all (this process, its workers and their JVMs), {cpu / len(outcomes):.3f} s per pair "
+          f"on average; wall {wall:.1f} s on {max(1, args.jobs)} worker(s). The per-pair times above are wall clock "
+          "(each pair's methods' time_ms: proof, search, JVM calls), which grows with the machine's load.")
     if args.json:
         args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=1), encoding="utf-8")
     return 0

@@ -112,15 +112,20 @@ class DefaultCallHandler(BaseCallHandler):
         self._jdk_methods: dict[str, dict[tuple[str, str], int] | None] = {}
         self._targets: dict[tuple[str, str, str], tuple] = {}
         self._lambda_classes: dict[int, tuple[ClassHierarchy, set[str]]] = {}
+        self._hierarchy: ClassHierarchy | None = None  # shared by the heaps it makes (make_heap)
 
     def make_heap(self) -> Heap:
-        """A heap whose hierarchy reads the program's directory (if it is one) and the JDK."""
-        cp = [self.program.dir] if self.program.dir is not None else []
-        h = ClassHierarchy(classpath=cp)
-        for name, cf in self.program.classes.items():
-            if cf is not None:
-                h.add_info(ClassInfo(cf.name, cf.super_name, tuple(cf.interfaces), cf.is_interface))
-        return Heap(h)
+        """A heap whose hierarchy reads the program's directory (if it is one) and the JDK. The heaps of one
+        handler share that hierarchy: it holds only facts of class files, which no run changes (the lambda
+        classes a run adds are the same in every run), and reading them again for each heap was a fifth of the
+        counterexample screen's time (each ``new`` asked for ``java/lang/Object``'s supertypes afresh)."""
+        if self._hierarchy is None:
+            cp = [self.program.dir] if self.program.dir is not None else []
+            self._hierarchy = ClassHierarchy(classpath=cp)
+            for name, cf in self.program.classes.items():
+                if cf is not None:
+                    self._hierarchy.add_info(ClassInfo(cf.name, cf.super_name, tuple(cf.interfaces), cf.is_interface))
+        return Heap(self._hierarchy)
 
     # lifting ---------------------------------------------------------------------------------------------
     def lifted(self, heap: Heap, cls: str, name: str, desc: str) -> IRMethod:

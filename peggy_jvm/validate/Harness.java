@@ -8,10 +8,19 @@
  *
  * A call is one line: GROUP \t BUDGET_MS \t ORIG_CLASS \t OPT_CLASS \t NAME \t DESCRIPTOR \t OPT_DESCRIPTOR \t TOKEN ...
  * (OPT_DESCRIPTOR: the method's descriptor in OPT, where --map may have renamed the classes it names)
- * GROUP names the method pair the call belongs to; BUDGET_MS is that pair's whole JVM budget, counted from the
- * start of its first call: each run gets at most the smaller of harness.timeout and what is left of it, and a
+ * The harness is a server: it prints READY once it is up, then answers each line as it reads it, so one JVM
+ * serves a whole validate run. GROUP names the method pair the call belongs to (for the caller: the harness
+ * does not read it); BUDGET_MS is what that pair's budget has left when the line is sent, counted from the
+ * moment the line is read: each run gets at most the smaller of harness.timeout and what is left of it, and a
  * run with nothing left is not started (BUDGET). After a run that timed out (its thread cannot be stopped and
- * would keep a core busy) the harness answers that call and exits; the caller starts a new JVM for the rest.
+ * would keep a core busy) the harness answers that call and exits; the caller starts a new JVM for what follows.
+ *
+ * Non-termination (harness.hangFactor F, harness.hangFloor L ms; the caller's HANG_FACTOR and HANG_FLOOR_MS):
+ * a side still running after max(L, F * t) ms where the other returned or threw in t ms is evidence that it does
+ * not terminate on that input. So that the rule can fire whatever t is, OPT's run after ORIG finished in t ms may
+ * take up to max(harness.timeout, that wait), and when ORIG is still running after its harness.timeout and OPT
+ * then finishes in t ms, ORIG is waited for until it has run max(L, F * t) ms (both within BUDGET_MS). A run
+ * once stopped stays TIMEOUT even if it ends during that longer wait.
  *
  * NAME is a static method, an instance method (called on a receiver allocated without a constructor, whose
  * fields named by F tokens are set, or on one built by the constructor a K token names) or <init> (a
@@ -56,26 +65,65 @@ public class Harness {
         URL[] orig = urls(argv[0]), opt = urls(argv[1]);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         PrintStream realOut = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
+        warmUp();
+        realOut.println("READY"); // the caller counts a pair's budget from here, not from the JVM's start
         String line;
-        Map<String, Long> ends = new HashMap<>();
         while ((line = in.readLine()) != null) {
             if (line.isEmpty()) continue;
             String[] g = line.split("\t", -1);
-            long start = System.nanoTime(), budgetNs = Long.parseLong(g[1]) * 1_000_000L;
-            long end = ends.computeIfAbsent(g[0], k -> start + budgetNs);
+            long start = System.nanoTime(), end = start + Long.parseLong(g[1]) * 1_000_000L;
             String[] f = Arrays.copyOfRange(g, 2, g.length);
-            String a = call(orig, f[0], f[3], f, end);
-            long msA = (System.nanoTime() - start) / 1_000_000, startB = System.nanoTime();
-            // after ORIG timed out OPT still runs: OPT returning where ORIG does not is a difference too
-            String b = ran(a) || a.startsWith("TIMEOUT") ? call(opt, f[1], f[4], f, end) : "SKIPPED";
-            long msB = (System.nanoTime() - startB) / 1_000_000;
-            String again = ran(a) && ran(b) ? call(orig, f[0], f[3], f, end) : "SKIPPED";
-            realOut.println("OUT\t" + a + "\t" + b + "\t" + again + "\t" + (System.nanoTime() - start) / 1_000_000
-                    + "\t" + msA + "\t" + msB);
+            Run a = run(orig, f[0], f[3], f, capMs(TIMEOUT_MS, end)), b = null;
+            if (a.alive()) {
+                // after ORIG timed out OPT still runs: OPT returning where ORIG does not is a difference too, when
+                // ORIG is then waited for as long as the hang rule asks of the time OPT took
+                b = run(opt, f[1], f[4], f, capMs(TIMEOUT_MS, end));
+                if (!b.alive() && b.finished()) a.await(capMs(hangWaitMs(b.ms()) - a.ms(), end));
+            } else if (ran(a.outcome())) {
+                // OPT may run as long as the hang rule asks of the time ORIG took, so that the rule can fire
+                long cap = a.finished() ? Math.max(TIMEOUT_MS, hangWaitMs(a.ms())) : TIMEOUT_MS;
+                b = run(opt, f[1], f[4], f, capMs(cap, end));
+            }
+            String oa = a.outcome(), ob = b == null ? "SKIPPED" : b.outcome(), again = "SKIPPED";
+            if (ran(oa) && ran(ob)) {
+                again = run(orig, f[0], f[3], f, capMs(TIMEOUT_MS, end)).outcome();
+            }
+            realOut.println("OUT\t" + oa + "\t" + ob + "\t" + again + "\t" + (System.nanoTime() - start) / 1_000_000
+                    + "\t" + a.ms() + "\t" + (b == null ? 0 : b.ms()));
             if (runaway) break;
         }
         realOut.flush();
         System.exit(0); // a call that timed out may still be running on its thread
+    }
+
+    /** One call of warmUp(int) the way calls are run (class loaders, reflection, a thread, the encoding), before
+     *  READY: what a JVM does the first time costs it ~0.1 s, paid here while the caller is still busy. */
+    static void warmUp() {
+        try {
+            URL[] self = {Harness.class.getProtectionDomain().getCodeSource().getLocation()};
+            String[] f = {"Harness", "Harness", "warmUp", "(I)I", "(I)I", "1"};
+            run(self, "Harness", "(I)I", f, TIMEOUT_MS).outcome();
+        } catch (Throwable t) {
+            // no warm-up: the first call pays for it
+        }
+    }
+
+    static int warmUp(int x) {
+        return x + 1;
+    }
+
+    /** The hang rule (counterexample.py's runs_on): a side still running after max(floor, factor * t) ms where
+     *  the other finished in t ms does not terminate on that input, as far as a test can tell. */
+    static final long HANG_FACTOR = Long.getLong("harness.hangFactor", 100L);
+    static final long HANG_FLOOR_MS = Long.getLong("harness.hangFloor", 1000L);
+
+    static long hangWaitMs(long fastMs) {
+        return Math.max(HANG_FLOOR_MS, HANG_FACTOR * fastMs) + 1; // + 1: a wait is measured in whole ms
+    }
+
+    /** At most ms, and no further than the call's end (0 or less: nothing left). */
+    static long capMs(long ms, long endNs) {
+        return Math.min(ms, (endNs - System.nanoTime()) / 1_000_000);
     }
 
     static URL[] urls(String cp) throws Exception {
@@ -91,9 +139,17 @@ public class Harness {
         return !outcome.startsWith("TIMEOUT") && !outcome.startsWith("BUDGET") && !outcome.startsWith("SKIPPED");
     }
 
-    static String call(URL[] cp, String cls, String desc, String[] f, long endNs) {
-        long leftMs = Math.min(TIMEOUT_MS, (endNs - System.nanoTime()) / 1_000_000);
-        if (leftMs <= 0) return "BUDGET";
+    /** One version's run of a call, started and waited for up to capMs (nothing left: not run, BUDGET). */
+    static Run run(URL[] cp, String cls, String desc, String[] f, long capMs) {
+        if (capMs <= 0) return Run.known("BUDGET");
+        Run r = start(cp, cls, desc, f);
+        r.await(capMs);
+        return r;
+    }
+
+    /** One version's run of a call, set up and started on its own thread (or its outcome known at once: an
+     *  ERROR while setting it up). */
+    static Run start(URL[] cp, String cls, String desc, String[] f) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         Object[] args;
         Executable m;
@@ -106,7 +162,7 @@ public class Harness {
             URLClassLoader loader = new URLClassLoader(cp, ClassLoader.getPlatformClassLoader());
             c = Class.forName(cls.replace('/', '.'), false, loader);
             m = find(c, f[2], desc);
-            if (m == null) return "ERROR no method";
+            if (m == null) return Run.known("ERROR no method");
             m.setAccessible(true);
             Class<?>[] ps = m.getParameterTypes();
             List<Object> vals = new ArrayList<>(); // arguments, then fields: what @K refers to
@@ -116,12 +172,14 @@ public class Harness {
                 String tok = f[t];
                 if (tok.startsWith("K")) { // the receiver is built by this constructor
                     ctor = (Constructor<?>) find(c, "<init>", tok.substring(1));
-                    if (ctor == null) return "ERROR no constructor";
+                    if (ctor == null) return Run.known("ERROR no constructor");
                     ctor.setAccessible(true);
                     continue;
                 }
                 if (tok.startsWith("C")) { // an argument of that constructor
-                    if (ctor == null || ctorArgs.size() == ctor.getParameterCount()) return "ERROR argument count";
+                    if (ctor == null || ctorArgs.size() == ctor.getParameterCount()) {
+                        return Run.known("ERROR argument count");
+                    }
                     String v = tok.substring(1);
                     Object value = v.startsWith("@") ? vals.get(Integer.parseInt(v.substring(1)))
                             : decode(ctor.getParameterTypes()[ctorArgs.size()], v, 0);
@@ -143,15 +201,15 @@ public class Harness {
                     }
                     continue;
                 }
-                if (k == ps.length) return "ERROR argument count";
+                if (k == ps.length) return Run.known("ERROR argument count");
                 args[k] = tok.startsWith("@") ? vals.get(Integer.parseInt(tok.substring(1))) : decode(ps[k], tok, 0);
                 vals.add(args[k++]);
             }
             if (k != ps.length || ctor != null && ctorArgs.size() != ctor.getParameterCount()) {
-                return "ERROR argument count";
+                return Run.known("ERROR argument count");
             }
         } catch (Throwable t) {
-            return "ERROR " + t.getClass().getName();
+            return Run.known("ERROR " + t.getClass().getName());
         }
         final Executable fm = m;
         final Class<?> fc = c;
@@ -164,7 +222,7 @@ public class Harness {
         final String[] result = new String[1];
         final Object[] self = new Object[1];
         final Map<String, String> staticsBefore = new TreeMap<>();
-        PrintStream capture = new PrintStream(buf, true);
+        final java.util.concurrent.atomic.AtomicLong done = new java.util.concurrent.atomic.AtomicLong();
         Thread th = new Thread(() -> {
             try {
                 Object r;
@@ -206,40 +264,109 @@ public class Harness {
                 result[0] = "T java/lang/ExceptionInInitializerError";
             } catch (Throwable t) {
                 result[0] = "ERROR " + t.getClass().getName();
+            } finally {
+                done.set(System.nanoTime());
             }
         });
         th.setDaemon(true);
-        PrintStream saved = System.out;
-        System.setOut(capture);
-        try {
-            th.start();
-            th.join(Math.max(1, Math.min(leftMs, (endNs - System.nanoTime()) / 1_000_000)));
-        } catch (InterruptedException e) {
-            // fall through: reported as a timeout
-        } finally {
-            System.setOut(saved);
+        Run run = new Run(th, result, self, staticsBefore, before, buf, fargs, c, ctor != null, done);
+        th.start();
+        return run;
+    }
+
+    /** A run: waited for in steps (its thread cannot be stopped), then answered. */
+    static final class Run {
+        final Thread th;
+        final String[] result;
+        final Object[] self;
+        final Map<String, String> staticsBefore;
+        final java.util.concurrent.atomic.AtomicReference<String> before;
+        final ByteArrayOutputStream buf;
+        final Object[] fargs;
+        final Class<?> c;
+        final boolean built; // its receiver is built by a constructor
+        final long startNs = System.nanoTime();
+        final java.util.concurrent.atomic.AtomicLong doneNs; // when its thread ended (0: still running)
+        String known; // an outcome known without running (set up failed, or nothing left of the budget)
+        boolean stopped; // once waited for and still running: answered TIMEOUT whatever it does later
+
+        Run(Thread th, String[] result, Object[] self, Map<String, String> staticsBefore,
+            java.util.concurrent.atomic.AtomicReference<String> before, ByteArrayOutputStream buf, Object[] fargs,
+            Class<?> c, boolean built, java.util.concurrent.atomic.AtomicLong doneNs) {
+            this.th = th; this.result = result; this.self = self; this.staticsBefore = staticsBefore;
+            this.before = before; this.buf = buf; this.fargs = fargs; this.c = c; this.built = built;
+            this.doneNs = doneNs;
         }
-        if (th.isAlive()) {
-            runaway = true;
-            if (ctor == null) return "TIMEOUT";
-            // a constructor that did not finish built no receiver: a state (?) that is like no other
-            return "TIMEOUT;this0=" + (before.get() == null ? "?" : before.get());
+
+        static Run known(String outcome) {
+            Run r = new Run(null, null, null, null, null, null, null, null, false, null);
+            r.known = outcome;
+            return r;
         }
-        StringBuilder sb = new StringBuilder(result[0]);
-        sb.append(" ;args=");
-        for (Object a : fargs) sb.append(encode(a, c)).append(' ');
-        if (self[0] != null) sb.append(";this=").append(fieldsOf(self[0], c));
-        if (!staticsBefore.isEmpty()) {
-            Map<String, String> after = staticsOf(c), changed = new TreeMap<>();
-            for (Map.Entry<String, String> e : after.entrySet()) {
-                if (!e.getValue().equals(staticsBefore.get(e.getKey()))) changed.put(e.getKey(), e.getValue());
+
+        /** Wait up to ms for the run to end (its printing captured meanwhile); nothing left: not run (BUDGET)
+         *  unless it already ran. */
+        void await(long ms) {
+            if (th == null) return;
+            if (ms <= 0) {
+                if (th.isAlive()) stopped = true;
+                return;
             }
-            sb.append(";static0=").append(joined(staticsBefore)).append(";static=").append(joined(changed));
+            PrintStream saved = System.out;
+            System.setOut(new PrintStream(buf, true));
+            try {
+                th.join(ms);
+            } catch (InterruptedException e) {
+                // fall through: reported as a timeout
+            } finally {
+                System.setOut(saved);
+            }
+            if (th.isAlive()) stopped = true;
         }
-        sb.append(";out=");
-        for (byte x : buf.toByteArray()) sb.append(String.format("%02x", x & 0xff));
-        if (before.get() != null) sb.append(";this0=").append(before.get());
-        return sb.toString();
+
+        boolean alive() {
+            return th != null && th.isAlive();
+        }
+
+        /** It returned or threw (its own outcome, not a set-up error or a stop). */
+        boolean finished() {
+            String o = outcome();
+            return o.startsWith("R ") || o.startsWith("T ");
+        }
+
+        /** How long it ran (until now when it still runs). */
+        long ms() {
+            if (th == null) return 0;
+            long end = doneNs.get() != 0 ? doneNs.get() : System.nanoTime();
+            return (end - startNs) / 1_000_000;
+        }
+
+        String outcome() {
+            if (known != null) return known;
+            if (stopped) {
+                // a run once stopped stays stopped: what it prints after may have gone into another run's capture
+                if (th.isAlive()) runaway = true;
+                if (!built) return "TIMEOUT";
+                // a constructor that did not finish built no receiver: a state (?) that is like no other
+                return "TIMEOUT;this0=" + (before.get() == null ? "?" : before.get());
+            }
+            if (th.isAlive()) return "TIMEOUT"; // never waited for: not reached
+            StringBuilder sb = new StringBuilder(result[0]);
+            sb.append(" ;args=");
+            for (Object a : fargs) sb.append(encode(a, c)).append(' ');
+            if (self[0] != null) sb.append(";this=").append(fieldsOf(self[0], c));
+            if (!staticsBefore.isEmpty()) {
+                Map<String, String> after = staticsOf(c), changed = new TreeMap<>();
+                for (Map.Entry<String, String> e : after.entrySet()) {
+                    if (!e.getValue().equals(staticsBefore.get(e.getKey()))) changed.put(e.getKey(), e.getValue());
+                }
+                sb.append(";static0=").append(joined(staticsBefore)).append(";static=").append(joined(changed));
+            }
+            sb.append(";out=");
+            for (byte x : buf.toByteArray()) sb.append(String.format("%02x", x & 0xff));
+            if (before.get() != null) sb.append(";this0=").append(before.get());
+            return sb.toString();
+        }
     }
 
     /** A built receiver's instance fields (or the class's static fields) before the call, sorted by name, as

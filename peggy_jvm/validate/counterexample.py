@@ -16,13 +16,16 @@ What this module owns
       ``Object`` parameter gets null, a String, a plain object and an object whose ``toString()`` returns null
       (:class:`Opaque`), the case JLS 5.1.11 gives string conversion a rule for; an interface parameter gets
       null and two stubs implementing it (every method returns null, false or zero; one's ``toString()`` too).
-    * :func:`screen`: runs both lifted methods in the IR interpreter (:mod:`peggy_jvm.ir.interp`, fresh heap and
-      fresh arguments per run) and keeps the inputs where the outcomes (return value with floats bit-exact and
-      NaN == NaN, exception class, printed output, arrays passed in) differ, or where the model cannot tell
-      (those the JVM evaluates: ``Math.exp`` and the like).
-    * :class:`JvmHarness`: compiles ``Harness.java`` (next to this file) once into a cache directory and runs the
-      candidates of all pairs in one JVM, each call in two fresh class loaders (one per class tree), each pair's
-      calls within that pair's JVM budget (a run that does not finish ends its JVM; a fresh one goes on).
+    * :func:`search`: runs both lifted methods in the IR interpreter (:mod:`peggy_jvm.ir.interp`, fresh heap and
+      fresh arguments per run) and asks the JVM about each input where the outcomes (return value with floats
+      bit-exact and NaN == NaN, exception class, printed output, arrays passed in) differ as soon as it is found,
+      then about inputs the model cannot tell (those the JVM evaluates: ``Math.exp`` and the like); the first
+      input the JVM confirms ends the search.
+    * :class:`JvmHarness`: compiles ``Harness.java`` (next to this file) once into a cache directory and keeps
+      one JVM for a validate run that answers one call at a time (:meth:`JvmHarness.ask`), each call in two
+      fresh class loaders (one per class tree), its runs within what the pair's budget has left; a run that
+      does not finish ends its JVM (a fresh one takes the next call), and a JVM that does not answer by the
+      pair's deadline (plus :data:`ANSWER_GRACE_S`) is killed.
     * :func:`describe_outcome`, :func:`show_args`, :func:`why_different`: the counterexample as Java values, and
       why a difference that ideal arithmetic would not see is one (signed zero, NaN, rounding, wrap-around).
 
@@ -34,10 +37,11 @@ Invariants
       outcomes for the same call. An ``ERROR`` (e.g. a VerifyError while linking) or a run stopped or not
       started for lack of time (``TIMEOUT``, ``BUDGET``, ``SKIPPED``) on either side confirms nothing, with one
       exception: a side still running when stopped, :data:`HANG_FACTOR` times as long as the other side took
-      to finish and at least :data:`HANG_FLOOR_MS` (:attr:`JvmOutcomes.runs_on`: non-termination).
+      to finish and at least :data:`HANG_FLOOR_MS` (:attr:`JvmOutcomes.runs_on`: non-termination; the harness
+      waits that long past its per-run cap, budget permitting, so the rule holds whatever the other side took).
     * A call on a :class:`Built` receiver confirms something only when both versions' receivers started alike
       (:func:`_receivers_compared`): otherwise the difference would be the constructors', not the method's.
-    * A pair's JVM runs never take more than what its ``--method-timeout`` left after proof and screen.
+    * A pair's JVM runs never take more than what its ``--method-timeout`` has left when each is asked for.
     * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call: a
       call whose ORIG outcome differs from itself (identity hash codes, time) confirms nothing.
 """
@@ -48,7 +52,9 @@ import math
 import os
 import random
 import re
+import select
 import shutil
+import signal
 import struct
 import subprocess
 import tempfile
@@ -56,7 +62,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
@@ -76,9 +82,17 @@ MAX_CANDIDATES = 8  # inputs the interpreter found different, per pair sent to t
 # per pair sent to the JVM to evaluate; the pair's JVM budget bounds what they cost
 MAX_UNJUDGED = 40
 MAX_HINTED = 240  # inputs made from the pair's own constants and conditions (hints.py)
+# inputs screened before a pair's proof (its edge values first): a difference they show, once the JVM confirms
+# it, settles the pair without the proof attempts, which cost a different pair most of its time
+QUICK_INPUTS = 24
+# inputs of one pair whose runs may be stopped at their cap before its search ends: each keeps a core busy until
+# its JVM is replaced, and an input that runs on past the cap on both sides is seldom alone
+MAX_STOPPED = 2
 CALL_TIMEOUT_MS = 2000  # per run of one version on one input, and never more than the pair's budget has left
 JVM_SHARE = 0.15  # of a pair's budget kept from the screen for the JVM runs (the screen stops that much early)
-JVM_START_S = 20.0  # a JVM (start, load, answer) not done by this plus the budgets of its calls is killed
+# past a pair's deadline, how long the JVM gets to send the answer of a call whose runs it already bounded by that
+# deadline (it sets up and encodes outside them) before it is killed
+ANSWER_GRACE_S = 0.5
 
 _INT_EDGES = [0, 1, -1, 2, -2, 7, 100, -100, 2**31 - 1, -2**31]
 _LONG_EDGES = [0, 1, -1, 2, -7, 100, 2**31 - 1, -2**31, 2**63 - 1, -2**63]
@@ -310,6 +324,8 @@ def generate_inputs(descriptor: str, count: int = 96, interfaces: frozenset[str]
     the values that flip its conditions), aliased arrays, random values. ``interfaces`` as for
     :func:`eligible`."""
     params, _ = parse_method_descriptor(descriptor)
+    if not params:
+        return [[]]  # one call: every input is the same (a constructor or method without parameters)
     rng = random.Random(zlib.crc32(descriptor.encode()))
     edges = [_edges(p, interfaces) for p in params]
     out: list[list] = []
@@ -446,47 +462,125 @@ def _statics_of(heap: Any, cls: str) -> tuple:
 
 @dataclass(slots=True)
 class Screening:
-    candidates: list[list] = field(default_factory=list)  # inputs to confirm on the JVM, most promising first
+    candidates: list[list] = field(default_factory=list)  # inputs sent (or, without a JVM, to send) to the JVM
     tried: int = 0
     differing: int = 0
     unsupported: str = ""
 
 
-def screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
-           deadline: float, interfaces: frozenset[str] = frozenset(), shape: Shape = Shape()) -> Screening:
-    """Run both methods on the generated inputs (edge values, the pair's hints, random ones) until
-    :data:`MAX_CANDIDATES` differ or time is up; those, then up to :data:`MAX_UNJUDGED` inputs the interpreter
-    could not judge, are the candidates for the JVM."""
+@dataclass(slots=True)
+class Search:
+    """A pair's counterexample search: its screen, and what the JVM said of the candidates it was asked about,
+    each right after the screen found it (``found``: the first confirmed input and its outcomes)."""
+
+    screened: Screening = field(default_factory=Screening)
+    found: tuple[list, JvmOutcomes] | None = None
+    late: list | None = None  # the first input whose runs were stopped for time
+    stopped_runs: int = 0  # inputs whose runs were stopped for time (the search went on after each)
+    no_time: bool = False  # nothing was left of the budget to start an input's runs, and none was stopped
+    unanswered: str = ""  # why the JVM gave no answer (the search stopped there)
+    jvm_ms: int = 0  # the JVM's time on the pair's calls
+    unclear: list[list] = field(default_factory=list)  # inputs the interpreter could not judge
+    orig_ir: IRMethod | None = None  # what was screened (a resumed search screens the same)
+    opt_ir: IRMethod | None = None
+
+
+#: asks the JVM about one input before a deadline: (outcomes, "") or (None, why there is no answer)
+Confirm = Callable[[list], tuple["JvmOutcomes | None", str]]
+
+
+def search(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
+           screen_deadline: float, interfaces: frozenset[str] = frozenset(), shape: Shape = Shape(),
+           confirm: Confirm | None = None, *, quick: int = 0, resume: Search | None = None) -> Search:
+    """Screen the generated inputs in the interpreter until ``screen_deadline`` (at most :data:`SCREEN_CAP_S`)
+    and ask ``confirm`` about each input found different as soon as it is found: the first the JVM confirms
+    ends the search, as does a call with nothing left of the pair's budget or that got no answer, and the
+    :data:`MAX_STOPPED`-th input whose runs were stopped at their cap (before it, the next input may still show
+    a difference); at most :data:`MAX_CANDIDATES` such inputs. Then up to :data:`MAX_UNJUDGED` inputs the
+    interpreter could not judge are asked about the same way. Without ``confirm`` (no JVM) the inputs are only
+    collected as candidates.
+
+    ``quick``: screen only the first ``quick`` inputs and ask only about those found different (the search
+    before the proof: :data:`QUICK_INPUTS`); ``resume``: go on from where that search (of the same pair, on
+    the same IR) stopped, its counts and the inputs it could not judge kept."""
+    res = resume if resume is not None else Search()
+    res.orig_ir, res.opt_ir = orig_ir, opt_ir
+    for args, differs in _screen(orig_ir, opt_ir, descriptor, orig_classes, opt_classes, screen_deadline,
+                                 interfaces, shape, res.screened, quick or None):
+        if not differs:
+            res.unclear.append(args)
+        elif _ask(res, args, confirm):
+            return res
+        elif res.screened.differing >= MAX_CANDIDATES:
+            break
+    if quick:
+        return res
+    # inputs the model could not judge go to the JVM too (after the ones it found different), one of each kind of
+    # generated object first: the first few would otherwise all pass the same object
+    for args in _varied(res.unclear)[:MAX_UNJUDGED]:
+        if _ask(res, args, confirm):
+            break
+    return res
+
+
+def _ask(res: Search, args: list, confirm: Confirm | None) -> bool:
+    """Ask the JVM about ``args`` (a candidate); True when that ends the search."""
+    res.screened.candidates.append(args)
+    if confirm is None:
+        return False
+    t0 = time.monotonic()
+    answer, why = confirm(args)
+    res.jvm_ms += int((time.monotonic() - t0) * 1000)
+    if answer is None:
+        res.unanswered = why
+        return True
+    if answer.confirms or answer.runs_on:
+        res.found = (args, answer)
+        return True
+    if answer.out_of_time:
+        if all(o.startswith("BUDGET") for o in (answer.orig, answer.opt)):
+            res.no_time = res.late is None  # nothing left to run it in: the search is over
+            return True
+        # a run stopped at its cap with no evidence either way: the next input may still show a difference
+        # (Loop02's loop of 2^31 steps on both sides at MAX_VALUE, one side only at MIN_VALUE), as long as the
+        # pair's budget lasts (its JVM ended; the next call starts a fresh one)
+        res.late = res.late if res.late is not None else args
+        res.stopped_runs += 1
+        return res.stopped_runs >= MAX_STOPPED
+    return False
+
+
+def _screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
+            deadline: float, interfaces: frozenset[str], shape: Shape, res: Screening,
+            limit: int | None = None) -> Iterator[tuple[list, bool]]:
+    """Both methods run on the generated inputs (edge values, the pair's hints, random ones) from the
+    ``res.tried``-th on, until time is up or ``res.tried`` reaches ``limit``: yields each input whose outcomes
+    differ (True) or that the interpreter could not judge (False); counts in ``res``."""
     params, _ = parse_method_descriptor(descriptor)
     hints = input_hints(orig_ir, opt_ir, descriptor)
-    res = Screening()
-    unclear: list[list] = []
     handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
     deadline = min(deadline, time.monotonic() + SCREEN_CAP_S)
-    for args in shape_inputs(shape, descriptor, interfaces, hints):
-        if time.monotonic() > deadline or len(res.candidates) >= MAX_CANDIDATES:
-            break
+    inputs = shape_inputs(shape, descriptor, interfaces, hints)
+    for args in inputs[res.tried:limit]:
+        if time.monotonic() > deadline:
+            return
         res.tried += 1
         try:
             pre_a, a = _interp_outcome(orig_ir, params, args, handlers[0], shape)
             pre_b, b = _interp_outcome(opt_ir, params, args, handlers[1], shape)
         except Unsupported as e:
             res.unsupported = res.unsupported or e.reason
-            unclear.append(args)
+            yield args, False
             continue
         except (InterpError, RecursionError, Exception) as e:  # the model failed: the JVM can still answer
             res.unsupported = res.unsupported or f"{type(e).__name__}: {e}"
-            unclear.append(args)
+            yield args, False
             continue
         if pre_a != pre_b:
             continue  # the constructors built different receivers: a difference of theirs, not the method's
         if a != b:
             res.differing += 1
-            res.candidates.append(args)
-    # inputs the model could not judge go to the JVM too (after the ones it found different), one of each kind
-    # of generated object first: the first few would otherwise all pass the same object
-    res.candidates.extend(_varied(unclear)[:MAX_UNJUDGED])
-    return res
+            yield args, True
 
 
 def shape_inputs(shape: Shape, descriptor: str, interfaces: frozenset[str] = frozenset(),
@@ -676,8 +770,9 @@ class JvmOutcomes:
 
 NOT_RUN = ("TIMEOUT", "BUDGET", "SKIPPED")  # harness outcomes of a run stopped or never started for lack of time
 # one side still running when stopped, the other done: a difference (non-termination) when the running side was
-# waited for at least this many times as long as the other took, and at least this long; with the 2 s cap per run
-# the side that finished took at most 20 ms: far from any pair that is only slower
+# waited for at least this many times as long as the other took, and at least this long (far from any pair that is
+# only slower). The harness waits that long for the second side, past the 2 s cap per run (and for ORIG again
+# after OPT finished), within the pair's budget: the rule can fire whatever the fast side took, budget permitting
 HANG_FACTOR = 100
 HANG_FLOOR_MS = 1000
 
@@ -687,7 +782,10 @@ class JvmUnavailable(Exception):
 
 
 class JvmHarness:
-    """The compiled Harness and the two class trees, each written to a directory by its declared names."""
+    """The compiled Harness and the two class trees, each written to a directory by its declared names, and the
+    one JVM that serves a validate run's calls (:meth:`ask`), started on first use (or earlier by :meth:`warm`,
+    so that it boots while the caller proves), replaced after a run it had to stop, and killed when it does not
+    answer in time or the run ends (:meth:`close`)."""
 
     def __init__(self, orig_raw: dict[str, bytes], opt_raw: dict[str, bytes],
                  class_map: dict[str, str] | None = None) -> None:
@@ -708,8 +806,13 @@ class JvmHarness:
                 p.write_bytes(data)
             d.mkdir(parents=True, exist_ok=True)
             self.dirs.append(d)
+        self._proc: subprocess.Popen | None = None
+        self._buf = b""
+        self._ready = False
+        self.starts = 0  # JVMs started (the first, and one after each run stopped or JVM killed)
 
     def close(self) -> None:
+        self._stop()
         self._tmp.cleanup()
 
     @staticmethod
@@ -742,59 +845,131 @@ class JvmHarness:
             shutil.rmtree(tmp, ignore_errors=True)
         return target
 
-    def run(self, calls: list[Call]) -> list[JvmOutcomes | None]:
-        """Outcomes per call, in order; None for calls the JVM did not answer (it died, or was killed for taking
-        longer than :data:`JVM_START_S` plus its calls' budgets). A call that timed out ends its JVM (the harness
-        cannot stop the thread); the rest of that pair's calls are then not run (its budget is spent) and a new
-        JVM takes the calls after them."""
-        answers: list[JvmOutcomes | None] = []
-        while len(answers) < len(calls):
-            todo = calls[len(answers):]
-            got = self._run_once(todo)
-            answers.extend(got)
-            if len(got) == len(todo) or not got or not got[-1].out_of_time:
-                break  # all answered, or the JVM died or was killed: what it did not answer stays None
-            group = todo[len(got) - 1].group
-            while len(answers) < len(calls) and calls[len(answers)].group == group:
-                answers.append(JvmOutcomes("BUDGET", "BUDGET", "BUDGET"))
-        return answers + [None] * (len(calls) - len(answers))
+    def warm(self) -> None:
+        """Start the JVM now if none runs: it gets ready while the caller does other work."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._stop()
+            cmd = [self.java, "-Xss8m", f"-Dharness.timeout={CALL_TIMEOUT_MS}", f"-Dharness.hangFactor={HANG_FACTOR}",
+                   f"-Dharness.hangFloor={HANG_FLOOR_MS}", "-cp", str(self.classes), "Harness", str(self.dirs[0]),
+                   str(self.dirs[1])]
+            # its own session: a JVM that does not answer is killed with every thread it runs, and nothing else
+            self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL, start_new_session=True)
+            self._buf, self._ready = b"", False
+            self.starts += 1
 
-    def _run_once(self, calls: list[Call]) -> list[JvmOutcomes]:
-        """One JVM over ``calls``: the answers it gave, in order (fewer when it stopped early)."""
-        lines = []
-        for c in calls:
-            params, _ = parse_method_descriptor(c.descriptor)
-            toks = [encode_arg(p, a) for p, a in zip(params, c.args)]
-            rest = c.args[len(params):]
-            if rest and isinstance(rest[0], Built):
-                toks += [f"K{c.shape.ctor}",
-                         *(f"C{encode_arg(d, a)}" for d, a in zip(c.shape.ctor_params, rest[0].args))]
-            else:
-                toks += [f"F{name}={encode_arg(d, a)}" for (name, d), a in zip(c.shape.fields, rest)]
-            lines.append("\t".join([str(c.group), str(c.budget_ms), c.orig_class, c.opt_class, c.name,
-                                    c.descriptor, c.opt_descriptor or c.descriptor, *toks]))
-        cmd = [self.java, "-Xss8m", f"-Dharness.timeout={CALL_TIMEOUT_MS}", "-cp", str(self.classes), "Harness",
-               str(self.dirs[0]), str(self.dirs[1])]
-        budgets = {c.group: c.budget_ms for c in calls}
+    def _stop(self) -> None:
+        """End the JVM (if one runs) and reap it."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pipe in (proc.stdin, proc.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        proc.wait()
+
+    def _line(self, deadline: float) -> str | None:
+        """The JVM's next line, or None: none by ``deadline`` (monotonic), or the JVM ended (``_proc`` then
+        None)."""
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:  # it exited (after a run it had to stop) or died
+                self._stop()
+                return None
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+    def ask(self, call: Call, deadline: float) -> tuple[JvmOutcomes | None, str]:
+        """One call's outcomes, its runs bounded by what is left until ``deadline`` (monotonic); (None, why)
+        when the JVM gave no answer: not up by the deadline (it is kept for the calls after), or not answering
+        :data:`ANSWER_GRACE_S` past it, or dead (it is ended; the next call starts another)."""
+        self.warm()
+        while not self._ready:
+            line = self._line(deadline)
+            if line is None:
+                if self._proc is None:
+                    return None, "the JVM ended before it was ready"
+                return None, "the JVM was not up within the pair's budget"
+            self._ready = line == "READY"
+        left_ms = int((deadline - time.monotonic()) * 1000)
+        if left_ms <= 0:
+            return JvmOutcomes("BUDGET", "BUDGET", "BUDGET"), ""
+        assert self._proc is not None and self._proc.stdin is not None
         try:
-            proc = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True,
-                                  timeout=JVM_START_S + sum(budgets.values()) / 1000)
-            stdout = proc.stdout
-        except subprocess.TimeoutExpired as e:  # killed: the calls it did not answer stay unanswered
-            stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        answers: list[JvmOutcomes] = []
-        for line in stdout.splitlines():
-            parts = line.split("\t")
-            if len(parts) == 7 and parts[0] == "OUT":
-                opt = parts[2]
-                for pattern, old in self.renames:
-                    opt = pattern.sub(old, opt)
-                # a run stopped on a built receiver may read BUILT_APART now: its JVM ended all the same
-                stopped = any(o.startswith("TIMEOUT") for o in (parts[1], opt, parts[3]))
-                orig, opt, again = _receivers_compared(parts[1], opt, parts[3])
-                orig, opt, again = _statics_compared(orig, opt, again)
-                answers.append(JvmOutcomes(orig, opt, again, int(parts[4]), int(parts[5]), int(parts[6]), stopped))
-        return answers[:len(calls)]
+            self._proc.stdin.write((self._encode(call, left_ms) + "\n").encode("utf-8"))
+            self._proc.stdin.flush()
+        except OSError:  # it died meanwhile
+            self._stop()
+            return None, "the JVM died"
+        while True:
+            line = self._line(deadline + ANSWER_GRACE_S)
+            if line is None:
+                why = "the JVM died" if self._proc is None else \
+                    "the JVM did not answer within the pair's budget: killed"
+                self._stop()
+                return None, why
+            if line.startswith("OUT\t"):
+                break
+        answer = self._parse(line)
+        if answer is not None and answer.stopped:
+            self._stop()  # it exits after answering a run it stopped; the next call starts a fresh one
+        return answer, "" if answer is not None else "the JVM answered garbled"
+
+    def run(self, calls: list[Call]) -> list[JvmOutcomes | None]:
+        """Outcomes per call, in order; None for calls the JVM did not answer. The calls of one group (a pair)
+        share its ``budget_ms``, counted from its first call; after a call of a group that did not fit it, or
+        that the JVM did not answer, the group's other calls are not run (``BUDGET``)."""
+        answers: list[JvmOutcomes | None] = []
+        deadlines: dict[int, float] = {}
+        spent: set[int] = set()
+        for c in calls:
+            if c.group in spent:
+                answers.append(JvmOutcomes("BUDGET", "BUDGET", "BUDGET"))
+                continue
+            deadline = deadlines.setdefault(c.group, time.monotonic() + c.budget_ms / 1000)
+            answer, _why = self.ask(c, deadline)
+            answers.append(answer)
+            if answer is None or answer.out_of_time:
+                spent.add(c.group)
+        return answers
+
+    @staticmethod
+    def _encode(c: Call, budget_ms: int) -> str:
+        params, _ = parse_method_descriptor(c.descriptor)
+        toks = [encode_arg(p, a) for p, a in zip(params, c.args)]
+        rest = c.args[len(params):]
+        if rest and isinstance(rest[0], Built):
+            toks += [f"K{c.shape.ctor}", *(f"C{encode_arg(d, a)}" for d, a in zip(c.shape.ctor_params, rest[0].args))]
+        else:
+            toks += [f"F{name}={encode_arg(d, a)}" for (name, d), a in zip(c.shape.fields, rest)]
+        return "\t".join([str(c.group), str(budget_ms), c.orig_class, c.opt_class, c.name, c.descriptor,
+                          c.opt_descriptor or c.descriptor, *toks])
+
+    def _parse(self, line: str) -> JvmOutcomes | None:
+        parts = line.split("\t")
+        if len(parts) != 7:
+            return None
+        opt = parts[2]
+        for pattern, old in self.renames:
+            opt = pattern.sub(old, opt)
+        # a run stopped on a built receiver may read BUILT_APART now: its JVM ended all the same
+        stopped = any(o.startswith("TIMEOUT") for o in (parts[1], opt, parts[3]))
+        orig, opt, again = _receivers_compared(parts[1], opt, parts[3])
+        orig, opt, again = _statics_compared(orig, opt, again)
+        return JvmOutcomes(orig, opt, again, int(parts[4]), int(parts[5]), int(parts[6]), stopped)
 
 
 #: the outcome put for OPT when the two versions' constructors built receivers that are not alike: what the call

@@ -10,9 +10,12 @@ How
     (or, in a recursive component, assumed by the regression-verification rule: :meth:`_Run.prove_component`).
     Every pair goes to :func:`~.prove.prove_pair` with most of its budget (``method_timeout``; the proofs of
     a recursive component proved again share it). Pairs not
-    proved that :func:`~.counterexample.eligible` accepts are screened in the IR interpreter for the rest of their
-    budget; the candidates of all pairs are then confirmed in ONE JVM run (a JVM start costs more than most
-    proofs). A pair with a confirmed difference (or one side still running far longer than the other took:
+    proved that :func:`~.counterexample.eligible` accepts are searched for the rest of their budget
+    (:func:`~.counterexample.search`: the IR interpreter's screen, each input it finds different confirmed on
+    the JVM at once, the first confirmed one ending the search; a quick one of the first inputs before the
+    proof: :class:`_Searcher`); one JVM serves the whole run (:class:`_Jvm`: a JVM start costs more than most
+    proofs), started as the run begins. A pair with a confirmed
+    difference (or one side still running far longer than the other took:
     :attr:`~.counterexample.JvmOutcomes.runs_on`) is ``not-equivalent``; every other unproved pair is
     ``unknown`` with the proof's reason and the search's. The rows stay in pairing order.
 
@@ -47,11 +50,14 @@ from typing import Callable
 
 from ..archive import InputError
 from ..classfile.descriptors import parse_method_descriptor
+from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
+from ..ir.lift import LiftError, lift_method
+from ..ir.printer import format_method
 from ..rules.strings import ASSUMPTIONS, CLOSED_WORLD, assumption_rules
 from . import counterexample as cx
 from .modular import CallView, Component, Key, Program, proof_order
-from .pairing import MethodPair, load_side, nothing_paired, pair_methods, split_map
+from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods, split_map
 from .prove import SHAPED_SHARE, ProofBudget, ProofResult, prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
@@ -69,16 +75,6 @@ class ValidateOptions:
     rules: list | None = None  # active rewrites; None: the default axioms
     counterexamples: bool = True
     assumptions: tuple[str, ...] = ()  # names from rules.strings.ASSUMPTIONS; () is strict JVM semantics
-
-
-@dataclass(slots=True)
-class _Pending:
-    index: int  # into report.pairs
-    pair: MethodPair
-    proof: ProofResult
-    screened: cx.Screening
-    jvm_budget_ms: int  # what the pair's budget has left for its JVM runs after proof and screen
-    shape: cx.Shape  # static, instance method or constructor
 
 
 def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
@@ -100,7 +96,6 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
         assumption_rules(assumptions)  # an unknown name is an error before any work
     report = ValidationReport(unpaired=pairing.unpaired, skipped=pairing.skipped, explain=options.explain,
                               assumptions=list(assumptions))
-    pending: list[_Pending] = []
     same_bytes = {name for name, data in orig.raw.items()
                   if opt.raw.get(class_map.get(name, name)) == data and not any(c == name for c, _ in members)}
     program = Program(pairing.pairs, orig.classes, orig.hierarchy, opt.classes, opt.hierarchy, class_map,
@@ -108,48 +103,52 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
     run = _Run(options, orig.hierarchy, opt.hierarchy, rules, assumptions, program, same_bytes)
     rows: list[PairResult | None] = [None] * len(pairing.pairs)
     done = proved = 0
-    for component in proof_order(pairing.pairs, program):
-        proofs = run.prove_component(pairing.pairs, component)
-        for i in component.pairs:
-            pair = pairing.pairs[i]
-            proof, relied, view = proofs[i]
-            t0 = time.perf_counter()
-            deadline = time.monotonic() + options.method_timeout - run.spent[i]
-            row = PairResult(pair.key[0], pair.orig.name, pair.orig.descriptor,
-                             Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
-                             axioms=proof.axioms if proof.proved else None,
-                             assumptions=relied if assumptions else None)
-            if relied:
-                row.reason += assumption_note(relied)
-            if not proof.proved and not assumptions:
-                row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, run.budget(i),
-                                               run.same(pair, view), proof, view)
-            if not proof.proved and options.counterexamples and not run.worth_searching(i):
-                row.reason += "; not searched: no callee it waits for behaved differently in the interpreter"
-            elif not proof.proved and options.counterexamples:
-                interfaces = _interface_params(pair, orig.hierarchy)
-                shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
-                why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
-                if pair.inherited:  # the harness calls a method its class declares
-                    why_not = "not searched: one side's class inherits it"
-                if why_not is not None:
-                    row.reason += f"; {why_not}"
-                elif proof.orig_ir is None or proof.opt_ir is None:
-                    row.reason += "; no IR to search for a counterexample"
-                else:
-                    s = cx.screen(proof.orig_ir, proof.opt_ir, pair.orig.descriptor, orig.classes, opt.classes,
-                                  deadline - cx.JVM_SHARE * options.method_timeout, interfaces, shape)
-                    run.differing[pair.key] = s.differing
-                    pending.append(_Pending(i, pair, proof, s, int((deadline - time.monotonic()) * 1000), shape))
-            row.time_ms = (run.spent[i] + time.perf_counter() - t0) * 1000
-            rows[i] = row
-            done += 1
-            proved += proof.proved
-            if progress is not None:
-                progress(done, len(pairing.pairs), proved)
+    searcher = _Searcher(orig, opt, class_map)
+    run.searcher = searcher if options.counterexamples else None
+    try:
+        if options.counterexamples and any(not run.same(p, CallView(program, None)) for p in pairing.pairs):
+            searcher.jvm.start()  # it boots while the first proofs run: its first answer is what a search waits for
+        for component in proof_order(pairing.pairs, program):
+            proofs = run.prove_component(pairing.pairs, component)
+            for i in component.pairs:
+                pair = pairing.pairs[i]
+                proof, relied, view = proofs[i]
+                t0 = time.perf_counter()
+                deadline = time.monotonic() + options.method_timeout - run.spent[i]
+                row = PairResult(pair.key[0], pair.orig.name, pair.orig.descriptor,
+                                 Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
+                                 axioms=proof.axioms if proof.proved else None,
+                                 assumptions=relied if assumptions else None)
+                if relied:
+                    row.reason += assumption_note(relied)
+                first = run.searches.get(i)
+                if first is not None and first.found is not None:
+                    _settle(row, pair, searcher.setup(pair)[0], first, "")
+                elif not proof.proved and not assumptions:
+                    row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, run.budget(i),
+                                                   run.same(pair, view), proof, view)
+                searchable = row.verdict is Verdict.UNKNOWN and options.counterexamples
+                if searchable and not run.worth_searching(i):
+                    row.reason += "; not searched: no callee it waits for behaved differently in the interpreter"
+                elif searchable:
+                    shape, interfaces, why_not = searcher.setup(pair)
+                    if why_not is not None:
+                        row.reason += f"; {why_not}"
+                    elif first is None and (proof.orig_ir is None or proof.opt_ir is None):
+                        row.reason += "; no IR to search for a counterexample"
+                    else:
+                        s = searcher.full(pair, proof, deadline, options.method_timeout, first)
+                        run.differing[pair.key] = s.screened.differing
+                        _settle(row, pair, shape, s, searcher.jvm.problem)
+                row.time_ms = (run.spent[i] + time.perf_counter() - t0) * 1000
+                rows[i] = row
+                done += 1
+                proved += proof.proved
+                if progress is not None:
+                    progress(done, len(pairing.pairs), proved)
+    finally:
+        searcher.jvm.close()
     report.pairs = [r for r in rows if r is not None]
-    if pending:
-        _confirm(report, pending, orig.raw, opt.raw, class_map)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -172,6 +171,8 @@ class _Run:
         self.spent: dict[int, float] = {}
         self.waits: dict[int, set[Key]] = {}  # a pair proved given its callees -> the unproved pairs it waits for
         self.differing: dict[Key, int] = {}  # pair -> inputs its interpreter screen saw behave differently
+        self.searcher: _Searcher | None = None  # None: no counterexample search (--no-counterexamples)
+        self.searches: dict[int, cx.Search] = {}  # pair -> its search so far (the quick one before its proof)
 
     def budget(self, i: int) -> ProofBudget:
         """The proof budget of pair ``i``: its share of ``--method-timeout`` less what its earlier proofs took."""
@@ -195,7 +196,10 @@ class _Run:
             for i in todo:
                 view = CallView(self.program, frozenset(self.proved | hypothesis))
                 t0 = time.perf_counter()
-                out[i] = (*self._prove_one(pairs[i], i, view), view)
+                if self._shown_first(pairs[i], i):
+                    out[i] = (ProofResult(False, SHOWN_FIRST), [], view)
+                else:
+                    out[i] = (*self._prove_one(pairs[i], i, view), view)
                 self.spent[i] = self.spent.get(i, 0.0) + time.perf_counter() - t0
             failed = {pairs[i].key for i in todo if not out[i][0].proved}
             if not failed & hypothesis:
@@ -208,9 +212,18 @@ class _Run:
                 self.proved.add(pairs[i].key)
                 if component.recursive:
                     proof.reason += RECURSIVE_NOTE
-            elif callees := view.unassumed(pairs[i]):
+            elif proof.reason != SHOWN_FIRST and (callees := view.unassumed(pairs[i])):
                 self._given_callees(pairs[i], i, proof, callees)
         return out
+
+    def _shown_first(self, pair: MethodPair, i: int) -> bool:
+        """Whether pair ``i`` is shown different by the quick search before its proof (run once per pair)."""
+        if i not in self.searches and self.searcher is not None and not self.same(pair, CallView(self.program, None)):
+            found = self.searcher.quick(pair, self.options.method_timeout)
+            if found is not None:
+                self.searches[i] = found
+                self.differing[pair.key] = found.screened.differing
+        return i in self.searches and self.searches[i].found is not None
 
     def _given_callees(self, pair: MethodPair, i: int, proof: ProofResult, callees: dict[str, set[Key]]) -> None:
         """For a pair not proved while some callees are unproved: whether it is proved once they are taken as
@@ -390,84 +403,146 @@ def _default_rules() -> list:
     return _DEFAULT_RULES[key]
 
 
-def _confirm(report: ValidationReport, pending: list[_Pending], orig_raw: dict, opt_raw: dict,
-             class_map: dict[str, str]) -> None:
-    """Run every candidate in one JVM; the first confirmed difference of a pair is its counterexample."""
-    calls: list[cx.Call] = []
-    owners: list[int] = []
-    for k, p in enumerate(pending):
-        if p.jvm_budget_ms <= 0:
-            continue
-        for args in p.screened.candidates:
-            calls.append(cx.Call(p.pair.orig_class.name, p.pair.opt_class.name, p.pair.orig.name,
-                                 p.pair.orig.descriptor, args, shape=p.shape, group=k, budget_ms=p.jvm_budget_ms,
-                                 opt_descriptor=p.pair.opt.descriptor))
-            owners.append(k)
-    answers: list[cx.JvmOutcomes | None] = [None] * len(calls)
-    jvm_problem = ""
-    if calls:
-        try:
-            harness = cx.JvmHarness(orig_raw, opt_raw, class_map)
+class _Jvm:
+    """The run's JVM (:class:`~.counterexample.JvmHarness`), started when the run begins if some pair may be
+    searched (it boots while the first proofs run), else when a pair first needs it; ``problem``: why there is
+    none (no ``java``, no harness)."""
+
+    def __init__(self, orig_raw: dict, opt_raw: dict, class_map: dict[str, str]) -> None:
+        self.raw, self.class_map = (orig_raw, opt_raw), class_map
+        self.harness: cx.JvmHarness | None = None
+        self.problem = ""
+
+    def start(self) -> None:
+        """Make the harness and start its JVM, if not done yet (``problem`` says why not when it cannot)."""
+        if self.harness is None and not self.problem:
             try:
-                answers = harness.run(calls)
-            finally:
-                harness.close()
-        except cx.JvmUnavailable as e:
-            jvm_problem = str(e)
-    found: dict[int, tuple[list, cx.JvmOutcomes]] = {}
-    late: dict[int, list] = {}  # the first input whose runs did not fit the pair's budget
-    unanswered: set[int] = set()
-    for k, call, ans in zip(owners, calls, answers):
-        if ans is None:
-            unanswered.add(k)
-            continue
-        report.pairs[pending[k].index].time_ms += ans.ms
-        if k not in found and (ans.confirms or ans.runs_on):
-            found[k] = (call.args, ans)
-        elif ans.out_of_time:
-            late.setdefault(k, call.args)
-    for k, p in enumerate(pending):
-        row = report.pairs[p.index]
-        if k in found:
-            args, ans = found[k]
-            params, ret = parse_method_descriptor(p.pair.orig.descriptor)
-            row.verdict = Verdict.NOT_EQUIVALENT
-            row.reason = "counterexample confirmed on the JVM"
-            shown = {"ORIG": cx.describe_outcome(ans.orig, ret, p.shape),
-                     "OPT": cx.describe_outcome(ans.opt, ret, p.shape)}
-            if slow := ans.runs_on:
-                fast, fast_ms, slow_ms = ("ORIG", ans.orig_ms, ans.opt_ms) if slow == "OPT" else \
-                    ("OPT", ans.opt_ms, ans.orig_ms)
-                shown[slow] = f"still running after {slow_ms} ms (stopped)"
-                row.reason += (f" ({slow} was still running after {slow_ms} ms where {fast} finished in {fast_ms} "
-                               f"ms: it does not terminate on this input, or takes over {cx.HANG_FACTOR} times "
-                               "as long)")
-            elif why := cx.why_different(params, args, ans.orig, ans.opt, ret):
-                row.reason += f" ({why})"
-            row.counterexample = {"args": cx.show_call(params, args, p.shape), "orig": shown["ORIG"],
-                                  "opt": shown["OPT"]}
-            continue
-        s = p.screened
-        note = f"no difference found on {s.tried} inputs"
-        if s.differing:
-            note = f"the interpreter saw {s.differing} differing inputs but the JVM did not confirm them"
-        elif s.unsupported:
-            note += f" (the interpreter could not model some: {s.unsupported})"
-        if jvm_problem:
-            note += f"; JVM not run: {jvm_problem}"
-        row.reason += f"; {note}{_time_note(p, late.get(k), k in unanswered)}"
+                self.harness = cx.JvmHarness(*self.raw, self.class_map)
+                self.harness.warm()
+            except (cx.JvmUnavailable, OSError) as e:
+                self.problem = str(e)
+
+    def confirmer(self, pair: MethodPair, shape: cx.Shape, deadline: float) -> cx.Confirm | None:
+        """Asks the JVM about one input of ``pair`` within its ``deadline``; None without a JVM."""
+        self.start()
+        harness = self.harness
+        if harness is None:
+            return None
+
+        def confirm(args: list) -> tuple[cx.JvmOutcomes | None, str]:
+            call = cx.Call(pair.orig_class.name, pair.opt_class.name, pair.orig.name, pair.orig.descriptor, args,
+                           shape=shape, opt_descriptor=pair.opt.descriptor)
+            return harness.ask(call, deadline)
+        return confirm
+
+    def close(self) -> None:
+        if self.harness is not None:
+            self.harness.close()
 
 
-def _time_note(p: _Pending, late_args: list | None, unanswered: bool) -> str:
+#: the proof reason of a pair the quick search showed different before any proof was tried
+SHOWN_FIRST = "not proved: shown different before the proof"
+#: of a pair's budget, what the quick search before its proof may take: screen, and JVM runs
+QUICK_SCREEN_SHARE, QUICK_JVM_SHARE = 0.05, 0.2
+
+
+class _Searcher:
+    """The run's counterexample searches: a pair's call shape and whether it can be searched (``setup``), the
+    quick search before its proof on both methods as lifted (``quick``), the full one after a failed proof
+    (``full``: resuming the quick one), all asking the one JVM (``jvm``)."""
+
+    def __init__(self, orig: Side, opt: Side, class_map: dict[str, str]) -> None:
+        self.orig, self.opt = orig, opt
+        self.jvm = _Jvm(orig.raw, opt.raw, class_map)
+        self._setups: dict[Key, tuple[cx.Shape, frozenset[str], str | None]] = {}
+
+    def setup(self, pair: MethodPair) -> tuple[cx.Shape, frozenset[str], str | None]:
+        """The pair's call shape, its interface parameters, and why it cannot be searched (None: it can)."""
+        if pair.key not in self._setups:
+            interfaces = _interface_params(pair, self.orig.hierarchy)
+            shape = cx.shape_of(pair.orig_class, pair.orig, pair.opt)
+            why_not = cx.eligible(shape, pair.orig.descriptor, interfaces)
+            if pair.inherited:  # the harness calls a method its class declares
+                why_not = "not searched: one side's class inherits it"
+            self._setups[pair.key] = (shape, interfaces, why_not)
+        return self._setups[pair.key]
+
+    def quick(self, pair: MethodPair, budget_s: float) -> cx.Search | None:
+        """The search of the first :data:`~.counterexample.QUICK_INPUTS` inputs, before the pair's proof (None:
+        the pair cannot be searched, its methods do not lift, or they lift to the same statements)."""
+        shape, interfaces, why_not = self.setup(pair)
+        if why_not is not None or pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
+            return None
+        try:
+            a = lift_method(pair.orig_class, pair.orig, self.orig.hierarchy)
+            b = lift_method(pair.opt_class, pair.opt, self.opt.hierarchy)
+        except (LiftError, ClassFileError, UnknownClassError):
+            return None
+        if list(format_method(a))[1:] == list(format_method(b))[1:]:
+            return None  # the same code as lifted (a shrinker renumbered its pool): the proof is quick, no search
+        now = time.monotonic()
+        return cx.search(a, b, pair.orig.descriptor, self.orig.classes, self.opt.classes,
+                         now + QUICK_SCREEN_SHARE * budget_s, interfaces, shape,
+                         self.jvm.confirmer(pair, shape, now + QUICK_JVM_SHARE * budget_s), quick=cx.QUICK_INPUTS)
+
+    def full(self, pair: MethodPair, proof: ProofResult, deadline: float, budget_s: float,
+             first: cx.Search | None) -> cx.Search:
+        """The search of an unproved pair within its ``deadline`` (the screen stops :data:`~.counterexample.
+        JVM_SHARE` of its budget early), going on from the quick one when there was one."""
+        shape, interfaces, _why_not = self.setup(pair)
+        if first is not None:
+            first.no_time, first.unanswered = False, ""  # the quick one's limits were its own
+            a, b = first.orig_ir, first.opt_ir
+        else:
+            a, b = proof.orig_ir, proof.opt_ir
+        assert a is not None and b is not None
+        return cx.search(a, b, pair.orig.descriptor, self.orig.classes, self.opt.classes,
+                         deadline - cx.JVM_SHARE * budget_s, interfaces, shape,
+                         self.jvm.confirmer(pair, shape, deadline), resume=first)
+
+
+def _settle(row: PairResult, pair: MethodPair, shape: cx.Shape, s: cx.Search, jvm_problem: str) -> None:
+    """The row of an unproved pair after its counterexample search: ``not-equivalent`` with the confirmed
+    input (or the non-termination evidence), else its reason completed with why none was confirmed."""
+    if s.found is not None:
+        args, ans = s.found
+        params, ret = parse_method_descriptor(pair.orig.descriptor)
+        row.verdict = Verdict.NOT_EQUIVALENT
+        row.reason = "counterexample confirmed on the JVM"
+        shown = {"ORIG": cx.describe_outcome(ans.orig, ret, shape), "OPT": cx.describe_outcome(ans.opt, ret, shape)}
+        if slow := ans.runs_on:
+            fast, fast_ms, slow_ms = ("ORIG", ans.orig_ms, ans.opt_ms) if slow == "OPT" else \
+                ("OPT", ans.opt_ms, ans.orig_ms)
+            shown[slow] = f"still running after {slow_ms} ms (stopped)"
+            row.reason += (f" ({slow} was still running after {slow_ms} ms where {fast} finished in {fast_ms} "
+                           f"ms: it does not terminate on this input, or takes over {cx.HANG_FACTOR} times "
+                           "as long)")
+        elif why := cx.why_different(params, args, ans.orig, ans.opt, ret):
+            row.reason += f" ({why})"
+        row.counterexample = {"args": cx.show_call(params, args, shape), "orig": shown["ORIG"], "opt": shown["OPT"]}
+        return
+    sc = s.screened
+    note = f"no difference found on {sc.tried} inputs"
+    if sc.differing:
+        note = f"the interpreter saw {sc.differing} differing inputs but the JVM did not confirm them"
+    elif sc.unsupported:
+        note += f" (the interpreter could not model some: {sc.unsupported})"
+    if jvm_problem and sc.candidates:
+        note += f"; JVM not run: {jvm_problem}"
+    row.reason += f"; {note}{_time_note(pair, shape, s)}"
+
+
+def _time_note(pair: MethodPair, shape: cx.Shape, s: cx.Search) -> str:
     """Why the JVM runs of an unconfirmed pair were cut short, if they were (the pair's budget, or a JVM slow to
     answer that was killed)."""
-    if p.screened.candidates and p.jvm_budget_ms <= 0:
+    if s.no_time:
         return "; no time left for the JVM runs within --method-timeout"
-    if late_args is not None:
-        params, _ret = parse_method_descriptor(p.pair.orig.descriptor)
-        shown = ", ".join(cx.show_call(params, late_args, p.shape))
-        return (f"; the JVM run on ({shown}) did not finish within the pair's budget "
-                f"({p.jvm_budget_ms} ms left for the JVM): stopped")
-    if unanswered:
-        return "; the JVM did not answer every call (it died, or was killed for taking too long)"
+    if s.late is not None:
+        params, _ret = parse_method_descriptor(pair.orig.descriptor)
+        shown = ", ".join(cx.show_call(params, s.late, shape))
+        n = s.stopped_runs - 1
+        more = f" (and on {n} more input{'s' if n > 1 else ''})" if n else ""
+        return f"; the JVM run on ({shown}) did not finish within the pair's budget: stopped{more}"
+    if s.unanswered:
+        return f"; {s.unanswered}"
     return ""
