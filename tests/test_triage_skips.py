@@ -56,7 +56,8 @@ def test_monitor_block_is_not_saturated(locks_class, tmp_path, monkeypatch, goal
     extraction) is neither saturated nor extracted: its reason says why, it has no E-PEG, and the full run
     without the skip keeps it too, after extraction found no candidate the reverter takes. A ``synchronized``
     method (no monitor instruction) and a try/catch without a monitor are not skipped: the first is still
-    rewritten (its loop-invariant product; or refused by the class size budget afterwards), the second still extracted."""
+    rewritten (its loop-invariant product; or refused by the class size budget afterwards), the second still
+    extracted."""
     on = _run(locks_class, tmp_path / "on.class", True, monkeypatch, goal)
     off = _run(locks_class, tmp_path / "off.class", False, monkeypatch, goal)
     assert (tmp_path / "on.class").read_bytes() == (tmp_path / "off.class").read_bytes()
