@@ -43,6 +43,11 @@ public class Old {{
     static int walk(int n, int k) {{ {WALK} }}
     static int walkBottom(int n, int k) {{ {WALK} }}
     static int walkFirst(int n, int k) {{ {WALK} }}
+    static int count(java.util.Iterator<String> it) {{
+        int c = 0;
+        while (it.hasNext()) {{ String s = it.next(); c++; if (s.isEmpty()) continue; c += s.length(); }}
+        return c;
+    }}
 }}
 """
 NEW = """
@@ -121,6 +126,26 @@ def test_the_merged_statements_are_copied_onto_each_edge_into_the_loop(trees):
     assert len(ins) == 2 and all(isinstance(p.terminator, Goto) for p in ins)
     assert all([(type(st), getattr(st, "op", None)) for st in p.stmts] == merged for p in ins)
     assert not loopshape._split_header_statements(_lifted(trees["orig"], "Old", "walk"))
+
+
+def test_a_top_tested_loop_continued_by_a_bottom_if_is_left_alone(trees):
+    """javac's ``while (it.hasNext())`` whose ``continue`` (``if (s.isEmpty()) continue``: ``ifeq; goto top``)
+    is threaded into one backward ``if``, as ProGuard does: its top only computes its test, steps no variable,
+    and keeps it (copying it would only part the two sides' PEGs)."""
+    m = _lifted(trees["orig"], "Old", "count")
+    top = next(b for b in m.blocks.values() if b.stmts and isinstance(b.terminator, If)
+               and any(getattr(st, "method", None) and st.method.name == "hasNext" for st in b.stmts))
+    threaded = 0
+    for b in m.blocks.values():
+        t = b.terminator
+        if isinstance(t, If):
+            for arm in ("if_true", "if_false"):
+                j = m.blocks[getattr(t, arm)]
+                if not j.stmts and isinstance(j.terminator, Goto) and j.terminator.target == top.id:
+                    setattr(t, arm, top.id)
+                    threaded += 1
+    assert threaded == 1
+    assert not loopshape._split_header_statements(m) and top.stmts
 
 
 def test_without_the_copies_the_pair_is_not_proved(trees, monkeypatch):

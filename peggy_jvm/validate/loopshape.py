@@ -82,8 +82,9 @@ def top_tested(m: IRMethod) -> bool:
 
 def _split_header_statements(m: IRMethod) -> bool:
     """A block ``H`` that an ``if`` jumps back to (a bottom test), with at most :data:`MAX_TAIL_STMTS`
-    statements before its own ``if`` and more than one way in, gets those statements copied into one new block
-    per edge into it (each new block jumping to ``H``, which keeps only its test); see the module docstring.
+    statements before its own ``if`` that step a variable (:func:`_steps_a_variable`) and more than one way in,
+    gets those statements copied into one new block per edge into it (each new block jumping to ``H``, which
+    keeps only its test); see the module docstring.
     Not for the method's entry, a handler's target, or a block that starts with values on the operand stack."""
     preds: dict[int, list[int]] = {}
     handled: set[int] = set()
@@ -95,7 +96,7 @@ def _split_header_statements(m: IRMethod) -> bool:
     for hid in sorted(m.blocks):
         h = m.blocks[hid]
         if not h.stmts or len(h.stmts) > MAX_TAIL_STMTS or not isinstance(h.terminator, If) or \
-                hid == m.entry or hid in handled or h.entry_stack:
+                hid == m.entry or hid in handled or h.entry_stack or not _steps_a_variable(h.stmts):
             continue
         ins = preds.get(hid, [])
         if len(ins) < 2 or not any(isinstance(m.blocks[p].terminator, If) and p >= hid for p in ins):
@@ -108,6 +109,20 @@ def _split_header_statements(m: IRMethod) -> bool:
         h.stmts = []
         changed = True
     return changed
+
+
+def _steps_a_variable(stmts: list[Stmt]) -> bool:
+    """Whether the statements write a variable they read before (``t = p.parent(); p = t``: a loop's step
+    merged into its top). Only such statements are copied out of a loop's first block: a top that only computes
+    its test (``t = it.hasNext()``, the loop a bottom ``if`` continues from inside its body, as ProGuard threads
+    a ``continue``) is javac's top-tested loop and stays as lifted."""
+    read: set[int] = set()
+    for st in stmts:
+        read.update(x.id for x in st.operands() if isinstance(x, Var))
+        d = st.defined()
+        if d is not None and d.id in read:
+            return True
+    return False
 
 
 def _decided_entry_tests(m: IRMethod) -> bool:
