@@ -99,7 +99,7 @@ def _split_header_statements(m: IRMethod) -> bool:
                 hid == m.entry or hid in handled or h.entry_stack or not _steps_a_variable(h.stmts):
             continue
         ins = preds.get(hid, [])
-        if len(ins) < 2 or not any(isinstance(m.blocks[p].terminator, If) and p >= hid for p in ins):
+        if len(ins) < 2 or not any(_bottom_test(m, m.blocks[p], hid) for p in ins):
             continue  # not entered by a bottom test (javac's top-tested loops are left as lifted), or one way in
         for pid in ins:
             copy = Block(max(m.blocks) + 1, [copy_stmt(st) for st in h.stmts], Goto(hid, origin=h.terminator.origin),
@@ -111,11 +111,29 @@ def _split_header_statements(m: IRMethod) -> bool:
     return changed
 
 
+def _bottom_test(m: IRMethod, b: Block, hid: int) -> bool:
+    """Whether ``b`` ends in an ``if`` that jumps back to ``hid`` and whose other arm leaves the loop (never
+    reaches ``hid`` again): a do-while's test, not a ``continue`` threaded into a backward ``if`` in the middle
+    of a loop's body (``if (c1 == c2) continue``, whose other arm goes on with the body)."""
+    t = b.terminator
+    if not isinstance(t, If) or b.id < hid or hid not in (t.if_true, t.if_false) or t.if_true == t.if_false:
+        return False
+    seen: set[int] = set()
+    todo = [t.if_false if t.if_true == hid else t.if_true]
+    while todo:
+        x = todo.pop()
+        if x == hid:
+            return False
+        if x not in seen:
+            seen.add(x)
+            todo.extend(m.blocks[x].successors())
+    return True
+
+
 def _steps_a_variable(stmts: list[Stmt]) -> bool:
     """Whether the statements write a variable they read before (``t = p.parent(); p = t``: a loop's step
     merged into its top). Only such statements are copied out of a loop's first block: a top that only computes
-    its test (``t = it.hasNext()``, the loop a bottom ``if`` continues from inside its body, as ProGuard threads
-    a ``continue``) is javac's top-tested loop and stays as lifted."""
+    its test (``t = it.hasNext()``) stays as lifted."""
     read: set[int] = set()
     for st in stmts:
         read.update(x.id for x in st.operands() if isinstance(x, Var))
