@@ -10,14 +10,22 @@ What this module owns
     reverter dropped as decided is put back (:func:`_decided_entry_tests`), and an arm of a test that the
     reverter sent past a loop whose entry test it decides is sent through that entry again
     (:func:`_rejoin_threaded_arms`), so that each loop is entered from the join javac's code enters it from.
+    Last, a bottom-tested loop whose first block begins with statements before its first test (ProGuard's
+    ``p = p.parent(); if (p == null) ...`` at the top of a loop that javac's code enters with ``p =
+    e.parent()`` and ends with ``p = p.parent(); goto test``, after ProGuard gave ``e`` and ``p`` one slot and
+    merged the two copies into the loop) gets a copy of those statements on each way in
+    (:func:`_split_header_statements`): the loop then begins at its test, as javac's does.
 
 Why it is sound
     Cross-jumping: the two tails are the same statements over the same variables (temporaries written in a
     tail and used nowhere else excepted: they are renamed into one another, each written before it is read),
     with the same handlers, ending in the same test with the same targets (``if a < b goto X else Y`` is ``if a
     >= b goto Y else X``). From the same state both tails do the same and go to the same place, so jumping to
-    one shared copy instead changes no run. It is a rewrite of the code, not an assumption: the proof that
-    follows is a proof about the code as it was emitted.
+    one shared copy instead changes no run. Splitting a loop's first statements onto the edges into it is the
+    same in reverse (tail duplication): every way into the block ran those statements first and still does,
+    each copy in the same try regions (the block's handlers), then goes on to the rest of the block; a block an
+    exception handler enters, or that takes values on the operand stack, is left alone. It is a rewrite of the
+    code, not an assumption: the proof that follows is a proof about the code as it was emitted.
 
 Inputs / outputs: an :class:`~peggy_jvm.ir.nodes.IRMethod` from ``ir.lift``, changed in place; True when a tail
 was shared. Only tails ending in an ``if`` that jumps backward (a bottom test) are looked at, so code without
@@ -29,13 +37,15 @@ import math
 from dataclasses import fields
 
 from ..ir.known import constant_set, decided_after
-from ..ir.coalesce import _MIRROR, liveness
+from ..ir.coalesce import _MIRROR, copy_stmt, liveness
 from ..ir.lower import _NEGATE
 from ..ir.nodes import Block, Const, Copy, Goto, If, IRMethod, Stmt, Var
+from ..revert.tidy import _retarget
 
 MAX_TAIL_STMTS = 4
 """Statements before the test a shared tail may have (a rotated loop's header copy: at most
-``revert.tidy.ROTATE_MAX_HEADER_STMTS``, each possibly lifted into two: an operand stack temporary)."""
+``revert.tidy.ROTATE_MAX_HEADER_STMTS``, each possibly lifted into two: an operand stack temporary), and a
+loop's first block may have to be copied onto each edge into it (ProGuard's ``p = p.parent()``: two)."""
 
 
 def top_tested(m: IRMethod) -> bool:
@@ -67,7 +77,70 @@ def top_tested(m: IRMethod) -> bool:
             _share_tail(m, a, b, *found)
             changed = True
             break
+    return _split_header_statements(m) or changed
+
+
+def _split_header_statements(m: IRMethod) -> bool:
+    """A block ``H`` that an ``if`` jumps back to (a bottom test), with at most :data:`MAX_TAIL_STMTS`
+    statements before its own ``if`` that step a variable (:func:`_steps_a_variable`) and more than one way in,
+    gets those statements copied into one new block per edge into it (each new block jumping to ``H``, which
+    keeps only its test); see the module docstring.
+    Not for the method's entry, a handler's target, or a block that starts with values on the operand stack."""
+    preds: dict[int, list[int]] = {}
+    handled: set[int] = set()
+    for b in m.blocks.values():
+        for t in dict.fromkeys(b.successors(include_exceptional=False)):
+            preds.setdefault(t, []).append(b.id)
+        handled.update(h.target for h in b.handlers)
+    changed = False
+    for hid in sorted(m.blocks):
+        h = m.blocks[hid]
+        if not h.stmts or len(h.stmts) > MAX_TAIL_STMTS or not isinstance(h.terminator, If) or \
+                hid == m.entry or hid in handled or h.entry_stack or not _steps_a_variable(h.stmts):
+            continue
+        ins = preds.get(hid, [])
+        if len(ins) < 2 or not any(_bottom_test(m, m.blocks[p], hid) for p in ins):
+            continue  # not entered by a bottom test (javac's top-tested loops are left as lifted), or one way in
+        for pid in ins:
+            copy = Block(max(m.blocks) + 1, [copy_stmt(st) for st in h.stmts], Goto(hid, origin=h.terminator.origin),
+                         handlers=h.handlers, origin=h.origin)
+            m.blocks[copy.id] = copy
+            _retarget(m.blocks[pid], lambda t, new=copy.id: new if t == hid else t)
+        h.stmts = []
+        changed = True
     return changed
+
+
+def _bottom_test(m: IRMethod, b: Block, hid: int) -> bool:
+    """Whether ``b`` ends in an ``if`` that jumps back to ``hid`` and whose other arm leaves the loop (never
+    reaches ``hid`` again): a do-while's test, not a ``continue`` threaded into a backward ``if`` in the middle
+    of a loop's body (``if (c1 == c2) continue``, whose other arm goes on with the body)."""
+    t = b.terminator
+    if not isinstance(t, If) or b.id < hid or hid not in (t.if_true, t.if_false) or t.if_true == t.if_false:
+        return False
+    seen: set[int] = set()
+    todo = [t.if_false if t.if_true == hid else t.if_true]
+    while todo:
+        x = todo.pop()
+        if x == hid:
+            return False
+        if x not in seen:
+            seen.add(x)
+            todo.extend(m.blocks[x].successors())
+    return True
+
+
+def _steps_a_variable(stmts: list[Stmt]) -> bool:
+    """Whether the statements write a variable they read before (``t = p.parent(); p = t``: a loop's step
+    merged into its top). Only such statements are copied out of a loop's first block: a top that only computes
+    its test (``t = it.hasNext()``) stays as lifted."""
+    read: set[int] = set()
+    for st in stmts:
+        read.update(x.id for x in st.operands() if isinstance(x, Var))
+        d = st.defined()
+        if d is not None and d.id in read:
+            return True
+    return False
 
 
 def _decided_entry_tests(m: IRMethod) -> bool:
