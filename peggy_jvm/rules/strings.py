@@ -98,6 +98,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
+from ..choices import ASSUMPTIONS, STRINGS_BY_VALUE  # the CLI offers them without importing the rules
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph.explain import Reason
 from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
@@ -249,14 +250,7 @@ def _confined(eg: EPeg, builder: int, owner: str, limit: int = 256) -> bool:
     return True
 
 
-
-# -- the assumption strings-by-value ----------------------------------------------------------------------------
-STRINGS_BY_VALUE = "strings-by-value"
-#: every assumption ``validate --assume`` accepts, with what it assumes (docs/validation.md)
-ASSUMPTIONS: dict[str, str] = {
-    STRINGS_BY_VALUE: "Strings made by concatenation (builder toString, String.concat, String.valueOf) are "
-                      "compared by value: their identity (==, identityHashCode, synchronized) is never observed",
-}
+# -- the assumption strings-by-value (named in choices.py) ------------------------------------------------------
 ASSUME_GROUP = "assume." + STRINGS_BY_VALUE
 #: the pseudo-class of the model's concatenation: no JVM class has this name, so no real call is ever taken for it
 VALUE_OWNER = "peggy/assume/StringValue"
