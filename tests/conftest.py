@@ -56,6 +56,9 @@ import pytest
 from support import fixture_build
 from support.javac_cache import run_javac
 
+# CPU seconds per test phase into $PEGGY_TEST_CPU_LOG when it is set (support/cputime.py)
+pytest_plugins = ["support.cputime"]
+
 ROOT = Path(__file__).resolve().parent.parent
 VERIFY_SOURCE = ROOT / "tests" / "java" / "VerifyClasses.java"
 FETCH_CORPUS = ROOT / "scripts" / "fetch_corpus.sh"
