@@ -23,19 +23,20 @@ import click
 from .archive import (Form, InputError, InputKind, Output, check_outputs, os_error_words, read_input,
                       write_file)
 from .budget import DEFAULT_METHOD_TIMEOUT
-from .cache import ResultCache, default_dir as default_cache_dir
+from .choices import ASSUMPTIONS, IMPLEMENTED_STAGES, Goal, Stage
 from .classfile.errors import ClassFileError
-from .codecost import Goal
 from .dask_executor import SCHEDULER_ENV, ExecutorError
 from .interrupt import Interrupted, catching_signals
-from .pipeline import IMPLEMENTED_STAGES, Progress, Stage, classes_by_name, optimize_input
-from .rules.inline import CalleeSource
-from .rules.strings import ASSUMPTIONS
 
-if TYPE_CHECKING:  # the rule machinery is imported only by the commands that need it
+# The optimizer (pipeline, rules, networkx) and the result cache are imported by the commands that use them:
+# `--help`, `--version`, usage errors and `disasm` start in a tenth of the time (tests/test_cli.py holds it).
+if TYPE_CHECKING:
     import rich.progress
 
+    from .cache import ResultCache
     from .classfile.model import ClassFile, MethodInfo
+    from .pipeline import Progress
+    from .rules.inline import CalleeSource
     from .rules.policy import RuleOptions
     from .rules.check import CheckResult
 
@@ -142,6 +143,8 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
              scheduler: str | None, axioms: tuple[Path, ...], no_default_axioms: bool, switches: tuple[str, ...],
              goal: str, cache_dir: Path | None, no_cache: bool) -> None:
     """Optimize every method of INPUT (.class, .jar or directory) and write the result."""
+    from .pipeline import optimize_input
+
     st = Stage(stage)
     if executor == "dask":
         scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
@@ -200,6 +203,7 @@ def _optimize_html(input_path: Path, target: Path, report, classpath: str | None
     the report pictures."""
     from .classfile.hierarchy import ClassHierarchy
     from .html_report import optimize_details, optimize_page
+    from .pipeline import classes_by_name
     try:
         original, optimized = read_input(input_path), read_input(target)
         hierarchy = ClassHierarchy(_split_classpath(classpath))
@@ -273,6 +277,8 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
     from .ir.printer import format_method, to_dot
     from .peg.build import PegUnsupported, build_peg
     from .peg.printer import format_peg, peg_to_dot
+    from .pipeline import classes_by_name
+    from .rules.inline import CalleeSource
 
     if (axioms or no_default_axioms or switches or extracted) and what != "epeg":
         raise click.UsageError("--axioms, --no-default-axioms, --rules and --extracted apply to --epeg only")
@@ -578,7 +584,9 @@ def _result_cache(cache_dir: Path | None, no_cache: bool) -> ResultCache | None:
         if cache_dir is not None:
             raise click.UsageError("--cache and --no-cache exclude each other")
         return None
-    root = cache_dir if cache_dir is not None else default_cache_dir()
+    from .cache import ResultCache, default_dir
+
+    root = cache_dir if cache_dir is not None else default_dir()
     if root is None:
         return None
     if root.exists() and not root.is_dir():

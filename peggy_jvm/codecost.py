@@ -36,6 +36,7 @@ from typing import Iterable, Sequence
 
 import networkx as nx
 
+from .choices import Goal  # named there, for the CLI to offer without importing this module
 from .classfile.bytecode import Instruction, decode
 from .classfile.model import CodeAttribute
 from .classfile.constpool import ConstantPool, Tag
@@ -47,13 +48,6 @@ __all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "TAKEN_EXTRA", "FLOAT_SPILL
            "EmittedCost", "kind_of", "pushes_number",
            "instruction_weight", "taken_halves", "loop_depths", "instruction_prices",
            "price_instructions", "price_code"]
-
-
-class Goal(str, Enum):
-    """What ``optimize --goal`` aims at: ``speed`` (the emitted cost first) or ``size`` (the bytes first)."""
-
-    SPEED = "speed"
-    SIZE = "size"
 
 
 #: a loop body is assumed to run this many times per execution of the code around it (per nesting level)

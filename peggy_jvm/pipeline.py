@@ -76,7 +76,6 @@ import json
 import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
@@ -101,6 +100,8 @@ from .rules.inline import CalleeSource, inlinable_call_count
 from .budget import (DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm,
                      cooperative)
 from .classfile.writer import write_class
+# the stages are named in choices.py, which the CLI reads without importing this module
+from .choices import Stage
 from .codecost import EmittedCost, Goal, price_code
 from .cache import ResultCache, optimize_class_cached
 from .workers import largest_first, run_pool
@@ -110,15 +111,6 @@ if TYPE_CHECKING:  # the rules, the e-graph and the solver stack are imported on
     from .rules.policy import RuleOptions
     from .saturate import Saturation
 
-
-class Stage(str, Enum):
-    CLASSFILE = "classfile"
-    IR = "ir"
-    PEG = "peg"
-    FULL = "full"
-
-
-IMPLEMENTED_STAGES = (Stage.CLASSFILE, Stage.IR, Stage.PEG, Stage.FULL)
 
 class MethodUnchanged(Exception):
     """A stage leaves this method as it is, for a reason that is not a failure (e.g. irreducible control flow,

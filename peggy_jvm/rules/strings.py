@@ -98,6 +98,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
+from ..choices import ASSUMPTIONS, CLOSED_WORLD, STRINGS_BY_VALUE  # the CLI offers them without importing the rules
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph.explain import Reason
 from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
@@ -250,18 +251,7 @@ def _confined(eg: EPeg, builder: int, owner: str, limit: int = 256) -> bool:
     return True
 
 
-
-# -- the assumption strings-by-value ----------------------------------------------------------------------------
-STRINGS_BY_VALUE = "strings-by-value"
-#: every assumption ``validate --assume`` accepts, with what it assumes (docs/validation.md)
-CLOSED_WORLD = "closed-world"
-ASSUMPTIONS: dict[str, str] = {
-    STRINGS_BY_VALUE: "Strings made by concatenation (builder toString, String.concat, String.valueOf) are "
-                      "compared by value: their identity (==, identityHashCode, synchronized) is never observed",
-    # no rules of its own: it lets the callee sources inline (and unfold) virtual calls (validate/driver.py)
-    CLOSED_WORLD: "The input is the whole program: no class outside it extends its classes, so a virtual call "
-                  "of a method the input does not override runs that method (its body may be unfolded)",
-}
+# -- the assumption strings-by-value (named in choices.py) ------------------------------------------------------
 ASSUME_GROUP = "assume." + STRINGS_BY_VALUE
 #: the pseudo-class of the model's concatenation: no JVM class has this name, so no real call is ever taken for it
 VALUE_OWNER = "peggy/assume/StringValue"
