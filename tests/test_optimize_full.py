@@ -214,7 +214,7 @@ def test_a_selection_the_reverter_refuses_gives_way_to_the_next_cheapest(tmp_pat
     run_javac([*javac_command(java_home), "-d", str(tmp_path), str(tmp_path / "M.java")], check=True)
     real, refused = pipeline.revert_peg, []
 
-    def no_shifts(peg, ir, **options):  # options: returns_in_place, as pipeline._revert passes it
+    def no_shifts(peg, ir, **options):  # options: returns, rotate_loops, as pipeline._revert passes them
         if any(n.op == "shl.i" for n in peg.nodes):
             refused.append(peg)
             raise RevertUnsupported("no shifts here")
