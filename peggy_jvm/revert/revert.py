@@ -865,11 +865,11 @@ def revert_peg(peg: PEG, original: IRMethod, returns: ReturnsInPlace = ReturnsIn
     block that only returns become that return (:class:`.tidy.ReturnsInPlace`); the full stage asks for all of
     them under ``--goal size``, and under ``--goal speed`` for those no loop reaches, since the self-check does
     not yet prove every such shape (peeled loops whose first iteration returns on its own path,
-    tests/test_peel.py). ``rotate_loops``: loops tested at the bottom,
-    one jump per iteration (:func:`.tidy._rotate_loops`: the test copied to the bottom, the entry test dropped
-    where an earlier test decides it; :func:`.tidy._enter_by_goto`: an outermost loop whose entry test stays
-    entered by a goto to its bottom test instead, javac's bytes); the full stage asks for it under ``--goal
-    speed``, ``--stage peg`` keeps javac's shape."""
+    tests/test_peel.py). ``rotate_loops``: loops tested at the bottom, one jump per iteration
+    (:func:`.tidy._rotate_loops`: the test copied to the bottom, the entry test dropped where an earlier test
+    decides it; :func:`.tidy._enter_by_goto`: an outermost loop whose entry test stays entered by a goto to its
+    bottom test instead, javac's bytes); the full stage asks for it under ``--goal speed``, ``--stage peg``
+    keeps javac's shape."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
     try:

@@ -41,14 +41,15 @@ from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import (INT, ArrayLength, ArrayLoad, Binary, Block, Cond, Const, ConstKind, Copy, GetField, GetStatic,
                         Goto, Handler, If, IRMethod, IRType, Kind, Return, Stmt, Switch, Throw, Unary, Var)
 
+
 class ReturnsInPlace(enum.Enum):
     """Which ``goto``s to a block that only returns or throws :func:`tidy_method` replaces by that return
     (:func:`_returns_in_place_of_gotos`)."""
     #: none: every path jumps to the one return (the speed goal's retries, ``pipeline._returns_by_jumps``)
     NONE = "none"
     #: those to a return no loop reaches (``--goal speed``): the self-check cannot yet prove a rotated or peeled
-    #: loop whose exits each return on their own (tests/test_peel.py), while a ``c ? a : b`` returned in each arm
-    #: (javac's ``hashCode``) is proved as any branch is
+    #: loop whose exits each return on their own (tests/test_peel.py); a ``return a == b || f();`` returned in
+    #: each arm it proves as a branch (where it does not, the full stage checks the shared return instead)
     BEFORE_LOOPS = "before loops"
     #: all (``--goal size``, ``--stage peg``'s round trip)
     ALL = "all"
