@@ -96,6 +96,7 @@ from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
 from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
 from .revert.revert import RevertUnsupported, check_revertible, revert_peg
+from .revert.tidy import ReturnsInPlace
 from .rules.inline import CalleeSource, inlinable_call_count
 from .budget import (DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm,
                      cooperative)
@@ -280,10 +281,12 @@ def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: 
 
 def _revert(peg: PegGraph, ir, goal: Goal = Goal.SPEED):
     """Revert: ``peg`` checked again and scheduled back into IR (``ir``: the method it came from; returns in
-    place of jumps to a return only for ``--goal size``, loops tested at the bottom only for ``speed``, see
-    ``revert_peg``). Raises PegUnsupported, RevertUnsupported."""
+    place of every jump to a return for ``--goal size``, of those to a return no loop reaches for ``speed``,
+    loops tested at the bottom only for ``speed``, see ``revert_peg``). Raises PegUnsupported,
+    RevertUnsupported."""
     check_peg(peg)
-    return revert_peg(peg, ir, returns_in_place=goal is Goal.SIZE, rotate_loops=goal is Goal.SPEED)
+    returns = ReturnsInPlace.ALL if goal is Goal.SIZE else ReturnsInPlace.BEFORE_LOOPS
+    return revert_peg(peg, ir, returns=returns, rotate_loops=goal is Goal.SPEED)
 
 
 def _lower(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: ClassHierarchy,
@@ -408,7 +411,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
             raise
         # loops tested at the bottom copy their tests: the same PEG with javac's loop shape may fit the allowance
         net.check("reverting")
-        plain = _lower(cf, m, code, revert_peg(new, ir, returns_in_place=False), hierarchy)
+        plain = _lower(cf, m, code, revert_peg(new, ir, returns=ReturnsInPlace.NONE), hierarchy)
         plain_emitted = read_code(plain, cf.pool)
         plain_price = price_code(plain_emitted, cf.pool)
         try:
@@ -417,13 +420,45 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
             raise e from None
         data, emitted = plain, plain_emitted
         info.update(emitted_cost_after=plain_price.cost)
+        retry_jumps = False
+    else:
+        retry_jumps = goal is Goal.SPEED
     net.check("the self-check")
     t2 = clock()
     try:
-        _self_check(cf, m, data, hierarchy, work, net, rules, callees)
+        try:
+            _self_check(cf, m, data, hierarchy, work, net, rules, callees)
+        except MethodUnchanged:
+            jumps = _returns_by_jumps(cf, m, code, new, ir, hierarchy, old_price, data) if retry_jumps else None
+            if jumps is None:
+                raise
+            # the self-check does not yet prove every method returning in several places (the lowering's own
+            # loop exits, Fraction.equals): the same PEG with one shared return, as before returns in place
+            net.check("the self-check")
+            data, emitted, cost = jumps
+            _self_check(cf, m, data, hierarchy, work, net, rules, callees)
+            info.update(emitted_cost_after=cost)
     finally:
         times["full.self_check"] = round((clock() - t2) * 1000, 3)
     return data, emitted
+
+
+def _returns_by_jumps(cf: ClassFile, m: MethodInfo, code: CodeAttribute, new: PegGraph, ir,
+                      hierarchy: ClassHierarchy, old_price: EmittedCost, data: bytes
+                      ) -> tuple[bytes, CodeAttribute, int] | None:
+    """``--goal speed``'s rewrite ``new`` lowered with every path jumping to a shared return
+    (:attr:`ReturnsInPlace.NONE`, loops still rotated) as (bytes, parsed, emitted cost); None when that is the
+    code ``data`` already is or when it does not pay (:func:`_check_emitted`)."""
+    jumps = _lower(cf, m, code, revert_peg(new, ir, returns=ReturnsInPlace.NONE, rotate_loops=True), hierarchy)
+    if jumps == data:
+        return None
+    emitted = read_code(jumps, cf.pool)
+    price = price_code(emitted, cf.pool)
+    try:
+        _check_emitted(Goal.SPEED, old_price, price)
+    except MethodUnchanged:
+        return None
+    return jumps, emitted, price.cost
 
 
 def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:

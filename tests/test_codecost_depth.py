@@ -27,6 +27,7 @@ from peggy_jvm.classfile.bytecode import decode
 from peggy_jvm.pegextract.cost import loop_depths
 from peggy_jvm import pipeline
 from peggy_jvm.pipeline import Stage, optimize_input
+from peggy_jvm.revert.tidy import ReturnsInPlace
 from conftest import javac_command
 from support.javac_cache import run_javac
 
@@ -81,8 +82,8 @@ def kern(java_home, tmp_path_factory) -> tuple[Path, Path, dict]:
     # per loop depth, and a loop tested at the bottom moves its inner loop's entry test into the middle loop
     real_revert = pipeline.revert_peg
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pipeline, "revert_peg", lambda peg, ir, returns_in_place=True, rotate_loops=False:
-                   real_revert(peg, ir, returns_in_place=returns_in_place, rotate_loops=False))
+        mp.setattr(pipeline, "revert_peg", lambda peg, ir, returns=ReturnsInPlace.ALL, rotate_loops=False:
+                   real_revert(peg, ir, returns=returns, rotate_loops=False))
         _, report = optimize_input(orig / "Kern.class", out / "Kern.class", Stage.FULL, jobs=1, cache=None)
     return orig, out, {m.name: m for m in report.methods}
 

@@ -219,7 +219,7 @@ def test_a_selection_the_reverter_refuses_gives_way_to_the_next_cheapest(tmp_pat
             refused.append(peg)
             raise RevertUnsupported("no shifts here")
 
-    def no_shifts(peg, ir, **options):  # options: returns_in_place, as pipeline._revert passes it
+    def no_shifts(peg, ir, **options):  # options: returns, rotate_loops, as pipeline._revert passes them
         refuse_shifts(peg)
         return real(peg, ir, **options)
 

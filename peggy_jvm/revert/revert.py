@@ -75,7 +75,7 @@ from ..peg.loops import poly_sigma
 from ..peg.ops import HANDLER_OPS, OPS, Role, T
 from ..semantics import int_bits_to_float, long_bits_to_double
 from .schedule import DONE, INVOKE, RevertUnsupported, Schedule
-from .tidy import tidy_method
+from .tidy import ReturnsInPlace, tidy_method
 
 
 HANDLERS_NOT_REVERTED = "exception handlers are not reverted yet"
@@ -106,12 +106,12 @@ class _Emitter:
     results (the ``gen_*`` methods), asking its :class:`~.schedule.Schedule` what is computed where."""
 
     def __init__(self, peg: PEG, original: IRMethod, result_prefixes: bool = True,
-                 returns_in_place: bool = True, rotate_loops: bool = False) -> None:
+                 returns: ReturnsInPlace = ReturnsInPlace.ALL, rotate_loops: bool = False) -> None:
         self.peg = peg
         self.rotate_loops = rotate_loops
         # emit the effects both arms of a result's test start with before the test (gen_result)
         self.result_prefixes = result_prefixes
-        self.returns_in_place = returns_in_place
+        self.returns = returns
         self.nodes = peg.nodes
         self.m = original
         self.sched = Schedule(peg, original.params)
@@ -811,7 +811,7 @@ class _Emitter:
     def run(self) -> IRMethod:
         entry = self.generate()
         out, rotated = tidy_method(self.m, self.blocks, entry.id, self.variables, self.next_var,
-                                   self.rotate_loops, self.returns_in_place)
+                                   self.rotate_loops, self.returns)
         if rotated:
             self.carried = [(v, local, rotated.get(id(header), header)) for v, local, header in self.carried]
         self.mark_locals(out.blocks)
@@ -868,17 +868,18 @@ def uses_handlers(peg: PEG) -> bool:
     return any(n.op in HANDLER_OPS for n in peg.nodes)
 
 
-def revert_peg(peg: PEG, original: IRMethod, returns_in_place: bool = True, rotate_loops: bool = False
-               ) -> IRMethod:
-    """An IR method computing what ``peg`` means (see the module docstring). ``returns_in_place``: a ``goto`` to
-    a block that only returns becomes that return (:func:`.tidy._returns_in_place_of_gotos`); the full stage asks for it
-    only under ``--goal size``, since the self-check does not yet prove every such shape (peeled loops whose
-    first iteration returns on its own path, tests/test_peel.py). ``rotate_loops``: loops tested at the bottom,
-    one jump per iteration (:func:`.tidy._rotate_loops`: the test copied to the bottom, the entry test dropped
-    where an earlier test decides it; :func:`.tidy._enter_by_goto`: an outermost loop whose entry test stays
-    entered by a goto to its bottom test instead, javac's bytes); the full stage asks for it under ``--goal
-    speed``, ``--stage peg`` keeps javac's shape."""
-    return _emit(peg, original, _Emitter.run, returns_in_place=returns_in_place, rotate_loops=rotate_loops)
+def revert_peg(peg: PEG, original: IRMethod, returns: ReturnsInPlace = ReturnsInPlace.ALL,
+               rotate_loops: bool = False) -> IRMethod:
+    """An IR method computing what ``peg`` means (see the module docstring). ``returns``: which ``goto``s to a
+    block that only returns become that return (:class:`.tidy.ReturnsInPlace`); the full stage asks for all of
+    them under ``--goal size``, and under ``--goal speed`` for those no loop reaches, since the self-check does
+    not yet prove every such shape (peeled loops whose first iteration returns on its own path,
+    tests/test_peel.py). ``rotate_loops``: loops tested at the bottom, one jump per iteration
+    (:func:`.tidy._rotate_loops`: the test copied to the bottom, the entry test dropped where an earlier test
+    decides it; :func:`.tidy._enter_by_goto`: an outermost loop whose entry test stays entered by a goto to its
+    bottom test instead, javac's bytes); the full stage asks for it under ``--goal speed``, ``--stage peg``
+    keeps javac's shape."""
+    return _emit(peg, original, _Emitter.run, returns=returns, rotate_loops=rotate_loops)
 
 
 def check_revertible(peg: PEG, original: IRMethod) -> None:
@@ -893,19 +894,20 @@ def check_revertible(peg: PEG, original: IRMethod) -> None:
 _T = TypeVar("_T")
 
 
-def _emit(peg: PEG, original: IRMethod, finish: Callable[[_Emitter], _T], **options: bool) -> _T:
-    """``finish`` of the emitter of ``peg`` (with ``options``), once more without result prefixes when that is
+def _emit(peg: PEG, original: IRMethod, finish: Callable[[_Emitter], _T],
+          returns: ReturnsInPlace = ReturnsInPlace.ALL, rotate_loops: bool = False) -> _T:
+    """``finish`` of the emitter of ``peg`` (with the options of :func:`revert_peg`), once more without result prefixes when that is
     refused; a recursion too deep is a refusal."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
     try:
         peg = _without_passed_through_thetas(peg)
         try:
-            return finish(_Emitter(peg, original, **options))
+            return finish(_Emitter(peg, original, returns=returns, rotate_loops=rotate_loops))
         except RevertUnsupported:
             # the effects emitted before a result's test can be ones a value phi of an arm needed fused into
             # their branch (jsoup Attribute.equals): then the arms write them, as they did before
-            return finish(_Emitter(peg, original, result_prefixes=False, **options))
+            return finish(_Emitter(peg, original, result_prefixes=False, returns=returns, rotate_loops=rotate_loops))
     except RecursionError:
         raise RevertUnsupported("PEG too deep for the reverter") from None
     finally:

@@ -14,8 +14,8 @@ What this module owns
     a loop nested in another and holding one whose entry test stays tested at its top again
     (:func:`_middle_loops_tested_at_the_top`), an outermost loop whose entry test stays entered by a goto to its
     bottom test instead of the copy (:func:`_enter_by_goto`, laid out by :func:`_layout`), constants just set
-    tested as constants; last, under ``returns_in_place``, a ``goto`` to a block that only returns or throws
-    replaced by that return.
+    tested as constants; last, as ``returns`` (:class:`ReturnsInPlace`) allows, a ``goto`` to a block that only
+    returns or throws replaced by that return.
 
 Inputs: the original IR method (name, descriptor, parameters), the emitted blocks (every block terminated) and
 their entry, the method's variable list (extended in place by coalescing and rotation) and the next free
@@ -29,6 +29,7 @@ the result depends only on the input blocks (no hash or timing order).
 """
 from __future__ import annotations
 
+import enum
 import struct
 from dataclasses import dataclass, fields
 from typing import Callable
@@ -40,8 +41,22 @@ from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import (INT, ArrayLength, ArrayLoad, Binary, Block, Cond, Const, ConstKind, Copy, GetField, GetStatic,
                         Goto, Handler, If, IRMethod, IRType, Kind, Return, Stmt, Switch, Throw, Unary, Var)
 
+
+class ReturnsInPlace(enum.Enum):
+    """Which ``goto``s to a block that only returns or throws :func:`tidy_method` replaces by that return
+    (:func:`_returns_in_place_of_gotos`)."""
+    #: none: every path jumps to the one return (the speed goal's retries, ``pipeline._returns_by_jumps``)
+    NONE = "none"
+    #: those to a return no loop reaches (``--goal speed``): the self-check cannot yet prove a rotated or peeled
+    #: loop whose exits each return on their own (tests/test_peel.py); a ``return a == b || f();`` returned in
+    #: each arm it proves as a branch (where it does not, the full stage checks the shared return instead)
+    BEFORE_LOOPS = "before loops"
+    #: all (``--goal size``, ``--stage peg``'s round trip)
+    ALL = "all"
+
+
 def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: list[Var], next_var: int,
-                rotate_loops: bool, returns_in_place: bool) -> tuple[IRMethod, dict[int, Block]]:
+                rotate_loops: bool, returns: ReturnsInPlace) -> tuple[IRMethod, dict[int, Block]]:
     """``emitted`` (blocks from ``entry``, every one terminated) in javac's shape as the body of ``m`` (see the
     module docstring); ``variables`` grows in place by what coalescing and rotation add. Returns the method and
     the rotated loop headers (old header block's ``id`` -> its new block; empty without ``rotate_loops``)."""
@@ -88,7 +103,7 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
         _constants_into_tests(blocks)
     recompute_invariants(method(blocks, entry_id))  # after rotation: the readers a copied test added count
     _values_into_joins(blocks, entry_id, {p.id for p in m.params})
-    if returns_in_place and _returns_in_place_of_gotos(blocks):
+    if returns is not ReturnsInPlace.NONE and _returns_in_place_of_gotos(blocks, returns):
         blocks = _reachable_blocks(blocks, entry_id)
     present = {x.id for b in blocks.values() for st in b.all_stmts()
                for x in [*st.operands(), st.defined()] if isinstance(x, Var)}
@@ -1008,17 +1023,20 @@ def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -
         b.entry_stack = (v,)
 
 
-def _returns_in_place_of_gotos(blocks: dict[int, Block]) -> bool:
+def _returns_in_place_of_gotos(blocks: dict[int, Block], returns: ReturnsInPlace) -> bool:
     """A ``goto`` to a block that only returns (or throws) becomes that return: ``return`` is one byte,
     ``aload_1; areturn`` two, and ``goto`` three; a value a join receives on the stack (``c ? a : b``, see
     :func:`_values_into_joins`) is returned where it is computed. Done only where the copy is no longer than the
     jump (a constant pushed in one or two bytes, a variable, nothing) and the jumping block has the returning
     block's handlers (what the return may throw is caught as before); a block that falls into the returning
-    block (the next one in the layout) keeps falling into it. Runs after layout: blocks are in lowering order.
+    block (the next one in the layout) keeps falling into it; under :attr:`ReturnsInPlace.BEFORE_LOOPS` only a
+    returning block no loop reaches. Runs after layout: blocks are in lowering order.
     Meaning unchanged: the returning block has no statement, so it reads what the jumping block leaves. True when
     a jump was replaced."""
     order = sorted(blocks)
     after = {bid: nxt for bid, nxt in zip(order, order[1:])}
+    past_loops = _reached_from(blocks, blocks_on_cycles(blocks)) if returns is ReturnsInPlace.BEFORE_LOOPS \
+        else set()
     changed = False
     for bid in order:
         b = blocks[bid]
@@ -1027,7 +1045,7 @@ def _returns_in_place_of_gotos(blocks: dict[int, Block]) -> bool:
             continue
         t = blocks[term.target]
         ret = t.terminator
-        if t.stmts or not isinstance(ret, (Return, Throw)) or t.handlers != b.handlers:
+        if t.stmts or not isinstance(ret, (Return, Throw)) or t.handlers != b.handlers or t.id in past_loops:
             continue
         value = ret.value
         if t.entry_stack:
@@ -1045,6 +1063,17 @@ def _returns_in_place_of_gotos(blocks: dict[int, Block]) -> bool:
             b.terminator = Throw(value, origin=ret.origin)
         changed = True
     return changed
+
+
+def _reached_from(blocks: dict[int, Block], start: set[int]) -> set[int]:
+    """Ids of the blocks ``start``'s blocks reach (themselves included)."""
+    seen, work = set(start), list(start)
+    while work:
+        for t in blocks[work.pop()].successors():
+            if t not in seen:
+                seen.add(t)
+                work.append(t)
+    return seen
 
 
 def _short_operand(x: object) -> bool:
@@ -1155,12 +1184,4 @@ def _handled_by(b: Block) -> tuple:
 
 
 def _reachable_blocks(blocks: dict[int, Block], entry: int) -> dict[int, Block]:
-    seen = {entry}
-    stack = [entry]
-    while stack:
-        b = blocks[stack.pop()]
-        for t in b.successors():
-            if t not in seen:
-                seen.add(t)
-                stack.append(t)
-    return {k: blocks[k] for k in sorted(seen)}
+    return {k: blocks[k] for k in sorted(_reached_from(blocks, {entry}))}
