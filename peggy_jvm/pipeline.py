@@ -9,10 +9,8 @@ constant pool (:func:`optimize_methods`; same-class callees are inlined from the
 deterministic choice), and comes back as a :class:`MethodOutcome` (its new code, indices into its private
 pool, and the entries it added). :func:`merge_class` adds those entries to the class's pool in method order
 and renumbers each rewrite's code to them (``classfile.poolorder``: instructions, catch types, StackMapTable
-object types, debug tables; an ``ldc`` pushed past 255 becomes ``ldc_w``); under ``--goal speed`` a class's
-rewrites together stay no larger than their originals (the growing one that buys least given up,
-:func:`_over_class_budget`). So a class may be split into parts of its methods computed anywhere, in any
-order, and merged into the same bytes.
+object types, debug tables; an ``ldc`` pushed past 255 becomes ``ldc_w``). So a class may be split into parts
+of its methods computed anywhere, in any order, and merged into the same bytes.
 
 The full stage is one line of stages, each a function of this module taking the previous one's output
 (:func:`_full`): build (``peg.build``) -> saturate (:mod:`peggy_jvm.saturate`, the rules of
@@ -699,49 +697,7 @@ def merge_class(data: bytes, outcomes: list[MethodOutcome], goal: Goal = Goal.SP
     method order (entries an earlier method added shared) and its code renumbered to them
     (``classfile.poolorder.merge_entries``, ``renumber_code``), so the bytes depend on the outcomes alone,
     never on which process computed which. A rewrite whose code cannot be renumbered safely keeps the method's
-    original code (``fallback``). Under ``--goal speed`` the class's rewrites together keep to its size budget
-    (:func:`_over_class_budget`: merged again without the rewrite given up). Returns the class bytes and the
-    report rows."""
-    while True:
-        new, reports = _merge(data, outcomes)
-        if goal is not Goal.SPEED:
-            break
-        k = _over_class_budget(reports)
-        if k is None:
-            break
-        _give_up(outcomes[k], reports)
-    if goal is Goal.SIZE:
-        new = _pool_for_ldc(new, reports)
-    return new, reports
-
-
-def _over_class_budget(reports: list[MethodReport]) -> int | None:
-    """``--goal speed``'s size budget per class (docs/cost-model.md): each rewrite may grow by its own allowance
-    (:func:`size_allowance`), but the class's rewritten methods together must be no larger than their original
-    code, so that growth is paid by other rewrites' savings. Over budget: the index of the growing rewrite that
-    buys the least emitted cost per added byte (the first of equals), to be given up; else None."""
-    rewritten = [(k, r) for k, r in enumerate(reports) if r.status == "rewritten"]
-    if sum(r.bytes_after - r.bytes_before for _, r in rewritten) <= 0:
-        return None
-    growing = [(((r.emitted_cost_before or 0) - (r.emitted_cost_after or 0)) / (r.bytes_after - r.bytes_before), k)
-               for k, r in rewritten if r.bytes_after > r.bytes_before]
-    return min(growing)[1] if growing else None
-
-
-def _give_up(outcome: MethodOutcome, reports: list[MethodReport]) -> None:
-    """``outcome``'s method keeps its original code: unchanged, its rewrite's figures in the reason."""
-    r = outcome.report
-    grown = sum(x.bytes_after - x.bytes_before for x in reports if x.status == "rewritten")
-    r.status = "unchanged"
-    r.reason = (f"class size budget: its rewrites together +{grown} bytes; this one {r.bytes_before} -> "
-                f"{r.bytes_after} bytes for emitted cost {r.emitted_cost_before} -> {r.emitted_cost_after}")
-    r.bytes_after, r.cost_after, r.emitted_cost_after, r.debug_dropped = (r.bytes_before, r.cost_before,
-                                                                          r.emitted_cost_before, None)
-    outcome.code, outcome.added = None, []
-
-
-def _merge(data: bytes, outcomes: list[MethodOutcome]) -> tuple[bytes, list[MethodReport]]:
-    """:func:`merge_class` without the goal's budget and pool order."""
+    original code (``fallback``). Returns the class bytes and the report rows."""
     cf = read_class(data)
     original = cf.pool.copy()
     start = len(original.entries)
@@ -762,7 +718,6 @@ def _merge(data: bytes, outcomes: list[MethodOutcome]) -> tuple[bytes, list[Meth
             r = o.report
             r.status, r.reason, r.bytes_after = "fallback", f"constant pool merge: {e}", r.bytes_before
             r.cost_after, r.emitted_cost_after, r.debug_dropped = r.cost_before, r.emitted_cost_before, None
-            o.code = None  # not tried again when the class is merged again (its budget)
             continue
         cf.pool = pool
         attr.data = code
@@ -772,12 +727,13 @@ def _merge(data: bytes, outcomes: list[MethodOutcome]) -> tuple[bytes, list[Meth
         try:
             data = write_class(cf)
         except ClassFileError as e:  # e.g. the pool overflowed with frame classes: keep the class as it was
-            for o in outcomes:
-                r = o.report
+            for r in reports:
                 if r.status == "rewritten":
                     r.status, r.reason, r.bytes_after = "fallback", f"class not writable: {e}", r.bytes_before
                     r.cost_after, r.emitted_cost_after = r.cost_before, r.emitted_cost_before
-                    r.debug_dropped, o.code = None, None
+                    r.debug_dropped = None
+    if goal is Goal.SIZE:
+        data = _pool_for_ldc(data, reports)
     return data, reports
 
 
