@@ -62,7 +62,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
@@ -179,7 +179,7 @@ class Shape:
 
     @property
     def ctor_params(self) -> list[str]:
-        return parse_method_descriptor(self.ctor)[0] if self.ctor else []
+        return list(parse_method_descriptor(self.ctor)[0]) if self.ctor else []
 
     def built(self, descriptor: str) -> str:
         """The descriptor inputs with a built receiver are generated for: the parameters, then the
@@ -356,7 +356,7 @@ def _hinted(params: Sequence[str], edges: list[list], hints: Hints, rng: random.
     pools = [p or e[:3] for p, e in zip(pools, edges)]
     if math.prod(len(p) for p in pools) <= MAX_HINTED:
         return _product(pools)
-    out = []
+    out: list[list] = []
     for i, pool in enumerate(pools):
         out.extend([p[0] for p in pools[:i]] + [v] + [p[0] for p in pools[i + 1:]] for v in pool[1:])
     while len(out) < MAX_HINTED:
@@ -444,9 +444,10 @@ def _construct(cls: str, ctor: str, args: list, heap: Any, handler: DefaultCallH
     the constructor threw."""
     interp = Interpreter(heap, handler, budget=INTERP_BUDGET)
     try:
-        return handler.new(interp, cls, MethodRef(cls, "<init>", ctor), list(args))
+        obj = handler.new(interp, cls, MethodRef(cls, "<init>", ctor), list(args))
     except JavaThrow as e:
         return runtime_class(e.obj)
+    return cast(JObject, obj)  # as before: what the constructor built (typed as the object it is in practice)
 
 
 def _fields_of(recv: JObject, cls: str, shape: Shape) -> tuple:
@@ -594,7 +595,7 @@ def shape_inputs(shape: Shape, descriptor: str, interfaces: frozenset[str] = fro
     n = len(parse_method_descriptor(descriptor)[0])
     built = [[*a[:n], Built(tuple(a[n:]))]
              for a in generate_inputs(shape.built(descriptor), interfaces=interfaces, hints=hints)]
-    out = []
+    out: list[list] = []
     for k in range(max(len(fielded), len(built))):
         out.extend(x[k] for x in (built, fielded) if k < len(x))
     return out
@@ -605,7 +606,8 @@ def _varied(inputs: list[list]) -> list[list]:
     def kind(args: list) -> tuple:
         return tuple(a.kind if isinstance(a, Opaque) else None for a in args)
     seen: set[tuple] = set()
-    first, rest = [], []
+    first: list[list] = []
+    rest: list[list] = []
     for args in inputs:
         k = kind(args)
         (rest if k in seen else first).append(args)
@@ -792,9 +794,10 @@ class JvmHarness:
         # OPT's outcomes name OPT's classes; --map's renames are undone so that a renamed class is no difference
         self.renames = [(re.compile(rf"(?<=[OL ]){re.escape(new)}(?=[;\s,\]|]|$)"), old)
                         for old, new in sorted((class_map or {}).items()) if old != new]
-        self.java = _java_tool("java")
-        if self.java is None:
+        java = _java_tool("java")
+        if java is None:
             raise JvmUnavailable("no java on PATH or in JAVA_HOME")
+        self.java: str = java
         self.classes = self._compile()
         self._tmp = tempfile.TemporaryDirectory(prefix="peggy-validate-")
         self.dirs = []
@@ -869,6 +872,8 @@ class JvmHarness:
             except ProcessLookupError:
                 pass
         for pipe in (proc.stdin, proc.stdout):
+            if pipe is None:
+                continue
             try:
                 pipe.close()
             except OSError:
@@ -1107,15 +1112,15 @@ def why_different(params: Sequence[str], args: list, orig: str, opt: str, ret: s
     for side, o, other in (("ORIG", orig, opt), ("OPT", opt, orig)):
         if o.startswith(overflow) and other.startswith("R "):
             return f"{side} overflows the stack where the other returns: its recursion does not end, or goes deeper"
-    a, b = _returned_float(orig, ret), _returned_float(opt, ret)
-    if a is not None and b is not None and orig.partition(" ;")[0] != opt.partition(" ;")[0]:
-        if a == 0 and b == 0:
+    fa, fb = _returned_float(orig, ret), _returned_float(opt, ret)
+    if fa is not None and fb is not None and orig.partition(" ;")[0] != opt.partition(" ;")[0]:
+        if fa == 0 and fb == 0:
             return "-0.0 and 0.0 are equal as reals but not in Java (1/x, Math.copysign, their string forms)"
-        if math.isnan(a) != math.isnan(b):
+        if math.isnan(fa) != math.isnan(fb):
             return "NaN on one side only (a NaN fails every comparison, so a reordered test can flip)"
-        if math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 4 * math.ulp(max(abs(a), abs(b))):
+        if math.isfinite(fa) and math.isfinite(fb) and abs(fa - fb) <= 4 * math.ulp(max(abs(fa), abs(fb))):
             return "the results differ in the last bits: floating point rounding (not associative)"
-        if math.isinf(a) != math.isinf(b):
+        if math.isinf(fa) != math.isinf(fb):
             return "overflow to infinity on one side only"
     floats = [v for d, v in zip(params, args) if d in ("F", "D") and isinstance(v, float)]
     if any(math.isnan(v) for v in floats):

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from ..epeg.analyses import fold_keys
 from ..ir.interp import Unsupported
-from ..ir.nodes import Kind
+from ..ir.nodes import Kind, MethodRef
 from ..peg.build import minimize
 from ..peg.evaluate import evaluate_closed
 from ..peg.graph import PEG, Node
@@ -85,7 +85,7 @@ def equal_on_values(u: PEG, known: frozenset[tuple[int, bool]], deadline: float 
         return False
     if any(not values for _p, values in domains):
         return True  # no input reaches this case
-    combos = [{}]
+    combos: list[dict[int, int]] = [{}]
     for p, values in domains:
         combos = [{**c, p: v} for c in combos for v in values]
     facts = u.nodes[u.root].children[2:]
@@ -189,8 +189,10 @@ def _constant_calls(peg: PEG, callees: tuple[CalleeSource, CalleeSource], room: 
         constant = [_const_key(peg.nodes[c]) is not None for c in args]
         if len(out) >= room or variance[n] or not any(constant):
             continue
-        source = callees[0] if node.attr.name.endswith(UNPROVED) else callees[1]
-        got = source.body(node.op.split(".")[1], node.attr)
+        ref = node.attr
+        assert isinstance(ref, MethodRef)  # an invoke's attribute
+        source = callees[0] if ref.name.endswith(UNPROVED) else callees[1]
+        got = source.body(node.op.split(".")[1], ref)
         if not isinstance(got, Body):
             continue
         first = 0 if node.op == "invoke.static" else 1  # the index of the first argument's param node
@@ -292,7 +294,8 @@ def _ends(peg: PEG, p: int, memo: dict[int, bool], work: Work) -> bool:
 def _loop_value(peg: PEG, n: int, work: Work) -> tuple[str, object] | None:
     """The constant key of loop value ``n`` (an ``eval`` no loop varies) when it is a closed computation of an int,
     long or boolean type the evaluator finishes, else None."""
-    want = _VALUE_TYPES.get(_value_type(peg, n))
+    vt = _value_type(peg, n)
+    want = _VALUE_TYPES.get(vt) if vt is not None else None
     if want is None or work.loop_runs <= 0:
         return None
     work.loop_runs -= 1

@@ -105,7 +105,8 @@ def _split_header_statements(m: IRMethod) -> bool:
             copy = Block(max(m.blocks) + 1, [copy_stmt(st) for st in h.stmts], Goto(hid, origin=h.terminator.origin),
                          handlers=h.handlers, origin=h.origin)
             m.blocks[copy.id] = copy
-            _retarget(m.blocks[pid], lambda t, new=copy.id: new if t == hid else t)
+            new = copy.id  # read at once by _retarget, in this iteration
+            _retarget(m.blocks[pid], lambda t: new if t == hid else t)
         h.stmts = []
         changed = True
     return changed
@@ -209,7 +210,7 @@ def _rejoin_threaded_arms(m: IRMethod) -> bool:
                     continue
                 if live is None:
                     live = liveness(m.blocks)
-                if any(st.dst.id in live[to] for st in j.stmts):  # type: ignore[union-attr]
+                if any(st.dst.id in live[to] for st in j.stmts if isinstance(st, Copy)):  # J holds only copies
                     continue
                 t.if_true, t.if_false = (jid if x == arm else x for x in was)
                 changed, live = True, None  # the new edge changes what is live
@@ -245,10 +246,10 @@ def _common_tail(a: Block, b: Block, uses: dict[int, list[int]], defs: dict[int,
     """The most statements (at most :data:`MAX_TAIL_STMTS`) that ``a`` and ``b`` end with before equivalent
     tests (their targets compared through ``final``), with the test the shared tail ends with; None when their
     tests differ."""
-    ta, tb = a.terminator, b.terminator
-    assert isinstance(ta, If) and isinstance(tb, If)
-    ta = If(ta.cond, ta.a, ta.b, final(ta.if_true), final(ta.if_false), origin=ta.origin)
-    tb = If(tb.cond, tb.a, tb.b, final(tb.if_true), final(tb.if_false), origin=tb.origin)
+    ta0, tb0 = a.terminator, b.terminator
+    assert isinstance(ta0, If) and isinstance(tb0, If)
+    ta = If(ta0.cond, ta0.a, ta0.b, final(ta0.if_true), final(ta0.if_false), origin=ta0.origin)
+    tb = If(tb0.cond, tb0.a, tb0.b, final(tb0.if_true), final(tb0.if_false), origin=tb0.origin)
     # the entry test as lowering writes it: ``0 < n`` as ``n > 0`` (ifle), the same test mirrored
     forms = [f for f in (tb, _negated(tb), _mirrored(tb), _negated(_mirrored(tb))) if _test(f) == _test(ta)]
     best = None
@@ -260,7 +261,7 @@ def _common_tail(a: Block, b: Block, uses: dict[int, list[int]], defs: dict[int,
             held = _same(sa + [ta], sb + [f], a, b, uses, defs)
             if held is not None:
                 best = (k, If(f.cond, held.get("a", f.a), held.get("b", f.b), f.if_true, f.if_false,
-                              origin=tb.origin) if held else b.terminator)
+                              origin=tb.origin) if held else tb0)
                 break
     return best
 
@@ -325,7 +326,7 @@ def _same(xs: list[Stmt], ys: list[Stmt], a: Block, b: Block, uses: dict[int, li
     for x, y in zip(xs, ys):
         if type(x) is not type(y):
             return None
-        for f in fields(x):  # type: ignore[arg-type]
+        for f in fields(x):
             if f.name != "origin" and \
                     not value(getattr(x, f.name), getattr(y, f.name), f.name if isinstance(x, If) else None):
                 return None

@@ -120,7 +120,7 @@ def _relation(nodes: list[Node], c: int) -> tuple[Term, str, int] | None:
 
 
 def _int_const(node: Node, op: str) -> int | None:
-    return node.attr if node.op == op and isinstance(node.attr, int) else None  # type: ignore[return-value]
+    return node.attr if node.op == op and isinstance(node.attr, int) else None
 
 
 def _implied(nodes: list[Node], c: int, ctx: frozenset[tuple[int, bool]]) -> bool | None:
@@ -754,10 +754,10 @@ def _value(nodes: list[Node], c: int, v: bool, x: int, depth: int) -> object:
         return None
     args = []
     for child in node.children:
-        a = _value(nodes, c, v, child, depth + 1)
-        if a is None:
+        arg = _value(nodes, c, v, child, depth + 1)
+        if arg is None:
             return None
-        args.append(a)
+        args.append(arg)
     out = spec.fn(*args)
     return bool(out) if spec.output is T.BOOL else out
 

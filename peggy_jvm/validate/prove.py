@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, cast
 
 from ..budget import checkpoint
 from ..classfile.errors import ClassFileError
@@ -212,7 +212,7 @@ def _one_sided_bodies(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSourc
     call, which congruence proves cheaper. Each side's body on its own side is exact, whatever the other side
     does."""
     def calls(peg: PEG) -> dict[int, tuple[str, MethodRef]]:
-        return {n: (peg.nodes[n].op, peg.nodes[n].attr) for n in inlinable_calls(peg)}
+        return {n: (peg.nodes[n].op, cast(MethodRef, peg.nodes[n].attr)) for n in inlinable_calls(peg)}
 
     ca, cb = calls(pa), calls(pb)
     out: list[dict[int, Body]] = []
@@ -353,8 +353,10 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # roots, and the loops the forms have in common enter the e-graph once, so saturation works on what differs
     # (JAMA's tql2: twelve loops, one of them changed)
     every, roots = joint_pegs([pa, pb] + ([sa, sb] if settled else []) + (unhoisted if hoisted else []))
-    forms = [(roots[0], roots[1], [])] + ([(roots[2], roots[3], ["exit-phis"])] if settled else [])
-    for x, y, used in forms:
+    forms: list[tuple[int, int, list[str]]] = [(roots[0], roots[1], [])]
+    if settled:
+        forms.append((roots[2], roots[3], ["exit-phis"]))
+    for x, y, form_rules in forms:
         by_values: list[bool] = []  # cases shown by their few parameter values (validate/finite.py)
 
         def leaf(u: PEG, known: frozenset, until: float) -> bool:
@@ -364,12 +366,13 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         cases = equal_by_cases(pair_of(every, x, y), deadline=normal_forms_until, leaf=leaf)
         if cases == 0:
             return ProofResult(True, "same PEG once conditions known in branches are used",
-                               ["known-conditions"] + used, a, b)
+                               ["known-conditions"] + form_rules, a, b)
         if cases is not None and any(by_values):
             return ProofResult(True, "same PEG in every case of the branch conditions, computed for each value a "
-                                     "parameter has in some", ["case-split", "finite-values"] + used, a, b)
+                                     "parameter has in some", ["case-split", "finite-values"] + form_rules, a, b)
         if cases is not None:
-            return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"] + used, a, b)
+            return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"] + form_rules,
+                               a, b)
     eg = EPeg()
     eg.info.final_class = _final_on_both(orig_h, opt_h)
     eg.info.exact_array_field = _exact_fields_on_both(pair, view)
@@ -445,7 +448,8 @@ def _call_difference(pa: PEG, pb: PEG, shown: int = 3) -> str:
         refs = [n.attr for n in p.nodes if n.op.startswith("invoke.")]
         # a constructor run by new (class, constructor) only when its pair is not proved: new StringBuilder()
         # against s.concat(...) is said by the calls that differ
-        refs += [n.attr[1] for n in p.nodes if n.op == "new" and n.attr[1].name.endswith(UNPROVED)]
+        refs += [cast("tuple[str, MethodRef]", n.attr)[1] for n in p.nodes
+                 if n.op == "new" and cast("tuple[str, MethodRef]", n.attr)[1].name.endswith(UNPROVED)]
         return {f"{r.owner}.{r.name}" for r in refs if isinstance(r, MethodRef)}
     ca, cb = calls(pa), calls(pb)
     parts = []
