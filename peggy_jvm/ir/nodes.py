@@ -21,6 +21,7 @@ variable has one type; the IR has no return addresses (jsr/ret subroutines are i
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -528,6 +529,18 @@ class Block:
         if include_exceptional and self.can_throw():
             out.extend(h.target for h in self.handlers)
         return out
+
+    def retarget(self, new: Callable[[int], int], handlers: bool = True) -> None:
+        """Every target of the terminator, and with ``handlers`` of the handlers, replaced by ``new`` of it."""
+        term = self.terminator
+        if isinstance(term, Goto):
+            term.target = new(term.target)
+        elif isinstance(term, If):
+            term.if_true, term.if_false = new(term.if_true), new(term.if_false)
+        elif isinstance(term, Switch):
+            term.cases, term.default = [new(c) for c in term.cases], new(term.default)
+        if handlers:
+            self.handlers = tuple(Handler(h.catch_type, new(h.target)) for h in self.handlers)
 
     def can_throw(self) -> bool:
         return any(s.may_throw for s in self.stmts) or (self.terminator is not None and self.terminator.may_throw)

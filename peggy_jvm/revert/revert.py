@@ -896,8 +896,8 @@ _T = TypeVar("_T")
 
 def _emit(peg: PEG, original: IRMethod, finish: Callable[[_Emitter], _T],
           returns: ReturnsInPlace = ReturnsInPlace.ALL, rotate_loops: bool = False) -> _T:
-    """``finish`` of the emitter of ``peg`` (with the options of :func:`revert_peg`), once more without result prefixes when that is
-    refused; a recursion too deep is a refusal."""
+    """``finish`` of the emitter of ``peg`` (with the options of :func:`revert_peg`), once more without result
+    prefixes when that is refused; a recursion too deep is a refusal."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 100_000))
     try:

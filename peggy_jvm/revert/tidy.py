@@ -506,7 +506,7 @@ def _zero_trip_values_first(blocks: dict[int, Block]) -> bool:
             if y is None:
                 z.stmts = []
             else:
-                _retarget(t, lambda b: y.id if b == z_id else b)
+                t.retarget(lambda b: y.id if b == z_id else b)
             changed = True
             break
     return changed
@@ -739,7 +739,7 @@ def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:
             return merged_any
         merged_any = True
         for b in blocks.values():
-            _retarget(b, lambda t: alias.get(t, t))
+            b.retarget(lambda t: alias.get(t, t))
         for bid in alias:
             del blocks[bid]
 
@@ -793,7 +793,7 @@ def _merge_renamed_blocks(m: IRMethod) -> bool:
                     rename[k] = v
                 rename_variables(blocks, find)
                 for blk in blocks.values():
-                    _retarget(blk, lambda t: bmap.get(t, t))
+                    blk.retarget(lambda t: bmap.get(t, t))
                 for dropped in bmap:
                     del blocks[dropped]
                 merged_any = True
@@ -870,17 +870,6 @@ def _trial_renames(pairs: list[tuple[Var, Var]], find: Callable[[Var], Var], adj
     adj.update((k, v) for k, v in near.items() if k not in trial)
     members.update((k, v) for k, v in mem.items() if k not in trial)
     return trial
-
-
-def _retarget(b: Block, new: Callable[[int], int]) -> None:
-    term = b.terminator
-    if isinstance(term, Goto):
-        term.target = new(term.target)
-    elif isinstance(term, If):
-        term.if_true, term.if_false = new(term.if_true), new(term.if_false)
-    elif isinstance(term, Switch):
-        term.cases, term.default = [new(c) for c in term.cases], new(term.default)
-    b.handlers = tuple(Handler(h.catch_type, new(h.target)) for h in b.handlers)
 
 
 def _block_signature(b: Block, where: dict[int, set[int]], renamed: list[Var] | None = None,

@@ -86,7 +86,8 @@ def thread_constant_switches(m: IRMethod) -> bool:
                      if got is not None and got != j), None)
         if step is None:
             break
-        _retarget(*step)
+        b, j, got = step
+        b.retarget(lambda t: got if t == j else t, handlers=False)
         changed = True
     if changed:
         _drop_unreached(m)
@@ -140,18 +141,6 @@ def _selected(j: Block, k: int | None) -> int | None:
     t = j.terminator
     assert isinstance(t, Switch)
     return t.cases[t.keys.index(k)] if k in t.keys else t.default
-
-
-def _retarget(b: Block, old: int, new: int) -> None:
-    t = b.terminator
-    if isinstance(t, Goto):
-        t.target = new
-    elif isinstance(t, If):
-        t.if_true = new if t.if_true == old else t.if_true
-        t.if_false = new if t.if_false == old else t.if_false
-    elif isinstance(t, Switch):
-        t.cases = [new if c == old else c for c in t.cases]
-        t.default = new if t.default == old else t.default
 
 
 def _drop_unreached(m: IRMethod) -> None:

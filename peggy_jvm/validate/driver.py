@@ -294,12 +294,12 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
            same_bytes: bool, explain: bool, assumptions: tuple[str, ...],
            view: CallView, closed: tuple[Callable, Callable] | None = None) -> tuple[ProofResult, list[str]]:
     """The proof of one pair and the assumptions it relied on (see the module docstring). ``closed``: the
-    closed-world predicates (:func:`_closed_world`), tried only once the pair is not proved without them, so a
-    pair marked ``closed-world`` needed it."""
+    closed-world predicates (:func:`_closed_world`, given only under ``--assume closed-world``), tried only once
+    the pair is not proved without them, so a pair marked ``closed-world`` needed it."""
     start = time.perf_counter()
     proof, relied = _prove_by_rules(pair, orig_h, opt_h, rules, budget, same_bytes, explain,
                                     tuple(a for a in assumptions if a != CLOSED_WORLD), view)
-    if proof.proved or closed is None or CLOSED_WORLD not in assumptions:
+    if proof.proved or closed is None:
         return proof, relied
     left = None if budget.time_s is None else budget.time_s - (time.perf_counter() - start)
     if left is not None and left < MIN_OPTIMIZER_PROOF_S:

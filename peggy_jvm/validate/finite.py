@@ -14,8 +14,8 @@ What this module owns
     bodies (``normalize.inline_bodies`` with the prover's callees, a recursive one unfolded once per call, so a
     recursion on constants is computed call by call); also a call only some of whose arguments are constants
     when the body's branch conditions read those parameters (REVE's ``addhorn``: ``f(0, j + 1)`` in the case
-    ``i == 1``, whose body's ``i == 0`` folds with ``j`` left free). The case is shown when the two roots meet (bisimilar) for
-    every combination, skipping those for which a known condition folds to its other value (no input of the
+    ``i == 1``, whose body's ``i == 0`` folds with ``j`` left free). The case is shown when the two roots meet
+    (bisimilar) for every combination, skipping those for which a known condition folds to its other value (no input of the
     case has them); a case whose conditions no value satisfies is shown as it is (no input reaches it).
 
 Why it is sound

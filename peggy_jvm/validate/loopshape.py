@@ -40,7 +40,6 @@ from ..ir.known import constant_set, decided_after
 from ..ir.coalesce import _MIRROR, copy_stmt, liveness
 from ..ir.lower import _NEGATE
 from ..ir.nodes import Block, Const, Copy, Goto, If, IRMethod, Stmt, Var
-from ..revert.tidy import _retarget
 
 MAX_TAIL_STMTS = 4
 """Statements before the test a shared tail may have (a rotated loop's header copy: at most
@@ -106,7 +105,7 @@ def _split_header_statements(m: IRMethod) -> bool:
                          handlers=h.handlers, origin=h.origin)
             m.blocks[copy.id] = copy
             new = copy.id  # read at once by _retarget, in this iteration
-            _retarget(m.blocks[pid], lambda t: new if t == hid else t)
+            m.blocks[pid].retarget(lambda t: new if t == hid else t)
         h.stmts = []
         changed = True
     return changed

@@ -9,8 +9,8 @@ What this module owns
       again after the join. Equality saturation would need context-dependent rewriting for it.
     * :func:`settle_exit_phis`: a loop's phis on its own exit condition pick their arm (a theta's next value
       before the exit, a value taken at the exit), where the graph shows the implication.
-    * :func:`equal_by_cases`: the two roots of a :func:`joint_peg` are bisimilar in every case of the branch conditions they test
-      outside loops (split on one condition at a time, each side simplified with it known, until the roots meet
+    * :func:`equal_by_cases`: the two roots of a :func:`joint_peg` are bisimilar in every case of the branch
+      conditions they test outside loops (split on one condition at a time, each side simplified with it known, until the roots meet
       or the budget ends). Every run gives each such condition one value, and in that case both methods mean
       what their simplified PEGs mean; equal in every case is equal. It lines up exception dispatch and returns
       that two compilers nested in different orders.
@@ -56,7 +56,8 @@ if TYPE_CHECKING:
     from ..rules.inline import Body
 
 __all__ = ["expand_library_calls", "inline_bodies", "rebuilt_peg", "hoist_loop_lengths",
-           "simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg", "joint_pegs", "pair_of"]
+           "simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg", "joint_pegs",
+           "pair_of"]
 
 MAX_KNOWN = 8
 GROWTH = 4
