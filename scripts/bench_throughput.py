@@ -6,12 +6,17 @@ What it measures: each run is ``python -m peggy_jvm.cli optimize SAMPLE.jar --cl
 --json R.json`` in a child process; its CPU time is the child's and its workers' user + system time
 (``RUSAGE_CHILDREN`` around the run: the pool's workers are reaped before the command ends), its wall time the
 clock's. Methods are the report's rows with code (abstract and native methods excluded). The builds alternate
-run by run (old, new, old, new ...) so that the machine's load falls on both alike; ratios are of sums over the
-repetitions; the 1-minute load average at each run's start is printed beside it (the machine is shared). For
-balance without the machine's load, two workers are also simulated from the ``--jobs 1`` run's per-method times
-(:func:`balance`: whole classes, and the pipeline's own tasks with large classes split). Every run's output jar
-is compared byte for byte with the first run's of the same build and sample: every job count must agree (a
-difference is reported and makes the exit status 1); two builds may differ (noted).
+run by run (old, new, old, new ...) so that the machine's load falls on both alike; the table gives CPU and wall
+seconds per run (means over the repetitions: the ratios are of sums); the 1-minute load average at each run's
+start is printed beside it (the machine is shared). Each build's modules are byte-compiled before its first run
+(``compileall``, as an installed tool has them: where ``PYTHONDONTWRITEBYTECODE`` is set every run, and every
+worker process, would compile the ~130 modules it imports again, 0.4-0.8 CPU-s each; ``--no-compile``: as the
+environment has it). For balance without the machine's load, two workers are also simulated from the ``--jobs 1``
+run's per-method times (:func:`balance`: whole classes, and the pipeline's own tasks with large classes split).
+Every run's output jar
+and every report row's status and reason are compared with the first run's of the same build and sample:
+every job count must agree (a difference is reported and makes the exit status 1); two builds may differ
+(noted).
 
 Sampling: ``--classes N`` takes every k-th class of the jar in name order (k = count // N), so the sample
 spreads over all packages; ``--with NAME`` adds a class by internal name (a huge class such as commons-lang3's
@@ -53,6 +58,7 @@ class Run:
     wall: float
     out: bytes
     load: float  # the 1-minute load average when the run started
+    rows: tuple  # every report row's method, status and reason: what must not change with the bytes
 
 
 def sample_jar(jar: Path, classes: int | None, dest: Path, also: list[str] = ()) -> Path:
@@ -67,6 +73,15 @@ def sample_jar(jar: Path, classes: int | None, dest: Path, also: list[str] = ())
             for n in picked:
                 out.writestr(n, z.read(n))
     return dest
+
+
+def compile_tree(src: Path) -> None:
+    """The build's modules byte-compiled beside its sources (``__pycache__``, ignored by git), whatever
+    ``PYTHONDONTWRITEBYTECODE`` says: the runs then read them as an installed tool's runs would."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src / "peggy_jvm")], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
 
 
 def run_once(src: Path | None, sample: Path, full: Path, jobs: int, work: Path, build: str) -> Run:
@@ -89,7 +104,8 @@ def run_once(src: Path | None, sample: Path, full: Path, jobs: int, work: Path, 
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     rows = json.loads(rep.read_text())["methods"]
     methods = sum(1 for m in rows if m["reason"] != "no code (abstract or native)")
-    return Run(build, jobs, methods, cpu, wall, out.read_bytes(), load)
+    outcome = tuple((m["class"], m["name"], m["descriptor"], m["status"], m["reason"]) for m in rows)
+    return Run(build, jobs, methods, cpu, wall, out.read_bytes(), load, outcome)
 
 
 def balance(report: Path, sample: Path, src: Path, jobs: int = 2) -> tuple[float, float, float, float, float]:
@@ -138,12 +154,18 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, nargs="*", default=[1, 2], help="job counts of the new build")
     ap.add_argument("--old-jobs", type=int, nargs="*", default=[1], help="job counts of the old build")
     ap.add_argument("--keep", type=Path, help="a folder for the samples, outputs and JSON reports (kept)")
+    ap.add_argument("--no-compile", dest="compile", action="store_false",
+                    help="do not byte-compile the builds first (each run then reads or compiles as the environment says)")
     args = ap.parse_args()
     status = 0
+    if args.compile:
+        for src in [args.new] + ([args.old] if args.old is not None else []):
+            compile_tree(src)
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
         work = Path(tmp) if args.keep is None else args.keep
         work.mkdir(parents=True, exist_ok=True)
         print(f"<!-- load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} -->")
+        print(f"<!-- {args.repeat} run(s) each; CPU and wall seconds per run (means) -->")
         print("| jar | classes | methods | build | jobs | CPU s | wall s | methods/CPU-s | methods/wall-s | load |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         for jar in args.jar:
@@ -163,17 +185,18 @@ def main() -> int:
                       f"tasks (large classes split) largest first; largest class {100 * share:.1f}%, largest "
                       f"task {100 * task_share:.1f}% of the time -->", flush=True)
             # every job count of one build gives the same bytes (two builds may differ: a change of output)
-            reference = {build: next(r.out for r in runs if r.build == build) for build, _ in plan}
+            reference = {build: next((r.out, r.rows) for r in runs if r.build == build) for build, _ in plan}
             rate: dict[tuple[str, int], tuple[float, float]] = {}
             for build, jobs in plan:
                 mine = [r for r in runs if (r.build, r.jobs) == (build, jobs)]
                 cpu, wall = sum(r.cpu for r in mine), sum(r.wall for r in mine)
                 methods = sum(r.methods for r in mine)
-                same = all(r.out == reference[build] for r in mine)
+                same = all((r.out, r.rows) == reference[build] for r in mine)
                 status |= not same
                 rate[build, jobs] = (methods / cpu, methods / wall)
                 load = sum(r.load for r in mine) / len(mine)
-                print(f"| {jar.stem} | {n_classes} | {mine[0].methods} | {build} | {jobs} | {cpu:.1f} | {wall:.1f} | "
+                print(f"| {jar.stem} | {n_classes} | {mine[0].methods} | {build} | {jobs} | {cpu / len(mine):.1f} | "
+                      f"{wall / len(mine):.1f} | "
                       f"{methods / cpu:.1f} | {methods / wall:.2f} | {load:.2f} |"
                       + ("" if same else " OUTPUT DIFFERS"), flush=True)
             for build, jobs in plan:
@@ -182,7 +205,11 @@ def main() -> int:
                     print(f"<!-- {jar.stem} {build}: --jobs {jobs} / --jobs 1 = {wall_n / wall_1:.2f}x methods per "
                           f"wall-second, {cpu_n / cpu_1:.2f}x per CPU-second -->")
             if "old" in reference and reference["old"] != reference["new"]:
-                print(f"<!-- {jar.stem}: the old and new builds' outputs differ -->")
+                print(f"<!-- {jar.stem}: the old and new builds' outputs differ (bytes: "
+                      f"{reference['old'][0] != reference['new'][0]}, report rows: "
+                      f"{reference['old'][1] != reference['new'][1]}) -->")
+            elif "old" in reference:
+                print(f"<!-- {jar.stem}: old and new: the same output bytes and report rows (status, reason) -->")
     return status
 
 

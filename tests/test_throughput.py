@@ -143,6 +143,73 @@ def test_pool_gets_the_largest_classes_first(fixture_classes, tmp_path, monkeypa
     assert (len(seen) > len(sizes)) == (split is not None)  # the fixtures have classes over SPLIT_BYTES
 
 
+_PREPARED = """
+import gc, os, sys
+from pathlib import Path
+from peggy_jvm import pipeline
+from peggy_jvm.choices import Stage
+from peggy_jvm.rules import policy
+
+def note(what):
+    with open(sys.argv[3], "a") as f:
+        f.write(f"{os.getpid()} {what}\\n")
+
+compile_rules, init_worker = policy._select_safe, pipeline._init_worker
+
+def compiled(*args):
+    note("compile")
+    return compile_rules(*args)
+
+def initialized(*args):
+    note(f"init {'peggy_jvm.saturate' in sys.modules} {gc.get_freeze_count() > 0}")
+    return init_worker(*args)
+
+policy._select_safe, pipeline._init_worker = compiled, initialized
+note(f"main {'peggy_jvm.saturate' in sys.modules}")
+pipeline.optimize_input(Path(sys.argv[1]), Path(sys.argv[2]), Stage.FULL, jobs=2, method_timeout=None)
+note(f"end {gc.get_freeze_count()}")
+"""
+
+
+@pytest.fixture
+def small_input(fixture_classes, tmp_path) -> Path:
+    """Four of the smallest fixture classes: tasks enough for two workers, seconds of work."""
+    src = tmp_path / "in"
+    src.mkdir()
+    for name in ("Inheritance$A.class", "Inheritance$B.class", "Sealed17$Shape.class", "Lambdas$Thrower.class"):
+        (src / name).write_bytes((fixture_classes["release17"] / name).read_bytes())
+    return src
+
+
+def test_workers_inherit_the_prepared_stage(small_input, tmp_path):
+    """``--jobs 2`` in a fresh process: the full stage's modules are imported and its rules compiled once, in
+    the main process before the workers are forked (each worker used to import and compile them again), and
+    the workers start with the heap frozen for the collector (``pipeline._heap_frozen``), which the main
+    process undoes at the end."""
+    log = tmp_path / "log"
+    subprocess.run([sys.executable, "-c", _PREPARED, str(small_input), str(tmp_path / "out"), str(log)],
+                   check=True, timeout=300)
+    rows = [line.split(" ", 1) for line in log.read_text().splitlines()]
+    main = rows[0][0]
+    assert rows[0][1] == "main False" and rows[-1] == [main, "end 0"]
+    assert [what for pid, what in rows if what == "compile"] == ["compile"]  # once in all
+    assert [pid for pid, what in rows if what == "compile"] == [main]
+    workers = [(pid, what) for pid, what in rows if what.startswith("init")]
+    assert len(workers) == 2 and all(pid != main and what == "init True True" for pid, what in workers)
+
+
+def test_heap_frozen_while_the_tasks_run(small_input, tmp_path, monkeypatch):
+    """``--jobs 1``: the tasks run with the heap frozen for the collector, and the freeze is undone after (a
+    process that optimizes several inputs, the tests', keeps collecting its garbage)."""
+    import gc
+    seen: list[int] = []
+    work = pipeline._work
+    monkeypatch.setattr(pipeline, "_work", lambda task: (seen.append(gc.get_freeze_count()), work(task))[1])
+    assert gc.get_freeze_count() == 0
+    optimize_input(small_input, tmp_path / "out", Stage.CLASSFILE, jobs=1)
+    assert len(seen) == 4 and min(seen) > 0
+    assert gc.get_freeze_count() == 0
+
 def test_progress_bar_counts_and_time_left(monkeypatch):
     """On a terminal the bar shows the classes, the caller's counts and its estimate of the time left."""
     from rich.console import Console
