@@ -47,10 +47,13 @@ more than :data:`SPLIT_BYTES` bytes in parts (contiguous ranges of its methods o
 code size), so that one huge class does not bound the run; on workers (``--jobs N``, :mod:`peggy_jvm.workers`:
 process groups, signals, parent death, Ctrl-Z) or Dask the largest first (``workers.largest_first``: no worker
 idles at the end while another runs a large task started last); a split class is merged in the main process
-when its last part is in (:class:`_Collector`). A worker that dies (killed, out of memory) leaves its class
-or part as it was: every method of it ``fallback``. Which worker takes which task changes nothing in the
-output: each method's result is a function of its class, the hierarchy and the options. An interruption kills
-every worker's group at once; the caller's ``finally`` blocks then remove temporaries and nothing is written.
+when its last part is in (:class:`_Collector`). Before the tasks the main process imports the stage's modules and
+compiles its rules (:func:`_prepare`: local workers, forked, inherit them instead of each doing it again), and
+while they run the heap is frozen for the garbage collector (:func:`_heap_frozen`). A worker that dies (killed,
+out of memory) leaves its class or part as it was: every method of it ``fallback``. Which worker takes which
+task changes nothing in the output: each method's result is a function of its class, the hierarchy and the
+options. An interruption kills every worker's group at once; the caller's ``finally`` blocks then remove
+temporaries and nothing is written.
 
 Result cache (``--cache``, :mod:`peggy_jvm.cache`): each task (a class, or a part of one) is looked up in it
 first, in the process that would optimize it (:func:`_work`, the one call); a hit is the stored output (a

@@ -155,7 +155,7 @@ def main() -> int:
     ap.add_argument("--old-jobs", type=int, nargs="*", default=[1], help="job counts of the old build")
     ap.add_argument("--keep", type=Path, help="a folder for the samples, outputs and JSON reports (kept)")
     ap.add_argument("--no-compile", dest="compile", action="store_false",
-                    help="do not byte-compile the builds first (each run then reads or compiles as the environment says)")
+                    help="do not byte-compile the builds first (each run reads or compiles as the environment says)")
     args = ap.parse_args()
     status = 0
     if args.compile:
