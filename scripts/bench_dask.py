@@ -10,7 +10,8 @@ whole run, ``--rounds`` times each, in the same minutes (the machine is shared a
 columns of one run, never a lone time). Throughput is methods per wall-clock second (what a build waits for)
 and per CPU-second: the CPU of a run is the client's (the ``peggy-jvm`` process and its workers) plus what the
 cluster spent meanwhile, its worker processes and this process (which runs the scheduler and the nannies), read
-with psutil (a dependency of Dask's). The tool's modules are byte-compiled first (``bench_throughput``'s
+with psutil (a dependency of Dask's); its idle CPU (timers, heartbeats: about 5% of a core for two workers) is
+counted in the Dask runs only. The tool's modules are byte-compiled first (``bench_throughput``'s
 ``compile_tree``: as installed). Every run's output and report rows (status, reason) must be identical to the
 first ``--jobs 1`` run's: the script exits 1 otherwise.
 
@@ -130,7 +131,8 @@ def main() -> int:
         for kind, rows in times.items():
             wall = statistics.median(r[0] for r in rows)
             cpu = statistics.median(r[1] for r in rows)
-            cluster = statistics.median(r[2] for r in rows)
+            # a local run's CPU is its own: the cluster idling meanwhile is not its cost (a Dask run's is)
+            cluster = statistics.median(r[2] for r in rows) if kind.startswith("dask") else 0.0
             methods = rows[0][3]
             rate, cpu_rate = methods / wall, methods / (cpu + cluster)
             base = base or (rate, cpu_rate)
