@@ -876,8 +876,8 @@ FULL_STAGE_MODULES = ("peggy_jvm.rules.policy", "peggy_jvm.saturate", "peggy_jvm
 def _prepare(stage: Stage, rules: RuleOptions | None) -> None:
     """What every process running ``stage``'s tasks needs, whatever the tasks: the stage's modules imported and
     the rules parsed and compiled (cached per process). Called in the main process before the local workers
-    are forked, so that they inherit it instead of each importing and compiling again (0.5-1 CPU-s a worker,
-    without bytecode files twice that), and by each worker's initializer, where it then costs nothing (a Dask
+    are forked, so that they inherit it instead of each importing and compiling again (about 0.15 CPU-s a
+    worker with bytecode files, 0.5 without), and by each worker's initializer, where it then costs nothing (a Dask
     worker, spawned, does it once per process); outside any method's safety net either way."""
     if stage is not Stage.FULL:
         return
