@@ -10,11 +10,13 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 import peggy_jvm.pipeline as pipeline
+from peggy_jvm import cli
 from peggy_jvm.classfile.hierarchy import ClassHierarchy
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.codecost import Goal
@@ -213,7 +215,6 @@ def test_heap_frozen_while_the_tasks_run(small_input, tmp_path, monkeypatch):
 def test_progress_bar_counts_and_time_left(monkeypatch):
     """On a terminal the bar shows the classes, the caller's counts and its estimate of the time left."""
     from rich.console import Console
-    from peggy_jvm import cli
 
     display = cli._ProgressDisplay("optimize", "classes")
     buf = io.StringIO()
@@ -245,12 +246,16 @@ def test_no_progress_on_a_pipe(fixture_classes, tmp_path):
     src = fixture_classes["release17"]
     assert len(list(src.rglob("*.class"))) >= 20  # cli.MIN_BAR_TOTAL: a terminal would get the bar
     env = {k: v for k, v in os.environ.items() if k != "PEGGY_JVM_PROGRESS_INTERVAL"}
+    started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "peggy_jvm.cli", "optimize", str(src), "-o", str(tmp_path / "o"),
                            "--stage", "ir", "--no-cache"], capture_output=True, text=True, env=env,
                           stdin=subprocess.DEVNULL, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert done.stderr == ""
-    assert "\x1b" not in done.stdout
+    if time.monotonic() - started < cli.DEFAULT_PROGRESS_INTERVAL:  # a loaded machine may stretch it past one line
+        assert done.stderr == ""
+    else:
+        assert all(line.startswith("peggy-jvm: optimize: ") for line in done.stderr.splitlines()), done.stderr
+    assert "\x1b" not in done.stdout + done.stderr
 
 
 def _problem(spec: dict[str, list[tuple[str, float, tuple[str, ...]]]], root: str):
