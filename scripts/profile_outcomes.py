@@ -7,7 +7,9 @@ around each method's ``pipeline._transform`` and around the sub-stages it calls 
 ``triage.cannot_pay``, ``pegextract.select.extract_peg``, ``_self_check``; the rest is lifting, reverting,
 lowering and pricing). CPU time, not the report's wall-clock ``time_ms``: on a loaded machine the wall clock
 inflates every method by the load, unevenly. Outcomes are the report's reasons grouped (no rule fired, cannot
-pay, no cheaper PEG, emitted code does not pay, self-check refused, rewritten, fallback ...).
+pay, no cheaper PEG, emitted code does not pay, self-check refused, rewritten, fallback ...). The last lines give
+the whole run's CPU outside the methods (reading, the hierarchy, the rules, merging, writing) and the garbage
+collector's CPU within the run (``gc.callbacks``, per generation).
 
 The build measured is the one imported: run it with ``PYTHONPATH=<source tree>`` to measure another (an old
 commit's ``git archive``). Prints a Markdown table; ``--out`` keeps the output jar (to compare two builds' bytes).
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import gc
 import sys
 import tempfile
 import time
@@ -57,6 +60,15 @@ class _Clock:
     def __init__(self) -> None:
         self.method: tuple[str, str, str] | None = None
         self.spent: dict[tuple[str, str, str], collections.Counter] = collections.defaultdict(collections.Counter)
+        self.collections: collections.Counter = collections.Counter()  # generation -> CPU s, and "n<gen>": count
+        self._gc_started = 0.0
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_started = time.process_time()
+        else:
+            self.collections[info["generation"]] += time.process_time() - self._gc_started
+            self.collections[f"n{info['generation']}"] += 1
 
     def wrap(self, owner, name: str, label: str) -> None:
         inner = getattr(owner, name)
@@ -102,8 +114,12 @@ def main() -> int:
         out = args.out or Path(tmp) / "out.jar"
         out.unlink(missing_ok=True)
         t0 = time.process_time()
-        _, report = pipeline.optimize_input(sample, out, pipeline.Stage.FULL, classpath=[args.jar], jobs=1,
-                                            method_timeout=None)
+        gc.callbacks.append(clock.on_gc)
+        try:
+            _, report = pipeline.optimize_input(sample, out, pipeline.Stage.FULL, classpath=[args.jar], jobs=1,
+                                                method_timeout=None)
+        finally:
+            gc.callbacks.remove(clock.on_gc)
         total = time.process_time() - t0
     per: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     count: collections.Counter = collections.Counter()
@@ -118,6 +134,10 @@ def main() -> int:
         rest = spent["total"] - sum(spent[s] for s in STAGES)
         print(f"| {kind} | {count[kind]} | {spent['total']:.2f} | {100 * spent['total'] / total:.0f}% | "
               + " | ".join(f"{spent[s]:.2f}" for s in STAGES) + f" | {rest:.2f} |")
+    methods = sum(spent["total"] for spent in clock.spent.values())
+    c = clock.collections
+    print(f"outside the methods: {total - methods:.2f} CPU-s of {total:.2f}; garbage collection in all: "
+          + ", ".join(f"generation {g} {c[g]:.2f} s ({c[f'n{g}']} collections)" for g in range(3)))
     return 0
 
 
