@@ -212,6 +212,19 @@ def test_heap_frozen_while_the_tasks_run(small_input, tmp_path, monkeypatch):
     assert len(seen) == 4 and min(seen) > 0
     assert gc.get_freeze_count() == 0
 
+
+def test_same_output_without_the_preparation_and_the_freeze(triage_class, tmp_path, monkeypatch):
+    """The run's preparation (``pipeline._prepare``) and the frozen heap change no byte and no report row: the
+    triage fixture (rewrites, triage verdicts, unchanged methods) with both, and with both turned off."""
+    import contextlib
+    _, frozen = optimize_input(triage_class, tmp_path / "a.class", Stage.FULL, method_timeout=None)
+    monkeypatch.setattr(pipeline, "_heap_frozen", contextlib.nullcontext)
+    monkeypatch.setattr(pipeline, "_prepare", lambda stage, rules: None)
+    _, plain = optimize_input(triage_class, tmp_path / "b.class", Stage.FULL, method_timeout=None)
+    assert (tmp_path / "a.class").read_bytes() == (tmp_path / "b.class").read_bytes()
+    rows = [[(m.name, m.descriptor, m.status, m.reason) for m in r.methods] for r in (frozen, plain)]
+    assert rows[0] == rows[1] and any(m.status == "rewritten" for m in frozen.methods)
+
 def test_progress_bar_counts_and_time_left(monkeypatch):
     """On a terminal the bar shows the classes, the caller's counts and its estimate of the time left."""
     from rich.console import Console
