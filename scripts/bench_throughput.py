@@ -13,10 +13,9 @@ start is printed beside it (the machine is shared). Each build's modules are byt
 worker process, would compile the ~130 modules it imports again, 0.4-0.8 CPU-s each; ``--no-compile``: as the
 environment has it). For balance without the machine's load, two workers are also simulated from the ``--jobs 1``
 run's per-method times (:func:`balance`: whole classes, and the pipeline's own tasks with large classes split).
-Every run's output jar
-and every report row's status and reason are compared with the first run's of the same build and sample:
-every job count must agree (a difference is reported and makes the exit status 1); two builds may differ
-(noted).
+Every run's output jar and every report row's status and reason are compared with the first run's of the same
+build and sample: every job count must agree (a difference is reported and makes the exit status 1); two
+builds may differ (noted).
 
 Sampling: ``--classes N`` takes every k-th class of the jar in name order (k = count // N), so the sample
 spreads over all packages; ``--with NAME`` adds a class by internal name (a huge class such as commons-lang3's
