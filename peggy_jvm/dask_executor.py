@@ -18,7 +18,8 @@ address. Outputs: the callbacks' calls, in the order items finish.
 
 Invariants: a task's result is a function of its item and the initializer's arguments (as for the local pool),
 so which worker runs it, or how often, changes nothing. A worker runs one task at a time (a lock: the
-pipeline's per-process state is not shared between threads, and the work is Python, held by the GIL anyway).
+pipeline's per-process state is not shared between threads, and the work is Python, held by the GIL anyway),
+with the heap frozen for the garbage collector (``workers.heap_frozen``, as the local workers have it).
 A task whose workers died more often than the scheduler allows (``distributed.scheduler.allowed-failures``)
 gets the caller's ``died`` substitute: the class keeps its original bytes, reported as a fallback. Dask's
 tasks run off the main thread, where the per-method SIGALRM of :class:`peggy_jvm.budget.alarm` cannot be
@@ -78,6 +79,7 @@ class _Mismatch(tuple):
 def _run_task(item: Any, setup: tuple[str, str, Callable[..., None], tuple], task: Callable[[Any], Any]) -> Any:
     """One item on a worker: initialize this process for the run once (the run id says when another run's
     state is there), then ``task(item)``; one task at a time per process."""
+    from .workers import heap_frozen  # here, not at the top: the CLI imports this module and starts fast
     run, expected, initializer, initargs = setup
     with _lock:
         mine = _ready.get("fingerprint")
@@ -88,7 +90,8 @@ def _run_task(item: Any, setup: tuple[str, str, Callable[..., None], tuple], tas
         if _ready.get("run") != run:
             initializer(*initargs)
             _ready["run"] = run
-        return task(item)
+        with heap_frozen():  # the worker's long-lived heap (Dask, the tool, its rules) not scanned by a task
+            return task(item)
 
 
 def _value(x: Any) -> Any:

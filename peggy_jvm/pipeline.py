@@ -49,8 +49,8 @@ process groups, signals, parent death, Ctrl-Z) or Dask the largest first (``work
 idles at the end while another runs a large task started last); a split class is merged in the main process
 when its last part is in (:class:`_Collector`). Before the tasks the main process imports the stage's modules and
 compiles its rules (:func:`_prepare`: local workers, forked, inherit them instead of each doing it again), and
-while they run the heap is frozen for the garbage collector (:func:`_heap_frozen`). A worker that dies (killed,
-out of memory) leaves its class or part as it was: every method of it ``fallback``. Which worker takes which
+while they run the heap is frozen for the garbage collector (``workers.heap_frozen``). A worker that dies
+(killed, out of memory) leaves its class or part as it was: every method of it ``fallback``. Which worker takes which
 task changes nothing in the output: each method's result is a function of its class, the hierarchy and the
 options. An interruption kills every worker's group at once; the caller's ``finally`` blocks then remove
 temporaries and nothing is written.
@@ -73,15 +73,13 @@ Invariants (the safety net of DESIGN section 6):
 """
 from __future__ import annotations
 
-import gc
 import importlib
 import json
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 from .archive import (Entry, InputError, InputSet, Output, check_outputs, output_form, read_input, resolve_output,
                       write_output)
@@ -109,7 +107,7 @@ from .classfile.writer import write_class
 from .choices import Stage
 from .codecost import EmittedCost, Goal, price_code
 from .cache import ResultCache, optimize_class_cached
-from .workers import largest_first, run_pool
+from .workers import heap_frozen, largest_first, run_pool
 
 if TYPE_CHECKING:  # the rules, the e-graph and the solver stack are imported only by the stage that needs them
     from .pegextract.select import ExtractReport
@@ -888,24 +886,6 @@ def _prepare(stage: Stage, rules: RuleOptions | None) -> None:
     proof_rules(rules)  # the self-check's
 
 
-@contextmanager
-def _heap_frozen() -> Iterator[None]:
-    """While the tasks run: the objects alive now (modules, compiled rules, the input) moved out of the garbage
-    collector's generations (``gc.freeze``), so that its full collections, a dozen or so in a run, no longer
-    scan them (0.5 of 13.7 CPU-s on guava's 150-class sample with ``--jobs 1``) and workers forked meanwhile
-    do not copy their pages by touching them. Undone at the end (``gc.unfreeze``: whatever became garbage
-    meanwhile is collected as usual later); left alone when someone else froze the heap already. The
-    collector's timing decides nothing the optimizer does (no result depends on object ids or finalizers)."""
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: Stage, timeout: float | None,
                  goal: Goal = Goal.SPEED, rules: RuleOptions | None = None, cache: ResultCache | None = None
                  ) -> None:
@@ -1083,7 +1063,7 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     pooled = scheduler is not None or (jobs > 1 and len(tasks) > 1)
     if scheduler is None:  # the local workers are forked from this process: they inherit what it prepared
         _prepare(stage, rules)
-    with _heap_frozen():
+    with heap_frozen():
         if pooled:
             _run_pool(tasks, jobs, (cp, input_classes, stage, method_timeout, goal, rules, cache), collector,
                       scheduler)

@@ -173,3 +173,15 @@ def test_results_of_the_generic_runner_come_back_in_full(cluster):
     dask_executor.run_dask(["1", "22", "333"], cluster.scheduler_address, len, dict, (),
                            lambda i, r: got.__setitem__(i, r) or False, lambda i, w: None)
     assert got == {"1": 1, "22": 2, "333": 3}
+
+
+def test_a_task_runs_with_the_heap_frozen():
+    """On a Dask worker each task runs with the long-lived heap frozen for the garbage collector
+    (``workers.heap_frozen``, as in the local workers), and the worker's heap is unfrozen between tasks."""
+    import gc
+    from peggy_jvm import dask_executor
+
+    setup = ("run-id", dask_executor.worker_fingerprint(), lambda: None, ())
+    assert gc.get_freeze_count() == 0
+    assert dask_executor._run_task(0, setup, lambda item: gc.get_freeze_count()) > 0
+    assert gc.get_freeze_count() == 0

@@ -186,7 +186,7 @@ def small_input(fixture_classes, tmp_path) -> Path:
 def test_workers_inherit_the_prepared_stage(small_input, tmp_path):
     """``--jobs 2`` in a fresh process: the full stage's modules are imported and its rules compiled once, in
     the main process before the workers are forked (each worker used to import and compile them again), and
-    the workers start with the heap frozen for the collector (``pipeline._heap_frozen``), which the main
+    the workers start with the heap frozen for the collector (``workers.heap_frozen``), which the main
     process undoes at the end."""
     log = tmp_path / "log"
     subprocess.run([sys.executable, "-c", _PREPARED, str(small_input), str(tmp_path / "out"), str(log)],
@@ -218,7 +218,7 @@ def test_same_output_without_the_preparation_and_the_freeze(triage_class, tmp_pa
     triage fixture (rewrites, triage verdicts, unchanged methods) with both, and with both turned off."""
     import contextlib
     _, frozen = optimize_input(triage_class, tmp_path / "a.class", Stage.FULL, method_timeout=None)
-    monkeypatch.setattr(pipeline, "_heap_frozen", contextlib.nullcontext)
+    monkeypatch.setattr(pipeline, "heap_frozen", contextlib.nullcontext)
     monkeypatch.setattr(pipeline, "_prepare", lambda stage, rules: None)
     _, plain = optimize_input(triage_class, tmp_path / "b.class", Stage.FULL, method_timeout=None)
     assert (tmp_path / "a.class").read_bytes() == (tmp_path / "b.class").read_bytes()
