@@ -1134,10 +1134,14 @@ _TWO_WORD_STORES = frozenset({op.LSTORE, op.DSTORE})
 _STORE_OPS = frozenset(_STORE.values())
 
 
-def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_size: bool) -> None:
-    """``store n; load n`` (k loads; no label between, so no jump lands inside) becomes ``dup``/``dup2`` k times
-    and the store: the same values on the stack and in the slot, a ``dup`` one byte where a load is one or two,
-    and a dispatch of the interpreter's cheapest kind (docs/cost-model.md, ``stack``). Under ``--goal speed``
+def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_size: bool,
+                     line_marks: frozenset[int] = frozenset()) -> None:
+    """``store n; load n`` (k loads; no label between but the line-number marks ``line_marks``, by id, which no
+    jump targets) becomes ``dup``/``dup2`` k times and the store: the same values on the stack and in the slot,
+    a ``dup`` one byte where a load is one or two, and a dispatch of the interpreter's cheapest kind
+    (docs/cost-model.md, ``stack``). A line mark between stays after the store, so the ``dup`` counts to the
+    line before (``C c = new C(m, n); X x = c.getArray();`` as ``new; ...; dup; astore 8; invokevirtual``, javac's
+    own shape for ``x = c = new C(m, n)``). Under ``--goal speed``
     only for an int or a reference in a slot above 3 (a byte saved): never for a float (HotSpot's interpreter
     stalls on a ``dup`` of a float just computed, ``FLOAT_SPILL_EXTRA``), nor a long or double (the prover's view
     of a loop, validate/loopshape.py, matches an entry test and a bottom test that read the local, not the
@@ -1145,41 +1149,49 @@ def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_si
     where the load is an ``iload`` the interpreter fuses with the next instruction (``iload n; iload m``, both
     with an operand, is one dispatch, ``fast_iload2``, and so is ``iload; caload``: BenchKernels.insertionSort's
     ``istore 5; iload 5; iload 4`` as ``dup; istore 5; iload 4`` ran 1.08-1.2x slower under ``-Xint``)."""
+    def mark(y: object) -> bool:
+        return isinstance(y, Label) and id(y) in line_marks
+
     k = 0
     while k < len(items):
         x = items[k]
         if isinstance(x, Insn) and x.opcode in _LOAD_OF_STORE and (for_size or (x.opcode in (op.ISTORE, op.ASTORE)
                                                                              and x.arg >= 4)):
-            load, j = _LOAD_OF_STORE[x.opcode], k + 1
-            while j < len(items) and isinstance(items[j], Insn) and items[j].opcode == load \
-                    and items[j].arg == x.arg:
+            load, j, loads = _LOAD_OF_STORE[x.opcode], k + 1, []
+            while j < len(items) and (mark(items[j]) or (isinstance(items[j], Insn) and items[j].opcode == load
+                                                         and items[j].arg == x.arg)):
+                if not mark(items[j]):
+                    loads.append(j)
                 j += 1
-            if j > k + 1 and not for_size and load == op.ILOAD:
+            j = loads[-1] + 1 if loads else k + 1  # the marks after the last load are left where they are
+            if loads and not for_size and load == op.ILOAD:
                 nxt = next((items[q] for q in range(j, len(items)) if isinstance(items[q], Insn)), None)
                 # the next in the code, past labels; ``iload_0..3`` (slots below 4) are not paired
                 if nxt is not None and ((nxt.opcode == op.ILOAD and nxt.arg >= 4) or nxt.opcode == op.CALOAD):
-                    j = k + 1  # a load the interpreter would pair with the next one stays
-            if j > k + 1:
+                    loads, j = [], k + 1  # a load the interpreter would pair with the next one stays
+            if loads:
                 dups = []
-                for y in items[k + 1:j]:
+                for q in loads:
+                    y = items[q]
                     d = Insn(op.DUP2 if x.opcode in _TWO_WORD_STORES else op.DUP)
                     found = origin_of.get(id(y))
                     if found is not None and found[0] is y:
                         origin_of[id(d)] = (d, found[1])
                     dups.append(d)
-                items[k:j] = [*dups, x]
-                k += len(dups)
+                marks = [y for y in items[k + 1:j] if mark(y)]
+                items[k:j] = [*dups, x, *marks]
+                k += len(dups) + len(marks)
         k += 1
 
 
 def _size_peepholes(items: list, origin_of: dict[int, tuple[Insn, int]],
-                    carried_stores: dict[int, tuple[Insn, int]]) -> None:
+                    carried_stores: dict[int, tuple[Insn, int]], line_marks: frozenset[int] = frozenset()) -> None:
     """``--goal size``'s rewrites of the instruction list: :func:`_store_load_dups` for every kind, then a store
     into a slot no instruction ever reads (no load, no ``iinc``) is dead: dropped with the ``dup`` before it,
     else replaced by a ``pop``/``pop2``. A store of a variable that carries an original local is kept (its
     local-variable entry is placed by it). Same values on the stack and in every slot that is read, never more
     bytes."""
-    _store_load_dups(items, origin_of, for_size=True)
+    _store_load_dups(items, origin_of, for_size=True, line_marks=line_marks)
     read: set[int] = set()
     for x in items:
         if isinstance(x, Insn) and (x.opcode in _LOAD.values() or x.opcode == op.IINC):
@@ -1254,10 +1266,11 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
     lw.lower()
     handlers = lw.handlers()
     _dup2_pairs(lw.items, lw.origin_of)
+    line_marks = frozenset(id(label) for label, _ in lw.line_marks)
     if for_size:
-        _size_peepholes(lw.items, lw.origin_of, lw.carried_stores)
+        _size_peepholes(lw.items, lw.origin_of, lw.carried_stores, line_marks)
     elif lw.rebuilt:  # lifted code keeps javac's stores and loads (and its local-variable entries)
-        _store_load_dups(lw.items, lw.origin_of, for_size=False)
+        _store_load_dups(lw.items, lw.origin_of, for_size=False, line_marks=line_marks)
     items, origin_marks, store_marks = lw.place_origin_labels()
     asm = assemble(items, handlers)
     attributes = []
