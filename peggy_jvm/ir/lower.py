@@ -194,7 +194,6 @@ class _Lowerer:
         adj = interference(ir)
         conflicts: dict[int, set[int]] = {vid: adj.get(vid, set()) & wanted for vid in shared}
         placed: dict[int, tuple[int, int]] = {}  # vid -> (first slot, size)
-        top = base
         # the most loaded and stored variables first, so they get the lowest slots (`iload_3` is one byte,
         # `iload 4` two; an `iinc` is three bytes in any slot below 256); a use inside a loop counts for more
         looping = blocks_on_cycles(ir.blocks)
@@ -215,25 +214,39 @@ class _Lowerer:
             c = by_id[vid].carries
             return c.slot if c is not None and c.slot >= base and not self.for_size else None
 
-        order = sorted(shared, key=lambda v: (carried(v) is None, -weight[v], v))
-        for vid in order:
-            size = 2 if by_id[vid].type.kind.wide else 1
-            occupied: set[int] = set()
+        def occupied(vid: int) -> set[int]:
+            out: set[int] = set()
             for o in conflicts[vid]:
                 if o in placed:
                     s0, n0 = placed[o]
-                    occupied.update(range(s0, s0 + n0))
-            own = carried(vid)
-            if own is not None and not occupied & set(range(own, own + size)):
-                slot = own
-            else:
-                slot = base  # the lowest slot (pair) no interfering variable holds: linear in the conflicts
-                while slot in occupied or (size == 2 and slot + 1 in occupied):
-                    slot += 1
-            placed[vid] = (slot, size)
+                    out.update(range(s0, s0 + n0))
+            return out
+
+        def place(vid: int, slot: int) -> None:
+            placed[vid] = (slot, size_of(vid))
             self.slots[vid] = slot
-            top = max(top, slot + size)
-        return top
+
+        def size_of(vid: int) -> int:
+            return 2 if by_id[vid].type.kind.wide else 1
+
+        # a carried variable whose local an earlier one holds takes its turn by weight with the others: it has
+        # no claim to a low slot over a variable used more (JAMA's LUDecomposition.solve: a loop counter took
+        # slot 2 before the column count its inner loops all test, which went to slot 4, 8 loads a byte longer)
+        rest = []
+        for vid in sorted((v for v in shared if carried(v) is not None), key=lambda v: (-weight[v], v)):
+            own = carried(vid)
+            assert own is not None
+            if occupied(vid) & set(range(own, own + size_of(vid))):
+                rest.append(vid)
+            else:
+                place(vid, own)
+        for vid in sorted([*rest, *(v for v in shared if carried(v) is None)], key=lambda v: (-weight[v], v)):
+            taken = occupied(vid)
+            slot = base  # the lowest slot (pair) no interfering variable holds: linear in the conflicts
+            while slot in taken or (size_of(vid) == 2 and slot + 1 in taken):
+                slot += 1
+            place(vid, slot)
+        return max([base, *(s0 + n0 for s0, n0 in placed.values())])
 
     def slot_of(self, v: Var) -> int:
         s = self.slots.get(v.id)
