@@ -20,7 +20,9 @@ How:
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
   ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``0 < n`` as ``n > 0``
   (and ``0 < 16`` as ``16 > 0``), ``dup``/``dup2`` for a local loaded twice in a row when that is shorter, and
-  in rebuilt code ``store n; load n`` as ``dup; store n`` where that saves a byte, and the locals a statement
+  in rebuilt code ``store n; load n`` as ``dup; store n`` where that saves a byte (a line-number mark between
+  them is no jump target: it stays after the store), two ints or references the stack holds the other way
+  round for the statement that reads them as a ``swap`` (:meth:`_Lowerer.swaps`), and the locals a statement
   pushes first loaded under the stack values its operand trees read rather than those values stored and
   loaded back: ``dload s; <t>; dup2; ...`` for ``s = s + (t + t * 0.5)``, :meth:`_Lowerer.load_under`);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
@@ -538,7 +540,7 @@ class _Lowerer:
         used = [x for x in seq if isinstance(x, Var) and id(x) in on_stack]
         if not used:
             return
-        if self.takes_top(seq, used) or self.load_under(st, used):
+        if self.takes_top(seq, used) or self.swaps(seq, used) or self.load_under(st, used):
             return
         self.spill_from(min(d for d, v in enumerate(self.estack) if id(v) in {id(u) for u in used}))
 
@@ -552,6 +554,24 @@ class _Lowerer:
             return False
         entries = [x for n, x in enumerate(used) if not (n and used[n - 1] is x and x.id in self.chains)]
         return self.estack[len(self.estack) - len(entries):] == entries
+
+    def swaps(self, seq: list, used: list[Var]) -> bool:
+        """In rebuilt code, the pushes ``seq`` begin with the stack's top two values the other way round (all it
+        reads off the stack; each an int or a reference, read once): one ``swap`` puts them in order, where
+        storing both and loading them back takes four instructions (``x.equals(y)`` of two calls' results made
+        in the other order). Never for a float (the interpreter stalls on a float it just spilled,
+        ``FLOAT_SPILL_EXTRA``) nor a long or double (no ``swap`` for two-word values)."""
+        est = self.estack
+        if not self.rebuilt or len(used) != 2 or seq[:2] != used or len(est) < 2 or used[0] is used[1] \
+                or est[-1] is not used[0] or est[-2] is not used[1]:
+            return False
+        if any(x.type.kind not in (Kind.INT, Kind.REF) or x.id in self.chains for x in used):
+            return False
+        self.emit(op.SWAP)
+        est[-2:] = used
+        for x in used:  # their code no longer ends in stack order: nothing is loaded under them
+            self.est_start.pop(id(x), None)
+        return True
 
     def load_under(self, st: Stmt, used: list[Var]) -> bool:
         """``s = s + t * 0.5`` with ``t`` already on the stack (a value ``dup``ed for two uses): the locals
