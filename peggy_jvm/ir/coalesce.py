@@ -17,6 +17,10 @@ What this module owns
       constant ``ldc`` loads;
     * *recomputing a step*: ``t = v + c; ...; S(t); v = t`` while an expression tree computed before ``t`` is
       still open gives S its own ``v + c``, so the update can follow the tree (see :func:`_recompute_steps`);
+    * *rebasing counters*: a loop counter ``t`` (``t = c0`` before the loop, ``t = t + s`` at its back edges)
+      read only by ``d = a - t`` (or ``a + t``) in the loop's header, ``a`` invariant in the loop: ``d`` becomes
+      the counter (``d = a - c0`` before the loop, ``d = d - s`` where ``t`` stepped) and ``t`` goes (see
+      :func:`_rebase_counters`);
     * *doubling*: ``x + x`` of an int or long read nowhere else -> ``x << 1``, so ``x`` stays on the stack;
     * *dead code*: a statement without effects whose result nothing reads goes;
     * *merging*: variables joined by a copy and never live at once become one (Chaitin's coalescing), so a
