@@ -599,6 +599,36 @@ def liveness(blocks: dict[int, Block]) -> dict[int, set[int]]:
     return live_in
 
 
+def drop_dead_stores(blocks: dict[int, Block]) -> bool:
+    """Statements without effects whose variable is not live after them go, until none is left: a copy nothing
+    reads, and one that only paths which no longer read it follow (the reverter's tests threaded past a loop's
+    exit flags leave ``v = null`` behind a ``return dflt`` while another arm still returns ``v``:
+    commons-lang3's ``EnumUtils.getEnumIgnoreCase`` kept ``aconst_null; astore_3`` before ``aload_2;
+    areturn``). What a block's handlers read is live all through it. True when one went."""
+    changed = False
+    while True:
+        live_in = liveness(blocks)
+        dead = False
+        for b in blocks.values():
+            live = _live_out(b, live_in) | _handler_live(b, live_in)
+            kept: list[Stmt] = []
+            for st in reversed(b.all_stmts()):
+                d = st.defined()
+                if st is not b.terminator and _pure(st) and d is not None and d.id not in live:
+                    dead = True
+                    continue
+                if d is not None:
+                    live.discard(d.id)
+                live.update(x.id for x in st.operands() if isinstance(x, Var))
+                live |= _handler_live(b, live_in)
+                if st is not b.terminator:
+                    kept.append(st)
+            b.stmts = kept[::-1]
+        if not dead:
+            return changed
+        changed = True
+
+
 def _live_out(b: Block, live_in: dict[int, set[int]]) -> set[int]:
     out: set[int] = set()
     for t in b.successors():
