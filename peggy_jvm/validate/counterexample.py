@@ -98,10 +98,18 @@ _INT_EDGES = [0, 1, -1, 2, -2, 7, 100, -100, 2**31 - 1, -2**31]
 _LONG_EDGES = [0, 1, -1, 2, -7, 100, 2**31 - 1, -2**31, 2**63 - 1, -2**63]
 _SMALL_EDGES = {"S": [0, 1, -1, 32767, -32768], "B": [0, 1, -1, 127, -128], "C": [0, 1, 65, 97, 65535],
                 "Z": [0, 1]}
-_FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), float("-inf"), 3.4028234663852886e38,
-                1.401298464324817e-45]
-_DOUBLE_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), float("-inf"), 1.7976931348623157e308,
-                 5e-324]
+# 2^24 and 2^53: the first powers of two where x + 1 == x (a float or double counter stops there, and a sum and its
+# reordering part), before NaN and the infinities: an input the interpreter cannot finish is asked of the JVM in
+# this order, and a loop runs on for ever at an infinity on both sides far more often than at 2^24 (EqBench's
+# ``REVE/loop``: counting up to 2^24 in floats never ends, counting down from it does)
+_FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, 16777216.0, float("nan"), float("inf"), float("-inf"),
+                3.4028234663852886e38, 1.401298464324817e-45]
+_DOUBLE_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, 9007199254740992.0, float("nan"), float("inf"), float("-inf"),
+                 1.7976931348623157e308, 5e-324]
+# lengths of the arrays of equal elements passed with an int parameter of the same value (a length or count
+# parameter): k copies of x / k summed differ from x for these k and x = 1 (EqBench's ``REVE/average``: ten
+# ``1 / 10.0`` add up to 0.9999999999999999), and the edge arrays are at most 6 long
+_RUN_LENGTHS = (10, 7)
 _STRING_EDGES = [None, "", "a", "hello", "Hello World", "12345"]
 # tried with the hints: the smallest normal values and subnormals of each sign (gradual underflow, where x * y
 # and x / y lose bits that the same sum over ideal reals keeps)
@@ -335,11 +343,32 @@ def generate_inputs(descriptor: str, count: int = 96, interfaces: frozenset[str]
     else:
         for k in range(max(len(e) for e in edges)):
             out.append([e[k % len(e)] for e in edges])
+    out.extend(_equal_runs(params, edges))
     out.extend(_hinted(params, edges, hints or Hints(), rng))
     out[len(out):len(out)] = _aliased(params, out)
     while len(out) < total + count // 3 and len(out) < count + (total if total <= 150 else 0):
         out.append([rng.choice(e) if rng.random() < 0.4 else _random(p, rng, interfaces)
                     for p, e in zip(params, edges)])
+    return out
+
+
+def _equal_runs(params: Sequence[str], edges: list[list]) -> list[list]:
+    """Inputs whose arrays of numbers each hold k ones (of :data:`_RUN_LENGTHS`), with each int parameter in
+    turn k (the others at their first edge value, 0), or with none when there is no int parameter: a length
+    passed beside its array, where a sum divided once and a sum of quotients part."""
+    arrays = [i for i, d in enumerate(params) if d[:1] == "[" and d[1:] in "IJSBFD" and len(d) == 2]
+    if not arrays:
+        return []
+    counts = [i for i, d in enumerate(params) if d == "I"] or [None]
+    out: list[list] = []
+    for k in _RUN_LENGTHS:
+        for c in counts:
+            args = [e[0] for e in edges]
+            for i in arrays:
+                args[i] = [1.0 if params[i][1] in "FD" else 1] * k
+            if c is not None:
+                args[c] = k
+            out.append(args)
     return out
 
 

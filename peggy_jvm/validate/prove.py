@@ -60,6 +60,7 @@ from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
 from ..rules.inline import Body, CalleeSource, choose_bodies, inlinable_calls, inline_calls
 from .pairing import MethodPair
+from .ranges import equal_on_ranges
 
 
 SATURATION_SHARE = 0.8  # of the proof budget; loop induction from the roots gets the rest
@@ -296,6 +297,11 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         equal_tests_first(m)
         drop_default_cases(m)
         thread_constant_switches(m)
+    if shaped is not None and not one_sided:  # once per pair: the lifted code is all it reads
+        intervals = equal_on_ranges(a, b)
+        if intervals is not None:
+            return ProofResult(True, f"the same int on each of {intervals} intervals of the parameter's range, "
+                                     "where the branches go one way", ["int-ranges"], a, b)
     if shaped is not None:  # loops the reverter emitted bottom-tested: the same code with one test (loopshape.py)
         shaped += [top_tested(a), top_tested(b)]
         if any(shaped) and budget.time_s is not None:
