@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import compile_old_new, validate_rows
 
-from peggy_jvm.ir.nodes import Binary, Const, Goto, If, Cond, IRMethod, Return, Var
-from peggy_jvm.ir.nodes import Block, IRType, Kind
+from peggy_jvm.ir.nodes import Binary, Block, Cond, Const, Goto, If, IRMethod, IRType, Kind, Return, Var
 from peggy_jvm.validate import Verdict
 from peggy_jvm.validate.ranges import MAX_PATHS, equal_on_ranges, outcomes
 

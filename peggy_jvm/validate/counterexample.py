@@ -343,9 +343,11 @@ def generate_inputs(descriptor: str, count: int = 96, interfaces: frozenset[str]
     else:
         for k in range(max(len(e) for e in edges)):
             out.append([e[k % len(e)] for e in edges])
+    hinted = _hinted(params, edges, hints or Hints(), rng)
+    aliased = _aliased(params, out + hinted)  # the runs of ones are no base: an aliased pair shows on short arrays
     out.extend(_equal_runs(params, edges))
-    out.extend(_hinted(params, edges, hints or Hints(), rng))
-    out[len(out):len(out)] = _aliased(params, out)
+    out.extend(hinted)
+    out.extend(aliased)
     while len(out) < total + count // 3 and len(out) < count + (total if total <= 150 else 0):
         out.append([rng.choice(e) if rng.random() < 0.4 else _random(p, rng, interfaces)
                     for p, e in zip(params, edges)])
@@ -359,7 +361,7 @@ def _equal_runs(params: Sequence[str], edges: list[list]) -> list[list]:
     arrays = [i for i, d in enumerate(params) if d[:1] == "[" and d[1:] in "IJSBFD" and len(d) == 2]
     if not arrays:
         return []
-    counts = [i for i, d in enumerate(params) if d == "I"] or [None]
+    counts: list[int | None] = [i for i, d in enumerate(params) if d == "I"] or [None]
     out: list[list] = []
     for k in _RUN_LENGTHS:
         for c in counts:

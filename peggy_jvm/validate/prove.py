@@ -203,6 +203,19 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
         return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
 
 
+def by_ranges(result: ProofResult) -> ProofResult:
+    """``validate``'s last resort for a pair its proofs left unproved: both lifted methods run on their one int
+    parameter's whole range, split where their branches change (validate/ranges.py); ``result`` itself when
+    that does not show them equal. After the e-graph's proofs, so that a pair they prove keeps their axioms."""
+    if result.proved or result.orig_ir is None or result.opt_ir is None:
+        return result
+    intervals = equal_on_ranges(result.orig_ir, result.opt_ir)
+    if intervals is None:
+        return result
+    return ProofResult(True, f"the same int on each of {intervals} intervals of the parameter's range, where the "
+                             "branches go one way", ["int-ranges"], result.orig_ir, result.opt_ir)
+
+
 def _one_sided_bodies(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]
                       ) -> tuple[dict[int, Body], dict[int, Body]]:
     """For each side, the bodies to inline (``normalize.inline_bodies``) at each call whose operator the other
@@ -297,11 +310,6 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         equal_tests_first(m)
         drop_default_cases(m)
         thread_constant_switches(m)
-    if shaped is not None and not one_sided:  # once per pair: the lifted code is all it reads
-        intervals = equal_on_ranges(a, b)
-        if intervals is not None:
-            return ProofResult(True, f"the same int on each of {intervals} intervals of the parameter's range, "
-                                     "where the branches go one way", ["int-ranges"], a, b)
     if shaped is not None:  # loops the reverter emitted bottom-tested: the same code with one test (loopshape.py)
         shaped += [top_tested(a), top_tested(b)]
         if any(shaped) and budget.time_s is not None:
