@@ -12,7 +12,9 @@ What this module owns
     parameters and the entry heap ``sigma0`` included, are shared by hash-consing: both methods are run on the
     same arguments and the same heap), saturate with the axioms within the budget, run loop induction from the two roots, and ask
     whether the roots are in one e-class. :class:`ProofResult` says proved or not, and why not (with the calls
-    only one side makes, the usual sign of a library rewrite).
+    only one side makes, the usual sign of a library rewrite). :func:`by_ranges`: ``validate``'s last resort for
+    a pair its proofs left unproved, both lifted methods run on their one int parameter's range
+    (:mod:`.ranges`); not part of :func:`prove_pair`, so the optimizer's self-check never uses it.
 
 Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a :class:`ProofBudget` (time
 and work, or work only: then the verdict is a function of the inputs alone), and for ``validate`` a view of
