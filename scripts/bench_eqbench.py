@@ -12,7 +12,10 @@ For each pair the script compiles each version into its own directory (``javac``
 helper classes into ``old/``, ``newV.java`` and the same helpers into ``new/``), runs what ``peggy-jvm validate old
 new --map <pkg>.oldV=<pkg>.newV --method-timeout S`` runs (``validate_inputs``, in this process: a Python start
 per pair costs seconds on a loaded machine), and judges the outcome against the label **on the pair's entry
-methods**: the methods of ``oldV`` no other method of ``oldV`` calls (EqBench's claim is about what a client
+methods**. The pairs that declare packages of their own (all but a few) are validated in ONE run, every oldV
+tree against every newV tree with one ``--map`` entry per pair (:func:`run_batch`: as a user validates a jar,
+one process, the classes read once, one JVM for every search; each method pair keeps its own budget), the others
+one call each (``--apart``: every pair so, the way earlier sessions measured); the methods of ``oldV`` no other method of ``oldV`` calls (EqBench's claim is about what a client
 calls; a private helper such as ``foo(a, b)`` may well differ on inputs the entry never passes it, and a
 JVM-confirmed difference there is a true finding, counted apart as ``helper differs``).
 
@@ -29,14 +32,17 @@ JVM-confirmed difference there is a true finding, counted apart as ``helper diff
 * else open, grouped by the cause read off the reason of its first unsettled entry method.
 
 Outputs: the table (proved % of Eq, shown % of Neq, wrong, p50/p95 of the validator's time per pair, summed over
-its methods, and of each pair's whole validate call: wall clock and CPU, this process's and its JVMs'), the open
-pairs by cause and each open or wrong pair's reason on stdout; ``--json FILE`` the outcomes. SRC without any pair,
+its methods, and of each pair's whole validate call, or in the shared run its phases: wall clock and CPU, this
+process's and its JVMs'), where the time goes (:class:`Profile`: per phase, the quick search before the proofs,
+the proofs, the search after them and the JVM's answers, wall and CPU, and what no pair was charged), the open
+pairs by cause and each open or wrong pair's reason on stdout; ``--json FILE`` the outcomes (with each pair's
+phases). SRC without any pair,
 or no ``javac``, is one line on stderr and exit 2.
 
 Usage::
 
     python3 scripts/bench_eqbench.py SRC [--method-timeout S] [--only SUBSTRING ...] [--json FILE] [--work DIR]
-                                         [--assume NAME ...]
+                                         [--assume NAME ...] [--apart]
 """
 from __future__ import annotations
 
@@ -87,7 +93,7 @@ class Outcome:
     helper_differs: bool = False
     methods: list[dict] = field(default_factory=list)
     entries: list[str] = field(default_factory=list)
-    wall_ms: float = 0.0  # the whole validate call (reading, pairing, the JVM's start too)
+    wall_ms: float = 0.0  # the whole validate call (reading, pairing, the JVM's start too); shared run: its phases
     cpu_ms: float = 0.0  # its CPU: this process's and its children's (the JVM), all threads
     phases: dict[str, list[float]] = field(default_factory=dict)  # phase -> [wall ms, CPU ms] (Profile)
 
@@ -430,12 +436,12 @@ def report_text(outcomes: list[Outcome], wall_s: float) -> str:
 
 
 def timing_rows(wall: list[float], cpu: list[float]) -> list[str]:
-    """p50/p95 of the whole validate call per pair, wall clock and CPU (the time rows above are the methods'
-    own ``time_ms``: wall clock, without reading the classes or the JVM's start; the CPU does not grow with
-    the machine's load as the wall clock does)."""
-    return [f"{'p50 / p95 wall per validate call':34} {statistics.median(wall) if wall else 0.0:.3f} / "
+    """p50/p95 per pair of its whole validate call (in the shared run: its phases), wall clock and CPU (the time
+    rows above are the methods' own ``time_ms``: wall clock, without reading the classes or the JVM's start; the
+    CPU does not grow with the machine's load as the wall clock does)."""
+    return [f"{'p50 / p95 wall per pair, all of it':34} {statistics.median(wall) if wall else 0.0:.3f} / "
             f"{_quantile(wall, 0.95):.3f}",
-            f"{'p50 / p95 CPU per validate call':34} {statistics.median(cpu) if cpu else 0.0:.3f} / "
+            f"{'p50 / p95 CPU per pair, all of it':34} {statistics.median(cpu) if cpu else 0.0:.3f} / "
             f"{_quantile(cpu, 0.95):.3f}  (sum {sum(cpu):.1f} s, this process + its JVMs)"]
 
 
