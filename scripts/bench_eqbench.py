@@ -505,7 +505,8 @@ def main(argv: list[str] | None = None) -> int:
         validate_s, validate_cpu = time.perf_counter() - v0, cpu_seconds() - vcpu0
     outcomes = [done[p.id] for p in pairs]
     for o in outcomes:
-        o.phases = {k: [round(v.wall * 1000, 1), round(v.cpu * 1000, 1)] for k, v in profile.spent.get(o.id, {}).items()}
+        o.phases = {k: [round(v.wall * 1000, 1), round(v.cpu * 1000, 1)]
+                    for k, v in profile.spent.get(o.id, {}).items()}
     for o in outcomes:
         print(f"{o.id:40} {o.result:8} {o.time_ms / 1000:7.2f} s  (wall {o.wall_ms / 1000:.2f} s, "
               f"CPU {o.cpu_ms / 1000:.2f} s)", file=sys.stderr)

@@ -63,7 +63,8 @@ def test_a_length_beside_an_array_of_equal_elements_shows_a_rounding_difference(
     assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
     n, array = row.counterexample["args"][-2:]
     assert n in ("10", "7") and array == "{" + ", ".join(["1"] * int(n)) + "}", row.counterexample
-    assert row.counterexample["orig"].startswith("returns 1.0,") and not row.counterexample["opt"].startswith("returns 1.0,")
+    orig, opt = row.counterexample["orig"], row.counterexample["opt"]
+    assert orig.startswith("returns 1.0,") and not opt.startswith("returns 1.0,"), row.counterexample
 
 
 def test_the_equivalent_twin_is_not_called_different(rows):

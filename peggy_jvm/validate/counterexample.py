@@ -10,8 +10,9 @@ What this module owns
       primitives).
     * :func:`generate_inputs`: seeded arguments per descriptor (edge values 0, +-1, MIN/MAX, NaN, infinities,
       signed zero, 2^24 and 2^53 (where a float's or double's ``x + 1 == x``), null and empty arrays/strings,
-      arrays of 10 or 7 ones with each int parameter that many (a length beside its array), then the pair's hints (:mod:`.hints`: its constants and the
-      values that flip its conditions; subnormals), then random values). A matrix comes square, ragged, with a
+      arrays of 10 or 7 ones with each int parameter that many (a length beside its array), then the pair's
+      hints (:mod:`.hints`: its constants and the values that flip its conditions; subnormals), then random
+      values). A matrix comes square, ragged, with a
       null row and with one row object twice. Two array parameters of one type are
       also passed the very same array (:class:`SameAs`: aliasing is what a wrong read-over-write shows on). An
       ``Object`` parameter gets null, a String, a plain object and an object whose ``toString()`` returns null
