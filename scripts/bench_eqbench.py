@@ -12,12 +12,13 @@ For each pair the script compiles each version into its own directory (``javac``
 helper classes into ``old/``, ``newV.java`` and the same helpers into ``new/``), runs what ``peggy-jvm validate old
 new --map <pkg>.oldV=<pkg>.newV --method-timeout S`` runs (``validate_inputs``, in this process: a Python start
 per pair costs seconds on a loaded machine), and judges the outcome against the label **on the pair's entry
-methods**. The pairs that declare packages of their own (all but a few) are validated in ONE run, every oldV
-tree against every newV tree with one ``--map`` entry per pair (:func:`run_batch`: as a user validates a jar,
-one process, the classes read once, one JVM for every search; each method pair keeps its own budget), the others
-one call each (``--apart``: every pair so, the way earlier sessions measured); the methods of ``oldV`` no other method of ``oldV`` calls (EqBench's claim is about what a client
+methods**: the methods of ``oldV`` no other method of ``oldV`` calls (EqBench's claim is about what a client
 calls; a private helper such as ``foo(a, b)`` may well differ on inputs the entry never passes it, and a
-JVM-confirmed difference there is a true finding, counted apart as ``helper differs``).
+JVM-confirmed difference there is a true finding, counted apart as ``helper differs``). The pairs that declare
+packages of their own (all but a few) are validated in ONE run, every oldV tree against every newV tree with one
+``--map`` entry per pair (:func:`run_batch`: as a user validates a jar, one process, the classes read once, one
+JVM for every search; each method pair keeps its own budget), the others one call each (``--apart``: every pair
+so, the way earlier sessions measured).
 
 * ``proved``: an Eq pair whose every entry method is ``equivalent`` under exact JVM semantics;
 * ``proved-assuming``: the same, some entry method relying on an assumption given by ``--assume`` (e.g.
