@@ -26,8 +26,8 @@ What this module owns
     * :class:`JvmHarness`: compiles ``Harness.java`` (next to this file) once into a cache directory and keeps
       one JVM for a validate run that answers one call at a time (:meth:`JvmHarness.ask`), each call in two
       fresh class loaders (one per class tree), its runs within what the pair's budget has left; a run that
-      does not finish ends its JVM (a fresh one takes the next call), and a JVM that does not answer by the
-      pair's deadline (plus :data:`ANSWER_GRACE_S`) is killed.
+      does not finish ends its JVM (a fresh one, started at once, takes the next call), and a JVM that does not
+      answer by the pair's deadline (plus :data:`ANSWER_GRACE_S`) is killed.
     * :func:`describe_outcome`, :func:`show_args`, :func:`why_different`: the counterexample as Java values, and
       why a difference that ideal arithmetic would not see is one (signed zero, NaN, rounding, wrap-around).
 
@@ -819,7 +819,7 @@ class JvmUnavailable(Exception):
 class JvmHarness:
     """The compiled Harness and the two class trees, each written to a directory by its declared names, and the
     one JVM that serves a validate run's calls (:meth:`ask`), started on first use (or earlier by :meth:`warm`,
-    so that it boots while the caller proves), replaced after a run it had to stop, and killed when it does not
+    so that it boots while the caller proves), replaced at once after a run it had to stop, and killed when it does not
     answer in time or the run ends (:meth:`close`)."""
 
     def __init__(self, orig_raw: dict[str, bytes], opt_raw: dict[str, bytes],
@@ -963,7 +963,10 @@ class JvmHarness:
                 break
         answer = self._parse(line)
         if answer is not None and answer.stopped:
-            self._stop()  # it exits after answering a run it stopped; the next call starts a fresh one
+            # it exits after answering a run it stopped: a fresh one boots now, while the caller screens and
+            # proves, not on the clock of the next pair that asks (one validate run of many pairs)
+            self._stop()
+            self.warm()
         return answer, "" if answer is not None else "the JVM answered garbled"
 
     def run(self, calls: list[Call]) -> list[JvmOutcomes | None]:
