@@ -12,7 +12,7 @@ from conftest import compile_old_new, validate_rows
 
 from peggy_jvm.ir.nodes import Binary, Block, Cond, Const, Goto, If, IRMethod, IRType, Kind, Return, Var
 from peggy_jvm.validate import Verdict
-from peggy_jvm.validate.ranges import MAX_PATHS, equal_on_ranges, outcomes
+from peggy_jvm.validate.ranges import MAX_KEY, MAX_PATHS, equal_on_ranges, outcomes
 
 OLD = r"""
 public class Old {
@@ -131,3 +131,20 @@ def test_a_wrap_around_gives_up():
                        1: Block(1, [Binary(y, "add.i", x, Const(int_t, 1))], Return(y)),
                        2: Block(2, [], Return(Const(int_t, 0)))}, x)
     assert equal_on_ranges(guarded, guarded) == 2
+
+
+def test_a_function_grown_by_a_loop_gives_up_at_its_size():
+    """``s += x`` 500 times for ``0 <= x <= 10`` never wraps, but its description grows each time: given up at
+    :data:`MAX_KEY` characters (its evaluation is a chain of closures, one frame each), not run to the end."""
+    int_t = IRType(Kind.INT)
+    x, s, i = Var(0, int_t, "x"), Var(1, int_t, "s"), Var(2, int_t, "i")
+    c = lambda v: Const(int_t, v)  # noqa: E731
+    m = _method({0: Block(0, [], If(Cond.LT, x, c(0), 5, 1)),
+                 1: Block(1, [Binary(s, "add.i", c(0), c(0)), Binary(i, "add.i", c(0), c(0))],
+                          If(Cond.GT, x, c(10), 5, 2)),
+                 2: Block(2, [], If(Cond.LT, i, c(500), 3, 4)),
+                 3: Block(3, [Binary(s, "add.i", s, x), Binary(i, "add.i", i, c(1))], Goto(2)),
+                 4: Block(4, [], Return(s)),
+                 5: Block(5, [], Return(c(0)))}, x)
+    assert equal_on_ranges(m, m) is None
+    assert MAX_KEY < 500 * len("+(x)")

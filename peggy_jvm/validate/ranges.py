@@ -26,7 +26,8 @@ Why it is sound
     between them stays inside too, so no value wraps around and the unbounded result is the JVM's. Nothing else
     is modelled: a statement or operator outside this list (a field, an array, a call, a ``long``, a ``float``, a
     division by a non-constant, a receiver used as a value, a ``switch`` on a function, a ``throw``) gives up, and
-    so does a side whose paths or steps pass :data:`MAX_PATHS` or :data:`MAX_STEPS` (a loop whose trip count
+    so does a side whose paths, steps or a function's size pass :data:`MAX_PATHS`, :data:`MAX_STEPS` or
+    :data:`MAX_KEY` (a loop whose trip count
     grows with the parameter splits its interval once per trip). So every parameter value returns, on both
     sides, the value found for its interval (total equivalence, termination included), and equal values on
     every overlap are equal outcomes on every input. No exception is thrown by what is modelled (a constant
@@ -46,10 +47,13 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..ir.nodes import Binary, Const, ConstKind, Copy, Goto, If, IRMethod, Return, Unary, Var
 from ..semantics import CONDITIONS, INT_MAX, INT_MIN, OPERATIONS, JavaArithmeticError
 
-__all__ = ["equal_on_ranges", "Sym", "MAX_PATHS", "MAX_STEPS"]
+__all__ = ["equal_on_ranges", "outcomes", "Sym", "MAX_PATHS", "MAX_STEPS", "MAX_KEY"]
 
 MAX_PATHS = 64  # intervals one side may end in (a loop running once more per value would need one per value)
 MAX_STEPS = 20_000  # statements and branches one side may run, all paths together
+# the longest description of a function: bounds its size, so its evaluation's depth (a chain of closures, one
+# frame each) and the text built per statement (``s = s + x`` in a loop, or ``x = x + x`` doubling it)
+MAX_KEY = 1000
 _RANGES = {"I": (INT_MIN, INT_MAX), "C": (0, 65535), "S": (-32768, 32767), "B": (-128, 127), "Z": (0, 1)}
 _INT_OPS = frozenset({"add.i", "sub.i", "mul.i", "div.i", "shr.i", "neg.i"})
 
@@ -79,6 +83,8 @@ def _trunc_div(a: int, b: int) -> int:
 
 def _made(key: str, fn: Callable[[int], int], direction: int, lo: int, hi: int) -> Sym | int:
     """The function, checked to stay inside int on ``[lo, hi]`` (monotone: at its ends); constant if ``dir`` 0."""
+    if len(key) > MAX_KEY:
+        raise GiveUp("a function too large")
     a, b = fn(lo), fn(hi)
     if not (INT_MIN <= a <= INT_MAX and INT_MIN <= b <= INT_MAX):
         raise GiveUp(f"{key} may wrap around")
