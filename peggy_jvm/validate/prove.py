@@ -12,7 +12,9 @@ What this module owns
     parameters and the entry heap ``sigma0`` included, are shared by hash-consing: both methods are run on the
     same arguments and the same heap), saturate with the axioms within the budget, run loop induction from the two roots, and ask
     whether the roots are in one e-class. :class:`ProofResult` says proved or not, and why not (with the calls
-    only one side makes, the usual sign of a library rewrite).
+    only one side makes, the usual sign of a library rewrite). :func:`by_ranges`: ``validate``'s last resort for
+    a pair its proofs left unproved, both lifted methods run on their one int parameter's range
+    (:mod:`.ranges`); not part of :func:`prove_pair`, so the optimizer's self-check never uses it.
 
 Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a :class:`ProofBudget` (time
 and work, or work only: then the verdict is a function of the inputs alone), and for ``validate`` a view of
@@ -60,6 +62,7 @@ from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
 from ..rules.inline import Body, CalleeSource, choose_bodies, inlinable_calls, inline_bodies, inline_calls
 from .pairing import MethodPair
+from .ranges import equal_on_ranges
 
 
 SATURATION_SHARE = 0.8  # of the proof budget; loop induction from the roots gets the rest
@@ -200,6 +203,19 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
         return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
     except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
         return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
+
+
+def by_ranges(result: ProofResult) -> ProofResult:
+    """``validate``'s last resort for a pair its proofs left unproved: both lifted methods run on their one int
+    parameter's whole range, split where their branches change (validate/ranges.py); ``result`` itself when
+    that does not show them equal. After the e-graph's proofs, so that a pair they prove keeps their axioms."""
+    if result.proved or result.orig_ir is None or result.opt_ir is None:
+        return result
+    intervals = equal_on_ranges(result.orig_ir, result.opt_ir)
+    if intervals is None:
+        return result
+    return ProofResult(True, f"the same int on each of {intervals} intervals of the parameter's range, where the "
+                             "branches go one way", ["int-ranges"], result.orig_ir, result.opt_ir)
 
 
 def _one_sided_bodies(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]
