@@ -13,7 +13,6 @@ import io
 import re
 import tokenize
 import warnings
-from pathlib import Path
 
 from conftest import ROOT
 
