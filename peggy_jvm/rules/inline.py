@@ -399,7 +399,7 @@ def _in_range(peg: PEG, v: int, narrow: tuple[int, int, str | None]) -> bool:
     if node.op == "phi":
         return _in_range(peg, node.children[1], narrow) and _in_range(peg, node.children[2], narrow)
     if node.op == "const.i":
-        return lo <= int(node.attr) <= hi  # type: ignore[call-overload]  # const.i's attribute is an int
+        return lo <= node.int_attr() <= hi
     return op is not None and node.op == op
 
 
@@ -494,7 +494,7 @@ def copy_node(callee: PEG, args: list[int], add: Callable[[str, object, tuple[in
     if nd.op == "sigma0":
         c = args[0]
     elif nd.op == "param":
-        c = args[1 + int(nd.attr)]  # type: ignore[call-overload]  # param's attribute is its index
+        c = args[1 + nd.int_attr()]
     else:
         c = add(nd.op, nd.attr, tuple(copy_node(callee, args, add, made, k) for k in nd.children))
     made[n] = c
@@ -529,7 +529,8 @@ def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSou
     users: dict[tuple[str, MethodRef], list[CalleeSource]] = {}
     for peg, source in sides:
         for node in {peg.nodes[n] for n in peg.reachable([peg.root]) if peg.nodes[n].op in _CALL_OPS}:
-            users.setdefault((node.op, node.attr), []).append(source)  # type: ignore[arg-type]
+            if isinstance(node.attr, MethodRef):  # the only calls looked up below
+                users.setdefault((node.op, node.attr), []).append(source)
     out: dict[int, Body] = {}
     variance: list | None = None
     for n in inlinable_calls(joint, roots):
