@@ -17,13 +17,9 @@ The defaults are set so that the net does not fire on the corpora (docs/cli.md, 
 Inputs: the options (``--method-timeout``). Outputs: limits for :mod:`peggy_jvm.egraph.runner`,
 :mod:`peggy_jvm.extract.maxsat` and :mod:`peggy_jvm.validate.prove`; :class:`MethodTimeout` when the net fires.
 
-``validate``'s budget clock (:func:`clock`, :class:`metered`, :class:`waiting`): ``validate`` bounds its proofs
-by time, not work (its budget is the user's ``--method-timeout``), and counts that time so that the verdicts do
-not flip with the machine's load: a pair's time is the CPU time of this process plus the wall-clock time it waits
-for its JVM (a child process, whose answer is what it waits for), never the wall clock alone. A cap of
-:data:`WALL_FACTOR` times as much wall-clock time still ends a pair that gets almost no CPU. Every deadline of
-``validate``'s stages (the e-graph runner's time limit, the normal forms, loop induction, the interpreter screen,
-the JVM calls) is a reading of this clock plus seconds.
+``validate`` is the one command bounded by time rather than work (its budget is the user's ``--method-timeout``);
+it counts that time on :mod:`peggy_jvm.egraph.clock` (CPU time, so that its verdicts do not flip with the
+machine's load), as every time limit of saturation does.
 
 Invariants: no limit of :class:`WorkBudget` reads a clock; the safety net is checked between sub-stages and at
 the end of a method, interrupts saturation + extraction (which touch nothing shared) by an alarm, and stops the
@@ -34,7 +30,6 @@ not fire leaves the output as it was.
 """
 from __future__ import annotations
 
-import math
 import signal
 import threading
 import time
@@ -47,8 +42,7 @@ if TYPE_CHECKING:  # the e-graph and proof stacks are imported by the stage that
     from .validate.prove import ProofBudget
 
 __all__ = ["WorkBudget", "DEFAULT_WORK_BUDGET", "DEFAULT_SOLVER_WORK", "DEFAULT_METHOD_TIMEOUT",
-           "SafetyNet", "MethodTimeout", "alarm", "cooperative", "checkpoint", "WALL_FACTOR", "clock", "metered",
-           "waiting", "waited"]
+           "SafetyNet", "MethodTimeout", "alarm", "cooperative", "checkpoint"]
 
 #: work units per RC2 configuration (the default of :func:`peggy_jvm.extract.maxsat.solve` too): the SAT
 #: oracle's unit propagations, all its calls summed, plus the formula's variable count per call
@@ -197,94 +191,3 @@ def checkpoint() -> None:
         raise MethodTimeout(f"{block.what} stopped at the {block.net.seconds:g} s safety net "
                             f"({block.net.spent() * 1000:.0f} ms spent)")
 
-
-# -- validate's budget clock ------------------------------------------------------------------------------------
-
-#: a pair's wall-clock cap, as a multiple of its budget in :func:`clock` seconds: only a pair that got less than
-#: 1/20 of a core for its whole budget meets it (at a load of 24 on two cores a process still gets about 1/12)
-WALL_FACTOR = 20.0
-#: the CPU clock is read at most this often (wall seconds; a read costs ~2.5 us, eight times ``perf_counter``,
-#: and the e-graph runner asks after every application); in between it is taken to run with the wall clock, so
-#: a reading is at most this much ahead of the CPU time, never behind
-CPU_SAMPLE_S = 0.002
-
-_perf, _cpu = time.perf_counter, time.process_time
-_origin_cpu = 0.0  # the CPU time (plus waits) at the clock's origin
-_origin_wall = math.inf  # the wall-clock time at the start of the open metered block (inf: none is open)
-_waited = 0.0  # wall-clock seconds spent in waiting blocks, since the process began
-_sample_wall = -math.inf  # when the CPU time was last read
-_base = 0.0  # a reading at wall-clock time w, until the next sample: w + _base
-_last = 0.0  # the last reading: readings never go back
-_metered = 0  # depth of metered blocks
-
-
-def clock() -> float:
-    """Budget seconds since the origin (the start of the last outermost :class:`metered` block): this process's
-    CPU time plus the wall-clock time of :class:`waiting` blocks, or, inside a metered block, the wall-clock time
-    since its start over :data:`WALL_FACTOR` when that is more (the cap). Non-decreasing between origins."""
-    global _last
-    w = _perf()
-    if w - _sample_wall > CPU_SAMPLE_S:
-        _sample(w)
-    v = w + _base
-    cap = (w - _origin_wall) / WALL_FACTOR
-    if cap > v:
-        v = cap
-    if v > _last:
-        _last = v
-    return _last
-
-
-def _sample(w: float) -> None:
-    """Read the CPU time (at wall-clock time ``w``)."""
-    global _sample_wall, _base
-    _sample_wall = w
-    _base = _cpu() - w + _waited - _origin_cpu
-
-
-def _restart() -> None:
-    global _origin_cpu, _origin_wall, _last
-    _origin_wall = _perf()
-    _origin_cpu = _cpu() + _waited
-    _last = 0.0
-    _sample(_origin_wall)
-
-
-class metered:
-    """``with metered():`` sets :func:`clock`'s origin to now (a pair's work starts: its wall-clock cap counts
-    from here), unless a metered block is already open (then nothing: the outer block's origin stays, so
-    deadlines read before stay valid). A deadline read inside a block holds only there (the next block starts
-    the clock from 0 again)."""
-
-    def __enter__(self) -> metered:
-        global _metered
-        if _metered == 0:
-            _restart()
-        _metered += 1
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        global _metered, _origin_wall
-        _metered -= 1
-        if _metered == 0:
-            _origin_wall = math.inf  # the cap is a pair's: outside its block the clock counts CPU time and waits
-
-
-def waited() -> float:
-    """Wall-clock seconds this process has spent in :class:`waiting` blocks (waiting for its JVM)."""
-    return _waited
-
-
-class waiting:
-    """``with waiting():`` around a wait for a child process (``validate``'s JVM): its wall-clock time counts in
-    :func:`clock`, since the process's own CPU time does not advance while it waits."""
-
-    def __enter__(self) -> waiting:
-        self.start = _perf()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        global _waited
-        now = _perf()
-        _waited += now - self.start
-        _sample(now)  # the CPU time read afresh: the wait is no CPU time

@@ -15,7 +15,7 @@ import time
 import pytest
 from conftest import compile_versions, validate_rows
 
-from peggy_jvm.budget import clock
+from peggy_jvm.egraph.clock import clock
 from peggy_jvm.validate import Verdict
 from peggy_jvm.validate import counterexample as cx
 

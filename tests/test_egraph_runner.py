@@ -19,7 +19,7 @@ def _ac_rules() -> list:
 
 
 def _burn(seconds: float) -> None:
-    """Slow work: the runner's time limit counts CPU time (budget.clock), which a sleep does not take."""
+    """Slow work: the runner's time limit counts CPU time (egraph/clock.py), which a sleep does not take."""
     end = time.process_time() + seconds
     while time.process_time() < end:
         pass

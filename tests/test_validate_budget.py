@@ -3,9 +3,9 @@
 ``unknown`` within its budget, and its reason says the JVM run was stopped; a pair found different in the same
 run is still confirmed (the runaway JVM is replaced for the calls after it).
 
-The budget is counted in CPU time (``budget.clock``), so a verdict does not depend on the machine's load: a pair
+The budget is counted in CPU time (``egraph/clock.py``), so a verdict does not depend on the machine's load: a pair
 that needs most of its budget gets the same verdict with busy processes taking most of its core; and the budget's
-wall-clock cap (``budget.WALL_FACTOR`` times as much) still ends work that gets no CPU time at all.
+wall-clock cap (``budget_clock.WALL_FACTOR`` times as much) still ends work that gets no CPU time at all.
 """
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from typing import Iterator
 
 import pytest
 from conftest import compile_versions, validate_rows
+from test_validate_heap import NEXT_INDEX_OF, NEXT_OPT, NEXT_ORIG
 
-from peggy_jvm import budget
 from peggy_jvm.egraph import EGraph, Limits, Runner, StopReason
+from peggy_jvm.egraph import clock as budget_clock
 from peggy_jvm.validate import Verdict, prove
 
 SPIN = "static long spin(long n) { long s = n; for (long i = 0; i < Long.MAX_VALUE; i++) { s = s * 31 + i; } return s%s; }"
@@ -38,7 +39,7 @@ def test_a_slow_jvm_run_is_stopped_within_the_pair_budget(trees):
     spin = rows["spin"]
     assert spin.verdict is Verdict.UNKNOWN, spin.reason
     assert "did not finish within the pair's budget" in spin.reason, spin.reason
-    # a pair's time as its budget counts it (budget.clock): this process's CPU time and the wall-clock time it
+    # a pair's time as its budget counts it (egraph/clock.py): this process's CPU time and the wall-clock time it
     # waited for the JVM, whose runs are what the pair's budget must stop (26 s of them before they were
     # bounded); not the wall clock, which the machine's load stretches
     assert spin.time_ms < 1500, spin.time_ms
@@ -46,27 +47,10 @@ def test_a_slow_jvm_run_is_stopped_within_the_pair_budget(trees):
     assert rows["inc"].time_ms < 1500, rows["inc"].time_ms
 
 
-# jsoup's CharacterReader.nextIndexOf against ProGuard's loop (the inner loop tests its exit the other way round):
-# with the `!=` / `==` reading of branchshape.py off, only loop induction proves it, and that proof comes after
-# the attempts before it have spent their shares of the budget (docs/validation.md)
-NEXT = """public class N {
-    int pos, len;
-    char[] buf;
-    int nextIndexOf(char c0, char[] seq) {
-        for (int offset = pos; offset < len; offset++) {
-            if (c0 != buf[offset]) { %s }
-            int i = offset + 1;
-            int last = i + seq.length - 1;
-            if (offset < len && last <= len) {
-                for (int j = 1; i < last && seq[j] == buf[i]; i++, j++);
-                if (i == last) return offset - pos;
-            }
-        }
-        return -1;
-    }
-}"""
-NEXT_ORIG = "while (++offset < len && c0 != buf[offset]);"
-NEXT_OPT = "do { offset++; } while (offset < len && c0 != buf[offset]);"
+# jsoup's CharacterReader.nextIndexOf against ProGuard's loop: with the `!=` / `==` reading of branchshape.py
+# off, only loop induction proves it, and that proof comes after the attempts before it have spent their shares
+# of the budget (docs/validation.md)
+NEXT = "public class N {\n    int pos, len;\n    char[] buf;\n%s}\n"
 # proved in 1.6 s of CPU at 2 s, unknown at 1.5 s (measured on an idle core); a little more for a slower machine
 NEXT_BUDGET = 2.5
 
@@ -90,7 +74,8 @@ def _crowded_core(hogs: int = 2) -> Iterator[None]:
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
 def test_a_pair_that_needs_most_of_its_budget_gets_the_same_verdict_on_a_crowded_core(java_home, tmp_path,
                                                                                      monkeypatch):
-    trees = compile_versions(java_home, tmp_path, "N.java", {"orig": NEXT % NEXT_ORIG, "opt": NEXT % NEXT_OPT})
+    trees = compile_versions(java_home, tmp_path, "N.java", {"orig": NEXT % (NEXT_INDEX_OF % NEXT_ORIG),
+                                                                 "opt": NEXT % (NEXT_INDEX_OF % NEXT_OPT)})
     monkeypatch.setattr(prove, "equal_tests_first", lambda _m: False)
     idle = validate_rows(trees, "N", counterexamples=False, method_timeout=NEXT_BUDGET)["nextIndexOf"]
     assert idle.verdict is Verdict.EQUIVALENT, idle.reason
@@ -124,9 +109,9 @@ def test_the_wall_clock_cap_ends_work_that_gets_no_cpu_time():
             return True
 
     limit = 0.05
-    with budget.metered():
+    with budget_clock.metered():
         t0 = time.perf_counter()
         rep = Runner([Sleepy()], Limits(max_nodes=10 ** 9, max_iterations=10 ** 9, time_limit_s=limit)).run(EGraph())
         wall = time.perf_counter() - t0
     assert rep.stop_reason is StopReason.TIME_LIMIT
-    assert budget.WALL_FACTOR * limit <= wall < budget.WALL_FACTOR * limit + 1.0, wall
+    assert budget_clock.WALL_FACTOR * limit <= wall < budget_clock.WALL_FACTOR * limit + 1.0, wall

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence, Union
 
-from ..budget import clock as budget_clock
+from .clock import clock as budget_clock
 
 if TYPE_CHECKING:
     from .egraph import EGraph

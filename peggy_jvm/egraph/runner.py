@@ -21,7 +21,7 @@ How a run goes (egg's loop, with semi-naive matching)
 Limits and how exactly they hold
     * ``max_nodes``: checked before the run, before every iteration and after every application; the run can end
       above it by at most the nodes of one right-hand side plus the constants of the final rebuild.
-    * ``time_limit_s``: seconds of :func:`peggy_jvm.budget.clock` (this process's CPU time, so that a loaded
+    * ``time_limit_s``: seconds of :func:`peggy_jvm.egraph.clock.clock` (this process's CPU time, so that a loaded
       machine stops the run where an idle one does; validate's pairs cap it by the wall clock); checked before
       every iteration, after every rule's search, every 8 root nodes in a
       search, every 8 matches while a :class:`PatternRewrite`'s condition filters them, and after every
@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence
 
-from ..budget import clock as budget_clock
+from .clock import clock as budget_clock
 from .explain import Reason
 from .pattern import Builder, Match, Matcher
 
@@ -126,7 +126,7 @@ class PatternRewrite:
 class Limits:
     max_nodes: int = 10_000
     max_iterations: int = 30
-    #: seconds of budget.clock (CPU time); None: no time limit (work limits only: the result does not depend on the
+    #: seconds of egraph/clock.py (CPU time); None: no time limit (work limits only: the result does not depend on the
     #: machine's speed)
     time_limit_s: float | None = 1.0
     match_limit: int = 1_000  # per rule and iteration, doubled after every ban (egg's default)

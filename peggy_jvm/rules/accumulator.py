@@ -43,9 +43,9 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..budget import clock
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph import Limits, Runner
+from ..egraph.clock import clock
 from ..ir.nodes import MethodRef
 from ..peg.graph import PEG, Node
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from ..budget import clock
+from ..egraph.clock import clock
 from ..egraph.explain import Reason
 from .boundfacts import BoundFacts
 from .branchfacts import BranchFacts

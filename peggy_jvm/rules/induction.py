@@ -49,7 +49,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from ..budget import checkpoint, clock
+from ..budget import checkpoint
+from ..egraph.clock import clock
 from ..peg.ops import LOOP_OPS
 
 if TYPE_CHECKING:

@@ -26,8 +26,8 @@ What this module owns
       fresh class loaders (one per class tree), its runs within what the pair's budget has left; a run that
       does not finish ends its JVM (a fresh one takes the next call), and a JVM that does not answer by the
       pair's deadline (plus :data:`ANSWER_GRACE_S`) is killed. Deadlines are readings of
-      :func:`~peggy_jvm.budget.clock`: the screen's time is this process's CPU time, a wait for the JVM's answer
-      (:class:`~peggy_jvm.budget.waiting`) counts as the wall-clock time it takes.
+      :func:`~peggy_jvm.egraph.clock.clock`: the screen's time is this process's CPU time, a wait for the JVM's answer
+      (:class:`~peggy_jvm.egraph.clock.waiting`) counts as the wall-clock time it takes.
     * :func:`describe_outcome`, :func:`show_args`, :func:`why_different`: the counterexample as Java values, and
       why a difference that ideal arithmetic would not see is one (signed zero, NaN, rounding, wrap-around).
 
@@ -66,9 +66,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, cast
 
-from ..budget import clock, waiting
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
+from ..egraph.clock import clock, waiting
 from ..ir.interp import (InterpError, Interpreter, JArray, JavaThrow, JObject, Returned, Unsupported, default_value,
                          run_method, runtime_class)
 from ..ir.nodes import FieldRef, IRMethod, MethodRef
@@ -884,7 +884,7 @@ class JvmHarness:
         proc.wait()
 
     def _line(self, deadline: float) -> str | None:
-        """The JVM's next line, or None: none by ``deadline`` (:func:`~peggy_jvm.budget.clock`: the wait counts
+        """The JVM's next line, or None: none by ``deadline`` (:func:`~peggy_jvm.egraph.clock.clock`: the wait counts
         in it), or the JVM ended (``_proc`` then None)."""
         assert self._proc is not None and self._proc.stdout is not None
         fd = self._proc.stdout.fileno()
@@ -906,7 +906,7 @@ class JvmHarness:
 
     def ask(self, call: Call, deadline: float) -> tuple[JvmOutcomes | None, str]:
         """One call's outcomes, its runs bounded by what is left until ``deadline`` (a reading of
-        :func:`~peggy_jvm.budget.clock`, in which the wait for the JVM counts as wall-clock time); (None, why)
+        :func:`~peggy_jvm.egraph.clock.clock`, in which the wait for the JVM counts as wall-clock time); (None, why)
         when the JVM gave no answer: not up by the deadline (it is kept for the calls after), or not answering
         :data:`ANSWER_GRACE_S` past it, or dead (it is ended; the next call starts another)."""
         self.warm()

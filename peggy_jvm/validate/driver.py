@@ -9,10 +9,10 @@ How
     that reads ORIG's PEG in OPT's names and keeps a call one operator only when its callees' pairs are proved
     (or, in a recursive component, assumed by the regression-verification rule: :meth:`_Run.prove_component`).
     Every pair goes to :func:`~.prove.prove_pair` with most of its budget (``method_timeout``; the proofs of
-    a recursive component proved again share it). The budget counts :func:`~peggy_jvm.budget.clock` seconds:
+    a recursive component proved again share it). The budget counts :func:`~peggy_jvm.egraph.clock.clock` seconds:
     this process's CPU time and the wall-clock time it waits for its JVM, within a wall-clock cap of
-    :data:`~peggy_jvm.budget.WALL_FACTOR` times the budget per stretch of a pair's work (each a
-    :class:`~peggy_jvm.budget.metered` block), so a verdict does not depend on the machine's load. Pairs not
+    :data:`~peggy_jvm.egraph.clock.WALL_FACTOR` times the budget per stretch of a pair's work (each a
+    :class:`~peggy_jvm.egraph.clock.metered` block), so a verdict does not depend on the machine's load. Pairs not
     proved that :func:`~.counterexample.eligible` accepts are searched for the rest of their budget
     (:func:`~.counterexample.search`: the IR interpreter's screen, each input it finds different confirmed on
     the JVM at once, the first confirmed one ending the search; a quick one of the first inputs before the
@@ -52,10 +52,10 @@ from pathlib import Path
 from typing import Callable
 
 from ..archive import InputError
-from ..budget import clock, metered
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
+from ..egraph.clock import clock, metered
 from ..ir.lift import LiftError, lift_method
 from ..ir.printer import format_method
 from ..rules.strings import ASSUMPTIONS, CLOSED_WORLD, assumption_rules
@@ -117,7 +117,7 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
             for i in component.pairs:
                 pair = pairing.pairs[i]
                 proof, relied, view = proofs[i]
-                with metered():  # the rest of the pair's budget counts from here (budget.clock)
+                with metered():  # the rest of the pair's budget counts from here (egraph/clock.py)
                     row = run.finish(i, pair, proof, relied, view)
                 rows[i] = row
                 done += 1
@@ -139,7 +139,7 @@ RECURSIVE_NOTE = "; its recursive calls assumed equal: partial equivalence (equa
 
 class _Run:
     """The proofs of one run, callees first: what is proved so far (``proved``: pair keys a caller may assume),
-    and each pair's time spent proving (``spent``, :func:`~peggy_jvm.budget.clock` seconds: its screen and JVM
+    and each pair's time spent proving (``spent``, :func:`~peggy_jvm.egraph.clock.clock` seconds: its screen and JVM
     runs get the rest of its budget)."""
 
     def __init__(self, options: ValidateOptions, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list,
@@ -174,7 +174,7 @@ class _Run:
         while todo:
             for i in todo:
                 view = CallView(self.program, frozenset(self.proved | hypothesis))
-                with metered():  # the pair's budget counts from here (budget.clock): its own work, its JVM waits
+                with metered():  # the pair's budget counts from here (egraph/clock.py): its own work, its JVM waits
                     t0 = clock()
                     if self._shown_first(pairs[i], i):
                         out[i] = (ProofResult(False, SHOWN_FIRST), [], view)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..budget import clock
+from ..egraph.clock import clock
 from ..epeg.analyses import fold_keys
 from ..ir.interp import Unsupported
 from ..ir.nodes import Kind, MethodRef

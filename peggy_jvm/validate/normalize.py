@@ -47,7 +47,7 @@ import math
 from typing import TYPE_CHECKING, Callable
 
 from .. import semantics as S
-from ..budget import clock
+from ..egraph.clock import clock
 from ..peg.build import minimize
 from ..peg.graph import PEG, Node
 from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
@@ -447,7 +447,7 @@ def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NO
                               deadline: float = math.inf) -> PEG:
     """A PEG with the same meaning in which no phi re-tests a condition its enclosing arm already decided.
     ``known``: (condition node, value) pairs assumed at the root (a case of :func:`equal_by_cases`). Past
-    ``deadline`` (:func:`~peggy_jvm.budget.clock`) the input is returned as it is.
+    ``deadline`` (:func:`~peggy_jvm.egraph.clock.clock`) the input is returned as it is.
 
     When carrying every condition everywhere grows the copy past its bound, the conditions are carried again
     only up to the effects (an effect's inputs are simplified without context): a method that is one try region
@@ -893,7 +893,7 @@ def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf,
                    leaf: Callable[[PEG, frozenset[tuple[int, bool]], float], bool] | None = None) -> int | None:
     """How many cases it took to show the two roots of ``joint`` (:func:`joint_peg`) equal (0: bisimilar as they
     are), or None when not shown within ``max_cases`` simplified copies and ``deadline`` (a reading of
-    :func:`~peggy_jvm.budget.clock`). See the module docstring. Each case knows the conditions of the cases it is in (kept as children of the
+    :func:`~peggy_jvm.egraph.clock.clock`). See the module docstring. Each case knows the conditions of the cases it is in (kept as children of the
     root after the two roots, their values in ``values``), so comparisons they imply are decided too. ``leaf``
     (the PEG of a case, its known conditions, the deadline) may still show a case no condition left splits
     (validate/finite.py: few values of a parameter, each computed)."""

@@ -27,7 +27,7 @@ Invariants
       holds for the two roots after (or before) saturation.
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
     * Time: the attempts of :func:`prove_pair` share the budget's time (each gets what the earlier ones left),
-      counted by :func:`~peggy_jvm.budget.clock` (CPU time: the same proofs on a loaded machine as on an idle one). The
+      counted by :func:`~peggy_jvm.egraph.clock.clock` (CPU time: the same proofs on a loaded machine as on an idle one). The
       optimizer's self-check has no time budget; its safety net stops it at checkpoints
       (:func:`~peggy_jvm.budget.checkpoint`: between attempts and stages, once per saturation iteration, in loop
       induction), which decide nothing.
@@ -39,10 +39,11 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Callable, cast
 
-from ..budget import checkpoint, clock, metered
+from ..budget import checkpoint
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..egraph import EGraph, Limits, Runner
+from ..egraph.clock import clock, metered
 from ..egraph.runner import RunReport
 from ..egraph.explain import Reason
 from ..epeg import EPeg
@@ -167,8 +168,8 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
     from (rules/inline.py); default: each side's own class (``only_target``: ORIG's and OPT's closed-world
     predicates, ``CalleeSource.only_target``). The attempts share ``budget``'s time: each gets what
     the earlier ones left (:func:`_rest`), and none starts once it is spent; a time budget is in seconds of
-    :func:`~peggy_jvm.budget.clock` (this process's CPU time), counted from this call unless a
-    :class:`~peggy_jvm.budget.metered` block is open."""
+    :func:`~peggy_jvm.egraph.clock.clock` (this process's CPU time), counted from this call unless a
+    :class:`~peggy_jvm.egraph.clock.metered` block is open."""
     # the time of a budget counts from here (budget.py), unless the caller's pair's already does (validate/driver.py)
     with metered() if budget.time_s is not None else nullcontext():
         end = budget.deadline(clock())
