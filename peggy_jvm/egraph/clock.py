@@ -3,7 +3,7 @@
 What this module owns
     :func:`clock` (budget seconds), :class:`metered` (a stretch of work whose wall-clock cap counts from its
     start: one of ``validate``'s pairs), :class:`waiting` (a wait for a child process, counted as the wall-clock
-    time it takes), :func:`waited`, :data:`WALL_FACTOR`, :data:`CPU_SAMPLE_S`.
+    time it takes), :data:`WALL_FACTOR`, :data:`CPU_SAMPLE_S`.
 
 Why (issue 17): ``validate`` bounds each pair's proof by time (``--method-timeout``). Read on the wall clock, that
 time shrinks with the machine's load (a process gets a tenth of a core on two cores at load 20), and the same
@@ -17,14 +17,15 @@ Invariants: readings are non-decreasing between origins (a new outermost :class:
 0, so a deadline holds only within the block that read it); a reading is at most :data:`CPU_SAMPLE_S` ahead of
 the CPU time (plus waits) since the origin, never behind; inside a metered block a reading is at least the
 wall-clock time since its start over :data:`WALL_FACTOR`, so a deadline ``d`` seconds ahead passes within
-``WALL_FACTOR * d`` seconds of wall-clock time, whatever CPU the process gets. Single-threaded use (module state).
+``WALL_FACTOR * d`` seconds of wall-clock time, whatever CPU the process gets. One clock per process (module
+state), read by validate from one thread; the optimizer's runs read it too but set no time limit.
 """
 from __future__ import annotations
 
 import math
 import time
 
-__all__ = ["WALL_FACTOR", "CPU_SAMPLE_S", "clock", "metered", "waiting", "waited"]
+__all__ = ["WALL_FACTOR", "CPU_SAMPLE_S", "clock", "metered", "waiting"]
 
 
 #: a pair's wall-clock cap, as a multiple of its budget in :func:`clock` seconds: only a pair that got less than
@@ -95,11 +96,6 @@ class metered:
         _metered -= 1
         if _metered == 0:
             _origin_wall = math.inf  # the cap is a pair's: outside its block the clock counts CPU time and waits
-
-
-def waited() -> float:
-    """Wall-clock seconds this process has spent in :class:`waiting` blocks (waiting for its JVM)."""
-    return _waited
 
 
 class waiting:

@@ -893,10 +893,10 @@ def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf,
                    leaf: Callable[[PEG, frozenset[tuple[int, bool]], float], bool] | None = None) -> int | None:
     """How many cases it took to show the two roots of ``joint`` (:func:`joint_peg`) equal (0: bisimilar as they
     are), or None when not shown within ``max_cases`` simplified copies and ``deadline`` (a reading of
-    :func:`~peggy_jvm.egraph.clock.clock`). See the module docstring. Each case knows the conditions of the cases it is in (kept as children of the
-    root after the two roots, their values in ``values``), so comparisons they imply are decided too. ``leaf``
-    (the PEG of a case, its known conditions, the deadline) may still show a case no condition left splits
-    (validate/finite.py: few values of a parameter, each computed)."""
+    :func:`~peggy_jvm.egraph.clock.clock`). See the module docstring. Each case knows the conditions of the cases it
+    is in (kept as children of the root after the two roots, their values in ``values``), so comparisons they imply
+    are decided too. ``leaf`` (the PEG of a case, its known conditions, the deadline) may still show a case no
+    condition left splits (validate/finite.py: few values of a parameter, each computed)."""
     made = 0
 
     def split(u: PEG, values: tuple[bool, ...]) -> bool:

@@ -27,8 +27,8 @@ Invariants
       holds for the two roots after (or before) saturation.
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
     * Time: the attempts of :func:`prove_pair` share the budget's time (each gets what the earlier ones left),
-      counted by :func:`~peggy_jvm.egraph.clock.clock` (CPU time: the same proofs on a loaded machine as on an idle one). The
-      optimizer's self-check has no time budget; its safety net stops it at checkpoints
+      counted by :func:`~peggy_jvm.egraph.clock.clock` (CPU time: the same proofs on a loaded machine as on an
+      idle one). The optimizer's self-check has no time budget; its safety net stops it at checkpoints
       (:func:`~peggy_jvm.budget.checkpoint`: between attempts and stages, once per saturation iteration, in loop
       induction), which decide nothing.
 """
