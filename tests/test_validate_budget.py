@@ -61,8 +61,9 @@ def _crowded_core(hogs: int = 2) -> Iterator[None]:
     about 1 / (hogs + 1) of that CPU, however many the machine has."""
     old = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(old)})
-    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(hogs)]
+    procs: list[subprocess.Popen] = []
     try:
+        procs += [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(hogs)]
         yield
     finally:
         for p in procs:
