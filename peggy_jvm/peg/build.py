@@ -907,3 +907,18 @@ def minimize(peg: PEG) -> PEG:
             out.locals.setdefault(new_id[rep[cls[n]]], local)
     out.seal()
     return out
+
+
+def rebuilt_peg(peg: PEG, nodes: list[Node], alias: dict[int, int]) -> PEG:
+    """``peg``'s rewritten ``nodes`` as a minimized PEG, every reference to a node of ``alias`` (followed to its
+    end) made to the node it stands for."""
+    def resolve(c: int) -> int:
+        while c in alias:
+            c = alias[c]
+        return c
+
+    out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
+              nodes=[Node(n.op, n.attr, tuple(resolve(c) for c in n.children)) for n in nodes],
+              root=resolve(peg.root), param_types=peg.param_types)
+    out.seal()
+    return minimize(out)

@@ -122,7 +122,7 @@ def _candidates(acc_peg: PEG, plain_peg: PEG) -> list[_Lemma]:
 def _read_calls(peg: PEG, lemma: _Lemma) -> PEG | None:
     """``peg`` with every call of the accumulator helper read as its last argument plus the plain helper's call
     on the others; None when some call's outcome is read otherwise (a handler's ``threw``/``rho_exc``)."""
-    from ..validate.normalize import rebuilt_peg
+    from ..peg.build import rebuilt_peg
     calls = {i for i, n in enumerate(peg.nodes) if (n.op, n.attr) == lemma.acc}
     if not calls:
         return None
@@ -148,7 +148,7 @@ def _read_calls(peg: PEG, lemma: _Lemma) -> PEG | None:
 def _plus_start(body: PEG, start: int, add: str) -> PEG:
     """``body`` (a helper's PEG: a phi-tree of ``return`` results) with param ``start`` added to every value it
     returns (``s + v``)."""
-    from ..validate.normalize import rebuilt_peg
+    from ..peg.build import rebuilt_peg
     nodes = list(body.nodes)
     nodes.append(Node("param", start, ()))
     s = len(nodes) - 1

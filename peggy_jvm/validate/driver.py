@@ -62,7 +62,7 @@ from ..rules.strings import ASSUMPTIONS, CLOSED_WORLD, assumption_rules
 from . import counterexample as cx
 from .modular import CallView, Component, Key, Program, proof_order
 from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods, split_map
-from .prove import SHAPED_SHARE, ProofBudget, ProofResult, prove_pair
+from .prove import SHAPED_SHARE, ProofBudget, ProofResult, by_ranges, prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
 # of the per-method budget; the rest is the interpreter screen, which a pair whose proof stops early (saturated,
@@ -276,8 +276,10 @@ class _Run:
             budget = replace(budget, time_s=max(MIN_OPTIMIZER_PROOF_S,
                                                 budget.time_s - (clock() - start)))
         closed = _closed_world(self.program) if CLOSED_WORLD in self.assumptions else None
-        return _prove(pair, self.orig_h, self.opt_h, self.rules, budget, same, self.options.explain,
-                      self.assumptions, view, closed)
+        proof, relied = _prove(pair, self.orig_h, self.opt_h, self.rules, budget, same, self.options.explain,
+                               self.assumptions, view, closed)
+        ranges = by_ranges(proof)  # the last resort, for a pair of one int parameter (validate/ranges.py)
+        return (ranges, []) if ranges is not proof else (proof, relied)
 
 
 #: of a pair's proof budget (``PROOF_SHARE`` of its time), the most the optimizer's proof takes before the

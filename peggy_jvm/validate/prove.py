@@ -4,7 +4,7 @@ What this module owns
     :func:`prove_pair`: lift both methods (each with its own side's class hierarchy; branches in one form,
     :mod:`.branchshape`), build both PEGs (when the
     first attempt fails, again with the helpers only one side calls inlined, each side's own body,
-    ``normalize.inline_bodies``), and try,
+    ``rules.inline.inline_bodies``), and try,
     cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
     included), the same after simplifying conditions known inside branches, the same in every case of the branch
     conditions, each also with the loops' phis on their own exit conditions settled; then add both (in both
@@ -12,7 +12,9 @@ What this module owns
     parameters and the entry heap ``sigma0`` included, are shared by hash-consing: both methods are run on the
     same arguments and the same heap), saturate with the axioms within the budget, run loop induction from the two roots, and ask
     whether the roots are in one e-class. :class:`ProofResult` says proved or not, and why not (with the calls
-    only one side makes, the usual sign of a library rewrite).
+    only one side makes, the usual sign of a library rewrite). :func:`by_ranges`: ``validate``'s last resort for
+    a pair its proofs left unproved, both lifted methods run on their one int parameter's range
+    (:mod:`.ranges`); not part of :func:`prove_pair`, so the optimizer's self-check never uses it.
 
 Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a :class:`ProofBudget` (time
 and work, or work only: then the verdict is a function of the inputs alone), and for ``validate`` a view of
@@ -54,14 +56,15 @@ from ..peg.graph import PEG
 from .finite import equal_on_values
 from .loopshape import top_tested
 from .branchshape import drop_default_cases, equal_tests_first, thread_constant_switches
-from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, inline_bodies,
+from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths,
                         joint_pegs, pair_of, settle_exit_phis, simplify_known_conditions)
 from ..rules.accumulator import LEMMA, LEMMA_NOTE, read_accumulators
 from ..rules.arrays import exact_array_fields
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
-from ..rules.inline import Body, CalleeSource, choose_bodies, inlinable_calls, inline_calls
+from ..rules.inline import Body, CalleeSource, choose_bodies, inlinable_calls, inline_bodies, inline_calls
 from .pairing import MethodPair
+from .ranges import equal_on_ranges
 
 
 SATURATION_SHARE = 0.8  # of the proof budget; loop induction from the roots gets the rest
@@ -136,9 +139,9 @@ class _ViewedCallees(CalleeSource):
     #: its recursive call, assumed equal, is OPT's loop on the call's arguments)
     opt: CalleeSource | None = None
 
-    def body(self, kind: str, ref: MethodRef) -> Body | str:
+    def body(self, kind: str, ref: MethodRef, nested: bool = True) -> Body | str:
         if self.opt is not None and not ref.name.endswith(UNPROVED) and self.view is not None:
-            got = self.opt.body(kind, ref)
+            got = self.opt.body(kind, ref, nested)
             if isinstance(got, Body):
                 return got
         original = getattr(self.view, "original", None)
@@ -146,7 +149,7 @@ class _ViewedCallees(CalleeSource):
             ref = original(ref)
         elif ref.name.endswith(UNPROVED):
             ref = replace(ref, name=ref.name[:-len(UNPROVED)])
-        got = super().body(kind, ref)
+        got = super().body(kind, ref, nested)
         if isinstance(got, Body) and self.view is not None:
             return Body(self.view(got.peg), got.is_static, got.has_loop)  # its loops: inlined outside loops only
         return got
@@ -208,9 +211,22 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
             return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
 
 
+def by_ranges(result: ProofResult) -> ProofResult:
+    """``validate``'s last resort for a pair its proofs left unproved: both lifted methods run on their one int
+    parameter's whole range, split where their branches change (validate/ranges.py); ``result`` itself when
+    that does not show them equal. After the e-graph's proofs, so that a pair they prove keeps their axioms."""
+    if result.proved or result.orig_ir is None or result.opt_ir is None:
+        return result
+    intervals = equal_on_ranges(result.orig_ir, result.opt_ir)
+    if intervals is None:
+        return result
+    return ProofResult(True, f"the same int on each of {intervals} intervals of the parameter's range, where the "
+                             "branches go one way", ["int-ranges"], result.orig_ir, result.opt_ir)
+
+
 def _one_sided_bodies(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]
                       ) -> tuple[dict[int, Body], dict[int, Body]]:
-    """For each side, the bodies to inline (``normalize.inline_bodies``) at each call whose operator the other
+    """For each side, the bodies to inline (``rules.inline.inline_bodies``) at each call whose operator the other
     side's PEG does not have (a body with loops only at a call no loop varies, as in the e-graph): ORIG's
     calls the view kept apart (:data:`~.modular.UNPROVED`: a helper whose pair is not proved, or that has no
     partner) with ORIG's body, OPT's calls of the same helpers, or of one of its own, with OPT's. Such a call can
