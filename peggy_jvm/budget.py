@@ -190,4 +190,3 @@ def checkpoint() -> None:
     if block is not None and block.net.over():
         raise MethodTimeout(f"{block.what} stopped at the {block.net.seconds:g} s safety net "
                             f"({block.net.spent() * 1000:.0f} ms spent)")
-
