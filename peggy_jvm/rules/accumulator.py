@@ -40,12 +40,12 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph import Limits, Runner
+from ..egraph.clock import clock
 from ..ir.nodes import MethodRef
 from ..peg.graph import PEG, Node
 
@@ -84,7 +84,7 @@ def read_accumulators(pa: PEG, pb: PEG, sources: tuple[CalleeSource, CalleeSourc
     for acc_side in (1, 0):
         plain_side = 1 - acc_side
         for lemma in _candidates(pegs[acc_side], pegs[plain_side]):
-            if time.perf_counter() >= deadline:
+            if clock() >= deadline:
                 break
             acc_body = sources[acc_side].body(lemma.acc[0].split(".")[1], lemma.acc[1])
             plain_body = sources[plain_side].body(lemma.plain[0].split(".")[1], lemma.plain[1])
@@ -190,7 +190,7 @@ def _lemma_holds(lemma: _Lemma, acc: Body, plain: Body, rules: list, deadline: f
     joint, x, y = joint_peg(stepped, wanted)
     eg = EPeg()
     got = eg.add_peg(joint, roots=[x, y])
-    left = deadline - time.perf_counter()
+    left = deadline - clock()
     if left <= 0:
         return False
     # without a deadline (the optimizer's self-check) work limits only, so that the verdict is reproducible

@@ -27,7 +27,9 @@ What this module owns
       one JVM for a validate run that answers one call at a time (:meth:`JvmHarness.ask`), each call in two
       fresh class loaders (one per class tree), its runs within what the pair's budget has left; a run that
       does not finish ends its JVM (a fresh one, started at once, takes the next call), and a JVM that does not
-      answer by the pair's deadline (plus :data:`ANSWER_GRACE_S`) is killed.
+      answer by the pair's deadline (plus :data:`ANSWER_GRACE_S`) is killed. Deadlines are readings of
+      :func:`~peggy_jvm.egraph.clock.clock`: the screen's time is this process's CPU time, a wait for the JVM's
+      answer (:class:`~peggy_jvm.egraph.clock.waiting`) counts as the wall-clock time it takes.
     * :func:`describe_outcome`, :func:`show_args`, :func:`why_different`: the counterexample as Java values, and
       why a difference that ideal arithmetic would not see is one (signed zero, NaN, rounding, wrap-around).
 
@@ -68,6 +70,7 @@ from typing import Any, Callable, Iterator, Sequence, cast
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
+from ..egraph.clock import clock, waiting
 from ..ir.interp import (InterpError, Interpreter, JArray, JavaThrow, JObject, Returned, Unsupported, default_value,
                          run_method, runtime_class)
 from ..ir.nodes import FieldRef, IRMethod, MethodRef
@@ -593,10 +596,10 @@ def _screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: 
     params, _ = parse_method_descriptor(descriptor)
     hints = input_hints(orig_ir, opt_ir, descriptor)
     handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
-    deadline = min(deadline, time.monotonic() + SCREEN_CAP_S)
+    deadline = min(deadline, clock() + SCREEN_CAP_S)
     inputs = shape_inputs(shape, descriptor, interfaces, hints)
     for args in inputs[res.tried:limit]:
-        if time.monotonic() > deadline:
+        if clock() > deadline:
             return
         res.tried += 1
         try:
@@ -914,13 +917,17 @@ class JvmHarness:
         proc.wait()
 
     def _line(self, deadline: float) -> str | None:
-        """The JVM's next line, or None: none by ``deadline`` (monotonic), or the JVM ended (``_proc`` then
-        None)."""
+        """The JVM's next line, or None: none by ``deadline`` (:func:`~peggy_jvm.egraph.clock.clock`: the wait counts
+        in it), or the JVM ended (``_proc`` then None)."""
         assert self._proc is not None and self._proc.stdout is not None
         fd = self._proc.stdout.fileno()
         while b"\n" not in self._buf:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+            left = deadline - clock()
+            if left <= 0:
+                return None
+            with waiting():
+                ready = select.select([fd], [], [], left)[0]
+            if not ready:
                 return None
             chunk = os.read(fd, 65536)
             if not chunk:  # it exited (after a run it had to stop) or died
@@ -931,7 +938,8 @@ class JvmHarness:
         return line.decode("utf-8", "replace")
 
     def ask(self, call: Call, deadline: float) -> tuple[JvmOutcomes | None, str]:
-        """One call's outcomes, its runs bounded by what is left until ``deadline`` (monotonic); (None, why)
+        """One call's outcomes, its runs bounded by what is left until ``deadline`` (a reading of
+        :func:`~peggy_jvm.egraph.clock.clock`, in which the wait for the JVM counts as wall-clock time); (None, why)
         when the JVM gave no answer: not up by the deadline (it is kept for the calls after), or not answering
         :data:`ANSWER_GRACE_S` past it, or dead (it is ended; the next call starts another)."""
         self.warm()
@@ -942,7 +950,7 @@ class JvmHarness:
                     return None, "the JVM ended before it was ready"
                 return None, "the JVM was not up within the pair's budget"
             self._ready = line == "READY"
-        left_ms = int((deadline - time.monotonic()) * 1000)
+        left_ms = int((deadline - clock()) * 1000)
         if left_ms <= 0:
             return JvmOutcomes("BUDGET", "BUDGET", "BUDGET"), ""
         assert self._proc is not None and self._proc.stdin is not None
@@ -980,7 +988,7 @@ class JvmHarness:
             if c.group in spent:
                 answers.append(JvmOutcomes("BUDGET", "BUDGET", "BUDGET"))
                 continue
-            deadline = deadlines.setdefault(c.group, time.monotonic() + c.budget_ms / 1000)
+            deadline = deadlines.setdefault(c.group, clock() + c.budget_ms / 1000)
             answer, _why = self.ask(c, deadline)
             answers.append(answer)
             if answer is None or answer.out_of_time:

@@ -37,9 +37,9 @@ which has no clock), the deadline only ends it early (then False).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
+from ..egraph.clock import clock
 from ..epeg.analyses import fold_keys
 from ..ir.interp import Unsupported
 from ..ir.nodes import Kind, MethodRef
@@ -95,7 +95,7 @@ def equal_on_values(u: PEG, known: frozenset[tuple[int, bool]], deadline: float 
               for f in facts]
     work = Work()
     for combo in combos:
-        if time.monotonic() > deadline:
+        if clock() > deadline:
             return False
         w = evaluated(specialize(u, combo), callees, work)
         x, y, *folded = w.nodes[w.root].children

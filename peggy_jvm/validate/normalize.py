@@ -40,10 +40,10 @@ Invariants
 from __future__ import annotations
 
 import math
-import time
 from typing import Callable
 
 from .. import semantics as S
+from ..egraph.clock import clock
 from ..peg.build import minimize, rebuilt_peg
 from ..peg.graph import PEG, Node
 from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
@@ -388,7 +388,7 @@ def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NO
                               deadline: float = math.inf) -> PEG:
     """A PEG with the same meaning in which no phi re-tests a condition its enclosing arm already decided.
     ``known``: (condition node, value) pairs assumed at the root (a case of :func:`equal_by_cases`). Past
-    ``deadline`` (``time.monotonic()``) the input is returned as it is.
+    ``deadline`` (:func:`~peggy_jvm.egraph.clock.clock`) the input is returned as it is.
 
     When carrying every condition everywhere grows the copy past its bound, the conditions are carried again
     only up to the effects (an effect's inputs are simplified without context): a method that is one try region
@@ -471,7 +471,7 @@ def _simplify(peg: PEG, known: frozenset[tuple[int, bool]], deadline: float, thr
         stack = [(n0, ctx0)]
         while stack:
             steps += 1
-            if steps & 1023 == 0 and time.monotonic() > deadline:
+            if steps & 1023 == 0 and clock() > deadline:
                 raise _TooBig()
             n, ctx = stack[-1]
             k = key(n, ctx)
@@ -833,11 +833,11 @@ def _known_facts(u: PEG, values: tuple[bool, ...]) -> frozenset[tuple[int, bool]
 def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf,
                    leaf: Callable[[PEG, frozenset[tuple[int, bool]], float], bool] | None = None) -> int | None:
     """How many cases it took to show the two roots of ``joint`` (:func:`joint_peg`) equal (0: bisimilar as they
-    are), or None when not shown within ``max_cases`` simplified copies and ``deadline`` (``time.monotonic()``).
-    See the module docstring. Each case knows the conditions of the cases it is in (kept as children of the
-    root after the two roots, their values in ``values``), so comparisons they imply are decided too. ``leaf``
-    (the PEG of a case, its known conditions, the deadline) may still show a case no condition left splits
-    (validate/finite.py: few values of a parameter, each computed)."""
+    are), or None when not shown within ``max_cases`` simplified copies and ``deadline`` (a reading of
+    :func:`~peggy_jvm.egraph.clock.clock`). See the module docstring. Each case knows the conditions of the cases it
+    is in (kept as children of the root after the two roots, their values in ``values``), so comparisons they imply
+    are decided too. ``leaf`` (the PEG of a case, its known conditions, the deadline) may still show a case no
+    condition left splits (validate/finite.py: few values of a parameter, each computed)."""
     made = 0
 
     def split(u: PEG, values: tuple[bool, ...]) -> bool:
@@ -849,7 +849,7 @@ def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf,
             return leaf is not None and leaf(u, _known_facts(u, values), deadline)
         for value in (True, False):
             made += 1
-            if made > max_cases or time.monotonic() > deadline:
+            if made > max_cases or clock() > deadline:
                 return False
             w = _with_fact(u, c)
             known = _known_facts(w, values + (value,))

@@ -28,15 +28,16 @@ Invariants
       known in branches or at loop exits, or in every case of their branch conditions), or ``EGraph.equiv``
       holds for the two roots after (or before) saturation.
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
-    * Time: the attempts of :func:`prove_pair` share the budget's time (each gets what the earlier ones left). The
-      optimizer's self-check has no time budget; its safety net stops it at checkpoints
+    * Time: the attempts of :func:`prove_pair` share the budget's time (each gets what the earlier ones left),
+      counted by :func:`~peggy_jvm.egraph.clock.clock` (CPU time: the same proofs on a loaded machine as on an
+      idle one). The optimizer's self-check has no time budget; its safety net stops it at checkpoints
       (:func:`~peggy_jvm.budget.checkpoint`: between attempts and stages, once per saturation iteration, in loop
       induction), which decide nothing.
 """
 from __future__ import annotations
 
 import math
-import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Callable, cast
 
@@ -44,6 +45,7 @@ from ..budget import checkpoint
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..egraph import EGraph, Limits, Runner
+from ..egraph.clock import clock, metered
 from ..egraph.runner import RunReport
 from ..egraph.explain import Reason
 from ..epeg import EPeg
@@ -115,7 +117,7 @@ def _rest(budget: ProofBudget, end: float) -> ProofBudget:
     """``budget`` with the time left until ``end`` (``perf_counter``); itself when it has no time limit."""
     if budget.time_s is None:
         return budget
-    return replace(budget, time_s=max(MIN_ATTEMPT_S, end - time.perf_counter()))
+    return replace(budget, time_s=max(MIN_ATTEMPT_S, end - clock()))
 
 
 def _identical(pair: MethodPair, same_pool: bool) -> bool:
@@ -168,41 +170,45 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
     equivalent) turns off the byte-identical shortcut. ``callees``: the methods each side's calls may be inlined
     from (rules/inline.py); default: each side's own class (``only_target``: ORIG's and OPT's closed-world
     predicates, ``CalleeSource.only_target``). The attempts share ``budget``'s time: each gets what
-    the earlier ones left (:func:`_rest`), and none starts once it is spent."""
-    end = budget.deadline(time.perf_counter())
+    the earlier ones left (:func:`_rest`), and none starts once it is spent; a time budget is in seconds of
+    :func:`~peggy_jvm.egraph.clock.clock` (this process's CPU time), counted from this call unless a
+    :class:`~peggy_jvm.egraph.clock.metered` block is open."""
+    # the time of a budget counts from here (budget.py), unless the caller's pair's already does (validate/driver.py)
+    with metered() if budget.time_s is not None else nullcontext():
+        end = budget.deadline(clock())
 
-    def attempt(one_sided: bool) -> tuple[ProofResult, bool]:
-        shaped: list[bool] = []
-        could: list[bool] = []
-        lemmas: list[str] = []
-        checkpoint()
-        result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
-                        explain, view, callees, shaped, could, one_sided, lemmas, only_target)
-        if not result.proved and any(shaped) and time.perf_counter() < end:
-            # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
-            # lifted may still prove (a do-while written against a while): the code as lifted, as before
+        def attempt(one_sided: bool) -> tuple[ProofResult, bool]:
+            shaped: list[bool] = []
+            could: list[bool] = []
+            lemmas: list[str] = []
             checkpoint()
-            lemmas.clear()
             result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
-                            explain, view, callees, None, could, one_sided, lemmas, only_target)
-        if result.proved and lemmas:  # partial equivalence, as under the regression-verification rule
-            result = replace(result, reason=result.reason + LEMMA_NOTE, axioms=[LEMMA, *result.axioms])
-        return result, any(could)
+                            explain, view, callees, shaped, could, one_sided, lemmas, only_target)
+            if not result.proved and any(shaped) and clock() < end:
+                # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
+                # lifted may still prove (a do-while written against a while): the code as lifted, as before
+                checkpoint()
+                lemmas.clear()
+                result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
+                                explain, view, callees, None, could, one_sided, lemmas, only_target)
+            if result.proved and lemmas:  # partial equivalence, as under the regression-verification rule
+                result = replace(result, reason=result.reason + LEMMA_NOTE, axioms=[LEMMA, *result.axioms])
+            return result, any(could)
 
-    try:
-        result, could = attempt(False)
-        if not result.proved and could and budget.retry_inlined and time.perf_counter() < end:
-            # the helpers only one side calls, inlined before the normal forms (each side's own body), so that
-            # the conditions around a call decide its body's tests; tried second because the bodies can also
-            # grow a pair the calls prove (a rewritten caller whose callees' pairs are proved) past its budget
-            result = attempt(True)[0]
-            if result.proved and "inline" not in result.axioms:
-                result = replace(result, axioms=["inline", *result.axioms])
-        return result
-    except RecursionError:
-        return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
-    except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
-        return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
+        try:
+            result, could = attempt(False)
+            if not result.proved and could and budget.retry_inlined and clock() < end:
+                # the helpers only one side calls, inlined before the normal forms (each side's own body), so that
+                # the conditions around a call decide its body's tests; tried second because the bodies can also
+                # grow a pair the calls prove (a rewritten caller whose callees' pairs are proved) past its budget
+                result = attempt(True)[0]
+                if result.proved and "inline" not in result.axioms:
+                    result = replace(result, axioms=["inline", *result.axioms])
+            return result
+        except RecursionError:
+            return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
+        except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
+            return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
 
 
 def by_ranges(result: ProofResult) -> ProofResult:
@@ -339,7 +345,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     unfolding = _unfolding(callees)
     # a helper with an accumulator read as the other side's recursion plus its start, where that lemma is proved
     # by induction (rules/accumulator.py; its calls are then both sides' and are not inlined below)
-    pa, pb, read = read_accumulators(pa, pb, unfolding, rules, budget.deadline(time.perf_counter(), CASES_SHARE))
+    pa, pb, read = read_accumulators(pa, pb, unfolding, rules, budget.deadline(clock(), CASES_SHARE))
     if lemmas is not None:
         lemmas += read
     bodies = _one_sided_bodies(pa, pb, unfolding)
@@ -357,7 +363,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     hoisted = pa is not unhoisted[0] or pb is not unhoisted[1]
     if bisimilar(pa, pb):  # e.g. the same loops: congruence closure would not merge their cycles
         return ProofResult(True, "same PEG", ["bisimulation"], a, b)
-    normal_forms_until = budget.deadline(time.monotonic(), CASES_SHARE)
+    normal_forms_until = budget.deadline(clock(), CASES_SHARE)
     pa = simplify_known_conditions(pa, deadline=normal_forms_until)
     pb = simplify_known_conditions(pb, deadline=normal_forms_until)
     # loops left where their exit flag is set: the settled PEGs mean the same (validate/normalize.py), but settling
@@ -411,7 +417,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     sides = [(pa, callees[0]), (pb, callees[1])]
     inline_calls(eg, every, got, choose_bodies(every, roots, sides))
     checkpoint()
-    start = time.perf_counter()
+    start = clock()
     saturate_s = None if budget.time_s is None else max(0.05, SATURATION_SHARE * budget.time_s)
     report = _CheckedRunner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,
                                           time_limit_s=saturate_s)).run(eg)
@@ -420,7 +426,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
                                   "conflicts: an axiom is unsound on this method)", orig_ir=a, opt_ir=b)
     induction = any(r.name == "theta-bisimulation" for r in rules)  # the same principle, from the roots
     checkpoint()
-    if induction and not eg.equiv(ra, rb) and time.perf_counter() < budget.deadline(start):
+    if induction and not eg.equiv(ra, rb) and clock() < budget.deadline(start):
         _close_by_bisimulation(eg, ra, rb, budget.deadline(start), budget.induction_steps)
     if eg.equiv(ra, rb):
         used: list[str] = []
@@ -429,7 +435,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
             # "import" only closes the thetas of the PEGs as they were built: not an axiom
             used = sorted(set(ex.rules()) - {"import"}) if ex is not None else []
         return ProofResult(True, f"proved in {report.iterations} iterations "
-                                 f"({(time.perf_counter() - start) * 1000:.0f} ms)", used, a, b)
+                                 f"({(clock() - start) * 1000:.0f} ms)", used, a, b)
     why = f"not proved: saturation {report.stop_reason.value} after {report.iterations} iterations, " \
           f"{report.nodes} nodes"
     return ProofResult(False, why + _call_difference(pa, pb), orig_ir=a, opt_ir=b)
