@@ -13,7 +13,7 @@
 # babble: the first two of the listing; lean-egg: the first four of the listing and Basic #2; diospyros: the two
 # under 100,000 characters met first in the listing.
 # Session 14 (`unseen21`, the larger families, smallest first, each at most ~450,000 characters, as many as
-# could be read in the session): babble: the next in the listing.
+# could be read in the session): babble: the next two in the listing.
 set -eu
 
 DIR=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/peggy-jvm/extraction-unseen}
@@ -44,6 +44,7 @@ cd21350053659a7ff0213568e819220c09d7d178 fuzz/6.json
 b51526b17baf5fc6905a0fb7bf7a8bb76fb894a8 babble/list_list_hard_test_ellisk_2019-02-15T11.26.41--bench000_it0.json
 b51526b17baf5fc6905a0fb7bf7a8bb76fb894a8 babble/list_list_hard_test_ellisk_2019-02-15T11.26.41--bench001_it1.json
 9d1f4307ecc09a5553b295524319beddf417ccb1 babble/list_list_hard_test_ellisk_2019-02-15T11.26.41--bench002_it2.json
+b51526b17baf5fc6905a0fb7bf7a8bb76fb894a8 babble/list_list_hard_test_ellisk_2019-02-15T11.26.41--bench003_it4.json
 93dec35f2876380806904a63bca70fe4325adcdd lean-egg/Basic%20%232.json
 93dec35f2876380806904a63bca70fe4325adcdd lean-egg/Activations%20%231.json
 93dec35f2876380806904a63bca70fe4325adcdd lean-egg/Activations%20%233.json
