@@ -10,7 +10,12 @@ import math
 import random
 from typing import Mapping
 
-from peggy_jvm.extract.problem import ClassId, ExtractionProblem, Selection, SelectionReport, evaluate_selection
+from peggy_jvm.codecost import Goal
+from peggy_jvm.epeg import EPeg
+from peggy_jvm.extract.problem import (ClassId, ExtractionProblem, Selection, SelectionReport, evaluate_selection,
+                                       integer_costs, usable_nodes)
+from peggy_jvm.peg.graph import PEG
+from peggy_jvm.pegextract.peg_problem import _build_problem, build_problem
 from peggy_jvm.pegextract.phi_profile import MAX_PRUNE_WORK, Effort, prune
 from support.extraction import random_problem
 
@@ -170,3 +175,28 @@ def test_prune_equals_the_plain_form_and_charges_the_same_work() -> None:
         else:
             outcomes["pruned"] += 1
     assert min(outcomes.values()) > 50, outcomes
+
+
+def test_a_problem_and_its_usable_nodes_are_computed_once_and_again_after_a_change() -> None:
+    """The triage and then extraction ask for one method's problem: the second ask gets the same problem (with
+    the indexes, usable nodes and weights computed for it); an e-graph changed since, or another goal, gets a
+    new one, equal to one built afresh."""
+    peg = PEG("m", is_static=True)
+    peg.param_types = ["I"]
+    x = peg.add("param", 0)
+    peg.root = peg.add("add.i", None, (x, peg.add("const.i", 0)))
+    eg = EPeg()
+    root = eg.add_peg(peg)[peg.root]
+    first = build_problem(eg, root, peg)
+    assert build_problem(eg, root, peg) is first
+    assert usable_nodes(first.problem) is usable_nodes(first.problem)
+    assert integer_costs(first.problem) is integer_costs(first.problem)
+    assert build_problem(eg, root, peg, Goal.SIZE) is not first
+    eg.union(root, x)  # x + 0 = x: the root's class gains the parameter's node
+    eg.rebuild()
+    again = build_problem(eg, root, peg)
+    assert again is not first and dict(again.problem.classes) != dict(first.problem.classes)
+    fresh = _build_problem(eg, root, peg, Goal.SPEED)
+    assert (dict(again.problem.nodes), dict(again.problem.classes), again.enodes) == \
+        (dict(fresh.problem.nodes), dict(fresh.problem.classes), fresh.enodes)
+    assert usable_nodes(again.problem) == usable_nodes(fresh.problem)

@@ -287,7 +287,9 @@ def _strict_cycle(problem: ExtractionProblem, selection: Selection, reached: Map
 
 
 def usable_nodes(problem: ExtractionProblem) -> set[NodeId]:
-    """The nodes that may be part of a valid selection; every other node never is.
+    """The nodes that may be part of a valid selection; every other node never is. Computed once per problem
+    (the triage's bounds, the greedies and the solver all ask): every call returns the same set, which callers
+    must not change.
 
     A node is usable when (1) it has no strict edge to its own class (a one-node cycle), (2) its strict child
     classes can be built bottom-up from usable nodes, i.e. it is derivable in the least fixpoint where a node
@@ -298,6 +300,9 @@ def usable_nodes(problem: ExtractionProblem) -> set[NodeId]:
     in a topological order, each of their may-close child classes is reached, hence holds one of them, and
     what lies below a strict child never comes back to the parent's class.
     """
+    known = problem.__dict__.get("_usable")
+    if known is not None:
+        return known
     skids = problem.strict_kids
     candidates = {nid for nid, n in problem.nodes.items() if n.eclass not in skids[nid]}
     while True:
@@ -308,6 +313,7 @@ def usable_nodes(problem: ExtractionProblem) -> set[NodeId]:
         if kept == candidates:
             kept -= _closing_nodes(problem, kept)
             if kept == candidates:
+                problem.__dict__["_usable"] = kept
                 return kept
         candidates = kept
 
@@ -397,8 +403,12 @@ def integer_costs(problem: ExtractionProblem) -> tuple[dict[NodeId, int], Fracti
 
     Every float is a dyadic rational, so multiplying by the least common denominator (a power of two) makes
     all costs integers without rounding; dividing by their gcd keeps the numbers small when the costs allow.
-    Sums of weights therefore rank selections exactly as the exact sums of their costs do.
+    Sums of weights therefore rank selections exactly as the exact sums of their costs do. Computed once per
+    problem: every call returns the same pair, whose mapping callers must not change.
     """
+    known = problem.__dict__.get("_integer_costs")
+    if known is not None:
+        return known
     exact = {nid: Fraction(n.cost) for nid, n in problem.nodes.items()}
     lcm = 1
     for f in exact.values():
@@ -408,4 +418,6 @@ def integer_costs(problem: ExtractionProblem) -> tuple[dict[NodeId, int], Fracti
     for v in ints.values():
         g = math.gcd(g, v)
     g = g or 1
-    return {nid: v // g for nid, v in ints.items()}, Fraction(g, lcm)
+    out = {nid: v // g for nid, v in ints.items()}, Fraction(g, lcm)
+    problem.__dict__["_integer_costs"] = out
+    return out
