@@ -12,6 +12,9 @@ Inputs / outputs
     ``c<id>.<k>`` (the k-th node of the class), so a blocking clause can name the nodes it blocks.
 
 Invariants
+    * :func:`build_problem` keeps the last problem it built: asked again about the same e-graph version, root,
+      template and goal (the triage, then extraction), it returns that very problem, whose cached indexes and
+      usable nodes (``extract/problem.py``) are then computed once; any change of the e-graph bumps its version.
     * Only classes reachable from the root through some node's children are in the problem; every node of such a
       class is (its children are reachable too).
     * A theta's second child is the only edge that may close a cycle (Tate Def 6.1); every other edge must be
