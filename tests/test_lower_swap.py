@@ -7,7 +7,6 @@ Through the round trip (lift, PEG, revert, lower: rebuilt code, each value read 
 read off the bytecode, and run against javac's code on the JVM (``-Xverify:all``)."""
 from __future__ import annotations
 
-import itertools
 
 import pytest
 
