@@ -21,9 +21,10 @@ Invariants
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence, Union
+
+from .clock import clock as budget_clock
 
 if TYPE_CHECKING:
     from .egraph import EGraph
@@ -205,7 +206,7 @@ class Matcher:
         node_fn = self._root_node
         out: list[Match] = []
         op_index, class_ops = eg.op_index()
-        clock = time.perf_counter
+        clock = budget_clock
         tick = 0
         for op in self.root_ops:
             entries = op_index.get(op)

@@ -116,10 +116,10 @@ class _Model:
     def evaluate(self, z: list[int]) -> tuple[int, list[int], list[int], list[int]]:
         """(L(z), rc per node, the chosen node per class or -1, each class's contribution)."""
         inflow = [0] * len(self.members)
-        for e, d in enumerate(self.head):
-            inflow[d] += z[e]
-        rc = [w - inflow[c] + sum(z[e] for e in es)
-              for w, c, es in zip(self.weight, self.cls, self.out)]
+        for d, ze in zip(self.head, z):
+            inflow[d] += ze
+        at = z.__getitem__
+        rc = [w - inflow[c] + sum(map(at, es)) for w, c, es in zip(self.weight, self.cls, self.out)]
         total = 0
         chosen = [-1] * len(self.members)
         contrib = [0] * len(self.members)

@@ -1127,9 +1127,11 @@ class _Worker:
             stack.extend(p.nodes[nid].children)
         return tuple(out.values())
 
-    def check(self, nodes: tuple[NodeId, ...]) -> tuple[bool, list[NodeClause]]:
+    def check(self, nodes: tuple[NodeId, ...], valid: bool = False) -> tuple[bool, list[NodeClause]]:
+        """(accepted, the checker's clauses when it refuses); ``valid``: the caller found the selection of
+        ``nodes`` valid already (it is not evaluated again)."""
         sel = _selection_of(self.problem, nodes)
-        if not nodes or not evaluate_selection(self.problem, sel).valid:
+        if not valid and (not nodes or not evaluate_selection(self.problem, sel).valid):
             return False, []
         selected = frozenset(nodes)
         if not all(clause_holds(cl, selected) for cl in self.extra):
@@ -1175,7 +1177,7 @@ class _Worker:
             valid = bool(nodes) and evaluate_selection(self.problem, _selection_of(self.problem, nodes)).valid
             if not valid:
                 return "note", "error: RC2's optimum decodes to an invalid selection"
-            ok, blocks = self.check(nodes)
+            ok, blocks = self.check(nodes, valid=True)
             if ok:
                 objective = self.enc.objective(nodes)
                 if self.best is None or objective < self.best:

@@ -128,6 +128,11 @@ class ExtractionProblem:
         return {nid: tuple(dict.fromkeys(n.strict_children())) for nid, n in self.nodes.items()}
 
     @cached_property
+    def reversed_children(self) -> Mapping[NodeId, tuple[ClassId, ...]]:
+        """Node -> its child classes, last first (what a depth-first walk pushes to visit them in order)."""
+        return {nid: n.children[::-1] for nid, n in self.nodes.items()}
+
+    @cached_property
     def has_may_close(self) -> bool:
         return any(n.may_close for n in self.nodes.values())
 
@@ -209,30 +214,36 @@ class InfeasibleProblemError(ValueError):
 
 def evaluate_selection(problem: ExtractionProblem, selection: Selection, max_errors: int = 5) -> SelectionReport:
     """Validity and DAG cost of ``selection`` (see the module docstring); at most ``max_errors`` listed."""
+    # The extractors call this on every candidate (the solver's models, the checker, the tie-break): the walk
+    # reads the problem's cached per-node child tuples rather than building them per visit
+    choices = selection.choices
+    nodes = problem.nodes
+    backwards = problem.reversed_children
     errors: list[str] = []
     reached: dict[ClassId, None] = {}
     stack: list[ClassId] = list(reversed(problem.roots))
+    pop, extend = stack.pop, stack.extend
     while stack:
-        c = stack.pop()
+        c = pop()
         if c in reached:
             continue
         reached[c] = None
-        nid = selection.choices.get(c)
+        nid = choices.get(c)
         if nid is None:
             errors.append(f"class {c!r} is reached but has no chosen node")
             continue
-        node = problem.nodes.get(nid)
+        node = nodes.get(nid)
         if node is None or node.eclass != c:
             errors.append(f"class {c!r} chooses {nid!r}, which is not one of its nodes")
             continue
-        stack.extend(reversed(node.children))
+        extend(backwards[nid])
     if errors:
         return SelectionReport(tuple(errors[:max_errors]), tuple(reached), math.inf)
     cycle = _strict_cycle(problem, selection, reached)
     if cycle is not None:
-        shown = " -> ".join(repr(selection.choices[c]) for c in cycle)
+        shown = " -> ".join(repr(choices[c]) for c in cycle)
         return SelectionReport((f"cycle without a may-close edge: {shown}",), tuple(reached), math.inf)
-    cost = math.fsum(problem.nodes[selection.choices[c]].cost for c in reached)
+    cost = math.fsum([nodes[choices[c]].cost for c in reached])
     return SelectionReport((), tuple(reached), cost)
 
 
@@ -246,33 +257,39 @@ def dag_cost(problem: ExtractionProblem, selection: Selection) -> float:
 
 def _strict_cycle(problem: ExtractionProblem, selection: Selection, reached: Mapping[ClassId, None]
                   ) -> list[ClassId] | None:
-    """A cycle of reached classes whose chosen nodes link them through strict edges only, or None."""
-    # Iterative three-colour DFS: the e-graphs of real programs are deeper than Python's recursion limit.
-    WHITE, GREY, BLACK = 0, 1, 2
-    colour = dict.fromkeys(reached, WHITE)
+    """A cycle of reached classes whose chosen nodes link them through strict edges only, or None: the first
+    that a depth-first walk meets, starting from the reached classes in order, children in order."""
+    # Iterative three-colour DFS: the e-graphs of real programs are deeper than Python's recursion limit. Each
+    # frame keeps its child iterator, which the inner for-loop resumes where it left off.
+    kids = problem.strict_kids
+    choices = selection.choices
+    colour = dict.fromkeys(reached, 0)  # 0: not visited, 1: on the current path, 2: done
     for start in reached:
-        if colour[start] != WHITE:
+        if colour[start]:
             continue
+        colour[start] = 1
         path: list[ClassId] = [start]
-        iters = [iter(dict.fromkeys(problem.nodes[selection.choices[start]].strict_children()))]
-        colour[start] = GREY
-        while path:
-            nxt = next(iters[-1], None)
-            if nxt is None:
-                colour[path.pop()] = BLACK
-                iters.pop()
-                continue
-            if colour[nxt] == GREY:
-                return path[path.index(nxt):] + [nxt]
-            if colour[nxt] == WHITE:
-                colour[nxt] = GREY
-                path.append(nxt)
-                iters.append(iter(dict.fromkeys(problem.nodes[selection.choices[nxt]].strict_children())))
+        frames = [iter(kids[choices[start]])]
+        while frames:
+            for nxt in frames[-1]:
+                seen = colour[nxt]
+                if seen == 1:
+                    return path[path.index(nxt):] + [nxt]
+                if seen == 0:
+                    colour[nxt] = 1
+                    path.append(nxt)
+                    frames.append(iter(kids[choices[nxt]]))
+                    break
+            else:
+                colour[path.pop()] = 2
+                frames.pop()
     return None
 
 
 def usable_nodes(problem: ExtractionProblem) -> set[NodeId]:
-    """The nodes that may be part of a valid selection; every other node never is.
+    """The nodes that may be part of a valid selection; every other node never is. Computed once per problem
+    (the triage's bounds, the greedies and the solver all ask): every call returns the same set, which callers
+    must not change.
 
     A node is usable when (1) it has no strict edge to its own class (a one-node cycle), (2) its strict child
     classes can be built bottom-up from usable nodes, i.e. it is derivable in the least fixpoint where a node
@@ -283,6 +300,9 @@ def usable_nodes(problem: ExtractionProblem) -> set[NodeId]:
     in a topological order, each of their may-close child classes is reached, hence holds one of them, and
     what lies below a strict child never comes back to the parent's class.
     """
+    known = problem.__dict__.get("_usable")
+    if known is not None:
+        return known
     skids = problem.strict_kids
     candidates = {nid for nid, n in problem.nodes.items() if n.eclass not in skids[nid]}
     while True:
@@ -293,6 +313,7 @@ def usable_nodes(problem: ExtractionProblem) -> set[NodeId]:
         if kept == candidates:
             kept -= _closing_nodes(problem, kept)
             if kept == candidates:
+                problem.__dict__["_usable"] = kept
                 return kept
         candidates = kept
 
@@ -382,8 +403,12 @@ def integer_costs(problem: ExtractionProblem) -> tuple[dict[NodeId, int], Fracti
 
     Every float is a dyadic rational, so multiplying by the least common denominator (a power of two) makes
     all costs integers without rounding; dividing by their gcd keeps the numbers small when the costs allow.
-    Sums of weights therefore rank selections exactly as the exact sums of their costs do.
+    Sums of weights therefore rank selections exactly as the exact sums of their costs do. Computed once per
+    problem: every call returns the same pair, whose mapping callers must not change.
     """
+    known = problem.__dict__.get("_integer_costs")
+    if known is not None:
+        return known
     exact = {nid: Fraction(n.cost) for nid, n in problem.nodes.items()}
     lcm = 1
     for f in exact.values():
@@ -393,4 +418,6 @@ def integer_costs(problem: ExtractionProblem) -> tuple[dict[NodeId, int], Fracti
     for v in ints.values():
         g = math.gcd(g, v)
     g = g or 1
-    return {nid: v // g for nid, v in ints.items()}, Fraction(g, lcm)
+    out = {nid: v // g for nid, v in ints.items()}, Fraction(g, lcm)
+    problem.__dict__["_integer_costs"] = out
+    return out

@@ -194,17 +194,22 @@ def _forced(problem: ExtractionProblem) -> tuple[set[ClassId], set[NodeId]]:
     """
     must = must_reach(problem)
     index = list(problem.classes)
+    position = {c: i for i, c in enumerate(index)}
     forced: set[ClassId] = set(problem.roots)
+    known = 0  # the forced classes as a bit mask: only the new bits of a must_reach set are walked
+    for r in problem.roots:
+        known |= 1 << position[r]
     todo = deque(problem.roots)
     while todo:
         c = todo.popleft()
-        below = [k for k in _bits(must.get(c, 0), index)]
+        below = list(_bits(must.get(c, 0) & ~known, index))
         members = problem.classes[c]
         if len(members) == 1:
             below.extend(problem.nodes[members[0]].children)
         for k in below:
             if k not in forced:
                 forced.add(k)
+                known |= 1 << position[k]
                 todo.append(k)
     fixed = {problem.classes[c][0] for c in forced if len(problem.classes[c]) == 1}
     return forced, fixed

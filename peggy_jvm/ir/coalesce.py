@@ -17,6 +17,10 @@ What this module owns
       constant ``ldc`` loads;
     * *recomputing a step*: ``t = v + c; ...; S(t); v = t`` while an expression tree computed before ``t`` is
       still open gives S its own ``v + c``, so the update can follow the tree (see :func:`_recompute_steps`);
+    * *rebasing counters*: a loop counter ``t`` (``t = c0`` before the loop, ``t = t + s`` at its back edges)
+      read only by ``d = a - t`` (or ``a + t``) in the loop's header, ``a`` invariant in the loop: ``d`` becomes
+      the counter (``d = a - c0`` before the loop, ``d = d - s`` where ``t`` stepped) and ``t`` goes (see
+      :func:`_rebase_counters`);
     * *doubling*: ``x + x`` of an int or long read nowhere else -> ``x << 1``, so ``x`` stays on the stack;
     * *dead code*: a statement without effects whose result nothing reads goes;
     * *merging*: variables joined by a copy and never live at once become one (Chaitin's coalescing), so a
@@ -63,6 +67,18 @@ def coalesce_copies(m: IRMethod) -> None:
     if any(b.entry_stack for b in m.blocks.values()):
         return
     _constants_second(m)
+    _simplify(m)
+    if _rebase_counters(m):
+        _simplify(m)  # the counter's start `d = a` is a copy
+    _merge_copy_related(m)
+    _doublings_as_shifts(m)
+    temps = _temporaries(m)
+    for b in m.blocks.values():
+        _order_trees(b, temps)
+        _sink_updates(b, temps)
+
+
+def _simplify(m: IRMethod) -> None:
     for _ in range(_MAX_ROUNDS):
         changed = _recompute_steps(m)
         changed = _propagate(m) or changed
@@ -70,12 +86,116 @@ def coalesce_copies(m: IRMethod) -> None:
         changed = _drop_dead(m) or changed
         if not changed:
             break
-    _merge_copy_related(m)
-    _doublings_as_shifts(m)
-    temps = _temporaries(m)
+
+
+def _rebase_counters(m: IRMethod) -> bool:
+    """A loop counter read only to offset a value the loop does not change, replaced by the offset value:
+    ``t = c0`` before the loop, ``d = a - t`` (or ``a + t``, ``t + a``, ``t - a``) in its header, ``t = t + s``
+    in blocks that then jump back to the header, and ``t`` read nowhere else, become ``d = a - c0`` before the
+    loop and ``d = d - s`` wherever ``t`` was stepped (``iinc``), ``d``'s computation in the header gone
+    (extraction may count a loop up from zero where the source counted down from ``n - 1``: ``k = n - 1 - t``,
+    an ``iload; iconst_1; isub; iload; isub; istore; iload`` per iteration for javac's ``iload``). ``a`` is a
+    constant, a variable the loop never writes, or one computed just for ``d`` in the header by an operation
+    that cannot throw from such operands (moved before the loop with it).
+    Meaning unchanged: ``a`` holds one value throughout the loop, so ``d`` enters the header holding
+    ``a - t`` for the ``t`` the original has there (two's complement: ``a - (t + s) = (a - t) - s`` exactly),
+    and ``d`` is read nowhere between ``t``'s step and the header, where only the original's ``d`` lags.
+    True when a counter was rebased."""
+    g = nx.DiGraph()
     for b in m.blocks.values():
-        _order_trees(b, temps)
-        _sink_updates(b, temps)
+        g.add_node(b.id)
+        g.add_edges_from((b.id, t) for t in b.successors())
+    forest = natural_loops(g, m.entry)
+    params = {p.id for p in m.params}
+    changed = False
+    for loop in forest:
+        defs, uses = _counts(m)
+        if _rebase_one(m, loop.header, loop.body, defs, uses, params):
+            changed = True
+    return changed
+
+
+def _rebase_one(m: IRMethod, hid: int, body: frozenset[int], defs: Counter[int], uses: Counter[int],
+                params: set[int]) -> bool:
+    """:func:`_rebase_counters` for the loop with header ``hid`` and blocks ``body``."""
+    h = m.blocks[hid]
+    outside = [b for b in m.blocks.values() if b.id not in body and hid in b.successors()]
+    if len(outside) != 1 or outside[0].successors() != [hid] or outside[0].handlers or h.handlers:
+        return False
+    pre = outside[0]
+    written = {st.defined().id for bid in body for st in m.blocks[bid].all_stmts()  # type: ignore[union-attr]
+               if st.defined() is not None}
+    for k, st in enumerate(h.stmts):
+        if not (isinstance(st, Binary) and st.op in ("add.i", "sub.i") and st.dst.id not in params
+                and defs[st.dst.id] == 1 and not any(_reads(x, st.dst) for x in h.stmts[:k])):
+            continue
+        for t, a in ((st.a, st.b), (st.b, st.a)):
+            if not isinstance(t, Var) or t is a or t.id in params:
+                continue
+            init = next((x for x in pre.stmts if _writes(x, t)), None)
+            if not (isinstance(init, Copy) and isinstance(init.src, Const) and isinstance(init.src.value, int)):
+                continue
+            steps = _counter_steps(m, body, hid, t, st.dst)
+            if not steps or defs[t.id] != 1 + len(steps) or uses[t.id] != 1 + len(steps):
+                continue
+            hoisted = _invariant_feed(h, k, a, written, defs, uses)
+            if hoisted is False:
+                continue
+            sign = -1 if st.op == "sub.i" and t is st.b else 1
+            start = [x for x in pre.stmts if x is not init]
+            if isinstance(hoisted, Stmt):
+                h.stmts.remove(hoisted)
+                start.append(hoisted)
+            c0 = init.src.value
+            first: Stmt
+            if c0 == 0 and (st.op == "add.i" or sign < 0):
+                first = Copy(st.dst, a, origin=st.origin)
+            else:
+                first = Binary(st.dst, st.op, *((a, init.src) if t is st.b else (init.src, a)), origin=st.origin)
+            pre.stmts = [*start, first]
+            h.stmts.remove(st)
+            for block, j, step in steps:
+                delta = sign * step
+                block.stmts[j] = Binary(st.dst, "add.i" if delta >= 0 else "sub.i", st.dst,
+                                        Const(st.dst.type, abs(delta)), origin=block.stmts[j].origin)
+            return True
+    return False
+
+
+def _counter_steps(m: IRMethod, body: frozenset[int], hid: int, t: Var, d: Var) -> list[tuple[Block, int, int]]:
+    """(block, index, s) of each write of ``t`` in the loop: each must be ``t = t + s`` (an int constant s,
+    |s| < 2**15) in a block of the loop that then jumps back to the header, with no read of ``d`` after it;
+    empty when one is not."""
+    found = []
+    for bid in sorted(body):
+        b = m.blocks[bid]
+        for j, x in enumerate(b.stmts):
+            if not _writes(x, t):
+                continue
+            if bid == hid or b.handlers or b.successors() != [hid] or \
+                    not (isinstance(x, Binary) and x.op in ("add.i", "sub.i") and x.a is t
+                         and isinstance(x.b, Const) and isinstance(x.b.value, int) and abs(x.b.value) < 2 ** 15) \
+                    or any(_reads(y, d) for y in b.all_stmts()[j + 1:]):
+                return []
+            found.append((b, j, x.b.value if x.op == "add.i" else -x.b.value))
+    return found
+
+
+def _invariant_feed(h: Block, k: int, a: object, written: set[int], defs: Counter[int], uses: Counter[int]
+                    ) -> Stmt | None | bool:
+    """How operand ``a`` of statement k of the loop header ``h`` can be had before the loop: None when the loop
+    never writes it (or it is a constant), the statement of ``h`` before k that computes it for statement k
+    alone (one operation that cannot throw, on constants and variables the loop never writes) to be moved
+    there, else False."""
+    if isinstance(a, Const) or (isinstance(a, Var) and a.id not in written):
+        return None
+    assert isinstance(a, Var)
+    src = next((x for x in h.stmts[:k] if _writes(x, a)), None)
+    if src is None or not isinstance(src, (Binary, Unary)) or src.may_throw or defs[a.id] != 1 or uses[a.id] != 1:
+        return False
+    if any(isinstance(o, Var) and (o.id in written or any(_writes(x, o) for x in h.stmts)) for o in src.operands()):
+        return False
+    return src
 
 
 def _reads(st: Stmt, v: Var) -> bool:
@@ -477,6 +597,36 @@ def liveness(blocks: dict[int, Block]) -> dict[int, set[int]]:
                 live_in[b.id] = live
                 changed = True
     return live_in
+
+
+def drop_dead_stores(blocks: dict[int, Block]) -> bool:
+    """Statements without effects whose variable is not live after them go, until none is left: a copy nothing
+    reads, and one that only paths which no longer read it follow (the reverter's tests threaded past a loop's
+    exit flags leave ``v = null`` behind a ``return dflt`` while another arm still returns ``v``:
+    commons-lang3's ``EnumUtils.getEnumIgnoreCase`` kept ``aconst_null; astore_3`` before ``aload_2;
+    areturn``). What a block's handlers read is live all through it. True when one went."""
+    changed = False
+    while True:
+        live_in = liveness(blocks)
+        dead = False
+        for b in blocks.values():
+            live = _live_out(b, live_in) | _handler_live(b, live_in)
+            kept: list[Stmt] = []
+            for st in reversed(b.all_stmts()):
+                d = st.defined()
+                if st is not b.terminator and _pure(st) and d is not None and d.id not in live:
+                    dead = True
+                    continue
+                if d is not None:
+                    live.discard(d.id)
+                live.update(x.id for x in st.operands() if isinstance(x, Var))
+                live |= _handler_live(b, live_in)
+                if st is not b.terminator:
+                    kept.append(st)
+            b.stmts = kept[::-1]
+        if not dead:
+            return changed
+        changed = True
 
 
 def _live_out(b: Block, live_in: dict[int, set[int]]) -> set[int]:

@@ -20,7 +20,9 @@ How:
 - instruction selection picks the short forms (``iconst``, ``bipush``, ``iinc``, compare-and-branch,
   ``tableswitch`` vs ``lookupswitch`` by javac's size rule, ``x < 1`` as ``x <= 0``, ``0 < n`` as ``n > 0``
   (and ``0 < 16`` as ``16 > 0``), ``dup``/``dup2`` for a local loaded twice in a row when that is shorter, and
-  in rebuilt code ``store n; load n`` as ``dup; store n`` where that saves a byte, and the locals a statement
+  in rebuilt code ``store n; load n`` as ``dup; store n`` where that saves a byte (a line-number mark between
+  them is no jump target: it stays after the store), two ints or references the stack holds the other way
+  round for the statement that reads them as a ``swap`` (:meth:`_Lowerer.swaps`), and the locals a statement
   pushes first loaded under the stack values its operand trees read rather than those values stored and
   loaded back: ``dload s; <t>; dup2; ...`` for ``s = s + (t + t * 0.5)``, :meth:`_Lowerer.load_under`);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
@@ -194,7 +196,6 @@ class _Lowerer:
         adj = interference(ir)
         conflicts: dict[int, set[int]] = {vid: adj.get(vid, set()) & wanted for vid in shared}
         placed: dict[int, tuple[int, int]] = {}  # vid -> (first slot, size)
-        top = base
         # the most loaded and stored variables first, so they get the lowest slots (`iload_3` is one byte,
         # `iload 4` two; an `iinc` is three bytes in any slot below 256); a use inside a loop counts for more
         looping = blocks_on_cycles(ir.blocks)
@@ -215,25 +216,39 @@ class _Lowerer:
             c = by_id[vid].carries
             return c.slot if c is not None and c.slot >= base and not self.for_size else None
 
-        order = sorted(shared, key=lambda v: (carried(v) is None, -weight[v], v))
-        for vid in order:
-            size = 2 if by_id[vid].type.kind.wide else 1
-            occupied: set[int] = set()
+        def occupied(vid: int) -> set[int]:
+            out: set[int] = set()
             for o in conflicts[vid]:
                 if o in placed:
                     s0, n0 = placed[o]
-                    occupied.update(range(s0, s0 + n0))
-            own = carried(vid)
-            if own is not None and not occupied & set(range(own, own + size)):
-                slot = own
-            else:
-                slot = base  # the lowest slot (pair) no interfering variable holds: linear in the conflicts
-                while slot in occupied or (size == 2 and slot + 1 in occupied):
-                    slot += 1
-            placed[vid] = (slot, size)
+                    out.update(range(s0, s0 + n0))
+            return out
+
+        def place(vid: int, slot: int) -> None:
+            placed[vid] = (slot, size_of(vid))
             self.slots[vid] = slot
-            top = max(top, slot + size)
-        return top
+
+        def size_of(vid: int) -> int:
+            return 2 if by_id[vid].type.kind.wide else 1
+
+        # a carried variable whose local an earlier one holds takes its turn by weight with the others: it has
+        # no claim to a low slot over a variable used more (JAMA's LUDecomposition.solve: a loop counter took
+        # slot 2 before the column count its inner loops all test, which went to slot 4, 8 loads a byte longer)
+        rest = []
+        for vid in sorted((v for v in shared if carried(v) is not None), key=lambda v: (-weight[v], v)):
+            own = carried(vid)
+            assert own is not None
+            if occupied(vid) & set(range(own, own + size_of(vid))):
+                rest.append(vid)
+            else:
+                place(vid, own)
+        for vid in sorted([*rest, *(v for v in shared if carried(v) is None)], key=lambda v: (-weight[v], v)):
+            taken = occupied(vid)
+            slot = base  # the lowest slot (pair) no interfering variable holds: linear in the conflicts
+            while slot in taken or (size_of(vid) == 2 and slot + 1 in taken):
+                slot += 1
+            place(vid, slot)
+        return max([base, *(s0 + n0 for s0, n0 in placed.values())])
 
     def slot_of(self, v: Var) -> int:
         s = self.slots.get(v.id)
@@ -525,7 +540,7 @@ class _Lowerer:
         used = [x for x in seq if isinstance(x, Var) and id(x) in on_stack]
         if not used:
             return
-        if self.takes_top(seq, used) or self.load_under(st, used):
+        if self.takes_top(seq, used) or self.swaps(seq, used) or self.load_under(st, used):
             return
         self.spill_from(min(d for d, v in enumerate(self.estack) if id(v) in {id(u) for u in used}))
 
@@ -539,6 +554,24 @@ class _Lowerer:
             return False
         entries = [x for n, x in enumerate(used) if not (n and used[n - 1] is x and x.id in self.chains)]
         return self.estack[len(self.estack) - len(entries):] == entries
+
+    def swaps(self, seq: list, used: list[Var]) -> bool:
+        """In rebuilt code, the pushes ``seq`` begin with the stack's top two values the other way round (all it
+        reads off the stack; each an int or a reference, read once): one ``swap`` puts them in order, where
+        storing both and loading them back takes four instructions (``x.equals(y)`` of two calls' results made
+        in the other order). Never for a float (the interpreter stalls on a float it just spilled,
+        ``FLOAT_SPILL_EXTRA``) nor a long or double (no ``swap`` for two-word values)."""
+        est = self.estack
+        if not self.rebuilt or len(used) != 2 or seq[:2] != used or len(est) < 2 or used[0] is used[1] \
+                or est[-1] is not used[0] or est[-2] is not used[1]:
+            return False
+        if any(x.type.kind not in (Kind.INT, Kind.REF) or x.id in self.chains for x in used):
+            return False
+        self.emit(op.SWAP)
+        est[-2:] = used
+        for x in used:  # their code no longer ends in stack order: nothing is loaded under them
+            self.est_start.pop(id(x), None)
+        return True
 
     def load_under(self, st: Stmt, used: list[Var]) -> bool:
         """``s = s + t * 0.5`` with ``t`` already on the stack (a value ``dup``ed for two uses): the locals
@@ -1134,10 +1167,14 @@ _TWO_WORD_STORES = frozenset({op.LSTORE, op.DSTORE})
 _STORE_OPS = frozenset(_STORE.values())
 
 
-def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_size: bool) -> None:
-    """``store n; load n`` (k loads; no label between, so no jump lands inside) becomes ``dup``/``dup2`` k times
-    and the store: the same values on the stack and in the slot, a ``dup`` one byte where a load is one or two,
-    and a dispatch of the interpreter's cheapest kind (docs/cost-model.md, ``stack``). Under ``--goal speed``
+def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_size: bool,
+                     line_marks: frozenset[int] = frozenset()) -> None:
+    """``store n; load n`` (k loads; no label between but the line-number marks ``line_marks``, by id, which no
+    jump targets) becomes ``dup``/``dup2`` k times and the store: the same values on the stack and in the slot,
+    a ``dup`` one byte where a load is one or two, and a dispatch of the interpreter's cheapest kind
+    (docs/cost-model.md, ``stack``). A line mark between stays after the store, so the ``dup`` counts to the
+    line before (``C c = new C(m, n); X x = c.getArray();`` as ``new; ...; dup; astore 8; invokevirtual``, javac's
+    own shape for ``x = c = new C(m, n)``). Under ``--goal speed``
     only for an int or a reference in a slot above 3 (a byte saved): never for a float (HotSpot's interpreter
     stalls on a ``dup`` of a float just computed, ``FLOAT_SPILL_EXTRA``), nor a long or double (the prover's view
     of a loop, validate/loopshape.py, matches an entry test and a bottom test that read the local, not the
@@ -1145,41 +1182,49 @@ def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_si
     where the load is an ``iload`` the interpreter fuses with the next instruction (``iload n; iload m``, both
     with an operand, is one dispatch, ``fast_iload2``, and so is ``iload; caload``: BenchKernels.insertionSort's
     ``istore 5; iload 5; iload 4`` as ``dup; istore 5; iload 4`` ran 1.08-1.2x slower under ``-Xint``)."""
+    def mark(y: object) -> bool:
+        return isinstance(y, Label) and id(y) in line_marks
+
     k = 0
     while k < len(items):
         x = items[k]
         if isinstance(x, Insn) and x.opcode in _LOAD_OF_STORE and (for_size or (x.opcode in (op.ISTORE, op.ASTORE)
                                                                              and x.arg >= 4)):
-            load, j = _LOAD_OF_STORE[x.opcode], k + 1
-            while j < len(items) and isinstance(items[j], Insn) and items[j].opcode == load \
-                    and items[j].arg == x.arg:
+            load, j, loads = _LOAD_OF_STORE[x.opcode], k + 1, []
+            while j < len(items) and (mark(items[j]) or (isinstance(items[j], Insn) and items[j].opcode == load
+                                                         and items[j].arg == x.arg)):
+                if not mark(items[j]):
+                    loads.append(j)
                 j += 1
-            if j > k + 1 and not for_size and load == op.ILOAD:
+            j = loads[-1] + 1 if loads else k + 1  # the marks after the last load are left where they are
+            if loads and not for_size and load == op.ILOAD:
                 nxt = next((items[q] for q in range(j, len(items)) if isinstance(items[q], Insn)), None)
                 # the next in the code, past labels; ``iload_0..3`` (slots below 4) are not paired
                 if nxt is not None and ((nxt.opcode == op.ILOAD and nxt.arg >= 4) or nxt.opcode == op.CALOAD):
-                    j = k + 1  # a load the interpreter would pair with the next one stays
-            if j > k + 1:
+                    loads, j = [], k + 1  # a load the interpreter would pair with the next one stays
+            if loads:
                 dups = []
-                for y in items[k + 1:j]:
+                for q in loads:
+                    y = items[q]
                     d = Insn(op.DUP2 if x.opcode in _TWO_WORD_STORES else op.DUP)
                     found = origin_of.get(id(y))
                     if found is not None and found[0] is y:
                         origin_of[id(d)] = (d, found[1])
                     dups.append(d)
-                items[k:j] = [*dups, x]
-                k += len(dups)
+                marks = [y for y in items[k + 1:j] if mark(y)]
+                items[k:j] = [*dups, x, *marks]
+                k += len(dups) + len(marks)
         k += 1
 
 
 def _size_peepholes(items: list, origin_of: dict[int, tuple[Insn, int]],
-                    carried_stores: dict[int, tuple[Insn, int]]) -> None:
+                    carried_stores: dict[int, tuple[Insn, int]], line_marks: frozenset[int] = frozenset()) -> None:
     """``--goal size``'s rewrites of the instruction list: :func:`_store_load_dups` for every kind, then a store
     into a slot no instruction ever reads (no load, no ``iinc``) is dead: dropped with the ``dup`` before it,
     else replaced by a ``pop``/``pop2``. A store of a variable that carries an original local is kept (its
     local-variable entry is placed by it). Same values on the stack and in every slot that is read, never more
     bytes."""
-    _store_load_dups(items, origin_of, for_size=True)
+    _store_load_dups(items, origin_of, for_size=True, line_marks=line_marks)
     read: set[int] = set()
     for x in items:
         if isinstance(x, Insn) and (x.opcode in _LOAD.values() or x.opcode == op.IINC):
@@ -1254,10 +1299,11 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
     lw.lower()
     handlers = lw.handlers()
     _dup2_pairs(lw.items, lw.origin_of)
+    line_marks = frozenset(id(label) for label, _ in lw.line_marks)
     if for_size:
-        _size_peepholes(lw.items, lw.origin_of, lw.carried_stores)
+        _size_peepholes(lw.items, lw.origin_of, lw.carried_stores, line_marks)
     elif lw.rebuilt:  # lifted code keeps javac's stores and loads (and its local-variable entries)
-        _store_load_dups(lw.items, lw.origin_of, for_size=False)
+        _store_load_dups(lw.items, lw.origin_of, for_size=False, line_marks=line_marks)
     items, origin_marks, store_marks = lw.place_origin_labels()
     asm = assemble(items, handlers)
     attributes = []

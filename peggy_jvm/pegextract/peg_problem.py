@@ -12,6 +12,9 @@ Inputs / outputs
     ``c<id>.<k>`` (the k-th node of the class), so a blocking clause can name the nodes it blocks.
 
 Invariants
+    * :func:`build_problem` keeps the last problem it built: asked again about the same e-graph version, root,
+      template and goal (the triage, then extraction), it returns that very problem, whose cached indexes and
+      usable nodes (``extract/problem.py``) are then computed once; any change of the e-graph bumps its version.
     * Only classes reachable from the root through some node's children are in the problem; every node of such a
       class is (its children are reachable too).
     * A theta's second child is the only edge that may close a cycle (Tate Def 6.1); every other edge must be
@@ -58,9 +61,26 @@ def class_number(cid: str) -> int:
     return int(cid[1:])
 
 
+#: the last problem built and what it was built from (e-graph serial and version, root class, template PEG,
+#: goal): the triage (``peggy_jvm.triage``) and then extraction ask for the same method's problem, which keeps
+#: the indexes and the usable nodes computed for it
+_LAST: tuple[tuple[int, int, int, PEG, Goal], PegProblem] | None = None
+
+
 def build_problem(eg: EPeg, root: int, template: PEG, goal: Goal = Goal.SPEED) -> PegProblem:
     """The extraction problem of the classes ``root`` reaches in ``eg`` (rebuilt), priced by :mod:`.cost` for
-    ``goal``."""
+    ``goal``. Asked again about an unchanged e-graph (the same version), the same problem is returned."""
+    global _LAST
+    key = (eg.serial, eg.version, eg.find(root), template, goal)
+    last = _LAST
+    if last is not None and last[0][:3] == key[:3] and last[0][3] is template and last[0][4] is goal:
+        return last[1]
+    pp = _build_problem(eg, root, template, goal)
+    _LAST = (key, pp)
+    return pp
+
+
+def _build_problem(eg: EPeg, root: int, template: PEG, goal: Goal) -> PegProblem:
     find = eg.find
     root = find(root)
     deepest = max_loop_depth(template)

@@ -125,6 +125,13 @@ def prune(paths: set[Path] | frozenset[Path], limit: int | None = None, effort: 
     more than ``limit`` routes remain, or when ``effort`` (default: :data:`MAX_PRUNE_WORK` step comparisons)
     runs out."""
     effort = effort if effort is not None else Effort(MAX_PRUNE_WORK)
+    if len(paths) <= 1:  # what the loops below do with one route (or none), charges included, without them
+        if not paths:
+            return set()
+        if effort.spent_out:
+            return None
+        (only,) = paths
+        return {only} if effort.spend(len(only)) else None
     terms: set[Path] = set()
 
     def add(t: Path) -> bool:
@@ -147,14 +154,16 @@ def prune(paths: set[Path] | frozenset[Path], limit: int | None = None, effort: 
             return None
         if t not in terms:
             continue
+        # the steps of t with their branch flipped: u and t disagree on exactly the steps u shares with these
+        flipped = {(c, not b) for c, b in t}
         for u in list(terms):
-            if u not in terms or t not in terms:
+            if u not in terms or t not in terms or u.isdisjoint(flipped):
                 continue
-            opposed = [(c, b) for c, b in t if (c, not b) in u]
+            opposed = flipped & u
             if len(opposed) != 1:
                 continue
-            c, b = opposed[0]
-            r = (t - {(c, b)}) | (u - {(c, not b)})
+            (c, b) = next(iter(opposed))  # the step of u; t takes the other branch
+            r = (t - {(c, not b)}) | (u - {(c, b)})
             if add(r):
                 work.append(r)
                 if limit is not None and len(terms) > limit:
@@ -254,14 +263,16 @@ def _effect_users(peg: PEG) -> dict[int, tuple[list[int], list[int]]]:
 
 
 def effect_profiles(peg: PEG, key: Callable[[int], Key] | None = None, effort: Effort | None = None,
-                    polarity: Polarity | None = None) -> Profiles:
+                    polarity: Polarity | None = None,
+                    users: dict[int, tuple[list[int], list[int]]] | None = None) -> Profiles:
     """The pruned (linear, value) phi-profiles of every effect read both ways, effects and the condition of
     every step named by ``key`` (default: the node id), so profiles of two PEGs of one e-graph compare; with
     ``polarity``, a condition proved the negation of another is named by the same key, its branches swapped
     (see the module docstring). An effect whose profiles could not be computed within the work limits
     (``effort``, default :data:`MAX_PROFILE_WORK` step comparisons for the whole computation) gets None. Keys
     should hash the same in every process (ints, not strings: string hashing is randomised per process, and the
-    order sets of routes are visited in decides where a work limit stops)."""
+    order sets of routes are visited in decides where a work limit stops). ``users``: ``_effect_users(peg)``,
+    when the caller has it."""
     key = key or (lambda n: n)
     polar = polarity or (lambda k: (k, False))
 
@@ -269,7 +280,7 @@ def effect_profiles(peg: PEG, key: Callable[[int], Key] | None = None, effort: E
         k, negated = polar(key(c))
         return k, b != negated
     effort = effort if effort is not None else Effort(MAX_PROFILE_WORK)
-    users = _effect_users(peg)
+    users = _effect_users(peg) if users is None else users
     prof = phi_profiles(peg, effort) if users else {}
     out: Profiles = {}
     for e, (lin, val) in users.items():
@@ -322,7 +333,7 @@ def find_violation(peg: PEG, key: Callable[[int], Key] | None = None, baseline: 
     if not users:
         return None
     kf = key or (lambda n: n)
-    profs = effect_profiles(peg, key, effort, polarity)
+    profs = effect_profiles(peg, key, effort, polarity, users)
     for e, (lin, val) in users.items():
         now = profs.get(kf(e))
         if now is None:

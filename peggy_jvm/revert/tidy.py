@@ -4,7 +4,8 @@ What this module owns
     :func:`tidy_method`, the cleanup :func:`~peggy_jvm.revert.revert.revert_peg` runs on the blocks its emission
     wrote, and the passes it is made of: :func:`tidy_blocks` (jumps to empty blocks threaded, single-predecessor
     gotos joined, ifs on two constants made gotos, javac's layout by :func:`_layout`), tests of constants just set
-    threaded and the copies that left dead dropped, :func:`~peggy_jvm.ir.coalesce.coalesce_copies`, tail merging
+    threaded and the statements that left dead dropped (:func:`~peggy_jvm.ir.coalesce.drop_dead_stores`: whose
+    variable is not live after them), :func:`~peggy_jvm.ir.coalesce.coalesce_copies`, tail merging
     of equal blocks and of regions equal up to renaming of variables never live at once, ``switch`` rebuilt from
     a chain of equality tests, values set before a join moved into it; under ``rotate_loops`` (``--goal speed``)
     loops tested at the bottom (:func:`_rotate_loops`), a hoisted loop's zero-trip values set before its entry
@@ -34,8 +35,8 @@ import struct
 from dataclasses import dataclass, fields
 from typing import Callable
 
-from ..ir.coalesce import (coalesce_copies, copy_stmt, interference, liveness, recompute_invariants,
-                           rename_variables)
+from ..ir.coalesce import (coalesce_copies, copy_stmt, drop_dead_stores, interference, liveness,
+                           recompute_invariants, rename_variables)
 from ..ir.known import HOLDS, constant_set, decided_arm, deciding_test, heads_loop
 from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import (INT, ArrayLength, ArrayLoad, Binary, Block, Cond, Const, ConstKind, Copy, GetField, GetStatic,
@@ -67,7 +68,7 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
     blocks, entry_id = tidy_blocks(_reachable_blocks(emitted, entry), entry)
     if _thread_known_tests(blocks):
         blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
-        _drop_dead_copies(blocks)
+        drop_dead_stores(blocks)
     coalesce_copies(method(blocks, entry_id))  # javac's shape: variables updated in place
     blocks, entry_id = tidy_blocks(blocks, entry_id)  # blocks the copies and flags left empty are jumped over
     coalesce_copies(method(blocks, entry_id))  # again on the blocks tidying joined
@@ -1115,20 +1116,6 @@ def _thread_known_tests(blocks: dict[int, Block]) -> bool:
                 break
             term.target, changed = arm, True
     return changed
-
-
-def _drop_dead_copies(blocks: dict[int, Block]) -> None:
-    """Copies into variables nothing reads (left behind by threaded tests) go: a copy has no effect."""
-    while True:
-        read = {x.id for b in blocks.values() for st in (*b.stmts, b.terminator) if st is not None
-                for x in st.operands() if isinstance(x, Var)}
-        dead = False
-        for b in blocks.values():
-            keep = [st for st in b.stmts if not (isinstance(st, Copy) and st.dst.id not in read)]
-            if len(keep) != len(b.stmts):
-                b.stmts, dead = keep, True
-        if not dead:
-            return
 
 
 def _known_arm(b: Block, test: Block) -> int | None:

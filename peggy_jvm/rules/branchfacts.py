@@ -167,9 +167,11 @@ class Assume:
         return False
 
     def copy(self, tops: list[int]) -> list[int]:
-        """The copies of ``tops`` (a top that reaches no target is returned as it is)."""
+        """The copies of ``tops`` (a top that reaches no target is returned as it is). Raises
+        :class:`CopyTooLarge` before adding anything when the copy cannot be made (:meth:`_check_closed`)."""
         eg = self.eg
         changed = self.plan(tops)
+        self._check_closed(changed, tops)
         for cid in sorted(changed):
             op, attr, ch = self.chosen[cid]
             if op == "theta":
@@ -183,9 +185,52 @@ class Assume:
                 eg.union(self.copies[cid], th, Reason(self.rule, ("copy of",), (cid,)))
         return [self._copy(t) for t in tops]
 
+    def _check_closed(self, changed: set[int], tops: list[int]) -> None:
+        """Raise :class:`CopyTooLarge` when the copy of ``tops`` would meet a cycle of copied classes that no
+        theta closes, before anything is added. :meth:`_copy` would find it half-way: the thetas' placeholders
+        made, some without their theta, and copies already made reading them; such an empty class, merged by
+        later rules into what the root reaches, left the extraction problem a child class without nodes (jsoup
+        ``Elements.siblings``). A depth-first walk over what :meth:`_copy` visits, from the same starts (the
+        copied thetas' children, then ``tops``): the thetas being copied, the classes copied before, the targets
+        and the unchanged classes are its leaves, so it meets a cycle exactly when :meth:`_copy` would."""
+        def inner(cid: int) -> int | None:
+            """The class :meth:`_copy` would copy through its chosen node here, or None (a leaf)."""
+            cid = self._source(cid)
+            if cid in self.subst or cid in self.copies or cid not in changed or self.chosen[cid][0] == "theta":
+                return None
+            return cid
+        thetas = [k for cid in sorted(changed) if self.chosen[cid][0] == "theta" for k in self.chosen[cid][2]]
+        finished: dict[int, bool] = {}  # class -> whether its walk is done (False: on the current path)
+        for start in (*thetas, *tops):
+            top = inner(start)
+            if top is None or top in finished:
+                continue
+            finished[top] = False
+            walk = [(top, iter(self.chosen[top][2]))]
+            while walk:
+                cid, kids = walk[-1]
+                k = next(kids, None)
+                if k is None:
+                    finished[cid] = True
+                    walk.pop()
+                    continue
+                below = inner(k)
+                if below is None:
+                    continue
+                state = finished.get(below)
+                if state is False:
+                    raise CopyTooLarge  # a cycle not closed by a theta
+                if state is None:
+                    finished[below] = False
+                    walk.append((below, iter(self.chosen[below][2])))
+
+    def _source(self, cid: int) -> int:
+        """The class whose copy stands for ``cid`` (a subclass may copy a target's value in its place)."""
+        return self.eg.find(cid)
+
     def _copy(self, cid: int) -> int:
         eg = self.eg
-        cid = eg.find(cid)
+        cid = self._source(cid)
         if cid in self.subst:
             return self.subst[cid]
         got = self.copies.get(cid)

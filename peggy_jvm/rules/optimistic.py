@@ -724,9 +724,10 @@ class _InLoop(Assume):
     def _explore(self, tops: list[int]) -> None:
         super()._explore([*tops, *sorted(set(self.subst.values()))] if self.copy_values else tops)
 
-    def _copy(self, cid: int) -> int:
-        value = self.subst.get(self.eg.find(cid))
-        return super()._copy(cid if value is None or not self.copy_values else value)
+    def _source(self, cid: int) -> int:
+        cid = self.eg.find(cid)
+        value = self.subst.get(cid)
+        return cid if value is None or not self.copy_values else self.eg.find(value)
 
     def _kept(self, node: ENode) -> bool:
         op, attr, ch = node

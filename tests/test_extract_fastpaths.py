@@ -1,0 +1,202 @@
+"""The extraction engine's fast paths give exactly what the plain computations they replace give.
+
+Each test runs the plain computation (the definition, written out here as it stood before the fast path) and the
+engine's on random problems and selections, valid and invalid, and compares every output field: the
+optimizer's output must not change with how fast extraction computes it.
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import Mapping
+
+from peggy_jvm.codecost import Goal
+from peggy_jvm.epeg import EPeg
+from peggy_jvm.extract.problem import (ClassId, ExtractionProblem, Selection, SelectionReport, evaluate_selection,
+                                       integer_costs, usable_nodes)
+from peggy_jvm.peg.graph import PEG
+from peggy_jvm.pegextract.peg_problem import _build_problem, build_problem
+from peggy_jvm.pegextract.phi_profile import MAX_PRUNE_WORK, Effort, prune
+from support.extraction import random_problem
+
+
+# ============================================================================================ reference versions
+
+def plain_evaluate(problem: ExtractionProblem, selection: Selection, max_errors: int = 5) -> SelectionReport:
+    """The validity walk and DAG cost as first written: one depth-first walk over all children from the roots,
+    then a three-colour walk over the strict edges of the chosen nodes."""
+    errors: list[str] = []
+    reached: dict[ClassId, None] = {}
+    stack: list[ClassId] = list(reversed(problem.roots))
+    while stack:
+        c = stack.pop()
+        if c in reached:
+            continue
+        reached[c] = None
+        nid = selection.choices.get(c)
+        if nid is None:
+            errors.append(f"class {c!r} is reached but has no chosen node")
+            continue
+        node = problem.nodes.get(nid)
+        if node is None or node.eclass != c:
+            errors.append(f"class {c!r} chooses {nid!r}, which is not one of its nodes")
+            continue
+        stack.extend(reversed(node.children))
+    if errors:
+        return SelectionReport(tuple(errors[:max_errors]), tuple(reached), math.inf)
+    cycle = _plain_cycle(problem, selection, reached)
+    if cycle is not None:
+        shown = " -> ".join(repr(selection.choices[c]) for c in cycle)
+        return SelectionReport((f"cycle without a may-close edge: {shown}",), tuple(reached), math.inf)
+    return SelectionReport((), tuple(reached), math.fsum(problem.nodes[selection.choices[c]].cost for c in reached))
+
+
+def _plain_cycle(problem: ExtractionProblem, selection: Selection, reached: Mapping[ClassId, None]
+                 ) -> list[ClassId] | None:
+    colour = dict.fromkeys(reached, 0)
+    for start in reached:
+        if colour[start]:
+            continue
+        path = [start]
+        iters = [iter(dict.fromkeys(problem.nodes[selection.choices[start]].strict_children()))]
+        colour[start] = 1
+        while path:
+            nxt = next(iters[-1], None)
+            if nxt is None:
+                colour[path.pop()] = 2
+                iters.pop()
+                continue
+            if colour[nxt] == 1:
+                return path[path.index(nxt):] + [nxt]
+            if colour[nxt] == 0:
+                colour[nxt] = 1
+                path.append(nxt)
+                iters.append(iter(dict.fromkeys(problem.nodes[selection.choices[nxt]].strict_children())))
+    return None
+
+
+def random_selection(problem: ExtractionProblem, rng: random.Random) -> Selection:
+    """One node per class, sometimes a class left out or given another class's node (invalid on purpose)."""
+    choices = {}
+    all_nodes = list(problem.nodes)
+    for c, members in problem.classes.items():
+        roll = rng.random()
+        if roll < 0.05:
+            continue
+        if roll < 0.08:
+            choices[c] = rng.choice(all_nodes)
+        elif members:
+            choices[c] = rng.choice(members)
+    return Selection(choices)
+
+
+# ============================================================================================ the tests
+
+def test_evaluate_selection_equals_the_plain_walk_on_random_problems() -> None:
+    outcomes = {"valid": 0, "cycle": 0, "unchosen": 0}
+    for seed in range(150):
+        rng = random.Random(seed)
+        problem = random_problem(seed, n_classes=rng.randint(2, 14), max_nodes=rng.randint(1, 4),
+                                 may_close=rng.choice([0.0, 0.2, 0.5]), fractional=seed % 3 == 0)
+        for _ in range(8):
+            sel = random_selection(problem, rng)
+            got, want = evaluate_selection(problem, sel), plain_evaluate(problem, sel)
+            assert got == want, (seed, sel)
+            assert got.reached_nodes(sel) == want.reached_nodes(sel)
+            if got.valid:
+                outcomes["valid"] += 1
+            elif got.errors[0].startswith("cycle"):
+                outcomes["cycle"] += 1
+            else:
+                outcomes["unchosen"] += 1
+    assert min(outcomes.values()) > 50, outcomes  # every kind of outcome was compared, many times
+
+
+def plain_prune(paths, limit=None, effort=None):
+    """The phi-profiles' Blake canonical form as first written (consensus by a scan of each pair's steps)."""
+    effort = effort if effort is not None else Effort(MAX_PRUNE_WORK)
+    terms: set = set()
+
+    def add(t) -> bool:
+        effort.spend(len(terms) * len(t))
+        if any(u <= t for u in terms):
+            return False
+        for u in [u for u in terms if t < u]:
+            terms.discard(u)
+        terms.add(t)
+        return True
+
+    for t in sorted(paths, key=len):
+        add(t)
+        if effort.spent_out:
+            return None
+    work = list(terms)
+    while work:
+        t = work.pop()
+        if not effort.spend(len(terms) * len(t)):
+            return None
+        if t not in terms:
+            continue
+        for u in list(terms):
+            if u not in terms or t not in terms:
+                continue
+            opposed = [(c, b) for c, b in t if (c, not b) in u]
+            if len(opposed) != 1:
+                continue
+            c, b = opposed[0]
+            r = (t - {(c, b)}) | (u - {(c, not b)})
+            if add(r):
+                work.append(r)
+                if limit is not None and len(terms) > limit:
+                    return None
+            if effort.spent_out:
+                return None
+    return terms
+
+
+def test_prune_equals_the_plain_form_and_charges_the_same_work() -> None:
+    """Same routes out and the same work charged, also where the allowance or the route limit runs out."""
+    outcomes = {"pruned": 0, "out of work": 0, "one route": 0}
+    for seed in range(600):
+        rng = random.Random(seed)
+        conditions = rng.randint(1, 6)
+        paths = {frozenset((c, rng.random() < 0.5) for c in range(conditions) if rng.random() < 0.6)
+                 for _ in range(rng.choice([0, 1, 1, 2, 3, 5, 8, 12]))}
+        limit = rng.choice([None, None, 2, 4, 64])
+        units = rng.choice([-1, 0, 3, 20, 60, 200, 10_000])
+        got_effort, want_effort = Effort(units), Effort(units)
+        got, want = prune(paths, limit, got_effort), plain_prune(paths, limit, want_effort)
+        assert got == want, (seed, paths)
+        assert got_effort.left == want_effort.left, (seed, paths)
+        if len(paths) == 1:
+            outcomes["one route"] += 1
+        elif got is None:
+            outcomes["out of work"] += 1
+        else:
+            outcomes["pruned"] += 1
+    assert min(outcomes.values()) > 50, outcomes
+
+
+def test_a_problem_and_its_usable_nodes_are_computed_once_and_again_after_a_change() -> None:
+    """The triage and then extraction ask for one method's problem: the second ask gets the same problem (with
+    the indexes, usable nodes and weights computed for it); an e-graph changed since, or another goal, gets a
+    new one, equal to one built afresh."""
+    peg = PEG("m", is_static=True)
+    peg.param_types = ["I"]
+    x = peg.add("param", 0)
+    peg.root = peg.add("add.i", None, (x, peg.add("const.i", 0)))
+    eg = EPeg()
+    root = eg.add_peg(peg)[peg.root]
+    first = build_problem(eg, root, peg)
+    assert build_problem(eg, root, peg) is first
+    assert usable_nodes(first.problem) is usable_nodes(first.problem)
+    assert integer_costs(first.problem) is integer_costs(first.problem)
+    assert build_problem(eg, root, peg, Goal.SIZE) is not first
+    eg.union(root, x)  # x + 0 = x: the root's class gains the parameter's node
+    eg.rebuild()
+    again = build_problem(eg, root, peg)
+    assert again is not first and dict(again.problem.classes) != dict(first.problem.classes)
+    fresh = _build_problem(eg, root, peg, Goal.SPEED)
+    assert (dict(again.problem.nodes), dict(again.problem.classes), again.enodes) == \
+        (dict(fresh.problem.nodes), dict(fresh.problem.classes), fresh.enodes)
+    assert usable_nodes(again.problem) == usable_nodes(fresh.problem)
