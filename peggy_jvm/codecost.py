@@ -204,7 +204,7 @@ class EmittedCost:
 
 def instruction_weight(insn: Instruction) -> int:
     """The weight of one instruction outside any loop, not counting a jump's taking (:func:`taken_halves`)."""
-    return WEIGHTS[KIND_OF[insn.opcode]]  # type: ignore[index]
+    return WEIGHTS[KIND_OF[insn.opcode]]  # type: ignore[index]  # a read instruction's opcode has a kind
 
 
 def taken_halves(insn: Instruction, block: int, fallthrough: int | None, forest: LoopForest) -> int:

@@ -192,7 +192,7 @@ def run_pool(items: Sequence[Item], jobs: int, task: Callable[[Item], Result], i
             for proc in _workers(pool):
                 try:
                     # as the worker does itself: whichever runs first, no window (a started worker has a pid)
-                    os.setpgid(proc.pid, proc.pid)  # type: ignore[arg-type]
+                    os.setpgid(proc.pid, proc.pid)  # type: ignore[arg-type]  # a started worker has a pid
                 except OSError:
                     pass
         with _JobControl(pool):

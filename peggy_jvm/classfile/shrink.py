@@ -261,12 +261,13 @@ def _drop_jumps_to_next(body: _Body, invert: bool = True) -> bool:
     invert = invert and not _has_loops(body)
     insns, at = body.code()
     # a goto (and, below, a conditional branch) has its target: the ignores on at[x.target]
-    drop = {id(x) for k, x in enumerate(insns) if x.opcode == op.GOTO and at[x.target] == k + 1}  # type: ignore[index]
+    drop = {id(x) for k, x in enumerate(insns)
+            if x.opcode == op.GOTO and at[x.target] == k + 1}  # type: ignore[index]  # a goto has a target
     jumped = _entered(insns, at, body.handlers)
     for k, x in enumerate(insns[:-1]):
         nxt = insns[k + 1]
         if invert and x.opcode in op.CONDITIONAL_BRANCHES and nxt.opcode == op.GOTO and id(nxt) not in drop \
-                and at[x.target] == k + 2 and k + 1 not in jumped:  # type: ignore[index]
+                and at[x.target] == k + 2 and k + 1 not in jumped:  # type: ignore[index]  # a branch has a target
             x.opcode, x.target = op.INVERTED_BRANCH[x.opcode], nxt.target
             drop.add(id(nxt))
     if not drop:
@@ -382,8 +383,8 @@ def _find_webs(cf: ClassFile, m: MethodInfo, body: _Body) -> _Webs:
                 parent[find(d)] = find(first)
         # reaching is not empty (above), so first is set: the two ignores below
         if a[3]:  # an iinc writes the value it read: one web
-            parent[find(def_at[k])] = find(first)  # type: ignore[arg-type]
-        use_defs[k] = first  # type: ignore[assignment]
+            parent[find(def_at[k])] = find(first)  # type: ignore[arg-type]  # first is set (see above)
+        use_defs[k] = first  # type: ignore[assignment]  # first is set (see above)
     roots: dict[int, int] = {}
     webs: list[_Web] = []
     of: dict[int, int] = {}

@@ -123,8 +123,7 @@ def _rebase_one(m: IRMethod, hid: int, body: frozenset[int], defs: Counter[int],
     if len(outside) != 1 or outside[0].successors() != [hid] or outside[0].handlers or h.handlers:
         return False
     pre = outside[0]
-    written = {st.defined().id for bid in body for st in m.blocks[bid].all_stmts()  # type: ignore[union-attr]
-               if st.defined() is not None}
+    written = {d.id for bid in body for st in m.blocks[bid].all_stmts() if (d := st.defined()) is not None}
     for k, st in enumerate(h.stmts):
         if not (isinstance(st, Binary) and st.op in ("add.i", "sub.i") and st.dst.id not in params
                 and defs[st.dst.id] == 1 and not any(_reads(x, st.dst) for x in h.stmts[:k])):
@@ -307,7 +306,7 @@ def _coalesce_copy(b: Block, k: int, st: Copy, defs: Counter[int], uses: Counter
         j = k - 1
     if not _can_retarget(b, j, k, v):
         return False
-    b.stmts[j].dst = v  # type: ignore[attr-defined]
+    b.stmts[j].dst = v  # type: ignore[attr-defined]  # statement j defines a variable, held in its dst field
     del b.stmts[k]
     return True
 
@@ -417,7 +416,7 @@ def copy_stmt(st: Stmt, dst: Var | None = None) -> Stmt:
     """A new statement with ``st``'s fields (the same operands), writing ``dst`` when given."""
     out = type(st)(**{f.name: getattr(st, f.name) for f in fields(st)})
     if dst is not None:
-        out.dst = dst  # type: ignore[attr-defined]
+        out.dst = dst  # type: ignore[attr-defined]  # given only for statements that define a variable (dst)
     return out
 
 
@@ -434,7 +433,7 @@ def _loop_depths(m: IRMethod) -> dict[int, int]:
 def _tree_open_across(b: Block, j: int, temps: set[int]) -> bool:
     """A temporary defined before statement j of ``b`` is read after it: lowering holds that value on the stack
     across statement j, and a variable update emitted there would split its tree."""
-    before = {x.defined().id for x in b.stmts[:j] if x.defined() is not None}  # type: ignore[union-attr]
+    before = {d.id for x in b.stmts[:j] if (d := x.defined()) is not None}
     return any(isinstance(o, Var) and o.id in temps and o.id in before
                for x in b.all_stmts()[j + 1:] for o in x.operands())
 
@@ -498,8 +497,8 @@ def _drop_dead(m: IRMethod) -> bool:
     params = {p.id for p in m.params}
     changed = False
     for b in m.blocks.values():
-        keep = [st for st in b.stmts if not (_pure(st) and st.dst.id not in params  # type: ignore[attr-defined]
-                                             and uses[st.dst.id] == 0)]  # type: ignore[attr-defined]
+        keep = [st for st in b.stmts if not (_pure(st) and (d := st.defined()) is not None and d.id not in params
+                                             and uses[d.id] == 0)]
         if len(keep) != len(b.stmts):
             b.stmts, changed = keep, True
     return changed
@@ -524,7 +523,7 @@ def _merge_copy_related(m: IRMethod) -> None:
 
     members: dict[int, list[int]] = {}  # representative -> the variables merged into it (itself included)
     for st in copies:
-        a, b = find(st.dst), find(st.src)  # type: ignore[arg-type]
+        a, b = find(st.dst), find(st.src)  # type: ignore[arg-type]  # a copy between variables: both are Vars
         if b.id in params:  # a parameter keeps its slot: the other variable becomes it (javac assigns them too)
             a, b = b, a
         if a is b or b.id in params:
@@ -553,7 +552,7 @@ def rename_variables(blocks: dict[int, Block], find: Callable[[Var], Var]) -> No
                     _substitute(st, x, find(x))
             d = st.defined()
             if d is not None and find(d) is not d:
-                st.dst = find(d)  # type: ignore[attr-defined]
+                st.dst = find(d)  # type: ignore[attr-defined]  # a statement that defines d holds it in dst
 
 
 def interference(m: IRMethod) -> dict[int, set[int]]:
@@ -762,7 +761,8 @@ def _sink_updates(b: Block, temps: set[int]) -> None:
 
 
 def _sinkable(st: Stmt, temps: set[int]) -> bool:
-    if not _pure(st) or st.dst.id in temps:  # type: ignore[attr-defined]
+    d = st.defined()
+    if not _pure(st) or d is None or d.id in temps:
         return False
     return not any(isinstance(x, Var) and x.id in temps for x in st.operands())
 
@@ -771,7 +771,8 @@ def _landing(b: Block, k: int, temps: set[int]) -> int:
     """Where statement k of ``b`` may go (the index it takes after being removed): as far down as it commutes
     with what follows, then back to the last point with no temporary defined before and read after."""
     st = b.stmts[k]
-    dst = st.dst  # type: ignore[attr-defined]
+    dst = st.defined()
+    assert dst is not None  # a sinkable statement is pure: it writes a variable
     srcs = [x for x in st.operands() if isinstance(x, Var)]
     far = k
     for x in b.stmts[k + 1:]:
@@ -781,8 +782,7 @@ def _landing(b: Block, k: int, temps: set[int]) -> int:
     # a temporary is open at point p (between statements p-1 and p of the list without st) when it is
     # defined before p and read at or after p: lowering holds it on the stack there
     rest = b.stmts[:k] + b.stmts[k + 1:]
-    defined_at = {x.defined().id: i for i, x in enumerate(rest)  # type: ignore[union-attr]
-                  if x.defined() is not None and x.defined().id in temps}  # type: ignore[union-attr]
+    defined_at = {d.id: i for i, x in enumerate(rest) if (d := x.defined()) is not None and d.id in temps}
     opens = [0] * (len(rest) + 2)
     assert b.terminator is not None  # a lifted block always ends in one
     for i, x in enumerate([*rest, b.terminator]):

@@ -341,7 +341,8 @@ def _rotate_loops(blocks: dict[int, Block], entry: int, new_var: Callable[[IRTyp
         rename_variables({copy.id: copy}, lambda v: own.get(v.id, v))
         blocks[copy.id] = copy
         for p in latches:
-            blocks[p].terminator = Goto(copy.id, origin=blocks[p].terminator.origin)  # type: ignore[union-attr]
+            origin = blocks[p].terminator.origin  # type: ignore[union-attr]  # a latch ends in a jump
+            blocks[p].terminator = Goto(copy.id, origin=origin)
         moved[id(hb)] = blocks[inside[0]]
         bottom = copy.terminator
         assert isinstance(bottom, If)
@@ -583,7 +584,8 @@ def _settle_known_tests(blocks: dict[int, Block], entry: int) -> bool:
             continue
         arm = found.target
         if arm is not None:
-            blocks[bid].terminator = Goto(arm, origin=blocks[bid].terminator.origin)  # type: ignore[union-attr]
+            origin = blocks[bid].terminator.origin  # type: ignore[union-attr]  # term, an If, is it
+            blocks[bid].terminator = Goto(arm, origin=origin)
             changed = True
             preds = {t: [p for p in ps if p != bid or t == arm] for t, ps in preds.items()}
     return changed
@@ -912,9 +914,11 @@ def _block_signature(b: Block, where: dict[int, set[int]], renamed: list[Var] | 
             return ("const", x.type, x.kind, struct.pack(">d", x.value))
         return x
 
+    numbered = exits if exits is not None else []  # exit_ is only called with exits given
+
     def exit_(t: int) -> tuple:
-        exits.append(t)  # type: ignore[union-attr]
-        return ("exit", len(exits) - 1)  # type: ignore[arg-type]
+        numbered.append(t)
+        return ("exit", len(numbered) - 1)
 
     if exits is None:
         out: list[object] = [b.handlers]

@@ -215,7 +215,7 @@ def _tested(body: PEG) -> set[int]:
         seen.add(n)
         node = body.nodes[n]
         if node.op == "param":
-            out.add(node.attr)  # type: ignore[arg-type]
+            out.add(node.int_attr())
         elif OPS[node.op].fn is not None:
             stack.extend(node.children)
     return out

@@ -238,7 +238,7 @@ def _library_definitions() -> dict[object, tuple[object, tuple[str, ...]]]:
             if not (isinstance(call, PNode) and call.op == "invoke.static" and isinstance(call.attr, AttrLit)
                     and all(isinstance(c, PVar) for c in call.children)):
                 continue
-            names = tuple(c.name for c in call.children)  # type: ignore[union-attr]
+            names = tuple(c.name for c in call.children if isinstance(c, PVar))  # all are (checked above)
             if len(set(names)) != len(names):
                 continue
             if lhs.op == "rho_value":
@@ -480,7 +480,7 @@ def _simplify(peg: PEG, known: frozenset[tuple[int, bool]], deadline: float, thr
                 continue
             node = nodes[n]
             if node.op == "theta":
-                memo[k] = out.new_theta(node.attr)  # type: ignore[arg-type]
+                memo[k] = out.new_theta(node.int_attr())
                 thetas.append((memo[k], n))
                 stack.pop()
                 continue
