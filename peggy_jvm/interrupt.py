@@ -91,23 +91,23 @@ def deferred() -> Iterator[None]:
 
 
 @contextmanager
-def blocked() -> Iterator[None]:
-    """Block :data:`SIGNALS` in the OS for the block (children forked inside inherit the mask and unblock once
+def blocked(signals: tuple[int, ...] = SIGNALS) -> Iterator[None]:
+    """Block ``signals`` in the OS for the block (children forked inside inherit the mask and unblock once
     they have their own handlers: :func:`unblock`); a signal that came meanwhile is delivered at the end."""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def unblock() -> None:
-    """In a child forked inside :func:`blocked`: take the signals again."""
+def unblock(signals: tuple[int, ...] = SIGNALS) -> None:
+    """In a child forked inside :func:`blocked`: take ``signals`` again."""
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)
 
 
 def die_with_parent(signum: int, parent: int) -> None:

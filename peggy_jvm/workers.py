@@ -40,6 +40,10 @@ __all__ = ["heap_frozen", "largest_first", "run_pool"]
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
+#: held back while the workers are forked and made group leaders: a Ctrl-Z then is passed on once they can be
+#: reached (before, :class:`_JobControl` would find a worker still in the main process's group, or none yet)
+_FORK_BLOCKED = (*interrupt.SIGNALS, *((signal.SIGTSTP,) if hasattr(signal, "SIGTSTP") else ()))
+
 
 def largest_first(items: Sequence[Item], size: Callable[[Item], int]) -> list[Item]:
     """``items`` by decreasing ``size``, equal sizes in their given order: the order :func:`run_pool` should get
@@ -81,8 +85,10 @@ def _init_pool_worker(parent: int, initializer: Callable[..., None], *args: obje
     # outside the terminal's foreground group a write to the terminal (a warning) would stop the worker when
     # the terminal has `tostop` set; ignoring SIGTTOU lets the write through
     signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    if hasattr(signal, "SIGTSTP"):  # the main process's _JobControl handler, inherited by the fork
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
     interrupt.die_with_parent(signal.SIGTERM, parent)  # a SIGTERM still blocked here comes at the unblock
-    interrupt.unblock()
+    interrupt.unblock(_FORK_BLOCKED)
     initializer(*args)
 
 
@@ -120,9 +126,11 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
 
 
 class _JobControl:
-    """While the pool runs: Ctrl-Z (SIGTSTP, which the terminal sends to the main process's group only) stops
-    the workers' groups too, and they continue when the main process does (``fg``, ``bg``), as they would in
-    one process group. Main thread only (signal handlers are set there); restores the old handler."""
+    """While the pool has workers: Ctrl-Z (SIGTSTP, which the terminal sends to the main process's group only)
+    stops the workers' groups too, and they continue when the main process does (``fg``, ``bg``), as they would
+    in one process group. Entered before the first fork and left once the pool is shut down, so that no Ctrl-Z
+    stops the main process alone while a worker lives (a worker left running, or idle and waiting for the main
+    process, until ``fg``). Main thread only (signal handlers are set there); restores the old handler."""
 
     def __init__(self, pool: ProcessPoolExecutor) -> None:
         self.pool = pool
@@ -186,16 +194,18 @@ def run_pool(items: Sequence[Item], jobs: int, task: Callable[[Item], Result], i
                 break
         return False
 
-    try:
-        with interrupt.blocked():  # the first submit forks the workers: none may run the parent's handlers
-            stop = refill()
-            for proc in _workers(pool):
-                try:
-                    # as the worker does itself: whichever runs first, no window (a started worker has a pid)
-                    os.setpgid(proc.pid, proc.pid)  # type: ignore[arg-type]  # a started worker has a pid
-                except OSError:
-                    pass
-        with _JobControl(pool):
+    with _JobControl(pool):
+        try:
+            # the first submit forks the workers: none may run the parent's handlers, and a Ctrl-Z waits until
+            # each leads its group (_FORK_BLOCKED)
+            with interrupt.blocked(_FORK_BLOCKED):
+                stop = refill()
+                for proc in _workers(pool):
+                    try:
+                        # as the worker does itself: whichever runs first, no window (a started worker has a pid)
+                        os.setpgid(proc.pid, proc.pid)  # type: ignore[arg-type]  # a started worker has a pid
+                    except OSError:
+                        pass
             while running and not stop:
                 finished, _ = wait(running, timeout=tick_seconds, return_when=FIRST_COMPLETED)
                 if not finished and tick:
@@ -210,10 +220,10 @@ def run_pool(items: Sequence[Item], jobs: int, task: Callable[[Item], Result], i
                         stop = True
                         break
                 stop = stop or refill()
-        for fut in running:  # stopped: the items not started yet are never run
-            fut.cancel()
-    except BaseException:
-        _kill_workers(pool)
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+            for fut in running:  # stopped: the items not started yet are never run
+                fut.cancel()
+        except BaseException:
+            _kill_workers(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)

@@ -605,11 +605,16 @@ def compare_results(calls: Sequence[Call], original: Sequence[Result], rewritten
 
 def compare(original_dir: Path | str, rewritten_dir: Path | str, calls: Sequence[Call], *,
             java_home: Path | None = None, timeout_ms: int = 5000,
-            extra_classpath: Sequence[Path | str] = ()) -> Comparison:
+            extra_classpath: Sequence[Path | str] = (), original: Sequence[Result] | None = None) -> Comparison:
     """Run the same calls on two class trees (one JVM each) and compare every result: return value (floats
     bit-exact, NaN == NaN), exception class, printed output. ``comparison.ok`` is True when nothing differs;
-    ``comparison.report()`` lists the differences."""
-    a = run_jvm(original_dir, calls, java_home=java_home, timeout_ms=timeout_ms, extra_classpath=extra_classpath)
+    ``comparison.report()`` lists the differences. ``original``: the original side's results of these calls,
+    already run (:func:`run_jvm` with the same arguments), for a test that compares several rewritten trees
+    with one original: its calls that time out spin for the whole timeout once, not once per tree."""
+    a = original if original is not None else run_jvm(original_dir, calls, java_home=java_home,
+                                                          timeout_ms=timeout_ms, extra_classpath=extra_classpath)
+    if len(a) != len(calls):
+        raise ValueError(f"{len(a)} original results for {len(calls)} calls")
     # what compare_results leaves uncompared whatever the rewritten side does (a call that timed out on the
     # original and the later calls of its group) is not run there: a call that times out spins for the whole
     # timeout, the most expensive part of many batches

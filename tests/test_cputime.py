@@ -35,9 +35,13 @@ def _run(tmp_path: Path, log: Path) -> None:
 def test_each_phase_is_logged_with_its_childrens_cpu(tmp_path):
     log = tmp_path / "cpu.log"
     _run(tmp_path, log)
-    rows = {(phase, node.split("::")[-1]): float(cpu)
-            for cpu, phase, node in (line.split("\t") for line in log.read_text().splitlines())}
+    rows = {(phase, node.split("::")[-1]): (float(cpu), programs)
+            for cpu, phase, node, programs in (line.split("\t") for line in log.read_text().splitlines())}
     assert set(rows) == {(p, t) for p in ("setup", "call", "teardown") for t in ("test_spins_in_a_child", "test_idle")}
-    assert rows["call", "test_spins_in_a_child"] >= 0.25  # the child's CPU, waited for, is counted
-    assert rows["call", "test_idle"] < 0.2  # sleeping is not CPU
+    assert rows["call", "test_spins_in_a_child"][0] >= 0.25  # the child's CPU, waited for, is counted
+    assert rows["call", "test_idle"][0] < 0.2  # sleeping is not CPU
+    # and the programs each phase started, by executable name: the child, once
+    python = Path(sys.executable).name
+    assert {key: programs for key, (_, programs) in rows.items() if programs} == {
+        ("call", "test_spins_in_a_child"): f"{python}:1"}
 

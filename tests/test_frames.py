@@ -33,6 +33,7 @@ from peggy_jvm.classfile.recode import recode_method
 from peggy_jvm.classfile.writer import write_class
 from conftest import javac_command
 from support.javac_cache import run_javac
+from support.javap import javap
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAME_SOURCES = ROOT / "tests" / "java" / "frames"
@@ -248,8 +249,7 @@ def javap_frames(java_home: Path, class_file: Path, class_name: str) -> dict[tup
     """Every method's StackMapTable entries as javap -v prints them: (name, descriptor) -> raw entries, which
     :func:`javap_decode` turns into full frames by JVMS 4.7.4's rules (an independent decoder: it shares
     nothing with frames.py but the Frame record and word expansion)."""
-    text = subprocess.run([str(java_home / "bin" / "javap"), "-v", "-p", str(class_file)], capture_output=True,
-                          text=True, check=True, stdin=subprocess.DEVNULL, timeout=120).stdout
+    text = javap(java_home, "-v", "-p", str(class_file), check=True).stdout
     lines = text.splitlines()
     dotted = class_name.replace("/", ".")
     out: dict[tuple[str, str], list[dict]] = {}

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import itertools
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import difftest as dt
 from support.fullstage import optimize_source
+from support.javap import javap
 from peggy_jvm.rules import policy
 from peggy_jvm.rules.library import default_rules, load_rules
 
@@ -110,8 +110,7 @@ def optimized(java_home, tmp_path_factory):
 
 def _ops(java_home: Path, cp: Path, method: str) -> list[str]:
     """The mnemonics of ``HeapReads.method`` in ``cp``, in order."""
-    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(cp), "HeapReads"],
-                          capture_output=True, text=True, check=True).stdout
+    text = javap(java_home, "-c", "-p", "-cp", str(cp), "HeapReads", check=True).stdout
     body = re.search(rf" {method}\(.*?\n\n", text, re.S)
     assert body is not None, text
     return re.findall(r"\d+: (\w+)", body.group(0))

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import itertools
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import difftest as dt
 from support.fullstage import optimize_source
+from support.javap import javap
 from peggy_jvm.rules import policy
 from peggy_jvm.rules.hoist import LoopHoist
 
@@ -88,8 +88,7 @@ def _listing(java_home: Path, cp: Path, method: str) -> list[tuple[int, str, str
 
 def _listing_of(java_home: Path, cp: Path, cls: str, method: str) -> list[tuple[int, str, str]]:
     """(offset, mnemonic, operands) of ``cls.method`` in ``cp``, in order."""
-    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(cp), cls],
-                          capture_output=True, text=True, check=True).stdout
+    text = javap(java_home, "-c", "-p", "-cp", str(cp), cls, check=True).stdout
     body = re.search(rf" {method}\(.*?\n(?:\n|\}})", text, re.S)  # the last method ends at the class's brace
     assert body is not None, text
     return [(int(o), op, rest.strip()) for o, op, rest in re.findall(r"(\d+): (\w+)(.*)", body.group(0))]

@@ -254,6 +254,72 @@ def test_ctrl_z_stops_the_workers_and_fg_continues_them(fixtures_jar, tmp_path):
     no_process_left(seen)
 
 
+# A pool whose Ctrl-Z comes at a chosen moment: right after the first submit (which forks the workers) or as
+# the pool is shut down once every item is done, the two edges of the pool's life where a Ctrl-Z once stopped
+# the main process alone (its handler was not yet, or no longer, in place) and left the workers running.
+_POOL_EDGE = """
+import os, signal, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from peggy_jvm import workers
+
+WHEN = sys.argv[1]
+
+def task(item):
+    time.sleep(0.2)
+    return item * 2
+
+def init():
+    pass
+
+class Hooked(ProcessPoolExecutor):
+    sent = False
+
+    def submit(self, *args, **kwargs):
+        fut = super().submit(*args, **kwargs)
+        if WHEN == "start" and not Hooked.sent:
+            Hooked.sent = True
+            os.kill(os.getpid(), signal.SIGTSTP)
+        return fut
+
+    def shutdown(self, *args, **kwargs):
+        if WHEN == "end":
+            os.kill(os.getpid(), signal.SIGTSTP)
+        super().shutdown(*args, **kwargs)
+
+workers.ProcessPoolExecutor = Hooked
+got = []
+workers.run_pool(list(range(6)), 2, task, init, (), lambda item, res: got.append(res) or False,
+                 lambda item, why: why)
+print(sorted(got))
+"""
+
+
+@pytest.mark.parametrize("when", ["start", "end"])
+def test_ctrl_z_at_the_edges_of_the_pool_stops_the_workers_too(tmp_path, when):
+    """Ctrl-Z delivered deterministically as the workers are forked, and as the pool shuts down with every
+    item done (a run ending as Ctrl-Z is pressed): the main process and both workers stop, and SIGCONT to the
+    job lets the run finish with every result."""
+    script = tmp_path / "pool_edge.py"
+    script.write_text(_POOL_EDGE)
+    _started.append(subprocess.Popen([sys.executable, str(script), when], cwd=tmp_path, process_group=0,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True))
+    proc = _started[-1]
+    seen = watch_until(proc, lambda seen: _state(proc.pid) == "T" and len(seen) >= 2)
+    workers = [pid for pid, _ in seen if int(_stat(pid)[1]) == proc.pid]
+    assert len(workers) == 2
+    end = time.monotonic() + STOP_WITHIN
+    while {_state(p) for p in workers} != {"T"} and time.monotonic() < end:
+        time.sleep(0.05)
+    assert {p: _state(p) for p in workers} == {p: "T" for p in workers}
+    assert _state(proc.pid) == "T"
+    os.killpg(proc.pid, signal.SIGCONT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.strip() == str([2 * k for k in range(6)])
+    no_process_left(seen)
+
+
 # -- validate --------------------------------------------------------------------------------------------------
 LOOPS = "public class L {{ public static int f(int x) {{ int s = 0; for (int i = 0; i < x; i++) {{ s += i{} ; }} " \
         "return s; }} }}"

@@ -13,7 +13,6 @@ test_stage_ir.py over every fixture.
 """
 from __future__ import annotations
 
-import subprocess
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from peggy_jvm.ir.lift import lift_method
 from peggy_jvm.ir.lower import lower_method, remap_local_entries
 from conftest import javac_command
 from support.javac_cache import run_javac
+from support.javap import javap
 
 _ENDS_FLOW = {0xa7, 0xc8, 0xbf, 0xac, 0xad, 0xae, 0xaf, 0xb0, 0xb1, 0xaa, 0xab}  # goto, throw, returns, switches
 
@@ -181,8 +181,7 @@ def test_where_the_code_is_javacs_the_tables_are_javacs(java_home: Path, tmp_pat
     optimize_input(orig, out, Stage.IR)
 
     def tables(where: Path) -> dict[str, str]:
-        text = subprocess.run([str(java_home / "bin" / "javap"), "-l", "-cp", str(where), "SameCode"],
-                              capture_output=True, text=True, check=True).stdout
+        text = javap(java_home, "-l", "-cp", str(where), "SameCode", check=True).stdout
         found, method = {}, None
         for line in text.splitlines():
             if "(" in line and line.strip().endswith(";"):

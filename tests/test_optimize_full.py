@@ -20,6 +20,7 @@ from peggy_jvm.classfile.model import Access
 from peggy_jvm.classfile.reader import read_class
 from conftest import javac_command, keep_every_rewrite
 from support.javac_cache import run_javac
+from support.javap import javap
 from peggy_jvm.budget import DEFAULT_METHOD_TIMEOUT
 from peggy_jvm.pipeline import Stage, optimize_input
 
@@ -146,8 +147,7 @@ def compiled(java_home, tmp_path_factory) -> tuple[Path, Path, dict]:
 
 def _javap(java_home: Path, cp: Path, cls: str) -> dict[str, list[tuple[int, str, str]]]:
     """method name -> [(offset, mnemonic, operands)] from ``javap -c -p``."""
-    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(cp), cls],
-                          capture_output=True, text=True, check=True).stdout
+    text = javap(java_home, "-c", "-p", "-cp", str(cp), cls, check=True).stdout
     out: dict[str, list[tuple[int, str, str]]] = {}
     cur: list | None = None
     for line in text.splitlines():
@@ -265,8 +265,7 @@ def test_rewritten_code_keeps_the_lines_of_its_effects(compiled, java_home):
     orig, out, rows = compiled
     for name in ("callCond", "lineOf", "peelJoin"):
         assert rows[name].status == "rewritten" and "LineNumberTable" not in rows[name].reason, rows[name].reason
-    text = subprocess.run([str(java_home / "bin" / "javap"), "-l", "-c", "-p", "-cp", str(out), "Full"],
-                          capture_output=True, text=True, check=True).stdout
+    text = javap(java_home, "-l", "-c", "-p", "-cp", str(out), "Full", check=True).stdout
     src = SOURCE.splitlines()
     line_of_throw = next(k for k, t in enumerate(src, 1) if "return s + a[k];" in t)
     section = text[text.index("static int lineOf("):]
@@ -451,8 +450,7 @@ def test_methods_with_exception_handlers_are_optimized(compiled, java_home):
     PEG's own dispatch (instanceof, and athrow of what no handler takes): the exception table is kept in shape,
     the code around it is optimized (no imul by 4 or 8 left)."""
     orig, out, rows = compiled
-    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(out), "Full"],
-                          capture_output=True, text=True, check=True).stdout
+    text = javap(java_home, "-c", "-p", "-cp", str(out), "Full", check=True).stdout
     for name, mul in (("parseOr", "4"),):
         assert rows[name].status == "rewritten", rows[name].reason
         section = text[text.index(f"static int {name}("):]

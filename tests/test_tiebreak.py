@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from peggy_jvm.pegextract.tiebreak import break_ties
 from peggy_jvm.pipeline import Stage, optimize_input
 from conftest import javac_command
 from support.javac_cache import run_javac
+from support.javap import javap
 
 SOURCE = r"""
 import java.util.Arrays;
@@ -81,8 +81,7 @@ def untied(java_home, tmp_path_factory):
 
 def _listing(java_home: Path, cp: Path, method: str) -> list[tuple[int, str, str]]:
     """(offset, mnemonic, operands) of ``Stencil.method`` in ``cp``, in order."""
-    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(cp), "Stencil"],
-                          capture_output=True, text=True, check=True).stdout
+    text = javap(java_home, "-c", "-p", "-cp", str(cp), "Stencil", check=True).stdout
     body = re.search(rf" {method}\(.*?\n\n", text, re.S)
     assert body is not None, text
     return [(int(o), op, rest.strip()) for o, op, rest in re.findall(r"(\d+): (\w+)(.*)", body.group(0))]

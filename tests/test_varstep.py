@@ -10,12 +10,12 @@ multiplication left, verified and run on the JVM against the original); and with
 step refused by the self-check, swapped arms by the fuzzer)."""
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import javac_command, keep_every_rewrite, validate_rows
 from support.javac_cache import run_javac
+from support.javap import javap
 from test_axioms_equalities import LIMITS, ci, peg_with
 from test_axioms_equalities import saturate as saturate_with
 
@@ -122,8 +122,7 @@ def test_full_stage_reduces_the_invariant_phi_step(trees, java_home, tmp_path, v
         _, report = optimize_input(trees["orig"], out, Stage.FULL, jobs=1, rules=NO_FACTOR)
     row = {m.name: m for m in report.methods}["inv"]
     assert row.status == "rewritten", row.reason
-    text = subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(out), "VarStep"],
-                          capture_output=True, text=True, check=True).stdout
+    text = javap(java_home, "-c", "-p", "-cp", str(out), "VarStep", check=True).stdout
     body = text.split("static int inv(int, int);")[1].split("static int var2")[0]
     assert "goto" in body and "imul" not in body, body
     assert verifier(out).returncode == 0

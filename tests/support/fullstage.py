@@ -11,13 +11,13 @@ directory, the optimized one and the report rows by method name (:func:`round_tr
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import javac_command, keep_every_rewrite
 from support.javac_cache import run_javac
+from support.javap import javap as run_javap
 import peggy_jvm.pipeline as pipeline
 from peggy_jvm.pipeline import Stage, optimize_input
 
@@ -70,9 +70,8 @@ def listing(java_home: Path, cp: Path, cls: str, method: str) -> list[tuple[int,
 
 
 def javap(java_home: Path, cp: Path, cls: str) -> str:
-    """javap's listing of every method of ``cls`` (one JVM start: tests of many methods read it once)."""
-    return subprocess.run([str(java_home / "bin" / "javap"), "-c", "-p", "-cp", str(cp), cls],
-                          capture_output=True, text=True, check=True).stdout
+    """javap's listing of every method of ``cls`` (tests of many methods read it once)."""
+    return run_javap(java_home, "-c", "-p", "-cp", str(cp), cls, check=True).stdout
 
 
 def method_listing(text: str, method: str) -> list[tuple[int, str, str]]:
