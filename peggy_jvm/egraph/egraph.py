@@ -38,9 +38,20 @@ from .analysis import Analysis
 from .explain import CONGRUENCE, Explanation, ProofLog, Reason, explain
 from .types import ENode
 
-__all__ = ["EGraph", "EClass", "ENode", "EGraphError"]
+__all__ = ["EGraph", "EClass", "ENode", "EGraphError", "op_bit"]
 
 _SERIALS = itertools.count()
+_OP_BITS: dict[str, int] = {}  # operator name -> its bit in op masks (given on first sight, process-wide)
+
+
+def op_bit(op: str) -> int:
+    """The bit of ``op`` in operator masks (:meth:`EGraph.op_mask`): a set of operators as one int, so that "does
+    the graph hold every operator a pattern needs" is one ``&`` (the runner asks it of every rule every
+    iteration)."""
+    bit = _OP_BITS.get(op)
+    if bit is None:
+        bit = _OP_BITS[op] = 1 << len(_OP_BITS)
+    return bit
 
 
 class EGraphError(Exception):
@@ -79,9 +90,12 @@ class EGraph:
         self.version = 0  # bumped by every new node and every effective union
         self._index_version = -1
         self._touched: set[int] = set()  # classes that got nodes, members or facts since take_touched()
-        self._op_index: dict[str, list[tuple[int, list]]] = {}  # op -> [(class, its nodes of op)]
+        self._op_index: dict[str, list[tuple[int, list]]] = {}  # op -> [(class, its nodes of op)], by class id
         self._class_ops: dict[int, dict[str, list]] = {}  # class -> op -> its nodes of op
+        self._op_classes: dict[str, dict[int, list]] | None = None  # op -> class -> its nodes of op (op_index unsorted)
+        self._unindexed: set[int] = set()  # classes made, changed or merged away since op_index was refreshed
         self._root_cache: dict[tuple[str, int], tuple[set[int], list]] = {}  # (op, id(root set)) -> entries
+        self._op_mask = 0  # the operators of the op index (op_bit), built with it
 
     # -- basic queries ----------------------------------------------------------------------------------------
     def find(self, x: int) -> int:
@@ -149,31 +163,87 @@ class EGraph:
         return levels
 
     def op_index(self) -> tuple[dict[str, list[tuple[int, list]]], dict[int, dict[str, list]]]:
-        """Nodes grouped by operator, globally and per class, for e-matching. Built in one pass over the graph
-        when the graph changed since the last call (so once per saturation iteration: matching does not change
-        the graph); valid until the next change."""
+        """Nodes grouped by operator, globally (each operator's classes in id order) and per class, for
+        e-matching. Refreshed when the graph changed since the last call (so once per saturation iteration:
+        matching does not change the graph), after the first time for the classes that changed only; valid
+        until the next change. The result is the same as regrouping every class then."""
         if self._index_version != self.version:
-            op_index: dict[str, list[tuple[int, list]]] = {}
-            class_ops: dict[int, dict[str, list]] = {}
-            for cid, cls in self._classes.items():
-                d: dict[str, list] = {}
-                for n in cls.nodes:
-                    lst = d.get(n[0])
-                    if lst is None:
-                        d[n[0]] = [n]
-                    else:
-                        lst.append(n)
-                class_ops[cid] = d
-                for op, ns in d.items():
-                    entry = op_index.get(op)
-                    if entry is None:
-                        op_index[op] = [(cid, ns)]
-                    else:
-                        entry.append((cid, ns))
-            self._op_index, self._class_ops = op_index, class_ops
+            if self._index_version < 0:
+                self._index_all()
+            else:
+                self._index_changed()
+            self._unindexed = set()
             self._index_version = self.version
             self._root_cache = {}
         return self._op_index, self._class_ops
+
+    def _index_all(self) -> None:
+        op_index: dict[str, list[tuple[int, list]]] = {}
+        class_ops: dict[int, dict[str, list]] = {}
+        for cid, cls in self._classes.items():  # in id order (ids only grow)
+            d: dict[str, list] = {}
+            for n in cls.nodes:
+                lst = d.get(n[0])
+                if lst is None:
+                    d[n[0]] = [n]
+                else:
+                    lst.append(n)
+            class_ops[cid] = d
+            for op, ns in d.items():
+                entry = op_index.get(op)
+                if entry is None:
+                    op_index[op] = [(cid, ns)]
+                else:
+                    entry.append((cid, ns))
+        mask = 0
+        for op in op_index:
+            mask |= _OP_BITS.get(op) or op_bit(op)
+        self._op_index, self._class_ops, self._op_mask = op_index, class_ops, mask
+        self._op_classes = None  # made from op_index when first needed (most saturations never change it)
+
+    def _index_changed(self) -> None:
+        classes, class_ops, op_index = self._classes, self._class_ops, self._op_index
+        op_classes = self._op_classes
+        if op_classes is None:
+            op_classes = self._op_classes = {op: dict(entries) for op, entries in op_index.items()}
+        changed_ops: set[str] = set()
+        for cid in self._unindexed:
+            old = class_ops.pop(cid, None)
+            if old:
+                for op in old:
+                    del op_classes[op][cid]
+                changed_ops.update(old)
+            cls = classes.get(cid)
+            if cls is None:  # merged away
+                continue
+            d: dict[str, list] = {}
+            for n in cls.nodes:
+                lst = d.get(n[0])
+                if lst is None:
+                    d[n[0]] = [n]
+                else:
+                    lst.append(n)
+            class_ops[cid] = d
+            for op, ns in d.items():
+                per = op_classes.get(op)
+                if per is None:
+                    op_classes[op] = {cid: ns}
+                else:
+                    per[cid] = ns
+            changed_ops.update(d)
+        for op in changed_ops:
+            per = op_classes[op]
+            if per:
+                op_index[op] = sorted(per.items())  # class ids are unique: the node lists are never compared
+                self._op_mask |= _OP_BITS.get(op) or op_bit(op)
+            else:
+                del op_classes[op], op_index[op]
+                self._op_mask &= ~op_bit(op)
+
+    def op_mask(self) -> int:
+        """The operators present in the graph (those of :meth:`op_index`) as a mask of :func:`op_bit`."""
+        self.op_index()
+        return self._op_mask
 
     def lookup(self, op: str, attr: Hashable = None, children: Sequence[int] = ()) -> int | None:
         """The class of the node, if the e-graph has it."""
@@ -236,6 +306,7 @@ class EGraph:
                 raise EGraphError(f"child {c} of {node[0]} is not a class representative")
         data = [a.make(self, node) for a in self.analyses]
         classes[cid] = EClass(cid, [node], [], data)
+        self._unindexed.add(cid)
         for c in (ch if len(ch) < 2 else dict.fromkeys(ch)):
             classes[c].parents.append(cid)
         self._memo[node] = cid
@@ -257,6 +328,7 @@ class EGraph:
         self._origin.append(None)
         self._cur.append(None)
         self._classes[cid] = EClass(cid, [], [], [a.unknown for a in self.analyses])
+        self._unindexed.add(cid)
         self.version += 1
         return cid
 
@@ -296,6 +368,8 @@ class EGraph:
         ca.parents.extend(cb.parents)
         del classes[rb]
         self._dirty.add(ra)
+        self._unindexed.add(ra)
+        self._unindexed.add(rb)
         self._touched.add(ra)
         self.version += 1
         if self._modifiers:
@@ -313,6 +387,7 @@ class EGraph:
             return False
         gone = {n[0] for n in cls.nodes} - {n[0] for n in kept}
         cls.nodes = kept
+        self._unindexed.add(cid)
         for op in gone:
             self._by_op[op].discard(cid)
         self.version += 1
@@ -398,6 +473,7 @@ class EGraph:
                 n = (op, attr, tuple([find(c) for c in ch])) if ch else (op, attr, ch)
                 nodes[n] = None
             cls.nodes = list(nodes)
+            self._unindexed.add(cid)
             # one parent id per distinct canonical node (congruent duplicates are in one class already)
             cur = self._cur
             parents: dict[ENode, int] = {}
