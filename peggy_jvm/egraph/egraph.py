@@ -124,7 +124,9 @@ class EGraph:
         return iter(self._classes)
 
     def nodes(self, cid: int) -> list[ENode]:
-        return self._classes[self.find(cid)].nodes
+        if self._parent[cid] != cid:
+            cid = self.find(cid)
+        return self._classes[cid].nodes
 
     def classes_with_op(self, op: str) -> set[int]:
         """Representatives of the classes that contain a node of ``op`` (exact after :meth:`rebuild`)."""
@@ -287,11 +289,12 @@ class EGraph:
     # -- building ---------------------------------------------------------------------------------------------
     def add(self, op: str, attr: Hashable = None, children: Iterable[int] = ()) -> int:
         """The class of ``op[attr](children)``, adding the node if it is new."""
-        find = self.find
-        node = (op, attr, tuple([find(c) for c in children]))
+        find, parent = self.find, self._parent
+        # (a representative is its own parent: no call for it, the commonest case)
+        node = (op, attr, tuple([c if parent[c] == c else find(c) for c in children]))
         cid = self._memo.get(node)
         if cid is not None:
-            return find(cid)
+            return cid if parent[cid] == cid else find(cid)
         return self._add_new(node)
 
     def _add_new(self, node: ENode) -> int:
@@ -401,7 +404,7 @@ class EGraph:
     def rebuild(self) -> int:
         """Repair congruence and analysis facts (egg's deferred rebuild, worklist based). Returns the number of
         unions congruence caused."""
-        find = self.find
+        find, parent = self.find, self._parent
         memo = self._memo
         classes = self._classes
         dirty = self._dirty
@@ -414,7 +417,7 @@ class EGraph:
                 for nid in todo:
                     node: ENode = cur[nid]  # type: ignore[assignment]  # a pending id is a node, not a placeholder
                     op, attr, ch = node
-                    canon = (op, attr, tuple([find(c) for c in ch]))
+                    canon = (op, attr, tuple([c if parent[c] == c else find(c) for c in ch]))
                     if canon != node:
                         # the memo knows each node under exactly one key, its current version: replace it
                         if memo.get(node) is not None and find(memo[node]) == find(nid):
@@ -435,7 +438,7 @@ class EGraph:
                 for nid in todo:
                     cls = classes[find(nid)]
                     node = cur[nid]  # type: ignore[assignment]  # a pending id is a node, not a placeholder
-                    canon = (node[0], node[1], tuple([find(c) for c in node[2]]))
+                    canon = (node[0], node[1], tuple([c if parent[c] == c else find(c) for c in node[2]]))
                     data = cls.data
                     changed = False
                     for k, an in enumerate(analyses):
@@ -462,7 +465,7 @@ class EGraph:
         return canon[2]
 
     def _canonicalize_classes(self, cids: set[int]) -> None:
-        find = self.find
+        find, parent = self.find, self._parent
         classes = self._classes
         for cid in cids:
             cls = classes.get(cid)
@@ -470,7 +473,7 @@ class EGraph:
                 continue
             nodes: dict[ENode, None] = {}
             for op, attr, ch in cls.nodes:
-                n = (op, attr, tuple([find(c) for c in ch])) if ch else (op, attr, ch)
+                n = (op, attr, tuple([c if parent[c] == c else find(c) for c in ch])) if ch else (op, attr, ch)
                 nodes[n] = None
             cls.nodes = list(nodes)
             self._unindexed.add(cid)
@@ -479,7 +482,7 @@ class EGraph:
             parents: dict[ENode, int] = {}
             for pid in cls.parents:
                 n = cur[pid]
-                parents.setdefault((n[0], n[1], tuple([find(c) for c in n[2]])), pid)
+                parents.setdefault((n[0], n[1], tuple([c if parent[c] == c else find(c) for c in n[2]])), pid)
             cls.parents = list(parents.values())
 
     # -- explanations -----------------------------------------------------------------------------------------
