@@ -111,7 +111,7 @@ def balance(report: Path, sample: Path, src: Path, jobs: int = 2) -> tuple[float
     per_class = {c: sum(per_method[c]) for c in order}
     total = sum(per_class.values())
     tasks = _tasks([(k, c, data[c]) for k, c in enumerate(order)], SPLIT_BYTES)
-    task_time = [(t.weight, sum(per_method[order[t.index]][slice(*t.part)] if t.part else per_method[order[t.index]]))
+    task_time = [(t.weight, sum(per_method[order[t.entry]][slice(*t.part)] if t.part else per_method[order[t.entry]]))
                  for t in tasks]
 
     def efficiency(times: list[float]) -> float:
