@@ -25,6 +25,9 @@ Invariants
       node to its class (and also keeps the nodes :meth:`prune` hid); two congruent nodes are in one class;
       ``by_op`` lists exactly the classes that contain an op; every analysis fact is consistent with every node
       of its class.
+    * :meth:`op_index` is, whenever the version changed since its last call, exactly a regrouping of every
+      class's nodes by operator at that moment (each operator's classes in id order); it regroups only the
+      classes made, changed or merged away since (``_unindexed``: every change of a class's node list adds it).
     * Cycles are allowed (through placeholders and whatever rules build); nothing here recurses over the graph.
 """
 from __future__ import annotations
@@ -144,7 +147,7 @@ class EGraph:
     def ancestor_levels(self, cids: set[int], depth: int) -> list[set[int]]:
         """``levels[d]``: ``cids`` and every class reaching one of them through at most ``d`` parent edges, for
         ``d`` up to ``depth`` (one breadth-first pass)."""
-        find = self.find
+        find, parent = self.find, self._parent
         classes = self._classes
         seen = set(cids)
         levels = [set(seen)]
@@ -156,7 +159,8 @@ class EGraph:
                 if cls is None:
                     continue
                 for pc in cls.parents:
-                    pc = find(pc)
+                    if parent[pc] != pc:
+                        pc = find(pc)
                     if pc not in seen:
                         seen.add(pc)
                         nxt.append(pc)
@@ -183,13 +187,7 @@ class EGraph:
         op_index: dict[str, list[tuple[int, list]]] = {}
         class_ops: dict[int, dict[str, list]] = {}
         for cid, cls in self._classes.items():  # in id order (ids only grow)
-            d: dict[str, list] = {}
-            for n in cls.nodes:
-                lst = d.get(n[0])
-                if lst is None:
-                    d[n[0]] = [n]
-                else:
-                    lst.append(n)
+            d = _group(cls.nodes)
             class_ops[cid] = d
             for op, ns in d.items():
                 entry = op_index.get(op)
@@ -218,13 +216,7 @@ class EGraph:
             cls = classes.get(cid)
             if cls is None:  # merged away
                 continue
-            d: dict[str, list] = {}
-            for n in cls.nodes:
-                lst = d.get(n[0])
-                if lst is None:
-                    d[n[0]] = [n]
-                else:
-                    lst.append(n)
+            d = _group(cls.nodes)
             class_ops[cid] = d
             for op, ns in d.items():
                 per = op_classes.get(op)
@@ -532,6 +524,18 @@ class EGraph:
             for cid in cids:
                 assert cid in self._classes and any(n[0] == op for n in self._classes[cid].nodes), \
                     f"by_op[{op}] lists {cid}"
+
+
+def _group(nodes: list[ENode]) -> dict[str, list[ENode]]:
+    """A class's nodes by operator, operators in the order of their first node."""
+    d: dict[str, list[ENode]] = {}
+    for n in nodes:
+        lst = d.get(n[0])
+        if lst is None:
+            d[n[0]] = [n]
+        else:
+            lst.append(n)
+    return d
 
 
 _EMPTY_SET: set[int] = set()

@@ -10,11 +10,15 @@ What this module owns
 
 How matching works (e-matching compiled to Python code)
     A substitution is a flat tuple: variables (class ``?x``, attribute ``$f``, operator ``%f``) get a slot in the
-    order the matcher first meets them (depth first, left to right), so binding is ``env + (value,)`` and a
-    repeated variable is a comparison with ``env[slot]``. Each pattern position becomes a closure
-    ``m(eg, class id, env) -> list of envs``. Ground sub-patterns (no variables, exact attributes, e.g. ``(const.i
-    0)``) are not scanned: their class is looked up once per e-graph version through the hash-cons memo and
-    compared. The root is only tried on the classes that contain one of its operators (``EGraph.classes_with_op``).
+    order the matcher first meets them (depth first, left to right). Each left-hand side becomes one generated
+    Python function that searches a root operator's classes whole (:class:`_CodeGen`): the root node is a loop
+    body, each pattern node below it a nested loop over the child class's nodes of its operator
+    (``EGraph.op_index``), each check a ``continue``, variables Python locals, a repeated variable a comparison,
+    a rule's conditions checked as soon as their variables are bound. Ground sub-patterns (no variables, exact
+    attributes, e.g. ``(const.i 0)``) are not scanned: their class is looked up once per search through the
+    hash-cons memo and compared. The root is only tried on the classes that contain one of its operators (the
+    op index), or on the given roots. A right-hand side becomes a generated function too
+    (:func:`compile_builder`: nested ``eg.add`` calls, children before parents, left to right).
 
 Invariants
     Matching runs between rebuilds only (all ids canonical, nothing added), so it never calls ``find``.

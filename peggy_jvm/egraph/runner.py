@@ -17,15 +17,20 @@ How a run goes (egg's loop, with semi-naive matching)
     found and applied then, and re-applying a match is a no-op (hash-consing). Rules whose conditions look
     further than their pattern (``terminates``, ``distinct``...) and built-in rules report ``depth = None`` and
     are searched everywhere every time.
+    What a rule list needs each iteration is read once per list (:class:`_RulePlan`, cached across runners: the
+    optimizer makes one per method with the same rules): names, depths, and for each set of operators present
+    (``EGraph.op_mask``) which pattern rules could match at all. A pattern rule an operator of which is nowhere
+    is not searched; it counts as searched (the next iteration searches it near the changes only, where any new
+    match must be), as it always did.
 
 Limits and how exactly they hold
     * ``max_nodes``: checked before the run, before every iteration and after every application; the run can end
       above it by at most the nodes of one right-hand side plus the constants of the final rebuild.
-    * ``time_limit_s``: checked before every iteration, after every rule's search, every 8 root nodes in a
+    * ``time_limit_s``: checked before every iteration, after every rule's search, every 9 root nodes in a
       search, every 8 matches while a :class:`PatternRewrite`'s condition filters them, and after every
       application, where the applications stop early enough for the rebuild they queued (estimated from the
       rebuilds seen so far) to fit; a queue whose rebuild would take more than 2% of the limit is rebuilt on the
-      spot. The overshoot is one application (or 8 root nodes' matching, or 8 conditions), the error of that
+      spot. The overshoot is one application (or 9 root nodes' matching, or 8 conditions), the error of that
       estimate and the final rebuild: on jama and commons-lang3 a few milliseconds (scripts/bench_saturate.py).
       A rebuild is never cut short (the e-graph must stay consistent), so a rule set whose rebuild cascades
       explode can still overshoot by one rebuild.
