@@ -17,6 +17,10 @@ The defaults are set so that the net does not fire on the corpora (docs/cli.md, 
 Inputs: the options (``--method-timeout``). Outputs: limits for :mod:`peggy_jvm.egraph.runner`,
 :mod:`peggy_jvm.extract.maxsat` and :mod:`peggy_jvm.validate.prove`; :class:`MethodTimeout` when the net fires.
 
+``validate`` is the one command bounded by time rather than work (its budget is the user's ``--method-timeout``);
+it counts that time on :mod:`peggy_jvm.egraph.clock` (CPU time, so that its verdicts do not flip with the
+machine's load), as every time limit of saturation does.
+
 Invariants: no limit of :class:`WorkBudget` reads a clock; the safety net is checked between sub-stages and at
 the end of a method, interrupts saturation + extraction (which touch nothing shared) by an alarm, and stops the
 self-check (which reads the shared class hierarchy, so no alarm) at its checkpoints: between its attempts and

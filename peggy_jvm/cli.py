@@ -509,8 +509,8 @@ class _ProgressDisplay:
                                 TextColumn("{task.fields[left]}"), console=self.console, transient=True)
             self.bar.start()
             self.task = self.bar.add_task(self.unit, total=total, detail=detail, left=left)
-        # the task was set with the bar
-        self.bar.update(self.task, completed=done, detail=detail, left=left)  # type: ignore[arg-type]
+        assert self.task is not None  # set with the bar
+        self.bar.update(self.task, completed=done, detail=detail, left=left)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -290,12 +290,10 @@ def optimize_details(report: RunReport, original: InputSet, optimized: InputSet,
         d.facts.append(("outcome", f"{m.status}: {m.reason}" if m.reason else m.status))
         method = next((x for x in (cf.methods if cf is not None else ())
                        if x.name == m.name and x.descriptor == m.descriptor), None)
-        if report.stage == Stage.FULL.value and method is not None:
+        if report.stage == Stage.FULL.value and cf is not None and method is not None:
             try:
-                # method was found in cf: cf is set
-                view = full_stage_view(lift_method(cf, method, hierarchy), rules, goal,  # type: ignore[arg-type]
-                                       extract=True, callees=CalleeSource(cf, hierarchy, program,  # type: ignore[arg-type]
-                                                                          method.is_static))
+                view = full_stage_view(lift_method(cf, method, hierarchy), rules, goal,
+                                       extract=True, callees=CalleeSource(cf, hierarchy, program, method.is_static))
             except (LiftError, PegUnsupported) as e:
                 d.facts.append(("PEG", f"none: {e}"))
             else:

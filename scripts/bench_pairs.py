@@ -6,9 +6,9 @@ processes, the judging against the labels and the report): builds the pairs (``f
 validates every one (or those named by ``--only``) and prints the table against the issue's goals, the pairs by
 kind and by tag, and the open pairs by cause.
 
-Outputs: the table on stdout (times per pair: wall clock; then the run's CPU in all and per pair, workers and
-JVMs included); ``--json FILE`` the outcomes. A malformed manifest, a failed build or ``--only``
-matching no pair is one line on stderr and exit 2.
+Outputs: the table on stdout (times per pair: as their budgets count them, CPU time and JVM waits; then the run's
+CPU in all and per pair, workers and JVMs included); ``--json FILE`` the outcomes. A malformed manifest, a failed
+build or ``--only`` matching no pair is one line on stderr and exit 2.
 
 Usage::
 
@@ -60,8 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
     print(report_text(specs, outcomes, wall, classes))
     print(f"\nCPU {cpu:.1f} s in all (this process, its workers and their JVMs), {cpu / len(outcomes):.3f} s per pair "
-          f"on average; wall {wall:.1f} s on {max(1, args.jobs)} worker(s). The per-pair times above are wall clock "
-          "(each pair's methods' time_ms: proof, search, JVM calls), which grows with the machine's load.")
+          f"on average; wall {wall:.1f} s on {max(1, args.jobs)} worker(s). The per-pair times above are what the "
+          "pairs' budgets count (each pair's methods' time_ms: CPU time of proof and search, and the wall-clock time "
+          "of the JVM calls), which the machine's load hardly changes.")
     if args.json:
         args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=1), encoding="utf-8")
     return 0

@@ -35,8 +35,9 @@ Goal (issue 5): the median method saturates in under 50 ms, and no method exceed
 10% (``OVER`` in the table, the summary's ``over budget`` count and list). Issue 6: the runner keeps its time
 limit inside an iteration too; the summary's ``max overrun`` is the largest ``run - limit`` (ms and % of the
 limit) over all methods, the runner's own time (``Runner.run``: search, application, rebuilds, final rebuild),
-and ``stopped in`` counts where limits stopped runs. Times are wall clock (the budget is wall clock); the summary
-also gives the median CPU time, which is what to compare on a loaded machine.
+and ``stopped in`` counts where limits stopped runs. The runner's times (``run``) are on its clock, the CPU time of
+``peggy_jvm/egraph/clock.py``, as its time limit is; the other times are wall clock; the summary also gives the
+median CPU time, which is what to compare on a loaded machine.
 """
 from __future__ import annotations
 

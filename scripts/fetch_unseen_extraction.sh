@@ -12,6 +12,9 @@
 # How they were chosen (before measuring; docs/benchmarks.md, "Extraction on unseen instances"): fuzz: all 20;
 # babble: the first two of the listing; lean-egg: the first four of the listing and Basic #2; diospyros: the two
 # under 100,000 characters met first in the listing.
+# Session 14 (`unseen21`, the larger families, smallest first, each at most ~450,000 characters, as many as
+# could be read in the session): babble: the next two in the listing; rover: the smallest file,
+# box_filter_3iteration (287,950 characters).
 set -eu
 
 DIR=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/peggy-jvm/extraction-unseen}
@@ -41,6 +44,8 @@ cd21350053659a7ff0213568e819220c09d7d178 fuzz/6.json
 410b763ba856be619d08ccd576c5c77848dd94d9 fuzz/8.json
 b51526b17baf5fc6905a0fb7bf7a8bb76fb894a8 babble/list_list_hard_test_ellisk_2019-02-15T11.26.41--bench000_it0.json
 b51526b17baf5fc6905a0fb7bf7a8bb76fb894a8 babble/list_list_hard_test_ellisk_2019-02-15T11.26.41--bench001_it1.json
+9d1f4307ecc09a5553b295524319beddf417ccb1 babble/list_list_hard_test_ellisk_2019-02-15T11.26.41--bench002_it2.json
+b51526b17baf5fc6905a0fb7bf7a8bb76fb894a8 babble/list_list_hard_test_ellisk_2019-02-15T11.26.41--bench003_it4.json
 93dec35f2876380806904a63bca70fe4325adcdd lean-egg/Basic%20%232.json
 93dec35f2876380806904a63bca70fe4325adcdd lean-egg/Activations%20%231.json
 93dec35f2876380806904a63bca70fe4325adcdd lean-egg/Activations%20%233.json
@@ -48,6 +53,7 @@ b51526b17baf5fc6905a0fb7bf7a8bb76fb894a8 babble/list_list_hard_test_ellisk_2019-
 5ab2538255273de8765c72261a684a749d3d9372 lean-egg/Activations%20%235.json
 35defb00e648527f69e721a822c53794b8eade9a diospyros/simple_vec_add_root_7.json
 35defb00e648527f69e721a822c53794b8eade9a diospyros/vector_mac_just_mul_or_zero_root_14.json
+9fb66c6e8eb14e6da57719b6fd4f056fd9f5ba2c rover/box_filter_3iteration_egraph.json
 '
 
 echo "$LIST" | while read -r commit path; do

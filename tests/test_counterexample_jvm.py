@@ -15,6 +15,7 @@ import time
 import pytest
 from conftest import compile_versions, validate_rows
 
+from peggy_jvm.egraph.clock import clock
 from peggy_jvm.validate import Verdict
 from peggy_jvm.validate import counterexample as cx
 
@@ -58,8 +59,8 @@ def _call(name: str, x: int) -> cx.Call:
 def test_one_jvm_answers_call_after_call(trees):
     harness = _harness(trees)
     try:
-        same, _ = harness.ask(_call("twice", 3), time.monotonic() + 20)
-        differs, _ = harness.ask(_call("inc", 3), time.monotonic() + 20)
+        same, _ = harness.ask(_call("twice", 3), clock() + 20)
+        differs, _ = harness.ask(_call("inc", 3), clock() + 20)
     finally:
         harness.close()
     assert same is not None and same.orig == same.opt and same.orig.startswith("R 6 "), same
@@ -71,11 +72,11 @@ def test_one_jvm_answers_call_after_call(trees):
 def test_a_run_that_does_not_finish_is_stopped_in_the_budget_and_a_fresh_jvm_goes_on(trees):
     harness = _harness(trees)
     try:
-        harness.ask(_call("twice", 1), time.monotonic() + 20)  # the JVM is up: what follows is the run's time
+        harness.ask(_call("twice", 1), clock() + 20)  # the JVM is up: what follows is the run's time
         t0 = time.monotonic()
-        hung, why = harness.ask(_call("spin", 0), t0 + 1.0)
+        hung, why = harness.ask(_call("spin", 0), clock() + 1.0)
         took = time.monotonic() - t0
-        after, _ = harness.ask(_call("inc", 0), time.monotonic() + 20)
+        after, _ = harness.ask(_call("inc", 0), clock() + 20)
     finally:
         harness.close()
     assert hung is not None and hung.out_of_time and not hung.confirms and hung.runs_on is None, (hung, why)
@@ -92,11 +93,11 @@ def test_a_jvm_that_does_not_answer_is_killed_at_the_deadline(trees, tmp_path):
     harness.java = str(mute)
     try:
         t0 = time.monotonic()
-        answer, why = harness.ask(_call("inc", 0), t0 + 0.5)
+        answer, why = harness.ask(_call("inc", 0), clock() + 0.5)
         took = time.monotonic() - t0
         proc_gone = harness._proc is None
         harness.java = cx._java_tool("java")
-        again, _ = harness.ask(_call("inc", 0), time.monotonic() + 20)
+        again, _ = harness.ask(_call("inc", 0), clock() + 20)
     finally:
         harness.close()
     assert answer is None and "did not answer within the pair's budget: killed" in why, why

@@ -20,7 +20,7 @@ from peggy_jvm.classfile.attributes import LineNumberTable
 from peggy_jvm.classfile.model import CodeAttribute
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import Stage, optimize_input
-from peggy_jvm.rules.inline import MAX_CALLEE_NODES, Body, CalleeSource
+from peggy_jvm.rules.inline import MAX_CALLEE_NODES, Body, CalleeSource, same_body
 from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
 
 SOURCE = """public class Inl {
@@ -60,9 +60,15 @@ SOURCE = """public class Inl {
     static int check(int x) { if (x < 0) throw new IllegalArgumentException(); return x; }
     static int callsCheck(int x) { return check(x) + 1; }
     static int guarded(int[] a) { try { return first(a); } catch (NullPointerException e) { return -1; } }
+    static int twoDeep(int x) { return plusOne(x) * 3; }
+    private int privateUse(int k) { return getBase() + scaled(k); }
+    int deepThis(int k) { return privateUse(k) - 1; }
+    static int mutualA(int n) { return n <= 0 ? 0 : mutualB(n - 1) + 1; }
+    static int mutualB(int n) { return n <= 0 ? 1 : mutualA(n - 1) * 2; }
+    static int callsMutual(int n) { return mutualA(n) + 5; }
 }
 """
-INLINED = ("plusOne", "sumSq", "viaFirst", "useThis", "absPlus", "bumped", "callsLow")
+INLINED = ("plusOne", "sumSq", "viaFirst", "useThis", "absPlus", "bumped", "callsLow", "twoDeep", "deepThis")
 # a boolean field's value is not known to be 0 or 1 (a JVM before 9 does not narrow it on ireturn)
 KEPT = {"callsLoop": "has a loop", "callsFlag": "returns boolean/byte/char/short not known in range",
         "callsLocked": "synchronized",
@@ -70,7 +76,8 @@ KEPT = {"callsLoop": "has a loop", "callsFlag": "returns boolean/byte/char/short
 STATIC_CALLS = {"plusOne": "(I)I", "sumSq": "(II)I", "viaFirst": "([II)I", "viaThis": "(I)I", "absPlus": "(I)I",
                 "bumped": "(I)I", "callsLoop": "(I)I", "callsBool": "(I)I", "callsLocked": "(I)I",
                 "callsLow": "(I)I", "callsFlag": "(I)I",
-                "callsFact": "(I)I", "callsCheck": "(I)I", "guarded": "([I)I"}
+                "callsFact": "(I)I", "callsCheck": "(I)I", "guarded": "([I)I", "twoDeep": "(I)I",
+                "mutualA": "(I)I", "mutualB": "(I)I", "callsMutual": "(I)I"}
 _INVOKES = {op.INVOKESTATIC, op.INVOKESPECIAL, op.INVOKEVIRTUAL, op.INVOKEINTERFACE}
 
 
@@ -143,6 +150,44 @@ def test_inlined_code_verifies_and_behaves_identically(built, java_home, verifie
     result = dt.compare(src, out, calls, java_home=java_home, timeout_ms=3000)
     assert result.mismatches == [], result.report()
     assert result.compared > 0.8 * len(calls)
+
+
+def test_a_callees_own_calls_are_inlined_with_it(built):
+    """Nested inlining: ``twoDeep`` calls ``plusOne``, which calls ``foo``; ``deepThis`` calls ``privateUse``, which
+    calls ``getBase`` and ``scaled`` on the same ``this``. The bodies given for one call are flattened, and the
+    optimized callers make no call at all (asserted in test_calls_of_small_own_methods_are_inlined)."""
+    src, _, _ = built
+    cf = read_class((src / "Inl.class").read_bytes())
+    from peggy_jvm.ir.nodes import MethodRef
+
+    def calls_in(body) -> list[str]:
+        return [body.peg.nodes[n].attr.name for n in body.peg.reachable([body.peg.root])
+                if body.peg.nodes[n].op.startswith("invoke.")]
+    source = CalleeSource(cf, None, caller_static=False)
+    plus_one = source.body("static", MethodRef("Inl", "plusOne", "(I)I"))
+    assert isinstance(plus_one, Body) and calls_in(plus_one) == []
+    as_built = source.body("static", MethodRef("Inl", "plusOne", "(I)I"), nested=False)
+    assert isinstance(as_built, Body) and calls_in(as_built) == ["foo"]
+    use_this = source.body("special", MethodRef("Inl", "privateUse", "(I)I"))
+    assert isinstance(use_this, Body) and calls_in(use_this) == []
+
+
+def test_recursion_through_several_callees_stays_a_call(built, java_home):
+    """``mutualA`` and ``mutualB`` call each other: each one's body is flattened with the other's, whose call
+    back stays a call (unfolding ends), whichever was asked for first (the answer depends on the call alone)."""
+    src, out, report = built
+    cf = read_class((src / "Inl.class").read_bytes())
+    from peggy_jvm.ir.nodes import MethodRef
+    a, b = MethodRef("Inl", "mutualA", "(I)I"), MethodRef("Inl", "mutualB", "(I)I")
+    first, second = CalleeSource(cf, None), CalleeSource(cf, None)
+    got_a = first.body("static", a)
+    second.body("static", b)  # asked in the other order
+    again = second.body("static", a)
+    assert isinstance(got_a, Body) and isinstance(again, Body) and same_body(got_a, again)
+    names = [got_a.peg.nodes[n].attr.name for n in got_a.peg.reachable([got_a.peg.root])
+             if got_a.peg.nodes[n].op.startswith("invoke.")]
+    assert names == ["mutualA"]  # mutualB's body inlined, its call of mutualA kept
+    assert _invokes(_code(out)["callsMutual"]), report["callsMutual"].reason
 
 
 def test_an_inlined_effect_keeps_the_call_sites_line(built):

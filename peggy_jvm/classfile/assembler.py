@@ -240,7 +240,8 @@ def to_symbolic(insns: Sequence[Instruction], code_length: int, extra_offsets: I
             if dflt is None:
                 dflt = labels[t] = Label()
             tl = []
-            for t in i.targets:  # type: ignore[union-attr]  # a decoded switch has targets
+            assert i.targets is not None  # a decoded switch has targets
+            for t in i.targets:
                 lab = get(t)
                 if lab is None:
                     lab = labels[t] = Label()
@@ -443,14 +444,14 @@ def _reserve(em: _Pass, ins: Instruction) -> None:
 def _short_branch(em: _Pass, x: Insn, op: int) -> None:
     """A branch with a 16-bit displacement, patched by :func:`_patch_branches` (which reports overflow)."""
     ins = Instruction(len(em.code), op, 0, 0, False, None, None, 3)
-    em.branches.append((ins, x.target, len(em.instrs), x))  # type: ignore[arg-type]  # a branch Insn has its target
+    em.branches.append((ins, _branch_target(x), len(em.instrs), x))
     _reserve(em, ins)
 
 
 def _long_goto(em: _Pass, x: Insn, op: int) -> None:
     """``goto_w``/``jsr_w``: a 32-bit displacement, patched by :func:`_patch_long_branches`."""
     ins = Instruction(len(em.code), op, 0, 0, False, None, None, 5)
-    em.long_branches.append((ins, x.target, x))  # type: ignore[arg-type]  # a branch Insn has its target
+    em.long_branches.append((ins, _branch_target(x), x))
     _reserve(em, ins)
 
 
@@ -475,6 +476,13 @@ def _goto(em: _Pass, x: Insn, op: int) -> None:
         _long_goto(em, x, _LONG_OF[op])
     else:
         _short_branch(em, x, _CANON[op])
+
+
+def _branch_target(x: Insn) -> Label:
+    lab = x.target
+    if lab is None:
+        raise _bad(x, "a branch needs a target")
+    return lab
 
 
 def _switch_targets(x: Insn) -> list[Label]:
@@ -527,7 +535,7 @@ _ENCODERS = (_plain, _load_store, _pool_ref, _ldc, _conditional, _bipush, _goto,
 # -- patching: operands that depend on where the labels landed
 
 def _resolve(offsets: dict[Label, int], end: int, lab: Label | None, x: Insn) -> int:
-    t = offsets.get(lab)  # type: ignore[arg-type]  # None is never a key: a missing target is the error below
+    t = None if lab is None else offsets.get(lab)
     if t is None:
         raise _bad(x, f"target {lab!r} is not placed in the method body")
     if t >= end:
@@ -572,8 +580,7 @@ def _patch_switches(em: _Pass, offsets: dict[Label, int]) -> None:
         s = ins.offset
         dflt = _resolve(offsets, end, x.default, x)
         ins.arg = dflt
-        # a switch Insn has targets
-        abs_targets = [_resolve(offsets, end, lab, x) for lab in x.targets]  # type: ignore[union-attr]
+        abs_targets = [_resolve(offsets, end, lab, x) for lab in _switch_targets(x)]
         ins.targets = abs_targets
         p = s + 4 - (s & 3)
         if ins.keys is None:

@@ -43,7 +43,7 @@ class Instruction:
 
     @property
     def name(self) -> str:
-        return NAME_OF[self.opcode]  # type: ignore[return-value]  # decode refuses opcodes without a name
+        return NAME_OF[self.opcode] or f"opcode {self.opcode}"  # decode refuses opcodes without a name
 
     def successors_targets(self) -> list[int]:
         """Absolute branch targets (switch default first), empty for non-branches."""

@@ -138,13 +138,11 @@ class _Merger:
     def merge(self, a: int | str, b: int | str) -> int | str:
         if a == b:
             return a
-        sa = isinstance(a, str)
-        sb = isinstance(b, str)
-        if sa and sb:
-            return self.merge_refs(a, b)  # type: ignore[arg-type]  # both str by sa and sb (not narrowed through them)
-        if sa and b == NULL:
-            return a
-        if sb and a == NULL:
+        if isinstance(a, str):
+            if isinstance(b, str):
+                return self.merge_refs(a, b)
+            return a if b == NULL else TOP
+        if isinstance(b, str) and a == NULL:
             return b
         return TOP
 
@@ -390,7 +388,8 @@ class FrameInference:
                 if kind is Operand.BRANCH2 or kind is Operand.BRANCH4:
                     return ((ins.arg,), opc != op.GOTO and opc != op.GOTO_W)
                 if opc == op.TABLESWITCH or opc == op.LOOKUPSWITCH:
-                    return ((ins.arg, *ins.targets), False)  # type: ignore[misc]  # a decoded switch always has targets
+                    assert ins.targets is not None  # a decoded switch always has targets
+                    return ((ins.arg, *ins.targets), False)
                 if opc in op.NO_FALLTHROUGH:
                     return ((), False)
             return None

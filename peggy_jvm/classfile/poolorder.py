@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from typing import TypeVar
 
 from . import attributes as at
 from .assembler import reassemble
@@ -50,6 +51,8 @@ class PoolOrderRefused(ClassFileError):
 
 
 #: Instruction operand kinds whose ``arg`` is a pool index.
+_Member = TypeVar("_Member", FieldInfo, MethodInfo)
+
 _POOL_OPERANDS = frozenset((Operand.CP1, Operand.CP2, Operand.INVOKEINTERFACE, Operand.INVOKEDYNAMIC,
                             Operand.MULTIANEWARRAY))
 
@@ -123,14 +126,14 @@ def ldc_first_order(cf: ClassFile) -> list[int]:
 
 def _mapping(pool: ConstantPool, order: list[int]) -> list[int]:
     """old index -> new index (0 stays 0) for ``order``; checks it is a permutation of the pool's entries."""
-    entries = pool.entries
-    if sorted(order) != [i for i, _ in pool]:
+    real = dict(pool)  # index -> entry, the pool's entries without the unusable slots
+    if sorted(order) != list(real):
         raise ValueError("the order is not a permutation of the pool's entries")
-    new = [0] * len(entries)
+    new = [0] * len(pool.entries)
     at_ = 1
     for old in order:
         new[old] = at_
-        at_ += 2 if entries[old][0] in (5, 6) else 1  # type: ignore[index]  # order holds only real entries
+        at_ += 2 if real[old][0] in (5, 6) else 1
     return new
 
 
@@ -230,7 +233,7 @@ class _Renumber:
         max_locals = max(code.max_locals, min_locals)
         return write_code(CodeAttribute(code.max_stack, max_locals, asm.code, asm.exception_table, kept))
 
-    def member(self, m: FieldInfo | MethodInfo) -> FieldInfo | MethodInfo:
+    def member(self, m: _Member) -> _Member:
         method = m if isinstance(m, MethodInfo) else None
         attrs = [self.attribute(a, method) for a in m.attributes]
         return type(m)(m.access, self.map[m.name_index], self.map[m.descriptor_index], attrs, m.name, m.descriptor)
@@ -242,7 +245,7 @@ class _Renumber:
         attrs = [self.attribute(a, None) for a in cf.attributes]
         return ClassFile(cf.minor, cf.major, self.pool, cf.access, self.map[cf.this_index],
                          self.map[cf.super_index], [self.map[i] for i in cf.interface_indices],
-                         fields, methods, attrs)  # type: ignore[arg-type]  # member() keeps each one's type
+                         fields, methods, attrs)
 
 
 def _moved(f: Frame, offset_map: dict[int, int]) -> Frame:

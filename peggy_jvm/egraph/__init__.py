@@ -3,7 +3,8 @@ saturation. It imports nothing outside this package and knows no operator's mean
 
 Modules: :mod:`.types` (the e-node and id types), :mod:`.analysis` (the e-class analysis protocol: make / merge /
 modify), :mod:`.egraph` (the e-graph), :mod:`.pattern` (patterns, compiled matchers and builders), :mod:`.runner`
-(rewrites, limits, scheduling, reports), :mod:`.explain` (proof log and explanations). The e-graph of a PEG with
+(rewrites, limits, scheduling, reports), :mod:`.explain` (proof log and explanations), :mod:`.clock` (the
+CPU-time clock time limits are read on). The e-graph of a PEG with
 the Java analyses is :mod:`peggy_jvm.epeg`; the rule language that produces rewrites is :mod:`peggy_jvm.rules`.
 """
 from __future__ import annotations

@@ -25,10 +25,10 @@ Invariants
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Sequence, Union
 
+from .clock import clock as budget_clock
 from .egraph import op_bit
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ class Matcher:
         search = self._search
         out: list[Match] = []
         op_index, class_ops = eg.op_index()
-        clock = time.perf_counter
+        clock = budget_clock
         tick = 0  # root nodes since the deadline was last checked (carried from one root operator to the next)
         for op in self.root_ops:
             entries = op_index.get(op)

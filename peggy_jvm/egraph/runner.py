@@ -26,7 +26,9 @@ How a run goes (egg's loop, with semi-naive matching)
 Limits and how exactly they hold
     * ``max_nodes``: checked before the run, before every iteration and after every application; the run can end
       above it by at most the nodes of one right-hand side plus the constants of the final rebuild.
-    * ``time_limit_s``: checked before every iteration, after every rule's search, every 9 root nodes in a
+    * ``time_limit_s``: seconds of :func:`peggy_jvm.egraph.clock.clock` (this process's CPU time, so that a loaded
+      machine stops the run where an idle one does; validate's pairs cap it by the wall clock); checked before
+      every iteration, after every rule's search, every 9 root nodes in a
       search, every 8 matches while a :class:`PatternRewrite`'s condition filters them, and after every
       application, where the applications stop early enough for the rebuild they queued (estimated from the
       rebuilds seen so far) to fit; a queue whose rebuild would take more than 2% of the limit is rebuilt on the
@@ -53,6 +55,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence
 
+from .clock import clock as budget_clock
 from .explain import Reason
 from .pattern import Builder, Match, Matcher
 
@@ -111,7 +114,7 @@ class PatternRewrite:
             # a condition may be slow (it can look far beyond the match): the deadline is checked while
             # filtering too, and the matches not filtered yet are dropped (the run stops at this deadline)
             kept: list[Match] = []
-            clock = time.perf_counter
+            clock = budget_clock
             for k, m in enumerate(ms):
                 if (k & 7) == 7 and clock() > deadline:
                     return kept, True
@@ -130,7 +133,8 @@ class PatternRewrite:
 class Limits:
     max_nodes: int = 10_000
     max_iterations: int = 30
-    #: None: no wall-clock limit (work limits only: the result does not depend on the machine's speed)
+    #: seconds of egraph/clock.py (CPU time); None: no time limit (work limits only: the result does not depend on the
+    #: machine's speed)
     time_limit_s: float | None = 1.0
     match_limit: int = 1_000  # per rule and iteration, doubled after every ban (egg's default)
     ban_length: int = 5  # iterations, doubled after every ban
@@ -239,7 +243,7 @@ class Runner:
 
     def run(self, eg: EGraph) -> RunReport:
         lim = self.limits
-        clock = time.perf_counter
+        clock = budget_clock
         start = clock()
         deadline = math.inf if lim.time_limit_s is None else start + lim.time_limit_s
         report = RunReport()
@@ -305,9 +309,9 @@ class Runner:
                     st = stats[i]
                     if st is None:
                         st = stats[i] = RuleStats()
-                    t0 = clock()
+                    t0 = time.perf_counter()  # statistics: the wall clock
                     ms, late = rule.search(eg, threshold + 1, deadline, roots)
-                    st.search_s += clock() - t0
+                    st.search_s += time.perf_counter() - t0
                     if len(ms) > threshold:
                         searched[i] = -1  # its matches were not applied: search everywhere next time
                         banned_until[i] = it + (lim.ban_length << bans[i])
@@ -343,16 +347,17 @@ class Runner:
 
     def _rebuild(self, eg: EGraph, report: RunReport) -> None:
         work = eg.pending_work()
-        t0 = time.perf_counter()
+        t0 = budget_clock()
         eg.rebuild()
-        took = time.perf_counter() - t0
+        took = budget_clock() - t0
         report.rebuild_s += took
         if work > 64:  # learn the cost per queued repair (cascades included), forgetting slowly
             self._rebuild_rate = max(self._rebuild_rate * 0.7, took / work)
 
     def _apply(self, eg: EGraph, found: list[tuple[Rewrite, list, RuleStats]], deadline: float,
                done: dict[str, set], report: RunReport) -> StopReason | None:
-        clock = time.perf_counter
+        clock = budget_clock
+        perf = time.perf_counter  # the rules' statistics: wall clock, a cheaper read than the budget clock
         max_nodes = self.limits.max_nodes
         limit = self.limits.time_limit_s
         timed = limit is not None
@@ -372,11 +377,10 @@ class Runner:
                         alive.append((rule, it, st, seen))
                         continue
                     seen.add(m)
-                t0 = clock()
+                t0 = perf()
                 if rule.apply(eg, m):
                     st.applied += 1
-                t1 = clock()
-                st.apply_s += t1 - t0
+                st.apply_s += perf() - t0
                 alive.append((rule, it, st, seen))
                 if eg.node_count >= max_nodes:
                     return StopReason.NODE_LIMIT
@@ -389,9 +393,8 @@ class Runner:
                     # a long queue of repairs: rebuild now, so the rebuild that ends the run stays short
                     self._rebuild(eg, report)
                     work = eg.pending_work()
-                    t1 = clock()
                 # stop early enough that the rebuild this iteration still needs fits in the time limit
-                if t1 + self._rebuild_rate * work > deadline:
+                if clock() + self._rebuild_rate * work > deadline:
                     return StopReason.TIME_LIMIT
             queues = alive
         return None

@@ -41,7 +41,7 @@ Invariants:
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, MutableMapping
 from typing import Generic, TypeVar
 from dataclasses import dataclass, field
 
@@ -272,22 +272,31 @@ def _tree_ints(root: int, order: list[int], idom: list[int]) -> _TreeInts:
         c.sort()
     pre = [-1] * size
     post = [-1] * size
-    counter = 0
-    pre[root] = counter
-    counter += 1
-    stack: list[tuple[int, Iterator[int]]] = [(root, iter(children[root]))]
-    while stack:
-        u, it = stack[-1]
-        for v in it:
-            pre[v] = counter
-            counter += 1
-            stack.append((v, iter(children[v])))
-            break
-        else:
-            stack.pop()
-            post[u] = counter
-            counter += 1
+    _number_subtrees([root], children, pre, post)
     return _TreeInts(idom, children, pre, post, depth)
+
+
+def _number_subtrees(roots: list[int], children: Mapping[int, list[int]] | list[list[int]],
+                     pre: MutableMapping[int, int] | list[int], post: MutableMapping[int, int] | list[int]) -> None:
+    """Number a forest's nodes in one depth-first walk (``roots`` in order, each node's ``children`` in order):
+    ``pre[v]`` when the walk enters ``v``, ``post[v]`` when it leaves, from one counter. ``w`` lies in ``v``'s
+    subtree exactly when ``pre[v] <= pre[w] < post[v]``: an O(1) ancestor test. Iterative, for deep trees."""
+    counter = 0
+    for r in roots:
+        pre[r] = counter
+        counter += 1
+        stack: list[tuple[int, Iterator[int]]] = [(r, iter(children[r]))]
+        while stack:
+            u, it = stack[-1]
+            for v in it:
+                pre[v] = counter
+                counter += 1
+                stack.append((v, iter(children[v])))
+                break
+            else:
+                stack.pop()
+                post[u] = counter
+                counter += 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -673,25 +682,10 @@ def _loops_ints(idx: _Index[N], t: _TreeInts) -> LoopForest[N]:
             fs = fs | body[c]
         body[h] = fs
     # Loop-tree intervals for O(1) "node v is in loop h": innermost[v] lies in the subtree of h.
-    lpre = {}
-    lpost = {}
-    counter = 0
+    lpre: dict[int, int] = {}
+    lpost: dict[int, int] = {}
     roots = [h for h in headers if h not in parent]
-    for r in roots:
-        lpre[r] = counter
-        counter += 1
-        stack = [(r, iter(inner[r]))]
-        while stack:
-            u, it = stack[-1]
-            for c in it:
-                lpre[c] = counter
-                counter += 1
-                stack.append((c, iter(inner[c])))
-                break
-            else:
-                stack.pop()
-                lpost[u] = counter
-                counter += 1
+    _number_subtrees(roots, inner, lpre, lpost)
 
     def in_loop(v: int, h: int) -> bool:
         i = innermost[v]

@@ -146,7 +146,11 @@ class Boxed:
         return f"<{self.cls} {self.value!r}>"
 
 
-Value = object  # int | float | str | None | JObject | JArray | ClassValue | Boxed
+# object, not the union int | float | str | None | JObject | JArray | ClassValue | Boxed: which of them a value is
+# follows from the verified IR's types and descriptors, which mypy does not see. Code that uses a value as the
+# type the IR gives it says so (a cast, or on the hot path, where a cast's call costs, a type: ignore ending
+# "(Value)")
+Value = object
 
 
 _DEFAULTS = {"I": 0, "J": 0, "S": 0, "B": 0, "C": 0, "Z": 0, "F": 0.0, "D": 0.0}
@@ -161,13 +165,13 @@ def narrow(desc: str, v: Value) -> Value:
     """A value stored into a boolean/byte/char/short field, array element or returned as one (JVMS)."""
     c = desc[0]
     if c == "Z":
-        return v & 1  # type: ignore[operator]  # a boolean's value is an int
+        return v & 1  # type: ignore[operator]  # desc says v is an int (Value)
     if c == "B":
-        return S.i2b(v)  # type: ignore[arg-type]  # a byte's value is an int
+        return S.i2b(v)  # type: ignore[arg-type]  # desc says v is an int (Value)
     if c == "C":
-        return S.i2c(v)  # type: ignore[arg-type]  # a char's value is an int
+        return S.i2c(v)  # type: ignore[arg-type]  # desc says v is an int (Value)
     if c == "S":
-        return S.i2s(v)  # type: ignore[arg-type]  # a short's value is an int
+        return S.i2s(v)  # type: ignore[arg-type]  # desc says v is an int (Value)
     return v
 
 
@@ -176,10 +180,10 @@ def runtime_class(v: Value) -> str:
     t = type(v)
     if t is str:
         return STRING
-    if t is JObject or t is Boxed:
-        return v.cls  # type: ignore[attr-defined]  # t is type(v)
-    if t is JArray:
-        return v.desc  # type: ignore[attr-defined]  # t is type(v)
+    if type(v) is JObject or type(v) is Boxed:  # type(v), not t: mypy narrows v only through type(v) itself
+        return v.cls
+    if type(v) is JArray:
+        return v.desc
     if t is ClassValue:
         return "java/lang/Class"
     raise InterpError(f"{v!r} used as a reference")
@@ -430,11 +434,10 @@ def _same_ref(a: Value, b: Value) -> bool:
 
 def _holds_lambda(v: Value) -> bool:
     """Whether ``v`` is, or is an array (at any depth) holding, an object made by a LambdaMetafactory model."""
-    t = type(v)
-    if t is JObject:
-        return "lambda" in v.native or "fn" in v.native  # type: ignore[attr-defined]  # t is type(v)
-    if t is JArray and v.desc[1] in "L[":  # type: ignore[attr-defined]  # t is type(v)
-        return any(_holds_lambda(e) for e in v.items)  # type: ignore[attr-defined]  # t is type(v)
+    if type(v) is JObject:
+        return "lambda" in v.native or "fn" in v.native
+    if type(v) is JArray and v.desc[1] in "L[":
+        return any(_holds_lambda(e) for e in v.items)
     return False
 
 
@@ -504,20 +507,19 @@ class Interpreter:
 
     # the frame ------------------------------------------------------------------------------------------
     def _value(self, x: Operand, env: dict) -> Value:
-        return env[x] if type(x) is Var else self._const(x)  # type: ignore[arg-type]  # not a Var: a Const
+        return env[x] if type(x) is Var else self._const(x)
 
     def _const(self, c: Const) -> Value:
         if c.kind is _VALUE:
             return c.value
         if c.kind is ConstKind.CLASS:
-            return self.heap.class_value(c.value)  # type: ignore[arg-type]  # a CLASS constant's value is its name
+            return self.heap.class_value(cast(str, c.value))  # a CLASS constant's value is its name
         raise Unsupported(f"constant of kind {c.kind.value}")
 
     def _frame(self, m: IRMethod, env: dict, lock: Value) -> Value:
         # this loop is the hot path: statements run as compiled closures (see _compile), and so do the
-        # terminators that only pick a successor (goto, if on numbers). Terminators are dispatched on
-        # tt = type(term) with `is`, which mypy does not narrow term through: the type: ignore comments on
-        # term's fields stand for that narrowing
+        # terminators that only pick a successor (goto, if on numbers). The others are dispatched on
+        # type(term) with `is` (faster than isinstance; mypy narrows term through it)
         blocks = m.blocks
         try:
             b = blocks[m.entry]
@@ -541,38 +543,38 @@ class Interpreter:
                 for f in code:
                     f(env)
                 term = b.terminator
-                tt = type(term)
                 if branch is not None:
                     nxt = branch(env)
-                elif tt is Goto:
-                    nxt = term.target  # type: ignore[union-attr]
-                elif tt is If:
-                    x = term.a  # type: ignore[union-attr]
-                    y = term.b  # type: ignore[union-attr]
+                elif type(term) is Goto:
+                    nxt = term.target
+                elif type(term) is If:
+                    x = term.a
+                    y = term.b
                     a = env[x] if type(x) is Var else x.value if x.kind is _VALUE else const(x)
                     c = env[y] if type(y) is Var else y.value if y.kind is _VALUE else const(y)
                     if x.type.kind is _REF or y.type.kind is _REF:
-                        cond = term.cond  # type: ignore[union-attr]
+                        cond = term.cond
                         if cond is not Cond.EQ and cond is not Cond.NE:
                             raise InterpError(f"reference comparison {cond.value}")
                         taken = _same_ref(a, c) is (cond is Cond.EQ)
                     else:
-                        taken = _CONDS[id(term.cond)](a, c)  # type: ignore[arg-type, union-attr]
-                    nxt = term.if_true if taken else term.if_false  # type: ignore[union-attr]
-                elif tt is Switch:
-                    table = self._switches.get(term)  # type: ignore[call-overload]
+                        taken = _CONDS[id(term.cond)](a, c)  # type: ignore[arg-type]  # not references: numbers (Value)
+                    nxt = term.if_true if taken else term.if_false
+                elif type(term) is Switch:
+                    table = self._switches.get(term)
                     if table is None:
-                        table = self._switches[term] = dict(zip(term.keys, term.cases))  # type: ignore[index, union-attr]
-                    nxt = table.get(self._value(term.value, env), term.default)  # type: ignore[union-attr]
-                elif tt is Return:
-                    v = None if term.value is None else self._value(term.value, env)  # type: ignore[union-attr]
+                        table = self._switches[term] = dict(zip(term.keys, term.cases))
+                    key = self._value(term.value, env)
+                    nxt = table.get(key, term.default)  # type: ignore[call-overload]  # an int (Value)
+                elif type(term) is Return:
+                    v = None if term.value is None else self._value(term.value, env)
                     if lock is not None:
                         if not heap.monitor_exit(lock):
                             self.throw("java/lang/IllegalMonitorStateException")
                         lock = None
                     return narrow(ret_desc, v) if narrow_ret else v
-                elif tt is Throw:
-                    v = self._value(term.value, env)  # type: ignore[union-attr]
+                elif type(term) is Throw:
+                    v = self._value(term.value, env)
                     if v is None:
                         self.throw(NPE)
                     raise JavaThrow(v)
@@ -613,8 +615,8 @@ class Interpreter:
                 def copy(env: dict) -> None:
                     env[d] = env[x]
                 return copy
-            if x.kind is _VALUE:  # type: ignore[union-attr]  # not a Var: a Const
-                v = x.value  # type: ignore[union-attr]  # not a Var: a Const
+            if x.kind is _VALUE:
+                v = x.value
 
                 def copy_const(env: dict) -> None:
                     env[d] = v
@@ -636,16 +638,17 @@ class Interpreter:
                     except S.JavaArithmeticError:
                         throw("java/lang/ArithmeticException", "/ by zero")
                 return divide
-            if type(a) is Var and type(c) is Var:
-                def binary(env: dict) -> None:
-                    env[d] = fn(env[a], env[c])
-                return binary
-            if type(a) is Var and c.kind is _VALUE:  # type: ignore[union-attr]  # not both Vars (above): c is a Const
-                cv = c.value  # type: ignore[union-attr]  # not both Vars (above): c is a Const
+            if type(a) is Var:
+                if type(c) is Var:
+                    def binary(env: dict) -> None:
+                        env[d] = fn(env[a], env[c])
+                    return binary
+                if c.kind is _VALUE:
+                    cv = c.value
 
-                def binary_const(env: dict) -> None:
-                    env[d] = fn(env[a], cv)
-                return binary_const
+                    def binary_const(env: dict) -> None:
+                        env[d] = fn(env[a], cv)
+                    return binary_const
 
             def binary_other(env: dict) -> None:
                 env[d] = fn(value(a, env), value(c, env))
@@ -697,9 +700,9 @@ class Interpreter:
             if type(arr) is not JArray:
                 arr = array(arr)
             items = arr.items
-            if not 0 <= i < len(items):  # type: ignore[operator]  # an index is an int
+            if not 0 <= i < len(items):  # type: ignore[operator]  # an index is an int (Value)
                 throw("java/lang/ArrayIndexOutOfBoundsException", f"Index {i} out of bounds for length {len(items)}")
-            env[d] = items[i]  # type: ignore[index]  # an index is an int
+            env[d] = items[i]  # type: ignore[index]  # an index is an int (Value)
         return array_load
 
     def _compile_get_field(self, s: GetField, owner: str) -> Callable[[dict], None]:
@@ -731,9 +734,9 @@ class Interpreter:
                 return
             i = env[ix] if ix_var else value(ix, env)
             items = arr.items
-            if not 0 <= i < len(items):  # type: ignore[operator]  # an index is an int
+            if not 0 <= i < len(items):  # type: ignore[operator]  # an index is an int (Value)
                 throw("java/lang/ArrayIndexOutOfBoundsException", f"Index {i} out of bounds for length {len(items)}")
-            items[i] = value(val, env)  # type: ignore[index]  # an index is an int
+            items[i] = value(val, env)  # type: ignore[index]  # an index is an int (Value)
         return array_store
 
     def _handler(self, b: Block, exc: Value) -> int | None:
@@ -745,27 +748,27 @@ class Interpreter:
 
     def _stmt(self, s: Stmt, t: type, env: dict, owner: str) -> None:
         # t is type(s), dispatched on with `is` (faster than isinstance), which mypy does not narrow s through:
-        # each branch reads s as the statement class t is (cast); the operator/index/arg-type ignores use a value
-        # as the type the verified IR gives it (an index is an int, an array a JArray, ...)
+        # each branch reads s as the statement class t is (cast); an index or a size is read as the int the
+        # verified IR gives it (cast: Value is object)
         heap = self.heap
         val = self._value
         if t is ArrayLoad:
             load = cast(ArrayLoad, s)
             arr = val(load.array, env)
-            i = val(load.index, env)
+            i = cast(int, val(load.index, env))
             items = self._array(arr).items
-            if not 0 <= i < len(items):  # type: ignore[operator]
+            if not 0 <= i < len(items):
                 self.throw("java/lang/ArrayIndexOutOfBoundsException",
                            f"Index {i} out of bounds for length {len(items)}")
-            env[load.dst] = items[i]  # type: ignore[call-overload]
+            env[load.dst] = items[i]
         elif t is ArrayStore:
             store = cast(ArrayStore, s)
             arr = val(store.array, env)
-            i = val(store.index, env)
+            i = cast(int, val(store.index, env))
             v = val(store.value, env)
             ja = self._array(arr)
             items = ja.items
-            if not 0 <= i < len(items):  # type: ignore[operator]
+            if not 0 <= i < len(items):
                 self.throw("java/lang/ArrayIndexOutOfBoundsException",
                            f"Index {i} out of bounds for length {len(items)}")
             comp = ja.desc[1:]
@@ -774,7 +777,7 @@ class Interpreter:
                     self.throw("java/lang/ArrayStoreException")
             elif comp in "ZBCS":
                 v = narrow(comp, v)
-            items[i] = v  # type: ignore[call-overload]
+            items[i] = v
         elif t is ArrayLength:
             alen = cast(ArrayLength, s)
             env[alen.dst] = len(self._array(val(alen.array, env)).items)
@@ -834,11 +837,11 @@ class Interpreter:
             env[newo.dst] = self.call.new(self, newo.cls, newo.constructor, args)
         elif t is NewArray:
             newa = cast(NewArray, s)
-            sizes = [val(x, env) for x in newa.sizes]
+            sizes = cast(list[int], [val(x, env) for x in newa.sizes])
             for n in sizes:
-                if n < 0:  # type: ignore[operator]
+                if n < 0:
                     self.throw("java/lang/NegativeArraySizeException", str(n))
-            env[newa.dst] = self._new_array(newa.array_type, sizes)  # type: ignore[arg-type]
+            env[newa.dst] = self._new_array(newa.array_type, sizes)
         elif t is CheckCast:
             cc = cast(CheckCast, s)
             v = val(cc.src, env)
@@ -916,11 +919,12 @@ def _compile_branch(term: object) -> Callable[[dict], int] | None:
         return None  # identity, with strings' Unsupported: the frame loop
     cond = _CONDS[id(term.cond)]
     yes, no = term.if_true, term.if_false
-    if type(a) is Var and type(b) is Var:
-        return lambda env: yes if cond(env[a], env[b]) else no
-    if type(a) is Var and b.kind is _VALUE:  # type: ignore[union-attr]  # not both Vars (above): b is a Const
-        bv = b.value  # type: ignore[union-attr]  # b is a Const
-        return lambda env: yes if cond(env[a], bv) else no  # type: ignore[arg-type]  # a number constant
+    if type(a) is Var:
+        if type(b) is Var:
+            return lambda env: yes if cond(env[a], env[b]) else no
+        if b.kind is _VALUE:
+            bv = b.value
+            return lambda env: yes if cond(env[a], bv) else no  # type: ignore[arg-type]  # a number (Value)
     return None
 
 

@@ -356,10 +356,11 @@ class _Lifter:
         del self.stack[len(self.stack) - n:]
         return out
 
-    def value(self, x: object) -> Var | Const:
+    def value(self, x: Var | Const | _Uninit) -> Var | Const:
+        """``x``, an entry of the stack or the locals (which hold only these), when it is a value."""
         if isinstance(x, _Uninit):
             raise LiftError(f"{self.where()}: uninitialized object used as a value")
-        return x  # type: ignore[return-value]  # the stack and locals hold only Var, Const and _Uninit
+        return x
 
     def emit(self, s: Stmt) -> None:
         self.block.stmts.append(s)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import final
 
 from ..semantics import THROWING
 
@@ -88,6 +89,9 @@ class CarriedLocal:
     header: int
 
 
+# final: code dispatches on ``type(x) is Var`` (faster than isinstance), which is exact only without subclasses,
+# and lets mypy narrow an Operand that is not a Var to a Const
+@final
 @dataclass(eq=False, slots=True)
 class Var:
     """A variable; compared by identity. ``name`` is for people (``l3i`` local 3, ``s0i`` stack 0, ``t7``).
@@ -112,6 +116,7 @@ class ConstKind(Enum):
     DYNAMIC = "dynamic"  # a dynamically computed constant: value is DynamicConst
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Const:
     type: IRType

@@ -538,9 +538,10 @@ def _immutable_list(interp: Interpreter, items: list) -> JObject:
             interp.throw(NPE)
     if not items:  # List.of() is one shared instance
         key = ("List.of",)
-        if key not in interp.heap.boxes:
-            interp.heap.boxes[key] = JObject("java/util/ImmutableCollections$ListN", {"list": []})
-        return interp.heap.boxes[key]  # type: ignore[return-value]  # the List.of key holds the one empty list
+        empty = interp.heap.boxes.get(key)
+        if empty is None:
+            empty = interp.heap.boxes[key] = JObject("java/util/ImmutableCollections$ListN", {"list": []})
+        return cast(JObject, empty)  # the List.of key holds the one empty list
     cls = "java/util/ImmutableCollections$List12" if len(items) <= 2 else "java/util/ImmutableCollections$ListN"
     return JObject(cls, {"list": list(items)})
 
@@ -589,8 +590,9 @@ def _jdk_sort(h: DefaultCallHandler, interp: Interpreter, a: list, c: Value) -> 
             return _compare_to(h, interp, x, y)
     else:
         def cmp(x: Value, y: Value) -> int:
-            return _call(h, interp, c, "java/util/Comparator", "compare", "(Ljava/lang/Object;Ljava/lang/Object;)I",
-                         [x, y])  # type: ignore[return-value]  # compare() returns an int
+            r = _call(h, interp, c, "java/util/Comparator", "compare", "(Ljava/lang/Object;Ljava/lang/Object;)I",
+                      [x, y])
+            return cast(int, r)  # compare() returns an int
     # countRunAndMakeAscending
     run = 2
     if cmp(a[1], a[0]) < 0:

@@ -71,7 +71,8 @@ def _comparing_int(h, interp, recv, args):
     def compare(h2, interp2, a):
         x = _call(h2, interp2, key, "java/util/function/ToIntFunction", "applyAsInt", "(Ljava/lang/Object;)I", [a[0]])
         y = _call(h2, interp2, key, "java/util/function/ToIntFunction", "applyAsInt", "(Ljava/lang/Object;)I", [a[1]])
-        return (x > y) - (x < y)  # type: ignore[operator]  # applyAsInt() returns ints
+        x, y = cast(int, x), cast(int, y)  # applyAsInt() returns ints
+        return (x > y) - (x < y)
     return _fn_object(h, interp, "java/util/Comparator", "compare", _COMPARE, compare)
 
 
@@ -86,7 +87,7 @@ def _natural_compare(h2: DefaultCallHandler, interp2: Interpreter, x: Value, y: 
 def _compare_to(h: DefaultCallHandler, interp: Interpreter, x: Value, y: Value) -> int:
     """``((Comparable) x).compareTo(y)`` after the cast: NPE on a null ``x``."""
     r = _call(h, interp, x, "java/lang/Comparable", "compareTo", "(Ljava/lang/Object;)I", [y])
-    return r  # type: ignore[return-value]  # compareTo() returns an int
+    return cast(int, r)  # compareTo() returns an int
 
 
 @model("java/util/Comparator", "reverseOrder", "()Ljava/util/Comparator;")
@@ -250,7 +251,8 @@ def call_lambda(h: DefaultCallHandler, interp: Interpreter, kind: InvokeKind, me
         if full[0] is None:
             interp.throw(NPE)
         k = _IMPL_KINDS[impl_kind]
-        r = h.invoke(interp, k, impl, full[0], full[1:])  # type: ignore[arg-type]  # a virtual kind: k is set
+        assert k is not None  # not invokeStatic nor newInvokeSpecial (above): a virtual kind
+        r = h.invoke(interp, k, impl, full[0], full[1:])
     if sam_ret == "V":
         return None
     if impl_ret == "V":

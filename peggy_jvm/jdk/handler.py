@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, cast
 
 from .. import semantics as S
 from ..classfile.errors import ClassFileError, UnsupportedCodeError
@@ -135,12 +135,11 @@ class DefaultCallHandler(BaseCallHandler):
         if found is None:
             cf = self.program.get(cls)
             mi = _find_method(cf, name, desc) if cf is not None else None
-            if mi is None:
+            if cf is None or mi is None:
                 found = f"no method {cls}.{name}{desc}"
             else:
                 try:
-                    # mi was found in cf: cf is set
-                    found = lift_method(cf, mi, heap.hierarchy)  # type: ignore[arg-type]
+                    found = lift_method(cf, mi, heap.hierarchy)
                 except (UnsupportedCodeError, ClassFileError) as e:
                     found = f"cannot lift {cls}.{name}{desc}: {e}"
             self._lifted[key] = found
@@ -377,14 +376,15 @@ class DefaultCallHandler(BaseCallHandler):
         c = desc[0]
         if c in "IJSB":
             return str(v)
+        # a primitive's Python type follows desc (a Value's type is its descriptor's: cast)
         if c == "C":
-            return chr(v)  # type: ignore[arg-type]  # a char value is an int
+            return chr(cast(int, v))
         if c == "Z":
             return "true" if v else "false"
         if c == "F":
-            return float_to_string(v)  # type: ignore[arg-type]  # a float value is a float
+            return float_to_string(cast(float, v))
         if c == "D":
-            return double_to_string(v)  # type: ignore[arg-type]  # a double value is a float
+            return double_to_string(cast(float, v))
         if v is None:
             return "null"
         if type(v) is str:
@@ -392,7 +392,7 @@ class DefaultCallHandler(BaseCallHandler):
         if desc == "[C":
             raise Unsupported("char[] to string")
         r = self.call_virtual(interp, OBJECT_TO_STRING, v, [])
-        return "null" if r is None else r  # type: ignore[return-value]  # toString() returns a String or null
+        return "null" if r is None else cast(str, r)  # toString() returns a String (a str) or null
 
 
 def _constant_value(cf: ClassFile, data: bytes) -> Value:

@@ -362,14 +362,15 @@ def _widen(v: Value, src: str, dst: str) -> Value:
     ints = "BSCI"
     if src in ints and dst in "IJ" or src == "B" and dst == "S":
         return v
+    # v is a primitive of descriptor src (a Value's type is its descriptor's: cast)
     if src in ints and dst == "F":
-        return S.i2f(v)  # type: ignore[arg-type]  # v is a primitive of descriptor src
+        return S.i2f(cast(int, v))
     if src in ints and dst == "D":
-        return S.i2d(v)  # type: ignore[arg-type]  # v is a primitive of descriptor src
+        return S.i2d(cast(int, v))
     if src == "J" and dst in "FD":
-        return S.l2f(v) if dst == "F" else S.l2d(v)  # type: ignore[arg-type]  # v is a primitive of descriptor src
+        return S.l2f(cast(int, v)) if dst == "F" else S.l2d(cast(int, v))
     if src == "F" and dst == "D":
-        return S.f2d(v)  # type: ignore[arg-type]  # v is a primitive of descriptor src
+        return S.f2d(cast(float, v))
     raise Unsupported(f"conversion {src} -> {dst}")
 
 

@@ -15,7 +15,7 @@ Invariants
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..classfile.model import Access, ClassFile, attribute_named
 from ..ir.interp import (NPE, ClassValue, Interpreter, JArray, JObject, Unsupported, Value, _same_ref,
@@ -134,8 +134,8 @@ def _enum_compare(h, interp, recv, args):
 def _enum_declaring(h: DefaultCallHandler, interp: Interpreter, e: JObject) -> str:
     """``getDeclaringClass()``: the class, or its superclass for a constant with a body."""
     sup = h._info(interp.heap, e.cls)[0]
-    # an enum constant's class has a superclass
-    return e.cls if sup == "java/lang/Enum" else sup  # type: ignore[return-value]
+    assert sup is not None  # an enum constant's class has a superclass
+    return e.cls if sup == "java/lang/Enum" else sup
 
 
 @model("java/lang/Enum", "getDeclaringClass", "()Ljava/lang/Class;")
@@ -226,5 +226,4 @@ def _objects_eq(h: DefaultCallHandler, interp: Interpreter, a: Value, b: Value) 
 
 
 def _hash_or_zero(h: DefaultCallHandler, interp: Interpreter, e: Value) -> int:
-    # hashCode() returns an int
-    return 0 if e is None else h.call_virtual(interp, OBJECT_HASH_CODE, e, [])  # type: ignore[return-value]
+    return 0 if e is None else cast(int, h.call_virtual(interp, OBJECT_HASH_CODE, e, []))  # hashCode(): an int

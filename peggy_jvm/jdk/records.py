@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from .. import semantics as S
 from ..ir.interp import NPE, Interpreter, JObject, Unsupported, Value, default_value, runtime_class
-from ..ir.nodes import ConstKind, FieldRef, InvokeDynamic
+from ..ir.nodes import Const, ConstKind, FieldRef, InvokeDynamic
 from .facts import OBJECT_HASH_CODE
 from .numbers import _float_compare, _prim_hash
 from .objects import _class_simple_name, _objects_equals
@@ -25,13 +25,13 @@ if TYPE_CHECKING:
 def record_method(h: DefaultCallHandler, interp: Interpreter, stmt: InvokeDynamic, args: list[Value]) -> Value:
     """``ObjectMethods.bootstrap`` (JDK 17): a record's toString, equals and hashCode from its getters."""
     b = stmt.bootstrap.arguments
-    # a METHOD_HANDLE constant's value is (reference kind, ref) (the checker sees an object)
+    read = [_field_read(g) for g in b[2:]]
+    getters = [f for f in read if f is not None]
     if len(b) < 2 or b[0].kind is not ConstKind.CLASS or not isinstance(b[1].value, str) \
-            or any(g.kind is not ConstKind.METHOD_HANDLE or g.value[0] != "getField" for g in b[2:]):  # type: ignore[index]
+            or len(getters) != len(read):
         raise Unsupported("ObjectMethods.bootstrap with unexpected static arguments")
     rec_cls = cast(str, b[0].value)  # a CLASS constant: the internal name
     names = b[1].value.split(";") if b[1].value else []
-    getters: list[FieldRef] = [g.value[1] for g in b[2:]]  # type: ignore[index]  # getField: (kind, FieldRef)
     if len(names) != len(getters):
         raise Unsupported("ObjectMethods.bootstrap with unexpected static arguments")
 
@@ -60,7 +60,7 @@ def record_method(h: DefaultCallHandler, interp: Interpreter, stmt: InvokeDynami
             d = f.descriptor
             same: object
             if d in ("F", "D"):
-                same = _float_compare(x, y) == 0  # type: ignore[arg-type]  # float fields hold floats
+                same = _float_compare(cast(float, x), cast(float, y)) == 0  # float fields hold floats
             elif d[0] in "L[":
                 same = _objects_equals(h, interp, None, [x, y])
             else:
@@ -74,9 +74,19 @@ def record_method(h: DefaultCallHandler, interp: Interpreter, stmt: InvokeDynami
             x = get(args[0], f)
             d = f.descriptor
             if d[0] in "L[":
-                fh = 0 if x is None else h.call_virtual(interp, OBJECT_HASH_CODE, x, [])
+                fh = 0 if x is None else cast(int, h.call_virtual(interp, OBJECT_HASH_CODE, x, []))  # an int
             else:
                 fh = _prim_hash(d, cast("int | float", x))  # a primitive field
-            acc = S.wrap_i(acc * 31 + fh)  # type: ignore[operator]  # hashCode() returns an int
+            acc = S.wrap_i(acc * 31 + fh)
         return acc
     raise Unsupported(f"ObjectMethods.bootstrap for {name}{desc}")
+
+
+def _field_read(c: Const) -> FieldRef | None:
+    """The field a ``getField`` method-handle constant reads (the constant's value is (reference kind, ref)), or
+    None for any other constant."""
+    v = c.value
+    if c.kind is ConstKind.METHOD_HANDLE and isinstance(v, tuple) and v[0] == "getField" \
+            and isinstance(v[1], FieldRef):
+        return v[1]
+    return None

@@ -80,11 +80,11 @@ def const_node(peg: PEG, c: Const) -> int:
         assert isinstance(c.value, int)  # an int or long Const holds a Python int
         return peg.add("const.i" if k is Kind.INT else "const.l", c.value)
     if k is Kind.FLOAT:
-        # a float Const's value is a number
-        return peg.add("const.f", float_to_raw_int_bits(float(c.value)))  # type: ignore[arg-type]
+        assert isinstance(c.value, (int, float))  # a float Const holds a number
+        return peg.add("const.f", float_to_raw_int_bits(float(c.value)))
     if k is Kind.DOUBLE:
-        # a double Const's value is a number
-        return peg.add("const.d", double_to_raw_long_bits(float(c.value)))  # type: ignore[arg-type]
+        assert isinstance(c.value, (int, float))  # a double Const holds a number
+        return peg.add("const.d", double_to_raw_long_bits(float(c.value)))
     return peg.add("const.a", c)
 
 
@@ -272,8 +272,8 @@ class _Builder:
 
     def analyze(self) -> None:
         info = C.analyze(self.graph(), self.entry, include_exceptional=False)
-        if not info.reducible:
-            a, b = info.witness  # type: ignore[misc]  # not reducible: witness is set
+        if info.witness is not None:  # not reducible
+            a, b = info.witness
             raise PegUnsupported(f"irreducible control flow (edge into B{self.segs[b].block.id} from "
                                  f"B{self.segs[a].block.id} enters a cycle not through its header)")
         changed = False
@@ -300,15 +300,24 @@ class _Builder:
         lp = self.info.loops.loop_of(n)
         return None if lp is None else self.loops[lp.header]
 
-    def collapse(self, n: int, ctx: _Loop | None) -> object:
-        """``n`` as seen from context ``ctx``: itself, or the outermost loop inside ctx containing it."""
+    def collapse(self, n: int, ctx: _Loop | None) -> int | tuple[str, int]:
+        """``n`` as seen from context ``ctx``: itself, or ``("L", header)`` of the outermost loop inside ctx
+        containing it."""
         lp = self.innermost(n)
         if lp is ctx:
             return n
-        while lp is not None and lp.info.parent is not (None if ctx is None else ctx.info):
-            lp = self.loops[lp.info.parent.header]  # type: ignore[union-attr]  # lp is inside ctx: it has a parent
+        return ("L", self.outermost_inside(lp, ctx, n).header)
+
+    def outermost_inside(self, lp: _Loop | None, ctx: _Loop | None, n: int) -> _Loop:
+        """The outermost loop inside ``ctx`` containing ``lp``, the innermost loop of segment ``n``, which is not
+        ``ctx``."""
+        stop = None if ctx is None else ctx.info
+        while lp is not None and lp.info.parent is not stop:
+            parent = lp.info.parent
+            assert parent is not None, (n, ctx)  # lp is inside ctx: it has a parent
+            lp = self.loops[parent.header]
         assert lp is not None, (n, ctx)
-        return ("L", lp.header)
+        return lp
 
     def in_ctx(self, n: int, ctx: _Loop | None) -> bool:
         return ctx is None or (n != EXIT and n in ctx.info.body)
@@ -368,13 +377,13 @@ class _Builder:
         return out
 
     # -- statements -----------------------------------------------------------------------------------------
-    def operand(self, env: dict, x: object) -> int:
+    def operand(self, env: dict, x: Var | Const) -> int:
         if isinstance(x, Var):
             try:
                 return env[x]
             except KeyError:
                 raise PegUnsupported(f"variable {x!r} read before it is written") from None
-        return const_node(self.peg, x)  # type: ignore[arg-type]  # an operand is a Var or a Const
+        return const_node(self.peg, x)
 
     def effect(self, env: dict, op: str, attr: object, args: list[int]) -> int:
         nid = self.peg.add(op, attr, (env[SIGMA], *args))
@@ -524,8 +533,7 @@ class _Builder:
         if inner is ctx:
             env = self.out_env(e)
         else:
-            c = self.collapse(e[0], ctx)
-            lp = self.loops[c[1]]  # type: ignore[index]  # not innermost in ctx: collapse gave ('L', header)
+            lp = self.outermost_inside(inner, ctx, e[0])
             self.process_loop(lp)
             inside = self.edge_env(e, lp)
             target_keys = self.keys_for(e[2]) if e[2] != EXIT else [SIGMA, RESULT]
@@ -572,8 +580,8 @@ class _Builder:
         elif s.kind == "switch":
             term2: Switch = s.term
             v = self.operand(env, term2.value)
-            # a case label is ('case', k)
-            c = peg.add("eq.i", None, (v, peg.add("const.i", term2.keys[label[1]])))  # type: ignore[index]
+            assert isinstance(label, tuple)  # a case label is ('case', k)
+            c = peg.add("eq.i", None, (v, peg.add("const.i", term2.keys[label[1]])))
         elif s.kind == "try":
             c = peg.add("threw", None, (self.pending[n][0],))
         elif s.kind == "dispatch":
@@ -586,7 +594,7 @@ class _Builder:
         return c
 
     # -- Decide ---------------------------------------------------------------------------------------------
-    def decide(self, x: object, target: object, ctx: _Loop | None) -> _Tree | None:
+    def decide(self, x: int | tuple[str, int], target: object, ctx: _Loop | None) -> _Tree | None:
         """The decision tree from node ``x`` (a segment or a collapsed loop of ``ctx``) to ``target`` (a segment,
         EXIT, or "ITER": the back and exit edges of ``ctx``)."""
         key = (x, target, None if ctx is None else ctx.header)
@@ -604,7 +612,7 @@ class _Builder:
                 elif sub is not None:
                     tree = _Tree(lp.exit_cond[edge], sub, tree)
         else:
-            n: int = x  # type: ignore[assignment]  # not a loop: x is a node id
+            n = x
             label_target = dict(self.segs[n].succ)
             labels = self.branch_labels(n)
             subs = [self.via((n, label, label_target[label]), target, ctx) for label in labels]
@@ -671,9 +679,9 @@ class _Builder:
         def go(t: _Tree | None) -> dict | None:
             if t is None:
                 return None
-            r = memo.get(id(t), 0)
-            if r != 0:
-                return r  # type: ignore[return-value]  # memo holds dicts or None; 0 is the miss marker
+            if id(t) in memo:
+                return memo[id(t)]
+            r: dict | None
             if t.edge is not None:
                 env = leaf(t.edge)
                 r = {k: env[k] for k in keys if k in env}
@@ -739,8 +747,8 @@ class _Builder:
             init = self.initial_env()
         else:
             d = self.idom[lp.header]
-            # only the entry has no idom
-            init_tree = self.decide(self.collapse(d, parent), lp.header, parent)  # type: ignore[arg-type]
+            assert d is not None  # only the entry has no idom
+            init_tree = self.decide(self.collapse(d, parent), lp.header, parent)
             init = self.merge(init_tree, keys, lambda e: self.edge_env(e, parent))
         header = self.segs[lp.header]
         for k in keys:
@@ -773,8 +781,9 @@ class _Builder:
 
     def build(self) -> PEG:
         self.analyze()
-        # only the entry has no idom
-        exit_tree = self.decide(self.collapse(self.idom[EXIT], None), EXIT, None)  # type: ignore[arg-type]
+        d = self.idom[EXIT]
+        assert d is not None  # only the entry has no idom
+        exit_tree = self.decide(self.collapse(d, None), EXIT, None)
         res = self.merge(exit_tree, [RESULT], lambda e: self.edge_env(e, None))
         if RESULT not in res:
             raise PegUnsupported("the method has no way to end")
@@ -876,7 +885,7 @@ def minimize(peg: PEG) -> PEG:
                 continue
             node = nodes[n]
             if node.op == "theta":
-                t = out.new_theta(node.attr)  # type: ignore[arg-type]  # a theta's attr is its loop depth
+                t = out.new_theta(node.int_attr())
                 new_id[n] = t
                 thetas.append((n, t))
                 for c in node.children:
@@ -907,3 +916,18 @@ def minimize(peg: PEG) -> PEG:
             out.locals.setdefault(new_id[rep[cls[n]]], local)
     out.seal()
     return out
+
+
+def rebuilt_peg(peg: PEG, nodes: list[Node], alias: dict[int, int]) -> PEG:
+    """``peg``'s rewritten ``nodes`` as a minimized PEG, every reference to a node of ``alias`` (followed to its
+    end) made to the node it stands for."""
+    def resolve(c: int) -> int:
+        while c in alias:
+            c = alias[c]
+        return c
+
+    out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
+              nodes=[Node(n.op, n.attr, tuple(resolve(c) for c in n.children)) for n in nodes],
+              root=resolve(peg.root), param_types=peg.param_types)
+    out.seal()
+    return minimize(out)

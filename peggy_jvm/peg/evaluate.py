@@ -96,7 +96,7 @@ class _Evaluator:
         return v
 
     def theta(self, n: int, idx: tuple) -> object:
-        d: int = self.nodes[n].attr  # type: ignore[assignment]  # a loop node's attr is its depth
+        d = self.nodes[n].int_attr()
         init, nxt = self.nodes[n].children
         i = idx[d - 1]
         if i == 0:
@@ -128,18 +128,21 @@ class _Evaluator:
             self.step()
             if op == "instanceof":
                 v = vals[0]
-                cls = node.attr  # instanceof's attr is the class name
-                return int(v is not None and self.heap.is_assignable(I.runtime_class(v), cls))  # type: ignore[arg-type]
+                cls = node.attr
+                assert isinstance(cls, str)  # instanceof's attr is the class name
+                return int(v is not None and self.heap.is_assignable(I.runtime_class(v), cls))
             if op in ("eq.a", "ne.a"):
                 same = I._same_ref(vals[0], vals[1])
                 return same if op == "eq.a" else not same
-            return spec.fn(*vals)  # type: ignore[misc]  # a pure op past the special cases has fn
+            fn = spec.fn
+            assert fn is not None  # a pure op past the special cases has its semantics function
+            return fn(*vals)
         if role is Role.CONST:
             return self.constant(op, node.attr)
         if role is Role.PARAM:
             if op == "sigma0":
                 return _Sigma(0)
-            return self.args[node.attr]  # type: ignore[call-overload]  # a param's attr is its index
+            return self.args[node.int_attr()]
         if role is Role.PROJECTION:
             o = ev(ch[0], idx)
             if not isinstance(o, _Outcome):
@@ -154,10 +157,11 @@ class _Evaluator:
                 raise I.JavaThrow(o.value)
             return o.value if op == "rho_value" else o.sigma
         if role is Role.LOOP:
-            d: int = node.attr  # type: ignore[assignment]  # a loop node's attr is its depth
+            d = node.int_attr()
             if op == "eval":
                 k = ev(ch[1], idx)
-                return ev(ch[0], _at(idx, d, k))  # type: ignore[arg-type]  # an eval's index input is an int
+                assert isinstance(k, int)  # an eval's index is an int
+                return ev(ch[0], _at(idx, d, k))
             if op == "pass":
                 k = 0
                 while True:

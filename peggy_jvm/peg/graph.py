@@ -32,6 +32,14 @@ class Node:
     attr: Hashable
     children: tuple[int, ...]
 
+    def int_attr(self) -> int:
+        """``attr`` where the op makes it an int: a loop node's (theta, eval, pass) depth, a param's index, a
+        constant's value (const.i, const.l) or raw bits (const.f, const.d). The attr's type follows the op, which
+        one Node type cannot tell mypy: this says it once, checked."""
+        a = self.attr
+        assert isinstance(a, int), (self.op, a)
+        return a
+
 
 @dataclass(eq=False)
 class PEG:
@@ -136,15 +144,15 @@ class PEG:
             in_work[i] = False
             n = nodes[i]
             if n.op == "theta":
-                v = var[n.children[0]] | var[n.children[1]] | {n.attr}
+                v = var[n.children[0]] | var[n.children[1]] | {n.int_attr()}
             elif n.op == "eval":
-                v = (var[n.children[0]] - {n.attr}) | var[n.children[1]]
+                v = (var[n.children[0]] - {n.int_attr()}) | var[n.children[1]]
             elif n.op == "pass":
-                v = var[n.children[0]] - {n.attr}
+                v = var[n.children[0]] - {n.int_attr()}
             else:
                 v = frozenset().union(*(var[c] for c in n.children)) if n.children else frozenset()
             if v != var[i]:
-                var[i] = frozenset(v)  # type: ignore[arg-type]  # a loop node's attr is its depth
+                var[i] = frozenset(v)
                 for u in users[i]:
                     if not in_work[u]:
                         in_work[u] = True

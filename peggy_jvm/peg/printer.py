@@ -16,9 +16,9 @@ def node_label(peg: PEG, n: int) -> str:
     node = peg.nodes[n]
     a = node.attr
     if node.op == "const.f":
-        text = repr(int_bits_to_float(a))  # type: ignore[arg-type]  # a float constant's attr is its raw int bits
+        text = repr(int_bits_to_float(node.int_attr()))
     elif node.op == "const.d":
-        text = repr(long_bits_to_double(a))  # type: ignore[arg-type]  # a double constant's attr is its raw bits
+        text = repr(long_bits_to_double(node.int_attr()))
     elif isinstance(a, Const):
         text = repr(a)
     elif isinstance(a, tuple) and node.op in ("new", "invokedynamic"):

@@ -40,12 +40,12 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph import Limits, Runner
+from ..egraph.clock import clock
 from ..ir.nodes import MethodRef
 from ..peg.graph import PEG, Node
 
@@ -84,7 +84,7 @@ def read_accumulators(pa: PEG, pb: PEG, sources: tuple[CalleeSource, CalleeSourc
     for acc_side in (1, 0):
         plain_side = 1 - acc_side
         for lemma in _candidates(pegs[acc_side], pegs[plain_side]):
-            if time.perf_counter() >= deadline:
+            if clock() >= deadline:
                 break
             acc_body = sources[acc_side].body(lemma.acc[0].split(".")[1], lemma.acc[1])
             plain_body = sources[plain_side].body(lemma.plain[0].split(".")[1], lemma.plain[1])
@@ -122,7 +122,7 @@ def _candidates(acc_peg: PEG, plain_peg: PEG) -> list[_Lemma]:
 def _read_calls(peg: PEG, lemma: _Lemma) -> PEG | None:
     """``peg`` with every call of the accumulator helper read as its last argument plus the plain helper's call
     on the others; None when some call's outcome is read otherwise (a handler's ``threw``/``rho_exc``)."""
-    from ..validate.normalize import rebuilt_peg
+    from ..peg.build import rebuilt_peg
     calls = {i for i, n in enumerate(peg.nodes) if (n.op, n.attr) == lemma.acc}
     if not calls:
         return None
@@ -148,7 +148,7 @@ def _read_calls(peg: PEG, lemma: _Lemma) -> PEG | None:
 def _plus_start(body: PEG, start: int, add: str) -> PEG:
     """``body`` (a helper's PEG: a phi-tree of ``return`` results) with param ``start`` added to every value it
     returns (``s + v``)."""
-    from ..validate.normalize import rebuilt_peg
+    from ..peg.build import rebuilt_peg
     nodes = list(body.nodes)
     nodes.append(Node("param", start, ()))
     s = len(nodes) - 1
@@ -190,7 +190,7 @@ def _lemma_holds(lemma: _Lemma, acc: Body, plain: Body, rules: list, deadline: f
     joint, x, y = joint_peg(stepped, wanted)
     eg = EPeg()
     got = eg.add_peg(joint, roots=[x, y])
-    left = deadline - time.perf_counter()
+    left = deadline - clock()
     if left <= 0:
         return False
     # without a deadline (the optimizer's self-check) work limits only, so that the verdict is reproducible

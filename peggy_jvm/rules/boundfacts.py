@@ -131,7 +131,10 @@ class BoundFacts(BranchFacts):
         return _comparison(eg, eg.find(cond)) is not None
 
     def _arms(self, eg: EPeg, cond: int, yes_arm: int, no_arm: int) -> tuple[int, int] | None:
-        x, op, k = _comparison(eg, eg.find(cond))  # type: ignore[misc]
+        found = _comparison(eg, eg.find(cond))
+        if found is None:  # _wanted held when matched; a merge since may have made both sides constant
+            return None
+        x, op, k = found
         full = (INT_MIN, INT_MAX)
         yes, no = _meet(full, _where(op, k, True)), _meet(full, _where(op, k, False))
         if self.mutant == "wrong-arm":

@@ -25,10 +25,10 @@ lists fresh instances.
 """
 from __future__ import annotations
 
-import time
 import weakref
 from typing import TYPE_CHECKING
 
+from ..egraph.clock import clock
 from ..egraph.explain import Reason
 from .boundfacts import BoundFacts
 from .branchfacts import BranchFacts
@@ -141,7 +141,7 @@ class ThetaBisimulation:
                     tried += 1
                     if tried > self.max_pairs:
                         return out, False
-                    if time.perf_counter() > deadline:
+                    if clock() > deadline:
                         return out, True
                     pairs = prove_by_induction(eg, a, b, self.budget, deadline, memo)
                     if not pairs:

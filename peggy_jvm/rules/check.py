@@ -25,7 +25,7 @@ import itertools
 import math
 import random
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from .. import semantics as S
 from ..egraph.pattern import AttrVar, OpVar, PAs, PNode, PVar, Pattern
@@ -62,18 +62,19 @@ def evaluate(p: Pattern, env: dict[str, Any]) -> Any:
         if p.attr is None:  # `(const.i)`, any constant: check_rule refuses it before evaluating
             raise Unevaluable(f"{op} without a value")
         a = env["$" + p.attr.name] if isinstance(p.attr, AttrVar) else p.attr.value
-        if op == "const.f":
-            return S.int_bits_to_float(a)  # type: ignore[arg-type]  # a float constant's attr is its raw int bits
+        if op == "const.f":  # a float or double constant's attr is its raw bits, an int
+            return S.int_bits_to_float(cast(int, a))
         if op == "const.d":
-            return S.long_bits_to_double(a)  # type: ignore[arg-type]  # a double constant's attr is its raw bits
+            return S.long_bits_to_double(cast(int, a))
         return a
     if op == "phi":
         c = evaluate(p.children[0], env)
         return evaluate(p.children[1] if c else p.children[2], env)
-    spec = OPS[op]
+    fn = OPS[op].fn
     if not _evaluable(op):
         raise Unevaluable(op)
-    return spec.fn(*[evaluate(c, env) for c in p.children])  # type: ignore[misc]  # not const/phi: fn is set
+    assert fn is not None  # _evaluable: not const nor phi, so a pure op with its semantics function
+    return fn(*[evaluate(c, env) for c in p.children])
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -161,7 +162,11 @@ def _subst_op(p: Pattern, name: str, op: str) -> Pattern:
     if isinstance(p, PVar):
         return p
     if isinstance(p, PAs):
-        return PAs(p.var, _subst_op(p.pattern, name, op))  # type: ignore[arg-type]  # a PNode in, a PNode out
+        return PAs(p.var, _subst_node(p.pattern, name, op))
+    return _subst_node(p, name, op)
+
+
+def _subst_node(p: PNode, name: str, op: str) -> PNode:
     new_op = op if isinstance(p.op, OpVar) and p.op.name == name else p.op
     return PNode(new_op, p.attr, tuple(_subst_op(c, name, op) for c in p.children))
 
@@ -280,7 +285,9 @@ def _concrete_cond(c: Any, env: dict[str, Any]) -> bool:
             args.append(env.get("$" + a.value))
         else:
             args.append(a.value)
-    return pred.concrete(*args) != c.negated  # type: ignore[misc]  # rules with an exempt condition never get here
+    concrete = pred.concrete
+    assert concrete is not None  # rules with an exempt condition (no concrete test) never get here
+    return concrete(*args) != c.negated
 
 
 def exempt_ops() -> frozenset[str]:

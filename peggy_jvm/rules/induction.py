@@ -47,10 +47,10 @@ nothing.
 from __future__ import annotations
 
 import sys
-import time
 from typing import TYPE_CHECKING
 
 from ..budget import checkpoint
+from ..egraph.clock import clock
 from ..peg.ops import LOOP_OPS
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ class _Search:
             return False
         if (self.budget & 63) == 0:
             checkpoint()  # the optimizer's safety net (budget.cooperative): stops the self-check, decides nothing
-            if time.perf_counter() > self.deadline:
+            if clock() > self.deadline:
                 self.budget = -1
                 return False
         cx, cy = eg._class_ops.get(x), eg._class_ops.get(y)

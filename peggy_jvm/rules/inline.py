@@ -44,8 +44,12 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       ``ireturn`` narrows (JVMS 9+) or not (older JVMs) then makes no difference.
     * The call's outcome is read by ``rho_value``/``rho_sigma`` only: a call inside a try region (read by
       ``threw``/``rho_exc``/``rho_esigma``) stays a call.
-    * Only the calls of the PEG as built are inlined, not calls inside inlined bodies (one level: the rewrite
-      cannot unroll recursion however the callees call each other).
+    * A body is flattened before it is copied (:meth:`CalleeSource.body`): the calls inside it that the caller
+      could inline itself, judged from the caller (class initialization, access, the receiver being the
+      caller's ``this`` through the callee's), are replaced by their own flattened bodies
+      (:func:`inline_bodies`), up to :data:`MAX_INLINE_DEPTH` callees deep, loop-free ones only, and never a
+      callee inside itself (recursion through several methods stays a call, so unfolding always ends). A
+      flattened body over the size threshold is copied as built instead, its calls kept.
 
 Why it is exact
     For a callee that satisfies the above, running the call is running the callee's body on the arguments in
@@ -55,8 +59,9 @@ Why it is exact
     exception raised inside inlined code lacks the callee's frame and names the call site's line (the inlined
     effects carry the call's bytecode origin, ``PegInfo.copied_from``).
 
-The copy of a body (:func:`body_outcome`, :func:`copy_node`) is shared with the validator, which also inlines
-loop-free helpers only one side calls on the PEG itself, before its normal forms (``validate/prove.py``).
+The copy of a body (:func:`body_outcome`, :func:`copy_node`) is shared by the e-graph's inlining
+(:func:`inline_calls`) and the inlining on a PEG (:func:`inline_bodies`): the flattening above, and the
+validator's inlining of helpers only one side calls, before its normal forms (``validate/prove.py``).
 
 Inputs / outputs: a PEG, its import mapping into an :class:`~peggy_jvm.epeg.EPeg`, and a :class:`CalleeSource`
 per side; new e-nodes and unions (reason ``inline``). Invariants: the rewrite adds only equalities that hold; a
@@ -71,6 +76,7 @@ from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
 from ..egraph.explain import Reason
 from ..ir.nodes import MethodRef
+from ..peg.graph import Node
 from ..peg.ops import EFFECTS
 
 if TYPE_CHECKING:
@@ -78,12 +84,14 @@ if TYPE_CHECKING:
     from ..epeg import EPeg
     from ..peg.graph import PEG
 
-__all__ = ["MAX_CALLEE_NODES", "CalleeSource", "Body", "inlinable_calls", "choose_bodies", "inline_calls",
-           "same_body", "inlinable_call_count", "body_outcome", "copy_node"]
+__all__ = ["MAX_CALLEE_NODES", "MAX_INLINE_DEPTH", "CalleeSource", "Body", "inlinable_calls", "choose_bodies",
+           "inline_calls", "inline_bodies", "same_body", "inlinable_call_count", "body_outcome", "copy_node"]
 
 #: the size threshold: PEG nodes reachable from the callee's root (its minimized PEG). 40 nodes is a getter,
 #: a guard, or a one-line arithmetic helper; larger bodies would grow the e-graph more than they save.
 MAX_CALLEE_NODES = 40
+#: how many callees deep a body is flattened (:meth:`CalleeSource.body`): a helper's helper's helper
+MAX_INLINE_DEPTH = 3
 #: the same for a callee with loops (``CalleeSource.loops``): a loop over an array with its bounds checks
 MAX_LOOP_CALLEE_NODES = 120
 #: the same for a synthetic callee (``CalleeSource.synthetic``): javac's ``$values()`` of an enum of 20
@@ -123,6 +131,8 @@ class CalleeSource:
     program: dict[str, bytes] | None = None
     caller_static: bool = True
     pegs: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
+    #: the bodies :meth:`body` gives, flattened (their own inlinable calls inlined), per (kind, method)
+    flat: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
     classes: dict[str, ClassFile | None] = field(default_factory=dict, repr=False)
     #: callees with loops too (the validator's, not the optimizer's: the reverter's extraction is not asked to
     #: choose between a call and a loop); such a body is only inlined at a call no loop of the caller varies,
@@ -142,20 +152,60 @@ class CalleeSource:
     #: extending it, the call runs that method; None: a virtual call of an overridable method is never inlined
     only_target: Callable[[MethodRef], bool] | None = None
 
-    def body(self, kind: str, ref: MethodRef) -> Body | str:
-        """The callee's body for a call ``invoke.<kind>`` of ``ref`` from the caller, or why it is not inlined."""
+    def body(self, kind: str, ref: MethodRef, nested: bool = True) -> Body | str:
+        """The callee's body for a call ``invoke.<kind>`` of ``ref`` from the caller, or why it is not inlined.
+        ``nested``: with the callee's own inlinable calls inlined into it (:meth:`_flattened`); otherwise the body
+        as built, its calls kept."""
+        if not nested:
+            return self._body(kind, ref, None)
+        key = (kind, ref)
+        if key not in self.flat:
+            self.flat[key] = self._body(kind, ref, ())
+        return self.flat[key]
+
+    def _body(self, kind: str, ref: MethodRef, path: tuple[tuple[str, MethodRef], ...] | None) -> Body | str:
+        """:meth:`body` for a call made inside the bodies of ``path`` (the callees being flattened, outermost
+        first; None: not flattened). A function of its arguments alone, whatever was asked before: only the
+        bodies as built are cached (``pegs``), so a class's output does not depend on which of its methods a
+        worker optimized first."""
         why = self._call_refusal(kind, ref)
         if why is not None:
             return why
         key = (kind, ref)
+        if path is not None and key in path:
+            return "recursive"  # through the callees that call it: unfolding would not end
         if key not in self.pegs:
             self.pegs[key] = self._resolve(kind, ref)
         got = self.pegs[key]
+        if isinstance(got, Body) and path is not None:
+            got = self._flattened(got, (*path, key))
         if isinstance(got, Body) and ref.owner != self.cls.name:
             leak = _inaccessible(got.peg, self.cls.name, self._class)
             if leak is not None:
                 return leak
         return got
+
+    def _flattened(self, body: Body, path: tuple[tuple[str, MethodRef], ...]) -> Body:
+        """``body`` with the calls in it that this caller could inline (checked from the caller: its class
+        initialization, its access to what the inner body names, the receiver being the caller's ``this``)
+        replaced by their own flattened bodies, up to :data:`MAX_INLINE_DEPTH` callees deep, no callee inside
+        itself; loop-free inner bodies only. When the result passes the body's size threshold, ``body`` as it is
+        (its calls stay calls, each still inlinable by the extraction where the caller makes it itself)."""
+        if len(path) >= MAX_INLINE_DEPTH or body.has_loop:
+            return body
+        inner: dict[int, Body] = {}
+        for n in inlinable_calls(body.peg):
+            node = body.peg.nodes[n]
+            assert isinstance(node.attr, MethodRef)  # inlinable_calls gives calls of a named method only
+            got = self._body(node.op.split(".")[1], node.attr, path)
+            if isinstance(got, Body) and not got.has_loop:
+                inner[n] = got
+        if not inner:
+            return body
+        flat = inline_bodies(body.peg, inner)
+        if len(flat.reachable([flat.root])) > max(MAX_CALLEE_NODES, len(body.peg.reachable([body.peg.root]))):
+            return body
+        return Body(flat, body.is_static, body.has_loop)
 
     def _class(self, name: str) -> ClassFile | None:
         """The input's class ``name`` (the caller's own included), or None when it is not in the input."""
@@ -349,7 +399,7 @@ def _in_range(peg: PEG, v: int, narrow: tuple[int, int, str | None]) -> bool:
     if node.op == "phi":
         return _in_range(peg, node.children[1], narrow) and _in_range(peg, node.children[2], narrow)
     if node.op == "const.i":
-        return lo <= int(node.attr) <= hi  # type: ignore[call-overload]  # const.i's attribute is an int
+        return lo <= node.int_attr() <= hi
     return op is not None and node.op == op
 
 
@@ -444,7 +494,7 @@ def copy_node(callee: PEG, args: list[int], add: Callable[[str, object, tuple[in
     if nd.op == "sigma0":
         c = args[0]
     elif nd.op == "param":
-        c = args[1 + int(nd.attr)]  # type: ignore[call-overload]  # param's attribute is its index
+        c = args[1 + nd.int_attr()]
     else:
         c = add(nd.op, nd.attr, tuple(copy_node(callee, args, add, made, k) for k in nd.children))
     made[n] = c
@@ -455,7 +505,7 @@ def body_outcome(callee: PEG, args: list[int], add: Callable[[str, object, tuple
                  made: dict[int, int]) -> tuple[int | None, int]:
     """The callee's returned value (None for void) and final heap, its body copied by :func:`copy_node`: the
     root's phi-tree of results becomes a phi of values and a phi of heaps. Shared by the e-graph's inlining
-    (:func:`inline_calls`) and the validator's inlining on the PEG (``validate.normalize.inline_bodies``)."""
+    (:func:`inline_calls`) and the inlining on the PEG (:func:`inline_bodies`)."""
     def ends(n: int) -> tuple[int | None, int]:
         nd = callee.nodes[n]
         if nd.op == "return":
@@ -479,7 +529,8 @@ def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSou
     users: dict[tuple[str, MethodRef], list[CalleeSource]] = {}
     for peg, source in sides:
         for node in {peg.nodes[n] for n in peg.reachable([peg.root]) if peg.nodes[n].op in _CALL_OPS}:
-            users.setdefault((node.op, node.attr), []).append(source)  # type: ignore[arg-type]
+            if isinstance(node.attr, MethodRef):  # the only calls looked up below
+                users.setdefault((node.op, node.attr), []).append(source)
     out: dict[int, Body] = {}
     variance: list | None = None
     for n in inlinable_calls(joint, roots):
@@ -487,16 +538,27 @@ def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSou
         ref = node.attr
         if not isinstance(ref, MethodRef):
             continue
-        found = [s.body(node.op.split(".")[1], ref) for s in users.get((node.op, ref), [])]
-        if not found or not all(isinstance(b, Body) for b in found):
+        kind, sources = node.op.split(".")[1], users.get((node.op, ref), [])
+        body = _one_body([s.body(kind, ref) for s in sources])
+        if body is None and len(sources) > 1:
+            # the sides flatten the callee differently (a helper it calls differs): its bodies as built may agree
+            body = _one_body([s.body(kind, ref, nested=False) for s in sources])
+        if body is None:
             continue
-        if any(b.has_loop for b in found):  # type: ignore[union-attr]
+        if body.has_loop:
             variance = variance if variance is not None else joint.variance()
             if variance[n]:  # a call some loop of the caller varies: the body's loops would need other depths
                 continue
-        if all(same_body(found[0], b) for b in found[1:]):  # type: ignore[arg-type]
-            out[n] = found[0]  # type: ignore[assignment]
+        out[n] = body
     return out
+
+
+def _one_body(found: list[Body | str]) -> Body | None:
+    """The body every side found (:func:`same_body`), or None when one side found none or they differ."""
+    if not found or not isinstance(found[0], Body):
+        return None
+    first = found[0]
+    return first if all(isinstance(b, Body) and same_body(first, b) for b in found[1:]) else None
 
 
 def inlinable_call_count(peg: PEG, source: CalleeSource) -> int:
@@ -510,3 +572,40 @@ def inlinable_call_count(peg: PEG, source: CalleeSource) -> int:
                 and isinstance(source.body(node.op.split(".")[1], node.attr), Body):
             count += 1
     return count
+
+
+def inline_bodies(peg: PEG, bodies: dict[int, Body]) -> PEG:
+    """``peg`` with each call ``n`` of ``bodies`` (callees chosen with :func:`inlinable_calls` and
+    :meth:`CalleeSource.body`, whose conditions make a call and its body the same) replaced by the body: the call's ``rho_value`` by the value the body returns, its ``rho_sigma`` by the
+    heap it ends with. The validator does this on the PEG, before its normal forms, so that the branch conditions
+    around a call decide the body's own tests (``x > 0`` known at ``lib(x)``: ``lib``'s ``x == 0`` is false),
+    which the e-graph's inlining (after them) cannot use; :meth:`CalleeSource.body` does it to flatten a callee's
+    own calls into its body. The input itself when there is nothing to inline."""
+    nodes = list(peg.nodes)
+
+    def add(op: str, attr: object, kids: tuple[int, ...]) -> int:
+        nodes.append(Node(op, attr, kids))
+        return len(nodes) - 1
+
+    def inlined(n: int, body: Body) -> tuple[int | None, int]:
+        # a callee's loops keep their depths (the prover inlines one only at a call no loop varies): each theta a
+        # placeholder first, its cycle closing through it, then given its initial and next values
+        thetas = [t for t in body.peg.reachable([body.peg.root]) if body.peg.nodes[t].op == "theta"]
+        made = {t: add("theta", body.peg.nodes[t].attr, ()) for t in thetas}
+        args = list(peg.nodes[n].children)
+        out = body_outcome(body.peg, args, add, made)
+        for t in thetas:
+            kids = tuple(copy_node(body.peg, args, add, made, k) for k in body.peg.nodes[t].children)
+            nodes[made[t]] = Node("theta", body.peg.nodes[t].attr, kids)
+        return out
+
+    outcome = {n: inlined(n, b) for n, b in sorted(bodies.items())}
+    alias: dict[int, int] = {}
+    for i, node in enumerate(peg.nodes):
+        if node.op in ("rho_value", "rho_sigma") and node.children[0] in outcome:
+            value, heap = outcome[node.children[0]]
+            target = value if node.op == "rho_value" else heap
+            if target is not None:
+                alias[i] = target
+    from ..peg.build import rebuilt_peg
+    return rebuilt_peg(peg, nodes, alias) if alias else peg

@@ -101,7 +101,7 @@ from typing import TYPE_CHECKING, Sequence
 from ..choices import ASSUMPTIONS, CLOSED_WORLD, STRINGS_BY_VALUE  # the CLI offers them without importing the rules
 from ..classfile.descriptors import parse_method_descriptor
 from ..egraph.explain import Reason
-from ..ir.nodes import Const, ConstKind, FieldRef, IRType, Kind, MethodRef
+from ..ir.nodes import Bootstrap, Const, ConstKind, FieldRef, IRType, Kind, MethodRef
 from ..peg.ops import OPS, Role
 from ..jdk.facts import STRING as STRING_CLASS  # the class name; STRING below is its descriptor
 from ..jdk.facts import (BOOT_CLASSES, BUILDER_CAPACITY_BLIND, CONCAT_FACTORY, IDENTITY_HASH_CODE, STRING_CONCAT,
@@ -265,6 +265,20 @@ _MAX_CHAIN = 256  # builder operations followed back from a toString()
 Part = tuple[str, "int | str"]  # ("T", text) or (type letter or STRING, class id)
 
 
+def _text(p: Part) -> str:
+    """A "T" part's text (the kind, a string, cannot tell mypy which member of the union the second is)."""
+    t = p[1]
+    assert isinstance(t, str), p
+    return t
+
+
+def _class_id(p: Part) -> int:
+    """The class id of a part that is not "T"."""
+    c = p[1]
+    assert isinstance(c, int), p
+    return c
+
+
 def assumption_rules(names: Sequence[str], param_types: Sequence[str] = ()) -> list:
     """Fresh rules for the named assumptions (KeyError for an unknown one). ``param_types`` are the field
     descriptors of the method pair's ``param`` nodes by index (the receiver's class first for an instance
@@ -402,7 +416,7 @@ def _normal(eg: EPeg, parts: Sequence[Part]) -> list[Part] | None:
     merged: list[Part] = []
     for p in out:
         if p[0] == "T" and merged and merged[-1][0] == "T":
-            merged[-1] = ("T", merged[-1][1] + p[1])  # type: ignore[operator]  # "T" parts hold text
+            merged[-1] = ("T", _text(merged[-1]) + _text(p))
         else:
             merged.append(p)
     return [p for p in merged if p != ("T", "")]
@@ -447,9 +461,8 @@ def build_value(eg: EPeg, parts: Sequence[Part]) -> int:
         return eg.add("const.a", Const(_STRING_TYPE, ""))
     if len(parts) == 1 and parts[0][0] == "T":
         return eg.add("const.a", Const(_STRING_TYPE, parts[0][1]))
-    # a part that is not "T" holds a class id
-    if len(parts) == 1 and parts[0][0] == STRING and _nonnull_string(eg, parts[0][1]):  # type: ignore[arg-type]
-        return eg.find(parts[0][1])  # type: ignore[arg-type]
+    if len(parts) == 1 and parts[0][0] == STRING and _nonnull_string(eg, _class_id(parts[0])):
+        return eg.find(_class_id(parts[0]))
     return eg.add("rho_value", None, (_model_call(eg, VALUE_OWNER, _sigma0(eg), parts),))
 
 
@@ -457,12 +470,13 @@ def _model_call(eg: EPeg, owner: str, sigma: int, parts: Sequence[Part]) -> int:
     """``owner.of(sigma, parts...)``: texts as String literals, every other part's class typed by its kind."""
     kids = [eg.find(sigma)]
     desc = []
-    for kind, x in parts:
+    for p in parts:
+        kind = p[0]
         if kind == "T":
-            kids.append(eg.add("const.a", Const(_STRING_TYPE, x)))
+            kids.append(eg.add("const.a", Const(_STRING_TYPE, p[1])))
             desc.append(STRING)
         else:
-            kids.append(eg.find(x))  # type: ignore[arg-type]  # not "T": a class id
+            kids.append(eg.find(_class_id(p)))
             desc.append(kind)
     return eg.add("invoke.static", MethodRef(owner, "of", f"({''.join(desc)}){STRING}"), kids)
 
@@ -1014,11 +1028,13 @@ class ConcatIndyFresh(_FreshRule):
         return out, False
 
     def _parts(self, eg: EPeg, desc: str, boot: object, args: Sequence[int]) -> list[Part] | None:
-        handle = getattr(getattr(boot, "handle", None), "value", None)
+        if not isinstance(boot, Bootstrap):
+            return None
+        handle = boot.handle.value
         if not (isinstance(handle, tuple) and len(handle) == 2 and isinstance(handle[1], MethodRef)
                 and (handle[1].owner, handle[1].name) == CONCAT_FACTORY):
             return None
-        consts = [c.value for c in boot.arguments]  # type: ignore[attr-defined]
+        consts = [c.value for c in boot.arguments]
         if not consts or not isinstance(consts[0], str):
             return None
         kinds, _ret = parse_method_descriptor(desc)
@@ -1040,12 +1056,13 @@ class ConcatIndyFresh(_FreshRule):
                 parts.append((kind, eg.find(args[ai])))
                 ai += 1
             elif ch == "\2":
-                if ci >= len(consts) or not isinstance(consts[ci], str):
+                text = consts[ci] if ci < len(consts) else None
+                if not isinstance(text, str):
                     return None
-                parts.append(("T", consts[ci]))
+                parts.append(("T", text))
                 ci += 1
             elif parts and parts[-1][0] == "T":
-                parts[-1] = ("T", parts[-1][1] + ch)  # type: ignore[operator]  # one part per run of text
+                parts[-1] = ("T", _text(parts[-1]) + ch)  # one part per run of text
             else:
                 parts.append(("T", ch))
         return parts if ai == len(args) else None

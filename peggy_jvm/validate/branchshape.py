@@ -41,6 +41,8 @@ test of a known constant is left exactly as lifted.
 """
 from __future__ import annotations
 
+from typing import cast
+
 from ..ir.known import MAX_CHAIN, constant_set
 from ..ir.nodes import INT, Block, Cond, Goto, If, IRMethod, Switch, Var
 
@@ -126,7 +128,7 @@ def _known_int(blocks: dict[int, Block], bid: int, j: Block, preds: dict[int, li
         b = blocks[cur]
         if any(st.defined() is v for st in b.stmts):
             c = constant_set(b, v)
-            return c.value if c is not None else None  # type: ignore[return-value]
+            return cast(int, c.value) if c is not None else None  # constant_set gives an int constant
         ps = preds.get(cur, [])
         if len(ps) != 1 or ps[0] == cur or cur in handled or cur == j.id:
             return None

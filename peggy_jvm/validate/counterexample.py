@@ -9,8 +9,10 @@ What this module owns
       ``Object``, interfaces, one-dimensional arrays of primitives or Strings, two-dimensional arrays of
       primitives).
     * :func:`generate_inputs`: seeded arguments per descriptor (edge values 0, +-1, MIN/MAX, NaN, infinities,
-      signed zero, null and empty arrays/strings, then the pair's hints (:mod:`.hints`: its constants and the
-      values that flip its conditions; subnormals), then random values). A matrix comes square, ragged, with a
+      signed zero, 2^24 and 2^53 (where a float's or double's ``x + 1 == x``), null and empty arrays/strings,
+      arrays of 10 or 7 ones with each int parameter that many (a length beside its array), then the pair's
+      hints (:mod:`.hints`: its constants and the values that flip its conditions; subnormals), then random
+      values). A matrix comes square, ragged, with a
       null row and with one row object twice. Two array parameters of one type are
       also passed the very same array (:class:`SameAs`: aliasing is what a wrong read-over-write shows on). An
       ``Object`` parameter gets null, a String, a plain object and an object whose ``toString()`` returns null
@@ -24,8 +26,10 @@ What this module owns
     * :class:`JvmHarness`: compiles ``Harness.java`` (next to this file) once into a cache directory and keeps
       one JVM for a validate run that answers one call at a time (:meth:`JvmHarness.ask`), each call in two
       fresh class loaders (one per class tree), its runs within what the pair's budget has left; a run that
-      does not finish ends its JVM (a fresh one takes the next call), and a JVM that does not answer by the
-      pair's deadline (plus :data:`ANSWER_GRACE_S`) is killed.
+      does not finish ends its JVM (a fresh one, started at once, takes the next call), and a JVM that does not
+      answer by the pair's deadline (plus :data:`ANSWER_GRACE_S`) is killed. Deadlines are readings of
+      :func:`~peggy_jvm.egraph.clock.clock`: the screen's time is this process's CPU time, a wait for the JVM's
+      answer (:class:`~peggy_jvm.egraph.clock.waiting`) counts as the wall-clock time it takes.
     * :func:`describe_outcome`, :func:`show_args`, :func:`why_different`: the counterexample as Java values, and
       why a difference that ideal arithmetic would not see is one (signed zero, NaN, rounding, wrap-around).
 
@@ -66,6 +70,7 @@ from typing import Any, Callable, Iterator, Sequence, cast
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
+from ..egraph.clock import clock, waiting
 from ..ir.interp import (InterpError, Interpreter, JArray, JavaThrow, JObject, Returned, Unsupported, default_value,
                          run_method, runtime_class)
 from ..ir.nodes import FieldRef, IRMethod, MethodRef
@@ -98,10 +103,18 @@ _INT_EDGES = [0, 1, -1, 2, -2, 7, 100, -100, 2**31 - 1, -2**31]
 _LONG_EDGES = [0, 1, -1, 2, -7, 100, 2**31 - 1, -2**31, 2**63 - 1, -2**63]
 _SMALL_EDGES = {"S": [0, 1, -1, 32767, -32768], "B": [0, 1, -1, 127, -128], "C": [0, 1, 65, 97, 65535],
                 "Z": [0, 1]}
-_FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), float("-inf"), 3.4028234663852886e38,
-                1.401298464324817e-45]
-_DOUBLE_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), float("-inf"), 1.7976931348623157e308,
-                 5e-324]
+# 2^24 and 2^53: the first powers of two where x + 1 == x (a float or double counter stops there, and a sum and its
+# reordering part), before NaN and the infinities: an input the interpreter cannot finish is asked of the JVM in
+# this order, and a loop runs on for ever at an infinity on both sides far more often than at 2^24 (EqBench's
+# ``REVE/loop``: counting up to 2^24 in floats never ends, counting down from it does)
+_FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, 16777216.0, float("nan"), float("inf"), float("-inf"),
+                3.4028234663852886e38, 1.401298464324817e-45]
+_DOUBLE_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, 9007199254740992.0, float("nan"), float("inf"), float("-inf"),
+                 1.7976931348623157e308, 5e-324]
+# lengths of the arrays of equal elements passed with an int parameter of the same value (a length or count
+# parameter): k copies of x / k summed differ from x for these k and x = 1 (EqBench's ``REVE/average``: ten
+# ``1 / 10.0`` add up to 0.9999999999999999), and the edge arrays are at most 6 long
+_RUN_LENGTHS = (10, 7)
 _STRING_EDGES = [None, "", "a", "hello", "Hello World", "12345"]
 # tried with the hints: the smallest normal values and subnormals of each sign (gradual underflow, where x * y
 # and x / y lose bits that the same sum over ideal reals keeps)
@@ -335,11 +348,34 @@ def generate_inputs(descriptor: str, count: int = 96, interfaces: frozenset[str]
     else:
         for k in range(max(len(e) for e in edges)):
             out.append([e[k % len(e)] for e in edges])
-    out.extend(_hinted(params, edges, hints or Hints(), rng))
-    out[len(out):len(out)] = _aliased(params, out)
+    hinted = _hinted(params, edges, hints or Hints(), rng)
+    aliased = _aliased(params, out + hinted)  # the runs of ones are no base: an aliased pair shows on short arrays
+    out.extend(_equal_runs(params, edges))
+    out.extend(hinted)
+    out.extend(aliased)
     while len(out) < total + count // 3 and len(out) < count + (total if total <= 150 else 0):
         out.append([rng.choice(e) if rng.random() < 0.4 else _random(p, rng, interfaces)
                     for p, e in zip(params, edges)])
+    return out
+
+
+def _equal_runs(params: Sequence[str], edges: list[list]) -> list[list]:
+    """Inputs whose arrays of numbers each hold k ones (of :data:`_RUN_LENGTHS`), with each int parameter in
+    turn k (the others at their first edge value, 0), or with none when there is no int parameter: a length
+    passed beside its array, where a sum divided once and a sum of quotients part."""
+    arrays = [i for i, d in enumerate(params) if d[:1] == "[" and d[1:] in "IJSBFD" and len(d) == 2]
+    if not arrays:
+        return []
+    counts: list[int | None] = [i for i, d in enumerate(params) if d == "I"] or [None]
+    out: list[list] = []
+    for k in _RUN_LENGTHS:
+        for c in counts:
+            args = [e[0] for e in edges]
+            for i in arrays:
+                args[i] = [1.0 if params[i][1] in "FD" else 1] * k
+            if c is not None:
+                args[c] = k
+            out.append(args)
     return out
 
 
@@ -560,10 +596,10 @@ def _screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: 
     params, _ = parse_method_descriptor(descriptor)
     hints = input_hints(orig_ir, opt_ir, descriptor)
     handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
-    deadline = min(deadline, time.monotonic() + SCREEN_CAP_S)
+    deadline = min(deadline, clock() + SCREEN_CAP_S)
     inputs = shape_inputs(shape, descriptor, interfaces, hints)
     for args in inputs[res.tried:limit]:
-        if time.monotonic() > deadline:
+        if clock() > deadline:
             return
         res.tried += 1
         try:
@@ -786,7 +822,7 @@ class JvmUnavailable(Exception):
 class JvmHarness:
     """The compiled Harness and the two class trees, each written to a directory by its declared names, and the
     one JVM that serves a validate run's calls (:meth:`ask`), started on first use (or earlier by :meth:`warm`,
-    so that it boots while the caller proves), replaced after a run it had to stop, and killed when it does not
+    so that it boots while the caller proves), replaced at once after a run it had to stop, and killed when it does not
     answer in time or the run ends (:meth:`close`)."""
 
     def __init__(self, orig_raw: dict[str, bytes], opt_raw: dict[str, bytes],
@@ -881,13 +917,17 @@ class JvmHarness:
         proc.wait()
 
     def _line(self, deadline: float) -> str | None:
-        """The JVM's next line, or None: none by ``deadline`` (monotonic), or the JVM ended (``_proc`` then
-        None)."""
+        """The JVM's next line, or None: none by ``deadline`` (:func:`~peggy_jvm.egraph.clock.clock`: the wait counts
+        in it), or the JVM ended (``_proc`` then None)."""
         assert self._proc is not None and self._proc.stdout is not None
         fd = self._proc.stdout.fileno()
         while b"\n" not in self._buf:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+            left = deadline - clock()
+            if left <= 0:
+                return None
+            with waiting():
+                ready = select.select([fd], [], [], left)[0]
+            if not ready:
                 return None
             chunk = os.read(fd, 65536)
             if not chunk:  # it exited (after a run it had to stop) or died
@@ -898,7 +938,8 @@ class JvmHarness:
         return line.decode("utf-8", "replace")
 
     def ask(self, call: Call, deadline: float) -> tuple[JvmOutcomes | None, str]:
-        """One call's outcomes, its runs bounded by what is left until ``deadline`` (monotonic); (None, why)
+        """One call's outcomes, its runs bounded by what is left until ``deadline`` (a reading of
+        :func:`~peggy_jvm.egraph.clock.clock`, in which the wait for the JVM counts as wall-clock time); (None, why)
         when the JVM gave no answer: not up by the deadline (it is kept for the calls after), or not answering
         :data:`ANSWER_GRACE_S` past it, or dead (it is ended; the next call starts another)."""
         self.warm()
@@ -909,7 +950,7 @@ class JvmHarness:
                     return None, "the JVM ended before it was ready"
                 return None, "the JVM was not up within the pair's budget"
             self._ready = line == "READY"
-        left_ms = int((deadline - time.monotonic()) * 1000)
+        left_ms = int((deadline - clock()) * 1000)
         if left_ms <= 0:
             return JvmOutcomes("BUDGET", "BUDGET", "BUDGET"), ""
         assert self._proc is not None and self._proc.stdin is not None
@@ -930,7 +971,10 @@ class JvmHarness:
                 break
         answer = self._parse(line)
         if answer is not None and answer.stopped:
-            self._stop()  # it exits after answering a run it stopped; the next call starts a fresh one
+            # it exits after answering a run it stopped: a fresh one boots now, while the caller screens and
+            # proves, not on the clock of the next pair that asks (one validate run of many pairs)
+            self._stop()
+            self.warm()
         return answer, "" if answer is not None else "the JVM answered garbled"
 
     def run(self, calls: list[Call]) -> list[JvmOutcomes | None]:
@@ -944,7 +988,7 @@ class JvmHarness:
             if c.group in spent:
                 answers.append(JvmOutcomes("BUDGET", "BUDGET", "BUDGET"))
                 continue
-            deadline = deadlines.setdefault(c.group, time.monotonic() + c.budget_ms / 1000)
+            deadline = deadlines.setdefault(c.group, clock() + c.budget_ms / 1000)
             answer, _why = self.ask(c, deadline)
             answers.append(answer)
             if answer is None or answer.out_of_time:

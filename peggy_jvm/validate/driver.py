@@ -9,7 +9,10 @@ How
     that reads ORIG's PEG in OPT's names and keeps a call one operator only when its callees' pairs are proved
     (or, in a recursive component, assumed by the regression-verification rule: :meth:`_Run.prove_component`).
     Every pair goes to :func:`~.prove.prove_pair` with most of its budget (``method_timeout``; the proofs of
-    a recursive component proved again share it). Pairs not
+    a recursive component proved again share it). The budget counts :func:`~peggy_jvm.egraph.clock.clock` seconds:
+    this process's CPU time and the wall-clock time it waits for its JVM, within a wall-clock cap of
+    :data:`~peggy_jvm.egraph.clock.WALL_FACTOR` times the budget per stretch of a pair's work (each a
+    :class:`~peggy_jvm.egraph.clock.metered` block), so a verdict does not depend on the machine's load. Pairs not
     proved that :func:`~.counterexample.eligible` accepts are searched for the rest of their budget
     (:func:`~.counterexample.search`: the IR interpreter's screen, each input it finds different confirmed on
     the JVM at once, the first confirmed one ending the search; a quick one of the first inputs before the
@@ -52,13 +55,14 @@ from ..archive import InputError
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
+from ..egraph.clock import clock, metered
 from ..ir.lift import LiftError, lift_method
 from ..ir.printer import format_method
 from ..rules.strings import ASSUMPTIONS, CLOSED_WORLD, assumption_rules
 from . import counterexample as cx
 from .modular import CallView, Component, Key, Program, proof_order
 from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods, split_map
-from .prove import SHAPED_SHARE, ProofBudget, ProofResult, prove_pair
+from .prove import SHAPED_SHARE, ProofBudget, ProofResult, by_ranges, prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
 # of the per-method budget; the rest is the interpreter screen, which a pair whose proof stops early (saturated,
@@ -113,34 +117,8 @@ def validate_inputs(orig_path: Path, opt_path: Path, options: ValidateOptions,
             for i in component.pairs:
                 pair = pairing.pairs[i]
                 proof, relied, view = proofs[i]
-                t0 = time.perf_counter()
-                deadline = time.monotonic() + options.method_timeout - run.spent[i]
-                row = PairResult(pair.key[0], pair.orig.name, pair.orig.descriptor,
-                                 Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
-                                 axioms=proof.axioms if proof.proved else None,
-                                 assumptions=relied if assumptions else None)
-                if relied:
-                    row.reason += assumption_note(relied)
-                first = run.searches.get(i)
-                if first is not None and first.found is not None:
-                    _settle(row, pair, searcher.setup(pair)[0], first, "")
-                elif not proof.proved and not assumptions:
-                    row.reason += _assumption_hint(pair, orig.hierarchy, opt.hierarchy, rules, run.budget(i),
-                                                   run.same(pair, view), proof, view)
-                searchable = row.verdict is Verdict.UNKNOWN and options.counterexamples
-                if searchable and not run.worth_searching(i):
-                    row.reason += "; not searched: no callee it waits for behaved differently in the interpreter"
-                elif searchable:
-                    shape, interfaces, why_not = searcher.setup(pair)
-                    if why_not is not None:
-                        row.reason += f"; {why_not}"
-                    elif first is None and (proof.orig_ir is None or proof.opt_ir is None):
-                        row.reason += "; no IR to search for a counterexample"
-                    else:
-                        s = searcher.full(pair, proof, deadline, options.method_timeout, first)
-                        run.differing[pair.key] = s.screened.differing
-                        _settle(row, pair, shape, s, searcher.jvm.problem)
-                row.time_ms = (run.spent[i] + time.perf_counter() - t0) * 1000
+                with metered():  # the rest of the pair's budget counts from here (egraph/clock.py)
+                    row = run.finish(i, pair, proof, relied, view)
                 rows[i] = row
                 done += 1
                 proved += proof.proved
@@ -161,7 +139,8 @@ RECURSIVE_NOTE = "; its recursive calls assumed equal: partial equivalence (equa
 
 class _Run:
     """The proofs of one run, callees first: what is proved so far (``proved``: pair keys a caller may assume),
-    and each pair's time spent proving (``spent``: its screen and JVM runs get the rest of its budget)."""
+    and each pair's time spent proving (``spent``, :func:`~peggy_jvm.egraph.clock.clock` seconds: its screen and JVM
+    runs get the rest of its budget)."""
 
     def __init__(self, options: ValidateOptions, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list,
                  assumptions: tuple[str, ...], program: Program, same_bytes: set[str]) -> None:
@@ -195,12 +174,13 @@ class _Run:
         while todo:
             for i in todo:
                 view = CallView(self.program, frozenset(self.proved | hypothesis))
-                t0 = time.perf_counter()
-                if self._shown_first(pairs[i], i):
-                    out[i] = (ProofResult(False, SHOWN_FIRST), [], view)
-                else:
-                    out[i] = (*self._prove_one(pairs[i], i, view), view)
-                self.spent[i] = self.spent.get(i, 0.0) + time.perf_counter() - t0
+                with metered():  # the pair's budget counts from here (egraph/clock.py): its own work, its JVM waits
+                    t0 = clock()
+                    if self._shown_first(pairs[i], i):
+                        out[i] = (ProofResult(False, SHOWN_FIRST), [], view)
+                    else:
+                        out[i] = (*self._prove_one(pairs[i], i, view), view)
+                    self.spent[i] = self.spent.get(i, 0.0) + clock() - t0
             failed = {pairs[i].key for i in todo if not out[i][0].proved}
             if not failed & hypothesis:
                 break
@@ -228,14 +208,47 @@ class _Run:
     def _given_callees(self, pair: MethodPair, i: int, proof: ProofResult, callees: dict[str, set[Key]]) -> None:
         """For a pair not proved while some callees are unproved: whether it is proved once they are taken as
         equivalent (the verdict stays unknown; the reason says so, and which callees it waits for)."""
-        t0 = time.perf_counter()
-        given, _relied = self._prove_one(pair, i, CallView(self.program, None))
-        self.spent[i] = self.spent.get(i, 0.0) + time.perf_counter() - t0
+        with metered():
+            t0 = clock()
+            given, _relied = self._prove_one(pair, i, CallView(self.program, None))
+            self.spent[i] = self.spent.get(i, 0.0) + clock() - t0
         if given.proved:
             names = sorted(callees)
             shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
             proof.reason = f"{GIVEN_CALLEES}{shown} (not proved equivalent)"
             self.waits[i] = set().union(*callees.values())
+
+    def finish(self, i: int, pair: MethodPair, proof: ProofResult, relied: list[str], view: CallView) -> PairResult:
+        """Pair ``i``'s row after its proof: the verdict, and for a pair not proved the counterexample search in
+        what its budget has left (``spent``: its proofs' time)."""
+        options, searcher = self.options, self.searcher
+        t0 = clock()
+        deadline = t0 + options.method_timeout - self.spent[i]
+        row = PairResult(pair.key[0], pair.orig.name, pair.orig.descriptor,
+                         Verdict.EQUIVALENT if proof.proved else Verdict.UNKNOWN, proof.reason,
+                         axioms=proof.axioms if proof.proved else None,
+                         assumptions=relied if self.assumptions else None)
+        if relied:
+            row.reason += assumption_note(relied)
+        first = self.searches.get(i)
+        if searcher is not None and first is not None and first.found is not None:
+            _settle(row, pair, searcher.setup(pair)[0], first, "")
+        elif not proof.proved and not self.assumptions:
+            row.reason += _assumption_hint(pair, self.orig_h, self.opt_h, self.rules, self.budget(i),
+                                           self.same(pair, view), proof, view)
+        if row.verdict is Verdict.UNKNOWN and searcher is not None:
+            if not self.worth_searching(i):
+                row.reason += "; not searched: no callee it waits for behaved differently in the interpreter"
+            elif (why_not := searcher.setup(pair)[2]) is not None:
+                row.reason += f"; {why_not}"
+            elif first is None and (proof.orig_ir is None or proof.opt_ir is None):
+                row.reason += "; no IR to search for a counterexample"
+            else:
+                s = searcher.full(pair, proof, deadline, options.method_timeout, first)
+                self.differing[pair.key] = s.screened.differing
+                _settle(row, pair, searcher.setup(pair)[0], s, searcher.jvm.problem)
+        row.time_ms = (self.spent[i] + clock() - t0) * 1000
+        return row
 
     def worth_searching(self, i: int) -> bool:
         """Whether to search pair ``i`` for a counterexample: always, unless it is proved given its callees;
@@ -255,16 +268,18 @@ class _Run:
         budget = self.budget(i)
         same = self.same(pair, view)
         if self.options.rules is None and budget.time_s is not None:
-            start = time.monotonic()
+            start = clock()
             first = _optimizer_proof(pair, self.orig_h, self.opt_h, same, self.options.explain,
                                      budget.time_s * OPTIMIZER_SHARE, view)
             if first is not None and first.proved:
                 return first, []
             budget = replace(budget, time_s=max(MIN_OPTIMIZER_PROOF_S,
-                                                budget.time_s - (time.monotonic() - start)))
+                                                budget.time_s - (clock() - start)))
         closed = _closed_world(self.program) if CLOSED_WORLD in self.assumptions else None
-        return _prove(pair, self.orig_h, self.opt_h, self.rules, budget, same, self.options.explain,
-                      self.assumptions, view, closed)
+        proof, relied = _prove(pair, self.orig_h, self.opt_h, self.rules, budget, same, self.options.explain,
+                               self.assumptions, view, closed)
+        ranges = by_ranges(proof)  # the last resort, for a pair of one int parameter (validate/ranges.py)
+        return (ranges, []) if ranges is not proof else (proof, relied)
 
 
 #: of a pair's proof budget (``PROOF_SHARE`` of its time), the most the optimizer's proof takes before the
@@ -296,12 +311,12 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     """The proof of one pair and the assumptions it relied on (see the module docstring). ``closed``: the
     closed-world predicates (:func:`_closed_world`, given only under ``--assume closed-world``), tried only once
     the pair is not proved without them, so a pair marked ``closed-world`` needed it."""
-    start = time.perf_counter()
+    start = clock()
     proof, relied = _prove_by_rules(pair, orig_h, opt_h, rules, budget, same_bytes, explain,
                                     tuple(a for a in assumptions if a != CLOSED_WORLD), view)
     if proof.proved or closed is None:
         return proof, relied
-    left = None if budget.time_s is None else budget.time_s - (time.perf_counter() - start)
+    left = None if budget.time_s is None else budget.time_s - (clock() - start)
     if left is not None and left < MIN_OPTIMIZER_PROOF_S:
         return proof, relied
     world = prove_pair(pair, orig_h, opt_h, rules, replace(budget, time_s=left), same_class_bytes=same_bytes,
@@ -480,7 +495,7 @@ class _Searcher:
             return None
         if list(format_method(a))[1:] == list(format_method(b))[1:]:
             return None  # the same code as lifted (a shrinker renumbered its pool): the proof is quick, no search
-        now = time.monotonic()
+        now = clock()
         return cx.search(a, b, pair.orig.descriptor, self.orig.classes, self.opt.classes,
                          now + QUICK_SCREEN_SHARE * budget_s, interfaces, shape,
                          self.jvm.confirmer(pair, shape, now + QUICK_JVM_SHARE * budget_s), quick=cx.QUICK_INPUTS)

@@ -11,7 +11,7 @@ What this module owns
     (``epeg.analyses.fold_keys``, the constant analysis' own folding), phis of a constant condition, and loops
     whose value is a closed computation of constants (``peg.evaluate.evaluate_closed``, the PEG evaluator's
     semantics, within :data:`LOOP_STEPS`), and calls whose arguments are constants, replaced by their callees'
-    bodies (``normalize.inline_bodies`` with the prover's callees, a recursive one unfolded once per call, so a
+    bodies (``rules.inline.inline_bodies`` with the prover's callees, a recursive one unfolded once per call, so a
     recursion on constants is computed call by call); also a call only some of whose arguments are constants
     when the body's branch conditions read those parameters (REVE's ``addhorn``: ``f(0, j + 1)`` in the case
     ``i == 1``, whose body's ``i == 0`` folds with ``j`` left free). The case is shown when the two roots meet
@@ -37,9 +37,9 @@ which has no clock), the deadline only ends it early (then False).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
+from ..egraph.clock import clock
 from ..epeg.analyses import fold_keys
 from ..ir.interp import Unsupported
 from ..ir.nodes import Kind, MethodRef
@@ -48,9 +48,9 @@ from ..peg.evaluate import evaluate_closed
 from ..peg.graph import PEG, Node
 from ..peg.loops import chosen_values
 from ..peg.ops import OPS, T
-from ..rules.inline import Body, CalleeSource, inlinable_calls
+from ..rules.inline import Body, CalleeSource, inlinable_calls, inline_bodies
 from .modular import UNPROVED
-from .normalize import _cond, inline_bodies, known_interval
+from .normalize import _cond, known_interval
 
 __all__ = ["equal_on_values", "specialize", "evaluated", "MAX_VALUES"]
 
@@ -95,7 +95,7 @@ def equal_on_values(u: PEG, known: frozenset[tuple[int, bool]], deadline: float 
               for f in facts]
     work = Work()
     for combo in combos:
-        if time.monotonic() > deadline:
+        if clock() > deadline:
             return False
         w = evaluated(specialize(u, combo), callees, work)
         x, y, *folded = w.nodes[w.root].children
@@ -155,7 +155,7 @@ def evaluated(peg: PEG, callees: tuple[CalleeSource, CalleeSource] | None = None
     what each round decides, up to :data:`MAX_ROUNDS` rounds; then each call no loop varies whose arguments are
     constants (the receiver aside) replaced by its callee's body when ``callees`` has one: a call ORIG's view
     kept apart (:data:`~.modular.UNPROVED`, ORIG's only) by ORIG's, any other (OPT's, or a pair proved or assumed
-    equal) by OPT's (``normalize.inline_bodies``: a recursive callee unfolded once per call, its own calls folded
+    equal) by OPT's (``rules.inline.inline_bodies``: a recursive callee unfolded once per call, its own calls folded
     in turn), up to :data:`MAX_UNFOLDS` calls; all within ``work`` (spent as it goes; a fresh :class:`Work` when
     None)."""
     work = Work() if work is None else work

@@ -160,15 +160,18 @@ def _decided_entry_tests(m: IRMethod) -> bool:
             continue
         for loop in dict.fromkeys(t for t in term.targets() if t <= bid):
             others = [p for p in preds.get(loop, []) if p != bid]
-            if len(others) != 1 or not isinstance(m.blocks[others[0]].terminator, Goto):
+            if len(others) != 1:
                 continue
             p = m.blocks[others[0]]
+            jump = p.terminator
+            if not isinstance(jump, Goto):
+                continue
             test = If(term.cond, term.a, term.b, term.if_true, term.if_false, origin=term.origin)
             if decided_after(m.blocks, p.id, test, preds, entry=m.entry) != loop:
                 continue
             entry = Block(max(m.blocks) + 1, [], test)
             m.blocks[entry.id] = entry
-            p.terminator = Goto(entry.id, origin=p.terminator.origin)  # type: ignore[union-attr]
+            p.terminator = Goto(entry.id, origin=jump.origin)
             preds[loop] = [bid, entry.id]
             changed = True
     return changed
@@ -225,7 +228,8 @@ def _share_tail(m: IRMethod, a: Block, b: Block, k: int, test: If) -> None:
     tail = Block(max(m.blocks) + 1, b.stmts[len(b.stmts) - k:], test, handlers=b.handlers if k else ())
     m.blocks[tail.id] = tail
     for blk in (a, b):
-        origin = blk.terminator.origin  # type: ignore[union-attr]
+        assert blk.terminator is not None  # a and b end in tests (the caller's)
+        origin = blk.terminator.origin
         del blk.stmts[len(blk.stmts) - k:]
         blk.terminator = Goto(tail.id, origin=origin)
 
@@ -234,9 +238,13 @@ def _through_jumps(m: IRMethod, t: int) -> int:
     """Where a jump to block ``t`` leads once blocks that only jump on are passed (an arm the layout could not
     fall into, lifted as a block of its own)."""
     seen = set()
-    while t not in seen and not m.blocks[t].stmts and isinstance(m.blocks[t].terminator, Goto):
+    while t not in seen:
+        blk = m.blocks[t]
+        jump = blk.terminator
+        if blk.stmts or not isinstance(jump, Goto):
+            break
         seen.add(t)
-        t = m.blocks[t].terminator.target  # type: ignore[union-attr]
+        t = jump.target
     return t
 
 

@@ -301,7 +301,7 @@ class CallView:
         if op in ("instanceof", "checkcast", "classinit", "newarray") and isinstance(attr, str):
             return rename_class(attr, cmap)
         if op == "const.a":
-            return self._const(attr)  # type: ignore[arg-type]
+            return self._const(cast(Const, attr))
         return attr
 
     def _method(self, ref: MethodRef, virtual: bool) -> MethodRef:
@@ -326,16 +326,16 @@ class CallView:
 
     def _const(self, c: Const) -> Const:
         cmap = self.program.class_map
-        value = c.value
+        value = c.value  # its type follows c.kind (ir/nodes.ConstKind)
         if c.kind is ConstKind.CLASS:
-            value = rename_class(value, cmap)  # type: ignore[arg-type]
+            value = rename_class(cast(str, value), cmap)
         elif c.kind is ConstKind.METHOD_TYPE:
-            value = rename_descriptor(value, cmap)  # type: ignore[arg-type]
+            value = rename_descriptor(cast(str, value), cmap)
         elif c.kind is ConstKind.METHOD_HANDLE:
             kind, ref = cast("tuple[int, MethodRef | FieldRef]", value)
             value = (kind, self._method(ref, virtual=True) if isinstance(ref, MethodRef) else self._field(ref))
         elif c.kind is ConstKind.DYNAMIC:
-            d: DynamicConst = value  # type: ignore[assignment]
+            d = cast(DynamicConst, value)
             value = DynamicConst(d.name, rename_descriptor(d.descriptor, cmap), self._bootstrap(d.bootstrap))
         return Const(self._type(c.type), value, c.kind)
 

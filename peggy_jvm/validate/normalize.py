@@ -18,10 +18,6 @@ What this module owns
       (``Math.max``, ``Integer.signum`` ...) replaced by its definition, the heap after it by the heap before, as
       those axioms say: so that the normal forms above decide the definition's phis by the branch conditions
       (``lo = Math.min(a, b)`` against ``if (a <= b) lo = a; ...``) where the e-graph cannot.
-    * :func:`inline_bodies`: calls replaced by their callees' bodies (the prover chooses them: helpers only one
-      side calls, under ``rules/inline.py``'s conditions, with loops only at calls no loop varies; copied by
-      ``rules.inline.body_outcome``), for
-      the same reason: the conditions around a call decide the body's own tests.
     * :func:`hoist_loop_lengths`: a loop whose iterations each begin by reading the length of one array (javac's
       ``for (i = 0; i < a.length; i++)``) read as the loop that reads it once in front (a for-each loop's copy
       of the length): only the first read can throw, and every later one sees the same length on the same heap;
@@ -44,18 +40,15 @@ Invariants
 from __future__ import annotations
 
 import math
-import time
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from .. import semantics as S
-from ..peg.build import minimize
+from ..egraph.clock import clock
+from ..peg.build import minimize, rebuilt_peg
 from ..peg.graph import PEG, Node
 from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
-if TYPE_CHECKING:
-    from ..rules.inline import Body
-
-__all__ = ["expand_library_calls", "inline_bodies", "rebuilt_peg", "hoist_loop_lengths",
+__all__ = ["expand_library_calls", "hoist_loop_lengths",
            "simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg", "joint_pegs",
            "pair_of"]
 
@@ -294,58 +287,6 @@ def expand_library_calls(peg: PEG) -> PEG:
     return rebuilt_peg(peg, nodes, alias)
 
 
-def inline_bodies(peg: PEG, bodies: dict[int, Body]) -> PEG:
-    """``peg`` with each call ``n`` of ``bodies`` (callees chosen by the prover with
-    ``rules.inline.inlinable_calls`` and ``CalleeSource.body``, whose conditions make a call and its body the
-    same) replaced by the body: the call's ``rho_value`` by the value the body returns, its ``rho_sigma`` by the
-    heap it ends with. Done on the PEG, before the normal forms, so that the branch conditions around a call
-    decide the body's own tests (``x > 0`` known at ``lib(x)``: ``lib``'s ``x == 0`` is false), which the
-    e-graph's inlining (after them) cannot use. The input itself when there is nothing to inline."""
-    from ..rules.inline import body_outcome, copy_node
-    nodes = list(peg.nodes)
-
-    def add(op: str, attr: object, kids: tuple[int, ...]) -> int:
-        nodes.append(Node(op, attr, kids))
-        return len(nodes) - 1
-
-    def inlined(n: int, body: Body) -> tuple[int | None, int]:
-        # a callee's loops keep their depths (the prover inlines one only at a call no loop varies): each theta a
-        # placeholder first, its cycle closing through it, then given its initial and next values
-        thetas = [t for t in body.peg.reachable([body.peg.root]) if body.peg.nodes[t].op == "theta"]
-        made = {t: add("theta", body.peg.nodes[t].attr, ()) for t in thetas}
-        args = list(peg.nodes[n].children)
-        out = body_outcome(body.peg, args, add, made)
-        for t in thetas:
-            kids = tuple(copy_node(body.peg, args, add, made, k) for k in body.peg.nodes[t].children)
-            nodes[made[t]] = Node("theta", body.peg.nodes[t].attr, kids)
-        return out
-
-    outcome = {n: inlined(n, b) for n, b in sorted(bodies.items())}
-    alias: dict[int, int] = {}
-    for i, node in enumerate(peg.nodes):
-        if node.op in ("rho_value", "rho_sigma") and node.children[0] in outcome:
-            value, heap = outcome[node.children[0]]
-            target = value if node.op == "rho_value" else heap
-            if target is not None:
-                alias[i] = target
-    return rebuilt_peg(peg, nodes, alias) if alias else peg
-
-
-def rebuilt_peg(peg: PEG, nodes: list[Node], alias: dict[int, int]) -> PEG:
-    """``peg``'s rewritten ``nodes`` as a minimized PEG, every reference to a node of ``alias`` (followed to its
-    end) made to the node it stands for."""
-    def resolve(c: int) -> int:
-        while c in alias:
-            c = alias[c]
-        return c
-
-    out = PEG(name=peg.name, class_name=peg.class_name, is_static=peg.is_static, synchronized=peg.synchronized,
-              nodes=[Node(n.op, n.attr, tuple(resolve(c) for c in n.children)) for n in nodes],
-              root=resolve(peg.root), param_types=peg.param_types)
-    out.seal()
-    return minimize(out)
-
-
 #: effects that change nothing a field read sees (reads, divisor checks): a loop with only these on its heap
 #: reads the same field values at every iteration
 _READ_ONLY = frozenset({"getfield", "arraylength", "aload", "check.zero.i", "check.zero.l"})
@@ -447,7 +388,7 @@ def simplify_known_conditions(peg: PEG, known: frozenset[tuple[int, bool]] = _NO
                               deadline: float = math.inf) -> PEG:
     """A PEG with the same meaning in which no phi re-tests a condition its enclosing arm already decided.
     ``known``: (condition node, value) pairs assumed at the root (a case of :func:`equal_by_cases`). Past
-    ``deadline`` (``time.monotonic()``) the input is returned as it is.
+    ``deadline`` (:func:`~peggy_jvm.egraph.clock.clock`) the input is returned as it is.
 
     When carrying every condition everywhere grows the copy past its bound, the conditions are carried again
     only up to the effects (an effect's inputs are simplified without context): a method that is one try region
@@ -530,7 +471,7 @@ def _simplify(peg: PEG, known: frozenset[tuple[int, bool]], deadline: float, thr
         stack = [(n0, ctx0)]
         while stack:
             steps += 1
-            if steps & 1023 == 0 and time.monotonic() > deadline:
+            if steps & 1023 == 0 and clock() > deadline:
                 raise _TooBig()
             n, ctx = stack[-1]
             k = key(n, ctx)
@@ -892,11 +833,11 @@ def _known_facts(u: PEG, values: tuple[bool, ...]) -> frozenset[tuple[int, bool]
 def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf,
                    leaf: Callable[[PEG, frozenset[tuple[int, bool]], float], bool] | None = None) -> int | None:
     """How many cases it took to show the two roots of ``joint`` (:func:`joint_peg`) equal (0: bisimilar as they
-    are), or None when not shown within ``max_cases`` simplified copies and ``deadline`` (``time.monotonic()``).
-    See the module docstring. Each case knows the conditions of the cases it is in (kept as children of the
-    root after the two roots, their values in ``values``), so comparisons they imply are decided too. ``leaf``
-    (the PEG of a case, its known conditions, the deadline) may still show a case no condition left splits
-    (validate/finite.py: few values of a parameter, each computed)."""
+    are), or None when not shown within ``max_cases`` simplified copies and ``deadline`` (a reading of
+    :func:`~peggy_jvm.egraph.clock.clock`). See the module docstring. Each case knows the conditions of the cases it
+    is in (kept as children of the root after the two roots, their values in ``values``), so comparisons they imply
+    are decided too. ``leaf`` (the PEG of a case, its known conditions, the deadline) may still show a case no
+    condition left splits (validate/finite.py: few values of a parameter, each computed)."""
     made = 0
 
     def split(u: PEG, values: tuple[bool, ...]) -> bool:
@@ -908,7 +849,7 @@ def equal_by_cases(joint: PEG, max_cases: int = 64, deadline: float = math.inf,
             return leaf is not None and leaf(u, _known_facts(u, values), deadline)
         for value in (True, False):
             made += 1
-            if made > max_cases or time.monotonic() > deadline:
+            if made > max_cases or clock() > deadline:
                 return False
             w = _with_fact(u, c)
             known = _known_facts(w, values + (value,))

@@ -4,7 +4,7 @@ What this module owns
     :func:`prove_pair`: lift both methods (each with its own side's class hierarchy; branches in one form,
     :mod:`.branchshape`), build both PEGs (when the
     first attempt fails, again with the helpers only one side calls inlined, each side's own body,
-    ``normalize.inline_bodies``), and try,
+    ``rules.inline.inline_bodies``), and try,
     cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
     included), the same after simplifying conditions known inside branches, the same in every case of the branch
     conditions, each also with the loops' phis on their own exit conditions settled; then add both (in both
@@ -12,7 +12,9 @@ What this module owns
     parameters and the entry heap ``sigma0`` included, are shared by hash-consing: both methods are run on the
     same arguments and the same heap), saturate with the axioms within the budget, run loop induction from the two roots, and ask
     whether the roots are in one e-class. :class:`ProofResult` says proved or not, and why not (with the calls
-    only one side makes, the usual sign of a library rewrite).
+    only one side makes, the usual sign of a library rewrite). :func:`by_ranges`: ``validate``'s last resort for
+    a pair its proofs left unproved, both lifted methods run on their one int parameter's range
+    (:mod:`.ranges`); not part of :func:`prove_pair`, so the optimizer's self-check never uses it.
 
 Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a :class:`ProofBudget` (time
 and work, or work only: then the verdict is a function of the inputs alone), and for ``validate`` a view of
@@ -26,15 +28,16 @@ Invariants
       known in branches or at loop exits, or in every case of their branch conditions), or ``EGraph.equiv``
       holds for the two roots after (or before) saturation.
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
-    * Time: the attempts of :func:`prove_pair` share the budget's time (each gets what the earlier ones left). The
-      optimizer's self-check has no time budget; its safety net stops it at checkpoints
+    * Time: the attempts of :func:`prove_pair` share the budget's time (each gets what the earlier ones left),
+      counted by :func:`~peggy_jvm.egraph.clock.clock` (CPU time: the same proofs on a loaded machine as on an
+      idle one). The optimizer's self-check has no time budget; its safety net stops it at checkpoints
       (:func:`~peggy_jvm.budget.checkpoint`: between attempts and stages, once per saturation iteration, in loop
       induction), which decide nothing.
 """
 from __future__ import annotations
 
 import math
-import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Callable, cast
 
@@ -42,6 +45,7 @@ from ..budget import checkpoint
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
 from ..egraph import EGraph, Limits, Runner
+from ..egraph.clock import clock, metered
 from ..egraph.runner import RunReport
 from ..egraph.explain import Reason
 from ..epeg import EPeg
@@ -52,14 +56,15 @@ from ..peg.graph import PEG
 from .finite import equal_on_values
 from .loopshape import top_tested
 from .branchshape import drop_default_cases, equal_tests_first, thread_constant_switches
-from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths, inline_bodies,
+from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths,
                         joint_pegs, pair_of, settle_exit_phis, simplify_known_conditions)
 from ..rules.accumulator import LEMMA, LEMMA_NOTE, read_accumulators
 from ..rules.arrays import exact_array_fields
 from ..rules.induction import prove_by_induction
 from .modular import UNPROVED
-from ..rules.inline import Body, CalleeSource, choose_bodies, inlinable_calls, inline_calls
+from ..rules.inline import Body, CalleeSource, choose_bodies, inlinable_calls, inline_bodies, inline_calls
 from .pairing import MethodPair
+from .ranges import equal_on_ranges
 
 
 SATURATION_SHARE = 0.8  # of the proof budget; loop induction from the roots gets the rest
@@ -112,7 +117,7 @@ def _rest(budget: ProofBudget, end: float) -> ProofBudget:
     """``budget`` with the time left until ``end`` (``perf_counter``); itself when it has no time limit."""
     if budget.time_s is None:
         return budget
-    return replace(budget, time_s=max(MIN_ATTEMPT_S, end - time.perf_counter()))
+    return replace(budget, time_s=max(MIN_ATTEMPT_S, end - clock()))
 
 
 def _identical(pair: MethodPair, same_pool: bool) -> bool:
@@ -134,9 +139,9 @@ class _ViewedCallees(CalleeSource):
     #: its recursive call, assumed equal, is OPT's loop on the call's arguments)
     opt: CalleeSource | None = None
 
-    def body(self, kind: str, ref: MethodRef) -> Body | str:
+    def body(self, kind: str, ref: MethodRef, nested: bool = True) -> Body | str:
         if self.opt is not None and not ref.name.endswith(UNPROVED) and self.view is not None:
-            got = self.opt.body(kind, ref)
+            got = self.opt.body(kind, ref, nested)
             if isinstance(got, Body):
                 return got
         original = getattr(self.view, "original", None)
@@ -144,7 +149,7 @@ class _ViewedCallees(CalleeSource):
             ref = original(ref)
         elif ref.name.endswith(UNPROVED):
             ref = replace(ref, name=ref.name[:-len(UNPROVED)])
-        got = super().body(kind, ref)
+        got = super().body(kind, ref, nested)
         if isinstance(got, Body) and self.view is not None:
             return Body(self.view(got.peg), got.is_static, got.has_loop)  # its loops: inlined outside loops only
         return got
@@ -165,46 +170,63 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
     equivalent) turns off the byte-identical shortcut. ``callees``: the methods each side's calls may be inlined
     from (rules/inline.py); default: each side's own class (``only_target``: ORIG's and OPT's closed-world
     predicates, ``CalleeSource.only_target``). The attempts share ``budget``'s time: each gets what
-    the earlier ones left (:func:`_rest`), and none starts once it is spent."""
-    end = budget.deadline(time.perf_counter())
+    the earlier ones left (:func:`_rest`), and none starts once it is spent; a time budget is in seconds of
+    :func:`~peggy_jvm.egraph.clock.clock` (this process's CPU time), counted from this call unless a
+    :class:`~peggy_jvm.egraph.clock.metered` block is open."""
+    # the time of a budget counts from here (budget.py), unless the caller's pair's already does (validate/driver.py)
+    with metered() if budget.time_s is not None else nullcontext():
+        end = budget.deadline(clock())
 
-    def attempt(one_sided: bool) -> tuple[ProofResult, bool]:
-        shaped: list[bool] = []
-        could: list[bool] = []
-        lemmas: list[str] = []
-        checkpoint()
-        result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
-                        explain, view, callees, shaped, could, one_sided, lemmas, only_target)
-        if not result.proved and any(shaped) and time.perf_counter() < end:
-            # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
-            # lifted may still prove (a do-while written against a while): the code as lifted, as before
+        def attempt(one_sided: bool) -> tuple[ProofResult, bool]:
+            shaped: list[bool] = []
+            could: list[bool] = []
+            lemmas: list[str] = []
             checkpoint()
-            lemmas.clear()
             result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
-                            explain, view, callees, None, could, one_sided, lemmas, only_target)
-        if result.proved and lemmas:  # partial equivalence, as under the regression-verification rule
-            result = replace(result, reason=result.reason + LEMMA_NOTE, axioms=[LEMMA, *result.axioms])
-        return result, any(could)
+                            explain, view, callees, shaped, could, one_sided, lemmas, only_target)
+            if not result.proved and any(shaped) and clock() < end:
+                # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
+                # lifted may still prove (a do-while written against a while): the code as lifted, as before
+                checkpoint()
+                lemmas.clear()
+                result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
+                                explain, view, callees, None, could, one_sided, lemmas, only_target)
+            if result.proved and lemmas:  # partial equivalence, as under the regression-verification rule
+                result = replace(result, reason=result.reason + LEMMA_NOTE, axioms=[LEMMA, *result.axioms])
+            return result, any(could)
 
-    try:
-        result, could = attempt(False)
-        if not result.proved and could and budget.retry_inlined and time.perf_counter() < end:
-            # the helpers only one side calls, inlined before the normal forms (each side's own body), so that
-            # the conditions around a call decide its body's tests; tried second because the bodies can also
-            # grow a pair the calls prove (a rewritten caller whose callees' pairs are proved) past its budget
-            result = attempt(True)[0]
-            if result.proved and "inline" not in result.axioms:
-                result = replace(result, axioms=["inline", *result.axioms])
+        try:
+            result, could = attempt(False)
+            if not result.proved and could and budget.retry_inlined and clock() < end:
+                # the helpers only one side calls, inlined before the normal forms (each side's own body), so that
+                # the conditions around a call decide its body's tests; tried second because the bodies can also
+                # grow a pair the calls prove (a rewritten caller whose callees' pairs are proved) past its budget
+                result = attempt(True)[0]
+                if result.proved and "inline" not in result.axioms:
+                    result = replace(result, axioms=["inline", *result.axioms])
+            return result
+        except RecursionError:
+            return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
+        except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
+            return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
+
+
+def by_ranges(result: ProofResult) -> ProofResult:
+    """``validate``'s last resort for a pair its proofs left unproved: both lifted methods run on their one int
+    parameter's whole range, split where their branches change (validate/ranges.py); ``result`` itself when
+    that does not show them equal. After the e-graph's proofs, so that a pair they prove keeps their axioms."""
+    if result.proved or result.orig_ir is None or result.opt_ir is None:
         return result
-    except RecursionError:
-        return ProofResult(False, "not proved: too deep for the stages (RecursionError)")
-    except Exception as e:  # a bug in a stage is "not proved" for this pair, never a verdict, never a crash
-        return ProofResult(False, f"not proved: {type(e).__name__}: {e}")
+    intervals = equal_on_ranges(result.orig_ir, result.opt_ir)
+    if intervals is None:
+        return result
+    return ProofResult(True, f"the same int on each of {intervals} intervals of the parameter's range, where the "
+                             "branches go one way", ["int-ranges"], result.orig_ir, result.opt_ir)
 
 
 def _one_sided_bodies(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]
                       ) -> tuple[dict[int, Body], dict[int, Body]]:
-    """For each side, the bodies to inline (``normalize.inline_bodies``) at each call whose operator the other
+    """For each side, the bodies to inline (``rules.inline.inline_bodies``) at each call whose operator the other
     side's PEG does not have (a body with loops only at a call no loop varies, as in the e-graph): ORIG's
     calls the view kept apart (:data:`~.modular.UNPROVED`: a helper whose pair is not proved, or that has no
     partner) with ORIG's body, OPT's calls of the same helpers, or of one of its own, with OPT's. Such a call can
@@ -323,7 +345,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     unfolding = _unfolding(callees)
     # a helper with an accumulator read as the other side's recursion plus its start, where that lemma is proved
     # by induction (rules/accumulator.py; its calls are then both sides' and are not inlined below)
-    pa, pb, read = read_accumulators(pa, pb, unfolding, rules, budget.deadline(time.perf_counter(), CASES_SHARE))
+    pa, pb, read = read_accumulators(pa, pb, unfolding, rules, budget.deadline(clock(), CASES_SHARE))
     if lemmas is not None:
         lemmas += read
     bodies = _one_sided_bodies(pa, pb, unfolding)
@@ -341,7 +363,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     hoisted = pa is not unhoisted[0] or pb is not unhoisted[1]
     if bisimilar(pa, pb):  # e.g. the same loops: congruence closure would not merge their cycles
         return ProofResult(True, "same PEG", ["bisimulation"], a, b)
-    normal_forms_until = budget.deadline(time.monotonic(), CASES_SHARE)
+    normal_forms_until = budget.deadline(clock(), CASES_SHARE)
     pa = simplify_known_conditions(pa, deadline=normal_forms_until)
     pb = simplify_known_conditions(pb, deadline=normal_forms_until)
     # loops left where their exit flag is set: the settled PEGs mean the same (validate/normalize.py), but settling
@@ -395,7 +417,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     sides = [(pa, callees[0]), (pb, callees[1])]
     inline_calls(eg, every, got, choose_bodies(every, roots, sides))
     checkpoint()
-    start = time.perf_counter()
+    start = clock()
     saturate_s = None if budget.time_s is None else max(0.05, SATURATION_SHARE * budget.time_s)
     report = _CheckedRunner(rules, Limits(max_nodes=budget.max_nodes, max_iterations=budget.max_iterations,
                                           time_limit_s=saturate_s)).run(eg)
@@ -404,7 +426,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
                                   "conflicts: an axiom is unsound on this method)", orig_ir=a, opt_ir=b)
     induction = any(r.name == "theta-bisimulation" for r in rules)  # the same principle, from the roots
     checkpoint()
-    if induction and not eg.equiv(ra, rb) and time.perf_counter() < budget.deadline(start):
+    if induction and not eg.equiv(ra, rb) and clock() < budget.deadline(start):
         _close_by_bisimulation(eg, ra, rb, budget.deadline(start), budget.induction_steps)
     if eg.equiv(ra, rb):
         used: list[str] = []
@@ -413,7 +435,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
             # "import" only closes the thetas of the PEGs as they were built: not an axiom
             used = sorted(set(ex.rules()) - {"import"}) if ex is not None else []
         return ProofResult(True, f"proved in {report.iterations} iterations "
-                                 f"({(time.perf_counter() - start) * 1000:.0f} ms)", used, a, b)
+                                 f"({(clock() - start) * 1000:.0f} ms)", used, a, b)
     why = f"not proved: saturation {report.stop_reason.value} after {report.iterations} iterations, " \
           f"{report.nodes} nodes"
     return ProofResult(False, why + _call_difference(pa, pb), orig_ir=a, opt_ir=b)
