@@ -18,6 +18,19 @@ today, and any other is a one-line change in :func:`main`):
 Rules: the default rule set (plus ``--groups``), or with ``--safe`` the rule groups the full stage saturates with
 (``peggy_jvm.rules.policy.safe_rules``, which ``optimize --stage full`` uses).
 
+The optimizer's own saturations (issue 19): ``--optimizer FILE`` replays the saturations ``optimize --stage full``
+makes (its rules, its work-budget limits: no clock; the calls it inlines) on the methods of a sample of ``--jar``
+(``--classes N``: every k-th class, as ``bench_throughput.py`` samples), captured once into FILE by running the
+optimizer on the sample (the PEGs and inlined bodies, pickled; a later run reuses FILE). It prints the CPU seconds
+of the imports (``EPeg.add_peg`` and inlining) and of the runs (``Runner.run``), and a digest of every saturated
+e-graph (classes, their nodes in order, parents and facts, the memo, the proof log, the run's report) that two
+builds agree on exactly when they saturate alike. ``--old DIR`` alternates this build with the source tree DIR
+(``git archive <commit> | tar -x -C DIR``), ``--repeat`` times, each run a child process, and prints both builds'
+CPU and digests::
+
+    scripts/bench_saturate.py --optimizer /tmp/g100.pkl --jar ~/.cache/peggy-jvm/corpus/jars/guava.jar \
+        --classes 100 --old /tmp/old --repeat 3
+
 Goal (issue 5): the median method saturates in under 50 ms, and no method exceeds its time budget by more than
 10% (``OVER`` in the table, the summary's ``over budget`` count and list). Issue 6: the runner keeps its time
 limit inside an iteration too; the summary's ``max overrun`` is the largest ``run - limit`` (ms and % of the
@@ -38,10 +51,12 @@ import sys
 import time
 import zipfile
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# --build DIR (the child runs of --old): that source tree's peggy_jvm, not this one's
+BUILD = Path(sys.argv[sys.argv.index("--build") + 1]) if "--build" in sys.argv[:-1] else ROOT
+sys.path.insert(0, str(BUILD))
 
 from peggy_jvm.egraph import Limits, Runner  # noqa: E402
 from peggy_jvm.epeg import EPeg  # noqa: E402
@@ -195,6 +210,111 @@ def jar_pegs(jar: Path, limit: int | None = None) -> Iterator[tuple[str, PEG]]:
 _SKIPPED: list[str] = []
 
 
+# -- the optimizer's saturations ----------------------------------------------------------------------------------
+def capture(jar: Path, classes: int, dest: Path) -> None:
+    """Run the optimizer on a sample of ``jar`` and pickle the saturations it makes to ``dest``: per method, the
+    PEG, the callee bodies inlined into it and the limits (``saturate.saturate``'s arguments, the bodies chosen as
+    it chooses them)."""
+    import pickle
+    import tempfile
+
+    import peggy_jvm.saturate as stage
+    from peggy_jvm import pipeline
+    from peggy_jvm.rules.inline import choose_bodies
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_throughput import sample_jar
+    made: list[tuple] = []
+    inner = stage.saturate
+
+    def recording(peg, rewrites, limits, callees=None):  # type: ignore[no-untyped-def]
+        bodies = choose_bodies(peg, [peg.root], [(peg, callees)]) if callees is not None else {}
+        made.append((peg.name, peg, bodies, limits))
+        return inner(peg, rewrites, limits, callees)
+    stage.saturate = recording  # type: ignore[assignment]
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-saturate-") as tmp:
+            sample = sample_jar(jar, classes, Path(tmp) / "sample.jar")
+            pipeline.optimize_input(sample, Path(tmp) / "out.jar", pipeline.Stage.FULL, classpath=[jar], jobs=1,
+                                    method_timeout=None)
+    finally:
+        stage.saturate = inner  # type: ignore[assignment]
+    tmp_dest = dest.with_suffix(dest.suffix + ".tmp")
+    with open(tmp_dest, "wb") as f:
+        pickle.dump(made, f)
+    tmp_dest.replace(dest)
+
+
+def _digest(eg: EPeg, report: Any, h: Any) -> None:
+    """Fold what a saturation made into ``h``: equal digests, equal e-graphs (ids, node order and all)."""
+    r = report
+    h.update(repr((r.iterations, r.nodes, r.classes, r.stop_reason.value, r.stopped_in, r.conflicts,
+                   [(n, s.matches, s.applied, s.bans) for n, s in r.rules.items()])).encode())
+    h.update(repr(eg._parent).encode())
+    for cid, cls in eg._classes.items():
+        h.update(repr((cid, cls.nodes, cls.parents, cls.data)).encode())
+    h.update(repr(list(eg._memo.items())).encode())
+    h.update(repr(sorted((op, sorted(cs)) for op, cs in eg._by_op.items())).encode())
+    h.update(repr(sorted((k, [(b, x.rule, x.names, x.values) for b, x in v])
+                         for k, v in eg.proof._adj.items())).encode())
+
+
+def replay(path: Path) -> tuple[float, float, str, int]:
+    """(import CPU s, run CPU s, digest, saturations) of the saturations pickled at ``path``, with this build."""
+    import hashlib
+    import pickle
+
+    from peggy_jvm.rules.inline import inline_calls
+    from peggy_jvm.rules.policy import optimizer_rules
+    with open(path, "rb") as f:
+        made = pickle.load(f)
+    rules = optimizer_rules(None)
+    h = hashlib.sha256()
+    imported = ran = 0.0
+    for _name, peg, bodies, limits in made:
+        c0 = time.process_time()
+        eg = EPeg()
+        mapping = eg.add_peg(peg)
+        if bodies:
+            inline_calls(eg, peg, mapping, bodies)
+        c1 = time.process_time()
+        report = Runner(rules, limits).run(eg)
+        c2 = time.process_time()
+        imported += c1 - c0
+        ran += c2 - c1
+        _digest(eg, report, h)
+    return imported, ran, h.hexdigest()[:16], len(made)
+
+
+def optimizer_main(args: argparse.Namespace) -> int:
+    import json
+    import subprocess
+    path: Path = args.optimizer
+    if not path.exists():
+        if args.jar is None:
+            raise SystemExit(f"bench_saturate: {path} does not exist: give --jar (and --classes) to capture it")
+        capture(args.jar, args.classes, path)
+    if args.old is None and not args.child:
+        imported, ran, digest, count = replay(path)
+        print(f"{count} saturations: import {imported:.2f} s, run {ran:.2f} s CPU, digest {digest}")
+        return 0
+    if args.child:
+        print(json.dumps(replay(path)))
+        return 0
+    rows: dict[str, list] = {"old": [], "new": []}
+    for _ in range(args.repeat):
+        for build, tree in (("old", args.old), ("new", ROOT)):
+            out = subprocess.run([sys.executable, __file__, "--optimizer", str(path), "--child", "--build", str(tree)],
+                                 check=True, capture_output=True, text=True).stdout
+            rows[build].append(json.loads(out.splitlines()[-1]))
+            imported, ran, digest, count = rows[build][-1]
+            print(f"{build}: {count} saturations, import {imported:.2f} s, run {ran:.2f} s CPU, digest {digest}")
+    old_run, new_run = (sum(r[1] for r in rows[b]) for b in ("old", "new"))
+    same = {r[2] for r in rows["old"]} == {r[2] for r in rows["new"]}
+    print(f"run CPU old {old_run:.2f} s, new {new_run:.2f} s (sums of {args.repeat}): {old_run / new_run:.2f}x; "
+          f"e-graphs {'identical' if same else 'DIFFERENT'}")
+    return 0 if same else 1
+
+
 # -- the benchmark ----------------------------------------------------------------------------------------------
 def saturate_one(peg: PEG, rules: list, limits: Limits) -> dict:
     t0 = time.perf_counter()
@@ -226,7 +346,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--safe", action="store_true", help="the full stage's safe rule groups instead of the defaults")
     ap.add_argument("--profile", action="store_true", help="cProfile the whole run, print the top functions")
     ap.add_argument("--quiet", action="store_true", help="summary only")
+    ap.add_argument("--optimizer", type=Path, help="replay the optimizer's saturations pickled here (captured "
+                                                   "from a sample of --jar when the file does not exist)")
+    ap.add_argument("--classes", type=int, default=100, help="with --optimizer: classes of --jar sampled")
+    ap.add_argument("--old", type=Path, help="with --optimizer: the old build's source tree, run alternately")
+    ap.add_argument("--repeat", type=int, default=3, help="with --old: alternations")
+    ap.add_argument("--build", type=Path, help=argparse.SUPPRESS)  # a child's source tree (read at import)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.optimizer is not None:
+        return optimizer_main(args)
 
     if args.jar is not None:
         if importlib.util.find_spec("peggy_jvm.peg.build") is None:

@@ -25,6 +25,9 @@ Invariants
       node to its class (and also keeps the nodes :meth:`prune` hid); two congruent nodes are in one class;
       ``by_op`` lists exactly the classes that contain an op; every analysis fact is consistent with every node
       of its class.
+    * :meth:`op_index` is, whenever the version changed since its last call, exactly a regrouping of every
+      class's nodes by operator at that moment (each operator's classes in id order); it regroups only the
+      classes made, changed or merged away since (``_unindexed``: every change of a class's node list adds it).
     * Cycles are allowed (through placeholders and whatever rules build); nothing here recurses over the graph.
 """
 from __future__ import annotations
@@ -38,9 +41,20 @@ from .analysis import Analysis
 from .explain import CONGRUENCE, Explanation, ProofLog, Reason, explain
 from .types import ENode
 
-__all__ = ["EGraph", "EClass", "ENode", "EGraphError"]
+__all__ = ["EGraph", "EClass", "ENode", "EGraphError", "op_bit"]
 
 _SERIALS = itertools.count()
+_OP_BITS: dict[str, int] = {}  # operator name -> its bit in op masks (given on first sight, process-wide)
+
+
+def op_bit(op: str) -> int:
+    """The bit of ``op`` in operator masks (:meth:`EGraph.op_mask`): a set of operators as one int, so that "does
+    the graph hold every operator a pattern needs" is one ``&`` (the runner asks it of every rule every
+    iteration)."""
+    bit = _OP_BITS.get(op)
+    if bit is None:
+        bit = _OP_BITS[op] = 1 << len(_OP_BITS)
+    return bit
 
 
 class EGraphError(Exception):
@@ -79,9 +93,12 @@ class EGraph:
         self.version = 0  # bumped by every new node and every effective union
         self._index_version = -1
         self._touched: set[int] = set()  # classes that got nodes, members or facts since take_touched()
-        self._op_index: dict[str, list[tuple[int, list]]] = {}  # op -> [(class, its nodes of op)]
+        self._op_index: dict[str, list[tuple[int, list]]] = {}  # op -> [(class, its nodes of op)], by class id
         self._class_ops: dict[int, dict[str, list]] = {}  # class -> op -> its nodes of op
+        self._op_classes: dict[str, dict[int, list]] | None = None  # op -> class -> its nodes of op (op_index unsorted)
+        self._unindexed: set[int] = set()  # classes made, changed or merged away since op_index was refreshed
         self._root_cache: dict[tuple[str, int], tuple[set[int], list]] = {}  # (op, id(root set)) -> entries
+        self._op_mask = 0  # the operators of the op index (op_bit), built with it
 
     # -- basic queries ----------------------------------------------------------------------------------------
     def find(self, x: int) -> int:
@@ -110,7 +127,9 @@ class EGraph:
         return iter(self._classes)
 
     def nodes(self, cid: int) -> list[ENode]:
-        return self._classes[self.find(cid)].nodes
+        if self._parent[cid] != cid:
+            cid = self.find(cid)
+        return self._classes[cid].nodes
 
     def classes_with_op(self, op: str) -> set[int]:
         """Representatives of the classes that contain a node of ``op`` (exact after :meth:`rebuild`)."""
@@ -128,7 +147,7 @@ class EGraph:
     def ancestor_levels(self, cids: set[int], depth: int) -> list[set[int]]:
         """``levels[d]``: ``cids`` and every class reaching one of them through at most ``d`` parent edges, for
         ``d`` up to ``depth`` (one breadth-first pass)."""
-        find = self.find
+        find, parent = self.find, self._parent
         classes = self._classes
         seen = set(cids)
         levels = [set(seen)]
@@ -140,7 +159,8 @@ class EGraph:
                 if cls is None:
                     continue
                 for pc in cls.parents:
-                    pc = find(pc)
+                    if parent[pc] != pc:
+                        pc = find(pc)
                     if pc not in seen:
                         seen.add(pc)
                         nxt.append(pc)
@@ -149,31 +169,75 @@ class EGraph:
         return levels
 
     def op_index(self) -> tuple[dict[str, list[tuple[int, list]]], dict[int, dict[str, list]]]:
-        """Nodes grouped by operator, globally and per class, for e-matching. Built in one pass over the graph
-        when the graph changed since the last call (so once per saturation iteration: matching does not change
-        the graph); valid until the next change."""
+        """Nodes grouped by operator, globally (each operator's classes in id order) and per class, for
+        e-matching. Refreshed when the graph changed since the last call (so once per saturation iteration:
+        matching does not change the graph), after the first time for the classes that changed only; valid
+        until the next change. The result is the same as regrouping every class then."""
         if self._index_version != self.version:
-            op_index: dict[str, list[tuple[int, list]]] = {}
-            class_ops: dict[int, dict[str, list]] = {}
-            for cid, cls in self._classes.items():
-                d: dict[str, list] = {}
-                for n in cls.nodes:
-                    lst = d.get(n[0])
-                    if lst is None:
-                        d[n[0]] = [n]
-                    else:
-                        lst.append(n)
-                class_ops[cid] = d
-                for op, ns in d.items():
-                    entry = op_index.get(op)
-                    if entry is None:
-                        op_index[op] = [(cid, ns)]
-                    else:
-                        entry.append((cid, ns))
-            self._op_index, self._class_ops = op_index, class_ops
+            if self._index_version < 0:
+                self._index_all()
+            else:
+                self._index_changed()
+            self._unindexed = set()
             self._index_version = self.version
             self._root_cache = {}
         return self._op_index, self._class_ops
+
+    def _index_all(self) -> None:
+        op_index: dict[str, list[tuple[int, list]]] = {}
+        class_ops: dict[int, dict[str, list]] = {}
+        for cid, cls in self._classes.items():  # in id order (ids only grow)
+            d = _group(cls.nodes)
+            class_ops[cid] = d
+            for op, ns in d.items():
+                entry = op_index.get(op)
+                if entry is None:
+                    op_index[op] = [(cid, ns)]
+                else:
+                    entry.append((cid, ns))
+        mask = 0
+        for op in op_index:
+            mask |= _OP_BITS.get(op) or op_bit(op)
+        self._op_index, self._class_ops, self._op_mask = op_index, class_ops, mask
+        self._op_classes = None  # made from op_index when first needed (most saturations never change it)
+
+    def _index_changed(self) -> None:
+        classes, class_ops, op_index = self._classes, self._class_ops, self._op_index
+        op_classes = self._op_classes
+        if op_classes is None:
+            op_classes = self._op_classes = {op: dict(entries) for op, entries in op_index.items()}
+        changed_ops: set[str] = set()
+        for cid in self._unindexed:
+            old = class_ops.pop(cid, None)
+            if old:
+                for op in old:
+                    del op_classes[op][cid]
+                changed_ops.update(old)
+            cls = classes.get(cid)
+            if cls is None:  # merged away
+                continue
+            d = _group(cls.nodes)
+            class_ops[cid] = d
+            for op, ns in d.items():
+                per = op_classes.get(op)
+                if per is None:
+                    op_classes[op] = {cid: ns}
+                else:
+                    per[cid] = ns
+            changed_ops.update(d)
+        for op in changed_ops:
+            per = op_classes[op]
+            if per:
+                op_index[op] = sorted(per.items())  # class ids are unique: the node lists are never compared
+                self._op_mask |= _OP_BITS.get(op) or op_bit(op)
+            else:
+                del op_classes[op], op_index[op]
+                self._op_mask &= ~op_bit(op)
+
+    def op_mask(self) -> int:
+        """The operators present in the graph (those of :meth:`op_index`) as a mask of :func:`op_bit`."""
+        self.op_index()
+        return self._op_mask
 
     def lookup(self, op: str, attr: Hashable = None, children: Sequence[int] = ()) -> int | None:
         """The class of the node, if the e-graph has it."""
@@ -217,11 +281,12 @@ class EGraph:
     # -- building ---------------------------------------------------------------------------------------------
     def add(self, op: str, attr: Hashable = None, children: Iterable[int] = ()) -> int:
         """The class of ``op[attr](children)``, adding the node if it is new."""
-        find = self.find
-        node = (op, attr, tuple([find(c) for c in children]))
+        find, parent = self.find, self._parent
+        # (a representative is its own parent: no call for it, the commonest case)
+        node = (op, attr, tuple([c if parent[c] == c else find(c) for c in children]))
         cid = self._memo.get(node)
         if cid is not None:
-            return find(cid)
+            return cid if parent[cid] == cid else find(cid)
         return self._add_new(node)
 
     def _add_new(self, node: ENode) -> int:
@@ -236,6 +301,7 @@ class EGraph:
                 raise EGraphError(f"child {c} of {node[0]} is not a class representative")
         data = [a.make(self, node) for a in self.analyses]
         classes[cid] = EClass(cid, [node], [], data)
+        self._unindexed.add(cid)
         for c in (ch if len(ch) < 2 else dict.fromkeys(ch)):
             classes[c].parents.append(cid)
         self._memo[node] = cid
@@ -257,6 +323,7 @@ class EGraph:
         self._origin.append(None)
         self._cur.append(None)
         self._classes[cid] = EClass(cid, [], [], [a.unknown for a in self.analyses])
+        self._unindexed.add(cid)
         self.version += 1
         return cid
 
@@ -296,6 +363,8 @@ class EGraph:
         ca.parents.extend(cb.parents)
         del classes[rb]
         self._dirty.add(ra)
+        self._unindexed.add(ra)
+        self._unindexed.add(rb)
         self._touched.add(ra)
         self.version += 1
         if self._modifiers:
@@ -313,6 +382,7 @@ class EGraph:
             return False
         gone = {n[0] for n in cls.nodes} - {n[0] for n in kept}
         cls.nodes = kept
+        self._unindexed.add(cid)
         for op in gone:
             self._by_op[op].discard(cid)
         self.version += 1
@@ -326,7 +396,7 @@ class EGraph:
     def rebuild(self) -> int:
         """Repair congruence and analysis facts (egg's deferred rebuild, worklist based). Returns the number of
         unions congruence caused."""
-        find = self.find
+        find, parent = self.find, self._parent
         memo = self._memo
         classes = self._classes
         dirty = self._dirty
@@ -339,7 +409,7 @@ class EGraph:
                 for nid in todo:
                     node: ENode = cur[nid]  # type: ignore[assignment]  # a pending id is a node, not a placeholder
                     op, attr, ch = node
-                    canon = (op, attr, tuple([find(c) for c in ch]))
+                    canon = (op, attr, tuple([c if parent[c] == c else find(c) for c in ch]))
                     if canon != node:
                         # the memo knows each node under exactly one key, its current version: replace it
                         if memo.get(node) is not None and find(memo[node]) == find(nid):
@@ -360,7 +430,7 @@ class EGraph:
                 for nid in todo:
                     cls = classes[find(nid)]
                     node = cur[nid]  # type: ignore[assignment]  # a pending id is a node, not a placeholder
-                    canon = (node[0], node[1], tuple([find(c) for c in node[2]]))
+                    canon = (node[0], node[1], tuple([c if parent[c] == c else find(c) for c in node[2]]))
                     data = cls.data
                     changed = False
                     for k, an in enumerate(analyses):
@@ -387,7 +457,7 @@ class EGraph:
         return canon[2]
 
     def _canonicalize_classes(self, cids: set[int]) -> None:
-        find = self.find
+        find, parent = self.find, self._parent
         classes = self._classes
         for cid in cids:
             cls = classes.get(cid)
@@ -395,15 +465,16 @@ class EGraph:
                 continue
             nodes: dict[ENode, None] = {}
             for op, attr, ch in cls.nodes:
-                n = (op, attr, tuple([find(c) for c in ch])) if ch else (op, attr, ch)
+                n = (op, attr, tuple([c if parent[c] == c else find(c) for c in ch])) if ch else (op, attr, ch)
                 nodes[n] = None
             cls.nodes = list(nodes)
+            self._unindexed.add(cid)
             # one parent id per distinct canonical node (congruent duplicates are in one class already)
             cur = self._cur
             parents: dict[ENode, int] = {}
             for pid in cls.parents:
                 n = cur[pid]
-                parents.setdefault((n[0], n[1], tuple([find(c) for c in n[2]])), pid)
+                parents.setdefault((n[0], n[1], tuple([c if parent[c] == c else find(c) for c in n[2]])), pid)
             cls.parents = list(parents.values())
 
     # -- explanations -----------------------------------------------------------------------------------------
@@ -453,6 +524,18 @@ class EGraph:
             for cid in cids:
                 assert cid in self._classes and any(n[0] == op for n in self._classes[cid].nodes), \
                     f"by_op[{op}] lists {cid}"
+
+
+def _group(nodes: list[ENode]) -> dict[str, list[ENode]]:
+    """A class's nodes by operator, operators in the order of their first node."""
+    d: dict[str, list[ENode]] = {}
+    for n in nodes:
+        lst = d.get(n[0])
+        if lst is None:
+            d[n[0]] = [n]
+        else:
+            lst.append(n)
+    return d
 
 
 _EMPTY_SET: set[int] = set()

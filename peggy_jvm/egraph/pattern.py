@@ -10,11 +10,15 @@ What this module owns
 
 How matching works (e-matching compiled to Python code)
     A substitution is a flat tuple: variables (class ``?x``, attribute ``$f``, operator ``%f``) get a slot in the
-    order the matcher first meets them (depth first, left to right), so binding is ``env + (value,)`` and a
-    repeated variable is a comparison with ``env[slot]``. Each pattern position becomes a closure
-    ``m(eg, class id, env) -> list of envs``. Ground sub-patterns (no variables, exact attributes, e.g. ``(const.i
-    0)``) are not scanned: their class is looked up once per e-graph version through the hash-cons memo and
-    compared. The root is only tried on the classes that contain one of its operators (``EGraph.classes_with_op``).
+    order the matcher first meets them (depth first, left to right). Each left-hand side becomes one generated
+    Python function that searches a root operator's classes whole (:class:`_CodeGen`): the root node is a loop
+    body, each pattern node below it a nested loop over the child class's nodes of its operator
+    (``EGraph.op_index``), each check a ``continue``, variables Python locals, a repeated variable a comparison,
+    a rule's conditions checked as soon as their variables are bound. Ground sub-patterns (no variables, exact
+    attributes, e.g. ``(const.i 0)``) are not scanned: their class is looked up once per search through the
+    hash-cons memo and compared. The root is only tried on the classes that contain one of its operators (the
+    op index), or on the given roots. A right-hand side becomes a generated function too
+    (:func:`compile_builder`: nested ``eg.add`` calls, children before parents, left to right).
 
 Invariants
     Matching runs between rebuilds only (all ids canonical, nothing added), so it never calls ``find``.
@@ -22,9 +26,10 @@ Invariants
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Sequence, Union
 
 from .clock import clock as budget_clock
+from .egraph import op_bit
 
 if TYPE_CHECKING:
     from .egraph import EGraph
@@ -128,6 +133,13 @@ def _required(p: Pattern, out: set[frozenset[str]]) -> set[frozenset[str]]:
     return out
 
 
+def _mask(ops: Iterable[str]) -> int:
+    out = 0
+    for op in ops:
+        out |= op_bit(op)
+    return out
+
+
 def _depth(p: Pattern) -> int:
     """How many edges below the root the matcher looks (a variable leaf counts: its id is compared/bound)."""
     if isinstance(p, PVar):
@@ -168,46 +180,37 @@ class Matcher:
         if not isinstance(root, PNode):
             raise ValueError("a left-hand side must not be a bare variable")
         gen = _CodeGen(guards)
-        self._root_node, self.source = gen.compile(pattern)
+        self._search, self.source = gen.compile(pattern)
         self.slots = tuple(gen.slots)
         self.root_ops = tuple(sorted(root.op.ops)) if isinstance(root.op, OpVar) else (root.op,)
         self.depth = _depth(pattern)
         # every node of the pattern needs one of these op sets present in the graph (a cheap pre-filter)
         self.required_ops: tuple[frozenset[str], ...] = tuple(sorted(_required(pattern, set()), key=len))
-        # the same, split for speed (the runner asks every rule every iteration): the operators needed outright,
-        # and the sets of which one is needed (an operator variable's)
-        self._needed = frozenset(op for ops in self.required_ops if len(ops) == 1 for op in ops)
-        self._choices = tuple(ops for ops in self.required_ops if len(ops) > 1)
+        # the same as op masks (EGraph.op_mask; the runner asks every rule every time the graph's operators
+        # change): the operators needed outright, and the sets of which one is needed (an operator variable's)
+        self.needed_mask = _mask(op for ops in self.required_ops if len(ops) == 1 for op in ops)
+        self.choice_masks = tuple(_mask(ops) for ops in self.required_ops if len(ops) > 1)
 
-    def possible(self, present: dict) -> bool:
-        """False when some operator the pattern needs is nowhere in the graph (``present``: the op index)."""
-        ops = present.keys()
-        if not self._needed <= ops:
+    def possible(self, present: int) -> bool:
+        """False when some operator the pattern needs is nowhere in the graph (``present``: its op mask)."""
+        if self.needed_mask & ~present:
             return False
-        for choice in self._choices:
-            if ops.isdisjoint(choice):
+        for choice in self.choice_masks:
+            if not choice & present:
                 return False
         return True
 
-    def match_class(self, eg: EGraph, cid: int) -> list[tuple]:
-        _, class_ops = eg.op_index()
-        out: list = []
-        for op in self.root_ops:
-            for node in class_ops[cid].get(op, ()):
-                self._root_node(eg, cid, node, out)
-        return [env for _c, env in out]
-
     def search(self, eg: EGraph, limit: int = 1 << 60, deadline: float = float("inf"),
                roots: set[int] | None = None) -> tuple[list[Match], bool]:
-        """All matches (up to about ``limit``) as (root class, env); the flag says the deadline passed mid-search.
-        The root is matched node by node, so the limit and the deadline are checked often even when one class
-        holds many nodes; the limit is also checked inside a node, whose matches alone can number millions.
+        """All matches (up to ``limit``) as (root class, env); the flag says the deadline passed mid-search.
+        The root is matched node by node, so the limit is checked at every match and the deadline every 9 root
+        nodes, even when one class holds many nodes (one node's matches alone can number millions).
         ``roots`` restricts the root classes (semi-naive matching, see :mod:`.runner`)."""
-        node_fn = self._root_node
+        search = self._search
         out: list[Match] = []
         op_index, class_ops = eg.op_index()
         clock = budget_clock
-        tick = 0
+        tick = 0  # root nodes since the deadline was last checked (carried from one root operator to the next)
         for op in self.root_ops:
             entries = op_index.get(op)
             if not entries:
@@ -223,29 +226,30 @@ class Matcher:
                         cached = (roots, [e for e in entries if e[0] in roots])
                     eg._root_cache[key] = cached
                 entries = cached[1]
-            for cid, nodes in entries:
-                for node in nodes:
-                    node_fn(eg, cid, node, out, limit)
-                    tick += 1
-                    if tick > 8:
-                        tick = 0
-                        if len(out) >= limit:
-                            return out, False
-                        if clock() > deadline:
-                            return out, True
-        return out, False
+            tick, stop = search(eg, entries, out, limit, tick, deadline, clock)
+            if stop:
+                return out, stop == _LATE
+        # the check the 9th root node since the last one is owed
+        return out, tick > 8 and len(out) < limit and clock() > deadline
+
+
+_FULL, _LATE = 1, 2  # why a generated search stopped early: the limit reached, the deadline passed
 
 
 class _CodeGen:
-    """Generates one Python function per pattern: ``m(eg, root class, root node, out)`` appends every match
-    ``(root class, env)``.
+    """Generates one Python function per pattern, the whole search: ``m(eg, entries, out, cap, tick, deadline,
+    clock)`` visits the root nodes of ``entries`` (``(class, its nodes of a root operator)`` pairs) and appends
+    every match ``(root class, env)`` to ``out``; it returns the root-node count since the last deadline check
+    and why it stopped (0: done, ``_FULL``: ``cap`` matches, ``_LATE``: the deadline passed). One call per root
+    operator, so no Python call per root node.
 
-    Each pattern node below the root becomes a ``for`` loop over the child class's nodes of that operator (from
-    ``EGraph.op_index``'s per-class table); each check becomes ``if not ...: continue`` on the innermost loop
-    (or ``return`` at the root), so nesting is one level per pattern node. A node's variable and ground children
-    are checked before its other children are enumerated, and a rule's conditions as soon as their variables
-    are bound. Variables live in Python locals
-    ``v0, v1, ...`` (their env slots) and the env is built once, at the innermost point."""
+    The root node is the body of a ``for`` loop; each pattern node below it becomes a ``for`` loop over the child
+    class's nodes of that operator (from ``EGraph.op_index``'s per-class table); each check becomes ``if not
+    ...: continue`` on the innermost loop, so nesting is one level per pattern node. A node's variable and ground
+    children are checked before its other children are enumerated, and a rule's conditions as soon as their
+    variables are bound. Ground sub-patterns' classes are looked up once per search (the graph does not change
+    while it is searched). Variables live in Python locals ``v0, v1, ...`` (their env slots) and the env is built
+    once, at the innermost point."""
 
     def __init__(self, guards: Sequence[tuple[tuple[str, ...], Callable[..., bool]]] = ()) -> None:
         self.slots: dict[str, int] = {}
@@ -253,8 +257,9 @@ class _CodeGen:
         self.ns: dict[str, Any] = {}
         self.counter = 0
         self.guards = list(guards)
+        self.grounds: dict[PNode, str] = {}  # ground sub-pattern -> the local holding its class
 
-    def bind(self, key: str, expr: str, depth: int, in_loop: bool) -> None:
+    def bind(self, key: str, expr: str, depth: int) -> None:
         """``v_k = expr`` for a new variable, then every guard whose variables are now all bound."""
         self.slots[key] = k = len(self.slots)
         self.emit(depth, f"v{k} = {expr}")
@@ -263,7 +268,7 @@ class _CodeGen:
             self.guards.remove(g)
             fn = self.const(g[1])
             args = "".join(f", v{self.slots[v]}" for v in g[0])
-            self.emit(depth, f"if not {fn}(eg{args}): {self.fail(depth, in_loop)}")
+            self.emit(depth, f"if not {fn}(eg{args}): continue")
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -277,81 +282,89 @@ class _CodeGen:
     def emit(self, depth: int, text: str) -> None:
         self.lines.append("    " * depth + text)
 
-    def fail(self, depth: int, in_loop: bool) -> str:
-        return "continue" if in_loop else "return"
-
     def compile(self, pattern: Pattern) -> tuple[Callable, str]:
-        self.emit(0, f"def m(eg, cid, node, out, cap={1 << 60}):")
+        self.emit(0, "def m(eg, entries, out, cap, tick, deadline, clock):")
         self.emit(1, "CO = eg._class_ops")
-        depth = 1
+        head = len(self.lines)  # the ground classes' lookups go here, once the body has named them
+        self.emit(1, "for cid, nodes in entries:")
+        self.emit(2, "for node in nodes:")
+        # the deadline is checked after every 9 root nodes (here: before the 10th), as often as a Python call per
+        # root node used to
+        self.emit(3, "if tick > 8:")
+        self.emit(4, "tick = 0")
+        self.emit(4, f"if len(out) >= cap: return tick, {_FULL}")
+        self.emit(4, f"if clock() > deadline: return tick, {_LATE}")
+        self.emit(3, "tick += 1")
         root = pattern
         if isinstance(pattern, PAs):
-            self.bind("?" + pattern.var, "cid", 1, False)
+            self.bind("?" + pattern.var, "cid", 3)
             root = pattern.pattern
-        depth, in_loop = self.node(root, "node", depth, False)  # type: ignore[arg-type]  # __init__ refused other roots
+        depth = self.node(root, "node", 3)  # type: ignore[arg-type]  # Matcher refused other roots
         if self.guards:
             raise ValueError(f"a condition uses variables the pattern does not bind: {self.guards[0][0]}")
         env = ", ".join(f"v{i}" for i in range(len(self.slots)))
         self.emit(depth, f"out.append((cid, ({env}{',' if len(self.slots) == 1 else ''})))")
         # one root node can hold millions of matches (phi(c, X, X) over a class of thousands of comparisons):
-        # the search stops at the limit inside the node, not after it
-        self.emit(depth, "if len(out) >= cap: return")
+        # the search stops at the limit inside the node
+        self.emit(depth, f"if len(out) >= cap: return tick, {_FULL}")
+        self.emit(1, "return tick, 0")
+        self.lines[head:head] = [f"    {name} = {self.const(_GroundClass(p))}(eg)" for p, name in self.grounds.items()]
         src = "\n".join(self.lines) + "\n"
         exec(compile(src, "<pattern>", "exec"), self.ns)  # noqa: S102 - our own generated matcher code
         return self.ns["m"], src
 
-    def node(self, p: PNode, nv: str, depth: int, in_loop: bool) -> tuple[int, bool]:
+    def node(self, p: PNode, nv: str, depth: int) -> int:
         """Checks of node ``nv`` against ``p`` (its op is already known to be one of ``p``'s)."""
-        fail = self.fail(depth, in_loop)
         n = len(p.children)
         ch = self.fresh("c")
         self.emit(depth, f"{ch} = {nv}[2]")
-        self.emit(depth, f"if len({ch}) != {n}: {fail}")
+        self.emit(depth, f"if len({ch}) != {n}: continue")
         if isinstance(p.op, OpVar):
             key = "%" + p.op.name
             if key in self.slots:
-                self.emit(depth, f"if {nv}[0] != v{self.slots[key]}: {fail}")
+                self.emit(depth, f"if {nv}[0] != v{self.slots[key]}: continue")
             else:
                 ops = self.const(p.op.ops)
-                self.emit(depth, f"if {nv}[0] not in {ops}: {fail}")
-                self.bind(key, f"{nv}[0]", depth, in_loop)
+                self.emit(depth, f"if {nv}[0] not in {ops}: continue")
+                self.bind(key, f"{nv}[0]", depth)
         if isinstance(p.attr, AttrLit):
             if p.attr.exact:
                 val, typ = self.const(p.attr.value), self.const(type(p.attr.value))
-                self.emit(depth, f"if {nv}[1] != {val} or type({nv}[1]) is not {typ}: {fail}")
+                self.emit(depth, f"if {nv}[1] != {val} or type({nv}[1]) is not {typ}: continue")
             else:
                 fn = self.const(p.attr.match)
-                self.emit(depth, f"if not {fn}({nv}[1]): {fail}")
+                self.emit(depth, f"if not {fn}({nv}[1]): continue")
         elif isinstance(p.attr, AttrVar):
             key = "$" + p.attr.name
             if key in self.slots:
-                self.emit(depth, f"if {nv}[1] != v{self.slots[key]}: {fail}")
+                self.emit(depth, f"if {nv}[1] != v{self.slots[key]}: continue")
             else:
-                self.bind(key, f"{nv}[1]", depth, in_loop)
+                self.bind(key, f"{nv}[1]", depth)
         # variables and ground children first (cheap checks, and their guards), then the loops of the others
         order = sorted(range(n), key=lambda i: 0 if isinstance(p.children[i], PVar) or _is_ground(p.children[i])
                        else 1)
         for i in order:
-            depth, in_loop = self.cls(p.children[i], f"{ch}[{i}]", depth, in_loop)
-        return depth, in_loop
+            depth = self.cls(p.children[i], f"{ch}[{i}]", depth)
+        return depth
 
-    def cls(self, p: Pattern, cid: str, depth: int, in_loop: bool) -> tuple[int, bool]:
+    def cls(self, p: Pattern, cid: str, depth: int) -> int:
         """Checks of class id expression ``cid`` against ``p``."""
-        fail = self.fail(depth, in_loop)
         if isinstance(p, PVar):
             key = "?" + p.name
             if key in self.slots:
-                self.emit(depth, f"if {cid} != v{self.slots[key]}: {fail}")
+                self.emit(depth, f"if {cid} != v{self.slots[key]}: continue")
             else:
-                self.bind(key, cid, depth, in_loop)
-            return depth, in_loop
+                self.bind(key, cid, depth)
+            return depth
         if isinstance(p, PAs):
-            depth, in_loop = self.cls(PVar(p.var), cid, depth, in_loop)
-            return self.cls(p.pattern, cid, depth, in_loop)
+            depth = self.cls(PVar(p.var), cid, depth)
+            return self.cls(p.pattern, cid, depth)
         if _is_ground(p):
-            g = self.const(_GroundClass(p))
-            self.emit(depth, f"if {cid} != {g}(eg): {fail}")
-            return depth, in_loop
+            g = self.grounds.get(p)
+            if g is None:
+                g = self.grounds[p] = self.fresh("G")
+            self.emit(depth, f"if {cid} != {g}: continue")
+            return depth
         nv = self.fresh("n")
         if isinstance(p.op, OpVar):
             opn, nsn = self.fresh("o"), self.fresh("s")
@@ -363,7 +376,7 @@ class _CodeGen:
         else:
             self.emit(depth, f"for {nv} in CO[{cid}].get({p.op!r}, ()):")
             depth += 1
-        return self.node(p, nv, depth, True)
+        return self.node(p, nv, depth)
 
 
 class _GroundClass:
@@ -388,29 +401,30 @@ Builder = Callable[["EGraph", tuple], int]
 
 
 def compile_builder(p: Pattern, slots: dict[str, int]) -> Builder:
-    """A function adding the right-hand side ``p`` under an env whose variables are at ``slots``."""
-    if isinstance(p, PVar):
-        k = slots["?" + p.name]
-        return lambda eg, env: env[k]
-    if isinstance(p, PAs):
-        raise ValueError("'@' is only allowed on a left-hand side")
-    if isinstance(p.op, OpVar):
-        ok = slots["%" + p.op.name]
-        get_op: Callable[[tuple], str] = lambda env: env[ok]  # noqa: E731
-    else:
-        op = p.op
-        get_op = lambda env: op  # noqa: E731
-    if isinstance(p.attr, AttrVar):
-        ak = slots["$" + p.attr.name]
-        get_attr: Callable[[tuple], Any] = lambda env: env[ak]  # noqa: E731
-    else:
-        val = p.attr.value if isinstance(p.attr, AttrLit) else None
-        get_attr = lambda env: val  # noqa: E731
-    kids = [compile_builder(c, slots) for c in p.children]
+    """A function adding the right-hand side ``p`` under an env whose variables are at ``slots``: generated
+    code, one nested ``eg.add`` call per node, children added before their parent, left to right."""
+    ns: dict[str, Any] = {}
 
-    def build(eg: EGraph, env: tuple) -> int:
-        return eg.add(get_op(env), get_attr(env), [k(eg, env) for k in kids])
-    return build
+    def const(value: Any) -> str:
+        name = f"K{len(ns)}"
+        ns[name] = value
+        return name
+
+    def expr(q: Pattern) -> str:
+        if isinstance(q, PVar):
+            return f"env[{slots['?' + q.name]}]"
+        if isinstance(q, PAs):
+            raise ValueError("'@' is only allowed on a left-hand side")
+        op = f"env[{slots['%' + q.op.name]}]" if isinstance(q.op, OpVar) else const(q.op)
+        if isinstance(q.attr, AttrVar):
+            attr = f"env[{slots['$' + q.attr.name]}]"
+        else:
+            attr = const(q.attr.value if isinstance(q.attr, AttrLit) else None)
+        return f"add({op}, {attr}, [{', '.join(expr(c) for c in q.children)}])"
+    body = expr(p)
+    src = f"def build(eg, env):\n    add = eg.add\n    return {body}\n"
+    exec(compile(src, "<builder>", "exec"), ns)  # noqa: S102 - our own generated builder code
+    return ns["build"]
 
 
 def compile_pattern(p: Pattern) -> Matcher:

@@ -17,17 +17,22 @@ How a run goes (egg's loop, with semi-naive matching)
     found and applied then, and re-applying a match is a no-op (hash-consing). Rules whose conditions look
     further than their pattern (``terminates``, ``distinct``...) and built-in rules report ``depth = None`` and
     are searched everywhere every time.
+    What a rule list needs each iteration is read once per list (:class:`_RulePlan`, cached across runners: the
+    optimizer makes one per method with the same rules): names, depths, and for each set of operators present
+    (``EGraph.op_mask``) which pattern rules could match at all. A pattern rule an operator of which is nowhere
+    is not searched; it counts as searched (the next iteration searches it near the changes only, where any new
+    match must be), as it always did.
 
 Limits and how exactly they hold
     * ``max_nodes``: checked before the run, before every iteration and after every application; the run can end
       above it by at most the nodes of one right-hand side plus the constants of the final rebuild.
     * ``time_limit_s``: seconds of :func:`peggy_jvm.egraph.clock.clock` (this process's CPU time, so that a loaded
       machine stops the run where an idle one does; validate's pairs cap it by the wall clock); checked before
-      every iteration, after every rule's search, every 8 root nodes in a
+      every iteration, after every rule's search, every 9 root nodes in a
       search, every 8 matches while a :class:`PatternRewrite`'s condition filters them, and after every
       application, where the applications stop early enough for the rebuild they queued (estimated from the
       rebuilds seen so far) to fit; a queue whose rebuild would take more than 2% of the limit is rebuilt on the
-      spot. The overshoot is one application (or 8 root nodes' matching, or 8 conditions), the error of that
+      spot. The overshoot is one application (or 9 root nodes' matching, or 8 conditions), the error of that
       estimate and the final rebuild: on jama and commons-lang3 a few milliseconds (scripts/bench_saturate.py).
       A rebuild is never cut short (the e-graph must stay consistent), so a rule set whose rebuild cascades
       explode can still overshoot by one rebuild.
@@ -43,6 +48,7 @@ Invariants
 """
 from __future__ import annotations
 
+import bisect
 import math
 import time
 from dataclasses import dataclass, field
@@ -183,12 +189,53 @@ class RunReport:
                 f"{self.classes} classes, {self.time_s * 1000:.1f} ms")
 
 
-class Runner:
-    def __init__(self, rules: Sequence[Rewrite], limits: Limits | None = None, *, semi_naive: bool = True) -> None:
+class _RulePlan:
+    """What the runner reads of a rule list on every iteration, computed once per list (the optimizer makes a
+    Runner per method, all with the same rules): names, depths, matchers, and for each set of operators present
+    (an op mask) which rules could match at all, in the list's order."""
+
+    def __init__(self, rules: tuple[Rewrite, ...]) -> None:
         names = [r.name for r in rules]
         if len(set(names)) != len(names):
             dup = sorted({n for n in names if names.count(n) > 1})
             raise ValueError(f"duplicate rule names: {', '.join(dup)}")
+        self.rules = rules
+        self.names = names
+        self.depths = [r.depth for r in rules]
+        self.matchers: list[Matcher | None] = [getattr(r, "lhs", None) for r in rules]
+        self._by_mask: dict[int, tuple[list[int], list[int]]] = {}
+
+    def split(self, present: int) -> tuple[list[int], list[int]]:
+        """(indexes of the rules that may match, indexes of the pattern rules that cannot: an operator they need
+        is not ``present``), each in the list's order."""
+        got = self._by_mask.get(present)
+        if got is None:
+            if len(self._by_mask) >= 4096:
+                self._by_mask.clear()
+            live: list[int] = []
+            dead: list[int] = []
+            for i, lhs in enumerate(self.matchers):
+                (live if lhs is None or lhs.possible(present) else dead).append(i)
+            got = self._by_mask[present] = (live, dead)
+        return got
+
+
+_PLANS: dict[tuple[int, ...], _RulePlan] = {}  # rule ids -> plan (the plan holds the rules: ids stay theirs)
+
+
+def _plan(rules: Sequence[Rewrite]) -> _RulePlan:
+    key = tuple(map(id, rules))
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= 64:
+            _PLANS.clear()
+        plan = _PLANS[key] = _RulePlan(tuple(rules))
+    return plan
+
+
+class Runner:
+    def __init__(self, rules: Sequence[Rewrite], limits: Limits | None = None, *, semi_naive: bool = True) -> None:
+        self._plan = _plan(rules)
         self.rules = list(rules)
         self.limits = limits or Limits()
         self.semi_naive = semi_naive  # off: every rule searches everywhere every iteration (tests compare)
@@ -200,12 +247,14 @@ class Runner:
         start = clock()
         deadline = math.inf if lim.time_limit_s is None else start + lim.time_limit_s
         report = RunReport()
-        stats: dict[str, RuleStats] = {}  # made when a rule is first searched: most never are in most runs
-        banned_until = {r.name: 0 for r in self.rules}
-        bans = {r.name: 0 for r in self.rules}
-        searched = {r.name: -1 for r in self.rules}  # the iteration each rule was last searched in
+        plan = self._plan
+        rules, names, depths = plan.rules, plan.names, plan.depths
+        n = len(rules)
+        stats: list[RuleStats | None] = [None] * n  # made when a rule is first searched: most never are in most runs
+        banned_until = [0] * n
+        bans = [0] * n
+        searched = [-1] * n  # the iteration each rule was last searched in
         done: dict[str, set] = {}  # per rule, the matches already applied (hashable ones)
-        matchers = {r.name: getattr(r, "lhs", None) for r in self.rules}
         eg.rebuild()
         eg.take_touched()
         stop: StopReason | None = None
@@ -224,43 +273,49 @@ class Runner:
                 version = eg.version
                 any_banned = False
                 found: list[tuple[Rewrite, list, RuleStats]] = []
-                k = it % len(self.rules) if self.rules else 0
+                k = it % n if n else 0
                 it += 1
                 # Semi-naive matching: a rule searched in the previous iteration only needs the roots from which
                 # its pattern can reach a class that changed since (anything else was matched, and applied,
                 # already; applying a match twice changes nothing).
                 touched = eg.take_touched()
                 near: list[set[int]] = []
-                present = eg.op_index()[0]
-                for rule in self.rules[k:] + self.rules[:k]:
-                    if banned_until[rule.name] > it:
+                live, dead = plan.split(eg.op_mask())
+                # a pattern rule an operator of which is nowhere is searched, trivially (what semi-naive matching
+                # next time needs to know); a banned one is skipped. Neither depends on the order of the rules,
+                # and a limit that stops this iteration ends the run (where the rest stops mattering).
+                for i in dead:
+                    if banned_until[i] > it:
+                        any_banned = True
+                    else:
+                        searched[i] = it
+                j = bisect.bisect_left(live, k)  # the rules in the order rotated by k, each iteration anew
+                for i in live[j:] + live[:j]:
+                    rule = rules[i]
+                    if banned_until[i] > it:
                         any_banned = True
                         continue
-                    lhs = matchers[rule.name]
-                    if lhs is not None and not lhs.possible(present):
-                        searched[rule.name] = it  # an operator it needs is nowhere: searched, trivially
-                        continue
-                    threshold = lim.match_limit << bans[rule.name]
+                    threshold = lim.match_limit << bans[i]
                     roots = None
-                    depth = rule.depth
-                    if depth is not None and searched[rule.name] == it - 1 and self.semi_naive:
+                    depth = depths[i]
+                    if depth is not None and searched[i] == it - 1 and self.semi_naive:
                         if depth >= len(near):
                             near = eg.ancestor_levels(touched, max(depth, 6))
                         roots = near[depth]
                         if not roots:
-                            searched[rule.name] = it
+                            searched[i] = it
                             continue
-                    searched[rule.name] = it
-                    st = stats.get(rule.name)
+                    searched[i] = it
+                    st = stats[i]
                     if st is None:
-                        st = stats[rule.name] = RuleStats()
+                        st = stats[i] = RuleStats()
                     t0 = time.perf_counter()  # statistics: the wall clock
                     ms, late = rule.search(eg, threshold + 1, deadline, roots)
                     st.search_s += time.perf_counter() - t0
                     if len(ms) > threshold:
-                        searched[rule.name] = -1  # its matches were not applied: search everywhere next time
-                        banned_until[rule.name] = it + (lim.ban_length << bans[rule.name])
-                        bans[rule.name] += 1
+                        searched[i] = -1  # its matches were not applied: search everywhere next time
+                        banned_until[i] = it + (lim.ban_length << bans[i])
+                        bans[i] += 1
                         st.bans += 1
                         any_banned = True
                     elif ms:
@@ -278,11 +333,10 @@ class Runner:
                     if not any_banned:
                         stop = StopReason.SATURATED
                     else:  # nothing left to do but the banned rules: give them their turn now
-                        for name in banned_until:
-                            banned_until[name] = 0
+                        banned_until = [0] * n
         finally:
             eg.rebuild()
-            report.rules = {r.name: stats[r.name] for r in self.rules if r.name in stats}  # in the rules' order
+            report.rules = {names[i]: st for i, st in enumerate(stats) if st is not None}  # in the rules' order
             report.iterations = it
             report.nodes = eg.node_count
             report.classes = eg.class_count

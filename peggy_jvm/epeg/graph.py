@@ -69,21 +69,31 @@ class EPeg(EGraph):
     # -- the Java facts ---------------------------------------------------------------------------------------
     def const(self, cid: int) -> tuple[str, Any] | None:
         """The constant key (``("const.i", 3)``...) the class is known to equal, or None."""
-        return self._classes[self.find(cid)].data[_CONST]
+        if self._parent[cid] != cid:  # (a representative needs no find: the commonest case, and no call)
+            cid = self.find(cid)
+        return self._classes[cid].data[_CONST]
 
     def variance(self, cid: int) -> int:
         """Bit mask of the loop depths the class may vary in."""
-        return self._classes[self.find(cid)].data[_VARIANCE]
+        if self._parent[cid] != cid:
+            cid = self.find(cid)
+        return self._classes[cid].data[_VARIANCE]
 
     def varies(self, cid: int, loop: int) -> bool:
-        return bool((self._classes[self.find(cid)].data[_VARIANCE] >> loop) & 1)
+        if self._parent[cid] != cid:
+            cid = self.find(cid)
+        return bool((self._classes[cid].data[_VARIANCE] >> loop) & 1)
 
     def sort(self, cid: int) -> T | None:
-        return self._classes[self.find(cid)].data[_SORT]
+        if self._parent[cid] != cid:
+            cid = self.find(cid)
+        return self._classes[cid].data[_SORT]
 
     def is_linear(self, cid: int) -> bool | None:
         """True for heap values (sigma, outcomes, results), False for other values, None when unknown."""
-        s = self._classes[self.find(cid)].data[_SORT]
+        if self._parent[cid] != cid:
+            cid = self.find(cid)
+        s = self._classes[cid].data[_SORT]
         return None if s is None else s in LINEAR_SORTS
 
     # -- import -----------------------------------------------------------------------------------------------
