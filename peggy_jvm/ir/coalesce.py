@@ -108,18 +108,20 @@ def _rebase_counters(m: IRMethod) -> bool:
     forest = natural_loops(g, m.entry)
     params = {p.id for p in m.params}
     changed = False
+    defs, uses = _counts(m)
     for loop in forest:
-        defs, uses = _counts(m)
-        if _rebase_one(m, loop.header, loop.body, defs, uses, params):
+        if _rebase_one(m, loop.header, loop.body, defs, uses, params, list(g.predecessors(loop.header))):
             changed = True
+            defs, uses = _counts(m)  # only after a change: counting every loop over the whole method is quadratic
     return changed
 
 
 def _rebase_one(m: IRMethod, hid: int, body: frozenset[int], defs: Counter[int], uses: Counter[int],
-                params: set[int]) -> bool:
-    """:func:`_rebase_counters` for the loop with header ``hid`` and blocks ``body``."""
+                params: set[int], preds: list[int]) -> bool:
+    """:func:`_rebase_counters` for the loop with header ``hid``, blocks ``body`` and the header's predecessors
+    ``preds`` (in block order; a rebase changes no jump)."""
     h = m.blocks[hid]
-    outside = [b for b in m.blocks.values() if b.id not in body and hid in b.successors()]
+    outside = [m.blocks[p] for p in preds if p not in body]
     if len(outside) != 1 or outside[0].successors() != [hid] or outside[0].handlers or h.handlers:
         return False
     pre = outside[0]
