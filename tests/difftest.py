@@ -465,6 +465,8 @@ def run_jvm(classes_dir: Path | str, calls: Sequence[Call], *, java_home: Path |
         answered = _run_lines(classes_dir, calls, [calls[i] for i in made], lines, java_home=java_home,
                               timeout_ms=timeout_ms, extra_classpath=extra_classpath,
                               process_timeout=process_timeout)
+        if len(answered) == len(calls):  # a skipping run in trouble was made again with every call (_run_lines)
+            return answered
         out = [_SKIPPED] * len(calls)
         for i, r in zip(made, answered):
             out[i] = r

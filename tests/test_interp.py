@@ -635,6 +635,28 @@ def test_compare_does_not_run_what_the_original_left_uncomparable(java_home: Pat
     assert cmp.ok and cmp.compared == 2 and cmp.inconclusive == 2, cmp.report()
 
 
+def test_a_skipping_run_made_again_whole_keeps_each_result_on_its_call(java_home: Path, tmp_path: Path,
+                                                                        monkeypatch) -> None:
+    # a skipping run whose JVM fails is made again with every call (difftest._run_lines); its results are then
+    # one per call, and must not be spread over the calls that were to be made (that shifted every result by
+    # the skipped calls before it: CI saw test_stage_ir's 806 calls compared, 735 "differ", each rewritten
+    # result being the call before's)
+    src = tmp_path / "Count.java"
+    src.write_text("public class Count { static int n; static int next() { return ++n; } }\n")
+    run_javac([*javac_command(java_home), "-d", str(tmp_path), str(src)], check=True)
+    calls = [dt.Call("Count", "next", "()I", group="a"), dt.Call("Count", "next", "()I", group="b"),
+             dt.Call("Count", "next", "()I", group="b")]
+    real = dt._run_lines
+
+    def in_trouble(classes_dir, all_calls, calls_made, lines, **kw):
+        if len(calls_made) != len(all_calls):  # the skipping run: as if its JVM had died
+            return dt.run_jvm(classes_dir, all_calls, java_home=kw["java_home"], timeout_ms=kw["timeout_ms"])
+        return real(classes_dir, all_calls, calls_made, lines, **kw)
+    monkeypatch.setattr(dt, "_run_lines", in_trouble)
+    results = dt.run_jvm(tmp_path, calls, java_home=java_home, skip=frozenset({0}))
+    assert [str(r) for r in results] == ["RET 1", "RET 1", "RET 2"]
+
+
 def test_runner_keeps_a_no_class_def_found_error_that_happens_again(java_home: Path, tmp_path: Path) -> None:
     # a batch with NoClassDefFoundError runs once more in a fresh JVM (a JDK class can fail to initialize under
     # memory pressure); a missing class is missing again, so it stays the result
