@@ -69,7 +69,7 @@ callee that cannot be built, checked or resolved is simply not inlined.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from ..classfile.descriptors import parse_method_descriptor
@@ -124,14 +124,18 @@ class CalleeSource:
     the caller is a static method (then its class is initialized, or being initialized by this thread).
     Callee PEGs and refusals are cached per (kind, method) in ``pegs``, the input's classes parsed once in
     ``classes``; both may be shared by the callers of one class (their answers depend on the caller's class
-    only)."""
+    only), the flattened bodies (``flat``) not: they depend on ``caller_static`` too."""
 
     cls: ClassFile
     hierarchy: ClassHierarchy | None
     program: dict[str, bytes] | None = None
     caller_static: bool = True
+    # the rest keyword-only: the caches differ in what they may be shared by (a positional ``classes`` once
+    # landed in ``flat`` and gave a static caller's answers to the instance callers of its class)
+    _: KW_ONLY
     pegs: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
-    #: the bodies :meth:`body` gives, flattened (their own inlinable calls inlined), per (kind, method)
+    #: the bodies :meth:`body` gives, flattened (their own inlinable calls inlined), per (kind, method): this
+    #: caller's own (they depend on ``caller_static``: class initialization), never shared
     flat: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
     classes: dict[str, ClassFile | None] = field(default_factory=dict, repr=False)
     #: callees with loops too (the validator's, not the optimizer's: the reverter's extraction is not asked to

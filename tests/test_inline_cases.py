@@ -1,0 +1,231 @@
+"""Inlining's hard cases (issue 16 item 1) on the fixtures of ``fixtures/src/inline/inl``: callees that throw,
+callees with loops, class initialization, monitors and null receivers (peggy_jvm/rules/inline.py).
+
+Each case is checked the same four ways: the shape of the optimized method (no ``invoke*`` left where the callee
+is inlined, the call kept where exactness is not reachable), the refusal's reason (``CalleeSource.body``), the
+optimized classes verified (``-Xverify:all``) and run against the originals on the JVM (exception types
+included), and ``validate`` proving every inlined method. Hand-inlined versions that drop what a refusal keeps
+(the null check, a class's initialization, an explicit throw) are shown not equivalent by ``validate``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import difftest as dt
+from conftest import compile_versions, javac_command, keep_every_rewrite
+from support.javac_cache import run_javac
+from peggy_jvm.classfile import opcodes as op
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
+from peggy_jvm.ir.nodes import MethodRef
+from peggy_jvm.pipeline import Stage, optimize_input
+from peggy_jvm.rules.inline import Body, CalleeSource
+from peggy_jvm.validate import ValidateOptions, Verdict, validate_inputs
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "src" / "inline" / "inl"
+_INVOKES = {op.INVOKESTATIC, op.INVOKESPECIAL, op.INVOKEVIRTUAL, op.INVOKEINTERFACE}
+
+#: (class, method) whose calls of the fixtures' callees are inlined: no invoke left
+INLINED = [("Throws", "callsDiv"), ("Throws", "callsElem"), ("Throws", "around"), ("Throws", "order"),
+           ("Loops", "sqInLoop"), ("Init", "staticCaller"), ("Init", "noInit"), ("Nulls", "self")]
+#: (class, method) -> (the call it keeps: kind, owner, name, descriptor; why, as CalleeSource.body says it)
+KEPT = {
+    ("Throws", "callsCheck"): (("static", "Throws", "check", "(I)I"), "has throw"),
+    ("Loops", "callsSum"): (("static", "Loops", "sum", "(I)I"), "has a loop"),
+    ("Loops", "inLoop"): (("static", "Loops", "sum", "(I)I"), "has a loop"),
+    ("Init", "instanceCaller"): (("static", "Init", "add", "(I)I"),
+                                 "class initialization (inl/Init has a static initializer)"),
+    ("Init", "otherInit"): (("static", "Holder", "get", "(I)I"),
+                            "class initialization (inl/Holder has a static initializer)"),
+    ("Init", "firstUse"): (("static", "Late", "get", "(I)I"),
+                           "class initialization (inl/Late has a static initializer)"),
+    ("Sync", "callsLocked"): (("static", "Sync", "locked", "(I)I"), "synchronized"),
+    ("Sync", "callsLockedThis"): (("special", "Sync", "lockedThis", "(I)I"), "synchronized"),
+    ("Sync", "callsBlock"): (("static", "Sync", "block", "(I)I"), "has monitorexit"),
+}
+#: calls kept for a reason of the call site, not of the callee: a handler of the caller reads the call's
+#: exception (Throws.guarded), the receiver may be null (Nulls.other, Nulls.otherConstant)
+KEPT_AT_SITE = [("Throws", "guarded"), ("Nulls", "other"), ("Nulls", "otherConstant")]
+
+INTS = [(0,), (1,), (-3,), (7,), (2147483647,), (-2147483648,)]
+ARRAYS = [None, [], [5], [4, 9, -2]]
+CALLS = [
+    *(dt.Call("inl/Throws", "callsDiv", "(II)I", (a, b)) for a in (7, -9, -2147483648) for b in (0, 2, -1)),
+    *(dt.Call("inl/Throws", m, "([II)I", (a, i)) for m in ("callsElem", "around", "observe")
+      for a in ARRAYS for i in (0, 2, -1)),
+    *(dt.Call("inl/Throws", "order", "([II)I", (a, b)) for a in ARRAYS for b in (0, 3)),
+    *(dt.Call("inl/Throws", m, "(I)I", a) for m in ("callsCheck",) for a in INTS),
+    *(dt.Call("inl/Throws", "guarded", "(II)I", (a, b)) for a in (5, -8) for b in (0, 2)),
+    *(dt.Call("inl/Loops", m, "(I)I", (n,)) for m in ("callsSum", "inLoop", "sqInLoop") for n in (-1, 0, 1, 5, 40)),
+    *(dt.Call("inl/Init", m, "(I)I", a) for m in ("staticCaller", "viaInstance", "otherInit", "noInit", "firstUse")
+      for a in INTS),
+    *(dt.Call("inl/Sync", m, "(I)I", a) for m in ("callsLocked", "callsBlock", "run") for a in INTS),
+    *(dt.Call("inl/Nulls", "runSelf", "(II)I", (v, k)) for v in (0, 5) for k in (-1, 3)),
+    *(dt.Call("inl/Nulls", "runOther", "(ZI)I", (none, k)) for none in (True, False) for k in (-1, 3)),
+    *(dt.Call("inl/Nulls", "runConstant", "(Z)I", (none,)) for none in (True, False)),
+]
+
+
+@pytest.fixture(scope="module")
+def built(java_home, tmp_path_factory):
+    src = tmp_path_factory.mktemp("inline-cases") / "src"
+    run_javac([*javac_command(java_home), "-g", "-d", str(src), *map(str, sorted(FIXTURES.glob("*.java")))],
+              check=True)
+    out = src.parent / "out"
+    with pytest.MonkeyPatch.context() as mp:
+        keep_every_rewrite(mp)
+        _, report = optimize_input(src, out, Stage.FULL)
+    return src, out, {(m.class_name.rpartition("/")[2], m.name): m for m in report.methods}
+
+
+def _invokes(classes: Path, cls: str, name: str) -> list[str]:
+    """The methods ``cls.name`` calls, in code order, as ``owner.name``."""
+    cf = read_class((classes / "inl" / f"{cls}.class").read_bytes())
+    m = next(x for x in cf.methods if x.name == name)
+    code = read_code(m.code_attribute().data, cf.pool)
+    refs = [cf.pool.member_ref(i.arg) for i in read_instructions(code) if i.opcode in _INVOKES]
+    return [f"{r.owner.rpartition('/')[2]}.{r.name}" for r in refs]
+
+
+def test_inlined_callees_leave_no_call(built):
+    src, out, report = built
+    for cls, name in INLINED:
+        assert _invokes(src, cls, name), (cls, name)  # the fixture does call
+        assert report[(cls, name)].status == "rewritten", (cls, name, report[(cls, name)].reason)
+        assert report[(cls, name)].inlined == 1, (cls, name, report[(cls, name)].inlined)
+        assert _invokes(out, cls, name) == [], (cls, name)
+
+
+def test_callees_that_cannot_be_inlined_exactly_stay_calls_with_their_reason(built):
+    src, out, report = built
+    classes = {p.stem: p.read_bytes() for p in (src / "inl").glob("*.class")}
+    program = {f"inl/{k}": v for k, v in classes.items()}
+    for (cls, name), ((kind, owner, callee, desc), why) in KEPT.items():
+        assert f"{owner}.{callee}" in _invokes(out, cls, name), (cls, name, report[(cls, name)].reason)
+        caller = read_class(classes[cls])
+        static = next(m for m in caller.methods if m.name == name).is_static
+        got = CalleeSource(caller, None, program, static).body(kind, MethodRef(f"inl/{owner}", callee, desc))
+        assert got == why, (cls, name, got)
+    for cls, name in KEPT_AT_SITE:
+        assert _invokes(out, cls, name) == _invokes(src, cls, name), (cls, name)
+
+
+def test_a_static_callers_answer_is_not_an_instance_callers(built):
+    """``Init.add`` (its class has a static initializer) is inlined into the static ``staticCaller`` (its class is
+    initialized while it runs) and not into ``instanceCaller`` (``this`` may escape ``<clinit>`` to another
+    thread). The optimizer asks once per caller: a flattened body cached for one caller of a class must not
+    answer for another (the full stage once shared the static caller's body with the instance one)."""
+    src, out, report = built
+    assert _invokes(out, "Init", "staticCaller") == []
+    assert _invokes(out, "Init", "instanceCaller") == ["Init.add"], report[("Init", "instanceCaller")]
+    cf = read_class((src / "inl" / "Init.class").read_bytes())
+    add = MethodRef("inl/Init", "add", "(I)I")
+    pegs: dict = {}
+    static = CalleeSource(cf, None, caller_static=True, pegs=pegs)
+    instance = CalleeSource(cf, None, caller_static=False, pegs=pegs)  # the built PEGs may be shared
+    assert isinstance(static.body("static", add), Body)
+    assert instance.body("static", add).startswith("class initialization")
+
+
+def test_optimized_fixtures_verify_and_behave_identically(built, java_home, verifier):
+    src, out, _ = built
+    proc = verifier(out)
+    assert proc.returncode == 0 and "verify_errors=0" in proc.stdout, proc.stdout[-2000:]
+    result = dt.compare(src, out, CALLS, java_home=java_home, timeout_ms=5000)
+    assert result.mismatches == [], result.report()
+    assert result.compared > 0.9 * len(CALLS)
+    # the exceptions the inlined bodies raise are among what was compared
+    thrown = {r.exception for r in result.rewritten if r.kind == "THROW"}
+    assert {"java/lang/ArithmeticException", "java/lang/NullPointerException",
+            "java/lang/ArrayIndexOutOfBoundsException", "java/lang/IllegalArgumentException"} <= thrown, thrown
+
+
+#: inlined from another class of the input: ``validate`` compares two trees class by class and inlines callees
+#: of the pair's own class only (validate/prove.py); the optimizer's self-check, given the input's classes, proves it
+CROSS_CLASS = {("Init", "noInit")}
+
+
+def test_validate_proves_every_inlined_method(built):
+    src, out, _ = built
+    rows = {(p.class_name.rpartition("/")[2], p.name): p
+            for p in validate_inputs(src, out, ValidateOptions(method_timeout=10.0)).pairs}
+    for key in INLINED:
+        if key not in CROSS_CLASS:
+            assert rows[key].verdict is Verdict.EQUIVALENT, (key, rows[key].reason)
+
+
+def test_the_self_check_proves_a_body_inlined_from_another_class(built):
+    from peggy_jvm.budget import DEFAULT_WORK_BUDGET
+    from peggy_jvm.classfile.hierarchy import ClassHierarchy
+    from peggy_jvm.rules.policy import proof_rules
+    from peggy_jvm.validate.selfcheck import prove_rewrite
+    src, out, _ = built
+    program = {f"inl/{p.stem}": p.read_bytes() for p in (src / "inl").glob("*.class")}
+    hierarchy = ClassHierarchy([src])
+    for cls, name in CROSS_CLASS:
+        # both codes against the output's pool: it is the input's, grown at its end only
+        orig, cf = read_class(program[f"inl/{cls}"]), read_class((out / "inl" / f"{cls}.class").read_bytes())
+        assert cf.pool.entries[:len(orig.pool.entries)] == orig.pool.entries
+        m = next(x for x in orig.methods if x.name == name)
+        data = next(x for x in cf.methods if x.name == name).code_attribute().data
+        callees = CalleeSource(cf, hierarchy, program, m.is_static)
+        proof = prove_rewrite(cf, m, data, hierarchy, proof_rules(None), DEFAULT_WORK_BUDGET.proof(), callees)
+        assert proof.proved, (cls, name, proof.reason)
+        without = prove_rewrite(cf, m, data, hierarchy, proof_rules(None), DEFAULT_WORK_BUDGET.proof(),
+                                CalleeSource(cf, hierarchy, None, m.is_static))
+        assert not without.proved  # the proof does rest on the other class's body
+
+
+# hand-inlined versions that drop what the refusals keep: the NPE of a null receiver, the class initialization a
+# call triggers, the explicit throw; validate must not call any of them equivalent
+DROPPED = {
+    "orig": """package inl;
+public final class D {
+    int v;
+    static int log;
+    int constant() { return 3; }
+    static int otherConstant(D o) { return o.constant() + 1; }
+    static int check(int x) { if (x < 0) throw new IllegalArgumentException(); return x; }
+    static int callsCheck(int x) { return check(x) + 1; }
+    static int firstUse(int x) { return E.get(x) + log; }
+}
+class E {
+    static { D.log = 100; }
+    static int get(int x) { return x - 1; }
+}
+""",
+    "opt": """package inl;
+public final class D {
+    int v;
+    static int log;
+    int constant() { return 3; }
+    static int otherConstant(D o) { return 3 + 1; }
+    static int check(int x) { if (x < 0) throw new IllegalArgumentException(); return x; }
+    static int callsCheck(int x) { return x + 1; }
+    static int firstUse(int x) { return x - 1 + log; }
+}
+class E {
+    static { D.log = 100; }
+    static int get(int x) { return x - 1; }
+}
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def dropped(java_home, tmp_path_factory):
+    return compile_versions(java_home, tmp_path_factory.mktemp("inline-dropped"), "D.java", DROPPED)
+
+
+def test_validate_refuses_inlining_that_drops_an_exception_or_an_initialization(dropped, java_home):
+    rows = {p.name: p for p in validate_inputs(dropped["orig"], dropped["opt"],
+                                               ValidateOptions(method_timeout=10.0)).pairs
+            if p.class_name == "inl/D"}
+    for name in ("otherConstant", "callsCheck", "firstUse"):
+        assert rows[name].verdict is not Verdict.EQUIVALENT, (name, rows[name].reason)
+    # and each difference is real: the JVM tells the versions apart
+    calls = [dt.Call("inl/D", "otherConstant", "(Linl/D;)I", (None,)), dt.Call("inl/D", "callsCheck", "(I)I", (-1,)),
+             dt.Call("inl/D", "firstUse", "(I)I", (5,))]
+    result = dt.compare(dropped["orig"], dropped["opt"], calls, java_home=java_home, timeout_ms=5000)
+    assert len(result.mismatches) == 3, result.report()
