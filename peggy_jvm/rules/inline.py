@@ -28,9 +28,10 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       runs, so that step is a no-op there; an instance method has no such promise (``this`` may escape a
       ``<clinit>`` to another thread), so otherwise the callee's class and every superclass up to
       ``java/lang/Object`` must have no static initializer, which makes the step unobservable.
-    * Instance callees only on the caller's own ``this`` (``param 0`` of an instance method): the call's
-      receiver is then known non-null, so the call's NullPointerException cannot happen and dropping it is
-      exact.
+    * Instance callees only on a receiver that cannot be null: the caller's own ``this`` (``param 0`` of an
+      instance method) or an object the caller constructed (``rho_value`` of ``new``). The call's
+      NullPointerException then cannot happen and dropping it is exact; on any other receiver the call stays
+      (its NPE comes before the body's first effect, with the call's own message).
     * Not ``synchronized`` (the monitor would have to be modelled), not native or abstract, not recursive
       (its body calls itself; for the validator's normal forms, ``CalleeSource.recursive``, it may: the body's
       own calls of itself stay calls, so one inlining unfolds the recursion once, which is exact), no loop (a
@@ -45,8 +46,8 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
     * The call's outcome is read by ``rho_value``/``rho_sigma`` only: a call inside a try region (read by
       ``threw``/``rho_exc``/``rho_esigma``) stays a call.
     * A body is flattened before it is copied (:meth:`CalleeSource.body`): the calls inside it that the caller
-      could inline itself, judged from the caller (class initialization, access, the receiver being the
-      caller's ``this`` through the callee's), are replaced by their own flattened bodies
+      could inline itself, judged from the caller (class initialization, access, the receiver being
+      ``this`` or a constructed object), are replaced by their own flattened bodies
       (:func:`inline_bodies`), up to :data:`MAX_INLINE_DEPTH` callees deep, loop-free ones only, and never a
       callee inside itself (recursion through several methods stays a call, so unfolding always ends). A
       flattened body over the size threshold is copied as built instead, its calls kept.
@@ -191,7 +192,7 @@ class CalleeSource:
 
     def _flattened(self, body: Body, path: tuple[tuple[str, MethodRef], ...]) -> Body:
         """``body`` with the calls in it that this caller could inline (checked from the caller: its class
-        initialization, its access to what the inner body names, the receiver being the caller's ``this``)
+        initialization, its access to what the inner body names, a receiver that cannot be null)
         replaced by their own flattened bodies, up to :data:`MAX_INLINE_DEPTH` callees deep, no callee inside
         itself; loop-free inner bodies only. When the result passes the body's size threshold, ``body`` as it is
         (its calls stay calls, each still inlinable by the extraction where the caller makes it itself)."""
@@ -235,7 +236,7 @@ class CalleeSource:
             return "another class" if self.program is None else "not in the input"
         elif _package(ref.owner) != _package(self.cls.name):
             return "another package"
-        if kind != "static":  # an instance call on the caller's own this: that object's class is initialized
+        if kind != "static":  # an instance call on an existing object (inlinable_calls): its class is initialized
             return None
         # invokestatic initializes the owner and its superclasses; a static caller's own class and its
         # superclasses are initialized already, otherwise only classes with no static initializer up the chain
@@ -338,7 +339,7 @@ def _dispatch_refusal(kind: str, ref: MethodRef, m: MethodInfo, cls: ClassFile,
                       constructors: bool = False) -> str | None:
     """Why a call ``kind`` of ``m`` may reach other code or carry effects the body lacks (None: it may not).
     ``constructors``: ``invokespecial`` of a constructor of the caller's own class is inlined (only a constructor
-    can make it on ``this``, the only receiver inlined; it runs exactly that constructor's body on it)."""
+    can make it on ``this``: ``new`` carries its own constructor; it runs exactly that constructor's body on it)."""
     if m.name == "<init>" and constructors and kind == "special" and not m.access & Access.SYNCHRONIZED:
         return None
     if m.name.startswith("<"):
@@ -420,8 +421,8 @@ def _result_tree(peg: PEG) -> list[int]:
 
 def inlinable_calls(peg: PEG, roots: list[int] | None = None) -> list[int]:
     """Call nodes of ``peg`` (static, special, virtual) reachable from ``roots`` (default: its root) whose
-    outcome is read only by ``rho_value`` and ``rho_sigma``, and for instance calls whose receiver is the
-    caller's own ``this``; in node order."""
+    outcome is read only by ``rho_value`` and ``rho_sigma``, and for instance calls whose receiver cannot be null
+    (:func:`_never_null`: the caller's own ``this``, an object it constructed); in node order."""
     handled = {c for node in peg.nodes if node.op in _HANDLER_READS for c in node.children}
     out = []
     reach = set(peg.reachable(roots if roots is not None else [peg.root]))
@@ -429,12 +430,21 @@ def inlinable_calls(peg: PEG, roots: list[int] | None = None) -> list[int]:
         node = peg.nodes[n]
         if node.op not in _CALL_OPS or n in handled or not isinstance(node.attr, MethodRef):
             continue
-        if node.op != "invoke.static":
-            recv = peg.nodes[node.children[1]]
-            if peg.is_static or recv.op != "param" or recv.attr != 0:
-                continue
+        if node.op != "invoke.static" and not _never_null(peg, node.children[1]):
+            continue
         out.append(n)
     return out
+
+
+def _never_null(peg: PEG, v: int) -> bool:
+    """Whether value ``v`` is a reference that cannot be null: the caller's own ``this`` (``param 0`` of an
+    instance method) or an object the caller constructed (``rho_value`` of a ``new``, which either yields the
+    initialized object or throws). A call on any other receiver stays a call: its NullPointerException comes
+    before the body runs, and no form of the body raises it at that point with the call's message."""
+    node = peg.nodes[v]
+    if node.op == "param":
+        return not peg.is_static and node.attr == 0
+    return node.op == "rho_value" and peg.nodes[node.children[0]].op == "new"
 
 
 def same_body(a: Body, b: Body) -> bool:
