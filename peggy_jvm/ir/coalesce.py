@@ -15,6 +15,9 @@ What this module owns
     * *constants second*: ``c + x`` -> ``x + c`` for commutative int/long operators, ``c < x`` -> ``x > c``
       for int tests (javac's order; ``i = 1 + i`` becomes ``iinc``, ``0 > x`` becomes ``iflt``), but for a
       constant ``ldc`` loads;
+    * *stepping in place*: ``t = v + c`` in one block and ``v = t`` in a later one it dominates, ``v`` written on
+      no path between: the copy becomes ``v = v + c`` (``iinc``), so ``t`` is no longer carried to the back
+      edge in a local of its own (see :func:`_step_in_place`);
     * *recomputing a step*: ``t = v + c; ...; S(t); v = t`` while an expression tree computed before ``t`` is
       still open gives S its own ``v + c``, so the update can follow the tree (see :func:`_recompute_steps`);
     * *rebasing counters*: a loop counter ``t`` (``t = c0`` before the loop, ``t = t + s`` at its back edges)
@@ -81,6 +84,7 @@ def coalesce_copies(m: IRMethod) -> None:
 def _simplify(m: IRMethod) -> None:
     for _ in range(_MAX_ROUNDS):
         changed = _recompute_steps(m)
+        changed = _step_in_place(m) or changed
         changed = _propagate(m) or changed
         changed = _coalesce(m) or changed
         changed = _drop_dead(m) or changed
@@ -351,6 +355,106 @@ def _recompute_steps(m: IRMethod) -> bool:
                 _substitute(x, t, fresh)
             changed = True
             break  # the block's statements moved: its other copies are seen next round
+    return changed
+
+
+def _step_in_place(m: IRMethod) -> bool:
+    """``t = v + c`` (or ``v - c``; int, ``c`` an ``iinc`` constant) in block B and ``v = t`` in another block C:
+    the copy becomes ``v = v + c`` when ``v`` still holds, at the copy, the value ``t`` was computed from. The
+    reverter shares ``k + 1`` between an inner loop's start and the outer counter's next value (JAMA's
+    ``LUDecomposition.solve``: ``for (k...) for (i = k + 1; ...)``); kept in a local until the back edge, it
+    was ``iadd; dup; istore t; istore i`` and ``iload t; istore k`` for javac's ``iinc k, 1`` (4 bytes and
+    three instructions more per outer iteration).
+    Meaning unchanged, given: B dominates C (every path to the copy computed ``t``); nothing in B before ``t``'s
+    definition can throw to a handler (entering B again means computing ``t`` again from the ``v`` of then);
+    ``t`` has no other definition; and on every path from ``t``'s definition to the copy that does not enter B
+    again, nothing writes ``v`` (B after the definition, the blocks between, C before the copy), and C is not
+    reached again from itself without entering B (the copy would step ``v`` twice). Only where something on
+    those paths other than a copy reads ``v`` (``t`` and ``v`` live at once, so they cannot share a slot);
+    otherwise merging them does better. Every copy of one ``t`` into ``v`` changes, or none. True when a copy
+    changed."""
+    defs, _ = _counts(m)
+    where: dict[int, tuple[int, int]] = {}  # variable id -> (block id, index) of its one definition
+    for b in m.blocks.values():
+        for j, st in enumerate(b.stmts):
+            w = st.defined()
+            if w is not None and defs[w.id] == 1:
+                where[w.id] = (b.id, j)
+    succ: dict[int, list[int]] = {}  # the block graph, built at the first candidate (most methods have none)
+    pred: dict[int, list[int]] = {}
+
+    def build() -> None:
+        for blk in m.blocks.values():
+            succ[blk.id] = blk.successors()
+            pred.setdefault(blk.id, [])
+            for y in succ[blk.id]:
+                pred.setdefault(y, []).append(blk.id)
+
+    def reach(starts: list[int], edges: dict[int, list[int]], avoid: int) -> set[int]:
+        seen: set[int] = set()
+        todo = [x for x in starts if x != avoid]
+        while todo:
+            x = todo.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            todo.extend(y for y in edges.get(x, ()) if y != avoid and y not in seen)
+        return seen
+
+    def steps_in_place(c: Block, k: int, t: Var, v: Var) -> bool:
+        """The copy ``v = t`` at ``c.stmts[k]`` may become ``v = v + c`` (see above)."""
+        bid, j = where[t.id]
+        b = m.blocks[bid]
+        if bid == c.id or (b.handlers and any(x.may_throw for x in b.stmts[:j])):
+            return False
+        if not succ:
+            build()
+        if m.entry != bid and c.id in reach([m.entry], succ, bid):
+            return False  # B does not dominate C
+        after = reach(succ[bid], succ, bid)  # where control goes from B without entering it again
+        if c.id not in after or c.id in reach(succ[c.id], succ, bid):
+            return False
+        between = after & reach(pred[c.id], pred, bid)
+        path = [*b.stmts[j + 1:], *c.stmts[:k], *(x for i in between if i != c.id for x in m.blocks[i].stmts)]
+        if any(_writes(x, v) for x in path):
+            return False
+        ends = [e for i in between if (e := m.blocks[i].terminator) is not None]
+        # ``v`` dead while ``t`` lives, or only copied (into a variable merging may make it): merging
+        # (:func:`_merge_copy_related`) steps ``v`` where ``t`` is computed and drops the copy, the shorter code
+        # (BenchKernels.crc32: the outer step before the inner loop, whose exit then jumps straight to the outer
+        # test; insertionSort: ``j = i - 1`` one slot with the outer counter)
+        return any(_reads(x, v) and not isinstance(x, Copy) for x in [*path, *b.all_stmts()[j + 1:], *ends])
+
+    params = {p.id for p in m.params}
+    # every copy ``v = t`` of one step, all changed or none: one left a copy keeps ``t`` in a slot of its own
+    # anyway, and its block no longer equals the changed ones (BenchKernels.jacobi2d: a loop's "inner loop
+    # runs no iteration" exit and its latch, one block before, became two, 293 -> 305 bytes)
+    groups: dict[tuple[int, int], list[tuple[Block, int, Binary]]] = {}
+    refused: set[tuple[int, int]] = set()
+    for c in m.blocks.values():
+        for k, st in enumerate(c.stmts):
+            if not (isinstance(st, Copy) and isinstance(st.src, Var) and st.src is not st.dst
+                    and st.dst.type.kind is Kind.INT and st.src.id not in params and st.src.id in where):
+                continue
+            t, v = st.src, st.dst
+            bid, j = where[t.id]
+            d = m.blocks[bid].stmts[j]
+            if not (isinstance(d, Binary) and d.op in ("add.i", "sub.i") and d.a is v and isinstance(d.b, Const)
+                    and isinstance(d.b.value, int) and -128 <= (d.b.value if d.op == "add.i" else -d.b.value) <= 127):
+                continue
+            key = (t.id, v.id)
+            groups.setdefault(key, []).append((c, k, d))
+            if key not in refused and not steps_in_place(c, k, t, v):
+                refused.add(key)
+    changed = False
+    for key, copies in groups.items():
+        if key in refused:
+            continue
+        for c, k, d in copies:
+            step = d.a
+            assert isinstance(step, Var)  # the pattern above: d is ``t = v op c``
+            c.stmts[k] = Binary(step, d.op, step, d.b, origin=c.stmts[k].origin)
+            changed = True
     return changed
 
 

@@ -24,7 +24,8 @@ How:
   them is no jump target: it stays after the store), two ints or references the stack holds the other way
   round for the statement that reads them as a ``swap`` (:meth:`_Lowerer.swaps`), and the locals a statement
   pushes first loaded under the stack values its operand trees read rather than those values stored and
-  loaded back: ``dload s; <t>; dup2; ...`` for ``s = s + (t + t * 0.5)``, :meth:`_Lowerer.load_under`);
+  loaded back: ``dload s; <t>; dup2; ...`` for ``s = s + (t + t * 0.5)``, :meth:`_Lowerer.load_under`), and in
+  rebuilt code a store into a slot nothing reads dropped (:func:`_drop_unread_stores`);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
 - frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
   rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
@@ -1225,6 +1226,15 @@ def _size_peepholes(items: list, origin_of: dict[int, tuple[Insn, int]],
     local-variable entry is placed by it). Same values on the stack and in every slot that is read, never more
     bytes."""
     _store_load_dups(items, origin_of, for_size=True, line_marks=line_marks)
+    _drop_unread_stores(items, carried_stores)
+
+
+def _drop_unread_stores(items: list, carried_stores: dict[int, tuple[Insn, int]]) -> None:
+    """A store into a slot no instruction ever reads (no load, no ``iinc``) is dead: dropped with the ``dup``
+    before it, else replaced by a ``pop``/``pop2``; a store of a variable that carries an original local is kept
+    (its local-variable entry is placed by it). Both goals: under ``--goal speed`` :func:`_dup2_pairs` and
+    :func:`_store_load_dups` can leave a ``dup; astore n`` whose every load they replaced (``a[i][j] -= e`` in a
+    rotated loop: ``aaload; dup; astore 6; iload 5; dup2``, two instructions per iteration for nothing)."""
     read: set[int] = set()
     for x in items:
         if isinstance(x, Insn) and (x.opcode in _LOAD.values() or x.opcode == op.IINC):
@@ -1304,6 +1314,7 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
         _size_peepholes(lw.items, lw.origin_of, lw.carried_stores, line_marks)
     elif lw.rebuilt:  # lifted code keeps javac's stores and loads (and its local-variable entries)
         _store_load_dups(lw.items, lw.origin_of, for_size=False, line_marks=line_marks)
+        _drop_unread_stores(lw.items, lw.carried_stores)
     items, origin_marks, store_marks = lw.place_origin_labels()
     asm = assemble(items, handlers)
     attributes = []
