@@ -221,22 +221,22 @@ def phi_profiles(peg: PEG, effort: Effort | None = None) -> dict[int, frozenset[
     return prof
 
 
-#: the last :func:`phi_profiles` that :func:`effect_profiles` computed: (the PEG, the work left before, the
-#: profiles, the work left after). The pipeline asks about the original PEG twice with a fresh allowance (its
+#: the last :func:`phi_profiles` that :func:`effect_profiles` computed: (the PEG, the work left before and the
+#: limits, the profiles, the work left after). The pipeline asks about the original PEG twice with a fresh allowance (its
 #: ``checkable`` test before saturation, then extraction's baseline): the second time gets the first's result
-#: and is charged what it cost, which is what computing it again would give (a function of the PEG and the
-#: allowance; node ids name the steps, so the callers' keys play no part)
-_LAST: tuple[PEG, int, dict[int, frozenset[Path]] | None, int] | None = None
+#: and is charged what it cost, which is what computing it again would give (a function of the PEG, the
+#: allowance and the limits; node ids name the steps, so the callers' keys play no part)
+_LAST: tuple[PEG, tuple[int, int, int], dict[int, frozenset[Path]] | None, int] | None = None
 
 
 def _node_profiles(peg: PEG, effort: Effort) -> dict[int, frozenset[Path]] | None:
     """``phi_profiles(peg, effort)``, remembered for the last PEG (``_LAST``); the result is only read."""
     global _LAST
     last = _LAST
-    if last is not None and last[0] is peg and last[1] == effort.left and peg.sealed:
+    before = (effort.left, MAX_WORK, MAX_PATHS)
+    if last is not None and last[0] is peg and last[1] == before and peg.sealed:
         effort.left = last[3]
         return last[2]
-    before = effort.left
     prof = phi_profiles(peg, effort)
     if peg.sealed:  # no node can be added to it any more
         _LAST = (peg, before, prof, effort.left)
