@@ -77,6 +77,7 @@ import importlib
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
@@ -152,6 +153,10 @@ class MethodReport:
     #: the full stage's extraction status ("optimal (proved)", "best found", "greedy", "original"); None when
     #: the method did not get that far or another stage ran
     extraction: str | None = None
+    #: how the full stage's search for the cheapest selection ended, whatever the method then keeps
+    #: (``pegextract.select.ExtractReport.search``: "optimal (proved)", "best found", "greedy", "none", or "no
+    #: cheaper (bound)" when the triage's bound settled it); None when there was nothing to search
+    search: str | None = None
     #: the emitted code's price (codecost.py) before and after; None when the full stage did not lower it
     emitted_cost_before: int | None = None
     emitted_cost_after: int | None = None
@@ -207,6 +212,8 @@ class RunReport:
                 "emitted_cost_before": sum(m.emitted_cost_before or 0 for m in rewritten),
                 "emitted_cost_after": sum(m.emitted_cost_after or 0 for m in rewritten),
                 "inlined": sum(m.inlined or 0 for m in rewritten),
+                # how the full stage's extraction searches ended (issue 21: the share proved optimal), by name
+                "search": dict(sorted(Counter(m.search for m in self.methods if m.search is not None).items())),
                 "seconds": round(self.seconds, 3)}
 
     def to_json(self) -> dict:
@@ -273,12 +280,19 @@ def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: 
     (:func:`revertible`), or ``peg`` itself; one place for :func:`_full` and :func:`full_stage_view`, so that
     what people are shown is what the optimizer did."""
     from .pegextract.select import extract_peg
+    triage_ms = None
     if TRIAGE and sat is not None:
         from .triage import cannot_pay
+        t0 = time.perf_counter()  # for the report only
         skipped = cannot_pay(peg, sat, goal, work.solver_work)
+        triage_ms = (time.perf_counter() - t0) * 1000
         if skipped is not None:  # extraction would return the original: its solver and checker are not run
+            skipped.time_ms["triage"] = triage_ms
             return peg, skipped
-    return extract_peg(peg, sat, work=work.solver_work, accept=revertible(ir), goal=goal)
+    new, rep = extract_peg(peg, sat, work=work.solver_work, accept=revertible(ir), goal=goal)
+    if triage_ms is not None:
+        rep.time_ms["triage"] = triage_ms
+    return new, rep
 
 
 def _revert(peg: PegGraph, ir, goal: Goal = Goal.SPEED):
@@ -382,7 +396,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
             times["full.saturate"] = round((clock() - t0) * 1000, 3)
             new, rep = (peg, refused) if refused is not None else _extract(peg, sat, ir, work, goal)
         info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status,
-                    epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
+                    search=rep.search, epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
         if new is peg:
             why = f"no cheaper PEG ({rep.notes[-1] if rep.notes else rep.status})"
@@ -660,6 +674,7 @@ def optimize_methods(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                 cf.name, m.name, m.descriptor, status, reason, bytes_before=before, bytes_after=after,
                 time_ms={stage.value: spent * 1000, **info.get("time_ms", {})},
                 cost_before=info.get("cost_before"), cost_after=info.get(cost_key), extraction=info.get("extraction"),
+                search=info.get("search"),
                 emitted_cost_before=info.get("emitted_cost_before"), emitted_cost_after=info.get(f"emitted_{cost_key}"),
                 epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"), inlined=info.get("inlined")))
         try:

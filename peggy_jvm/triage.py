@@ -45,7 +45,7 @@ from .extract.problem import (ClassId, ExtractionProblem, InfeasibleProblemError
 from .extract.shrink import group_sum, settle
 from .pegextract.cost import peg_cost
 from .pegextract.peg_problem import build_problem
-from .pegextract.select import ExtractReport
+from .pegextract.select import NO_CHEAPER, ExtractReport
 from .peg.build import PegUnsupported
 from .peg.graph import PEG
 from .revert.revert import HANDLERS_NOT_REVERTED, WITH_MONITORS, check_revertible
@@ -225,4 +225,4 @@ def _original(sat: Saturation, before: float, bound: float) -> ExtractReport:
     ``bound``."""
     return ExtractReport("original", before, before, {}, str(sat.run),
                          notes=[f"cannot pay: every extraction costs at least {bound:g} >= {before:g}"],
-                         epeg_nodes=sat.egraph.node_count, epeg_classes=sat.egraph.class_count)
+                         epeg_nodes=sat.egraph.node_count, epeg_classes=sat.egraph.class_count, search=NO_CHEAPER)

@@ -2,15 +2,17 @@
 """Extraction on the optimizer's own e-graphs: every method of the given jars through the full stage.
 
 Runs ``pipeline.optimize_input`` (full stage, default budgets, one process, no result cache) on each jar
-(default: commons-lang3 and jsoup from ``~/.cache/peggy-jvm/corpus/jars``) with ``maxsat.solve`` wrapped to
-record, per call, the status it returned (``optimal``, ``best_found``, ``greedy``, ``none``), the problem's
-size and the CPU time it took (its checker's work included: the phi-profile checks and the reverter's
-trials are part of extraction). Prints per jar: the solver calls and the share of each status (whatever the
-pipeline then keeps: a proved optimum that is no cheaper than the original still counts as proved), the mean
-gain over the bottom-up DAG greedy (where the checker accepted its selection), how many problems had the
-quadratic shape (``extract/quadratic.py``: its phase ran), and the CPU time in extraction
-against the CPU time of the whole run (and the share of the wall-clock time the report's ``full.extract``
-sub-stage took).
+(default: commons-lang3 and jsoup from ``~/.cache/peggy-jvm/corpus/jars``) and prints per jar:
+- how each method's extraction search ended, from the report's own rows (``search``: "optimal (proved)",
+  "best found", "greedy", "none", or "no cheaper (bound)" when the triage's bound proved that no selection is
+  cheaper than the original; methods with nothing to search are not counted) and the share proved (optimal or
+  settled by the bound);
+- the CPU time of extraction (``pipeline._extract``: the triage and ``extract_peg``, the checker's phi-profile
+  checks and the reverter's trials included) against the CPU time of the whole run, and the report's wall
+  ``full.triage`` + ``full.problem`` + ``full.extract`` against the run's wall time;
+- from ``maxsat.solve``, wrapped to record every call (the triage's solves without a checker included): the
+  mean gain over the bottom-up DAG greedy where the checker accepted its selection, and how many problems had the
+  quadratic shape (``extract/quadratic.py``: its phase ran).
 
     scripts/bench_own_extract.py [JAR ...] [--json OUT]
 """
@@ -28,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from peggy_jvm import pipeline  # noqa: E402
 from peggy_jvm.extract import maxsat  # noqa: E402
+from peggy_jvm.pegextract.select import NO_CHEAPER  # noqa: E402
 
 CORPUS = Path.home() / ".cache" / "peggy-jvm" / "corpus" / "jars"
 
@@ -50,19 +53,34 @@ def run_jar(jar: Path, out_dir: Path) -> dict:
                       "quadratic": any(n.startswith("quadratic:") for n in res.notes)})
         return res
 
-    maxsat.solve = recording  # pegextract.select calls maxsat.solve through the module
+    extract = pipeline._extract
+    extract_cpu = [0.0]
+
+    def timed(*args, **kwargs):
+        t0 = time.process_time()
+        try:
+            return extract(*args, **kwargs)
+        finally:
+            extract_cpu[0] += time.process_time() - t0
+
+    maxsat.solve = recording  # pegextract.select and the triage call maxsat.solve through the module
+    pipeline._extract = timed  # looked up in the module by _full at each call
     t0, w0 = time.process_time(), time.perf_counter()
     try:
         _, report = pipeline.optimize_input(jar, out_dir / jar.name, pipeline.Stage.FULL)
     finally:
         maxsat.solve = original
+        pipeline._extract = extract
     cpu, wall = time.process_time() - t0, time.perf_counter() - w0
     statuses = Counter(c["status"] for c in calls)
-    extract_ms = sum(m.time_ms.get("full.extract", 0.0) for m in report.methods)
+    search = Counter(m.search for m in report.methods if m.search is not None)
+    extract_ms = sum(m.time_ms.get(k, 0.0) for m in report.methods
+                     for k in ("full.triage", "full.problem", "full.extract"))
     # the gain over the bottom-up DAG greedy where both have a cost (the checker may reject the greedy's)
     gains = [(c["dag_greedy"] - c["cost"]) / abs(c["dag_greedy"]) for c in calls
              if c.get("cost") is not None and c.get("dag_greedy") not in (None, 0)]
-    return {"jar": jar.name, "methods": len(report.methods), "solver_calls": len(calls),
+    return {"jar": jar.name, "methods": len(report.methods), "searched": sum(search.values()),
+            "search": dict(sorted(search.items())), "extract_cpu": extract_cpu[0], "solver_calls": len(calls),
             "statuses": dict(statuses), "solve_cpu": sum(c["cpu"] for c in calls), "run_cpu": cpu,
             "gain": sum(gains) / len(gains) if gains else 0.0, "gains": len(gains),
             "better": sum(g > 0 for g in gains), "worse": sum(g < 0 for g in gains),
@@ -83,14 +101,18 @@ def main(argv: list[str] | None = None) -> int:
     for jar in jars:
         r = run_jar(jar, args.out)
         rows.append(r)
-        n = max(1, r["solver_calls"])
-        shares = ", ".join(f"{k} {v} ({100 * v / n:.1f}%)" for k, v in sorted(r["statuses"].items()))
-        share = 100 * r["solve_cpu"] / max(r["run_cpu"], 1e-9)
-        print(f"{r['jar']}: {r['methods']} methods, {r['solver_calls']} extractions: {shares}; extraction "
-              f"{r['solve_cpu']:.1f} s CPU of {r['run_cpu']:.1f} s ({share:.1f}%); mean gain over the DAG "
+        n = max(1, r["searched"])
+        shares = ", ".join(f"{k} {v} ({100 * v / n:.1f}%)" for k, v in r["search"].items())
+        proved = sum(v for k, v in r["search"].items() if k in ("optimal (proved)", NO_CHEAPER))
+        share = 100 * r["extract_cpu"] / max(r["run_cpu"], 1e-9)
+        calls = ", ".join(f"{k} {v}" for k, v in sorted(r["statuses"].items()))
+        print(f"{r['jar']}: {r['methods']} methods, {r['searched']} searched: {shares}; proved "
+              f"{proved} ({100 * proved / n:.1f}%); extraction {r['extract_cpu']:.1f} s CPU of {r['run_cpu']:.1f} s "
+              f"({share:.1f}%); {r['solver_calls']} solver calls ({calls}, {r['solve_cpu']:.1f} s CPU); "
+              f"mean gain over the DAG "
               f"greedy {100 * r['gain']:.2f}% on {r['gains']} (better on {r['better']}, worse on {r['worse']}); "
               f"of the quadratic shape {r['quadratic']}; "
-              f"full.extract {r['full_extract_wall']:.1f} s of {r['run_wall']:.1f} s wall", flush=True)
+              f"triage + extraction {r['full_extract_wall']:.1f} s of {r['run_wall']:.1f} s wall", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

@@ -12,11 +12,14 @@ from typing import Mapping
 
 from peggy_jvm.codecost import Goal
 from peggy_jvm.epeg import EPeg
+from peggy_jvm.extract import bound as bound_module
+from peggy_jvm.extract.bound import LagrangianResult, _Model, lagrangian_bound
 from peggy_jvm.extract.problem import (ClassId, ExtractionProblem, Selection, SelectionReport, evaluate_selection,
                                        integer_costs, usable_nodes)
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.pegextract.peg_problem import _build_problem, build_problem
-from peggy_jvm.pegextract.phi_profile import MAX_PRUNE_WORK, Effort, prune
+from peggy_jvm.pegextract import phi_profile
+from peggy_jvm.pegextract.phi_profile import MAX_PROFILE_WORK, MAX_PRUNE_WORK, Effort, effect_profiles, prune
 from support.extraction import random_problem
 
 
@@ -200,3 +203,123 @@ def test_a_problem_and_its_usable_nodes_are_computed_once_and_again_after_a_chan
     assert (dict(again.problem.nodes), dict(again.problem.classes), again.enodes) == \
         (dict(fresh.problem.nodes), dict(fresh.problem.classes), fresh.enodes)
     assert usable_nodes(again.problem) == usable_nodes(fresh.problem)
+
+
+def plain_lagrangian_step(model: _Model, z: list[int], chosen: list[int], t_of) -> tuple[int, list[int]] | None:
+    """One ascent step's projected supergradient and new multipliers as first written (None: no direction)."""
+    grad = [0] * len(z)
+    for c, i in enumerate(chosen):
+        if i >= 0:
+            for e in model.out[i]:
+                grad[e] = 1
+    grad = [g - (chosen[d] >= 0) for g, d in zip(grad, model.head)]
+    grad = [0 if g < 0 and ze == 0 else g for g, ze in zip(grad, z)]
+    norm = sum(g * g for g in grad)
+    if norm == 0:
+        return None
+    t = t_of(norm)
+    return norm, [max(0, ze + round(t * g)) if g else ze for ze, g in zip(z, grad)]
+
+
+def plain_evaluate_model(model: _Model, z: list[int]) -> tuple[int, list[int], list[int], list[int]]:
+    """``_Model.evaluate`` as first written."""
+    inflow = [0] * len(model.members)
+    for d, ze in zip(model.head, z):
+        inflow[d] += ze
+    rc = [w - inflow[c] + sum(z[e] for e in es) for w, c, es in zip(model.weight, model.cls, model.out)]
+    total = 0
+    chosen = [-1] * len(model.members)
+    contrib = [0] * len(model.members)
+    for c, ms in enumerate(model.members):
+        best = min(ms, key=rc.__getitem__)
+        if model.forced[c] or rc[best] < 0:
+            chosen[c], contrib[c] = best, rc[best]
+            total += rc[best]
+    return total, rc, chosen, contrib
+
+
+def plain_lagrangian(problem: ExtractionProblem, weight, forced, upper: int, work: int) -> LagrangianResult:
+    """``lagrangian_bound`` as first written, on the plain evaluation and step above."""
+    largest = max((abs(weight[nid]) for nid in problem.nodes), default=0)
+    scale = 1 << max(0, bound_module._SCALE_BITS - largest.bit_length())
+    model = _Model.of(problem, weight, forced, scale)
+    per_iteration = len(model.nodes) + len(model.head)
+    target = upper * scale
+    z = model.start()
+    spent, iterations, best, step, stale = per_iteration, 0, None, bound_module._STEP_START, 0
+    while spent + per_iteration <= work:
+        spent += per_iteration
+        iterations += 1
+        total, rc, chosen, contrib = plain_evaluate_model(model, z)
+        if best is None or total > best[0]:
+            best, stale = (total, rc, contrib), 0
+        else:
+            stale += 1
+            if stale >= bound_module._PATIENCE:
+                step, stale = step / 2, 0
+        if total >= target or step < bound_module._STEP_MIN:
+            break
+        goal = best[0] + (target - best[0]) * bound_module._TARGET_SHARE if best[0] < target else target
+        moved = plain_lagrangian_step(model, z, chosen, lambda norm: step * (goal - total) / norm)
+        if moved is None:
+            break
+        z = moved[1]
+    if best is None:
+        return LagrangianResult(None, frozenset(), spent, iterations)
+    total, rc, contrib = best
+    prunable = frozenset(model.nodes[i] for i in range(len(model.nodes))
+                         if total - contrib[model.cls[i]] + rc[i] > target)
+    return LagrangianResult(-(-total // scale), prunable, spent, iterations)
+
+
+def test_lagrangian_bound_equals_the_plain_ascent() -> None:
+    """The ascent's evaluation (a class of one node taken without ``min``) and its step (the projected
+    supergradient in one pass, ``round(t)`` and ``round(-t)`` for ``round(t * g)``) give the same bound, pruned
+    nodes, work and iterations as the plain ascent, on random problems with shared, negative and fractional
+    costs, forced classes and incumbents above, at and below the optimum."""
+    seen = {"pruned some": 0, "bound": 0, "stopped early": 0}
+    for seed in range(300):
+        rng = random.Random(seed)
+        problem = random_problem(seed, n_classes=rng.randint(2, 14), max_nodes=rng.choice([1, 2, 4]),
+                                 negative=seed % 3 == 0, fractional=seed % 4 == 0)
+        weight = integer_costs(problem)[0]
+        forced = frozenset(c for c in problem.classes if rng.random() < 0.3) | frozenset(problem.roots)
+        upper = sum(max(0, w) for w in weight.values()) // rng.choice([1, 2, 3, 5])
+        work = rng.choice([0, 50, 400, 5_000, 100_000])
+        got = lagrangian_bound(problem, weight, forced, upper, work)
+        assert got == plain_lagrangian(problem, weight, forced, upper, work), seed
+        seen["pruned some"] += bool(got.prunable)
+        seen["bound"] += got.bound is not None
+        seen["stopped early"] += got.iterations > 1 and got.work + got.work // max(1, got.iterations) <= work
+    assert min(seen.values()) > 20, seen
+
+
+def test_the_original_pegs_profiles_are_computed_once(monkeypatch) -> None:
+    """``checkable`` and extraction's baseline ask for the profiles of one sealed PEG with fresh allowances: the
+    second ask computes nothing, and gets the profiles and the charge a fresh computation gives (other keys and
+    polarity included); another allowance, or another PEG, is computed afresh."""
+    peg = PEG("m", is_static=True)
+    peg.param_types = ["I", "I"]
+    a, b = peg.add("param", 0), peg.add("param", 1)
+    sigma = peg.add("sigma0", None)
+    cond = peg.add("lt.i", None, (a, b))
+    call = peg.add("invoke.static", "C.f(I)I", (sigma, a))
+    value = peg.add("rho_value", None, (call,))
+    after = peg.add("phi", None, (cond, peg.add("rho_sigma", None, (call,)), sigma))
+    peg.root = peg.add("return", None, (after, peg.add("phi", None, (cond, value, b))))
+    peg.seal()
+    calls = []
+    real = phi_profile.phi_profiles
+    monkeypatch.setattr(phi_profile, "phi_profiles", lambda *args: calls.append(1) or real(*args))
+    monkeypatch.setattr(phi_profile, "_LAST", None)
+    first_effort, again_effort = Effort(MAX_PROFILE_WORK), Effort(MAX_PROFILE_WORK)
+    first = effect_profiles(peg, effort=first_effort)
+    again = effect_profiles(peg, key=lambda n: n + 100, effort=again_effort, polarity=lambda k: (k, False))
+    assert len(calls) == 1 and first and again_effort.left == first_effort.left < MAX_PROFILE_WORK
+    assert set(again) == {k + 100 for k in first} and all(v is not None for v in again.values())
+    monkeypatch.setattr(phi_profile, "_LAST", None)
+    fresh = Effort(MAX_PROFILE_WORK)
+    assert effect_profiles(peg, key=lambda n: n + 100, effort=fresh) == again and fresh.left == again_effort.left
+    assert len(calls) == 2
+    effect_profiles(peg, effort=Effort(MAX_PROFILE_WORK - 1))  # another allowance: computed again
+    assert len(calls) == 3

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from collections import Counter
 
 import pytest
 
@@ -22,6 +23,7 @@ from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.codecost import Goal
 from peggy_jvm.ir.lift import lift_method
 from peggy_jvm.pipeline import Stage, full_stage_view, optimize_input
+from peggy_jvm.pegextract.select import NO_CHEAPER
 from peggy_jvm.triage import cost_lower_bound
 from peggy_jvm.workers import largest_first
 from conftest import javac_command
@@ -356,3 +358,23 @@ def test_triage_decides_without_the_solver(triage_class, tmp_path, monkeypatch):
     alone, _ = _run(triage_class, tmp_path / "alone.class", True, monkeypatch)
     assert "cannot pay" in alone["verify"].reason and alone["verify"].reason == on["verify"].reason
     assert (tmp_path / "alone.class").read_bytes() == (tmp_path / "on.class").read_bytes()
+
+
+def test_report_says_how_each_search_ended(triage_class, tmp_path, monkeypatch):
+    """Issue 21's share of searches proved optimal, from the report itself: every row carries how its
+    extraction search ended (``search``), also where the method keeps its original code (``extraction`` then
+    says only "original"), and the summary counts them. ``verify`` is settled by the triage's bound (the
+    original proved no dearer than any extraction); without the triage its search runs and proves its optimum,
+    no cheaper than the original; ``id`` has nothing to search; ``licm``'s search proves the rewrite optimal."""
+    on, report = _run(triage_class, tmp_path / "on.class", True, monkeypatch)
+    assert on["verify"].search == NO_CHEAPER and on["verify"].extraction == "original"
+    assert on["id"].search is None and on["id"].reason.startswith("no cheaper PEG (no rule fired)")
+    assert on["licm"].status == "rewritten" and on["licm"].search == "optimal (proved)"
+    assert on["licm"].extraction == "optimal (proved)"
+    assert "full.triage" in on["licm"].time_ms and "full.triage" in on["verify"].time_ms
+    rows = report.to_json()
+    assert rows["summary"]["search"] == dict(sorted(Counter(m.search for m in on.values() if m.search).items()))
+    assert {r["name"]: r["search"] for r in rows["methods"]} == {n: m.search for n, m in on.items()}
+    off, _ = _run(triage_class, tmp_path / "off.class", False, monkeypatch)
+    assert off["verify"].search == "optimal (proved)" and off["verify"].extraction == "original"
+    assert (tmp_path / "on.class").read_bytes() == (tmp_path / "off.class").read_bytes()

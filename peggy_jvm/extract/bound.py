@@ -119,16 +119,20 @@ class _Model:
         for d, ze in zip(self.head, z):
             inflow[d] += ze
         at = z.__getitem__
-        rc = [w - inflow[c] + sum(map(at, es)) for w, c, es in zip(self.weight, self.cls, self.out)]
+        rc = [w - inflow[c] + sum(map(at, es)) if es else w - inflow[c]
+              for w, c, es in zip(self.weight, self.cls, self.out)]
         total = 0
         chosen = [-1] * len(self.members)
         contrib = [0] * len(self.members)
+        forced = self.forced
         for c, ms in enumerate(self.members):
-            best = min(ms, key=rc.__getitem__)  # min keeps the first of equal values: the node order
-            if self.forced[c] or rc[best] < 0:
+            # min keeps the first of equal values: the node order; a class of one node has no choice to make
+            best = ms[0] if len(ms) == 1 else min(ms, key=rc.__getitem__)
+            r = rc[best]
+            if r < 0 or forced[c]:
                 chosen[c] = best
-                contrib[c] = rc[best]
-                total += rc[best]
+                contrib[c] = r
+                total += r
         return total, rc, chosen, contrib
 
     def start(self) -> list[int]:
@@ -190,16 +194,18 @@ def lagrangian_bound(problem: ExtractionProblem, weight: Mapping[NodeId, int], f
             if i >= 0:
                 for e in model.out[i]:
                     grad[e] = 1
-        grad = [g - (chosen[d] >= 0) for g, d in zip(grad, model.head)]
         # projected: a multiplier at zero that the step would push below zero stays put, and must not count
         # in the step's length (on e-graphs most constraints are such, and the step would shrink to nothing)
-        grad = [0 if g < 0 and ze == 0 else g for g, ze in zip(grad, z)]
-        norm = sum(g * g for g in grad)
+        # (with a used head class: g - 1, or 0 where that would be -1 at a zero multiplier; else g)
+        grad = [(g - 1 if g or ze else 0) if chosen[d] >= 0 else g for g, d, ze in zip(grad, model.head, z)]
+        norm = len(grad) - grad.count(0)  # every entry is -1, 0 or 1: its square is its being nonzero
         if norm == 0:
             break  # no ascent direction left
         goal = best[0] + (target - best[0]) * _TARGET_SHARE if best[0] < target else target
         t = step * (goal - total) / norm
-        z = [max(0, ze + round(t * g)) if g else ze for ze, g in zip(z, grad)]
+        # t * g is exactly t or -t (g is 1 or -1): the same steps as round(t * g) per entry
+        up, down = round(t), round(-t)
+        z = [ze if not g else max(0, ze + up) if g > 0 else max(0, ze + down) for ze, g in zip(z, grad)]
     if best is None:
         return LagrangianResult(None, frozenset(), spent, iterations)
     total, rc, contrib = best

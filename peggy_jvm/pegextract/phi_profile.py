@@ -64,6 +64,7 @@ Invariants: pure functions of the PEG (the extractor calls them in worker proces
 from __future__ import annotations
 
 from collections import deque
+from itertools import filterfalse
 from dataclasses import dataclass
 from typing import Callable, Hashable, cast
 
@@ -133,18 +134,24 @@ def prune(paths: set[Path] | frozenset[Path], limit: int | None = None, effort: 
         (only,) = paths
         return {only} if effort.spend(len(only)) else None
     terms: set[Path] = set()
+    # the scans below are C loops over ``terms`` (``map``, ``filter``) in the order a Python loop would take:
+    # the same terms found, removed and added in the same order, so the same charges and the same result
 
     def add(t: Path) -> bool:
         effort.spend(len(terms) * len(t))
-        if any(u <= t for u in terms):
+        if any(map(t.issuperset, terms)):
             return False
-        for u in [u for u in terms if t < u]:
+        for u in list(filter(t.__lt__, terms)):
             terms.discard(u)
         terms.add(t)
         return True
 
+    # absorption only: sorted by length, no route is a proper subset of one added before it (so ``add``'s
+    # removal would find nothing), and a route is dropped exactly when a shorter one added before is its subset
     for t in sorted(paths, key=len):
-        add(t)
+        effort.spend(len(terms) * len(t))
+        if not any(map(t.issuperset, terms)):
+            terms.add(t)
         if effort.spent_out:
             return None
     work = list(terms)
@@ -154,10 +161,11 @@ def prune(paths: set[Path] | frozenset[Path], limit: int | None = None, effort: 
             return None
         if t not in terms:
             continue
-        # the steps of t with their branch flipped: u and t disagree on exactly the steps u shares with these
+        # the steps of t with their branch flipped: u and t disagree on exactly the steps u shares with these.
+        # Only routes sharing one of them can give a consensus (which routes do is fixed for the loop's snapshot)
         flipped = {(c, not b) for c, b in t}
-        for u in list(terms):
-            if u not in terms or t not in terms or u.isdisjoint(flipped):
+        for u in list(filterfalse(flipped.isdisjoint, terms)):
+            if u not in terms or t not in terms:
                 continue
             opposed = flipped & u
             if len(opposed) != 1:
@@ -210,6 +218,28 @@ def phi_profiles(peg: PEG, effort: Effort | None = None) -> dict[int, frozenset[
                 if c not in queued:
                     queued.add(c)
                     work.append(c)
+    return prof
+
+
+#: the last :func:`phi_profiles` that :func:`effect_profiles` computed: (the PEG, the work left before and the
+#: limits, the profiles, the work left after). The pipeline asks about the original PEG twice with a fresh allowance (its
+#: ``checkable`` test before saturation, then extraction's baseline): the second time gets the first's result
+#: and is charged what it cost, which is what computing it again would give (a function of the PEG, the
+#: allowance and the limits; node ids name the steps, so the callers' keys play no part)
+_LAST: tuple[PEG, tuple[int, int, int], dict[int, frozenset[Path]] | None, int] | None = None
+
+
+def _node_profiles(peg: PEG, effort: Effort) -> dict[int, frozenset[Path]] | None:
+    """``phi_profiles(peg, effort)``, remembered for the last PEG (``_LAST``); the result is only read."""
+    global _LAST
+    last = _LAST
+    before = (effort.left, MAX_WORK, MAX_PATHS)
+    if last is not None and last[0] is peg and last[1] == before and peg.sealed:
+        effort.left = last[3]
+        return last[2]
+    prof = phi_profiles(peg, effort)
+    if peg.sealed:  # no node can be added to it any more
+        _LAST = (peg, before, prof, effort.left)
     return prof
 
 
@@ -281,7 +311,7 @@ def effect_profiles(peg: PEG, key: Callable[[int], Key] | None = None, effort: E
         return k, b != negated
     effort = effort if effort is not None else Effort(MAX_PROFILE_WORK)
     users = _effect_users(peg) if users is None else users
-    prof = phi_profiles(peg, effort) if users else {}
+    prof = _node_profiles(peg, effort) if users else {}
     out: Profiles = {}
     for e, (lin, val) in users.items():
         if prof is None:

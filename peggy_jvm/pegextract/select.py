@@ -59,11 +59,14 @@ from .peg_problem import PegProblem, build_problem, class_number, selection_to_p
 from .phi_profile import Effort, Polarity, Profiles, effect_profiles, find_violation
 from .tiebreak import break_ties
 
-__all__ = ["ACCEPT_WORK", "Acceptance", "ExtractReport", "accept_cost", "checkable", "effects_on_sigma",
+__all__ = ["ACCEPT_WORK", "NO_CHEAPER", "Acceptance", "ExtractReport", "accept_cost", "checkable", "effects_on_sigma",
            "extract_peg", "loops_on_sigma", "make_checker", "negations", "original_nodes", "prefer_original"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
+
+#: :attr:`ExtractReport.search` of a method the triage's bound settled (``peggy_jvm.triage.cannot_pay``)
+NO_CHEAPER = "no cheaper (bound)"
 
 
 @dataclass
@@ -82,10 +85,22 @@ class ExtractReport:
     #: the e-nodes the returned extraction chose (problem node ids ``c<class>.<k>``: the k-th node of the class);
     #: empty when the original PEG is returned
     selected: tuple[str, ...] = ()
+    #: how the search for the cheapest checked selection ended, whatever the method then keeps (``status`` is
+    #: "original" when that selection is no cheaper than the original PEG): "optimal (proved)", "best found" or
+    #: "greedy" (the solver's status of the selection it returned), "none" (no selection passed the checks), or
+    #: :data:`NO_CHEAPER` (the triage's bound proves that no selection is cheaper than the original, which is
+    #: kept: that outcome is optimal without a search); None when there was nothing to search (no rule fired,
+    #: not saturated)
+    search: str | None = None
 
     @property
     def changed(self) -> bool:
         return self.status != "original"
+
+    @property
+    def proved(self) -> bool:
+        """Whether what extraction returned is proved the cheapest it could have returned."""
+        return self.search in ("optimal (proved)", NO_CHEAPER)
 
     def describe(self) -> str:
         """``status, cost before -> after; notes`` (``show --epeg --extracted``, ``--html``)."""
@@ -439,7 +454,8 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
             notes.append(f"greedy failed ({type(e2).__name__}: {e2})")
     times["extract"] = (clock() - t2) * 1000
     report = ExtractReport("original", before, before, times, str(run), blocks, notes,
-                           epeg_nodes=eg.node_count, epeg_classes=eg.class_count)
+                           epeg_nodes=eg.node_count, epeg_classes=eg.class_count,
+                           search="none" if sel is None else status)
     if sel is None:
         report.notes.append("no selection passed the checks")
         return peg, report
