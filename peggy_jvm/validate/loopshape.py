@@ -14,7 +14,13 @@ What this module owns
     ``p = p.parent(); if (p == null) ...`` at the top of a loop that javac's code enters with ``p =
     e.parent()`` and ends with ``p = p.parent(); goto test``, after ProGuard gave ``e`` and ``p`` one slot and
     merged the two copies into the loop) gets a copy of those statements on each way in
-    (:func:`_split_header_statements`): the loop then begins at its test, as javac's does.
+    (:func:`_split_header_statements`): the loop then begins at its test, as javac's does. A test with several
+    parts (``while (i < n && a[i] != x)`` rotated: each part a block, at the bottom and again at the entry) is
+    shared part by part: once the last parts share a tail, the tests in front of it that lead to it are shared
+    too, one round each (at most :data:`MAX_TEST_BLOCKS`). And a loop header that only copies variables and
+    jumps to the header of a loop entered only from it (one loop with two back edges that ProGuard parted into
+    two nested loops, lang3's ``Fraction.greatestCommonDivisor``) gets a copy of those copies on each edge into
+    it and is dropped (:func:`_merge_nested_headers`): the inner header is the one header, as in javac's code.
 
 Why it is sound
     Cross-jumping: the two tails are the same statements over the same variables (temporaries written in a
@@ -24,12 +30,17 @@ Why it is sound
     one shared copy instead changes no run. Splitting a loop's first statements onto the edges into it is the
     same in reverse (tail duplication): every way into the block ran those statements first and still does,
     each copy in the same try regions (the block's handlers), then goes on to the rest of the block; a block an
-    exception handler enters, or that takes values on the operand stack, is left alone. It is a rewrite of the
-    code, not an assumption: the proof that follows is a proof about the code as it was emitted.
+    exception handler enters, or that takes values on the operand stack, is left alone (the nested loops' header
+    is copied with its operand stack: the values on it are variables of the lifted code, written by every edge
+    into the block, and each copy reads them where the block did). Sharing the parts of a test one after
+    another is cross-jumping again, each time of two tests that lead to the same shared tail. It is a rewrite of
+    the code, not an assumption: the proof that follows is a proof about the code as it was emitted.
 
 Inputs / outputs: an :class:`~peggy_jvm.ir.nodes.IRMethod` from ``ir.lift``, changed in place; True when a tail
-was shared. Only tails ending in an ``if`` that jumps backward (a bottom test) are looked at, so code without
-one (what javac writes) is left exactly as lifted.
+was shared. Only tails ending in an ``if`` that jumps backward (a bottom test), the tests in front of a tail so
+shared, and a header of copies alone in front of an inner loop's header are looked at, so javac's code is left
+as lifted (but for an outer ``for (;;)`` whose body begins with copies and an inner loop: both sides of a pair
+get the same view, and a failed proof is retried on the code as lifted).
 """
 from __future__ import annotations
 
@@ -46,10 +57,131 @@ MAX_TAIL_STMTS = 4
 ``revert.tidy.ROTATE_MAX_HEADER_STMTS``, each possibly lifted into two: an operand stack temporary), and a
 loop's first block may have to be copied onto each edge into it (ProGuard's ``p = p.parent()``: two)."""
 
+MAX_TEST_BLOCKS = 8
+"""Rounds of sharing: the first shares each bottom test with its entry test, each later one a test in front of
+a shared tail (a condition of up to 8 parts joined by ``&&`` or ``||``)."""
+
 
 def top_tested(m: IRMethod) -> bool:
     """See the module docstring."""
-    uses: dict[int, list[int]] = {}  # variable id -> ids of the blocks using it, once per use
+    changed = _decided_entry_tests(m)
+    changed = _rejoin_threaded_arms(m) or changed
+    tails: set[int] = set()  # the shared tails made so far
+    for rnd in range(MAX_TEST_BLOCKS):
+        # round 0: the bottom tests (an ``if`` jumping backward), each shared with the entry test it repeats;
+        # later rounds, one share each: a test in front of a shared tail with another test in front of it (the
+        # earlier parts of a condition, ``i < n && a[i] != x``, tested at the bottom and again at the entry)
+        uses, defs = _uses_and_defs(m)
+        shared = False
+        for bid in sorted(m.blocks):
+            b = m.blocks[bid]
+            if not isinstance(b.terminator, If):
+                continue
+            into: set[int] = set()
+            if rnd:
+                into = {_through_jumps(m, t) for t in b.terminator.targets()} & tails
+                if not into:
+                    continue
+            elif all(t > bid for t in b.terminator.targets()):
+                continue
+            for aid in sorted(m.blocks):
+                a = m.blocks[aid]
+                if aid == bid or not isinstance(a.terminator, If):
+                    continue
+                if rnd and not {_through_jumps(m, t) for t in a.terminator.targets()} & into:
+                    continue  # both tests must lead to the same shared tail
+                found = _common_tail(a, b, uses, defs, lambda t: _through_jumps(m, t))
+                if found is None:
+                    continue
+                tails.add(_share_tail(m, a, b, *found).id)
+                changed = shared = True
+                break
+            if shared and rnd:
+                break  # uses and defs are counted again with the new tail's block
+        if not shared:
+            break
+    changed = _split_header_statements(m) or changed
+    return _merge_nested_headers(m) or changed
+
+
+def _merge_nested_headers(m: IRMethod) -> bool:
+    """A loop header ``H1`` (a block an edge comes back to from a block it dominates) that only copies variables
+    (at most :data:`MAX_TAIL_STMTS` copies, or none) and jumps to the header ``H2`` of a loop entered only from
+    ``H1`` (every other way into ``H2`` comes back from a block ``H2`` dominates, without passing ``H1``): the two loops are one loop with two back edges that ProGuard
+    parted (lang3's ``Fraction.greatestCommonDivisor``: the inner ``while`` of a ``do``-``while``, its back
+    edge sent to a store in front of the shared header). Each edge into ``H1`` gets its own copy of ``H1``'s
+    statements, jumping to ``H2``, and ``H1``, then unreached, is dropped: ``H2`` is the one header, as javac's
+    code has it, and the PEG builds one loop with one theta per variable, not two nested ones.
+    Not for the method's entry or a handler's target."""
+    preds: dict[int, list[int]] = {}
+    handled: set[int] = set()
+    for b in m.blocks.values():
+        for t in dict.fromkeys(b.successors(include_exceptional=False)):
+            preds.setdefault(t, []).append(b.id)
+        handled.update(h.target for h in b.handlers)
+    changed = False
+    for hid in sorted(m.blocks):
+        h = m.blocks.get(hid)
+        if h is None or hid == m.entry or hid in handled or not isinstance(h.terminator, Goto) or \
+                len(h.stmts) > MAX_TAIL_STMTS or not all(isinstance(st, Copy) for st in h.stmts):
+            continue
+        inner = h.terminator.target
+        ins = preds.get(hid, [])
+        backs = [p for p in preds.get(inner, []) if p != hid]
+        if inner == hid or inner == m.entry or inner in handled or len(ins) < 2 or not backs or \
+                not any(_dominates(m, hid, p) for p in ins) or \
+                not all(_dominates(m, inner, p) and _reaches(m, inner, p, avoid=hid) for p in backs):
+            continue  # not a loop header (a back edge into it) in front of an inner loop entered only from it
+        for pid in ins:
+            copy = Block(max(m.blocks) + 1, [copy_stmt(st) for st in h.stmts], Goto(inner, origin=h.terminator.origin),
+                         handlers=h.handlers, origin=h.origin)
+            m.blocks[copy.id] = copy
+            new = copy.id  # read at once by retarget, in this iteration
+            m.blocks[pid].retarget(lambda t: new if t == hid else t, handlers=False)
+            preds.setdefault(inner, []).append(new)
+        del m.blocks[hid]
+        preds[inner] = [p for p in preds[inner] if p != hid]
+        changed = True
+    return changed
+
+
+def _dominates(m: IRMethod, d: int, x: int) -> bool:
+    """Whether every path from the method's entry to block ``x`` passes block ``d`` (exception edges included):
+    an edge ``x -> d`` is then a loop's back edge and ``d`` that loop's header."""
+    if x == d:
+        return True
+    seen = {d}
+    todo = [m.entry]
+    while todo:
+        y = todo.pop()
+        if y == x:
+            return False
+        if y in seen or y not in m.blocks:
+            continue
+        seen.add(y)
+        todo.extend(m.blocks[y].successors())
+    return True
+
+
+def _reaches(m: IRMethod, src: int, dst: int, avoid: int) -> bool:
+    """Whether a path of normal edges leads from ``src``'s successors to ``dst`` without entering ``avoid``."""
+    seen: set[int] = set()
+    todo = list(m.blocks[src].successors(include_exceptional=False))
+    while todo:
+        x = todo.pop()
+        if x == dst:
+            return True
+        if x == avoid or x in seen or x not in m.blocks:
+            continue
+        seen.add(x)
+        todo.extend(m.blocks[x].successors(include_exceptional=False))
+    return False
+
+
+def _uses_and_defs(m: IRMethod) -> tuple[dict[int, list[int]], dict[int, int]]:
+    """Variable id -> the ids of the blocks using it (once per use, a write counted as a use); variable id -> how
+    many statements write it."""
+    uses: dict[int, list[int]] = {}
     defs: dict[int, int] = {}
     for b in m.blocks.values():
         for st in b.all_stmts():
@@ -60,23 +192,7 @@ def top_tested(m: IRMethod) -> bool:
             if d is not None:
                 uses.setdefault(d.id, []).append(b.id)
                 defs[d.id] = defs.get(d.id, 0) + 1
-    changed = _decided_entry_tests(m)
-    changed = _rejoin_threaded_arms(m) or changed
-    for bid in sorted(m.blocks):
-        b = m.blocks[bid]
-        if not isinstance(b.terminator, If) or all(t > bid for t in b.terminator.targets()):
-            continue
-        for aid in sorted(m.blocks):
-            a = m.blocks[aid]
-            if aid == bid or not isinstance(a.terminator, If):
-                continue
-            found = _common_tail(a, b, uses, defs, lambda t: _through_jumps(m, t))
-            if found is None:
-                continue
-            _share_tail(m, a, b, *found)
-            changed = True
-            break
-    return _split_header_statements(m) or changed
+    return uses, defs
 
 
 def _split_header_statements(m: IRMethod) -> bool:
@@ -222,7 +338,7 @@ def _rejoin_threaded_arms(m: IRMethod) -> bool:
     return changed
 
 
-def _share_tail(m: IRMethod, a: Block, b: Block, k: int, test: If) -> None:
+def _share_tail(m: IRMethod, a: Block, b: Block, k: int, test: If) -> Block:
     """The last ``k`` statements of ``b`` and ``test`` (``b``'s, or the same test of variables holding the same
     values at the end of both blocks) in a new block; ``a`` and ``b`` end by jumping to it."""
     tail = Block(max(m.blocks) + 1, b.stmts[len(b.stmts) - k:], test, handlers=b.handlers if k else ())
@@ -232,6 +348,7 @@ def _share_tail(m: IRMethod, a: Block, b: Block, k: int, test: If) -> None:
         origin = blk.terminator.origin
         del blk.stmts[len(blk.stmts) - k:]
         blk.terminator = Goto(tail.id, origin=origin)
+    return tail
 
 
 def _through_jumps(m: IRMethod, t: int) -> int:
