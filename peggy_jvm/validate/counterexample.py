@@ -528,7 +528,8 @@ Confirm = Callable[[list], tuple["JvmOutcomes | None", str]]
 
 def search(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
            screen_deadline: float, interfaces: frozenset[str] = frozenset(), shape: Shape = Shape(),
-           confirm: Confirm | None = None, *, quick: int = 0, resume: Search | None = None) -> Search:
+           confirm: Confirm | None = None, *, quick: int = 0, resume: Search | None = None,
+           handlers: tuple[DefaultCallHandler, DefaultCallHandler] | None = None) -> Search:
     """Screen the generated inputs in the interpreter until ``screen_deadline`` (at most :data:`SCREEN_CAP_S`)
     and ask ``confirm`` about each input found different as soon as it is found: the first the JVM confirms
     ends the search, as does a call with nothing left of the pair's budget or that got no answer, and the
@@ -539,11 +540,13 @@ def search(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
 
     ``quick``: screen only the first ``quick`` inputs and ask only about those found different (the search
     before the proof: :data:`QUICK_INPUTS`); ``resume``: go on from where that search (of the same pair, on
-    the same IR) stopped, its counts and the inputs it could not judge kept."""
+    the same IR) stopped, its counts and the inputs it could not judge kept. ``handlers``: ORIG's and OPT's call
+    handlers over ``orig_classes`` and ``opt_classes``, shared by the searches of one run (:func:`call_handlers`);
+    made afresh when not given."""
     res = resume if resume is not None else Search()
     res.orig_ir, res.opt_ir = orig_ir, opt_ir
     for args, differs in _screen(orig_ir, opt_ir, descriptor, orig_classes, opt_classes, screen_deadline,
-                                 interfaces, shape, res.screened, quick or None):
+                                 interfaces, shape, res.screened, quick or None, handlers):
         if not differs:
             res.unclear.append(args)
         elif _ask(res, args, confirm):
@@ -589,13 +592,14 @@ def _ask(res: Search, args: list, confirm: Confirm | None) -> bool:
 
 def _screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: dict, opt_classes: dict,
             deadline: float, interfaces: frozenset[str], shape: Shape, res: Screening,
-            limit: int | None = None) -> Iterator[tuple[list, bool]]:
+            limit: int | None = None,
+            handlers: tuple[DefaultCallHandler, DefaultCallHandler] | None = None) -> Iterator[tuple[list, bool]]:
     """Both methods run on the generated inputs (edge values, the pair's hints, random ones) from the
     ``res.tried``-th on, until time is up or ``res.tried`` reaches ``limit``: yields each input whose outcomes
     differ (True) or that the interpreter could not judge (False); counts in ``res``."""
     params, _ = parse_method_descriptor(descriptor)
     hints = input_hints(orig_ir, opt_ir, descriptor)
-    handlers = (DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes))
+    handlers = handlers or call_handlers(orig_classes, opt_classes)
     deadline = min(deadline, clock() + SCREEN_CAP_S)
     inputs = shape_inputs(shape, descriptor, interfaces, hints)
     for args in inputs[res.tried:limit]:
@@ -620,11 +624,22 @@ def _screen(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: 
             yield args, True
 
 
+def call_handlers(orig_classes: dict, opt_classes: dict) -> tuple[DefaultCallHandler, DefaultCallHandler]:
+    """The interpreter's call handlers of ORIG's and OPT's classes. One pair of them can serve every screen of a
+    validate run: what a handler keeps (the class hierarchy its heaps share, the lifted methods, the resolved
+    call targets) are facts of the class files, which no run changes, and each run gets a fresh heap
+    (:meth:`~peggy_jvm.jdk.handler.DefaultCallHandler.make_heap`). Made per screen, every pair's screens built
+    a hierarchy of all the run's classes again and lifted the callees again: in one run of 63 EqBench pairs
+    about a sixth of the quick search's CPU (profiled), and growing with the number of classes in the run."""
+    return DefaultCallHandler(orig_classes), DefaultCallHandler(opt_classes)
+
+
 def shape_inputs(shape: Shape, descriptor: str, interfaces: frozenset[str] = frozenset(),
                  hints: Hints | None = None) -> list[list]:
     """The inputs of a call of ``shape``: :func:`generate_inputs`; for an instance method with a constructor
     (:attr:`Shape.ctor`) those with generated fields taken in turn with those whose receiver is :class:`Built`
-    (each kind gets its edge values and hints early)."""
+    (each kind gets its edge values and hints early), except that an input on a receiver with no generated fields
+    whose arguments a built input already passed comes after all the others."""
     fielded = generate_inputs(shape.generated(descriptor), interfaces=interfaces, hints=hints)
     if shape.kind != "instance" or not shape.ctor:
         return fielded
@@ -632,9 +647,21 @@ def shape_inputs(shape: Shape, descriptor: str, interfaces: frozenset[str] = fro
     built = [[*a[:n], Built(tuple(a[n:]))]
              for a in generate_inputs(shape.built(descriptor), interfaces=interfaces, hints=hints)]
     out: list[list] = []
+    # A receiver with no generated fields is a blank object: an input with it passes the same arguments as the
+    # built one before it whenever the constructor takes none, and taken in turn the two would show the quick
+    # search (the first QUICK_INPUTS) half as many argument lists: EqBench's helpers ``foo(a, b)`` of classes
+    # without fields differ first at ``foo(1, -1)``, the 13th list and so the 25th input, one past the quick
+    # search, and each such pair then paid two failed proofs (0.1-0.25 s of CPU) before its full search found it.
+    # Such a repeat goes after all the others: the full search still tries it, only later.
+    seen: set[str] = set()
+    repeats: list[list] = []
     for k in range(max(len(fielded), len(built))):
-        out.extend(x[k] for x in (built, fielded) if k < len(x))
-    return out
+        if k < len(built):
+            out.append(built[k])
+            seen.add(repr(built[k][:n]))
+        if k < len(fielded):
+            (repeats if not shape.fields and repr(fielded[k]) in seen else out).append(fielded[k])
+    return out + repeats
 
 
 def _varied(inputs: list[list]) -> list[list]:

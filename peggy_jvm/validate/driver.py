@@ -469,6 +469,7 @@ class _Searcher:
     def __init__(self, orig: Side, opt: Side, class_map: dict[str, str]) -> None:
         self.orig, self.opt = orig, opt
         self.jvm = _Jvm(orig.raw, opt.raw, class_map)
+        self.handlers = cx.call_handlers(orig.classes, opt.classes)  # every screen of the run shares them
         self._setups: dict[Key, tuple[cx.Shape, frozenset[str], str | None]] = {}
 
     def setup(self, pair: MethodPair) -> tuple[cx.Shape, frozenset[str], str | None]:
@@ -498,7 +499,8 @@ class _Searcher:
         now = clock()
         return cx.search(a, b, pair.orig.descriptor, self.orig.classes, self.opt.classes,
                          now + QUICK_SCREEN_SHARE * budget_s, interfaces, shape,
-                         self.jvm.confirmer(pair, shape, now + QUICK_JVM_SHARE * budget_s), quick=cx.QUICK_INPUTS)
+                         self.jvm.confirmer(pair, shape, now + QUICK_JVM_SHARE * budget_s), quick=cx.QUICK_INPUTS,
+                         handlers=self.handlers)
 
     def full(self, pair: MethodPair, proof: ProofResult, deadline: float, budget_s: float,
              first: cx.Search | None) -> cx.Search:
@@ -513,7 +515,7 @@ class _Searcher:
         assert a is not None and b is not None
         return cx.search(a, b, pair.orig.descriptor, self.orig.classes, self.opt.classes,
                          deadline - cx.JVM_SHARE * budget_s, interfaces, shape,
-                         self.jvm.confirmer(pair, shape, deadline), resume=first)
+                         self.jvm.confirmer(pair, shape, deadline), resume=first, handlers=self.handlers)
 
 
 def _settle(row: PairResult, pair: MethodPair, shape: cx.Shape, s: cx.Search, jvm_problem: str) -> None:
