@@ -66,6 +66,10 @@ import java.util.concurrent.TimeoutException;
  * </pre>
  * Deterministic: nothing printed depends on identity hash codes, addresses or timing (except whether a
  * call reached the timeout).
+ *
+ * <p>Exit status: 0 when every call was answered; 2 for bad usage; 3 when the harness itself failed (e.g.
+ * OutOfMemoryError while parsing an argument): the answers so far are written, and stderr says which call and
+ * why. A JVM that the code under test ends (System.exit) writes the answers so far and says so on stderr too.
  */
 public final class DiffRunner {
     private DiffRunner() {}
@@ -101,20 +105,74 @@ public final class DiffRunner {
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
                                                                        StandardCharsets.UTF_8), 1 << 16);
         Runner runner = new Runner(timeout);
-        for (String line : lines) {
-            if (line.isEmpty()) continue;
-            if (line.equals("!reset")) {
-                runner.reset();
-                continue;
+        // the code under test may end the JVM (System.exit): say so, with the call, on the real stderr (the call's
+        // own is captured), after the answers so far
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            String call = current;
+            if (call == null) return;
+            try {
+                out.flush();
+            } catch (IOException e) {
+                // the answers so far are lost; the message below still says why the JVM ended
             }
-            String call = prefix == null ? line : prefix + " " + line;
-            for (String result : runner.call(call)) {
-                out.write(result);
-                out.write('\n');
+            REAL_ERR.println("DiffRunner: the JVM exited during call " + answered + " (System.exit or halt by the"
+                             + " code under test?): " + brief(call));
+            REAL_ERR.flush();
+        }));
+        try {
+            for (String line : lines) {
+                if (line.isEmpty()) continue;
+                if (line.equals("!reset")) {
+                    runner.reset();
+                    continue;
+                }
+                String call = prefix == null ? line : prefix + " " + line;
+                current = call;
+                for (String result : runner.call(call)) {
+                    out.write(result);
+                    out.write('\n');
+                }
+                current = null;
+                answered++;
             }
+            out.flush();
+        } catch (Throwable t) {
+            harnessFailure(out, t);
         }
-        out.flush();
+        current = null;
         System.exit(0);  // threads a called method left running must not keep the JVM alive
+    }
+
+    /** a call's line cut to its first 200 characters (its arguments can be megabytes) */
+    private static String brief(String call) {
+        return call == null || call.length() <= 200 ? call : call.substring(0, 200) + "...";
+    }
+
+    /** calls answered so far, and the one being made (null between calls): for the messages of a failed run */
+    private static volatile int answered;
+    private static volatile String current;
+
+    /**
+     * The harness itself failed (an error outside any called code's outcome, typically OutOfMemoryError while
+     * parsing an argument or finding a method, or in this thread while a timed-out call still holds the heap):
+     * the answers so far are written, the error goes to the real stderr with the call it happened in, and the
+     * exit status is 3. Thrown out of main instead, its trace would go to the call's captured System.err and
+     * the buffered answers would be lost: exit 1 with nothing on stdout or stderr.
+     */
+    private static void harnessFailure(BufferedWriter out, Throwable t) {
+        String call = current;
+        current = null;  // the shutdown hook need not repeat it
+        System.setOut(REAL_OUT);
+        System.setErr(REAL_ERR);
+        try {
+            out.flush();
+        } catch (Throwable e) {
+            // the answers so far are lost; the message below still says why the run ended
+        }
+        REAL_ERR.println("DiffRunner: harness failure after " + answered + " answered calls, in call: " + brief(call));
+        t.printStackTrace(REAL_ERR);
+        REAL_ERR.flush();
+        System.exit(3);
     }
 
     private static URL[] classPathUrls() throws IOException {
@@ -195,7 +253,7 @@ public final class DiffRunner {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
-            } catch (ExecutionException e) {  // invoke() catches everything; this is a harness failure
+            } catch (ExecutionException e) {  // not the called code's outcome (invoke() returns that): main reports it
                 throw new IllegalStateException(e.getCause());
             }
         }
