@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Array;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -48,9 +50,12 @@ import java.util.concurrent.TimeoutException;
  * <p>Output, per call: {@code OUT <text>} (what the call printed on System.out, if anything), {@code ERR <text>}
  * (System.err, if anything), then exactly one of {@code RET <value>} ({@code RET} alone for void),
  * {@code THROW <exception class>} (internal form; also for errors loading or initializing the class, e.g.
- * VerifyError), {@code TIMEOUT} (the call ran longer than {@code -Ddiff.timeout=MS}, default 5000; its thread is
- * stopped and later calls run on a new one) or {@code ERROR <text>} (the request itself was bad: no such class
- * or method, an unparsable argument). Calls run one at a time on one worker thread.
+ * VerifyError), {@code TIMEOUT} (the call's thread used more than {@code -Ddiff.timeout=MS} of CPU time, default
+ * 5000, or, blocked, took {@link #WALL_FACTOR} times as long in wall-clock time; its thread is stopped and later
+ * calls run on a new one) or {@code ERROR <text>} (the request itself was bad: no such class or method, an
+ * unparsable argument). Calls run one at a time on one worker thread. The timeout counts CPU time so that a
+ * call's outcome does not depend on the machine's load: on a loaded machine a call that returns at once
+ * could take longer than its timeout in wall-clock time, waiting for a core.
  *
  * <p>The value encoding (arguments and results):
  * <pre>
@@ -77,6 +82,11 @@ public final class DiffRunner {
     private static final PrintStream REAL_OUT = System.out;
     private static final PrintStream REAL_ERR = System.err;
     private static URL[] classPath;
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /** a call blocked (sleeping, waiting) uses no CPU: it times out after this many times its timeout */
+    static final long WALL_FACTOR = 20;
+    /** how often the worker thread's CPU time is read while a call runs */
+    private static final long POLL_MS = 20;
 
     /** A request that cannot be carried out (bad class/method name, bad argument text). */
     static final class BadRequest extends Exception {
@@ -137,6 +147,11 @@ public final class DiffRunner {
             }
             out.flush();
         } catch (Throwable t) {
+            try {
+                runner.stopWorker();  // a call still running may hold the heap the report needs
+            } catch (Throwable ignored) {
+                // reported below all the same
+            }
             harnessFailure(out, t);
         }
         current = null;
@@ -241,21 +256,43 @@ public final class DiffRunner {
                     return t;
                 });
             }
+            long limit = TimeUnit.MILLISECONDS.toNanos(timeout);
+            long cpu0 = worker == null ? 0 : cpuNanos(worker);  // the thread is made by the first submit
+            long start = System.nanoTime();
             Future<?> f = executor.submit(body);
             try {
-                f.get(timeout, TimeUnit.MILLISECONDS);
-                return true;
-            } catch (TimeoutException e) {
-                stop(worker);
-                executor.shutdownNow();
-                executor = null;
-                return false;
+                while (true) {
+                    try {
+                        f.get(Math.min(POLL_MS, timeout), TimeUnit.MILLISECONDS);
+                        return true;
+                    } catch (TimeoutException e) {
+                        long cpu = cpuNanos(worker);
+                        long wall = System.nanoTime() - start;
+                        if ((cpu < 0 ? wall : cpu - cpu0) >= limit || wall >= limit * WALL_FACTOR) {
+                            stop(worker);
+                            executor.shutdownNow();
+                            executor = null;
+                            worker = null;
+                            return false;
+                        }
+                    }
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
             } catch (ExecutionException e) {  // not the called code's outcome (invoke() returns that): main reports it
                 throw new IllegalStateException(e.getCause());
             }
+        }
+
+        /** Stops the call running on the worker thread, if any (the harness failed around it). */
+        void stopWorker() {
+            if (worker != null && worker.isAlive()) stop(worker);
+        }
+
+        /** CPU time of thread {@code t} in nanoseconds; -1 where the JVM does not measure it. */
+        private static long cpuNanos(Thread t) {
+            return THREADS.isThreadCpuTimeSupported() ? THREADS.getThreadCpuTime(t.getId()) : -1;
         }
 
         @SuppressWarnings({"deprecation", "removal"})

@@ -1,4 +1,10 @@
-"""When the differential runner (tests/java/DiffRunner.java) dies, the failure says why.
+"""The differential runner (tests/java/DiffRunner.java): a call's timeout counts its CPU time, and when the runner
+dies, the failure says why.
+
+A call times out on its thread's CPU time (with a wall-clock cap of 20 times it for a call that blocks), so a
+call that returns at once does not time out on a loaded machine where it waits for a core (test_interp.py's
+runner test did at load 16-35 with a wall-clock timeout); a call that sleeps uses no CPU and shows the
+difference on any machine.
 
 CI once saw ``DiffRunner answered 0 of 404 calls (exit 1)`` with an empty stderr (docs/ci.md, session 14). That is
 what any error thrown inside the harness itself (not by the code under test, whose errors are call outcomes) did:
@@ -27,6 +33,8 @@ SOURCE = """public class Sum {
   static int one() { return 1; }
   static int len(int[] a) { return a == null ? -1 : a.length; }
   static int quit(int status) { System.out.println("bye"); System.exit(status); return 0; }
+  static int nap(int ms) throws InterruptedException { Thread.sleep(ms); return ms; }
+  static int spin(int a) { while (a != 0) { a |= 1; } return a; }
 }
 """
 
@@ -62,3 +70,13 @@ def test_a_call_that_ends_the_jvm_is_named_in_the_error(java_home: Path, classes
     message = str(failed.value)
     assert "DiffRunner answered 1 of 3 calls (exit 1)" in message, message
     assert "the JVM exited during call 1 (System.exit or halt by the code under test?): Sum quit (I)I 1" in message
+
+
+def test_a_call_s_timeout_counts_its_cpu_time_and_a_blocked_call_stops_at_the_wall_clock_cap(java_home: Path,
+                                                                                            classes: Path) -> None:
+    calls = [dt.Call("Sum", "nap", "(I)I", (900,)),  # three times its timeout asleep: no CPU time
+             dt.Call("Sum", "spin", "(I)I", (1,)),  # spins: its CPU time reaches the timeout
+             dt.Call("Sum", "one", "()I", ()),  # a fresh thread after the stopped one
+             dt.Call("Sum", "nap", "(I)I", (60_000,))]  # blocked past the cap, 20 times its timeout (6 s)
+    results = dt.run_jvm(classes, calls, java_home=java_home, timeout_ms=300)
+    assert [str(r) for r in results] == ["RET 900", "TIMEOUT", "RET 1", "TIMEOUT"]
