@@ -68,3 +68,18 @@ def test_a_class_path_directory_is_not_cached(java_home, tmp_path, cache):
     run_javac([*javac_command(java_home), "-cp", str(lib), "-d", str(tmp_path / "o"),
                str(_source(tmp_path / "s", "1"))], check=True)
     assert (tmp_path / "o" / "K.class").is_file() and _entries(cache) == []
+
+
+def test_checkouts_share_entries_and_a_file_javac_could_read_in_the_working_directory_is_another_key(
+        java_home, tmp_path, cache, monkeypatch):
+    """javac reads the working directory (its default class path): the key holds what it could find at its top,
+    not its path, so that every checkout's runs (a CI run's fresh clone too) share the compiles."""
+    src = _source(tmp_path / "s", "1")
+    for checkout in ("one", "two"):
+        (tmp_path / checkout / "tests").mkdir(parents=True)
+        monkeypatch.chdir(tmp_path / checkout)
+        run_javac([*javac_command(java_home), "-d", str(tmp_path / f"out-{checkout}"), str(src)], check=True)
+    assert len(_entries(cache)) == 1
+    (tmp_path / "two" / "Helper.java").write_text("class Helper { }\n")  # a type K could have used
+    run_javac([*javac_command(java_home), "-d", str(tmp_path / "out-three"), str(src)], check=True)
+    assert len(_entries(cache)) == 2

@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Array;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -48,9 +50,12 @@ import java.util.concurrent.TimeoutException;
  * <p>Output, per call: {@code OUT <text>} (what the call printed on System.out, if anything), {@code ERR <text>}
  * (System.err, if anything), then exactly one of {@code RET <value>} ({@code RET} alone for void),
  * {@code THROW <exception class>} (internal form; also for errors loading or initializing the class, e.g.
- * VerifyError), {@code TIMEOUT} (the call ran longer than {@code -Ddiff.timeout=MS}, default 5000; its thread is
- * stopped and later calls run on a new one) or {@code ERROR <text>} (the request itself was bad: no such class
- * or method, an unparsable argument). Calls run one at a time on one worker thread.
+ * VerifyError), {@code TIMEOUT} (the call's thread used more than {@code -Ddiff.timeout=MS} of CPU time, default
+ * 5000, or, blocked, took {@link #WALL_FACTOR} times as long in wall-clock time; its thread is stopped and later
+ * calls run on a new one) or {@code ERROR <text>} (the request itself was bad: no such class or method, an
+ * unparsable argument). Calls run one at a time on one worker thread. The timeout counts CPU time so that a
+ * call's outcome does not depend on the machine's load: on a loaded machine a call that returns at once
+ * could take longer than its timeout in wall-clock time, waiting for a core.
  *
  * <p>The value encoding (arguments and results):
  * <pre>
@@ -66,6 +71,10 @@ import java.util.concurrent.TimeoutException;
  * </pre>
  * Deterministic: nothing printed depends on identity hash codes, addresses or timing (except whether a
  * call reached the timeout).
+ *
+ * <p>Exit status: 0 when every call was answered; 2 for bad usage; 3 when the harness itself failed (e.g.
+ * OutOfMemoryError while parsing an argument): the answers so far are written, and stderr says which call and
+ * why. A JVM that the code under test ends (System.exit) writes the answers so far and says so on stderr too.
  */
 public final class DiffRunner {
     private DiffRunner() {}
@@ -73,6 +82,11 @@ public final class DiffRunner {
     private static final PrintStream REAL_OUT = System.out;
     private static final PrintStream REAL_ERR = System.err;
     private static URL[] classPath;
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /** a call blocked (sleeping, waiting) uses no CPU: it times out after this many times its timeout */
+    static final long WALL_FACTOR = 20;
+    /** how often the worker thread's CPU time is read while a call runs */
+    private static final long POLL_MS = 20;
 
     /** A request that cannot be carried out (bad class/method name, bad argument text). */
     static final class BadRequest extends Exception {
@@ -101,20 +115,79 @@ public final class DiffRunner {
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
                                                                        StandardCharsets.UTF_8), 1 << 16);
         Runner runner = new Runner(timeout);
-        for (String line : lines) {
-            if (line.isEmpty()) continue;
-            if (line.equals("!reset")) {
-                runner.reset();
-                continue;
+        // the code under test may end the JVM (System.exit): say so, with the call, on the real stderr (the call's
+        // own is captured), after the answers so far
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            String call = current;
+            if (call == null) return;
+            try {
+                out.flush();
+            } catch (IOException e) {
+                // the answers so far are lost; the message below still says why the JVM ended
             }
-            String call = prefix == null ? line : prefix + " " + line;
-            for (String result : runner.call(call)) {
-                out.write(result);
-                out.write('\n');
+            REAL_ERR.println("DiffRunner: the JVM exited during call " + answered + " (System.exit or halt by the"
+                             + " code under test?): " + brief(call));
+            REAL_ERR.flush();
+        }));
+        try {
+            for (String line : lines) {
+                if (line.isEmpty()) continue;
+                if (line.equals("!reset")) {
+                    runner.reset();
+                    continue;
+                }
+                String call = prefix == null ? line : prefix + " " + line;
+                current = call;
+                for (String result : runner.call(call)) {
+                    out.write(result);
+                    out.write('\n');
+                }
+                current = null;
+                answered++;
             }
+            out.flush();
+        } catch (Throwable t) {
+            try {
+                runner.stopWorker();  // a call still running may hold the heap the report needs
+            } catch (Throwable ignored) {
+                // reported below all the same
+            }
+            harnessFailure(out, t);
         }
-        out.flush();
+        current = null;
         System.exit(0);  // threads a called method left running must not keep the JVM alive
+    }
+
+    /** a call's line cut to its first 200 characters (its arguments can be megabytes) */
+    private static String brief(String call) {
+        return call == null || call.length() <= 200 ? call : call.substring(0, 200) + "...";
+    }
+
+    /** calls answered so far, and the one being made (null between calls): for the messages of a failed run */
+    private static volatile int answered;
+    private static volatile String current;
+
+    /**
+     * The harness itself failed (an error outside any called code's outcome, typically OutOfMemoryError while
+     * parsing an argument or finding a method, or in this thread while a timed-out call still holds the heap):
+     * the answers so far are written, the error goes to the real stderr with the call it happened in, and the
+     * exit status is 3. Thrown out of main instead, its trace would go to the call's captured System.err and
+     * the buffered answers would be lost: exit 1 with nothing on stdout or stderr.
+     */
+    private static void harnessFailure(BufferedWriter out, Throwable t) {
+        String call = current;
+        current = null;  // the shutdown hook need not repeat it
+        System.setOut(REAL_OUT);
+        System.setErr(REAL_ERR);
+        try {
+            out.flush();
+        } catch (Throwable e) {
+            // the answers so far are lost; the message below still says why the run ended
+        }
+        REAL_ERR.println("DiffRunner: harness failure after " + answered + " answered calls, in call: " + brief(call));
+        t.printStackTrace(REAL_ERR);
+        REAL_ERR.flush();
+        System.exit(3);
     }
 
     private static URL[] classPathUrls() throws IOException {
@@ -183,21 +256,43 @@ public final class DiffRunner {
                     return t;
                 });
             }
+            long limit = TimeUnit.MILLISECONDS.toNanos(timeout);
+            long cpu0 = worker == null ? 0 : cpuNanos(worker);  // the thread is made by the first submit
+            long start = System.nanoTime();
             Future<?> f = executor.submit(body);
             try {
-                f.get(timeout, TimeUnit.MILLISECONDS);
-                return true;
-            } catch (TimeoutException e) {
-                stop(worker);
-                executor.shutdownNow();
-                executor = null;
-                return false;
+                while (true) {
+                    try {
+                        f.get(Math.min(POLL_MS, timeout), TimeUnit.MILLISECONDS);
+                        return true;
+                    } catch (TimeoutException e) {
+                        long cpu = cpuNanos(worker);
+                        long wall = System.nanoTime() - start;
+                        if ((cpu < 0 ? wall : cpu - cpu0) >= limit || wall >= limit * WALL_FACTOR) {
+                            stop(worker);
+                            executor.shutdownNow();
+                            executor = null;
+                            worker = null;
+                            return false;
+                        }
+                    }
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
-            } catch (ExecutionException e) {  // invoke() catches everything; this is a harness failure
+            } catch (ExecutionException e) {  // not the called code's outcome (invoke() returns that): main reports it
                 throw new IllegalStateException(e.getCause());
             }
+        }
+
+        /** Stops the call running on the worker thread, if any (the harness failed around it). */
+        void stopWorker() {
+            if (worker != null && worker.isAlive()) stop(worker);
+        }
+
+        /** CPU time of thread {@code t} in nanoseconds; -1 where the JVM does not measure it. */
+        private static long cpuNanos(Thread t) {
+            return THREADS.isThreadCpuTimeSupported() ? THREADS.getThreadCpuTime(t.getId()) : -1;
         }
 
         @SuppressWarnings({"deprecation", "removal"})

@@ -10,9 +10,10 @@ per worker, the same pair in several files) and the same sources on every run, s
 
 Invariants
     * The key is the whole command line except OUT, each source by its file name and text (not its directory,
-      a test's temporary one), and for each other argument naming a file (the compiler's executable, ecj's
-      jar) its real path, size and time: the JDK or the ecj jar updated, a source edited, a flag changed is
-      another key. A command whose output could depend on anything else (an argument naming a directory: a
+      a test's temporary one), the working directory (javac's default class path) by the names at its top
+      (not its path, so that checkouts share entries), and for each other argument naming a file (the
+      compiler's executable, ecj's jar) its real path, size and time: the JDK or the ecj jar updated, a source
+      edited, a flag changed is another key. A command whose output could depend on anything else (an argument naming a directory: a
       class path, a source path; an ``@argfile``) is never cached, only run.
     * Only a compile that succeeded is stored; a failing one runs every time and its result (exit status,
       messages) is the test's, as ``subprocess.run`` gives it. An entry is written in a private directory and renamed into place: a reader sees a complete
@@ -39,12 +40,27 @@ def cache_root() -> Path:
     return Path(tempfile.gettempdir()) / f"peggy-jvm-javac-cache-{os.getuid()}"
 
 
+def _working_directory_key() -> str:
+    """The working directory as javac's default class path sees it at its top: its entries' names, with the text
+    of each class or source file there (a type of the unnamed package javac would find). What lies deeper would
+    matter only to a source naming a package after one of those directories (``tests``, ``peggy_jvm``, ...)."""
+    cwd = Path.cwd()
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(cwd)):
+        h.update(name.encode() + b"\0")
+        if name.endswith((".java", ".class")) and (cwd / name).is_file():
+            h.update((cwd / name).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def _key(command: Sequence[str], out_index: int) -> str | None:
     """The cache key of ``command`` (its ``-d`` value at ``out_index`` left out), or None when it is not
     cacheable."""
     h = hashlib.sha256()
-    # javac's default class and source path: $CLASSPATH, else the working directory
-    h.update(f"{os.environ.get('CLASSPATH')}\0{os.getcwd()}\0".encode())
+    # javac's default class and source path: $CLASSPATH, else the working directory, by what javac could find at
+    # its top (not by its path: every checkout, a CI run's fresh clone too, runs the tests from its own directory,
+    # and keyed by the path each started cold: 221 of a fast-tier run's compiles, ~0.75 s of CPU each)
+    h.update(f"{os.environ.get('CLASSPATH')}\0{_working_directory_key()}\0".encode())
     for i, arg in enumerate(command):
         if i == out_index:
             h.update(b"<out>\0")
