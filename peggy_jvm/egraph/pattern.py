@@ -209,7 +209,8 @@ class Matcher:
         search = self._search
         out: list[Match] = []
         op_index, class_ops = eg.op_index()
-        clock = budget_clock
+        # no deadline (the optimizer's untimed runs): nothing to read the clock for (a read can be a system call)
+        clock = budget_clock if deadline != _INF else _no_clock
         tick = 0  # root nodes since the deadline was last checked (carried from one root operator to the next)
         for op in self.root_ops:
             entries = op_index.get(op)
@@ -231,6 +232,14 @@ class Matcher:
                 return out, stop == _LATE
         # the check the 9th root node since the last one is owed
         return out, tick > 8 and len(out) < limit and clock() > deadline
+
+
+_INF = float("inf")
+
+
+def _no_clock() -> float:
+    """The clock of a search without a deadline: never past one."""
+    return -_INF
 
 
 _FULL, _LATE = 1, 2  # why a generated search stopped early: the limit reached, the deadline passed

@@ -348,23 +348,31 @@ class _Graph:
     """The e-graph's classes in rank order, with their usable nodes (read children already canonical)."""
 
     def __init__(self, eg: EPeg) -> None:
-        find = eg.find
+        find, parent = eg.find, eg._parent
+        classes = eg._classes
         nodes: dict[int, list[tuple[str, Any, tuple, tuple]]] = {}
-        users: dict[int, list[tuple[int, int]]] = {}  # child class -> (class, node index) that read it
-        missing: list[int] = []  # per (class, node index): read children not ranked yet
-        slot: dict[tuple[int, int], int] = {}
+        users: dict[int, list[int]] = {}  # child class -> the slots (numbered nodes) that read it
+        missing: list[int] = []  # per slot: read children not ranked yet
+        owner: list[int] = []  # per slot: its node's class
         heap: list[tuple[int, int]] = []
         for cid in sorted(eg.class_ids()):
             lst = nodes[cid] = []
-            for op, attr, ch in eg._classes[cid].nodes:
-                ch = tuple(find(c) for c in ch)
-                reads = tuple(sorted(set(_reads(op, ch))))
-                idx = len(lst)
+            for op, attr, ch in classes[cid].nodes:
+                # (a representative is its own parent: no call for it, the commonest case)
+                ch = tuple([c if parent[c] == c else find(c) for c in ch])
+                reads = _reads(op, ch)
+                if len(reads) > 1:
+                    reads = tuple(sorted(set(reads)))
+                s = len(missing)
                 lst.append((op, attr, ch, reads))
-                slot[(cid, idx)] = len(missing)
                 missing.append(len(reads))
+                owner.append(cid)
                 for r in reads:
-                    users.setdefault(r, []).append((cid, idx))
+                    got = users.get(r)
+                    if got is None:
+                        users[r] = [s]
+                    else:
+                        got.append(s)
                 if not reads:
                     heapq.heappush(heap, (1, cid))
         rank: dict[int, int] = {}
@@ -373,18 +381,22 @@ class _Graph:
             if cid in rank:
                 continue
             rank[cid] = r
-            for user, idx in users.get(cid, ()):
-                s = slot[(user, idx)]
+            for s in users.get(cid, ()):
                 missing[s] -= 1
-                if missing[s] == 0 and user not in rank:
-                    heapq.heappush(heap, (r + 1, user))
+                if missing[s] == 0 and owner[s] not in rank:
+                    heapq.heappush(heap, (r + 1, owner[s]))
         self.rank = rank
         self.order = sorted(rank, key=lambda c: (rank[c], c))
         self.usable: dict[int, list[tuple[str, Any, tuple]]] = {}
         for cid in self.order:
             rc = rank[cid]
-            self.usable[cid] = [(op, attr, ch) for op, attr, ch, reads in nodes[cid]
-                                if all(rank.get(x, rc) < rc for x in reads)]
+            usable = self.usable[cid] = []
+            for op, attr, ch, reads in nodes[cid]:
+                for x in reads:  # usable: every read child ranks lower
+                    if rank.get(x, rc) >= rc:
+                        break
+                else:
+                    usable.append((op, attr, ch))
         self.size = sum(len(v) for v in self.usable.values())
 
 
