@@ -32,6 +32,7 @@ from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.ir import lower
 from peggy_jvm.ir.coalesce import recompute_invariants
 from peggy_jvm.ir.lift import lift_method
+from peggy_jvm.revert import tidy
 from peggy_jvm.ir.nodes import (DOUBLE, INT, Binary, Block, Cond, Const, Copy, Goto, If, IRMethod, Return, Unary,
                                 Var)
 from peggy_jvm.validate.loopshape import top_tested
@@ -78,6 +79,16 @@ def round_trip(java_home, tmp_path_factory):
     return round_trip_rotated(java_home, tmp_path_factory.mktemp("kernsize"), "Kern", SOURCE)
 
 
+@pytest.fixture(scope="module")
+def outermost_rotated(java_home, tmp_path_factory):
+    """The round trip with an outermost loop holding others left tested at its bottom and entered by a goto to
+    that test (tidy.OUTERMOST_AT_THE_TOP off): the nests ecj writes, which the prover must read too; the out
+    dir."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tidy, "OUTERMOST_AT_THE_TOP", False)
+        return round_trip_rotated(java_home, tmp_path_factory.mktemp("kernsize-ecj"), "Kern", SOURCE)[1]
+
+
 def _insns(classes: Path, name: str, cls: str = "Kern"):
     cf = read_class((classes / f"{cls}.class").read_bytes())
     m = next(m for m in cf.methods if m.name == name)
@@ -95,24 +106,31 @@ def _loops(code) -> list[tuple[int, int]]:
     return sorted((t, off) for off, _, t in code if t is not None and t <= off)
 
 
-def test_nested_entry_tests_an_enclosing_loops_test_decides_go(round_trip):
-    """cube's three loops over ``n``: the outermost is entered by a goto to its bottom test ``i < n`` (its entry
-    test ``0 < n``), which decides the nested loops' own ``0 < n`` (``n`` is not written in the loops:
-    ir/known.py through the loop headers): they are entered with no test at all, not ``iload_1; ifle`` each
-    (javac's code tests each at its top and jumps back with a goto)."""
+def test_nested_entry_tests_an_enclosing_loops_test_decides_go(round_trip, outermost_rotated):
+    """cube's three loops over ``n``: the outermost loop's test ``i < n`` (first evaluated as ``0 < n``) decides
+    the nested loops' own ``0 < n`` (``n`` is not written in the loops: ir/known.py through the loop headers):
+    they are entered with no test at all, not ``iload_1; ifle`` each (javac's code tests each at its top and
+    jumps back with a goto). The outermost loop, holding them, is tested at its top (its one goto jumps back to
+    that test: tidy._middle_loops_tested_at_the_top); in ecj's shape (entered by a goto to its bottom test) its
+    bottom test decides them the same way."""
     _, out = round_trip
     code = _code(out, "cube")
+    ops = [o for _, o, _ in code]
+    assert len(_loops(code)) == 3 and ops.count(op.GOTO) == 1 and op.IFLE not in ops, code
+    (goto, top), = [(off, t) for off, o, t in code if o == op.GOTO]
+    assert (top, goto) == _loops(code)[0], code  # the outer loop's back edge, to its test
+    code = _code(outermost_rotated, "cube")
     ops = [o for _, o, _ in code]
     assert len(_loops(code)) == 3 and ops.count(op.GOTO) == 1 and op.IFLE not in ops, code
     (goto, bottom), = [(off, t) for off, o, t in code if o == op.GOTO]
     assert goto < _loops(code)[0][0] and bottom > _loops(code)[0][0], code  # into the outer loop's bottom test
 
 
-def test_the_prover_reads_the_first_test_of_a_loop_entered_at_its_bottom(round_trip):
-    """The prover's view of cube puts the nested loops' entry tests back (validate/loopshape.py): it finds
-    ``n > 0`` in the outer loop's bottom test as first evaluated from the method's start, ``i = 0; goto T``
-    (ir/known._first_evaluation), and ``n`` is written nowhere in the loops."""
-    _, out = round_trip
+def test_the_prover_reads_the_first_test_of_a_loop_entered_at_its_bottom(outermost_rotated):
+    """The prover's view of cube in ecj's shape puts the nested loops' entry tests back (validate/loopshape.py):
+    it finds ``n > 0`` in the outer loop's bottom test as first evaluated from the method's start, ``i = 0;
+    goto T`` (ir/known._first_evaluation), and ``n`` is written nowhere in the loops."""
+    out = outermost_rotated
     cf = read_class((out / "Kern.class").read_bytes())
     ir = lift_method(cf, next(m for m in cf.methods if m.name == "cube"), None)
     before = len(ir.blocks)

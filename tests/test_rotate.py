@@ -83,8 +83,10 @@ def test_every_kernel_is_rewritten_and_proved(optimized):
 
 def test_a_rotated_loop_takes_one_jump_per_iteration(optimized):
     """The original loops (javac) go on by a goto at the bottom and test at the top (two jumps an iteration);
-    the rebuilt ones are tested at the bottom by a conditional jump back, with no goto inside the loop but
-    one entering a loop nested in it (at its bottom test, once per run of the inner loop)."""
+    the rebuilt ones that hold no loop are tested at the bottom by a conditional jump back, with no goto inside
+    the loop but one entering a loop nested in it (at its bottom test, once per run of the inner loop). A loop
+    holding another whose entry test stays (matmul's outermost) is tested at its top as javac writes it
+    (revert.tidy._middle_loops_tested_at_the_top): its test leaves it forward, its goto jumps back to it."""
     orig, out, _ = optimized
     for name in METHODS:
         before, after = _code(orig, name), _code(out, name)
@@ -93,20 +95,29 @@ def test_a_rotated_loop_takes_one_jump_per_iteration(optimized):
         assert loops and len(loops) == len(_loops(before)), (name, after)
         for lo, hi in loops:
             back = next(o for off, o, _ in after if off == hi)
+            if back in (op.GOTO, op.GOTO_W):
+                assert any(lo < a and b < hi for a, b in loops), (name, after)  # it holds a loop
+                first = next((o, t) for off, o, t in after if off >= lo and t is not None)
+                assert first[0] in op.CONDITIONAL_BRANCHES and first[1] > hi, (name, after)  # its test leaves it
+                continue
             assert back in op.CONDITIONAL_BRANCHES, (name, after)
             assert all(_enters_a_loop(after, off, t) for off, o, t in after
                        if o in (op.GOTO, op.GOTO_W) and lo <= off <= hi), (name, after)
+    mm = _loops(_code(out, "matmul"))
+    assert sum(1 for lo, hi in mm if next(o for off, o, _ in _code(out, "matmul") if off == hi) == op.GOTO) == 1
 
 
 def test_the_zero_trip_continuation_is_written_once(optimized):
-    """matmul: ``sum += c`` (one dadd into sum: two dadds in all with the inner loop's) and no goto but those
-    entering the outer loops at their bottom tests (their entry tests stay: no earlier test decides them);
+    """matmul: ``sum += c`` (one dadd into sum: two dadds in all with the inner loop's) and no goto but the
+    outermost loop's back to its test at the top (it holds the others and its entry test stays: no earlier test
+    decides it); the j loop in it has its entry test decided by the outer loop's and is entered with none;
     rowSum: one return path, the zero-trip value set once before the test (two istores of a constant: s and
     k), no goto, and one entry test for the inner loop (the hoisted read's ``n > 0`` decides ``k < n``)."""
     _orig, out, _ = optimized
     mm = _code(out, "matmul")
     assert [o for _, o, _ in mm].count(op.DADD) == 2, mm
-    assert all(_enters_a_loop(mm, off, t) for off, o, t in mm if o in (op.GOTO, op.GOTO_W)), mm
+    (goto, back), = [(off, t) for off, o, t in mm if o in (op.GOTO, op.GOTO_W)]
+    assert (back, goto) == min(_loops(mm)), mm  # the outermost loop's back edge, to its test at the top
     rs = _code(out, "rowSum")
     assert not any(o in (op.GOTO, op.GOTO_W) for _, o, _ in rs), rs
     assert [o for _, o, _ in rs].count(op.IRETURN) == 1, rs

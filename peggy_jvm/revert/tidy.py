@@ -12,7 +12,7 @@ What this module owns
     test (:func:`_zero_trip_values_first`), an arm of a loop's entry test that the next loop's entry test
     repeats sent past that loop (:func:`_thread_decided_entries`), entry tests an earlier test decides dropped
     (:func:`_settle_known_tests`: also through the loops between, and an outermost loop's test of constants),
-    a loop nested in another and holding one whose entry test stays tested at its top again
+    a loop holding another whose entry test stays tested at its top again
     (:func:`_middle_loops_tested_at_the_top`), an outermost loop whose entry test stays entered by a goto to its
     bottom test instead of the copy (:func:`_enter_by_goto`, laid out by :func:`_layout`), constants just set
     tested as constants; last, as ``returns`` (:class:`ReturnsInPlace`) allows, a ``goto`` to a block that only
@@ -411,22 +411,30 @@ def _both_tests(r: _Rotation, ends: dict[int, Block]) -> tuple[Block, Block] | N
     return e, b
 
 
+OUTERMOST_AT_THE_TOP = True
+"""Whether an outermost loop holding another is put back at its top too (:func:`_middle_loops_tested_at_the_top`).
+Always on in the optimizer; tests turn it off to make the nests ecj writes (the outermost loop entered by a
+goto to its bottom test), which the prover must read as well."""
+
+
 def _middle_loops_tested_at_the_top(blocks: dict[int, Block], rotations: list[_Rotation], moved: dict[int, Block]
                                     ) -> bool:
-    """Each rotated loop nested in another and holding one whose entry test stayed (no earlier test decides it:
-    :func:`_settle_known_tests`) is put back tested at its top, as javac writes it (``H: s; if c goto L else X;
-    L: body; goto H``): the bottom copy goes and the block that ended with it jumps to the entry test, split
-    from the statements before it. One ``goto`` more per iteration of that loop, which runs far less often
-    than the loop it holds.
+    """Each rotated loop holding another whose entry test stayed (no earlier test decides it:
+    :func:`_settle_known_tests`), a middle loop of a nest or (:data:`OUTERMOST_AT_THE_TOP`) the outermost, is put
+    back tested at its top, as javac writes it (``H: s; if c goto L else X; L: body; goto H``): the bottom copy
+    goes and the block that ended with it jumps to the entry test, split from the statements before it. One
+    ``goto`` more per iteration of that loop, which runs far less often than the loop it holds.
 
     Why: shellSort's ``for (i = gap; i < n; i++)`` between the gap loop and the insertion loop, tested at its
     bottom, ran 1.00-1.06x javac's code under HotSpot's default JIT (median 1.03), and 0.96-0.99x tested at
     its top (the other loops rotated; -Xint 0.88 against 0.86); strideSum's middle loop 0.944 against 0.966.
     Without on-stack replacement the two shapes run alike (0.79, 0.80), and with C2's loop predication,
     counted-loop safepoints or unrolling off the rotated one is the faster: the loss comes with C2's
-    counted-loop work on a bottom-tested loop holding a loop (docs/benchmarks.md, ``shelljit``). A middle loop
-    entered with no test (matmul's ``j``, decided by the outer test) has no test to put back and stays
-    rotated.
+    counted-loop work on a bottom-tested loop holding a loop (docs/benchmarks.md, ``shelljit``). The same holds
+    for the outermost loop of a nest: matmul's, entered by a goto to its bottom test, ran 1.03-1.05x javac's
+    code under the JIT and 0.99x tested at its top (docs/benchmarks.md, "Issue 15's goals on main, session
+    15"). A loop entered with no test (matmul's ``j``, decided by the outer test) has no test to put back and
+    stays rotated.
 
     Meaning unchanged: the entry test does at the top of each iteration what the copy did at the bottom of the
     one before (the same statements but for temporaries of the copy's own, the same test and targets, the same
@@ -434,7 +442,7 @@ def _middle_loops_tested_at_the_top(blocks: dict[int, Block], rotations: list[_R
     ends = {id(b.terminator): b for b in blocks.values()}
     changed = False
     for r in rotations:
-        both = _both_tests(r, ends) if r.nested and r.holds else None
+        both = _both_tests(r, ends) if r.holds and (r.nested or OUTERMOST_AT_THE_TOP) else None
         if both is None:
             continue
         e, b = both
