@@ -104,6 +104,17 @@ def top_tested(m: IRMethod) -> bool:
     return _merge_nested_headers(m) or changed
 
 
+def _jump_predecessors(m: IRMethod) -> tuple[dict[int, list[int]], set[int]]:
+    """Each block's predecessors by normal (not exceptional) edges, in block order, and the handlers' targets."""
+    preds: dict[int, list[int]] = {}
+    handled: set[int] = set()
+    for b in m.blocks.values():
+        for t in dict.fromkeys(b.successors(include_exceptional=False)):
+            preds.setdefault(t, []).append(b.id)
+        handled.update(h.target for h in b.handlers)
+    return preds, handled
+
+
 def _merge_nested_headers(m: IRMethod) -> bool:
     """A loop header ``H1`` (a block an edge comes back to from a block it dominates) that only copies variables
     (at most :data:`MAX_TAIL_STMTS` copies, or none) and jumps to the header ``H2`` of a loop entered only from
@@ -113,12 +124,7 @@ def _merge_nested_headers(m: IRMethod) -> bool:
     statements, jumping to ``H2``, and ``H1``, then unreached, is dropped: ``H2`` is the one header, as javac's
     code has it, and the PEG builds one loop with one theta per variable, not two nested ones.
     Not for the method's entry or a handler's target."""
-    preds: dict[int, list[int]] = {}
-    handled: set[int] = set()
-    for b in m.blocks.values():
-        for t in dict.fromkeys(b.successors(include_exceptional=False)):
-            preds.setdefault(t, []).append(b.id)
-        handled.update(h.target for h in b.handlers)
+    preds, handled = _jump_predecessors(m)
     changed = False
     for hid in sorted(m.blocks):
         h = m.blocks.get(hid)
@@ -201,12 +207,7 @@ def _split_header_statements(m: IRMethod) -> bool:
     gets those statements copied into one new block per edge into it (each new block jumping to ``H``, which
     keeps only its test); see the module docstring.
     Not for the method's entry, a handler's target, or a block that starts with values on the operand stack."""
-    preds: dict[int, list[int]] = {}
-    handled: set[int] = set()
-    for b in m.blocks.values():
-        for t in dict.fromkeys(b.successors(include_exceptional=False)):
-            preds.setdefault(t, []).append(b.id)
-        handled.update(h.target for h in b.handlers)
+    preds, handled = _jump_predecessors(m)
     changed = False
     for hid in sorted(m.blocks):
         h = m.blocks[hid]
