@@ -17,7 +17,14 @@ naming the instances not proved, and for each of those why (:func:`why_unproved`
 bound and how each phase of the solver ended).  Goals (issue 21): never worse than the DAG greedy, mean gain over it
 >= 6%, proved optimal on >= 90% of the instances within 10 s each.
 
-    scripts/bench_extract.py [PATH ...] [--work UNITS (default 2e6)] [--jobs N] [--json OUT]
+    scripts/bench_extract.py [PATH ...] [--work UNITS (default 2e6)] [--jobs N] [--json OUT] [--reference]
+
+``--reference`` also runs, on every instance and in the same run, the reference RC2 set-up the issue compares
+against (docs/benchmarks.md): ``RC2Stratified`` (Glucose 3, core exhaustion and minimisation, pysat's default
+stratification) on :func:`peggy_jvm.extract.maxsat.encode` of the problem as read (no shrinking, no incumbent,
+no bound, no neighbourhood search), in a child process with a 10 s CPU limit that counts its encoding; RC2 is not
+anytime, so when the limit ends it the reference's answer is the DAG greedy's selection (extraction-gym's
+baseline).  Its columns: the reference's cost and whether it proved it; the summary gets a line of its own.
 
 Each solve runs its RC2 configurations one after the other in its own process; on a 2-core machine keep
 ``--jobs 1`` (the default) for honest times.
@@ -26,9 +33,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import resource
 import statistics
 import sys
 import time
+import typing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,12 +46,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from pysat.examples.rc2 import RC2Stratified  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from peggy_jvm.extract.greedy import dag_greedy_extract  # noqa: E402
-from peggy_jvm.extract.maxsat import Status, solve  # noqa: E402
-from peggy_jvm.extract.problem import InfeasibleProblemError  # noqa: E402
+from peggy_jvm.extract.maxsat import Status, encode, solve  # noqa: E402
+from peggy_jvm.extract.problem import InfeasibleProblemError, Selection, evaluate_selection  # noqa: E402
+from peggy_jvm.extract.shrink import ShrinkResult, ShrinkStats  # noqa: E402
 from peggy_jvm.extract.serialize import ExtractionFormatError, read_problem  # noqa: E402
 
 #: the shared instances live beside the checkout (``../shared/extraction``), wherever that is
@@ -72,6 +84,11 @@ class Row:
     extra_work: int = 0
     #: wall-clock seconds of ``solve`` (on a loaded machine far above the CPU time)
     wall: float = 0.0
+    #: the reference RC2 set-up (``--reference``): its cost (the DAG greedy's when its 10 s ran out), whether it
+    #: proved it optimal, and its CPU seconds (encoding included)
+    ref_cost: float | None = None
+    ref_proved: bool | None = None
+    ref_seconds: float | None = None
 
 
 def collect(paths: list[Path]) -> list[tuple[Path, str]]:
@@ -89,7 +106,53 @@ def collect(paths: list[Path]) -> list[tuple[Path, str]]:
     return files
 
 
-def run_one(path: str, work: int, name: str) -> Row:
+#: the reference set-up's CPU limit per instance (the issue's 10 s budget)
+REFERENCE_CPU_S = 10
+
+
+def _reference_child(path: str, conn: typing.Any) -> None:
+    """In a child process: the reference RC2 set-up on ``path``; sends (cost, cpu s), or (None, cpu s) when
+    RC2 finds no model.  The CPU limit (set after reading, so it counts the encoding and the search) ends the
+    process with SIGXCPU, which the parent reads as "out of time"."""
+    problem = read_problem(path)
+    cpu0 = time.process_time()
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    limit = int(used.ru_utime + used.ru_stime) + REFERENCE_CPU_S
+    resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+    n_c, n_n = problem.size()
+    # the problem as read: every root forced, nothing fixed, nothing dropped
+    enc = encode(ShrinkResult(problem, frozenset(problem.roots), frozenset(), ShrinkStats(n_c, n_n, n_c, n_n, 0, 0,
+                                                                                           0, 0, 0)))
+    with RC2Stratified(enc.wcnf, solver="g3", exhaust=True, minz=True) as rc2:
+        model = rc2.compute()
+    cost = None
+    if model is not None:
+        chosen = {problem.nodes[n].eclass: n for n in enc.nodes if model[enc.var[n] - 1] > 0}
+        report = evaluate_selection(problem, Selection(chosen))
+        cost = report.cost if report.valid else None
+    conn.send((cost, time.process_time() - cpu0))
+    conn.close()
+
+
+def run_reference(path: str, dag_greedy: float | None) -> tuple[float | None, bool, float]:
+    """The reference set-up's (cost, proved, CPU s) on one instance: RC2's optimum when it finishes within
+    :data:`REFERENCE_CPU_S`, else the DAG greedy's cost, unproved (RC2 has nothing better to give)."""
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_reference_child, args=(path, child))
+    proc.start()
+    child.close()
+    try:
+        cost, cpu = parent.recv()
+    except EOFError:  # killed by its CPU limit (or crashed): out of time
+        cost, cpu = None, None
+    proc.join()
+    if cpu is None or cost is None:
+        return dag_greedy, False, float(REFERENCE_CPU_S)
+    return cost, True, cpu
+
+
+def run_one(path: str, work: int, name: str, reference: bool = False) -> Row:
     """One instance's row; a file that cannot be read or has no valid selection gives an ``error`` row."""
     t0 = time.monotonic()
     try:
@@ -103,12 +166,15 @@ def run_one(path: str, work: int, name: str) -> Row:
     except Exception as e:  # noqa: BLE001 (a crash on one instance is that instance's row, not the run's end)
         return Row(name, 0, 0, 0, 0, None, None, None, None, "error", time.monotonic() - t0, 0.0, "-",
                    f"{name}: {type(e).__name__}: {e}")
-    reference = dag_greedy_extract(problem).result  # outside the CPU time measured
+    baseline = dag_greedy_extract(problem).result  # outside the CPU time measured
     st = result.shrink
-    return Row(name, st.classes_before, st.nodes_before, st.classes_after, st.nodes_after, result.greedy_cost,
-               None if reference is None else reference.cost, result.cost, result.lower_bound,
-               result.status.value, cpu, read_s, result.source, "; ".join(result.notes), result.extra_work,
-               result.elapsed)
+    row = Row(name, st.classes_before, st.nodes_before, st.classes_after, st.nodes_after, result.greedy_cost,
+              None if baseline is None else baseline.cost, result.cost, result.lower_bound,
+              result.status.value, cpu, read_s, result.source, "; ".join(result.notes), result.extra_work,
+              result.elapsed)
+    if reference:
+        row.ref_cost, row.ref_proved, row.ref_seconds = run_reference(path, row.dag_greedy)
+    return row
 
 
 def _fmt(x: float | None) -> str:
@@ -125,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="work units per solver configuration and instance (default 2e6)")
     ap.add_argument("--jobs", type=int, default=1, help="instances solved at once (default 1)")
     ap.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    ap.add_argument("--reference", action="store_true",
+                    help="also run the reference RC2 set-up (10 s CPU each) on every instance")
     args = ap.parse_args(argv)
     paths = args.paths
     if not paths:
@@ -140,25 +208,33 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs <= 1:
         rows = []
         for f, name in files:
-            rows.append(run_one(str(f), args.work, name))
+            rows.append(run_one(str(f), args.work, name, args.reference))
             console.print(f"[dim]{rows[-1].file}: {rows[-1].status} in {rows[-1].seconds:.2f} s CPU[/dim]")
     else:
         with ProcessPoolExecutor(args.jobs) as pool:
             rows = list(pool.map(run_one, [str(f) for f, _ in files], [args.work] * len(files),
-                                 [name for _, name in files]))
+                                 [name for _, name in files], [args.reference] * len(files)))
     wall = time.monotonic() - t0
 
     table = Table(title=f"extraction, {args.work:g} work units per configuration and instance")
-    for col in ("file", "classes", "nodes", "greedy", "dag greedy", "ours", "lower bound", "status", "cpu s",
-                "by"):
+    cols = ["file", "classes", "nodes", "greedy", "dag greedy", "ours", "lower bound", "status", "cpu s", "by"]
+    if args.reference:
+        cols += ["reference", "ref cpu s"]
+    for col in cols:
         table.add_column(col, justify="left" if col in ("file", "status", "by") else "right")
     style = {"optimal": "green", "best_found": "yellow", "greedy": "red", "none": "red", "error": "red"}
     for r in rows:
-        table.add_row(r.file, f"{r.classes} -> {r.classes_after}", f"{r.nodes} -> {r.nodes_after}",
-                      _fmt(r.greedy), _fmt(r.dag_greedy), _fmt(r.cost), _fmt(r.lower),
-                      f"[{style[r.status]}]{r.status}[/]", f"{r.seconds:.2f}", r.source)
+        cells = [r.file, f"{r.classes} -> {r.classes_after}", f"{r.nodes} -> {r.nodes_after}",
+                 _fmt(r.greedy), _fmt(r.dag_greedy), _fmt(r.cost), _fmt(r.lower),
+                 f"[{style[r.status]}]{r.status}[/]", f"{r.seconds:.2f}", r.source]
+        if args.reference:
+            cells += [_fmt(r.ref_cost) + (" (proved)" if r.ref_proved else ""),
+                      "-" if r.ref_seconds is None else f"{r.ref_seconds:.2f}"]
+        table.add_row(*cells)
     console.print(table)
     console.print(summary(rows, wall, args.work))
+    if args.reference:
+        console.print(reference_summary(rows))
     errors = [r for r in rows if r.status == "error"]
     for r in errors:
         console.print(f"error: {r.notes}", markup=False)
@@ -195,6 +271,22 @@ def worse_than_greedy(rows: list[Row]) -> list[str]:
         if floor is not None and (r.cost is None or r.cost > floor):
             out.append(r.file)
     return out
+
+
+def reference_summary(rows: list[Row]) -> str:
+    """The reference set-up's line: proved share, never worse than the DAG greedy (by construction), mean gain
+    over the DAG greedy, and where ours is cheaper or dearer than it."""
+    solved = [r for r in rows if r.status != "error" and r.ref_cost is not None]
+    n = max(1, len(solved))
+    proved = sum(bool(r.ref_proved) for r in solved)
+    gains = [(r.dag_greedy - r.ref_cost) / abs(r.dag_greedy) for r in solved
+             if r.dag_greedy is not None and r.ref_cost is not None and r.dag_greedy != 0]
+    ours_better = sum(r.cost is not None and r.ref_cost is not None and r.cost < r.ref_cost for r in solved)
+    ours_worse = sum(r.cost is not None and r.ref_cost is not None and r.cost > r.ref_cost for r in solved)
+    return (f"reference (RC2Stratified, exhaust + minz, {REFERENCE_CPU_S} s CPU, DAG greedy when out of time): "
+            f"proved optimal {proved} ({100 * proved / n:.1f}%) of {len(solved)}; mean gain over the DAG greedy "
+            f"{100 * statistics.fmean(gains) if gains else 0:.2f}%; ours cheaper on {ours_better}, dearer on "
+            f"{ours_worse}")
 
 
 def summary(rows: list[Row], wall: float, work: int) -> str:

@@ -6,12 +6,14 @@ e-graphs generated from fixed seeds); nothing reads ``/work/shared``.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import random
 import subprocess
 import sys
 import traceback
+import typing
 from dataclasses import replace
 from pathlib import Path
 
@@ -814,6 +816,40 @@ def test_bench_says_why_an_instance_is_not_proved(tmp_path: Path) -> None:
     gap = line.split(": gap ", 1)[1].split(" ", 1)[0]
     assert math.isclose(float(gap), row["cost"] - row["lower"], rel_tol=1e-5)
     assert "rc2-strat: work budget spent (5000 units)" in line
+
+
+def _bench_module() -> typing.Any:
+    spec = importlib.util.spec_from_file_location("bench_extract_under_test",
+                                                  Path(__file__).parent.parent / "scripts" / "bench_extract.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_reference_solves_in_a_child_and_falls_back_to_the_dag_greedy(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--reference``: the reference RC2 set-up runs in a child process on the problem as read.  Where it
+    finishes it proves the optimum, here the shared child that every greedy misses (both greedies price
+    ``a`` and ``b`` separately: 8 against 6); where its CPU limit ends it, its answer is the DAG greedy's cost,
+    unproved, and the run goes on."""
+    shared = {"nodes": {"R": {"op": "r", "cost": 1, "eclass": "r", "children": ["A1", "B1"]},
+                        "A1": {"op": "a1", "cost": 1, "eclass": "a", "children": ["S"]},
+                        "A2": {"op": "a2", "cost": 3.5, "eclass": "a", "children": []},
+                        "B1": {"op": "b1", "cost": 1, "eclass": "b", "children": ["S"]},
+                        "B2": {"op": "b2", "cost": 3.5, "eclass": "b", "children": []},
+                        "S": {"op": "s", "cost": 3, "eclass": "s", "children": []}},
+              "root_eclasses": ["r"]}
+    path = tmp_path / "shared.json"
+    path.write_text(json.dumps(shared))
+    bench = _bench_module()
+    dag = dag_greedy_extract(read_problem(path)).result
+    assert dag is not None and dag.cost == 8.0
+    cost, proved, cpu = bench.run_reference(str(path), dag.cost)
+    assert (cost, proved) == (6.0, True) and 0.0 <= cpu < bench.REFERENCE_CPU_S
+    monkeypatch.setattr(bench, "REFERENCE_CPU_S", 0)  # the child's limit is then already reached
+    assert bench.run_reference(str(path), dag.cost) == (8.0, False, 0.0)
 
 
 def test_bench_own_extract_records_every_extraction(tmp_path: Path) -> None:
