@@ -8,7 +8,8 @@ What this module owns
     ``rho_value(call)`` merged with the value the callee returns and ``rho_sigma(call)`` with the heap it ends
     with). Extraction then chooses between the call and the body; the validator runs the same rewrite in its
     shared e-graph, so the optimizer's self-check proves an inlined method and ``validate`` proves a method
-    against a version with a helper of its own class inlined by hand.
+    against a version with a helper inlined by hand or by the optimizer (of its own class, or of another class
+    of the same input: ``validate`` gives each side's parsed input as ``program``).
 
 Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwise)
     * The callee's code is in the input and the call cannot reach other code: ``invokestatic`` of a static
@@ -71,7 +72,7 @@ callee that cannot be built, checked or resolved is simply not inlined.
 from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
@@ -121,7 +122,8 @@ class Body:
 @dataclass
 class CalleeSource:
     """The methods one caller may inline: those of its class ``cls`` and of the other classes of ``program``
-    (the input's classes by internal name, as bytes; None: the caller's class only). ``caller_static``: whether
+    (the input's classes by internal name, as bytes or parsed: the optimizer's are bytes, ``validate``'s each
+    side's parsed input; None: the caller's class only). ``caller_static``: whether
     the caller is a static method (then its class is initialized, or being initialized by this thread).
     Callee PEGs and refusals are cached per (kind, method) in ``pegs``, the input's classes parsed once in
     ``classes``; both may be shared by the callers of one class (their answers depend on the caller's class
@@ -129,7 +131,7 @@ class CalleeSource:
 
     cls: ClassFile
     hierarchy: ClassHierarchy | None
-    program: dict[str, bytes] | None = None
+    program: Mapping[str, bytes | ClassFile] | None = None
     caller_static: bool = True
     # the rest keyword-only: the caches differ in what they may be shared by (a positional ``classes`` once
     # landed in ``flat`` and gave a static caller's answers to the instance callers of its class)
@@ -219,7 +221,9 @@ class CalleeSource:
         if name not in self.classes:
             data = (self.program or {}).get(name)
             self.classes[name] = None
-            if data is not None:
+            if isinstance(data, ClassFile):
+                self.classes[name] = data
+            elif data is not None:
                 from ..classfile.reader import read_class
                 try:
                     self.classes[name] = read_class(data)
