@@ -379,6 +379,19 @@ def test_the_inlined_jar_verifies_and_behaves_identically(jar, java_home, verifi
     assert result.compared > 0.8 * len(calls)
 
 
+def test_validate_proves_the_jar_inlined_across_classes(jar):
+    """``validate two.jar out.jar``: ``Main.a``/``Main.b`` call ``Util``'s methods in ORIG and have their bodies
+    in OPT; validate inlines ``Util``'s bodies from ORIG's jar under the optimizer's conditions, so every pair of
+    the optimizer's output is proved (none "unknown, calls only in ORIG")."""
+    classes, _, _ = jar
+    base = classes.parent
+    rows = {(p.class_name, p.name): p for p in validate_inputs(base / "two.jar", base / "out.jar",
+                                                               ValidateOptions(method_timeout=5.0)).pairs}
+    for name in ("a", "b"):
+        assert rows[("Main", name)].verdict is Verdict.EQUIVALENT, (name, rows[("Main", name)].reason)
+    assert [k for k, p in rows.items() if p.verdict is not Verdict.EQUIVALENT] == []
+
+
 def test_the_self_check_refuses_a_wrong_inlining(java_home, tmp_path, monkeypatch):
     """A mutant of the rewrite in the optimizer's saturation only (the returned value plus one): extraction
     takes the wrong body, and the self-check, which inlines the true body, keeps the original code."""

@@ -8,7 +8,8 @@ What this module owns
     ``rho_value(call)`` merged with the value the callee returns and ``rho_sigma(call)`` with the heap it ends
     with). Extraction then chooses between the call and the body; the validator runs the same rewrite in its
     shared e-graph, so the optimizer's self-check proves an inlined method and ``validate`` proves a method
-    against a version with a helper of its own class inlined by hand.
+    against a version with a helper inlined by hand or by the optimizer (of its own class, or of another class
+    of the same input: ``validate`` gives each side's parsed input as ``program``).
 
 Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwise)
     * The callee's code is in the input and the call cannot reach other code: ``invokestatic`` of a static
@@ -27,7 +28,11 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       caller's own class and its superclasses are initialized (or being initialized by this thread) while it
       runs, so that step is a no-op there; an instance method has no such promise (``this`` may escape a
       ``<clinit>`` to another thread), so otherwise the callee's class and every superclass up to
-      ``java/lang/Object`` must have no static initializer, which makes the step unobservable.
+      ``java/lang/Object`` must have no static initializer, which makes the step unobservable, or else the body's
+      first effect on every path must be a static access of a member the callee's class itself declares
+      (``getstatic``, ``putstatic``, ``invokestatic``: :func:`_initializes_first`), which initializes that class
+      and its superclasses at the same point of the effect order as the call (every operator that may throw is
+      an effect on the heap chain, so no exception comes before it).
     * Instance callees only on a receiver that cannot be null: the caller's own ``this`` (``param 0`` of an
       instance method) or an object the caller constructed (``rho_value`` of ``new``). The call's
       NullPointerException then cannot happen and dropping it is exact; on any other receiver the call stays
@@ -71,12 +76,12 @@ callee that cannot be built, checked or resolved is simply not inlined.
 from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from ..classfile.descriptors import parse_method_descriptor
 from ..classfile.model import Access, ClassFile, MethodInfo
 from ..egraph.explain import Reason
-from ..ir.nodes import MethodRef
+from ..ir.nodes import FieldRef, MethodRef
 from ..peg.graph import Node
 from ..peg.ops import EFFECTS
 
@@ -101,6 +106,10 @@ MAX_SYNTHETIC_CALLEE_NODES = 200
 
 _CALL_OPS = frozenset({"invoke.static", "invoke.special", "invoke.virtual"})
 OVERRIDABLE = "may be overridden"
+#: the start of the refusal of a static call whose class initialization may be observable (:meth:`_call_refusal`)
+CLASS_INIT = "class initialization"
+#: the effects that initialize the class declaring the static member they name (JVMS 5.5), as the call does
+_INITIALIZING = frozenset({"getstatic", "putstatic", "invoke.static"})
 _HANDLER_READS = frozenset({"threw", "rho_exc", "rho_esigma"})
 #: the int-typed returns a JVM may narrow on ``ireturn`` (JVMS 9+ does, older JVMs do not): their range, and the
 #: narrowing operator whose result is already in it
@@ -121,7 +130,8 @@ class Body:
 @dataclass
 class CalleeSource:
     """The methods one caller may inline: those of its class ``cls`` and of the other classes of ``program``
-    (the input's classes by internal name, as bytes; None: the caller's class only). ``caller_static``: whether
+    (the input's classes by internal name, as bytes or parsed: the optimizer's are bytes, ``validate``'s each
+    side's parsed input; None: the caller's class only). ``caller_static``: whether
     the caller is a static method (then its class is initialized, or being initialized by this thread).
     Callee PEGs and refusals are cached per (kind, method) in ``pegs``, the input's classes parsed once in
     ``classes``; both may be shared by the callers of one class (their answers depend on the caller's class
@@ -129,7 +139,7 @@ class CalleeSource:
 
     cls: ClassFile
     hierarchy: ClassHierarchy | None
-    program: dict[str, bytes] | None = None
+    program: Mapping[str, bytes | ClassFile] | None = None
     caller_static: bool = True
     # the rest keyword-only: the caches differ in what they may be shared by (a positional ``classes`` once
     # landed in ``flat`` and gave a static caller's answers to the instance callers of its class)
@@ -174,7 +184,7 @@ class CalleeSource:
         bodies as built are cached (``pegs``), so a class's output does not depend on which of its methods a
         worker optimized first."""
         why = self._call_refusal(kind, ref)
-        if why is not None:
+        if why is not None and not why.startswith(CLASS_INIT):
             return why
         key = (kind, ref)
         if path is not None and key in path:
@@ -184,6 +194,8 @@ class CalleeSource:
         got = self.pegs[key]
         if isinstance(got, Body) and path is not None:
             got = self._flattened(got, (*path, key))
+        if why is not None and not (isinstance(got, Body) and _initializes_first(got.peg, ref.owner, self._class)):
+            return why  # the call's class initialization would be lost, or come after an effect or exception
         if isinstance(got, Body) and ref.owner != self.cls.name:
             leak = _inaccessible(got.peg, self.cls.name, self._class)
             if leak is not None:
@@ -219,7 +231,9 @@ class CalleeSource:
         if name not in self.classes:
             data = (self.program or {}).get(name)
             self.classes[name] = None
-            if data is not None:
+            if isinstance(data, ClassFile):
+                self.classes[name] = data
+            elif data is not None:
                 from ..classfile.reader import read_class
                 try:
                     self.classes[name] = read_class(data)
@@ -248,7 +262,7 @@ class CalleeSource:
             return None
         for c in chain:
             if any(m.name == "<clinit>" for m in c.methods):
-                return f"class initialization ({c.name} has a static initializer)"
+                return f"{CLASS_INIT} ({c.name} has a static initializer)"
         return None
 
     def _superclasses(self, name: str) -> list[ClassFile] | None:
@@ -283,6 +297,38 @@ class CalleeSource:
         return _callee_peg(cls, m, ref, self.hierarchy, self.loops, self.recursive, self.synthetic)
 
 
+def _initializes_first(peg: PEG, owner: str, lookup: Callable[[str], ClassFile | None]) -> bool:
+    """Whether the body's first effect, on every path, initializes class ``owner`` as ``invokestatic`` of one of
+    its methods does: the entry heap ``sigma0`` has exactly one user among the nodes reachable from the root,
+    and it is ``getstatic``/``putstatic``/``invoke.static`` of a static member ``owner`` itself declares (a
+    member inherited from a superclass would initialize that superclass only), ``owner`` not an interface.
+    Every operator that may throw is an effect on the heap chain (``peg/ops.py``), so no exception, and no
+    other effect, comes before that access: every heap of the body, its final one included, is derived from
+    that access's, and the class is initialized (its superclasses first, waiting for another thread's
+    initialization, failing on an erroneous class) at the same point of the effect order as by the call, before
+    anything else of the body is observable. A body with no effect, or one that starts with anything else,
+    or with a handler of its own (inside the callee, its class's static reads were built as unable to throw),
+    is refused: the call's initialization would be lost or come late."""
+    reach = peg.reachable([peg.root])
+    if any(peg.nodes[n].op in _HANDLER_READS for n in reach):
+        return False  # a handler of the body's own: its reads of the class's statics were built as not throwing
+    entry = {n for n in reach if peg.nodes[n].op == "sigma0"}
+    users = [n for n in reach if any(c in entry for c in peg.nodes[n].children)]
+    if len(users) != 1:
+        return False
+    node = peg.nodes[users[0]]
+    attr = node.attr
+    if node.op not in _INITIALIZING or not isinstance(attr, (FieldRef, MethodRef)) or attr.owner != owner \
+            or node.children[0] not in entry:  # the heap it runs on is the entry heap itself
+        return False
+    c = lookup(owner)
+    if c is None or c.access & Access.INTERFACE:
+        return False
+    members = c.fields if isinstance(attr, FieldRef) else c.methods
+    d = next((x for x in members if x.name == attr.name and x.descriptor == attr.descriptor), None)
+    return d is not None and bool(d.access & Access.STATIC)
+
+
 def _package(name: str) -> str:
     return name.rpartition("/")[0]
 
@@ -297,7 +343,7 @@ def _inaccessible(peg: PEG, caller: str, lookup) -> str | None:
     so it inherits no protected JDK member but Object's), so they are accessible from ``caller`` too; Object's
     protected ``clone``/``finalize`` are refused. ``invokespecial`` (resolved against the current class) and
     ``invokedynamic`` (bootstrap handles may name the callee's private methods) are refused."""
-    from ..ir.nodes import ConstKind, FieldRef
+    from ..ir.nodes import ConstKind
     for n in peg.reachable([peg.root]):
         node = peg.nodes[n]
         if node.op in ("invoke.special", "invokedynamic"):

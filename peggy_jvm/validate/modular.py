@@ -276,6 +276,11 @@ class CallView:
     def calls_assumed(self, pair: MethodPair) -> bool:
         return not self.unassumed(pair)
 
+    def inputs(self) -> tuple[dict[str, ClassFile], dict[str, ClassFile]]:
+        """ORIG's and OPT's classes by their own names: where a call of another class of that side's input finds
+        its callee, to inline its body under the optimizer's conditions (validate/prove.py)."""
+        return self.program.orig.classes, self.program.opt.classes
+
     def original(self, ref: MethodRef) -> MethodRef:
         """ORIG's own reference for a method reference of a viewed PEG (``--map`` undone, the :data:`UNPROVED`
         mark dropped): where ORIG's callee is found, to inline its body (validate/prove.py)."""

@@ -334,9 +334,13 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
     if callees is None:
         closed = only_target or (None, None)
-        opt = CalleeSource(pair.opt_class, opt_h, caller_static=pair.opt.is_static, loops=True, constructors=True,
-                           synthetic=True, only_target=closed[1])
-        callees = (_ViewedCallees(pair.orig_class, orig_h, caller_static=pair.orig.is_static, loops=True,
+        # each side's callees in the other classes of its own input too (validate's view knows them; None: the
+        # pair's classes only), under the optimizer's conditions (rules/inline.py): a callee that cannot be
+        # overridden, in the caller's package, its class initialization unobservable, is what the call runs
+        inputs: tuple[dict | None, dict | None] = getattr(view, "inputs", lambda: (None, None))()
+        opt = CalleeSource(pair.opt_class, opt_h, inputs[1], caller_static=pair.opt.is_static, loops=True,
+                           constructors=True, synthetic=True, only_target=closed[1])
+        callees = (_ViewedCallees(pair.orig_class, orig_h, inputs[0], caller_static=pair.orig.is_static, loops=True,
                                   constructors=True, synthetic=True, only_target=closed[0], view=view, opt=opt), opt)
     # calls of helpers whose pair is not proved, each side's own body inlined before the normal forms, so that
     # the conditions around the call decide the body's tests; pure library calls (Math.max, Integer.signum ...)
