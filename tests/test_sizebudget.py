@@ -26,6 +26,7 @@ from support.javac_cache import run_javac
 from peggy_jvm.cache import ResultCache
 from peggy_jvm.codecost import Goal
 from peggy_jvm.pipeline import BUDGET_REASON, SizeBudget, Stage, optimize_input
+from peggy_jvm import sizebudget
 from peggy_jvm.sizebudget import Rewrite, choose
 
 
@@ -95,6 +96,17 @@ def test_the_choice_is_the_brute_force_optimum_on_random_sets():
         rewrites = [Rewrite((f"p/C{rng.randint(0, 2)}", f"m{k}", "()V"), 40, 40 + rng.randint(-8, 9),
                             rng.randint(1, 12)) for k in range(n)]
         assert choose(rewrites).withdrawn == _brute_force(rewrites), rewrites
+
+
+def test_withdrawing_by_covering_and_keeping_by_packing_agree():
+    # choose() fills the smaller table; both must give the one optimum, ties included (equal gains and sizes)
+    rng = random.Random(16)
+    for _ in range(300):
+        items = [(rng.randint(1, 6), rng.randint(-1, 4)) for _ in range(rng.randint(1, 9))]
+        total = sum(w for w, _ in items)
+        savings = rng.randint(0, total - 1)
+        assert sizebudget._withdrawn_by_covering(items, total - savings) == \
+            sizebudget._withdrawn_by_packing(items, savings), (items, savings)
 
 
 # -- end to end ----------------------------------------------------------------------------------------------------
