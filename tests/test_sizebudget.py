@@ -6,8 +6,9 @@ byte is wrong), ties broken by (class, method, descriptor) whatever order the re
 same-size rewrites never withdrawn. End to end, on three classes of one method each whose full-stage rewrites
 grow by 2 and 6 bytes and shrink by 4 (the kernels of ``fixtures/src/bench``): the +6 one is withdrawn with its
 reason and its class written back byte-identical, the rest as ``--size-budget method`` writes it (today's
-output, which keeps all three), the same bytes with ``--jobs 2`` and from the result cache, the classes verified
-and run against the originals on the JVM (``-Xverify:all``).
+output, which keeps all three), the same bytes with ``--jobs 2``, from the result cache and on Dask, the classes
+verified and run against the originals on the JVM (``-Xverify:all``). The two tables of the choice (what is
+withdrawn, what is kept) agree.
 """
 from __future__ import annotations
 
@@ -269,3 +270,18 @@ def test_the_cli_option_and_summary_line(runs, tmp_path):
         report = json.loads((tmp_path / f"{budget}.json").read_text())
         assert report["size_budget"] == budget and report["summary"]["withdrawn"] == (budget == "input")
         assert _classes(tmp_path / budget) == _classes(runs[budget][0])
+
+
+def test_dask_gives_the_same_bytes_and_rows(runs, tmp_path):
+    # the choice is made where the results are gathered, whatever ran the methods: Dask's workers too
+    distributed = pytest.importorskip("distributed")  # the 'dask' extra
+    orig, _ = runs["orig"]
+    out, report = runs["input"]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=50) as cluster:
+        _, remote = optimize_input(orig, tmp_path / "dask", Stage.FULL, goal=Goal.SPEED, cache=None,
+                                   scheduler=cluster.scheduler_address)
+    assert _classes(tmp_path / "dask") == _classes(out)
+    assert [(r.name, r.status, r.reason, r.bytes_after) for r in remote.methods] == \
+        [(r.name, r.status, r.reason, r.bytes_after) for r in report.methods]
+    assert remote.summary()["withdrawn"] == 1
