@@ -1,5 +1,5 @@
 """The closed sets of names the command line offers and the stages act on: the pipeline's stages, the optimizer's
-goals and the validator's assumptions.
+goals, the size budget's scopes and the validator's assumptions.
 
 Owns only the names (enums and a table of descriptions), no behaviour: :mod:`peggy_jvm.pipeline`,
 :mod:`peggy_jvm.codecost` and :mod:`peggy_jvm.rules.strings` give them their meaning and re-export them.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["Stage", "IMPLEMENTED_STAGES", "Goal", "STRINGS_BY_VALUE", "CLOSED_WORLD", "ASSUMPTIONS"]
+__all__ = ["Stage", "IMPLEMENTED_STAGES", "Goal", "SizeBudget", "STRINGS_BY_VALUE", "CLOSED_WORLD", "ASSUMPTIONS"]
 
 
 class Stage(str, Enum):
@@ -29,6 +29,15 @@ class Goal(str, Enum):
 
     SPEED = "speed"
     SIZE = "size"
+
+
+class SizeBudget(str, Enum):
+    """Over what ``optimize --size-budget`` holds ``--goal speed``'s rewrites to their originals' bytes: ``input``,
+    the rewritten methods of the whole run together (``sizebudget.py``: rewrites withdrawn until they fit), or
+    ``method``, each method's own allowance only (``pipeline.size_allowance``)."""
+
+    INPUT = "input"
+    METHOD = "method"
 
 
 STRINGS_BY_VALUE = "strings-by-value"

@@ -23,7 +23,7 @@ import click
 from .archive import (Form, InputError, InputKind, Output, check_outputs, os_error_words, read_input,
                       write_file)
 from .budget import DEFAULT_METHOD_TIMEOUT
-from .choices import ASSUMPTIONS, IMPLEMENTED_STAGES, Goal, Stage
+from .choices import ASSUMPTIONS, IMPLEMENTED_STAGES, Goal, SizeBudget, Stage
 from .classfile.errors import ClassFileError
 from .dask_executor import SCHEDULER_ENV, ExecutorError
 from .interrupt import Interrupted, catching_signals
@@ -137,11 +137,16 @@ def _cache_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--goal", type=click.Choice([g.value for g in Goal]), default=Goal.SPEED.value, show_default=True,
               help="Full stage: keep a rewrite whose emitted code is cheaper and grows no more than it gains "
                    "(speed), or smaller and no costlier (size).")
+@click.option("--size-budget", type=click.Choice([b.value for b in SizeBudget]), default=SizeBudget.INPUT.value,
+              show_default=True,
+              help="Full stage, --goal speed: hold the rewritten methods of the whole input together to their "
+                   "original bytes, withdrawing the rewrites that gain the least (input), or only each method to "
+                   "its own allowance (method).")
 @_cache_options
 def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path | None, html_path: Path | None,
              classpath: str | None, method_timeout: float | None, jobs: int, executor: str,
              scheduler: str | None, axioms: tuple[Path, ...], no_default_axioms: bool, switches: tuple[str, ...],
-             goal: str, cache_dir: Path | None, no_cache: bool) -> None:
+             goal: str, size_budget: str, cache_dir: Path | None, no_cache: bool) -> None:
     """Optimize every method of INPUT (.class, .jar or directory) and write the result."""
     from .pipeline import optimize_input
 
@@ -167,7 +172,8 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
     try:
         target, report = optimize_input(input_path, output, st, _split_classpath(classpath), jobs,
                                         method_timeout, progress, reports, goal=Goal(goal), rules=rules,
-                                        cache=_result_cache(cache_dir, no_cache), scheduler=scheduler)
+                                        cache=_result_cache(cache_dir, no_cache), scheduler=scheduler,
+                                        size_budget=SizeBudget(size_budget))
     except InputError as e:
         raise fail(e.path, e.message) from None
     except ExecutorError as e:
@@ -184,8 +190,9 @@ def optimize(input_path: Path, output: Path | None, stage: str, json_path: Path 
         else:
             _write_report(out, json.dumps(report.to_json(), indent=1))
     s = report.summary()
+    withdrawn = f" ({s['withdrawn']} withdrawn by the input size budget)" if s["withdrawn"] else ""
     click.echo(f"{target}: {s['classes']} classes, {s['methods']} methods: {s['rewritten']} rewritten, "
-               f"{s['unchanged']} unchanged, {s['fallback']} fell back ({s['seconds']:.2f} s)")
+               f"{s['unchanged']} unchanged{withdrawn}, {s['fallback']} fell back ({s['seconds']:.2f} s)")
     if s["rewritten"]:
         # the emitted cost is priced by the full stage only (the earlier stages do not decide by it)
         cost = (f", emitted cost {_change(s['emitted_cost_before'], s['emitted_cost_after'])}"

@@ -35,6 +35,16 @@ original code, the shortest of the three that passes the rule and the self-check
 Last, ``--goal size`` renumbers each class's constant pool so that ``ldc`` reaches the constants it loads most
 (``classfile.poolorder``: ``ldc_w`` becomes ``ldc``; kept only when the class gets smaller, as it was otherwise).
 
+The input size budget (``--goal speed`` with ``size_budget`` ``input``, the default; docs/cost-model.md): once
+every method of the run is done, wherever it ran, the rewritten methods' code together must be no larger than
+their originals'; :func:`_within_budget` withdraws the rewrites :func:`peggy_jvm.sizebudget.choose` picks (the
+least predicted gain, exactly, ties by class, method and descriptor), each then ``unchanged`` with the reason
+``input size budget: ...``. To merge classes after that choice every class is then a task of the one part of
+all its methods (outcomes, not merged bytes) and merged in the main process at the end.
+
+Each report row carries the method's wall-clock time (``time_ms``) and its CPU time (``cpu_ms``, the optimizing
+thread's ``time.thread_time()``; None for a result from the cache).
+
 Budgets (peggy_jvm/budget.py): the full stage's sub-stages are bounded by work (:class:`WorkBudget`), never by
 the clock, so the output depends on the input and options only. ``--method-timeout`` is a wall-clock safety net
 per method (:class:`SafetyNet`, default :data:`DEFAULT_METHOD_TIMEOUT`): checked between the sub-stages and at
@@ -105,9 +115,10 @@ from .budget import (DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout,
                      cooperative)
 from .classfile.writer import write_class
 # the stages are named in choices.py, which the CLI reads without importing this module
-from .choices import Stage
+from .choices import SizeBudget, Stage
 from .codecost import EmittedCost, Goal, price_code
 from .cache import ResultCache, optimize_class_cached
+from .sizebudget import Rewrite, choose
 from .workers import heap_frozen, largest_first, run_pool
 
 if TYPE_CHECKING:  # the rules, the e-graph and the solver stack are imported only by the stage that needs them
@@ -150,6 +161,10 @@ class MethodReport:
     bytes_before: int = 0
     bytes_after: int = 0
     time_ms: dict[str, float] = field(default_factory=dict)
+    #: the CPU time of the method's work in its worker (``time.thread_time()`` of the thread that optimized it,
+    #: from the method's start to its report row; ``time_ms[stage]`` is the wall clock of about the same); None
+    #: for a result from the cache (its CPU was spent by the run that stored it) or a method with no code
+    cpu_ms: float | None = None
     #: the full stage's extraction status ("optimal (proved)", "best found", "greedy", "original"); None when
     #: the method did not get that far or another stage ran
     extraction: str | None = None
@@ -178,7 +193,7 @@ class MethodReport:
     @staticmethod
     def from_json(d: dict, time_ms: dict[str, float]) -> MethodReport:
         """The row :meth:`to_json` wrote, with ``time_ms`` in place of the times it had (the result cache)."""
-        fields = dict(d, class_name=d["class"], time_ms=time_ms)
+        fields = dict(d, class_name=d["class"], time_ms=time_ms, cpu_ms=None)
         del fields["class"]
         return MethodReport(**fields)
 
@@ -197,6 +212,9 @@ class RunReport:
     #: peak resident memory in MiB (:func:`peak_memory_mib`): ``main``, the process that ran
     #: :func:`optimize_input`, and ``workers``, the largest worker process (None without workers)
     peak_memory_mib: dict | None = None
+    #: the scope of ``--goal speed``'s size budget (``choices.SizeBudget``'s value); None where none applies
+    #: (another stage or goal)
+    size_budget: str | None = None
 
     def summary(self) -> dict:
         counts = {"rewritten": 0, "unchanged": 0, "fallback": 0}
@@ -204,6 +222,9 @@ class RunReport:
             counts[m.status] += 1
         rewritten = [m for m in self.methods if m.status == "rewritten"]
         return {"classes": self.classes, "methods": len(self.methods), **counts,
+                # of the unchanged: rewrites the input size budget withdrew (their original code kept)
+                "withdrawn": sum(1 for m in self.methods if m.status == "unchanged"
+                                 and m.reason.startswith(BUDGET_REASON)),
                 "bytes_before": sum(m.bytes_before for m in self.methods),
                 "bytes_after": sum(m.bytes_after for m in self.methods),
                 # over the rewritten methods only: what the rewrites changed
@@ -223,6 +244,8 @@ class RunReport:
             out["cache"] = self.cache
         if self.peak_memory_mib is not None:
             out["peak_memory_mib"] = self.peak_memory_mib
+        if self.size_budget is not None:
+            out["size_budget"] = self.size_budget
         return out
 
 
@@ -658,6 +681,7 @@ def optimize_methods(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
             continue
         before = _code_length(attr.data)
         start = time.perf_counter()
+        cpu_start = time.thread_time()  # the report's CPU time: this thread's, not the process's (Dask threads)
         try:  # a malformed Code attribute is bad input, not a fallback
             code = read_code(attr.data, cf.pool)
             insns = read_instructions(code)
@@ -673,6 +697,7 @@ def optimize_methods(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
             return MethodOutcome(MethodReport(
                 cf.name, m.name, m.descriptor, status, reason, bytes_before=before, bytes_after=after,
                 time_ms={stage.value: spent * 1000, **info.get("time_ms", {})},
+                cpu_ms=(time.thread_time() - cpu_start) * 1000,
                 cost_before=info.get("cost_before"), cost_after=info.get(cost_key), extraction=info.get("extraction"),
                 search=info.get("search"),
                 emitted_cost_before=info.get("emitted_cost_before"), emitted_cost_after=info.get(f"emitted_{cost_key}"),
@@ -755,6 +780,44 @@ def merge_class(data: bytes, outcomes: list[MethodOutcome], goal: Goal = Goal.SP
     if goal is Goal.SIZE:
         data = _pool_for_ldc(data, reports)
     return data, reports
+
+
+#: the start of the reason of a rewrite the input size budget withdrew (:func:`_within_budget`)
+BUDGET_REASON = "input size budget"
+
+
+def _within_budget(classes: dict[int, tuple[bytes, list[MethodOutcome]]]
+                   ) -> dict[int, tuple[bytes, list[MethodReport]]]:
+    """``--goal speed``'s input size budget (``--size-budget input``, docs/cost-model.md): every class of the
+    run (entry index -> its bytes and every method's outcome) merged (:func:`merge_class`); while the rewritten
+    methods' code together is larger than their originals', the rewrites :func:`peggy_jvm.sizebudget.choose`
+    picks (the least predicted gain lost, exactly; ties by class, method and descriptor) keep their original
+    code (``unchanged``, reason ``input size budget: ...``) and their classes are merged again without them.
+    The figures are the merged code's (an ``ldc`` renumbered past 255 is an ``ldc_w``), so the rule holds of
+    the bytes written; a class merged again has fewer pool entries, and should one of its rewrites grow by
+    that renumbering the loop withdraws again. Returns entry index -> class bytes and report rows."""
+    merged = {k: merge_class(data, outcomes, Goal.SPEED) for k, (data, outcomes) in sorted(classes.items())}
+    while True:
+        kept = [(k, r) for k in sorted(merged) for r in merged[k][1] if r.status == "rewritten"]
+        choice = choose([Rewrite((r.class_name, r.name, r.descriptor), r.bytes_before, r.bytes_after,
+                                 (r.emitted_cost_before or 0) - (r.emitted_cost_after or 0)) for _, r in kept])
+        if not choice.withdrawn:
+            return merged
+        again: set[int] = set()
+        for i in choice.withdrawn:
+            k, r = kept[i]
+            gain = (r.emitted_cost_before or 0) - (r.emitted_cost_after or 0)
+            r.status = "unchanged"
+            r.reason = (f"{BUDGET_REASON}: +{r.bytes_after - r.bytes_before} bytes over, gain {gain} withdrawn "
+                        f"(the run's rewrites were {choice.excess} bytes over their originals)")
+            r.bytes_after, r.cost_after, r.emitted_cost_after = r.bytes_before, r.cost_before, r.emitted_cost_before
+            r.debug_dropped = None
+            again.add(k)
+        for k in sorted(again):
+            data, outcomes = classes[k]
+            # a row no longer rewritten (withdrawn, or fallen back in the first merge) keeps its original code
+            merged[k] = merge_class(data, [MethodOutcome(o.report, o.code if o.report.status == "rewritten" else None,
+                                                         o.added) for o in outcomes], Goal.SPEED)
 
 
 def optimize_class(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
@@ -841,14 +904,17 @@ class Task(NamedTuple):
     weight: int
 
 
-def _tasks(work: list[tuple[int, str, bytes]], split_bytes: int | None) -> list[Task]:
+def _tasks(work: list[tuple[int, str, bytes]], split_bytes: int | None, outcomes: bool = False) -> list[Task]:
     """``work``'s classes as tasks: each class of more than ``split_bytes`` bytes (None: none) as contiguous
-    ranges of its methods of about ``split_bytes`` each by code bytes, the others whole."""
+    ranges of its methods of about ``split_bytes`` each by code bytes, the others whole; with ``outcomes`` (the
+    input size budget: every class merged in the main process, :class:`_Collector`) a whole class as the one
+    part of all its methods (a class that does not parse stays whole: its one task reports it)."""
     tasks: list[Task] = []
     for k, where, data in work:
         ranges = _method_ranges(data, split_bytes) if split_bytes and len(data) > split_bytes else []
         if len(ranges) < 2:
-            tasks.append(Task(k, where, data, None, len(data)))
+            count = _method_count(data) if outcomes else None
+            tasks.append(Task(k, where, data, None if count is None else (0, count), len(data)))
             continue
         total = sum(w for _, _, w in ranges)
         given = 0
@@ -857,6 +923,14 @@ def _tasks(work: list[tuple[int, str, bytes]], split_bytes: int | None) -> list[
             given += share
             tasks.append(Task(k, where, data, (lo, hi), share))
     return tasks
+
+
+def _method_count(data: bytes) -> int | None:
+    """How many methods the class has; None when it does not parse."""
+    try:
+        return len(read_class(data).methods)
+    except ClassFileError:
+        return None
 
 
 def _method_ranges(data: bytes, split_bytes: int) -> list[tuple[int, int, int]]:
@@ -973,16 +1047,23 @@ def decode_part(blob: bytes, reports: list[MethodReport]) -> list[MethodOutcome]
 class _Collector:
     """The results of one run's tasks as they come, in any order: a whole class's kept, a split class's parts
     held until its last one is in and then merged in method order (:func:`merge_class`), so that the output
-    does not depend on which task finished when; the running :class:`Progress` given to ``progress``."""
+    does not depend on which task finished when; the running :class:`Progress` given to ``progress``.
+
+    With ``budget`` (the input size budget, :func:`_within_budget`) every class comes as parts (:func:`_tasks`
+    with ``outcomes``) and none is merged before :meth:`finish`, when every method of the run is in: the
+    budget then withdraws rewrites, and each class is merged with what it keeps."""
 
     def __init__(self, work: list[tuple[int, str, bytes]], tasks: list[Task], goal: Goal,
                  results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]],
-                 progress: Callable[[Progress], None] | None) -> None:
+                 progress: Callable[[Progress], None] | None, budget: bool = False) -> None:
         self.tally, self.goal, self.results, self.progress = _Tally(work), goal, results, progress
         self.missing: dict[int, int] = {}
         for t in tasks:
             self.missing[t.entry] = self.missing.get(t.entry, 0) + 1
         self.parts: dict[int, dict[int, tuple[bytes, list[MethodReport]]]] = {}
+        self.budget = budget
+        #: with ``budget``: each finished class's bytes and outcomes, merged by :meth:`finish`
+        self.outcomes: dict[int, tuple[bytes, list[MethodOutcome]]] = {}
 
     def record(self, item: Task, res: _Result) -> bool:
         """Keep one task's result; True when it was bad input (the run ends)."""
@@ -999,7 +1080,10 @@ class _Collector:
             got[item.part[0]] = (out, reps)
             if not self.missing[k]:
                 outcomes = [o for lo in sorted(got) for o in decode_part(*got[lo])]
-                self.results[k] = merge_class(item.data, outcomes, self.goal)
+                if self.budget:
+                    self.outcomes[k] = (item.data, outcomes)
+                else:
+                    self.results[k] = merge_class(item.data, outcomes, self.goal)
                 del self.parts[k]
         self.tally.add(item.weight, reps, class_done=not self.missing[k])
         self.tick()
@@ -1008,6 +1092,12 @@ class _Collector:
     def tick(self) -> None:
         if self.progress:
             self.progress(self.tally.now())
+
+    def finish(self) -> None:
+        """With ``budget``, once every task is in: the classes merged within the input size budget
+        (:func:`_within_budget`) into ``results``. Nothing after bad input (the run ends with its error)."""
+        if self.budget and not any(isinstance(r[1], tuple) for r in self.results.values()):
+            self.results.update(_within_budget(self.outcomes))
 
 
 def _run_pool(tasks: list[Task], jobs: int, init_args: tuple, collector: _Collector,
@@ -1052,7 +1142,8 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
                    progress: Callable[[Progress], None] | None = None,
                    reports: Sequence[Output] = (), goal: Goal = Goal.SPEED,
                    rules: RuleOptions | None = None, cache: ResultCache | None = None,
-                   scheduler: str | None = None, split_bytes: int | None = SPLIT_BYTES) -> tuple[Path, RunReport]:
+                   scheduler: str | None = None, split_bytes: int | None = SPLIT_BYTES,
+                   size_budget: SizeBudget = SizeBudget.INPUT) -> tuple[Path, RunReport]:
     """Optimize a class, jar or directory and write the result (the full stage aiming at ``goal``, with the
     user's ``rules``, already checked by the caller: a loading error here is raised in a worker); returns the
     output path and the report. ``method_timeout``: the wall-clock safety net per method (seconds; None: none).
@@ -1062,7 +1153,10 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     ``cache``: the result cache (:mod:`peggy_jvm.cache`) each class is looked up in first; None: none.
     ``scheduler``: a Dask scheduler's address: the classes run on that cluster instead (``jobs`` is then
     unused; :mod:`peggy_jvm.dask_executor`), with the same output. ``split_bytes``: a class of more bytes is
-    split into tasks of parts of its methods (:data:`SPLIT_BYTES`; None: never), with the same output."""
+    split into tasks of parts of its methods (:data:`SPLIT_BYTES`; None: never), with the same output.
+    ``size_budget``: the full stage under ``--goal speed`` holds the rewritten methods of the whole input
+    (``input``: :func:`_within_budget`, after every method is done) or each method alone (``method``) to their
+    originals' bytes."""
     started = time.perf_counter()
     inp: InputSet = read_input(input_path)
     target = resolve_output(inp.kind, inp.path, output)
@@ -1070,12 +1164,15 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     class_entries = [k for k, e in enumerate(inp.entries) if e.is_class]
     input_classes = classes_by_name(inp)
     work = [(k, inp.describe(inp.entries[k]), inp.entries[k].data) for k in class_entries]
-    report = RunReport(stage.value, classes=len(work), goal=goal.value)
+    budgeted = stage is Stage.FULL and goal is Goal.SPEED
+    report = RunReport(stage.value, classes=len(work), goal=goal.value,
+                       size_budget=size_budget.value if budgeted else None)
+    budgeted = budgeted and size_budget is SizeBudget.INPUT
     results: dict[int, tuple[bytes | None, list[MethodReport] | tuple[str, str]]] = {}
     cp = list(classpath or [])
     # the same tasks whatever runs them (so the cache's entries are shared by every --jobs and executor)
-    tasks = _tasks(work, split_bytes)
-    collector = _Collector(work, tasks, goal, results, progress)
+    tasks = _tasks(work, split_bytes, outcomes=budgeted)
+    collector = _Collector(work, tasks, goal, results, progress, budget=budgeted)
     pooled = scheduler is not None or (jobs > 1 and len(tasks) > 1)
     if scheduler is None:  # the local workers are forked from this process: they inherit what it prepared
         _prepare(stage, rules)
@@ -1088,6 +1185,7 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
             for task in tasks:
                 if collector.record(task, _work(task)):
                     break
+    collector.finish()
     new_entries: list[Entry] = []
     for k, e in enumerate(inp.entries):
         if k in results:

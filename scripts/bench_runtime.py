@@ -39,12 +39,14 @@ What it owns (the kernels, the harness's modes and its run are ``tests/support/b
       ``--goal``), ProGuard's intra-method output (``proguard.proguard_intra``), the methods rewritten and their
       predicted gain (the JSON report's emitted_cost_before/after, the emitted code's cost the rewrite was kept
       by, and cost_before/cost_after, the PEG cost model's, summed over the rewritten methods), the bytecode of
-      all methods of the three jars, the per-method optimization time p50 / p95 (the report's ``time_ms`` of the
-      stage, methods with code), every class of the optimized jar loaded and linked under ``-Xverify:all``
-      (``tests/java/VerifyClasses.java``, :func:`verify_jar`: a refused class makes the exit status 1), and our
-      workload (``tests/java/workloads/``) run ``--rounds`` times on the original, the optimized and the original
-      jar again (the A/A control), in rotation, in separate JVMs (``workloads.run_workload``): identical output
-      required, ratios of the median CPU times. Its goals (:func:`jar_goals`): the rewritten methods no larger
+      all methods of the three jars, the per-method optimization time p50 / p95 (the report's ``cpu_ms``: the CPU
+      time of each method with code in its worker, :func:`method_cpu_seconds`; results from the result cache are
+      counted apart, their CPU being an earlier run's), the rewrites the input size budget withdrew, every class
+      of the optimized jar loaded and linked under ``-Xverify:all`` (``tests/java/VerifyClasses.java``,
+      :func:`verify_jar`: a refused class makes the exit status 1), and our workload (``tests/java/workloads/``)
+      run ``--rounds`` times on the original, the optimized and the original jar again (the A/A control), in
+      rotation, in separate JVMs (``workloads.run_workload``): identical output required, ratios of the median
+      CPU times. Its goals (:func:`jar_goals`): the rewritten methods no larger
       than their originals, every class verified, under ``--goal size`` the jar's code smaller than the
       original's and ProGuard's, on commons-lang3 the per-method time p50 / p95 within the issue's bounds.
 
@@ -137,8 +139,10 @@ class JarRow:
     workload_cpu_ratio: float | None = None
     workload_cpu_control: float | None = None  # the original against itself (A/A)
     goal: str = "speed"  # the optimize run's --goal (its report's)
-    time_p50: float = 0.0  # per-method optimization time (the report's time_ms of the stage), seconds
+    time_p50: float = 0.0  # per-method optimization CPU time (the report's cpu_ms, cache hits left out), seconds
     time_p95: float = 0.0
+    cached: int = 0  # methods whose result came from the result cache (no CPU time of this run)
+    withdrawn: int = 0  # rewrites the input size budget withdrew (original code kept)
     optimize_seconds: float = 0.0  # the report's whole run
     verify_errors: int | None = None  # VerifyClasses under -Xverify:all on the optimized jar (None: not run)
 
@@ -319,6 +323,21 @@ def workload_ratio(name: str, jar: Path, opt: Path, deps: list[Path], rounds: in
     return statistics.median(cpu["opt"]) / base, statistics.median(cpu["control"]) / base
 
 
+def method_cpu_seconds(report: dict) -> tuple[list[float], int]:
+    """The CPU seconds of each method with code that this run optimized (the report's ``cpu_ms``: the thread CPU
+    time of its work in its worker; wall clock under load measures the load), and how many came from the result
+    cache instead (``time_ms`` holds ``cache``; their CPU was spent by the run that stored them)."""
+    times, cached = [], 0
+    for m in report["methods"]:
+        if not m["bytes_before"]:
+            continue
+        if "cache" in m["time_ms"]:
+            cached += 1
+        elif m.get("cpu_ms") is not None:
+            times.append(m["cpu_ms"] / 1000)
+    return times, cached
+
+
 def bench_jar(name: str, jars: dict[str, Path], work: Path, extra: list[str], rounds: int) -> JarRow:
     jar = jars.get(name)
     if jar is None:
@@ -329,8 +348,8 @@ def bench_jar(name: str, jars: dict[str, Path], work: Path, extra: list[str], ro
     report = optimize(jar, opt, work / f"{name}-report.json", [*cp, *extra])
     row = JarRow(name, methods=len(report["methods"]), goal=report.get("goal") or "speed",
                  optimize_seconds=report["summary"]["seconds"])
-    times = [m["time_ms"][report["stage"]] / 1000 for m in report["methods"]
-             if m["bytes_before"] and report["stage"] in m["time_ms"]]
+    times, row.cached = method_cpu_seconds(report)
+    row.withdrawn = report["summary"].get("withdrawn", 0)
     if times:
         row.time_p50, row.time_p95 = percentile(times, 50), percentile(times, 95)
     row.verify_errors = verify_jar(opt, deps)
@@ -495,9 +514,10 @@ def jar_goals(rows: list[JarRow]) -> list[tuple[str, bool, str]]:
                           r.code_opt < min(r.code_orig, r.code_proguard),
                           f"{r.code_opt} vs {r.code_orig} and {r.code_proguard} bytes"))
         if r.name == TIMED_JAR:
-            goals.append((f"{r.name}: per-method time p50 <= {P50_GOAL_S} s, p95 <= {P95_GOAL_S} s",
+            cached = f", {r.cached} methods from the cache left out" if r.cached else ""
+            goals.append((f"{r.name}: per-method CPU time p50 <= {P50_GOAL_S} s, p95 <= {P95_GOAL_S} s",
                           r.time_p50 <= P50_GOAL_S and r.time_p95 <= P95_GOAL_S,
-                          f"p50 {r.time_p50:.3f} s, p95 {r.time_p95:.3f} s"))
+                          f"p50 {r.time_p50:.3f} s, p95 {r.time_p95:.3f} s{cached}"))
     return goals
 
 
@@ -507,20 +527,22 @@ def _print_goals(goals: list[tuple[str, bool, str]]) -> None:
 
 
 def print_jars(rows: list[JarRow]) -> None:
-    head = (f"{'jar':<15}{'goal':>6}{'methods':>8}{'rewritten':>10}{'fallback':>9}{'emit gain':>10}{'peg gain':>9}"
+    head = (f"{'jar':<15}{'goal':>6}{'methods':>8}{'rewritten':>10}{'withdrawn':>10}{'fallback':>9}{'emit gain':>10}"
+            f"{'peg gain':>9}"
             f"{'rw bytes':>14}{'code orig':>10}{'code opt':>9}{'opt/orig':>9}{'pg/orig':>8}{'opt/pg':>7}"
-            f"{'p50 s':>7}{'p95 s':>7}{'verify':>7}{'workload cpu':>30}")
+            f"{'p50 cpu':>8}{'p95 cpu':>8}{'verify':>7}{'workload cpu':>30}")
     print(head)
     print("-" * len(head))
     for r in rows:
         work = (f"{r.workload} {_fmt(r.workload_cpu_ratio)} (A/A {_fmt(r.workload_cpu_control)})" if r.workload
                 else "-")
         verify = "-" if r.verify_errors is None else "ok" if r.verify_errors == 0 else f"{r.verify_errors} bad"
-        print(f"{r.name:<15}{r.goal:>6}{r.methods:>8}{r.rewritten:>10}{r.fallback:>9}{100 * r.emitted_gain:>9.1f}%"
+        print(f"{r.name:<15}{r.goal:>6}{r.methods:>8}{r.rewritten:>10}{r.withdrawn:>10}{r.fallback:>9}"
+              f"{100 * r.emitted_gain:>9.1f}%"
               f"{100 * r.predicted_gain:>8.1f}%"
               f"{f'{r.rewritten_bytes_before}->{r.rewritten_bytes_after}':>14}{r.code_orig:>10}{r.code_opt:>9}"
               f"{r.code_opt / r.code_orig:>9.4f}{r.code_proguard / r.code_orig:>8.4f}"
-              f"{r.code_opt / r.code_proguard:>7.3f}{r.time_p50:>7.3f}{r.time_p95:>7.3f}{verify:>7}{work:>30}")
+              f"{r.code_opt / r.code_proguard:>7.3f}{r.time_p50:>8.3f}{r.time_p95:>8.3f}{verify:>7}{work:>30}")
     _print_goals(jar_goals(rows))
 
 

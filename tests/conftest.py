@@ -160,11 +160,14 @@ def validate_rows(trees: dict[str, Path], class_name: str | None = None, method_
 
 
 def keep_every_rewrite(mp: pytest.MonkeyPatch) -> None:
-    """The full stage without its emitted-cost rule (``pipeline._check_emitted``): for tests of the rewrites
-    themselves (their shapes, lines and behaviour on the JVM), many of which today's lowering does not make pay
-    yet; ``test_codecost.py`` tests the rule."""
+    """The full stage without its emitted-cost rule (``pipeline._check_emitted``) nor the input size budget
+    (``sizebudget.choose``: nothing withdrawn): for tests of the rewrites themselves (their shapes, lines and
+    behaviour on the JVM), many of which today's lowering does not make pay yet; ``test_codecost.py`` and
+    ``test_sizebudget.py`` test the rules."""
     import peggy_jvm.pipeline as pipeline
+    from peggy_jvm.sizebudget import Choice
     mp.setattr(pipeline, "_check_emitted", lambda goal, before, after: None)
+    mp.setattr(pipeline, "choose", lambda rewrites: Choice((), 0))
 
 
 @pytest.fixture(scope="session")

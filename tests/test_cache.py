@@ -20,7 +20,7 @@ CLI = [str(Path(sys.executable).parent / "peggy-jvm")]
 
 def _rows(report) -> list[dict]:
     """The report's rows without their times (the one thing a hit may report differently)."""
-    return [{k: v for k, v in m.to_json().items() if k != "time_ms"} for m in report.methods]
+    return [{k: v for k, v in m.to_json().items() if k not in ("time_ms", "cpu_ms")} for m in report.methods]
 
 
 def _files(d: Path) -> dict[str, bytes]:

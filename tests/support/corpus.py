@@ -10,7 +10,7 @@ What it owns
     * :func:`full_table` / :func:`print_full_table`: what one ``--stage full`` run did, from its JSON report
       alone (``peggy-jvm optimize --json``): methods rewritten / unchanged / fell back with their reasons grouped
       (:func:`reason_group`), cost before and after, bytecode size and emitted cost of the rewritten methods, the
-      per-method time p50 / p95;
+      per-method CPU time p50 / p95 (``cpu_ms``, results from the cache counted apart) and wall time;
     * :func:`write_subset`: the deterministic 1-in-N sample of a jar's classes (CRC-32 of the entry name,
       :func:`in_sample`), the same classes on every machine and run.
 
@@ -102,7 +102,9 @@ class FullTable:
     bytes_after: int = 0
     emitted_before: int = 0  # the emitted code's price (codecost.py) of the rewritten methods
     emitted_after: int = 0
-    times_ms: list[float] = field(default_factory=list)  # whole per-method time, methods with code
+    times_ms: list[float] = field(default_factory=list)  # whole per-method wall time, methods with code
+    cpu_ms: list[float] = field(default_factory=list)  # per-method CPU time (the report's cpu_ms), methods with code
+    cached: int = 0  # methods with code whose result came from the cache (no CPU time of this run)
     extraction: dict[str, int] = field(default_factory=dict)  # extraction status -> methods (reports that have it)
 
     @property
@@ -133,6 +135,10 @@ def full_table(name: str, report: dict) -> FullTable:
             t.emitted_after += m.get("emitted_cost_after") or 0
         if t.stage in m["time_ms"]:
             t.times_ms.append(m["time_ms"][t.stage])
+        if "cache" in m["time_ms"]:
+            t.cached += 1
+        elif m.get("cpu_ms") is not None:
+            t.cpu_ms.append(m["cpu_ms"])
         if m.get("extraction"):  # only the full stage's methods that reached extraction have one
             t.extraction[m["extraction"]] = t.extraction.get(m["extraction"], 0) + 1
     return t
@@ -155,8 +161,12 @@ def print_full_table(t: FullTable, top: int = 12) -> None:
     print(f"- bytecode of the rewritten methods: {t.bytes_before} -> {t.bytes_after} bytes "
           f"({_change(t.bytes_before, t.bytes_after)}); emitted cost {t.emitted_before} -> {t.emitted_after} "
           f"({_change(t.emitted_before, t.emitted_after)})")
+    if t.cpu_ms:
+        cached = f"; {t.cached} from the cache left out" if t.cached else ""
+        print(f"- CPU time per method: p50 {percentile(t.cpu_ms, 50):.1f} ms, p95 {percentile(t.cpu_ms, 95):.1f} ms, "
+              f"max {max(t.cpu_ms):.0f} ms, sum {sum(t.cpu_ms) / 1000:.1f} s{cached}")
     if t.times_ms:
-        print(f"- time per method: p50 {percentile(t.times_ms, 50):.1f} ms, p95 {percentile(t.times_ms, 95):.1f} ms, "
+        print(f"- wall time per method: p50 {percentile(t.times_ms, 50):.1f} ms, p95 {percentile(t.times_ms, 95):.1f} ms, "
               f"max {max(t.times_ms):.0f} ms, sum {sum(t.times_ms) / 1000:.1f} s")
     if t.extraction:
         print("- extraction: " + ", ".join(f"{k} {v}" for k, v in sorted(t.extraction.items(), key=lambda kv: -kv[1])))
