@@ -284,7 +284,7 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
     from .ir.printer import format_method, to_dot
     from .peg.build import PegUnsupported, build_peg
     from .peg.printer import format_peg, peg_to_dot
-    from .pipeline import classes_by_name
+    from .pipeline import classes_by_name, inlinable_classes
     from .rules.inline import CalleeSource
 
     if (axioms or no_default_axioms or switches or extracted) and what != "epeg":
@@ -298,8 +298,8 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
             check_outputs([input_path], [Output(dot, Form.DOT)])
         inp = read_input(input_path)
         hierarchy = ClassHierarchy(_split_classpath(classpath))
-        program = classes_by_name(inp)
-        hierarchy.add_lazy_classes(program)
+        hierarchy.add_lazy_classes(classes_by_name(inp))
+        program = inlinable_classes(inp)
         found: list[tuple[ClassFile, MethodInfo]] = []
         for entry in inp.entries:
             if not entry.is_class:

@@ -274,13 +274,13 @@ def optimize_details(report: RunReport, original: InputSet, optimized: InputSet,
     E-PEG (the chosen e-nodes filled) and the chosen PEG (``pipeline.full_stage_view``)."""
     from .ir.lift import LiftError, lift_method
     from .peg.build import PegUnsupported
-    from .pipeline import Stage, classes_by_name, full_stage_view
+    from .pipeline import Stage, full_stage_view, inlinable_classes
     from .rules.inline import CalleeSource
 
     chosen = pictured_methods(report.methods)
     names = {m.class_name for m in chosen}
     before, after = _classes(original, names), _classes(optimized, names)
-    program = classes_by_name(original)  # what the full stage could inline from (rules/inline.py)
+    program = inlinable_classes(original)  # what the full stage could inline from (rules/inline.py)
     out: dict[str, Detail] = {}
     for m in chosen:
         key = row_key(m.class_name, m.name, m.descriptor)

@@ -977,12 +977,14 @@ def _prepare(stage: Stage, rules: RuleOptions | None) -> None:
 
 
 def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: Stage, timeout: float | None,
-                 goal: Goal = Goal.SPEED, rules: RuleOptions | None = None, cache: ResultCache | None = None
-                 ) -> None:
+                 goal: Goal = Goal.SPEED, rules: RuleOptions | None = None, cache: ResultCache | None = None,
+                 program: dict[str, bytes] | None = None) -> None:
+    """``input_classes``: every class of the input, for the hierarchy; ``program``: those the full stage may
+    inline from (:func:`inlinable_classes`; None: all of ``input_classes``)."""
     h = ClassHierarchy(classpath)
     h.add_lazy_classes(input_classes)
-    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal, rules=rules, program=input_classes,
-                         cache=cache)
+    _worker_state.update(hierarchy=h, stage=stage, timeout=timeout, goal=goal, rules=rules,
+                         program=input_classes if program is None else program, cache=cache)
     # parse and compile the rules now (nothing when the main process did before forking), rather than within the
     # first method's safety net
     _prepare(stage, rules)
@@ -991,6 +993,25 @@ def _init_worker(classpath: list[Path], input_classes: dict[str, bytes], stage: 
 def classes_by_name(inp: InputSet) -> dict[str, bytes]:
     """The input's classes by the name their paths imply (what the class hierarchy looks up lazily)."""
     return {_implied_class_name(e.name): e.data for e in inp.entries if e.is_class}
+
+
+def inlinable_classes(inp: InputSet) -> dict[str, bytes]:
+    """The input's classes whose code one JVM of any version runs, by name: what the full stage may inline from.
+    A multi-release jar's class with a ``META-INF/versions/N/`` entry that differs from its base entry, or with
+    no base entry, runs different code (or none) depending on the JVM's version, so no body of it may be copied
+    into a caller: it is left out (its calls stay calls). The class hierarchy still sees every class
+    (:func:`classes_by_name`)."""
+    base: dict[str, bytes] = {}
+    versioned: dict[str, list[bytes]] = {}
+    for e in inp.entries:
+        if not e.is_class:
+            continue
+        name = _implied_class_name(e.name)
+        if e.name.startswith("META-INF/versions/"):
+            versioned.setdefault(name, []).append(e.data)
+        else:
+            base[name] = e.data
+    return {n: d for n, d in base.items() if all(v == d for v in versioned.get(n, ()))}
 
 
 def _implied_class_name(entry_name: str) -> str:
@@ -1163,6 +1184,7 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
     check_outputs([inp.path], [Output(target, output_form(inp.kind)), *reports])
     class_entries = [k for k, e in enumerate(inp.entries) if e.is_class]
     input_classes = classes_by_name(inp)
+    program = inlinable_classes(inp)
     work = [(k, inp.describe(inp.entries[k]), inp.entries[k].data) for k in class_entries]
     budgeted = stage is Stage.FULL and goal is Goal.SPEED
     report = RunReport(stage.value, classes=len(work), goal=goal.value,
@@ -1178,10 +1200,10 @@ def optimize_input(input_path: Path, output: Path | None, stage: Stage, classpat
         _prepare(stage, rules)
     with heap_frozen():
         if pooled:
-            _run_pool(tasks, jobs, (cp, input_classes, stage, method_timeout, goal, rules, cache), collector,
-                      scheduler)
+            _run_pool(tasks, jobs, (cp, input_classes, stage, method_timeout, goal, rules, cache, program),
+                      collector, scheduler)
         else:
-            _init_worker(cp, input_classes, stage, method_timeout, goal, rules, cache)
+            _init_worker(cp, input_classes, stage, method_timeout, goal, rules, cache, program)
             for task in tasks:
                 if collector.record(task, _work(task)):
                     break

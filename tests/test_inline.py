@@ -425,3 +425,38 @@ def test_the_self_check_refuses_a_wrong_inlining(java_home, tmp_path, monkeypatc
     for name in ("plusOne", "sumSq"):
         assert rows[name].status == "unchanged" and "self-check" in rows[name].reason, (name, rows[name].reason)
         assert _invokes(after[name]), name
+
+
+def test_a_class_a_multi_release_jar_versions_is_not_inlined(jar, java_home, tmp_path, monkeypatch):
+    """A multi-release jar whose ``Util`` has a ``META-INF/versions/11/`` entry unlike its base: which body runs
+    depends on the JVM's version (JDK 17 runs the versioned one), so no body of ``Util`` is copied into
+    ``Main`` (its calls stay calls) and ``Main.a(5)`` still prints what the versioned ``twice`` gives."""
+    import subprocess
+    import zipfile
+    classes, _, _ = jar
+    src, v11, run = tmp_path / "src", tmp_path / "v11", tmp_path / "run"
+    src.mkdir()
+    (src / "Util.java").write_text(JAR["Util.java"].replace("return x * 2;", "return x * 3;"))
+    (src / "Run.java").write_text("public class Run { public static void main(String[] a) {"
+                                  " System.out.println(Main.a(5)); } }")
+    run_javac([*javac_command(java_home), "-cp", str(classes), "-d", str(v11), str(src / "Util.java")], check=True)
+    run_javac([*javac_command(java_home), "-cp", str(classes), "-d", str(run), str(src / "Run.java")], check=True)
+    mr = tmp_path / "mr.jar"
+    with zipfile.ZipFile(mr, "w") as z:
+        z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nMulti-Release: true\r\n\r\n")
+        for f in sorted(classes.rglob("*.class")):
+            z.write(f, f.relative_to(classes).as_posix())
+        z.write(v11 / "Util.class", "META-INF/versions/11/Util.class")
+    out = tmp_path / "out.jar"
+    keep_every_rewrite(monkeypatch)
+    _, report = optimize_input(mr, out, Stage.FULL)
+    rows = {(m.class_name, m.name): m for m in report.methods}
+    assert not rows[("Main", "a")].inlined, rows[("Main", "a")].reason
+    unpacked = tmp_path / "out"
+    with zipfile.ZipFile(out) as z:
+        z.extractall(unpacked)
+    assert _jar_invokes(unpacked)["a"] == ["Util"]
+    java = str(java_home / "bin" / "java")
+    printed = [subprocess.run([java, "-Xverify:all", "-cp", f"{j}:{run}", "Run"], capture_output=True, text=True,
+                              check=True).stdout for j in (mr, out)]
+    assert printed == ["16\n", "16\n"], printed
