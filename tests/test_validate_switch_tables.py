@@ -136,3 +136,19 @@ def test_a_table_built_otherwise_is_not_read(compilers, tmp_path, built, extra):
         assert "tab" not in found and got != "equivalent", (found, got)
     else:  # the hand-made one is what ecj builds: read, and proved
         assert dict(found["tab"].numbers) == {"BLUE": 1, "RED": 2} and got == "equivalent", (found, got)
+
+
+def test_a_table_found_on_one_side_of_two_alike_is_read_as_before(compilers, tmp_path, built):
+    # javac against javac: both read Pick$1's field; on OPT's side Pick$1 is no longer flagged synthetic (as if a
+    # tool had rewritten it), so its table is not found. Neither side is rewritten, and `one` (another body of the
+    # same meaning) is proved through the two same reads, as it was before tables were read at all
+    opt = _compile(compilers, "javac", SRC.replace("static int one(Color c) { switch",
+                                                   "static int one(Color c) { int three = 3; switch").replace(
+        "case RED: return 2; default: return 3;", "case RED: return 2; default: return three;"), tmp_path / "other")
+    cls = opt / "Pick$1.class"
+    cf = read_class(cls.read_bytes())
+    cf.access &= ~Access.SYNTHETIC
+    cls.write_bytes(write_class(cf))
+    side = load_side(opt)
+    assert not any(t.enum == "Color" for t in find_tables(side.classes, side.hierarchy).values())
+    assert _verdicts(built["javac"], opt)["one"] == "equivalent"

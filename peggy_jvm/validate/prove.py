@@ -321,8 +321,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         drop_default_cases(m)
         thread_constant_switches(m)
     # a switch on an enum through javac's or ecj's table, read by which named constant it is (switchtables.py)
-    read_switch_tables(a, pair.orig_tables)
-    read_switch_tables(b, pair.opt_tables)
+    read_switch_tables(a, pair.orig_tables, b, pair.opt_tables)
     if shaped is not None:  # loops the reverter emitted bottom-tested: the same code with one test (loopshape.py)
         shaped += [top_tested(a), top_tested(b)]
         if any(shaped) and budget.time_s is not None:

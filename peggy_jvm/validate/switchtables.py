@@ -47,6 +47,7 @@ table used any other way, or a builder that does anything else, is left exactly 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from ..classfile.bytecode import decode
 from ..classfile.errors import ClassFileError
@@ -55,7 +56,7 @@ from ..classfile.model import Access, ClassFile, MethodInfo
 from ..classfile.opcodes import PUTSTATIC
 from ..classfile.reader import read_code
 from ..ir.lift import LiftError, lift_method
-from ..ir.nodes import (ArrayLength, ArrayLoad, ArrayStore, Catch, Cond, Const, Copy, FieldRef,
+from ..ir.nodes import (ArrayLength, ArrayLoad, ArrayStore, Block, Catch, Cond, Const, Copy, FieldRef,
                         GetStatic, Goto, If, Invoke, InvokeKind, IRMethod, NewArray, PutStatic, Return, Switch, Var)
 
 #: where a method reads a table: ("field", owner, name) for ``getstatic``, ("method", owner, name) for an
@@ -293,18 +294,41 @@ def _step(st, env: dict[Var, tuple], tables: dict[int, tuple[str, list[tuple[str
     return False
 
 
-def read_switch_tables(m: IRMethod, tables: dict[TableRef, SwitchTable]) -> bool:
-    """Each ``switch (table[i])`` of ``m`` whose table is one of ``tables`` (its side's), its read used by that
-    one load and the load by that one ``switch``, in the canonical form of the module docstring."""
-    if not tables:
+def read_switch_tables(a: IRMethod, a_tables: dict[TableRef, SwitchTable], b: IRMethod,
+                       b_tables: dict[TableRef, SwitchTable]) -> bool:
+    """The two lifted methods of a pair (ORIG's ``a``, OPT's ``b``), each with its side's tables: each ``switch
+    (table[i])`` whose table is found, its read used by that one load and the load by that one ``switch``, in
+    the canonical form of the module docstring. When the two read their tables alike (the same kinds and names,
+    in the same order) and some table is not found, neither is rewritten: a table the optimizer or ProGuard
+    left in another shape on one side only is then read as it was before this reading existed (the same
+    ``getstatic`` on both sides), not as a canonical table against a raw one."""
+    sa, sb = _sites(a), _sites(b)
+    if not sa and not sb:
         return False
+    found = all(ref in a_tables for *_, ref in sa) and all(ref in b_tables for *_, ref in sb)
+    if not found and [(r[0], r[2]) for *_, r in sa] == [(r[0], r[2]) for *_, r in sb]:
+        return False
+    changed = False
+    for m, sites, tables in ((a, sa, a_tables), (b, sb, b_tables)):
+        for blk, at, ref in sites:
+            table = tables.get(ref)
+            if table is not None:
+                _rewrite(blk, at, table)
+                changed = True
+    return changed
+
+
+def _sites(m: IRMethod) -> list[tuple[Block, int, TableRef]]:
+    """The ``switch (T[i])`` of ``m`` whose ``T`` is read by a ``getstatic`` of an ``int[]`` or an
+    ``invokestatic`` of a method ``()[I`` in the same block, that read used by the one load and the load by the
+    ``switch`` only, no key 0: (block, index of the read, where it reads), in block order."""
     uses: dict[Var, int] = {}
     for b in m.blocks.values():
         for st in b.all_stmts():
             for op in st.operands():
                 if isinstance(op, Var):
                     uses[op] = uses.get(op, 0) + 1
-    changed = False
+    out = []
     for b in m.block_order():
         sw = b.terminator
         if not isinstance(sw, Switch) or not isinstance(sw.value, Var) or uses.get(sw.value) != 1 or 0 in sw.keys:
@@ -314,22 +338,27 @@ def read_switch_tables(m: IRMethod, tables: dict[TableRef, SwitchTable]) -> bool
             continue
         at = next((i for i, s in enumerate(b.stmts) if s.defined() is load.array), None)
         ref = _table_ref(b.stmts[at]) if at is not None else None
-        table = tables.get(ref) if ref is not None else None
-        if at is None or table is None or _defined_twice(m, load.array):
+        if at is None or ref is None or _defined_twice(m, load.array):
             continue
-        by_number = {n: k for k, n in table.numbers}
-        named = sorted({by_number[k] for k in sw.keys if k in by_number})
-        place = {k: i + 1 for i, k in enumerate(named)}
-        cases = sorted((place[by_number[k]], t) for k, t in zip(sw.keys, sw.cases) if k in by_number)
-        b.stmts[at] = GetStatic(load.array, FieldRef(table.enum, f"{CANONICAL}({','.join(named)})", "[I"),
-                                origin=b.stmts[at].origin)
-        if cases:
-            b.terminator = Switch(sw.value, [k for k, _ in cases], [t for _, t in cases], sw.default,
-                                  origin=sw.origin)
-        else:
-            b.terminator = Goto(sw.default, origin=sw.origin)
-        changed = True
-    return changed
+        out.append((b, at, ref))
+    return out
+
+
+def _rewrite(b: Block, at: int, table: SwitchTable) -> None:
+    """``b``'s ``switch`` on ``table[i]`` (read at ``b.stmts[at]``) as the canonical one."""
+    sw = b.terminator
+    read = b.stmts[at]
+    assert isinstance(sw, Switch) and isinstance(read.defined(), Var)
+    by_number = {n: k for k, n in table.numbers}
+    named = sorted({by_number[k] for k in sw.keys if k in by_number})
+    place = {k: i + 1 for i, k in enumerate(named)}
+    cases = sorted((place[by_number[k]], t) for k, t in zip(sw.keys, sw.cases) if k in by_number)
+    b.stmts[at] = GetStatic(cast(Var, read.defined()), FieldRef(table.enum, f"{CANONICAL}({','.join(named)})", "[I"),
+                            origin=read.origin)
+    if cases:
+        b.terminator = Switch(sw.value, [k for k, _ in cases], [t for _, t in cases], sw.default, origin=sw.origin)
+    else:
+        b.terminator = Goto(sw.default, origin=sw.origin)
 
 
 def _table_ref(st) -> TableRef | None:
