@@ -37,8 +37,10 @@ Why it is sound
     What is not compared (docs/validation.md, limits): how the table is built when building it throws anything
     but ``NoSuchFieldError`` (the enum not initialized yet, or failed), which javac's code does in a class
     initializer (an ``ExceptionInInitializerError``, then ``NoClassDefFoundError``) and ecj's on each call, as
-    class initializers are not compared anywhere; and code outside the input writing into the array (a class of
-    the same package: javac's field is package-private, ecj's method too), which no compiler emits.
+    class initializers are not compared anywhere; and other code writing into the array once built (any class of
+    the package can read javac's field or call ecj's method), which no compiler emits and which is not looked
+    for (javac's class must have no code but its initializer; no other method of ecj's class may set its
+    cache).
 
 Inputs: one side's classes (parsed) and its class hierarchy; a lifted method and the tables of its side.
 Outputs: ``{TableRef: SwitchTable}``; the method changed in place (True when something changed). A read of a
@@ -82,9 +84,10 @@ def find_tables(classes: dict[str, ClassFile], hierarchy: ClassHierarchy) -> dic
                   and f.access & (Access.STATIC | Access.FINAL | Access.SYNTHETIC)
                   == Access.STATIC | Access.FINAL | Access.SYNTHETIC}
         clinit = next((m for m in cf.methods if m.name == "<clinit>"), None)
-        if fields and clinit is not None and cf.access & Access.SYNTHETIC:
+        if fields and clinit is not None and cf.access & Access.SYNTHETIC \
+                and all(m is clinit or m.code_attribute() is None for m in cf.methods):
             # javac: a synthetic class whose initializer fills its `static final` tables (a final static field
-            # is written by its class's initializer only)
+            # is written by its class's initializer only) and that has no other code
             ir = _lift(cf, clinit, hierarchy)
             built = _built(ir, None) if ir is not None else None
             for ref, table in (built or {}).items():
