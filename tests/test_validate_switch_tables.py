@@ -152,3 +152,44 @@ def test_a_table_found_on_one_side_of_two_alike_is_read_as_before(compilers, tmp
     side = load_side(opt)
     assert not any(t.enum == "Color" for t in find_tables(side.classes, side.hierarchy).values())
     assert _verdicts(built["javac"], opt)["one"] == "equivalent"
+
+
+# two hand-made tables (as in HAND) listing an alias of BLUE (FAV, a static field of the enum's type that is no
+# constant) in another order: BLUE's ordinal gets the number written last, FAV's on one side and BLUE's on the
+# other, so BLUE's case is 20 on one side and 10 on the other; read as constants, FAV and BLUE would be two
+ALIAS = """
+enum Color { RED, GREEN, BLUE; static final Color FAV = BLUE; }
+public class Pick {
+    private static volatile int[] cache;
+    static int[] tab() {
+        int[] c = cache;
+        if (c != null) return c;
+        int[] t = new int[Color.values().length];
+        try { t[Color.RED.ordinal()] = 1; } catch (NoSuchFieldError e) { }
+        try { t[Color.FIRST.ordinal()] = 2; } catch (NoSuchFieldError e) { }
+        try { t[Color.LAST.ordinal()] = 3; } catch (NoSuchFieldError e) { }
+        cache = t;
+        return t;
+    }
+    static int one(Color c) { switch (tab()[c.ordinal()]) { case 2: return FIRST_CASE; case 3: return LAST_CASE; default: return 0; } }
+}
+"""
+
+
+def test_an_alias_of_a_constant_is_no_constant(compilers, tmp_path):
+    trees = []
+    for name, (first, last, first_case, last_case) in {"orig": ("FAV", "BLUE", "10", "20"),
+                                                       "opt": ("BLUE", "FAV", "20", "10")}.items():
+        src = ALIAS.replace("FIRST_CASE", first_case).replace("LAST_CASE", last_case).replace(
+            "Color.FIRST", f"Color.{first}").replace("Color.LAST", f"Color.{last}")
+        tree = _compile(compilers, "javac", src, tmp_path / name)
+        cls = tree / "Pick.class"
+        cf = read_class(cls.read_bytes())
+        for m in cf.methods:
+            if m.name == "tab":
+                m.access |= Access.SYNTHETIC
+        cls.write_bytes(write_class(cf))
+        side = load_side(tree)
+        assert not find_tables(side.classes, side.hierarchy)  # FAV is no constant of Color
+        trees.append(tree)
+    assert _verdicts(*trees)["one"] != "equivalent"

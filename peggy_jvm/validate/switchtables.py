@@ -21,7 +21,8 @@ What this module owns
 Why it is sound
     The table ``T`` a builder fills (checked statement by statement: ``new int[E.values().length]``, then for
     each listed constant ``K``, ``T[E.K.ordinal()] = k_K`` in a block whose only handler catches
-    ``NoSuchFieldError`` and joins the next entry; nothing else) holds, at an index ``i``, ``k_K`` when ``i`` is
+    ``NoSuchFieldError`` and joins the next entry; nothing else; every ``K`` an ``ACC_ENUM`` field of ``E``, not
+    another static field of its type that may alias a constant) holds, at an index ``i``, ``k_K`` when ``i`` is
     the ordinal of the listed constant ``K`` that exists at run time, else 0: two constants of an enum never
     share an ordinal (``Enum``'s sole constructor takes it from the compiler's own code, the constant's place in
     the declaration, JLS 8.9), so no entry overwrites another. The numbers ``k_K`` are required distinct and
@@ -54,9 +55,10 @@ from typing import cast
 from ..classfile.bytecode import decode
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy
+from ..classfile.jimage import default_image
 from ..classfile.model import Access, ClassFile, MethodInfo
 from ..classfile.opcodes import PUTSTATIC
-from ..classfile.reader import read_code
+from ..classfile.reader import read_class, read_code
 from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import (ArrayLength, ArrayLoad, ArrayStore, Block, Catch, Cond, Const, Copy, FieldRef,
                         GetStatic, Goto, If, Invoke, InvokeKind, IRMethod, NewArray, PutStatic, Return, Switch, Var)
@@ -78,6 +80,17 @@ def find_tables(classes: dict[str, ClassFile], hierarchy: ClassHierarchy) -> dic
     """Every switch table of one side (module docstring), by where it is read. Deterministic: classes by
     name."""
     out: dict[TableRef, SwitchTable] = {}
+    constants: dict[str, frozenset[str]] = {}
+
+    def the_enums(t: SwitchTable | None) -> SwitchTable | None:
+        """``t`` when every constant it lists is a constant of its enum (an ``ACC_ENUM`` field of the enum as the
+        input or the JDK holds it; another static field of the enum's type may alias one), else None."""
+        if t is None:
+            return None
+        if t.enum not in constants:
+            constants[t.enum] = _enum_constants(t.enum, classes)
+        return t if {k for k, _ in t.numbers} <= constants[t.enum] else None
+
     for name in sorted(classes):
         cf = classes[name]
         fields = {f.name for f in cf.fields if f.descriptor == "[I"
@@ -91,16 +104,33 @@ def find_tables(classes: dict[str, ClassFile], hierarchy: ClassHierarchy) -> dic
             ir = _lift(cf, clinit, hierarchy)
             built = _built(ir, None) if ir is not None else None
             for ref, table in (built or {}).items():
-                if ref.owner == cf.name and ref.name in fields:
+                if ref.owner == cf.name and ref.name in fields and the_enums(table) is not None:
                     out["field", cf.name, ref.name] = table
         for m in cf.methods:
             if m.descriptor != "()[I" or m.access & (Access.STATIC | Access.SYNTHETIC) != Access.STATIC | \
                     Access.SYNTHETIC:
                 continue
-            cached = _cached_table(cf, m, hierarchy)
+            cached = the_enums(_cached_table(cf, m, hierarchy, classes))
             if cached is not None:
                 out["method", cf.name, m.name] = cached
     return out
+
+
+def _enum_constants(enum: str, classes: dict[str, ClassFile]) -> frozenset[str]:
+    """The names of ``enum``'s constants (its ``ACC_ENUM`` fields), read from the input or the JDK; empty when the
+    class is in neither or is no enum."""
+    cf = classes.get(enum)
+    if cf is None:
+        image = default_image()
+        data = image.find_class(enum) if image is not None else None
+        try:
+            cf = read_class(data) if data is not None else None
+        except ClassFileError:
+            cf = None
+    if cf is None or not cf.access & Access.ENUM:
+        return frozenset()
+    return frozenset(f.name for f in cf.fields if f.access & Access.ENUM and f.access & Access.STATIC
+                     and f.descriptor == f"L{enum};")
 
 
 def _lift(cf: ClassFile, m: MethodInfo, hierarchy: ClassHierarchy) -> IRMethod | None:
@@ -112,10 +142,12 @@ def _lift(cf: ClassFile, m: MethodInfo, hierarchy: ClassHierarchy) -> IRMethod |
         return None
 
 
-def _cached_table(cf: ClassFile, m: MethodInfo, hierarchy: ClassHierarchy) -> SwitchTable | None:
+def _cached_table(cf: ClassFile, m: MethodInfo, hierarchy: ClassHierarchy,
+                  classes: dict[str, ClassFile]) -> SwitchTable | None:
     """ecj's table method: ``t = G; if (t != null) return t;`` then the build of a table, ``G = table; return
     table`` (the cache is the last statement, so no thread sees it half built), with ``G`` a private static
-    field of ``cf`` that no other method of ``cf`` writes: whatever ``G`` holds was built by this code."""
+    field of ``cf`` that no other method of ``cf`` or of a class of its top-level class's nest (``Top``,
+    ``Top$...``: a nestmate may write a private field) writes: whatever ``G`` holds was built by this code."""
     ir = _lift(cf, m, hierarchy)
     if ir is None:
         return None
@@ -138,6 +170,10 @@ def _cached_table(cf: ClassFile, m: MethodInfo, hierarchy: ClassHierarchy) -> Sw
     if field is None or field.access & (Access.PRIVATE | Access.STATIC) != Access.PRIVATE | Access.STATIC:
         return None
     if any(_writes(cf, other, cache) for other in cf.methods if other is not m):
+        return None
+    top = cf.name.split("$", 1)[0]  # its nestmates: the classes of its top-level class's nest, by name
+    if any(_writes(other_cf, x, cache) for n, other_cf in classes.items()
+           if other_cf is not cf and (n == top or n.startswith(top + "$")) for x in other_cf.methods):
         return None
     built = _built(ir, cache, start=term.if_true)
     if built is None or set(built) != {cache}:
