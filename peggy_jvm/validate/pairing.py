@@ -22,6 +22,10 @@ What this module owns
       equal on such a receiver is what a call that may reach the bridge needs; only methods flagged
       ``ACC_BRIDGE | ACC_SYNTHETIC`` are paired so (any other method one side lacks stays unpaired and blocks
       its callers).
+    * Switch tables on enums (javac's ``$SwitchMap`` field of a synthetic class, ecj's ``$SWITCH_TABLE``
+      method) pair with nothing: each side's are found by what their builders do (:mod:`.switchtables`) and
+      carried by every pair (``MethodPair.orig_tables``, ``opt_tables``), so that the prover reads a ``switch``
+      through one as a switch on which named constant the value is.
 
 Inputs: two paths (a .class, a .jar or a directory each), the class map and the member renames. Outputs:
 :class:`MethodPair` list plus the unpaired list. Errors: :class:`~peggy_jvm.archive.InputError` naming the file
@@ -59,6 +63,7 @@ from ..classfile.model import Access, ClassFile, MethodInfo
 from ..classfile.opcodes import INVOKEDYNAMIC
 from ..classfile.reader import read_class, read_code
 from ..ir.nodes import MethodRef
+from .switchtables import SwitchTable, TableRef, find_tables
 
 #: (ORIG class, ORIG member name) -> OPT member name: methods and fields renamed (``--map Cls.old=Cls.new``)
 Members = dict[tuple[str, str], str]
@@ -83,6 +88,10 @@ class MethodPair:
     opt_receiver: ClassFile | None = None
     #: the same for ORIG (a bridge OPT declares and ORIG's class inherits from ``orig_class``)
     orig_receiver: ClassFile | None = None
+    #: each side's switch tables on enums (javac's switch-map fields, ecj's table methods; :mod:`.switchtables`),
+    #: shared by all the pairs of a run: the prover reads ``switch (table[i])`` through them
+    orig_tables: dict[TableRef, SwitchTable] = field(default_factory=dict)
+    opt_tables: dict[TableRef, SwitchTable] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -194,6 +203,7 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
             members.update(_site_renames(orig.classes[old_name], ncf, class_map, members))
             members.update(_enum_array_rename(orig.classes[old_name], ncf, class_map, members))
     result = Pairing(members=members)
+    tables = find_tables(orig.classes, orig.hierarchy), find_tables(opt.classes, opt.hierarchy)
     targets: set[str] = set()
     for old_name in sorted(orig.classes):
         new_name = class_map.get(old_name, old_name)
@@ -221,7 +231,8 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
             inherited = None if n is not None else _inherited_bridge(
                 m, ncf, opt.classes, _same_key(key))
             if inherited is not None:
-                result.pairs.append(MethodPair(ocf, inherited[0], m, inherited[1], opt_receiver=ncf))
+                result.pairs.append(MethodPair(ocf, inherited[0], m, inherited[1], opt_receiver=ncf,
+                                               orig_tables=tables[0], opt_tables=tables[1]))
                 continue
             if n is None:
                 result.unpaired.append(f"only in ORIG: method {old_name}.{m.name}{m.descriptor}")
@@ -229,13 +240,14 @@ def pair_methods(orig: Side, opt: Side, class_map: dict[str, str], members: Memb
             if m.code_attribute() is None and n.code_attribute() is None:
                 result.skipped += 1
                 continue
-            result.pairs.append(MethodPair(ocf, ncf, m, n))
+            result.pairs.append(MethodPair(ocf, ncf, m, n, orig_tables=tables[0], opt_tables=tables[1]))
         for key, n in opt_methods.items():
             if key in seen:
                 continue
             inherited = _inherited_bridge(n, ocf, orig.classes, _renamed_key(key, members, class_map))
             if inherited is not None:
-                result.pairs.append(MethodPair(inherited[0], ncf, inherited[1], n, orig_receiver=ocf))
+                result.pairs.append(MethodPair(inherited[0], ncf, inherited[1], n, orig_receiver=ocf,
+                                               orig_tables=tables[0], opt_tables=tables[1]))
             else:
                 result.unpaired.append(f"only in OPT: method {new_name}.{key[0]}{key[1]}")
     for new_name in sorted(opt.classes):

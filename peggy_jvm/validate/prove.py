@@ -2,7 +2,8 @@
 
 What this module owns
     :func:`prove_pair`: lift both methods (each with its own side's class hierarchy; branches in one form,
-    :mod:`.branchshape`), build both PEGs (when the
+    :mod:`.branchshape`; a switch on an enum through either compiler's table in one form, :mod:`.switchtables`),
+    build both PEGs (when the
     first attempt fails, again with the helpers only one side calls inlined, each side's own body,
     ``rules.inline.inline_bodies``), and try,
     cheapest first: bisimilar roots (:mod:`.normalize`: the same graph up to sharing, loops
@@ -56,6 +57,7 @@ from ..peg.graph import PEG
 from .finite import equal_on_values
 from .loopshape import top_tested
 from .branchshape import drop_default_cases, equal_tests_first, thread_constant_switches
+from .switchtables import read_switch_tables
 from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths,
                         joint_pegs, pair_of, settle_exit_phis, simplify_known_conditions)
 from ..rules.accumulator import LEMMA, LEMMA_NOTE, read_accumulators
@@ -318,6 +320,8 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         equal_tests_first(m)
         drop_default_cases(m)
         thread_constant_switches(m)
+    # a switch on an enum through javac's or ecj's table, read by which named constant it is (switchtables.py)
+    read_switch_tables(a, pair.orig_tables, b, pair.opt_tables)
     if shaped is not None:  # loops the reverter emitted bottom-tested: the same code with one test (loopshape.py)
         shaped += [top_tested(a), top_tested(b)]
         if any(shaped) and budget.time_s is not None:
