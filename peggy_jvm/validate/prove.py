@@ -325,7 +325,7 @@ class _Forms:
 class PegMemo:
     """What :func:`_prove` makes of one pair before its e-graph, kept across the attempts of the pair's proofs
     (validate/driver.py passes one to the optimizer's rules' proof and the default rules', each with two loop
-    shapes and maybe the one-sided inlining: JAMA's ``hqr2`` built and minimized the same PEGs 19 times). All of
+    shapes and maybe the one-sided inlining: JAMA's ``hqr2`` minimized PEGs 19 times, mostly the same ones). All of
     it is a function of the pair, the view, the loop shape, the one-sided inlining and the closed-world
     predicates (the memo serves ONE pair under ONE view and predicates: its creator's), except two things: the
     accumulator lemma reads the rules (so :class:`_Forms` is kept only when no lemma was read, the PEGs then
