@@ -59,6 +59,11 @@ Invariants
       by :data:`MAX_VISITS` node visits per analysis (over it: no facts); no clock is read. The rule analyses
       an e-graph at its 1st, 2nd, 4th, 8th ... search (what the runner's iteration count decides, never time).
     * A hypothesis that did not converge gives nothing: the rule only ever sees a post-fixpoint.
+    * The shortcuts change no answer and no visit count (tests/test_optimistic_identical.py compares them with
+      the plain computations on real e-graphs): :func:`transfer` memoizes a pure function of immutable facts;
+      the inner level reads a per-class plan of the nodes whose fact it computes (the others are top, which
+      meets to nothing); value numbering lists no nodes when no two thetas start alike and makes, pass for pass,
+      the unions the plain fixpoint makes, skipping only the calls that would find two equal representatives.
     * A loop is copied at most once per e-graph (:data:`MAX_CONTEXTS` loops; regions of at most
       :data:`MAX_REGION` classes; a copy explores at most ``max_classes`` classes).
 """
@@ -285,8 +290,25 @@ def _bools(op: str, args: list[Fact]) -> Fact:
     return None
 
 
+#: :func:`transfer`'s answers by (op, *inputs' facts): it is a pure function of them (facts are immutable and
+#: hashable), and the inner level asks the same questions round after round and loop after loop (most inputs
+#: top); cleared when it reaches :data:`_MEMO_MAX` entries (which entries are kept decides nothing)
+_MEMO: dict[tuple, Fact] = {}
+_MEMO_MAX = 1 << 16
+
+
 def transfer(op: str, args: list[Fact]) -> Fact:
     """The fact of a pure operator's value given its inputs' facts (top when nothing is known)."""
+    key = (op, *args)
+    if key in _MEMO:
+        return _MEMO[key]
+    if len(_MEMO) >= _MEMO_MAX:
+        _MEMO.clear()
+    got = _MEMO[key] = _transfer(op, args)
+    return got
+
+
+def _transfer(op: str, args: list[Fact]) -> Fact:
     if any(a is BOTTOM for a in args):
         return BOTTOM
     folded = _fold(op, args)
@@ -339,6 +361,7 @@ class Facts:
     rounds: int
     graph: _Graph | None = field(default=None, repr=False, compare=False)  # what the loop contexts reuse
     budget: _Budget | None = field(default=None, repr=False, compare=False)  # the visits they may still spend
+    thresholds: dict[int, list[int]] | None = field(default=None, repr=False, compare=False)  # widening's
 
     def of(self, eg: EPeg, cid: int) -> Fact:
         return self.facts.get(eg.find(cid)) if self.converged else None
@@ -388,15 +411,27 @@ class _Graph:
         self.rank = rank
         self.order = sorted(rank, key=lambda c: (rank[c], c))
         self.usable: dict[int, list[tuple[str, Any, tuple]]] = {}
+        #: per class, the usable nodes whose fact :func:`_inner` computes, as (kind, op, children): kind 0 a
+        #: theta (its hypothesis), 1 a phi, 2 a pure operator with inputs; the others' facts are top, which
+        #: meets to nothing (so the inner level, run many times per graph, never looks at them)
+        self.plan: dict[int, list[tuple[int, str, tuple]]] = {}
+        computed = _COMPUTED
         for cid in self.order:
             rc = rank[cid]
             usable = self.usable[cid] = []
+            plan = self.plan[cid] = []
             for op, attr, ch, reads in nodes[cid]:
                 for x in reads:  # usable: every read child ranks lower
                     if rank.get(x, rc) >= rc:
                         break
                 else:
                     usable.append((op, attr, ch))
+                    if op == "theta":
+                        plan.append((0, op, ch))
+                    elif op == "phi":
+                        plan.append((1, op, ch))
+                    elif ch and op in computed:
+                        plan.append((2, op, ch))
         self.size = sum(len(v) for v in self.usable.values())
 
 
@@ -409,20 +444,19 @@ def _inner(g: _Graph, pess: dict[int, Fact], hyp: dict[int, Fact], base: dict[in
     and the context's assumptions are met in (:meth:`_Context.refine`)."""
     facts: dict[int, Fact] = dict(base) if base is not None else {}
     get = facts.get if ctx is None else (lambda c: facts[c] if c in facts else pess.get(c))
+    plans = g.plan
     for cid in (order if order is not None else g.order):
         f = pess.get(cid)
-        for op, _attr, ch in g.usable[cid]:
-            if op == "theta":
-                nf = hyp.get(cid)
-            elif op == "phi":
+        for kind, op, ch in plans[cid]:
+            if kind == 2:
+                nf = transfer(op, [get(c) for c in ch])
+            elif kind == 1:
                 c = get(ch[0])
                 nf = BOTTOM if c is BOTTOM else get(ch[1]) if c == _TRUE else get(ch[2]) if c == _FALSE \
                     else join(get(ch[1]), get(ch[2]))
-            elif ch and op in _COMPUTED:
-                nf = transfer(op, [get(c) for c in ch])
             else:
-                continue
-            f = meet(f, nf)
+                nf = hyp.get(cid)
+            f = nf if f is None else meet(f, nf)  # (top meets to the other: the commonest case, no call)
         facts[cid] = f if ctx is None else ctx.refine(g, cid, f, get)
     return facts
 
@@ -519,13 +553,14 @@ def analyze(eg: EPeg, max_rounds: int = MAX_ROUNDS, max_visits: int = MAX_VISITS
     thetas = _thetas(eg, g)
     dep = _dependent(g, thetas)
     budget = _Budget(max_visits - g.size)
+    thresholds = _thresholds(eg)
     solved = _solve(thetas, _inner(g, pess, {t: BOTTOM for t in thetas}),
                     lambda hyp, facts: _inner(g, pess, hyp, facts, dep), sum(len(g.usable[c]) for c in dep),
-                    _thresholds(eg), budget, max_rounds)
+                    thresholds, budget, max_rounds)
     if solved is None:
         return none
     hyp, facts, rounds = solved
-    return Facts(facts, hyp, True, rounds, g, budget)
+    return Facts(facts, hyp, True, rounds, g, budget, thresholds)
 
 
 # -- facts inside a loop: what its exit test establishes -----------------------------------------------------
@@ -644,7 +679,7 @@ def loop_contexts(eg: EPeg, res: Facts, mutant: str | None = None) -> list[tuple
     for p in sorted(eg.classes_with_op("pass")):
         for depth in sorted({a for op, a, _ch in eg.nodes(p) if op == "pass"}):
             evals[(depth, p)] = {x for _e, x in _evals_at(eg, p, depth)}
-    thresholds = _thresholds(eg)
+    thresholds = res.thresholds if res.thresholds is not None else _thresholds(eg)  # (the same e-graph's)
     skew = {"lt": 1} if mutant == "range-high" else {"gt": 1} if mutant == "range-low" else {}
     out: list[tuple] = []
     for (depth, p), seqs in sorted(evals.items()):
@@ -673,7 +708,10 @@ def loop_contexts(eg: EPeg, res: Facts, mutant: str | None = None) -> list[tuple
                     relations.setdefault(x, []).append((rel, y))
                     relations.setdefault(y, []).append((_REL_FLIP[rel], x))
         ctx = _Context(region, {c: _TRUE if v else _FALSE for c, v in assumed.items()}, relations, skew)
-        order = [c for c in g.order if c in region]
+        # the region's ranked classes in rank order (g.order is sorted by (rank, id)): sorting the region is
+        # cheaper than filtering every class of the e-graph once per loop
+        rank = g.rank
+        order = sorted((c for c in region if c in rank), key=lambda c: (rank[c], c))
         thetas = {t: [(ch[0], ch[1]) for op, a, ch in g.usable[t] if op == "theta" and a == depth]
                   for t in order if eg.sort(t) in _VALUE_SORTS and _has_theta(eg, t, depth)}
         thetas = {t: pairs for t, pairs in thetas.items() if pairs}
@@ -768,22 +806,30 @@ class _Numbers:
         for cid, key in constants.items():
             self.union(cid, key)
         self.visits = 0
+        # the same passes and the same unions, in the same order, as the plain loop (so the same numbers and the
+        # same visits): ``x not in parent`` is ``find(x) == x`` (no entry is its own parent), and a union of two
+        # equal representatives changes nothing, so neither is called for them (most of a pass)
+        parent, find, union = self.parent, self.find, self.union
+        same_is = _SAME_IS
         changed = True
         while changed:
             changed = False
             table: dict[tuple, Any] = {}
-            find = self.find
+            self.visits += len(nodes)
             for cid, op, attr, ch in nodes:
-                self.visits += 1
-                r = find(cid)
-                kids = tuple(find(c) for c in ch)
-                sig = (op, attr, kids)
-                other = table.setdefault(sig, r)
-                changed |= self.union(other, r)
-                if op in _SAME_IS and kids[0] == kids[1]:
-                    changed |= self.union(r, ("const.b", _SAME_IS[op]))
-                elif op == "phi" and kids[0] in (find(_TRUE), find(_FALSE)):
-                    changed |= self.union(r, ch[1] if kids[0] == find(_TRUE) else ch[2])
+                r = find(cid) if cid in parent else cid
+                kids = tuple([find(c) if c in parent else c for c in ch])
+                other = table.setdefault((op, attr, kids), r)
+                if other != r and union(other, r):
+                    changed = True
+                if op in same_is:
+                    if kids[0] == kids[1] and union(r, ("const.b", same_is[op])):
+                        changed = True
+                elif op == "phi":
+                    t = find(_TRUE)
+                    if kids[0] == t or kids[0] == find(_FALSE):
+                        if union(r, ch[1] if kids[0] == t else ch[2]):
+                            changed = True
 
     def find(self, x: Any) -> Any:
         parent = self.parent
@@ -821,8 +867,6 @@ def value_numbers(eg: EPeg, facts: Facts, max_visits: int = MAX_VISITS) -> list[
     if not facts.converged:
         return []
     find = eg.find
-    nodes = [(cid, op, attr, tuple(find(c) for c in ch)) for cid in sorted(eg.class_ids())
-             for op, attr, ch in eg.nodes(cid) if op not in _NOT_POINTWISE]
     constants = {cid: k for cid, f in sorted(facts.facts.items()) if (k := _key_of(f)) is not None}
     step: dict[int, int] = {}
     keyed: dict[tuple, list[int]] = {}
@@ -833,6 +877,11 @@ def value_numbers(eg: EPeg, facts: Facts, max_visits: int = MAX_VISITS) -> list[
         step[cid] = find(nxt)
         keyed.setdefault((loop, constants.get(init, init)), []).append(cid)
     groups = [g for g in keyed.values() if len(g) > 1]
+    if not groups:
+        return []  # no two thetas start alike (most e-graphs): nothing to number, and no node list to build
+    parent = eg._parent  # (a representative is its own parent: no find for it, the commonest case)
+    nodes = [(cid, op, attr, tuple([c if parent[c] == c else find(c) for c in ch])) for cid in sorted(eg.class_ids())
+             for op, attr, ch in eg.nodes(cid) if op not in _NOT_POINTWISE]
     visits = 0
     while groups:
         numbers = _Numbers(nodes, groups, constants)

@@ -16,6 +16,7 @@ What this module owns
     only one side makes, the usual sign of a library rewrite). :func:`by_ranges`: ``validate``'s last resort for
     a pair its proofs left unproved, both lifted methods run on their one int parameter's range
     (:mod:`.ranges`); not part of :func:`prove_pair`, so the optimizer's self-check never uses it.
+    :class:`PegMemo`: what the attempts of one pair have in common before their e-graphs, kept across them.
 
 Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a :class:`ProofBudget` (time
 and work, or work only: then the verdict is a function of the inputs alone), and for ``validate`` a view of
@@ -165,7 +166,7 @@ OrigView = Callable[[PEG], PEG]
 def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
                *, same_class_bytes: bool = False, explain: bool = False, view: OrigView | None = None,
                calls_assumed: bool = True, callees: tuple[CalleeSource, CalleeSource] | None = None,
-               only_target: tuple[Callable, Callable] | None = None) -> ProofResult:
+               only_target: tuple[Callable, Callable] | None = None, memo: PegMemo | None = None) -> ProofResult:
     """Try to prove the pair equivalent; never raises for a method the stages cannot handle (only
     ``MethodTimeout``, from a :func:`~peggy_jvm.budget.checkpoint` of the optimizer's safety net). ``view`` is
     applied to ORIG's PEG before the two meet; ``calls_assumed`` False (some callee of ORIG's code is not assumed
@@ -174,7 +175,8 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
     predicates, ``CalleeSource.only_target``). The attempts share ``budget``'s time: each gets what
     the earlier ones left (:func:`_rest`), and none starts once it is spent; a time budget is in seconds of
     :func:`~peggy_jvm.egraph.clock.clock` (this process's CPU time), counted from this call unless a
-    :class:`~peggy_jvm.egraph.clock.metered` block is open."""
+    :class:`~peggy_jvm.egraph.clock.metered` block is open. ``memo``: the PEGs of this pair's earlier
+    attempts under the same view and ``only_target`` (:class:`PegMemo`; validate/driver.py)."""
     # the time of a budget counts from here (budget.py), unless the caller's pair's already does (validate/driver.py)
     with metered() if budget.time_s is not None else nullcontext():
         end = budget.deadline(clock())
@@ -185,14 +187,14 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
             lemmas: list[str] = []
             checkpoint()
             result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
-                            explain, view, callees, shaped, could, one_sided, lemmas, only_target)
+                            explain, view, callees, shaped, could, one_sided, lemmas, only_target, memo)
             if not result.proved and any(shaped) and clock() < end:
                 # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
                 # lifted may still prove (a do-while written against a while): the code as lifted, as before
                 checkpoint()
                 lemmas.clear()
                 result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
-                                explain, view, callees, None, could, one_sided, lemmas, only_target)
+                                explain, view, callees, None, could, one_sided, lemmas, only_target, memo)
             if result.proved and lemmas:  # partial equivalence, as under the regression-verification rule
                 result = replace(result, reason=result.reason + LEMMA_NOTE, axioms=[LEMMA, *result.axioms])
             return result, any(could)
@@ -293,21 +295,54 @@ def _exact_fields_on_both(pair: MethodPair, view: OrigView | None) -> Callable[[
     return lambda f: f in both
 
 
-def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
-           same_class_bytes: bool, explain: bool, view: OrigView | None,
-           callees: tuple[CalleeSource, CalleeSource] | None = None, shaped: list[bool] | None = None,
-           could_inline: list[bool] | None = None, one_sided: bool = False,
-           lemmas: list[str] | None = None, only_target: tuple[Callable, Callable] | None = None) -> ProofResult:
-    """One attempt of :func:`prove_pair`; ``could_inline`` gets whether some helper only one side calls has a
-    body to inline, ``one_sided`` inlines them (:func:`_one_sided_bodies`); ``lemmas`` the helpers read by the
-    accumulator lemma."""
-    if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
-        side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
-        return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
-    if pair.orig.access != pair.opt.access and (pair.orig.access ^ pair.opt.access) & 0x0008:
-        return ProofResult(False, "static in one version only")
-    if _identical(pair, same_class_bytes):
-        return ProofResult(True, "byte-identical code", ["identical"])
+@dataclass(frozen=True, slots=True)
+class _Built:
+    """Both methods lifted and shaped (``shaped``: :func:`top_tested`'s answers) and their PEGs, through the view."""
+
+    a: IRMethod
+    b: IRMethod
+    shaped: tuple[bool, ...]
+    pa: PEG
+    pb: PEG
+
+
+@dataclass(frozen=True, slots=True)
+class _Forms:
+    """The PEGs an attempt saturates, from :class:`_Built`'s PEGs when no accumulator lemma was read: whether a
+    one-sided helper could be inlined, each side's final PEG, the joint PEG of every form and its roots, whether
+    the exit-phi and hoisted forms are among them, and whether the case split of every form finished (unproved)
+    before its deadline (else a later attempt runs it again)."""
+
+    could_inline: bool
+    pa: PEG
+    pb: PEG
+    every: PEG
+    roots: list[int]
+    settled: bool
+    hoisted: bool
+    cases_done: bool
+
+
+@dataclass
+class PegMemo:
+    """What :func:`_prove` makes of one pair before its e-graph, kept across the attempts of the pair's proofs
+    (validate/driver.py passes one to the optimizer's rules' proof and the default rules', each with two loop
+    shapes and maybe the one-sided inlining: JAMA's ``hqr2`` minimized PEGs 19 times, mostly the same ones). All of
+    it is a function of the pair, the view, the loop shape, the one-sided inlining and the closed-world
+    predicates (the memo serves ONE pair under ONE view and predicates: its creator's), except two things: the
+    accumulator lemma reads the rules (so :class:`_Forms` is kept only when no lemma was read, the PEGs then
+    :class:`_Built`'s), and the normal forms stop at a deadline (so they are kept only when they finished before
+    it; a later attempt's shorter deadline then gets the finished forms, work already paid for by the pair's
+    budget). Never used by the optimizer's self-check (``budget.time_s`` None, no memo)."""
+
+    built: dict[bool, ProofResult | _Built] = field(default_factory=dict)
+    forms: dict[tuple[bool, bool], _Forms] = field(default_factory=dict)
+
+
+def _build(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, view: OrigView | None,
+           shape: bool) -> ProofResult | _Built:
+    """Both methods lifted, shaped (``shape``: loops top-tested, loopshape.py) and built as PEGs read through
+    ``view``; a ProofResult (not proved) when one does not lift or build."""
     try:
         a = lift_method(pair.orig_class, pair.orig, orig_h)
         b = lift_method(pair.opt_class, pair.opt, opt_h)
@@ -322,11 +357,8 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         thread_constant_switches(m)
     # a switch on an enum through javac's or ecj's table, read by which named constant it is (switchtables.py)
     read_switch_tables(a, pair.orig_tables, b, pair.opt_tables)
-    if shaped is not None:  # loops the reverter emitted bottom-tested: the same code with one test (loopshape.py)
-        shaped += [top_tested(a), top_tested(b)]
-        if any(shaped) and budget.time_s is not None:
-            # the code as lifted is tried next (prove_pair): it gets the rest of the time
-            budget = replace(budget, time_s=budget.shaped_share * budget.time_s)
+    # loops the reverter emitted bottom-tested: the same code with one test (loopshape.py)
+    shaped = (top_tested(a), top_tested(b)) if shape else ()
     try:
         pa, pb = build_peg(a), build_peg(b)
         if view is not None:
@@ -336,6 +368,40 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         return ProofResult(False, f"no PEG: {e}", orig_ir=a, opt_ir=b)
     except Exception as e:  # a builder bug must not stop the other pairs: not proved, with the reason
         return ProofResult(False, f"no PEG: {type(e).__name__}: {e}", orig_ir=a, opt_ir=b)
+    return _Built(a, b, shaped, pa, pb)
+
+
+def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
+           same_class_bytes: bool, explain: bool, view: OrigView | None,
+           callees: tuple[CalleeSource, CalleeSource] | None = None, shaped: list[bool] | None = None,
+           could_inline: list[bool] | None = None, one_sided: bool = False,
+           lemmas: list[str] | None = None, only_target: tuple[Callable, Callable] | None = None,
+           memo: PegMemo | None = None) -> ProofResult:
+    """One attempt of :func:`prove_pair`; ``could_inline`` gets whether some helper only one side calls has a
+    body to inline, ``one_sided`` inlines them (:func:`_one_sided_bodies`); ``lemmas`` the helpers read by the
+    accumulator lemma; ``memo`` keeps what the pair's attempts have in common (:class:`PegMemo`)."""
+    if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
+        side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
+        return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
+    if pair.orig.access != pair.opt.access and (pair.orig.access ^ pair.opt.access) & 0x0008:
+        return ProofResult(False, "static in one version only")
+    if _identical(pair, same_class_bytes):
+        return ProofResult(True, "byte-identical code", ["identical"])
+    if callees is not None:
+        memo = None  # the memo's forms are of the default callees
+    built = memo.built.get(shaped is not None) if memo is not None else None
+    if built is None:
+        built = _build(pair, orig_h, opt_h, view, shaped is not None)
+        if memo is not None:
+            memo.built[shaped is not None] = built
+    if isinstance(built, ProofResult):
+        return replace(built, axioms=list(built.axioms))  # a copy: the caller may change its reason
+    a, b, pa, pb = built.a, built.b, built.pa, built.pb
+    if shaped is not None:
+        shaped += built.shaped
+        if any(shaped) and budget.time_s is not None:
+            # the code as lifted is tried next (prove_pair): it gets the rest of the time
+            budget = replace(budget, time_s=budget.shaped_share * budget.time_s)
     if callees is None:
         closed = only_target or (None, None)
         # each side's callees in the other classes of its own input too (validate's view knows them; None: the
@@ -356,6 +422,13 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     pa, pb, read = read_accumulators(pa, pb, unfolding, rules, budget.deadline(clock(), CASES_SHARE))
     if lemmas is not None:
         lemmas += read
+    key = (shaped is not None, one_sided)
+    known = memo.forms.get(key) if memo is not None and not read else None
+    if known is not None:
+        if could_inline is not None:
+            could_inline.append(known.could_inline)
+        return _saturate(pair, orig_h, opt_h, rules, budget, explain, view, callees, unfolding, a, b, known,
+                         budget.deadline(clock(), CASES_SHARE))
     bodies = _one_sided_bodies(pa, pb, unfolding)
     if could_inline is not None:
         could_inline.append(bool(bodies[0] or bodies[1]))
@@ -374,6 +447,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     normal_forms_until = budget.deadline(clock(), CASES_SHARE)
     pa = simplify_known_conditions(pa, deadline=normal_forms_until)
     pb = simplify_known_conditions(pb, deadline=normal_forms_until)
+    simplified = clock() <= normal_forms_until  # (the clock only grows: no check inside saw the deadline pass)
     # loops left where their exit flag is set: the settled PEGs mean the same (validate/normalize.py), but settling
     # can also part two loops that were alike (one side's theta observed through one pass, the other's not), so
     # both forms are compared, and both go into the e-graph with each side's two roots merged
@@ -383,17 +457,28 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # roots, and the loops the forms have in common enter the e-graph once, so saturation works on what differs
     # (JAMA's tql2: twelve loops, one of them changed)
     every, roots = joint_pegs([pa, pb] + ([sa, sb] if settled else []) + (unhoisted if hoisted else []))
-    forms: list[tuple[int, int, list[str]]] = [(roots[0], roots[1], [])]
-    if settled:
-        forms.append((roots[2], roots[3], ["exit-phis"]))
-    for x, y, form_rules in forms:
+    forms = _Forms(bool(bodies[0] or bodies[1]), pa, pb, every, roots, settled, hoisted, False)
+    if memo is not None and not read and simplified:
+        memo.forms[key] = forms
+    return _saturate(pair, orig_h, opt_h, rules, budget, explain, view, callees, unfolding, a, b, forms,
+                     normal_forms_until, memo.forms if memo is not None and not read and simplified else None, key)
+
+
+def _by_cases(forms: _Forms, unfolding: tuple[CalleeSource, CalleeSource], until: float, a: IRMethod,
+              b: IRMethod) -> ProofResult | None:
+    """The pair proved by the case split of one of its forms (validate/normalize.py), else None."""
+    every, roots = forms.every, forms.roots
+    cases_of: list[tuple[int, int, list[str]]] = [(roots[0], roots[1], [])]
+    if forms.settled:
+        cases_of.append((roots[2], roots[3], ["exit-phis"]))
+    for x, y, form_rules in cases_of:
         by_values: list[bool] = []  # cases shown by their few parameter values (validate/finite.py)
 
         def leaf(u: PEG, known: frozenset, until: float) -> bool:
             by_values.append(equal_on_values(u, known, until, unfolding))
             return by_values[-1]
 
-        cases = equal_by_cases(pair_of(every, x, y), deadline=normal_forms_until, leaf=leaf)
+        cases = equal_by_cases(pair_of(every, x, y), deadline=until, leaf=leaf)
         if cases == 0:
             return ProofResult(True, "same PEG once conditions known in branches are used",
                                ["known-conditions"] + form_rules, a, b)
@@ -403,6 +488,26 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         if cases is not None:
             return ProofResult(True, "same PEG in every case of the branch conditions", ["case-split"] + form_rules,
                                a, b)
+    return None
+
+
+def _saturate(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
+              explain: bool, view: OrigView | None, callees: tuple[CalleeSource, CalleeSource],
+              unfolding: tuple[CalleeSource, CalleeSource], a: IRMethod, b: IRMethod, forms: _Forms,
+              cases_until: float, keep: dict[tuple[bool, bool], _Forms] | None = None,
+              key: tuple[bool, bool] = (False, False)) -> ProofResult:
+    """The rest of an attempt of :func:`_prove` from its forms: their case split until ``cases_until`` (unless
+    an earlier attempt's finished unproved), then one e-graph of every form, saturated, and loop induction from
+    the roots. ``keep``: where the forms are memoized (:class:`PegMemo`), marked when the case split finishes
+    unproved in time."""
+    pa, pb, every, roots, settled, hoisted = forms.pa, forms.pb, forms.every, forms.roots, forms.settled, \
+        forms.hoisted
+    if not forms.cases_done:
+        proved = _by_cases(forms, unfolding, cases_until, a, b)
+        if proved is not None:
+            return proved
+        if keep is not None and clock() <= cases_until:
+            keep[key] = replace(forms, cases_done=True)
     eg = EPeg()
     eg.info.final_class = _final_on_both(orig_h, opt_h)
     eg.info.exact_array_field = _exact_fields_on_both(pair, view)
