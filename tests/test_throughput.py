@@ -378,3 +378,74 @@ def test_report_says_how_each_search_ended(triage_class, tmp_path, monkeypatch):
     off, _ = _run(triage_class, tmp_path / "off.class", False, monkeypatch)
     assert off["verify"].search == "optimal (proved)" and off["verify"].extraction == "original"
     assert (tmp_path / "on.class").read_bytes() == (tmp_path / "off.class").read_bytes()
+
+
+REUSE_SOURCE = """
+public class Reuse {
+    static int fold(int x) { int a = 3; int b = a * 4; if (b > 10) { return x + b; } else { return x - b; } }
+    static int cse(int a, int b) { return a * b + a * b; }
+    static int licm(int n, int a, int b) { int s = 0; for (int i = 0; i < n; i++) { s += a * b + i; } return s; }
+    static int strength(int[] v, int n) { int s = 0; for (int i = 0; i < n; i++) { s += v[i * 4]; } return s; }
+    static int branch(int x, int y) { int z = x * 2; if (x > 0) { return z + y * 2; } return z - y * 2; }
+    static long shifts(long x) { return x * 8 + x / 1; }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def reuse_methods(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> list:
+    work = tmp_path_factory.mktemp("reuse")
+    (work / "Reuse.java").write_text(REUSE_SOURCE)
+    run_javac([*javac_command(java_home), "-d", str(work / "classes"), str(work / "Reuse.java")], check=True)
+    data = (work / "classes" / "Reuse.class").read_bytes()
+    cf = read_class(data)
+    hierarchy = ClassHierarchy([])
+    hierarchy.add_lazy_classes({cf.name: data})
+    out = []
+    for m in cf.methods:
+        if m.name.startswith("<"):
+            continue
+        code = read_code(m.code_attribute().data, cf.pool)
+        out.append((m.name, lift_method(cf, m, hierarchy, code, read_instructions(code))))
+    return out
+
+
+def _extractions(methods: list, monkeypatch: pytest.MonkeyPatch, reuse: bool) -> tuple[dict, int]:
+    """Every method's extraction (report fields, the chosen PEG printed with its origins) and how many times the
+    reverter's acceptance test ran; ``reuse`` False: the checker records no accepted candidate."""
+    from peggy_jvm.pegextract import select
+    from peggy_jvm.peg.printer import format_peg
+    asked = []
+    real_check = pipeline.check_revertible
+    monkeypatch.setattr(pipeline, "check_revertible", lambda *a: asked.append(1) or real_check(*a))
+    real_checker = select.make_checker
+    if not reuse:
+        monkeypatch.setattr(select, "make_checker", lambda *a, **k: real_checker(*a, **{**k, "accepted": None}))
+    out = {}
+    for name, ir in methods:
+        view = full_stage_view(ir, None, Goal.SPEED, extract=True)
+        rep = view.report
+        chosen = None if view.chosen is None else (format_peg(view.chosen), sorted(view.chosen.origins.items()),
+                                                   sorted(view.chosen.locals.items()))
+        out[name] = (rep.status, rep.cost_before, rep.cost_after, rep.notes, rep.selected, rep.search, rep.blocks,
+                     chosen)
+    monkeypatch.undo()
+    return out, len(asked)
+
+
+def test_the_final_check_takes_the_checkers_acceptance(reuse_methods, monkeypatch):
+    """``extract_peg`` checks its final selection again; when the checker accepted that very selection (the
+    common case) the PEG it built is taken with its verdict, not built and checked again: the reverter's
+    acceptance test runs once less per extracted method, and every report field and the chosen PEG (origins
+    included) are those of checking again. A candidate whose phi-profiles took more than a fresh check's allowance
+    (``MAX_PROFILE_WORK``, here -1) is checked again, since a fresh check might refuse it."""
+    from peggy_jvm.pegextract import select
+    with_reuse, asked_reuse = _extractions(reuse_methods, monkeypatch, reuse=True)
+    without, asked_without = _extractions(reuse_methods, monkeypatch, reuse=False)
+    assert with_reuse == without
+    extracted = [name for name, r in with_reuse.items() if r[-1] is not None]
+    assert len(extracted) >= 4, with_reuse
+    assert asked_reuse <= asked_without - len(extracted), (asked_reuse, asked_without, extracted)
+    monkeypatch.setattr(select, "MAX_PROFILE_WORK", -1)
+    guarded, asked_guarded = _extractions(reuse_methods, monkeypatch, reuse=True)
+    assert guarded == without and asked_guarded == asked_without

@@ -56,14 +56,20 @@ from ..peg.ops import OPS, Role, T
 from ..saturate import Saturation
 from .cost import peg_cost
 from .peg_problem import PegProblem, build_problem, class_number, selection_to_peg
-from .phi_profile import Effort, Polarity, Profiles, effect_profiles, find_violation
+from .phi_profile import MAX_PROFILE_WORK, Effort, Polarity, Profiles, effect_profiles, find_violation
 from .tiebreak import break_ties
 
-__all__ = ["ACCEPT_WORK", "NO_CHEAPER", "Acceptance", "ExtractReport", "accept_cost", "checkable", "effects_on_sigma",
-           "extract_peg", "loops_on_sigma", "make_checker", "negations", "original_nodes", "prefer_original"]
+__all__ = ["ACCEPT_WORK", "NO_CHEAPER", "Accepted", "Acceptance", "ExtractReport", "accept_cost", "checkable",
+           "effects_on_sigma", "extract_peg", "loops_on_sigma", "make_checker", "negations", "original_nodes",
+           "prefer_original"]
 
 #: a later stage's test of a checked candidate PEG: why it cannot take it, or None
 Acceptance = Callable[[PEG], "str | None"]
+#: the candidates :func:`make_checker`'s checker accepted, by the problem nodes their (preferred) selection
+#: reaches -> (the PEG, PEG node -> problem nodes), as :func:`_problems` made them: :func:`extract_peg` checks its
+#: final selection again with the same checks (the PEG is a function of those nodes, every check a function of
+#: the PEG), so for one of these it takes the answer instead of building and checking the PEG a second time
+Accepted = dict[frozenset[str], "tuple[PEG, dict[int, list[str]]]"]
 
 #: :attr:`ExtractReport.search` of a method the triage's bound settled (``peggy_jvm.triage.cannot_pay``)
 NO_CHEAPER = "no cheaper (bound)"
@@ -294,14 +300,15 @@ def accept_cost(peg: PEG) -> int:
 def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Acceptance | None = None,
                  work: int = CHECK_WORK, max_checks: int = MAX_CHECKS,
                  original: frozenset[str] = frozenset(), accept_work: int = ACCEPT_WORK,
-                 polarity: Polarity | None = None) -> maxsat.Checker:
+                 polarity: Polarity | None = None, accepted: Accepted | None = None) -> maxsat.Checker:
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
     function of the selections it is asked about, in order: after ``max_checks`` calls, once the
     phi-profiles have used ``work`` step comparisons, or when asking ``accept`` about a candidate would take
     the ``accept_work`` node pairs (:func:`accept_cost`) over, it raises a final :class:`maxsat.OutOfWork` (the
     solver stops with what it accepted so far: its budgets are for the whole search). Work, not time, so the
     blocking loop gives the same answers on every run. A selection that breaks a clause it gave before is
-    refused with that clause, unchecked (and without charge to the comparisons or node pairs)."""
+    refused with that clause, unchecked (and without charge to the comparisons or node pairs). ``accepted``, when
+    given, receives each accepted candidate that a fresh check would accept too (:data:`Accepted`)."""
     effort = Effort(work)
     accepting = Effort(accept_work)
     calls = 0
@@ -352,10 +359,15 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         # is a function of each class's node, so blaming the solver's node of the same class blocks the cause
         left = effort.left
         asked.clear()
-        _, back, why, explain, off = _problems(pp, prefer_original(pp, sel, original), baseline,
-                                               counted if accept is not None else None, effort, polarity)
+        preferred = prefer_original(pp, sel, original)
+        peg, back, why, explain, off = _problems(pp, preferred, baseline, counted if accept is not None else None,
+                                                 effort, polarity)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons", final=True)
+        if why is None and accepted is not None and peg is not None and left - effort.left <= MAX_PROFILE_WORK:
+            # the final check's profiles get a fresh MAX_PROFILE_WORK (find_violation without an effort), this
+            # check's a share of ``work``: only a PEG whose profiles took no more is sure to pass that one too
+            accepted[frozenset(report.reached_nodes(preferred))] = (peg, back)
         clauses = blocking(problem, sel, reached, back, why, explain, off)
         answers[key] = _Answer(clauses, left - effort.left, tuple(asked))
         given.extend(clauses)
@@ -432,7 +444,8 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
     polarity = negations(pp)
     baseline = effect_profiles(peg, key=lambda n: eg.find(mapping[n]), polarity=polarity)
     original = original_nodes(pp, peg, eg, mapping)
-    checker = make_checker(pp, baseline, accept, original=original, polarity=polarity)
+    accepted: Accepted = {}
+    checker = make_checker(pp, baseline, accept, original=original, polarity=polarity, accepted=accepted)
     notes: list[str] = []
     status, sel, blocks = "original", None, 0
     try:
@@ -461,13 +474,20 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
         return peg, report
     # checked again here, whatever the solver said; ties among equally cheap selections go to the smaller
     # code (the faster for --goal size) when that passes the same checks, else the solver's selection stands
+    def final_check(sel: Selection) -> tuple[PEG | None, dict, str | None]:
+        known = accepted.get(frozenset(evaluate_selection(pp.problem, sel).reached_nodes(sel)))
+        if known is not None:  # the checker accepted this very PEG (``Accepted``): the same checks, passed
+            return known[0], known[1], None
+        new, back, why, _, _ = _problems(pp, sel, baseline, accept, polarity=polarity)
+        return new, back, why
+
     solved = prefer_original(pp, sel, original)
     sel = prefer_original(pp, break_ties(pp, solved, original), original)
-    new, back, why, _, _ = _problems(pp, sel, baseline, accept, polarity=polarity)
+    new, back, why = final_check(sel)
     if sel != solved and (new is None or why is not None):
         report.notes.append(f"tie-break refused: {why}")
         sel = solved
-        new, back, why, _, _ = _problems(pp, sel, baseline, accept, polarity=polarity)
+        new, back, why = final_check(sel)
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report
