@@ -24,6 +24,7 @@ Invariants
 """
 from __future__ import annotations
 
+import atexit
 import os
 import random
 import re
@@ -435,6 +436,14 @@ def harness_dir(java_home: Path | None = None) -> Path:
         raise RuntimeError(f"could not compile {RUNNER_SOURCE}:\n{proc.stdout}{proc.stderr}")
     _HARNESS[key] = out
     return out
+
+
+@atexit.register
+def _remove_harnesses() -> None:
+    # the compiled harness lives as long as the test process (a worker's run): 92 of these directories were
+    # left in /tmp by earlier runs
+    for out in _HARNESS.values():
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def run_jvm(classes_dir: Path | str, calls: Sequence[Call], *, java_home: Path | None = None,
