@@ -19,13 +19,13 @@ Invariants
       messages) is the test's, as ``subprocess.run`` gives it. An entry is written in a private directory and renamed into place: a reader sees a complete
       entry or none, whichever worker or checkout wrote it.
     * Class files are copied with a fresh modification time, as the compiler would have written them.
-    * A ``javac`` compile the cache stores is run in this process's tool server (tests/support/toolserver.py:
-      the JDK's javac through ``java.util.spi.ToolProvider``, ~0.1 s of CPU a compile instead of ~1 s for a
-      JVM start and the compiler's warm-up: a cold run makes ~230 of them) when the server's javac sees exactly
-      what the command's would: every path absolute, no ``cwd``/``env`` of its own, no ``$CLASSPATH``; the
-      command's default class path (the working directory) is then given explicitly, its ``-J`` options (the
-      launcher's JVM) dropped. A compile the server fails is run again as the command, so that a failure's
-      result is always the command's own.
+    * A ``javac`` compile (one the cache stores, or one it cannot: a class path directory) is run in this
+      process's tool server (tests/support/toolserver.py: the JDK's javac through ``java.util.spi.ToolProvider``,
+      ~0.1 s of CPU a compile instead of ~1 s for a JVM start and the compiler's warm-up: a cold run makes ~230
+      of them) when the server's javac sees exactly what the command's would: every path absolute, no
+      ``cwd``/``env`` of its own, no ``$CLASSPATH``; the command's default class path (the working directory) is
+      then given explicitly, its ``-J`` options (the launcher's JVM) dropped. A compile the server fails is run
+      again as the command, so that a failure's result is always the command's own.
     * ``PEGGY_TEST_JAVAC_CACHE=off`` runs every compile as its command (a cold run's cost, measured).
 """
 from __future__ import annotations
@@ -100,6 +100,9 @@ def run_javac(command: Sequence[str], *, check: bool = False, capture_output: bo
     out_index = command.index("-d") + 1 if "-d" in command else -1
     key = _key(command, out_index) if out_index > 0 and os.environ.get(CACHE_ENV) != "off" else None
     if key is None:
+        served = _served(command, kwargs) if via_server and os.environ.get(CACHE_ENV) != "off" else None
+        if served is not None:  # not cacheable, but the server's javac sees what the command's would
+            return _as_asked(command, 0, served.stdout, served.stderr, check, capture_output, text)
         return subprocess.run(command, check=check, capture_output=capture_output, text=text, **kwargs)
     entry = cache_root() / key
     if not (entry / "result.json").is_file():
@@ -149,6 +152,16 @@ def _server_request(command: list[str], kwargs: dict) -> tuple[Path, list[str]] 
     return java_home, args
 
 
+def _served(command: list[str], kwargs: dict) -> subprocess.CompletedProcess | None:
+    """``command``'s compile done in the tool server when it can be and succeeds there, else None."""
+    request = _server_request(command, kwargs)
+    if request is None:
+        return None
+    from support.toolserver import run_tool
+    code, out, err = run_tool(request[0], "javac", request[1])
+    return subprocess.CompletedProcess(command, 0, out, err) if code == 0 else None
+
+
 def _store(command: list[str], out_index: int, entry: Path, kwargs: dict,
            via_server: bool = True) -> subprocess.CompletedProcess | None:
     """Compile into a private directory; on success rename it to ``entry`` (a concurrent writer's equal entry
@@ -157,13 +170,7 @@ def _store(command: list[str], out_index: int, entry: Path, kwargs: dict,
     work = Path(tempfile.mkdtemp(prefix=f".{entry.name[:16]}-", dir=entry.parent))
     try:
         run = [*command[:out_index], str(work / "classes"), *command[out_index + 1:]]
-        served = _server_request(run, kwargs) if via_server else None
-        proc: subprocess.CompletedProcess | None = None
-        if served is not None:
-            from support.toolserver import run_tool
-            code, out, err = run_tool(served[0], "javac", served[1])
-            if code == 0:
-                proc = subprocess.CompletedProcess(run, 0, out, err)
+        proc = _served(run, kwargs) if via_server else None
         if proc is None:  # not served, or failed in the server: the command's own result
             proc = subprocess.run(run, capture_output=True, text=True, **{k: v for k, v in kwargs.items()
                                                                          if k in ("stdin", "timeout", "env")})
