@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from conftest import javac_command
@@ -234,21 +235,26 @@ def explain(mismatches, limit: int = 8) -> str:
 
 # -- the fixture comparison ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def fixture_reports(fixture_classes: dict[str, Path], java_home: Path) -> dict[str, Report]:
-    reports = {}
+def fixture_reports(fixture_classes: dict[str, Path], java_home: Path) -> Callable[[str], Report]:
+    """A release's comparison, made once, when its test first needs it (each release's test is a work unit of its
+    own in a parallel run, tests/support/schedule.py: the releases go to the workers in parallel)."""
+    reports: dict[str, Report] = {}
     heap = jvm_max_heap(java_home)
-    for release in RELEASES:
-        started = time.perf_counter()
-        d = fixture_classes[release]
-        runs = interpret_all(d, candidates(d), max_heap_bytes=heap)
-        reports[release] = compare_with_jvm(d, java_home, runs, started)
-    return reports
+
+    def get(release: str) -> Report:
+        if release not in reports:
+            started = time.perf_counter()
+            d = fixture_classes[release]
+            runs = interpret_all(d, candidates(d), max_heap_bytes=heap)
+            reports[release] = compare_with_jvm(d, java_home, runs, started)
+        return reports[release]
+    return get
 
 
 @pytest.mark.slow  # the slow tier: every fixture method against the JVM (300 s of a loaded run's 3,200)
 @pytest.mark.parametrize("release", RELEASES)
-def test_interpreter_agrees_with_jvm_on_fixtures(fixture_reports: dict[str, Report], release: str) -> None:
-    report = fixture_reports[release]
+def test_interpreter_agrees_with_jvm_on_fixtures(fixture_reports: Callable[[str], Report], release: str) -> None:
+    report = fixture_reports(release)
     print("\n" + report.summary(release))
     print("  not compared on every input:\n" + (report.not_compared() or "    none"))
     errors = [r.error for r in report.runs if r.error]

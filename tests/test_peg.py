@@ -77,7 +77,7 @@ def _evaluate_all(classes_dir: Path, transform=None) -> tuple[Counter, list]:
 
 
 @pytest.mark.slow  # the slow tier: every fixture method evaluated on generated arguments (360 s of a loaded run's 3,200)
-@pytest.mark.parametrize("release", ["release17", "release8"])
+@pytest.mark.parametrize("release", ["release17", "release8"])  # a work unit each (support/schedule.py)
 def test_peg_evaluator_agrees_with_the_interpreter_on_fixtures(fixture_classes, release):
     stats, mismatches = _evaluate_all(fixture_classes[release])
     print(release, dict(stats))
