@@ -311,6 +311,7 @@ def test_infinite_loops_stay_where_they_were(shapes):
         assert _loop_blocks(rev[name][1]), name
 
 
+@pytest.mark.slow  # the slow tier: 19 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_round_tripped_shapes_behave_identically(shapes, java_home, verifier):
     src, out, _, report = shapes
     statuses = {m.name: (m.status, m.reason) for m in report.methods if m.name not in ("<init>", "<clinit>")}
