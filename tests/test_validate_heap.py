@@ -110,6 +110,7 @@ def test_heap_near_misses_are_never_equivalent(report, name):
     assert report[name].verdict is not Verdict.EQUIVALENT, report[name].reason
 
 
+@pytest.mark.slow  # the slow tier: six proofs without a rule, ~3.7 s of CPU each (docs/ci.md, session 16)
 @pytest.mark.parametrize("name, rules", [
     ("tryShrunk", ["get-nonnull-nothrow"]), ("tryShrunk", ["put-nonnull-nothrow"]),
     ("rowReuse", ["aload-over-astore-kind"]), ("rowReuse", ["aload-accessed-heap"]),
