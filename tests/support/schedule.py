@@ -82,7 +82,7 @@ def unit_of(nodeid: str) -> str:
 def _unit_scheduling() -> type:
     from xdist.scheduler import LoadScopeScheduling
 
-    class UnitScheduling(LoadScopeScheduling):  # type: ignore[misc]  # xdist is untyped here
+    class UnitScheduling(LoadScopeScheduling):
         """xdist's scope scheduler over :func:`unit_of`'s units, the costliest left first."""
 
         def _split_scope(self, nodeid: str) -> str:
