@@ -56,8 +56,9 @@ import pytest
 from support import fixture_build
 from support.javac_cache import run_javac
 
-# CPU seconds per test phase into $PEGGY_TEST_CPU_LOG when it is set (support/cputime.py)
-pytest_plugins = ["support.cputime"]
+# CPU seconds per test phase into $PEGGY_TEST_CPU_LOG when it is set (support/cputime.py); the work units of a
+# --dist loadfile run and their order (support/schedule.py)
+pytest_plugins = ["support.cputime", "support.schedule"]
 
 ROOT = Path(__file__).resolve().parent.parent
 VERIFY_SOURCE = ROOT / "tests" / "java" / "VerifyClasses.java"

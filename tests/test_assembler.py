@@ -705,6 +705,7 @@ def jdk_methods(jdk_classes: list[Path]) -> list[tuple[str, CodeAttribute]]:
 NON_CANONICAL = set(op.SHORT_FORMS) | {op.LDC_W, op.GOTO_W, op.JSR_W, op.WIDE}
 
 
+@pytest.mark.slow  # the slow tier: 5 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_jdk_round_trip_is_byte_identical(jdk_methods: list[tuple[str, CodeAttribute]]) -> None:
     assert len(jdk_methods) > 5000
     mismatches = []

@@ -349,6 +349,7 @@ def test_no_method_longer_than_javac_wrote_it(shapes):
         assert new[name][0][-1][0] <= orig[name][0][-1][0] + extra, name  # offset of the last instruction
 
 
+@pytest.mark.slow  # the slow tier: 28 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_rewritten_code_verifies_and_behaves_identically(built, java_home, verifier):
     src, outs = built
     calls = [dt.Call("Backend", name, desc, args) for name, desc in METHODS.items()

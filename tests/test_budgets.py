@@ -314,6 +314,7 @@ def test_a_worker_that_dies_leaves_its_classes_as_they_were(classes, tmp_path, m
 
 
 # -- the extraction checker's budget for the reverter (pegextract/select.py, ACCEPT_WORK) ---------------------
+@pytest.mark.slow  # the slow tier: 6 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_the_reverter_s_work_per_extraction_stays_within_its_budget(fixture_classes, tmp_path, monkeypatch):
     """WideLocals.manyInts (300 chained int locals, a PEG of ~2 200 nodes) once spent seconds of CPU per
     candidate in the reverter, uncounted (5 candidates, ~25 M node pairs): under load the safety net fired and

@@ -240,6 +240,7 @@ def test_jar_keeps_every_entry_and_runs(java_home, classes, tmp_path):
     assert (after.returncode, after.stdout) == (0, before.stdout)
 
 
+@pytest.mark.slow  # the slow tier: 6 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_signed_jar_loses_its_signature_with_a_warning_and_runs(java_home, classes, tmp_path):
     content = tmp_path / "content"
     shutil.copytree(classes["release17"], content, ignore=shutil.ignore_patterns(".*"))

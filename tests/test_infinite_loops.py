@@ -252,6 +252,7 @@ def _mutant_tree(optimized, where: Path, mutants: list[tuple[str, str]]) -> Path
     return where
 
 
+@pytest.mark.slow  # the slow tier: 6 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_validate_does_not_prove_the_mutants(optimized, java_home, tmp_path):
     """The mutants with a wrong value (one class): ``validate`` proves none and shows the ones whose difference
     it can see (a returned value, an array's contents) not equivalent; each differs from the original on the
@@ -284,6 +285,7 @@ def test_validate_does_not_prove_the_mutants(optimized, java_home, tmp_path):
 EVAL_DROP = "group user.wrong\nrule eval-drop: (eval[$l] ?x ?i) => ?x\n"
 
 
+@pytest.mark.slow  # the slow tier: 6 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_a_rule_that_drops_a_loop_that_never_ends_is_refused(optimized, java_home, tmp_path, monkeypatch):
     """``spin`` never ends and has no effect: ``eval-drop`` makes it ``return 0``. The self-check refuses that
     code; without the self-check it is emitted, ``validate`` does not prove it (it shows it not equivalent when

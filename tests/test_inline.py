@@ -247,6 +247,7 @@ def hand(java_home, tmp_path_factory):
     return compile_versions(java_home, tmp_path_factory.mktemp("hand-inline"), "H.java", HAND)
 
 
+@pytest.mark.slow  # the slow tier: 6 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_validate_proves_helpers_inlined_by_hand(hand):
     rows = {p.name: p for p in validate_inputs(hand["orig"], hand["opt"],
                                                ValidateOptions(method_timeout=5.0, explain=True)).pairs}

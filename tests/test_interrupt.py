@@ -213,6 +213,7 @@ def test_workers_end_when_the_main_process_is_killed(fixtures_jar, tmp_path):
     no_process_left(seen)
 
 
+@pytest.mark.slow  # the slow tier: 5 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_progress_lines_keep_coming_while_no_class_finishes(slow_jar, tmp_path):
     """Without a terminal the log gets a line every interval even while every worker is inside a slow class
     (the pool loop's ticks), not only when a class finishes."""

@@ -369,6 +369,7 @@ def _compile(java_home: Path, work: Path, source: str) -> Path:
     return work
 
 
+@pytest.mark.slow  # the slow tier: 12 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_validate_needs_the_analysis_for_a_loop_constant(java_home, tmp_path, monkeypatch):
     """A hand-written pair whose proofs need a loop-carried constant (``keep``) and a range that decides a test
     (``ranged``): equivalent with the default rules; without ``loop-optimistic`` (also in the optimizer's proof

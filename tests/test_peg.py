@@ -77,7 +77,7 @@ def _evaluate_all(classes_dir: Path, transform=None) -> tuple[Counter, list]:
 
 
 @pytest.mark.slow  # the slow tier: every fixture method evaluated on generated arguments (360 s of a loaded run's 3,200)
-@pytest.mark.parametrize("release", ["release17", "release8"])
+@pytest.mark.parametrize("release", ["release17", "release8"])  # a work unit each (support/schedule.py)
 def test_peg_evaluator_agrees_with_the_interpreter_on_fixtures(fixture_classes, release):
     stats, mismatches = _evaluate_all(fixture_classes[release])
     print(release, dict(stats))
@@ -311,6 +311,7 @@ def test_infinite_loops_stay_where_they_were(shapes):
         assert _loop_blocks(rev[name][1]), name
 
 
+@pytest.mark.slow  # the slow tier: 19 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_round_tripped_shapes_behave_identically(shapes, java_home, verifier):
     src, out, _, report = shapes
     statuses = {m.name: (m.status, m.reason) for m in report.methods if m.name not in ("<init>", "<clinit>")}

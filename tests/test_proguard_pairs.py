@@ -14,6 +14,7 @@ proof less wall-clock time, does not fail them; a regression in the proofs or th
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from support import proguard as pp
@@ -31,29 +32,33 @@ NULL_TO_STRING_CHANGES = {"commons-lang3": {f"org/apache/commons/lang3/time/Date
 
 
 @pytest.fixture(scope="module")
-def proguarded(corpus_jars, tmp_path_factory) -> dict[str, Path]:
-    pg = pp.proguard_jar()
-    lib = pp.jdk_library_jar()
+def proguarded(corpus_jars, tmp_path_factory) -> Callable[[str], Path]:
+    """ProGuard's output of a jar, made once, when a test of that jar first needs it (each jar's tests are one
+    work unit of a parallel run, tests/support/schedule.py: the three jars go to the workers in parallel)."""
     out = tmp_path_factory.mktemp("proguard")
-    done = {}
-    for name in FLOORS:
-        dst = out / f"{name}.pg.jar"
-        pp.proguard_intra(pg, corpus_jars[name], dst, [lib])
-        done[name] = dst
-    return done
+    done: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in done:
+            dst = out / f"{name}.pg.jar"
+            pp.proguard_intra(pp.proguard_jar(), corpus_jars[name], dst, [pp.jdk_library_jar()])
+            done[name] = dst
+        return done[name]
+    return get
 
 
-def test_proguard_changes_methods_and_keeps_every_one(proguarded, corpus_jars):
+@pytest.mark.parametrize("name", list(FLOORS))
+def test_proguard_changes_methods_and_keeps_every_one(proguarded, corpus_jars, name):
     # intra-method mode keeps every class and member, so each method pairs by name and descriptor
-    for name, opt in proguarded.items():
-        a, b = pp.code_listings(corpus_jars[name]), pp.code_listings(opt)
-        assert set(a) == set(b), name
-        assert len(pp.changed_methods(corpus_jars[name], opt)) > len(a) // 50, name
+    opt = proguarded(name)
+    a, b = pp.code_listings(corpus_jars[name]), pp.code_listings(opt)
+    assert set(a) == set(b), name
+    assert len(pp.changed_methods(corpus_jars[name], opt)) > len(a) // 50, name
 
 
 @pytest.mark.parametrize("name", list(FLOORS))
 def test_proguard_output_validates(proguarded, corpus_jars, name):
-    row = pp.validate_pair(name, corpus_jars[name], proguarded[name], METHOD_TIMEOUT)
+    row = pp.validate_pair(name, corpus_jars[name], proguarded(name), METHOD_TIMEOUT)
     found = {k.split("(")[0] for k in row.counterexamples}
     expected = NULL_TO_STRING_CHANGES.get(name, set())
     assert found <= expected, row.unknown_reasons
@@ -77,7 +82,7 @@ def test_jamas_svd_constructor_needs_the_loose_induction_retries(proguarded, cor
     from peggy_jvm.rules import default_rules
     from peggy_jvm.validate import prove
     from peggy_jvm.validate.pairing import load_side, pair_methods
-    orig, opt = load_side(corpus_jars["jama"]), load_side(proguarded["jama"])
+    orig, opt = load_side(corpus_jars["jama"]), load_side(proguarded("jama"))
     pair = next(p for p in pair_methods(orig, opt, {}).pairs
                 if p.orig_class.name == "Jama/SingularValueDecomposition" and p.orig.name == "<init>")
     rules = default_rules().active()

@@ -78,6 +78,7 @@ def _crowded_core(hogs: int = 2) -> Iterator[None]:
         os.sched_setaffinity(0, old)
 
 
+@pytest.mark.slow  # the slow tier: 14 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
 def test_a_pair_that_needs_most_of_its_budget_gets_the_same_verdict_on_a_crowded_core(java_home, tmp_path,
                                                                                      monkeypatch):

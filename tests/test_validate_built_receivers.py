@@ -92,6 +92,7 @@ public class Spin {
 """
 
 
+@pytest.mark.slow  # the slow tier: 6 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_a_constructor_that_never_ends_stops_only_its_own_pair(java_home, tmp_path):
     """``new Spin(-1)`` never returns: that run is stopped, its call confirms nothing, and a fresh JVM answers the
     next pair's call (which differs: 1 + 1 + 0 against 1 + 1 + 1)."""

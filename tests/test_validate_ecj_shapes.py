@@ -25,6 +25,9 @@ from peggy_jvm.validate import ValidateOptions, validate_inputs
 from conftest import JAVAC_JVM_FLAGS, javac_command
 from support.javac_cache import run_javac
 
+# the slow tier: ecj's compiles and their proofs, 32 s of CPU in all (docs/ci.md, session 16), like test_ecj_pair.py
+pytestmark = pytest.mark.slow
+
 ENUM = "public enum Planet { MERCURY, VENUS, EARTH; static int count() { return values().length; } }"
 REFS = """
 import java.util.Objects;

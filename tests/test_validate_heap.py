@@ -110,6 +110,7 @@ def test_heap_near_misses_are_never_equivalent(report, name):
     assert report[name].verdict is not Verdict.EQUIVALENT, report[name].reason
 
 
+@pytest.mark.slow  # the slow tier: six proofs without a rule, ~3.7 s of CPU each (docs/ci.md, session 16)
 @pytest.mark.parametrize("name, rules", [
     ("tryShrunk", ["get-nonnull-nothrow"]), ("tryShrunk", ["put-nonnull-nothrow"]),
     ("rowReuse", ["aload-over-astore-kind"]), ("rowReuse", ["aload-accessed-heap"]),
@@ -124,6 +125,7 @@ def test_each_proof_needs_the_fact_it_is_about(trees, report, name, rules):
     assert row.verdict is not Verdict.EQUIVALENT, row.reason
 
 
+@pytest.mark.slow  # the slow tier: 7 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_the_nested_loop_needs_induction_to_skip_self_referring_pairs(trees, monkeypatch):
     # Before the induction search skipped pairings that make a pair its own child (eval_l(x, i) in the class of
     # an invariant x against its counterpart), it matched them and then dropped the witness as not well founded.

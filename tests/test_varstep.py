@@ -159,6 +159,7 @@ def test_mutants_of_the_rules_are_refused(trees, tmp_path, run_mains):
     assert check_rule(swap).status == "unsound"
 
 
+@pytest.mark.slow  # the slow tier: 8 s of CPU, over the fast tier's share (docs/ci.md, session 16)
 def test_validate_cli_rules_switch_the_groups_on(trees):
     """``validate --rules``: the hand-reduced varying-step loops need the two default-off groups. Without them the
     CLI proves fewer pairs (exit 3: some unknown); with ``--rules +...`` every pair is proved (exit 0); an unknown

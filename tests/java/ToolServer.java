@@ -13,8 +13,8 @@ import java.util.Optional;
 import java.util.spi.ToolProvider;
 
 /**
- * Runs the JDK's command-line tools (javap) one request after another in one JVM, through
- * {@link ToolProvider}: what the tests' helper tests/support/javap.py starts once per test process, instead of
+ * Runs the JDK's command-line tools (javap, javac) one request after another in one JVM, through
+ * {@link ToolProvider}: what the tests' helper tests/support/toolserver.py starts once per test process, instead of
  * one JVM per tool run (~0.3 s of CPU each for a small javap).
  *
  * <p>Input, per request: a line with the number N of arguments, a line with the tool's name, then N lines, one

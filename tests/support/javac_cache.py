@@ -19,7 +19,14 @@ Invariants
       messages) is the test's, as ``subprocess.run`` gives it. An entry is written in a private directory and renamed into place: a reader sees a complete
       entry or none, whichever worker or checkout wrote it.
     * Class files are copied with a fresh modification time, as the compiler would have written them.
-    * ``PEGGY_TEST_JAVAC_CACHE=off`` runs every compile (a cold run's cost, measured).
+    * A ``javac`` compile (one the cache stores, or one it cannot: a class path directory) is run in this
+      process's tool server (tests/support/toolserver.py: the JDK's javac through ``java.util.spi.ToolProvider``,
+      ~0.1 s of CPU a compile instead of ~1 s for a JVM start and the compiler's warm-up: a cold run makes ~230
+      of them) when the server's javac sees exactly what the command's would: every path absolute, no
+      ``cwd``/``env`` of its own, no ``$CLASSPATH``; the command's default class path (the working directory) is
+      then given explicitly, its ``-J`` options (the launcher's JVM) dropped. A compile the server fails is run
+      again as the command, so that a failure's result is always the command's own.
+    * ``PEGGY_TEST_JAVAC_CACHE=off`` runs every compile as its command (a cold run's cost, measured).
 """
 from __future__ import annotations
 
@@ -85,17 +92,21 @@ def _key(command: Sequence[str], out_index: int) -> str | None:
 
 
 def run_javac(command: Sequence[str], *, check: bool = False, capture_output: bool = False,
-              text: bool = False, **kwargs: Any) -> subprocess.CompletedProcess:
+              text: bool = False, via_server: bool = True, **kwargs: Any) -> subprocess.CompletedProcess:
     """``subprocess.run(command, check=..., capture_output=..., text=..., **kwargs)`` for a compile, served from
-    the cache when the same compile succeeded before."""
+    the cache when the same compile succeeded before (``via_server=False``: a compile missing from the cache is
+    run as its command, never in the tool server: the server's own compile)."""
     command = [str(a) for a in command]
     out_index = command.index("-d") + 1 if "-d" in command else -1
     key = _key(command, out_index) if out_index > 0 and os.environ.get(CACHE_ENV) != "off" else None
     if key is None:
+        served = _served(command, kwargs) if via_server and os.environ.get(CACHE_ENV) != "off" else None
+        if served is not None:  # not cacheable, but the server's javac sees what the command's would
+            return _as_asked(command, 0, served.stdout, served.stderr, check, capture_output, text)
         return subprocess.run(command, check=check, capture_output=capture_output, text=text, **kwargs)
     entry = cache_root() / key
     if not (entry / "result.json").is_file():
-        failed = _store(command, out_index, entry, kwargs)
+        failed = _store(command, out_index, entry, kwargs, via_server)
         if failed is not None:
             return _as_asked(command, failed.returncode, failed.stdout, failed.stderr, check, capture_output, text)
     shutil.copytree(entry / "classes", command[out_index], dirs_exist_ok=True, copy_function=shutil.copyfile)
@@ -119,15 +130,50 @@ def _as_asked(command: list[str], status: int, stdout: str, stderr: str, check: 
     return done
 
 
-def _store(command: list[str], out_index: int, entry: Path, kwargs: dict) -> subprocess.CompletedProcess | None:
+def _server_request(command: list[str], kwargs: dict) -> tuple[Path, list[str]] | None:
+    """The JDK home and the javac arguments that make the tool server's javac compile what ``command`` compiles,
+    or None when the server could see something else (module docstring)."""
+    exe = Path(command[0])
+    if exe.name != "javac" or "cwd" in kwargs or "env" in kwargs or os.environ.get("CLASSPATH") is not None:
+        return None
+    java_home = exe.resolve().parent.parent if exe.is_absolute() else None
+    if java_home is None or not (java_home / "bin" / "java").is_file():
+        return None
+    args = []
+    for arg in command[1:]:
+        if arg.startswith("-J"):
+            continue  # an option of the launcher's JVM, not of the compiler
+        if (os.sep in arg or arg.endswith(".java")) and not os.path.isabs(arg):
+            return None  # a relative path: the server's working directory is not this one
+        args.append(arg)
+    if not {"-cp", "-classpath", "--class-path"} & set(args):
+        # the javac command's default class (and source) path; a ToolProvider's would be the server's own
+        args = ["-classpath", os.getcwd(), *args]
+    return java_home, args
+
+
+def _served(command: list[str], kwargs: dict) -> subprocess.CompletedProcess | None:
+    """``command``'s compile done in the tool server when it can be and succeeds there, else None."""
+    request = _server_request(command, kwargs)
+    if request is None:
+        return None
+    from support.toolserver import run_tool
+    code, out, err = run_tool(request[0], "javac", request[1])
+    return subprocess.CompletedProcess(command, 0, out, err) if code == 0 else None
+
+
+def _store(command: list[str], out_index: int, entry: Path, kwargs: dict,
+           via_server: bool = True) -> subprocess.CompletedProcess | None:
     """Compile into a private directory; on success rename it to ``entry`` (a concurrent writer's equal entry
     may win the rename: either is the same compile) and return None, else return the failed compile."""
     entry.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{entry.name[:16]}-", dir=entry.parent))
     try:
         run = [*command[:out_index], str(work / "classes"), *command[out_index + 1:]]
-        proc = subprocess.run(run, capture_output=True, text=True, **{k: v for k, v in kwargs.items()
-                                                                     if k in ("stdin", "timeout", "env")})
+        proc = _served(run, kwargs) if via_server else None
+        if proc is None:  # not served, or failed in the server: the command's own result
+            proc = subprocess.run(run, capture_output=True, text=True, **{k: v for k, v in kwargs.items()
+                                                                         if k in ("stdin", "timeout", "env")})
         if proc.returncode != 0:
             return proc
         (work / "classes").mkdir(exist_ok=True)
