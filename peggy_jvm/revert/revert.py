@@ -25,7 +25,8 @@ How
       the effects its two arms share (the sigma where control split), then the condition, then each arm.
     * A loop (one ``pass`` node) becomes a header, a body and an exit. Before the loop, the thetas' initial
       values are computed and invariant pure inputs that need no branch or loop are hoisted out (loop-invariant
-      code motion when no theta or phi lies between). In the header, one fused branch structure, driven by the
+      code motion when no theta or phi lies between; the result of an effect already run counts as an input:
+      ``p / r`` with ``r = Math.sqrt(...)`` computed before the loop leaves it). In the header, one fused branch structure, driven by the
       phi-tree of the sigma the iteration ends with (the ``guard`` of the break condition), computes the break
       flag, every theta's next value and every value the loop's ``eval`` nodes read, each on the paths where
       the PEG defines it; the flag then decides between the exit and the latch, which assigns the thetas.

@@ -417,6 +417,10 @@ class Schedule:
             return False  # the value of a void return (a loop that never exits returns it): nothing to compute
         if role in (Role.CONST,) or node.op == "param":
             return True
+        if node.op == "rho_value" and self.lookup(node.children[0]) not in (None, DONE):
+            # the result of an effect this path already ran (a call's, a field's): its variable, read anywhere
+            # after it; a value computed from it and a loop's invariants leaves the loop like one of parameters
+            return True
         if role is Role.PURE and OPS[node.op].output is not T.BOOL and node.op != "guard":
             return all(self.hoistable(c, seen) for c in node.children)
         if node.op == "phi" and not self.is_sigma(x) and not self.is_result(x):
