@@ -161,6 +161,14 @@ public class Backend {
         return 31 * r + (u.isEmpty() ? 1 : 0);
     }
 
+    static int lastMark(String s, char[] cs) {
+        int m = cs.length;
+        int r = -1;
+        for (int i = 0; i < s.length(); i++)
+            if (s.charAt(i) == '#') r = i * (m - 1); else r += m;
+        return r;
+    }
+
     static long stepSum(int[] a, int k) {
         long s = 0;
         for (int i = 0; i < a.length - 1; i++) {
@@ -178,7 +186,7 @@ METHODS = {"count": "(I)I", "addTo": "([DD)[D", "bump": "([II)[I", "nested": "(I
            "trimmed": "(Ljava/lang/String;)I", "classify": "(Ljava/lang/String;I)I",
            "shift": "([DI)[[D", "stepSum": "([II)J", "below": "([II)I", "relax": "([[II)[[I", "flip": "(I)I",
            "cdiv": "(DDDD)D", "hypot": "(DD)D", "rotate": "([[DIDD)[[D", "scaleCol": "([[DIID)D",
-           "hashOf": "(Ljava/lang/String;Ljava/lang/String;)I"}
+           "hashOf": "(Ljava/lang/String;Ljava/lang/String;)I", "lastMark": "(Ljava/lang/String;[C)I"}
 _STORES = {op.ISTORE, op.LSTORE, op.FSTORE, op.DSTORE, op.ASTORE}
 _LOADS = {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD}
 
@@ -526,6 +534,20 @@ def test_an_invariant_of_a_calls_result_leaves_the_loop(shapes):
     head = next(k for k, x in enumerate(insns) if x[0] == insns[back][2])
     assert 0x6f not in _opcodes(insns[head:back]), insns  # no ddiv in the loop
     assert _opcodes(insns).count(0x6f) == 4  # (its length: test_no_method_longer_than_javac_wrote_it)
+
+
+def test_an_invariant_read_on_one_arm_only_stays_where_it_is_read(shapes):
+    # m - 1 (m = cs.length, read before the loop) is read only when the test holds: computed there, in place
+    # (iload; iconst_1; isub), not before the loop into a local of its own loaded in the arm
+    orig, new, report = shapes
+    if report["lastMark"].status == "unchanged":  # --stage full: no cheaper PEG, javac's code kept
+        assert new["lastMark"] == orig["lastMark"]
+        return
+    insns = new["lastMark"][0]
+    ops = _opcodes(insns)
+    head = next(k for k, (off, o, arg, _) in enumerate(insns) if op.OPCODES[o].operand is op.Operand.BRANCH2)
+    assert ops.count(0x64) == 1 and ops.index(0x64) > head, insns  # isub, after the loop's first test
+    assert len(_stores(insns)) <= len(_stores(orig["lastMark"][0]))
 
 
 def test_a_store_nothing_reads_before_its_slot_is_written_again_is_dropped(shapes):

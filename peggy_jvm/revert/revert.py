@@ -740,10 +740,22 @@ class _Emitter:
 
     def hoist_invariants(self, p: int, d: int, thetas: list[int], evals: list[int]) -> None:
         """Compute before the loop the pure inputs of its body that do not vary in it and need no branch, loop
-        or effect (loop-invariant code motion)."""
+        or effect (loop-invariant code motion). One that reads the result of a call or field read already run
+        leaves only when every iteration computes it (``p / r`` with ``r = Math.sqrt(...)``, read by the
+        loop's stores): one read on a rare path (a test in a branch arm) would cost a local and its loads where
+        it was computed in place (lang3's ``StringUtils.containsAny``, ``RandomStringUtils.random``)."""
+        certain: frozenset[int] | None = None
         for x in self.sched.invariant_inputs(p, d, thetas, evals):
-            if self.sched.hoistable(x, set()):
-                self.gen(x)
+            if not self.sched.hoistable(x, set()):
+                continue
+            if self.sched.reads_effect_result(x, set()):
+                if certain is None:
+                    memo: dict[int, frozenset[int]] = {}
+                    roots = [self.nodes[th].children[1] for th in thetas] + [self.nodes[p].children[0]]
+                    certain = frozenset().union(*(self.sched.must(r, memo) for r in roots))
+                if x not in certain:
+                    continue
+            self.gen(x)
 
     # -- results --------------------------------------------------------------------------------------------
     def gen_result(self, r: int) -> None:

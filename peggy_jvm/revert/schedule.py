@@ -429,6 +429,17 @@ class Schedule:
                 all(self.hoistable(c, seen) for c in node.children[1:])
         return False
 
+    def reads_effect_result(self, x: int, seen: set[int]) -> bool:
+        """Whether hoistable ``x`` (not computed yet) reads the result of an effect already run, not only
+        parameters and constants."""
+        if x in seen or self.lookup(x) is not None:
+            return False
+        seen.add(x)
+        node = self.nodes[x]
+        if node.op == "rho_value":
+            return True
+        return any(self.reads_effect_result(c, seen) for c in node.children)
+
     def cond_hoistable(self, c: int, seen: set[int]) -> bool:
         """Bool ``c`` is a condition :meth:`gen_cond` tests with pure, hoistable operands."""
         node = self.nodes[c]
