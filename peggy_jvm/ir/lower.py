@@ -25,7 +25,7 @@ How:
   round for the statement that reads them as a ``swap`` (:meth:`_Lowerer.swaps`), and the locals a statement
   pushes first loaded under the stack values its operand trees read rather than those values stored and
   loaded back: ``dload s; <t>; dup2; ...`` for ``s = s + (t + t * 0.5)``, :meth:`_Lowerer.load_under`), and in
-  rebuilt code a store into a slot nothing reads dropped (:func:`_drop_unread_stores`);
+  rebuilt code a store whose slot no path reads before writing it again dropped (:func:`_drop_unread_stores`);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
 - frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
   rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
@@ -147,6 +147,7 @@ class _Lowerer:
         # labels once placed
         self.carried_stores: dict[int, tuple[Insn, int]] = {}
         self.carried_marks: list[tuple[Label, int]] = []
+        self.handed_on: set[int] = set()  # per block, see lower_block
         self.used_anywhere = {x.id for b in ir.blocks.values() for st in b.all_stmts()
                               for x in st.operands() if isinstance(x, Var)}
 
@@ -417,9 +418,17 @@ class _Lowerer:
                 ops.append(c.src)
             elif b.id in receives and d < len(b.entry_stack) and b.entry_stack[d] is w and not self.reads(b, w):
                 ops.append(w)  # received on the stack and handed on untouched
+            elif self.rebuilt and sum(st.defined() is w for st in b.stmts) == 1 and not self.reads_only(b, w):
+                # computed here and read only after the branch (``31 * h + (c ? 1 : 0)``, the reverter's
+                # tidying asks for it: revert/tidy._values_into_joins); lifted code keeps javac's passing
+                ops.append(w)
             else:
                 return None
         return ops, {id(c) for c in copies.values()}
+
+    @staticmethod
+    def reads_only(b: Block, v: Var) -> bool:
+        return any(x is v for st in b.all_stmts() for x in st.operands())
 
     @staticmethod
     def reads(b: Block, v: Var) -> bool:
@@ -447,6 +456,12 @@ class _Lowerer:
                 if isinstance(x, Var):
                     uses[x.id] += 1
         exit_ops, exit_copies = self.exits.get(block.id, ([], set()))
+        # values this block computes and hands on to its successors on the stack: kept there like a tree's
+        # (the successors' own entry variables: a copy's source handed on in place of its copy is not one)
+        succs = block.successors(include_exceptional=False)
+        entry = {w.id for w in self.ir.blocks[succs[0]].entry_stack} if succs and self.rebuilt else set()
+        self.handed_on = {x.id for x in exit_ops if isinstance(x, Var) and x.id in entry and
+                          any(st.defined() is x for st in block.stmts)}
         self.block_uses = uses
         self.local_only = {vid for vid in uses if vid not in self.slots}
         # the values on the JVM stack, bottom first; a ClassInit stands for the object it left there (`new; dup`)
@@ -687,7 +702,8 @@ class _Lowerer:
         return out
 
     def stackable(self, v: Var | None) -> bool:
-        return v is not None and v.id in self.local_only and self.block_uses[v.id] == 1
+        return v is not None and ((v.id in self.local_only and self.block_uses[v.id] == 1) or
+                                  v.id in self.handed_on)
 
     def operands_in(self, ops: list) -> None:
         """Push ``ops`` in order. Values already on the stack are used in place when they are its top entries
@@ -1166,6 +1182,7 @@ def _dup2_pairs(items: list, origin_of: dict[int, tuple[Insn, int]] | None = Non
 _LOAD_OF_STORE = {_STORE[k]: _LOAD[k] for k in _STORE}
 _TWO_WORD_STORES = frozenset({op.LSTORE, op.DSTORE})
 _STORE_OPS = frozenset(_STORE.values())
+_LOAD_OPS = frozenset(_LOAD.values())
 
 
 def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_size: bool,
@@ -1219,40 +1236,89 @@ def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_si
 
 
 def _size_peepholes(items: list, origin_of: dict[int, tuple[Insn, int]],
-                    carried_stores: dict[int, tuple[Insn, int]], line_marks: frozenset[int] = frozenset()) -> None:
+                    carried_stores: dict[int, tuple[Insn, int]], line_marks: frozenset[int] = frozenset(),
+                    handlers: list[AsmHandler] | None = None) -> None:
     """``--goal size``'s rewrites of the instruction list: :func:`_store_load_dups` for every kind, then a store
-    into a slot no instruction ever reads (no load, no ``iinc``) is dead: dropped with the ``dup`` before it,
-    else replaced by a ``pop``/``pop2``. A store of a variable that carries an original local is kept (its
-    local-variable entry is placed by it). Same values on the stack and in every slot that is read, never more
-    bytes."""
+    whose slot no path reads before writing it again is dead (:func:`_drop_unread_stores`): dropped with the
+    ``dup`` before it, else replaced by a ``pop``/``pop2``. A store of a variable that carries an original
+    local is kept (its local-variable entry is placed by it). Same values on the stack and in every slot that is
+    read, never more bytes."""
     _store_load_dups(items, origin_of, for_size=True, line_marks=line_marks)
-    _drop_unread_stores(items, carried_stores)
+    _drop_unread_stores(items, carried_stores, handlers)
 
 
-def _drop_unread_stores(items: list, carried_stores: dict[int, tuple[Insn, int]]) -> None:
-    """A store into a slot no instruction ever reads (no load, no ``iinc``) is dead: dropped with the ``dup``
-    before it, else replaced by a ``pop``/``pop2``; a store of a variable that carries an original local is kept
-    (its local-variable entry is placed by it). Both goals: under ``--goal speed`` :func:`_dup2_pairs` and
-    :func:`_store_load_dups` can leave a ``dup; astore n`` whose every load they replaced (``a[i][j] -= e`` in a
-    rotated loop: ``aaload; dup; astore 6; iload 5; dup2``, two instructions per iteration for nothing)."""
-    read: set[int] = set()
-    for x in items:
-        if isinstance(x, Insn) and (x.opcode in _LOAD.values() or x.opcode == op.IINC):
-            read.add(x.arg)
-            if x.opcode in (op.LLOAD, op.DLOAD):
-                read.add(x.arg + 1)
+def _drop_unread_stores(items: list, carried_stores: dict[int, tuple[Insn, int]],
+                        handlers: list[AsmHandler] | None = None) -> None:
+    """A store whose slot no path reads before writing it again (:func:`_live_slots_after`) is dead: dropped
+    with the ``dup`` before it, else replaced by a ``pop``/``pop2``; a store of a variable that carries an
+    original local is kept (its local-variable entry is placed by it). Both goals: under ``--goal speed``
+    :func:`_dup2_pairs` and :func:`_store_load_dups` can leave a ``dup; astore n`` whose every load they replaced
+    (``a[i][j] -= e`` in a rotated loop: ``aaload; dup; astore 6; iload 5; dup2``, two instructions per
+    iteration for nothing). Liveness, not "no load of the slot anywhere": slots are shared by variables that
+    never interfere, so the slot of such a store is usually read elsewhere, by another variable (JAMA's
+    ``QRDecomposition.<init>``: ``QR[i]`` stored into the slot its ``double`` sum uses later)."""
+    live_after = _live_slots_after(items, handlers or [])
     out: list = []
-    for x in items:
-        if isinstance(x, Insn) and x.opcode in _LOAD_OF_STORE and x.arg not in read \
-                and not (x.opcode in _TWO_WORD_STORES and x.arg + 1 in read) and id(x) not in carried_stores:
-            dup, pop = (op.DUP2, op.POP2) if x.opcode in _TWO_WORD_STORES else (op.DUP, op.POP)
-            if out and isinstance(out[-1], Insn) and out[-1].opcode == dup:
-                out.pop()
-            else:
-                out.append(Insn(pop))
-            continue
+    for k, x in enumerate(items):
+        if isinstance(x, Insn) and x.opcode in _LOAD_OF_STORE and id(x) not in carried_stores:
+            width = 2 if x.opcode in _TWO_WORD_STORES else 1
+            if not live_after[k] >> x.arg & ((1 << width) - 1):
+                dup, pop = (op.DUP2, op.POP2) if width == 2 else (op.DUP, op.POP)
+                if out and isinstance(out[-1], Insn) and out[-1].opcode == dup:
+                    out.pop()
+                else:
+                    out.append(Insn(pop))
+                continue
         out.append(x)
     items[:] = out
+
+
+def _live_slots_after(items: list, handlers: list[AsmHandler]) -> list[int]:
+    """For each item of ``items`` (instructions and labels), the slots (a bit per slot) some path from just after
+    it reads before writing them: backward liveness over the instruction list's flow (fall-through unless the
+    instruction never falls through, jump and switch targets; an instruction inside a handler's range also flows
+    to the handler, which may read what any instruction of the range stored). A load, ``iinc`` or ``ret`` reads
+    its slot (a ``long``/``double`` load both), a store writes its own (both of a two-word one)."""
+    n = len(items)
+    at = {id(x): k for k, x in enumerate(items) if isinstance(x, Label)}
+    succs: list[list[int]] = []
+    reads = [0] * n
+    writes = [0] * n
+    for k, x in enumerate(items):
+        nxt: list[int] = []
+        if isinstance(x, Insn):
+            if x.opcode not in op.NO_FALLTHROUGH and k + 1 < n:
+                nxt.append(k + 1)
+            for t in (x.target, x.default, *(x.targets or ())):
+                if t is not None:
+                    nxt.append(at[id(t)])
+            if x.opcode in _LOAD_OPS or x.opcode in (op.IINC, op.RET):
+                reads[k] = (3 if x.opcode in (op.LLOAD, op.DLOAD) else 1) << x.arg
+            elif x.opcode in _STORE_OPS:
+                writes[k] = (3 if x.opcode in _TWO_WORD_STORES else 1) << x.arg
+        elif k + 1 < n:
+            nxt.append(k + 1)
+        succs.append(nxt)
+    ranges = [(at[id(h.start)], at.get(id(h.end), n), at[id(h.handler)]) for h in handlers]
+    live_in = [0] * (n + 1)
+    live_out = [0] * n
+    changed = True
+    while changed:
+        changed = False
+        extra = [0] * n
+        for lo, hi, target in ranges:
+            for k in range(lo, hi):
+                extra[k] |= live_in[target]
+        for k in range(n - 1, -1, -1):
+            out = extra[k]
+            for s in succs[k]:
+                out |= live_in[s]
+            live_out[k] = out
+            inn = reads[k] | (out & ~writes[k]) | extra[k]
+            if inn != live_in[k]:
+                live_in[k] = inn
+                changed = True
+    return live_out
 
 
 LocalEntry = LocalVariableEntry | LocalVariableTypeEntry
@@ -1311,10 +1377,10 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
     _dup2_pairs(lw.items, lw.origin_of)
     line_marks = frozenset(id(label) for label, _ in lw.line_marks)
     if for_size:
-        _size_peepholes(lw.items, lw.origin_of, lw.carried_stores, line_marks)
+        _size_peepholes(lw.items, lw.origin_of, lw.carried_stores, line_marks, handlers)
     elif lw.rebuilt:  # lifted code keeps javac's stores and loads (and its local-variable entries)
         _store_load_dups(lw.items, lw.origin_of, for_size=False, line_marks=line_marks)
-        _drop_unread_stores(lw.items, lw.carried_stores)
+        _drop_unread_stores(lw.items, lw.carried_stores, handlers)
     items, origin_marks, store_marks = lw.place_origin_labels()
     asm = assemble(items, handlers)
     attributes = []

@@ -25,7 +25,8 @@ How
       the effects its two arms share (the sigma where control split), then the condition, then each arm.
     * A loop (one ``pass`` node) becomes a header, a body and an exit. Before the loop, the thetas' initial
       values are computed and invariant pure inputs that need no branch or loop are hoisted out (loop-invariant
-      code motion when no theta or phi lies between). In the header, one fused branch structure, driven by the
+      code motion when no theta or phi lies between; the result of an effect already run counts as an input:
+      ``p / r`` with ``r = Math.sqrt(...)`` computed before the loop leaves it). In the header, one fused branch structure, driven by the
       phi-tree of the sigma the iteration ends with (the ``guard`` of the break condition), computes the break
       flag, every theta's next value and every value the loop's ``eval`` nodes read, each on the paths where
       the PEG defines it; the flag then decides between the exit and the latch, which assigns the thetas.
@@ -739,10 +740,22 @@ class _Emitter:
 
     def hoist_invariants(self, p: int, d: int, thetas: list[int], evals: list[int]) -> None:
         """Compute before the loop the pure inputs of its body that do not vary in it and need no branch, loop
-        or effect (loop-invariant code motion)."""
+        or effect (loop-invariant code motion). One that reads the result of a call or field read already run
+        leaves only when every iteration computes it (``p / r`` with ``r = Math.sqrt(...)``, read by the
+        loop's stores): one read on a rare path (a test in a branch arm) would cost a local and its loads where
+        it was computed in place (lang3's ``StringUtils.containsAny``, ``RandomStringUtils.random``)."""
+        certain: frozenset[int] | None = None
         for x in self.sched.invariant_inputs(p, d, thetas, evals):
-            if self.sched.hoistable(x, set()):
-                self.gen(x)
+            if not self.sched.hoistable(x, set()):
+                continue
+            if self.sched.reads_effect_result(x, set()):
+                if certain is None:
+                    memo: dict[int, frozenset[int]] = {}
+                    roots = [self.nodes[th].children[1] for th in thetas] + [self.nodes[p].children[0]]
+                    certain = frozenset().union(*(self.sched.must(r, memo) for r in roots))
+                if x not in certain:
+                    continue
+            self.gen(x)
 
     # -- results --------------------------------------------------------------------------------------------
     def gen_result(self, r: int) -> None:

@@ -417,6 +417,10 @@ class Schedule:
             return False  # the value of a void return (a loop that never exits returns it): nothing to compute
         if role in (Role.CONST,) or node.op == "param":
             return True
+        if node.op == "rho_value" and self.lookup(node.children[0]) not in (None, DONE):
+            # the result of an effect this path already ran (a call's, a field's): its variable, read anywhere
+            # after it; a value computed from it and a loop's invariants leaves the loop like one of parameters
+            return True
         if role is Role.PURE and OPS[node.op].output is not T.BOOL and node.op != "guard":
             return all(self.hoistable(c, seen) for c in node.children)
         if node.op == "phi" and not self.is_sigma(x) and not self.is_result(x):
@@ -424,6 +428,17 @@ class Schedule:
             return self.cond_hoistable(node.children[0], seen) and \
                 all(self.hoistable(c, seen) for c in node.children[1:])
         return False
+
+    def reads_effect_result(self, x: int, seen: set[int]) -> bool:
+        """Whether hoistable ``x`` (not computed yet) reads the result of an effect already run, not only
+        parameters and constants."""
+        if x in seen or self.lookup(x) is not None:
+            return False
+        seen.add(x)
+        node = self.nodes[x]
+        if node.op == "rho_value":
+            return True
+        return any(self.reads_effect_result(c, seen) for c in node.children)
 
     def cond_hoistable(self, c: int, seen: set[int]) -> bool:
         """Bool ``c`` is a condition :meth:`gen_cond` tests with pure, hoistable operands."""

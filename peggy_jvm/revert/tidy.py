@@ -7,7 +7,9 @@ What this module owns
     threaded and the statements that left dead dropped (:func:`~peggy_jvm.ir.coalesce.drop_dead_stores`: whose
     variable is not live after them), :func:`~peggy_jvm.ir.coalesce.coalesce_copies`, tail merging
     of equal blocks and of regions equal up to renaming of variables never live at once, ``switch`` rebuilt from
-    a chain of equality tests, values set before a join moved into it; under ``rotate_loops`` (``--goal speed``)
+    a chain of equality tests, values set before a join moved into it (:func:`_values_into_joins`: a join's
+    value received on the operand stack, and the value computed before the test that its first statement takes
+    first kept under it: ``31 * h + (c ? 1 : 0)``); under ``rotate_loops`` (``--goal speed``)
     loops tested at the bottom (:func:`_rotate_loops`), a hoisted loop's zero-trip values set before its entry
     test (:func:`_zero_trip_values_first`), an arm of a loop's entry test that the next loop's entry test
     repeats sent past that loop (:func:`_thread_decided_entries`), entry tests an earlier test decides dropped
@@ -1023,6 +1025,52 @@ def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -
                 or defs.get(v.id) != len(ps):
             continue
         b.entry_stack = (v,)
+        under = _value_under_the_branch(blocks, b, v, ps, reads, defs, params, handler_targets)
+        if under is not None:
+            below, arms = under
+            b.entry_stack = (below, v)
+            for arm in arms:
+                arm.entry_stack = (below,)
+
+
+def _value_under_the_branch(blocks: dict[int, Block], join: Block, v: Var, ps: list[Block],
+                            reads: dict[int, list[int]], defs: dict[int, int], params: set[int],
+                            handler_targets: set[int]) -> tuple[Var, list[Block]] | None:
+    """``31 * h + (c ? 1 : 0)``: the join's first statement reads a variable ``t`` and then the value ``v`` its
+    predecessors leave on the stack; ``t`` is computed, once, in the block whose test leads to those
+    predecessors (each of them its arm, reached from nothing else), and read nowhere else. Then ``t`` too stays
+    on the stack, under the test's operands and through the arms, as javac keeps it, instead of a store before
+    the test and a load after the join (lowering passes it when every block can, else it keeps its slot).
+    Returns ``t`` and the arms."""
+    first = join.stmts[0] if join.stmts else join.terminator
+    ops = first.operands() if first is not None else []
+    if len(ops) < 2 or ops[1] is not v or type(ops[0]) is not Var or ops[0] is v:
+        return None
+    t = ops[0]
+    assert isinstance(t, Var)
+    seq = join.all_stmts()
+    for k in range(len(seq) - 1):  # the tree ``first`` roots must be what the join pushes first (no `this` of a
+        d = seq[k].defined()       # putfield before it): each statement reading the previous one's value first
+        if d is None or not any(x is d for x in seq[k + 1].operands()):
+            break
+        if seq[k + 1].operands()[0] is not d:
+            return None
+    if t.id in params or reads.get(t.id) != [join.id] or defs.get(t.id) != 1:
+        return None
+    heads = set()
+    for p in ps:
+        into = [b for b in blocks.values() if p.id in b.successors()]
+        if len(into) != 1 or p.entry_stack or p.id in handler_targets or p.id == join.id:
+            return None
+        heads.add(into[0].id)
+    if len(heads) != 1:
+        return None
+    head = blocks[heads.pop()]
+    term = head.terminator
+    if not isinstance(term, If) or {term.if_true, term.if_false} != {p.id for p in ps} or len(ps) != 2 \
+            or head.id in (join.id, *(p.id for p in ps)) or not any(st.defined() is t for st in head.stmts):
+        return None
+    return t, ps
 
 
 def _returns_in_place_of_gotos(blocks: dict[int, Block], returns: ReturnsInPlace) -> bool:
