@@ -17,6 +17,7 @@ from conftest import javac_command
 from support.javac_cache import run_javac
 
 distributed = pytest.importorskip("distributed")  # the 'dask' extra; CI installs it with the test extra
+import dask  # noqa: E402  (installed with distributed)
 
 from peggy_jvm import dask_executor  # noqa: E402
 from peggy_jvm.cli import main  # noqa: E402
@@ -45,9 +46,13 @@ def classes(java_home, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=50) as c:
+def cluster(tmp_path_factory):
+    # Dask's scratch space in the test's own directory: by default its scheduler and workers leave a
+    # `dask-scratch-space` directory behind in the system's temporary directory
+    scratch = str(tmp_path_factory.mktemp("dask-scratch"))
+    with dask.config.set({"temporary-directory": scratch}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                     silence_logs=50, local_directory=scratch) as c:
         yield c
 
 

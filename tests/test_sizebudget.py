@@ -277,8 +277,12 @@ def test_dask_gives_the_same_bytes_and_rows(runs, tmp_path):
     distributed = pytest.importorskip("distributed")  # the 'dask' extra
     orig, _ = runs["orig"]
     out, report = runs["input"]
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=50) as cluster:
+    import dask  # installed with distributed
+    # Dask's scratch space in the test's own directory, not left behind in the system's temporary directory
+    scratch = str(tmp_path / "scratch")
+    with dask.config.set({"temporary-directory": scratch}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                     silence_logs=50, local_directory=scratch) as cluster:
         _, remote = optimize_input(orig, tmp_path / "dask", Stage.FULL, goal=Goal.SPEED, cache=None,
                                    scheduler=cluster.scheduler_address)
     assert _classes(tmp_path / "dask") == _classes(out)
