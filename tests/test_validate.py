@@ -300,6 +300,66 @@ def test_interface_arguments_are_stubs(java_home, tmp_path):
     assert row.counterexample["orig"] == 'returns "r=null"', row.counterexample
 
 
+def test_interface_arguments_include_stubs_whose_methods_return_null_strings(java_home, tmp_path):
+    # what ProGuard's `"x" + p.getRawType()` -> `"x".concat(String.valueOf(p.getRawType()))` needs: the argument's
+    # method must return an object whose toString() is null (a stub returning null gives "null" on both sides)
+    head = "import java.lang.reflect.*; public class D { static String raw(ParameterizedType p) { " \
+           "Type r = p.getRawType(); if (r instanceof Class) return \"class\"; "
+    orig = head + "return \"raw=\" + r; } }"
+    opt = head + "return \"raw=\".concat(String.valueOf(r)); } }"
+    dirs = compile_versions(java_home, tmp_path, "D.java", {"orig": orig, "opt": opt})
+    rep = validate_inputs(dirs["orig"], dirs["opt"], ValidateOptions(method_timeout=4.0))
+    row = next(p for p in rep.pairs if p.name == "raw")
+    assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
+    assert row.counterexample["args"] == [
+        "(a ParameterizedType stub whose methods return such stubs and whose toString() returns null)"], \
+        row.counterexample
+    assert row.counterexample["orig"] == 'returns "raw=null"', row.counterexample
+    assert "NullPointerException" in row.counterexample["opt"], row.counterexample
+    # the equivalent twin is not shown different by the same stubs
+    (tmp_path / "same").mkdir()
+    dirs = compile_versions(java_home, tmp_path / "same", "D.java", {"orig": orig, "opt": orig.replace(
+        "\"raw=\" + r", "\"raw=\".concat(r == null ? \"null\" : r.toString() == null ? \"null\" : r.toString())")})
+    rep = validate_inputs(dirs["orig"], dirs["opt"], ValidateOptions(method_timeout=4.0))
+    assert next(p for p in rep.pairs if p.name == "raw").verdict is not Verdict.NOT_EQUIVALENT
+
+
+LIBRARY_ORIG = """
+import java.util.Locale;
+public class L {
+    static String message(Throwable t) { if (t instanceof Error) return "error"; return "failed: " + t; }
+    static boolean primitive(Class<?> c) { return c != null && c.isPrimitive(); }
+    static int next(Integer i) { return i == null ? 0 : i + 1; }
+    static String tag(Locale l) { return l == null ? "-" : l.getCountry(); }
+    static String same(Throwable t) { return "failed: " + t; }
+}
+"""
+LIBRARY_OPT = """
+import java.util.Locale;
+public class L {
+    static String message(Throwable t) { if (t instanceof Error) return "error"; return "failed: ".concat(String.valueOf(t)); }
+    static boolean primitive(Class<?> c) { return c != null && c.isArray(); }
+    static int next(Integer i) { return i == null ? 0 : i - 1; }
+    static String tag(Locale l) { return l == null ? "-" : l.getLanguage(); }
+    static String same(Throwable t) { String s = t == null ? null : t.toString(); return "failed: " + (s == null ? "null" : s); }
+}
+"""
+
+
+def test_library_arguments_are_generated(java_home, tmp_path):
+    # Class, Throwable, boxed numbers and Locale parameters get JDK objects the harness builds; a Throwable whose
+    # toString() returns null shows string conversion rewritten into String.concat (ProGuard's rewrite)
+    dirs = compile_versions(java_home, tmp_path, "L.java", {"orig": LIBRARY_ORIG, "opt": LIBRARY_OPT})
+    rows = {p.name: p for p in validate_inputs(dirs["orig"], dirs["opt"], ValidateOptions(method_timeout=4.0)).pairs}
+    expected = {"message": ["(a RuntimeException whose toString() returns null)"], "primitive": ["(int.class)"],
+                "next": ["(Integer 0)"], "tag": ["(Locale.US)"]}
+    for name, args in expected.items():
+        assert rows[name].verdict is Verdict.NOT_EQUIVALENT, (name, rows[name].reason)
+        assert rows[name].counterexample["args"] == args, (name, rows[name].counterexample)
+    assert rows["message"].counterexample["orig"] == 'returns "failed: null"', rows["message"].counterexample
+    assert rows["same"].verdict is not Verdict.NOT_EQUIVALENT, rows["same"].counterexample
+
+
 def test_a_harness_that_does_not_compile_is_a_one_line_reason(tmp_path, monkeypatch):
     from peggy_jvm.validate import counterexample as cxm
     broken = tmp_path / "Harness.java"

@@ -31,7 +31,9 @@
  * row of a two-dimensional array by '~'; there ^K is the very row object K of the same array), @K for the very
  * object of token K (arguments, then fields or constructor arguments: aliasing), P for a plain object (Plain; for
  * an interface parameter a stub implementing it), Q for an object whose toString() returns null (NullString; for
- * an interface a stub whose toString() returns null too).
+ * an interface a stub whose toString() returns null too), R (interfaces only) for a stub whose toString() returns
+ * null and whose methods returning an interface or Object return such an object in turn (a NullString for Object),
+ * V followed by a name for a JDK object libraryValue builds (a Class, a Throwable, a boxed number, a Locale).
  *
  * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <ms>
  * \t <ms of ORIG's first run> \t <ms of OPT's run> (a run stopped for time: how long it was waited for).
@@ -508,6 +510,12 @@ public class Harness {
         if (tok.equals("N")) return null;
         if (tok.equals("P")) return t.isInterface() ? stub(t, false) : new Plain();
         if (tok.equals("Q")) return t.isInterface() ? stub(t, true) : new NullString();
+        if (tok.equals("R")) return t.isInterface() ? deepStub(t, 0) : new NullString();
+        if (tok.startsWith("V")) {
+            Object v = libraryValue(tok.substring(1));
+            if (!t.isInstance(v)) throw new IllegalArgumentException("library value " + tok + " for " + t);
+            return v;
+        }
         if (tok.startsWith("S") && t.isAssignableFrom(String.class)) {
             String body = tok.substring(1);
             StringBuilder sb = new StringBuilder();
@@ -526,6 +534,77 @@ public class Harness {
             return arr;
         }
         throw new IllegalArgumentException("parameter type " + t);
+    }
+
+    /** The JDK objects a V token names (counterexample.py's _LIBRARY_VALUES), each built afresh. */
+    static Object libraryValue(String name) {
+        switch (name) {
+            case "class-Object": return Object.class;
+            case "class-String": return String.class;
+            case "class-int": return int.class;
+            case "class-int[]": return int[].class;
+            case "class-Runnable": return Runnable.class;
+            case "runtime": return new RuntimeException("m");
+            case "checked": return new Exception("m");
+            case "null-string-runtime": return new NullStringRuntimeException();
+            case "null-string-checked": return new NullStringException();
+            case "int-0": return Integer.valueOf(0);
+            case "int-1": return Integer.valueOf(1);
+            case "int--1": return Integer.valueOf(-1);
+            case "int-min": return Integer.valueOf(Integer.MIN_VALUE);
+            case "int-max": return Integer.valueOf(Integer.MAX_VALUE);
+            case "long-0": return Long.valueOf(0L);
+            case "long-1": return Long.valueOf(1L);
+            case "long--1": return Long.valueOf(-1L);
+            case "long-min": return Long.valueOf(Long.MIN_VALUE);
+            case "long-max": return Long.valueOf(Long.MAX_VALUE);
+            case "boolean-false": return Boolean.FALSE;
+            case "boolean-true": return Boolean.TRUE;
+            case "char-0": return Character.valueOf((char) 0);
+            case "char-a": return Character.valueOf('a');
+            case "double-0": return Double.valueOf(0.0);
+            case "double-1": return Double.valueOf(1.0);
+            case "double-nan": return Double.valueOf(Double.NaN);
+            case "double--0": return Double.valueOf(-0.0);
+            case "locale-root": return java.util.Locale.ROOT;
+            case "locale-en-us": return java.util.Locale.US;
+            case "locale-fr-ca": return java.util.Locale.CANADA_FRENCH;
+            default: throw new IllegalArgumentException("library value " + name);
+        }
+    }
+
+    /** A RuntimeException whose toString() returns null (a message built by string conversion shows "null"). */
+    static final class NullStringRuntimeException extends RuntimeException {
+        NullStringRuntimeException() {
+            super("m");
+        }
+
+        @Override
+        public String toString() {
+            return null;
+        }
+
+        @Override
+        public int hashCode() {
+            return 5;
+        }
+    }
+
+    /** A checked Exception whose toString() returns null. */
+    static final class NullStringException extends Exception {
+        NullStringException() {
+            super("m");
+        }
+
+        @Override
+        public String toString() {
+            return null;
+        }
+
+        @Override
+        public int hashCode() {
+            return 6;
+        }
     }
 
     /** An object whose toString() returns null: string conversion then gives "null" (JLS 5.1.11). */
@@ -572,6 +651,24 @@ public class Harness {
             if (r == short.class) return (short) 0;
             if (r == byte.class) return (byte) 0;
             return null;
+        };
+        ClassLoader loader = t.getClassLoader() != null ? t.getClassLoader() : Harness.class.getClassLoader();
+        return java.lang.reflect.Proxy.newProxyInstance(loader, new Class<?>[] {t}, h);
+    }
+
+    /** How deep the objects returned by a deep stub's methods are stubs again (then null). */
+    static final int DEEP_STUB_LEVELS = 4;
+
+    /** A stub of interface t as stub(t, true), except that its methods returning an interface return a deep
+     *  stub of that interface and those returning Object a NullString, to DEEP_STUB_LEVELS levels. */
+    static Object deepStub(Class<?> t, int level) {
+        InvocationHandler plain = java.lang.reflect.Proxy.getInvocationHandler(stub(t, true));
+        InvocationHandler h = (proxy, m, a) -> {
+            Class<?> r = m.getReturnType();
+            boolean objectMethod = m.getDeclaringClass() == Object.class;
+            if (!objectMethod && level < DEEP_STUB_LEVELS && r.isInterface()) return deepStub(r, level + 1);
+            if (!objectMethod && level < DEEP_STUB_LEVELS && r == Object.class) return new NullString();
+            return plain.invoke(proxy, m, a);
         };
         ClassLoader loader = t.getClassLoader() != null ? t.getClassLoader() : Harness.class.getClassLoader();
         return java.lang.reflect.Proxy.newProxyInstance(loader, new Class<?>[] {t}, h);

@@ -8,6 +8,9 @@ What this module owns
       abstract class, whose parameters are primitives, Strings,
       ``Object``, interfaces, one-dimensional arrays of primitives or Strings, two-dimensional arrays of
       primitives).
+    * Parameters of some JDK classes (:data:`_LIBRARY_VALUES`: ``Class``, ``Throwable`` and its two usual
+      subclasses, boxed numbers, ``Locale``) get null and a few objects the harness builds, among them Throwables
+      whose ``toString()`` returns null.
     * :func:`generate_inputs`: seeded arguments per descriptor (edge values 0, +-1, MIN/MAX, NaN, infinities,
       signed zero, 2^24 and 2^53 (where a float's or double's ``x + 1 == x``), null and empty arrays/strings,
       arrays of 10 or 7 ones with each int parameter that many (a length beside its array), then the pair's
@@ -17,7 +20,8 @@ What this module owns
       also passed the very same array (:class:`SameAs`: aliasing is what a wrong read-over-write shows on). An
       ``Object`` parameter gets null, a String, a plain object and an object whose ``toString()`` returns null
       (:class:`Opaque`), the case JLS 5.1.11 gives string conversion a rule for; an interface parameter gets
-      null and two stubs implementing it (every method returns null, false or zero; one's ``toString()`` too).
+      null and three stubs implementing it (every method returns null, false or zero; one's ``toString()`` too;
+      the third's ``toString()`` returns null and its methods returning objects return such stubs).
     * :func:`search`: runs both lifted methods in the IR interpreter (:mod:`peggy_jvm.ir.interp`, fresh heap and
       fresh arguments per run) and asks the JVM about each input where the outcomes (return value with floats
       bit-exact and NaN == NaN, exception class, printed output, arrays passed in) differ as soon as it is found,
@@ -137,13 +141,52 @@ class SameAs:
 class Opaque:
     """A generated ``Object`` or interface argument the interpreter does not model: ``plain`` an object of no
     interesting class (for ``Object`` the harness's ``Plain``, for an interface a stub whose methods return null,
-    false or zero; hash codes the same in every run), ``null-string`` the same but ``toString()`` returns null."""
+    false or zero; hash codes the same in every run), ``null-string`` the same but ``toString()`` returns null,
+    ``deep-null-string`` (interfaces only) a stub whose ``toString()`` returns null and whose methods returning an
+    interface or ``Object`` return such an object in turn (what ``"x" + p.getRawType()`` needs to show that
+    ``String.valueOf`` of it is null where string conversion gives ``"null"``)."""
 
     kind: str
 
 
 _OBJECT_EDGES: list = [None, Opaque("plain"), "a", Opaque("null-string")]
-_STUB_EDGES: list = [None, Opaque("plain"), Opaque("null-string")]  # for an interface: the harness's stubs
+# for an interface: the harness's stubs (random inputs draw from the first three only)
+_STUB_EDGES: list = [None, Opaque("plain"), Opaque("null-string"), Opaque("deep-null-string")]
+
+
+_THROWABLES = ["runtime", "checked", "null-string-runtime", "null-string-checked"]
+#: parameters of these JDK classes get null and the objects the harness builds by these names (its
+#: ``libraryValue``; token ``V<name>``), each an instance of the type; the interpreter does not model them, so the
+#: JVM answers every input with one. A Throwable whose ``toString()`` returns null is what shows a message built by
+#: string conversion (``"x: " + ex``) rewritten into ``String.concat``.
+_LIBRARY_VALUES: dict[str, list[str]] = {
+    "Ljava/lang/Class;": ["class-Object", "class-String", "class-int", "class-int[]", "class-Runnable"],
+    "Ljava/lang/Throwable;": _THROWABLES,
+    "Ljava/lang/Exception;": _THROWABLES,
+    "Ljava/lang/RuntimeException;": ["runtime", "null-string-runtime"],
+    "Ljava/lang/Integer;": ["int-0", "int-1", "int--1", "int-min", "int-max"],
+    "Ljava/lang/Long;": ["long-0", "long-1", "long--1", "long-min", "long-max"],
+    "Ljava/lang/Boolean;": ["boolean-false", "boolean-true"],
+    "Ljava/lang/Character;": ["char-0", "char-a"],
+    "Ljava/lang/Double;": ["double-0", "double-1", "double-nan", "double--0"],
+    "Ljava/util/Locale;": ["locale-root", "locale-en-us", "locale-fr-ca"],
+}
+
+
+#: how reports show the library values whose name is not Java text already
+_LIBRARY_SHOWN = {
+    "class-Object": "Object.class", "class-String": "String.class", "class-int": "int.class",
+    "class-int[]": "int[].class", "class-Runnable": "Runnable.class",
+    "runtime": 'new RuntimeException("m")', "checked": 'new Exception("m")',
+    "null-string-runtime": "a RuntimeException whose toString() returns null",
+    "null-string-checked": "a checked Exception whose toString() returns null",
+    "int-0": "Integer 0", "int-1": "Integer 1", "int--1": "Integer -1", "int-min": "Integer.MIN_VALUE",
+    "int-max": "Integer.MAX_VALUE", "long-0": "Long 0", "long-1": "Long 1", "long--1": "Long -1",
+    "long-min": "Long.MIN_VALUE", "long-max": "Long.MAX_VALUE", "boolean-false": "Boolean.FALSE",
+    "boolean-true": "Boolean.TRUE", "char-0": "Character 0", "char-a": "Character 'a'", "double-0": "Double 0.0",
+    "double-1": "Double 1.0", "double-nan": "Double NaN", "double--0": "Double -0.0", "locale-root": "Locale.ROOT",
+    "locale-en-us": "Locale.US", "locale-fr-ca": "Locale.CANADA_FRENCH",
+}
 
 
 def _supported_param(d: str, interfaces: frozenset[str] = frozenset()) -> bool:
@@ -253,7 +296,7 @@ def eligible(shape: Shape, descriptor: str, interfaces: frozenset[str] = frozens
     if shape.kind == "none":
         return f"counterexample search: {shape.why}"
     params, _ = parse_method_descriptor(descriptor)
-    bad = [p for p in params if not _supported_param(p, interfaces)]
+    bad = [p for p in params if not _supported_param(p, interfaces) and p not in _LIBRARY_VALUES]
     if bad:
         return f"counterexample search does not generate {bad[0]} arguments"
     return None
@@ -276,6 +319,8 @@ def _edges(d: str, interfaces: frozenset[str] = frozenset()) -> list:
         return _OBJECT_EDGES
     if d in interfaces:
         return _STUB_EDGES
+    if d in _LIBRARY_VALUES:
+        return [None, *(Opaque("library:" + k) for k in _LIBRARY_VALUES[d])]
     if d.startswith("[["):
         return _matrix_edges(d)
     comp = d[1:]
@@ -318,7 +363,9 @@ def _random(d: str, rng: random.Random, interfaces: frozenset[str] = frozenset()
     if d == OBJECT:
         return rng.choice(_OBJECT_EDGES[1:] + [_random("Ljava/lang/String;", rng)])
     if d in interfaces:
-        return rng.choice(_STUB_EDGES[1:])
+        return rng.choice(_STUB_EDGES[1:3])
+    if d in _LIBRARY_VALUES:
+        return Opaque("library:" + rng.choice(_LIBRARY_VALUES[d]))
     return [_random(d[1:], rng) for _ in range(rng.randint(1, 6))]
 
 
@@ -696,7 +743,9 @@ def encode_arg(d: str, v: Any, depth: int = 0) -> str:
     if isinstance(v, SameAs):
         return f"@{v.index}"
     if isinstance(v, Opaque):
-        return "P" if v.kind == "plain" else "Q"
+        if v.kind.startswith("library:"):
+            return "V" + v.kind[len("library:"):]
+        return {"plain": "P", "null-string": "Q", "deep-null-string": "R"}[v.kind]
     if d in "IJSBCZ" and len(d) == 1:
         return str(int(v))
     if d == "F":
@@ -749,9 +798,15 @@ def show_args(params: Sequence[str], args: list, names: Sequence[str] = ()) -> l
         if isinstance(v, SameAs):
             return f"(the same array as {names[v.index] if names else f'argument {v.index + 1}'})"
         if isinstance(v, Opaque):
+            if v.kind.startswith("library:"):
+                return f"({_LIBRARY_SHOWN.get(v.kind[len('library:'):], v.kind[len('library:'):])})"
             what = "Object" if d == OBJECT else d[1:-1].rsplit("/", 1)[-1] + " stub"
             art = "an" if what[0] in "AEIOU" else "a"
-            return f"({art} plain {what})" if v.kind == "plain" else f"({art} {what} whose toString() returns null)"
+            if v.kind == "plain":
+                return f"({art} plain {what})"
+            if v.kind == "deep-null-string":
+                return f"({art} {what} whose methods return such stubs and whose toString() returns null)"
+            return f"({art} {what} whose toString() returns null)"
         if v is None:
             return "null"
         if d == "Z":
