@@ -467,7 +467,9 @@ def _aliased(params: Sequence[str], inputs: list[list], per_pair: int = 4) -> li
 def _to_interp(d: str, v: Any, made: dict[int, JArray] | None = None) -> Any:
     """The interpreter's value of argument ``v``; a row list that occurs twice in ``v`` is one array twice."""
     if isinstance(v, Opaque):
-        raise Unsupported(f"generated {v.kind} object")  # the JVM answers for it
+        what = _LIBRARY_SHOWN.get(v.kind[len("library:"):], v.kind) if v.kind.startswith("library:") else \
+            f"{v.kind} object"
+        raise Unsupported(f"generated {what}")  # the JVM answers for it
     if v is None or not d.startswith("["):
         return v
     made = {} if made is None else made
@@ -803,7 +805,7 @@ def show_args(params: Sequence[str], args: list, names: Sequence[str] = ()) -> l
             what = "Object" if d == OBJECT else d[1:-1].rsplit("/", 1)[-1] + " stub"
             art = "an" if what[0] in "AEIOU" else "a"
             if v.kind == "plain":
-                return f"({art} plain {what})"
+                return f"(a plain {what})"
             if v.kind == "deep-null-string":
                 return f"({art} {what} whose methods return such stubs and whose toString() returns null)"
             return f"({art} {what} whose toString() returns null)"
