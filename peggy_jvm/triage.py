@@ -19,7 +19,8 @@ the full run. Only the report's reason differs.
 The bound: first :func:`structural_bound` (the classes every selection reaches, plus disjoint regions of the
 others: no solver, most verdicts on guava and math3); when it falls short, the optimum of the extraction problem
 (``pegextract.peg_problem.build_problem``) without the checker, as ``extract.maxsat.solve`` proves it (its
-``lower_bound``, within a share of the extraction's solver work).
+``lower_bound``, within a share of the extraction's solver work; the solve stops at the first selection it finds
+below the original's price, ``stop_below``: no verdict then, as the full solve's bound would be below it too).
 Every selection extraction could return is a valid selection of that problem, and distinct classes become
 distinct PEG nodes (the e-graph is rebuilt: no two classes hold the same node; thetas are never hash-consed),
 so its ``peg_cost`` is the selection's problem cost, hence at least the optimum, *when the problem's prices are
