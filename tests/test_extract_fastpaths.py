@@ -15,8 +15,11 @@ from peggy_jvm.codecost import Goal
 from peggy_jvm.epeg import EPeg
 from peggy_jvm.extract import bound as bound_module
 from peggy_jvm.extract.bound import LagrangianResult, _Model, lagrangian_bound
-from peggy_jvm.extract.problem import (ClassId, ExtractionProblem, Selection, SelectionReport, evaluate_selection,
-                                       integer_costs, usable_nodes)
+from peggy_jvm.extract import maxsat
+from peggy_jvm.extract import problem as problem_module
+from peggy_jvm.extract.greedy import greedy_extract
+from peggy_jvm.extract.problem import (ClassId, ExtractionProblem, InfeasibleProblemError, Selection,
+                                       SelectionReport, evaluate_selection, integer_costs, usable_nodes)
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.pegextract.peg_problem import _build_problem, build_problem
 from peggy_jvm.pegextract import phi_profile
@@ -411,3 +414,68 @@ def test_structural_bound_equals_the_plain_form_and_groups_no_empty_region(monke
         seen["an empty region"] += bool(empty) and got is not None
         seen["a region grouped"] += any(handed)
     assert min(seen.values()) > 20, seen
+
+
+def test_evaluate_selection_remembers_by_content_and_equals_the_walk() -> None:
+    """The latest reports of a problem are kept by the choices' contents: the same choices in a new Selection
+    give the kept report itself (not a new walk), other or changed choices a fresh one equal to the walk's,
+    and after more than ``EVALUATIONS_KEPT`` others the first is walked again."""
+    walks = 0
+    plain = problem_module._evaluate
+
+    def counted(*args):
+        nonlocal walks
+        walks += 1
+        return plain(*args)
+    problem_module._evaluate = counted
+    try:
+        for seed in range(40):
+            rng = random.Random(seed)
+            problem = random_problem(seed, n_classes=rng.randint(3, 12), max_nodes=rng.randint(1, 4),
+                                     may_close=rng.choice([0.0, 0.3]))
+            first = random_selection(problem, rng)
+            report = evaluate_selection(problem, first)
+            assert report == plain_evaluate(problem, first)
+            before = walks
+            again = evaluate_selection(problem, Selection(dict(reversed(list(first.choices.items())))))
+            assert again is report and walks == before  # the same contents, in another order: no walk
+            assert evaluate_selection(problem, first, max_errors=1) == plain_evaluate(problem, first, 1)
+            others = [random_selection(problem, rng) for _ in range(problem_module.EVALUATIONS_KEPT + 2)]
+            for sel in others:
+                assert evaluate_selection(problem, sel) == plain_evaluate(problem, sel), seed
+            changed = dict(first.choices)
+            if changed:
+                c = next(iter(changed))
+                changed[c] = rng.choice(list(problem.nodes))
+                assert evaluate_selection(problem, Selection(changed)) == plain_evaluate(problem, Selection(changed))
+            assert len(problem.__dict__["_evaluations"]) <= problem_module.EVALUATIONS_KEPT
+    finally:
+        problem_module._evaluate = plain
+
+
+def test_solve_stop_below_answers_the_triage_question_as_the_full_search() -> None:
+    """``maxsat.solve(stop_below=T)`` (the triage's solve) gives the same answer to "does every selection cost
+    at least T?" (``lower_bound >= T``) as the full search, and ends early when a selection below T is found:
+    after the greedies, and inside the solver at an RC2 model."""
+    stops: Counter = Counter()
+    for seed in range(120):
+        rng = random.Random(seed)
+        problem = random_problem(seed, n_classes=rng.randint(20, 60), max_nodes=rng.randint(2, 5),
+                                 fractional=seed % 3 == 0)
+        try:
+            full = maxsat.solve(problem, work=20_000)
+        except InfeasibleProblemError:
+            continue
+        assert full.lower_bound is not None, seed
+        greedy = greedy_extract(problem).cost
+        for below in sorted({full.lower_bound, full.lower_bound + 0.5, full.cost, greedy, greedy + 1,
+                             (full.lower_bound + greedy) / 2}):
+            got = maxsat.solve(problem, work=20_000, stop_below=below)
+            assert (got.lower_bound is not None and got.lower_bound >= below) == (full.lower_bound >= below)
+            stopped = [n for n in got.notes if n.startswith("stopped")]
+            if stopped:
+                assert got.lower_bound is None and got.cost is not None and got.cost < below, (seed, below)
+                stops[stopped[0].split(":")[0]] += 1
+            else:  # no selection below: the very same search
+                assert got.lower_bound == full.lower_bound and got.selection == full.selection, (seed, below)
+    assert stops["stopped after the greedies"] > 100 and stops["stopped in the solver"] >= 5, stops

@@ -528,10 +528,18 @@ class _Candidate:
 
 def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_hard: Sequence[NodeClause] = (),
           checker: Checker | None = None, configs: Sequence[SolverConfig] = DEFAULT_CONFIGS,
-          max_blocks: int = 100, use_shrink: bool = True, use_quadratic: bool = True) -> ExtractionResult:
+          max_blocks: int = 100, use_shrink: bool = True, use_quadratic: bool = True,
+          stop_below: float | None = None) -> ExtractionResult:
     """Extract a least-cost valid selection of ``problem``, each solver configuration within ``work`` units
     (its SAT oracle's propagations plus the variable count per oracle call; None: unbounded).  The result is
     a function of the arguments only (no clock).
+
+    ``stop_below``: the caller only asks whether an acceptable selection costs less than this (the triage's
+    question, ``triage.cannot_pay``): the search ends at the first one found that does (its cost, as
+    :meth:`Encoding.to_cost` rounds it, below ``stop_below``), with the cheapest found so far, status greedy
+    or best found and no ``lower_bound``. Until then the search is the one without it, step for step; after
+    it, every bound the full search could prove is at most that selection's cost, so whoever compares the
+    bound with ``stop_below`` gets the same answer.
 
     See the module docstring for the statuses, ``extra_hard`` and ``checker``; ``use_shrink`` and
     ``use_quadratic`` turn shrinking and the quadratic phase (step 2 above) off, for tests of the other
@@ -562,6 +570,23 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
 
     weights = integer_costs(problem)
     weight = weights[0]
+
+    def below(objective: int) -> bool:
+        # the rounding of Encoding.to_cost, by which the full search's bound would be compared
+        return stop_below is not None and float(objective * weights[1]) < stop_below
+
+    def stopped(at: str, stats: ShrinkStats, greedy_cost: float | None, dag_cost: float | None,
+                spent: int) -> ExtractionResult | None:
+        """The result when a candidate is below ``stop_below`` (None otherwise): the cheapest found so far."""
+        if stop_below is None or not any(below(c.objective) for c in candidates):
+            return None
+        best = min(candidates, key=lambda c: c.objective)  # the first found among equals, as at the end
+        sel = _selection_of(problem, best.nodes)
+        notes.append(f"stopped {at}: a selection below {stop_below:g} found")
+        return ExtractionResult(Status.GREEDY if best.source.startswith("greedy") else Status.BEST_FOUND, sel,
+                                evaluate_selection(problem, sel).cost, greedy_cost, None, time.monotonic() - t0,
+                                stats, best.source, best.blocks, tuple(notes), dag_cost, spent)
+
     usable = usable_nodes(problem)
     greedy = greedy_extract(problem, usable=usable)
     greedy_nodes = _reached_nodes(problem, greedy.selection)
@@ -595,6 +620,10 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
             if ok_d:
                 dag_cost_ = dag.result.cost
                 candidates.append(_Candidate(sum(weight[n] for n in dag_nodes), dag_nodes, "greedy-dag"))
+    if stop_below is not None:
+        early = stopped("after the greedies", _no_shrink(problem).stats, greedy_cost, dag_cost_, extra_spent)
+        if early is not None:
+            return early
 
     quad_bound = None
     if use_quadratic:
@@ -619,6 +648,10 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
     if ok2:
         candidates.append(_Candidate(sum(weight[n] for n in g2_nodes), g2_nodes, "greedy-shrunk"))
     extra.extend(blocks2)
+    if stop_below is not None:
+        early = stopped("after shrinking", shrunk.stats, greedy_cost, dag_cost_, extra_spent)
+        if early is not None:
+            return early
     enc = encode(shrunk, extra, weights=weights)
     extra_spent += len(enc.wcnf.hard) + len(enc.wcnf.soft)
     if quad_bound is not None and quad_bound > enc.trivial_bound:
@@ -641,7 +674,12 @@ def solve(problem: ExtractionProblem, *, work: int | None = DEFAULT_WORK, extra_
         lower = enc.trivial_bound
         if best_known is None or best_known > lower:
             proof, cores, checker_done = _run_configs(problem, enc, _diversify(configs, enc), checker, max_blocks,
-                                                      work, extra, candidates, notes)
+                                                      work, extra, candidates, notes,
+                                                      below if stop_below is not None else None)
+            if stop_below is not None:
+                early = stopped("in the solver", shrunk.stats, greedy_cost, dag_cost_, extra_spent)
+                if early is not None:
+                    return early
             if cores is not None:
                 # the cores RC2 proved before its work ran out (no candidate meets them: _run_configs would
                 # have called that a proof): a bound that the neighbourhood search's solutions may meet
@@ -957,6 +995,10 @@ class _Settled(Exception):
     """Raised out of RC2 by a model that meets the solver-free lower bound: the search is over."""
 
 
+class _Enough(Exception):
+    """Raised out of RC2 by a model below ``solve``'s ``stop_below``: the caller's question is answered."""
+
+
 class OutOfWork(Exception):
     """A work budget is spent: raised out of RC2 when its oracle has spent the configuration's propagations, or
     by a checker whose own work budget is spent (the selection it was asked about is neither accepted nor
@@ -971,17 +1013,20 @@ class OutOfWork(Exception):
 
 def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[SolverConfig],
                  checker: Checker | None, max_blocks: int, work: int | None, extra: Sequence[NodeClause],
-                 candidates: list[_Candidate], notes: list[str]) -> tuple[int | None, int | None, bool]:
+                 candidates: list[_Candidate], notes: list[str], enough: Callable[[int], bool] | None = None
+                 ) -> tuple[int | None, int | None, bool]:
     """Run the configs one after the other, in their order, each within ``work`` units, until one proves
     its result optimal (or the problem infeasible) or the checker accepts nothing any more (a final
     :class:`OutOfWork`); returns (the proved bound or None, the best lower bound the configs' cores proved
     when there is no proof, or None, whether the checker is done).  A config that runs out of work still
     proved every core it took: RC2's cost is then a lower bound on the optimum (:meth:`_Worker.core_bound`),
     and the next config ends as soon as one of its models meets it.  Every improving solution met on the way
-    is appended to ``candidates`` in the order found: the same on any machine, under any load."""
+    is appended to ``candidates`` in the order found: the same on any machine, under any load. ``enough``: a
+    model whose objective it holds for ends the configs there (``solve``'s ``stop_below``)."""
     best = min(candidates, key=lambda c: c.objective, default=None)
     cores: int | None = None
     final = False
+    stop = False
     for cfg in configs:
         if final:
             notes.append(f"{cfg.name}: not run (the checker accepts nothing any more)")
@@ -989,12 +1034,15 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
         incumbent = None if best is None else best.objective
         hint = () if best is None else best.nodes
         worker = _Worker(problem, enc, cfg, checker, max_blocks, incumbent, hint, work, extra)
+        worker.enough = enough
         outcome: _Outcome
         bound = None
         try:
             outcome = worker.run()
         except _Settled:
             outcome = ("proof", enc.trivial_bound)
+        except _Enough:
+            outcome, stop = ("note", "stopped: a model below the threshold"), True
         except OutOfWork as e:
             outcome = ("note", f"work budget spent ({str(e) or f'{work} units'})")  # str: the exception is truthy
             final = e.final
@@ -1012,6 +1060,8 @@ def _run_configs(problem: ExtractionProblem, enc: Encoding, configs: Sequence[So
             best = min([best, *worker.found] if best is not None else worker.found, key=lambda c: c.objective)
         if outcome[0] == "proof":
             return outcome[1], None, final
+        if stop:
+            return None, None, final
         kind, detail = outcome
         notes.append(f"{cfg.name}: {detail}")
         if kind == "infeasible":
@@ -1049,6 +1099,8 @@ class _Worker:
         self.found: list[_Candidate] = []
         self.rc2: RC2 | None = None
         self.rebuilt = False
+        #: ends the run (:class:`_Enough`) at an accepted model whose objective it holds for (``stop_below``)
+        self.enough: Callable[[int], bool] | None = None
 
     def close(self) -> None:
         if self.rc2 is not None:
@@ -1156,6 +1208,8 @@ class _Worker:
             self.found.append(_Candidate(objective, nodes, self.cfg.name, len(self.added)))
             if objective <= self.enc.trivial_bound:  # meets a solver-free lower bound: optimal already
                 raise _Settled
+            if self.enough is not None and self.enough(objective):
+                raise _Enough
 
     def run(self) -> _Outcome:
         self.rc2 = rc2 = self.make_rc2()
