@@ -105,6 +105,7 @@ def test_a_broken_lowering_is_refused_in_the_saturation_and_by_the_full_proof(ru
     asked), and the full proof refuses it too."""
     work, checks, _rows = run
     h = ClassHierarchy([work])
+    assert set(checks) == {"scaled", "twice", "poly"}
     for name, c in checks.items():
         bad = _mutated(c.data)
         assert selfcheck.prove_in_saturation(c.cf, c.m, bad, h, c.sat, DEFAULT_WORK_BUDGET.proof()) is None, name
