@@ -80,11 +80,13 @@ def prove_in_saturation(cf: ClassFile, m: MethodInfo, code: bytes, hierarchy: Cl
     root = eg.find(sat.root)
     emitted = -1
     for peg in forms:
+        checkpoint()  # (the optimizer's safety net: its e-graph can be large)
         got = eg.add_peg(peg)[peg.root]
         if emitted >= 0:
             eg.union(emitted, got, Reason("loop-shape"))
         emitted = got
     eg.rebuild()
+    checkpoint()
     if eg.equiv(root, emitted):
         return ProofResult(True, "the same class in the optimizer's E-PEG (hash-consing)", ["saturation"])
     if _by_induction(eg, root, emitted, budget):
