@@ -101,8 +101,8 @@ def test_every_rewrite_is_proved_in_the_optimizers_saturation(run, monkeypatch):
 
 
 def test_a_broken_lowering_is_refused_in_the_saturation_and_by_the_full_proof(run):
-    """The emitted code with 77 turned into 78 (or 99 into 100): not proved in the optimizer's E-PEG (None: the full proof is
-    asked), and the full proof refuses it too."""
+    """The emitted code with 77 turned into 78 (or 99 into 100): not proved in the optimizer's E-PEG (None:
+    the full proof is asked), and the full proof refuses it too."""
     work, checks, _rows = run
     h = ClassHierarchy([work])
     assert set(checks) == {"scaled", "twice", "poly"}
@@ -115,8 +115,8 @@ def test_a_broken_lowering_is_refused_in_the_saturation_and_by_the_full_proof(ru
 
 
 def test_the_optimizer_keeps_the_original_bytes_of_a_broken_lowering(run, tmp_path, monkeypatch):
-    """Through the pipeline: the lowering made to emit 78 for 77 (or 100 for 99); every method keeps its original code and the
-    report says the self-check refused it."""
+    """Through the pipeline: the lowering made to emit 78 for 77 (or 100 for 99); every method keeps its
+    original code and the report says the self-check refused it."""
     work, _checks, _rows = run
     real = pipeline._lower
     monkeypatch.setattr(pipeline, "_lower", lambda *a, **k: _mutated(real(*a, **k)))
