@@ -344,18 +344,20 @@ def _lower(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Cla
 
 def _self_check(cf: ClassFile, m: MethodInfo, data: bytes, hierarchy: ClassHierarchy, work: WorkBudget,
                 net: SafetyNet | None = None, rules: RuleOptions | None = None,
-                callees: CalleeSource | None = None) -> None:
+                callees: CalleeSource | None = None, sat: Saturation | None = None) -> None:
     """Self-check (DESIGN section 6, step 2): the emitted bytecode ``data`` is lifted again and validated
     against the original method (``validate.selfcheck.prove_rewrite``: both PEGs in one e-graph, saturated within
     ``work``'s proof limits (work, not time, since the verdict decides the output) with the default safe rules
     and only those of the user's ``rules`` that the soundness fuzzer finds sound, ``rules.policy.proof_rules``;
     the roots must meet; the calls ``callees`` allows inlined in both, as the full stage did). Not proved: the
     method keeps its original code. The safety net ``net`` stops it at its checkpoints (``budget.cooperative``:
-    no alarm, since it reads the shared class hierarchy), raising :class:`MethodTimeout`."""
-    from .rules.policy import proof_rules
+    no alarm, since it reads the shared class hierarchy), raising :class:`MethodTimeout`. ``sat``: the optimizer's
+    saturated E-PEG of the original, where the proof is tried first (``validate.selfcheck``)."""
+    from .rules.policy import optimizer_rules, proof_rules
     from .validate.selfcheck import prove_rewrite
     with cooperative(net if net is not None else SafetyNet(None), "the self-check"):
-        proof = prove_rewrite(cf, m, data, hierarchy, proof_rules(rules), work.proof(), callees)
+        proof = prove_rewrite(cf, m, data, hierarchy, proof_rules(rules), work.proof(), callees,
+                              sat, optimizer_rules(rules) if sat is not None else ())
     if not proof.proved:
         raise MethodUnchanged(f"self-check: the emitted code is {proof.reason}")
 
@@ -466,7 +468,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
     t2 = clock()
     try:
         try:
-            _self_check(cf, m, data, hierarchy, work, net, rules, callees)
+            _self_check(cf, m, data, hierarchy, work, net, rules, callees, sat)
         except MethodUnchanged:
             jumps = _returns_by_jumps(cf, m, code, new, ir, hierarchy, old_price, data) if retry_jumps else None
             if jumps is None:
@@ -475,7 +477,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
             # loop exits, Fraction.equals): the same PEG with one shared return, as before returns in place
             net.check("the self-check")
             data, emitted, cost = jumps
-            _self_check(cf, m, data, hierarchy, work, net, rules, callees)
+            _self_check(cf, m, data, hierarchy, work, net, rules, callees, sat)
             info.update(emitted_cost_after=cost)
     finally:
         times["full.self_check"] = round((clock() - t2) * 1000, 3)
