@@ -346,7 +346,6 @@ _PUTFIELD, _PUTSTATIC, _GETFIELD, _GETSTATIC = (BY_NAME[n].opcode for n in ("put
                                                                              "getstatic"))
 _ARRAYLENGTH, _DUP = BY_NAME["arraylength"].opcode, BY_NAME["dup"].opcode
 _ISTORES = frozenset({ISTORE, *(op for op, (base, _) in SHORT_FORMS.items() if base == ISTORE)})
-_COUNTED_TEST = {"INDUCTION", "INVARIANT"}
 
 
 def _local_access(insn: Instruction) -> tuple[str, int] | None:
@@ -364,6 +363,10 @@ class _Value(Enum):
     INDUCTION = "a basic induction variable, before or after its step"
     INVARIANT = "the same on every iteration"
     OTHER = "anything else (a derived induction variable, a load from memory the loop may write, ...)"
+
+
+#: the operands of a test that ends a loop the JIT counts: the counter (before or after its step) and a bound
+_COUNTED_TEST = frozenset({_Value.INDUCTION, _Value.INVARIANT})
 
 
 def _loop_test_values(insns: Sequence[Instruction], first: int, k: int, induction: set[int], written: set[int],
@@ -463,7 +466,8 @@ def _uncounted(insns: Sequence[Instruction], block_of: list[int], forest: LoopFo
         written = set(writes)
 
         def steps_itself(slot: int) -> bool:  # every write adds a constant to the slot, directly or by a copy
-            return all(w == ("step", slot) or w is not None and w[0] == "copy" and writes.get(w[1]) == [("step", slot)]
+            return all(w == ("step", slot)
+                       or w is not None and w[0] == "copy" and writes.get(w[1]) == [("step", slot)]
                        for w in writes[slot])
 
         induction = {slot for slot in writes if steps_itself(slot)}
@@ -480,7 +484,7 @@ def _uncounted(insns: Sequence[Instruction], block_of: list[int], forest: LoopFo
         if not int_tests:
             continue
         first_of = {k: index_of[block_of[k]] for k in int_tests}
-        if not any({v.name for v in _loop_test_values(insns, first_of[k], k, induction, written, memory_written)}
+        if not any(set(_loop_test_values(insns, first_of[k], k, induction, written, memory_written))
                    == _COUNTED_TEST for k in int_tests):
             out += 1
     return out
