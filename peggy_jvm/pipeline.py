@@ -504,8 +504,8 @@ def _returns_by_jumps(cf: ClassFile, m: MethodInfo, code: CodeAttribute, new: Pe
 
 def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:
     """Keep the original code unless the emitted rewrite pays by the goal's rule (docs/cost-model.md): ``speed``:
-    strictly cheaper and not larger than :func:`size_allowance` lets it be; ``size``: strictly smaller and not
-    costlier."""
+    strictly cheaper, not larger than :func:`size_allowance` lets it be, and no more innermost loops the JIT
+    cannot count (:func:`~peggy_jvm.codecost.uncounted_loops`); ``size``: strictly smaller and not costlier."""
     figures = f"cost {before.cost} -> {after.cost}, {before.size} -> {after.size} bytes"
     if goal is Goal.SIZE:
         if after.size >= before.size:
@@ -518,6 +518,11 @@ def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:
     allowed = size_allowance(before, after)
     if after.size > before.size + allowed:
         raise MethodUnchanged(f"emitted code larger: {figures} (+{allowed} allowed)")
+    if after.uncounted > before.uncounted:
+        # no interpreter gain buys it: C2 compiles such a loop without range-check elimination or unrolling
+        # (BenchKernels.lcs: emitted cost -0.4%, -Xint 0.99, JIT 1.08-1.16x; docs/cost-model.md)
+        raise MethodUnchanged(f"emitted code has loops the JIT cannot count: {figures}, innermost loops "
+                              f"without an induction variable test {before.uncounted} -> {after.uncounted}")
 
 
 def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
