@@ -116,8 +116,13 @@ def test_heap_near_misses_are_never_equivalent(report, name):
     ("rowReuse", ["aload-over-astore-kind"]), ("rowReuse", ["aload-accessed-heap"]),
     ("kinds", ["aload-over-astore-kind"]), ("kinds", ["aload-accessed-heap"]),
 ])
-def test_each_proof_needs_the_fact_it_is_about(trees, report, name, rules):
+def test_each_proof_needs_the_fact_it_is_about(trees, report, name, rules, monkeypatch):
     assert report[name].verdict is Verdict.EQUIVALENT
+    # the normal forms that apply the same axioms to the PEGs before the e-graph (validate/normalize.py: an
+    # access of `this` cannot throw, a read made again is the first) left out too, or tryShrunk is "same PEG"
+    from peggy_jvm.validate import prove
+    monkeypatch.setattr(prove, "accesses_of_this", lambda peg: peg)
+    monkeypatch.setattr(prove, "merge_repeated_reads", lambda peg: peg)
     active = default_rules()
     for rule in rules:
         active.disable(rule)
