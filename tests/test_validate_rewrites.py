@@ -75,7 +75,7 @@ public class R {
         return s;
     }
     static int length() { return 8; }
-    static int flipped(int[] a) { int n = 0; for (int i = 0; i < a.length; i++) { if (a[i] <= 0) { continue; } n++; }
+    static int flipped(int[] a) { int n = 0; for (int i = 0; i < a.length; i++) { if (0 >= a[i]) { continue; } n++; }
                                   return n; }
     static String message(String s) { return "bad: ".concat(String.valueOf(s)); }
     Object[] items;
@@ -84,7 +84,7 @@ public class R {
         int n = 0;
         for (int i = 0; i < this.items.length; i++) {
             Object x = this.items[i];
-            for (int j = i + 1; j < this.items.length; j++) { if (this.counts[j] <= 0) { continue; } if (this.items[j] == x) { n++; } }
+            for (int j = i + 1; j < this.items.length; j++) { if (0 >= this.counts[j]) { continue; } if (this.items[j] == x) { n++; } }
         }
         return n;
     }
@@ -92,7 +92,7 @@ public class R {
         int n = 0;
         for (int i = 0; i < this.items.length; i++) {
             Object x = this.items[i];
-            for (int j = i + 1; j < this.items.length; j++) { if (this.counts[j] > 0) { continue; } if (this.items[j] == x) { n++; } }
+            for (int j = i + 1; j < this.items.length; j++) { if (0 < this.counts[j]) { continue; } if (this.items[j] == x) { n++; } }
         }
         return n;
     }
@@ -120,7 +120,8 @@ def _without(trees, rule: str) -> dict:
 
 
 # loop-optimistic's value numbering and theta-bisimulation are both loop induction: either proves "flipped". The
-# flipped tests are `>`/`<=`: a flipped `!=`/`==` is one form before any axiom (validate/branchshape.py)
+# flipped tests also swap their operands (`0 >= a[i]`): a flipped `!=`/`==`, `>=`/`<` or `<=`/`>` on the same
+# operands is one form before any axiom (validate/branchshape.py)
 ALSO_PROVED_BY = {"builder-init-append": ("builder-tostring-fresh",), "loop-optimistic": ("theta-bisimulation",)}
 
 

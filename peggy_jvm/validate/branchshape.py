@@ -5,6 +5,10 @@ What this module owns
     swapped. javac writes ``if (s.equals(x)) A else B`` as ``ifeq B``, ecj as ``ifne A``; the PEG builder makes
     ``phi(x == 0, B, A)`` of one and ``phi(x != 0, A, B)`` of the other, which only saturation lines up (24
     iterations for the 18 ``equals`` of commons-lang3's ``JavaVersion.get``).
+    :func:`strict_tests_first`: the same for order: ``if a >= b`` is read as ``if a < b`` and ``if a <= b`` as
+    ``if a > b``, each with its targets swapped. javac writes ``if (x < y) A else B`` as ``if_icmpge B``,
+    ProGuard flips a branch to fall through to the code it placed next (JAMA's ``hqr2``: ``(x >= 0 ? ..)``
+    against ``(x < 0 ? ..)`` on a ``dcmpg``), and the two PEGs test ``ge`` and ``lt`` with their arms swapped.
     :func:`drop_default_cases`: in a lifted method, each ``switch`` loses the keys whose target is its default
     target (a ``switch`` left with no key becomes a ``goto`` to the default). javac writes a sparse ``switch``
     as a ``lookupswitch`` of the keys it names; ecj (and javac for denser keys) as a ``tableswitch`` over the
@@ -21,7 +25,9 @@ What this module owns
     code has ecj's paths (commons-lang3's ``JavaVersion.get``: 18 strings, 76 cases for the case split).
 
 Why it is sound
-    ``if a != b goto T else F`` and ``if a == b goto F else T`` go to the same target on every pair of values.
+    ``if a != b goto T else F`` and ``if a == b goto F else T`` go to the same target on every pair of values;
+    so do ``if a >= b goto T else F`` and ``if a < b goto F else T`` (an ``If`` orders ints only, a total
+    order: exactly one of ``a < b`` and ``a >= b`` holds), and ``<=`` against ``>``.
     A ``switch`` jumps to the target of the key equal to its value, or to the default when no key is. A key
     whose target is the default's sends its value where the default would: without the key that value still
     reaches the default, every other value the same target as before. So every run takes the same path through
@@ -54,6 +60,21 @@ def equal_tests_first(m: IRMethod) -> bool:
         t = b.terminator
         if isinstance(t, If) and t.cond is Cond.NE:
             b.terminator = If(Cond.EQ, t.a, t.b, t.if_false, t.if_true, origin=t.origin)
+            changed = True
+    return changed
+
+
+#: each non-strict comparison and the strict one it is the negation of (on ints: ``a >= b`` is ``!(a < b)``)
+_STRICT = {Cond.GE: Cond.LT, Cond.LE: Cond.GT}
+
+
+def strict_tests_first(m: IRMethod) -> bool:
+    """See the module docstring."""
+    changed = False
+    for b in m.blocks.values():
+        t = b.terminator
+        if isinstance(t, If) and t.cond in _STRICT:
+            b.terminator = If(_STRICT[t.cond], t.a, t.b, t.if_false, t.if_true, origin=t.origin)
             changed = True
     return changed
 

@@ -22,6 +22,11 @@ What this module owns
       ``for (i = 0; i < a.length; i++)``) read as the loop that reads it once in front (a for-each loop's copy
       of the length): only the first read can throw, and every later one sees the same length on the same heap;
       the same for a field read (``this.items``) in a loop whose effects are all reads.
+    * :func:`trivial_forms`: choices that are no choice made (an ``eval`` of a value its loop does not vary, a
+      phi of one value twice, and so a theta that never changes), ``x - k`` as ``x + (-k)`` and a commutative
+      operator's constant operand second: javac's ``low`` that stays 0 against ProGuard's folded 0.
+    * :func:`merge_repeated_reads`: a read made again with only reads between it and the same read of the same
+      operands is that read (javac's second ``H[i]`` of ``H[i][j] = H[i][j] - x`` against ProGuard's ``dup2``).
     * :func:`bisimilar`: the roots of two PEGs have the same unfolding (partition refinement over both graphs,
       :func:`~peggy_jvm.peg.build.minimize` of their union). Congruence closure in an e-graph never merges two
       cycles, so two copies of one loop nest are only found equal this way (or by the ``theta-bisimulation`` rule).
@@ -46,9 +51,10 @@ from .. import semantics as S
 from ..egraph.clock import clock
 from ..peg.build import minimize, rebuilt_peg
 from ..peg.graph import PEG, Node
+from ..peg.loops import poly_sigma
 from ..peg.ops import EFFECTS, LOOP_OPS, OPS, Role, T
 
-__all__ = ["expand_library_calls", "hoist_loop_lengths",
+__all__ = ["expand_library_calls", "hoist_loop_lengths", "merge_repeated_reads", "trivial_forms", "accesses_of_this",
            "simplify_known_conditions", "settle_exit_phis", "bisimilar", "equal_by_cases", "joint_peg", "joint_pegs",
            "pair_of"]
 
@@ -309,6 +315,174 @@ def hoist_loop_lengths(peg: PEG) -> PEG:
         if got is out:
             break
         out = got
+    return out
+
+
+#: the reads a repeated read can be matched with (:func:`merge_repeated_reads`): same operator, attribute and
+#: operands read the same thing on the same heap
+_KEYED_READS = frozenset({"getfield", "aload", "arraylength"})
+#: how far back along a heap chain a read looks for its earlier copy (as rules/conditions.read_before)
+_READ_LOOKBACK = 64
+
+
+def merge_repeated_reads(peg: PEG) -> PEG:
+    """``peg`` in which a read (``aload``, ``getfield``, ``arraylength``) made again on a heap that only reads
+    and divisor checks (:data:`_READ_ONLY`) separate from the same read of the same operands is that earlier
+    read: its value the earlier value, its heap the heap it was made on, its ``threw`` false. javac evaluates
+    ``H[i][j] = H[i][j] - x`` as two reads of ``this.H`` and of the row ``H[i]``; ProGuard's ``dup2`` keeps the
+    one row: the PEGs differ by the second reads, on the heap chain of every later effect. Operands are compared
+    after the earlier reads are merged (the second ``this.H`` first, then the row read through it), to a fixed
+    point. Exact, the heap axioms' ``get-over-get``, ``aload-over-aload``, ``get-after-same-get-heap``,
+    ``aload-after-aload-heap`` and ``aload-accessed-nothrow`` composed: the heap the second read sees is the
+    one the first left (the effects between change nothing when they complete, and a path through one that
+    throws never reaches the second read), so it reads the same value; the first read succeeded, so the
+    reference is not null and the index in bounds (an array's length never changes), and the second cannot
+    throw. The input itself when no read repeats."""
+    nodes = list(peg.nodes)
+    proj: dict[tuple[str, int], int] = {}
+    for i, n in enumerate(nodes):
+        if OPS[n.op].role is Role.PROJECTION:
+            proj[(n.op, n.children[0])] = i
+    alias: dict[int, int] = {}
+    merged: set[int] = set()
+    false_node: list[int] = []
+
+    def res(x: int) -> int:
+        while x in alias:
+            x = alias[x]
+        return x
+
+    def projection(op: str, e: int) -> int:
+        got = proj.get((op, e))
+        if got is None:
+            nodes.append(Node(op, None, (e,)))
+            got = proj[(op, e)] = len(nodes) - 1
+        return got
+
+    def key(e: int) -> tuple:
+        n = nodes[e]
+        return n.op, n.attr, tuple(res(c) for c in n.children[1:])
+
+    def earlier(e: int) -> int | None:
+        want = key(e)
+        s = res(nodes[e].children[0])
+        for _ in range(_READ_LOOKBACK):
+            sn = nodes[s]
+            if sn.op != "rho_sigma":
+                return None
+            f = sn.children[0]
+            fn = nodes[f]
+            if fn.op not in _READ_ONLY:
+                return None
+            if fn.op in _KEYED_READS and key(f) == want:
+                return f
+            s = res(fn.children[0])
+        return None
+
+    reads = [i for i, n in enumerate(peg.nodes) if n.op in _KEYED_READS]
+    for _ in range(16):  # each round can expose more (a row read through a merged field read)
+        more = False
+        for e in reads:
+            if e in merged:
+                continue
+            f = earlier(e)
+            if f is None:
+                continue
+            merged.add(e)
+            more = True
+            for op, to in (("rho_value", lambda: projection("rho_value", f)),
+                           ("rho_sigma", lambda: nodes[e].children[0])):
+                r = proj.get((op, e))
+                if r is not None:
+                    alias[r] = to()
+            r = proj.get(("threw", e))
+            if r is not None:
+                if not false_node:
+                    nodes.append(Node("const.b", False, ()))
+                    false_node.append(len(nodes) - 1)
+                alias[r] = false_node[0]
+        if not more:
+            break
+    if not alias:
+        return peg
+    return rebuilt_peg(peg, nodes, alias)
+
+
+def accesses_of_this(peg: PEG) -> PEG:
+    """``peg`` in which a field access of ``this`` (``getfield``/``putfield`` on parameter 0 of an instance
+    method) does not throw (its ``threw`` false) and a field read of ``this`` leaves the heap as it was (its heap
+    the heap it was made on). javac keeps such accesses inside try ranges and ProGuard shrinks the ranges past
+    them, so javac's PEG tests whether each threw and dispatches to the handler, ProGuard's does not (jsoup's
+    ``W3CDom$W3CBuilder.head``). Exact, the axioms ``get-nonnull-nothrow``, ``put-nonnull-nothrow`` and
+    ``get-nonnull-heap`` with ``this``, which is never null (JVMS 4.10.1.9: the receiver of an instance method
+    is an initialized or uninitialized object, never null). The input itself when there is no such access."""
+    if peg.is_static:
+        return peg
+    this = [i for i, n in enumerate(peg.nodes) if n.op == "param" and n.attr == 0]
+    if not this:
+        return peg
+    nodes = list(peg.nodes)
+    alias: dict[int, int] = {}
+    false_node = -1
+    for i, n in enumerate(peg.nodes):
+        if OPS[n.op].role is not Role.PROJECTION or n.op not in ("threw", "rho_sigma"):
+            continue
+        e = peg.nodes[n.children[0]]
+        if e.op not in ("getfield", "putfield") or e.children[1] != this[0]:
+            continue
+        if n.op == "threw":
+            if false_node < 0:
+                nodes.append(Node("const.b", False, ()))
+                false_node = len(nodes) - 1
+            alias[i] = false_node
+        elif e.op == "getfield":
+            alias[i] = e.children[0]
+    if not alias:
+        return peg
+    return rebuilt_peg(peg, nodes, alias)
+
+
+def trivial_forms(peg: PEG) -> PEG:
+    """``peg`` with the choices that are no choice made: ``eval_l(x, p)`` of a value ``x`` that does not vary
+    in loop ``l`` is ``x`` (the axiom ``eval-invariant``; a heap keeps its ``eval``: a loop's non-termination
+    and exceptions are on its heap); ``phi(c, x, x)`` is ``x`` (``phi-same``); a phi of a constant condition is
+    the arm it selects (``phi-true``, ``phi-false``: the ``threw`` of an access that cannot throw, made false by
+    :func:`merge_repeated_reads` and :func:`accesses_of_this`); and so a theta whose next value then is itself
+    is its initial value (minimize). Also ``x - k`` of an int or long constant
+    ``k`` is ``x + (-k)`` (two's complement: ``-k`` wraps exactly as the subtraction does, ``MIN_VALUE``
+    included), the form of ``iinc`` and of ProGuard's ``iadd`` of a negated constant; and a commutative operator
+    (``OpSpec.commutative``: ``+``, ``*``, ``&``, ``|``, ``^``, ``==``; floating point too, where IEEE 754 makes
+    ``+`` and ``*`` commutative, NaN included) with a constant and a non-constant operand has the constant second
+    (javac's ``-0.4375 * s`` against ProGuard's ``s * -0.4375``). The PEG builder threads
+    a variable no inner loop writes through each inner loop's exit as ``eval`` of the outer theta (javac's
+    ``low``, a local that stays 0 in JAMA's ``hqr2``: ``theta_1(0, eval_2(theta_1, pass_2))``), and through a
+    branch that does not write it as a phi of the same value twice, where the other side's constant (ProGuard
+    folded ``low``) has no loop at all. The input itself when there is nothing to do."""
+    out = peg
+    for _ in range(8):  # dropping an eval can make a theta constant, which makes an outer eval invariant
+        var = out.variance()
+        nodes = list(out.nodes)
+        alias: dict[int, int] = {}
+        for i, n in enumerate(out.nodes):
+            if n.op == "eval" and n.int_attr() not in var[n.children[0]] and not poly_sigma(out, i) \
+                    and OPS[out.nodes[n.children[0]].op].output not in (T.SIGMA, T.OUTCOME, T.RESULT):
+                alias[i] = n.children[0]
+            elif n.op == "phi" and n.children[1] == n.children[2]:
+                alias[i] = n.children[1]
+            elif n.op == "phi" and out.nodes[n.children[0]].op == "const.b":
+                alias[i] = n.children[1] if out.nodes[n.children[0]].attr else n.children[2]
+            elif n.op in ("sub.i", "sub.l") and out.nodes[n.children[1]].op == "const." + n.op[-1]:
+                k = out.nodes[n.children[1]].int_attr()
+                bits = 32 if n.op == "sub.i" else 64
+                neg = (-k + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
+                nodes.append(Node("const." + n.op[-1], neg, ()))
+                nodes[i] = Node("add." + n.op[-1], None, (n.children[0], len(nodes) - 1))
+            elif OPS[n.op].commutative and OPS[out.nodes[n.children[0]].op].role is Role.CONST \
+                    and OPS[out.nodes[n.children[1]].op].role is not Role.CONST:
+                nodes[i] = Node(n.op, n.attr, n.children[::-1])
+        if not alias and len(nodes) == len(out.nodes):
+            break
+        out = rebuilt_peg(out, nodes, alias)
     return out
 
 

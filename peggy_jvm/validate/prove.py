@@ -57,9 +57,10 @@ from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
 from .finite import equal_on_values
 from .loopshape import top_tested
-from .branchshape import drop_default_cases, equal_tests_first, thread_constant_switches
+from .branchshape import drop_default_cases, equal_tests_first, strict_tests_first, thread_constant_switches
 from .switchtables import read_switch_tables
-from .normalize import (bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths,
+from .normalize import (accesses_of_this, bisimilar, equal_by_cases, expand_library_calls, hoist_loop_lengths,
+                        merge_repeated_reads, trivial_forms,
                         joint_pegs, pair_of, settle_exit_phis, simplify_known_conditions)
 from ..rules.accumulator import LEMMA, LEMMA_NOTE, read_accumulators
 from ..rules.arrays import exact_array_fields
@@ -353,6 +354,7 @@ def _build(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, view
     # (branchshape.py)
     for m in (a, b):
         equal_tests_first(m)
+        strict_tests_first(m)
         drop_default_cases(m)
         thread_constant_switches(m)
     # a switch on an enum through javac's or ecj's table, read by which named constant it is (switchtables.py)
@@ -436,6 +438,11 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         pa = inline_bodies(pa, bodies[0]) if bodies[0] else pa
         pb = inline_bodies(pb, bodies[1]) if bodies[1] else pb
     pa, pb = expand_library_calls(pa), expand_library_calls(pb)
+    # field accesses of `this` that cannot throw, a read made again right after the same read as that read
+    # (javac's second H[i] where ProGuard keeps the row with dup2), then choices that are no choice (an eval of an
+    # invariant value, a phi of one value twice or of a constant condition) and constants in one place: both
+    # sides in one form before they are compared (validate/normalize.py)
+    pa, pb = (trivial_forms(merge_repeated_reads(accesses_of_this(g))) for g in (pa, pb))
     # and loops that read an array's length at each iteration as the for-each loop that reads it once; the
     # forms as built stay too (into the e-graph below, each side's two roots merged): hoisting can also part two
     # loops that were alike, such as a loop and its first iteration peeled in front of it
