@@ -32,8 +32,8 @@ How
       its own tests decided): that is kept when the copies are smaller, counted in statements and tests
       (:meth:`~.schedule.Schedule.code_weight`): the copies' sum against the continuation once plus, per
       path, a jump (but one: a path falls into the join) and a copy per frontier value, and the join's reads
-      of them (``return c ? 1 : 2`` keeps a return per arm; a loop after the method's argument checks is
-      written once). A path that cannot compute a frontier value writes its copy; a method whose join is
+      of them (``a[2] = y; return 0;`` after ``y`` set to 5 or 9 keeps a copy per arm, with constants; a loop
+      after the method's argument checks is written once). A path that cannot compute a frontier value writes its copy; a method whose join is
       refused (its continuation reads an effect's value only some paths ran) is reverted again without joins.
     * A phi becomes a branch. All phis with the same condition that are wanted at that point are emitted
       together as one branch (branch fusion), their values joined in fresh variables; a phi on sigma first emits
@@ -870,8 +870,12 @@ class _Emitter:
             frontier, settled, rest = self.sched.continuation(roots, [leaf.assumed for leaf in occ])
             values = [x for x in frontier if not self.sched.is_sigma(x)]
             stop = frozenset(frontier)
-            copies = sum(self.sched.code_weight(roots, leaf.assumed, stop) for leaf in occ)
             joined = self.sched.code_weight(roots, {}, stop, settled) + len(occ) - 1 + (len(occ) + 1) * len(values)
+            copies = 0
+            for leaf in occ:  # counted only until they are larger than the join
+                copies += self.sched.code_weight(roots, leaf.assumed, stop, limit=joined - copies)
+                if copies > joined:
+                    break
             if copies <= joined:
                 continue
             j = _Join(self.new_block(), self.sched.depth(), frontier, settled, rest,

@@ -674,11 +674,11 @@ class Schedule:
         return node.op == "const.b" or (OPS[node.op].output is T.BOOL and node.op != "phi")
 
     def code_weight(self, roots: list[int], assumed: dict[int, bool], stop: frozenset[int] = frozenset(),
-                    settled: dict[int, int] | None = None) -> int:
+                    settled: dict[int, int] | None = None, limit: int | None = None) -> int:
         """About how many statements and tests the code computing ``roots`` here takes, on a path that also
         knows ``assumed`` (its phis on known conditions resolved; ``settled`` ones taken as their node), not
         counting ``stop`` and what they need: one per operation, effect, phi, loop node and test; constants,
-        parameters and projections are free."""
+        parameters and projections are free. Counting stops past ``limit`` (the answer is then over it)."""
         seen: set[int] = set()
         stack = list(roots)
         n = 0
@@ -699,6 +699,8 @@ class Schedule:
             role = OPS[node.op].role
             if role not in (Role.CONST, Role.PARAM, Role.PROJECTION) and node.op not in ("param", "sigma0", "not"):
                 n += 1
+                if limit is not None and n > limit:
+                    break
             stack.extend(node.children)
         return n
 
