@@ -20,6 +20,21 @@ How
     * The root's tests: the effects both arms of a test start with (their common sigma) are emitted before the
       test when the test needs no effect, so they and what follows them are written once; a method that this
       makes the reverter refuse is reverted again without it.
+    * Joins: code that several paths of a branch of the root's result tree or of a loop iteration's sigma tree
+      end in (the same result, or the same leaf of the iteration with the same break condition and next
+      values: the *continuation*) is generated once, after the branch, in a join block every such path jumps
+      to (:meth:`_Emitter.plan_joins`), as javac writes it. Each path first computes the continuation's
+      *frontier*, the phis on the branch's conditions it reads (:meth:`~.schedule.Schedule.continuation`):
+      a sigma phi by running its own effects, a value phi into one variable the join reads; a phi every path
+      decides to the same node is that node at the join; a value every path already computed is carried in
+      one variable (a copy at the end of each path); the join knows the conditions all paths know. Without a
+      join each path writes its own copy, specialised by what it knows (constants for the frontier's values,
+      its own tests decided): that is kept when the copies are smaller, counted in statements and tests
+      (:meth:`~.schedule.Schedule.code_weight`): the copies' sum against the continuation once plus, per
+      path, a jump (but one: a path falls into the join) and a copy per frontier value, and the join's reads
+      of them (``a[2] = y; return 0;`` after ``y`` set to 5 or 9 keeps a copy per arm, with constants; a loop
+      after the method's argument checks is written once). A path that cannot compute a frontier value writes its copy; a method whose join is
+      refused (its continuation reads an effect's value only some paths ran) is reverted again without joins.
     * A phi becomes a branch. All phis with the same condition that are wanted at that point are emitted
       together as one branch (branch fusion), their values joined in fresh variables; a phi on sigma first emits
       the effects its two arms share (the sigma where control split), then the condition, then each arm.
@@ -62,7 +77,8 @@ none (``origin = -1``).
 from __future__ import annotations
 
 import sys
-from typing import Callable, TypeVar, cast
+from dataclasses import dataclass, field
+from typing import Callable, Hashable, TypeVar, cast
 
 from ..ir.nodes import (INT, LONG, ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast,
                         ClassInit, Cond, Const, Copy, FieldRef, GetField, GetStatic, Goto, Handler, If, InstanceOf,
@@ -85,6 +101,9 @@ HANDLERS_NOT_REVERTED = "exception handlers are not reverted yet"
 WITH_MONITORS = "exception handling with monitors"
 #: reverted code of a method with exception handling may have this many statements per original one (plus 64)
 STATEMENTS_PER_ORIGINAL = 4
+#: a branch whose tree of paths (result or iteration phis) has more leaves than this plans no join of its own
+#: (the tree is a DAG: its paths can be exponentially many); the branches inside it plan theirs
+MAX_JOIN_LEAVES = 256
 _NO_VALUE = frozenset({"putfield", "putstatic", "astore", "classinit", "monitorenter", "monitorexit",
                        "check.zero.i", "check.zero.l"})
 
@@ -107,8 +126,12 @@ class _Emitter:
     results (the ``gen_*`` methods), asking its :class:`~.schedule.Schedule` what is computed where."""
 
     def __init__(self, peg: PEG, original: IRMethod, result_prefixes: bool = True,
-                 returns: ReturnsInPlace = ReturnsInPlace.ALL, rotate_loops: bool = False) -> None:
+                 returns: ReturnsInPlace = ReturnsInPlace.ALL, rotate_loops: bool = False, joins: bool = True) -> None:
         self.peg = peg
+        # continuations several paths reach generated once (plan_joins); joined: whether any path took one
+        self.joins = joins
+        self.joined = False
+        self.pending: dict[Hashable, _Join] = {}
         self.rotate_loops = rotate_loops
         # emit the effects both arms of a result's test start with before the test (gen_result)
         self.result_prefixes = result_prefixes
@@ -406,8 +429,11 @@ class _Emitter:
         if self.cur is None:
             return
         known = self.sched.fact(c)
+        same = self.sched.settled_as(c) if op == "phi" else None
         if known is not None:
             self.goto(t if known else f)
+        elif same is not None:
+            self.gen_cond(same, t, f)
         elif op == "const.b":
             self.goto(t if node.attr else f)
         elif op == "not":
@@ -455,9 +481,9 @@ class _Emitter:
     def gen_phi(self, n: int):
         c = self.nodes[n].children[0]
         known = self.sched.fact(c)
-        if known is not None:
-            k = 1 if known else 2
-            r = self.gen(self.nodes[n].children[k])
+        same = self.sched.settled_as(n)
+        if known is not None or same is not None:
+            r = self.gen(self.nodes[n].children[1 if known else 2] if same is None else same)
             self.sched.bind(n, r if r is not None else DONE)
             return r
         if self.sched.is_sigma(n):
@@ -650,6 +676,7 @@ class _Emitter:
                 self.iteration(node.children[k], loop.split(self.sched, c, k), self.sched.split(wanted, c, k))
                 return
             self.emit_common_prefix(s)
+            joins = self.plan_joins(self.iteration_leaves(s, loop)) if self.joins else []
             t, f = self.new_block(), self.new_block()
             self.gen_cond(c, t, f)
             self.sched.arms()
@@ -660,6 +687,17 @@ class _Emitter:
                 self.sched.pop()
             self.sched.join()
             self.cur = None
+            for key, j in joins:
+                self.sched.arms()
+                if self.enter_join(key, j):
+                    leaf, split = cast(tuple[int, _LoopCode], j.leaf)
+                    self.iteration(leaf, split, [])
+                    self.sched.pop()
+                self.sched.join()
+            self.cur = None
+            return
+        planned = self.pending.get(_LoopCode.leaf_key(s, loop))
+        if planned is not None and self.arrive(planned):
             return
         self.gen_sigma(s)
         brk = self.nodes[loop.brk]
@@ -717,6 +755,9 @@ class _Emitter:
         k = self.sched.fact(c)
         if k is not None:
             return self.gen_on_path(node.children[1 if k else 2], t)
+        same = self.sched.settled_as(x)
+        if same is not None:
+            return self.gen_on_path(same, t)
         if not self.sched.available(c, loops=True):
             return self.dead_value(x, t)
         v = self.new_var(t)
@@ -757,6 +798,178 @@ class _Emitter:
                     continue
             self.gen(x)
 
+    # -- joins ----------------------------------------------------------------------------------------------
+    def result_leaves(self, r: int) -> list[_Leaf] | None:
+        """The paths of result phi ``r``'s branches, each as the result it ends in and what it knows; None past
+        :data:`MAX_JOIN_LEAVES`."""
+        out: list[_Leaf] = []
+        stack: list[tuple[int, dict[int, bool]]] = [(r, {})]
+        while stack:
+            x, assumed = stack.pop()
+            node = self.nodes[x]
+            if node.op == "phi":
+                c = node.children[0]
+                k = self.sched.fact(c, assumed)
+                if k is not None:
+                    stack.append((node.children[1 if k else 2], assumed))
+                    continue
+                c0, v = self.sched.tested(c)
+                stack.append((node.children[2], {**assumed, c0: not v}))
+                stack.append((node.children[1], {**assumed, c0: v}))
+                continue
+            out.append(_Leaf(("result", x), [x], assumed, x))
+            if len(out) > MAX_JOIN_LEAVES:
+                return None
+        return out
+
+    def iteration_leaves(self, s: int, loop: _LoopCode) -> list[_Leaf] | None:
+        """The paths of the iteration's sigma tree ``s`` (as :meth:`iteration` takes them), each as the leaf it
+        ends in with the break condition and next values there, and what it knows; None past
+        :data:`MAX_JOIN_LEAVES`."""
+        out: list[_Leaf] = []
+        stack: list[tuple[int, _LoopCode, dict[int, bool]]] = [(s, loop, {})]
+        while stack:
+            x, lc, assumed = stack.pop()
+            node = self.nodes[x]
+            if node.op == "phi" and self.sched.lookup(x) is None:
+                c = node.children[0]
+                k = self.sched.fact(c, assumed)
+                if k is not None:
+                    stack.append((node.children[1 if k else 2], lc.split(self.sched, c, 1 if k else 2), assumed))
+                    continue
+                c0, v = self.sched.tested(c)
+                stack.append((node.children[2], lc.split(self.sched, c, 2), {**assumed, c0: not v}))
+                stack.append((node.children[1], lc.split(self.sched, c, 1), {**assumed, c0: v}))
+                continue
+            roots = [x, lc.brk] + [y for y, _ in lc.nexts] + [y for y, _ in lc.outs]
+            out.append(_Leaf(_LoopCode.leaf_key(x, lc), roots, assumed, (x, lc)))
+            if len(out) > MAX_JOIN_LEAVES:
+                return None
+        return out
+
+    def plan_joins(self, leaves: list[_Leaf] | None) -> list[tuple[Hashable, _Join]]:
+        """Before a branch: the continuations that several of its paths reach (``leaves``), to be generated once
+        after it, in a join block the paths jump to (:meth:`arrive`, :meth:`enter_join`), unless the copies are
+        smaller. A path's copy of a continuation is specialised by what the path knows (its phis on the
+        branch's conditions resolved: constants in place of variables, a test the path decided left out); the
+        join computes each path's values of the frontier phis (:meth:`~.schedule.Schedule.continuation`) before
+        the jump and reads them from variables. Sizes are counted in statements and tests
+        (:meth:`~.schedule.Schedule.code_weight`): the copies, the continuation on each path; the join, the
+        continuation once, a jump for each path but one, and a copy for each frontier value on each path and
+        its reads. Continuations already planned by an enclosing branch are left to it."""
+        if not leaves:
+            return []
+        by_key: dict[Hashable, list[_Leaf]] = {}
+        for leaf in leaves:
+            by_key.setdefault(leaf.key, []).append(leaf)
+        out: list[tuple[Hashable, _Join]] = []
+        for key, occ in by_key.items():
+            if len(occ) < 2 or key in self.pending:
+                continue
+            roots = occ[0].roots
+            frontier, settled, rest = self.sched.continuation(roots, [leaf.assumed for leaf in occ])
+            values = [x for x in frontier if not self.sched.is_sigma(x)]
+            stop = frozenset(frontier)
+            joined = self.sched.code_weight(roots, {}, stop, settled) + len(occ) - 1 + (len(occ) + 1) * len(values)
+            copies = 0
+            for leaf in occ:  # counted only until they are larger than the join
+                copies += self.sched.code_weight(roots, leaf.assumed, stop, limit=joined - copies)
+                if copies > joined:
+                    break
+            if copies <= joined:
+                continue
+            j = _Join(self.new_block(), self.sched.depth(), frontier, settled, rest,
+                      {x: self.new_var(self.sched.type_of(x)) for x in values}, occ[0].payload)
+            self.pending[key] = j
+            out.append((key, j))
+        return out
+
+    def arrive(self, j: _Join) -> bool:
+        """A path reaches continuation ``j``: compute its frontier here (the effects of its sigma phis, its value
+        phis into the join's variables) and jump to the join. False (nothing jumped; the path writes its own
+        copy) when a frontier value cannot be computed on this path."""
+        for x in j.frontier:
+            if x not in j.values:
+                self.gen_sigma(x)
+        if self.cur is None:
+            return True
+        if not all(self.on_path(x) for x in j.values):
+            return False
+        copies = [(v, self.gen_on_path(x, v.type)) for x, v in j.values.items()]
+        if self.cur is None:
+            return True
+        bound: dict[int, object] = {}
+        for x in sorted(j.rest):
+            got = self.sched.lookup(x)
+            if got is not None:
+                bound[x] = got
+        ran, known = self.sched.since(j.base)
+        for v, op in copies:
+            self.emit(Copy(v, op))
+        j.arrivals.append(_Arrival(self.cur, bound, ran, known))
+        self.goto(j.block)
+        self.joined = True
+        return True
+
+    def on_path(self, x: int) -> bool:
+        """Whether :meth:`gen_on_path` computes ``x`` on this path with no dead value."""
+        if self.sched.available(x, loops=True):
+            return True
+        node = self.nodes[x]
+        if node.op != "phi":
+            return False
+        c = node.children[0]
+        k = self.sched.fact(c)
+        if k is not None:
+            return self.on_path(node.children[1 if k else 2])
+        same = self.sched.settled_as(x)
+        if same is not None:
+            return self.on_path(same)
+        return self.sched.available(c, loops=True) and self.on_path(node.children[1]) and \
+            self.on_path(node.children[2])
+
+    def enter_join(self, key: Hashable, j: _Join) -> bool:
+        """After the branch that planned ``j``: open its join block with the scope every path to it shares (the
+        frontier in the join's variables, the continuation's values every path computed, in one variable
+        each: a copy at the end of each path; the conditions all of them know; the effects any of them ran
+        may not run again). False when no path jumped to it. Refused: a value of an effect or loop some paths
+        ran that the continuation reads (it would run again)."""
+        del self.pending[key]
+        if not j.arrivals:
+            return False
+        start: dict[int, object] = {x: j.values.get(x, DONE) for x in j.frontier}
+        for x in sorted(j.rest):
+            got = [a.bound.get(x) for a in j.arrivals]
+            if all(g is None for g in got):
+                continue
+            if any(g is None or g is DONE for g in got):
+                if all(g is DONE for g in got):
+                    start[x] = DONE
+                    continue
+                if self._recomputable(x):
+                    continue
+                raise RevertUnsupported("a join's continuation reads an effect some paths to it ran")
+            ops = cast(list[Operand], got)
+            if all(g is ops[0] for g in ops):
+                start[x] = ops[0]
+                continue
+            # an effect's node stands for its value (gen_effect): the paths' variable's type
+            v = self.new_var(next((g.type for g in ops if isinstance(g, Var)), None) or self.sched.type_of(x))
+            for a, g in zip(j.arrivals, ops):
+                a.block.stmts.append(Copy(v, g))
+            start[x] = v
+        ran = set().union(*(a.ran for a in j.arrivals))
+        known = {c: k for c, k in j.arrivals[0].known.items() if all(a.known.get(c) == k for a in j.arrivals)}
+        self.cur = j.block
+        self.sched.push_join(start, ran, known, j.settled)
+        return True
+
+    def _recomputable(self, x: int) -> bool:
+        """Whether ``x`` is a pure value the join may compute again (no effect, loop or heap)."""
+        node = self.nodes[x]
+        role = OPS[node.op].role
+        return role in (Role.PURE, Role.CONST, Role.PARAM) or (node.op == "phi" and not self.sched.is_sigma(x))
+
     # -- results --------------------------------------------------------------------------------------------
     def gen_result(self, r: int) -> None:
         node = self.nodes[r]
@@ -764,8 +977,9 @@ class _Emitter:
             return
         if node.op == "phi":
             c = node.children[0]
-            if self.nodes[c].op == "const.b":
-                self.gen_result(node.children[1 if self.nodes[c].attr else 2])
+            known = self.sched.fact(c)  # a constant, or a test an enclosing branch made: one arm only
+            if known is not None:
+                self.gen_result(node.children[1 if known else 2])
                 return
             # the effects both arms start with run before the test, once (as for a phi on sigma): otherwise each
             # arm writes them, and what follows them, again
@@ -775,6 +989,7 @@ class _Emitter:
                 self.gen_sigma(first)
                 if self.cur is None:
                     return
+            joins = self.plan_joins(self.result_leaves(r)) if self.joins else []
             t, f = self.new_block(), self.new_block()
             self.gen_cond(c, t, f)
             for blk, k in ((t, 1), (f, 2)):
@@ -783,6 +998,14 @@ class _Emitter:
                 self.gen_result(node.children[k])
                 self.sched.pop(joined=False)  # an arm that ends the method joins nothing
             self.cur = None
+            for key, j in joins:
+                if self.enter_join(key, j):
+                    self.gen_result(cast(int, j.leaf))  # the result's node (result_leaves)
+                    self.sched.pop(joined=False)
+            self.cur = None
+            return
+        planned = self.pending.get(("result", r))
+        if planned is not None and self.arrive(planned):
             return
         if node.op == "eval":
             x, p = node.children
@@ -839,6 +1062,43 @@ class _Emitter:
                 v.carries = CarriedLocal(slot, at, ids[id(header)])
 
 
+@dataclass
+class _Leaf:
+    """One path of a branch's tree (:meth:`_Emitter.plan_joins`): the continuation it ends in (``key``; its
+    nodes ``roots``), the conditions it decides (in :meth:`~.schedule.Schedule.tested`'s form) and what the
+    join generates (``payload``)."""
+    key: Hashable
+    roots: list[int]
+    assumed: dict[int, bool]
+    payload: object
+
+
+@dataclass
+class _Arrival:
+    """A path's jump to a join: its last block (where the join's copies go), the continuation's nodes it
+    computed, the effects and loops it ran and the conditions it knows since the branch."""
+    block: Block
+    bound: dict[int, object]
+    ran: set[int]
+    known: dict[int, bool]
+
+
+@dataclass
+class _Join:
+    """A continuation several paths of one branch reach, generated once after it (:meth:`_Emitter.plan_joins`):
+    its block, the scope depth of the branch, its frontier (phis each path computes before the jump), the phis
+    every path decides the same way and the rest of its nodes, the join's variables of the frontier's value
+    phis, what to generate and the paths."""
+    block: Block
+    base: int
+    frontier: list[int]
+    settled: dict[int, int]
+    rest: set[int]
+    values: dict[int, Var]
+    leaf: object
+    arrivals: list[_Arrival] = field(default_factory=list)
+
+
 class _LoopCode:
     """What one path of a loop iteration needs to know to leave the iteration."""
 
@@ -849,6 +1109,12 @@ class _LoopCode:
     def split(self, r: Schedule, c: int, k: int) -> _LoopCode:
         return _LoopCode(self.header, self.exit, r.arm(self.brk, c, k), [(r.arm(x, c, k), v) for x, v in self.nexts],
                          [(r.arm(x, c, k), v) for x, v in self.outs])
+
+    @staticmethod
+    def leaf_key(s: int, loop: _LoopCode) -> Hashable:
+        """What a path of the iteration ending in sigma ``s`` still does (its continuation, for joins)."""
+        return ("iteration", loop.header.id, s, loop.brk, tuple(x for x, _ in loop.nexts),
+                tuple(x for x, _ in loop.outs))
 
 
 def _unsupported_handling(nodes: list, variance: list, users: dict[int, list[int]]) -> str | None:
@@ -915,12 +1181,21 @@ def _emit(peg: PEG, original: IRMethod, finish: Callable[[_Emitter], _T],
     sys.setrecursionlimit(max(old, 100_000))
     try:
         peg = _without_passed_through_thetas(peg)
-        try:
-            return finish(_Emitter(peg, original, returns=returns, rotate_loops=rotate_loops))
-        except RevertUnsupported:
-            # the effects emitted before a result's test can be ones a value phi of an arm needed fused into
-            # their branch (jsoup Attribute.equals): then the arms write them, as they did before
-            return finish(_Emitter(peg, original, result_prefixes=False, returns=returns, rotate_loops=rotate_loops))
+        refused: RevertUnsupported | None = None
+        # the effects emitted before a result's test can be ones a value phi of an arm needed fused into their
+        # branch (jsoup Attribute.equals): then the arms write them, as they did before. A join some path took
+        # can be what refused (its continuation reads what one path computed): then each path writes its copy
+        for prefixes in (True, False):
+            for joins in (True, False):
+                emitter = _Emitter(peg, original, result_prefixes=prefixes, returns=returns,
+                                   rotate_loops=rotate_loops, joins=joins)
+                try:
+                    return finish(emitter)
+                except RevertUnsupported as e:
+                    refused = e
+                    if not emitter.joined:
+                        break
+        raise cast(RevertUnsupported, refused)
     except RecursionError:
         raise RevertUnsupported("PEG too deep for the reverter") from None
     finally:

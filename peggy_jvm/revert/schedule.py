@@ -8,11 +8,14 @@ What this module owns
     From these it answers the scheduling questions: whether a node can be computed here (``available``), the
     nodes certainly evaluated with another (``must``), reach sets, the values to hoist before a pure node's
     operands, before a branch and out of a loop, the phis fused into one branch (``siblings``), a loop's
-    thetas, and the sigma chains that give the effects two arms share.
+    thetas, the sigma chains that give the effects two arms share, and for a continuation several paths reach
+    (:meth:`Schedule.continuation`) what each path computes before the join and what the join settles, with
+    the code sizes that decide between a join and copies (:meth:`Schedule.code_weight`).
     :class:`RevertUnsupported`, raised by both halves for a PEG the reverter cannot turn into code.
 
 Inputs: a PEG and the original method's parameters; then, from the emitter, the scope changes (``push``,
-``pop``, ``arms``, ``join``, ``bind``) as it opens and closes arms and loops and binds computed nodes.
+``pop``, ``arms``, ``join``, ``bind``, ``push_join``) as it opens and closes arms, joins and loops and binds
+computed nodes.
 Outputs: answers only: the schedule writes no code and creates no variable.
 Invariants: a binding lives until its scope is popped and the innermost one is what ``lookup`` sees; every
 answer depends only on the PEG and the scope state (so the same input gives the same code; node lists come in
@@ -59,6 +62,8 @@ class Schedule:
         self.spent: list[set[int]] = [set()]  # per scope: effects that ran in arms already joined
         self.joined: list[set[int]] = []  # per branch being generated: effects its finished arms ran
         self.facts: list[dict[int, bool]] = [{}]  # per scope: conditions known on the current path
+        # per scope: phis known equal to another node (at a join, one that every path to it decides the same way)
+        self.settled: list[dict[int, int]] = [{}]
         self.users: dict[int, list[int]] = {}
         for i, n in enumerate(peg.nodes):
             for c in n.children:
@@ -90,19 +95,61 @@ class Schedule:
         self.scopes.append(start if start is not None else {})
         self.spent.append(set())
         if known is not None:
-            c, value = known
-            while self.nodes[c].op == "not":  # kept under the operand: fact() looks through negations the same way
-                c, value = self.nodes[c].children[0], not value
-            known = (c, value)
+            known = self.tested(*known)  # kept under the operand: fact() looks through negations the same way
         self.facts.append({} if known is None else {known[0]: known[1]})
+        self.settled.append({})
 
-    def fact(self, c: int) -> bool | None:
-        """The value of bool node ``c`` on the current path, if a branch on it (or its negation) led here."""
-        neg = False
+    def depth(self) -> int:
+        """How many scopes are open (a branch's arms are the scopes above the depth before them)."""
+        return len(self.scopes)
+
+    def since(self, base: int) -> tuple[set[int], dict[int, bool]]:
+        """What the current path did and learnt in the scopes above ``base``: the effects and loops it ran
+        (also in arms already joined) and the conditions it knows."""
+        ran: set[int] = set()
+        known: dict[int, bool] = {}
+        for i in range(base, len(self.scopes)):
+            ran |= self.spent[i]
+            ran.update(k for k in self.scopes[i] if OPS[self.nodes[k].op].role is Role.EFFECT
+                       or self.nodes[k].op == "pass")
+            known.update(self.facts[i])
+        return ran, known
+
+    def push_join(self, start: dict[int, object], ran: set[int], known: dict[int, bool],
+                  settled: dict[int, int]) -> None:
+        """Enter the join of several paths (:meth:`continuation`): ``start``, what every one of them computed
+        (in the join's variables); ``ran``, the effects and loops some of them ran, which the code after the
+        join may not run again; ``known``, the conditions all of them know; ``settled``, the phis each of them
+        decides to the same node."""
+        self.scopes.append(start)
+        self.spent.append(set(ran))
+        self.facts.append(dict(known))
+        self.settled.append(dict(settled))
+
+    def settled_as(self, x: int) -> int | None:
+        """The node phi ``x`` is on the current path when a join settled it (:meth:`continuation`), else None."""
+        for s in reversed(self.settled):
+            y = s.get(x)
+            if y is not None:
+                return y
+        return None
+
+    def tested(self, c: int, value: bool = True) -> tuple[int, bool]:
+        """Bool node ``c`` having ``value`` as the fact it gives: the condition under its negations, and that
+        condition's value (the form :meth:`push` keeps and :meth:`fact` looks up)."""
         while self.nodes[c].op == "not":
-            c, neg = self.nodes[c].children[0], not neg
+            c, value = self.nodes[c].children[0], not value
+        return c, value
+
+    def fact(self, c: int, assumed: dict[int, bool] | None = None) -> bool | None:
+        """The value of bool node ``c`` on the current path, if a branch on it (or its negation) led here;
+        ``assumed``: more conditions known (in :meth:`tested`'s form), for a path not generated yet."""
+        c, pos = self.tested(c)
+        neg = not pos
         if self.nodes[c].op == "const.b":
             return bool(self.nodes[c].attr) != neg
+        if assumed is not None and c in assumed:
+            return assumed[c] != neg
         for f in reversed(self.facts):
             v = f.get(c)
             if v is not None:
@@ -114,6 +161,7 @@ class Schedule:
         happened for everything after the join, so no later code may run them again."""
         d = self.scopes.pop()
         self.facts.pop()
+        self.settled.pop()
         gone = self.spent.pop() | {k for k in d if OPS[self.nodes[k].op].role is Role.EFFECT
                                    or self.nodes[k].op == "pass"}
         if joined:
@@ -267,6 +315,10 @@ class Schedule:
                 if k is not None:
                     stack.append((node.children[1 if k else 2], ins))
                     continue
+                y = self.settled_as(x)
+                if y is not None:
+                    stack.append((y, ins))
+                    continue
             stack.extend((c, ins) for c in node.children)
         return True
 
@@ -282,7 +334,7 @@ class Schedule:
         for u in self.users.get(c, ()):
             if u == n or self.nodes[u].op != "phi" or self.nodes[u].children[0] != c or self.variance[u] != var:
                 continue
-            if self.lookup(u) is not None or self.is_result(u):
+            if self.lookup(u) is not None or self.is_result(u) or self.settled_as(u) is not None:
                 continue  # a phi of method results is code, generated where the result is wanted
             if self.is_sigma(u) and not self.is_sigma(n):
                 continue  # a value phi never pulls effects forward: its sigma phi is emitted in sigma order
@@ -562,6 +614,95 @@ class Schedule:
                 continue
             out.append(x)
         return out
+
+    def continuation(self, roots: list[int], paths: list[dict[int, bool]]
+                     ) -> tuple[list[int], dict[int, int], set[int]]:
+        """The code several paths of a branch reach in common, ``roots`` (a result, or a leaf of a loop
+        iteration's sigma tree with its break condition and next values), split where the paths differ. Each
+        path knows some of the branch's conditions (``paths``); a phi on one of them is *settled* when every
+        path decides it to the same node (the join reads that node: a loop's next value that every path takes
+        from the same inner loop), else on the *frontier* when it varies in no loop that is not open and is not
+        bool: each path computes it before the join (sigma phis: the effects each path ran; value phis: each
+        path's value into a variable); the *rest*: the nodes the code after the join computes, not computed
+        before the branch (a condition phi is tested again there). Frontier in node order."""
+        conds = set().union(*paths)
+        frontier: list[int] = []
+        settled: dict[int, int] = {}
+        rest: set[int] = set()
+        open_ = frozenset(self.open_depths)
+        seen: set[int] = set()
+        stack = list(roots)
+        while stack:
+            x = stack.pop()
+            if x in seen or self.lookup(x) is not None:
+                continue
+            seen.add(x)
+            node = self.nodes[x]
+            if node.op == "phi" and self.tested(node.children[0])[0] in conds:
+                ends = {self.decided(x, a) for a in paths}
+                if len(ends) == 1 and x not in ends:
+                    y = ends.pop()
+                    settled[x] = y
+                    stack.append(y)
+                    continue
+                if self.variance[x] <= open_ and not self.is_bool(x):
+                    frontier.append(x)
+                    continue
+            rest.add(x)
+            stack.extend(node.children)
+        return sorted(frontier), settled, rest
+
+    def decided(self, x: int, assumed: dict[int, bool]) -> int:
+        """``x`` through the phis a path that knows ``assumed`` (besides this one's facts) decides."""
+        for _ in range(len(self.nodes)):
+            node = self.nodes[x]
+            if node.op != "phi":
+                break
+            k = self.fact(node.children[0], assumed)
+            if k is None:
+                break
+            x = node.children[1 if k else 2]
+        return x
+
+    def is_bool(self, x: int) -> bool:
+        """Whether value ``x`` is a condition (a phi of conditions too)."""
+        seen: set[int] = set()
+        while self.nodes[x].op == "phi" and x not in seen:
+            seen.add(x)
+            x = self.nodes[x].children[1]
+        node = self.nodes[x]
+        return node.op == "const.b" or (OPS[node.op].output is T.BOOL and node.op != "phi")
+
+    def code_weight(self, roots: list[int], assumed: dict[int, bool], stop: frozenset[int] = frozenset(),
+                    settled: dict[int, int] | None = None, limit: int | None = None) -> int:
+        """About how many statements and tests the code computing ``roots`` here takes, on a path that also
+        knows ``assumed`` (its phis on known conditions resolved; ``settled`` ones taken as their node), not
+        counting ``stop`` and what they need: one per operation, effect, phi, loop node and test; constants,
+        parameters and projections are free. Counting stops past ``limit`` (the answer is then over it)."""
+        seen: set[int] = set()
+        stack = list(roots)
+        n = 0
+        while stack:
+            x = stack.pop()
+            if x in seen or x in stop or self.lookup(x) is not None:
+                continue
+            seen.add(x)
+            node = self.nodes[x]
+            if node.op == "phi":
+                k = self.fact(node.children[0], assumed)
+                if k is not None:
+                    stack.append(node.children[1 if k else 2])
+                    continue
+                if settled is not None and x in settled:
+                    stack.append(settled[x])
+                    continue
+            role = OPS[node.op].role
+            if role not in (Role.CONST, Role.PARAM, Role.PROJECTION) and node.op not in ("param", "sigma0", "not"):
+                n += 1
+                if limit is not None and n > limit:
+                    break
+            stack.extend(node.children)
+        return n
 
     def refuse_unless_dead(self, x: int) -> None:
         """Raise unless no run of this path can need ``x``: it needs an effect or loop on the sigma chain that
