@@ -40,7 +40,8 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
     * Not ``synchronized`` (the monitor would have to be modelled), not native or abstract, not recursive
       (its body calls itself; for the validator's normal forms, ``CalleeSource.recursive``, it may: the body's
       own calls of itself stay calls, so one inlining unfolds the recursion once, which is exact), no loop (a
-      loop's depth attributes would have to be shifted to the call's depth; for the validator, ``CalleeSource.loops``, a loop is allowed at a call no loop of the caller
+      loop's depth attributes would have to be shifted to the call's depth; with ``CalleeSource.loops``, the
+      validator's and the full stage's, a loop is allowed at a call no loop of the caller
       varies, where the callee's loops keep their own depths, and its bodies may have up to
       :data:`MAX_LOOP_CALLEE_NODES` nodes), at least one ``return`` (a callee that always throws stays a call),
       at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
@@ -167,9 +168,10 @@ class CalleeSource:
     #: caller's own (they depend on ``caller_static``: class initialization), never shared
     flat: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
     classes: dict[str, ClassFile | None] = field(default_factory=dict, repr=False)
-    #: callees with loops too (the validator's, not the optimizer's: the reverter's extraction is not asked to
-    #: choose between a call and a loop); such a body is only inlined at a call no loop of the caller varies,
-    #: where its loops are loops of their own at their own depths
+    #: callees with loops too (the validator's, and since session 17 the optimizer's: the full stage passes it;
+    #: extraction chooses between the call and the loop, which the cost model prices above a call unless the
+    #: caller's use lets it go, e.g. a loop whose result the callee does not return); such a body is only
+    #: inlined at a call no loop of the caller varies, where its loops are loops of their own at their own depths
     loops: bool = False
     #: ``this(...)`` too: a constructor's ``invokespecial`` of another constructor of its own class on ``this``
     #: (the validator's; the optimizer keeps the call, which the verifier's ``uninitializedThis`` rules need)
