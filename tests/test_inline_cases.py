@@ -385,6 +385,12 @@ _RAISE_CLASS = """package inl;
 public final class T {
     static int counter;
     static int check(int x) { if (x < 0) throw new IllegalArgumentException("negative"); return x; }
+    static int sumChecked(int n) {
+        if (n < 0) throw new IllegalArgumentException("negative");
+        int s = 0;
+        for (int i = 0; i < n; i++) s += i;
+        return s;
+    }
 %s
     static int probe(int which, int x) {
         counter = 0;
@@ -402,10 +408,19 @@ public final class T {
     }
 }
 """
+# a callee with a throw and a loop (the validator inlines loops at a call no loop varies): split the same way
+_LOOP_ORIG = "    static int loopRight(int n) { return sumChecked(n) + 1; }"
+_LOOP_OPT = """    static int loopRight(int n) {
+        if (n < 0) throw new IllegalArgumentException("negative");
+        int s = 0;
+        for (int i = 0; i < n; i++) s += i;
+        return s + 1;
+    }"""
 RAISED = {
-    "orig": _RAISE_CLASS % "\n".join(f"    static int {name}(int x) {{ counter = 1; int v = check(x); counter = 2; "
-                                     "return v + 1; }" for name in _RAISE_BODIES),
-    "opt": _RAISE_CLASS % "\n".join(f"    static int {name}(int x) {{ {body} }}" for name, body in _RAISE_BODIES.items()),
+    "orig": _RAISE_CLASS % "\n".join([*(f"    static int {name}(int x) {{ counter = 1; int v = check(x); counter = 2; "
+                                        "return v + 1; }" for name in _RAISE_BODIES), _LOOP_ORIG]),
+    "opt": _RAISE_CLASS % "\n".join([*(f"    static int {name}(int x) {{ {body} }}"
+                                       for name, body in _RAISE_BODIES.items()), _LOOP_OPT]),
 }
 
 
@@ -421,6 +436,8 @@ def raised(java_home, tmp_path_factory):
 def test_validate_proves_an_explicit_throw_inlined_by_hand_and_refuses_wrong_ones(raised, java_home):
     trees, rows = raised
     assert rows["right"].verdict is Verdict.EQUIVALENT, rows["right"].reason
+    # its loop copied with the split (thetas closed through placeholders: copying one without them never ended)
+    assert rows["loopRight"].verdict is Verdict.EQUIVALENT, rows["loopRight"].reason
     for name in ("dropped", "message", "type", "swapped"):
         assert rows[name].verdict is not Verdict.EQUIVALENT, (name, rows[name].reason)
     calls = [dt.Call("inl/T", "probe", "(II)I", (which, x)) for which in range(5) for x in (-1, 3)]

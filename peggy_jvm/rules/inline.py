@@ -808,16 +808,19 @@ def inline_bodies(peg: PEG, bodies: dict[int, Body]) -> PEG:
         nodes.append(Node(op, attr, kids))
         return len(nodes) - 1
 
-    def inlined(n: int, body: Body) -> tuple[int | None, int]:
+    def inlined(n: int, body: Body, made: dict[int, int] | None = None) -> tuple[int | None, int]:
+        """The body's outcome at call ``n`` (with ``made``: its normal outcome only, the nodes it copied left
+        there for :func:`throw_tree`)."""
         # a callee's loops keep their depths (the prover inlines one only at a call no loop varies): each theta a
         # placeholder first, its cycle closing through it, then given its initial and next values
         thetas = [t for t in body.peg.reachable([body.peg.root]) if body.peg.nodes[t].op == "theta"]
-        made = {t: add("theta", body.peg.nodes[t].attr, ()) for t in thetas}
+        copied = {} if made is None else made
+        copied.update({t: add("theta", body.peg.nodes[t].attr, ()) for t in thetas})
         args = list(peg.nodes[n].children)
-        out = body_outcome(body.peg, args, add, made)
+        out = body_outcome(body.peg, args, add, copied, throws=made is None)
         for t in thetas:
-            kids = tuple(copy_node(body.peg, args, add, made, k) for k in body.peg.nodes[t].children)
-            nodes[made[t]] = Node("theta", body.peg.nodes[t].attr, kids)
+            kids = tuple(copy_node(body.peg, args, add, copied, k) for k in body.peg.nodes[t].children)
+            nodes[copied[t]] = Node("theta", body.peg.nodes[t].attr, kids)
         return out
 
     # a callee that throws: only where the caller's results can be split at the call (split_points); the
@@ -840,9 +843,8 @@ def inline_bodies(peg: PEG, bodies: dict[int, Body]) -> PEG:
             outcome[n] = inlined(n, b)
             continue
         made: dict[int, int] = {}
-        args = list(peg.nodes[n].children)
-        outcome[n] = body_outcome(b.peg, args, add, made, throws=False)
-        copies[n] = (b, args, made)
+        outcome[n] = inlined(n, b, made)
+        copies[n] = (b, list(peg.nodes[n].children), made)
     alias: dict[int, int] = {}
     for i, node in enumerate(peg.nodes):
         if node.op in ("rho_value", "rho_sigma") and node.children[0] in outcome:
