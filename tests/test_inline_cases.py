@@ -445,3 +445,28 @@ def test_validate_proves_an_explicit_throw_inlined_by_hand_and_refuses_wrong_one
     assert result.compared == len(calls), result.report()
     # the four wrong ones differ where the callee throws (x = -1), nowhere else; the right one nowhere
     assert sorted(m.call.args for m in result.mismatches) == [(1, -1), (2, -1), (3, -1), (4, -1)], result.report()
+
+
+def test_results_are_split_only_where_every_result_runs_the_call_first(built):
+    """``split_points``: a throwing callee is inlined where the caller's results can be split at the call. In
+    ``effects`` and ``twice`` the whole tree (the root), in ``inArm`` the arm that makes the call; not in
+    ``afterJoin`` (the result after the join of ``y > 0 ? positive(..) : 0`` runs the call on one path only) nor
+    in ``inLoop`` (the call runs in the loop, the result after it)."""
+    from peggy_jvm.ir.lift import lift_method
+    from peggy_jvm.peg.build import build_peg
+    from peggy_jvm.rules.inline import inlinable_calls, split_points
+    src, _, _ = built
+    cf = read_class((src / "inl" / "Raise.class").read_bytes())
+
+    def points(name: str) -> list[list[int] | None]:
+        peg = build_peg(lift_method(cf, next(m for m in cf.methods if m.name == name), None))
+        return [split_points(peg, n) for n in inlinable_calls(peg)
+                if peg.nodes[n].attr.name == "positive"]  # type: ignore[union-attr]  # calls have a MethodRef
+
+    peg_root = {name: build_peg(lift_method(cf, next(m for m in cf.methods if m.name == name), None)).root
+                for name in ("effects", "twice", "inArm")}
+    assert points("effects") == [[peg_root["effects"]]]
+    assert points("twice") == [[peg_root["twice"]]] * 2
+    (arm,), = points("inArm")
+    assert arm != peg_root["inArm"]  # the arm's subtree, below the root's test of y
+    assert points("afterJoin") == [None] and points("inLoop") == [None]
