@@ -45,6 +45,7 @@ def saturate(peg: PEG, rewrites: Sequence[Rewrite], limits: Limits, callees: Cal
     mapping = eg.add_peg(peg)
     inlined = 0
     if callees is not None:
-        inlined = inline_calls(eg, peg, mapping, choose_bodies(peg, [peg.root], [(peg, callees)]))
+        # callees that throw too, where the self-check's split of the results applies (rules/inline.py)
+        inlined = inline_calls(eg, peg, mapping, choose_bodies(peg, [peg.root], [(peg, callees)], throws=True))
     run = Runner(rewrites, limits).run(eg)
     return Saturation(eg, mapping, eg.find(mapping[peg.root]), run, inlined)

@@ -301,6 +301,14 @@ class _Emitter:
         op, attr, ch = node.op, node.attr, node.children
         self.gen_sigma(ch[0])
         args = [self.gen(c) for c in ch[1:]]
+        if op == "athrow" and handler is None:
+            # an inlined callee's explicit throw (rules/inline.py): the method ends here on this path, and what
+            # follows the throw's heap is never run (the block ends; emit and goto ignore a closed path)
+            throw = Throw(args[0])
+            throw.origin = self.peg.origins.get(o, -1)
+            self.end(throw)
+            self.sched.bind(o, DONE)
+            return None
         dst: Var | None = None
         if op not in _NO_VALUE and not self._void(op, attr):
             dst = self.new_var(self.sched.value_type(o))

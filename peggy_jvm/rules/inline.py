@@ -40,16 +40,26 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
     * Not ``synchronized`` (the monitor would have to be modelled), not native or abstract, not recursive
       (its body calls itself; for the validator's normal forms, ``CalleeSource.recursive``, it may: the body's
       own calls of itself stay calls, so one inlining unfolds the recursion once, which is exact), no loop (a
-      loop's depth attributes would have to be shifted to the call's depth; for the validator, ``CalleeSource.loops``, a loop is allowed at a call no loop of the caller
+      loop's depth attributes would have to be shifted to the call's depth; with ``CalleeSource.loops``, the
+      validator's and the full stage's, a loop is allowed at a call no loop of the caller
       varies, where the callee's loops keep their own depths, and its bodies may have up to
-      :data:`MAX_LOOP_CALLEE_NODES` nodes), no ``throw`` exit (an explicit throw ends the callee's PEG in a
-      ``throw`` result, which has no outcome form in the caller), at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
+      :data:`MAX_LOOP_CALLEE_NODES` nodes), at least one ``return`` (a callee that always throws stays a call),
+      at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
       documented size threshold; :data:`MAX_SYNTHETIC_CALLEE_NODES` for a synthetic method in the validator,
       ``CalleeSource.synthetic``), and when it returns ``boolean``/``byte``/``char``/``short``, every value it
       returns is certainly in that type's range (constants, phis of them, ``i2b``/``i2c``/``i2s``): whether
       ``ireturn`` narrows (JVMS 9+) or not (older JVMs) then makes no difference.
     * The call's outcome is read by ``rho_value``/``rho_sigma`` only: a call inside a try region (read by
       ``threw``/``rho_exc``/``rho_esigma``) stays a call.
+    * A callee with an explicit ``throw`` (``Body.throws``: ``throw`` leaves in its result tree) only at a call
+      where the caller's results can be split at the call (:func:`split_points`): the highest subtrees of the
+      root's phi-tree of results whose every result runs the call first on its heap chain, and nothing else of
+      the tree reaches the call (no call in a loop, none before a join of the heap). The optimizer's e-graph
+      then gets the throws as ``athrow`` effects on the call's heap (:func:`body_outcome`), which the reverter
+      emits in place (the callee's test, its ``new`` and ``athrow``); the proofs (the self-check, ``validate``)
+      split the results instead (:func:`inline_bodies`; :func:`inline_calls` with ``split_roots``): each such
+      subtree becomes the callee's tests with its throws as results of the method and the subtree, given the
+      call's normal outcome, at its returns, the form the emitted code is built into.
     * A body is flattened before it is copied (:meth:`CalleeSource.body`): the calls inside it that the caller
       could inline itself, judged from the caller (class initialization, access, the receiver being
       ``this`` or a constructed object), are replaced by their own flattened bodies
@@ -61,9 +71,15 @@ Why it is exact
     For a callee that satisfies the above, running the call is running the callee's body on the arguments in
     the caller's heap (no dispatch, no class initialization, no null check left to fail, no monitor). The
     callee's implicit exceptions propagate through its strict projections into the caller's sigma chain, as
-    they propagate out of the call. One difference cannot be removed and is documented: the stack trace of an
-    exception raised inside inlined code lacks the callee's frame and names the call site's line (the inlined
-    effects carry the call's bytecode origin, ``PegInfo.copied_from``).
+    they propagate out of the call; its explicit throws raise the same object (built by the inlined ``new`` and
+    constructor, or the one passed in) after the same effects, and nothing after the call runs. One difference
+    cannot be removed and is documented (docs/validation.md, "Inlining and stack traces"): the stack trace of an
+    exception raised or built inside inlined code lacks the callee's frame and names the call site's line (the
+    inlined effects carry the call's bytecode origin, ``PegInfo.copied_from``). It is accepted: a program reads
+    it only through ``Throwable.getStackTrace``/``printStackTrace`` (diagnostics; the JVM itself may omit frames,
+    ``-XX:-StackTraceInThrowable`` and ``OmitStackTraceInFastThrow``, so no program can rely on them), and which
+    code may read it is not decidable at the call, so refusing only "observable" traces would refuse every throw
+    that leaves the method. An exception passed in keeps the trace it was built with.
 
 The copy of a body (:func:`body_outcome`, :func:`copy_node`) is shared by the e-graph's inlining
 (:func:`inline_calls`) and the inlining on a PEG (:func:`inline_bodies`): the flattening above, and the
@@ -75,7 +91,7 @@ callee that cannot be built, checked or resolved is simply not inlined.
 """
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from ..classfile.descriptors import parse_method_descriptor
@@ -125,6 +141,9 @@ class Body:
     peg: PEG
     is_static: bool
     has_loop: bool = False  # only with CalleeSource.loops, and then only inlined at a call outside every loop
+    #: its result tree has ``throw`` leaves (an explicit throw): only inlined at a call that every result of the
+    #: caller reaching it runs first on its heap chain (:func:`split_points`)
+    throws: bool = False
 
 
 @dataclass
@@ -149,9 +168,10 @@ class CalleeSource:
     #: caller's own (they depend on ``caller_static``: class initialization), never shared
     flat: dict[tuple[str, MethodRef], Body | str] = field(default_factory=dict, repr=False)
     classes: dict[str, ClassFile | None] = field(default_factory=dict, repr=False)
-    #: callees with loops too (the validator's, not the optimizer's: the reverter's extraction is not asked to
-    #: choose between a call and a loop); such a body is only inlined at a call no loop of the caller varies,
-    #: where its loops are loops of their own at their own depths
+    #: callees with loops too (the validator's, and since session 17 the optimizer's: the full stage passes it;
+    #: extraction chooses between the call and the loop, which the cost model prices above a call unless the
+    #: caller's use lets it go, e.g. a loop whose result the callee does not return); such a body is only
+    #: inlined at a call no loop of the caller varies, where its loops are loops of their own at their own depths
     loops: bool = False
     #: ``this(...)`` too: a constructor's ``invokespecial`` of another constructor of its own class on ``this``
     #: (the validator's; the optimizer keeps the call, which the verifier's ``uninitializedThis`` rules need)
@@ -210,7 +230,7 @@ class CalleeSource:
         (its calls stay calls, each still inlinable by the extraction where the caller makes it itself)."""
         if len(path) >= MAX_INLINE_DEPTH or body.has_loop:
             return body
-        inner: dict[int, Body] = {}
+        inner: dict[int, Body] = {}  # inner bodies that throw where they cannot be split are skipped there
         for n in inlinable_calls(body.peg):
             node = body.peg.nodes[n]
             assert isinstance(node.attr, MethodRef)  # inlinable_calls gives calls of a named method only
@@ -222,7 +242,8 @@ class CalleeSource:
         flat = inline_bodies(body.peg, inner)
         if len(flat.reachable([flat.root])) > max(MAX_CALLEE_NODES, len(body.peg.reachable([body.peg.root]))):
             return body
-        return Body(flat, body.is_static, body.has_loop)
+        return Body(flat, body.is_static, body.has_loop,
+                    any(flat.nodes[n].op == "throw" for n in _result_tree(flat)))
 
     def _class(self, name: str) -> ClassFile | None:
         """The input's class ``name`` (the caller's own included), or None when it is not in the input."""
@@ -428,17 +449,20 @@ def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassH
         node = peg.nodes[n]
         if node.op == "theta" and not loops:
             return "has a loop"
-        if node.op in ("throw", "monitorenter", "monitorexit"):
+        if node.op in ("monitorenter", "monitorexit"):
             return f"has {node.op}"
         if node.op.startswith("invoke.") and node.attr == ref and not recursive:
             return "recursive"
-    if not all(peg.nodes[n].op in ("return", "phi") for n in _result_tree(peg)):
+    tree = _result_tree(peg)
+    if not all(peg.nodes[n].op in ("return", "throw", "phi") for n in tree):
         return "ends otherwise than by return"
+    if not any(peg.nodes[n].op == "return" for n in tree):
+        return "always throws"  # no normal outcome to continue the caller with (a fail() helper)
     narrow = _NARROWED_RETURNS.get(parse_method_descriptor(m.descriptor)[1])
     if narrow is not None and not all(_in_range(peg, peg.nodes[n].children[1], narrow) for n in _result_tree(peg)
                                       if peg.nodes[n].op == "return"):
         return "returns boolean/byte/char/short not known in range"
-    return Body(peg, peg.is_static, has_loop)
+    return Body(peg, peg.is_static, has_loop, any(peg.nodes[n].op == "throw" for n in tree))
 
 
 def _in_range(peg: PEG, v: int, narrow: tuple[int, int, str | None]) -> bool:
@@ -500,11 +524,29 @@ def same_body(a: Body, b: Body) -> bool:
     return a is b or (a.is_static == b.is_static and a.peg.root == b.peg.root and a.peg.nodes == b.peg.nodes)
 
 
-def inline_calls(eg: EPeg, peg: PEG, mapping: dict[int, int], bodies: dict[int, Body]) -> int:
+def inline_calls(eg: EPeg, peg: PEG, mapping: dict[int, int], bodies: dict[int, Body],
+                 split_roots: list[int] | None = None) -> int:
     """Inline each call ``n`` of ``bodies`` (PEG node -> the callee's body; the caller chose them with
     :func:`inlinable_calls` and :meth:`CalleeSource.body`) into ``eg``, where ``mapping`` maps ``peg``'s nodes;
-    returns the number of calls whose projections were merged with a body. Rebuilds the e-graph."""
+    returns the number of calls whose projections were merged with a body. Rebuilds the e-graph.
+
+    A body that throws (``Body.throws``): with ``split_roots`` None (the optimizer) its throws become ``athrow``
+    effects on the call's heap (:func:`body_outcome`), which the reverter emits as the callee's test and throw in
+    place; with ``split_roots`` (the validator's roots of ``peg``), each root is merged with the same root whose
+    results are split at the calls instead (:func:`inline_bodies`), the form the code the optimizer emitted is
+    built into, where the throw is a result of the method."""
     done = 0
+    if split_roots is not None:
+        throwing = {n: b for n, b in bodies.items() if b.throws}
+        bodies = {n: b for n, b in bodies.items() if not b.throws}
+        for r in split_roots:
+            view = replace(peg, root=r)
+            mine = {n: b for n, b in throwing.items() if split_points(view, n) is not None}
+            if not mine:
+                continue
+            split = inline_bodies(view, mine)
+            got = eg.add_peg(split, roots=[split.root])
+            done += eg.union(mapping[r], got[split.root], _REASON)
     for n in sorted(bodies):
         call = peg.nodes[n]
         call_cls = eg.find(mapping[n])
@@ -562,26 +604,143 @@ def copy_node(callee: PEG, args: list[int], add: Callable[[str, object, tuple[in
 
 
 def body_outcome(callee: PEG, args: list[int], add: Callable[[str, object, tuple[int, ...]], int],
-                 made: dict[int, int]) -> tuple[int | None, int]:
+                 made: dict[int, int], throws: bool = True) -> tuple[int | None, int]:
     """The callee's returned value (None for void) and final heap, its body copied by :func:`copy_node`: the
     root's phi-tree of results becomes a phi of values and a phi of heaps. Shared by the e-graph's inlining
-    (:func:`inline_calls`) and the inlining on the PEG (:func:`inline_bodies`)."""
-    def ends(n: int) -> tuple[int | None, int]:
+    (:func:`inline_calls`) and the inlining on the PEG (:func:`inline_bodies`).
+
+    A ``throw(s, e)`` leaf (an explicit throw) becomes the heap ``rho_sigma(athrow(s, e))``: an effect that
+    always throws ``e`` (a NullPointerException when ``e`` is null, as ``athrow`` does), after which every strict
+    projection propagates it, as the call's own outcome does when the callee throws. The value is the one the
+    returns give (the tests that lead to a throw choose only among returns): on a path where the callee throws,
+    the call's value is never read by anything that runs, since every effect and result after the call is on
+    its heap chain, which is then exceptional. ``throws=False``: the normal outcome only (the returns' values
+    and heaps), for :func:`inline_bodies`, which puts the throws in the caller's result tree instead
+    (:func:`throw_tree`)."""
+    def ends(n: int) -> tuple[int | None, int | None, bool]:
+        """(value, heap, whether a return is below); the heap is None for a subtree of throws only when
+        ``throws`` is False."""
         nd = callee.nodes[n]
         if nd.op == "return":
             s, v = nd.children
             value = None if callee.nodes[v].op == "unit" else copy_node(callee, args, add, made, v)
-            return value, copy_node(callee, args, add, made, s)
+            return value, copy_node(callee, args, add, made, s), True
+        if nd.op == "throw":
+            if not throws:
+                return None, None, False
+            s, e = (copy_node(callee, args, add, made, k) for k in nd.children)
+            return None, add("rho_sigma", None, (add("athrow", None, (s, e)),)), False
         cond, a, b = nd.children  # a phi of results (checked by _callee_peg)
         c = copy_node(callee, args, add, made, cond)
-        (va, sa), (vb, sb) = ends(a), ends(b)
-        value = None if va is None or vb is None else add("phi", None, (c, va, vb))
-        return value, add("phi", None, (c, sa, sb))
+        (va, sa, ra), (vb, sb, rb) = ends(a), ends(b)
+        if not (ra and rb):  # one side only throws: the value (and without throws the heap) is the other's
+            if not throws:
+                return (va, sa, True) if ra else (vb, sb, rb)
+            value = va if ra else vb
+        else:
+            value = None if va is None or vb is None else add("phi", None, (c, va, vb))
+        if sa is None or sb is None:
+            return value, sa if sb is None else sb, True
+        return value, add("phi", None, (c, sa, sb)), ra or rb
 
-    return ends(callee.root)
+    value, heap, _ = ends(callee.root)
+    assert heap is not None  # a body has a return (_callee_peg)
+    return value, heap
 
 
-def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSource]]) -> dict[int, Body]:
+def throw_tree(callee: PEG, args: list[int], add: Callable[[str, object, tuple[int, ...]], int],
+               made: dict[int, int], cont: int) -> int:
+    """The callee's result tree copied (:func:`copy_node`) with each return leaf replaced by ``cont`` (the
+    caller's results from the call on, given the call's normal outcome: :func:`body_outcome` with
+    ``throws=False``) and each ``throw`` leaf kept: the caller's results split at the call."""
+    def tree(n: int) -> tuple[int, bool]:
+        nd = callee.nodes[n]
+        if nd.op == "return":
+            return cont, False
+        if nd.op == "throw":
+            return copy_node(callee, args, add, made, n), True
+        cond, a, b = nd.children
+        c = copy_node(callee, args, add, made, cond)
+        (ta, xa), (tb, xb) = tree(a), tree(b)
+        if not (xa or xb):
+            return cont, False
+        return add("phi", None, (c, ta, tb)), True
+
+    return tree(callee.root)[0]
+
+
+def split_points(peg: PEG, n: int) -> list[int] | None:
+    """Where the caller's result tree may be split at call ``n`` (a callee that throws, inlined by
+    :func:`inline_bodies`): the highest nodes of the root's phi-tree of results all of whose results run ``n``
+    first on their heap chain (every path back from the result's heap, through effects, phis of heaps and loops'
+    initial heaps, reaches ``rho_sigma(n)``), so that whenever such a subtree decides the method's result the
+    call has run, and its throw ends the method before anything the subtree does after it. None when another
+    part of the tree reaches the call (a result, or a test of the tree, outside those subtrees: the call may not
+    have run there) or none is found: it stays a call. The e-graph's inlining of such a callee
+    (:func:`choose_bodies` with ``throws``) asks the same, so that the optimizer inlines only what the proof's
+    split can show."""
+    nodes = peg.nodes
+    target = next((u for u, nd in enumerate(nodes) if nd.op == "rho_sigma" and nd.children[0] == n), None)
+    if target is None:
+        return None
+    first: dict[int, bool] = {target: True}
+
+    def runs_first(s: int) -> bool:
+        """Every path back from heap ``s`` passes ``target`` (iterative: heap chains are long)."""
+        stack = [s]
+        while stack:
+            x = stack[-1]
+            if x in first:
+                stack.pop()
+                continue
+            nd = nodes[x]
+            if nd.op == "rho_sigma" and nodes[nd.children[0]].op in EFFECTS:
+                deps = [nodes[nd.children[0]].children[0]]
+            elif nd.op == "phi":
+                deps = list(nd.children[1:])
+            elif nd.op == "eval" and nodes[nd.children[0]].op == "theta":
+                deps = [nodes[nd.children[0]].children[0]]  # a loop after the call: its initial heap
+            else:
+                deps = []
+            todo = [d for d in deps if d not in first]
+            if todo and not any(d in stack for d in todo):
+                stack.extend(todo)
+                continue
+            first[x] = bool(deps) and all(first.get(d, False) for d in deps)
+            stack.pop()
+        return first[s]
+
+    tree = list(dict.fromkeys(_result_tree(peg)))
+    kids = {x: list(dict.fromkeys(nodes[x].children[1:])) for x in tree if nodes[x].op == "phi"}
+    below: dict[int, bool] = {}  # every result below x runs the call first
+
+    def dominated(x: int) -> bool:
+        if x not in below:
+            nd = nodes[x]
+            below[x] = all(dominated(k) for k in kids[x]) if x in kids else \
+                nd.op in ("return", "throw") and runs_first(nd.children[0])
+        return below[x]
+
+    parents: dict[int, list[int]] = {}
+    for x, ks in kids.items():
+        for k in ks:
+            parents.setdefault(k, []).append(x)
+    splits = [x for x in tree if dominated(x) and not any(dominated(p) for p in parents.get(x, ()))]
+    covered: set[int] = set()
+    stack = list(splits)
+    while stack:
+        x = stack.pop()
+        if x not in covered:
+            covered.add(x)
+            stack.extend(kids.get(x, ()))
+    for x in tree:
+        if x not in covered and n in peg.reachable([nodes[x].children[0]] if x in kids else [x]):
+            return None
+    return sorted(splits) or None
+
+
+def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSource]],
+                  throws: bool = False) -> dict[int, Body]:
     """The calls of ``joint`` (reachable from ``roots``) to inline, with their bodies. ``sides``: each side's
     own PEG and callee source; a call is inlined only when every side whose PEG makes a call to that method
     finds an inlinable body for it, and those bodies are the same (:func:`same_body`), since one e-node of
@@ -605,6 +764,8 @@ def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSou
             body = _one_body([s.body(kind, ref, nested=False) for s in sources])
         if body is None:
             continue
+        if body.throws and (not throws or all(split_points(replace(joint, root=r), n) is None for r in roots)):
+            continue  # only where the results can be split at the call, as the proof's inline_bodies does
         if body.has_loop:
             variance = variance if variance is not None else joint.variance()
             if variance[n]:  # a call some loop of the caller varies: the body's loops would need other depths
@@ -647,19 +808,43 @@ def inline_bodies(peg: PEG, bodies: dict[int, Body]) -> PEG:
         nodes.append(Node(op, attr, kids))
         return len(nodes) - 1
 
-    def inlined(n: int, body: Body) -> tuple[int | None, int]:
+    def inlined(n: int, body: Body, made: dict[int, int] | None = None) -> tuple[int | None, int]:
+        """The body's outcome at call ``n`` (with ``made``: its normal outcome only, the nodes it copied left
+        there for :func:`throw_tree`)."""
         # a callee's loops keep their depths (the prover inlines one only at a call no loop varies): each theta a
         # placeholder first, its cycle closing through it, then given its initial and next values
         thetas = [t for t in body.peg.reachable([body.peg.root]) if body.peg.nodes[t].op == "theta"]
-        made = {t: add("theta", body.peg.nodes[t].attr, ()) for t in thetas}
+        copied = {} if made is None else made
+        copied.update({t: add("theta", body.peg.nodes[t].attr, ()) for t in thetas})
         args = list(peg.nodes[n].children)
-        out = body_outcome(body.peg, args, add, made)
+        out = body_outcome(body.peg, args, add, copied, throws=made is None)
         for t in thetas:
-            kids = tuple(copy_node(body.peg, args, add, made, k) for k in body.peg.nodes[t].children)
-            nodes[made[t]] = Node("theta", body.peg.nodes[t].attr, kids)
+            kids = tuple(copy_node(body.peg, args, add, copied, k) for k in body.peg.nodes[t].children)
+            nodes[copied[t]] = Node("theta", body.peg.nodes[t].attr, kids)
         return out
 
-    outcome = {n: inlined(n, b) for n, b in sorted(bodies.items())}
+    # a callee that throws: only where the caller's results can be split at the call (split_points); the
+    # call's projections are then its normal outcome, and each split subtree x becomes the callee's tests and
+    # throws with x (a copy of the node, so that the alias does not loop) at its returns; several calls
+    # splitting one subtree nest in heap order, the first call outermost
+    splits: dict[int, list[int]] = {}
+    for n, b in sorted(bodies.items()):
+        if b.throws:
+            where = split_points(peg, n)
+            if where is None:
+                continue
+            splits[n] = where
+    outcome: dict[int, tuple[int | None, int]] = {}
+    copies: dict[int, tuple[Body, list[int], dict[int, int]]] = {}  # a throwing call: its body, args, copied nodes
+    for n, b in sorted(bodies.items()):
+        if b.throws and n not in splits:
+            continue
+        if not b.throws:
+            outcome[n] = inlined(n, b)
+            continue
+        made: dict[int, int] = {}
+        outcome[n] = inlined(n, b, made)
+        copies[n] = (b, list(peg.nodes[n].children), made)
     alias: dict[int, int] = {}
     for i, node in enumerate(peg.nodes):
         if node.op in ("rho_value", "rho_sigma") and node.children[0] in outcome:
@@ -667,5 +852,18 @@ def inline_bodies(peg: PEG, bodies: dict[int, Body]) -> PEG:
             target = value if node.op == "rho_value" else heap
             if target is not None:
                 alias[i] = target
+    at: dict[int, list[int]] = {}
+    for n, where in splits.items():
+        for x in where:
+            at.setdefault(x, []).append(n)
+    for x, calls in sorted(at.items()):
+        inner = add(peg.nodes[x].op, peg.nodes[x].attr, peg.nodes[x].children)
+        # both calls are on every heap chain of x's results: the later one's heap reaches the earlier one
+        before = {c: len(set(calls) & set(peg.reachable([peg.nodes[c].children[0]]))) for c in calls}
+        for n in sorted(calls, key=lambda c: (before[c], c), reverse=True):
+            b, args, made = copies[n]
+            inner = throw_tree(b.peg, args, add, made, inner)
+        alias[x] = inner
     from ..peg.build import rebuilt_peg
     return rebuilt_peg(peg, nodes, alias) if alias else peg
+

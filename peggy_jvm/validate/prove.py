@@ -155,7 +155,7 @@ class _ViewedCallees(CalleeSource):
             ref = replace(ref, name=ref.name[:-len(UNPROVED)])
         got = super().body(kind, ref, nested)
         if isinstance(got, Body) and self.view is not None:
-            return Body(self.view(got.peg), got.is_static, got.has_loop)  # its loops: inlined outside loops only
+            return Body(self.view(got.peg), got.is_static, got.has_loop, got.throws)  # loops: outside loops only
         return got
 
 
@@ -535,7 +535,7 @@ def _saturate(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, r
     # the calls of each side's own small methods, inlined in the shared e-graph (rules/inline.py): a side that
     # inlined a helper by hand, or the optimizer's inlining, meets the other through the callee's body
     sides = [(pa, callees[0]), (pb, callees[1])]
-    inline_calls(eg, every, got, choose_bodies(every, roots, sides))
+    inline_calls(eg, every, got, choose_bodies(every, roots, sides, throws=True), split_roots=roots)
     checkpoint()
     start = clock()
     saturate_s = None if budget.time_s is None else max(0.05, SATURATION_SHARE * budget.time_s)
