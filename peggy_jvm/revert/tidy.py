@@ -1307,6 +1307,11 @@ def _reads_to_their_use(blocks: dict[int, Block], entry: int, m: IRMethod) -> bo
             where = set(readers.get(d.id, []))
             if len(where) != 1:
                 continue
+            # an operand computed just for it (``a[i + k]``'s index) would be left behind, waiting in a local (a
+            # read, ``this.a`` of ``this.a[i]``, follows it: it is looked at next, read only there)
+            if any(type(x) is Var and len(readers[x.id]) == 1
+                   and any(y.defined() is x and not isinstance(y, _READS) for y in a.stmts) for x in st.operands()):
+                continue
             target = _read_target(blocks, a, st, where.pop(), preds)
             if target is None:
                 continue
