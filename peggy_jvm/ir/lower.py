@@ -26,6 +26,11 @@ How:
   pushes first loaded under the stack values its operand trees read rather than those values stored and
   loaded back: ``dload s; <t>; dup2; ...`` for ``s = s + (t + t * 0.5)``, :meth:`_Lowerer.load_under`), and in
   rebuilt code a store whose slot no path reads before writing it again dropped (:func:`_drop_unread_stores`);
+- in rebuilt code an array initializer (a new array filled at constant indices, then read once:
+  :func:`_initializers`) is a tree of its own: its creation and stores wait until its consumer pushes it, after
+  that consumer's earlier operands, and are emitted there as ``dup; index; value; store`` (``new; dup; ldc;
+  iconst_1; anewarray; dup; iconst_0; aload_1; aastore; invokestatic format`` and nested ``new String[][]{{..}}``
+  as javac writes them, :meth:`_Lowerer.fill`);
 - the exception table is built from runs of consecutive blocks with the same handlers, in handler order;
 - frames and maxes come from :func:`peggy_jvm.classfile.recode.build_code_attribute`; a LineNumberTable is
   rebuilt from the statements' origins and the original table (an expression tree gets its root's line);
@@ -130,6 +135,11 @@ class _Lowerer:
         self.labels = {bid: Label(f"B{bid}") for bid in ir.blocks}
         self.slots: dict[int, int] = {}
         self.chains: dict[int, int] = {}  # values dup'ed for each use but the last: uses left
+        # arrays created and filled in place, javac's initializers (:func:`_initializers`): id -> their consumer
+        self.inits: dict[int, Stmt] = {}
+        # id -> its stores, each with its value's tree: the root, and the pending statements under it in order
+        self.fills: dict[int, list[tuple[ArrayStore, Stmt | None, list[Stmt]]]] = {}
+        self.units_wanted: set[int] = set()  # initializers being emitted for their consumer: kept on the stack
         self.next_slot = 0
         self.block_slot_base = 0
         self.max_locals = 0
@@ -179,9 +189,11 @@ class _Lowerer:
         rebuilt = self.rebuilt = all(v.slot is None or v.id in params for v in ir.variables)
         reads: Counter[int] = Counter(x.id for b in ir.blocks.values() for st in b.all_stmts()
                                       for x in st.operands() if isinstance(x, Var))
-        self.chains = _dup_chains(ir) if rebuilt else {}
+        self.inits = _initializers(ir) if rebuilt else {}
+        self.chains = _dup_chains(ir, self.inits) if rebuilt else {}
         shared = [vid for vid, where in blocks_of.items()
-                  if len(where) > 1 or (rebuilt and vid in by_id and reads[vid] > 1 and vid not in self.chains)]
+                  if len(where) > 1 or (rebuilt and vid in by_id and reads[vid] > 1 and vid not in self.chains
+                                        and vid not in self.inits)]
         top = self.color_slots(shared, by_id, top)
         self.block_slot_base = top
         self.next_slot = top
@@ -500,6 +512,10 @@ class _Lowerer:
         roots = [d for d in map(_pending_dst, self.pending) if d.id not in inner]
         dst = st.defined()
         keep = dst if dst is not None and self.stackable(dst) and not isinstance(st, Catch) else None
+        if isinstance(st, NewArray) and st.dst.id in self.inits:
+            keep = st.dst  # emitted, filled, where its consumer pushes it
+        elif self.fill(st, roots):
+            return
         if (roots[len(roots) - len(deferred):] if keep is not None else roots) != deferred:
             self.flush()
         if keep is not None:
@@ -514,6 +530,90 @@ class _Lowerer:
             self.current_stmt = None
         else:
             self.lower_stmt(st)
+
+    def fill(self, st: Stmt, roots: list[Var]) -> bool:
+        """A store of a constant index into an initializer array still pending (:func:`_initializers`) is kept
+        with it, its value's tree too, when they are the last trees pending (in the order the store pushes
+        them): emitted after the array's creation as ``dup; index; value; store``, where the array's consumer
+        pushes it (``new String[][]{{"a", "b"}}``, ``new E(String.format(f, new Object[]{x}))``, as javac).
+        Only what comes after the array in the statements' order moves with it, and only stores into the new
+        array, which nothing else reads before its consumer, wait: effects keep their order."""
+        if not (isinstance(st, ArrayStore) and type(st.array) is Var and st.array.id in self.inits
+                and st.array.id in self.pending_by_dst and isinstance(st.index, Const)):
+            return False
+        val = st.value
+        tree = self.pending_by_dst.get(val.id) if type(val) is Var else None
+        want = [st.array] if tree is None else [st.array, val]
+        if roots[len(roots) - len(want):] != want:
+            return False
+        if type(val) is Var and tree is None and (val.id not in self.slots or val.id in self.chains
+                                                  or any(v is val for v in self.estack)):
+            return False  # a value in its slot is loaded where the store is emitted; nothing writes it before
+        if tree is not None and self.reads_stack(tree):
+            return False  # what it reads would have to be stored from under the array, its index and its copy
+        under: list[Stmt] = []
+        if tree is not None:  # the tree leaves the pending ones, the statements under it too (held for it)
+            order = {id(c): k for k, c in enumerate(self.pending)}
+            self.pending.remove(tree)
+            del self.pending_by_dst[_pending_dst(tree).id]
+            work = [tree]
+            while work:
+                for x in work.pop().operands():
+                    child = self.pending_by_dst.pop(x.id, None) if type(x) is Var else None
+                    if child is not None:
+                        self.pending.remove(child)
+                        under.append(child)
+                        work.append(child)
+            under.sort(key=lambda c: order[id(c)])
+        self.fills.setdefault(st.array.id, []).append((st, tree, under))
+        return True
+
+    def reads_stack(self, st: Stmt) -> bool:
+        """Whether ``st`` or a pending statement under it reads a value on the stack."""
+        on_stack = {id(v) for v in self.estack}
+        work = [st]
+        while work:
+            for x in work.pop().operands():
+                if id(x) in on_stack:
+                    return True
+                child = self.pending_by_dst.get(x.id) if type(x) is Var else None
+                if child is not None:
+                    work.append(child)
+        return False
+
+    def emit_fills(self, arr: Var) -> None:
+        """The stores :meth:`fill` kept with the initializer ``arr``, just created (on the stack, modelled)."""
+        est = self.estack
+        for store, tree, under in self.fills.pop(arr.id, []):
+            outer, floor = self.current_stmt, self.spill_floor
+            self.current_stmt = store
+            self.mark_line(store)
+            self.emit(op.DUP)
+            est.append(arr)
+            assert isinstance(store.index, Const)
+            self.push_const(store.index)
+            # nothing under the index (not in the model) may be stored from the stack while the value is computed
+            self.spill_floor = len(est)
+            try:
+                if tree is not None:
+                    v = tree.defined()
+                    assert v is not None
+                    if isinstance(tree, NewArray) and v.id in self.inits:
+                        self.units_wanted.add(v.id)
+                    for c in under:  # pending again, for the tree to take as its operands
+                        self.pending.append(c)
+                        self.pending_by_dst[_pending_dst(c).id] = c
+                    self.lower_stmt(tree)
+                    if est.pop() is not v:
+                        raise LowerError("an initializer's value is not on top of the stack")
+                else:
+                    self.push(store.value)
+            finally:
+                self.spill_floor = floor
+            self.emit(opcode_of(Form.ARRAY_STORE, store.elem))
+            est.pop()
+            self.current_stmt = outer
+        est.pop()
 
     def mark_line(self, st: Stmt) -> None:
         """Start a line-number entry where the source line changes (a tree gets the line of its root)."""
@@ -669,9 +769,14 @@ class _Lowerer:
                     if not isinstance(x, Var):
                         continue
                     d = defining.get(x.id)
-                    if d is not None and self.stackable(x) and id(d) not in owned:
+                    if d is not None and (self.stackable(x) or x.id in self.inits) and id(d) not in owned:
                         owned.add(id(d))
                         work.append(d)
+                        if x.id in self.inits:  # its stores, and their values' trees, are part of it
+                            for y in stmts:
+                                if isinstance(y, ArrayStore) and y.array is x and id(y) not in owned:
+                                    owned.add(id(y))
+                                    work.append(y)
             between = stmts[index[id(st.init)] + 1:index[id(st)]]
             if not all(id(b) in owned for b in between):
                 continue
@@ -761,6 +866,12 @@ class _Lowerer:
             st = self.pending_by_dst.pop(x.id, None)
             if st is not None:
                 self.pending.remove(st)
+                if x.id in self.inits:
+                    if self.inits[x.id] is not self.current_stmt:  # not its consumer: the array goes to its slot
+                        self.lower_stmt(st)
+                        self.push(x)
+                        return
+                    self.units_wanted.add(x.id)
                 self.lower_stmt(st)  # leaves its value on the stack (it is stackable)
                 popped = self.estack.pop()
                 assert popped is x
@@ -782,7 +893,8 @@ class _Lowerer:
         """The statement just emitted left its value on the stack: keep it there, store it, or drop it."""
         if dst is None:
             return
-        if self.stackable(dst) or dst.id in self.chains:
+        if self.stackable(dst) or dst.id in self.chains or dst.id in self.units_wanted:
+            self.units_wanted.discard(dst.id)
             self.est_start.pop(id(dst), None)
             self.estack.append(dst)
         elif dst.id not in self.used_anywhere and dst.slot is None:
@@ -864,6 +976,9 @@ class _Lowerer:
                 self.emit(op.NEWARRAY, _NEWARRAY_CODE[comp])
             else:
                 self.emit(op.ANEWARRAY, self.pool.add_class(comp[1:-1] if comp[0] == "L" else comp))
+            if s.dst.id in self.fills:
+                self.estack.append(s.dst)
+                self.emit_fills(s.dst)
             self.result(s.dst)
         elif isinstance(s, ClassInit):
             self.emit(op.NEW, self.pool.add_class(s.cls))
@@ -1073,10 +1188,11 @@ class _Lowerer:
         return out, marks, stores
 
 
-def _dup_chains(ir: IRMethod) -> dict[int, int]:
+def _dup_chains(ir: IRMethod, inits: dict[int, Stmt]) -> dict[int, int]:
     """Variable id -> number of uses, for the values lowering keeps on the stack and ``dup``s for each use but
     the last, as javac does for an array it fills in place: defined once, read only later in the same block, each
-    read the first operand pushed by its statement (not a ``new``, which pushes the object first)."""
+    read the first operand pushed by its statement (not a ``new``, which pushes the object first). Not the
+    initializers (``inits``, :func:`_initializers`), which are trees of their own."""
     defs: Counter[int] = Counter()
     for b in ir.blocks.values():
         for st in b.stmts:
@@ -1102,13 +1218,50 @@ def _dup_chains(ir: IRMethod) -> dict[int, int]:
             d = st.defined()
             if d is not None and defs[d.id] == 1 and not isinstance(st, Catch) and d.slot is None:
                 seen_def.add(d.id)
-    chains = {vid: n for vid, n in out.items() if vid not in bad and n > 1}
+    chains = {vid: n for vid, n in out.items() if vid not in bad and n > 1 and vid not in inits}
     for b in ir.blocks.values():
         stmts = b.all_stmts()
         for vid in [vid for vid in chains if any(_defines(st, vid) for st in b.stmts)]:
-            if not _stays_on_top(stmts, vid):
+            if not _stays_on_top(stmts, vid, inits):
                 del chains[vid]
     return chains
+
+
+def _initializers(ir: IRMethod) -> dict[int, Stmt]:
+    """The arrays created and filled in place before their one other use, javac's array initializers (``new
+    int[]{a, b}``, ``new String[][]{{"x", "y"}}``): id of the variable -> the statement that consumes it. A
+    ``NewArray`` defines it, once, and every read of it is in that block, later: stores into it at a constant
+    index of values other than itself, then one statement (not a branch) that reads it once. Lowering emits such
+    an array with its stores where its consumer pushes it (``_Lowerer.fill``)."""
+    defs: Counter[int] = Counter()
+    blocks_reading: dict[int, set[int]] = {}
+    for b in ir.blocks.values():
+        for st in b.all_stmts():
+            d = st.defined()
+            if d is not None:
+                defs[d.id] += 1
+            for x in st.operands():
+                if isinstance(x, Var):
+                    blocks_reading.setdefault(x.id, set()).add(b.id)
+    params = {p.id for p in ir.params}
+    out: dict[int, Stmt] = {}
+    for b in ir.blocks.values():
+        stmts = b.all_stmts()
+        for k, st in enumerate(b.stmts):
+            if not isinstance(st, NewArray) or defs[st.dst.id] != 1 or st.dst.id in params or st.dst.slot is not None \
+                    or blocks_reading.get(st.dst.id) != {b.id}:
+                continue
+            a = st.dst
+            users = [u for u in stmts[k + 1:] if any(x is a for x in u.operands())]
+            if len(users) < 2 or any(x is a for u in stmts[:k + 1] for x in u.operands()):
+                continue
+            *stores, consumer = users
+            if all(isinstance(u, ArrayStore) and u.array is a and u.value is not a and isinstance(u.index, Const)
+                   for u in stores) and sum(x is a for x in consumer.operands()) == 1 \
+                    and not isinstance(consumer, (Goto, If, Switch)) \
+                    and not (isinstance(consumer, ArrayStore) and consumer.array is a):
+                out[a.id] = consumer
+    return out
 
 
 def _defines(st: Stmt, vid: int) -> bool:
@@ -1123,18 +1276,19 @@ def _pending_dst(st: Stmt) -> Var:
     return d
 
 
-def _stays_on_top(stmts: list[Stmt], vid: int) -> bool:
+def _stays_on_top(stmts: list[Stmt], vid: int, inits: dict[int, Stmt]) -> bool:
     """Whether nothing computed between the definition of ``vid`` and its last use waits on the stack above it
     at one of its uses: a use's own result is read by nobody (an array store, a void call, a dropped result), and
     any other result is read before the next use, or by it as a single-use operand (a tree it pushes). A use whose
     result only the next use reads (``u = t * 0.5; w = t + u``) leaves it on the copy the next use ``dup``ed for
-    it, or is emitted inside that use's tree on that copy."""
+    it, or is emitted inside that use's tree on that copy. An initializer (``inits``) is read by its consumer
+    only: its stores are emitted inside it."""
     at = [k for k, st in enumerate(stmts) if any(isinstance(x, Var) and x.id == vid for x in st.operands())]
     start = next(k for k, st in enumerate(stmts) if _defines(st, vid))
     reads: dict[int, list[int]] = {}
     for k, st in enumerate(stmts):
         for x in st.operands():
-            if isinstance(x, Var):
+            if isinstance(x, Var) and (x.id not in inits or inits[x.id] is st):
                 reads.setdefault(x.id, []).append(k)
     for k in range(start + 1, at[-1]):
         d = stmts[k].defined()

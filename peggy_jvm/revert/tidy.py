@@ -17,7 +17,8 @@ What this module owns
     a loop holding another whose entry test stays tested at its top again
     (:func:`_middle_loops_tested_at_the_top`), an outermost loop whose entry test stays entered by a goto to its
     bottom test instead of the copy (:func:`_enter_by_goto`, laid out by :func:`_layout`), constants just set
-    tested as constants; last, as ``returns`` (:class:`ReturnsInPlace`) allows, a ``goto`` to a block that only
+    tested as constants; reads of the heap moved down to the one place their value is read, past code that
+    touches no memory (:func:`_reads_to_their_use`, argued there); last, as ``returns`` (:class:`ReturnsInPlace`) allows, a ``goto`` to a block that only
     returns or throws replaced by that return.
 
 Inputs: the original IR method (name, descriptor, parameters), the emitted blocks (every block terminated) and
@@ -27,13 +28,14 @@ Outputs: the tidied :class:`~peggy_jvm.ir.nodes.IRMethod` (only reachable blocks
 plus the parameters) and, when loops were rotated, the map from a loop header's old block (by ``id``) to its
 new one.
 Invariants: meaning unchanged: no statement moves past a branch except as a copy on every path into a join
-(the rotated test, the values into joins), each pass leaves every block terminated and every jump target present;
+(the rotated test, the values into joins) or a read moved to its reader (:func:`_reads_to_their_use`), each pass leaves every block terminated and every jump target present;
 the result depends only on the input blocks (no hash or timing order).
 """
 from __future__ import annotations
 
 import enum
 import struct
+from collections import Counter
 from dataclasses import dataclass, fields
 from typing import Callable
 
@@ -105,6 +107,7 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
             blocks, entry_id = tidy_blocks(blocks, entry_id, bottom)
         _constants_into_tests(blocks)
     recompute_invariants(method(blocks, entry_id))  # after rotation: the readers a copied test added count
+    _reads_to_their_use(blocks, entry_id, m)
     _values_into_joins(blocks, entry_id, {p.id for p in m.params})
     if returns is not ReturnsInPlace.NONE and _returns_in_place_of_gotos(blocks, returns):
         blocks = _reachable_blocks(blocks, entry_id)
@@ -1055,7 +1058,7 @@ def _value_under_the_branch(blocks: dict[int, Block], join: Block, v: Var, ps: l
             break
         if seq[k + 1].operands()[0] is not d:
             return None
-    if t.id in params or reads.get(t.id) != [join.id] or defs.get(t.id) != 1:
+    if t.id in params or reads.get(t.id) != [join.id]:
         return None
     heads = set()
     for p in ps:
@@ -1068,8 +1071,19 @@ def _value_under_the_branch(blocks: dict[int, Block], join: Block, v: Var, ps: l
     head = blocks[heads.pop()]
     term = head.terminator
     if not isinstance(term, If) or {term.if_true, term.if_false} != {p.id for p in ps} or len(ps) != 2 \
-            or head.id in (join.id, *(p.id for p in ps)) or not any(st.defined() is t for st in head.stmts):
+            or head.id in (join.id, *(p.id for p in ps)):
         return None
+    if defs.get(t.id) == 1 and any(st.defined() is t for st in head.stmts):
+        return t, ps
+    # ``(i < low) | (i > high)``: ``t`` is the value of the join before (``head``), set by each of its
+    # predecessors just before it and untouched there; it is received on the stack there and handed on too
+    into = [b for b in blocks.values() if head.id in b.successors()]
+    if head.entry_stack or head.id in handler_targets or len(into) < 2 or defs.get(t.id) != len(into) \
+            or any(x is t for st in head.all_stmts() for x in st.operands()) \
+            or not all(isinstance(b.terminator, Goto) and b.stmts and isinstance(b.stmts[-1], Copy)
+                       and b.stmts[-1].dst is t for b in into):
+        return None
+    head.entry_stack = (t,)
     return t, ps
 
 
@@ -1221,3 +1235,172 @@ def _handled_by(b: Block) -> tuple:
 
 def _reachable_blocks(blocks: dict[int, Block], entry: int) -> dict[int, Block]:
     return {k: blocks[k] for k in sorted(_reached_from(blocks, {entry}))}
+
+
+#: statements a read may be moved past when they cannot throw (``may_throw``: not a division): they touch no
+#: memory and have no effect but their variable
+_NO_MEMORY = (Binary, Unary, Copy)
+#: the reads :func:`_reads_to_their_use` moves
+_READS = (GetField, GetStatic, ArrayLoad, ArrayLength)
+
+
+def _reads_to_their_use(blocks: dict[int, Block], entry: int, m: IRMethod) -> bool:
+    """A read of the heap (``getfield``, ``getstatic`` of the method's own class, an array element or length)
+    whose value is read only later, in one block, moved down to just before its reader, as javac computes it in
+    the expression that uses it: the reverter emits effects, reads among them, in sigma order first, and their
+    values waited in locals (jsoup ``Tag.hashCode``: seven ``getfield``s, then ``31 * h + (f ? 1 : 0)`` seven
+    times, each value stored and loaded back). Returns whether anything moved.
+
+    Why the move keeps the meaning. Let ``r`` (defining ``d``, defined nowhere else) be moved from position ``p``
+    (in block ``A``) to ``q`` (in block ``B``, before the first reader of ``d``; every reader of ``d`` is in
+    ``B`` after ``q``). The code between ``p`` and ``q`` is: the statements after ``p`` in ``A``, every
+    statement and terminator of the blocks ``R`` on a path from ``A`` to ``B``, and the statements of ``B``
+    before ``q``. Required:
+
+    - one entry, no cycle, no way out: every predecessor of ``B`` and of a block of ``R`` is ``A`` or in ``R``,
+      every successor of ``A`` and of a block of ``R`` is in ``R`` or is ``B``, ``R`` holds no cycle and
+      neither ``A`` nor ``B`` is in ``R``, no block from ``A`` to ``B`` has exception handlers;
+    - the code between touches no memory, has no effect but on its own variables and cannot throw
+      (``_NO_MEMORY``, less what ``may_throw``: arithmetic, conversions and copies; no field or array-element
+      access, call, allocation (a class initializer), monitor, store of any kind, division), and defines
+      neither ``d`` nor the variables ``r`` reads.
+
+    Then every execution that reaches ``p`` goes on, through pure register computation, to ``q``, and every one
+    that reaches ``q`` came from ``p`` along such a path: ``r`` runs exactly in the executions it ran in before
+    (never skipped: a volatile read keeps its synchronization), reads the same location (the same object, field or
+    element, index), which holds the same value there in this thread (no access to memory in between), and no
+    other memory action of this thread is reordered with it, so the Java memory model's orders (volatile or
+    monitor synchronization, ``r`` itself volatile) are unchanged. If ``r`` throws (a null receiver, an index out
+    of bounds, the initializer of the class declaring a static field), it is still the first exception, leaving
+    the method (no handler) from the same source line (the statement keeps its origin); what the code between
+    computed in the meantime was only locals of this frame, which the exception discards.
+
+    Classes are taken to link as compiled (a field that no longer resolves fails at its new place), as every
+    pass that drops an unused read does.
+    """
+    defs: Counter[int] = Counter()
+    readers: dict[int, list[int]] = {}
+    for b in blocks.values():
+        for st in b.all_stmts():
+            d = st.defined()
+            if d is not None:
+                defs[d.id] += 1
+            for x in st.operands():
+                if type(x) is Var:
+                    readers.setdefault(x.id, []).append(b.id)
+    preds: dict[int, list[int]] = {bid: [] for bid in blocks}
+    for b in blocks.values():
+        for t in b.successors():
+            preds[t].append(b.id)
+    moved = False
+    for a in blocks.values():
+        if a.handlers or a.entry_stack:
+            continue
+        k = len(a.stmts) - 1
+        while k >= 0:
+            st = a.stmts[k]
+            k -= 1
+            d = st.defined()
+            if not isinstance(st, _READS) or d is None or defs[d.id] != 1 or d in m.params \
+                    or (isinstance(st, GetStatic) and st.field.owner != m.class_name):
+                continue
+            where = set(readers.get(d.id, []))
+            if len(where) != 1:
+                continue
+            # an operand computed just for it (``a[i + k]``'s index) would be left behind, waiting in a local (a
+            # read, ``this.a`` of ``this.a[i]``, follows it: it is looked at next, read only there)
+            if any(type(x) is Var and len(readers[x.id]) == 1
+                   and any(y.defined() is x and not isinstance(y, _READS) for y in a.stmts) for x in st.operands()):
+                continue
+            target = _read_target(blocks, a, st, where.pop(), preds)
+            if target is None:
+                continue
+            b, at = target
+            a.stmts.remove(st)
+            if b is a:
+                at -= 1  # the statement left from above
+            b.stmts.insert(at, st)
+            for x in st.operands():  # a read it reads (``a[i]`` of ``a = this.f``) is now read there
+                if type(x) is Var:
+                    readers[x.id].remove(a.id)
+                    readers[x.id].append(b.id)
+            moved = True
+    return moved
+
+
+def _read_target(blocks: dict[int, Block], a: Block, r: Stmt, bid: int, preds: dict[int, list[int]]
+                 ) -> tuple[Block, int] | None:
+    """Where :func:`_reads_to_their_use` moves ``r`` (in ``a``, read in block ``bid`` only): the block and the
+    index to insert it at (before its removal from ``a``), or None when it stays (see there)."""
+    b = blocks[bid]
+    if b.handlers or b.entry_stack:
+        return None
+    d = r.defined()
+    assert d is not None
+    seq = b.all_stmts()
+    first = next(k for k, st in enumerate(seq) if any(x is d for x in st.operands()))
+    if b is a and first <= a.stmts.index(r) + 1:
+        return None  # it is just before its reader (or in its block, read before: a loop's next value)
+    # the operand trees that the reader pushes after ``d`` come after it too
+    reader = seq[first]
+    ops = reader.operands()
+    later = {x.id for x in ops[ops.index(d) + 1:] if type(x) is Var}
+    at = first
+    while at > 0 and (e := seq[at - 1].defined()) is not None and e.id in later and at - 1 < len(b.stmts):
+        later |= {x.id for x in seq[at - 1].operands() if type(x) is Var}
+        at -= 1
+    if b is a and at <= a.stmts.index(r) + 1:
+        return None
+    inputs = {x.id for x in r.operands() if type(x) is Var}
+    between: list[Stmt] = []
+    region: set[int] = set()
+    if b is a:
+        between = a.stmts[a.stmts.index(r) + 1:at]
+    else:
+        # the blocks on a path from ``a`` to ``b``: reached from ``a`` without passing ``a`` or ``b``
+        region = set()
+        work = [t for t in a.successors() if t != bid]
+        while work:
+            t = work.pop()
+            if t in region or t == a.id:
+                continue
+            region.add(t)
+            work.extend(x for x in blocks[t].successors() if x != bid)
+        if a.id in region or any(p != a.id and p not in region for x in [bid, *region] for p in preds[x]):
+            return None
+        if _has_cycle(blocks, region):
+            return None
+        for x in sorted(region):
+            xb = blocks[x]
+            if xb.handlers or xb.entry_stack or isinstance(xb.terminator, (Return, Throw)):
+                return None
+            between.extend(xb.all_stmts())
+        between.extend(a.stmts[a.stmts.index(r) + 1:])
+        assert a.terminator is not None
+        between.append(a.terminator)
+        between.extend(seq[:at])
+    for st in between:
+        if isinstance(st, (Goto, If, Switch)):
+            continue
+        if not isinstance(st, _NO_MEMORY) or st.may_throw:
+            return None
+        e = st.defined()
+        if e is not None and (e is d or e.id in inputs):
+            return None
+    if b is not a and not all(t in region or t == bid for x in [a.id, *region] for t in blocks[x].successors()):
+        return None
+    return b, at
+
+
+def _has_cycle(blocks: dict[int, Block], region: set[int]) -> bool:
+    """Whether the blocks of ``region`` hold a cycle among themselves."""
+    state: dict[int, int] = {}  # 1: on the path, 2: done
+
+    def visit(n: int) -> bool:
+        state[n] = 1
+        for t in blocks[n].successors():
+            if t in region and (state.get(t) == 1 or (t not in state and visit(t))):
+                return True
+        state[n] = 2
+        return False
+    return any(n not in state and visit(n) for n in sorted(region))
