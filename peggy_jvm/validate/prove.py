@@ -322,6 +322,7 @@ class _Forms:
     settled: bool
     hoisted: bool
     cases_done: bool
+    normalized: bool = False  # the forms as built (before normalize's read and trivial forms) among them too
 
 
 @dataclass
@@ -442,7 +443,12 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # (javac's second H[i] where ProGuard keeps the row with dup2), then choices that are no choice (an eval of an
     # invariant value, a phi of one value twice or of a constant condition) and constants in one place: both
     # sides in one form before they are compared (validate/normalize.py)
+    as_built = [pa, pb]
     pa, pb = (trivial_forms(merge_repeated_reads(accesses_of_this(g))) for g in (pa, pb))
+    # the forms as built stay too (into the e-graph below, each side's two roots merged): a callee's body inlined
+    # there is spliced in as built, so a side that inlined it by hand (the optimizer's output) meets it only in
+    # that form
+    normalized = pa is not as_built[0] or pb is not as_built[1]
     # and loops that read an array's length at each iteration as the for-each loop that reads it once; the
     # forms as built stay too (into the e-graph below, each side's two roots merged): hoisting can also part two
     # loops that were alike, such as a loop and its first iteration peeled in front of it
@@ -463,8 +469,9 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     # every form in one PEG, minimized once (2 s of a 12 s JAMA proof): the case split works on each pair of
     # roots, and the loops the forms have in common enter the e-graph once, so saturation works on what differs
     # (JAMA's tql2: twelve loops, one of them changed)
-    every, roots = joint_pegs([pa, pb] + ([sa, sb] if settled else []) + (unhoisted if hoisted else []))
-    forms = _Forms(bool(bodies[0] or bodies[1]), pa, pb, every, roots, settled, hoisted, False)
+    every, roots = joint_pegs([pa, pb] + ([sa, sb] if settled else []) + (as_built if normalized else [])
+                              + (unhoisted if hoisted else []))
+    forms = _Forms(bool(bodies[0] or bodies[1]), pa, pb, every, roots, settled, hoisted, False, normalized)
     if memo is not None and not read and simplified:
         memo.forms[key] = forms
     return _saturate(pair, orig_h, opt_h, rules, budget, explain, view, callees, unfolding, a, b, forms,
@@ -528,6 +535,11 @@ def _saturate(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, r
         eg.rebuild()
         if eg.equiv(ra, rb):
             return ProofResult(True, "same PEG once loops' exit phis are settled", ["exit-phis"], a, b)
+    if forms.normalized:
+        k = 4 if settled else 2
+        for plain, other in ((ra, got[roots[k]]), (rb, got[roots[k + 1]])):
+            eg.union(plain, other, Reason("normal-forms", ("peg", "as built"), (plain, other)))
+        eg.rebuild()
     if hoisted:
         for plain, other in ((ra, got[roots[-2]]), (rb, got[roots[-1]])):
             eg.union(plain, other, Reason("hoisted-reads", ("peg", "as built"), (plain, other)))
