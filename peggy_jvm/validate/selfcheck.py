@@ -6,7 +6,8 @@ What this module owns
     validate`` (:func:`.prove.prove_pair`: lifted again, both PEGs in one e-graph, the roots must meet);
     before that, when the optimizer's saturation of the original may be trusted (made with the proof's own rule
     objects, no call inlined, no analysis conflict), :func:`prove_in_saturation`: the emitted code's PEG (built
-    from its bytes, as the full proof builds it) imported into that saturated E-PEG and met with the original's
+    from its bytes with the full proof's lifting, branch forms and top-tested loops, but not its later normal
+    forms) imported into that saturated E-PEG and met with the original's
     root by hash-consing or loop induction. The soundness
     argument is in docs/validation.md ("The self-check in the optimizer's own E-PEG").
 
@@ -55,8 +56,9 @@ def _with_code(m: MethodInfo, code: bytes) -> MethodInfo:
 def prove_in_saturation(cf: ClassFile, m: MethodInfo, code: bytes, hierarchy: ClassHierarchy, sat: Saturation,
                         budget: ProofBudget) -> ProofResult | None:
     """The emitted code proved equal to the original in the optimizer's own saturated E-PEG ``sat`` (made from
-    the original's PEG with rules the self-check would use): the emitted code lifted and built as the full proof
-    builds it, imported into ``sat``'s e-graph, and its root met with the original's by hash-consing or loop
+    the original's PEG with rules the self-check would use): the emitted code lifted and built with the full proof's
+    lifting, branch forms (not ``strict_tests_first``: the original in ``sat`` is not in that form) and
+    top-tested loops, imported into ``sat``'s e-graph, and its root met with the original's by hash-consing or loop
     induction from the two roots. The proof, else None (the caller then runs the full proof). Changes
     ``sat``'s e-graph (the emitted PEG's classes are added): call it after extraction."""
     eg = sat.egraph
