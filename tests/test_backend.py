@@ -16,9 +16,8 @@ import difftest as dt
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.codecost import EmittedCost
-from peggy_jvm.pipeline import Stage, optimize_input, size_allowance
-from conftest import javac_command
-from support.javac_cache import run_javac
+from peggy_jvm.pipeline import Stage, size_allowance
+from support.fullstage import optimize_stages
 
 SOURCE = """
 public class Backend {
@@ -193,15 +192,7 @@ _LOADS = {op.ILOAD, op.LLOAD, op.FLOAD, op.DLOAD, op.ALOAD}
 
 @pytest.fixture(scope="module")
 def built(java_home, tmp_path_factory):
-    src = tmp_path_factory.mktemp("backend")
-    (src / "Backend.java").write_text(SOURCE)
-    run_javac([*javac_command(java_home), "-d", str(src), str(src / "Backend.java")], check=True)
-    outs = {}
-    for stage in (Stage.PEG, Stage.FULL):
-        out = tmp_path_factory.mktemp(f"backend-{stage.value}") / "out"
-        _, report = optimize_input(src, out, stage)
-        outs[stage] = (out, {m.name: m for m in report.methods})
-    return src, outs
+    return optimize_stages(java_home, tmp_path_factory.mktemp("backend"), "Backend", SOURCE)
 
 
 def _code(classes: Path) -> dict[str, tuple[list[tuple[int, int, int, int]], int]]:

@@ -19,9 +19,8 @@ import pytest
 import difftest as dt
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
-from peggy_jvm.pipeline import Stage, optimize_input
-from conftest import javac_command
-from support.javac_cache import run_javac
+from peggy_jvm.pipeline import Stage
+from support.fullstage import optimize_stages
 
 SOURCE = """
 public class Reads {
@@ -108,15 +107,7 @@ _STORES = {op.ISTORE, op.LSTORE, op.FSTORE, op.DSTORE, op.ASTORE}
 
 @pytest.fixture(scope="module")
 def built(java_home, tmp_path_factory):
-    src = tmp_path_factory.mktemp("reads")
-    (src / "Reads.java").write_text(SOURCE)
-    run_javac([*javac_command(java_home), "-d", str(src), str(src / "Reads.java")], check=True)
-    outs = {}
-    for stage in (Stage.PEG, Stage.FULL):
-        out = tmp_path_factory.mktemp(f"reads-{stage.value}") / "out"
-        _, report = optimize_input(src, out, stage)
-        outs[stage] = (out, {m.name: m for m in report.methods})
-    return src, outs
+    return optimize_stages(java_home, tmp_path_factory.mktemp("reads"), "Reads", SOURCE)
 
 
 def _code(classes: Path) -> dict[str, list[tuple[int, int, str]]]:

@@ -19,9 +19,8 @@ import pytest
 import difftest as dt
 from peggy_jvm.classfile import opcodes as op
 from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
-from peggy_jvm.pipeline import Stage, optimize_input
-from conftest import javac_command
-from support.javac_cache import run_javac
+from peggy_jvm.pipeline import Stage
+from support.fullstage import optimize_stages
 
 SOURCE = """
 public class Joins {
@@ -61,16 +60,7 @@ ROTATE = "java/lang/Integer.rotateLeft(II)I"
 def built(java_home):
     root = Path(tempfile.mkdtemp(prefix="joins-"))
     try:
-        src = root / "src"
-        src.mkdir()
-        (src / "Joins.java").write_text(SOURCE)
-        run_javac([*javac_command(java_home), "-d", str(src), str(src / "Joins.java")], check=True)
-        outs = {}
-        for stage in (Stage.PEG, Stage.FULL):
-            out = root / stage.value
-            _, report = optimize_input(src, out, stage)
-            outs[stage] = (out, {m.name: m for m in report.methods})
-        yield src, outs
+        yield optimize_stages(java_home, root, "Joins", SOURCE)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -6,7 +6,9 @@ directory, the optimized one and the report rows by method name (:func:`round_tr
 :func:`javap` once per class, :func:`method_listing` per method), for the tests' shape assertions;
 :func:`assert_behaves_like_original` runs both on the JVM. The emitted-cost rule is switched off
 (``conftest.keep_every_rewrite``: the rewrites' behaviour is tested, not whether they pay), and with
-``self_check=False`` the self-check too (what extraction's own checks let through).
+``self_check=False`` the self-check too (what extraction's own checks let through). :func:`optimize_stages`:
+a source through ``--stage peg`` and ``--stage full`` with the defaults (every rule the CLI applies), for the
+back end's shape tests.
 """
 from __future__ import annotations
 
@@ -20,6 +22,21 @@ from support.javac_cache import run_javac
 from support.javap import javap as run_javap
 import peggy_jvm.pipeline as pipeline
 from peggy_jvm.pipeline import Stage, optimize_input
+
+
+def optimize_stages(java_home: Path, root: Path, name: str, source: str) -> tuple[Path, dict[Stage, tuple[Path, dict]]]:
+    """javac's class of ``source`` (in ``root/src``) and its output under ``--stage peg`` and ``--stage full``
+    (in ``root/peg``, ``root/full``), as (class directory, {stage: (output directory, report rows by name)})."""
+    src = root / "src"
+    src.mkdir(parents=True)
+    (src / f"{name}.java").write_text(source)
+    run_javac([*javac_command(java_home), "-d", str(src), str(src / f"{name}.java")], check=True)
+    outs = {}
+    for stage in (Stage.PEG, Stage.FULL):
+        out = root / stage.value
+        _, report = optimize_input(src, out, stage)
+        outs[stage] = (out, {m.name: m for m in report.methods})
+    return src, outs
 
 
 def optimize_source(java_home: Path, work: Path, mp: pytest.MonkeyPatch, name: str, source: str,
