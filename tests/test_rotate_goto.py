@@ -32,14 +32,6 @@ public class Loops {
     static int elemBound(int[] a) { int s = 0; for (int i = 0; i < a[i]; i++) { s += i; } return s; }
     // the entry test is decided by constants alone (0 < 8): the loop is entered with no test
     static int fixed(int[] a) { int s = 0; for (int r = 0; r < 8; r++) { s += a[r & 1]; } return s; }
-    // the loop after the two arms of a test: each arm enters it by a goto to its bottom test
-    static int twoArms(int n, int d) {
-        int step;
-        if (d == 150) { step = 4; } else { step = 1; }
-        int s = 0;
-        for (int i = 0; i < n; i += step) { s ^= i; }
-        return s;
-    }
     static long nested(int[][] a, int n) {
         long s = 0;
         for (int i = 0; i < n; i++) { for (int j = 0; j < a[i].length; j++) { s += a[i][j] ^ j; } }
@@ -109,21 +101,6 @@ def test_an_outermost_loop_of_constants_is_entered_with_no_test(round_trip):
     assert not _gotos(after) and [o for off, o, t in after if t is not None] == [op.IF_ICMPLT], after
 
 
-def test_a_loop_after_two_arms_is_entered_by_a_goto_from_each(round_trip):
-    """twoArms: the loop's entry test would be the join of the two arms of ``d == 150`` and nothing else; each arm
-    jumps to the loop's bottom test instead (``goto T`` twice: 6 bytes where one ``goto`` to a copied entry test
-    took 8), javac's length, every jump into the loop going to its test."""
-    orig, out = round_trip
-    code = _code(out, "twoArms")
-    assert _length(out, "twoArms") == _length(orig, "twoArms"), code
-    (lo, hi), = _loops(code)
-    gotos = _gotos(code)
-    assert len(gotos) == 2 and all(g < lo and lo < t <= hi for g, t in gotos), code
-    assert len({t for _, t in gotos}) == 1, code  # both at the one bottom test
-    tests = [off for off, o, t in code if o in op.CONDITIONAL_BRANCHES]
-    assert len(tests) == 2 and tests[0] < lo and tests[1] == hi, code  # d's test, the loop's bottom test
-
-
 def test_a_nested_loop_keeps_its_copied_test(round_trip):
     """nested: the inner loop entered by falling through its entry test and tested again at its bottom; the
     outer loop, holding it, tested at its top as javac writes it (revert.tidy._middle_loops_tested_at_the_top:
@@ -152,7 +129,6 @@ def _calls() -> list[dt.Call]:
     for a in ints:
         calls += [dt.Call(c, "lenLoop", "([I)I", (a,)), dt.Call(c, "elemBound", "([I)I", (a,)),
                   dt.Call(c, "fixed", "([I)I", (a,))]
-    calls += [dt.Call(c, "twoArms", "(II)I", (n, d)) for n, d in itertools.product([-1, 0, 1, 2, 9], [150, 3])]
     rows = [None, [], [[]], [[1, 2, 3]], [[1], None, [4]], [[5], [6, 7], [8, 9, 10]]]
     calls += [dt.Call(c, "nested", "([[II)J", (a, n)) for a, n in itertools.product(rows, [-1, 0, 1, 2, 3])]
     return calls

@@ -364,12 +364,9 @@ def _enter_by_goto(blocks: dict[int, Block], entry: int, rotations: list[_Rotati
     the bottom copy, split from its latch when tidying joined them. The copy of the test cost its bytes again (2
     to 6) where the jump costs the ``goto`` javac's loop has at its bottom: the same bytes as javac's loop, and
     still one jump per iteration; a loop entered with no test at all (the copy's case) is smaller than javac's,
-    by that ``goto``, and keeps its copy. A loop whose entry test's block is left empty and reached by several
-    blocks, each ending in a ``goto`` (the two arms of an ``if`` before the loop), is entered by a ``goto`` from
-    each of them: two jumps of three bytes where the copied test cost a ``goto`` and the test (2 to 6 bytes
-    more), javac's bytes (javac: one arm's ``goto`` to the test at the loop's top, the ``goto`` at its bottom;
-    classic 12b's and 12's loops, 2 bytes each). It keeps its copy when a conditional jump reaches that block
-    (its arm would need the test) or the block starts the method.
+    by that ``goto``, and keeps its copy. So does a loop that more than one block would jump into (the entry
+    test's block left empty, and not reached by one ``goto``: two arms of an ``if`` before the loop), where
+    javac's layout falls into the loop from one of them.
 
     Why not a nested loop: HotSpot compiles a long-running loop on stack replacement from the target of its
     backward jump (here ``L``); an inner loop entered at ``T`` by its enclosing loop is then a loop with two
@@ -394,9 +391,9 @@ def _enter_by_goto(blocks: dict[int, Block], entry: int, rotations: list[_Rotati
             continue
         e, b = both
         k = len(r.stmts)
-        if len(e.stmts) == k and (e.id == entry or not into.get(e.id)
-                                  or any(not isinstance(p.terminator, Goto) for p in into[e.id])):
-            continue  # e left empty, and a conditional jump (its arm needs the test) or the method starts there
+        if len(e.stmts) == k and (e.id == entry or len(into.get(e.id, [])) != 1
+                                  or not isinstance(into[e.id][0].terminator, Goto)):
+            continue  # e left empty: the blocks jumping to it would jump to the loop
         tail = _split_tail(blocks, b, k, r.header, r.bottom) if len(b.stmts) > k else b  # joined to its one latch
         del e.stmts[len(e.stmts) - k:]
         e.terminator = Goto(tail.id, origin=r.entry.origin)
