@@ -125,7 +125,7 @@ def test_calls_that_cannot_pay_stay_calls(built):
 
 
 @pytest.mark.xfail(strict=True, reason="the self-check does not prove an inlined null check yet (validate proves "
-                                       "javac's identical code by its one-sided retry, which the self-check skips)")
+                                       "the original against javac's identical hand-inlined code; cause not found)")
 def test_an_inlined_null_check_is_proved_by_the_self_check(built):
     _, out, report = built
     assert _invokes(out, "Cold", "weigh") == ["length"], report[("Cold", "weigh")].reason
