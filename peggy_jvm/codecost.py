@@ -17,7 +17,9 @@ The model
     often a jump is expected to be taken (:func:`taken_halves`: always for ``goto``; for a conditional branch,
     by which of its two ways stays in its loop), plus :data:`FLOAT_SPILL_EXTRA` for a ``dup``/``swap`` right
     after an instruction that leaves a float, plus :data:`LDC_READ_EXTRA` for an instruction that takes the top
-    of the stack right after an ``ldc`` of a number. ``size`` is the code length in bytes.
+    of the stack right after an ``ldc`` of a number. The instructions of cold blocks (:func:`cold_blocks`: every
+    path from them ends in an ``athrow`` no handler catches) count together, divided by :data:`COLD_DIVISOR`.
+    ``size`` is the code length in bytes.
     Unlike the PEG model (:mod:`peggy_jvm.pegextract.cost`), this prices what the lowering actually emitted:
     loads, stores, stack shuffles and jumps included, so a PEG that is cheaper but lowers to more or slower
     instructions is seen for what it is.
@@ -41,18 +43,26 @@ from .choices import Goal  # named there, for the CLI to offer without importing
 from .classfile.bytecode import Instruction, decode
 from .classfile.model import CodeAttribute
 from .classfile.constpool import ConstantPool, Tag
-from .classfile.opcodes import (BY_NAME, CONDITIONAL_BRANCHES, GOTO, GOTO_W, IINC, ISTORE, JSR, JSR_W, LDC, LDC2_W,
+from .classfile.opcodes import (ATHROW, BY_NAME, CONDITIONAL_BRANCHES, GOTO, GOTO_W, IINC, ISTORE, JSR, JSR_W, LDC, LDC2_W,
                                 LDC_W, NAME_OF, NO_FALLTHROUGH, OPCODES, RET, SHORT_FORMS)
 from .ir.cfg import LoopForest, natural_loops
 
 __all__ = ["Goal", "Kind", "WEIGHTS", "LOOP_FACTOR", "TAKEN_EXTRA", "FLOAT_SPILL_EXTRA", "LDC_READ_EXTRA", "KIND_OF",
-           "EmittedCost", "kind_of", "pushes_number",
+           "COLD_DIVISOR", "EmittedCost", "kind_of", "pushes_number", "cold_blocks",
            "instruction_weight", "taken_halves", "loop_depths", "instruction_prices",
            "uncounted_loops", "price_instructions", "price_code"]
 
 
 #: a loop body is assumed to run this many times per execution of the code around it (per nesting level)
 LOOP_FACTOR = 10
+
+#: what the instructions of a path that ends in a throw (:func:`cold_blocks`) cost less than straight-line code:
+#: the inverse of a loop level. Such a path runs at most once per call (it leaves the method), and in the code
+#: that has them (argument checks) almost never; priced as straight-line code, a callee's inlined check
+#: (``if (x == null) throw new NullPointerException(msg)``: ``new``, a constructor call, ``athrow``, 420) cost
+#: more than the call it replaced (180) and was refused, though the path that runs is a test and a jump
+#: (docs/cost-model.md, "Paths that end in a throw")
+COLD_DIVISOR = LOOP_FACTOR
 
 
 class Kind(Enum):
@@ -328,9 +338,42 @@ def price_instructions(insns: Sequence[Instruction], handlers: Iterable[tuple[in
         return EmittedCost(0, 0)
     g, block_of = _block_graph(insns, handlers)
     forest = natural_loops(g, insns[0].offset)
-    cost = sum(w * LOOP_FACTOR ** d for w, d in _prices(insns, g, block_of, forest, pool))
+    cold = _cold(insns, g, block_of)
+    hot_cost = cold_cost = 0
+    for k, (w, d) in enumerate(_prices(insns, g, block_of, forest, pool)):
+        if block_of[k] in cold:
+            cold_cost += w  # a cold block is in no loop: it cannot reach a back edge
+        else:
+            hot_cost += w * LOOP_FACTOR ** d
     size = insns[-1].offset + insns[-1].length
-    return EmittedCost(cost, size, _uncounted(insns, block_of, forest))
+    return EmittedCost(hot_cost + cold_cost // COLD_DIVISOR, size, _uncounted(insns, block_of, forest))
+
+
+def cold_blocks(insns: Sequence[Instruction], handlers: Iterable[tuple[int, int, int]] = ()) -> set[int]:
+    """The basic blocks (by their first offset) every path from which ends in an ``athrow`` outside every
+    handler's range: a block ending so, or one whose every successor (exception edges included) is such a
+    block. None of them is in a loop (no path from them comes back), and each runs at most once per call."""
+    if not insns:
+        return set()
+    g, block_of = _block_graph(insns, handlers)
+    return _cold(insns, g, block_of)
+
+
+def _cold(insns: Sequence[Instruction], g: nx.DiGraph, block_of: list[int]) -> set[int]:
+    """:func:`cold_blocks` over the block graph ``g`` (:func:`_block_graph`): a least fixpoint from the blocks
+    that end in an uncaught ``athrow``, so a cycle is never cold."""
+    last = {b: insns[k].opcode for k, b in enumerate(block_of)}  # each block's last instruction's opcode
+    cold = {b for b, opcode in last.items() if opcode == ATHROW and g.out_degree(b) == 0}
+    if not cold:
+        return cold
+    changed = True
+    while changed:
+        changed = False
+        for b in g.nodes:
+            if b not in cold and g.out_degree(b) > 0 and all(s in cold for s in g.successors(b)):
+                cold.add(b)
+                changed = True
+    return cold
 
 
 #: ``ifeq`` .. ``ifle`` (an int against 0) and ``if_icmpeq`` .. ``if_icmple`` (two ints): the tests a counted

@@ -710,9 +710,12 @@ def optimize_methods(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                 emitted_cost_before=info.get("emitted_cost_before"), emitted_cost_after=info.get(f"emitted_{cost_key}"),
                 epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"), inlined=info.get("inlined")))
         try:
-            # callees with loops too, at a call no loop of the caller varies (rules/inline.py, choose_bodies)
+            # callees with loops too, at a call no loop of the caller varies and whose use leaves the loops dead
+            # (rules/inline.py, choose_bodies: a loop that stays cannot pay)
+            # and callees that throw only when their check fits the bytes the caller may grow by
             callees = CalleeSource(cf, hierarchy, program, m.is_static, pegs=callee_pegs,
-                                   classes=callee_classes, loops=True)
+                                   classes=callee_classes, loops=True, dead_loops_only=True,
+                                   max_growth=int(before * MAX_GROWTH) if goal is Goal.SPEED else 0)
             result = _transform(stage, own, m, code, insns, hierarchy, net, info, work, goal, rules, callees)
         except MethodTimeout as e:  # the net fired between two sub-stages, or inside saturation + extraction
             outcomes.append(row("fallback", f"timeout: {e}", time.perf_counter() - start))

@@ -44,8 +44,8 @@ from .extract.greedy import dag_greedy_extract, greedy_extract
 from .extract.problem import (ClassId, ExtractionProblem, InfeasibleProblemError, evaluate_selection, integer_costs,
                               must_reach, usable_nodes)
 from .extract.shrink import group_sum, settle
-from .pegextract.cost import peg_cost
-from .pegextract.peg_problem import build_problem
+from .pegextract.cost import THROWS, peg_cost
+from .pegextract.peg_problem import build_problem, cold_priced_exactly
 from .pegextract.select import NO_CHEAPER, ExtractReport
 from .peg.build import PegUnsupported
 from .peg.graph import PEG
@@ -95,8 +95,16 @@ def never_revertible(peg: PEG, ir, goal: Goal = Goal.SPEED) -> ExtractReport | N
 
 def exactly_priced(sat: Saturation, goal: Goal) -> bool:
     """Whether the extraction problem of ``sat`` prices every selection exactly as ``peg_cost`` prices the PEG
-    it makes (module docstring): ``--goal size``, or no loop operator anywhere in the e-graph."""
-    return goal is Goal.SIZE or not any(sat.egraph.classes_with_op(op) for op in ("theta", "eval", "pass"))
+    it makes (module docstring): ``--goal size``, or no loop operator anywhere in the e-graph, and no class
+    priced hot in the problem that a selection may reach only through a throw (the problem prices a class cold
+    only when no node of the e-graph uses it on a path that does not throw, ``peg_cost`` when no node of the
+    PEG does: ``pegextract.peg_problem.cold_priced_exactly``)."""
+    if goal is Goal.SIZE:
+        return True
+    eg = sat.egraph
+    if any(eg.classes_with_op(op) for op in ("theta", "eval", "pass")):
+        return False
+    return not any(eg.classes_with_op(op) for op in THROWS) or cold_priced_exactly(eg, sat.root)
 
 
 def cost_lower_bound(sat: Saturation, peg: PEG, goal: Goal = Goal.SPEED, work: int = maxsat.DEFAULT_WORK

@@ -32,9 +32,10 @@ from ..codecost import Goal
 from ..epeg import EPeg
 from ..extract.problem import ExtractionProblem, Node, NodeId, Selection
 from ..peg.graph import PEG
-from .cost import loop_depths, max_loop_depth, node_cost
+from ..peg.ops import OPS
+from .cost import HANDLER_READS, THROWS, loop_depths, max_loop_depth, node_cost
 
-__all__ = ["PegProblem", "build_problem", "selection_to_peg"]
+__all__ = ["PegProblem", "build_problem", "cold_priced_exactly", "selection_to_peg"]
 
 
 @dataclass(frozen=True)
@@ -94,22 +95,74 @@ def _build_problem(eg: EPeg, root: int, template: PEG, goal: Goal) -> PegProblem
     secondary: dict[NodeId, float] = {}
     seen = {root}
     stack = [root]
+    hot = _hot_classes(eg, root)
     while stack:
         c = stack.pop()
         depth = loop_depths(eg.variance(c), deepest)
         for k, (op, attr, children) in enumerate(eg.nodes(c)):
             kids = tuple(find(x) for x in children)
             nid = f"{_cid(c)}.{k}"
-            nodes.append(Node(nid, op, node_cost(op, depth, goal), _cid(c), tuple(_cid(x) for x in kids),
+            cold = hot is not None and (c not in hot or op in hot[c])
+            nodes.append(Node(nid, op, node_cost(op, depth, goal, cold), _cid(c), tuple(_cid(x) for x in kids),
                               frozenset({1}) if op == "theta" else frozenset()))
             enodes[nid] = (op, attr, kids)
-            secondary[nid] = node_cost(op, depth, other)
+            secondary[nid] = node_cost(op, depth, other, cold)
             for x in kids:
                 if x not in seen:
                     seen.add(x)
                     stack.append(x)
     problem = ExtractionProblem.build(nodes, [_cid(root)], name=template.name or "method")
     return PegProblem(problem, enodes, _cid(root), template, deepest, secondary=secondary)
+
+
+def _hot_classes(eg: EPeg, root: int) -> dict[int, frozenset[str]] | None:
+    """The classes ``root`` reaches other than only through the operands of a throw (``cost.THROWS``; an
+    ``athrow`` only when no class reads a caught exception, as ``cost.cold_nodes`` says), each with the throw
+    operators among its nodes (priced cold themselves); None when there is no throw (nothing is cold). A class
+    cold here is cold in every selection that reaches it (a selection's paths are paths of the e-graph), so a
+    selection's price in this problem is at least its PEG's ``cost.peg_cost``."""
+    boundary = {op for op in THROWS if eg.classes_with_op(op)}
+    if "athrow" in boundary and any(eg.classes_with_op(op) for op in HANDLER_READS):
+        boundary.discard("athrow")
+    if not boundary:
+        return None
+    find = eg.find
+    hot: dict[int, frozenset[str]] = {}
+    stack = [find(root)]
+    while stack:
+        c = stack.pop()
+        if c in hot:
+            continue
+        ops = eg.nodes(c)
+        hot[c] = frozenset(op for op, _, _ in ops if op in boundary)
+        for op, _, children in ops:
+            if op not in boundary:
+                stack.extend(find(x) for x in children if find(x) not in hot)
+    return hot
+
+
+def cold_priced_exactly(eg: EPeg, root: int) -> bool:
+    """Whether every selection's price in the problem of ``root`` (:func:`build_problem`) is its PEG's
+    ``cost.peg_cost`` as far as coldness goes: no class that is hot (:func:`_hot_classes`) is also reachable
+    through a throw's operands, but for classes whose every node costs nothing (the heap before a throw, a
+    parameter, a projection: priced 0 hot or cold). A class hot and reachable only so is hot in every selection,
+    a class not hot is cold in every selection, so then each is priced alike in the problem and in the PEG."""
+    hot = _hot_classes(eg, root)
+    if hot is None:
+        return True
+    find = eg.find
+    boundary = {op for c in hot for op in hot[c]}
+    stack = [find(x) for c in hot for op, _, children in eg.nodes(c) if op in boundary for x in children]
+    seen: set[int] = set()
+    while stack:
+        c = stack.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        if c in hot and any(OPS[op].cost for op, _, _ in eg.nodes(c)):
+            return False
+        stack.extend(find(x) for _, _, children in eg.nodes(c) for x in children if find(x) not in seen)
+    return True
 
 
 def selection_to_peg(pp: PegProblem, selection: Selection) -> tuple[PEG, dict[int, list[NodeId]]]:

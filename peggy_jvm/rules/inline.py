@@ -43,7 +43,8 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       loop's depth attributes would have to be shifted to the call's depth; with ``CalleeSource.loops``, the
       validator's and the full stage's, a loop is allowed at a call no loop of the caller
       varies, where the callee's loops keep their own depths, and its bodies may have up to
-      :data:`MAX_LOOP_CALLEE_NODES` nodes), at least one ``return`` (a callee that always throws stays a call),
+      :data:`MAX_LOOP_CALLEE_NODES` nodes; the optimizer's, ``CalleeSource.dead_loops_only``, only where what
+      the caller reads of the call leaves every loop dead, :func:`loops_dead_at`), at least one ``return`` (a callee that always throws stays a call),
       at most :data:`MAX_CALLEE_NODES` PEG nodes reachable from its root (the
       documented size threshold; :data:`MAX_SYNTHETIC_CALLEE_NODES` for a synthetic method in the validator,
       ``CalleeSource.synthetic``), and when it returns ``boolean``/``byte``/``char``/``short``, every value it
@@ -60,6 +61,11 @@ Which calls (all must hold; :meth:`CalleeSource.body` returns the reason otherwi
       split the results instead (:func:`inline_bodies`; :func:`inline_calls` with ``split_roots``): each such
       subtree becomes the callee's tests with its throws as results of the method and the subtree, given the
       call's normal outcome, at its returns, the form the emitted code is built into.
+    * In the optimizer (``CalleeSource.max_growth``), a callee that throws only where its check and throw fit the
+      bytes the caller may grow by (:attr:`Body.growth`; the emitted-code rule would refuse more, and the method
+      lose any other rewrite extraction could have chosen), unless a constant argument feeds its tests. Where it
+      does not fit, the call stays and, when the body's returned value is a function of its arguments alone
+      (:func:`pure_value`), that value is merged with the call's (:attr:`Body.value_only`).
     * A body is flattened before it is copied (:meth:`CalleeSource.body`): the calls inside it that the caller
       could inline itself, judged from the caller (class initialization, access, the receiver being
       ``this`` or a constructed object), are replaced by their own flattened bodies
@@ -79,7 +85,10 @@ Why it is exact
     it only through ``Throwable.getStackTrace``/``printStackTrace`` (diagnostics; the JVM itself may omit frames,
     ``-XX:-StackTraceInThrowable`` and ``OmitStackTraceInFastThrow``, so no program can rely on them), and which
     code may read it is not decidable at the call, so refusing only "observable" traces would refuse every throw
-    that leaves the method. An exception passed in keeps the trace it was built with.
+    that leaves the method. An exception passed in keeps the trace it was built with. A value-only merge
+    (:func:`returned_value`) adds one equality: ``rho_value(call)`` is read only where the call returned
+    normally, and then the callee ran to one of its returns, whose value (chosen by tests that read only the
+    arguments, as the returns' values do: no heap) is that function of the call's arguments.
 
 The copy of a body (:func:`body_outcome`, :func:`copy_node`) is shared by the e-graph's inlining
 (:func:`inline_calls`) and the inlining on a PEG (:func:`inline_bodies`): the flattening above, and the
@@ -106,7 +115,8 @@ if TYPE_CHECKING:
     from ..epeg import EPeg
     from ..peg.graph import PEG
 
-__all__ = ["MAX_CALLEE_NODES", "MAX_INLINE_DEPTH", "CalleeSource", "Body", "inlinable_calls", "choose_bodies",
+__all__ = ["MAX_CALLEE_NODES", "MAX_INLINE_DEPTH", "CALL_BYTES", "CalleeSource", "Body", "inlinable_calls", "choose_bodies",
+           "loops_dead_at", "pure_value", "returned_value",
            "inline_calls", "inline_bodies", "same_body", "inlinable_call_count", "body_outcome", "copy_node"]
 
 #: the size threshold: PEG nodes reachable from the callee's root (its minimized PEG). 40 nodes is a getter,
@@ -144,6 +154,19 @@ class Body:
     #: its result tree has ``throw`` leaves (an explicit throw): only inlined at a call that every result of the
     #: caller reaching it runs first on its heap chain (:func:`split_points`)
     throws: bool = False
+    #: about the bytes inlining it adds to the caller (:data:`CALL_BYTES`; its own code, before flattening)
+    growth: int = 0
+    #: only the value it returns is merged with the call's (:func:`value_only`): a body that throws and does not
+    #: fit where it is called (:attr:`CalleeSource.max_growth`), whose returned value is a function of its
+    #: arguments alone; the call stays, its value known (``Validate.notNull(x)`` is ``x`` when it returns)
+    value_only: bool = False
+
+
+#: what a caller saves of a callee's bytes by inlining it: the call (``invokestatic``, 3 bytes) and the callee's
+#: return (1), and an argument's push per parameter (at least 1 byte, replaced by the body's own load of it). A
+#: body of ``L`` bytes with ``p`` parameters adds about ``L - CALL_BYTES - p`` (``Cold.tiny``: ``positive``'s 16
+#: bytes, 7 -> 18; ``Raise.passedNull``: ``positive(int, RuntimeException)``'s 8, 8 -> 10)
+CALL_BYTES = 4
 
 
 @dataclass
@@ -173,6 +196,17 @@ class CalleeSource:
     #: caller's use lets it go, e.g. a loop whose result the callee does not return); such a body is only
     #: inlined at a call no loop of the caller varies, where its loops are loops of their own at their own depths
     loops: bool = False
+    #: with ``loops``, a body with loops only at a call whose use of it leaves every loop dead (the optimizer's,
+    #: :func:`loops_dead_at`): a loop that stays costs a ``pass`` (50 in the PEG model) and its body per
+    #: iteration, more than the call (20), so only a deleted loop can pay; the others were copied into the
+    #: e-graph and saturated for nothing (commons-lang3: 294 sites, none chosen, 1.45x CPU on their callers)
+    dead_loops_only: bool = False
+    #: the bytes the caller's code may grow by (the optimizer's: ``pipeline.MAX_GROWTH`` of its length under
+    #: ``--goal speed``, 0 under ``--goal size``; None: any): a body that throws keeps its check, its ``new``
+    #: and its ``athrow`` in place, so it is offered only when what it adds (:attr:`Body.growth`) fits,
+    #: as the emitted-code rule would refuse it otherwise (and extraction, which chose it, would have spent the
+    #: method's chance of another rewrite: ``Cold.pick`` lost a rewrite so before this bound)
+    max_growth: int | None = None
     #: ``this(...)`` too: a constructor's ``invokespecial`` of another constructor of its own class on ``this``
     #: (the validator's; the optimizer keeps the call, which the verifier's ``uninitializedThis`` rules need)
     constructors: bool = False
@@ -243,7 +277,7 @@ class CalleeSource:
         if len(flat.reachable([flat.root])) > max(MAX_CALLEE_NODES, len(body.peg.reachable([body.peg.root]))):
             return body
         return Body(flat, body.is_static, body.has_loop,
-                    any(flat.nodes[n].op == "throw" for n in _result_tree(flat)))
+                    any(flat.nodes[n].op == "throw" for n in _result_tree(flat)), body.growth)
 
     def _class(self, name: str) -> ClassFile | None:
         """The input's class ``name`` (the caller's own included), or None when it is not in the input."""
@@ -462,7 +496,11 @@ def _callee_peg(cls: ClassFile, m: MethodInfo, ref: MethodRef, hierarchy: ClassH
     if narrow is not None and not all(_in_range(peg, peg.nodes[n].children[1], narrow) for n in _result_tree(peg)
                                       if peg.nodes[n].op == "return"):
         return "returns boolean/byte/char/short not known in range"
-    return Body(peg, peg.is_static, has_loop, any(peg.nodes[n].op == "throw" for n in tree))
+    attr = m.code_attribute()
+    length = 0 if attr is None else int.from_bytes(attr.data[4:8], "big")  # max_stack, max_locals, code_length
+    params = len(parse_method_descriptor(m.descriptor)[0]) + (0 if m.access & Access.STATIC else 1)
+    return Body(peg, peg.is_static, has_loop, any(peg.nodes[n].op == "throw" for n in tree),
+                length - CALL_BYTES - params)
 
 
 def _in_range(peg: PEG, v: int, narrow: tuple[int, int, str | None]) -> bool:
@@ -536,6 +574,15 @@ def inline_calls(eg: EPeg, peg: PEG, mapping: dict[int, int], bodies: dict[int, 
     results are split at the calls instead (:func:`inline_bodies`), the form the code the optimizer emitted is
     built into, where the throw is a result of the method."""
     done = 0
+    for n, b in sorted(bodies.items()):
+        if b.value_only:  # the call stays: only its value is known (the same in the optimizer and the proofs)
+            call_cls = eg.find(mapping[n])
+            read = eg.lookup("rho_value", None, (call_cls,))
+            if read is not None:
+                returned = returned_value(b.peg, [eg.find(mapping[c]) for c in peg.nodes[n].children],
+                                          lambda op, attr, kids: eg.add(op, attr, kids), {})
+                done += eg.union(read, returned, _REASON)
+    bodies = {n: b for n, b in bodies.items() if not b.value_only}
     if split_roots is not None:
         throwing = {n: b for n, b in bodies.items() if b.throws}
         bodies = {n: b for n, b in bodies.items() if not b.throws}
@@ -766,12 +813,96 @@ def choose_bodies(joint: PEG, roots: list[int], sides: list[tuple[PEG, CalleeSou
             continue
         if body.throws and (not throws or all(split_points(replace(joint, root=r), n) is None for r in roots)):
             continue  # only where the results can be split at the call, as the proof's inline_bodies does
+        if body.throws and any(s.max_growth is not None and body.growth > s.max_growth for s in sources) \
+                and not any(joint.nodes[node.children[1 + i]].op.startswith("const.") for i in _tested(body.peg)):
+            # its check and throw in place need more bytes than the caller may grow by (unless a constant argument
+            # its tests read may decide them, and the throw go with them: Raise.constant): the call stays, and
+            # its value is known when the body's is a function of the arguments alone
+            if pure_value(body.peg):
+                out[n] = replace(body, value_only=True)
+            continue
         if body.has_loop:
             variance = variance if variance is not None else joint.variance()
             if variance[n]:  # a call some loop of the caller varies: the body's loops would need other depths
                 continue
+            if any(s.dead_loops_only for s in sources) and not loops_dead_at(joint, roots, n, body.peg):
+                continue  # its loops would stay, priced above the call: it cannot pay (CalleeSource)
         out[n] = body
     return out
+
+
+def loops_dead_at(peg: PEG, roots: list[int], n: int, callee: PEG) -> bool:
+    """Whether no loop of ``callee`` is needed by what the caller ``peg`` (from ``roots``) reads of call ``n``:
+    the tests of the callee's result tree, its final heaps and thrown values, and its returned values when the
+    caller reads ``rho_value`` of the call, a loop's termination (the condition of a ``guard``, which a rule
+    drops when it proves the loop ends) excepted. Then every loop of the inlined body may go (the rules delete a
+    dead loop that ends); otherwise it stays, costing more than the call (:attr:`CalleeSource.dead_loops_only`)."""
+    value_read = any(peg.nodes[u].op == "rho_value" and peg.nodes[u].children[0] == n for u in peg.reachable(roots))
+    needed: list[int] = []
+    for x in _result_tree(callee):
+        node = callee.nodes[x]
+        if node.op == "phi":
+            needed.append(node.children[0])
+        elif node.op == "return":
+            needed.extend(node.children if value_read else node.children[:1])
+        else:  # throw: its heap and its exception
+            needed.extend(node.children)
+    seen: set[int] = set()
+    while needed:
+        k = needed.pop()
+        if k in seen:
+            continue
+        seen.add(k)
+        node = callee.nodes[k]
+        if node.op == "theta":
+            return False
+        needed.extend(node.children[:1] if node.op == "guard" else node.children)
+    return True
+
+
+def _tested(callee: PEG) -> set[int]:
+    """The parameters (``param i``, receiver first) the tests of ``callee``'s result tree read."""
+    tests = [callee.nodes[x].children[0] for x in _result_tree(callee) if callee.nodes[x].op == "phi"]
+    return {callee.nodes[k].int_attr() for k in callee.reachable(tests) if callee.nodes[k].op == "param"}
+
+
+def pure_value(callee: PEG) -> bool:
+    """Whether the value ``callee`` returns (the values of its returns and the tests of its result tree that
+    choose among them) is a function of its arguments alone: no heap (``sigma0``: every read and effect hangs
+    from it), no loop, and it returns a value. Then whenever a call of it returns normally, its value is that
+    function of the call's arguments (:attr:`Body.value_only`)."""
+    roots: list[int] = []
+    for x in _result_tree(callee):
+        node = callee.nodes[x]
+        if node.op == "phi":
+            roots.append(node.children[0])
+        elif node.op == "return":
+            if callee.nodes[node.children[1]].op == "unit":
+                return False
+            roots.append(node.children[1])
+    return not any(callee.nodes[k].op in ("sigma0", "theta") for k in callee.reachable(roots))
+
+
+def returned_value(callee: PEG, args: list[int], add: Callable[[str, object, tuple[int, ...]], int],
+                   made: dict[int, int]) -> int:
+    """The value ``callee`` returns (a :func:`pure_value` callee), copied by :func:`copy_node`: its result tree's
+    returns, chosen by its tests; a subtree of throws only is left out (on that path the call returns nothing,
+    so its value is never read)."""
+    def value(n: int) -> int | None:
+        node = callee.nodes[n]
+        if node.op == "return":
+            return copy_node(callee, args, add, made, node.children[1])
+        if node.op == "throw":
+            return None
+        cond, a, b = node.children
+        va, vb = value(a), value(b)
+        if va is None or vb is None:
+            return va if vb is None else vb
+        return add("phi", None, (copy_node(callee, args, add, made, cond), va, vb))
+
+    got = value(callee.root)
+    assert got is not None  # a body has a return (_callee_peg)
+    return got
 
 
 def _one_body(found: list[Body | str]) -> Body | None:
