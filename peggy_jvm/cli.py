@@ -284,8 +284,7 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
     from .ir.printer import format_method, to_dot
     from .peg.build import PegUnsupported, build_peg
     from .peg.printer import format_peg, peg_to_dot
-    from .pipeline import classes_by_name, inlinable_classes
-    from .rules.inline import CalleeSource
+    from .pipeline import classes_by_name, inlinable_classes, optimizer_callees
 
     if (axioms or no_default_axioms or switches or extracted) and what != "epeg":
         raise click.UsageError("--axioms, --no-default-axioms, --rules and --extracted apply to --epeg only")
@@ -323,7 +322,7 @@ def show(input_path: Path, method: str, what: str, dot: Path | None, classpath: 
                 graphs.append(peg_to_dot(peg))
             elif what == "epeg":
                 text, dots = _show_epeg(ir, rule_options, Goal(goal), extracted,
-                                        CalleeSource(cf, hierarchy, program, m.is_static))
+                                        optimizer_callees(cf, m, hierarchy, program, Goal(goal)))
                 out.extend(text)
                 graphs.extend(dots)
             else:

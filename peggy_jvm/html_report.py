@@ -274,8 +274,7 @@ def optimize_details(report: RunReport, original: InputSet, optimized: InputSet,
     E-PEG (the chosen e-nodes filled) and the chosen PEG (``pipeline.full_stage_view``)."""
     from .ir.lift import LiftError, lift_method
     from .peg.build import PegUnsupported
-    from .pipeline import Stage, full_stage_view, inlinable_classes
-    from .rules.inline import CalleeSource
+    from .pipeline import Stage, full_stage_view, inlinable_classes, optimizer_callees
 
     chosen = pictured_methods(report.methods)
     names = {m.class_name for m in chosen}
@@ -293,7 +292,7 @@ def optimize_details(report: RunReport, original: InputSet, optimized: InputSet,
         if report.stage == Stage.FULL.value and cf is not None and method is not None:
             try:
                 view = full_stage_view(lift_method(cf, method, hierarchy), rules, goal,
-                                       extract=True, callees=CalleeSource(cf, hierarchy, program, method.is_static))
+                                       extract=True, callees=optimizer_callees(cf, method, hierarchy, program, goal))
             except (LiftError, PegUnsupported) as e:
                 d.facts.append(("PEG", f"none: {e}"))
             else:

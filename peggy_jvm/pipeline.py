@@ -90,7 +90,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
 
 from .archive import (Entry, InputError, InputSet, Output, check_outputs, output_form, read_input, resolve_output,
                       write_output)
@@ -525,6 +525,19 @@ def _check_emitted(goal: Goal, before: EmittedCost, after: EmittedCost) -> None:
                               f"without an induction variable test {before.uncounted} -> {after.uncounted}")
 
 
+def optimizer_callees(cf: ClassFile, m: MethodInfo, hierarchy: ClassHierarchy, program: Mapping[str, bytes] | None,
+                      goal: Goal, pegs: dict | None = None, classes: dict | None = None) -> CalleeSource:
+    """The callees the full stage may inline into ``m`` (one definition, so that ``show --epeg`` and the HTML
+    report picture what the optimizer offers): callees with loops too, at a call no loop of the caller varies and
+    whose use leaves the loops dead (rules/inline.py, choose_bodies: a loop that stays cannot pay), and callees
+    that throw only when their check fits the bytes the caller may grow by (none under ``--goal size``)."""
+    attr = m.code_attribute()
+    code_bytes = 0 if attr is None else _code_length(attr.data)
+    return CalleeSource(cf, hierarchy, program, m.is_static, pegs={} if pegs is None else pegs,
+                        classes={} if classes is None else classes, loops=True, dead_loops_only=True,
+                        max_growth=int(code_bytes * MAX_GROWTH) if goal is Goal.SPEED else 0)
+
+
 def _transform(stage: Stage, cf: ClassFile, m: MethodInfo, code: CodeAttribute, insns: list[Instruction],
                hierarchy: ClassHierarchy, net: SafetyNet | None = None, info: dict | None = None,
                work: WorkBudget = DEFAULT_WORK_BUDGET, goal: Goal = Goal.SPEED, rules: RuleOptions | None = None,
@@ -710,12 +723,7 @@ def optimize_methods(data: bytes, hierarchy: ClassHierarchy, stage: Stage,
                 emitted_cost_before=info.get("emitted_cost_before"), emitted_cost_after=info.get(f"emitted_{cost_key}"),
                 epeg_nodes=info.get("epeg_nodes"), epeg_classes=info.get("epeg_classes"), inlined=info.get("inlined")))
         try:
-            # callees with loops too, at a call no loop of the caller varies and whose use leaves the loops dead
-            # (rules/inline.py, choose_bodies: a loop that stays cannot pay)
-            # and callees that throw only when their check fits the bytes the caller may grow by
-            callees = CalleeSource(cf, hierarchy, program, m.is_static, pegs=callee_pegs,
-                                   classes=callee_classes, loops=True, dead_loops_only=True,
-                                   max_growth=int(before * MAX_GROWTH) if goal is Goal.SPEED else 0)
+            callees = optimizer_callees(cf, m, hierarchy, program, goal, callee_pegs, callee_classes)
             result = _transform(stage, own, m, code, insns, hierarchy, net, info, work, goal, rules, callees)
         except MethodTimeout as e:  # the net fired between two sub-stages, or inside saturation + extraction
             outcomes.append(row("fallback", f"timeout: {e}", time.perf_counter() - start))

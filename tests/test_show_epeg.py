@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from conftest import javac_command
+from support.javac_cache import run_javac
 from peggy_jvm.cli import main
 
 SIZE = re.compile(r"^e-peg: \d+ classes reachable from c\d+ \((\d+) classes, (\d+) nodes in all\)$")
@@ -80,3 +82,29 @@ def test_show_extracted_marks_the_chosen_enodes(int_arith, optimized, tmp_path):
     assert graphs.count("digraph") == 2  # the E-PEG and the chosen PEG
     kept = invoke("show", int_arith, "--method", "mul", "--epeg", "--extracted")
     assert "; extraction: original" in kept.stdout and "*" not in kept.stdout and "\npeg " not in kept.stdout
+
+
+@pytest.fixture(scope="module")
+def inline_loops(java_home, tmp_path_factory) -> tuple[Path, dict[str, dict]]:
+    """``fixtures/src/inline/inl/Loops.java`` compiled and optimized (``optimize --json``): its directory and
+    method name -> row."""
+    work = tmp_path_factory.mktemp("epeg-inline")
+    src = Path(__file__).parents[1] / "fixtures" / "src" / "inline" / "inl" / "Loops.java"
+    run_javac([*javac_command(java_home), "-g", "-d", str(work / "in"), str(src)], check=True)
+    done = invoke("optimize", work / "in", "-o", work / "out", "--json", work / "r.json")
+    assert done.exit_code == 0, done.output
+    return work / "in", {m["name"]: m for m in json.loads((work / "r.json").read_text())["methods"]}
+
+
+def test_show_epeg_offers_the_optimizers_callees(inline_loops):
+    """``callsWaste`` calls a callee with a loop whose result it does not read: the optimizer offers that body
+    (``pipeline.optimizer_callees``: loop callees where their loops die) and inlines it; ``show --epeg`` builds
+    the same E-PEG, so the same size (with a callee source of its own, without loop callees, it was smaller)."""
+    classes, rows = inline_loops
+    row = rows["callsWaste"]
+    assert row["status"] == "rewritten" and row["inlined"], row
+    shown = invoke("show", classes, "--method", "inl.Loops.callsWaste", "--epeg")
+    assert shown.exit_code == 0, shown.output
+    size = SIZE.match(shown.stdout.splitlines()[0])
+    assert size, shown.stdout
+    assert (int(size[1]), int(size[2])) == (row["epeg_classes"], row["epeg_nodes"])
