@@ -55,6 +55,7 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import FieldRef, IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
+from .aftercases import equal_by_cases_after
 from .finite import equal_on_values
 from .loopshape import top_tested
 from .branchshape import drop_default_cases, equal_tests_first, thread_constant_switches
@@ -541,6 +542,12 @@ def _saturate(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, r
     checkpoint()
     if induction and not eg.equiv(ra, rb) and clock() < budget.deadline(start):
         _close_by_bisimulation(eg, ra, rb, budget.deadline(start), budget.induction_steps)
+    # validate only (the self-check passes no view): the case split on terms read back from the e-graph, where
+    # the axioms have decided conditions the case split before saturation could not (validate/aftercases.py)
+    if view is not None and not eg.equiv(ra, rb) and clock() < budget.deadline(start) \
+            and equal_by_cases_after(eg, ra, rb, pa, pb, budget.deadline(start)):
+        return ProofResult(True, "same PEG in every case of the branch conditions, read back after saturation",
+                           ["case-split-after-saturation"], a, b)
     if eg.equiv(ra, rb):
         used: list[str] = []
         if explain:
