@@ -28,7 +28,8 @@ Invariants
     * ``proved`` is True only when the code is byte-identical under byte-identical constant pools, the two PEGs'
       roots are bisimilar (:mod:`.normalize`; also after both are simplified by the conditions
       known in branches or at loop exits, or in every case of their branch conditions), or ``EGraph.equiv``
-      holds for the two roots after (or before) saturation.
+      holds for the two roots after (or before) saturation, or (``validate`` only) the terms of the two roots'
+      e-classes read back after saturation are equal in every case of their branch conditions (:mod:`.aftercases`).
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
     * Time: the attempts of :func:`prove_pair` share the budget's time (each gets what the earlier ones left),
       counted by :func:`~peggy_jvm.egraph.clock.clock` (CPU time: the same proofs on a loaded machine as on an
