@@ -544,11 +544,13 @@ def _saturate(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, r
     if induction and not eg.equiv(ra, rb) and clock() < budget.deadline(start):
         _close_by_bisimulation(eg, ra, rb, budget.deadline(start), budget.induction_steps)
     # validate only (the self-check passes no view): the case split on terms read back from the e-graph, where
-    # the axioms have decided conditions the case split before saturation could not (validate/aftercases.py)
-    if view is not None and not eg.equiv(ra, rb) and clock() < budget.deadline(start) \
+    # the axioms have decided conditions the case split before saturation could not (validate/aftercases.py);
+    # its bisimilarity of the read-back loops is loop induction's principle, so only with theta-bisimulation on
+    if view is not None and induction and not eg.equiv(ra, rb) and clock() < budget.deadline(start) \
             and equal_by_cases_after(eg, ra, rb, pa, pb, budget.deadline(start)):
+        # the terms' own explanations are not computed: every axiom that changed this e-graph (a superset)
         return ProofResult(True, "same PEG in every case of the branch conditions, read back after saturation",
-                           ["case-split-after-saturation"], a, b)
+                           ["case-split-after-saturation"] + (sorted(report.fired()) if explain else []), a, b)
     if eg.equiv(ra, rb):
         used: list[str] = []
         if explain:
