@@ -28,7 +28,8 @@ Invariants
     * ``proved`` is True only when the code is byte-identical under byte-identical constant pools, the two PEGs'
       roots are bisimilar (:mod:`.normalize`; also after both are simplified by the conditions
       known in branches or at loop exits, or in every case of their branch conditions), or ``EGraph.equiv``
-      holds for the two roots after (or before) saturation.
+      holds for the two roots after (or before) saturation, or (``validate`` only) the terms of the two roots'
+      e-classes read back after saturation are equal in every case of their branch conditions (:mod:`.aftercases`).
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
     * Time: the attempts of :func:`prove_pair` share the budget's time (each gets what the earlier ones left),
       counted by :func:`~peggy_jvm.egraph.clock.clock` (CPU time: the same proofs on a loaded machine as on an
@@ -55,6 +56,7 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import FieldRef, IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
+from .aftercases import equal_by_cases_after
 from .finite import equal_on_values
 from .loopshape import top_tested
 from .branchshape import drop_default_cases, equal_tests_first, strict_tests_first, thread_constant_switches
@@ -560,6 +562,14 @@ def _saturate(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, r
     checkpoint()
     if induction and not eg.equiv(ra, rb) and clock() < budget.deadline(start):
         _close_by_bisimulation(eg, ra, rb, budget.deadline(start), budget.induction_steps)
+    # validate only (the self-check passes no view): the case split on terms read back from the e-graph, where
+    # the axioms have decided conditions the case split before saturation could not (validate/aftercases.py);
+    # its bisimilarity of the read-back loops is loop induction's principle, so only with theta-bisimulation on
+    if view is not None and induction and not eg.equiv(ra, rb) and clock() < budget.deadline(start) \
+            and equal_by_cases_after(eg, ra, rb, pa, pb, budget.deadline(start)):
+        # the terms' own explanations are not computed: every axiom that changed this e-graph (a superset)
+        return ProofResult(True, "same PEG in every case of the branch conditions, read back after saturation",
+                           ["case-split-after-saturation"] + (sorted(report.fired()) if explain else []), a, b)
     if eg.equiv(ra, rb):
         used: list[str] = []
         if explain:
