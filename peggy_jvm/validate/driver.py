@@ -33,7 +33,9 @@ The optimizer's proof, found again
     proof. Rules given by the caller (``--axioms``, ``--rules``) are the only ones tried. The attempts of one
     pair under one view share a :class:`~.prove.PegMemo`: the same code lifted, the same PEGs built and minimized
     once per loop shape (JAMA's ``hqr2``: 19 minimizations in four attempts), the rule sets differing only in
-    saturation.
+    saturation. A pair still unproved after these and :func:`~.prove.by_ranges` gets one last attempt in what its
+    proof budget has left: the case split on the terms read back from the e-graphs the default rules saturated
+    (:func:`~.prove.cases_after_saturation`), last so that it costs nothing on a pair proved otherwise.
 
 Assumptions (``--assume``, :data:`~peggy_jvm.rules.strings.ASSUMPTIONS`)
     Each named assumption adds its rules, made afresh for every pair (they are told the pair's parameter types).
@@ -65,7 +67,8 @@ from ..rules.strings import ASSUMPTIONS, CLOSED_WORLD, assumption_rules
 from . import counterexample as cx
 from .modular import CallView, Component, Key, Program, proof_order
 from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods, split_map
-from .prove import SHAPED_SHARE, PegMemo, ProofBudget, ProofResult, by_ranges, prove_pair
+from .prove import SHAPED_SHARE, PegMemo, ProofBudget, ProofResult, Saturated, by_ranges, cases_after_saturation, \
+    prove_pair
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
 # of the per-method budget; the rest is the interpreter screen, which a pair whose proof stops early (saturated,
@@ -267,8 +270,10 @@ class _Run:
         optimizer's own output it is the proof its self-check found: commons-math3's
         ``AdamsMoultonIntegrator.integrate`` takes 1.1 s of CPU so, and the default rules 2.5 s (without
         ``peg.distrib.phi.const`` they did not prove it). With rules given (``--rules``, ``--axioms``), only
-        those."""
+        those. Last, when nothing else proved it, the case split on the terms read back from the e-graphs its
+        default (or given) rules saturated (:func:`~.prove.cases_after_saturation`), in what the budget has left."""
         budget = self.budget(i)
+        end = clock() + (budget.time_s or 0.0)
         same = self.same(pair, view)
         memo = PegMemo()  # both rule sets' attempts build the same PEGs from the same code (prove.py)
         if self.options.rules is None and budget.time_s is not None:
@@ -280,10 +285,15 @@ class _Run:
             budget = replace(budget, time_s=max(MIN_OPTIMIZER_PROOF_S,
                                                 budget.time_s - (clock() - start)))
         closed = _closed_world(self.program) if CLOSED_WORLD in self.assumptions else None
+        kept: list[Saturated] = []  # the e-graphs the strict rules saturated without a proof, dropped below
         proof, relied = _prove(pair, self.orig_h, self.opt_h, self.rules, budget, same, self.options.explain,
-                               self.assumptions, view, closed, memo)
-        ranges = by_ranges(proof)  # the last resort, for a pair of one int parameter (validate/ranges.py)
-        return (ranges, []) if ranges is not proof else (proof, relied)
+                               self.assumptions, view, closed, memo, kept)
+        ranges = by_ranges(proof)  # for a pair of one int parameter (validate/ranges.py)
+        if ranges is not proof:
+            return ranges, []
+        if not proof.proved and (after := cases_after_saturation(kept, end)) is not None:
+            return after, []
+        return proof, relied
 
 
 #: of a pair's proof budget (``PROOF_SHARE`` of its time), the most the optimizer's proof takes before the
@@ -313,13 +323,14 @@ def _optimizer_proof(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHiera
 def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
            same_bytes: bool, explain: bool, assumptions: tuple[str, ...],
            view: CallView, closed: tuple[Callable, Callable] | None = None,
-           memo: PegMemo | None = None) -> tuple[ProofResult, list[str]]:
+           memo: PegMemo | None = None, keep: list[Saturated] | None = None) -> tuple[ProofResult, list[str]]:
     """The proof of one pair and the assumptions it relied on (see the module docstring). ``closed``: the
     closed-world predicates (:func:`_closed_world`, given only under ``--assume closed-world``), tried only once
-    the pair is not proved without them, so a pair marked ``closed-world`` needed it."""
+    the pair is not proved without them, so a pair marked ``closed-world`` needed it. ``keep``: the e-graphs
+    saturated without a proof by the strict rules and no closed-world predicate (``prove_pair``'s)."""
     start = clock()
     proof, relied = _prove_by_rules(pair, orig_h, opt_h, rules, budget, same_bytes, explain,
-                                    tuple(a for a in assumptions if a != CLOSED_WORLD), view, memo)
+                                    tuple(a for a in assumptions if a != CLOSED_WORLD), view, memo, keep)
     if proof.proved or closed is None:
         return proof, relied
     left = None if budget.time_s is None else budget.time_s - (clock() - start)
@@ -341,11 +352,13 @@ def _closed_world(program: Program) -> tuple[Callable, Callable]:
 
 def _prove_by_rules(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list,
                     budget: ProofBudget, same_bytes: bool, explain: bool, assumptions: tuple[str, ...],
-                    view: CallView, memo: PegMemo | None = None) -> tuple[ProofResult, list[str]]:
-    """The proof with the rules of the named assumptions (see the module docstring)."""
+                    view: CallView, memo: PegMemo | None = None,
+                    keep: list[Saturated] | None = None) -> tuple[ProofResult, list[str]]:
+    """The proof with the rules of the named assumptions (see the module docstring). ``keep`` gets only the
+    e-graphs of the rules without the assumptions' (an e-graph an assumption's rule changed relies on it)."""
     if not assumptions:
         return prove_pair(pair, orig_h, opt_h, rules, budget, same_class_bytes=same_bytes, explain=explain,
-                          view=view, memo=memo), []
+                          view=view, memo=memo, keep=keep), []
     extra = assumption_rules(assumptions, pair_param_types(pair))
     proof = prove_pair(pair, orig_h, opt_h, list(rules) + extra, budget, same_class_bytes=same_bytes,
                        explain=explain, view=view, memo=memo)
@@ -354,7 +367,7 @@ def _prove_by_rules(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierar
     if not proof.proved and not _stopped_early(proof.reason):
         return proof, []  # saturated with every strict rule among them: the strict rules alone prove no more
     strict = prove_pair(pair, orig_h, opt_h, rules, budget, same_class_bytes=same_bytes, explain=explain,
-                        view=view, memo=memo)
+                        view=view, memo=memo, keep=keep)
     if strict.proved or not proof.proved:
         return strict, []
     return proof, list(assumptions)

@@ -16,6 +16,8 @@ What this module owns
     only one side makes, the usual sign of a library rewrite). :func:`by_ranges`: ``validate``'s last resort for
     a pair its proofs left unproved, both lifted methods run on their one int parameter's range
     (:mod:`.ranges`); not part of :func:`prove_pair`, so the optimizer's self-check never uses it.
+    :func:`cases_after_saturation`: ``validate``'s very last attempt, the case split on the terms read back from
+    the e-graphs its proofs saturated without a proof (:mod:`.aftercases`; ``prove_pair(keep=...)`` keeps them).
     :class:`PegMemo`: what the attempts of one pair have in common before their e-graphs, kept across them.
 
 Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a :class:`ProofBudget` (time
@@ -28,7 +30,9 @@ Invariants
     * ``proved`` is True only when the code is byte-identical under byte-identical constant pools, the two PEGs'
       roots are bisimilar (:mod:`.normalize`; also after both are simplified by the conditions
       known in branches or at loop exits, or in every case of their branch conditions), or ``EGraph.equiv``
-      holds for the two roots after (or before) saturation.
+      holds for the two roots after (or before) saturation, or (:func:`cases_after_saturation`, ``validate``
+      only, after every other attempt) the terms of the two roots' e-classes read back after saturation are
+      equal in every case of their branch conditions (:mod:`.aftercases`).
     * Lifting or PEG failures are not errors of the validator: they make the answer "not proved" with the reason.
     * Time: the attempts of :func:`prove_pair` share the budget's time (each gets what the earlier ones left),
       counted by :func:`~peggy_jvm.egraph.clock.clock` (CPU time: the same proofs on a loaded machine as on an
@@ -55,6 +59,7 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.nodes import FieldRef, IRMethod, MethodRef
 from ..peg.build import PegUnsupported, build_peg
 from ..peg.graph import PEG
+from .aftercases import equal_by_cases_after
 from .finite import equal_on_values
 from .loopshape import top_tested
 from .branchshape import drop_default_cases, equal_tests_first, strict_tests_first, thread_constant_switches
@@ -91,6 +96,22 @@ class ProofResult:
     axioms: list[str] = field(default_factory=list)
     orig_ir: IRMethod | None = None
     opt_ir: IRMethod | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Saturated:
+    """An attempt's e-graph saturated (and loop induction run) without meeting the roots, kept for
+    :func:`cases_after_saturation`: the roots' classes, each side's PEG as saturated (the template of its
+    extraction), the axioms that changed the e-graph (with ``--explain``), both lifted methods."""
+
+    eg: EPeg
+    ra: int
+    rb: int
+    pa: PEG
+    pb: PEG
+    fired: tuple[str, ...]
+    a: IRMethod
+    b: IRMethod
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +188,8 @@ OrigView = Callable[[PEG], PEG]
 def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rules: list, budget: ProofBudget,
                *, same_class_bytes: bool = False, explain: bool = False, view: OrigView | None = None,
                calls_assumed: bool = True, callees: tuple[CalleeSource, CalleeSource] | None = None,
-               only_target: tuple[Callable, Callable] | None = None, memo: PegMemo | None = None) -> ProofResult:
+               only_target: tuple[Callable, Callable] | None = None, memo: PegMemo | None = None,
+               keep: list[Saturated] | None = None) -> ProofResult:
     """Try to prove the pair equivalent; never raises for a method the stages cannot handle (only
     ``MethodTimeout``, from a :func:`~peggy_jvm.budget.checkpoint` of the optimizer's safety net). ``view`` is
     applied to ORIG's PEG before the two meet; ``calls_assumed`` False (some callee of ORIG's code is not assumed
@@ -177,7 +199,9 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
     the earlier ones left (:func:`_rest`), and none starts once it is spent; a time budget is in seconds of
     :func:`~peggy_jvm.egraph.clock.clock` (this process's CPU time), counted from this call unless a
     :class:`~peggy_jvm.egraph.clock.metered` block is open. ``memo``: the PEGs of this pair's earlier
-    attempts under the same view and ``only_target`` (:class:`PegMemo`; validate/driver.py)."""
+    attempts under the same view and ``only_target`` (:class:`PegMemo`; validate/driver.py). ``keep``: where each
+    attempt that saturates with ``theta-bisimulation`` among the rules without a proof puts its e-graph, in the
+    order of the attempts (for :func:`cases_after_saturation`; the caller drops them)."""
     # the time of a budget counts from here (budget.py), unless the caller's pair's already does (validate/driver.py)
     with metered() if budget.time_s is not None else nullcontext():
         end = budget.deadline(clock())
@@ -188,14 +212,14 @@ def prove_pair(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, 
             lemmas: list[str] = []
             checkpoint()
             result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
-                            explain, view, callees, shaped, could, one_sided, lemmas, only_target, memo)
+                            explain, view, callees, shaped, could, one_sided, lemmas, only_target, memo, keep)
             if not result.proved and any(shaped) and clock() < end:
                 # the loops seen top-tested (validate/loopshape.py) made the two sides differ where the code as
                 # lifted may still prove (a do-while written against a while): the code as lifted, as before
                 checkpoint()
                 lemmas.clear()
                 result = _prove(pair, orig_h, opt_h, rules, _rest(budget, end), same_class_bytes and calls_assumed,
-                                explain, view, callees, None, could, one_sided, lemmas, only_target, memo)
+                                explain, view, callees, None, could, one_sided, lemmas, only_target, memo, keep)
             if result.proved and lemmas:  # partial equivalence, as under the regression-verification rule
                 result = replace(result, reason=result.reason + LEMMA_NOTE, axioms=[LEMMA, *result.axioms])
             return result, any(could)
@@ -379,10 +403,11 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
            callees: tuple[CalleeSource, CalleeSource] | None = None, shaped: list[bool] | None = None,
            could_inline: list[bool] | None = None, one_sided: bool = False,
            lemmas: list[str] | None = None, only_target: tuple[Callable, Callable] | None = None,
-           memo: PegMemo | None = None) -> ProofResult:
+           memo: PegMemo | None = None, keep: list[Saturated] | None = None) -> ProofResult:
     """One attempt of :func:`prove_pair`; ``could_inline`` gets whether some helper only one side calls has a
     body to inline, ``one_sided`` inlines them (:func:`_one_sided_bodies`); ``lemmas`` the helpers read by the
-    accumulator lemma; ``memo`` keeps what the pair's attempts have in common (:class:`PegMemo`)."""
+    accumulator lemma; ``memo`` keeps what the pair's attempts have in common (:class:`PegMemo`); ``keep`` gets the
+    e-graph saturated without a proof (:func:`prove_pair`)."""
     if pair.orig.code_attribute() is None or pair.opt.code_attribute() is None:
         side = "ORIG" if pair.orig.code_attribute() is None else "OPT"
         return ProofResult(False, f"no code in {side} only (abstract/native on one side)")
@@ -431,7 +456,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
         if could_inline is not None:
             could_inline.append(known.could_inline)
         return _saturate(pair, orig_h, opt_h, rules, budget, explain, view, callees, unfolding, a, b, known,
-                         budget.deadline(clock(), CASES_SHARE))
+                         budget.deadline(clock(), CASES_SHARE), kept=keep)
     bodies = _one_sided_bodies(pa, pb, unfolding)
     if could_inline is not None:
         could_inline.append(bool(bodies[0] or bodies[1]))
@@ -475,7 +500,8 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
     if memo is not None and not read and simplified:
         memo.forms[key] = forms
     return _saturate(pair, orig_h, opt_h, rules, budget, explain, view, callees, unfolding, a, b, forms,
-                     normal_forms_until, memo.forms if memo is not None and not read and simplified else None, key)
+                     normal_forms_until, memo.forms if memo is not None and not read and simplified else None, key,
+                     keep)
 
 
 def _by_cases(forms: _Forms, unfolding: tuple[CalleeSource, CalleeSource], until: float, a: IRMethod,
@@ -509,11 +535,12 @@ def _saturate(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, r
               explain: bool, view: OrigView | None, callees: tuple[CalleeSource, CalleeSource],
               unfolding: tuple[CalleeSource, CalleeSource], a: IRMethod, b: IRMethod, forms: _Forms,
               cases_until: float, keep: dict[tuple[bool, bool], _Forms] | None = None,
-              key: tuple[bool, bool] = (False, False)) -> ProofResult:
+              key: tuple[bool, bool] = (False, False), kept: list[Saturated] | None = None) -> ProofResult:
     """The rest of an attempt of :func:`_prove` from its forms: their case split until ``cases_until`` (unless
     an earlier attempt's finished unproved), then one e-graph of every form, saturated, and loop induction from
     the roots. ``keep``: where the forms are memoized (:class:`PegMemo`), marked when the case split finishes
-    unproved in time."""
+    unproved in time; ``kept``: where the e-graph goes when it does not meet the roots (:func:`prove_pair`'s
+    ``keep``)."""
     pa, pb, every, roots, settled, hoisted = forms.pa, forms.pb, forms.every, forms.roots, forms.settled, \
         forms.hoisted
     if not forms.cases_done:
@@ -560,6 +587,10 @@ def _saturate(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, r
     checkpoint()
     if induction and not eg.equiv(ra, rb) and clock() < budget.deadline(start):
         _close_by_bisimulation(eg, ra, rb, budget.deadline(start), budget.induction_steps)
+    # kept for the case split on terms read back from it (cases_after_saturation, validate's last attempt), whose
+    # bisimilarity of the read-back loops is loop induction's principle: only with theta-bisimulation on
+    if kept is not None and induction and not eg.equiv(ra, rb):
+        kept.append(Saturated(eg, ra, rb, pa, pb, tuple(sorted(report.fired())) if explain else (), a, b))
     if eg.equiv(ra, rb):
         used: list[str] = []
         if explain:
@@ -581,6 +612,23 @@ class _CheckedRunner(Runner):
     def _rebuild(self, eg: EGraph, report: RunReport) -> None:
         checkpoint()
         super()._rebuild(eg, report)
+
+
+def cases_after_saturation(kept: list[Saturated], deadline: float) -> ProofResult | None:
+    """``validate``'s last attempt at a pair every other attempt left unproved: the case split on the terms read
+    back from each e-graph its proofs saturated without meeting the roots (``kept``, in the order of the
+    attempts), each while ``deadline`` (:func:`~peggy_jvm.egraph.clock.clock`) is not past; None when none shows
+    them equal. Last, so that it costs nothing on a pair another attempt proves, and a proof found by the axioms
+    keeps their explanation; the axioms named are every one that changed the e-graph (the two terms' own
+    explanations are not computed: a superset)."""
+    for s in kept:
+        if clock() >= deadline:
+            break
+        checkpoint()
+        if equal_by_cases_after(s.eg, s.ra, s.rb, s.pa, s.pb, deadline):
+            return ProofResult(True, "same PEG in every case of the branch conditions, read back after saturation",
+                               ["case-split-after-saturation", *s.fired], s.a, s.b)
+    return None
 
 
 def _close_by_bisimulation(eg: EPeg, ra: int, rb: int, deadline: float, steps: int) -> None:
