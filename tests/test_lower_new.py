@@ -59,6 +59,12 @@ public class News {
 
     static Noisy readBeforeNew(News a) { int t = a.f; return new Noisy(t + 1); }
 
+    static Object[] parts(String s) { System.out.println("parts " + s); return new Object[]{s, s}; }
+
+    static int count(Object[] a) { return a.length; }
+
+    static Noisy readBeforeClassInit(String s) { Object[] p = parts(s); return new Noisy(count(p)); }
+
     static int initializedBefore(News a) {
         Noisy first = new Noisy(1);
         int t = a.f;
@@ -74,12 +80,14 @@ public class News {
             case 2: Loud l = table(a, b); return l.parts[0].v * 100 + l.parts[1].v;
             case 3: return argumentThrows(a).v;
             case 4: return readBeforeNew(a).v;
+            case 5: return readBeforeClassInit(nul ? null : "s" + k).v;
             default: return initializedBefore(a);
         }
     }
 }
 """
-METHODS = ["receiverFirst", "fieldFirst", "table", "argumentThrows", "readBeforeNew", "initializedBefore"]
+METHODS = ["receiverFirst", "fieldFirst", "table", "argumentThrows", "readBeforeNew", "readBeforeClassInit",
+           "initializedBefore"]
 _ICONST_1, _IADD = op.BY_NAME["iconst_1"].opcode, op.BY_NAME["iadd"].opcode
 
 
@@ -146,6 +154,14 @@ def test_an_argument_computed_before_the_new_stays_before_it(peg_code):
     assert ops.index((op.GETFIELD, "f")) < ops.index((op.NEW, "Noisy")), ops
 
 
+def test_a_value_computed_before_the_class_init_goes_to_a_local_first(peg_code):
+    # Object[] p = parts(s); return new Noisy(count(p)): the call's result, read inside the arguments, is stored
+    # before `new` (javac's `invokestatic parts; astore_1; new; dup; aload_1; invokestatic count; invokespecial`);
+    # before, the class was initialized apart (`new; pop`) and the value stored after it
+    orig, new = peg_code
+    assert new["readBeforeClassInit"] == orig["readBeforeClassInit"], new["readBeforeClassInit"]
+
+
 def test_an_argument_may_follow_a_new_whose_class_is_initialized(peg_code):
     # initializedBefore: the first `new Noisy` initialized the class on every path, so the second one's field
     # read may come after its `new` (javac's order, no local for the read: `new; dup; aload_0; getfield f;
@@ -163,7 +179,7 @@ def test_rewritten_news_verify_and_behave_identically(built, java_home, verifier
     # every call in its own class loader (its own group): each one initializes Noisy and Loud afresh, so the
     # printed <clinit> lines show where the initialization happened relative to `next` and to the exception
     calls = [dt.Call("News", "run", "(IIZ)I", (sel, k, nul), group=(sel, k, nul))
-             for sel in range(6) for k in (0, 3) for nul in (False, True)]
+             for sel in range(7) for k in (0, 3) for nul in (False, True)]
     original = dt.run_jvm(src, calls, java_home=java_home, timeout_ms=3000)
     assert any("Noisy.<clinit>" in r.out and r.kind == "THROW" for r in original)  # the order is observed
     for stage, (out, _) in outs.items():

@@ -150,6 +150,7 @@ class _Lowerer:
         self.units_wanted: set[int] = set()  # initializers being emitted for their consumer: kept on the stack
         self.init_of: dict[int, ClassInit] = {}  # per block: id of a New -> the ClassInit it emits (pair_class_inits)
         self.waiting: list[ClassInit] = []  # per block: those whose `new; dup` is not emitted yet
+        self.early: dict[int, list[Var]] = {}  # per block: id of a ClassInit -> values stored before it
         self.stmt_index: dict[int, int] = {}  # per block: id of a statement -> its position
         self.defining: dict[int, Stmt] = {}  # per block: id of a variable -> the statement defining it
         self.initialized: set[int] = set()  # News whose class is initialized before them (_initialized_news)
@@ -499,7 +500,7 @@ class _Lowerer:
         self.est_start: dict[int, int] = {}
         self.loaded_under: tuple[Stmt, int, int] | None = None
         self.spill_floor = 0
-        self.init_of = {}
+        self.init_of, self.early = {}, {}
         self.paired = self.pair_class_inits(block)
         self.waiting = [c for c in block.stmts if isinstance(c, ClassInit) and id(c) in self.paired]
         if block.id in self.receives:
@@ -781,7 +782,7 @@ class _Lowerer:
         tree = self.tree_of(st)
         first = min(self.stmt_index.get(k, -1) for k in tree)
         for init in [c for c in self.waiting if self.stmt_index[id(c)] < first and id(self.paired[id(c)]) not in tree]:
-            self.lower_stmt(init)
+            self.emit_class_init(init)
 
     def tree_of(self, st: Stmt) -> set[int]:
         """Ids of the statements of ``st``'s expression tree in the block: ``st`` and, through the values kept on
@@ -831,7 +832,9 @@ class _Lowerer:
             init = st.init if st.init is not None else latest.pop(st.cls, None)
             if init is None or id(init) not in index:
                 continue
+            at = index[id(init)]
             owned: set[int] = set()
+            early: list[Var] = []  # single-use values computed before the ClassInit that its arguments read
             work: list[Stmt] = [st]
             while work:
                 cur = work.pop()
@@ -839,7 +842,9 @@ class _Lowerer:
                     if not isinstance(x, Var):
                         continue
                     d = defining.get(x.id)
-                    if d is not None and (self.stackable(x) or x.id in self.inits) and id(d) not in owned:
+                    if d is not None and self.stackable(x) and x.id not in self.inits and index[id(d)] < at:
+                        early.append(x)  # stored before the `new` (emit_class_init), as javac's local
+                    elif d is not None and (self.stackable(x) or x.id in self.inits) and id(d) not in owned:
                         owned.add(id(d))
                         work.append(d)
                         if isinstance(d, New) and id(d) in self.init_of:
@@ -849,19 +854,38 @@ class _Lowerer:
                                 if isinstance(y, ArrayStore) and y.array is x and id(y) not in owned:
                                     owned.add(id(y))
                                     work.append(y)
-            at = index[id(init)]
             between = stmts[at + 1:index[id(st)]]
             if not all(id(b) in owned for b in between) or any(index[k] < at for k in owned if k in index):
                 continue
-            # a value computed before the ClassInit and read inside the arguments would be on the stack under
-            # the new object (or, deferred, emitted after its `new`)
-            if any(isinstance(x, Var) and (self.stackable(x) or x.id in self.chains) and x.id in defining
+            # a value dup'ed for each use computed before the ClassInit and read inside the arguments would be on
+            # the stack under the new object
+            if any(isinstance(x, Var) and x.id in self.chains and x.id in defining
                    and index[id(defining[x.id])] < at
                    for d in [st, *between] for x in d.operands()):
                 continue
             out[id(init)] = st
             self.init_of[id(st)] = init
+            self.early[id(init)] = sorted(early, key=lambda v: index[id(defining[v.id])])
         return out
+
+    def emit_class_init(self, init: ClassInit) -> None:
+        """A paired ClassInit's ``new; dup``: first the values its New's arguments read that were computed before
+        it (``early``, :meth:`pair_class_inits`) go to their slots (their trees emitted now if still deferred),
+        so that neither they run after the ``new`` nor the object sits on top of them (``split(..)`` before
+        ``new LinkedHashSet(Arrays.asList(parts))``: ``astore_1; new; dup; aload_1``, as javac)."""
+        for x in self.early.get(id(init), []):
+            st = self.pending_by_dst.pop(x.id, None)
+            if st is not None:
+                self.pending.remove(st)
+                self.lower_stmt(st)
+                if self.estack and self.estack[-1] is x:
+                    self.estack.pop()
+                    self.emit_store(x)
+            else:
+                depth = next((k for k, v in enumerate(self.estack) if v is x), None)
+                if depth is not None:
+                    self.spill_from(depth)
+        self.lower_stmt(init)
 
     def stackable(self, v: Var | None) -> bool:
         return v is not None and ((v.id in self.local_only and self.block_uses[v.id] == 1) or
@@ -1085,7 +1109,7 @@ class _Lowerer:
         init = self.init_of.get(id(s))
         if init is not None:  # its ClassInit's `new; dup` first (pair_class_inits), if no flush emitted it
             if init in self.waiting:
-                self.lower_stmt(init)
+                self.emit_class_init(init)
             self.operands_in(list(s.args))
             if not self.estack or self.estack[-1] is not init:
                 raise LowerError(f"the object of new {s.cls} is not under its constructor's arguments")
