@@ -153,6 +153,7 @@ class _Lowerer:
         self.early: dict[int, list[Var]] = {}  # per block: id of a ClassInit -> values stored before it
         self.stmt_index: dict[int, int] = {}  # per block: id of a statement -> its position
         self.defining: dict[int, Stmt] = {}  # per block: id of a variable -> the statement defining it
+        self.consumer: dict[int, Stmt] = {}  # per block: id of a variable -> a statement reading it
         self.initialized: set[int] = set()  # News whose class is initialized before them (_initialized_news)
         self.next_slot = 0
         self.block_slot_base = 0
@@ -782,7 +783,30 @@ class _Lowerer:
         tree = self.tree_of(st)
         first = min(self.stmt_index.get(k, -1) for k in tree)
         for init in [c for c in self.waiting if self.stmt_index[id(c)] < first and id(self.paired[id(c)]) not in tree]:
-            self.emit_class_init(init)
+            if self.pushed_first(self.paired[id(init)]):
+                self.emit_class_init(init)
+            else:
+                # what the New's consumer pushes before it would be loaded above the object: the class is
+                # initialized here, apart (`new; pop`), and the New writes its own `new; dup` after it
+                del self.init_of[id(self.paired.pop(id(init)))]
+                self.waiting.remove(init)
+                self.lower_stmt(init)
+
+    def pushed_first(self, new: New) -> bool:
+        """Whether the expression tree ``new`` is part of pushes its object before anything else (the object
+        sits under nothing its consumers push: ``new; dup`` may then come before the tree is emitted)."""
+        root: Stmt = new
+        while (v := root.defined()) is not None and self.stackable(v) and v.id in self.consumer:
+            root = self.consumer[v.id]
+        while root is not new:
+            ops = self.operands_of(root)  # a terminator pushes what it hands on first
+            if isinstance(root, New) or not ops or not isinstance(ops[0], Var):
+                return False
+            d = self.defining.get(ops[0].id)
+            if d is None or not self.stackable(ops[0]):
+                return False
+            root = d
+        return True
 
     def tree_of(self, st: Stmt) -> set[int]:
         """Ids of the statements of ``st``'s expression tree in the block: ``st`` and, through the values kept on
@@ -818,6 +842,7 @@ class _Lowerer:
         stmts = block.all_stmts()
         index = self.stmt_index = {id(st): k for k, st in enumerate(stmts)}
         defining = self.defining = {v.id: st for st in stmts if (v := st.defined()) is not None}
+        self.consumer = {x.id: st for st in stmts for x in st.operands() if isinstance(x, Var)}
         out: dict[int, New] = {}
         # a New the reverter did not pair with its ClassInit (it pairs the latest one: `new Loud(new Noisy[]{new
         # Noisy(..)})` has Noisy's in between) takes the latest ClassInit of its class before it that no New
