@@ -26,6 +26,14 @@ How:
   pushes first loaded under the stack values its operand trees read rather than those values stored and
   loaded back: ``dload s; <t>; dup2; ...`` for ``s = s + (t + t * 0.5)``, :meth:`_Lowerer.load_under`), and in
   rebuilt code a store whose slot no path reads before writing it again dropped (:func:`_drop_unread_stores`);
+- a New is written as javac writes it, ``new C; dup; <arguments>; invokespecial``, where its ClassInit (the
+  class initialization lifting keeps where the original's ``new`` stood when something observable came before
+  the constructor call) starts its tree: every statement between the two computes its arguments
+  (:meth:`_Lowerer.pair_class_inits`), what its consumer pushes before it emitted first (``aload_0; getfield;
+  new; dup; ...``), also inside an array initializer's chain; otherwise the ClassInit is ``new C; pop`` where it
+  stands. A New without one initializes its class after its arguments: an argument tree that may throw or
+  touch the heap is emitted (and stored) before its ``new`` unless the class is initialized on every path to it
+  (:meth:`_Lowerer.args_before_new`, :func:`_initialized_news`);
 - in rebuilt code an array initializer (a new array filled at constant indices, then read once:
   :func:`_initializers`) is a tree of its own: its creation and stores wait until its consumer pushes it, after
   that consumer's earlier operands, and are emitted there as ``dup; index; value; store`` (``new; dup; ldc;
@@ -140,6 +148,13 @@ class _Lowerer:
         # id -> its stores, each with its value's tree: the root, and the pending statements under it in order
         self.fills: dict[int, list[tuple[ArrayStore, Stmt | None, list[Stmt]]]] = {}
         self.units_wanted: set[int] = set()  # initializers being emitted for their consumer: kept on the stack
+        self.init_of: dict[int, ClassInit] = {}  # per block: id of a New -> the ClassInit it emits (pair_class_inits)
+        self.waiting: list[ClassInit] = []  # per block: those whose `new; dup` is not emitted yet
+        self.early: dict[int, list[Var]] = {}  # per block: id of a ClassInit -> values stored before it
+        self.stmt_index: dict[int, int] = {}  # per block: id of a statement -> its position
+        self.defining: dict[int, Stmt] = {}  # per block: id of a variable -> the statement defining it
+        self.consumer: dict[int, Stmt] = {}  # per block: id of a variable -> a statement reading it
+        self.initialized: set[int] = set()  # News whose class is initialized before them (_initialized_news)
         self.next_slot = 0
         self.block_slot_base = 0
         self.max_locals = 0
@@ -451,6 +466,7 @@ class _Lowerer:
     def lower(self) -> None:
         self.assign_slots()
         self.plan_stack_passing()
+        self.initialized = _initialized_news(self.ir)
         order = self.ir.block_order()
         for pos, block in enumerate(order):
             nxt = order[pos + 1].id if pos + 1 < len(order) else None
@@ -485,7 +501,9 @@ class _Lowerer:
         self.est_start: dict[int, int] = {}
         self.loaded_under: tuple[Stmt, int, int] | None = None
         self.spill_floor = 0
+        self.init_of, self.early = {}, {}
         self.paired = self.pair_class_inits(block)
+        self.waiting = [c for c in block.stmts if isinstance(c, ClassInit) and id(c) in self.paired]
         if block.id in self.receives:
             self.estack = list(block.entry_stack)
             handed_on = {id(x) for x in exit_ops}
@@ -510,6 +528,8 @@ class _Lowerer:
         # emits them first, in order
         inner = {x.id for p in self.pending for x in p.operands() if isinstance(x, Var)}
         roots = [d for d in map(_pending_dst, self.pending) if d.id not in inner]
+        if isinstance(st, ClassInit) and id(st) in self.paired:
+            return  # emitted as its New's `new; dup` (:meth:`pair_class_inits`), nothing flushed for it
         dst = st.defined()
         keep = dst if dst is not None and self.stackable(dst) and not isinstance(st, Catch) else None
         if isinstance(st, NewArray) and st.dst.id in self.inits:
@@ -522,6 +542,7 @@ class _Lowerer:
             self.pending.append(st)
             self.pending_by_dst[keep.id] = st
             return
+        self.class_inits_before(st)
         self.settle_stack_for(st)
         if isinstance(st, (Goto, If, Switch, Return, Throw)):
             self.mark_line(st)
@@ -743,25 +764,102 @@ class _Lowerer:
         for st in roots:
             self.pending.remove(st)
             del self.pending_by_dst[_pending_dst(st).id]
+            self.class_inits_before(st)
             self.settle_stack_for(st)
             self.lower_stmt(st)
         assert not self.pending and not self.pending_by_dst
 
+    def class_inits_before(self, st: Stmt) -> None:
+        """Before ``st`` is emitted on its own (not by the tree that takes it): the ``new; dup`` of each paired
+        ClassInit not yet emitted that comes before everything ``st``'s expression tree computes, when that tree
+        does not hold its New (which emits it, :meth:`lower_new`: what the tree pushes before the New comes
+        first, and a load of a local is no statement to see here). Such a tree is one of the New's operand
+        trees, emitted before the New by a flush (the operands in another order than the pending trees, an
+        earlier tree its consumer does not take), or a statement after the New, which then took it or flushed
+        it already. The object stays on the stack under them, as javac leaves it: the New takes them from
+        above it."""
+        if not self.waiting:
+            return
+        tree = self.tree_of(st)
+        first = min(self.stmt_index.get(k, -1) for k in tree)
+        for init in [c for c in self.waiting if self.stmt_index[id(c)] < first and id(self.paired[id(c)]) not in tree]:
+            if self.pushed_first(self.paired[id(init)]):
+                self.emit_class_init(init)
+            else:
+                # what the New's consumer pushes before it would be loaded above the object: the class is
+                # initialized here, apart (`new; pop`), and the New writes its own `new; dup` after it
+                del self.init_of[id(self.paired.pop(id(init)))]
+                self.waiting.remove(init)
+                self.lower_stmt(init)
+
+    def pushed_first(self, new: New) -> bool:
+        """Whether the expression tree ``new`` is part of pushes its object before anything else (the object
+        sits under nothing its consumers push: ``new; dup`` may then come before the tree is emitted)."""
+        root: Stmt = new
+        while (v := root.defined()) is not None and self.stackable(v) and v.id in self.consumer:
+            root = self.consumer[v.id]
+        while root is not new:
+            ops = self.operands_of(root)  # a terminator pushes what it hands on first
+            if isinstance(root, New) or not ops or not isinstance(ops[0], Var):
+                return False
+            d = self.defining.get(ops[0].id)
+            if d is None or not self.stackable(ops[0]):
+                return False
+            root = d
+        return True
+
+    def tree_of(self, st: Stmt) -> set[int]:
+        """Ids of the statements of ``st``'s expression tree in the block: ``st`` and, through the values kept on
+        the stack (single-use, ``dup``ed, initializers), what computes its operands."""
+        seen, work = {id(st)}, [st]
+        while work:
+            for x in work.pop().operands():
+                d = self.defining.get(x.id) if isinstance(x, Var) and (self.stackable(x) or x.id in self.chains
+                                                                       or x.id in self.inits) else None
+                if d is not None and id(d) not in seen:
+                    seen.add(id(d))
+                    work.append(d)
+        return seen
+
     def pair_class_inits(self, block: Block) -> dict[int, New]:
-        """ClassInits that can be lowered as javac does, ``new C; dup`` left on the stack under the argument
-        computation: every statement between them and their New computes its arguments, and the expression
-        tree the New belongs to pushes the new object first. (Others become ``new C; pop``.)"""
+        """ClassInits lowered as javac does, as the ``new C; dup`` their New emits before its arguments (``id`` of
+        the ClassInit -> its New): every statement between them computes the New's arguments (its operand trees,
+        an array initializer with its stores), and none of those trees began before the ClassInit. (Others
+        become ``new C; pop`` where they stand.)
+
+        Why this keeps the order of every effect, class initialization included: the statements from the
+        ClassInit to its New are then exactly the New's operand trees, in the IR's order, preceded by the
+        ClassInit. A deferred tree is emitted whole (its statements in their IR order: operand trees in
+        operand order, each before its consumer) either by the statement that takes it, which takes every
+        pending tree after those before it, or at a flush, which emits them all in order (:meth:`visit`); so
+        nothing that comes after the ClassInit is emitted before the New's tree, and nothing before it after
+        that tree's ``new``. Emitting the ClassInit as the tree's first instruction (``new; dup`` before its
+        arguments) keeps that order. What the New's consumer pushes before it (``this`` as a receiver, a field
+        read before the ``new``: ``aload_0; getfield; new; dup; ...``) is emitted before, as javac does; it
+        was computed before the ClassInit, or is a load of a local, which has no effect."""
         if block.id in self.receives:  # values received on the stack may have to be stored from under it
             return {}
         stmts = block.all_stmts()
-        index = {id(st): k for k, st in enumerate(stmts)}
-        defining = {v.id: st for st in stmts if (v := st.defined()) is not None}
-        consumer = {x.id: st for st in stmts for x in st.operands() if isinstance(x, Var)}
+        index = self.stmt_index = {id(st): k for k, st in enumerate(stmts)}
+        defining = self.defining = {v.id: st for st in stmts if (v := st.defined()) is not None}
+        self.consumer = {x.id: st for st in stmts for x in st.operands() if isinstance(x, Var)}
         out: dict[int, New] = {}
+        # a New the reverter did not pair with its ClassInit (it pairs the latest one: `new Loud(new Noisy[]{new
+        # Noisy(..)})` has Noisy's in between) takes the latest ClassInit of its class before it that no New
+        # claims: the class is initialized there, and the New initializes nothing more
+        claimed = {id(st.init) for st in stmts if isinstance(st, New) and st.init is not None}
+        latest: dict[str, ClassInit] = {}
         for st in block.stmts:
-            if not isinstance(st, New) or st.init is None or id(st.init) not in index:
+            if isinstance(st, ClassInit) and id(st) not in claimed:
+                latest[st.cls] = st
+            if not isinstance(st, New):
                 continue
+            init = st.init if st.init is not None else latest.pop(st.cls, None)
+            if init is None or id(init) not in index:
+                continue
+            at = index[id(init)]
             owned: set[int] = set()
+            early: list[Var] = []  # single-use values computed before the ClassInit that its arguments read
             work: list[Stmt] = [st]
             while work:
                 cur = work.pop()
@@ -769,42 +867,50 @@ class _Lowerer:
                     if not isinstance(x, Var):
                         continue
                     d = defining.get(x.id)
-                    if d is not None and (self.stackable(x) or x.id in self.inits) and id(d) not in owned:
+                    if d is not None and self.stackable(x) and x.id not in self.inits and index[id(d)] < at:
+                        early.append(x)  # stored before the `new` (emit_class_init), as javac's local
+                    elif d is not None and (self.stackable(x) or x.id in self.inits) and id(d) not in owned:
                         owned.add(id(d))
                         work.append(d)
+                        if isinstance(d, New) and id(d) in self.init_of:
+                            owned.add(id(self.init_of[id(d)]))  # an inner New's `new; dup`, emitted by it
                         if x.id in self.inits:  # its stores, and their values' trees, are part of it
                             for y in stmts:
                                 if isinstance(y, ArrayStore) and y.array is x and id(y) not in owned:
                                     owned.add(id(y))
                                     work.append(y)
-            between = stmts[index[id(st.init)] + 1:index[id(st)]]
-            if not all(id(b) in owned for b in between):
+            between = stmts[at + 1:index[id(st)]]
+            if not all(id(b) in owned for b in between) or any(index[k] < at for k in owned if k in index):
                 continue
-            # a single-use value computed before the ClassInit and read inside the arguments would be on the
-            # stack under the new object
-            if any(isinstance(x, Var) and (self.stackable(x) or x.id in self.chains) and x.id in defining
-                   and index[id(defining[x.id])] < index[id(st.init)]
+            # a value dup'ed for each use computed before the ClassInit and read inside the arguments would be on
+            # the stack under the new object
+            if any(isinstance(x, Var) and x.id in self.chains and x.id in defining
+                   and index[id(defining[x.id])] < at
                    for d in [st, *between] for x in d.operands()):
                 continue
-            # the whole expression tree the New is part of must push the new object first: anything pushed
-            # before it would sit between the object and its constructor's arguments
-            root: Stmt = st
-            while (v := root.defined()) is not None and self.stackable(v) and v.id in consumer:
-                root = consumer[v.id]
-            if self.static_pushes(root, defining)[:1] != [st]:
-                continue
-            out[id(st.init)] = st
+            out[id(init)] = st
+            self.init_of[id(st)] = init
+            self.early[id(init)] = sorted(early, key=lambda v: index[id(defining[v.id])])
         return out
 
-    def static_pushes(self, st: Stmt, defining: dict[int, Stmt]) -> list:
-        """Like :meth:`pushes` before anything is deferred: a New stands for its own ``new; dup``."""
-        out: list = [st] if isinstance(st, New) else []
-        for x in st.operands():
-            d = defining.get(x.id) if isinstance(x, Var) and self.stackable(x) else None
-            out.extend(self.static_pushes(d, defining) if d is not None else [x])
-        if not isinstance(st, New) and st.defined() is not None:
-            out.append(st)  # e.g. `t = getEventQueue()` pushes its result before anything that follows
-        return out
+    def emit_class_init(self, init: ClassInit) -> None:
+        """A paired ClassInit's ``new; dup``: first the values its New's arguments read that were computed before
+        it (``early``, :meth:`pair_class_inits`) go to their slots (their trees emitted now if still deferred),
+        so that neither they run after the ``new`` nor the object sits on top of them (``split(..)`` before
+        ``new LinkedHashSet(Arrays.asList(parts))``: ``astore_1; new; dup; aload_1``, as javac)."""
+        for x in self.early.get(id(init), []):
+            st = self.pending_by_dst.pop(x.id, None)
+            if st is not None:
+                self.pending.remove(st)
+                self.lower_stmt(st)
+                if self.estack and self.estack[-1] is x:
+                    self.estack.pop()
+                    self.emit_store(x)
+            else:
+                depth = next((k for k, v in enumerate(self.estack) if v is x), None)
+                if depth is not None:
+                    self.spill_from(depth)
+        self.lower_stmt(init)
 
     def stackable(self, v: Var | None) -> bool:
         return v is not None and ((v.id in self.local_only and self.block_uses[v.id] == 1) or
@@ -983,6 +1089,7 @@ class _Lowerer:
         elif isinstance(s, ClassInit):
             self.emit(op.NEW, self.pool.add_class(s.cls))
             if id(s) in self.paired:  # the object stays under the arguments, as javac leaves it
+                self.waiting.remove(s)
                 self.emit(op.DUP)
                 self.estack.append(s)
             else:
@@ -1024,19 +1131,53 @@ class _Lowerer:
             raise LowerError(f"cannot lower {type(s).__name__}")
 
     def lower_new(self, s: New) -> None:
-        if s.init is not None and id(s.init) in self.paired:  # `new; dup` were emitted at the ClassInit
+        init = self.init_of.get(id(s))
+        if init is not None:  # its ClassInit's `new; dup` first (pair_class_inits), if no flush emitted it
+            if init in self.waiting:
+                self.emit_class_init(init)
             self.operands_in(list(s.args))
-            if not self.estack or self.estack[-1] is not s.init:
+            if not self.estack or self.estack[-1] is not init:
                 raise LowerError(f"the object of new {s.cls} is not under its constructor's arguments")
             self.estack.pop()
         else:
             self.spill_if_used(s.args)
+            if s.init is None and id(s) not in self.initialized:
+                self.args_before_new(s.args)
             self.emit(op.NEW, self.pool.add_class(s.cls))
             self.emit(op.DUP)
             for a in s.args:
                 self.push_operand(a)
         self.emit(op.INVOKESPECIAL, self.member_index(s.constructor))
         self.result(s.dst)
+
+    def args_before_new(self, args: list) -> None:
+        """A New without a ClassInit initializes its class where it stands, after its arguments (unless the class
+        is initialized on every path to it, ``initialized``): ``new`` (which initializes the class) may come
+        before an operand tree only if that tree can neither throw nor read or write the heap, which the class's
+        ``<clinit>`` may write or observe (copies, conversions, arithmetic that cannot throw: what lifting lets
+        lie between a ``new`` and its constructor call without a ClassInit, ``lift.settle_class_init``). Any
+        other deferred operand tree is emitted here, before the ``new``, and stored into a slot (``t = a.f;
+        return new X(t + 1)`` with a null ``a`` throws before ``X.<clinit>`` runs, as in the original)."""
+        for a in args:
+            st = self.pending_by_dst.get(a.id) if isinstance(a, Var) else None
+            if st is None or self.inert(st):
+                continue
+            del self.pending_by_dst[a.id]
+            self.pending.remove(st)
+            self.lower_stmt(st)
+            if isinstance(a, Var) and self.estack and self.estack[-1] is a:  # kept on the stack: into its slot
+                self.estack.pop()
+                self.emit_store(a)
+
+    def inert(self, st: Stmt) -> bool:
+        """Whether a deferred tree can neither throw nor touch the heap (nor initialize a class)."""
+        if not (isinstance(st, (Copy, Unary)) or (isinstance(st, Binary) and not st.may_throw)):
+            return False
+        for x in st.operands():
+            child = self.pending_by_dst.get(x.id) if isinstance(x, Var) else None
+            if child is not None and not self.inert(child):
+                return False
+        return True
 
     def spill_if_used(self, ops: list) -> None:
         """Before ``new; dup``: stacked values among ``ops`` cannot be reached under the new object."""
@@ -1261,6 +1402,52 @@ def _initializers(ir: IRMethod) -> dict[int, Stmt]:
                     and not isinstance(consumer, (Goto, If, Switch)) \
                     and not (isinstance(consumer, ArrayStore) and consumer.array is a):
                 out[a.id] = consumer
+    return out
+
+
+def _initialized_news(ir: IRMethod) -> set[int]:
+    """Ids of the News without a ClassInit whose class a ClassInit or New of that class initialized before them
+    on every path (a forward must-analysis over the blocks; a handler starts from what held when its protected
+    blocks were entered, since the statement that throws may be the initialization itself). There the ``new``
+    initializes nothing: it may come before its arguments whatever they do (:meth:`_Lowerer.args_before_new`)."""
+    preds: dict[int, list[int]] = {bid: [] for bid in ir.blocks}
+    caught: dict[int, list[int]] = {bid: [] for bid in ir.blocks}
+    for b in ir.blocks.values():
+        for t in b.successors(include_exceptional=False):
+            preds[t].append(b.id)
+        for h in b.handlers:
+            caught[h.target].append(b.id)
+    entry_facts: dict[int, frozenset[str] | None] = {bid: None for bid in ir.blocks}  # None: every class (top)
+    entry_facts[ir.entry] = frozenset()
+
+    def exit_facts(b: Block, facts: frozenset[str]) -> frozenset[str]:
+        return facts | {st.cls for st in b.stmts if isinstance(st, (ClassInit, New))}
+
+    order = [b.id for b in ir.block_order()]
+    changed = True
+    while changed:
+        changed = False
+        for bid in order:
+            if bid == ir.entry:
+                continue
+            came: list[frozenset[str]] = []
+            for p in preds[bid]:
+                f = entry_facts[p]
+                if f is not None:
+                    came.append(exit_facts(ir.blocks[p], f))
+            came += [f for p in caught[bid] if (f := entry_facts[p]) is not None]
+            new = frozenset.intersection(*came) if came else None
+            if new != entry_facts[bid] and new is not None:
+                entry_facts[bid] = new
+                changed = True
+    out: set[int] = set()
+    for b in ir.blocks.values():
+        known = set(entry_facts[b.id] or ())
+        for st in b.stmts:
+            if isinstance(st, New) and st.init is None and st.cls in known:
+                out.add(id(st))
+            if isinstance(st, (ClassInit, New)):
+                known.add(st.cls)
     return out
 
 
