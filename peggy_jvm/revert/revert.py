@@ -35,6 +35,14 @@ How
       of them (``a[2] = y; return 0;`` after ``y`` set to 5 or 9 keeps a copy per arm, with constants; a loop
       after the method's argument checks is written once). A path that cannot compute a frontier value writes its copy; a method whose join is
       refused (its continuation reads an effect's value only some paths ran) is reverted again without joins.
+    * Latches: the paths of an iteration that end in different effects but leave it alike (the same break
+      condition) run their own effects and jump to one latch that tests the break condition and computes the
+      next values (:meth:`_Emitter.plan_latch`), as javac writes a ``continue`` or the end of an ``if``/``else``
+      in a loop body: a ``goto`` to the one increment. A next value that differs per path is a frontier value;
+      it goes straight into its theta's variable when the latch does not read that theta. Before a branch of
+      an iteration, the pure values every path of it certainly needs are computed once
+      (:meth:`_Emitter.hoist_iteration_needs`; not a variable plus a constant, which ``iinc`` and the lowering
+      recompute for free).
     * A phi becomes a branch. All phis with the same condition that are wanted at that point are emitted
       together as one branch (branch fusion), their values joined in fresh variables; a phi on sigma first emits
       the effects its two arms share (the sigma where control split), then the condition, then each arm.
@@ -65,7 +73,8 @@ How
 
     * The code is then put in javac's shape: thetas that only carry a value through an inner loop are that value
       (before generation); afterwards :func:`.tidy.tidy_method` (copies coalesced, equal blocks merged, ``switch``
-      rebuilt, javac's layout, under ``--goal speed`` loops tested at the bottom: see :mod:`.tidy`).
+      rebuilt, javac's layout, under ``--goal speed`` loops tested at the bottom: see :mod:`.tidy`), and last
+      :func:`.order.values_after_their_reads` (a value kept in a local computed right after the read it takes).
 
 Inputs: a PEG from :func:`peggy_jvm.peg.build.build_peg` (or an extracted one) and the original IR method
 (for its name, descriptor and parameter variables).
@@ -91,6 +100,7 @@ from ..peg.graph import PEG, Node
 from ..peg.loops import poly_sigma
 from ..peg.ops import HANDLER_OPS, OPS, Role, T
 from ..semantics import int_bits_to_float, long_bits_to_double
+from .order import values_after_their_reads
 from .schedule import DONE, INVOKE, RevertUnsupported, Schedule
 from .tidy import ReturnsInPlace, tidy_method
 
@@ -659,7 +669,7 @@ class _Emitter:
         loop = _LoopCode(header, exit_, brk,
                          [(self.nodes[th].children[1], cast(Var, tvars[th]))  # a value theta's variable
                           for th in thetas if not self.sched.is_sigma(th)],
-                         outs)
+                         outs, {id(tvars[th]): th for th in thetas if not self.sched.is_sigma(th)})
         self.sched.open_loop(d)
         self.iteration(s_end, loop, [x for x, _ in loop.nexts] + [x for x, _ in loop.outs] + [brk])
         self.sched.close_loop()
@@ -684,7 +694,13 @@ class _Emitter:
                 self.iteration(node.children[k], loop.split(self.sched, c, k), self.sched.split(wanted, c, k))
                 return
             self.emit_common_prefix(s)
-            joins = self.plan_joins(self.iteration_leaves(s, loop)) if self.joins else []
+            leaves = self.iteration_leaves(s, loop)
+            self.hoist_iteration_needs(leaves)
+            if not self.joins:
+                leaves = None
+            outer = set(self.pending)
+            joins = self.plan_joins(leaves)
+            joins += self.plan_latch(s, loop, leaves, outer)
             t, f = self.new_block(), self.new_block()
             self.gen_cond(c, t, f)
             self.sched.arms()
@@ -707,6 +723,11 @@ class _Emitter:
         planned = self.pending.get(_LoopCode.leaf_key(s, loop))
         if planned is not None and self.arrive(planned):
             return
+        latch = self.pending.get(loop.latch_key(self.sched, {}))
+        if latch is not None:
+            self.gen_sigma(s)  # this path's own effects: the latch's sigma on this path (arrive skips it)
+            if self.arrive(latch):
+                return
         self.gen_sigma(s)
         brk = self.nodes[loop.brk]
         if brk.op == "const.b":
@@ -723,6 +744,44 @@ class _Emitter:
         self.sched.join()
         self.cur = None
 
+    def hoist_iteration_needs(self, leaves: list[_Leaf] | None) -> None:
+        """Before a branch of a loop iteration: compute the pure values every path of it certainly needs (its
+        effects' operands, its break condition, and the next values where it goes back or the outputs where it
+        leaves), when they are available here, as javac computes ``w = H[i][i] - p;`` before the ``if`` that
+        reads ``w`` in both arms (JAMA ``hqr2``). Otherwise each arm computes its own copy, and a value a theta
+        carries takes a local on each path."""
+        if not leaves:
+            return
+        memo: dict[int, frozenset[int]] = {}
+        common: set[int] | None = None
+        for leaf in leaves:
+            x, lc = cast(tuple[int, _LoopCode], leaf.payload)
+            need = set(self.sched.must(x, memo)) | self.sched.must(lc.brk, memo)
+            brk = self.nodes[lc.brk]
+            if brk.op == "const.b":
+                for y, _ in (lc.outs if brk.attr else lc.nexts):
+                    need |= self.sched.must(y, memo)
+            common = need if common is None else common & need
+            if not common:
+                return
+        for x in sorted(cast(set[int], common)):
+            node = self.nodes[x]
+            if OPS[node.op].role is not Role.PURE or OPS[node.op].output is T.BOOL or node.op == "guard" or \
+                    self._step(x):
+                continue
+            if self.sched.lookup(x) is None and self.sched.available(x):
+                self.gen(x)
+
+    def _step(self, x: int) -> bool:
+        """Whether ``x`` is a variable already computed plus or minus a constant int (``i + 1``): left where it
+        is read, the lowering steps a loop's variable by ``iinc`` and recomputes it where an expression reads
+        it, with no local (it is as short as a load)."""
+        node = self.nodes[x]
+        if node.op not in ("add.i", "sub.i"):
+            return False
+        a, b = node.children
+        return self.nodes[b].op == "const.i" and isinstance(self.sched.lookup(a), Var)
+
     def leave(self, loop: _LoopCode, out: bool) -> None:
         """End one path of the iteration: to the exit with the loop's outputs, or to the header with the thetas'
         next values (assigned as one parallel copy)."""
@@ -733,13 +792,17 @@ class _Emitter:
                 self.emit(Copy(v, self.gen_on_path(x, v.type)))
             self.goto(loop.exit)
             return
-        ops = [(v, self.gen_on_path(x, v.type)) for x, v in loop.nexts]
+        self.parallel_copy([(v, self.gen_on_path(x, v.type)) for x, v in loop.nexts])
+        self.goto(loop.header)
+
+    def parallel_copy(self, ops: list[tuple[Var, Operand]]) -> None:
+        """Assign each variable its operand, all operands read before any variable is written."""
         targets = {id(v) for v, _ in ops}
         late: list[tuple[Var, Operand]] = []
         for v, op in ops:
             if op is v:
                 continue
-            if isinstance(op, Var) and id(op) in targets:  # read after another theta is written: via a temp
+            if isinstance(op, Var) and id(op) in targets:  # read after another variable is written: via a temp
                 t = self.new_var(op.type)
                 self.emit(Copy(t, op))
                 late.append((v, t))
@@ -747,7 +810,6 @@ class _Emitter:
                 late.append((v, op))
         for v, op in late:
             self.emit(Copy(v, op))
-        self.goto(loop.header)
 
     def gen_on_path(self, x: int, t: IRType):
         """The value of ``x`` at the end of the current path of a loop iteration. A phi whose condition this
@@ -892,12 +954,86 @@ class _Emitter:
             out.append((key, j))
         return out
 
+    def plan_latch(self, s: int, loop: _LoopCode, leaves: list[_Leaf] | None,
+                   outer: set[Hashable]) -> list[tuple[Hashable, _Join]]:
+        """Before the branch on iteration sigma tree ``s``: one *latch* for the paths that end in different
+        effects (``leaves`` of different sigmas, which :meth:`plan_joins` keeps apart) and then go back to the
+        header (a break condition every one of them decides false): each path runs its own effects and jumps to
+        one block that computes the next values, as javac writes a ``continue`` and the end of an ``if``/``else``
+        body (a ``goto`` to the one increment block). The latch's frontier is ``s`` itself (each path's
+        effects, already run when it arrives) and the value phis on the branch's conditions the next values
+        read (each path's value into the latch's variable, or into the theta's own variable when the latch does
+        not read the theta: :meth:`arrive`). Only when the code after the paths' effects reads no effect or
+        loop on the sigma chain that they have not all run before the branch (the latch may not run one some
+        paths ran: :meth:`enter_join` would refuse), and only when smaller by
+        :meth:`~.schedule.Schedule.code_weight`, each copy counting its jump back to the header too. A latch
+        that tests the break condition is not planned: it tested what its paths knew again (a shape the
+        self-check did not prove, ``InfiniteLoops.enter``). A continuation planned by an enclosing branch
+        (``outer``) is left to it; a continuation :meth:`plan_joins` joined here arrives at the latch from its
+        join block as one path."""
+        if not leaves:
+            return []
+        groups: dict[Hashable, dict[Hashable, list[_Leaf]]] = {}
+        for leaf in leaves:
+            if leaf.key in outer:
+                continue
+            lc = cast(tuple[int, _LoopCode], leaf.payload)[1]
+            groups.setdefault(lc.latch_key(self.sched, leaf.assumed), {}).setdefault(leaf.key, []).append(leaf)
+        out: list[tuple[Hashable, _Join]] = []
+        for key, by_leaf in groups.items():
+            if key in self.pending or len(by_leaf) < 2:
+                continue
+            paths: list[dict[int, bool]] = []
+            for k, occ in by_leaf.items():
+                if k in self.pending:  # joined here: one path, knowing what all of its leaves know
+                    common = {c: v for c, v in occ[0].assumed.items() if all(o.assumed.get(c) == v for o in occ)}
+                    paths.append(common)
+                else:
+                    paths.extend(leaf.assumed for leaf in occ)
+            brk = cast(int, cast(tuple, key)[2])  # as every path decides it (latch_key)
+            if self.nodes[brk].op != "const.b" or self.nodes[brk].attr:
+                continue  # only paths that go back: a latch that tests would test what the paths know again
+            latch = _LoopCode(loop.header, loop.exit, brk, loop.nexts, loop.outs, loop.thetas)
+            roots = [s] + [x for x, _ in loop.nexts]
+            frontier, settled, rest = self.sched.continuation(roots, paths)
+            if any(self.sched.is_sigma(x) and x != s for x in frontier) or any(
+                    OPS[self.nodes[x].op].role is Role.EFFECT or
+                    (self.nodes[x].op == "pass" and x not in self.sched.pure) for x in rest):
+                continue
+            values = [x for x in frontier if not self.sched.is_sigma(x)]
+            # a theta's next value that differs per path goes straight into the theta's variable, as a copy does,
+            # when the latch does not read the theta's value of this iteration (frontier values are computed
+            # before the jump, from this iteration's values, so they never read the new one)
+            reads = set(roots).union(settled.values(), *(self.nodes[y].children for y in rest))
+            owner: dict[int, list[Var]] = {}
+            for x, v in loop.nexts:
+                owner.setdefault(x, []).append(v)
+            direct = {x: owner[x][0] for x in values
+                      if len(owner.get(x, ())) == 1 and loop.thetas[id(owner[x][0])] not in reads}
+            stop = frozenset(frontier)
+            jumps = 1  # a copy's jump back to the header
+            joined = self.sched.code_weight(roots, {}, stop, settled) + jumps + len(paths) - 1 + \
+                (len(paths) + 1) * (len(values) - len(direct))
+            copies = 0
+            for a in paths:
+                copies += self.sched.code_weight(roots, a, stop, limit=joined - copies) + jumps
+                if copies > joined:
+                    break
+            if copies <= joined:
+                continue
+            j = _Join(self.new_block(), self.sched.depth(), frontier, settled, rest,
+                      {x: direct.get(x) or self.new_var(self.sched.type_of(x)) for x in values}, (s, latch), latch=s)
+            self.pending[key] = j
+            out.append((key, j))
+        return out
+
     def arrive(self, j: _Join) -> bool:
         """A path reaches continuation ``j``: compute its frontier here (the effects of its sigma phis, its value
         phis into the join's variables) and jump to the join. False (nothing jumped; the path writes its own
-        copy) when a frontier value cannot be computed on this path."""
+        copy) when a frontier value cannot be computed on this path. A latch's sigma (:meth:`plan_latch`) is
+        the path's own effects, which the caller ran."""
         for x in j.frontier:
-            if x not in j.values:
+            if x not in j.values and x != j.latch:
                 self.gen_sigma(x)
         if self.cur is None:
             return True
@@ -912,8 +1048,7 @@ class _Emitter:
             if got is not None:
                 bound[x] = got
         ran, known = self.sched.since(j.base)
-        for v, op in copies:
-            self.emit(Copy(v, op))
+        self.parallel_copy(copies)  # a latch's values may be its thetas' own variables (plan_latch)
         j.arrivals.append(_Arrival(self.cur, bound, ran, known))
         self.goto(j.block)
         self.joined = True
@@ -1058,6 +1193,7 @@ class _Emitter:
                                    self.rotate_loops, self.returns)
         if rotated:
             self.carried = [(v, local, rotated.get(id(header), header)) for v, local, header in self.carried]
+        values_after_their_reads(out)
         self.mark_locals(out.blocks)
         return out
 
@@ -1104,6 +1240,8 @@ class _Join:
     rest: set[int]
     values: dict[int, Var]
     leaf: object
+    #: a latch (:meth:`_Emitter.plan_latch`): the iteration's sigma tree, which each path runs before it arrives
+    latch: int | None = None
     arrivals: list[_Arrival] = field(default_factory=list)
 
 
@@ -1111,12 +1249,19 @@ class _LoopCode:
     """What one path of a loop iteration needs to know to leave the iteration."""
 
     def __init__(self, header: Block, exit_: Block, brk: int, nexts: list[tuple[int, Var]],
-                 outs: list[tuple[int, Var]]) -> None:
+                 outs: list[tuple[int, Var]], thetas: dict[int, int]) -> None:
         self.header, self.exit, self.brk, self.nexts, self.outs = header, exit_, brk, nexts, outs
+        self.thetas = thetas  # id of a value theta's variable -> the theta
 
     def split(self, r: Schedule, c: int, k: int) -> _LoopCode:
         return _LoopCode(self.header, self.exit, r.arm(self.brk, c, k), [(r.arm(x, c, k), v) for x, v in self.nexts],
-                         [(r.arm(x, c, k), v) for x, v in self.outs])
+                         [(r.arm(x, c, k), v) for x, v in self.outs], self.thetas)
+
+    def latch_key(self, r: Schedule, assumed: dict[int, bool]) -> Hashable:
+        """How a path of the iteration that knows ``assumed`` (and the facts of the current scope) leaves it once
+        its effects have run (its latch, for :meth:`_Emitter.plan_latch`): the break condition through the phis
+        the path decides (a latch must not test again what its paths know)."""
+        return ("latch", self.header.id, r.decided(self.brk, assumed))
 
     @staticmethod
     def leaf_key(s: int, loop: _LoopCode) -> Hashable:
