@@ -50,8 +50,9 @@ Invariants
     * A call on a :class:`Built` receiver confirms something only when both versions' receivers started alike
       (:func:`_receivers_compared`): otherwise the difference would be the constructors', not the method's.
     * A pair's JVM runs never take more than what its ``--method-timeout`` has left when each is asked for.
-    * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call: a
-      call whose ORIG outcome differs from itself (identity hash codes, time) confirms nothing.
+    * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call where
+      its outcome and OPT's differ: a call whose ORIG outcome differs from itself (identity hash codes, time)
+      confirms nothing.
 """
 from __future__ import annotations
 
@@ -858,7 +859,9 @@ class Call:
 class JvmOutcomes:
     orig: str
     opt: str
-    orig_again: str = ""  # ORIG's second run: a different outcome means the call is not deterministic
+    # ORIG's second run: a different outcome means the call is not deterministic; "SAME" (not run) where ORIG and
+    # OPT agreed (no difference to check)
+    orig_again: str = ""
     ms: int = 0  # the call's time in the JVM (its three runs)
     orig_ms: int = -1  # ORIG's first run and OPT's run (a run stopped for time: how long it ran); -1 unknown
     opt_ms: int = -1
