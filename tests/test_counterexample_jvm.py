@@ -66,6 +66,9 @@ def test_one_jvm_answers_call_after_call(trees):
     assert same is not None and same.orig == same.opt and same.orig.startswith("R 6 "), same
     assert differs is not None and differs.confirms, differs
     assert (differs.orig.split()[1], differs.opt.split()[1]) == ("4", "5"), differs
+    # ORIG runs again only where the two differ (is it ORIG's own nondeterminism?): not where they agree
+    assert same.orig_again == "SAME" and not same.out_of_time and not same.confirms, same
+    assert differs.orig_again == differs.orig, differs
     assert harness.starts == 1
 
 
@@ -150,3 +153,31 @@ def test_the_search_goes_on_after_an_input_that_runs_on_in_both_versions(rows):
     row = rows["once"]
     assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
     assert row.counterexample["args"] == ["1"], row.counterexample
+
+
+LOOPS_FIRST = """public class L {
+    static int once(int x) throws Exception {
+        Thread.sleep(0);
+        if (x == 0) { for (;;) { Thread.sleep(5); } }
+        return x + %s;
+    }
+}
+"""
+
+
+def test_an_input_that_runs_on_in_both_versions_leaves_the_next_one_its_time(java_home, tmp_path_factory,
+                                                                             monkeypatch):
+    # once(0), the first input the JVM is asked about, runs for ever in both versions; once(1) differs. ORIG's run
+    # of once(0) is stopped at its cap (5 s here); OPT's then shows something only if it ends within 1/HANG_FACTOR
+    # of what ORIG can still be waited for (the hang rule), so it runs no longer than that (~40 ms), and once(1)
+    # gets the rest of the 9 s: a fresh JVM (a loaded machine's few seconds) and its call. OPT ran until its own
+    # cap or the budget's end before, whichever came first: with a budget under twice the cap, always the end,
+    # and the pair was unknown.
+    monkeypatch.setattr(cx, "CALL_TIMEOUT_MS", 5000)
+    trees = compile_versions(java_home, tmp_path_factory.mktemp("cxloops"), "L.java",
+                             {"orig": LOOPS_FIRST % "1", "opt": LOOPS_FIRST % "2"})
+    row = validate_rows(trees, "L", method_timeout=9.0)["once"]
+    assert row.verdict is Verdict.NOT_EQUIVALENT, row.reason
+    assert row.counterexample["args"] == ["1"], row.counterexample
+    assert (row.counterexample["orig"], row.counterexample["opt"]) == ("returns 2", "returns 3"), row.counterexample
+    assert row.time_ms < (9.0 + cx.ANSWER_GRACE_S) * 1000, row.time_ms

@@ -5,8 +5,8 @@ ProGuard's code is right (its outputs verify and behave like the originals) with
 finds: it rewrites the string conversion of an arbitrary object, ``"text " + o``, into
 ``"text ".concat(String.valueOf(o))``, which throws NullPointerException when ``o.toString()`` returns null, where
 the original gives ``"text null"`` (JLS 5.1.11). commons-lang3's ``DateUtils.round``, ``truncate`` and
-``iterator`` (an ``Object`` parameter), ``TypeUtils.getRawType`` and ``isAssignable`` (a ``Type`` parameter,
-given a stub, or a ``ParameterizedType`` stub whose ``getRawType()`` returns such a stub) and
+``iterator`` (an ``Object`` parameter), ``TypeUtils.getRawType``, ``isAssignable`` and ``getTypeArguments`` (a
+``Type`` parameter, given a stub, or a ``ParameterizedType`` stub whose ``getRawType()`` returns such a stub) and
 ``ConcurrentUtils.checkedException`` (a ``Throwable`` parameter) are such methods, and the JVM confirms the
 difference. No other method may be
 called "not equivalent", and most of the changed ones must be proved. The floors below are under what
@@ -30,7 +30,8 @@ METHOD_TIMEOUT = 4.0  # seconds per pair; the proof gets 80% (validate/driver.py
 # methods ProGuard really changes, for an argument whose toString() returns null (module docstring)
 NULL_TO_STRING_CHANGES = {"commons-lang3": {f"org/apache/commons/lang3/time/DateUtils.{m}"
                                             for m in ("round", "truncate", "iterator")}
-                          | {f"org/apache/commons/lang3/reflect/TypeUtils.{m}" for m in ("getRawType", "isAssignable")}
+                          | {f"org/apache/commons/lang3/reflect/TypeUtils.{m}"
+                             for m in ("getRawType", "isAssignable", "getTypeArguments")}
                           | {"org/apache/commons/lang3/concurrent/ConcurrentUtils.checkedException"}}
 
 

@@ -80,3 +80,23 @@ def test_one_pair_of_call_handlers_serves_every_screen_of_a_run(trees, monkeypat
     validate_inputs(trees["orig"], trees["opt"], ValidateOptions(method_timeout=8.0))
     assert len(screens) >= 2, screens  # the quick searches of times and scaled at least
     assert len(made) == 2, len(made)  # ORIG's and OPT's, whatever the number of screens
+
+
+def test_the_inputs_the_jvm_judges_give_each_argument_each_kind_first():
+    # TypeUtils.isAssignable(Type, GenericArrayType, Map) differs (ProGuard's String.concat) once its first argument
+    # is a stub whose toString() returns null; taken in order, the inputs the interpreter cannot judge gave the first
+    # argument that kind only after 32 others (the JVM showed it on its 36th call)
+    t, g, m = "Ljava/lang/reflect/Type;", "Ljava/lang/reflect/GenericArrayType;", "Ljava/util/Map;"
+    inputs = [a for a in cx.generate_inputs(f"({t}{g}{m})Z", interfaces=frozenset({t, g, m}))
+              if any(isinstance(x, cx.Opaque) for x in a)]
+    assert next(n for n, a in enumerate(inputs) if a[0] == cx.Opaque("null-string")) > 30
+    chosen = cx._varied(inputs, cx.MAX_UNJUDGED)
+    kinds = [cx._kinds(a) for a in chosen]
+    # every argument has had each of its kinds (null and the three stubs) within the first four inputs
+    assert all({k[i] for k in kinds[:4]} == {"null", "plain", "null-string", "deep-null-string"} for i in range(3))
+    # and, among those chosen, every two arguments every two of their kinds together
+    pairs = {(i, k[i], j, k[j]) for k in kinds for i in range(3) for j in range(i + 1, 3)}
+    assert len(pairs) == 3 * 16
+    # the chosen ones are inputs, each once, as many as asked for
+    assert len(chosen) == cx.MAX_UNJUDGED and len({repr(a) for a in chosen}) == len(chosen)
+    assert all(a in inputs for a in chosen)

@@ -19,8 +19,10 @@
  * a side still running after max(L, F * t) ms where the other returned or threw in t ms is evidence that it does
  * not terminate on that input. So that the rule can fire whatever t is, OPT's run after ORIG finished in t ms may
  * take up to max(harness.timeout, that wait), and when ORIG is still running after its harness.timeout and OPT
- * then finishes in t ms, ORIG is waited for until it has run max(L, F * t) ms (both within BUDGET_MS). A run
- * once stopped stays TIMEOUT even if it ends during that longer wait.
+ * then finishes in t ms, ORIG is waited for until it has run max(L, F * t) ms (both within BUDGET_MS). OPT then
+ * runs only as long as such a t can be waited for within BUDGET_MS: longer, nothing could come of it (ORIG's
+ * outcome is TIMEOUT), and two threads would spin meanwhile. A run once stopped stays TIMEOUT even if it ends
+ * during that longer wait.
  *
  * NAME is a static method, an instance method (called on a receiver allocated without a constructor, whose
  * fields named by F tokens are set, or on one built by the constructor a K token names) or <init> (a
@@ -38,7 +40,8 @@
  * Answer, one line per call: OUT \t <orig outcome> \t <opt outcome> \t <orig outcome, second run> \t <ms>
  * \t <ms of ORIG's first run> \t <ms of OPT's run> (a run stopped for time: how long it was waited for).
  * ORIG runs twice (fresh loaders each time), so a result that depends on identity hash codes (Object.toString
- * of a generated object, an array printed) shows as ORIG disagreeing with itself. OPT runs even when ORIG's
+ * of a generated object, an array printed) shows as ORIG disagreeing with itself; where ORIG's and OPT's outcomes
+ * are the same text, ORIG does not run again and its second outcome is "SAME". OPT runs even when ORIG's
  * run timed out (then ORIG does not run again). An outcome is "R <value>"
  * ("R V" for a constructor), "T <exception class>", "TIMEOUT", "BUDGET" (not run: the pair's budget was spent),
  * "SKIPPED" (not run: an earlier run of the call did not finish) or "ERROR <what>", followed by " ;args=" and
@@ -80,8 +83,11 @@ public class Harness {
             Run a = run(orig, f[0], f[3], f, capMs(TIMEOUT_MS, end)), b = null;
             if (a.alive()) {
                 // after ORIG timed out OPT still runs: OPT returning where ORIG does not is a difference too, when
-                // ORIG is then waited for as long as the hang rule asks of the time OPT took
-                b = run(opt, f[1], f[4], f, capMs(TIMEOUT_MS, end));
+                // ORIG is then waited for as long as the hang rule asks of the time OPT took. ORIG's stopped run
+                // is the only other outcome, so OPT's run shows something only if it ends within what lets ORIG
+                // then be waited for hangFactor times as long before the call's end: OPT runs no longer than
+                // that (not the full harness.timeout, while ORIG's thread keeps a core busy as well)
+                b = run(opt, f[1], f[4], f, capMs(Math.min(TIMEOUT_MS, usefulFastMs(a, end)), end));
                 if (!b.alive() && b.finished()) a.await(capMs(hangWaitMs(b.ms()) - a.ms(), end));
             } else if (ran(a.outcome())) {
                 // OPT may run as long as the hang rule asks of the time ORIG took, so that the rule can fire
@@ -90,7 +96,9 @@ public class Harness {
             }
             String oa = a.outcome(), ob = b == null ? "SKIPPED" : b.outcome(), again = "SKIPPED";
             if (ran(oa) && ran(ob)) {
-                again = run(orig, f[0], f[3], f, capMs(TIMEOUT_MS, end)).outcome();
+                // ORIG's second run only tells whether a difference is ORIG's own nondeterminism: where the two
+                // agree there is none to tell (a third of the JVM's runs in a validate run saved)
+                again = oa.equals(ob) ? "SAME" : run(orig, f[0], f[3], f, capMs(TIMEOUT_MS, end)).outcome();
             }
             realOut.println("OUT\t" + oa + "\t" + ob + "\t" + again + "\t" + (System.nanoTime() - start) / 1_000_000
                     + "\t" + a.ms() + "\t" + (b == null ? 0 : b.ms()));
@@ -123,6 +131,15 @@ public class Harness {
 
     static long hangWaitMs(long fastMs) {
         return Math.max(HANG_FLOOR_MS, HANG_FACTOR * fastMs) + 1; // + 1: a wait is measured in whole ms
+    }
+
+    /** For a run still going after its cap: the longest time t the other side may take so that the hang rule can
+     *  still fire, i.e. the stopped run can be waited for until it has run hangWaitMs(t) before endNs (0: none,
+     *  then the other side is not run: its outcome could show nothing). */
+    static long usefulFastMs(Run slow, long endNs) {
+        long total = slow.ms() + (endNs - System.nanoTime()) / 1_000_000; // what the slow run can reach in all
+        if (total < hangWaitMs(0)) return 0;
+        return (total - 1) / HANG_FACTOR; // hangWaitMs(t) <= total for every t up to this
     }
 
     /** At most ms, and no further than the call's end (0 or less: nothing left). */

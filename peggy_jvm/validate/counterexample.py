@@ -25,8 +25,9 @@ What this module owns
     * :func:`search`: runs both lifted methods in the IR interpreter (:mod:`peggy_jvm.ir.interp`, fresh heap and
       fresh arguments per run) and asks the JVM about each input where the outcomes (return value with floats
       bit-exact and NaN == NaN, exception class, printed output, arrays passed in) differ as soon as it is found,
-      then about inputs the model cannot tell (those the JVM evaluates: ``Math.exp`` and the like); the first
-      input the JVM confirms ends the search.
+      then about inputs the model cannot tell (those the JVM evaluates: ``Math.exp`` and the like, generated
+      objects), those that vary the kinds of the arguments' values first (:func:`_varied`); the first input the
+      JVM confirms ends the search.
     * :class:`JvmHarness`: compiles ``Harness.java`` (next to this file) once into a cache directory and keeps
       one JVM for a validate run that answers one call at a time (:meth:`JvmHarness.ask`), each call in two
       fresh class loaders (one per class tree), its runs within what the pair's budget has left; a run that
@@ -50,8 +51,9 @@ Invariants
     * A call on a :class:`Built` receiver confirms something only when both versions' receivers started alike
       (:func:`_receivers_compared`): otherwise the difference would be the constructors', not the method's.
     * A pair's JVM runs never take more than what its ``--method-timeout`` has left when each is asked for.
-    * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call: a
-      call whose ORIG outcome differs from itself (identity hash codes, time) confirms nothing.
+    * Deterministic: the generator is seeded by the method's name and descriptor. ORIG runs twice per call where
+      its outcome and OPT's differ: a call whose ORIG outcome differs from itself (identity hash codes, time)
+      confirms nothing.
 """
 from __future__ import annotations
 
@@ -88,8 +90,10 @@ INTERP_BUDGET = 20_000  # steps per run: enough for the small kernels this is fo
 SCREEN_CAP_S = 3.0  # the screen's share of a pair's budget at most (the JVM gets the undecided inputs)
 MAX_CANDIDATES = 8  # inputs the interpreter found different, per pair sent to the JVM
 # inputs the interpreter could not judge (a Math function it does not model, a generated object, a long loop),
-# per pair sent to the JVM to evaluate; the pair's JVM budget bounds what they cost
-MAX_UNJUDGED = 40
+# per pair sent to the JVM to evaluate; the pair's JVM budget bounds what they cost. Those that vary the kinds of
+# values first (_varied): on ProGuard's lang3 output every difference among them showed by the 4th (40 before,
+# in input order: the 36th), and 24 still give three arguments of four kinds each every two kinds together
+MAX_UNJUDGED = 24
 MAX_HINTED = 240  # inputs made from the pair's own constants and conditions (hints.py)
 # inputs screened before a pair's proof (its edge values first): a difference they show, once the JVM confirms
 # it, settles the pair without the proof attempts, which cost a different pair most of its time
@@ -606,7 +610,7 @@ def search(orig_ir: IRMethod, opt_ir: IRMethod, descriptor: str, orig_classes: d
         return res
     # inputs the model could not judge go to the JVM too (after the ones it found different), one of each kind of
     # generated object first: the first few would otherwise all pass the same object
-    for args in _varied(res.unclear)[:MAX_UNJUDGED]:
+    for args in _varied(res.unclear, MAX_UNJUDGED):
         if _ask(res, args, confirm):
             break
     return res
@@ -713,18 +717,42 @@ def shape_inputs(shape: Shape, descriptor: str, interfaces: frozenset[str] = fro
     return out + repeats
 
 
-def _varied(inputs: list[list]) -> list[list]:
-    """``inputs`` reordered: the first input of each combination of generated objects, then the others."""
-    def kind(args: list) -> tuple:
-        return tuple(a.kind if isinstance(a, Opaque) else None for a in args)
-    seen: set[tuple] = set()
-    first: list[list] = []
-    rest: list[list] = []
-    for args in inputs:
-        k = kind(args)
-        (rest if k in seen else first).append(args)
-        seen.add(k)
-    return first + rest
+def _kinds(args: list) -> tuple:
+    """What kind of value each argument of an input is (a :class:`Built` receiver's arguments after the method's):
+    a generated object's kind, null, or some other value ("v": a number, a string, an array)."""
+    flat: list = []
+    for a in args:
+        flat.extend(a.args if isinstance(a, Built) else (a,))
+    return tuple(a.kind if isinstance(a, Opaque) else "null" if a is None else "v" for a in flat)
+
+
+def _varied(inputs: list[list], limit: int) -> list[list]:
+    """At most ``limit`` of ``inputs``, those that vary the kinds of values (:func:`_kinds`) most first: each next
+    one is the first input that gives some argument a kind no input chosen gave it yet, the most such arguments
+    first; once every argument had each of its kinds, the first that gives two arguments a combination of kinds
+    not chosen together yet, the most such pairs first; then the others in order. Taken in order, an input with
+    three interface arguments had its first argument a null-string stub only after the 32nd (``TypeUtils.
+    isAssignable(Type, GenericArrayType, Map)``, shown different on its 36th JVM call); so it is the 2nd."""
+    kinds = [_kinds(a) for a in inputs]
+    singles = [{(i, k) for i, k in enumerate(ks)} for ks in kinds]
+    pairs = [{(i, ks[i], j, ks[j]) for i in range(len(ks)) for j in range(i + 1, len(ks))} for ks in kinds]
+    seen1: set = set()
+    seen2: set = set()
+    chosen: list[int] = []
+    left = list(range(len(inputs)))
+    while left and len(chosen) < limit:
+        best, score = -1, (0, 0)
+        for n in left:  # the first with the most new kinds, then new pairs of kinds (ties: the earlier input)
+            s = (len(singles[n] - seen1), len(pairs[n] - seen2))
+            if s > score:
+                best, score = n, s
+        if best < 0:
+            break  # nothing new left to show: the rest in order
+        chosen.append(best)
+        left.remove(best)
+        seen1 |= singles[best]
+        seen2 |= pairs[best]
+    return [inputs[n] for n in chosen] + [inputs[n] for n in left[:max(0, limit - len(chosen))]]
 
 
 # -- the JVM ---------------------------------------------------------------------------------------------------
@@ -858,7 +886,9 @@ class Call:
 class JvmOutcomes:
     orig: str
     opt: str
-    orig_again: str = ""  # ORIG's second run: a different outcome means the call is not deterministic
+    # ORIG's second run: a different outcome means the call is not deterministic; "SAME" (not run) where ORIG and
+    # OPT agreed (no difference to check)
+    orig_again: str = ""
     ms: int = 0  # the call's time in the JVM (its three runs)
     orig_ms: int = -1  # ORIG's first run and OPT's run (a run stopped for time: how long it ran); -1 unknown
     opt_ms: int = -1
