@@ -22,6 +22,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from support import cputime
+
 SERVER_SOURCE = Path(__file__).resolve().parent.parent / "java" / "ToolServer.java"
 
 # C1 only and the serial collector: the server's requests are many short ones (javac's compiles of a few
@@ -41,8 +43,10 @@ def _start(java_home: Path) -> subprocess.Popen:
     run_javac([str(java_home / "bin" / "javac"), "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-d",
                str(out), str(SERVER_SOURCE)], check=True, capture_output=True, stdin=subprocess.DEVNULL,
               via_server=False)
-    return subprocess.Popen([str(java_home / "bin" / "java"), *SERVER_JVM_FLAGS, "-cp", str(out), "ToolServer"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen([str(java_home / "bin" / "java"), *SERVER_JVM_FLAGS, "-cp", str(out), "ToolServer"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    cputime.track(server)  # its CPU charged to the tests that use it, not to the process's exit
+    return server
 
 
 def _request(server: subprocess.Popen, tool: str, args: list[str]) -> tuple[int, str, str]:
