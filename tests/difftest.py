@@ -723,7 +723,7 @@ def run_jvm_shared(shared_dir: Path, classes_dir: Path | str, calls: Sequence[Ca
     it (a file lock) rather than computing it again."""
     import fcntl
     import hashlib
-    import json
+    import pickle
     h = hashlib.sha256(f"{java_home}\0{timeout_ms}\0".encode())
     for root in [Path(classes_dir), *(Path(e) for e in extra_classpath)]:
         files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
@@ -737,15 +737,17 @@ def run_jvm_shared(shared_dir: Path, classes_dir: Path | str, calls: Sequence[Ca
             group = c.state_group
         h.update(c.line().encode() + b"\n")
     key = h.hexdigest()[:32]
-    stored = shared_dir / f"jvm-{key}.json"
+    # pickled, not JSON: the printed text holds UTF-16 units, and JSON would join a surrogate pair into one
+    # character that the other side's text (\ud83d\ude00 as two units) then differs from
+    stored = shared_dir / f"jvm-{key}.pickle"
     with open(shared_dir / f"jvm-{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if stored.is_file():
-            return [Result(**r) for r in json.loads(stored.read_text(encoding="utf-8"))]
+            return pickle.loads(stored.read_bytes())
         results = run_jvm(classes_dir, calls, java_home=java_home, timeout_ms=timeout_ms,
                           extra_classpath=extra_classpath)
         part = stored.with_suffix(".part")
-        part.write_text(json.dumps([r.__dict__ for r in results]), encoding="utf-8")
+        part.write_bytes(pickle.dumps(results))
         part.replace(stored)
         return results
 

@@ -37,6 +37,7 @@ SOURCE = """public class Served {
   }
   static int setProperty() { System.setProperty("served.by", "a call"); return 1; }
   static int one() { return 77; }
+  static void echo(String s) { System.out.print(s); }
 }
 """
 
@@ -161,6 +162,13 @@ def test_shared_results_are_computed_once_per_run_for_the_same_classes_and_calls
     again = dt.run_jvm_shared(shared_run_dir, classes, calls, java_home=java_home)
     assert [str(r) for r in first] == [str(r) for r in again] == ["RET 1 out='clinit\\n'", "RET 2"]
     assert _stats()["batches"] == batches + 1
+    # printed text comes back as it went out: UTF-16 units, a surrogate pair as two (a JSON store joined them)
+    emoji = [_call("echo", "(Ljava/lang/String;)V", ("\ud83d\ude00",))]
+    printed = dt.run_jvm(classes, emoji, java_home=java_home)
+    assert printed[0].out == "clinit\n\ud83d\ude00"
+    assert dt.run_jvm_shared(shared_run_dir, classes, emoji, java_home=java_home) == printed
+    assert dt.run_jvm_shared(shared_run_dir, classes, emoji, java_home=java_home) == printed
+    batches += 2
     other = dt.run_jvm_shared(shared_run_dir, classes, calls[:1], java_home=java_home)
     assert [str(r) for r in other] == ["RET 1 out='clinit\\n'"]
     changed = tmp_path / "changed"
@@ -169,3 +177,16 @@ def test_shared_results_are_computed_once_per_run_for_the_same_classes_and_calls
     assert [str(r) for r in dt.run_jvm_shared(shared_run_dir, changed, calls[:1], java_home=java_home)] \
         == ["THROW java/lang/VerifyError"]
     assert _stats()["batches"] == batches + 3
+
+
+def test_the_verifier_s_server_answers_as_a_verifier_jvm_of_its_own(verifier, classes: Path,
+                                                                   fixture_classes) -> None:
+    # conftest's verifier runs VerifyClasses --serve: the same output and exit status as the command it stands
+    # for, for a class failing verification after a tree that verifies (one server, one after the other)
+    import subprocess
+    for path, code in [(Path(fixture_classes["release17"]), 0), (classes / "broken", 1), (classes, 0)]:
+        served = verifier(path)
+        alone = subprocess.run(served.args, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
+        assert (served.returncode, served.stdout, served.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+        assert served.returncode == code, served.stdout
+    assert "VERIFY Served: java.lang.VerifyError" in verifier(classes / "broken").stdout
