@@ -4,12 +4,14 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Array;
 import java.lang.reflect.Constructor;
@@ -21,8 +23,14 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TimeZone;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -75,13 +83,32 @@ import java.util.concurrent.TimeoutException;
  * <p>Exit status: 0 when every call was answered; 2 for bad usage; 3 when the harness itself failed (e.g.
  * OutOfMemoryError while parsing an argument): the answers so far are written, and stderr says which call and
  * why. A JVM that the code under test ends (System.exit) writes the answers so far and says so on stderr too.
+ *
+ * <p>Server mode ({@code java -Xverify:all -Xss4m -cp HARNESS DiffRunner --serve}): one JVM answers many
+ * batches, one after another, so a test process pays one JVM start instead of one per batch. Per batch the
+ * input is a line {@code BATCH <timeout ms>}, a line holding the batch's class path (entries separated by the
+ * platform's path separator, what {@code -cp} held for a batch JVM), the batch's lines as for {@code --batch},
+ * and a line {@code END}; the output is the batch's answers as above, then {@code DONE keep} or
+ * {@code DONE exit <reason>}. Every batch starts from what a fresh JVM gives it: its calls load the classes
+ * under test in class loaders of their own over the batch's class path (a fresh one at each {@code !reset}, and
+ * one for the batch's start), so every class under test is loaded, verified and initialized ({@code <clinit>})
+ * anew and no static field survives the batch; the calls run on a worker thread of the batch (its context class
+ * loader a loader over the batch's class path, as the application loader is in a batch JVM), with System.in
+ * empty and System.out/err captured per call as above. What a batch could leave behind in the JVM itself ends
+ * the server after the batch ({@code DONE exit}; the next batch gets a fresh JVM): a call stopped at its
+ * timeout (Thread.stop may leave a JDK class half-initialized or a lock broken), a call whose outcome is an
+ * Error other than AssertionError (StackOverflowError, OutOfMemoryError, a LinkageError: the JDK's own
+ * classes may then be unusable, e.g. every later string concatenation throwing NoClassDefFoundError), a thread
+ * the batch started still alive at its end, and a change to the JVM's global settings (system properties,
+ * default locale and time zone, the default uncaught-exception handler, System.in, the security manager).
+ * A JVM the code under test ends, or a harness failure, ends the server as it ends a batch JVM (exit status as
+ * above, the answers so far written without {@code DONE}). End of input ends the server.
  */
 public final class DiffRunner {
     private DiffRunner() {}
 
     private static final PrintStream REAL_OUT = System.out;
     private static final PrintStream REAL_ERR = System.err;
-    private static URL[] classPath;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     /** a call blocked (sleeping, waiting) uses no CPU: it times out after this many times its timeout */
     static final long WALL_FACTOR = 20;
@@ -94,6 +121,10 @@ public final class DiffRunner {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("--serve")) {
+            serve();
+            return;
+        }
         List<String> lines = new ArrayList<>();
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             for (String line; (line = in.readLine()) != null; ) lines.add(line);
@@ -106,17 +137,37 @@ public final class DiffRunner {
             prefix = args[0] + " " + args[1] + " " + args[2];
         } else {
             REAL_ERR.println("usage: DiffRunner CLASS METHOD DESCRIPTOR < args-lines"
-                             + " | DiffRunner --batch < call-lines");
+                             + " | DiffRunner --batch < call-lines | DiffRunner --serve < batches");
             System.exit(2);
             return;
         }
         long timeout = Long.getLong("diff.timeout", 5000L);
-        classPath = classPathUrls();
-        BufferedWriter out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
-                                                                       StandardCharsets.UTF_8), 1 << 16);
-        Runner runner = new Runner(timeout);
-        // the code under test may end the JVM (System.exit): say so, with the call, on the real stderr (the call's
-        // own is captured), after the answers so far
+        installExitHook();
+        Runner runner = new Runner(timeout, classPathUrls(System.getProperty("java.class.path")), null);
+        try {
+            runLines(runner, lines, prefix);
+            out.flush();
+        } catch (Throwable t) {
+            try {
+                runner.stopWorker();  // a call still running may hold the heap the report needs
+            } catch (Throwable ignored) {
+                // reported below all the same
+            }
+            harnessFailure(out, t);
+        }
+        current = null;
+        System.exit(0);  // threads a called method left running must not keep the JVM alive
+    }
+
+    /** The answers, on the real standard output (System.out is the call's capture while a call runs). */
+    private static final BufferedWriter out = new BufferedWriter(
+        new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), 1 << 16);
+
+    /**
+     * The code under test may end the JVM (System.exit): say so, with the call, on the real stderr (the call's
+     * own is captured), after the answers so far.
+     */
+    private static void installExitHook() {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             String call = current;
             if (call == null) return;
@@ -129,33 +180,124 @@ public final class DiffRunner {
                              + " code under test?): " + brief(call));
             REAL_ERR.flush();
         }));
-        try {
-            for (String line : lines) {
-                if (line.isEmpty()) continue;
-                if (line.equals("!reset")) {
-                    runner.reset();
-                    continue;
-                }
-                String call = prefix == null ? line : prefix + " " + line;
-                current = call;
-                for (String result : runner.call(call)) {
-                    out.write(result);
-                    out.write('\n');
-                }
-                current = null;
-                answered++;
+    }
+
+    /** Makes the calls of one batch (its lines, {@code !reset} among them) and writes their answers. */
+    private static void runLines(Runner runner, List<String> lines, String prefix) throws IOException {
+        answered = 0;
+        for (String line : lines) {
+            if (line.isEmpty()) continue;
+            if (line.equals("!reset")) {
+                runner.reset();
+                continue;
             }
-            out.flush();
-        } catch (Throwable t) {
-            try {
-                runner.stopWorker();  // a call still running may hold the heap the report needs
-            } catch (Throwable ignored) {
-                // reported below all the same
+            String call = prefix == null ? line : prefix + " " + line;
+            current = call;
+            for (String result : runner.call(call)) {
+                out.write(result);
+                out.write('\n');
             }
-            harnessFailure(out, t);
+            current = null;
+            answered++;
         }
-        current = null;
-        System.exit(0);  // threads a called method left running must not keep the JVM alive
+    }
+
+    /** Server mode (class comment): batches from stdin, one after another, each as a batch JVM would run it. */
+    private static void serve() throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(new FileInputStream(FileDescriptor.in),
+                                                                     StandardCharsets.UTF_8), 1 << 16);
+        System.setIn(new ByteArrayInputStream(new byte[0]));
+        installExitHook();
+        for (String head; (head = in.readLine()) != null; ) {
+            if (head.isEmpty()) continue;
+            if (!head.startsWith("BATCH ")) {
+                REAL_ERR.println("DiffRunner --serve: expected BATCH <timeout ms>, got: " + brief(head));
+                System.exit(2);
+            }
+            long timeout = Long.parseLong(head.substring(6).trim());
+            String classPath = in.readLine();
+            List<String> lines = new ArrayList<>();
+            String line;
+            while ((line = in.readLine()) != null && !line.equals("END")) lines.add(line);
+            if (classPath == null || line == null) {
+                REAL_ERR.println("DiffRunner --serve: the input ended inside a batch");
+                System.exit(2);
+            }
+            Set<Long> threadsBefore = threadIds();
+            GlobalState before = GlobalState.now();
+            URL[] urls = classPathUrls(classPath);
+            Runner runner = new Runner(timeout, urls, new URLClassLoader(urls, ClassLoader.getPlatformClassLoader()));
+            try {
+                runLines(runner, lines, null);
+                runner.close();
+            } catch (Throwable t) {
+                try {
+                    runner.stopWorker();
+                } catch (Throwable ignored) {
+                    // reported below all the same
+                }
+                harnessFailure(out, t);
+            }
+            String reason = runner.taint;
+            if (reason == null) reason = threadsLeft(threadsBefore, runner.workers);
+            if (reason == null) reason = before.changedIn(GlobalState.now());
+            out.write(reason == null ? "DONE keep\n" : "DONE exit " + escape(reason) + "\n");
+            out.flush();
+            if (reason != null) System.exit(0);
+        }
+        System.exit(0);
+    }
+
+    private static Set<Long> threadIds() {
+        Set<Long> ids = new HashSet<>();
+        for (long id : THREADS.getAllThreadIds()) ids.add(id);
+        return ids;
+    }
+
+    /** null, or which thread the batch started (other than its own worker threads) is still alive */
+    private static String threadsLeft(Set<Long> before, Set<Long> workers) {
+        for (long id : THREADS.getAllThreadIds()) {
+            if (before.contains(id) || workers.contains(id)) continue;
+            ThreadInfo info = THREADS.getThreadInfo(id);
+            if (info != null) return "a thread the batch started is still running: " + info.getThreadName();
+        }
+        return null;
+    }
+
+    /** The JVM-wide settings a called method could change for every later batch (server mode). */
+    static final class GlobalState {
+        private final Properties properties;
+        private final List<Object> settings;
+
+        private GlobalState(Properties properties, List<Object> settings) {
+            this.properties = properties;
+            this.settings = settings;
+        }
+
+        @SuppressWarnings({"deprecation", "removal"})
+        static GlobalState now() {
+            List<Object> settings = new ArrayList<>();
+            settings.add(Locale.getDefault());
+            settings.add(Locale.getDefault(Locale.Category.FORMAT));
+            settings.add(Locale.getDefault(Locale.Category.DISPLAY));
+            settings.add(TimeZone.getDefault().getID());
+            settings.add(Thread.getDefaultUncaughtExceptionHandler());
+            settings.add(System.in);
+            settings.add(System.getSecurityManager());
+            return new GlobalState((Properties) System.getProperties().clone(), settings);
+        }
+
+        /** null when nothing changed, else what did */
+        String changedIn(GlobalState later) {
+            if (!properties.equals(later.properties)) return "the batch changed the system properties";
+            for (int i = 0; i < settings.size(); i++) {
+                if (!Objects.equals(settings.get(i), later.settings.get(i))) {
+                    return "the batch changed a global setting (" + i + ": " + settings.get(i) + " -> "
+                           + later.settings.get(i) + ")";
+                }
+            }
+            return null;
+        }
     }
 
     /** a call's line cut to its first 200 characters (its arguments can be megabytes) */
@@ -190,8 +332,8 @@ public final class DiffRunner {
         System.exit(3);
     }
 
-    private static URL[] classPathUrls() throws IOException {
-        String[] entries = System.getProperty("java.class.path").split(File.pathSeparator);
+    private static URL[] classPathUrls(String classPath) throws IOException {
+        String[] entries = classPath.split(File.pathSeparator);
         URL[] urls = new URL[entries.length];
         for (int i = 0; i < entries.length; i++) urls[i] = new File(entries[i]).toURI().toURL();
         return urls;
@@ -199,20 +341,54 @@ public final class DiffRunner {
 
     static final class Runner {
         private final long timeout;
+        private final URL[] classPath;
+        /** the worker threads' context class loader; null: the JVM's (the application class loader) */
+        private final ClassLoader contextLoader;
         private ClassLoader loader;
+        private final List<URLClassLoader> loaders = new ArrayList<>();
         private final Map<String, Method> methods = new HashMap<>();
         private ExecutorService executor;
         private Thread worker;
+        /** the ids of every worker thread this runner made (server mode: not threads the batch left behind) */
+        final Set<Long> workers = new HashSet<>();
+        /** null, or why the JVM may not be as a fresh one after these calls (server mode: the server ends) */
+        String taint;
 
-        Runner(long timeout) {
+        Runner(long timeout, URL[] classPath, ClassLoader contextLoader) {
             this.timeout = timeout;
+            this.classPath = classPath;
+            this.contextLoader = contextLoader;
             reset();
         }
 
         void reset() {
             // the platform loader as parent: the classes under test are defined anew by every loader
-            loader = new URLClassLoader(classPath, ClassLoader.getPlatformClassLoader());
+            URLClassLoader fresh = new URLClassLoader(classPath, ClassLoader.getPlatformClassLoader());
+            loaders.add(fresh);
+            loader = fresh;
             methods.clear();
+        }
+
+        /** Ends the worker thread (waiting for it) and closes the class loaders: the batch is over. */
+        void close() throws IOException, InterruptedException {
+            if (executor != null) {
+                executor.shutdown();
+                executor.awaitTermination(5, TimeUnit.SECONDS);
+                if (worker != null) worker.join(5000);
+                if (worker != null && worker.isAlive()) taint = "the worker thread did not end";
+                executor = null;
+                worker = null;
+            }
+            for (URLClassLoader l : loaders) l.close();
+            if (contextLoader instanceof URLClassLoader) ((URLClassLoader) contextLoader).close();
+            loaders.clear();
+        }
+
+        /** Notes an outcome that may have left the JDK's own state broken (server mode: the server ends). */
+        private void noteOutcome(Throwable t) {
+            if (taint == null && t instanceof Error && !(t instanceof AssertionError)) {
+                taint = "a call's outcome was " + t.getClass().getName();
+            }
         }
 
         List<String> call(String line) {
@@ -252,7 +428,9 @@ public final class DiffRunner {
                 executor = Executors.newSingleThreadExecutor(r -> {
                     Thread t = new Thread(null, r, "diff-call", 0);
                     t.setDaemon(true);
+                    if (contextLoader != null) t.setContextClassLoader(contextLoader);
                     worker = t;
+                    workers.add(t.getId());
                     return t;
                 });
             }
@@ -269,6 +447,7 @@ public final class DiffRunner {
                         long cpu = cpuNanos(worker);
                         long wall = System.nanoTime() - start;
                         if ((cpu < 0 ? wall : cpu - cpu0) >= limit || wall >= limit * WALL_FACTOR) {
+                            if (taint == null) taint = "a call timed out (its thread was stopped)";
                             stop(worker);
                             executor.shutdownNow();
                             executor = null;
@@ -318,6 +497,7 @@ public final class DiffRunner {
             } catch (BadRequest e) {
                 return "ERROR " + escape(e.getMessage());
             } catch (LinkageError e) {  // e.g. VerifyError while linking: what any caller would see
+                noteOutcome(e);
                 return "THROW " + internal(e.getClass());
             }
             Class<?>[] types = m.getParameterTypes();
@@ -341,12 +521,14 @@ public final class DiffRunner {
                 Object value = m.invoke(receiver, values);
                 return m.getReturnType() == void.class ? "RET" : "RET " + encode(value, m.getReturnType());
             } catch (InvocationTargetException e) {
+                noteOutcome(e.getCause());
                 return "THROW " + internal(e.getCause().getClass());
             } catch (NoSuchMethodException e) {
                 return "ERROR " + escape("no no-arg constructor in " + className);
             } catch (ReflectiveOperationException e) {
                 return "ERROR " + escape(e.toString());
             } catch (Throwable e) {  // linkage and initialization errors, stack overflow in the constructor, ...
+                noteOutcome(e);
                 return "THROW " + internal(e.getClass());
             }
         }
