@@ -38,6 +38,23 @@ SOURCE = """public class Served {
   static int setProperty() { System.setProperty("served.by", "a call"); return 1; }
   static int one() { return 77; }
   static void echo(String s) { System.out.print(s); }
+  static String prop() { return System.getProperty("served.late", "no"); }
+  static int mark() { System.setProperty("served.late", "ran"); return 1; }
+  // holds the calling worker thread (suspended) once it waits for its next call, for ms milliseconds: what a
+  // worker thread starved on a loaded machine does (Thread.suspend works up to JDK 19)
+  @SuppressWarnings("removal")
+  static int stall(int ms) {
+    Thread worker = Thread.currentThread();
+    Thread h = new Thread(() -> {
+      while (worker.getState() != Thread.State.WAITING) Thread.onSpinWait();
+      worker.suspend();
+      try { Thread.sleep(ms); } catch (InterruptedException e) { }
+      worker.resume();
+    });
+    h.setDaemon(true);
+    h.start();
+    return 1;
+  }
 }
 """
 
@@ -190,3 +207,23 @@ def test_the_verifier_s_server_answers_as_a_verifier_jvm_of_its_own(verifier, cl
         assert (served.returncode, served.stdout, served.stderr) == (alone.returncode, alone.stdout, alone.stderr)
         assert served.returncode == code, served.stdout
     assert "VERIFY Served: java.lang.VerifyError" in verifier(classes / "broken").stdout
+
+
+@pytest.mark.parametrize("mode", ["server", "process"])
+def test_a_call_given_up_on_before_its_worker_took_it_never_runs(java_home: Path, classes: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    # The mechanism of session 17's wrong answer (Sync.blockOnClass(0) answered with the static state a timed-out
+    # Sync.staticIncr left): on a loaded machine the worker thread may not take its next call before the call's
+    # wall-clock timeout. The harness then stopped that idle thread, which killed it in the executor's queue
+    # instead of the call; the executor made a new thread and it ran the "timed out" call afterwards, against
+    # the class loader the harness held by then (a later group's). Here Served.stall holds the worker while the
+    # harness makes 3,000 resets (the skipped calls' groups) and then hands it mark(): mark() must time out and
+    # never run, so prop() in the next group still reads "no" (before the fix: "ran" in 5 of 6 tries).
+    monkeypatch.setattr(dt, "MODE", mode)
+    filler = [dt.Call("Served", "one", "()I", (), group=k) for k in range(3000)]
+    calls = [_call("stall", "(I)I", (6000,)), *filler, _call("mark"), _call("prop", "()Ljava/lang/String;")]
+    for attempt in range(3):
+        results = dt.run_jvm(classes, calls, java_home=java_home, timeout_ms=100,
+                             skip=frozenset(range(1, 1 + len(filler))))
+        made = [str(results[0]), str(results[-2]), str(results[-1])]
+        assert made == ["RET 1 out='clinit\\n'", "TIMEOUT", "RET s:no out='clinit\\n'"], (attempt, made)

@@ -31,12 +31,14 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TimeZone;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The differential runner: calls methods reflectively on textual arguments and prints what happened, so the
@@ -344,13 +346,16 @@ public final class DiffRunner {
         private final URL[] classPath;
         /** the worker threads' context class loader; null: the JVM's (the application class loader) */
         private final ClassLoader contextLoader;
+        /** the current state group's class loader and method table (a new pair at every reset); a call is bound
+         *  to the pair in force when it is made (Call), never to whatever the runner holds when it runs */
         private ClassLoader loader;
+        private Map<String, Method> methods;
         private final List<URLClassLoader> loaders = new ArrayList<>();
-        private final Map<String, Method> methods = new HashMap<>();
         private ExecutorService executor;
         private Thread worker;
-        /** the ids of every worker thread this runner made (server mode: not threads the batch left behind) */
-        final Set<Long> workers = new HashSet<>();
+        /** the ids of every worker thread this runner made (server mode: not threads the batch left behind); the
+         *  executor may make one from a dying worker's thread, hence a concurrent set */
+        final Set<Long> workers = ConcurrentHashMap.newKeySet();
         /** null, or why the JVM may not be as a fresh one after these calls (server mode: the server ends) */
         String taint;
 
@@ -366,7 +371,7 @@ public final class DiffRunner {
             URLClassLoader fresh = new URLClassLoader(classPath, ClassLoader.getPlatformClassLoader());
             loaders.add(fresh);
             loader = fresh;
-            methods.clear();
+            methods = new HashMap<>();
         }
 
         /** Ends the worker thread (waiting for it) and closes the class loaders: the batch is over. */
@@ -403,8 +408,7 @@ public final class DiffRunner {
             String descriptor = f[2];
             ByteArrayOutputStream outBuf = new ByteArrayOutputStream();
             ByteArrayOutputStream errBuf = new ByteArrayOutputStream();
-            String[] outcome = new String[1];
-            Runnable body = () -> outcome[0] = invoke(className, name, descriptor, f);
+            Call body = new Call(loader, methods, className, name, descriptor, f);
             PrintStream capOut = new PrintStream(outBuf, true, StandardCharsets.UTF_8);
             PrintStream capErr = new PrintStream(errBuf, true, StandardCharsets.UTF_8);
             System.setOut(capOut);
@@ -418,12 +422,70 @@ public final class DiffRunner {
             String errors = errBuf.toString(StandardCharsets.UTF_8);
             if (!printed.isEmpty()) result.add("OUT " + escape(printed));
             if (!errors.isEmpty()) result.add("ERR " + escape(errors));
-            result.add(!finished ? "TIMEOUT" : outcome[0] != null ? outcome[0] : "ERROR internal-failure");
+            result.add(!finished ? "TIMEOUT" : body.outcome != null ? body.outcome : "ERROR internal-failure");
             return result;
         }
 
-        /** Runs the call on the worker thread (made once, and again after a timeout killed it). */
-        private boolean runWithTimeout(Runnable body) {
+        /**
+         * One call as handed to the worker thread. It is bound when it is made to the class loader and method table
+         * of its state group, and it runs at most once, and only if the harness has not given up on it first
+         * ({@link #claim}): the harness moves on to the next call, and to the next group's fresh loader, as soon
+         * as it gives up, so a call that started later would run amid the calls after it. That happened: on a
+         * loaded machine a worker thread may not even take its next call before the call's wall-clock timeout;
+         * stopping that idle thread (as the harness did) killed the executor's thread in its queue instead of the
+         * call, the executor started a new thread, and that thread ran the timed-out call afterwards, reading the
+         * runner's loader of that moment: a later group's. Sync.staticIncr(942412569) reported TIMEOUT and then
+         * ran in Sync.blockOnClass's loader, which answered 942412569 for blockOnClass(0) (session 17).
+         */
+        private final class Call implements Runnable {
+            private final ClassLoader loader;
+            private final Map<String, Method> methods;
+            private final String className;
+            private final String name;
+            private final String descriptor;
+            private final String[] f;
+            /** 0 not started, 1 started (by {@link #thread}), 2 given up on before it started: never runs */
+            final AtomicInteger claim = new AtomicInteger();
+            volatile Thread thread;
+            /** the CPU time of {@link #thread} when the call started */
+            volatile long cpu0;
+            volatile String outcome;
+
+            Call(ClassLoader loader, Map<String, Method> methods, String className, String name, String descriptor,
+                 String[] f) {
+                this.loader = loader;
+                this.methods = methods;
+                this.className = className;
+                this.name = name;
+                this.descriptor = descriptor;
+                this.f = f;
+            }
+
+            @Override
+            public void run() {
+                Thread me = Thread.currentThread();
+                cpu0 = cpuNanos(me);
+                thread = me;  // before the claim: the harness reads it once the claim is taken
+                if (!claim.compareAndSet(0, 1)) return;
+                outcome = invoke(loader, methods, className, name, descriptor, f);
+            }
+
+            /** CPU time the call has used so far; 0 before it started, -1 where the JVM does not measure it */
+            long cpuUsed() {
+                Thread t = thread;
+                if (claim.get() != 1 || t == null) return 0;
+                long now = cpuNanos(t);
+                return now < 0 || cpu0 < 0 ? -1 : now - cpu0;
+            }
+
+            /** The harness gives up on the call: if it has not started it never will, else its thread is stopped. */
+            void abandon() {
+                if (!claim.compareAndSet(0, 2)) stop(thread);
+            }
+        }
+
+        /** Runs the call on the worker thread (made once, and again after a timeout). */
+        private boolean runWithTimeout(Call body) {
             if (executor == null) {
                 executor = Executors.newSingleThreadExecutor(r -> {
                     Thread t = new Thread(null, r, "diff-call", 0);
@@ -435,7 +497,6 @@ public final class DiffRunner {
                 });
             }
             long limit = TimeUnit.MILLISECONDS.toNanos(timeout);
-            long cpu0 = worker == null ? 0 : cpuNanos(worker);  // the thread is made by the first submit
             long start = System.nanoTime();
             Future<?> f = executor.submit(body);
             try {
@@ -444,11 +505,13 @@ public final class DiffRunner {
                         f.get(Math.min(POLL_MS, timeout), TimeUnit.MILLISECONDS);
                         return true;
                     } catch (TimeoutException e) {
-                        long cpu = cpuNanos(worker);
+                        long cpu = body.cpuUsed();
                         long wall = System.nanoTime() - start;
-                        if ((cpu < 0 ? wall : cpu - cpu0) >= limit || wall >= limit * WALL_FACTOR) {
+                        if ((cpu < 0 ? wall : cpu) >= limit || wall >= limit * WALL_FACTOR) {
                             if (taint == null) taint = "a call timed out (its thread was stopped)";
-                            stop(worker);
+                            // the call's own thread, not the executor's idle one (see Call); the executor is
+                            // dropped either way: a thread it still has may be stopped or stalled
+                            body.abandon();
                             executor.shutdownNow();
                             executor = null;
                             worker = null;
@@ -484,7 +547,8 @@ public final class DiffRunner {
             }
         }
 
-        private String invoke(String className, String name, String descriptor, String[] f) {
+        private String invoke(ClassLoader loader, Map<String, Method> methods, String className, String name,
+                              String descriptor, String[] f) {
             Method m;
             Class<?> cls;
             try {
@@ -493,7 +557,7 @@ public final class DiffRunner {
                 } catch (ClassNotFoundException e) {
                     return "ERROR " + escape("no class " + className);
                 }
-                m = find(cls, name, descriptor);
+                m = find(methods, cls, name, descriptor);
             } catch (BadRequest e) {
                 return "ERROR " + escape(e.getMessage());
             } catch (LinkageError e) {  // e.g. VerifyError while linking: what any caller would see
@@ -533,7 +597,8 @@ public final class DiffRunner {
             }
         }
 
-        private Method find(Class<?> cls, String name, String descriptor) throws BadRequest {
+        private static Method find(Map<String, Method> methods, Class<?> cls, String name, String descriptor)
+                throws BadRequest {
             String key = cls.getName() + " " + name + " " + descriptor;
             Method m = methods.get(key);
             if (m != null) return m;
