@@ -239,17 +239,6 @@ def run_mains(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Call
 
 
 @pytest.fixture(scope="session")
-def shared_run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory every pytest-xdist worker of this run shares (each worker's temporary directory lies in the
-    run's): results computed once for the whole run (``difftest.run_jvm_shared``). Removed with the run's
-    temporary directories."""
-    base = tmp_path_factory.getbasetemp()
-    out = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-results"
-    out.mkdir(exist_ok=True)
-    return out
-
-
-@pytest.fixture(scope="session")
 def corpus_jars() -> dict[str, Path]:
     try:
         fetched = subprocess.run(

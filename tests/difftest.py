@@ -61,7 +61,6 @@ __all__ = [
     "ArrayVal", "BoxVal", "ObjVal", "Call", "Result", "Mismatch", "Comparison",
     "escape", "unescape", "encode_value", "decode_value", "canonical", "same_result",
     "generate_args", "harness_dir", "run_jvm", "compare", "parse_descriptor", "MODE", "SERVER_STATS",
-    "run_jvm_shared",
 ]
 
 
@@ -710,46 +709,6 @@ def _parse_transcript(text: str) -> list[Result]:
             results.append(r)
             out = err = ""
     return results
-
-
-def run_jvm_shared(shared_dir: Path, classes_dir: Path | str, calls: Sequence[Call], *,
-                   java_home: Path | None = None, timeout_ms: int = 5000,
-                   extra_classpath: Sequence[Path | str] = ()) -> list[Result]:
-    """:func:`run_jvm`'s results, computed once per test run for the same classes and calls: stored in
-    ``shared_dir`` (a directory every worker of the run sees, conftest's ``shared_run_dir``) under a key of every
-    file's path and bytes in ``classes_dir`` and the extra class path entries, the calls (their lines and state
-    groups), the timeout and the JDK. A test that compares several rewritten trees with the same original (the
-    stage sweeps) runs the original side once; a worker that asks while another computes the same key waits for
-    it (a file lock) rather than computing it again."""
-    import fcntl
-    import hashlib
-    import pickle
-    h = hashlib.sha256(f"{java_home}\0{timeout_ms}\0".encode())
-    for root in [Path(classes_dir), *(Path(e) for e in extra_classpath)]:
-        files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
-        for p in files:
-            h.update(f"{p.relative_to(root) if p != root else p.name}\0".encode())
-            h.update(hashlib.sha256(p.read_bytes()).digest())
-    group: object = object()
-    for c in calls:
-        if c.state_group != group:
-            h.update(b"!reset\n")
-            group = c.state_group
-        h.update(c.line().encode() + b"\n")
-    key = h.hexdigest()[:32]
-    # pickled, not JSON: the printed text holds UTF-16 units, and JSON would join a surrogate pair into one
-    # character that the other side's text (\ud83d\ude00 as two units) then differs from
-    stored = shared_dir / f"jvm-{key}.pickle"
-    with open(shared_dir / f"jvm-{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if stored.is_file():
-            return pickle.loads(stored.read_bytes())
-        results = run_jvm(classes_dir, calls, java_home=java_home, timeout_ms=timeout_ms,
-                          extra_classpath=extra_classpath)
-        part = stored.with_suffix(".part")
-        part.write_bytes(pickle.dumps(results))
-        part.replace(stored)
-        return results
 
 
 # -- comparing two class trees --------------------------------------------------------------------------------

@@ -169,33 +169,6 @@ def test_the_server_answers_a_fixture_sample_as_a_jvm_per_batch_does(java_home: 
         assert sum("TIMEOUT" not in (x.kind, y.kind) for x, y in zip(s, a)) > 0.9 * len(batch)
 
 
-def test_shared_results_are_computed_once_per_run_for_the_same_classes_and_calls(
-        java_home: Path, classes: Path, shared_run_dir: Path, tmp_path: Path) -> None:
-    # the stage sweeps' original side (test_stage_ir.py, test_stage_peg.py): the second ask is answered from the
-    # run's shared directory, a changed class tree or changed calls are run again
-    calls = [_call("next"), _call("next")]
-    batches = _stats()["batches"]
-    first = dt.run_jvm_shared(shared_run_dir, classes, calls, java_home=java_home)
-    again = dt.run_jvm_shared(shared_run_dir, classes, calls, java_home=java_home)
-    assert [str(r) for r in first] == [str(r) for r in again] == ["RET 1 out='clinit\\n'", "RET 2"]
-    assert _stats()["batches"] == batches + 1
-    # printed text comes back as it went out: UTF-16 units, a surrogate pair as two (a JSON store joined them)
-    emoji = [_call("echo", "(Ljava/lang/String;)V", ("\ud83d\ude00",))]
-    printed = dt.run_jvm(classes, emoji, java_home=java_home)
-    assert printed[0].out == "clinit\n\ud83d\ude00"
-    assert dt.run_jvm_shared(shared_run_dir, classes, emoji, java_home=java_home) == printed
-    assert dt.run_jvm_shared(shared_run_dir, classes, emoji, java_home=java_home) == printed
-    batches += 2
-    other = dt.run_jvm_shared(shared_run_dir, classes, calls[:1], java_home=java_home)
-    assert [str(r) for r in other] == ["RET 1 out='clinit\\n'"]
-    changed = tmp_path / "changed"
-    changed.mkdir()
-    (changed / "Served.class").write_bytes((classes / "broken" / "Served.class").read_bytes())
-    assert [str(r) for r in dt.run_jvm_shared(shared_run_dir, changed, calls[:1], java_home=java_home)] \
-        == ["THROW java/lang/VerifyError"]
-    assert _stats()["batches"] == batches + 3
-
-
 def test_the_verifier_s_server_answers_as_a_verifier_jvm_of_its_own(verifier, classes: Path,
                                                                    fixture_classes) -> None:
     # conftest's verifier runs VerifyClasses --serve: the same output and exit status as the command it stands

@@ -225,13 +225,10 @@ def test_stack_traces_keep_their_line_numbers(java_home, tmp_path, run_mains):
     assert run_mains(out, ["Traces"]) == before
 
 
-def assert_static_methods_agree(original: Path, rewritten: Path, java_home: Path, seed: int,
-                                shared: Path | None = None) -> None:
+def assert_static_methods_agree(original: Path, rewritten: Path, java_home: Path, seed: int) -> None:
     """The differential runner: every static method whose parameters it can generate (primitives, strings,
     arrays) is called with generated arguments on the original and on the rewritten classes; return values,
-    exception classes and printed output must agree. Shared by the stage tests; with ``shared`` (conftest's
-    ``shared_run_dir``), the original side's results are computed once per run for the same tree and seed
-    (``difftest.run_jvm_shared``), not once per stage."""
+    exception classes and printed output must agree. Shared by the stage tests."""
     import difftest as dt
     from peggy_jvm.classfile.model import Access
 
@@ -250,9 +247,7 @@ def assert_static_methods_agree(original: Path, rewritten: Path, java_home: Path
             calls.extend(dt.Call(cf.name, m.name, m.descriptor, args)
                          for args in dt.generate_args(m.descriptor, count=4, seed=seed))
     assert len(calls) > 400
-    before = None if shared is None else dt.run_jvm_shared(shared, original, calls, java_home=java_home,
-                                                            timeout_ms=2000)
-    result = dt.compare(original, rewritten, calls, java_home=java_home, timeout_ms=2000, original=before)
+    result = dt.compare(original, rewritten, calls, java_home=java_home, timeout_ms=2000)
     # how deep a runaway recursion gets before StackOverflowError depends on frame sizes, which the JVM
     # leaves open: those calls say nothing about equivalence
     real = [m for m in result.mismatches
@@ -263,11 +258,9 @@ def assert_static_methods_agree(original: Path, rewritten: Path, java_home: Path
 
 @pytest.mark.slow  # the slow tier: every static fixture method against the JVM (140 s of a loaded run's 3,200)
 @pytest.mark.parametrize("tree", ["release17", "release8"])
-def test_lowered_static_methods_agree_with_the_originals(lowered, fixture_classes, java_home, tree,
-                                                         shared_run_dir):
+def test_lowered_static_methods_agree_with_the_originals(lowered, fixture_classes, java_home, tree):
     target, _ = lowered[tree]
-    # the seed test_stage_peg.py uses too: the originals' results are shared (shared_run_dir)
-    assert_static_methods_agree(fixture_classes[tree], target, java_home, seed=1, shared=shared_run_dir)
+    assert_static_methods_agree(fixture_classes[tree], target, java_home, seed=1)
 
 
 def test_a_local_loaded_twice_in_a_row_is_duplicated_when_that_is_shorter(java_home, tmp_path, run_mains):

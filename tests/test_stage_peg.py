@@ -72,8 +72,6 @@ def test_reverted_fixtures_verify_and_print_the_same(reverted, fixture_classes, 
 
 @pytest.mark.slow  # the slow tier: every static fixture method against the JVM (130 s of a loaded run's 3,200)
 @pytest.mark.parametrize("tree", ["release17", "release8"])
-def test_reverted_static_methods_agree_with_the_originals(reverted, fixture_classes, java_home, tree,
-                                                          shared_run_dir):
+def test_reverted_static_methods_agree_with_the_originals(reverted, fixture_classes, java_home, tree):
     target, _ = reverted[tree]
-    # test_stage_ir.py's seed: the originals' results are computed once per run for both stages (shared_run_dir)
-    assert_static_methods_agree(fixture_classes[tree], target, java_home, seed=1, shared=shared_run_dir)
+    assert_static_methods_agree(fixture_classes[tree], target, java_home, seed=3)
