@@ -169,16 +169,28 @@ def test_the_server_answers_a_fixture_sample_as_a_jvm_per_batch_does(java_home: 
         assert sum("TIMEOUT" not in (x.kind, y.kind) for x, y in zip(s, a)) > 0.9 * len(batch)
 
 
-def test_the_verifier_s_server_answers_as_a_verifier_jvm_of_its_own(verifier, classes: Path,
-                                                                   fixture_classes) -> None:
+def test_the_verifier_s_server_answers_as_a_verifier_jvm_of_its_own(verifier, classes: Path, fixture_classes,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     # conftest's verifier runs VerifyClasses --serve: the same output and exit status as the command it stands
-    # for, for a class failing verification after a tree that verifies (one server, one after the other)
+    # for, for a class failing verification after a tree that verifies (one server, one after the other), and
+    # the runs start no JVM of their own (at most the server, if no test of this process started it yet)
     import subprocess
-    for path, code in [(Path(fixture_classes["release17"]), 0), (classes / "broken", 1), (classes, 0)]:
-        served = verifier(path)
-        alone = subprocess.run(served.args, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
-        assert (served.returncode, served.stdout, served.stderr) == (alone.returncode, alone.stdout, alone.stderr)
-        assert served.returncode == code, served.stdout
+    trees = [(Path(fixture_classes["release17"]), 0), (classes / "broken", 1), (classes, 0)]
+    started: list[object] = []
+    init = subprocess.Popen.__init__
+
+    def counting(self: subprocess.Popen, args: object, *rest: object, **kwargs: object) -> None:
+        started.append(args)
+        init(self, args, *rest, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(subprocess.Popen, "__init__", counting)
+        served = [verifier(path) for path, _ in trees]
+    assert len(started) <= 1, started
+    for (path, code), run in zip(trees, served):
+        alone = subprocess.run(run.args, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
+        assert (run.returncode, run.stdout, run.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+        assert run.returncode == code, run.stdout
     assert "VERIFY Served: java.lang.VerifyError" in verifier(classes / "broken").stdout
 
 
