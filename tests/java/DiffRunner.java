@@ -62,7 +62,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code THROW <exception class>} (internal form; also for errors loading or initializing the class, e.g.
  * VerifyError), {@code TIMEOUT} (the call's thread used more than {@code -Ddiff.timeout=MS} of CPU time, default
  * 5000, or, blocked, took {@link #WALL_FACTOR} times as long in wall-clock time; its thread is stopped and later
- * calls run on a new one) or {@code ERROR <text>} (the request itself was bad: no such class or method, an
+ * calls run on a new one; a call the worker thread had not yet taken by then never runs, and a call uses the
+ * class loader of its group whenever it runs: Runner.Call) or {@code ERROR <text>} (the request itself was bad: no such class or method, an
  * unparsable argument). Calls run one at a time on one worker thread. The timeout counts CPU time so that a
  * call's outcome does not depend on the machine's load: on a loaded machine a call that returns at once
  * could take longer than its timeout in wall-clock time, waiting for a core.
@@ -450,6 +451,8 @@ public final class DiffRunner {
             /** the CPU time of {@link #thread} when the call started */
             volatile long cpu0;
             volatile String outcome;
+            /** the call has returned (its thread is the executor's again: not to be stopped) */
+            volatile boolean done;
 
             Call(ClassLoader loader, Map<String, Method> methods, String className, String name, String descriptor,
                  String[] f) {
@@ -468,6 +471,7 @@ public final class DiffRunner {
                 thread = me;  // before the claim: the harness reads it once the claim is taken
                 if (!claim.compareAndSet(0, 1)) return;
                 outcome = invoke(loader, methods, className, name, descriptor, f);
+                done = true;
             }
 
             /** CPU time the call has used so far; 0 before it started, -1 where the JVM does not measure it */
@@ -480,7 +484,7 @@ public final class DiffRunner {
 
             /** The harness gives up on the call: if it has not started it never will, else its thread is stopped. */
             void abandon() {
-                if (!claim.compareAndSet(0, 2)) stop(thread);
+                if (!claim.compareAndSet(0, 2) && !done) stop(thread);
             }
         }
 
