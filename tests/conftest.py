@@ -17,9 +17,10 @@ nothing here skips, because a silently skipped JVM check is worse than a red one
 
 ``verifier``
     Compiles ``tests/java/VerifyClasses.java`` once into a temporary directory
-    and returns ``verify(path, *extra_cp, timeout=600)``, which runs
-    ``java -Xverify:all VerifyClasses PATH EXTRA...`` and returns the
-    ``subprocess.CompletedProcess`` (text mode, stdout and stderr captured).
+    and returns ``verify(path, *extra_cp, timeout=600)``, which runs what
+    ``java -Xverify:all VerifyClasses PATH EXTRA...`` runs (in one
+    ``VerifyClasses --serve`` JVM per test process) and returns it as a
+    ``subprocess.CompletedProcess`` (stdout and stderr as text).
     PATH is a jar or a directory of classes; each extra argument is a jar,
     a directory or a ``:``-separated class path the classes may need.  Every
     class is loaded and linked (so verified) without running its static
@@ -201,24 +202,17 @@ def verifier(
             pytrace=False,
         )
     java = java_home / "bin" / "java"
+    flags = (*JAVA_JVM_FLAGS, "-Xverify:all")
 
     def verify(path, *extra_cp, timeout: float = 600) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [
-                str(java),
-                *JAVA_JVM_FLAGS,
-                "-Xverify:all",
-                "-cp",
-                str(harness),
-                "VerifyClasses",
-                str(path),
-                *(str(entry) for entry in extra_cp),
-            ],
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            timeout=timeout,
-        )
+        # one VerifyClasses JVM per test process answers every run (VerifyClasses --serve: each run's classes in a
+        # class loader of its own, verified under the server's -Xverify:all as in a JVM of their own); timeout is
+        # kept for the callers' sake: a run executes no code of the classes, so it cannot hang on them
+        from support import toolserver  # not at the top: it imports the cputime plugin before pytest registers it
+        args = [str(path), *(str(entry) for entry in extra_cp)]
+        code, out, err = toolserver.run_harness(java_home, harness, "VerifyClasses", flags, args)
+        return subprocess.CompletedProcess([str(java), *flags, "-cp", str(harness), "VerifyClasses", *args],
+                                           code, out, err)
 
     return verify
 

@@ -20,7 +20,14 @@ Invariants
       fresh loader (``!reset``), so groups never see each other's statics. The default group of a call is its
       method, so every method starts from freshly initialized classes.
     * Float results are compared bit for bit, except that every NaN equals every NaN (:func:`canonical`).
-    * Everything is deterministic for a given seed; one JVM start per :func:`run_jvm`.
+    * Everything is deterministic for a given seed.
+    * A batch of calls (:func:`run_jvm`) runs as in a JVM of its own: by default one DiffRunner JVM per test
+      process and JDK serves every batch (``DiffRunner --serve``, whose class comment says how a batch is kept
+      from seeing an earlier one: its own class loaders, so ``<clinit>`` and static fields are the batch's own;
+      its own worker thread and output capture; and the server ends after any batch that could have changed the
+      JVM itself: a call stopped at its timeout, an Error outcome, a thread left running, a global setting
+      changed), so a test process pays one JVM start, not one per batch. ``PEGGY_TEST_DIFFRUNNER=process``
+      (or :data:`MODE` = ``"process"``) starts a JVM per batch instead.
 """
 from __future__ import annotations
 
@@ -28,16 +35,20 @@ import atexit
 import os
 import random
 import re
+import select
 import shutil
 import struct
 import subprocess
 import tempfile
+import threading
+import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from conftest import JAVAC_JVM_FLAGS
+from support import cputime
 from support.javac_cache import run_javac
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +60,7 @@ LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 __all__ = [
     "ArrayVal", "BoxVal", "ObjVal", "Call", "Result", "Mismatch", "Comparison",
     "escape", "unescape", "encode_value", "decode_value", "canonical", "same_result",
-    "generate_args", "harness_dir", "run_jvm", "compare", "parse_descriptor",
+    "generate_args", "harness_dir", "run_jvm", "compare", "parse_descriptor", "MODE", "SERVER_STATS",
 ]
 
 
@@ -446,6 +457,142 @@ def _remove_harnesses() -> None:
         shutil.rmtree(out, ignore_errors=True)
 
 
+#: how :func:`run_jvm` runs a batch: "server" (one DiffRunner JVM per test process and JDK answers every batch)
+#: or "process" (a JVM per batch, as before session 17; ``PEGGY_TEST_DIFFRUNNER=process``)
+MODE = os.environ.get("PEGGY_TEST_DIFFRUNNER", "server")
+
+# the JVM options of a batch's JVM, whichever runs it (the server is started with them, so its class loading and
+# verification are a batch JVM's: -Xverify:all applies to every class loader of the JVM)
+_JVM_OPTIONS = ("-Xverify:all", "-Xss4m")
+
+
+@dataclass
+class _Ran:
+    """What running one batch gave, as ``subprocess.run`` gives it for a batch JVM: the exit status (0 for a batch
+    the server answered whole), the transcript, and what the JVM wrote on its stderr meanwhile."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+class _Server:
+    """One ``DiffRunner --serve`` JVM: batches in, transcripts out (the protocol: DiffRunner's class comment)."""
+
+    def __init__(self, java: str, harness: Path) -> None:
+        fd, name = tempfile.mkstemp(prefix="diffrunner-stderr-")
+        self.stderr_path = Path(name)
+        with os.fdopen(fd, "wb") as err:  # the JVM writes its stderr there; read back per batch by position
+            self.proc = subprocess.Popen([java, *_JVM_OPTIONS, "-cp", str(harness), "DiffRunner", "--serve"],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        cputime.track(self.proc)
+        SERVER_STATS["starts"] += 1
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def run(self, classpath: str, timeout_ms: int, lines: list[str], process_timeout: float | None) -> _Ran:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        SERVER_STATS["batches"] += 1
+        err_start = self.stderr_path.stat().st_size
+        request = "\n".join([f"BATCH {timeout_ms}", classpath, *lines, "END"]) + "\n"
+        try:
+            # the server reads the whole batch before its first answer, so this cannot block on its output
+            self.proc.stdin.write(request.encode("utf-8"))
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            return self._ended(b"", err_start)
+        fd = self.proc.stdout.fileno()
+        buf = bytearray()
+        deadline = None if process_timeout is None else time.monotonic() + process_timeout
+        while True:
+            if buf.endswith(b"\n"):
+                last = buf.rfind(b"\n", 0, len(buf) - 1) + 1
+                if buf.startswith(b"DONE ", last):
+                    break
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                self.stop()
+                raise subprocess.TimeoutExpired(self.proc.args, process_timeout or 0)
+            if not select.select([fd], [], [], wait)[0]:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:  # the JVM ended inside the batch: System.exit by the code under test, a harness failure
+                return self._ended(bytes(buf), err_start)
+            buf += chunk
+        done = buf[last:].decode("utf-8").split()
+        if done[1] != "keep":  # the server ends after this batch (DiffRunner's class comment says when)
+            SERVER_STATS["exits"] += 1
+            self.proc.wait(timeout=60)
+        return _Ran(0, buf[:last].decode("utf-8"), self._stderr(err_start))
+
+    def _ended(self, out: bytes, err_start: int) -> _Ran:
+        code = self.proc.wait()
+        return _Ran(code, out.decode("utf-8", errors="replace"), self._stderr(err_start))
+
+    def _stderr(self, start: int) -> str:
+        with open(self.stderr_path, "rb") as f:
+            f.seek(start)
+            return f.read().decode("utf-8", errors="replace")
+
+    def stop(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            try:
+                self.proc.stdin.close()  # end of input: the server exits
+            except BrokenPipeError:
+                pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.stderr_path.unlink(missing_ok=True)
+
+
+#: the servers of this process by JDK, and how often a server was started, a batch sent, a server ended by its
+#: batch (a restart the next batch pays)
+_SERVERS: dict[str, _Server] = {}
+_SERVERS_LOCK = threading.Lock()
+SERVER_STATS = {"starts": 0, "batches": 0, "exits": 0}
+
+
+def _serve(java_home: Path | None, classpath: str, timeout_ms: int, lines: list[str],
+           process_timeout: float | None) -> _Ran:
+    key = str(java_home)
+    with _SERVERS_LOCK:
+        server = _SERVERS.get(key)
+        if server is None or not server.alive():
+            if server is not None:
+                server.stop()
+            server = _SERVERS[key] = _Server(_java_tool("java", java_home), harness_dir(java_home))
+        try:
+            return server.run(classpath, timeout_ms, lines, process_timeout)
+        finally:
+            if not server.alive():
+                server.stop()
+                del _SERVERS[key]
+
+
+@atexit.register
+def _stop_servers() -> None:
+    # registered after _remove_harnesses, so it runs first (atexit runs last in, first out)
+    for server in list(_SERVERS.values()):
+        server.stop()
+    _SERVERS.clear()
+
+
+def _run_batch(java_home: Path | None, classpath: str, timeout_ms: int, lines: list[str],
+               process_timeout: float | None) -> _Ran:
+    """One batch's calls as a batch JVM runs them: in this process's server, or in a JVM of its own (:data:`MODE`)."""
+    if MODE == "server":
+        return _serve(java_home, classpath, timeout_ms, lines, process_timeout)
+    proc = subprocess.run([_java_tool("java", java_home), *_JVM_OPTIONS, f"-Ddiff.timeout={timeout_ms}", "-cp",
+                           classpath, "DiffRunner", "--batch"],
+                          input="\n".join(lines) + "\n", capture_output=True, text=True, encoding="utf-8",
+                          timeout=process_timeout)
+    return _Ran(proc.returncode, proc.stdout, proc.stderr)
+
+
 def run_jvm(classes_dir: Path | str, calls: Sequence[Call], *, java_home: Path | None = None,
             timeout_ms: int = 5000, extra_classpath: Sequence[Path | str] = (),
             process_timeout: float | None = 900, skip: frozenset[int] = frozenset()) -> list[Result]:
@@ -495,10 +642,9 @@ def _run_lines(classes_dir: Path | str, all_calls: Sequence[Call], calls: Sequen
     they were chosen from (run whole, in halves, when the harness runs out of memory)."""
     cp = os.pathsep.join([str(classes_dir), *(str(e) for e in extra_classpath), str(harness_dir(java_home))])
     for attempt in range(2):
-        proc = subprocess.run([_java_tool("java", java_home), "-Xverify:all", "-Xss4m",
-                               f"-Ddiff.timeout={timeout_ms}", "-cp", cp, "DiffRunner", "--batch"],
-                              input="\n".join(lines) + "\n", capture_output=True, text=True, encoding="utf-8",
-                              timeout=process_timeout)
+        # a second attempt runs in a fresh JVM: a batch JVM's is fresh anyway; the server ended after the first
+        # (it ends after a batch whose JVM died, and after any Error outcome such as NoClassDefFoundError)
+        proc = _run_batch(java_home, cp, timeout_ms, lines, process_timeout)
         results = _parse_transcript(proc.stdout)
         # a timed-out call's thread can still hold a huge array when generated sizes are near 2**31; on a
         # loaded machine the harness itself may then die of OutOfMemoryError, sometimes too starved to print

@@ -1,7 +1,16 @@
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -39,6 +48,14 @@ import java.util.zip.ZipFile;
  *
  * <p>Exit status: 0 if no class failed verification, 1 if some did, 2 on bad usage or unreadable
  * PATH.
+ *
+ * <p>{@code VerifyClasses --serve} answers many such runs in one JVM (the tests' verifier: one JVM start per test
+ * process instead of one per run), in tests/java/ToolServer.java's format: per request a line with the number N
+ * of arguments, a line naming the tool (ignored), N lines of arguments; per answer a line
+ * {@code EXIT OUTLEN ERRLEN} and the output and error bytes (UTF-8). A run in the server verifies as a run of its
+ * own does: its classes are loaded by a class loader of the run's own (closed at its end) in a JVM started with
+ * {@code -Xverify:all}, which verifies the classes of every loader; no code of the classes runs, so a run leaves
+ * nothing behind but classes the next run cannot see.
  */
 public final class VerifyClasses {
     private static final int DETAILED_VERIFY_ERRORS = 3;
@@ -46,10 +63,44 @@ public final class VerifyClasses {
 
     private VerifyClasses() {}
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws IOException {
+        if (args.length == 1 && args[0].equals("--serve")) {
+            serve();
+            return;
+        }
+        System.out.flush();
+        System.exit(verify(args, System.out, System.err));
+    }
+
+    private static void serve() throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        OutputStream answers = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
+        for (String count; (count = in.readLine()) != null; ) {
+            if (count.isEmpty()) continue;
+            in.readLine();  // the tool's name
+            String[] runArgs = new String[Integer.parseInt(count)];
+            for (int i = 0; i < runArgs.length; i++) runArgs[i] = in.readLine();
+            ByteArrayOutputStream o = new ByteArrayOutputStream();
+            ByteArrayOutputStream e = new ByteArrayOutputStream();
+            int code;
+            try (PrintStream po = new PrintStream(o, true, StandardCharsets.UTF_8);
+                 PrintStream pe = new PrintStream(e, true, StandardCharsets.UTF_8)) {
+                code = verify(runArgs, po, pe);
+            }
+            byte[] ob = o.toByteArray();
+            byte[] eb = e.toByteArray();
+            answers.write((code + " " + ob.length + " " + eb.length + "\n").getBytes(StandardCharsets.US_ASCII));
+            answers.write(ob);
+            answers.write(eb);
+            answers.flush();
+        }
+    }
+
+    /** One run: what main prints for ARGS, on {@code out} and {@code err}; returns the exit status. */
+    static int verify(String[] args, PrintStream out, PrintStream err) {
         if (args.length < 1) {
-            System.err.println("usage: java -Xverify:all -cp HARNESS_DIR VerifyClasses PATH [EXTRA_CLASSPATH...]");
-            System.exit(2);
+            err.println("usage: java -Xverify:all -cp HARNESS_DIR VerifyClasses PATH [EXTRA_CLASSPATH...]");
+            return 2;
         }
         Path path = Paths.get(args[0]);
         List<String> names;
@@ -59,14 +110,12 @@ public final class VerifyClasses {
             } else if (Files.isRegularFile(path)) {
                 names = classesInJar(path);
             } else {
-                System.err.println("VerifyClasses: " + args[0] + ": no such jar or directory");
-                System.exit(2);
-                return;
+                err.println("VerifyClasses: " + args[0] + ": no such jar or directory");
+                return 2;
             }
         } catch (IOException e) {
-            System.err.println("VerifyClasses: " + args[0] + ": cannot read: " + e);
-            System.exit(2);
-            return;
+            err.println("VerifyClasses: " + args[0] + ": cannot read: " + e);
+            return 2;
         }
 
         List<URL> urls = new ArrayList<>();
@@ -80,9 +129,8 @@ public final class VerifyClasses {
                 }
             }
         } catch (IOException e) {
-            System.err.println("VerifyClasses: bad class path entry: " + e);
-            System.exit(2);
-            return;
+            err.println("VerifyClasses: bad class path entry: " + e);
+            return 2;
         }
 
         int verified = 0;
@@ -100,30 +148,30 @@ public final class VerifyClasses {
                     Throwable v = verifyFailure(t);
                     if (v != null) {
                         verifyErrors++;
-                        System.out.println("VERIFY " + name + ": " + oneLine(v));
+                        out.println("VERIFY " + name + ": " + oneLine(v));
                         String details = v.getMessage();
                         if (verifyErrors <= DETAILED_VERIFY_ERRORS && details != null
                                 && details.contains("\n")) {
-                            System.out.println(indent(details));
+                            out.println(indent(details));
                         }
                     } else {
                         otherFailures++;
                         if (otherFailures <= MAX_OTHER_LINES) {
-                            System.out.println("OTHER " + name + ": " + oneLine(t));
+                            out.println("OTHER " + name + ": " + oneLine(t));
                         } else if (otherFailures == MAX_OTHER_LINES + 1) {
-                            System.out.println("OTHER ... (further failures not listed)");
+                            out.println("OTHER ... (further failures not listed)");
                         }
                     }
                 }
             }
         } catch (IOException e) {
-            System.err.println("VerifyClasses: " + e);
-            System.exit(2);
+            err.println("VerifyClasses: " + e);
+            return 2;
         }
 
-        System.out.println(args[0] + ": classes=" + names.size() + " verified=" + verified
+        out.println(args[0] + ": classes=" + names.size() + " verified=" + verified
                 + " verify_errors=" + verifyErrors + " other_failures=" + otherFailures);
-        System.exit(verifyErrors == 0 ? 0 : 1);
+        return verifyErrors == 0 ? 0 : 1;
     }
 
     /** The VerifyError or ClassFormatError in t's cause chain, or null. */

@@ -10,6 +10,11 @@ through :mod:`subprocess` (``java:3,javap:1``: each command's executable by name
 in turn is not seen), which tells the cost of starting JVMs and ``peggy-jvm`` processes from the work itself.
 Lines are appended with one ``write`` each, so the workers of one run may share the file. Sort it to read it:
 ``sort -rn FILE | head -40``.
+
+Long-lived helper processes (the tool server, the DiffRunner server: :func:`track`) serve many tests and are
+waited for only when the process exits; their CPU is read from ``/proc`` instead and charged to the phase that
+spent it (a server that ends during a phase and is waited for is counted once: what it had spent before the
+phase is taken off again).
 """
 from __future__ import annotations
 
@@ -32,6 +37,30 @@ def _cpu_seconds() -> float:
     me = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+#: long-lived helper processes whose CPU is read from /proc (track)
+_tracked: list[subprocess.Popen] = []
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def track(proc: subprocess.Popen) -> None:
+    """Charge ``proc``'s CPU to the test phases that spend it (a server kept for the whole process)."""
+    _tracked[:] = [p for p in _tracked if p.returncode is None]
+    _tracked.append(proc)
+
+
+def _helpers_cpu() -> dict[int, float]:
+    """CPU seconds so far of each tracked process still readable in /proc (alive, or ended but not reaped)."""
+    out = {}
+    for proc in _tracked:
+        try:
+            stat = Path(f"/proc/{proc.pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        out[proc.pid] = (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime, stime
+    return out
 
 
 def _program(args: Any) -> str:
@@ -63,8 +92,14 @@ def _logged(phase: str, item: pytest.Item) -> Generator[None, None, None]:
         return
     before = Counter(_started)
     start = _cpu_seconds()
+    helpers = _helpers_cpu()
     yield
     cpu = _cpu_seconds() - start
+    now = _helpers_cpu()
+    # a helper still readable: what it spent in the phase; one reaped in the phase: RUSAGE_CHILDREN holds all it
+    # ever spent, so take off what it had spent before
+    cpu += sum(now[pid] - helpers.get(pid, 0.0) for pid in now)
+    cpu -= sum(t for pid, t in helpers.items() if pid not in now)
     programs = ",".join(f"{name}:{n}" for name, n in sorted((_started - before).items()))
     line = f"{cpu:.2f}\t{phase}\t{item.nodeid}\t{programs}\n"
     with open(path, "a", encoding="utf-8") as log:

@@ -12,6 +12,10 @@ server's working directory is not the caller's). Output: the tool's exit status,
 Invariants: one server per process and JDK, its requests one at a time; a tool reads its files anew on each
 request; the server's compiled class and the server itself are gone when the process exits (nothing left in
 the temporary directory).
+
+:func:`run_harness` does the same for a test harness of this project's that answers requests in the same format
+with ``--serve`` (``tests/java/VerifyClasses.java``, conftest's ``verifier``): one server per process and
+(JDK, class path, class, JVM options).
 """
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
+
+from support import cputime
 
 SERVER_SOURCE = Path(__file__).resolve().parent.parent / "java" / "ToolServer.java"
 
@@ -41,8 +47,10 @@ def _start(java_home: Path) -> subprocess.Popen:
     run_javac([str(java_home / "bin" / "javac"), "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-d",
                str(out), str(SERVER_SOURCE)], check=True, capture_output=True, stdin=subprocess.DEVNULL,
               via_server=False)
-    return subprocess.Popen([str(java_home / "bin" / "java"), *SERVER_JVM_FLAGS, "-cp", str(out), "ToolServer"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen([str(java_home / "bin" / "java"), *SERVER_JVM_FLAGS, "-cp", str(out), "ToolServer"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    cputime.track(server)  # its CPU charged to the tests that use it, not to the process's exit
+    return server
 
 
 def _request(server: subprocess.Popen, tool: str, args: list[str]) -> tuple[int, str, str]:
@@ -51,7 +59,7 @@ def _request(server: subprocess.Popen, tool: str, args: list[str]) -> tuple[int,
     server.stdin.flush()
     head = server.stdout.readline().split()
     if len(head) != 3:
-        raise RuntimeError(f"ToolServer ended without answering ({tool} {' '.join(args)})")
+        raise RuntimeError(f"{tool} server ended without answering ({tool} {' '.join(args)})")
     out = server.stdout.read(int(head[1])).decode()
     err = server.stdout.read(int(head[2])).decode()
     return int(head[0]), out, err
@@ -67,6 +75,23 @@ def run_tool(java_home: Path, tool: str, args: list[str]) -> tuple[int, str, str
         if server is None or server.poll() is not None:
             server = _servers[key] = _start(java_home)
         return _request(server, tool, args)
+
+
+def run_harness(java_home: Path, classpath: Path, main_class: str, jvm_flags: tuple[str, ...],
+                args: list[str]) -> tuple[int, str, str]:
+    """``java JVM_FLAGS -cp CLASSPATH MAIN_CLASS ARGS`` answered by this process's ``MAIN_CLASS --serve`` server
+    (started on the first request; again if it died): (exit status, output, errors)."""
+    if any("\n" in a for a in args):
+        raise ValueError(f"an argument with a line break cannot be sent to {main_class} --serve: {args}")
+    key = "\0".join([str(java_home), str(classpath), main_class, *jvm_flags])
+    with _lock:
+        server = _servers.get(key)
+        if server is None or server.poll() is not None:
+            server = _servers[key] = subprocess.Popen(
+                [str(java_home / "bin" / "java"), *jvm_flags, "-cp", str(classpath), main_class, "--serve"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            cputime.track(server)
+        return _request(server, main_class, args)
 
 
 @atexit.register
