@@ -108,7 +108,7 @@ from .ir.lower import lower_method
 from .peg.build import PegUnsupported, build_peg
 from .peg.check import check_peg
 from .peg.graph import PEG as PegGraph  # Stage.PEG is the stage's name here
-from .revert.revert import RevertUnsupported, check_revertible, revert_peg
+from .revert.revert import Generated, RevertUnsupported, check_revertible, revert_peg
 from .revert.tidy import ReturnsInPlace
 from .rules.inline import CalleeSource, inlinable_call_count
 from .budget import (DEFAULT_METHOD_TIMEOUT, DEFAULT_WORK_BUDGET, MethodTimeout, SafetyNet, WorkBudget, alarm,
@@ -253,17 +253,35 @@ def _code_length(data: bytes) -> int:
     return int.from_bytes(data[4:8], "big")
 
 
-def revertible(ir) -> Callable[[PegGraph], str | None]:
+class Revertible:
     """The full stage's acceptance test of a candidate PEG (``extract_peg``'s ``accept``; ``show --extracted``
     uses it too): a selection the reverter cannot schedule is blocked, so the next cheapest is tried instead of
-    keeping the original code. Only the verdict is wanted: the code is not tidied (``check_revertible``)."""
-    def accept(candidate: PegGraph) -> str | None:
+    keeping the original code. Only the verdict is wanted: the code is not tidied (``check_revertible``). The
+    code generated for each accepted candidate is kept (:meth:`generated`), so that reverting the one extraction
+    returns tidies it instead of generating it again (the method's extraction alone: one such test per
+    method)."""
+
+    def __init__(self, ir) -> None:
+        self.ir = ir
+        self._accepted: list[Generated] = []
+
+    def __call__(self, candidate: PegGraph) -> str | None:
         try:
-            check_revertible(candidate, ir)
+            generated = check_revertible(candidate, self.ir)
         except (PegUnsupported, RevertUnsupported) as e:
             return str(e)
+        if isinstance(generated, Generated):  # (a test's stand-in may return nothing)
+            self._accepted.append(generated)
         return None
-    return accept
+
+    def generated(self, peg: PegGraph) -> Generated | None:
+        """The code generated when ``peg`` (this very PEG) was accepted, if it was."""
+        return next((g for g in reversed(self._accepted) if g.peg is peg), None)
+
+
+def revertible(ir) -> Revertible:
+    """The acceptance test of candidate PEGs of the lifted method ``ir`` (:class:`Revertible`)."""
+    return Revertible(ir)
 
 
 # -- the stages of --stage full, in order: build, saturate, extract, revert, lower, self-check ------------------
@@ -297,11 +315,12 @@ def _never_revertible(peg: PegGraph, ir, goal: Goal) -> ExtractReport | None:
     return never_revertible(peg, ir, goal)
 
 
-def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: Goal
-             ) -> tuple[PegGraph, ExtractReport]:
+def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: Goal,
+             accept: Revertible | None = None) -> tuple[PegGraph, ExtractReport]:
     """Extract: the cheapest checked PEG of ``sat`` for ``goal`` that the reverter can schedule
-    (:func:`revertible`), or ``peg`` itself; one place for :func:`_full` and :func:`full_stage_view`, so that
-    what people are shown is what the optimizer did."""
+    (:func:`revertible`, or the caller's ``accept`` of it, to revert the result with), or ``peg`` itself; one
+    place for :func:`_full` and :func:`full_stage_view`, so that what people are shown is what the optimizer
+    did."""
     from .pegextract.select import extract_peg
     triage_ms = None
     if TRIAGE and sat is not None:
@@ -312,20 +331,21 @@ def _extract(peg: PegGraph, sat: Saturation | None, ir, work: WorkBudget, goal: 
         if skipped is not None:  # extraction would return the original: its solver and checker are not run
             skipped.time_ms["triage"] = triage_ms
             return peg, skipped
-    new, rep = extract_peg(peg, sat, work=work.solver_work, accept=revertible(ir), goal=goal)
+    new, rep = extract_peg(peg, sat, work=work.solver_work, accept=accept if accept is not None else revertible(ir),
+                           goal=goal)
     if triage_ms is not None:
         rep.time_ms["triage"] = triage_ms
     return new, rep
 
 
-def _revert(peg: PegGraph, ir, goal: Goal = Goal.SPEED):
+def _revert(peg: PegGraph, ir, goal: Goal = Goal.SPEED, generated: Generated | None = None):
     """Revert: ``peg`` checked again and scheduled back into IR (``ir``: the method it came from; returns in
     place of every jump to a return for ``--goal size``, of those to a return no loop reaches for ``speed``,
-    loops tested at the bottom only for ``speed``, see ``revert_peg``). Raises PegUnsupported,
-    RevertUnsupported."""
+    loops tested at the bottom only for ``speed``, see ``revert_peg``; ``generated``: the code the acceptance
+    test generated for ``peg``, tidied instead of generated again). Raises PegUnsupported, RevertUnsupported."""
     check_peg(peg)
     returns = ReturnsInPlace.ALL if goal is Goal.SIZE else ReturnsInPlace.BEFORE_LOOPS
-    return revert_peg(peg, ir, returns=returns, rotate_loops=goal is Goal.SPEED)
+    return revert_peg(peg, ir, returns=returns, rotate_loops=goal is Goal.SPEED, generated=generated)
 
 
 def _lower(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: ClassHierarchy,
@@ -419,7 +439,8 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
             refused = _never_revertible(peg, ir, goal)
             sat = None if refused is not None else _saturate(peg, rewrites, work, callees)
             times["full.saturate"] = round((clock() - t0) * 1000, 3)
-            new, rep = (peg, refused) if refused is not None else _extract(peg, sat, ir, work, goal)
+            accept = revertible(ir)
+            new, rep = (peg, refused) if refused is not None else _extract(peg, sat, ir, work, goal, accept)
         info.update(cost_before=rep.cost_before, cost_after=rep.cost_after, extraction=rep.status,
                     search=rep.search, epeg_nodes=rep.epeg_nodes, epeg_classes=rep.epeg_classes)
         times.update({f"full.{k}": round(v, 3) for k, v in rep.time_ms.items()})
@@ -434,7 +455,7 @@ def _full(cf: ClassFile, m: MethodInfo, code: CodeAttribute, ir, hierarchy: Clas
         if callees is not None:
             info["inlined"] = inlinable_call_count(peg, callees) - inlinable_call_count(new, callees)
         net.check("reverting")
-        reverted = _revert(new, ir, goal)
+        reverted = _revert(new, ir, goal, accept.generated(new) if isinstance(accept, Revertible) else None)
     except (PegUnsupported, RevertUnsupported) as e:
         raise MethodUnchanged(str(e)) from None
     t1 = clock()

@@ -82,8 +82,8 @@ def kern(java_home, tmp_path_factory) -> tuple[Path, Path, dict]:
     # per loop depth, and a loop tested at the bottom moves its inner loop's entry test into the middle loop
     real_revert = pipeline.revert_peg
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pipeline, "revert_peg", lambda peg, ir, returns=ReturnsInPlace.ALL, rotate_loops=False:
-                   real_revert(peg, ir, returns=returns, rotate_loops=False))
+        mp.setattr(pipeline, "revert_peg", lambda peg, ir, returns=ReturnsInPlace.ALL, rotate_loops=False,
+                   generated=None: real_revert(peg, ir, returns=returns, rotate_loops=False))
         # the method scope: shellSort's rewrite grows by 2 bytes (its allowance), with nothing in this class
         # to pay for it under the input size budget; its shape is what is tested here
         _, report = optimize_input(orig / "Kern.class", out / "Kern.class", Stage.FULL, jobs=1, cache=None,

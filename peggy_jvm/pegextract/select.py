@@ -256,10 +256,12 @@ def negations(pp: PegProblem) -> Polarity:
 
 
 def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept: Acceptance | None = None,
-              effort: Effort | None = None, polarity: Polarity | None = None
+              effort: Effort | None = None, polarity: Polarity | None = None,
+              carry: Callable[[PEG, dict], None] | None = None
               ) -> tuple[PEG | None, dict, str | None, frozenset[int], list[int]]:
     """(the PEG, PEG node -> problem nodes, why rejected or None, PEG nodes explaining the rejection, the
-    effects off the sigma chain when that is why)."""
+    effects off the sigma chain when that is why). ``carry``: gives the PEG its debug information before
+    ``accept`` sees it (the reverter's code for it is then the code reverted later, ``revert.Generated``)."""
     try:
         peg, back = selection_to_peg(pp, sel)
     except ValueError as e:
@@ -274,6 +276,8 @@ def _problems(pp: PegProblem, sel: Selection, baseline: Profiles | None, accept:
                        effort=effort, polarity=polarity)
     if v is not None:
         return peg, back, v.reason, v.explanation, []
+    if accept is not None and carry is not None:
+        carry(peg, back)
     why = accept(peg) if accept is not None else None
     if why is not None:
         return peg, back, why, frozenset(range(len(peg.nodes))), []
@@ -300,7 +304,8 @@ def accept_cost(peg: PEG) -> int:
 def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Acceptance | None = None,
                  work: int = CHECK_WORK, max_checks: int = MAX_CHECKS,
                  original: frozenset[str] = frozenset(), accept_work: int = ACCEPT_WORK,
-                 polarity: Polarity | None = None, accepted: Accepted | None = None) -> maxsat.Checker:
+                 polarity: Polarity | None = None, accepted: Accepted | None = None,
+                 carry: Callable[[PEG, dict], None] | None = None) -> maxsat.Checker:
     """A checker for :func:`maxsat.solve`: () for an acceptable selection, else one blocking clause. A pure
     function of the selections it is asked about, in order: after ``max_checks`` calls, once the
     phi-profiles have used ``work`` step comparisons, or when asking ``accept`` about a candidate would take
@@ -308,7 +313,8 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
     solver stops with what it accepted so far: its budgets are for the whole search). Work, not time, so the
     blocking loop gives the same answers on every run. A selection that breaks a clause it gave before is
     refused with that clause, unchecked (and without charge to the comparisons or node pairs). ``accepted``, when
-    given, receives each accepted candidate that a fresh check would accept too (:data:`Accepted`)."""
+    given, receives each accepted candidate that a fresh check would accept too (:data:`Accepted`); ``carry``:
+    as for :func:`_problems`."""
     effort = Effort(work)
     accepting = Effort(accept_work)
     calls = 0
@@ -361,7 +367,7 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         asked.clear()
         preferred = prefer_original(pp, sel, original)
         peg, back, why, explain, off = _problems(pp, preferred, baseline, counted if accept is not None else None,
-                                                 effort, polarity)
+                                                 effort, polarity, carry)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons", final=True)
         if why is None and accepted is not None and peg is not None and left - effort.left <= MAX_PROFILE_WORK:
@@ -445,7 +451,15 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
     baseline = effect_profiles(peg, key=lambda n: eg.find(mapping[n]), polarity=polarity)
     original = original_nodes(pp, peg, eg, mapping)
     accepted: Accepted = {}
-    checker = make_checker(pp, baseline, accept, original=original, polarity=polarity, accepted=accepted)
+    # the debug information a candidate gets (line numbers, locals' names) is given before ``accept`` sees it,
+    # so that the reverter's code for the PEG returned is final (``revert.Generated``); debug information only
+    class_of = {n: f"c{eg.find(c)}" for n, c in mapping.items()}
+    copies = {f"c{eg.find(c)}": f"c{eg.find(o)}" for c, o in eg.info.copied_from.items()}
+
+    def carry(new: PEG, back: dict) -> None:
+        _carry_origins(peg, class_of, copies, new, back, pp)
+    checker = make_checker(pp, baseline, accept, original=original, polarity=polarity, accepted=accepted,
+                           carry=carry)
     notes: list[str] = []
     status, sel, blocks = "original", None, 0
     try:
@@ -478,7 +492,7 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
         known = accepted.get(frozenset(evaluate_selection(pp.problem, sel).reached_nodes(sel)))
         if known is not None:  # the checker accepted this very PEG (``Accepted``): the same checks, passed
             return known[0], known[1], None
-        new, back, why, _, _ = _problems(pp, sel, baseline, accept, polarity=polarity)
+        new, back, why, _, _ = _problems(pp, sel, baseline, accept, polarity=polarity, carry=carry)
         return new, back, why
 
     solved = prefer_original(pp, sel, original)
@@ -491,8 +505,6 @@ def extract_peg(peg: PEG, sat: Saturation | None, work: int | None = maxsat.DEFA
     if new is None or why is not None:
         report.notes.append(f"extracted PEG rejected: {why}")
         return peg, report
-    class_of = {n: f"c{eg.find(c)}" for n, c in mapping.items()}
-    copies = {f"c{eg.find(c)}": f"c{eg.find(o)}" for c, o in eg.info.copied_from.items()}
     _carry_origins(peg, class_of, copies, new, back, pp)
     after = peg_cost(new, goal)
     if after >= before:

@@ -1188,7 +1188,10 @@ class _Emitter:
         return entry
 
     def run(self) -> IRMethod:
-        entry = self.generate()
+        return self.tidied(self.generate())
+
+    def tidied(self, entry: Block) -> IRMethod:
+        """The generated code from ``entry`` tidied (with this emitter's ``returns`` and ``rotate_loops``)."""
         out, rotated = tidy_method(self.m, self.blocks, entry.id, self.variables, self.next_var,
                                    self.rotate_loops, self.returns)
         if rotated:
@@ -1301,7 +1304,7 @@ def uses_handlers(peg: PEG) -> bool:
 
 
 def revert_peg(peg: PEG, original: IRMethod, returns: ReturnsInPlace = ReturnsInPlace.ALL,
-               rotate_loops: bool = False) -> IRMethod:
+               rotate_loops: bool = False, generated: Generated | None = None) -> IRMethod:
     """An IR method computing what ``peg`` means (see the module docstring). ``returns``: which ``goto``s to a
     block that only returns become that return (:class:`.tidy.ReturnsInPlace`); the full stage asks for all of
     them under ``--goal size``, and under ``--goal speed`` for those no loop reaches, since the self-check does
@@ -1310,17 +1313,56 @@ def revert_peg(peg: PEG, original: IRMethod, returns: ReturnsInPlace = ReturnsIn
     (:func:`.tidy._rotate_loops`: the test copied to the bottom, the entry test dropped where an earlier test
     decides it; :func:`.tidy._enter_by_goto`: an outermost loop whose entry test stays entered by a goto to its
     bottom test instead, javac's bytes); the full stage asks for it under ``--goal speed``, ``--stage peg``
-    keeps javac's shape."""
+    keeps javac's shape. ``generated``: what :func:`check_revertible` generated for this very ``peg`` and
+    ``original``, tidied instead of generating the code again, once and only when ``peg``'s debug
+    information is still what it was generated with (:meth:`Generated.fits`; else it is generated again)."""
+    if generated is not None and generated.fits(peg, original):
+        emitter, entry = generated.take()
+        emitter.returns, emitter.rotate_loops = returns, rotate_loops  # tidying's options only (generate reads neither)
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 100_000))
+        try:
+            return emitter.tidied(entry)
+        except RecursionError:
+            raise RevertUnsupported("PEG too deep for the reverter") from None
+        finally:
+            sys.setrecursionlimit(old)
     return _emit(peg, original, _Emitter.run, returns=returns, rotate_loops=rotate_loops)
 
 
-def check_revertible(peg: PEG, original: IRMethod) -> None:
+class Generated:
+    """The untidied code :func:`check_revertible` generated for one PEG (the emitter that succeeded, with the
+    options its attempts settled on), for :func:`revert_peg` of the same PEG to tidy instead of generating it
+    again: generation is a function of the PEG, the original method and the PEG's debug information (effects'
+    ``origins``, thetas' ``locals``, read into the statements as they are generated), and of nothing that
+    ``revert_peg``'s options change. Used at most once (tidying changes the blocks in place)."""
+
+    def __init__(self, peg: PEG, original: IRMethod, emitter: _Emitter, entry: Block) -> None:
+        self.peg, self.original = peg, original
+        self._taken: tuple[_Emitter, Block] | None = (emitter, entry)
+        self._origins, self._locals = dict(peg.origins), dict(peg.locals)
+
+    def fits(self, peg: PEG, original: IRMethod) -> bool:
+        """Whether this is ``peg``'s code for ``original``, not yet tidied, with the same debug information."""
+        return (self._taken is not None and peg is self.peg and original is self.original
+                and peg.origins == self._origins and peg.locals == self._locals)
+
+    def take(self) -> tuple[_Emitter, Block]:
+        taken = self._taken
+        assert taken is not None
+        self._taken = None
+        return taken
+
+
+def check_revertible(peg: PEG, original: IRMethod) -> Generated:
     """Raise :class:`RevertUnsupported` when :func:`revert_peg` would, whatever its options: the code is
     generated as there (both attempts) but not tidied (:mod:`.tidy` refuses nothing; the options only change
     what it does; a recursion too deep in tidying alone is the one refusal this does not see). The full stage's
     acceptance test of each extraction candidate (``pipeline.revertible``): on commons-math3's methods whose
-    rewrite does not pay, tidying was three quarters of that test's time."""
-    _emit(peg, original, _Emitter.generate)
+    rewrite does not pay, tidying was three quarters of that test's time. Returns the generated code, which
+    :func:`revert_peg` of the same PEG may tidy instead of generating it again."""
+    emitter, entry = _emit(peg, original, lambda e: (e, e.generate()))
+    return Generated(peg, original, emitter, entry)
 
 
 _T = TypeVar("_T")
