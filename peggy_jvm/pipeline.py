@@ -253,6 +253,10 @@ def _code_length(data: bytes) -> int:
     return int.from_bytes(data[4:8], "big")
 
 
+#: how many accepted candidates' generated code a :class:`Revertible` keeps
+KEEP_GENERATED = 8
+
+
 class Revertible:
     """The full stage's acceptance test of a candidate PEG (``extract_peg``'s ``accept``; ``show --extracted``
     uses it too): a selection the reverter cannot schedule is blocked, so the next cheapest is tried instead of
@@ -271,7 +275,9 @@ class Revertible:
         except (PegUnsupported, RevertUnsupported) as e:
             return str(e)
         if isinstance(generated, Generated):  # (a test's stand-in may return nothing)
-            self._accepted.append(generated)
+            # the latest few: extraction returns the last accepted candidate or one shortly before it (the
+            # tie-break's), and each holds its method's generated blocks
+            self._accepted = self._accepted[-(KEEP_GENERATED - 1):] + [generated]
         return None
 
     def generated(self, peg: PegGraph) -> Generated | None:
