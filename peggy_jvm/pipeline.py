@@ -261,9 +261,8 @@ class Revertible:
     """The full stage's acceptance test of a candidate PEG (``extract_peg``'s ``accept``; ``show --extracted``
     uses it too): a selection the reverter cannot schedule is blocked, so the next cheapest is tried instead of
     keeping the original code. Only the verdict is wanted: the code is not tidied (``check_revertible``). The
-    code generated for each accepted candidate is kept (:meth:`generated`), so that reverting the one extraction
-    returns tidies it instead of generating it again (the method's extraction alone: one such test per
-    method)."""
+    code generated for the latest accepted candidates is kept (:meth:`generated`), so that reverting the PEG
+    extraction returns tidies it instead of generating it again (one such test per method's extraction)."""
 
     def __init__(self, ir) -> None:
         self.ir = ir
