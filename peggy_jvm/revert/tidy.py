@@ -44,7 +44,7 @@ from ..ir.coalesce import (coalesce_copies, copy_stmt, drop_dead_stores, interfe
 from ..ir.known import HOLDS, constant_set, decided_arm, deciding_test, heads_loop
 from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import (INT, ArrayLength, ArrayLoad, Binary, Block, Cond, Const, ConstKind, Copy, GetField, GetStatic,
-                        Goto, Handler, If, IRMethod, IRType, Kind, Return, Stmt, Switch, Throw, Unary, Var)
+                        Goto, If, IRMethod, IRType, Kind, Return, Stmt, Switch, Throw, Unary, Var)
 
 
 class ReturnsInPlace(enum.Enum):
@@ -137,11 +137,9 @@ def tidy_blocks(blocks: dict[int, Block], entry: int, bottom: frozenset[int] = f
         return t
 
     def retarget(b: Block) -> None:
+        b.retarget(final, handlers=False)  # a switch's cases too (rotation tidies after _switches_from_chains)
         term = b.terminator
-        if isinstance(term, Goto):
-            term.target = final(term.target)
-        elif isinstance(term, If):
-            term.if_true, term.if_false = final(term.if_true), final(term.if_false)
+        if isinstance(term, If):
             known = _constant_test(term)
             if term.if_true == term.if_false or known is not None:
                 b.terminator = Goto(term.if_true if known is not False else term.if_false)
@@ -169,12 +167,7 @@ def tidy_blocks(blocks: dict[int, Block], entry: int, bottom: frozenset[int] = f
     out: dict[int, Block] = {}
     for old in order:
         b = blocks[old]
-        term = b.terminator
-        if isinstance(term, Goto):
-            term.target = new_id[term.target]
-        elif isinstance(term, If):
-            term.if_true, term.if_false = new_id[term.if_true], new_id[term.if_false]
-        b.handlers = tuple(Handler(h.catch_type, new_id[h.target]) for h in b.handlers)
+        b.retarget(new_id.__getitem__)
         b.id = new_id[old]
         out[b.id] = b
     return out, new_id[entry]
