@@ -848,8 +848,25 @@ def test_bench_reference_solves_in_a_child_and_falls_back_to_the_dag_greedy(tmp_
     assert dag is not None and dag.cost == 8.0
     cost, proved, cpu = bench.run_reference(str(path), dag.cost)
     assert (cost, proved) == (6.0, True) and 0.0 <= cpu < bench.REFERENCE_CPU_S
-    monkeypatch.setattr(bench, "REFERENCE_CPU_S", 0)  # the child's limit is then already reached
-    assert bench.run_reference(str(path), dag.cost) == (8.0, False, 0.0)
+    # a solver that never finishes: the child's CPU limit (1 s) ends it. (A limit of 0 raced the kernel's CPU-timer
+    # tick: a child that solves in 3 ms could answer before SIGXCPU, and did once in CI.)
+    class Spinning:
+        def __init__(self, *args, **kwargs) -> None:
+            pass
+
+        def __enter__(self) -> "Spinning":
+            return self
+
+        def __exit__(self, *exc) -> None:
+            pass
+
+        def compute(self) -> None:
+            while True:
+                pass
+
+    monkeypatch.setattr(bench, "RC2Stratified", Spinning)
+    monkeypatch.setattr(bench, "REFERENCE_CPU_S", 1)
+    assert bench.run_reference(str(path), dag.cost) == (8.0, False, 1.0)
 
 
 def test_bench_own_extract_records_every_extraction(tmp_path: Path) -> None:
