@@ -18,9 +18,8 @@ import pytest
 
 import difftest as dt
 from peggy_jvm.classfile import opcodes as op
-from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import Stage
-from support.fullstage import optimize_stages
+from support.fullstage import named_code, optimize_stages
 
 SOURCE = """
 public class Reads {
@@ -112,21 +111,7 @@ def built(java_home, tmp_path_factory):
 
 def _code(classes: Path) -> dict[str, list[tuple[int, int, str]]]:
     """Method name -> [(offset, base opcode, the member or class an instruction names, else its operand)]."""
-    cf = read_class((classes / "Reads.class").read_bytes())
-    out = {}
-    for m in cf.methods:
-        attr = m.code_attribute()
-        if attr is None or m.name not in METHODS:
-            continue
-        insns = []
-        for ins in read_instructions(read_code(attr.data, cf.pool)):
-            opcode, arg = op.SHORT_FORMS.get(ins.opcode, (ins.opcode, ins.arg))
-            name = str(arg)
-            if opcode in (op.GETFIELD, op.PUTFIELD, op.INVOKEVIRTUAL, op.INVOKESTATIC, op.INVOKESPECIAL):
-                name = cf.pool.member_ref(arg).name
-            insns.append((ins.offset, opcode, name))
-        out[m.name] = insns
-    return out
+    return named_code(classes / "Reads.class", METHODS)
 
 
 @pytest.fixture(scope="module", params=[Stage.PEG, Stage.FULL], ids=["peg", "full"])

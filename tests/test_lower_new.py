@@ -20,9 +20,8 @@ import pytest
 
 import difftest as dt
 from peggy_jvm.classfile import opcodes as op
-from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import Stage
-from support.fullstage import optimize_stages
+from support.fullstage import named_code, optimize_stages
 
 SOURCE = """
 import java.util.ArrayList;
@@ -120,23 +119,8 @@ def built(java_home, tmp_path_factory):
 
 def _code(classes: Path) -> dict[str, list[tuple[int, str]]]:
     """Method name -> [(base opcode, the member or class an instruction names, else its operand)]."""
-    cf = read_class((classes / "News.class").read_bytes())
-    out = {}
-    for m in cf.methods:
-        attr = m.code_attribute()
-        if attr is None or m.name not in METHODS:
-            continue
-        insns = []
-        for ins in read_instructions(read_code(attr.data, cf.pool)):
-            opcode, arg = op.SHORT_FORMS.get(ins.opcode, (ins.opcode, ins.arg))
-            name = str(arg)
-            if opcode in (op.GETFIELD, op.INVOKEVIRTUAL, op.INVOKESPECIAL, op.INVOKEINTERFACE):
-                name = cf.pool.member_ref(arg).name
-            elif opcode in (op.NEW, op.ANEWARRAY):
-                name = cf.pool.class_name(arg).rpartition("$")[2]
-            insns.append((opcode, name))
-        out[m.name] = insns
-    return out
+    return {name: [(opcode, arg) for _, opcode, arg in insns]
+            for name, insns in named_code(classes / "News.class", METHODS).items()}
 
 
 @pytest.fixture(scope="module")

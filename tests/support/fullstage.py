@@ -3,7 +3,8 @@
 Inputs: a JDK, a work directory, a pytest MonkeyPatch, the class name and its source. Output: the original class
 directory, the optimized one and the report rows by method name (:func:`round_trip_rotated`: the same through
 ``--stage peg`` with loops rotated, no rewrite). :func:`listing` reads a method's instructions off javap (or
-:func:`javap` once per class, :func:`method_listing` per method), for the tests' shape assertions;
+:func:`javap` once per class, :func:`method_listing` per method), or :func:`named_code` off the class file, for the
+tests' shape assertions;
 :func:`assert_behaves_like_original` runs both on the JVM. The emitted-cost rule is switched off
 (``conftest.keep_every_rewrite``: the rewrites' behaviour is tested, not whether they pay), and with
 ``self_check=False`` the self-check too (what extraction's own checks let through). :func:`optimize_stages`:
@@ -21,6 +22,8 @@ from conftest import javac_command, keep_every_rewrite
 from support.javac_cache import run_javac
 from support.javap import javap as run_javap
 import peggy_jvm.pipeline as pipeline
+from peggy_jvm.classfile import opcodes as op
+from peggy_jvm.classfile.reader import read_class, read_code, read_instructions
 from peggy_jvm.pipeline import Stage, optimize_input
 
 
@@ -96,3 +99,30 @@ def method_listing(text: str, method: str) -> list[tuple[int, str, str]]:
     body = re.search(rf" {method}\(.*?\n(?:\n|\}})", text, re.S)  # the class's last method ends at its brace
     assert body is not None, text
     return [(int(o), op, rest.strip()) for o, op, rest in re.findall(r"(\d+): (\w+)(.*)", body.group(0))]
+
+
+_MEMBER_OPS = frozenset({op.GETFIELD, op.PUTFIELD, op.GETSTATIC, op.PUTSTATIC, op.INVOKEVIRTUAL, op.INVOKESPECIAL,
+                         op.INVOKESTATIC, op.INVOKEINTERFACE})
+
+
+def named_code(class_file: Path, methods: list[str]) -> dict[str, list[tuple[int, int, str]]]:
+    """Method name -> [(offset, base opcode, the member or class (after its last ``$``) an instruction names, else
+    its operand)] for the ``methods`` of the class file (short forms as their base opcode: ``iload_1`` as
+    ``iload 1``), so that two compilations of a class compare whatever their constant pools' numbering."""
+    cf = read_class(class_file.read_bytes())
+    out = {}
+    for m in cf.methods:
+        attr = m.code_attribute()
+        if attr is None or m.name not in methods:
+            continue
+        insns = []
+        for ins in read_instructions(read_code(attr.data, cf.pool)):
+            opcode, arg = op.SHORT_FORMS.get(ins.opcode, (ins.opcode, ins.arg))
+            name = str(arg)
+            if opcode in _MEMBER_OPS:
+                name = cf.pool.member_ref(arg).name
+            elif opcode in (op.NEW, op.ANEWARRAY):
+                name = cf.pool.class_name(arg).rpartition("$")[2]
+            insns.append((ins.offset, opcode, name))
+        out[m.name] = insns
+    return out
