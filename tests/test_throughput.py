@@ -203,16 +203,22 @@ def test_workers_inherit_the_prepared_stage(small_input, tmp_path):
 
 
 def test_heap_frozen_while_the_tasks_run(small_input, tmp_path, monkeypatch):
-    """``--jobs 1``: the tasks run with the heap frozen for the collector, and the freeze is undone after (a
-    process that optimizes several inputs, the tests', keeps collecting its garbage)."""
+    """``--jobs 1``: the tasks run with the heap frozen for the collector and its young generation collected
+    less often (``workers.TASK_GC_THRESHOLD``), and both are undone after (a process that optimizes several
+    inputs, the tests', keeps collecting its garbage as it did)."""
     import gc
-    seen: list[int] = []
+    from peggy_jvm.workers import TASK_GC_THRESHOLD
+    seen: list[tuple[int, tuple[int, int, int]]] = []
     work = pipeline._work
-    monkeypatch.setattr(pipeline, "_work", lambda task: (seen.append(gc.get_freeze_count()), work(task))[1])
+    monkeypatch.setattr(pipeline, "_work",
+                        lambda task: (seen.append((gc.get_freeze_count(), gc.get_threshold())), work(task))[1])
     assert gc.get_freeze_count() == 0
+    threshold = gc.get_threshold()
+    assert threshold != TASK_GC_THRESHOLD
     optimize_input(small_input, tmp_path / "out", Stage.CLASSFILE, jobs=1)
-    assert len(seen) == 4 and min(seen) > 0
-    assert gc.get_freeze_count() == 0
+    assert len(seen) == 4 and min(frozen for frozen, _ in seen) > 0
+    assert {during for _, during in seen} == {TASK_GC_THRESHOLD}
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == threshold
 
 
 def test_same_output_without_the_preparation_and_the_freeze(triage_class, tmp_path, monkeypatch):
