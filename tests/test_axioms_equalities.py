@@ -2,6 +2,8 @@
 in Java). Also the rules over the heap and loops, which the value-level soundness checker cannot evaluate."""
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from peggy_jvm import semantics as S
@@ -11,7 +13,14 @@ from peggy_jvm.ir.nodes import DOUBLE, FLOAT, INT, LONG, REF, FieldRef, MethodRe
 from peggy_jvm.peg.graph import PEG
 from peggy_jvm.rules import default_rules
 
-RULES = default_rules().active()
+
+@functools.cache
+def shipped_rules() -> list:
+    """The default rules, compiled when a test first needs them (not at import: every pytest-xdist worker imports
+    every test file to collect it, and compiling them costs ~0.5 s of CPU)."""
+    return default_rules().active()
+
+
 LIMITS = Limits(max_nodes=20_000, time_limit_s=10, max_iterations=40)
 
 
@@ -19,7 +28,7 @@ def saturate(peg: PEG, roots: list[int], rules: list | None = None) -> tuple[EPe
     """Saturate ``peg`` (its ``roots`` kept) with ``rules`` (default: the shipped default rules); it must saturate."""
     eg = EPeg()
     m = eg.add_peg(peg, roots=roots)
-    rep = Runner(RULES if rules is None else rules, LIMITS).run(eg)
+    rep = Runner(shipped_rules() if rules is None else rules, LIMITS).run(eg)
     assert rep.stop_reason is StopReason.SATURATED, rep
     assert eg.conflicts == [], eg.conflicts
     eg.check_invariants()
@@ -51,7 +60,7 @@ def test_strength_reduction_i_times_5_is_j_plus_5():
     # which would do the induction in theta-bisimulation's place)
     eg = EPeg()
     m = eg.add_peg(peg, roots=[times5, j])
-    Runner([r for r in RULES if r.name not in ("theta-linear", "loop-optimistic")], LIMITS).run(eg)
+    Runner([r for r in shipped_rules() if r.name not in ("theta-linear", "loop-optimistic")], LIMITS).run(eg)
     assert eg.equiv(m[times5], m[j])
     rules = eg.explain(m[times5], m[j]).rules()  # type: ignore[union-attr]
     assert "sr-mul-int" in rules and "theta-bisimulation" in rules

@@ -35,8 +35,8 @@ def _run(tmp_path: Path, log: Path) -> None:
 def test_each_phase_is_logged_with_its_childrens_cpu(tmp_path):
     log = tmp_path / "cpu.log"
     _run(tmp_path, log)
-    rows = {(phase, node.split("::")[-1]): (float(cpu), programs)
-            for cpu, phase, node, programs in (line.split("\t") for line in log.read_text().splitlines())}
+    lines = [line.split("\t") for line in log.read_text().splitlines()]
+    rows = {(phase, node.split("::")[-1]): (float(cpu), programs) for cpu, phase, node, programs, *_ in lines}
     assert set(rows) == {(p, t) for p in ("setup", "call", "teardown") for t in ("test_spins_in_a_child", "test_idle")}
     assert rows["call", "test_spins_in_a_child"][0] >= 0.25  # the child's CPU, waited for, is counted
     assert rows["call", "test_idle"][0] < 0.2  # sleeping is not CPU
@@ -44,4 +44,10 @@ def test_each_phase_is_logged_with_its_childrens_cpu(tmp_path):
     python = Path(sys.executable).name
     assert {key: programs for key, (_, programs) in rows.items() if programs} == {
         ("call", "test_spins_in_a_child"): f"{python}:1"}
+    # then where it ran and when, for replaying a run's schedule: the worker ("main" without xdist), the phase's
+    # start and end (seconds since the epoch): the idle test's call spans its 0.3 s asleep
+    assert {worker for _, _, _, _, worker, _, _ in lines} == {"main"}
+    spans = {(phase, node.split("::")[-1]): float(end) - float(start) for _, phase, node, _, _, start, end in lines}
+    assert 0.29 <= spans["call", "test_idle"] < 5  # times written to the millisecond
+    assert all(float(lines[i][5]) <= float(lines[i + 1][5]) for i in range(len(lines) - 1))
 

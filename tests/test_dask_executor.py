@@ -7,6 +7,7 @@ The cluster's workers are separate processes that import peggy-jvm themselves, a
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import threading
 from pathlib import Path
@@ -16,12 +17,14 @@ from click.testing import CliRunner
 from conftest import javac_command
 from support.javac_cache import run_javac
 
-distributed = pytest.importorskip("distributed")  # the 'dask' extra; CI installs it with the test extra
-import dask  # noqa: E402  (installed with distributed)
+from peggy_jvm import dask_executor
+from peggy_jvm.cli import main
+from peggy_jvm.pipeline import Stage, optimize_input
 
-from peggy_jvm import dask_executor  # noqa: E402
-from peggy_jvm.cli import main  # noqa: E402
-from peggy_jvm.pipeline import Stage, optimize_input  # noqa: E402
+# the 'dask' extra; CI installs it with the test extra. Imported by the tests that use it, not here: every
+# pytest-xdist worker imports every test file to collect it, and importing Dask costs ~1 s of CPU
+if importlib.util.find_spec("distributed") is None:
+    pytest.skip("could not import 'distributed' (the 'dask' extra)", allow_module_level=True)
 
 SOURCES = {
     f"Dk{k}": f"""
@@ -47,6 +50,8 @@ def classes(java_home, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
+    import dask
+    import distributed
     # Dask's scratch space in the test's own directory: by default its scheduler and workers leave a
     # `dask-scratch-space` directory behind in the system's temporary directory
     scratch = str(tmp_path_factory.mktemp("dask-scratch"))
@@ -75,6 +80,7 @@ def test_same_bytes_and_report_as_local(classes, cluster, tmp_path):
 
 def test_a_worker_killed_mid_run_loses_no_class(classes, cluster, tmp_path):
     _, local = optimize_input(classes, tmp_path / "local", Stage.FULL, jobs=1)
+    import distributed
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as c:
         pids = list(c.run(os.getpid).values())
     killed = threading.Event()
@@ -96,6 +102,7 @@ def test_split_classes_same_bytes_with_a_worker_killed(classes, cluster, tmp_pat
     order, a worker killed after the first part: the same bytes and report rows as the local run of whole
     classes (the lost worker's parts ran again)."""
     _, local = optimize_input(classes, tmp_path / "local", Stage.FULL, jobs=1)
+    import distributed
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as c:
         pids = list(c.run(os.getpid).values())
     killed = threading.Event()

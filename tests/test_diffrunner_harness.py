@@ -74,9 +74,10 @@ def test_a_call_that_ends_the_jvm_is_named_in_the_error(java_home: Path, classes
 
 def test_a_call_s_timeout_counts_its_cpu_time_and_a_blocked_call_stops_at_the_wall_clock_cap(java_home: Path,
                                                                                             classes: Path) -> None:
-    calls = [dt.Call("Sum", "nap", "(I)I", (900,)),  # three times its timeout asleep: no CPU time
+    # a short timeout: the test waits out the cap (the largest wall-clock wait of the fast tier at 300 ms: 6 s)
+    calls = [dt.Call("Sum", "nap", "(I)I", (450,)),  # three times its timeout asleep: no CPU time
              dt.Call("Sum", "spin", "(I)I", (1,)),  # spins: its CPU time reaches the timeout
              dt.Call("Sum", "one", "()I", ()),  # a fresh thread after the stopped one
-             dt.Call("Sum", "nap", "(I)I", (60_000,))]  # blocked past the cap, 20 times its timeout (6 s)
-    results = dt.run_jvm(classes, calls, java_home=java_home, timeout_ms=300)
-    assert [str(r) for r in results] == ["RET 900", "TIMEOUT", "RET 1", "TIMEOUT"]
+             dt.Call("Sum", "nap", "(I)I", (60_000,))]  # blocked past the cap, 20 times its timeout (3 s)
+    results = dt.run_jvm(classes, calls, java_home=java_home, timeout_ms=150)
+    assert [str(r) for r in results] == ["RET 450", "TIMEOUT", "RET 1", "TIMEOUT"]

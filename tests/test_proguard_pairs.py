@@ -38,14 +38,15 @@ NULL_TO_STRING_CHANGES = {"commons-lang3": {f"org/apache/commons/lang3/time/Date
 @pytest.fixture(scope="module")
 def proguarded(corpus_jars, tmp_path_factory) -> Callable[[str], Path]:
     """ProGuard's output of a jar, made once, when a test of that jar first needs it (each jar's tests are one
-    work unit of a parallel run, tests/support/schedule.py: the three jars go to the workers in parallel)."""
+    work unit of a parallel run, tests/support/schedule.py: the three jars go to the workers in parallel); read
+    from the corpus cache when ProGuard ran on the same inputs before (support/proguard.py)."""
     out = tmp_path_factory.mktemp("proguard")
     done: dict[str, Path] = {}
 
     def get(name: str) -> Path:
         if name not in done:
             dst = out / f"{name}.pg.jar"
-            pp.proguard_intra(pp.proguard_jar(), corpus_jars[name], dst, [pp.jdk_library_jar()])
+            pp.proguard_intra_cached(pp.proguard_jar(), corpus_jars[name], dst, [pp.jdk_library_jar()])
             done[name] = dst
         return done[name]
     return get

@@ -67,3 +67,20 @@ def test_files_are_units_and_the_heaviest_unit_goes_first(tmp_path):
     for w, what in lines:
         first.setdefault(w, what)
     assert first[worker["z-heavy"]] == "z-heavy", lines
+
+
+def test_replay_hands_out_the_units_as_the_scheduler_does(monkeypatch):
+    from support import schedule
+    monkeypatch.setattr(schedule, "UNIT_CPU", {})
+    costs = {"tests/a.py::t1": 1.0, "tests/a.py::t2": 1.0, "tests/a.py::t3": 1.0, "tests/b.py::t": 10.0,
+             "tests/c.py::t": 1.0}
+    # xdist's order, most tests first: a to the first worker, b to the second, which takes c too (1 test left)
+    assert schedule.replay(costs) == [3.0, 11.0]
+    # b known to be costly: it goes first, to the first worker, which takes c after it; the second runs a
+    monkeypatch.setattr(schedule, "UNIT_CPU", {"tests/b.py": 100.0})
+    assert schedule.replay(costs) == [11.0, 3.0]
+    # a file split into units by SPLITS is replayed as its units; a worker with 2 or fewer tests left takes the
+    # next unit at once, so b waits behind the heavy t3 while the other worker runs out of work
+    monkeypatch.setitem(schedule.SPLITS, "tests/a.py", [(r"::(t3)$", r"\1")])
+    monkeypatch.setattr(schedule, "UNIT_CPU", {"tests/a.py[t3]": 50.0})
+    assert schedule.replay({**costs, "tests/a.py::t3": 20.0}) == [30.0, 3.0]

@@ -10,6 +10,7 @@ multiplication left, verified and run on the JVM against the original); and with
 step refused by the self-check, swapped arms by the fuzzer)."""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -29,13 +30,18 @@ from peggy_jvm.rules.check import check_rule
 from peggy_jvm.rules.policy import RuleOptions
 
 SOURCES = Path(__file__).resolve().parent / "java" / "varstep"
-#: the default rules with the varying-step group and the phi-of-constants folding (both off by default in
-#: validate's rules, axioms/peg-loop.ax and axioms/peg-distrib.ax) switched on
-RULES = default_rules().enable("peg.loop.strength.varying", "peg.distrib.phi.const").active()
+
+
+@functools.cache
+def varying_rules() -> list:
+    """The default rules with the varying-step group and the phi-of-constants folding (both off by default in
+    validate's rules, axioms/peg-loop.ax and axioms/peg-distrib.ax) switched on; compiled when a test first needs
+    them, not at import (every pytest-xdist worker imports every test file to collect it)."""
+    return default_rules().enable("peg.loop.strength.varying", "peg.distrib.phi.const").active()
 
 
 def saturate(peg: PEG, roots: list[int]) -> tuple[EPeg, dict[int, int]]:
-    return saturate_with(peg, roots, RULES)
+    return saturate_with(peg, roots, varying_rules())
 
 
 def _stepped(peg: PEG, loop: int, zero: int, step: int, add: str = "add.i") -> int:
@@ -61,14 +67,15 @@ def test_varying_step_times_a_constant_is_stepped_by_a_phi_of_constants():
     wrong = _stepped(peg, 1, ci(peg, 0), _phi(peg, c, ci(peg, 100), ci(peg, 151)))
     # theta-factor finds the same equality another way (right's step is phi(c, 2, 3) * 50: right is i * 50 by
     # factoring 50 out of the accumulator); without it, the varying step's rule must
-    eg, m = saturate_with(peg, [times50, right, swapped, wrong], [r for r in RULES if r.name != "theta-factor"])
+    eg, m = saturate_with(peg, [times50, right, swapped, wrong],
+                          [r for r in varying_rules() if r.name != "theta-factor"])
     assert eg.equiv(m[times50], m[right])
     assert "sr-mul-int-var" in eg.explain(m[times50], m[right]).rules()  # type: ignore[union-attr]
     assert not eg.equiv(m[times50], m[swapped]) and not eg.equiv(m[times50], m[wrong])
     # the step's product is folded by distributing mul over the phi of constants: without it, not found
     eg = EPeg()
     m = eg.add_peg(peg, roots=[times50, right])
-    Runner([r for r in RULES if not r.name.startswith("phi-const-")], LIMITS).run(eg)
+    Runner([r for r in varying_rules() if not r.name.startswith("phi-const-")], LIMITS).run(eg)
     assert not eg.equiv(m[times50], m[right])
 
 
@@ -101,10 +108,10 @@ def trees(java_home: Path, tmp_path_factory) -> dict[str, Path]:
 
 
 def test_validate_proves_the_hand_reduced_loops_and_refutes_the_mutants(trees):
-    proved = validate_rows({"orig": trees["orig"], "opt": trees["equiv"]}, "VarStep", rules=RULES)
+    proved = validate_rows({"orig": trees["orig"], "opt": trees["equiv"]}, "VarStep", rules=varying_rules())
     assert {n: p.verdict.value for n, p in proved.items() if n != "main"} == dict.fromkeys(
         ("<init>", "inv", "var2", "var3", "varl"), "equivalent"), {n: p.reason for n, p in proved.items()}
-    refuted = validate_rows({"orig": trees["orig"], "opt": trees["mutant"]}, "VarStep", rules=RULES)
+    refuted = validate_rows({"orig": trees["orig"], "opt": trees["mutant"]}, "VarStep", rules=varying_rules())
     for name in ("inv", "var2", "varl"):  # a wrong constant, the arms swapped, a wrong long constant
         assert refuted[name].verdict.value == "not-equivalent", (name, refuted[name].reason)
         assert "confirmed on the JVM" in refuted[name].reason, refuted[name].reason

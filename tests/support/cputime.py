@@ -7,7 +7,9 @@ process running the test (a pytest-xdist worker or pytest itself) plus that of e
 during the phase (``peggy-jvm`` and ``java`` subprocesses, the optimizer's worker processes), so a session
 fixture's cost is charged to the setup of the first test that needs it; then the programs the phase started
 through :mod:`subprocess` (``java:3,javap:1``: each command's executable by name, and how often; what those start
-in turn is not seen), which tells the cost of starting JVMs and ``peggy-jvm`` processes from the work itself.
+in turn is not seen), which tells the cost of starting JVMs and ``peggy-jvm`` processes from the work itself; then
+the pytest-xdist worker that ran it (``gw0``, ``main`` without xdist) and the phase's start and end (wall clock,
+seconds since the epoch), from which a run's schedule can be replayed (which files ran where and ended last).
 Lines are appended with one ``write`` each, so the workers of one run may share the file. Sort it to read it:
 ``sort -rn FILE | head -40``.
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import os
 import resource
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Generator
@@ -91,6 +94,7 @@ def _logged(phase: str, item: pytest.Item) -> Generator[None, None, None]:
         yield
         return
     before = Counter(_started)
+    began = time.time()
     start = _cpu_seconds()
     helpers = _helpers_cpu()
     yield
@@ -101,7 +105,9 @@ def _logged(phase: str, item: pytest.Item) -> Generator[None, None, None]:
     cpu += sum(now[pid] - helpers.get(pid, 0.0) for pid in now)
     cpu -= sum(t for pid, t in helpers.items() if pid not in now)
     programs = ",".join(f"{name}:{n}" for name, n in sorted((_started - before).items()))
-    line = f"{cpu:.2f}\t{phase}\t{item.nodeid}\t{programs}\n"
+    # the worker's id from xdist's own config (the environment variable is inherited by a pytest a test starts)
+    worker = getattr(item.config, "workerinput", {}).get("workerid", "main")
+    line = f"{cpu:.2f}\t{phase}\t{item.nodeid}\t{programs}\t{worker}\t{began:.3f}\t{time.time():.3f}\n"
     with open(path, "a", encoding="utf-8") as log:
         log.write(line)
 

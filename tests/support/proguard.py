@@ -11,6 +11,10 @@ What it owns
       variable allocation, merging), nothing shrunk and every class and member kept, so that each method of the
       output pairs with the method of the same name and descriptor in the input. The output jar is written whole
       or not at all.
+    * :func:`proguard_intra_cached`: the same output, kept next to the corpus keyed by everything ProGuard reads
+      (its jar, the input, the libraries, the configuration, the JVM that runs it), so that a machine runs
+      ProGuard on a jar once (commons-lang3: ~25 s of CPU). ProGuard's output is the same class files run after
+      run (only the zip entries' times differ), so a stored output is what a new run would write.
     * :func:`changed_methods`: which pairs differ in their code (instructions with constants resolved, so a
       rewritten constant pool alone is not a change).
     * :func:`validate_pair` and :func:`print_table`: ``validate`` of a jar against its ProGuard output as one
@@ -25,8 +29,10 @@ A missing ProGuard or JDK image, or a ProGuard failure, raises SystemExit with a
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -121,6 +127,40 @@ def proguard_intra(pg_jar: Path, in_jar: Path, out_jar: Path, libraries: list[Pa
                              + "\n".join((proc.stdout + proc.stderr).splitlines()[-20:]))
         partial.replace(out_jar)
     return seconds
+
+
+#: ``off``: proguard_intra_cached runs ProGuard every time (a cold machine's cost)
+CACHE_ENV = "PEGGY_TEST_PROGUARD_CACHE"
+
+
+def _java_identity() -> bytes:
+    """What names the JVM that runs ProGuard (``java`` on PATH): its resolved path and its ``release`` file."""
+    found = shutil.which("java")
+    if found is None:
+        return b""
+    exe = Path(found).resolve()
+    release = exe.parent.parent / "release"
+    return str(exe).encode() + b"\0" + (release.read_bytes() if release.is_file() else b"")
+
+
+def proguard_intra_cached(pg_jar: Path, in_jar: Path, out_jar: Path, libraries: list[Path]) -> bool:
+    """What :func:`proguard_intra` writes to OUT_JAR, from the cache when ProGuard ran on the same inputs before
+    (``$PEGGY_TEST_PROGUARD_CACHE=off``: always run). Returns whether the cache served it."""
+    digest = hashlib.sha256()
+    for part in (Path(pg_jar).read_bytes(), Path(in_jar).read_bytes(), *(Path(p).read_bytes() for p in libraries),
+                 INTRA_CONFIG.encode(), _java_identity()):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    stored = cache_dir() / "tools" / "proguard-out" / f"{Path(in_jar).stem}-{digest.hexdigest()[:24]}.jar"
+    out_jar.parent.mkdir(parents=True, exist_ok=True)
+    if os.environ.get(CACHE_ENV) != "off" and stored.is_file():
+        shutil.copyfile(stored, out_jar)
+        return True
+    proguard_intra(pg_jar, in_jar, out_jar, libraries)
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    tmp = stored.with_name(f"{stored.name}.{os.getpid()}.tmp")  # two test workers may store it at once
+    shutil.copyfile(out_jar, tmp)
+    tmp.replace(stored)
+    return False
 
 
 _POOL_INDEX = re.compile(r"#\d+")

@@ -2,6 +2,8 @@
 loadfile``): one work unit per test file, except the heavy files split by :data:`SPLITS`, and the costliest
 units handed out first.
 
+Also :func:`replay`: a run's schedule replayed from each test's cost (a CPU log, support/cputime.py).
+
 Input: the test ids the workers collected (in the controller of a ``--dist loadfile`` run); :data:`SPLITS`,
 how a heavy file divides into units; :data:`UNIT_CPU`, the measured CPU seconds of the heavy units. Output: the
 scheduler pytest-xdist uses (:class:`UnitScheduling`, its own ``loadfile`` scheduler with these units): a
@@ -77,6 +79,37 @@ def unit_of(nodeid: str) -> str:
         if found:
             return f"{file}[{found.expand(name)}]"
     return file
+
+
+def replay(costs: dict[str, float], workers: int = 2) -> list[float]:
+    """When each of ``workers`` workers would end if the tests ``costs`` (node id -> seconds, in collection
+    order) were handed out as :class:`UnitScheduling` does, each test taking its cost: the units in xdist's order
+    (most tests first), the costliest by :data:`UNIT_CPU` taken first; each worker takes one unit, then another
+    whenever 2 or fewer of its tests are left (xdist's ``_reschedule``). For reading a run's CPU log (docs/ci.md):
+    whether the order, not the work, makes a worker wait at the end."""
+    units: dict[str, list[str]] = {}
+    for nodeid in costs:
+        units.setdefault(unit_of(nodeid), []).append(nodeid)
+    queue = dict(sorted(units.items(), key=lambda item: -len(item[1])))
+
+    def take(tests: list[str]) -> None:
+        heaviest = max(queue, key=lambda unit: UNIT_CPU.get(unit, 0.0))
+        tests.extend(queue.pop(heaviest))
+
+    ends = [0.0] * workers
+    pending: list[list[str]] = [[] for _ in range(workers)]
+    for mine in pending:
+        if queue:
+            take(mine)
+    for mine in pending:
+        if queue and len(mine) <= 2:
+            take(mine)
+    while any(pending):
+        w = min((i for i in range(workers) if pending[i]), key=lambda i: (ends[i], i))
+        ends[w] += costs[pending[w].pop(0)]
+        if queue and len(pending[w]) <= 2:
+            take(pending[w])
+    return ends
 
 
 def _unit_scheduling() -> type:
