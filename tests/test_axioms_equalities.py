@@ -359,6 +359,45 @@ def test_phi_simplifications():
     assert eg.equiv(m[nested], m[plain])
 
 
+def test_a_reference_test_and_its_negation_with_the_arms_swapped_are_one_choice_for_the_self_check():
+    """``compare.ref.identity`` (the self-check's rules, rules/policy.py ``PROOF_GROUPS``): ``phi(o != null, x,
+    y)`` is ``phi(o == null, y, x)`` (``not-eq-ref`` and ``phi-not``), the form in which the proofs meet an inlined
+    callee's ``ifnonnull`` test (its body as built) with the emitted code's (lifted with ``==`` tests first);
+    ``o == o`` is true. The same arms under the negated test are not the same choice, nor is ``o == p``
+    true for another reference (only ``compare.ref``'s allocation facts could say more). The optimizer's
+    saturation does without them."""
+    from peggy_jvm.peg.build import default_node
+    from peggy_jvm.rules.policy import proof_rules, safe_rules
+    assert not any(r.group == "compare.ref.identity" for r in safe_rules())
+    peg, (o, p, x, y) = peg_with(REF, REF, INT, INT)
+    null = default_node(peg, REF)  # null, as the builder writes it
+    ne, eq = peg.add("ne.a", None, (o, null)), peg.add("eq.a", None, (o, null))
+    by_ne = peg.add("phi", None, (ne, x, y))
+    by_eq = peg.add("phi", None, (eq, y, x))
+    wrong_arm = peg.add("phi", None, (eq, x, y))
+    itself, other = peg.add("eq.a", None, (o, o)), peg.add("eq.a", None, (o, p))
+    eg, m = saturate(peg, [by_ne, by_eq, wrong_arm, itself, other], proof_rules())
+    assert eg.equiv(m[by_ne], m[by_eq])
+    assert not eg.equiv(m[by_ne], m[wrong_arm])
+    assert eg.const(m[itself]) == ("const.b", True)
+    assert eg.const(m[other]) is None
+
+
+def test_a_return_in_each_arm_is_the_return_of_the_choice_for_the_self_check():
+    """``peg.exit`` (the self-check's rules, rules/policy.py ``PROOF_GROUPS``): ``phi(c, return(s, v), return(s,
+    w))``, a return in each arm, is ``return(s, phi(c, v, w))``, one return of the value chosen (an inlined
+    ``return choose(b, x, y)``); with the arms the other way round it is not."""
+    from peggy_jvm.rules.policy import proof_rules
+    peg, (b, v, w) = peg_with(INT, REF, REF)
+    s0 = peg.add("sigma0")
+    c = peg.add("ne.i", None, (b, ci(peg, 0)))
+    in_place = peg.add("phi", None, (c, peg.add("return", None, (s0, v)), peg.add("return", None, (s0, w))))
+    one = peg.add("return", None, (s0, peg.add("phi", None, (c, v, w))))
+    swapped = peg.add("return", None, (s0, peg.add("phi", None, (c, w, v))))
+    eg, m = saturate(peg, [in_place, one, swapped], proof_rules())
+    assert eg.equiv(m[in_place], m[one])
+    assert not eg.equiv(m[in_place], m[swapped])
+
 # -- must NOT be found ------------------------------------------------------------------------------------------
 def test_x_plus_1_greater_than_x_is_not_true_for_int():
     peg, (x,) = peg_with(INT)

@@ -6,16 +6,19 @@ The fixture is ``fixtures/src/inline/inl/Cold.java``: callees whose check alloca
 commons-lang3's ``Validate`` does. Each shape is read off the optimizer's output under the default rules (the
 emitted-cost rule on; the per-method size allowance, ``SizeBudget.METHOD``, so that a rewrite is judged by its own
 allowance rather than by the other methods of this small input), verified (``-Xverify:all``), run against the
-original on the JVM, and proved by ``validate``.
+original on the JVM, and proved by ``validate``. Session 19: the self-check proves an inlined null check and a
+callee's choice returned in each arm (``rules/policy.py`` ``PROOF_GROUPS``), and refuses the null check's mutants
+(the wrong exception, the wrong arm), which ``validate`` shows different when written by hand.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import difftest as dt
-from conftest import javac_command
+from conftest import compile_versions, javac_command, validate_rows
 from support.javac_cache import run_javac
 from peggy_jvm.choices import SizeBudget
 from peggy_jvm.classfile import opcodes as op
@@ -124,11 +127,105 @@ def test_calls_that_cannot_pay_stay_calls(built):
     assert _invokes(out, "Loops", "callsWaste") == []  # a dead loop: inlined and deleted
 
 
-@pytest.mark.xfail(strict=True, reason="the self-check does not prove an inlined null check yet (validate proves "
-                                       "the original against javac's identical hand-inlined code; cause not found)")
 def test_an_inlined_null_check_is_proved_by_the_self_check(built):
+    """``weigh`` inlines ``notNull`` (``if (o == null) throw new NullPointerException(what); return o;``). The
+    callee's body enters the proof as built, its test ``o != null`` (javac's ``ifnonnull``), while the emitted code
+    is lifted with every ``!=`` test as ``==`` with its arms swapped (validate/branchshape.py): the two meet only
+    through ``not-eq-ref`` and ``phi-not`` (``compare.ref.identity``, among the self-check's rules since session
+    19, rules/policy.py ``PROOF_GROUPS``; before, the method kept its call: "calls only in ORIG:
+    inl/Cold.notNull")."""
     _, out, report = built
-    assert _invokes(out, "Cold", "weigh") == ["length"], report[("Cold", "weigh")].reason
+    r = report[("Cold", "weigh")]
+    assert r.status == "rewritten" and r.inlined == 1, (r.status, r.reason)
+    assert _invokes(out, "Cold", "weigh") == ["<init>", "length"]  # the NPE's constructor on the cold path
+    assert _opcodes(out, "Cold", "weigh").count(op.ATHROW) == 1
+    assert r.emitted_cost_after < r.emitted_cost_before
+
+
+def test_an_inlined_choice_returned_in_each_arm_is_proved_by_the_self_check(built):
+    """``onOff`` returns ``choose(b, "on", "off")``: inlined, the original's one return of the callee's choice
+    is emitted as a return in each arm, which the self-check proves through ``phi-return`` (``peg.exit``, among
+    its rules since session 19; before, "calls only in ORIG: inl/Cold.choose")."""
+    src, out, report = built
+    r = report[("Cold", "onOff")]
+    assert r.status == "rewritten" and r.inlined == 1, (r.status, r.reason)
+    assert _invokes(src, "Cold", "onOff") == ["choose"] and _invokes(out, "Cold", "onOff") == []
+    assert _opcodes(out, "Cold", "onOff").count(op.ARETURN) == 2
+
+
+def _mutated(body: Body, mutant: str) -> Body:
+    """``notNull``'s body with the wrong exception (``IllegalArgumentException`` built in place of the
+    ``NullPointerException``) or the wrong arm (it throws when ``o`` is not null, returns it when it is)."""
+    from peggy_jvm.peg.graph import Node
+    nodes = list(body.peg.nodes)
+    if mutant == "exception":
+        (n,) = [k for k, nd in enumerate(nodes) if nd.op == "new"]
+        _, ctor = nodes[n].attr
+        iae = "java/lang/IllegalArgumentException"
+        nodes[n] = Node("new", (iae, MethodRef(iae, "<init>", ctor.descriptor)), nodes[n].children)
+    else:
+        cond, a, b = nodes[body.peg.root].children
+        nodes[body.peg.root] = Node("phi", None, (cond, b, a))
+    return replace(body, peg=replace(body.peg, nodes=nodes))
+
+
+@pytest.mark.parametrize("mutant", ["exception", "arm"])
+def test_the_self_check_refuses_a_wrong_inlined_null_check(built, tmp_path, monkeypatch, mutant):
+    """A mutant of ``notNull``'s body in the optimizer's saturation only: extraction inlines it into ``weigh`` as it
+    inlines the right one, and the self-check, which reads the true body, keeps the original code."""
+    import shutil
+    import peggy_jvm.saturate as sat
+    src, _, _ = built
+    real = sat.inline_calls
+    seen: list[str] = []
+
+    def wrong(eg, peg, mapping, bodies):
+        out = {}
+        for n, b in bodies.items():
+            if getattr(peg.nodes[n].attr, "name", None) == "notNull":
+                seen.append(mutant)
+                b = _mutated(b, mutant)
+            out[n] = b
+        return real(eg, peg, mapping, out)
+
+    monkeypatch.setattr(sat, "inline_calls", wrong)
+    (tmp_path / "src" / "inl").mkdir(parents=True)
+    shutil.copy(src / "inl" / "Cold.class", tmp_path / "src" / "inl")
+    _, report = optimize_input(tmp_path / "src", tmp_path / "out", Stage.FULL, size_budget=SizeBudget.METHOD)
+    r = next(m for m in report.methods if m.name == "weigh")
+    assert seen and r.inlined == 1, (seen, r.inlined)  # the mutant was extracted, as the right body is
+    assert r.status == "unchanged" and r.reason.startswith("self-check"), (r.status, r.reason)
+    assert _invokes(tmp_path / "out", "Cold", "weigh") == ["notNull", "length"]
+
+
+#: ``weigh``'s call of ``notNull`` against the check inlined by hand: right, with the wrong exception, with the
+#: wrong arm (``notNull`` of a String, not generic: the generic one's caller casts its result, which the
+#: optimizer's code keeps and code written by hand would not)
+_NULL_CHECKS = {"right": "if (s == null) throw new NullPointerException(\"s\");",
+                "exception": "if (s == null) throw new IllegalArgumentException(\"s\");",
+                "arm": "if (s != null) throw new NullPointerException(\"s\");"}
+_NULL_CLASS = """package inl;
+public final class N {
+    static int calls;
+    static String notNull(String o, String what) {
+        if (o == null) throw new NullPointerException(what);
+        return o;
+    }
+%s
+}
+"""
+
+
+def test_validate_proves_a_null_check_inlined_by_hand_and_shows_the_wrong_ones_different(java_home, tmp_path):
+    trees = compile_versions(java_home, tmp_path, "N.java", {
+        "orig": _NULL_CLASS % "\n".join(f"    static int {name}(String s, int k) {{ String t = notNull(s, \"s\"); "
+                                        "calls++; return t.length() * k + calls; }" for name in _NULL_CHECKS),
+        "opt": _NULL_CLASS % "\n".join(f"    static int {name}(String s, int k) {{ {check} calls++; "
+                                       "return s.length() * k + calls; }" for name, check in _NULL_CHECKS.items())})
+    rows = validate_rows(trees, "inl/N", method_timeout=10.0)
+    assert rows["right"].verdict is Verdict.EQUIVALENT, rows["right"].reason
+    for name in ("exception", "arm"):
+        assert rows[name].verdict is Verdict.NOT_EQUIVALENT, (name, rows[name].verdict, rows[name].reason)
 
 
 def test_loop_callees_are_offered_only_where_their_loops_die(built):
@@ -163,6 +260,7 @@ CALLS = [
     *(dt.Call("inl/Cold", "pick", "([III)I", (a, i, j)) for a in (None, [], [4, -2, 9]) for i in (-1, 0, 2, 3)
       for j in (0, 1)),
     *(dt.Call("inl/Cold", "tiny", "(I)I", (x,)) for x in (-1, 0, 4)),
+    *(dt.Call("inl/Cold", "onOff", "(Z)Ljava/lang/String;", (b,)) for b in (False, True)),
     *(dt.Call("inl/Cold", "sumChecked", "([I)I", (a,)) for a in (None, [], [1, 2], [3, -1])),
     *(dt.Call("inl/Loops", m, "(I)I", (n,)) for m in ("callsSum", "callsWaste") for n in (-1, 0, 5)),
 ]
@@ -174,8 +272,10 @@ def test_the_output_verifies_behaves_identically_and_is_proved(built, java_home,
     assert proc.returncode == 0 and "verify_errors=0" in proc.stdout, proc.stdout[-2000:]
     result = dt.compare(src, out, CALLS, java_home=java_home, timeout_ms=5000)
     assert result.mismatches == [] and result.compared == len(CALLS), result.report()
-    thrown = {r.exception for r in result.rewritten if r.kind == "THROW"}
-    assert "java/lang/IllegalArgumentException" in thrown, thrown  # the inlined throw, compared
+    thrown = {(c.name, r.exception) for c, r in zip(CALLS, result.rewritten) if r.kind == "THROW"}
+    # the inlined throws, compared: positive's in scaled, notNull's in weigh
+    assert {("scaled", "java/lang/IllegalArgumentException"), ("weigh", "java/lang/NullPointerException")} <= thrown, \
+        thrown
     rows = {(p.class_name, p.name): p for p in validate_inputs(src, out, ValidateOptions(method_timeout=10.0)).pairs}
     assert all(p.verdict is Verdict.EQUIVALENT for p in rows.values()), \
         [(k, p.reason) for k, p in rows.items() if p.verdict is not Verdict.EQUIVALENT]

@@ -222,14 +222,14 @@ def test_an_unsound_rule_past_the_load_time_check_never_makes_a_wrong_class(comp
 def test_the_proof_trusts_only_user_rules_the_checker_finds_sound(tmp_path):
     """All three rules steer the search; the self-check's rules add only the sound one to the defaults (not the
     unsound one, nor the exempt `eval-drop`, which is wrong for a heap: it would drop a loop that may not end)."""
-    from peggy_jvm.rules.policy import RuleOptions, optimizer_rules, proof_rules, safe_rules
+    from peggy_jvm.rules.policy import RuleOptions, optimizer_rules, proof_only_rules, proof_rules, safe_rules
 
     ax = _ax(tmp_path, "three.ax", MASKS + WRONG + "rule eval-drop: (eval[$l] ?x ?i) => ?x\n")
     options = RuleOptions((ax,))
     mine = {"and-and-const", "times3-shl", "eval-drop"}
     assert mine <= {r.name for r in optimizer_rules(options)}
     proof = [r.name for r in proof_rules(options)]
-    assert proof == [r.name for r in safe_rules()] + ["and-and-const"]
+    assert proof == [r.name for r in safe_rules() + proof_only_rules()] + ["and-and-const"]
     assert [r.name for r in proof_rules(RuleOptions((ax,), switches=("-user.masks",)))] == proof[:-1]
 
 

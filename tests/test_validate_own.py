@@ -47,6 +47,9 @@ def trees(java_home, tmp_path_factory):
 
 def test_validate_default_rules_hold_the_optimizer_rules():
     assert {r.name for r in safe_rules()} <= {r.name for r in _default_rules()}
+    # and those the self-check proves with besides (rules/policy.py PROOF_GROUPS)
+    from peggy_jvm.rules.policy import proof_rules
+    assert {r.name for r in proof_rules()} <= {r.name for r in _default_rules()}
 
 
 def test_the_default_rules_alone_prove_the_rewrite(trees):

@@ -6,7 +6,7 @@ What this module owns
     are) and :func:`with_safe_groups` (a rule set with them on as well: ``validate``'s default rules),
     :class:`RuleOptions` (the user's say: ``optimize --axioms/--no-default-axioms/--rules``),
     :func:`load_rule_options`, :func:`optimizer_rules` (the rules saturation runs) and :func:`proof_rules` (the
-    rules the self-check proves with).
+    rules the self-check proves with: those and :data:`PROOF_GROUPS`, :func:`proof_only_rules`).
 
 User rules
     The user's axiom files join the safe groups: every group they define (unless its ``group`` line says
@@ -36,7 +36,8 @@ from .compile import compile_rule
 from .library import RuleSet, axiom_files, default_axiom_dir, default_rules, load_rules, parse_axiom_files
 from .syntax import RuleAST
 
-__all__ = ["safe_rules", "safe_groups", "with_safe_groups", "SAFE_GROUPS", "EXCLUDED_SUBGROUPS", "EXCLUDED_RULES",
+__all__ = ["safe_rules", "safe_groups", "with_safe_groups", "SAFE_GROUPS", "PROOF_GROUPS", "EXCLUDED_SUBGROUPS",
+           "EXCLUDED_RULES", "proof_only_rules",
            "RuleOptions", "UserRule", "load_rule_options", "optimizer_rules", "proof_rules"]
 
 # The rule groups the full stage saturates with, while the validator (issue 7) cannot check its output.
@@ -138,6 +139,26 @@ SAFE_GROUPS: tuple[str, ...] = (
     "peg.loop", "peg.loop.strength", "peg.loop.closed", "peg.loop.unswitch", "heap.array.read", "heap.field.read",
     "effects.divisor",
 )
+#: Rule groups the proofs of the optimizer's output use beyond :data:`SAFE_GROUPS` (:func:`proof_rules`: the
+#: self-check, and ``validate``'s replay of it), which saturation does without: they only relate forms the proofs
+#: themselves bring together.
+#:   compare.ref.identity (axioms/compare.ax): `a == a` is true, `a != a` false and `!(a == b)` is `a != b` for
+#:   references (JVMS if_acmp compares identities, null included; nothing about allocation or null, unlike the
+#:   rest of compare.ref). With phi-not, an inlined callee's `o != null` test (javac's ifnonnull; the body enters
+#:   the proof as built, rules/inline.py) meets the emitted code's `o == null` with its arms swapped (the proofs
+#:   lift both methods with `==` tests first, validate/branchshape.py): without it the self-check could not prove
+#:   an inlined `Validate.notNull` (session 19). In the optimizer's saturation it only changed ties among equal
+#:   choices (commons-lang3: 15 classes' bytes, one rewrite lost, 1.06x CPU), so it stays out of it. The value
+#:   fuzzer cannot evaluate `eq.a` (exempt, tests/test_axioms_sound.py); tests/test_axioms_equalities.py checks
+#:   these rules on e-graph instances, a wrong arm included.
+#:   peg.exit (axioms/peg-exit.ax): a phi of two returns (two throws) is the return (throw) of the phis of their
+#:   heaps and values: the method's outcome is the pair the condition picks, whichever way it is written. The
+#:   emitted code returns in place (revert/tidy.py ReturnsInPlace) where a callee inlined into a `return f(x)`
+#:   gave one return of a phi (commons-lang3's BooleanUtils.toStringOnOff: `return toString(b, "on", "off")`),
+#:   and where the original shares one return block; without it the self-check refused such code, or the full
+#:   stage fell back to jumps to a shared return (pipeline._returns_by_jumps). Exempt from the value fuzzer
+#:   (outcomes, heaps); checked on e-graph instances (tests/test_axioms_equalities.py).
+PROOF_GROUPS: tuple[str, ...] = ("compare.ref.identity", "peg.exit")
 #: sub-groups under the prefixes above that stay off (blow-up, see axioms/*.ax)
 EXCLUDED_SUBGROUPS: tuple[str, ...] = ("arith.int.ac", "arith.long.ac", "peg.distrib.phi.more",
                                        "peg.distrib.phi.one", "peg.loop.strength.varying")
@@ -148,6 +169,7 @@ EXCLUDED_SUBGROUPS: tuple[str, ...] = ("arith.int.ac", "arith.long.ac", "peg.dis
 EXCLUDED_RULES: tuple[str, ...] = ()
 
 _CACHED_RULES: list[Rewrite] | None = None
+_CACHED_PROOF_EXTRA: list[Rewrite] | None = None
 
 
 def _under(group: str, names: Sequence[str]) -> bool:
@@ -248,11 +270,25 @@ def optimizer_rules(options: RuleOptions | None = None) -> list[Rewrite]:
     return load_rule_options(options)[0].active()
 
 
+def proof_only_rules() -> list[Rewrite]:
+    """The rewrites of :data:`PROOF_GROUPS` (the bundled axioms; cached)."""
+    global _CACHED_PROOF_EXTRA
+    if _CACHED_PROOF_EXTRA is None:
+        rs = default_rules()
+        for g in rs.groups:
+            rs.groups[g] = _under(g, PROOF_GROUPS)
+        rs.disabled_rules.clear()
+        _CACHED_PROOF_EXTRA = rs.active()
+    return _CACHED_PROOF_EXTRA
+
+
 def proof_rules(options: RuleOptions | None = None) -> list[Rewrite]:
-    """What the self-check proves with: :func:`safe_rules`, plus the user's active rules (``options``) that the
-    soundness checker evaluates and finds sound (see the module docstring for why)."""
+    """What the self-check proves with: :func:`safe_rules` and :func:`proof_only_rules`, plus the user's active
+    rules (``options``) that the soundness checker evaluates and finds sound (see the module docstring for why).
+    :func:`safe_rules`' own objects, so that the self-check knows them for the optimizer's
+    (``validate.selfcheck``)."""
     if options is None or not options.axioms:
-        return safe_rules()
+        return safe_rules() + proof_only_rules()
     rs, user = load_rule_options(options)
     vouched = {n for u in user if u.check.status == "sound" for n in u.rewrites}
-    return safe_rules() + [r for r in rs.active() if r.name in vouched]
+    return safe_rules() + proof_only_rules() + [r for r in rs.active() if r.name in vouched]

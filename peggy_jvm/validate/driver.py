@@ -307,16 +307,16 @@ MIN_OPTIMIZER_PROOF_S = 0.05
 def _optimizer_proof(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, same_bytes: bool,
                      explain: bool, seconds: float, view: CallView, memo: PegMemo | None = None
                      ) -> ProofResult | None:
-    """The pair proved the way the optimizer's self-check proves a rewrite (its safe rules, its work limits),
-    within ``seconds`` as well; None when there is no time for it."""
+    """The pair proved the way the optimizer's self-check proves a rewrite (its rules, ``proof_rules``, and its
+    work limits), within ``seconds`` as well; None when there is no time for it."""
     if seconds < MIN_OPTIMIZER_PROOF_S:
         return None
     from ..budget import DEFAULT_WORK_BUDGET
-    from ..rules.policy import safe_rules  # the optimizer's rule policy
+    from ..rules.policy import proof_rules  # the optimizer's rule policy
     limits = DEFAULT_WORK_BUDGET.proof()
     budget = ProofBudget(time_s=seconds, max_nodes=limits.max_nodes, max_iterations=limits.max_iterations,
                          induction_steps=limits.induction_steps)
-    return prove_pair(pair, orig_h, opt_h, safe_rules(), budget, same_class_bytes=same_bytes, explain=explain,
+    return prove_pair(pair, orig_h, opt_h, proof_rules(), budget, same_class_bytes=same_bytes, explain=explain,
                       view=view, memo=memo)
 
 
