@@ -35,7 +35,10 @@ The optimizer's proof, found again
     once per loop shape (JAMA's ``hqr2``: 19 minimizations in four attempts), the rule sets differing only in
     saturation. A pair still unproved after these and :func:`~.prove.by_ranges` gets one last attempt in what its
     proof budget has left: the case split on the terms read back from the e-graphs the default rules saturated
-    (:func:`~.prove.cases_after_saturation`), last so that it costs nothing on a pair proved otherwise.
+    (:func:`~.prove.cases_after_saturation`), last so that it costs nothing on a pair proved otherwise; and
+    after that, the optimizer's self-check's shortcut replayed (:mod:`.replay`: ORIG's PEG saturated as ``optimize``
+    saturates it, OPT's method met there), in what is left and at least :data:`REPLAY_SHARE` of the proof budget:
+    the self-check proves some rewrites only so (commons-math3's ``Dfp.sqrt``).
 
 Assumptions (``--assume``, :data:`~peggy_jvm.rules.strings.ASSUMPTIONS`)
     Each named assumption adds its rules, made afresh for every pair (they are told the pair's parameter types).
@@ -69,6 +72,7 @@ from .modular import CallView, Component, Key, Program, proof_order
 from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods, split_map
 from .prove import SHAPED_SHARE, PegMemo, ProofBudget, ProofResult, Saturated, by_ranges, cases_after_saturation, \
     prove_pair
+from .replay import prove_in_optimizer_saturation
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
 # of the per-method budget; the rest is the interpreter screen, which a pair whose proof stops early (saturated,
@@ -293,6 +297,13 @@ class _Run:
             return ranges, []
         if not proof.proved and (after := cases_after_saturation(kept, end)) is not None:
             return after, []
+        if not proof.proved and self.options.rules is None and budget.time_s is not None:
+            # the optimizer's self-check proves some rewrites only in its own saturated E-PEG of the original
+            # (validate/replay.py): last, so that a pair proved otherwise never pays for it, and with at least
+            # REPLAY_SHARE of the proof budget, taken from the search's share when the proofs above used it all
+            seconds = max(end - clock(), REPLAY_SHARE * (self.options.method_timeout * PROOF_SHARE))
+            if (replayed := prove_in_optimizer_saturation(pair, self.orig_h, self.opt_h, view, seconds)) is not None:
+                return replayed, []
         return proof, relied
 
 
@@ -302,6 +313,9 @@ class _Run:
 OPTIMIZER_SHARE = 0.4
 #: below this many seconds the optimizer's proof is not tried
 MIN_OPTIMIZER_PROOF_S = 0.05
+#: of a pair's whole proof budget, the least the replay of the optimizer's saturation (validate/replay.py) gets
+#: after every other proof failed (more when they left more)
+REPLAY_SHARE = 0.1
 
 
 def _optimizer_proof(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, same_bytes: bool,
