@@ -2,7 +2,9 @@
 17 item 8): commons-math3's ``Dfp.sqrt``, whose rewrite the self-check proves only there (the full proof of the
 pair saturates without meeting the roots), is proved equivalent by ``validate``; the replay refuses a broken
 lowering (a constant changed in the emitted code), and it reads calls through the pair's view, so a call of a
-helper whose pair differs is never taken for the other side's."""
+helper whose pair differs is never taken for the other side's. A method the optimizer did not rewrite in a
+class it did is proved as the same code on the same constants (validate/driver.py ``_same_code``) even where no
+proof could be built (commons-math3's ``BOBYQAOptimizer.bobyqb``: irreducible control flow)."""
 from __future__ import annotations
 
 import zipfile
@@ -76,6 +78,7 @@ public class Own {
     static int twice(int x, int y) { int t = x * 77 + y; return (x * 77 + y) - t + (t << 1); }
     int viaHelper(int x) { return helper(x) * 77 + helper(x + 1) * 77; }
     int helper(int x) { return x + HELPER; }
+    int callsHelper(int x) { return helper(x); }
 }
 """
 
@@ -141,3 +144,28 @@ def test_the_replay_reads_calls_through_the_view(own):
     rows = {p.name: p for p in validate_inputs(changed, opt, ValidateOptions(counterexamples=False)).pairs}
     assert rows["helper"].verdict.value != "equivalent"
     assert rows["viaHelper"].verdict.value != "equivalent", rows["viaHelper"].reason
+
+
+def test_an_unrewritten_method_of_a_rewritten_class_is_the_same_code(own, monkeypatch):
+    """The proofs of ``<init>`` and ``callsHelper``, which the optimizer left alone (the same code bytes; OPT's
+    pool extends ORIG's), made to prove nothing (``prove_pair`` and the replay): both are still proved; against
+    the tree whose ``helper`` differs, ``callsHelper``'s call of it is not assumed, so it is not proved (its code
+    and constants are the same: only the modular rule stops it)."""
+    alone = {"<init>", "callsHelper"}
+    real_pair, real_replay = driver.prove_pair, driver.prove_in_optimizer_saturation
+
+    def pair_proof(pair, *args, **kwargs):
+        return driver.ProofResult(False, "not proved: (the test's)") if pair.orig.name in alone else \
+            real_pair(pair, *args, **kwargs)
+
+    monkeypatch.setattr(driver, "prove_pair", pair_proof)
+    monkeypatch.setattr(driver, "prove_in_optimizer_saturation",
+                        lambda pair, *a: None if pair.orig.name in alone else real_replay(pair, *a))
+    orig, opt = own
+    rows = {p.name: p for p in validate_inputs(orig, opt, ValidateOptions(counterexamples=False)).pairs}
+    assert all(p.verdict.value == "equivalent" for p in rows.values()), {n: p.reason for n, p in rows.items()}
+    assert rows["callsHelper"].reason == rows["<init>"].reason == driver.SAME_CODE
+    rows = {p.name: p for p in validate_inputs(orig.parent / "changed", opt,
+                                               ValidateOptions(counterexamples=False)).pairs}
+    assert rows["<init>"].verdict.value == "equivalent" and rows["callsHelper"].verdict.value != "equivalent", \
+        {n: p.reason for n, p in rows.items()}

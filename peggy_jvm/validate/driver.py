@@ -276,6 +276,8 @@ class _Run:
         ``peg.distrib.phi.const`` they did not prove it). With rules given (``--rules``, ``--axioms``), only
         those. Last, when nothing else proved it, the case split on the terms read back from the e-graphs its
         default (or given) rules saturated (:func:`~.prove.cases_after_saturation`), in what the budget has left."""
+        if _same_code(pair, view):
+            return ProofResult(True, SAME_CODE, ["identical"]), []
         budget = self.budget(i)
         end = clock() + (budget.time_s or 0.0)
         same = self.same(pair, view)
@@ -305,6 +307,35 @@ class _Run:
             if (replayed := prove_in_optimizer_saturation(pair, self.orig_h, self.opt_h, view, seconds)) is not None:
                 return replayed, []
         return proof, relied
+
+
+#: the reason of a pair proved by :func:`_same_code`
+SAME_CODE = "the same code bytes, every constant the same (OPT's constant pool extends ORIG's)"
+
+
+def _same_code(pair: MethodPair, view: CallView) -> bool:
+    """The two methods run the same instructions on the same constants: the same Code attribute's bytes (its
+    exception table and attributes included), the same access flags, classes of the same name and superclass, and
+    ORIG's constant pool a prefix of OPT's (every index the code holds names the same constant on both sides:
+    ``optimize`` and other tools that append to a pool leave a method they did not rewrite so), holding no method
+    handle, dynamic constant or ``invokedynamic`` (their bootstrap methods are the class's, outside the pool); and
+    every call of the input's own methods is assumed (the view's modular rule, as for byte-identical classes). So an
+    unrewritten method of a rewritten class is proved even where its PEG cannot be built (commons-math3's
+    ``BOBYQAOptimizer.bobyqb``: irreducible control flow, unknown, and its callers with it)."""
+    a, b = pair.orig.code_attribute(), pair.opt.code_attribute()
+    if a is None or b is None or a.data != b.data or pair.orig.access != pair.opt.access or pair.inherited:
+        return False
+    oc, nc = pair.orig_class, pair.opt_class
+    if oc.name != nc.name or oc.super_name != nc.super_name:
+        return False
+    old, new = oc.pool.entries, nc.pool.entries
+    if len(old) > len(new) or new[:len(old)] != old:
+        return False
+    # method handles, dynamic constants and invokedynamic reach code through the class's BootstrapMethods or
+    # without an invoke the view sees: such classes are left to the proof
+    if any(e is not None and e[0] in (15, 17, 18) for e in old):
+        return False
+    return view.calls_assumed(pair)
 
 
 #: of a pair's proof budget (``PROOF_SHARE`` of its time), the most the optimizer's proof takes before the
