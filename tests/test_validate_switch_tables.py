@@ -15,6 +15,7 @@ from peggy_jvm.classfile.reader import read_class
 from peggy_jvm.classfile.writer import write_class
 from peggy_jvm.validate import ValidateOptions, validate_inputs
 from peggy_jvm.validate.pairing import load_side
+from peggy_jvm.validate.replay import REASON as REPLAYED
 from peggy_jvm.validate.switchtables import find_tables
 from conftest import JAVAC_JVM_FLAGS, javac_command
 from support.javac_cache import run_javac
@@ -193,3 +194,42 @@ def test_an_alias_of_a_constant_is_no_constant(compilers, tmp_path):
         assert not find_tables(side.classes, side.hierarchy)  # FAV is no constant of Color
         trees.append(tree)
     assert _verdicts(*trees)["one"] != "equivalent"
+
+
+# the optimizer's rewrite of a switch on a table (commons-math3's BinomialTest.binomialTest, on javac's map): the
+# switch made into a chain of tests of the table's value; swapped: the chain with two cases exchanged
+CHAINS = {"same": "int k = tab()[c.ordinal()]; if (k == 1) return 1; if (k == 2) return 2; return 3;",
+          "swapped": "int k = tab()[c.ordinal()]; if (k == 1) return 2; if (k == 2) return 1; return 3;"}
+
+
+def _hand(compilers, src: str, out: Path) -> Path:
+    """HAND-like source compiled by javac, its ``tab`` flagged synthetic (ecj's table method)."""
+    tree = _compile(compilers, "javac", src, out)
+    cls = tree / "Pick.class"
+    cf = read_class(cls.read_bytes())
+    for m in cf.methods:
+        if m.name == "tab":
+            m.access |= Access.SYNTHETIC
+    cls.write_bytes(write_class(cf))
+    return tree
+
+
+def test_a_switch_made_into_tests_on_one_side_is_read_as_before(compilers, tmp_path):
+    # both sides' table is found, ORIG's switch is one site and OPT has none: neither is rewritten, and the two
+    # reads of the same table meet (before, ORIG's read alone became the canonical one: unknown)
+    plain = HAND.replace("EXTRA", "")
+    switch = "switch (tab()[c.ordinal()]) { case 1: return 1; case 2: return 2; default: return 3; }"
+    assert switch in plain
+    orig = _hand(compilers, plain, tmp_path / "orig")
+    side = load_side(orig)
+    assert any(ref[2] == "tab" for ref in find_tables(side.classes, side.hierarchy))
+    got = {}
+    for name, chain in CHAINS.items():
+        rep = validate_inputs(orig, _hand(compilers, plain.replace(switch, chain), tmp_path / name),
+                              ValidateOptions(method_timeout=8.0))
+        got[name] = next(p for p in rep.pairs if p.name == "one")
+    # by the pair's own proof (validate/replay.py's saturation of ORIG alone, which reads no table, also proves
+    # this small one: not commons-math3's)
+    assert got["same"].verdict.value == "equivalent" and not got["same"].reason.startswith(REPLAYED), \
+        got["same"].reason
+    assert got["swapped"].verdict.value != "equivalent", got["swapped"].reason

@@ -35,7 +35,10 @@ The optimizer's proof, found again
     once per loop shape (JAMA's ``hqr2``: 19 minimizations in four attempts), the rule sets differing only in
     saturation. A pair still unproved after these and :func:`~.prove.by_ranges` gets one last attempt in what its
     proof budget has left: the case split on the terms read back from the e-graphs the default rules saturated
-    (:func:`~.prove.cases_after_saturation`), last so that it costs nothing on a pair proved otherwise.
+    (:func:`~.prove.cases_after_saturation`), last so that it costs nothing on a pair proved otherwise; and
+    after that, the optimizer's self-check's shortcut replayed (:mod:`.replay`: ORIG's PEG saturated as ``optimize``
+    saturates it, OPT's method met there), in what is left and at least :data:`REPLAY_SHARE` of the proof budget:
+    the self-check proves some rewrites only so (commons-math3's ``Dfp.sqrt``).
 
 Assumptions (``--assume``, :data:`~peggy_jvm.rules.strings.ASSUMPTIONS`)
     Each named assumption adds its rules, made afresh for every pair (they are told the pair's parameter types).
@@ -69,6 +72,7 @@ from .modular import CallView, Component, Key, Program, proof_order
 from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods, split_map
 from .prove import SHAPED_SHARE, PegMemo, ProofBudget, ProofResult, Saturated, by_ranges, cases_after_saturation, \
     prove_pair
+from .replay import prove_in_optimizer_saturation
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
 # of the per-method budget; the rest is the interpreter screen, which a pair whose proof stops early (saturated,
@@ -272,6 +276,8 @@ class _Run:
         ``peg.distrib.phi.const`` they did not prove it). With rules given (``--rules``, ``--axioms``), only
         those. Last, when nothing else proved it, the case split on the terms read back from the e-graphs its
         default (or given) rules saturated (:func:`~.prove.cases_after_saturation`), in what the budget has left."""
+        if _same_code(pair, view):
+            return ProofResult(True, SAME_CODE, ["identical"]), []
         budget = self.budget(i)
         end = clock() + (budget.time_s or 0.0)
         same = self.same(pair, view)
@@ -293,7 +299,43 @@ class _Run:
             return ranges, []
         if not proof.proved and (after := cases_after_saturation(kept, end)) is not None:
             return after, []
+        if not proof.proved and self.options.rules is None and budget.time_s is not None:
+            # the optimizer's self-check proves some rewrites only in its own saturated E-PEG of the original
+            # (validate/replay.py): last, so that a pair proved otherwise never pays for it, and with at least
+            # REPLAY_SHARE of the proof budget, taken from the search's share when the proofs above used it all
+            seconds = max(end - clock(), REPLAY_SHARE * (self.options.method_timeout * PROOF_SHARE))
+            if (replayed := prove_in_optimizer_saturation(pair, self.orig_h, self.opt_h, view, seconds)) is not None:
+                return replayed, []
         return proof, relied
+
+
+#: the reason of a pair proved by :func:`_same_code`
+SAME_CODE = "the same code bytes, every constant the same (OPT's constant pool extends ORIG's)"
+
+
+def _same_code(pair: MethodPair, view: CallView) -> bool:
+    """The two methods run the same instructions on the same constants: the same Code attribute's bytes (its
+    exception table and attributes included), the same access flags, classes of the same name and superclass, and
+    ORIG's constant pool a prefix of OPT's (every index the code holds names the same constant on both sides:
+    ``optimize`` and other tools that append to a pool leave a method they did not rewrite so), holding no method
+    handle, dynamic constant or ``invokedynamic`` (their bootstrap methods are the class's, outside the pool); and
+    every call of the input's own methods is assumed (the view's modular rule, as for byte-identical classes). So an
+    unrewritten method of a rewritten class is proved even where its PEG cannot be built (commons-math3's
+    ``BOBYQAOptimizer.bobyqb``: irreducible control flow, unknown, and its callers with it)."""
+    a, b = pair.orig.code_attribute(), pair.opt.code_attribute()
+    if a is None or b is None or a.data != b.data or pair.orig.access != pair.opt.access or pair.inherited:
+        return False
+    oc, nc = pair.orig_class, pair.opt_class
+    if oc.name != nc.name or oc.super_name != nc.super_name:
+        return False
+    old, new = oc.pool.entries, nc.pool.entries
+    if len(old) > len(new) or new[:len(old)] != old:
+        return False
+    # method handles, dynamic constants and invokedynamic reach code through the class's BootstrapMethods or
+    # without an invoke the view sees: such classes are left to the proof
+    if any(e is not None and e[0] in (15, 17, 18) for e in old):
+        return False
+    return view.calls_assumed(pair)
 
 
 #: of a pair's proof budget (``PROOF_SHARE`` of its time), the most the optimizer's proof takes before the
@@ -302,6 +344,9 @@ class _Run:
 OPTIMIZER_SHARE = 0.4
 #: below this many seconds the optimizer's proof is not tried
 MIN_OPTIMIZER_PROOF_S = 0.05
+#: of a pair's whole proof budget, the least the replay of the optimizer's saturation (validate/replay.py) gets
+#: after every other proof failed (more when they left more)
+REPLAY_SHARE = 0.1
 
 
 def _optimizer_proof(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, same_bytes: bool,

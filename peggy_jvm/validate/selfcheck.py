@@ -22,7 +22,7 @@ to it, so the self-check comes after extraction); never raises for a method the 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..budget import checkpoint
 from ..classfile.errors import ClassFileError
@@ -33,6 +33,7 @@ from ..egraph.runner import Rewrite
 from ..epeg import EPeg
 from ..ir.lift import LiftError, lift_method
 from ..peg.build import PegUnsupported, build_peg
+from ..peg.graph import PEG
 from ..rules.induction import prove_by_induction
 from ..rules.inline import CalleeSource
 from .branchshape import drop_default_cases, equal_tests_first, thread_constant_switches
@@ -44,7 +45,7 @@ from .prove import ProofBudget, ProofResult, prove_pair
 if TYPE_CHECKING:
     from ..saturate import Saturation
 
-__all__ = ["prove_rewrite", "prove_in_saturation"]
+__all__ = ["prove_rewrite", "prove_in_saturation", "meet_in_saturation"]
 
 
 def _with_code(m: MethodInfo, code: bytes) -> MethodInfo:
@@ -56,18 +57,28 @@ def _with_code(m: MethodInfo, code: bytes) -> MethodInfo:
 def prove_in_saturation(cf: ClassFile, m: MethodInfo, code: bytes, hierarchy: ClassHierarchy, sat: Saturation,
                         budget: ProofBudget) -> ProofResult | None:
     """The emitted code proved equal to the original in the optimizer's own saturated E-PEG ``sat`` (made from
-    the original's PEG with rules the self-check would use): the emitted code lifted and built with the full proof's
-    lifting, branch forms (not ``strict_tests_first``: the original in ``sat`` is not in that form) and
-    top-tested loops, imported into ``sat``'s e-graph, and its root met with the original's by hash-consing or loop
-    induction from the two roots. The proof, else None (the caller then runs the full proof). Changes
-    ``sat``'s e-graph (the emitted PEG's classes are added): call it after extraction."""
+    the original's PEG with rules the self-check would use): :func:`meet_in_saturation` of method ``m`` of ``cf``
+    with ``code`` as its Code attribute's bytes. The proof, else None (the caller then runs the full proof).
+    Changes ``sat``'s e-graph (the emitted PEG's classes are added): call it after extraction."""
+    return meet_in_saturation(cf, _with_code(m, code), hierarchy, sat, budget)
+
+
+def meet_in_saturation(cf: ClassFile, m: MethodInfo, hierarchy: ClassHierarchy, sat: Saturation,
+                       budget: ProofBudget, view: Callable[[PEG], PEG] | None = None) -> ProofResult | None:
+    """Method ``m`` of ``cf`` (lifted with ``hierarchy``, its own side's) proved equal to the PEG ``sat`` saturated:
+    ``m`` lifted and built with the full proof's lifting, branch forms (not ``strict_tests_first``: the PEG in
+    ``sat`` is not in that form) and top-tested loops, each PEG read through ``view`` (``validate``'s
+    ``CallView.opt``; None in the self-check, whose two sides are one class), imported into ``sat``'s e-graph,
+    and its root met with ``sat``'s by hash-consing or loop induction from the two roots. The proof, else None.
+    Changes ``sat``'s e-graph (``m``'s PEG's classes are added). The self-check's ``m`` is the original with the
+    emitted code; ``validate``'s replay of the optimizer (:mod:`.replay`) passes OPT's method."""
     eg = sat.egraph
     if eg.conflicts:  # some rule was unsound on this method: this e-graph proves nothing
         return None
     forms = []
     for shaped in (False, True):
         try:
-            ir = lift_method(cf, _with_code(m, code), hierarchy)
+            ir = lift_method(cf, m, hierarchy)
         except (LiftError, ClassFileError):
             return None
         equal_tests_first(ir)
@@ -76,7 +87,8 @@ def prove_in_saturation(cf: ClassFile, m: MethodInfo, code: bytes, hierarchy: Cl
         if shaped and not top_tested(ir):
             break
         try:
-            forms.append(expand_library_calls(build_peg(ir)))
+            peg = build_peg(ir)
+            forms.append(expand_library_calls(peg if view is None else view(peg)))
         except PegUnsupported:
             return None
     root = eg.find(sat.root)

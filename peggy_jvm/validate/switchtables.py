@@ -340,9 +340,15 @@ def read_switch_tables(a: IRMethod, a_tables: dict[TableRef, SwitchTable], b: IR
     the canonical form of the module docstring. When the two read their tables alike (the same kinds and names,
     in the same order) and some table is not found, neither is rewritten: a table the optimizer or ProGuard
     left in another shape on one side only is then read as it was before this reading existed (the same
-    ``getstatic`` on both sides), not as a canonical table against a raw one."""
+    ``getstatic`` on both sides), not as a canonical table against a raw one. Neither is rewritten either when the
+    two have different numbers of such ``switch`` es (one side's was made into tests of the table's value)."""
     sa, sb = _sites(a), _sites(b)
     if not sa and not sb:
+        return False
+    if len(sa) != len(sb):
+        # a switch one side made into something else (the optimizer's chain of tests on the table's value,
+        # commons-math3's BinomialTest.binomialTest): its canonical read could meet nothing on the other side,
+        # while the tables read as they are meet when both sides read the same table
         return False
     found = all(ref in a_tables for *_, ref in sa) and all(ref in b_tables for *_, ref in sb)
     if not found and [(r[0], r[2]) for *_, r in sa] == [(r[0], r[2]) for *_, r in sb]:
