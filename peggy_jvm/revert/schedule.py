@@ -615,7 +615,7 @@ class Schedule:
             out.append(x)
         return out
 
-    def continuation(self, roots: list[int], paths: list[dict[int, bool]]
+    def continuation(self, roots: list[int], paths: list[dict[int, bool]], retest: frozenset[int] = frozenset()
                      ) -> tuple[list[int], dict[int, int], set[int]]:
         """The code several paths of a branch reach in common, ``roots`` (a result, or a leaf of a loop
         iteration's sigma tree with its break condition and next values), split where the paths differ. Each
@@ -624,7 +624,8 @@ class Schedule:
         from the same inner loop), else on the *frontier* when it varies in no loop that is not open and is not
         bool: each path computes it before the join (sigma phis: the effects each path ran; value phis: each
         path's value into a variable); the *rest*: the nodes the code after the join computes, not computed
-        before the branch (a condition phi is tested again there). Frontier in node order."""
+        before the branch (a condition phi is tested again there, and so are the phis ``retest``: their test is
+        written in the join again). Frontier in node order."""
         conds = set().union(*paths)
         frontier: list[int] = []
         settled: dict[int, int] = {}
@@ -638,7 +639,7 @@ class Schedule:
                 continue
             seen.add(x)
             node = self.nodes[x]
-            if node.op == "phi" and self.tested(node.children[0])[0] in conds:
+            if node.op == "phi" and x not in retest and self.tested(node.children[0])[0] in conds:
                 ends = {self.decided(x, a) for a in paths}
                 if len(ends) == 1 and x not in ends:
                     y = ends.pop()
