@@ -745,6 +745,10 @@ class _Emitter:
         if planned is not None and self.arrive(planned):
             return
         if node.op == "phi" and self.sched.lookup(s) is None:
+            same = self.sched.settled_as(s)  # decided alike by every path to the join this is in
+            if same is not None:
+                self.iteration(same, loop, wanted)
+                return
             c = node.children[0]
             known = self.sched.fact(c)  # a branch this path already took (e.g. an exception's, in its handler)
             if known is not None or self.nodes[c].op == "const.b":
@@ -977,6 +981,10 @@ class _Emitter:
             node = self.nodes[x]
             roots = [x, lc.brk] + [y for y, _ in lc.nexts] + [y for y, _ in lc.outs]
             if node.op == "phi" and self.sched.lookup(x) is None:
+                same = self.sched.settled_as(x)
+                if same is not None:
+                    stack.append((same, lc, assumed, via))
+                    continue
                 c = node.children[0]
                 k = self.sched.fact(c, assumed)
                 if k is not None:
@@ -1271,7 +1279,7 @@ class _Emitter:
                 bound[x] = got
         ran, known = self.sched.since(j.base)
         self.parallel_copy(copies)  # a latch's values may be its thetas' own variables (plan_latch)
-        j.arrivals.append(_Arrival(self.cur, bound, ran, known))
+        j.arrivals.append(_Arrival(self.cur, bound, ran, known, self.sched.settled_here()))
         self.goto(j.block)
         self.joined = True
         return True
@@ -1330,7 +1338,12 @@ class _Emitter:
         ran = set().union(*(a.ran for a in j.arrivals))
         known = {c: k for c, k in j.arrivals[0].known.items() if all(a.known.get(c) == k for a in j.arrivals)}
         self.cur = j.block
-        self.sched.push_join(start, ran, known, j.settled)
+        # a phi every path to the join had settled (the join of a phi of the tree it came from: what that join
+        # knew, which the paths' own facts no longer say) is settled in the join too
+        shared = dict(j.arrivals[0].settled)
+        for a in j.arrivals[1:]:
+            shared = {x: y for x, y in shared.items() if a.settled.get(x) == y}
+        self.sched.push_join(start, ran, known, {**shared, **j.settled})
         return True
 
     def _recomputable(self, x: int) -> bool:
@@ -1479,11 +1492,13 @@ def _reached(items: list[_Leaf], joined: dict[Hashable, _Join], outer: set[Hasha
 @dataclass
 class _Arrival:
     """A path's jump to a join: its last block (where the join's copies go), the continuation's nodes it
-    computed, the effects and loops it ran and the conditions it knows since the branch."""
+    computed, the effects and loops it ran, the conditions it knows since the branch and the phis settled on it
+    (:meth:`~.schedule.Schedule.settled_here`)."""
     block: Block
     bound: dict[int, object]
     ran: set[int]
     known: dict[int, bool]
+    settled: dict[int, int]
 
 
 @dataclass

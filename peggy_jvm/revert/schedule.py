@@ -134,6 +134,13 @@ class Schedule:
                 return y
         return None
 
+    def settled_here(self) -> dict[int, int]:
+        """Every phi settled on the current path (:meth:`settled_as`), the innermost join's word last."""
+        out: dict[int, int] = {}
+        for s in self.settled:
+            out.update(s)
+        return out
+
     def tested(self, c: int, value: bool = True) -> tuple[int, bool]:
         """Bool node ``c`` having ``value`` as the fact it gives: the condition under its negations, and that
         condition's value (the form :meth:`push` keeps and :meth:`fact` looks up)."""
@@ -654,14 +661,19 @@ class Schedule:
         return sorted(frontier), settled, rest
 
     def decided(self, x: int, assumed: dict[int, bool]) -> int:
-        """``x`` through the phis a path that knows ``assumed`` (besides this one's facts) decides."""
+        """``x`` through the phis a path that knows ``assumed`` (besides this one's facts and settled phis)
+        decides."""
         for _ in range(len(self.nodes)):
             node = self.nodes[x]
             if node.op != "phi":
                 break
             k = self.fact(node.children[0], assumed)
             if k is None:
-                break
+                y = self.settled_as(x)
+                if y is None:
+                    break
+                x = y
+                continue
             x = node.children[1 if k else 2]
         return x
 
