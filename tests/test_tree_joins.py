@@ -217,3 +217,36 @@ def test_joined_code_verifies_and_behaves_identically(built, java_home):
         result = dt.compare(src, out, calls, java_home=java_home, timeout_ms=3000, original=original)
         assert result.mismatches == [], (lowering, result.report())
         assert result.compared == len(calls), lowering
+
+
+def test_a_refused_tree_join_keeps_the_leaves_joins():
+    """A join of a phi below an iteration tree's root that the reverter refuses (its continuation reads an effect
+    only some paths ran) must not cost the method its other joins: it is reverted again joining only the
+    leaves, before it is reverted with no join at all. commons-lang3 ``RandomStringUtils.random``'s loop
+    (javac 428 bytes) was written three times over without joins (1,561 bytes) when its tree join was refused;
+    the leaves' joins give 489, as before tree joins."""
+    import sys
+    import zipfile
+    from peggy_jvm.classfile.hierarchy import ClassHierarchy
+    from peggy_jvm.ir.lift import lift_method
+    from peggy_jvm.ir.lower import lower_method
+    from peggy_jvm.peg.build import build_peg
+    from peggy_jvm.revert.revert import revert_peg
+    from support.corpus import cache_dir
+    jar = cache_dir() / "jars" / "commons-lang3.jar"
+    if not jar.exists():
+        pytest.skip("commons-lang3.jar is not in the corpus cache (scripts/fetch_corpus.sh)")
+    with zipfile.ZipFile(jar) as z:
+        cf = read_class(z.read("org/apache/commons/lang3/RandomStringUtils.class"))
+    m = next(m for m in cf.methods
+             if m.name == "random" and m.descriptor == "(IIIZZ[CLjava/util/Random;)Ljava/lang/String;")
+    hierarchy = ClassHierarchy([jar])
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(50_000)
+    try:
+        ir = lift_method(cf, m, hierarchy)
+        new = lower_method(cf, m, revert_peg(build_peg(ir), ir), hierarchy, None)
+    finally:
+        sys.setrecursionlimit(old)
+    javac = len(read_code(m.code_attribute().data, cf.pool).code)
+    assert int.from_bytes(new[4:8], "big") <= 1.2 * javac

@@ -150,10 +150,12 @@ class _Emitter:
     results (the ``gen_*`` methods), asking its :class:`~.schedule.Schedule` what is computed where."""
 
     def __init__(self, peg: PEG, original: IRMethod, result_prefixes: bool = True,
-                 returns: ReturnsInPlace = ReturnsInPlace.ALL, rotate_loops: bool = False, joins: bool = True) -> None:
+                 returns: ReturnsInPlace = ReturnsInPlace.ALL, rotate_loops: bool = False, joins: bool = True,
+                 tree_joins: bool = True) -> None:
         self.peg = peg
         # continuations several paths reach generated once (plan_joins); joined: whether any path took one
         self.joins = joins
+        self.tree_joins = tree_joins  # also the phis below an iteration tree's root (plan_tree_joins)
         self.joined = False
         self.pending: dict[Hashable, _Join] = {}
         # the iteration joins planned, by loop header and node: a path whose loop code differs from a join's in
@@ -1164,6 +1166,8 @@ class _Emitter:
                     occurrences.setdefault(x, []).append(occ)
         joined: dict[Hashable, _Join] = {}
         out: list[tuple[Hashable, _Join]] = []
+        if not self.tree_joins:
+            occurrences = {}
         for x in sorted(occurrences, key=lambda y: depth[y]):  # stable: first reached first among equals
             here = _reached(occurrences[x], joined, outer)
             if len(here) < 2:
@@ -1665,10 +1669,11 @@ def _emit(peg: PEG, original: IRMethod, finish: Callable[[_Emitter], _T],
         # the effects emitted before a result's test can be ones a value phi of an arm needed fused into their
         # branch (jsoup Attribute.equals): then the arms write them, as they did before. A join some path took
         # can be what refused (its continuation reads what one path computed): then each path writes its copy
+        # (a join of a phi below an iteration tree's root can be what refused: then only the leaves are joined)
         for prefixes in (True, False):
-            for joins in (True, False):
+            for joins, tree in ((True, True), (True, False), (False, False)):
                 emitter = _Emitter(peg, original, result_prefixes=prefixes, returns=returns,
-                                   rotate_loops=rotate_loops, joins=joins)
+                                   rotate_loops=rotate_loops, joins=joins, tree_joins=tree)
                 try:
                     return finish(emitter)
                 except RevertUnsupported as e:
