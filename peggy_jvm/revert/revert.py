@@ -35,6 +35,16 @@ How
       of them (``a[2] = y; return 0;`` after ``y`` set to 5 or 9 keeps a copy per arm, with constants; a loop
       after the method's argument checks is written once). A path that cannot compute a frontier value writes its copy; a method whose join is
       refused (its continuation reads an effect's value only some paths ran) is reverted again without joins.
+      A continuation is not only a leaf of the tree: a phi below an iteration tree's root that several paths
+      reach is joined first, outermost first, with its whole subtree (:meth:`_Emitter.plan_tree_joins`;
+      JAMA ``hqr2``: ``s = Math.sqrt(...); if (p < 0) s = -s; if (s != 0) {...}`` after ``if (k != m)
+      {...; if (x == 0.0) continue; ...}``, reached from both arms); a sigma phi of its frontier that the
+      subtree does not certainly run is tested again in the join (each path may only run what it certainly
+      runs before it jumps). Leaves whose next values or outputs differ only in phis their paths decide are
+      one continuation, its roots the nodes every path decides to its own (:meth:`_Emitter.continuations`).
+    * A test of a flag, ``phi(d, 1, 0) == 0`` (javac's ``if (notlast)`` on a ``boolean`` local), is the test of
+      its condition ``d`` when that is one comparison (:meth:`_Emitter.flag_test`), not the flag computed into
+      1 or 0 by a branch in each scope and then tested.
     * Latches: the paths of an iteration that end in different effects but leave it alike (the same break
       condition) run their own effects and jump to one latch that tests the break condition and computes the
       next values (:meth:`_Emitter.plan_latch`), as javac writes a ``continue`` or the end of an ``if``/``else``
@@ -114,6 +124,10 @@ STATEMENTS_PER_ORIGINAL = 4
 #: a branch whose tree of paths (result or iteration phis) has more leaves than this plans no join of its own
 #: (the tree is a DAG: its paths can be exponentially many); the branches inside it plan theirs
 MAX_JOIN_LEAVES = 256
+#: the int comparisons of a test (``eq.i`` ...), as Python predicates
+_INT_TESTS: dict[str, Callable[[int, int], bool]] = {
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+    "ge": lambda a, b: a >= b, "gt": lambda a, b: a > b, "le": lambda a, b: a <= b}
 _NO_VALUE = frozenset({"putfield", "putstatic", "astore", "classinit", "monitorenter", "monitorexit",
                        "check.zero.i", "check.zero.l"})
 
@@ -136,12 +150,17 @@ class _Emitter:
     results (the ``gen_*`` methods), asking its :class:`~.schedule.Schedule` what is computed where."""
 
     def __init__(self, peg: PEG, original: IRMethod, result_prefixes: bool = True,
-                 returns: ReturnsInPlace = ReturnsInPlace.ALL, rotate_loops: bool = False, joins: bool = True) -> None:
+                 returns: ReturnsInPlace = ReturnsInPlace.ALL, rotate_loops: bool = False, joins: bool = True,
+                 tree_joins: bool = True) -> None:
         self.peg = peg
         # continuations several paths reach generated once (plan_joins); joined: whether any path took one
         self.joins = joins
+        self.tree_joins = tree_joins  # also the phis below an iteration tree's root (plan_tree_joins)
         self.joined = False
         self.pending: dict[Hashable, _Join] = {}
+        # the iteration joins planned, by loop header and node: a path whose loop code differs from a join's in
+        # phis it decides alike reaches it too (:meth:`fitting_join`)
+        self.pending_at: dict[tuple[int, int], list[_Join]] = {}
         self.rotate_loops = rotate_loops
         # emit the effects both arms of a result's test start with before the test (gen_result)
         self.result_prefixes = result_prefixes
@@ -486,7 +505,15 @@ class _Emitter:
         elif op in ("eq.a", "ne.a"):
             x, y = self.gen(ch[0]), self.gen(ch[1])
             self.end(If(Cond.EQ if op == "eq.a" else Cond.NE, x, y, t.id, f.id))
-        elif op.endswith(".i") and op[:-2] in ("eq", "ne", "lt", "ge", "gt", "le"):
+        elif op.endswith(".i") and op[:-2] in _INT_TESTS:
+            folded = self.flag_test(op[:-2], ch[0], ch[1])
+            if folded is not None:
+                d, positive = folded
+                if positive:
+                    self.gen_cond(d, t, f)
+                else:
+                    self.gen_cond(d, f, t)
+                return
             x, y = self.gen(ch[0]), self.gen(ch[1])
             self.end(If(Cond(op[:-2]), x, y, t.id, f.id))
         elif op == "eval":
@@ -494,6 +521,35 @@ class _Emitter:
             self.end(If(Cond.NE, v, Const(INT, 0), t.id, f.id))
         else:
             raise RevertUnsupported(f"condition {op}")
+
+    def flag_test(self, cmp: str, a: int, b: int) -> tuple[int, bool] | None:
+        """A test of a flag against a constant, ``phi(d, 1, 0) == 0`` (javac's ``if (notlast)`` on ``boolean
+        notlast = k != n - 1``), as the test of the flag's own condition ``d``: ``(d, True)`` when the test holds
+        exactly where ``d`` does, ``(d, False)`` where ``d`` does not. Else None: the flag is computed (once per
+        scope, into a variable, by a branch) and compared, 15 bytes a test where its condition alone takes 7.
+        Only an int flag not computed yet whose arms are constants, a constant on the other side, and a
+        condition that is one comparison (writing it again costs what reading the flag costs)."""
+        first = self.nodes[b].op == "const.i"
+        phi, k = (self._through_evals(a), b) if first else (self._through_evals(b), a)
+        pn, kn = self.nodes[phi], self.nodes[k]
+        if pn.op != "phi" or kn.op != "const.i" or self.sched.lookup(phi) is not None or \
+                self.sched.settled_as(phi) is not None:
+            return None
+        d, x, y = pn.children
+        if self.nodes[x].op != "const.i" or self.nodes[y].op != "const.i" or self.sched.fact(d) is not None:
+            return None
+        inner, _ = self.sched.tested(d)
+        iop = self.nodes[inner].op
+        if not (iop in ("eq.a", "ne.a") or (iop.endswith(".i") and iop[:-2] in _INT_TESTS)):
+            return None
+
+        def holds(v: int) -> bool:
+            lhs, rhs = (v, cast(int, kn.attr)) if first else (cast(int, kn.attr), v)
+            return _INT_TESTS[cmp](lhs, rhs)
+        on_x, on_y = holds(cast(int, self.nodes[x].attr)), holds(cast(int, self.nodes[y].attr))
+        if on_x == on_y:
+            return None  # a constant test: the usual code decides it (no test written when its flag is known)
+        return d, on_x
 
     # -- phi ------------------------------------------------------------------------------------------------
     def gen_phi(self, n: int):
@@ -686,7 +742,15 @@ class _Emitter:
     def iteration(self, s: int, loop: _LoopCode, wanted: list[int]) -> None:
         """Emit the effects of sigma tree ``s``; on each path, leave the iteration as the break condition says."""
         node = self.nodes[s]
+        # a leaf, or a phi below a tree's root
+        planned = self.pending.get(_LoopCode.leaf_key(s, loop)) or self.fitting_join(s, loop)
+        if planned is not None and self.arrive(planned):
+            return
         if node.op == "phi" and self.sched.lookup(s) is None:
+            same = self.sched.settled_as(s)  # decided alike by every path to the join this is in
+            if same is not None:
+                self.iteration(same, loop, wanted)
+                return
             c = node.children[0]
             known = self.sched.fact(c)  # a branch this path already took (e.g. an exception's, in its handler)
             if known is not None or self.nodes[c].op == "const.b":
@@ -699,8 +763,8 @@ class _Emitter:
             if not self.joins:
                 leaves = None
             outer = set(self.pending)
-            joins = self.plan_joins(leaves)
-            joins += self.plan_latch(s, loop, leaves, outer)
+            joins, reached = self.plan_tree_joins(leaves, outer)
+            joins += self.plan_latch(s, loop, reached, outer)
             t, f = self.new_block(), self.new_block()
             self.gen_cond(c, t, f)
             self.sched.arms()
@@ -719,9 +783,6 @@ class _Emitter:
                     self.sched.pop()
                 self.sched.join()
             self.cur = None
-            return
-        planned = self.pending.get(_LoopCode.leaf_key(s, loop))
-        if planned is not None and self.arrive(planned):
             return
         latch = self.pending.get(loop.latch_key(self.sched, {}))
         if latch is not None:
@@ -767,10 +828,29 @@ class _Emitter:
         for x in sorted(cast(set[int], common)):
             node = self.nodes[x]
             if OPS[node.op].role is not Role.PURE or OPS[node.op].output is T.BOOL or node.op == "guard" or \
-                    self._step(x):
+                    self._step(x) or self._flag(x):
                 continue
             if self.sched.lookup(x) is None and self.sched.available(x):
                 self.gen(x)
+
+    def _through_evals(self, x: int) -> int:
+        """``x`` without the evals of loops it does not vary in that have run or need not run (a pure loop):
+        what :meth:`gen_eval` computes for them."""
+        for _ in range(len(self.nodes)):
+            node = self.nodes[x]
+            if node.op != "eval" or self.sched.lookup(x) is not None:
+                return x
+            y, p = node.children
+            if node.attr in self.sched.variance[y] or (p not in self.sched.pure and self.sched.lookup(p) is None):
+                return x
+            x = y
+        return x
+
+    def _flag(self, x: int) -> bool:
+        """Whether ``x`` is a flag, a phi of two int constants (``boolean notlast = k != n - 1``): its tests are
+        tests of its condition (:meth:`flag_test`), so it needs no variable computed ahead of them."""
+        node = self.nodes[x]
+        return node.op == "phi" and all(self.nodes[c].op == "const.i" for c in node.children[1:])
 
     def _step(self, x: int) -> bool:
         """Whether ``x`` is a variable already computed plus or minus a constant int (``i + 1``): left where it
@@ -897,22 +977,28 @@ class _Emitter:
         ends in with the break condition and next values there, and what it knows; None past
         :data:`MAX_JOIN_LEAVES`."""
         out: list[_Leaf] = []
-        stack: list[tuple[int, _LoopCode, dict[int, bool]]] = [(s, loop, {})]
+        stack: list[tuple[int, _LoopCode, dict[int, bool], tuple[_Leaf, ...]]] = [(s, loop, {}, ())]
         while stack:
-            x, lc, assumed = stack.pop()
+            x, lc, assumed, via = stack.pop()
             node = self.nodes[x]
+            roots = [x, lc.brk] + [y for y, _ in lc.nexts] + [y for y, _ in lc.outs]
             if node.op == "phi" and self.sched.lookup(x) is None:
+                same = self.sched.settled_as(x)
+                if same is not None:
+                    stack.append((same, lc, assumed, via))
+                    continue
                 c = node.children[0]
                 k = self.sched.fact(c, assumed)
                 if k is not None:
-                    stack.append((node.children[1 if k else 2], lc.split(self.sched, c, 1 if k else 2), assumed))
+                    stack.append((node.children[1 if k else 2], lc.split(self.sched, c, 1 if k else 2), assumed, via))
                     continue
+                if x != s:  # a phi of the tree below its root: a continuation too, when several paths reach it
+                    via = via + (_Leaf(_LoopCode.leaf_key(x, lc), roots, assumed, (x, lc), via),)
                 c0, v = self.sched.tested(c)
-                stack.append((node.children[2], lc.split(self.sched, c, 2), {**assumed, c0: not v}))
-                stack.append((node.children[1], lc.split(self.sched, c, 1), {**assumed, c0: v}))
+                stack.append((node.children[2], lc.split(self.sched, c, 2), {**assumed, c0: not v}, via))
+                stack.append((node.children[1], lc.split(self.sched, c, 1), {**assumed, c0: v}, via))
                 continue
-            roots = [x, lc.brk] + [y for y, _ in lc.nexts] + [y for y, _ in lc.outs]
-            out.append(_Leaf(_LoopCode.leaf_key(x, lc), roots, assumed, (x, lc)))
+            out.append(_Leaf(_LoopCode.leaf_key(x, lc), roots, assumed, (x, lc), via))
             if len(out) > MAX_JOIN_LEAVES:
                 return None
         return out
@@ -929,15 +1015,12 @@ class _Emitter:
         its reads. Continuations already planned by an enclosing branch are left to it."""
         if not leaves:
             return []
-        by_key: dict[Hashable, list[_Leaf]] = {}
-        for leaf in leaves:
-            by_key.setdefault(leaf.key, []).append(leaf)
         out: list[tuple[Hashable, _Join]] = []
-        for key, occ in by_key.items():
-            if len(occ) < 2 or key in self.pending:
+        for key, occ, roots, payload in self.continuations(leaves):
+            got = self.frontier(roots, [leaf.assumed for leaf in occ])
+            if got is None:
                 continue
-            roots = occ[0].roots
-            frontier, settled, rest = self.sched.continuation(roots, [leaf.assumed for leaf in occ])
+            frontier, settled, rest = got
             values = [x for x in frontier if not self.sched.is_sigma(x)]
             stop = frozenset(frontier)
             joined = self.sched.code_weight(roots, {}, stop, settled) + len(occ) - 1 + (len(occ) + 1) * len(values)
@@ -949,10 +1032,153 @@ class _Emitter:
             if copies <= joined:
                 continue
             j = _Join(self.new_block(), self.sched.depth(), frontier, settled, rest,
-                      {x: self.new_var(self.sched.type_of(x)) for x in values}, occ[0].payload)
-            self.pending[key] = j
+                      {x: self.new_var(self.sched.type_of(x)) for x in values}, payload,
+                      keys=sorted({key, *(leaf.key for leaf in occ)}, key=repr),
+                      common={c: v for c, v in occ[0].assumed.items() if all(o.assumed.get(c) == v for o in occ)})
+            for k in j.keys:
+                self.pending[k] = j
+            if isinstance(payload, tuple):
+                x, lc = cast(tuple[int, _LoopCode], payload)
+                self.pending_at.setdefault((lc.header.id, x), []).append(j)
             out.append((key, j))
         return out
+
+    def fitting_join(self, s: int, loop: _LoopCode) -> _Join | None:
+        """A join planned for node ``s`` of this loop's iteration whose roots this path decides to what it
+        decides its own to (:meth:`continuations`: the join then computes this path's values), or None."""
+        for j in self.pending_at.get((loop.header.id, s), ()):
+            general = cast(tuple[int, _LoopCode], j.leaf)[1]
+            if all(a == b or self.sched.decided(a, {}) == self.sched.decided(b, {})
+                   for a, b in zip(general.roots(), loop.roots())):
+                return j
+        return None
+
+    def frontier(self, roots: list[int], paths: list[dict[int, bool]]
+                 ) -> tuple[list[int], dict[int, int], set[int]] | None:
+        """:meth:`~.schedule.Schedule.continuation` of ``roots`` for ``paths``, where a sigma phi on the frontier
+        is one the continuation certainly runs: a path runs its effects before it jumps to the join. That holds
+        for a leaf (its phis are on its sigma chain), not always for a phi of the tree (``roots[0]``, its
+        subtree: ``if (s != 0) { if (k != m) H[k][k-1] = ...; else ...; }`` after a branch on ``k != m``); such
+        a phi is written in the join with its test again, which needs the test's operands before the branch
+        (None: not joined)."""
+        frontier, settled, rest = self.sched.continuation(roots, paths)
+        if self.nodes[roots[0]].op != "phi":
+            return frontier, settled, rest
+        certain: frozenset[int] | None = None
+        retest: frozenset[int] = frozenset()
+        while True:
+            sigmas = [x for x in frontier if self.sched.is_sigma(x)]
+            if not sigmas:
+                return frontier, settled, rest
+            if certain is None:
+                certain = self.sched.must(roots[0], {})
+            late = [x for x in sigmas if x not in certain]
+            if not late:
+                return frontier, settled, rest
+            if any(not self.sched.available(self.nodes[x].children[0]) for x in late):
+                return None
+            retest = retest.union(late)
+            frontier, settled, rest = self.sched.continuation(roots, paths, retest)
+
+    def continuations(self, leaves: list[_Leaf]) -> list[tuple[Hashable, list[_Leaf], list[int], object]]:
+        """The continuations several of ``leaves`` reach (:meth:`plan_joins`), each as its key, those leaves,
+        its roots and what its join generates. Leaves of one node are one continuation when, at each of their
+        roots (a loop iteration's break condition, next values, outputs), one node is on every path what that
+        path's own root is (the phis on the conditions it decides resolved): a next value a path takes from
+        ``phi(k == m, q, q / x)`` after a branch on ``k == m``, and one that took ``q`` on the path that knows
+        ``k == m``, are that phi (each path's value of it goes into the join's variable). Leaves are grouped in
+        their order, each with the first group it fits; a continuation an enclosing branch planned is left to
+        it."""
+        groups: dict[Hashable, list[tuple[list[_Leaf], list[int]]]] = {}
+        for leaf in leaves:
+            coarse = leaf.key[:3] if isinstance(leaf.key, tuple) else leaf.key  # ("iteration", header, sigma)
+            if leaf.key in self.pending:
+                continue
+            clusters = groups.setdefault(coarse, [])
+            for i, (occ, _) in enumerate(clusters):
+                roots = self._general_roots(occ + [leaf])
+                if roots is not None:
+                    clusters[i] = (occ + [leaf], roots)
+                    break
+            else:
+                clusters.append(([leaf], list(leaf.roots)))
+        out: list[tuple[Hashable, list[_Leaf], list[int], object]] = []
+        for clusters in groups.values():
+            for occ, roots in clusters:
+                if len(occ) < 2:
+                    continue
+                payload = occ[0].payload
+                key = occ[0].key
+                if isinstance(payload, tuple):  # an iteration's leaf: its loop code with the general roots
+                    x, lc = cast(tuple[int, _LoopCode], payload)
+                    lc = lc.with_roots(roots[1:])
+                    payload, key = (x, lc), _LoopCode.leaf_key(x, lc)
+                    if key in self.pending:
+                        continue
+                out.append((key, occ, roots, payload))
+        return out
+
+    def _general_roots(self, occ: list[_Leaf]) -> list[int] | None:
+        """Per root of leaves ``occ`` (:meth:`continuations`), one of their nodes that every leaf's path decides
+        to what it decides its own root to; None when a root has none."""
+        n = len(occ[0].roots)
+        if any(len(o.roots) != n for o in occ):
+            return None
+        out: list[int] = []
+        for i in range(n):
+            cands = sorted({o.roots[i] for o in occ})
+            if len(cands) == 1:
+                out.append(cands[0])
+                continue
+            ends = [self.sched.decided(o.roots[i], o.assumed) for o in occ]
+            for r in cands:
+                if all(self.sched.decided(r, o.assumed) == e for o, e in zip(occ, ends)):
+                    out.append(r)
+                    break
+            else:
+                return None
+        return out
+
+    def plan_tree_joins(self, leaves: list[_Leaf] | None, outer: set[Hashable]
+                        ) -> tuple[list[tuple[Hashable, _Join]], list[_Leaf] | None]:
+        """Before the branch on an iteration's sigma tree: the joins of its continuations (:meth:`plan_joins`),
+        first the phis below the tree's root that several paths reach (``_Leaf.via``), outermost first, then
+        its leaves. A phi's continuation is its whole subtree: joined, the test on it and what it needs (a
+        value every arm reads, computed from each path's values of the frontier) are written once, where
+        joining its leaves alone writes them once per path (JAMA ``hqr2``: ``s = Math.sqrt(p * p + q * q +
+        r * r); if (p < 0) s = -s; if (s != 0)`` after ``if (k != m) {...; if (x == 0.0) continue; ...}``
+        reached from both arms). What lies below a joined phi is then reached once per path from its join,
+        knowing what every path to it knows. Continuations an enclosing branch planned (``outer``) are left
+        to it, with what lies below them. Returns the joins in the order they are to be entered (a join
+        before those its code reaches) and the leaves as the branch's paths reach them (:meth:`plan_latch`)."""
+        if not leaves:
+            return [], leaves
+        # by node: the longest path to a phi (every phi above it on some path is less deep)
+        depth: dict[int, int] = {}
+        occurrences: dict[int, list[_Leaf]] = {}
+        seen: set[int] = set()
+        for leaf in leaves:
+            for i, occ in enumerate(leaf.via):
+                x = cast(tuple[int, _LoopCode], occ.payload)[0]
+                depth[x] = max(depth.get(x, 0), i)
+                if id(occ) not in seen:
+                    seen.add(id(occ))
+                    occurrences.setdefault(x, []).append(occ)
+        joined: dict[Hashable, _Join] = {}
+        out: list[tuple[Hashable, _Join]] = []
+        if not self.tree_joins:
+            occurrences = {}
+        for x in sorted(occurrences, key=lambda y: depth[y]):  # stable: first reached first among equals
+            here = _reached(occurrences[x], joined, outer)
+            if len(here) < 2:
+                continue
+            planned = self.plan_joins(here)
+            out += planned
+            for _, j in planned:
+                joined.update((k, j) for k in j.keys)
+        reached = _reached(leaves, joined, outer)
+        out += self.plan_joins(reached)
+        return out, reached
 
     def plan_latch(self, s: int, loop: _LoopCode, leaves: list[_Leaf] | None,
                    outer: set[Hashable]) -> list[tuple[Hashable, _Join]]:
@@ -978,16 +1204,20 @@ class _Emitter:
             if leaf.key in outer:
                 continue
             lc = cast(tuple[int, _LoopCode], leaf.payload)[1]
-            groups.setdefault(lc.latch_key(self.sched, leaf.assumed), {}).setdefault(leaf.key, []).append(leaf)
+            assumed, ident = leaf.assumed, leaf.key
+            join_of = self.pending.get(leaf.key)
+            if join_of is not None:  # joined here: its join's code, knowing what all of its paths know
+                lc = cast(tuple[int, _LoopCode], join_of.leaf)[1]
+                assumed, ident = join_of.common, join_of.keys[0]
+            groups.setdefault(lc.latch_key(self.sched, assumed), {}).setdefault(ident, []).append(leaf)
         out: list[tuple[Hashable, _Join]] = []
         for key, by_leaf in groups.items():
             if key in self.pending or len(by_leaf) < 2:
                 continue
             paths: list[dict[int, bool]] = []
             for k, occ in by_leaf.items():
-                if k in self.pending:  # joined here: one path, knowing what all of its leaves know
-                    common = {c: v for c, v in occ[0].assumed.items() if all(o.assumed.get(c) == v for o in occ)}
-                    paths.append(common)
+                if k in self.pending:  # joined here: one path
+                    paths.append(self.pending[k].common)
                 else:
                     paths.extend(leaf.assumed for leaf in occ)
             brk = cast(int, cast(tuple, key)[2])  # as every path decides it (latch_key)
@@ -1022,7 +1252,8 @@ class _Emitter:
             if copies <= joined:
                 continue
             j = _Join(self.new_block(), self.sched.depth(), frontier, settled, rest,
-                      {x: direct.get(x) or self.new_var(self.sched.type_of(x)) for x in values}, (s, latch), latch=s)
+                      {x: direct.get(x) or self.new_var(self.sched.type_of(x)) for x in values}, (s, latch), latch=s,
+                      keys=[key])
             self.pending[key] = j
             out.append((key, j))
         return out
@@ -1030,8 +1261,11 @@ class _Emitter:
     def arrive(self, j: _Join) -> bool:
         """A path reaches continuation ``j``: compute its frontier here (the effects of its sigma phis, its value
         phis into the join's variables) and jump to the join. False (nothing jumped; the path writes its own
-        copy) when a frontier value cannot be computed on this path. A latch's sigma (:meth:`plan_latch`) is
+        copy) when a frontier value cannot be computed on this path, or when it does not decide a phi the join
+        takes as settled as the paths planned to reach it do. A latch's sigma (:meth:`plan_latch`) is
         the path's own effects, which the caller ran."""
+        if any(self.sched.decided(x, {}) != y for x, y in j.settled.items()):
+            return False  # the join reads a phi as the planned paths decide it: this one does not
         for x in j.frontier:
             if x not in j.values and x != j.latch:
                 self.gen_sigma(x)
@@ -1049,7 +1283,7 @@ class _Emitter:
                 bound[x] = got
         ran, known = self.sched.since(j.base)
         self.parallel_copy(copies)  # a latch's values may be its thetas' own variables (plan_latch)
-        j.arrivals.append(_Arrival(self.cur, bound, ran, known))
+        j.arrivals.append(_Arrival(self.cur, bound, ran, known, self.sched.settled_here()))
         self.goto(j.block)
         self.joined = True
         return True
@@ -1077,7 +1311,11 @@ class _Emitter:
         each: a copy at the end of each path; the conditions all of them know; the effects any of them ran
         may not run again). False when no path jumped to it. Refused: a value of an effect or loop some paths
         ran that the continuation reads (it would run again)."""
-        del self.pending[key]
+        for k in j.keys:
+            del self.pending[k]
+        if isinstance(j.leaf, tuple) and j.latch is None:
+            x, lc = cast(tuple[int, _LoopCode], j.leaf)
+            self.pending_at[(lc.header.id, x)].remove(j)
         if not j.arrivals:
             return False
         start: dict[int, object] = {x: j.values.get(x, DONE) for x in j.frontier}
@@ -1104,7 +1342,12 @@ class _Emitter:
         ran = set().union(*(a.ran for a in j.arrivals))
         known = {c: k for c, k in j.arrivals[0].known.items() if all(a.known.get(c) == k for a in j.arrivals)}
         self.cur = j.block
-        self.sched.push_join(start, ran, known, j.settled)
+        # a phi every path to the join had settled (the join of a phi of the tree it came from: what that join
+        # knew, which the paths' own facts no longer say) is settled in the join too
+        shared = dict(j.arrivals[0].settled)
+        for a in j.arrivals[1:]:
+            shared = {x: y for x, y in shared.items() if a.settled.get(x) == y}
+        self.sched.push_join(start, ran, known, {**shared, **j.settled})
         return True
 
     def _recomputable(self, x: int) -> bool:
@@ -1218,16 +1461,48 @@ class _Leaf:
     roots: list[int]
     assumed: dict[int, bool]
     payload: object
+    #: the phis of the tree above it that are continuations in their own right (:meth:`_Emitter.plan_tree_joins`),
+    #: outermost first, each as the path's occurrence of it
+    via: tuple[_Leaf, ...] = ()
+
+
+def _reached(items: list[_Leaf], joined: dict[Hashable, _Join], outer: set[Hashable]) -> list[_Leaf]:
+    """The paths to ``items`` (leaves or phis of a branch's tree, :meth:`_Emitter.plan_tree_joins`) as the code
+    reaches them once the phis ``joined`` (by the keys paths reach them by) are generated once: one below a
+    joined phi is reached from the innermost such join's code, knowing what every path to it knows and what the
+    path decided below it (the same leaf on two paths to that join is one path); one below a continuation an
+    enclosing branch planned (``outer``) is not reached here."""
+    out: list[_Leaf] = []
+    seen: set[tuple[Hashable, int, tuple[tuple[int, bool], ...]]] = set()
+    for it in items:
+        if any(a.key in outer for a in it.via):
+            continue
+        assumed, tag = it.assumed, 0
+        for a in reversed(it.via):
+            j = joined.get(a.key)
+            if j is not None:
+                assumed = {**j.common, **{c: v for c, v in it.assumed.items() if c not in a.assumed}}
+                tag = id(j)
+                break
+        # the node, not the key: a leaf below a join is generated with the join's loop code (its general roots)
+        sig = (it.key[:3] if isinstance(it.key, tuple) else it.key, tag, tuple(sorted(assumed.items())))
+        if sig in seen:
+            continue
+        seen.add(sig)
+        out.append(it if assumed is it.assumed else _Leaf(it.key, it.roots, assumed, it.payload, it.via))
+    return out
 
 
 @dataclass
 class _Arrival:
     """A path's jump to a join: its last block (where the join's copies go), the continuation's nodes it
-    computed, the effects and loops it ran and the conditions it knows since the branch."""
+    computed, the effects and loops it ran, the conditions it knows since the branch and the phis settled on it
+    (:meth:`~.schedule.Schedule.settled_here`)."""
     block: Block
     bound: dict[int, object]
     ran: set[int]
     known: dict[int, bool]
+    settled: dict[int, int]
 
 
 @dataclass
@@ -1246,6 +1521,10 @@ class _Join:
     #: a latch (:meth:`_Emitter.plan_latch`): the iteration's sigma tree, which each path runs before it arrives
     latch: int | None = None
     arrivals: list[_Arrival] = field(default_factory=list)
+    #: the keys paths reach it by (its leaves' own, :meth:`_Emitter.continuations`), in :attr:`_Emitter.pending`
+    keys: list[Hashable] = field(default_factory=list)
+    #: what every path planned to reach it knows (:meth:`_Emitter.plan_tree_joins`)
+    common: dict[int, bool] = field(default_factory=dict)
 
 
 class _LoopCode:
@@ -1259,6 +1538,16 @@ class _LoopCode:
     def split(self, r: Schedule, c: int, k: int) -> _LoopCode:
         return _LoopCode(self.header, self.exit, r.arm(self.brk, c, k), [(r.arm(x, c, k), v) for x, v in self.nexts],
                          [(r.arm(x, c, k), v) for x, v in self.outs], self.thetas)
+
+    def roots(self) -> list[int]:
+        """The break condition, then the next values and outputs in order (:meth:`with_roots`)."""
+        return [self.brk] + [x for x, _ in self.nexts] + [x for x, _ in self.outs]
+
+    def with_roots(self, roots: list[int]) -> _LoopCode:
+        """This loop code with break condition ``roots[0]``, then the next values and outputs in order."""
+        k = len(self.nexts)
+        return _LoopCode(self.header, self.exit, roots[0], [(x, v) for x, (_, v) in zip(roots[1:1 + k], self.nexts)],
+                         [(x, v) for x, (_, v) in zip(roots[1 + k:], self.outs)], self.thetas)
 
     def latch_key(self, r: Schedule, assumed: dict[int, bool]) -> Hashable:
         """How a path of the iteration that knows ``assumed`` (and the facts of the current scope) leaves it once
@@ -1380,10 +1669,11 @@ def _emit(peg: PEG, original: IRMethod, finish: Callable[[_Emitter], _T],
         # the effects emitted before a result's test can be ones a value phi of an arm needed fused into their
         # branch (jsoup Attribute.equals): then the arms write them, as they did before. A join some path took
         # can be what refused (its continuation reads what one path computed): then each path writes its copy
+        # (a join of a phi below an iteration tree's root can be what refused: then only the leaves are joined)
         for prefixes in (True, False):
-            for joins in (True, False):
+            for joins, tree in ((True, True), (True, False), (False, False)):
                 emitter = _Emitter(peg, original, result_prefixes=prefixes, returns=returns,
-                                   rotate_loops=rotate_loops, joins=joins)
+                                   rotate_loops=rotate_loops, joins=joins, tree_joins=tree)
                 try:
                     return finish(emitter)
                 except RevertUnsupported as e:

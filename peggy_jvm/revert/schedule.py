@@ -134,6 +134,13 @@ class Schedule:
                 return y
         return None
 
+    def settled_here(self) -> dict[int, int]:
+        """Every phi settled on the current path (:meth:`settled_as`), the innermost join's word last."""
+        out: dict[int, int] = {}
+        for s in self.settled:
+            out.update(s)
+        return out
+
     def tested(self, c: int, value: bool = True) -> tuple[int, bool]:
         """Bool node ``c`` having ``value`` as the fact it gives: the condition under its negations, and that
         condition's value (the form :meth:`push` keeps and :meth:`fact` looks up)."""
@@ -615,7 +622,7 @@ class Schedule:
             out.append(x)
         return out
 
-    def continuation(self, roots: list[int], paths: list[dict[int, bool]]
+    def continuation(self, roots: list[int], paths: list[dict[int, bool]], retest: frozenset[int] = frozenset()
                      ) -> tuple[list[int], dict[int, int], set[int]]:
         """The code several paths of a branch reach in common, ``roots`` (a result, or a leaf of a loop
         iteration's sigma tree with its break condition and next values), split where the paths differ. Each
@@ -624,7 +631,8 @@ class Schedule:
         from the same inner loop), else on the *frontier* when it varies in no loop that is not open and is not
         bool: each path computes it before the join (sigma phis: the effects each path ran; value phis: each
         path's value into a variable); the *rest*: the nodes the code after the join computes, not computed
-        before the branch (a condition phi is tested again there). Frontier in node order."""
+        before the branch (a condition phi is tested again there, and so are the phis ``retest``: their test is
+        written in the join again). Frontier in node order."""
         conds = set().union(*paths)
         frontier: list[int] = []
         settled: dict[int, int] = {}
@@ -638,7 +646,7 @@ class Schedule:
                 continue
             seen.add(x)
             node = self.nodes[x]
-            if node.op == "phi" and self.tested(node.children[0])[0] in conds:
+            if node.op == "phi" and x not in retest and self.tested(node.children[0])[0] in conds:
                 ends = {self.decided(x, a) for a in paths}
                 if len(ends) == 1 and x not in ends:
                     y = ends.pop()
@@ -653,14 +661,19 @@ class Schedule:
         return sorted(frontier), settled, rest
 
     def decided(self, x: int, assumed: dict[int, bool]) -> int:
-        """``x`` through the phis a path that knows ``assumed`` (besides this one's facts) decides."""
+        """``x`` through the phis a path that knows ``assumed`` (besides this one's facts and settled phis)
+        decides."""
         for _ in range(len(self.nodes)):
             node = self.nodes[x]
             if node.op != "phi":
                 break
             k = self.fact(node.children[0], assumed)
             if k is None:
-                break
+                y = self.settled_as(x)
+                if y is None:
+                    break
+                x = y
+                continue
             x = node.children[1 if k else 2]
         return x
 
