@@ -174,6 +174,7 @@ class _Lowerer:
         # commutative statements whose operands are taken in the other order (their trees computed, or on the
         # stack, that way round): ids (visit, settle_stack_for)
         self.commuted: set[int] = set()
+        self.adj: dict[int, set[int]] | None = None  # coalesce.interference, for color_slots
         self.next_slot = 0
         self.block_slot_base = 0
         self.max_locals = 0
@@ -255,12 +256,12 @@ class _Lowerer:
                         ok[x.id] = False
             exit_ops, copies = self.exits.get(b.id, ([], set()))
             defs = Counter(d.id for st in b.stmts if (d := st.defined()) is not None)
+            kept = self.handed_on_of(b, exit_ops) if exit_ops else set()
             for st in b.all_stmts():
                 d = st.defined()
                 if d is None:
                     continue
-                handed = (id(st) in copies) or (not isinstance(st, Copy) and any(x is d for x in exit_ops)
-                                                 and d.id in self.handed_on_of(b, exit_ops))
+                handed = (id(st) in copies) or (not isinstance(st, Copy) and d.id in kept)
                 if defs[d.id] != 1 or not handed:
                     ok[d.id] = False
         return {vid for vid, good in ok.items() if good and vid not in self.loaded_leads and vid not in params
@@ -294,7 +295,9 @@ class _Lowerer:
             return base
         wanted = set(shared)
         ir = self.ir
-        adj = interference(ir)
+        if self.adj is None:  # computed once: recolor colours again
+            self.adj = interference(ir)
+        adj = self.adj
         conflicts: dict[int, set[int]] = {vid: adj.get(vid, set()) & wanted for vid in shared}
         placed: dict[int, tuple[int, int]] = {}  # vid -> (first slot, size)
         # the most loaded and stored variables first, so they get the lowest slots (`iload_3` is one byte,

@@ -1106,10 +1106,11 @@ def _returns_in_place_of_gotos(blocks: dict[int, Block], returns: ReturnsInPlace
         if t.entry_stack:
             # the value arrives on the stack: the jumping block computes it last, into the join's variable
             last = b.stmts[-1] if b.stmts else None
-            if t.entry_stack != (value,) or not isinstance(last, Copy) or last.dst is not value:
+            if t.entry_stack != (value,) or last is None or last.defined() is not value:
                 continue
-            b.stmts.pop()
-            value = last.src
+            if isinstance(last, Copy):
+                b.stmts.pop()
+                value = last.src  # (else the variable, computed just before: it stays on the stack)
         elif not _short_operand(value):
             continue
         if isinstance(ret, Return):
