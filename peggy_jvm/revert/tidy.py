@@ -1018,6 +1018,8 @@ def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -
         if v is None or v.id in params or any(st.defined() is not v or isinstance(st, Catch) for st in lasts) \
                 or reads.get(v.id) != [bid] or defs.get(v.id) != len(ps):
             continue
+        if not b.stmts and isinstance(b.terminator, (Return, Throw)) and not all(isinstance(st, Copy) for st in lasts):
+            continue  # returned where computed (_returns_in_place_of_gotos), as before: no stack to pass
         b.entry_stack = (v,)
         under = _value_under_the_branch(blocks, b, v, ps, reads, defs, params, handler_targets)
         if under is not None:
@@ -1106,11 +1108,10 @@ def _returns_in_place_of_gotos(blocks: dict[int, Block], returns: ReturnsInPlace
         if t.entry_stack:
             # the value arrives on the stack: the jumping block computes it last, into the join's variable
             last = b.stmts[-1] if b.stmts else None
-            if t.entry_stack != (value,) or last is None or last.defined() is not value:
+            if t.entry_stack != (value,) or not isinstance(last, Copy) or last.dst is not value:
                 continue
-            if isinstance(last, Copy):
-                b.stmts.pop()
-                value = last.src  # (else the variable, computed just before: it stays on the stack)
+            b.stmts.pop()
+            value = last.src
         elif not _short_operand(value):
             continue
         if isinstance(ret, Return):
