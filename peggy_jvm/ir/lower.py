@@ -34,6 +34,11 @@ How:
   stands. A New without one initializes its class after its arguments: an argument tree that may throw or
   touch the heap is emitted (and stored) before its ``new`` unless the class is initialized on every path to it
   (:meth:`_Lowerer.args_before_new`, :func:`_initialized_news`);
+- values cross branches on the operand stack where the IR's blocks receive them (``entry_stack``: ``c ? a : b``,
+  :meth:`_Lowerer.plan_stack_passing`), and in rebuilt code what a join's first tree pushes before them (a local,
+  a constant, a value the test's block computes, the object of a ``new`` whose ClassInit that block runs) is
+  pushed by the test's block under its operands and handed through both arms, as javac evaluates a tree's
+  operands in order (``aload_0; <test>; iconst_1; goto; iconst_0; putfield``, :meth:`_Lowerer.plan_leads`);
 - in rebuilt code an array initializer (a new array filled at constant indices, then read once:
   :func:`_initializers`) is a tree of its own: its creation and stores wait until its consumer pushes it, after
   that consumer's earlier operands, and are emitted there as ``dup; index; value; store`` (``new; dup; ldc;
@@ -70,6 +75,7 @@ import struct
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, replace
+from typing import Callable
 
 import networkx as nx
 
@@ -86,7 +92,7 @@ from ..classfile.bytecode import Instruction
 from ..classfile.model import Attribute, ClassFile, ExceptionEntry, MethodInfo
 from ..classfile.reader import read_code, read_instructions
 from ..classfile.recode import build_code_attribute
-from .coalesce import _MIRROR, interference
+from .coalesce import _COMMUTATIVE, _MIRROR, interference
 from .opmap import REFERENCE_KIND_NUMBERS, Form, const_opcode, opcode_of
 from .nodes import (ArrayLength, ArrayLoad, ArrayStore, Binary, Block, Bootstrap, Catch, CheckCast, ClassInit,
                     Cond, Const, ConstKind, Copy, DynamicConst, FieldRef, GetField, GetStatic, Goto, If,
@@ -107,6 +113,9 @@ _NEGATE = {Cond.EQ: Cond.NE, Cond.NE: Cond.EQ, Cond.LT: Cond.GE, Cond.GE: Cond.L
 #: any constant's value
 _TO_ZERO: dict[tuple[object, Cond], Cond] = {(1, Cond.LT): Cond.LE, (1, Cond.GE): Cond.GT, (-1, Cond.GT): Cond.GE,
                                              (-1, Cond.LE): Cond.LT}
+#: operators whose operands the lowering may take in either order: the int and long ones (exactly), and float and
+#: double ``+`` and ``*``, which the axioms take as commutative too (``axioms/arith-float.ax``: ``fadd-comm``, ...)
+_COMMUTES = _COMMUTATIVE | frozenset({"add.f", "mul.f", "add.d", "mul.d"})
 #: primitive element descriptor -> its ``newarray`` type code
 _NEWARRAY_CODE = {desc[1:]: code for code, desc in op.NEWARRAY_TYPES.items()}
 
@@ -155,6 +164,17 @@ class _Lowerer:
         self.defining: dict[int, Stmt] = {}  # per block: id of a variable -> the statement defining it
         self.consumer: dict[int, Stmt] = {}  # per block: id of a variable -> a statement reading it
         self.initialized: set[int] = set()  # News whose class is initialized before them (_initialized_news)
+        # stack passing (plan_stack_passing): each block's entry stack, IR entry values and leads (plan_leads)
+        self.entry: dict[int, tuple[Var | Const | ClassInit, ...]] = {}
+        self.lead_ids: dict[int, set[int]] = {}  # test block -> ids of the leads it pushes for its join
+        self.leads_in: dict[int, set[int]] = {}  # arm or join -> ids of the leads it receives
+        self.cross_news: dict[int, ClassInit] = {}  # id of a New -> its ClassInit, in its join's test block
+        self.cross_inits: dict[int, New] = {}  # the other way round
+        self.loaded_leads: set[int] = set()  # leads a test block computes that are read elsewhere too: loaded
+        # commutative statements whose operands are taken in the other order (their trees computed, or on the
+        # stack, that way round): ids (visit, settle_stack_for)
+        self.commuted: set[int] = set()
+        self.adj: dict[int, set[int]] | None = None  # coalesce.interference, for color_slots
         self.next_slot = 0
         self.block_slot_base = 0
         self.max_locals = 0
@@ -209,10 +229,63 @@ class _Lowerer:
         shared = [vid for vid, where in blocks_of.items()
                   if len(where) > 1 or (rebuilt and vid in by_id and reads[vid] > 1 and vid not in self.chains
                                         and vid not in self.inits)]
+        self.shared, self.by_id, self.color_base = shared, by_id, top
         top = self.color_slots(shared, by_id, top)
         self.block_slot_base = top
         self.next_slot = top
         self.max_locals = top
+
+    def stack_only(self) -> set[int]:
+        """In rebuilt code, the variables that never need a slot across blocks (:meth:`plan_stack_passing`):
+        every block defining one defines it once and hands it on on the stack (the copy into it replaced by its
+        source, or computed there and kept on the stack), and every block reading it, or whose entry holds it,
+        receives it on the stack. A store and load of one, if any, are then within one block (a spill), which a
+        block-local slot serves (:meth:`slot_of`)."""
+        ir = self.ir
+        params = {p.id for p in ir.params}
+        ok: dict[int, bool] = {}
+        for b in ir.blocks.values():
+            held = {x.id for x in self.entry[b.id] if isinstance(x, Var)}
+            for vid in held:
+                ok.setdefault(vid, True)
+                if b.id not in self.receives:
+                    ok[vid] = False
+            for st in b.all_stmts():
+                for x in st.operands():
+                    if isinstance(x, Var) and (x.id not in held or b.id not in self.receives):
+                        ok[x.id] = False
+            exit_ops, copies = self.exits.get(b.id, ([], set()))
+            defs = Counter(d.id for st in b.stmts if (d := st.defined()) is not None)
+            kept = self.handed_on_of(b, exit_ops) if exit_ops else set()
+            for st in b.all_stmts():
+                d = st.defined()
+                if d is None:
+                    continue
+                handed = (id(st) in copies) or (not isinstance(st, Copy) and d.id in kept)
+                if defs[d.id] != 1 or not handed:
+                    ok[d.id] = False
+        return {vid for vid, good in ok.items() if good and vid not in self.loaded_leads and vid not in params
+                and vid in self.by_id and self.by_id[vid].slot is None and vid not in self.chains
+                and vid not in self.inits}
+
+    def handed_on_of(self, b: Block, exit_ops: list) -> set[int]:
+        """The variables ``b`` computes and keeps on the stack for its successors (as :meth:`lower_block` sets
+        ``handed_on``)."""
+        succs = b.successors(include_exceptional=False)
+        entry = {w.id for w in self.entry[succs[0]] if isinstance(w, Var)} if succs and self.rebuilt else set()
+        return {x.id for x in exit_ops if isinstance(x, Var) and x.id in entry and
+                x.id not in self.loaded_leads and any(st.defined() is x for st in b.stmts)}
+
+    def recolor(self) -> None:
+        """Slots coloured again without the variables that stay on the stack (:meth:`stack_only`): a slot held
+        for none of them pushes the others up (JAMA ``Matrix.identity``: ``astore 8`` for ``astore_2``)."""
+        gone = self.stack_only() & set(self.shared)
+        if not gone:
+            return
+        for vid in self.shared:
+            del self.slots[vid]
+        top = self.color_slots([v for v in self.shared if v not in gone], self.by_id, self.color_base)
+        self.block_slot_base = self.next_slot = self.max_locals = top
 
     def color_slots(self, shared: list[int], by_id: dict[int, Var], base: int) -> int:
         """Slots for variables used in several blocks (and, in rebuilt code, block-local ones read more than
@@ -222,7 +295,9 @@ class _Lowerer:
             return base
         wanted = set(shared)
         ir = self.ir
-        adj = interference(ir)
+        if self.adj is None:  # computed once: recolor colours again
+            self.adj = interference(ir)
+        adj = self.adj
         conflicts: dict[int, set[int]] = {vid: adj.get(vid, set()) & wanted for vid in shared}
         placed: dict[int, tuple[int, int]] = {}  # vid -> (first slot, size)
         # the most loaded and stored variables first, so they get the lowest slots (`iload_3` is one byte,
@@ -407,14 +482,29 @@ class _Lowerer:
         for b in ir.blocks.values():
             for t in b.successors(include_exceptional=False):
                 preds[t].append(b)
-        receives = {bid for bid, b in ir.blocks.items() if b.entry_stack and preds[bid] and bid != ir.entry}
-        changed = True
-        while changed:
-            changed = False
-            for bid in sorted(receives):
-                if any(self.exit_plan(p, receives) is None for p in preds[bid]):
-                    receives.discard(bid)
-                    changed = True
+        self.entry = {bid: tuple(b.entry_stack) for bid, b in ir.blocks.items()}
+        leads = self.plan_leads(preds) if self.rebuilt else {}
+        while True:
+            receives = {bid for bid in ir.blocks if self.entry[bid] and preds[bid] and bid != ir.entry}
+            changed = True
+            while changed:
+                changed = False
+                for bid in sorted(receives):
+                    if any(self.exit_plan(p, receives) is None for p in preds[bid]):
+                        receives.discard(bid)
+                        changed = True
+            # a join whose leads cannot all be passed gets back the entry the IR gave it (and its arms theirs)
+            lost = [j for j, (arms, _, _) in leads.items() if any(x not in receives for x in (j, *arms))]
+            if not lost:
+                break
+            for j in lost:
+                arms, head, new = leads.pop(j)
+                for x in (j, *arms):
+                    self.entry[x] = tuple(ir.blocks[x].entry_stack)
+                    self.leads_in.pop(x, None)
+                self.lead_ids.pop(head, None)
+                if new is not None:
+                    del self.cross_inits[id(self.cross_news.pop(id(new)))]
         self.receives = receives
         self.exits: dict[int, tuple[list, set[int]]] = {}
         for b in ir.blocks.values():
@@ -422,13 +512,114 @@ class _Lowerer:
             if plan is not None:
                 self.exits[b.id] = plan
 
+    def plan_leads(self, preds: dict[int, list[Block]]) -> dict[int, tuple[tuple[int, ...], int, New | None]]:
+        """In rebuilt code, what a join's first expression tree pushes before the values it receives on the stack
+        (``this.f = c ? 1 : 0``: ``this``; ``a[i] = c ? x : y``: ``a`` and ``i``; ``new C(p, 0, n - (c ? 1 : 0))``:
+        the object, ``p``, ``0`` and ``n``) is pushed by the block whose test leads to the join's two arms, under
+        the test's operands, and handed through the arms on the stack, as javac evaluates the tree's operands in
+        order. Such a lead is a constant, a variable in a slot that nothing writes from the test to the tree (a
+        load, which has no effect), or, first, the object of the tree's New whose ClassInit the test block runs:
+        its ``new; dup`` is emitted where the ClassInit stands, so class initialization keeps its place among the
+        effects, and the statements after it in that block compute above the object. Each lead is read once by
+        the tree and nowhere in the arms; the join's own entry values are read once there. Returns join ->
+        (arms, test block, the New paired across blocks or None); the entries are in ``self.entry``, the leads'
+        ids per pushing block in ``lead_ids`` and per receiving block in ``leads_in``."""
+        ir = self.ir
+        reads: Counter[int] = Counter(x.id for b in ir.blocks.values() for st in b.all_stmts()
+                                      for x in st.operands() if isinstance(x, Var))
+        out: dict[int, tuple[tuple[int, ...], int, New | None]] = {}
+        for jid in sorted(ir.blocks):
+            j = ir.blocks[jid]
+            e, ps = j.entry_stack, preds[jid]
+            if not e or jid == ir.entry or len(ps) != 2 or ps[0] is ps[1]:
+                continue
+            if any(len(preds[p.id]) != 1 for p in ps) or preds[ps[0].id][0] is not preds[ps[1].id][0]:
+                continue
+            h = preds[ps[0].id][0]
+            t = h.terminator
+            if h.id in (jid, ps[0].id, ps[1].id) or not isinstance(t, If) \
+                    or {t.if_true, t.if_false} != {ps[0].id, ps[1].id} or h.id in self.lead_ids:
+                continue
+            if any(not isinstance(p.terminator, Goto) or p.entry_stack != e[:-1] for p in ps):
+                continue
+            tree = _first_tree(j, lambda d: reads[d.id] == 1 and d.id not in self.slots)
+            if tree is None:
+                continue
+            root, members = tree
+            seq = _static_pushes(root, members)
+            at = next((k for k in range(len(seq) - len(e) + 1)
+                       if all(seq[k + n] is e[n] for n in range(len(e)))), None)
+            if not at:
+                continue
+            operands = [x for st in members.values() for x in st.operands()]
+            if any(sum(x is v for x in operands) != 1 for v in e):
+                continue  # an entry value read twice would be stored from under the leads
+            lead: list[Var | Const | ClassInit] = []
+            loaded: set[int] = set()
+            new: New | None = None
+            init: ClassInit | None = None
+            for k, x in enumerate(seq[:at]):
+                if isinstance(x, New):  # (a test block that receives values has them under the object)
+                    init = self.initializes_first(h, x) if not k and not h.entry_stack else None
+                    if init is None:
+                        break
+                    new = x
+                    lead.append(init)
+                elif isinstance(x, Const) or (isinstance(x, Var) and x.id in self.slots and x.id not in self.chains
+                                              and x.id not in self.inits and all(x is not v for v in e)
+                                              and not any(st.defined() is x for st in members.values())):
+                    if sum(y is x for y in operands) != 1 or any(self.reads(p, x) for p in ps):
+                        break
+                    if isinstance(x, Var) and any(st.defined() is x for st in h.stmts) and reads[x.id] != 1:
+                        loaded.add(x.id)  # read elsewhere too: stored where computed, loaded for the tree
+                    lead.append(x)
+                else:
+                    break
+            else:
+                self.entry[jid] = (*lead, *e)
+                for p in ps:
+                    self.entry[p.id] = (*lead, *p.entry_stack)
+                    self.leads_in[p.id] = {id(x) for x in lead}
+                self.leads_in[jid] = {id(x) for x in lead}
+                self.lead_ids[h.id] = {id(x) for x in lead}
+                self.loaded_leads |= loaded
+                if new is not None and init is not None:
+                    self.cross_news[id(new)] = init
+                    self.cross_inits[id(init)] = new
+                out[jid] = ((ps[0].id, ps[1].id), h.id, new)
+        return out
+
+    def initializes_first(self, h: Block, new: New) -> ClassInit | None:
+        """The ClassInit in ``h`` (the block whose test leads to ``new``'s block through two arms, so it runs
+        before ``new`` on every path) that can be ``new``'s ``new; dup``: its own, or (the reverter pairs a New
+        with a ClassInit of an earlier block with none) the latest one of its class no New claims, which
+        initializes the class there (the New would initialize nothing more). Nothing before it in ``h`` may
+        leave a value on the stack (each result goes to its slot), and no New of ``h`` takes it."""
+        if new.init is not None:
+            init: ClassInit | None = new.init
+        else:
+            claimed = {id(st.init) for b in self.ir.blocks.values() for st in b.stmts
+                       if isinstance(st, New) and st.init is not None}
+            init = next((st for st in reversed(h.stmts) if isinstance(st, ClassInit) and st.cls == new.cls
+                         and id(st) not in claimed), None)
+        at = next((k for k, st in enumerate(h.stmts) if st is init), None)
+        if at is None or init is None or id(init) in self.cross_inits:
+            return None
+        for st in h.stmts[:at]:
+            d = st.defined()
+            if d is not None and (d.id not in self.slots or d.id in self.chains or d.id in self.inits):
+                return None
+        if any(isinstance(st, New) and st.cls == new.cls and st.init is None for st in h.stmts[at:]):
+            return None
+        return init
+
     def exit_plan(self, b: Block, receives: set[int]) -> tuple[list, set[int]] | None:
         """(operands the terminator leaves on the stack for its successors, ids of the copies they replace)."""
         succs = b.successors(include_exceptional=False)
         if not succs or any(t not in receives for t in succs):
             return None
-        want = self.ir.blocks[succs[0]].entry_stack
-        if any(self.ir.blocks[t].entry_stack != want for t in succs):
+        want = self.entry[succs[0]]
+        if any(self.entry[t] != want for t in succs):
             return None
         copies: dict[int, Copy] = {}
         k = len(b.stmts)
@@ -439,12 +630,21 @@ class _Lowerer:
             copies[last.dst.id] = last
             k -= 1
         ops: list = []
+        own = self.entry[b.id]
         for d, w in enumerate(want):
-            c = copies.get(w.id)
+            c = copies.get(w.id) if isinstance(w, Var) else None
             if c is not None:
                 ops.append(c.src)
-            elif b.id in receives and d < len(b.entry_stack) and b.entry_stack[d] is w and not self.reads(b, w):
+            elif b.id in receives and d < len(own) and own[d] is w and not self.reads(b, w):
                 ops.append(w)  # received on the stack and handed on untouched
+            elif id(w) in self.lead_ids.get(b.id, set()) and (
+                    not isinstance(w, Var) or not any(st.defined() is w for st in b.stmts) or w.id in self.loaded_leads
+                    or (sum(st.defined() is w for st in b.stmts) == 1 and not self.reads_only(b, w))):
+                # a lead its successors receive: pushed here, under the test's operands (plan_leads): a constant,
+                # a load, or a value computed here (once) and read only after the branch
+                ops.append(w)
+            elif not isinstance(w, Var):
+                return None
             elif self.rebuilt and sum(st.defined() is w for st in b.stmts) == 1 and not self.reads_only(b, w):
                 # computed here and read only after the branch (``31 * h + (c ? 1 : 0)``, the reverter's
                 # tidying asks for it: revert/tidy._values_into_joins); lifted code keeps javac's passing
@@ -458,7 +658,7 @@ class _Lowerer:
         return any(x is v for st in b.all_stmts() for x in st.operands())
 
     @staticmethod
-    def reads(b: Block, v: Var) -> bool:
+    def reads(b: Block, v: object) -> bool:
         return any(x is v for st in b.all_stmts() for x in st.operands()) or \
             any(st.defined() is v for st in b.stmts)
 
@@ -466,6 +666,8 @@ class _Lowerer:
     def lower(self) -> None:
         self.assign_slots()
         self.plan_stack_passing()
+        if self.rebuilt:
+            self.recolor()
         self.initialized = _initialized_news(self.ir)
         order = self.ir.block_order()
         for pos, block in enumerate(order):
@@ -487,13 +689,13 @@ class _Lowerer:
         # values this block computes and hands on to its successors on the stack: kept there like a tree's
         # (the successors' own entry variables: a copy's source handed on in place of its copy is not one)
         succs = block.successors(include_exceptional=False)
-        entry = {w.id for w in self.ir.blocks[succs[0]].entry_stack} if succs and self.rebuilt else set()
+        entry = {w.id for w in self.entry[succs[0]] if isinstance(w, Var)} if succs and self.rebuilt else set()
         self.handed_on = {x.id for x in exit_ops if isinstance(x, Var) and x.id in entry and
-                          any(st.defined() is x for st in block.stmts)}
+                          x.id not in self.loaded_leads and any(st.defined() is x for st in block.stmts)}
         self.block_uses = uses
         self.local_only = {vid for vid in uses if vid not in self.slots}
         # the values on the JVM stack, bottom first; a ClassInit stands for the object it left there (`new; dup`)
-        self.estack: list[Var | ClassInit] = []
+        self.estack: list[Var | Const | ClassInit] = []
         self.pending: list[Stmt] = []  # deferred statements whose single-use results feed what follows
         self.pending_by_dst: dict[int, Stmt] = {}
         # where the code of each value on the stack begins (by id of its variable): a local can be loaded there,
@@ -504,10 +706,16 @@ class _Lowerer:
         self.init_of, self.early = {}, {}
         self.paired = self.pair_class_inits(block)
         self.waiting = [c for c in block.stmts if isinstance(c, ClassInit) and id(c) in self.paired]
+        for st in block.stmts:  # a New whose class its join's test block initialized (plan_leads): `new; dup` there
+            if isinstance(st, New) and id(st) in self.cross_news:
+                self.init_of[id(st)] = self.cross_news[id(st)]
         if block.id in self.receives:
-            self.estack = list(block.entry_stack)
+            self.estack = list(self.entry[block.id])
             handed_on = {id(x) for x in exit_ops}
-            if any(uses[v.id] + (id(v) in handed_on) != 1 for v in block.entry_stack):
+            # a lead (a constant, a local, the object of a `new`) is taken by the first tree (plan_leads)
+            leads = self.leads_in.get(block.id, set())
+            if any(isinstance(v, Var) and id(v) not in leads and uses[v.id] + (id(v) in handed_on) != 1
+                   for v in self.estack):
                 self.spill_from(0)  # read twice, or not at all: they go to their slots first
         self.exit_ops = exit_ops
         for st in block.stmts:
@@ -532,6 +740,13 @@ class _Lowerer:
             return  # emitted as its New's `new; dup` (:meth:`pair_class_inits`), nothing flushed for it
         dst = st.defined()
         keep = dst if dst is not None and self.stackable(dst) and not isinstance(st, Catch) else None
+        if isinstance(st, Binary) and st.op in _COMMUTES and type(st.a) is Var and type(st.b) is Var \
+                and deferred == [st.a, st.b] and st.a is not st.b \
+                and (roots[len(roots) - 2:] if keep is not None else roots) == [st.b, st.a]:
+            # `eps * (max(m, n) * s[0])` with `eps` computed first: the operands in the order their trees were
+            # (JAMA SingularValueDecomposition.rank: two doubles stored and loaded back)
+            self.commuted.add(id(st))
+            deferred = [st.b, st.a]
         if isinstance(st, NewArray) and st.dst.id in self.inits:
             keep = st.dst  # emitted, filled, where its consumer pushes it
         elif self.fill(st, roots):
@@ -654,12 +869,15 @@ class _Lowerer:
         """A statement's operands; a terminator also pushes what it hands on to its successors, first."""
         if isinstance(st, (Goto, If, Switch, Return, Throw)):
             return [*self.exit_ops, *st.operands()]
+        if id(st) in self.commuted:
+            assert isinstance(st, Binary)
+            return [st.b, st.a]
         return st.operands()
 
     def pushes(self, st: Stmt) -> list:
         """What emitting ``st`` (with its deferred operands, recursively) pushes, in order; None stands for
-        what is pushed before the operands (``new; dup``)."""
-        out: list = [None] if isinstance(st, New) else []
+        what is pushed before the operands (``new; dup``), or the ClassInit that pushes it."""
+        out: list = [self.init_of.get(id(st))] if isinstance(st, New) else []
         for x in self.operands_of(st):
             child = self.pending_by_dst.get(x.id) if isinstance(x, Var) else None
             out.extend(self.pushes(child) if child is not None else [x])
@@ -674,10 +892,22 @@ class _Lowerer:
             return
         seq = self.pushes(st)
         on_stack = {id(v) for v in self.estack}
-        used = [x for x in seq if isinstance(x, Var) and id(x) in on_stack]
+        used = [x for x in seq if id(x) in on_stack]  # a lead constant or object too (plan_leads)
         if not used:
             return
-        if self.takes_top(seq, used) or self.swaps(seq, used) or self.load_under(st, used):
+        if self.takes_top(seq, used):
+            return
+        est = self.estack
+        if isinstance(st, Binary) and st.op in _COMMUTES and len(used) == 2 and used[0] is st.a \
+                and used[1] is st.b and st.a is not st.b and len(est) >= 2 and est[-1] is st.a and est[-2] is st.b \
+                and not any(isinstance(x, Var) and x.id in self.chains for x in used):
+            self.commuted.add(id(st))  # both on the stack the other way round: taken so
+            return
+        # an object under construction stays where it is (its New takes it: `new; dup` under the arguments)
+        used = [x for x in used if not isinstance(x, ClassInit)]
+        if not used:
+            return
+        if all(isinstance(x, Var) for x in used) and (self.swaps(seq, used) or self.load_under(st, used)):
             return
         self.spill_from(min(d for d, v in enumerate(self.estack) if id(v) in {id(u) for u in used}))
 
@@ -687,10 +917,12 @@ class _Lowerer:
         a statement as its first operand and again first by the tree of its next operand is one entry: the
         statement ``dup``s it."""
         k = len(used)
-        if seq[:k] != used:
+        if any(a is not b for a, b in zip(seq[:k], used)) or len(seq) < k:
             return False
-        entries = [x for n, x in enumerate(used) if not (n and used[n - 1] is x and x.id in self.chains)]
-        return self.estack[len(self.estack) - len(entries):] == entries
+        entries = [x for n, x in enumerate(used)
+                   if not (n and used[n - 1] is x and isinstance(x, Var) and x.id in self.chains)]
+        return all(a is b for a, b in zip(self.estack[len(self.estack) - len(entries):], entries)) \
+            and len(self.estack) >= len(entries)
 
     def swaps(self, seq: list, used: list[Var]) -> bool:
         """In rebuilt code, the pushes ``seq`` begin with the stack's top two values the other way round (all it
@@ -838,7 +1070,10 @@ class _Lowerer:
         read before the ``new``: ``aload_0; getfield; new; dup; ...``) is emitted before, as javac does; it
         was computed before the ClassInit, or is a load of a local, which has no effect."""
         if block.id in self.receives:  # values received on the stack may have to be stored from under it
-            return {}
+            handed = {id(x) for x in self.exits.get(block.id, ([], set()))[0]}
+            # unless the block hands them all on untouched (an arm of ``list.add(c ? new A(..) : new B(..))``)
+            if any(id(v) not in handed or self.reads(block, v) for v in self.entry[block.id]):
+                return {}
         stmts = block.all_stmts()
         index = self.stmt_index = {id(st): k for k, st in enumerate(stmts)}
         defining = self.defining = {v.id: st for st in stmts if (v := st.defined()) is not None}
@@ -940,16 +1175,51 @@ class _Lowerer:
                     break
             need = {id(x) for x in ops[j:] if isinstance(x, Var)}
             deepest = next((d for d in range(len(est) - j) if id(est[d]) in need), None)
-            if deepest is not None:
-                self.spill_from(deepest)  # this also stores the j entries above it
-                j = 0
-            del est[len(est) - j:]
+            nested = self.under_a_tree(ops) if deepest is not None else None
+            if nested is not None:
+                # ``this.f = a & (c ? 1 : 0)`` with `this`, `a` and the conditional on the stack: the direct
+                # operands leave the model, the tree takes the entries above them
+                j, u = nested
+                del est[len(est) - u - j:len(est) - u]
+                self.spill_floor = max(self.spill_floor, len(est) - u)
+            else:
+                if deepest is not None:
+                    self.spill_from(deepest)  # this also stores the j entries above it
+                    j = 0
+                del est[len(est) - j:]
             for x in ops[j:]:
                 self.push_operand(x)
         finally:
             self.spill_floor = floor
         if self.current_stmt is not None:  # the statement's own instruction follows: its line again
             self.mark_line(self.current_stmt)
+
+    def under_a_tree(self, ops: list) -> tuple[int, int] | None:
+        """``(j, u)`` when the stack's top entries are ``ops[:j]`` and then the ``u`` values that the deferred tree of
+        ``ops[j]`` reads, in the order it reads them, and nothing after ``ops[j]`` reads the stack: the tree's code
+        runs on top of the ``j`` operands, which stay where they are (:meth:`operands_in`)."""
+        est = self.estack
+        on_stack = {id(v) for v in est}
+        for j in range(len(ops)):
+            x = ops[j]
+            tree = self.pending_by_dst.get(x.id) if isinstance(x, Var) else None
+            if tree is None:
+                if id(x) not in on_stack:
+                    return None
+                continue
+            reads = [y for y in self.pushes(tree) if id(y) in on_stack]
+            u = len(reads)
+            if not u or len(est) < j + u or any(isinstance(y, Var) and y.id in self.chains for y in [*ops, *reads]):
+                return None
+            top = est[len(est) - u - j:]
+            if any(a is not b for a, b in zip(top, [*ops[:j], *reads])):
+                return None
+            for y in ops[j + 1:]:
+                later = self.pending_by_dst.get(y.id) if isinstance(y, Var) else None
+                if id(y) in on_stack or (later is not None and self.reads_stack(later)):
+                    return None
+            return j, u
+        return None
 
     def take_loaded_under(self, ops: list) -> list:
         """The operands of the statement :meth:`load_under` prepared: its first ``n`` operands are on the stack
@@ -968,6 +1238,8 @@ class _Lowerer:
         return ops[n:]
 
     def push_operand(self, x: Var | Const) -> None:
+        if isinstance(x, ClassInit):  # a lead object (plan_leads) must already be on the stack
+            raise LowerError("an object under construction is not under its arguments")
         if isinstance(x, Var):
             st = self.pending_by_dst.pop(x.id, None)
             if st is not None:
@@ -991,6 +1263,9 @@ class _Lowerer:
             raise LowerError("a value under locals loaded beneath the stack would have to be stored")
         while len(est) > depth:
             v = est.pop()
+            if isinstance(v, Const):  # a lead constant (plan_leads): its reader pushes it again
+                self.emit(op.POP2 if v.type.kind.wide else op.POP)
+                continue
             if not isinstance(v, Var):
                 raise LowerError("an object under construction would have to be stored")
             self.emit_store(v)
@@ -1042,7 +1317,7 @@ class _Lowerer:
         elif isinstance(s, Binary):
             if self.try_iinc(s.dst, s.a, s.op, s.b):
                 return
-            self.operands_in([s.a, s.b])
+            self.operands_in(self.operands_of(s))
             self.emit(opcode_of(Form.BINARY, s.op))
             self.result(s.dst)
         elif isinstance(s, Unary):
@@ -1090,6 +1365,9 @@ class _Lowerer:
             self.emit(op.NEW, self.pool.add_class(s.cls))
             if id(s) in self.paired:  # the object stays under the arguments, as javac leaves it
                 self.waiting.remove(s)
+                self.emit(op.DUP)
+                self.estack.append(s)
+            elif id(s) in self.cross_inits:  # its New is in the join this block's test leads to (plan_leads)
                 self.emit(op.DUP)
                 self.estack.append(s)
             else:
@@ -1448,6 +1726,45 @@ def _initialized_news(ir: IRMethod) -> set[int]:
                 out.add(id(st))
             if isinstance(st, (ClassInit, New)):
                 known.add(st.cls)
+    return out
+
+
+def _first_tree(b: Block, single: Callable[[Var], bool]) -> tuple[Stmt, dict[int, Stmt]] | None:
+    """The expression tree ``b``'s statements begin with: its root (the first statement whose value is not read
+    once by a later statement of ``b``: ``single``, a value kept on the stack) and the statements defining the
+    values read once inside it (variable id -> statement; the root under -1), when those are exactly the
+    statements up to the root."""
+    stmts = b.all_stmts()
+    k = 0
+    while (d := stmts[k].defined()) is not None and single(d):
+        nxt = next((n for n in range(k + 1, len(stmts)) if any(x is d for x in stmts[n].operands())), None)
+        if nxt is None:
+            break
+        k = nxt
+    root = stmts[k]
+    defs = {d.id: st for st in stmts[:k] if (d := st.defined()) is not None and single(d)}
+    members: dict[int, Stmt] = {}
+    work = [root]
+    while work:
+        for x in work.pop().operands():
+            if isinstance(x, Var) and (st := defs.get(x.id)) is not None and x.id not in members:
+                members[x.id] = st
+                work.append(st)
+    if len(members) != k:
+        return None
+    members[-1] = root
+    return root, members
+
+
+def _static_pushes(st: Stmt, members: dict[int, Stmt]) -> list:
+    """What emitting ``st`` with the trees of ``members`` inside it pushes, in order (a New for its ``new; dup``,
+    another statement for its result, after its operands)."""
+    out: list = [st] if isinstance(st, New) else []
+    for x in st.operands():
+        child = members.get(x.id) if isinstance(x, Var) else None
+        out.extend(_static_pushes(child, members) if child is not None else [x])
+    if not isinstance(st, New):
+        out.append(st)
     return out
 
 

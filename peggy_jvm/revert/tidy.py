@@ -43,7 +43,7 @@ from ..ir.coalesce import (coalesce_copies, copy_stmt, drop_dead_stores, interfe
                            recompute_invariants, rename_variables)
 from ..ir.known import HOLDS, constant_set, decided_arm, deciding_test, heads_loop
 from ..ir.lower import blocks_on_cycles
-from ..ir.nodes import (INT, ArrayLength, ArrayLoad, Binary, Block, Cond, Const, ConstKind, Copy, GetField, GetStatic,
+from ..ir.nodes import (INT, ArrayLength, ArrayLoad, Binary, Block, Catch, Cond, Const, ConstKind, Copy, GetField, GetStatic,
                         Goto, If, IRMethod, IRType, Kind, Return, Stmt, Switch, Throw, Unary, Var)
 
 
@@ -991,9 +991,10 @@ def _switches_from_chains(blocks: dict[int, Block]) -> None:
 
 
 def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -> None:
-    """A join that reads, once, a variable every predecessor sets just before jumping to it (``c ? a : b``)
-    receives it on the operand stack: its ``entry_stack``, which lowering passes on the stack as javac does when
-    each predecessor can leave it there (otherwise it stays in its slot)."""
+    """A join that reads, once, a variable every predecessor sets just before jumping to it (``c ? a : b``, or
+    ``c ? a : x.f()``: the last statement of each defines it, a copy or not) receives it on the operand stack: its
+    ``entry_stack``, which lowering passes on the stack as javac does when each predecessor can leave it there
+    (otherwise it stays in its slot)."""
     preds: dict[int, list[Block]] = {}
     reads: dict[int, list[int]] = {}
     defs: dict[int, int] = {}
@@ -1013,13 +1014,12 @@ def _values_into_joins(blocks: dict[int, Block], entry: int, params: set[int]) -
         if bid == entry or bid in handler_targets or len(ps) < 2 or b.entry_stack:
             continue
         lasts = [p.stmts[-1] for p in ps if isinstance(p.terminator, Goto) and p.stmts]
-        copies = [st for st in lasts if isinstance(st, Copy)]
-        if len(copies) != len(ps):
+        v = lasts[0].defined() if len(lasts) == len(ps) else None
+        if v is None or v.id in params or any(st.defined() is not v or isinstance(st, Catch) for st in lasts) \
+                or reads.get(v.id) != [bid] or defs.get(v.id) != len(ps):
             continue
-        v = copies[0].dst
-        if v.id in params or any(c.dst is not v for c in copies) or reads.get(v.id) != [bid] \
-                or defs.get(v.id) != len(ps):
-            continue
+        if not b.stmts and isinstance(b.terminator, (Return, Throw)) and not all(isinstance(st, Copy) for st in lasts):
+            continue  # returned where computed (_returns_in_place_of_gotos), as before: no stack to pass
         b.entry_stack = (v,)
         under = _value_under_the_branch(blocks, b, v, ps, reads, defs, params, handler_targets)
         if under is not None:
@@ -1306,7 +1306,7 @@ def _reads_to_their_use(blocks: dict[int, Block], entry: int, m: IRMethod) -> bo
                    and any(y.defined() is x and not isinstance(y, _READS) for y in a.stmts) for x in st.operands()):
                 continue
             target = _read_target(blocks, a, st, where.pop(), preds)
-            if target is None:
+            if target is None or (target[0] is not a and _read_before_a_conditional(blocks, preds, target[0], d)):
                 continue
             b, at = target
             a.stmts.remove(st)
@@ -1319,6 +1319,28 @@ def _reads_to_their_use(blocks: dict[int, Block], entry: int, m: IRMethod) -> bo
                     readers[x.id].append(b.id)
             moved = True
     return moved
+
+
+def _read_before_a_conditional(blocks: dict[int, Block], preds: dict[int, list[int]], b: Block, d: Var) -> bool:
+    """Whether join ``b`` begins with a tree that reads ``d`` and then the value each of its predecessors sets last
+    (``X[i][j] = i == j ? 1.0 : 0.0``, ``X[i]`` being ``d``): javac reads ``d`` before the test, and lowering keeps
+    it on the stack through the arms (``ir/lower._Lowerer.plan_leads``); moved into the join, it would wait in a
+    local for the conditional's value instead (JAMA ``Matrix.identity``: 6 bytes)."""
+    ps = [blocks[p] for p in preds[b.id]]
+    if len(ps) < 2 or any(not p.stmts for p in ps):
+        return False
+    v = ps[0].stmts[-1].defined()
+    if v is None or any(p.stmts[-1].defined() is not v for p in ps):
+        return False
+    seen = False
+    for st in b.all_stmts():  # in the order the tree pushes them (``v & d``: the read after the test, as javac)
+        for x in st.operands():
+            seen = seen or x is d
+            if x is v:
+                return seen
+        if st.defined() is None:
+            return False
+    return False
 
 
 def _read_target(blocks: dict[int, Block], a: Block, r: Stmt, bid: int, preds: dict[int, list[int]]
