@@ -13,11 +13,8 @@ to: the loop is entered at two places, which is irreducible control flow. The JV
   so the method keeps its original code: joda-time's ``IslamicChronology.getYear`` (traced to the merge) and
   ``ConverterSet.select`` (the same refusal, not traced).
 
-Where the fix belongs (revert/tidy.py, another helper's file this session): both merges should leave apart two
-blocks when merging them makes the graph irreducible. Checked by hand: keeping apart a block on a cycle
-(``ir.lower.blocks_on_cycles``) and one that is not, in both functions (5 lines), makes both tests below pass
-(``d`` then reaches the emitted-code rule, which refuses it as larger); its effect on the corpus is not
-measured. Both tests are strict xfails until then.
+The fix (revert/tidy._keep_reducible): both merges leave apart the blocks whose merging would make reducible
+code irreducible. Both tests below fail without it.
 """
 from __future__ import annotations
 
@@ -46,11 +43,6 @@ public class TailMergeLoop {
 }
 """
 
-XFAIL = pytest.mark.xfail(strict=True, reason="revert/tidy._merge_equal_blocks / _merge_renamed_blocks merge a "
-                                              "branch arm before the loop with the equal arm at the end of its "
-                                              "body: two loop entries")
-
-
 @pytest.fixture(scope="module")
 def orig(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("tailmerge")
@@ -69,14 +61,12 @@ def test_javac_code_is_reducible(orig: Path):
     _peg_of(orig, "d")  # the original has a PEG: the irreducibility below is the back end's
 
 
-@XFAIL
 def test_stage_peg_keeps_the_loop_reducible(orig: Path, tmp_path: Path):
     out = tmp_path / "TailMergeLoop.class"
     optimize_input(orig, out, Stage.PEG, jobs=1)
     _peg_of(out, "d")
 
 
-@XFAIL
 def test_full_stage_does_not_emit_irreducible_code(orig: Path, tmp_path: Path):
     _, report = optimize_input(orig, tmp_path / "TailMergeLoop.class", Stage.FULL, jobs=1)
     row = next(m for m in report.methods if m.name == "d")

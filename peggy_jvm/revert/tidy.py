@@ -39,8 +39,11 @@ from collections import Counter
 from dataclasses import dataclass, fields
 from typing import Callable
 
+import networkx as nx
+
 from ..ir.coalesce import (coalesce_copies, copy_stmt, drop_dead_stores, interference, liveness,
                            recompute_invariants, rename_variables)
+from ..ir.cfg import is_reducible
 from ..ir.known import HOLDS, constant_set, decided_arm, deciding_test, heads_loop
 from ..ir.lower import blocks_on_cycles
 from ..ir.nodes import (INT, ArrayLength, ArrayLoad, Binary, Block, Catch, Cond, Const, ConstKind, Copy, GetField, GetStatic,
@@ -76,7 +79,7 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
     coalesce_copies(method(blocks, entry_id))  # javac's shape: variables updated in place
     blocks, entry_id = tidy_blocks(blocks, entry_id)  # blocks the copies and flags left empty are jumped over
     coalesce_copies(method(blocks, entry_id))  # again on the blocks tidying joined
-    merged = _merge_equal_blocks(blocks)  # the same continuation generated on several paths is kept once
+    merged = _merge_equal_blocks(blocks, entry_id)  # the same continuation generated on several paths is kept once
     # ... also when generated in other variables (a handler's dispatch per statement it covers, a loop per path)
     merged = _merge_renamed_blocks(method(blocks, entry_id)) or merged
     if merged:
@@ -721,11 +724,38 @@ def _back_edges(succs: dict[int, list[int]], entry: int) -> list[tuple[int, int]
     return back
 
 
-def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:
+def _reducible_merged(blocks: dict[int, Block], entry: int, alias: dict[int, int]) -> bool:
+    """Whether the blocks' graph, with each key of ``alias`` dropped and jumps to it sent to its value, is
+    reducible from ``entry``."""
+    g = nx.DiGraph()
+    for b in blocks.values():
+        if b.id not in alias:
+            g.add_node(b.id)
+            g.add_edges_from((b.id, alias.get(t, t)) for t in b.successors())
+    return is_reducible(g, alias.get(entry, entry))
+
+
+def _keep_reducible(blocks: dict[int, Block], entry: int, alias: dict[int, int]) -> dict[int, int]:
+    """``alias``, or when merging all of it would make reducible code irreducible, the merges (in ``alias``'s
+    order) that keep it reducible. A block before a loop and its equal at the end of the loop's body (a value
+    chosen before the loop and again by every iteration: joda-time ``IslamicChronology.getYear``) would give the
+    loop a second entry: HotSpot's compilers treat such a loop as irreducible, and the self-check cannot build
+    its PEG, so the method would lose its rewrite."""
+    if _reducible_merged(blocks, entry, alias) or not _reducible_merged(blocks, entry, {}):
+        return alias
+    kept: dict[int, int] = {}
+    for k, v in alias.items():
+        if _reducible_merged(blocks, entry, {**kept, k: v}):
+            kept[k] = v
+    return kept
+
+
+def _merge_equal_blocks(blocks: dict[int, Block], entry: int) -> bool:
     """Tail merging: blocks with the same statements (the same bytecode origins, the variables only they use
     renamed consistently), the same handlers and the same successors are one block; jumps to the others go to
-    it, repeatedly (merged successors make their predecessors equal). Meaning unchanged: both compute the same
-    from the same values and go on to the same place. True when a block was merged."""
+    it, repeatedly (merged successors make their predecessors equal), unless that would make the code
+    irreducible (:func:`_keep_reducible`). Meaning unchanged: both compute the same from the same values and go
+    on to the same place. True when a block was merged."""
     merged_any = False
     while True:
         where: dict[int, set[int]] = {}
@@ -744,6 +774,7 @@ def _merge_equal_blocks(blocks: dict[int, Block]) -> bool:
                 alias[bid] = seen[sig]
             else:
                 seen[sig] = bid
+        alias = _keep_reducible(blocks, entry, alias)
         if not alias:
             return merged_any
         merged_any = True
@@ -760,7 +791,8 @@ def _merge_renamed_blocks(m: IRMethod) -> bool:
     are the same blocks or correspond (:func:`_corresponding`). The renaming is done only when each renamed
     pair is never live at once (Chaitin's test on :func:`~peggy_jvm.ir.coalesce.interference`; parameters are
     never renamed), all of a region's renames or none, so no variable leaves its block (and the operand stack)
-    for nothing. Meaning unchanged: a renamed variable is written only where the other is dead, so every read
+    for nothing; nor when the merge would make the code irreducible (:func:`_keep_reducible`). Meaning
+    unchanged: a renamed variable is written only where the other is dead, so every read
     sees the value it saw, and a block then runs exactly what the block it stands for ran, going on to blocks
     that do the same. True when a block was dropped."""
     blocks = m.blocks
@@ -793,6 +825,8 @@ def _merge_renamed_blocks(m: IRMethod) -> bool:
                 if match is None:
                     continue
                 bmap, pairs = match
+                if _keep_reducible(blocks, m.entry, bmap) != bmap:
+                    continue
                 if adj is None:
                     adj = interference(m)
                 trial = _trial_renames(pairs, find, adj, members)
