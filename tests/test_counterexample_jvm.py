@@ -181,3 +181,37 @@ def test_an_input_that_runs_on_in_both_versions_leaves_the_next_one_its_time(jav
     assert row.counterexample["args"] == ["1"], row.counterexample
     assert (row.counterexample["orig"], row.counterexample["opt"]) == ("returns 2", "returns 3"), row.counterexample
     assert row.time_ms < (9.0 + cx.ANSWER_GRACE_S) * 1000, row.time_ms
+
+
+CRASH = """public class C {
+    static final sun.misc.Unsafe U;
+    static {
+        try {
+            java.lang.reflect.Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            U = (sun.misc.Unsafe) f.get(null);
+        } catch (ReflectiveOperationException e) { throw new Error(e); }
+    }
+    static long peek(long a) { return U.getLong(a + %s); }
+}
+"""
+
+
+def test_a_call_that_crashes_the_jvm_leaves_nothing_in_the_working_directory(java_home, tmp_path, monkeypatch):
+    """guava's ``LittleEndianByteArray`` given generated arguments crashed the harness's JVM (audit21): its crash
+    report (``hs_err_pid*.log``) went to the user's working directory. It now goes to the run's own directory,
+    which goes with the run, and the JVM runs there; the next call gets a fresh JVM."""
+    trees = compile_versions(java_home, tmp_path, "C.java", {"orig": CRASH % "0L", "opt": CRASH % "8L"})
+    raw = {side: {"C": (trees[side] / "C.class").read_bytes()} for side in ("orig", "opt")}
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    harness = cx.JvmHarness(raw["orig"], raw["opt"])
+    try:
+        crashed, why = harness.ask(cx.Call("C", "C", "peek", "(J)J", [0]), clock() + 30)
+        assert crashed is None, crashed  # the JVM died: no outcomes
+        after, _ = harness.ask(cx.Call("C", "C", "peek", "(J)J", [0]), clock() + 30)
+    finally:
+        harness.close()
+    assert harness.starts >= 2, why
+    assert list(work.iterdir()) == []

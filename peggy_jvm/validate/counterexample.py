@@ -1002,12 +1002,16 @@ class JvmHarness:
         """Start the JVM now if none runs: it gets ready while the caller does other work."""
         if self._proc is None or self._proc.poll() is not None:
             self._stop()
-            cmd = [self.java, "-Xss8m", f"-Dharness.timeout={CALL_TIMEOUT_MS}", f"-Dharness.hangFactor={HANG_FACTOR}",
-                   f"-Dharness.hangFloor={HANG_FLOOR_MS}", "-cp", str(self.classes), "Harness", str(self.dirs[0]),
-                   str(self.dirs[1])]
-            # its own session: a JVM that does not answer is killed with every thread it runs, and nothing else
+            # a call that crashes the JVM (Unsafe given generated addresses) writes its crash report in the run's
+            # own directory, not in the user's working directory, and no core file
+            cmd = [os.path.abspath(self.java), "-Xss8m", f"-XX:ErrorFile={Path(self._tmp.name) / 'hs_err_pid%p.log'}",
+                   "-XX:-CreateCoredumpOnCrash", f"-Dharness.timeout={CALL_TIMEOUT_MS}",
+                   f"-Dharness.hangFactor={HANG_FACTOR}", f"-Dharness.hangFloor={HANG_FLOOR_MS}",
+                   "-cp", os.path.abspath(self.classes), "Harness", str(self.dirs[0]), str(self.dirs[1])]
+            # its own session: a JVM that does not answer is killed with every thread it runs, and nothing else;
+            # started in the run's directory, so that a method writing files by relative names writes them there
             self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL, start_new_session=True)
+                                          stderr=subprocess.DEVNULL, start_new_session=True, cwd=self._tmp.name)
             self._buf, self._ready = b"", False
             self.starts += 1
 

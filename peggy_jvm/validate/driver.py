@@ -276,11 +276,11 @@ class _Run:
         ``peg.distrib.phi.const`` they did not prove it). With rules given (``--rules``, ``--axioms``), only
         those. Last, when nothing else proved it, the case split on the terms read back from the e-graphs its
         default (or given) rules saturated (:func:`~.prove.cases_after_saturation`), in what the budget has left."""
-        if _same_code(pair, view):
-            return ProofResult(True, SAME_CODE, ["identical"]), []
         budget = self.budget(i)
         end = clock() + (budget.time_s or 0.0)
         same = self.same(pair, view)
+        if not same and _same_code(pair, view):  # (byte-identical classes are said so by the proof)
+            return ProofResult(True, SAME_CODE, ["identical"]), []
         memo = PegMemo()  # both rule sets' attempts build the same PEGs from the same code (prove.py)
         if self.options.rules is None and budget.time_s is not None:
             start = clock()
