@@ -123,13 +123,7 @@ public class Pick {
 
 @pytest.mark.parametrize("extra", ["", "t[0] = 1;"])
 def test_a_table_built_otherwise_is_not_read(compilers, tmp_path, built, extra):
-    opt = _compile(compilers, "javac", HAND.replace("EXTRA", extra), tmp_path / "hand")
-    cls = opt / "Pick.class"
-    cf = read_class(cls.read_bytes())
-    for m in cf.methods:
-        if m.name == "tab":
-            m.access |= Access.SYNTHETIC
-    cls.write_bytes(write_class(cf))
+    opt = _hand(compilers, HAND.replace("EXTRA", extra), tmp_path / "hand")
     side = load_side(opt)
     found = {ref[2]: t for ref, t in find_tables(side.classes, side.hierarchy).items()}
     got = _verdicts(built["javac"], opt)["one"]
