@@ -148,6 +148,7 @@ class _Lowerer:
         # --goal size: slots by use alone (no original local's slot kept for the interpreter's sake)
         self.for_size = False
         self.rebuilt = False  # IR rebuilt from a PEG: no variable lifted from a slot but the parameters
+        self.with_leads = True  # plan_leads' stack passing tried (lower_method lowers again without it)
         self.items: list[Insn | Label] = []
         self.labels = {bid: Label(f"B{bid}") for bid in ir.blocks}
         self.slots: dict[int, int] = {}
@@ -483,7 +484,7 @@ class _Lowerer:
             for t in b.successors(include_exceptional=False):
                 preds[t].append(b)
         self.entry = {bid: tuple(b.entry_stack) for bid, b in ir.blocks.items()}
-        leads = self.plan_leads(preds) if self.rebuilt else {}
+        leads = self.plan_leads(preds) if self.rebuilt and self.with_leads else {}
         while True:
             receives = {bid for bid in ir.blocks if self.entry[bid] and preds[bid] and bid != ir.entry}
             changed = True
@@ -2024,13 +2025,23 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
     local-variable tables are read from ``method``'s (original) Code attribute and remapped where they stay
     true. ``for_size`` (``--goal size``): the most used variables in the lowest slots whatever local they carry,
     and :func:`_size_peepholes`."""
-    lw = _Lowerer(cf, ir)
-    lw.for_size = for_size
-    if lines is not None:
-        pairs = sorted((e.start_pc, e.line_number) for e in lines.entries)
-        lw.line_starts = [pc for pc, _ in pairs]
-        lw.line_numbers = [line for _, line in pairs]
-    lw.lower()
+    def lowered(with_leads: bool) -> _Lowerer:
+        lw = _Lowerer(cf, ir)
+        lw.for_size, lw.with_leads = for_size, with_leads
+        if lines is not None:
+            pairs = sorted((e.start_pc, e.line_number) for e in lines.entries)
+            lw.line_starts = [pc for pc, _ in pairs]
+            lw.line_numbers = [line for _, line in pairs]
+        lw.lower()
+        return lw
+
+    try:
+        lw = lowered(True)
+    except LowerError:
+        # plan_leads' operands handed through a conditional's arms can leave a value on the stack where a
+        # block ends (commons-math3 LoessInterpolator.smooth, VectorialCovariance.getResult, --stage peg):
+        # lowered again without them (the pool keeps what the first attempt interned; the same entries mostly)
+        lw = lowered(False)
     handlers = lw.handlers()
     _dup2_pairs(lw.items, lw.origin_of)
     line_marks = frozenset(id(label) for label, _ in lw.line_marks)
