@@ -177,13 +177,7 @@ def test_an_alias_of_a_constant_is_no_constant(compilers, tmp_path):
                                                        "opt": ("BLUE", "FAV", "20", "10")}.items():
         src = ALIAS.replace("FIRST_CASE", first_case).replace("LAST_CASE", last_case).replace(
             "Color.FIRST", f"Color.{first}").replace("Color.LAST", f"Color.{last}")
-        tree = _compile(compilers, "javac", src, tmp_path / name)
-        cls = tree / "Pick.class"
-        cf = read_class(cls.read_bytes())
-        for m in cf.methods:
-            if m.name == "tab":
-                m.access |= Access.SYNTHETIC
-        cls.write_bytes(write_class(cf))
+        tree = _hand(compilers, src, tmp_path / name)
         side = load_side(tree)
         assert not find_tables(side.classes, side.hierarchy)  # FAV is no constant of Color
         trees.append(tree)
