@@ -43,6 +43,7 @@ public class TailMergeLoop {
 }
 """
 
+
 @pytest.fixture(scope="module")
 def orig(java_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("tailmerge")
