@@ -109,6 +109,25 @@ public class Shapes {
         for (int i = 0; i < a.length; i += step) { s += a[i]; }
         return s;
     }
+    // the step chosen between constants by an invariant test (classic 12/12b): C2 unswitches the loop on the
+    // test and counts both copies; the same step kept in a local chosen before the loop (the strength-reduced
+    // rewrite's shape) is `stride`'s, not counted: JIT 1.5-2.7x slower (docs/cost-model.md)
+    static int chosenStep(int n, int d) {
+        int s = 0;
+        for (int i = 0; i < n; ) { s ^= i * 50; i += d == 150 ? 4 : 1; }
+        return s;
+    }
+    static int chosenDown(int n, int d) {
+        int s = 0;
+        for (int i = n; i > 0; ) { s ^= i; i -= d < 0 ? 2 : 3; }
+        return s;
+    }
+    // ... but not by a test the loop changes: no loop to unswitch
+    static int chosenByTheLoop(int n) {
+        int s = 0;
+        for (int i = 0; i < n; ) { s += i; i += (s & 1) == 0 ? 5 : 1; }
+        return s;
+    }
     // an iterator's loop tests a call's result: not counted (whatever a rewrite does, it stays so)
     static int iterate(java.util.List<Integer> xs) {
         int s = 0;
@@ -146,6 +165,15 @@ def test_a_test_of_a_derived_counter_is_uncounted_and_of_the_counter_is_counted(
     assert prices["calls"].uncounted == 1
     assert prices["stride"].uncounted == 1
     assert prices["iterate"].uncounted == 1
+
+
+def test_a_step_chosen_between_constants_by_an_invariant_test_is_counted(prices):
+    """javac's ``i += d == 150 ? 4 : 1`` (``iload; <test>; const; goto; const; iadd; istore``): a constant step
+    once C2 has unswitched the loop on ``d == 150``, so the original of classic 12/12b is counted and the
+    rewrite that keeps the step in a local (``stride``) is refused."""
+    assert prices["chosenStep"].uncounted == 0
+    assert prices["chosenDown"].uncounted == 0
+    assert prices["chosenByTheLoop"].uncounted == 1
 
 
 def test_a_rewrite_that_leaves_an_innermost_loop_uncounted_is_refused_whatever_it_gains(prices):
