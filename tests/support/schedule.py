@@ -53,7 +53,7 @@ UNIT_CPU: dict[str, float] = {
     "tests/test_optimize_full.py": 100.0,
     "tests/test_corpus.py[commons-lang3]": 90.0,
     "tests/test_stage_peg.py": 90.0,
-    "tests/test_proguard_pairs.py[jama]": 70.0,
+    "tests/test_proguard_pairs.py[jama]": 45.0,  # the svd test saturates once since session 20 (ci22)
     "tests/test_peg.py[fixtures-release17]": 65.0,
     "tests/test_peg.py[fixtures-release8]": 60.0,
     "tests/test_stage_ir.py": 60.0,
