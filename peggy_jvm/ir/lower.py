@@ -1183,7 +1183,7 @@ class _Lowerer:
             # them (``1.0 / (n * (c ? n - 1 : n))``: `1.0` and `n` pushed before the test, the second operand's
             # tree reads `n` and the conditional's value; commons-math3 VectorialCovariance.getResult)
             need = {id(x) for x in ops[j:]}
-            for x in ops[j + 1:]:
+            for x in ops[j + 1:] if est else ():  # (an empty stack: nothing to look for)
                 tree = self.pending_by_dst.get(x.id) if isinstance(x, Var) else None
                 if tree is not None:
                     need.update(id(y) for y in self.pushes(tree))
