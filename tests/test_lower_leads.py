@@ -13,7 +13,10 @@ built after the join). A deferred tree reading values above the tree's own stack
 (``_Lowerer.under_a_tree``). Before, each was stored and loaded back after the join: 2 to 16 bytes a site
 (lang3 ``EqualsBuilder.append`` x6, ``ArrayUtils.toPrimitive`` x8, ``StringUtils.normalizeSpace``, jsoup
 ``Element.shallowClone``, JAMA ``CholeskyDecomposition.<init>`` and ``Matrix.identity``: the row ``x[i]`` of
-``x[i][j] = i == j ? 1.0 : 0.0`` is read before the test, ``revert/tidy._read_before_a_conditional``). Each shape is javac's instruction for
+``x[i][j] = i == j ? 1.0 : 0.0`` is read before the test, ``revert/tidy._read_before_a_conditional``). A lead
+constant that is a direct operand of the tree's root, the other leads read by the tree of a later operand
+(``1.0 / (x[a] - (c ? x[a] : x[b]))``, commons-math3 ``VectorialCovariance.getResult``), is taken in place too
+(``_Lowerer.operands_in``). Each shape is javac's instruction for
 instruction here; the classes verify (``-Xverify:all``) and behave as javac's, the order of ``Noisy.<clinit>``
 against a NullPointerException included (every call in a fresh class loader).
 """
@@ -81,6 +84,8 @@ public class Leads {
         return x;
     }
 
+    static double recip(double[] x, int a, int b, double x0) { return 1.0 / (x[a] - (x0 > 1 ? x[a] : x[b])); }
+
     static int run(int sel, int k, boolean nul) {
         Leads a = nul ? null : new Leads("L" + k);
         switch (sel) {
@@ -89,12 +94,13 @@ public class Leads {
             case 2: return make(a, k, k > 1).v;
             case 4: return rank(new double[]{k, 1e-300, -1, 2}, k, 2);
             case 3: { double[][] x = ident(k, 2); return x.length * 10 + (x.length > 1 ? (int) (x[1][1] * 4 + x[1][0]) : 0); }
+            case 6: return (int) (1000 * recip(new double[]{k, 2.5}, k & 1, 1, k));
             default: return new Leads("y").both(new double[]{1, k}, new double[]{1, 2}, k & 1) ? 1 : 0;
         }
     }
 }
 """
-METHODS = ["same", "toInts", "make", "both", "ident"]
+METHODS = ["same", "toInts", "make", "both", "ident", "recip"]
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +133,11 @@ def test_operands_before_a_conditional_stay_on_the_stack(built, name):
     # Matrix.identity): `aload_2; iload_3; aaload; iload 4; iload_3; iload 4; if_icmpne; dconst_1; goto; dconst_0;
     # dastore` (before: the row read after the join, `x[i]` and the value in locals, 6 bytes), the conditional's
     # value holding no slot (`_Lowerer.recolor`: `x` in slot 2 as javac, not above a slot left to the double)
-    # (toInts's locals come in another order: `r` gets slot 4 and `x` slot 2, as many bytes)
+    # (toInts's locals come in another order: `r` gets slot 4 and `x` slot 2, as many bytes); recip (commons-math3
+    # VectorialCovariance.getResult, LoessInterpolator.smooth): `dconst_1; aload_0; iload_1; daload; <test>;
+    # <x[a]>; goto; <x[b]>; dsub; ddiv`, the lead constant a direct operand of the root `ddiv`, the other leads
+    # read by the tree of its second operand (before: `dconst_1` pushed again in the join, the tree taking `x[a]`
+    # from under it: a LowerError, and the method lowered a second time without leads)
     src, out = built
     orig, new = _code(src)[name], _code(out)[name]
     assert [o for o, _ in new] == [o for o, _ in orig], (name, new, orig)
@@ -155,7 +165,7 @@ def test_leads_verify_and_behave_identically(built, java_home, verifier):
     # each call in its own class loader: Noisy.<clinit> prints where the class is initialized, before `name`
     # runs or throws (a null `a`)
     calls = [dt.Call("Leads", "run", "(IIZ)I", (sel, k, nul), group=(sel, k, nul))
-             for sel in range(6) for k in (0, 3) for nul in (False, True)]
+             for sel in range(7) for k in (0, 3) for nul in (False, True)]
     original = dt.run_jvm(src, calls, java_home=java_home, timeout_ms=3000)
     assert any("Noisy.<clinit>" in r.out and r.kind == "THROW" for r in original)  # the order is observed
     result = dt.compare(src, out, calls, java_home=java_home, timeout_ms=3000, original=original)

@@ -148,7 +148,6 @@ class _Lowerer:
         # --goal size: slots by use alone (no original local's slot kept for the interpreter's sake)
         self.for_size = False
         self.rebuilt = False  # IR rebuilt from a PEG: no variable lifted from a slot but the parameters
-        self.with_leads = True  # plan_leads' stack passing tried (lower_method lowers again without it)
         self.items: list[Insn | Label] = []
         self.labels = {bid: Label(f"B{bid}") for bid in ir.blocks}
         self.slots: dict[int, int] = {}
@@ -484,7 +483,7 @@ class _Lowerer:
             for t in b.successors(include_exceptional=False):
                 preds[t].append(b)
         self.entry = {bid: tuple(b.entry_stack) for bid, b in ir.blocks.items()}
-        leads = self.plan_leads(preds) if self.rebuilt and self.with_leads else {}
+        leads = self.plan_leads(preds) if self.rebuilt else {}
         while True:
             receives = {bid for bid in ir.blocks if self.entry[bid] and preds[bid] and bid != ir.entry}
             changed = True
@@ -704,6 +703,7 @@ class _Lowerer:
         self.est_start: dict[int, int] = {}
         self.loaded_under: tuple[Stmt, int, int] | None = None
         self.spill_floor = 0
+        self.above = 0  # operands_in: operands pushed above the stack's model for the statement being emitted
         self.init_of, self.early = {}, {}
         self.paired = self.pair_class_inits(block)
         self.waiting = [c for c in block.stmts if isinstance(c, ClassInit) and id(c) in self.paired]
@@ -1157,6 +1157,10 @@ class _Lowerer:
         in this order; deferred statements are emitted where their value is needed; if an operand is buried
         deeper in the stack, the stack is stored into slots from there up first."""
         est = self.estack
+        if self.above and est and self.reads_stack_in(ops):
+            # the operands pushed before these are not in the model: nothing under them can be taken in place
+            # or stored (the caller makes whatever its later operands read its own: ``need`` below)
+            raise LowerError("a value on the stack is read from under operands pushed above it")
         first = ops[0] if ops else None
         if isinstance(first, Var) and self.chains.get(first.id, 0) > 1 and est and est[-1] is first:
             # a value all of whose uses take it first (``new int[2]`` filled in place): javac's dup
@@ -1165,7 +1169,7 @@ class _Lowerer:
         for x in ops:
             if isinstance(x, Var) and x.id in self.chains:
                 self.chains[x.id] -= 1
-        floor = self.spill_floor
+        floor, above = self.spill_floor, self.above
         if self.loaded_under is not None and self.loaded_under[0] is self.current_stmt:
             ops = self.take_loaded_under(ops)
         try:
@@ -1174,7 +1178,15 @@ class _Lowerer:
                 if all(est[len(est) - cand + i] is ops[i] for i in range(cand)):
                     j = cand
                     break
-            need = {id(x) for x in ops[j:] if isinstance(x, Var)}
+            # what the operands not on top read off the stack: themselves (a lead constant too, plan_leads), and
+            # what the trees of all but the first of them read, as those run above the operands pushed before
+            # them (``1.0 / (n * (c ? n - 1 : n))``: `1.0` and `n` pushed before the test, the second operand's
+            # tree reads `n` and the conditional's value; commons-math3 VectorialCovariance.getResult)
+            need = {id(x) for x in ops[j:]}
+            for x in ops[j + 1:] if est else ():  # (an empty stack: nothing to look for)
+                tree = self.pending_by_dst.get(x.id) if isinstance(x, Var) else None
+                if tree is not None:
+                    need.update(id(y) for y in self.pushes(tree))
             deepest = next((d for d in range(len(est) - j) if id(est[d]) in need), None)
             nested = self.under_a_tree(ops) if deepest is not None else None
             if nested is not None:
@@ -1190,10 +1202,20 @@ class _Lowerer:
                 del est[len(est) - j:]
             for x in ops[j:]:
                 self.push_operand(x)
+                self.above += 1
         finally:
-            self.spill_floor = floor
+            self.spill_floor, self.above = floor, above
         if self.current_stmt is not None:  # the statement's own instruction follows: its line again
             self.mark_line(self.current_stmt)
+
+    def reads_stack_in(self, ops: list) -> bool:
+        """Whether ``ops``, or the deferred trees that compute them, read a value of the stack's model."""
+        on_stack = {id(v) for v in self.estack}
+        for x in ops:
+            tree = self.pending_by_dst.get(x.id) if isinstance(x, Var) else None
+            if id(x) in on_stack or (tree is not None and any(id(y) in on_stack for y in self.pushes(tree))):
+                return True
+        return False
 
     def under_a_tree(self, ops: list) -> tuple[int, int] | None:
         """``(j, u)`` when the stack's top entries are ``ops[:j]`` and then the ``u`` values that the deferred tree of
@@ -2025,23 +2047,13 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
     local-variable tables are read from ``method``'s (original) Code attribute and remapped where they stay
     true. ``for_size`` (``--goal size``): the most used variables in the lowest slots whatever local they carry,
     and :func:`_size_peepholes`."""
-    def lowered(with_leads: bool) -> _Lowerer:
-        lw = _Lowerer(cf, ir)
-        lw.for_size, lw.with_leads = for_size, with_leads
-        if lines is not None:
-            pairs = sorted((e.start_pc, e.line_number) for e in lines.entries)
-            lw.line_starts = [pc for pc, _ in pairs]
-            lw.line_numbers = [line for _, line in pairs]
-        lw.lower()
-        return lw
-
-    try:
-        lw = lowered(True)
-    except LowerError:
-        # plan_leads' operands handed through a conditional's arms can leave a value on the stack where a
-        # block ends (commons-math3 LoessInterpolator.smooth, VectorialCovariance.getResult, --stage peg):
-        # lowered again without them (the pool keeps what the first attempt interned; the same entries mostly)
-        lw = lowered(False)
+    lw = _Lowerer(cf, ir)
+    lw.for_size = for_size
+    if lines is not None:
+        pairs = sorted((e.start_pc, e.line_number) for e in lines.entries)
+        lw.line_starts = [pc for pc, _ in pairs]
+        lw.line_numbers = [line for _, line in pairs]
+    lw.lower()
     handlers = lw.handlers()
     _dup2_pairs(lw.items, lw.origin_of)
     line_marks = frozenset(id(label) for label, _ in lw.line_marks)
