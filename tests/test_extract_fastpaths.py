@@ -298,6 +298,31 @@ def test_lagrangian_bound_equals_the_plain_ascent() -> None:
     assert min(seen.values()) > 20, seen
 
 
+def test_lagrangian_ascent_evaluates_afresh_once_and_shifts_after(monkeypatch) -> None:
+    """After its first evaluation the ascent updates the reduced costs and the classes' choices of only the
+    constraints its step moved (``_Model.shift``): the model is evaluated in full once per call, and the bound,
+    pruned nodes, work and iterations are the plain ascent's, which evaluates every iteration afresh."""
+    fresh: list[int] = []
+    real = _Model.evaluate
+    monkeypatch.setattr(_Model, "evaluate", lambda self, z: fresh.append(1) or real(self, z))
+    shifted = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        problem = random_problem(seed, n_classes=rng.randint(4, 14), max_nodes=rng.choice([2, 4]),
+                                 negative=seed % 3 == 0, fractional=seed % 4 == 0)
+        weight = integer_costs(problem)[0]
+        forced = frozenset(c for c in problem.classes if rng.random() < 0.3) | frozenset(problem.roots)
+        upper = sum(max(0, w) for w in weight.values()) // rng.choice([1, 2, 3, 5])
+        fresh.clear()
+        got = lagrangian_bound(problem, weight, forced, upper, 100_000)
+        assert len(fresh) == 1, seed
+        monkeypatch.setattr(_Model, "evaluate", real)
+        assert got == plain_lagrangian(problem, weight, forced, upper, 100_000), seed
+        monkeypatch.setattr(_Model, "evaluate", lambda self, z: fresh.append(1) or real(self, z))
+        shifted += got.iterations > 1
+    assert shifted > 30
+
+
 def test_the_original_pegs_profiles_are_computed_once(monkeypatch) -> None:
     """``checkable`` and extraction's baseline ask for the profiles of one sealed PEG with fresh allowances: the
     second ask computes nothing, and gets the profiles and the charge a fresh computation gives (other keys and

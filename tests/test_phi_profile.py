@@ -333,6 +333,54 @@ def test_checker_refuses_a_selection_that_breaks_a_clause_it_gave_unchecked(monk
         checker(problem, Selection({"r": "r.0", "x": "x.0", "y": "y.1"}))
 
 
+def test_checker_refuses_again_what_the_preferred_forms_make_the_same_peg(monkeypatch):
+    """Two selections the solver tells apart (``y + x`` chosen for javac's ``x + y``) can be checked as one
+    selection, the one with the builder's forms preferred (``prefer_original``), hence one PEG: the checker
+    refuses the second from the first's verdict without building or checking it, blames the second selection's
+    own node, and charges the comparisons and the reverter's node pairs the first check spent, so that its
+    budgets run out where checking again would make them."""
+    from peggy_jvm.extract import maxsat
+    from peggy_jvm.extract.problem import ExtractionProblem, Node, Selection
+    from peggy_jvm.pegextract import select
+    from peggy_jvm.pegextract.peg_problem import PegProblem
+
+    problem = ExtractionProblem.build([Node("r.0", "add.i", 1.0, "r", ("x", "y")),
+                                       Node("r.1", "add.i", 1.0, "r", ("y", "x")),
+                                       Node("x.0", "neg.i", 1.0, "x", ()), Node("y.0", "neg.i", 1.0, "y", ())], ["r"])
+    pp = PegProblem(problem, {nid: (n.op, None, ()) for nid, n in problem.nodes.items()}, "r", None)
+    original = frozenset({"r.0", "x.0", "y.0"})
+    built: list[frozenset[str]] = []
+
+    class Candidate:
+        nodes = [0, 1, 2]  # three PEG nodes: the reverter's question costs 9 node pairs
+
+    def problems(pp_, sel, baseline, accept, effort, *args, **kwargs):  # the refusal of a real check, its charges
+        built.append(frozenset(sel.choices.values()))
+        effort.spend(5)
+        return Candidate(), {0: ["r.0"]}, accept(Candidate()), frozenset({0}), []
+    monkeypatch.setattr(select, "_problems", problems)
+    javac_order = Selection({"r": "r.0", "x": "x.0", "y": "y.0"})
+    swapped = Selection({"r": "r.1", "x": "x.0", "y": "y.0"})
+
+    def checker(**budgets):
+        return select.make_checker(pp, accept=lambda peg: "refused", original=original, **budgets)
+
+    check = checker()
+    assert check(problem, javac_order) == [(("r.0", False),)]
+    assert check(problem, swapped) == [(("r.1", False),)]  # this selection's own node is blamed
+    assert built == [original]  # the PEG of the preferred forms, built and checked once
+    check = checker(work=9)  # 4 comparisons left for the second: checking it would overdraw them
+    check(problem, javac_order)
+    with pytest.raises(maxsat.OutOfWork):
+        check(problem, swapped)
+    check = checker(accept_work=17)  # the reverter's 9 node pairs once, not twice
+    check(problem, javac_order)
+    with pytest.raises(maxsat.OutOfWork):
+        check(problem, swapped)
+    check = checker(work=10, accept_work=18)  # exactly enough for both
+    assert check(problem, javac_order) == [(("r.0", False),)] and check(problem, swapped) == [(("r.1", False),)]
+
+
 def test_builder_pegs_pass_against_themselves(tmp_path, java_home):
 
     from peggy_jvm.classfile.hierarchy import ClassHierarchy

@@ -329,6 +329,12 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
     # 100-class sample, 1.7 of the checker's 5.3 CPU-s): such a selection is refused with the first clause it
     # breaks, valid for every selection, without building its PEG; it still counts as a check
     given: list[maxsat.NodeClause] = []
+    # the rejections found so far, by the reached nodes of the selection checked (``prefer_original``'s): two
+    # selections the solver tells apart may differ only in forms ``prefer_original`` maps to one, and then build
+    # the same PEG with the same verdict (guava's 100-class sample: 33 of its 366 checks, 1.1 of 14 CPU-s, most
+    # in Files.simplifyPath, whose reverter refuses each). Only rejections: an accepted PEG is the reverter's to
+    # keep (``carry``, ``Revertible``), asked again as before
+    refused: dict[frozenset[str], _Refusal] = {}
 
     def counted(peg: PEG) -> str | None:
         assert accept is not None
@@ -366,10 +372,24 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         left = effort.left
         asked.clear()
         preferred = prefer_original(pp, sel, original)
-        peg, back, why, explain, off = _problems(pp, preferred, baseline, counted if accept is not None else None,
-                                                 effort, polarity, carry)
+        checked = frozenset(report.reached_nodes(preferred))  # the same classes as ``sel`` reaches
+        known_refusal = refused.get(checked)
+        peg: PEG | None
+        why: str | None
+        if known_refusal is not None:
+            # the same PEG as that check's: its charges again, in its order (as ``_Answer.again``), then the
+            # clauses blaming this selection's own nodes
+            _Answer([], known_refusal.comparisons, known_refusal.pairs).again(effort, accepting, work, accept_work)
+            peg, back, why, explain, off = None, known_refusal.back, known_refusal.why, known_refusal.explain, \
+                known_refusal.off
+            asked.extend(known_refusal.pairs)
+        else:
+            peg, back, why, explain, off = _problems(pp, preferred, baseline,
+                                                     counted if accept is not None else None, effort, polarity, carry)
         if effort.spent_out:  # "too large to decide" because the allowance ran out: no verdict on this one
             raise maxsat.OutOfWork(f"checker: {work} comparisons", final=True)
+        if why is not None and known_refusal is None:
+            refused[checked] = _Refusal(back, why, explain, off, left - effort.left, tuple(asked))
         if why is None and accepted is not None and peg is not None and left - effort.left <= MAX_PROFILE_WORK:
             # the final check's profiles get a fresh MAX_PROFILE_WORK (find_violation without an effort), this
             # check's a share of ``work``: only a PEG whose profiles took no more is sure to pass that one too
@@ -393,6 +413,19 @@ def make_checker(pp: PegProblem, baseline: Profiles | None = None, accept: Accep
         return [tuple((nid, False) for nid in blocked)]
 
     return checker
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    """A PEG :func:`make_checker`'s checker refused (:func:`_problems`' verdict on it, without the PEG) and the
+    work that verdict cost, as :class:`_Answer` counts it."""
+
+    back: dict
+    why: str
+    explain: frozenset[int]
+    off: list[int]
+    comparisons: int
+    pairs: tuple[int, ...]
 
 
 @dataclass(frozen=True)
