@@ -175,6 +175,10 @@ class _Lowerer:
         # stack, that way round): ids (visit, settle_stack_for)
         self.commuted: set[int] = set()
         self.adj: dict[int, set[int]] | None = None  # coalesce.interference, for color_slots
+        # variables coloured after all others (lower_method: their every load and store went in the peepholes
+        # of a first lowering, so a low slot is wasted on them), and each variable's loads, stores and iincs
+        self.light: frozenset[int] = frozenset()
+        self.var_insns: dict[int, list[Insn]] = {}
         self.next_slot = 0
         self.block_slot_base = 0
         self.max_locals = 0
@@ -346,13 +350,22 @@ class _Lowerer:
                 rest.append(vid)
             else:
                 place(vid, own)
-        for vid in sorted([*rest, *(v for v in shared if carried(v) is None)], key=lambda v: (-weight[v], v)):
+        for vid in sorted([*rest, *(v for v in shared if carried(v) is None)],
+                          key=lambda v: (v in self.light, -weight[v], v)):
             taken = occupied(vid)
             slot = base  # the lowest slot (pair) no interfering variable holds: linear in the conflicts
             while slot in taken or (size_of(vid) == 2 and slot + 1 in taken):
                 slot += 1
             place(vid, slot)
         return max([base, *(s0 + n0 for s0, n0 in placed.values())])
+
+    def vanished(self) -> frozenset[int]:
+        """The coloured variables none of whose loads, stores and iincs is left in ``items`` (after the
+        peepholes): ``a[i]`` of ``a[i][j] -= e``, passed on the stack once the second ``a[i]; j`` is a
+        ``dup2`` (:func:`_drop_passing_stores`)."""
+        left = {id(x) for x in self.items if isinstance(x, Insn)}
+        return frozenset(vid for vid in self.shared if vid in self.slots and self.by_id[vid].carries is None
+                         and not any(id(x) in left for x in self.var_insns.get(vid, ())))
 
     def slot_of(self, v: Var) -> int:
         s = self.slots.get(v.id)
@@ -375,6 +388,7 @@ class _Lowerer:
         """Store ``v`` into its slot, noting a store into a slot ``v`` was not lifted from."""
         slot = self.slot_of(v)
         insn = self.emit(_STORE[v.type.kind], slot)
+        self.var_insns.setdefault(v.id, []).append(insn)
         if v.slot != slot:
             self.foreign_stores[id(insn)] = (insn, slot, 2 if v.type.kind.wide else 1)
         if v.carries is not None:
@@ -388,7 +402,7 @@ class _Lowerer:
                 # the same local loaded twice in a row: dup is shorter than a second load (`iload 4` is 2 bytes)
                 self.emit(op.DUP2 if x.type.kind.wide else op.DUP)
             else:
-                self.emit(opcode, slot)
+                self.var_insns.setdefault(x.id, []).append(self.emit(opcode, slot))
         else:
             self.push_const(x)
 
@@ -976,6 +990,8 @@ class _Lowerer:
                     and {y.arg, y.arg + (y.opcode in _TWO_WORD_STORES)} & held:
                 return False
         loads = [Insn(_LOAD[x.type.kind], self.slots[x.id]) for x in lead]
+        for x, insn in zip(lead, loads):
+            self.var_insns.setdefault(x.id, []).append(insn)
         if st.origin >= 0:
             for insn in loads:
                 self.origin_of[id(insn)] = (insn, st.origin)
@@ -1500,6 +1516,7 @@ class _Lowerer:
             return False
         slot = self.slot_of(dst)
         insn = self.emit(op.IINC, slot, c)
+        self.var_insns.setdefault(dst.id, []).append(insn)
         if dst.slot != slot:
             self.foreign_stores[id(insn)] = (insn, slot, 1)
         if dst.carries is not None:
@@ -1916,6 +1933,33 @@ def _store_load_dups(items: list, origin_of: dict[int, tuple[Insn, int]], for_si
         k += 1
 
 
+def _drop_passing_stores(items: list, carried_stores: dict[int, tuple[Insn, int]], handlers: list[AsmHandler],
+                         line_marks: frozenset[int]) -> None:
+    """``store n; load n`` of an int or a reference (no label between but line marks, which no jump targets nor
+    a handler's range bounds) whose slot no path reads after the load (:func:`_live_slots_after`, handlers
+    included) is the value passing through a slot for nothing: both dropped, the value stays on the stack.
+    :func:`_dup2_pairs` leaves such pairs: ``a[i][j] -= e`` with ``a[i]`` read twice in the IR is ``aaload;
+    astore n; aload n; iload j; dup2`` once the second ``aload n; iload j`` is a ``dup2``. In a slot above 3
+    :func:`_store_load_dups` and :func:`_drop_unread_stores` remove it too (``dup; astore n`` dropped); in one
+    below 4 nothing did, since ``dup; astore_3`` saves no byte (JAMA ``CholeskyDecomposition.solve``: four
+    ``astore_3; aload_3``). A store of a variable that carries an original local is kept (its local-variable
+    entry is placed by it)."""
+    live_after = _live_slots_after(items, handlers)
+    drop: set[int] = set()
+    for k, x in enumerate(items):
+        if not (isinstance(x, Insn) and x.opcode in (op.ISTORE, op.ASTORE) and id(x) not in carried_stores):
+            continue
+        j = k + 1
+        while j < len(items) and isinstance(items[j], Label) and id(items[j]) in line_marks:
+            j += 1
+        y = items[j] if j < len(items) else None
+        if isinstance(y, Insn) and y.opcode == _LOAD_OF_STORE[x.opcode] and y.arg == x.arg \
+                and not live_after[j] >> x.arg & 1:
+            drop.update((k, j))
+    if drop:
+        items[:] = [x for k, x in enumerate(items) if k not in drop]
+
+
 def _size_peepholes(items: list, origin_of: dict[int, tuple[Insn, int]],
                     carried_stores: dict[int, tuple[Insn, int]], line_marks: frozenset[int] = frozenset(),
                     handlers: list[AsmHandler] | None = None) -> None:
@@ -2047,23 +2091,43 @@ def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: Cla
     local-variable tables are read from ``method``'s (original) Code attribute and remapped where they stay
     true. ``for_size`` (``--goal size``): the most used variables in the lowest slots whatever local they carry,
     and :func:`_size_peepholes`."""
-    lw = _Lowerer(cf, ir)
-    lw.for_size = for_size
-    if lines is not None:
-        pairs = sorted((e.start_pc, e.line_number) for e in lines.entries)
-        lw.line_starts = [pc for pc, _ in pairs]
-        lw.line_numbers = [line for _, line in pairs]
-    lw.lower()
-    handlers = lw.handlers()
-    _dup2_pairs(lw.items, lw.origin_of)
-    line_marks = frozenset(id(label) for label, _ in lw.line_marks)
-    if for_size:
-        _size_peepholes(lw.items, lw.origin_of, lw.carried_stores, line_marks, handlers)
-    elif lw.rebuilt:  # lifted code keeps javac's stores and loads (and its local-variable entries)
-        _store_load_dups(lw.items, lw.origin_of, for_size=False, line_marks=line_marks)
-        _drop_unread_stores(lw.items, lw.carried_stores, handlers)
+    def lowered(light: frozenset[int] = frozenset()) -> tuple[_Lowerer, list[AsmHandler]]:
+        lw = _Lowerer(cf, ir)
+        lw.for_size, lw.light = for_size, light
+        if lines is not None:
+            pairs = sorted((e.start_pc, e.line_number) for e in lines.entries)
+            lw.line_starts = [pc for pc, _ in pairs]
+            lw.line_numbers = [line for _, line in pairs]
+        lw.lower()
+        handlers = lw.handlers()
+        _dup2_pairs(lw.items, lw.origin_of)
+        line_marks = frozenset(id(label) for label, _ in lw.line_marks)
+        if for_size:
+            _size_peepholes(lw.items, lw.origin_of, lw.carried_stores, line_marks, handlers)
+        elif lw.rebuilt:  # lifted code keeps javac's stores and loads (and its local-variable entries)
+            _drop_passing_stores(lw.items, lw.carried_stores, handlers, line_marks)
+            _store_load_dups(lw.items, lw.origin_of, for_size=False, line_marks=line_marks)
+            _drop_unread_stores(lw.items, lw.carried_stores, handlers)
+        return lw, handlers
+
+    lw, handlers = lowered()
     items, origin_marks, store_marks = lw.place_origin_labels()
     asm = assemble(items, handlers)
+    gone = lw.vanished() if lw.rebuilt else frozenset()
+    if gone and min(lw.slots[v] for v in gone) < max((lw.slots[v] for v in lw.shared if v in lw.slots
+                                                        and v not in gone), default=-1):
+        # variables whose every load and store the peepholes removed held slots others wanted (JAMA
+        # CholeskyDecomposition.solve: `a[i]` of `a[i][j] -= e` in slot 3, the column count its loops test in
+        # slot 7): lowered again with them coloured last, kept when shorter (same pool entries: same code)
+        try:
+            lw2, handlers2 = lowered(gone)
+        except LowerError:  # slots do not decide the stack's plan, so not expected: the first lowering stands
+            pass
+        else:
+            items2, origin_marks2, store_marks2 = lw2.place_origin_labels()
+            asm2 = assemble(items2, handlers2)
+            if len(asm2.code) < len(asm.code):
+                lw, handlers, asm, origin_marks, store_marks = lw2, handlers2, asm2, origin_marks2, store_marks2
     attributes = []
     if lw.line_marks:
         entries: dict[int, int] = {}

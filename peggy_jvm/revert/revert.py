@@ -932,9 +932,10 @@ class _Emitter:
     def hoist_invariants(self, p: int, d: int, thetas: list[int], evals: list[int]) -> None:
         """Compute before the loop the pure inputs of its body that do not vary in it and need no branch, loop
         or effect (loop-invariant code motion). One that reads the result of a call or field read already run
-        leaves only when every iteration computes it (``p / r`` with ``r = Math.sqrt(...)``, read by the
-        loop's stores): one read on a rare path (a test in a branch arm) would cost a local and its loads where
-        it was computed in place (lang3's ``StringUtils.containsAny``, ``RandomStringUtils.random``)."""
+        leaves only when every iteration computes it, or every iteration of a loop nested in it (``p / r`` with
+        ``r = Math.sqrt(...)``, read by the loop's stores): one read on a rare path (a test in a branch arm)
+        would cost a local and its loads where it was computed in place (lang3's ``StringUtils.containsAny``,
+        ``RandomStringUtils.random``)."""
         certain: frozenset[int] | None = None
         for x in self.sched.invariant_inputs(p, d, thetas, evals):
             if not self.sched.hoistable(x, set()):
@@ -943,6 +944,10 @@ class _Emitter:
                 if certain is None:
                     memo: dict[int, frozenset[int]] = {}
                     roots = [self.nodes[th].children[1] for th in thetas] + [self.nodes[p].children[0]]
+                    # and what every iteration of a loop nested in this one computes (the next values of its
+                    # thetas): `h - ort[m] * g` read by `f / h` in each of a row loop's inner loops (JAMA
+                    # orthes), which javac's `h` computes once before the row loop
+                    roots += [self.nodes[th].children[1] for th in self.sched.nested_thetas(p, d, thetas, evals)]
                     certain = frozenset().union(*(self.sched.must(r, memo) for r in roots))
                 if x not in certain:
                     continue

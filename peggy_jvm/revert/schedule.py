@@ -437,6 +437,8 @@ class Schedule:
         if node.op == "phi":
             r = self.must(node.children[0], memo) | (self.must(node.children[1], memo) &
                                                      self.must(node.children[2], memo))
+        elif node.op == "eval" and node.attr not in self.variance[node.children[0]]:
+            r = self.must(node.children[0], memo)  # a value the loop does not change: computed for its eval
         elif node.op in ("theta", "eval", "pass"):
             r = frozenset()
         else:
@@ -482,6 +484,15 @@ class Schedule:
             return True
         if role is Role.PURE and OPS[node.op].output is not T.BOOL and node.op != "guard":
             return all(self.hoistable(c, seen) for c in node.children)
+        if node.op == "eval" and self.lookup(node.children[1]) is not None \
+                and node.attr not in self.variance[node.children[0]] \
+                and (self.lookup(node.children[0]) is not None or self.reads_effect_result(node.children[0], set())):
+            # a value that does not vary in a loop already run here, read through its eval (`f / h` after the
+            # loop summing f, h from before it: JAMA orthes): that value, which gen_eval computes for it. Only
+            # one computed already or read off an effect's result, which leaves a loop when every iteration
+            # computes it (hoist_invariants); one of parameters and constants through an eval stays where it is
+            # read, as before (`k + 2` after a loop: TreeJoins.rows would store three such sums before the next)
+            return self.hoistable(node.children[0], seen)
         if node.op == "phi" and not self.is_sigma(x) and not self.is_result(x):
             # a branch on an invariant condition (branch hoisting): the condition is tested, not materialized
             return self.cond_hoistable(node.children[0], seen) and \
@@ -754,6 +765,27 @@ class Schedule:
                 continue
             stack.extend(node.children)
         return inputs
+
+    def nested_thetas(self, p: int, d: int, thetas: list[int], evals: list[int]) -> list[int]:
+        """The thetas of the loops nested in loop ``p`` (depth ``d``; its ``thetas`` and wanted ``evals``) that its
+        body reads, in node order."""
+        roots = [self.nodes[th].children[1] for th in thetas] + [self.nodes[p].children[0]]
+        roots += [self.nodes[e].children[0] for e in evals]
+        seen: set[int] = set()
+        out: list[int] = []
+        stack = list(roots)
+        while stack:
+            x = stack.pop()
+            if x in seen or d not in self.variance[x]:
+                continue
+            seen.add(x)
+            node = self.nodes[x]
+            if node.op == "eval" and node.attr == d:
+                continue
+            if node.op == "theta" and isinstance(node.attr, int) and node.attr > d:
+                out.append(x)
+            stack.extend(node.children)
+        return sorted(out)
 
     def results_split_point(self, a: int, b: int) -> int | None:
         """The nearest sigma every path to results ``a`` and ``b`` passes through (:meth:`result_sigma_chain`),

@@ -6,7 +6,8 @@ What this module owns
     gotos joined, ifs on two constants made gotos, javac's layout by :func:`_layout`), tests of constants just set
     threaded and the statements that left dead dropped (:func:`~peggy_jvm.ir.coalesce.drop_dead_stores`: whose
     variable is not live after them), :func:`~peggy_jvm.ir.coalesce.coalesce_copies`, tail merging
-    of equal blocks and of regions equal up to renaming of variables never live at once, ``switch`` rebuilt from
+    of equal blocks, of a block's last statements equal to another block (:func:`_merge_equal_tails`) and of
+    regions equal up to renaming of variables never live at once, ``switch`` rebuilt from
     a chain of equality tests, values set before a join moved into it (:func:`_values_into_joins`: a join's
     value received on the operand stack, and the value computed before the test that its first statement takes
     first kept under it: ``31 * h + (c ? 1 : 0)``); under ``rotate_loops`` (``--goal speed``)
@@ -82,6 +83,7 @@ def tidy_method(m: IRMethod, emitted: dict[int, Block], entry: int, variables: l
     merged = _merge_equal_blocks(blocks, entry_id)  # the same continuation generated on several paths is kept once
     # ... also when generated in other variables (a handler's dispatch per statement it covers, a loop per path)
     merged = _merge_renamed_blocks(method(blocks, entry_id)) or merged
+    merged = _merge_equal_tails(blocks, entry_id) or merged  # ... and a block that ends as another one does
     if merged:
         blocks, entry_id = tidy_blocks(_reachable_blocks(blocks, entry_id), entry_id)
     _switches_from_chains(blocks)
@@ -782,6 +784,70 @@ def _merge_equal_blocks(blocks: dict[int, Block], entry: int) -> bool:
             b.retarget(lambda t: alias.get(t, t))
         for bid in alias:
             del blocks[bid]
+
+
+def _stmt_key(st: Stmt) -> tuple | None:
+    """A statement as a value (its variables by id, float constants by their bits, its origin included); None for
+    one that refers to another statement (a New's ClassInit)."""
+    def canon(x: object) -> object:
+        if isinstance(x, Stmt):
+            raise _NoKey
+        if isinstance(x, Var):
+            return ("var", x.id)
+        if isinstance(x, (list, tuple)):
+            return (type(x).__name__, *(canon(y) for y in x))
+        if isinstance(x, Const) and isinstance(x.value, float):  # by its bits: 0.0 == -0.0, nan != nan
+            return ("const", x.type, x.kind, struct.pack(">d", x.value))
+        return x
+
+    try:
+        return (type(st).__name__, *(canon(getattr(st, f.name)) for f in fields(st)))
+    except _NoKey:
+        return None
+
+
+class _NoKey(Exception):
+    """A statement :func:`_stmt_key` does not turn into a value."""
+
+
+def _merge_equal_tails(blocks: dict[int, Block], entry: int) -> bool:
+    """Cross-jumping: a block ``b`` whose last statements are all of another block ``c``'s (the same
+    statements, variables and origins), with the same handlers and the same ``goto``, ends by jumping to ``c``
+    instead: ``if (s != 0) {...; m++;} else m++;`` as the reverter writes a loop's update on each path of its
+    body is javac's ``if (s != 0) {...} m++;`` (JAMA ``orthes``: an ``iinc; goto`` fewer). Meaning unchanged:
+    ``c`` computes what the dropped tail computed, from the same variables, and goes on to the same place.
+    Kept only where the code stays reducible (:func:`_keep_reducible`'s reason). Blocks in id order, the
+    lowest ``c`` first. True when a block changed."""
+    keys: dict[int, list[tuple | None]] = {}
+    ends: dict[tuple, list[int]] = {}  # (handlers, goto target, last statement) -> blocks ending so, by id
+    for bid in sorted(blocks):
+        b = blocks[bid]
+        if isinstance(b.terminator, Goto) and b.stmts:
+            keys[bid] = [_stmt_key(st) for st in b.stmts]
+            if keys[bid][-1] is not None:
+                ends.setdefault((b.handlers, b.terminator.target, keys[bid][-1]), []).append(bid)
+    changed = False
+    for group in ends.values():
+        for cid in group:
+            c = blocks[cid]
+            n = len(c.stmts)
+            if c.entry_stack or any(k is None for k in keys[cid]):
+                continue
+            for bid in group:
+                b = blocks[bid]
+                assert isinstance(b.terminator, Goto) and isinstance(c.terminator, Goto)
+                if bid == cid or len(b.stmts) <= n or b.terminator.target != c.terminator.target \
+                        or keys[bid][-n:] != keys[cid]:
+                    continue
+                target = b.terminator.target
+                b.terminator.target = cid
+                if not _reducible_merged(blocks, entry, {}):
+                    b.terminator.target = target
+                    continue
+                del b.stmts[-n:]
+                keys[bid] = keys[bid][:-n]
+                changed = True
+    return changed
 
 
 def _merge_renamed_blocks(m: IRMethod) -> bool:
