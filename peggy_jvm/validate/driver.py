@@ -7,7 +7,9 @@ What this module owns
 How
     Pairs are proved callees first (:func:`~.modular.proof_order`), each through a :class:`~.modular.CallView`
     that reads ORIG's PEG in OPT's names and keeps a call one operator only when its callees' pairs are proved
-    (or, in a recursive component, assumed by the regression-verification rule: :meth:`_Run.prove_component`).
+    (or, in a recursive component, assumed by the regression-verification rule: :meth:`_Run.prove_component`);
+    a pair not proved so is proved again with every callee given, for the reason (``GIVEN_CALLEES``), and that
+    proof comes first when the strict one could only fail (:meth:`_Run._prove_strictly`).
     Every pair goes to :func:`~.prove.prove_pair` with most of its budget (``method_timeout``; the proofs of
     a recursive component proved again share it). The budget counts :func:`~peggy_jvm.egraph.clock.clock` seconds:
     this process's CPU time and the wall-clock time it waits for its JVM, within a wall-clock cap of
@@ -55,9 +57,10 @@ no method paired: the caller exits 2); nothing else escapes for a single method.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..archive import InputError
 from ..classfile.descriptors import parse_method_descriptor
@@ -71,7 +74,7 @@ from . import counterexample as cx
 from .modular import CallView, Component, Key, Program, proof_order
 from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods, split_map
 from .prove import SHAPED_SHARE, PegMemo, ProofBudget, ProofResult, Saturated, by_ranges, cases_after_saturation, \
-    prove_pair
+    kept_apart_for_good, prove_pair
 from .replay import prove_in_optimizer_saturation
 from .report import PairResult, ValidationReport, Verdict, assumption_note
 
@@ -162,6 +165,7 @@ class _Run:
         self.differing: dict[Key, int] = {}  # pair -> inputs its interpreter screen saw behave differently
         self.searcher: _Searcher | None = None  # None: no counterexample search (--no-counterexamples)
         self.searches: dict[int, cx.Search] = {}  # pair -> its search so far (the quick one before its proof)
+        self.given: dict[int, ProofResult] = {}  # pair -> its proof with every callee taken as given (_given)
 
     def budget(self, i: int) -> ProofBudget:
         """The proof budget of pair ``i``: its share of ``--method-timeout`` less what its earlier proofs took."""
@@ -185,12 +189,12 @@ class _Run:
             for i in todo:
                 view = CallView(self.program, frozenset(self.proved | hypothesis))
                 with metered():  # the pair's budget counts from here (egraph/clock.py): its own work, its JVM waits
-                    t0 = clock()
-                    if self._shown_first(pairs[i], i):
+                    with self._charged(i):
+                        shown = self._shown_first(pairs[i], i)
+                    if shown:
                         out[i] = (ProofResult(False, SHOWN_FIRST), [], view)
                     else:
-                        out[i] = (*self._prove_one(pairs[i], i, view), view)
-                    self.spent[i] = self.spent.get(i, 0.0) + clock() - t0
+                        out[i] = (*self._prove_strictly(pairs[i], i, view), view)
             failed = {pairs[i].key for i in todo if not out[i][0].proved}
             if not failed & hypothesis:
                 break
@@ -215,13 +219,47 @@ class _Run:
                 self.differing[pair.key] = found.screened.differing
         return i in self.searches and self.searches[i].found is not None
 
+    @contextmanager
+    def _charged(self, i: int) -> Iterator[None]:
+        """The block's :func:`~peggy_jvm.egraph.clock.clock` seconds added to pair ``i``'s ``spent`` (inside a
+        :class:`~peggy_jvm.egraph.clock.metered` block; never nested for one pair)."""
+        t0 = clock()
+        try:
+            yield
+        finally:
+            self.spent[i] = self.spent.get(i, 0.0) + clock() - t0
+
+    def _prove_strictly(self, pair: MethodPair, i: int, view: CallView) -> tuple[ProofResult, list[str]]:
+        """Pair ``i``'s proof under ``view`` (the pairs proved so far, and a recursive component's hypothesis).
+        When some callee is not assumed and ORIG's PEG keeps a call of one that no body replaces
+        (:func:`~.prove.kept_apart_for_good`: only a branch shown dead could take it out of ORIG's root), the
+        proof with every callee assumed comes first, the one :meth:`_given_callees` asks for anyway: when it
+        proves the pair, the pair is not proved here (its own code is proved given its callees: the reason will
+        say so), without the strict attempts, which saturated for nothing (two thirds of the ProGuard runs' pairs
+        that wait for a callee: jsoup's 336 took 79 s of CPU so, their proofs given their callees 6 s). When it
+        does not, the strict proof is tried as for any pair, in what the budget has left. Other pairs are proved
+        strictly first, as :meth:`_prove_one` does."""
+        memo = PegMemo()  # the strict view's PEGs, built once for the check and the proof
+        if not view.calls_assumed(pair):
+            with self._charged(i):
+                stays = kept_apart_for_good(pair, self.orig_h, self.opt_h, view, memo)
+                if stays is not None and self._given(pair, i).proved:
+                    return stays, []
+        with self._charged(i):
+            return self._prove_one(pair, i, view, memo)
+
+    def _given(self, pair: MethodPair, i: int) -> ProofResult:
+        """Pair ``i``'s proof with every call of the input's own methods taken as given (once per pair: the view
+        does not depend on what is proved)."""
+        if i not in self.given:
+            self.given[i] = self._prove_one(pair, i, CallView(self.program, None))[0]
+        return self.given[i]
+
     def _given_callees(self, pair: MethodPair, i: int, proof: ProofResult, callees: dict[str, set[Key]]) -> None:
         """For a pair not proved while some callees are unproved: whether it is proved once they are taken as
         equivalent (the verdict stays unknown; the reason says so, and which callees it waits for)."""
-        with metered():
-            t0 = clock()
-            given, _relied = self._prove_one(pair, i, CallView(self.program, None))
-            self.spent[i] = self.spent.get(i, 0.0) + clock() - t0
+        with metered(), self._charged(i):
+            given = self._given(pair, i)
         if given.proved:
             names = sorted(callees)
             shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
@@ -267,7 +305,8 @@ class _Run:
         ProGuard output took 14 times as long)."""
         return i not in self.waits or any(self.differing.get(k, 0) for k in self.waits[i])
 
-    def _prove_one(self, pair: MethodPair, i: int, view: CallView) -> tuple[ProofResult, list[str]]:
+    def _prove_one(self, pair: MethodPair, i: int, view: CallView,
+                   memo: PegMemo | None = None) -> tuple[ProofResult, list[str]]:
         """The pair's proof the optimizer's way first (its safe rules and work limits, :func:`_optimizer_proof`)
         within :data:`OPTIMIZER_SHARE` of its budget, then with the default (or given) rules in what is left.
         The optimizer's rules are a subset of the default ones, so their saturation is the cheaper, and on the
@@ -281,7 +320,8 @@ class _Run:
         same = self.same(pair, view)
         if not same and _same_code(pair, view):  # (byte-identical classes are said so by the proof)
             return ProofResult(True, SAME_CODE, ["identical"]), []
-        memo = PegMemo()  # both rule sets' attempts build the same PEGs from the same code (prove.py)
+        # both rule sets' attempts build the same PEGs from the same code (prove.py); ``memo``: one of this view
+        memo = memo if memo is not None else PegMemo()
         if self.options.rules is None and budget.time_s is not None:
             start = clock()
             first = _optimizer_proof(pair, self.orig_h, self.opt_h, same, self.options.explain,

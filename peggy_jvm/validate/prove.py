@@ -19,6 +19,8 @@ What this module owns
     :func:`cases_after_saturation`: ``validate``'s very last attempt, the case split on the terms read back from
     the e-graphs its proofs saturated without a proof (:mod:`.aftercases`; ``prove_pair(keep=...)`` keeps them).
     :class:`PegMemo`: what the attempts of one pair have in common before their e-graphs, kept across them.
+    :func:`kept_apart_for_good`: whether ORIG's PEG keeps a call of an unproved callee that no attempt can take
+    away but a dead branch (``validate`` then proves the pair given its callees first).
 
 Inputs: a :class:`~.pairing.MethodPair`, both sides' hierarchies, the rule set, a :class:`ProofBudget` (time
 and work, or work only: then the verdict is a function of the inputs alone), and for ``validate`` a view of
@@ -253,6 +255,73 @@ def by_ranges(result: ProofResult) -> ProofResult:
                              "branches go one way", ["int-ranges"], result.orig_ir, result.opt_ir)
 
 
+def _default_callees(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, view: OrigView | None,
+                     only_target: tuple[Callable, Callable] | None) -> tuple[CalleeSource, CalleeSource]:
+    """ORIG's and OPT's callee sources of an attempt given none (``only_target``: the closed-world predicates)."""
+    closed = only_target or (None, None)
+    # each side's callees in the other classes of its own input too (validate's view knows them; None: the
+    # pair's classes only), under the optimizer's conditions (rules/inline.py): a callee that cannot be
+    # overridden, in the caller's package, its class initialization unobservable, is what the call runs
+    inputs: tuple[dict | None, dict | None] = getattr(view, "inputs", lambda: (None, None))()
+    opt = CalleeSource(pair.opt_class, opt_h, inputs[1], caller_static=pair.opt.is_static, loops=True,
+                       constructors=True, synthetic=True, only_target=closed[1])
+    return (_ViewedCallees(pair.orig_class, orig_h, inputs[0], caller_static=pair.orig.is_static, loops=True,
+                           constructors=True, synthetic=True, only_target=closed[0], view=view, opt=opt), opt)
+
+
+def kept_apart_for_good(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, view: OrigView,
+                        memo: PegMemo | None = None) -> ProofResult | None:
+    """Not proved, when ORIG's PEG read through ``view`` keeps a call the view kept apart
+    (:data:`~.modular.UNPROVED`: its callee's pair is not proved) that OPT's PEG makes too and that no attempt of
+    :func:`prove_pair` can replace by ORIG's body: a call reachable from the root that is not among
+    ``inlinable_calls`` (a receiver that may be null, a call an exception handler reads) or whose body ORIG's
+    callees refuse even with recursion unfolded (the most any attempt inlines: the normal forms' and the
+    accumulator lemma's callees), or a ``new`` of an unproved constructor (never inlined). Such a call is an
+    operator OPT's PEG does not have (OPT's is unmarked), so a proof could only take it out of ORIG's root by
+    rewriting alone, as a branch or loop shown dead; the replay (validate/replay.py) inlines nothing. None: no
+    such call (or the PEGs cannot be built: the proof says why), so the pair is for :func:`prove_pair` to try.
+    ``validate`` asks this of a pair proved once every callee is assumed (validate/driver.py), whose strict
+    proof would otherwise saturate for nothing. ``memo``: the strict view's (:class:`PegMemo`), so that the
+    proof that may follow does not build the PEGs again."""
+    built = memo.built.get(False) if memo is not None else None
+    if built is None:
+        built = _build(pair, orig_h, opt_h, view, False)
+        if memo is not None:
+            memo.built[False] = built
+    if isinstance(built, ProofResult):
+        return None
+    pa, pb = built.pa, built.pb
+    opt_ops = {(n.op, n.attr) for n in pb.nodes if n.op == "new" or n.op.startswith("invoke.")}
+    inlinable = set(inlinable_calls(pa))
+    source: CalleeSource | None = None
+    for n in pa.reachable([pa.root]):
+        node = pa.nodes[n]
+        if node.op == "new":
+            cls, ctor = cast("tuple[str, MethodRef]", node.attr)
+            if ctor.name.endswith(UNPROVED) and \
+                    ("new", (cls, replace(ctor, name=ctor.name.removesuffix(UNPROVED)))) in opt_ops:
+                break
+            continue
+        ref = node.attr
+        if not node.op.startswith("invoke.") or not isinstance(ref, MethodRef) or not ref.name.endswith(UNPROVED):
+            continue
+        if (node.op, replace(ref, name=ref.name.removesuffix(UNPROVED))) not in opt_ops:
+            continue  # OPT does not make it: a proof may take it away some other way
+        if n not in inlinable:
+            break
+        if source is None:
+            source = _unfolding(_default_callees(pair, orig_h, opt_h, view, None))[0]
+        if not isinstance(source.body(node.op.split(".")[1], ref), Body):
+            break
+    else:
+        return None
+    return ProofResult(False, KEPT_APART + _call_difference(pa, pb), orig_ir=built.a, opt_ir=built.b)
+
+
+#: the reason of :func:`kept_apart_for_good`'s answer
+KEPT_APART = "not proved: a call whose pair is not proved equivalent stays in ORIG's PEG (no body replaces it)"
+
+
 def _one_sided_bodies(pa: PEG, pb: PEG, callees: tuple[CalleeSource, CalleeSource]
                       ) -> tuple[dict[int, Body], dict[int, Body]]:
     """For each side, the bodies to inline (``rules.inline.inline_bodies``) at each call whose operator the other
@@ -431,15 +500,7 @@ def _prove(pair: MethodPair, orig_h: ClassHierarchy, opt_h: ClassHierarchy, rule
             # the code as lifted is tried next (prove_pair): it gets the rest of the time
             budget = replace(budget, time_s=budget.shaped_share * budget.time_s)
     if callees is None:
-        closed = only_target or (None, None)
-        # each side's callees in the other classes of its own input too (validate's view knows them; None: the
-        # pair's classes only), under the optimizer's conditions (rules/inline.py): a callee that cannot be
-        # overridden, in the caller's package, its class initialization unobservable, is what the call runs
-        inputs: tuple[dict | None, dict | None] = getattr(view, "inputs", lambda: (None, None))()
-        opt = CalleeSource(pair.opt_class, opt_h, inputs[1], caller_static=pair.opt.is_static, loops=True,
-                           constructors=True, synthetic=True, only_target=closed[1])
-        callees = (_ViewedCallees(pair.orig_class, orig_h, inputs[0], caller_static=pair.orig.is_static, loops=True,
-                                  constructors=True, synthetic=True, only_target=closed[0], view=view, opt=opt), opt)
+        callees = _default_callees(pair, orig_h, opt_h, view, only_target)
     # calls of helpers whose pair is not proved, each side's own body inlined before the normal forms, so that
     # the conditions around the call decide the body's tests; pure library calls (Math.max, Integer.signum ...)
     # as their java.lang definitions, for the same reason
