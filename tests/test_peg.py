@@ -32,14 +32,18 @@ from peggy_jvm.revert.revert import RevertUnsupported, revert_peg
 from peggy_jvm.validate.normalize import settle_exit_phis
 from conftest import javac_command
 from support.javac_cache import run_javac
+from support.same_code import same_methods
 
 
 # -- the evaluator against the interpreter ------------------------------------------------------------------
-def _evaluate_all(classes_dir: Path, transform=None) -> tuple[Counter, list]:
+def _evaluate_all(classes_dir: Path, transform=None, skip: set = frozenset()) -> tuple[Counter, list]:
     stats: Counter = Counter()
     mismatches = []
     hierarchy = ClassHierarchy(classpath=[classes_dir])
     for cls, name, desc in TI.candidates(classes_dir):
+        if (cls, name, desc) in skip:
+            stats["run as in the other tree"] += 1
+            continue
         h1, h2 = DefaultCallHandler(classes_dir), DefaultCallHandler(classes_dir)
         cf = h1.program.get(cls)
         mi = next(m for m in cf.methods if m.name == name and m.descriptor == desc)
@@ -79,10 +83,13 @@ def _evaluate_all(classes_dir: Path, transform=None) -> tuple[Counter, list]:
 @pytest.mark.slow  # the slow tier: every fixture method evaluated on generated arguments (360 s of a loaded run's 3,200)
 @pytest.mark.parametrize("release", ["release17", "release8"])  # a work unit each (support/schedule.py)
 def test_peg_evaluator_agrees_with_the_interpreter_on_fixtures(fixture_classes, release):
-    stats, mismatches = _evaluate_all(fixture_classes[release])
+    # release 17's sweep leaves out the methods that run exactly as in release 8 (support/same_code.py: the same
+    # code, reaching only the same code; 163 of 274), which release 8's sweep evaluates on the same inputs
+    skip = same_methods(fixture_classes["release17"], fixture_classes["release8"]) if release == "release17" else set()
+    stats, mismatches = _evaluate_all(fixture_classes[release], skip=skip)
     print(release, dict(stats))
     assert mismatches == []
-    assert stats["compared"] >= 190
+    assert stats["compared"] >= (190 if release == "release8" else 80)
 
 
 @pytest.mark.parametrize("release", ["release17", "release8"])

@@ -155,6 +155,33 @@ def test_shipped_axioms_load_and_every_group_is_documented():
         assert f"`{g}`" in doc, f"group {g} is not described in docs/axioms.md"
 
 
+def test_loading_the_axioms_again_reuses_tokens_and_code_but_not_rules(monkeypatch):
+    """A process loads the default axioms several times (the optimizer's rules, the self-check's, validate's):
+    loads after the first lex nothing and compile no generated code (the text and the generated source are
+    the keys), yet every load hands out rules of its own that match and rewrite as the first load's do."""
+    from peggy_jvm.egraph import pattern
+    from peggy_jvm.rules import syntax
+
+    first = default_rules()
+    lexed, compiled = [], []
+    real_lex = syntax._lex
+    monkeypatch.setattr(syntax, "_lex", lambda text, path: lexed.append(path) or real_lex(text, path))
+    monkeypatch.setattr(pattern, "compile", lambda *a: compiled.append(a[1]) or compile(*a), raising=False)
+    again = default_rules()
+    assert lexed == [] and compiled == []
+    assert again.names() == first.names()
+    assert not {id(r) for r in again.rewrites} & {id(r) for r in first.rewrites}
+
+    def saturated(rules):
+        eg = EPeg()
+        x = eg.add("param", 1)
+        root = eg.add("mul.i", None, [eg.add("add.i", None, [x, eg.add("const.i", 0)]), eg.add("const.i", 8)])
+        Runner(rules.active(), Limits(max_iterations=3)).run(eg)
+        return sorted(map(repr, eg.nodes(root)))
+    assert saturated(again) == saturated(first)
+    assert len(saturated(first)) > 1  # the rules did rewrite
+
+
 def test_rules_builtins_switch_like_the_others():
     rs = default_rules().disable("fold")
     assert "const-fold" not in [r.name for r in rs.active()]

@@ -26,6 +26,7 @@ Invariants
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import CodeType
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Sequence, Union
 
 from .clock import clock as budget_clock
@@ -319,7 +320,7 @@ class _CodeGen:
         self.emit(1, "return tick, 0")
         self.lines[head:head] = [f"    {name} = {self.const(_GroundClass(p))}(eg)" for p, name in self.grounds.items()]
         src = "\n".join(self.lines) + "\n"
-        exec(compile(src, "<pattern>", "exec"), self.ns)  # noqa: S102 - our own generated matcher code
+        exec(_code(src, "<pattern>"), self.ns)  # noqa: S102 - our own generated matcher code
         return self.ns["m"], src
 
     def node(self, p: PNode, nv: str, depth: int) -> int:
@@ -408,6 +409,19 @@ class _GroundClass:
 
 Builder = Callable[["EGraph", tuple], int]
 
+#: generated source -> its compiled code. A code object is immutable and holds no constants of the rule (they are
+#: names in the namespace each ``exec`` gets), so a rule set compiled again in the same process (the optimizer's,
+#: the self-check's and validate's each load the default axioms) reuses it: ``compile`` was a third of loading
+#: them. Bounded by the distinct rules a process compiles.
+_CODE: dict[tuple[str, str], CodeType] = {}
+
+
+def _code(src: str, name: str) -> CodeType:
+    code = _CODE.get((src, name))
+    if code is None:
+        code = _CODE[(src, name)] = compile(src, name, "exec")
+    return code
+
 
 def compile_builder(p: Pattern, slots: dict[str, int]) -> Builder:
     """A function adding the right-hand side ``p`` under an env whose variables are at ``slots``: generated
@@ -432,7 +446,7 @@ def compile_builder(p: Pattern, slots: dict[str, int]) -> Builder:
         return f"add({op}, {attr}, [{', '.join(expr(c) for c in q.children)}])"
     body = expr(p)
     src = f"def build(eg, env):\n    add = eg.add\n    return {body}\n"
-    exec(compile(src, "<builder>", "exec"), ns)  # noqa: S102 - our own generated builder code
+    exec(_code(src, "<builder>"), ns)  # noqa: S102 - our own generated builder code
     return ns["build"]
 
 

@@ -2060,28 +2060,50 @@ def remap_local_entries(entries: list[LocalEntry], widths: list[int], segments: 
     variable into a slot it was not lifted from; ``slot_widths``: slot -> widths (1, 2) of the IR variables
     lifted from it. An entry over the whole original code (a parameter, usually) covers the whole new code:
     every instruction comes from that code, those of no statement included."""
-    spans = []  # (start, end, origin) of the non-empty segments
+    spans = _spans(segments, code_length)
+    out: list[LocalEntry] = []
+    for e, width in zip(entries, widths):
+        kept = _remap_entry(e, width, spans, foreign_stores, slot_widths, original_length)
+        if kept is not None:
+            out.append(kept)
+    return out
+
+
+def _spans(segments: list[tuple[int, int | None]], code_length: int) -> list[tuple[int, int, int | None]]:
+    """(start, end, origin) of the non-empty segments (see :func:`remap_local_entries`)."""
+    spans = []
     for k, (start, origin) in enumerate(segments):
         end = segments[k + 1][0] if k + 1 < len(segments) else code_length
         if end > start:
             spans.append((start, end, origin))
-    out: list[LocalEntry] = []
-    for e, width in zip(entries, widths):
-        if width not in slot_widths.get(e.index, ()):
-            continue  # no variable of this slot and width went through the IR
-        lo, hi = e.start_pc, e.start_pc + e.length
-        whole = lo == 0 and hi >= original_length
-        inside = [k for k, (_, _, o) in enumerate(spans) if (o is None and whole) or o is not None and lo <= o < hi]
-        if not inside:
-            continue
-        first, last = inside[0], inside[-1]
-        if any(o is not None and not lo <= o < hi for _, _, o in spans[first:last + 1]):
-            continue  # code from outside the range lies between: the range has no image as one run
-        start, end = spans[first][0], spans[last][1]
-        if any(start <= at < end and slot < e.index + width and e.index < slot + w for at, slot, w in foreign_stores):
-            continue  # the slot holds something else somewhere in the range
-        out.append(replace(e, start_pc=start, length=end - start))
-    return out
+    return spans
+
+
+def _remap_entry(e: LocalEntry, width: int, spans: list[tuple[int, int, int | None]],
+                 foreign_stores: list[tuple[int, int, int]], slot_widths: dict[int, set[int]],
+                 original_length: int) -> LocalEntry | None:
+    """Entry ``e``'s image in the new code, or None (:func:`remap_local_entries` for one entry; ``spans`` from
+    :func:`_spans`, computed once per method: a method has as many entries as segments, in the hundreds)."""
+    if width not in slot_widths.get(e.index, ()):
+        return None  # no variable of this slot and width went through the IR
+    lo, hi = e.start_pc, e.start_pc + e.length
+    whole = lo == 0 and hi >= original_length
+    first = last = -1
+    for k, (_, _, o) in enumerate(spans):
+        if (o is None and whole) or o is not None and lo <= o < hi:
+            if first < 0:
+                first = k
+            last = k
+    if first < 0:
+        return None
+    for k in range(first, last + 1):
+        o = spans[k][2]
+        if o is not None and not lo <= o < hi:
+            return None  # code from outside the range lies between: the range has no image as one run
+    start, end = spans[first][0], spans[last][1]
+    if any(start <= at < end and slot < e.index + width and e.index < slot + w for at, slot, w in foreign_stores):
+        return None  # the slot holds something else somewhere in the range
+    return replace(e, start_pc=start, length=end - start)
 
 
 def lower_method(cf: ClassFile, method: MethodInfo, ir: IRMethod, hierarchy: ClassHierarchy | None,
@@ -2410,7 +2432,13 @@ def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, asm: Assemble
     slot_widths = _faithful_slots(ir, old_insns)
     origin_at = _origins_by_instruction(asm.instructions, segments)
     params = _parameter_slots(ir)
-    new_flow, old_flow = _Flow(asm.instructions, asm.exception_table), _Flow(old_insns, old_code.exception_table)
+    spans, original_length = _spans(segments, code_length), _code_length_of(attr.data)
+    flows: list[_Flow] = []  # the new and the original code's, made when an entry first needs them
+
+    def flow() -> tuple[_Flow, _Flow]:
+        if not flows:
+            flows.extend((_Flow(asm.instructions, asm.exception_table), _Flow(old_insns, old_code.exception_table)))
+        return flows[0], flows[1]
     kept: dict[str, tuple[Attribute, list]] = {}
     for a in original:
         table_entries: list[LocalEntry]
@@ -2424,11 +2452,13 @@ def _local_tables(cf: ClassFile, method: MethodInfo, ir: IRMethod, asm: Assemble
         widths = [2 if k.wide else 1 for k in kinds]
         entries: list[LocalEntry] = []
         for e, width, kind in zip(table_entries, widths, kinds):
-            kept_e = remap_local_entries([e], [width], segments, code_length, stores, slot_widths,
-                                         _code_length_of(attr.data))
-            entries += kept_e or \
-                _parameter_ranges(e, width, params, new_flow, code_length, origin_at, old_flow,
-                                  _code_length_of(attr.data)) or \
+            kept_e = _remap_entry(e, width, spans, stores, slot_widths, original_length)
+            if kept_e is not None:
+                entries.append(kept_e)
+                continue
+            new_flow, old_flow = flow()
+            entries += _parameter_ranges(e, width, params, new_flow, code_length, origin_at, old_flow,
+                                         original_length) or \
                 _carried_ranges(e, width, kind, ir, carried, new_flow, code_length, origin_at, old_flow)
         unique = []  # two ranges may meet in one image; HotSpot rejects duplicated entries
         for e in entries:

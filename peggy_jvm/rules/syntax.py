@@ -404,6 +404,15 @@ def _show(t: Tok) -> str:
     return repr(t.text)
 
 
+#: (text, file name) -> its tokens, for a file parsed again in the same process (the default axioms are loaded
+#: by the optimizer, its self-check and validate, each on its own: lexing was a quarter of a load). Tokens are
+#: frozen; the parser builds fresh ASTs from them each time.
+_TOKENS: dict[tuple[str, str], tuple[Tok, ...]] = {}
+
+
 def parse_axioms(text: str, path: str = "<string>") -> AxiomFile:
     """Parse one axiom file; raises :class:`AxiomError` at the first problem."""
-    return _Parser(_lex(text, path), path).parse()
+    toks = _TOKENS.get((text, path))
+    if toks is None:
+        toks = _TOKENS[(text, path)] = tuple(_lex(text, path))
+    return _Parser(list(toks), path).parse()

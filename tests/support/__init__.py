@@ -13,6 +13,7 @@ test imports from ``scripts/``: a script is a command line over these modules an
 * ``bench_harness``: the runtime benchmark's kernels and its JVM harness.
 * ``extraction``: small extraction problems (random, hand-written) and their brute-force optimum.
 * ``javac_cache``: the tests' Java compiles, each done once (class files cached under the temporary directory).
+* ``same_code``: which methods of one fixture tree run exactly as in another (the slow sweeps run them once).
 * ``cputime``: CPU seconds per test phase into ``$PEGGY_TEST_CPU_LOG`` (a pytest plugin ``conftest`` loads).
 
 Nothing here is product code: the package ``peggy_jvm`` imports none of it.
