@@ -71,11 +71,12 @@ def _sample(w: float) -> None:
 
 
 def _restart() -> None:
-    global _origin_cpu, _origin_wall, _last
+    global _origin_cpu, _origin_wall, _last, _sample_wall, _base
     _origin_wall = _perf()
     _origin_cpu = _cpu() + _waited
     _last = 0.0
-    _sample(_origin_wall)
+    # a sample taken now, without reading the CPU clock again (validate opens a block per pair or two)
+    _sample_wall, _base = _origin_wall, -_origin_wall
 
 
 class metered:

@@ -71,7 +71,7 @@ from ..ir.lift import LiftError, lift_method
 from ..ir.printer import format_method
 from ..rules.strings import ASSUMPTIONS, CLOSED_WORLD, assumption_rules
 from . import counterexample as cx
-from .modular import CallView, Component, Key, Program, proof_order
+from .modular import CallView, Component, Key, Program, Proved, proof_order
 from .pairing import MethodPair, Side, load_side, nothing_paired, pair_methods, split_map
 from .prove import SHAPED_SHARE, PegMemo, ProofBudget, ProofResult, Saturated, by_ranges, cases_after_saturation, \
     kept_apart_for_good, prove_pair
@@ -159,7 +159,7 @@ class _Run:
                  assumptions: tuple[str, ...], program: Program, same_bytes: set[str]) -> None:
         self.options, self.orig_h, self.opt_h, self.rules = options, orig_h, opt_h, rules
         self.assumptions, self.program, self.same_bytes = assumptions, program, same_bytes
-        self.proved: set[Key] = set()
+        self.proved = Proved()  # grow-only: each pair's view is a snapshot of it, not a copy
         self.spent: dict[int, float] = {}
         self.waits: dict[int, set[Key]] = {}  # a pair proved given its callees -> the unproved pairs it waits for
         self.differing: dict[Key, int] = {}  # pair -> inputs its interpreter screen saw behave differently
@@ -187,7 +187,7 @@ class _Run:
         todo = list(component.pairs)
         while todo:
             for i in todo:
-                view = CallView(self.program, frozenset(self.proved | hypothesis))
+                view = CallView(self.program, self.proved.snapshot(hypothesis))
                 with metered():  # the pair's budget counts from here (egraph/clock.py): its own work, its JVM waits
                     with self._charged(i):
                         shown = self._shown_first(pairs[i], i)

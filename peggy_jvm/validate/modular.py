@@ -16,6 +16,9 @@ What this module owns
       ``invokespecial`` of a superclass's method on ``this`` of a final class that does not declare it (javac's
       bridge in a final subclass) is ``invokevirtual`` of it (:meth:`_Side.super_call_is_virtual`): both select
       the first declaration above the class. ORIG's are read so in the view, OPT's by :meth:`CallView.opt`.
+    * :class:`Proved`: the pairs proved so far, grow-only, and its snapshots (:class:`Assumed`), each view's
+      assumed set without a copy per pair.
+    * :meth:`Program.invokes`: a method's calls, its code decoded once per run (the one decoder of code here).
 
 Inputs: the pairing, both sides, the class map and member renames, the set of assumed pair keys. Outputs: an
 order of pair indexes; a PEG -> PEG function for ORIG.
@@ -30,14 +33,14 @@ Invariants
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Hashable, cast
+from typing import Container, Hashable, Iterator, cast
 
 import networkx as nx
 
 from ..classfile.bytecode import decode
 from ..classfile.constpool import ConstantPool
 from ..classfile.hierarchy import ClassHierarchy, UnknownClassError
-from ..classfile.model import Access, ClassFile
+from ..classfile.model import Access, ClassFile, MethodInfo
 from ..classfile.reader import read_code
 from ..classfile.opcodes import INVOKEDYNAMIC, INVOKEINTERFACE, INVOKESPECIAL, INVOKESTATIC, INVOKEVIRTUAL
 from ..ir.nodes import Bootstrap, Const, ConstKind, DynamicConst, FieldRef, IRType, MethodRef
@@ -59,6 +62,7 @@ class _Side:
     members_to_orig: Members  # this side's (class, member) -> ORIG's member name (empty for ORIG)
     declared: dict[tuple[str, str], list[tuple[str, bool]]] = field(default_factory=dict)  # (class, static)
     _supers: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    _targets: dict[tuple[str, str, str, bool], frozenset[Key]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in sorted(self.classes):
@@ -91,8 +95,15 @@ class _Side:
         self._supers[name] = found
         return found
 
-    def targets(self, owner: str, name: str, desc: str, virtual: bool) -> set[Key]:
-        """The input's methods (as pair keys) a reference to ``owner.name desc`` may run on this side."""
+    def targets(self, owner: str, name: str, desc: str, virtual: bool) -> frozenset[Key]:
+        """The input's methods (as pair keys) a reference to ``owner.name desc`` may run on this side (computed
+        once per reference: the proof order asks for each call of each method)."""
+        hit = self._targets.get((owner, name, desc, virtual))
+        if hit is None:
+            hit = self._targets[(owner, name, desc, virtual)] = frozenset(self._find(owner, name, desc, virtual))
+        return hit
+
+    def _find(self, owner: str, name: str, desc: str, virtual: bool) -> set[Key]:
         out: set[Key] = set()
         up = self.supertypes(owner)
         for cls, static in self.declared.get((name, desc), ()):
@@ -158,14 +169,33 @@ class Program:
         self.orig = _Side(orig_classes, orig_h, {}, {})
         self.opt = _Side(opt_classes, opt_h, inverse, inverse_members)
         self.keys = {p.key for p in pairs}
+        # a method -> (the method, its invokes): each method's code is decoded once per run, though the proof
+        # order, each byte-identical pair's check (more than once) and each view's callees all ask for its calls;
+        # keyed by identity (the method is held in the value, so the id is not reused while the entry lives)
+        self._invokes: dict[int, tuple[MethodInfo, list[tuple[int, MethodRef]]]] = {}
+        self._targets: dict[tuple[MethodRef, bool], frozenset[Key]] = {}
+        self._sites: dict[bytes, list[tuple[int, int]]] = {}  # a method's code -> its _call_sites
 
-    def targets(self, ref: MethodRef, virtual: bool) -> set[Key]:
+    def invokes(self, cf: ClassFile, m: MethodInfo) -> list[tuple[int, MethodRef]]:
+        """:func:`_invokes` of ``m`` (of ``cf``), found once per method, and its code decoded once per distinct
+        code (a byte-identical method of the other side reads the same sites in its own pool)."""
+        hit = self._invokes.get(id(m))
+        if hit is None or hit[0] is not m:
+            hit = self._invokes[id(m)] = (m, _invokes(cf, m, self._sites))
+        return hit[1]
+
+    def targets(self, ref: MethodRef, virtual: bool) -> frozenset[Key]:
         """Pair keys a reference of ORIG (ORIG's names) may run on either side (its renamed self on OPT's);
-        :data:`_NO_PAIR` among them for a method of the input without a partner."""
+        :data:`_NO_PAIR` among them for a method of the input without a partner. Computed once per reference:
+        every view of the run asks again for each call of each method it reads."""
+        hit = self._targets.get((ref, virtual))
+        if hit is not None:
+            return hit
         renamed = self.rename_ref(ref)
         out = self.orig.targets(ref.owner, ref.name, ref.descriptor, virtual)
-        out |= self.opt.targets(renamed.owner, renamed.name, renamed.descriptor, virtual)
-        return {k if k in self.keys else _NO_PAIR for k in out}
+        out = out | self.opt.targets(renamed.owner, renamed.name, renamed.descriptor, virtual)
+        hit = self._targets[(ref, virtual)] = frozenset(k if k in self.keys else _NO_PAIR for k in out)
+        return hit
 
     def rename_ref(self, ref: MethodRef) -> MethodRef:
         return replace(ref, owner=rename_class(ref.owner, self.class_map),
@@ -176,27 +206,41 @@ class Program:
         """Pair keys the pair's two methods may call directly (invoke instructions; ORIG's names)."""
         out: set[Key] = set()
         for cf, m, side in ((pair.orig_class, pair.orig, self.orig), (pair.opt_class, pair.opt, self.opt)):
-            for opcode, ref in _invokes(cf, m):
+            for opcode, ref in self.invokes(cf, m):
                 virtual = opcode in (INVOKEVIRTUAL, INVOKEINTERFACE)
                 out |= {k for k in side.targets(ref.owner, ref.name, ref.descriptor, virtual) if k in self.keys}
         return out
 
 
-def _invokes(cf: ClassFile, m) -> list[tuple[int, MethodRef]]:
+def _invokes(cf: ClassFile, m: MethodInfo,
+             sites: dict[bytes, list[tuple[int, int]]] | None = None) -> list[tuple[int, MethodRef]]:
     """The method references ``m`` calls: its invoke instructions, and for an ``invokedynamic`` the method
-    handles among its bootstrap arguments (a lambda's body), as virtual calls."""
+    handles among its bootstrap arguments (a lambda's body), as virtual calls. ``sites``: :func:`_call_sites`
+    by code bytes, filled here (their pool indexes are read in ``cf``'s own pool)."""
     attr = m.code_attribute()
     if attr is None:
         return []
     pool: ConstantPool = cf.pool
-    out = []
-    for insn in decode(read_code(attr.data, pool).code):
-        if insn.opcode in (INVOKEVIRTUAL, INVOKESPECIAL, INVOKESTATIC, INVOKEINTERFACE):
-            r = pool.member_ref(insn.arg)
-            out.append((insn.opcode, MethodRef(r.owner, r.name, r.descriptor)))
-        elif insn.opcode == INVOKEDYNAMIC:
-            out.extend((INVOKEVIRTUAL, ref) for ref in bootstrap_handles(cf, pool.entry(insn.arg)[1]))
+    code = read_code(attr.data, pool).code  # parsed per method: a malformed attribute is reported per side
+    found = sites.get(code) if sites is not None else None
+    if found is None:
+        found = _call_sites(code)
+        if sites is not None:
+            sites[code] = found
+    out: list[tuple[int, MethodRef]] = []
+    for opcode, index in found:
+        if opcode == INVOKEDYNAMIC:
+            out.extend((INVOKEVIRTUAL, ref) for ref in bootstrap_handles(cf, pool.entry(index)[1]))
+        else:
+            r = pool.member_ref(index)
+            out.append((opcode, MethodRef(r.owner, r.name, r.descriptor)))
     return out
+
+
+def _call_sites(code: bytes) -> list[tuple[int, int]]:
+    """The invoke instructions of a method's code, in code order: (opcode, pool index)."""
+    return [(insn.opcode, insn.arg) for insn in decode(code)
+            if insn.opcode in (INVOKEVIRTUAL, INVOKESPECIAL, INVOKESTATIC, INVOKEINTERFACE, INVOKEDYNAMIC)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +262,7 @@ def proof_order(pairs: list[MethodPair], program: Program) -> list[Component]:
             continue
         g.add_edges_from((i, index[k]) for k in sorted(callees))
     cond = nx.condensation(g)
-    order = nx.lexicographical_topological_sort(cond.reverse(copy=True),
+    order = nx.lexicographical_topological_sort(cond.reverse(copy=False),
                                                 key=lambda c: min(cond.nodes[c]["members"]))
     out = []
     for c in order:
@@ -227,12 +271,52 @@ def proof_order(pairs: list[MethodPair], program: Program) -> list[Component]:
     return out
 
 
+class Proved:
+    """A grow-only set of pair keys (those proved so far), whose :meth:`snapshot` is taken without copying it: a
+    run makes a view per pair, and a copy per pair made validating a jar quadratic in its pairs (commons-math3
+    against itself: 9,379 pairs)."""
+
+    def __init__(self) -> None:
+        self._order: dict[Key, int] = {}  # key -> when it was added (0, 1, ...)
+
+    def add(self, key: Key) -> None:
+        self._order.setdefault(key, len(self._order))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._order
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def snapshot(self, extra: frozenset[Key] | set[Key] = frozenset()) -> Assumed:
+        """The keys added so far (never those added later) and ``extra``."""
+        return Assumed(self._order, len(self._order), frozenset(extra))
+
+
+@dataclass(frozen=True, slots=True)
+class Assumed:
+    """The keys of a :class:`Proved` added before the snapshot (``order`` value below ``upto``) and ``extra``."""
+
+    order: dict[Key, int]
+    upto: int
+    extra: frozenset[Key]
+
+    def __contains__(self, key: object) -> bool:
+        i = self.order.get(cast(Key, key))
+        return (i is not None and i < self.upto) or key in self.extra
+
+
 @dataclass(frozen=True, slots=True)
 class CallView:
     """ORIG's PEG in OPT's terms, given the pairs that may be assumed equivalent (see the module docstring)."""
 
     program: Program
-    assumed: frozenset[Key] | None  # None: every call of the input read as OPT's (its callees taken as given)
+    # the assumed pair keys (a set, or a :class:`Proved` snapshot); None: every call of the input read as OPT's
+    # (its callees taken as given)
+    assumed: Container[Key] | None
 
     def __call__(self, peg: PEG) -> PEG:
         out = PEG(peg.name, rename_class(peg.class_name, self.program.class_map), peg.is_static,
@@ -267,9 +351,13 @@ class CallView:
         ``Class.name`` -> the pair keys the call may run that are not assumed: empty when byte-identical code
         behaves the same."""
         out: dict[str, set[Key]] = {}
-        for op, ref in _invokes(pair.orig_class, pair.orig):
-            if not self._assumes(ref, op in (INVOKEVIRTUAL, INVOKEINTERFACE)):
-                keys = self.program.targets(ref, op in (INVOKEVIRTUAL, INVOKEINTERFACE)) - (self.assumed or set())
+        assumed = self.assumed
+        if assumed is None:
+            return out
+        for op, ref in self.program.invokes(pair.orig_class, pair.orig):
+            targets = self.program.targets(ref, op in (INVOKEVIRTUAL, INVOKEINTERFACE))
+            keys = {k for k in targets if k not in assumed}
+            if keys:
                 out.setdefault(f"{ref.owner}.{ref.name}", set()).update(keys)
         return out
 
@@ -289,7 +377,8 @@ class CallView:
         return MethodRef(rename_class(ref.owner, back), name, rename_descriptor(ref.descriptor, back))
 
     def _assumes(self, ref: MethodRef, virtual: bool) -> bool:
-        return self.assumed is None or self.program.targets(ref, virtual) <= self.assumed
+        assumed = self.assumed
+        return assumed is None or all(k in assumed for k in self.program.targets(ref, virtual))
 
     def _attr(self, op: str, attr: Hashable) -> Hashable:
         cmap = self.program.class_map

@@ -57,6 +57,7 @@ from typing import Callable
 from ..archive import InputError, read_input
 from ..classfile.attributes import BootstrapMethods
 from ..classfile.bytecode import decode
+from ..classfile.constpool import Tag
 from ..classfile.errors import ClassFileError
 from ..classfile.hierarchy import ClassHierarchy
 from ..classfile.model import Access, ClassFile, MethodInfo
@@ -329,9 +330,16 @@ def _binding_sites(cf: ClassFile, m: MethodInfo) -> list[tuple[str, str, list[Me
     return out
 
 
+def _has_indy(cf: ClassFile) -> bool:
+    return any(e[0] == Tag.INVOKE_DYNAMIC for _, e in cf.pool)
+
+
 def _site_renames(ocf: ClassFile, ncf: ClassFile, class_map: dict[str, str], given: Members) -> Members:
     """Synthetic methods of ``ocf`` renamed in ``ncf``, found by the call sites binding them (module docstring):
-    the sites of every pair of methods (first the pairs by name, then the lambdas this pairs, and so on)."""
+    the sites of every pair of methods (first the pairs by name, then the lambdas this pairs, and so on).
+    A class without an ``invokedynamic`` constant on either side has no site, so its code is not decoded."""
+    if not (_has_indy(ocf) and _has_indy(ncf)):
+        return {}  # no site on a side: the sites line up only when neither has any, and then derive nothing
     o_methods = {(m.name, m.descriptor): m for m in ocf.methods}
     n_methods = {(m.name, m.descriptor): m for m in ncf.methods}
     o_names, n_names = {m.name for m in ocf.methods}, {m.name for m in ncf.methods}
