@@ -163,8 +163,16 @@ def test_each_kind_loads_stores_and_returns(host, kind):
     m = _Method(t, t)
     m.block(Copy(m.params[1], m.params[0]), terminator=Return(m.params[1]))  # b = a; return b
     opcodes, ir = m.round_trip(host, t)
-    assert [opcode_of(Form.LOAD, kind), opcode_of(Form.STORE, kind)] == opcodes[:2]
     assert opcodes[-1] == opcode_of(Form.RETURN, kind)
+    if kind in (Kind.INT, Kind.REF):
+        # an int or reference stored and loaded straight back, its slot read nowhere after, stays on the stack
+        # (ir/lower.py _drop_passing_stores): `iload_0; ireturn`, the parameter returned; `istore`/`astore` are
+        # emitted wherever a slot is read again (every lowered fixture)
+        assert opcodes == [opcode_of(Form.LOAD, kind), opcode_of(Form.RETURN, kind)], opcodes
+        (ret,) = _statements(ir)
+        assert isinstance(ret, Return) and ret.value is ir.params[0]
+        return
+    assert [opcode_of(Form.LOAD, kind), opcode_of(Form.STORE, kind)] == opcodes[:2]
     copy, ret = _statements(ir)
     assert isinstance(copy, Copy) and copy.dst.slot == ir.params[1].slot and copy.src is ir.params[0]
     assert isinstance(ret, Return) and ret.value is copy.dst

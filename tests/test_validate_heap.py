@@ -137,7 +137,6 @@ def test_the_nested_loop_needs_induction_to_skip_self_referring_pairs(trees, mon
     # The two inner loops differ only in a test written `!=` in one and `==` in the other, which the prover's
     # front end reads as one form (validate/branchshape.py: then the same PEG); without that reading the
     # loops still meet only by induction, which is what this test is about.
-    from peggy_jvm.rules import induction
     from peggy_jvm.validate import prove
     monkeypatch.setattr(prove, "equal_tests_first", lambda _m: False)
     # nor with the trivial forms (validate/normalize.py: an eval of an invariant value is that value), with which
@@ -149,12 +148,6 @@ def test_the_nested_loop_needs_induction_to_skip_self_referring_pairs(trees, mon
     # load does not take away: 4 s, twice that, for a slower machine
     row = validate_rows(trees, "P", counterexamples=False, method_timeout=4.0)["nextIndexOf"]
     assert row.verdict is Verdict.EQUIVALENT and row.axioms != ["bisimulation"], (row.reason, row.axioms)
-    entries = induction._Search._entries
-    monkeypatch.setattr(induction._Search, "_entries", lambda self, cid, op, nodes: [
-        (n, frozenset(), late) for n, _own, late in entries(self, cid, op, nodes)])
-    # (validate/replay.py's last attempt, ORIG's PEG saturated alone, meets the loops by induction in another
-    # e-graph: this test is about the pair's own proof)
-    from peggy_jvm.validate import driver
-    monkeypatch.setattr(driver, "prove_in_optimizer_saturation", lambda *a: None)
-    row = validate_rows(trees, "P", counterexamples=False, method_timeout=4.0)["nextIndexOf"]
-    assert row.verdict is not Verdict.EQUIVALENT, row.reason
+    # Its second half (the skip undone: not proved) held only while the pair's budget ran out: with a work budget
+    # `prove.prove_pair` proves the pair with the skip undone too (2 iterations), and in session 20's CI the
+    # clock-budgeted call reached a 4th iteration and proved it. The skip needs a pair of its own (session 20).
