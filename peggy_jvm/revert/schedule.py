@@ -23,6 +23,7 @@ a fixed order); the PEG is never changed.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import cast
 
 from ..ir.nodes import (INT, LONG, FLOAT, DOUBLE, REF, Const, FieldRef, InvokeKind, IRType, Kind, MethodRef, Var,
@@ -546,23 +547,25 @@ class Schedule:
     # -- loops -----------------------------------------------------------------------------------------------
     def loop_thetas(self, p: int, d: int, evals: list[int]) -> list[int]:
         roots = [self.nodes[p].children[0]] + [self.nodes[e].children[0] for e in evals]
+        return sorted(x for x in self._loop_body(roots, d, own_next_only=True)
+                      if self.nodes[x].op == "theta" and self.nodes[x].attr == d)
+
+    def _loop_body(self, roots: list[int], d: int, *, own_next_only: bool) -> Iterator[int]:
+        """The nodes varying in loop ``d`` reached from ``roots``, stopping at its ``eval``s (what runs after it);
+        ``own_next_only``: through a theta of ``d`` only into its next value."""
         seen: set[int] = set()
-        thetas: list[int] = []
         stack = list(roots)
         while stack:
             x = stack.pop()
             if x in seen or d not in self.variance[x]:
                 continue
             seen.add(x)
+            yield x
             node = self.nodes[x]
-            if node.op == "theta" and node.attr == d:
-                thetas.append(x)
+            if own_next_only and node.op == "theta" and node.attr == d:
                 stack.append(node.children[1])
-                continue
-            if node.op == "eval" and node.attr == d:
-                continue
-            stack.extend(node.children)
-        return sorted(thetas)
+            elif not (node.op == "eval" and node.attr == d):
+                stack.extend(node.children)
 
     def split(self, wanted: list[int], c: int, k: int) -> list[int]:
         return [self.arm(x, c, k) for x in wanted]
@@ -771,21 +774,12 @@ class Schedule:
         body reads, in node order."""
         roots = [self.nodes[th].children[1] for th in thetas] + [self.nodes[p].children[0]]
         roots += [self.nodes[e].children[0] for e in evals]
-        seen: set[int] = set()
-        out: list[int] = []
-        stack = list(roots)
-        while stack:
-            x = stack.pop()
-            if x in seen or d not in self.variance[x]:
-                continue
-            seen.add(x)
-            node = self.nodes[x]
-            if node.op == "eval" and node.attr == d:
-                continue
-            if node.op == "theta" and isinstance(node.attr, int) and node.attr > d:
-                out.append(x)
-            stack.extend(node.children)
-        return sorted(out)
+        return sorted(x for x in self._loop_body(roots, d, own_next_only=False) if self._inner_theta(x, d))
+
+    def _inner_theta(self, x: int, d: int) -> bool:
+        """Whether node ``x`` is the theta of a loop nested deeper than depth ``d``."""
+        attr = self.nodes[x].attr
+        return self.nodes[x].op == "theta" and isinstance(attr, int) and attr > d
 
     def results_split_point(self, a: int, b: int) -> int | None:
         """The nearest sigma every path to results ``a`` and ``b`` passes through (:meth:`result_sigma_chain`),
